@@ -1,0 +1,40 @@
+"""snowpy: sparse, online, mistake-driven text classification in the style of SNoW.
+
+Importing snowpy is cheap: it loads no plugin and compiles nothing. The
+estimators are imported on first use.
+
+>>> import snowpy
+>>> snowpy.Network.__name__
+'Network'
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+from snowpy._version import __version__
+from snowpy.hookspecs import hookimpl
+
+if TYPE_CHECKING:  # pragma: no cover
+    from snowpy.network import Network, NumericalWarning
+
+__all__ = ["__version__", "hookimpl", "Network", "NumericalWarning"]
+
+_LAZY = {
+    "Network": "snowpy.network",
+    "NumericalWarning": "snowpy.network",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'snowpy' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(__all__)

@@ -1,0 +1,3 @@
+"""The snowpy version, kept in one place."""
+
+__version__ = "0.1.0"

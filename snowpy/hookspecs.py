@@ -1,0 +1,58 @@
+"""The hooks through which plugins extend snowpy.
+
+A plugin is a module (or any object) with functions decorated by
+:data:`snowpy.hookimpl` whose names are the hooks below. A plugin package
+declares it under the entry-point group ``snowpy``::
+
+    [project.entry-points.snowpy]
+    my-rule = "snowpy_my_rule.plugin"
+
+Every hook returns small frozen records (never classes or mutations of
+snowpy's state). snowpy's own rules register through these same hooks; see
+:mod:`snowpy.rules.perceptron` for a complete built-in example.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import TYPE_CHECKING
+
+import pluggy
+
+if TYPE_CHECKING:  # pragma: no cover
+    from snowpy.rules.spec import RuleSpec
+
+__all__ = ["hookspec", "hookimpl", "snowpy_update_rules"]
+
+hookspec = pluggy.HookspecMarker("snowpy")
+hookimpl = pluggy.HookimplMarker("snowpy")
+
+
+@hookspec
+def snowpy_update_rules() -> Iterable[RuleSpec]:
+    """Return the update rules this plugin provides.
+
+    Each item is a :class:`snowpy.rules.RuleSpec`: a name, the rule's
+    declared parameters and a ``build`` function that turns validated
+    parameter values into a :class:`snowpy.rules.RuleKernel` (the
+    numba-compiled update step and its packed parameters). The training loop
+    calls that kernel directly; no hook is called while training.
+
+    Example
+    -------
+    >>> import numba
+    >>> from snowpy import hookimpl
+    >>> from snowpy.rules import Param, RuleKernel, RuleSpec, theta_param
+    >>> @numba.njit
+    ... def _halving(W, S, t, y, activation, rows, vals, m, sqnorm, params):
+    ...     for k in range(m):
+    ...         W[rows[k], 0, t] *= 2.0 ** (y * vals[k])
+    >>> def _build(params, context):
+    ...     return RuleKernel(update=_halving, params=[],
+    ...                       initial_weights=(1.0,), theta=params["theta"])
+    >>> @hookimpl
+    ... def snowpy_update_rules():
+    ...     return [RuleSpec(name="halving-winnow", build=_build,
+    ...                      params=(theta_param(16.0),),
+    ...                      summary="Winnow with alpha = 2, beta = 1/2")]
+    """

@@ -1,0 +1,136 @@
+"""Labels to target nodes: one target per label, grown as labels appear.
+
+A label is a string, an integer, a bool or a finite float (numpy scalars are
+taken as the Python value). Targets are numbered in order of first
+appearance and never renumbered, so a model can keep learning with new
+labels (``partial_fit``) without a ``classes=`` argument up front.
+
+Labels arrive either one per example (single-label) or as a collection per
+example (multi-label: a list, tuple, set or frozenset, possibly empty).
+Both are encoded as CSR arrays ``(indptr, targets)`` that the engine reads.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+import numpy as np
+
+from snowpy.exceptions import ConfigurationError
+
+__all__ = ["LabelIndex", "is_multilabel", "normalise_label"]
+
+_COLLECTIONS = (list, tuple, set, frozenset)
+
+
+def normalise_label(label: Any) -> Any:
+    """Return ``label`` as a plain hashable Python value, or raise.
+
+    >>> normalise_label(np.int64(3)), normalise_label("spam")
+    (3, 'spam')
+    """
+    if isinstance(label, np.generic):
+        label = label.item()
+    if isinstance(label, (str, int)):  # bool is an int
+        return label
+    if isinstance(label, float) and math.isfinite(label):
+        return label
+    raise ConfigurationError(
+        f"a label must be a string, an integer or a finite number, got {label!r}"
+    )
+
+
+def is_multilabel(y: Sequence[Any]) -> bool:
+    """True when the labels are given as one collection per example.
+
+    >>> is_multilabel([["earn"], ["acq", "earn"], []]), is_multilabel(["a", "b"])
+    (True, False)
+    """
+    if isinstance(y, np.ndarray) and y.ndim == 2:
+        raise ConfigurationError(
+            "y is a 2-D array; give one label per example, or one collection of labels "
+            "per example for multi-label training"
+        )
+    kinds = {isinstance(item, _COLLECTIONS) for item in y}
+    if len(kinds) > 1:
+        raise ConfigurationError(
+            "y mixes single labels and collections of labels; use collections for every "
+            "example (multi-label) or single labels for every example"
+        )
+    return kinds == {True}
+
+
+class LabelIndex:
+    """The labels a network knows, in target order.
+
+    Examples
+    --------
+    >>> index = LabelIndex()
+    >>> index.encode(["spam", "ham", "spam"], multilabel=False)
+    (array([0, 1, 2, 3]), array([0, 1, 0], dtype=int32))
+    >>> index.labels
+    ['spam', 'ham']
+    """
+
+    def __init__(self, labels: Iterable[Any] = ()) -> None:
+        self.labels: list[Any] = []
+        self._index: dict[Any, int] = {}
+        for label in labels:
+            self.add(label)
+
+    def __len__(self) -> int:
+        return len(self.labels)
+
+    def add(self, label: Any) -> int:
+        """The target of ``label``, creating it when new."""
+        label = normalise_label(label)
+        target = self._index.get(label)
+        if target is None:
+            target = self._index[label] = len(self.labels)
+            self.labels.append(label)
+        return target
+
+    def find(self, label: Any) -> int | None:
+        """The target of a known label, or None."""
+        try:
+            return self._index.get(normalise_label(label))
+        except ConfigurationError:
+            return None
+
+    def encode(
+        self, y: Sequence[Any], *, multilabel: bool, grow: bool = True
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """Encode labels as CSR ``(indptr int64, targets int32)``.
+
+        With ``grow=False`` an unknown label raises ``ConfigurationError``.
+        """
+        lookup = self.add if grow else self._known
+        indptr = np.zeros(len(y) + 1, dtype=np.int64)
+        targets: list[int] = []
+        for i, item in enumerate(y):
+            if multilabel:
+                found = {lookup(label) for label in item}
+                targets.extend(sorted(found))
+            else:
+                targets.append(lookup(item))
+            indptr[i + 1] = len(targets)
+        return indptr, np.asarray(targets, dtype=np.int32)
+
+    def _known(self, label: Any) -> int:
+        target = self.find(label)
+        if target is None:
+            raise ConfigurationError(f"unknown label {label!r}; the model knows {self.labels}")
+        return target
+
+    def as_array(self) -> np.ndarray:
+        """The labels as a numpy array (``classes_``): str, int64 or object dtype."""
+        labels = self.labels
+        if labels and all(isinstance(x, str) for x in labels):
+            return np.array(labels, dtype=str)
+        if labels and all(isinstance(x, int) and not isinstance(x, bool) for x in labels):
+            return np.array(labels, dtype=np.int64)
+        out = np.empty(len(labels), dtype=object)
+        out[:] = labels
+        return out

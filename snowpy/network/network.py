@@ -1,0 +1,433 @@
+"""``snowpy.Network``: a sparse one-vs-all network of target nodes.
+
+One target node per label, each a linear threshold unit over the features,
+trained online by a pluggable update rule, predicting by winner-take-all
+(or, for multi-label networks, every target whose activation reaches the
+threshold).
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Sequence
+from typing import Any
+
+import numba
+import numpy as np
+import scipy.sparse as sp
+
+from snowpy._validation import as_csr, check_length
+from snowpy.base import RuleParamsEstimator
+from snowpy.exceptions import ConfigurationError, NotFittedError, NumericalError, PluginError
+from snowpy.network.engine import MAX_MAGNITUDE, MIN_MAGNITUDE, run_epoch
+from snowpy.network.labels import LabelIndex, is_multilabel
+from snowpy.network.storage import STORAGES, WeightTable
+from snowpy.plugins import get_rule
+from snowpy.rules.spec import BuildContext, RuleKernel, RuleSpec
+
+__all__ = ["Network", "NumericalWarning"]
+
+_NO_TARGETS = (np.empty(0, dtype=np.int64), np.empty(0, dtype=np.int32))
+
+
+class NumericalWarning(RuntimeWarning):
+    """Weights were clamped into ``[1e-100, 1e100]`` during training."""
+
+
+class Network(RuleParamsEstimator):
+    """A sparse network of target nodes trained online by an update rule.
+
+    Parameters
+    ----------
+    rule : str, default "winnow"
+        Name of an installed update rule (``snowpy plugins`` lists them):
+        ``perceptron``, ``winnow``, ``balanced-winnow``, ``thick-separator``,
+        ``aggressive``, ``passive-aggressive`` or a plugin's.
+    epochs : int, default 10
+        Passes over the data in :meth:`fit` (SNoW's cycles).
+    average : bool, default True
+        Predict with the average of the weights over all examples seen
+        (the averaged Perceptron, seed 000 section 6.2), for any rule.
+    shuffle : bool, default True
+        Present the examples of each epoch of :meth:`fit` in a new random
+        order. :meth:`partial_fit` keeps the given order.
+    seed : int or None, default 0
+        Seed of the shuffling; a fixed seed gives identical models.
+    bias : bool, default True
+        Add SNoW's fixed feature (strength 1) to every example, a learned
+        per-target threshold.
+    early_stop : bool, default True
+        Stop :meth:`fit` after an epoch that made no update (SNoW).
+    storage : {"compact", "dense"}, default "compact"
+        ``"compact"`` keeps rows only for features seen in training (memory
+        proportional to them); ``"dense"`` one row per column of ``X``.
+    **rule_params
+        Parameters of the rule (``alpha=1.5``, ``theta=2``, ``thickness=1``);
+        checked at fit against what the rule declares. Every rule accepts
+        ``theta``, ``thickness`` and ``negative_thickness``.
+
+    Attributes
+    ----------
+    classes_ : ndarray
+        The labels, in target order.
+    multilabel_ : bool
+        Whether the network was trained with a set of labels per example.
+    rule_params_ : dict
+        Every rule parameter as used, defaults and derived values included.
+    mistakes_ : list of int
+        Per epoch (per call for :meth:`partial_fit`), the examples the
+        network mispredicted before learning from them.
+    updates_ : list of int
+        Per epoch, the target updates made.
+    promotions_, demotions_ : ndarray of int
+        Per target, updates on positive and on negative examples.
+    n_examples_seen_ : int
+        Examples processed by training, epochs counted.
+    clamped_ : int
+        Weights clamped into ``[1e-100, 1e100]`` (a :class:`NumericalWarning`
+        tells when it happens).
+
+    Examples
+    --------
+    >>> import numpy as np, scipy.sparse as sp
+    >>> X = sp.csr_matrix(np.array([[1, 1, 0, 0], [0, 0, 1, 1], [1, 0, 0, 1]]))
+    >>> net = Network("perceptron").fit(X, ["a", "b", "a"])
+    >>> net.predict(X).tolist()
+    ['a', 'b', 'a']
+    >>> net.classes_.tolist(), net.mistakes_[0] > 0
+    (['a', 'b'], True)
+    """
+
+    _option_names = ("rule", "epochs", "average", "shuffle", "seed", "bias", "early_stop", "storage")
+
+    def __init__(
+        self,
+        rule: str = "winnow",
+        *,
+        epochs: int = 10,
+        average: bool = True,
+        shuffle: bool = True,
+        seed: int | None = 0,
+        bias: bool = True,
+        early_stop: bool = True,
+        storage: str = "compact",
+        **rule_params: Any,
+    ) -> None:
+        self.rule = rule
+        self.epochs = epochs
+        self.average = average
+        self.shuffle = shuffle
+        self.seed = seed
+        self.bias = bias
+        self.early_stop = early_stop
+        self.storage = storage
+        self.rule_params = rule_params
+
+    # ---------------------------------------------------------------- set-up
+    def resolve_rule(self) -> tuple[RuleSpec, dict[str, Any]]:
+        """Look up the rule and validate its parameters, without training.
+
+        Raises
+        ------
+        UnknownNameError
+            The rule is not installed (the message lists those that are).
+        ConfigurationError
+            A parameter is unknown to the rule or out of its range.
+        """
+        if not isinstance(self.rule, str):
+            raise ConfigurationError(f"rule must be a rule name, got {self.rule!r}")
+        spec = get_rule(self.rule)
+        return spec, spec.validate(self.rule_params)
+
+    def _check_options(self) -> None:
+        if isinstance(self.epochs, bool) or not isinstance(self.epochs, (int, np.integer)) or self.epochs < 1:
+            raise ConfigurationError(f"epochs must be a positive integer, got {self.epochs!r}")
+        if self.storage not in STORAGES:
+            raise ConfigurationError(
+                f"storage must be one of {', '.join(STORAGES)}, got {self.storage!r}"
+            )
+        if self.seed is not None and not isinstance(self.seed, (int, np.integer)):
+            raise ConfigurationError(f"seed must be an integer or None, got {self.seed!r}")
+
+    def _initialise(self, X: sp.csr_matrix, multilabel: bool) -> None:
+        self._check_options()
+        spec, params = self.resolve_rule()
+        context = BuildContext(
+            mean_active_features=X.nnz / max(X.shape[0], 1) + (1.0 if self.bias else 0.0),
+            n_features=X.shape[1],
+        )
+        kernel = spec.make_kernel(params, context)
+        params.update(kernel.resolved)
+        self.rule_spec_: RuleSpec = spec
+        self.rule_params_: dict[str, Any] = params
+        self.kernel_: RuleKernel = kernel
+        self.multilabel_ = multilabel
+        self.n_features_in_ = X.shape[1]
+        self._labels = LabelIndex()
+        self._table = WeightTable(
+            kernel, 0, X.shape[1], storage=self.storage, average=bool(self.average)
+        )
+        self._rng = np.random.default_rng(self.seed)
+        self.mistakes_: list[int] = []
+        self.updates_: list[int] = []
+        self.n_examples_seen_ = 0
+        self.clamped_ = 0
+        self._effective_cache: dict[bool, np.ndarray] = {}
+
+    def _is_fitted(self) -> bool:
+        return hasattr(self, "_table")
+
+    def _check_fitted(self) -> None:
+        if not self._is_fitted():
+            raise NotFittedError(
+                f"this {type(self).__name__} is not trained yet; call fit or partial_fit first"
+            )
+
+    # -------------------------------------------------------------- training
+    def fit(self, X: Any, y: Sequence[Any], *, targets: Sequence[Any] | None = None) -> Network:
+        """Train a new network for ``epochs`` passes over ``(X, y)``.
+
+        Parameters
+        ----------
+        X : sparse matrix or array, shape (n_examples, n_features)
+            Active features: binary presence or real strengths.
+        y : sequence
+            One label per example, or one collection of labels per example
+            (multi-label; an empty collection is negative for every target).
+        targets : sequence of collections of labels, optional
+            Per example, the only targets that see it (SNoW's sequential
+            model); targets not listed are neither trained nor predicted.
+
+        Returns
+        -------
+        self
+        """
+        X = as_csr(X)
+        check_length(X.shape[0], y, "y")
+        for attribute in ("_table", "_labels"):
+            self.__dict__.pop(attribute, None)
+        multilabel = is_multilabel(y)
+        self._initialise(X, multilabel)
+        self._labels = LabelIndex(_sorted_labels(y, multilabel))
+        return self._train(X, y, targets, epochs=int(self.epochs), shuffle=bool(self.shuffle))
+
+    def partial_fit(
+        self, X: Any, y: Sequence[Any], *, targets: Sequence[Any] | None = None
+    ) -> Network:
+        """Learn from ``(X, y)`` in one pass, in the given order.
+
+        The first call creates the network; a label not seen before grows a
+        new target node (no ``classes=`` argument is needed).
+        """
+        X = as_csr(X)
+        check_length(X.shape[0], y, "y")
+        multilabel = is_multilabel(y) if len(y) else getattr(self, "multilabel_", False)
+        if not self._is_fitted():
+            self._initialise(X, multilabel)
+        elif multilabel != self.multilabel_:
+            kind = "multi-label" if self.multilabel_ else "single-label"
+            raise ConfigurationError(f"this network was trained {kind}; y must be {kind} too")
+        return self._train(X, y, targets, epochs=1, shuffle=False)
+
+    def _train(
+        self, X: sp.csr_matrix, y: Sequence[Any], targets: Any, *, epochs: int, shuffle: bool
+    ) -> Network:
+        self._check_width(X)
+        table = self._table
+        y_indptr, y_targets = _encode_labels(self._labels, y, self.multilabel_)
+        if targets is not None:
+            check_length(X.shape[0], targets, "targets")
+            a_indptr, a_targets = self._labels.encode(targets, multilabel=True)
+        else:
+            a_indptr, a_targets = _NO_TARGETS
+        table.add_targets(len(self._labels) - table.n_targets)
+        rows = table.training_rows(X)
+        self._effective_cache.clear()
+        params = self.rule_params_
+        counts = np.zeros((table.n_targets, 2), dtype=np.int64)
+        planes = np.asarray(self.kernel_.planes, dtype=np.float64)
+        indptr = X.indptr.astype(np.int64, copy=False)
+        max_active = int(np.diff(indptr).max()) if X.shape[0] else 0
+        clamped = 0
+        for _ in range(epochs):
+            order = (
+                self._rng.permutation(X.shape[0]) if shuffle else np.arange(X.shape[0])
+            ).astype(np.int64)
+            result = self._run_epoch(
+                table, planes, indptr, rows, X.data, order, y_indptr, y_targets,
+                a_indptr, a_targets, params, counts, max_active,
+            )
+            mistakes, updates, epoch_clamped, nonfinite, seen = result
+            processed = seen - table.seen
+            table.seen = seen
+            self.n_examples_seen_ += processed
+            clamped += epoch_clamped
+            if nonfinite:
+                raise NumericalError(
+                    f"rule {self.rule!r} produced NaN at example {int(order[processed])}; "
+                    f"check its parameters {self.kernel_.params.tolist()}"
+                )
+            self.mistakes_.append(int(mistakes))
+            self.updates_.append(int(updates))
+            if self.early_stop and updates == 0:
+                break
+        self._add_counts(counts)
+        if clamped:
+            self.clamped_ += clamped
+            warnings.warn(
+                f"{clamped} weight updates left a magnitude outside [{MIN_MAGNITUDE:g}, "
+                f"{MAX_MAGNITUDE:g}] and were clamped; consider a floor (Winnow-R) or "
+                "milder promotion/demotion",
+                NumericalWarning,
+                stacklevel=3,
+            )
+        return self
+
+    def _run_epoch(self, table: WeightTable, planes, indptr, rows, data, order, y_indptr,
+                   y_targets, a_indptr, a_targets, params, counts, max_active):
+        try:
+            return run_epoch(
+                self.kernel_.update, table.W, table.S, planes, self.kernel_.params,
+                indptr, rows, data, order, y_indptr, y_targets, a_indptr, a_targets,
+                float(params["theta"]), float(params["thickness"]),
+                float(params["negative_thickness"]), bool(self.bias), bool(self.multilabel_),
+                table.U, table.seen, counts, max_active,
+            )
+        except numba.core.errors.TypingError as exc:
+            first = str(exc).strip().splitlines()[0]
+            raise PluginError(
+                f"rule {self.rule!r}: its update kernel does not compile against the kernel "
+                f"contract (see snowpy.rules.spec): {first}"
+            ) from exc
+
+    def _add_counts(self, counts: np.ndarray) -> None:
+        n_targets = counts.shape[0]
+        for name, column in (("promotions_", 0), ("demotions_", 1)):
+            previous = getattr(self, name, np.zeros(0, dtype=np.int64))
+            grown = np.zeros(n_targets, dtype=np.int64)
+            grown[: previous.size] = previous
+            setattr(self, name, grown + counts[:, column])
+
+    def _check_width(self, X: sp.csr_matrix) -> None:
+        if X.shape[1] != self.n_features_in_:
+            raise ConfigurationError(
+                f"X has {X.shape[1]} features but the network was trained with "
+                f"{self.n_features_in_}"
+            )
+
+    # ------------------------------------------------------------ prediction
+    @property
+    def classes_(self) -> np.ndarray:
+        """The labels, one per target node, in target order."""
+        self._check_fitted()
+        return self._labels.as_array()
+
+    def effective_weights(self) -> np.ndarray:
+        """Weights used for prediction, ``float64[rows, targets]`` (row 0: bias).
+
+        Averaged when ``average`` is on. In compact storage rows follow the
+        order in which features were first seen (see ``feature_ids``) and a
+        last row holds the weight of features never seen.
+        """
+        self._check_fitted()
+        averaged = bool(self.average)
+        cached = self._effective_cache.get(averaged)
+        if cached is None:
+            cached = self._effective_cache[averaged] = self._table.effective(averaged=averaged)
+        return cached
+
+    def decision_function(self, X: Any) -> np.ndarray:
+        """Activation minus threshold of every target, ``float64[n, targets]``.
+
+        Positive means the target claims the example.
+        """
+        self._check_fitted()
+        X = as_csr(X)
+        self._check_width(X)
+        weights = self.effective_weights()
+        rows = self._table.prediction_rows(X)
+        mapped = sp.csr_matrix((X.data, rows, X.indptr), shape=(X.shape[0], weights.shape[0]))
+        scores = np.asarray(mapped @ weights)
+        offset = -float(self.rule_params_["theta"])
+        if self.bias:
+            scores += weights[0] + offset
+        elif offset:
+            scores += offset
+        return scores
+
+    def predict(self, X: Any, *, targets: Sequence[Any] | None = None) -> Any:
+        """Predicted label of each example (winner-take-all).
+
+        For a multi-label network, a list with the tuple of labels whose
+        target reaches the threshold, per example. ``targets`` restricts each
+        example to some targets, as in :meth:`fit`.
+        """
+        scores = self.decision_function(X)
+        allowed = self._allowed_mask(targets, scores.shape)
+        classes = self.classes_
+        if self.multilabel_:
+            claimed = (scores >= 0) & allowed
+            return [tuple(classes[np.flatnonzero(row)].tolist()) for row in claimed]
+        if allowed is not True:
+            scores = np.where(allowed, scores, -np.inf)
+        return classes[np.argmax(scores, axis=1)] if scores.shape[1] else classes[:0]
+
+    def _allowed_mask(self, targets: Any, shape: tuple[int, int]) -> Any:
+        if targets is None:
+            return True
+        check_length(shape[0], targets, "targets")
+        mask = np.zeros(shape, dtype=bool)
+        for i, labels in enumerate(targets):
+            for label in labels:
+                target = self._labels.find(label)
+                if target is not None:
+                    mask[i, target] = True
+        return mask
+
+    def score(self, X: Any, y: Sequence[Any]) -> float:
+        """Accuracy (exact set match for multi-label networks)."""
+        predicted = self.predict(X)
+        if self.multilabel_:
+            return float(np.mean([set(p) == set(t) for p, t in zip(predicted, y)]))
+        return float(np.mean(np.asarray(predicted, dtype=object) == np.asarray(y, dtype=object)))
+
+    @property
+    def coef_(self) -> np.ndarray:
+        """Effective weights as scikit-learn lays them out, ``[targets, n_features]``."""
+        weights = self.effective_weights()
+        coef = np.full((weights.shape[1], self.n_features_in_), self.kernel_.initial_effective_weight)
+        coef[:, self._table.feature_ids] = weights[1 : self._table.n_rows].T
+        return coef
+
+    @property
+    def intercept_(self) -> np.ndarray:
+        """Bias weight minus threshold, per target (zero bias when ``bias=False``)."""
+        weights = self.effective_weights()
+        bias = weights[0] if self.bias else np.zeros(weights.shape[1])
+        return bias - float(self.rule_params_["theta"])
+
+    @property
+    def n_iter_(self) -> int:
+        """Epochs run by the last :meth:`fit` (scikit-learn's name)."""
+        self._check_fitted()
+        return len(self.mistakes_)
+
+
+def _sorted_labels(y: Sequence[Any], multilabel: bool) -> list[Any]:
+    """The distinct labels of ``y``, sorted when they can be (scikit-learn's order)."""
+    index = LabelIndex()
+    for item in y:
+        for label in item if multilabel else (item,):
+            index.add(label)
+    try:
+        return sorted(index.labels)
+    except TypeError:
+        return index.labels
+
+
+def _encode_labels(index: LabelIndex, y: Sequence[Any], multilabel: bool):
+    if not multilabel and isinstance(y, np.ndarray) and y.dtype.kind in "iuUSb":
+        uniques, inverse = np.unique(y, return_inverse=True)
+        mapping = np.array([index.add(label) for label in uniques.tolist()], dtype=np.int32)
+        return np.arange(len(y) + 1, dtype=np.int64), mapping[inverse.reshape(-1)]
+    return index.encode(y, multilabel=multilabel)

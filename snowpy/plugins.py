@@ -1,0 +1,266 @@
+"""The plugin manager and the registries built from its hooks.
+
+The manager is built on first use and cached: ``import snowpy`` loads no
+plugin. It registers snowpy's built-in plugins (the modules in
+:data:`BUILTIN_PLUGINS`) and then every entry point of the group ``snowpy``,
+all through the same hooks.
+
+Environment variables
+---------------------
+``SNOWPY_DISABLE_PLUGINS``
+    Comma-separated plugin names (entry-point names, or built-in module names
+    such as ``snowpy.rules.winnow``) that are not registered.
+``SNOWPY_TRACE_HOOKS``
+    When set to a non-empty value other than ``0``, every hook call and what
+    each plugin returned is written to standard error.
+
+The rest of snowpy asks this module for records by name
+(:func:`get_rule`) and never calls ``pm.hook`` itself.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import importlib
+import os
+import sys
+import warnings
+from collections.abc import Iterator
+from dataclasses import dataclass
+from importlib import metadata
+from typing import Any
+
+import pluggy
+
+from snowpy import hookspecs
+from snowpy.exceptions import PluginConflictError, PluginError, UnknownNameError
+
+__all__ = [
+    "ENTRY_POINT_GROUP",
+    "BUILTIN_PLUGINS",
+    "PluginWarning",
+    "Provided",
+    "get_plugin_manager",
+    "collect",
+    "get_rule",
+    "list_rules",
+    "temporary_plugin",
+    "reset",
+]
+
+ENTRY_POINT_GROUP = "snowpy"
+
+#: Built-in plugins, registered exactly like third-party ones.
+BUILTIN_PLUGINS = (
+    "snowpy.rules.perceptron",
+    "snowpy.rules.winnow",
+    "snowpy.rules.balanced_winnow",
+    "snowpy.rules.aggressive",
+)
+
+#: hook name -> (record kind used in messages, record type path)
+_KINDS = {
+    "snowpy_update_rules": ("update rule", "snowpy.rules.spec:RuleSpec"),
+}
+
+
+class PluginWarning(UserWarning):
+    """A plugin could not be loaded or returned something unusable; it was skipped."""
+
+
+@dataclass(frozen=True)
+class Provided:
+    """A record together with the plugin (and distribution) that provided it."""
+
+    record: Any
+    plugin: str
+    distribution: str
+
+
+def _env_flag(name: str) -> bool:
+    return os.environ.get(name, "") not in {"", "0", "false", "no"}
+
+
+def _disabled() -> set[str]:
+    return {n.strip() for n in os.environ.get("SNOWPY_DISABLE_PLUGINS", "").split(",") if n.strip()}
+
+
+def _trace(message: str) -> None:
+    if _env_flag("SNOWPY_TRACE_HOOKS"):
+        print(f"snowpy-trace: {message}", file=sys.stderr)
+
+
+_distributions: dict[str, str] = {}
+
+
+@functools.cache
+def get_plugin_manager() -> pluggy.PluginManager:
+    """Build (once) and return the plugin manager.
+
+    A plugin whose entry point fails to import is named in a
+    :class:`PluginWarning` and skipped; the others still load.
+    """
+    pm = pluggy.PluginManager(ENTRY_POINT_GROUP)
+    pm.add_hookspecs(hookspecs)
+    for name in _disabled():
+        pm.set_blocked(name)
+    for module_name in BUILTIN_PLUGINS:
+        if pm.is_blocked(module_name):
+            continue
+        pm.register(importlib.import_module(module_name), name=module_name)
+        _distributions[module_name] = "snowpy (built-in)"
+    for entry_point in metadata.entry_points(group=ENTRY_POINT_GROUP):
+        if pm.is_blocked(entry_point.name) or pm.has_plugin(entry_point.name):
+            continue
+        dist = entry_point.dist
+        provider = f"{dist.name} {dist.version}" if dist is not None else "unknown distribution"
+        try:
+            plugin = entry_point.load()
+            pm.register(plugin, name=entry_point.name)
+        except Exception as exc:  # any failure of third-party code: warn and go on
+            warnings.warn(
+                f"snowpy plugin {entry_point.name!r} ({provider}, {entry_point.value}) "
+                f"could not be loaded and was skipped: {type(exc).__name__}: {exc}",
+                PluginWarning,
+                stacklevel=2,
+            )
+            continue
+        _distributions[entry_point.name] = provider
+    try:
+        pm.check_pending()
+    except pluggy.PluginValidationError as exc:
+        raise PluginError(f"plugin {pm.get_name(exc.plugin)!r}: {exc}") from None
+    if _env_flag("SNOWPY_TRACE_HOOKS"):
+        pm.trace.root.setwriter(lambda text: print(f"snowpy-trace: {text}", end="", file=sys.stderr))
+        pm.enable_tracing()
+    return pm
+
+
+def _record_type(hook: str) -> type:
+    module, _, attr = _KINDS[hook][1].partition(":")
+    return getattr(importlib.import_module(module), attr)
+
+
+@functools.cache
+def _collect(hook: str) -> tuple[dict[str, Provided], dict[str, tuple[Provided, ...]]]:
+    pm = get_plugin_manager()
+    kind = _KINDS[hook][0]
+    record_type = _record_type(hook)
+    found: dict[str, list[Provided]] = {}
+    for impl in getattr(pm.hook, hook).get_hookimpls():
+        plugin = impl.plugin_name
+        provider = _distributions.get(plugin, "registered at run time")
+        try:
+            records = list(impl.function() or ())
+        except Exception as exc:
+            warnings.warn(
+                f"snowpy plugin {plugin!r} ({provider}) failed in {hook} and was skipped: "
+                f"{type(exc).__name__}: {exc}",
+                PluginWarning,
+                stacklevel=3,
+            )
+            continue
+        _trace(f"{hook} <- {plugin}: {[getattr(r, 'name', r) for r in records]}")
+        for record in records:
+            if not isinstance(record, record_type):
+                warnings.warn(
+                    f"snowpy plugin {plugin!r} ({provider}) returned {record!r} from {hook}, "
+                    f"not a {record_type.__name__}; it was skipped",
+                    PluginWarning,
+                    stacklevel=3,
+                )
+                continue
+            found.setdefault(record.name, []).append(Provided(record, plugin, provider))
+    unique = {name: items[0] for name, items in found.items() if len(items) == 1}
+    conflicts = {name: tuple(items) for name, items in found.items() if len(items) > 1}
+    for name, items in conflicts.items():
+        warnings.warn(_conflict_message(kind, name, items), PluginWarning, stacklevel=3)
+    return unique, conflicts
+
+
+def _conflict_message(kind: str, name: str, items: tuple[Provided, ...]) -> str:
+    who = " and ".join(f"plugin {p.plugin!r} ({p.distribution})" for p in items)
+    return f"{kind} {name!r} is provided by both {who}; disable one with SNOWPY_DISABLE_PLUGINS"
+
+
+def collect(hook: str) -> dict[str, Provided]:
+    """All records of one hook by name, each with its provider (cached).
+
+    Names claimed by two plugins are left out (and warned about); looking
+    one of them up raises :class:`PluginConflictError`.
+    """
+    return dict(_collect(hook)[0])
+
+
+def _get(hook: str, name: str) -> Provided:
+    unique, conflicts = _collect(hook)
+    if name in unique:
+        return unique[name]
+    kind = _KINDS[hook][0]
+    if name in conflicts:
+        raise PluginConflictError(_conflict_message(kind, name, conflicts[name]))
+    raise UnknownNameError(kind, name, list(unique) + list(conflicts))
+
+
+def get_rule(name: str) -> Any:
+    """The :class:`~snowpy.rules.RuleSpec` registered under ``name``.
+
+    Raises
+    ------
+    UnknownNameError
+        No plugin provides it; the message lists the known rules.
+    PluginConflictError
+        Two plugins provide it; the message names both.
+
+    Examples
+    --------
+    >>> get_rule("winnow").name
+    'winnow'
+    >>> get_rule("winow")
+    Traceback (most recent call last):
+    ...
+    snowpy.exceptions.UnknownNameError: unknown update rule 'winow'; choose one of: ...
+    """
+    return _get("snowpy_update_rules", name).record
+
+
+def list_rules() -> dict[str, Provided]:
+    """Every installed update rule by name, with the plugin that provides it."""
+    return collect("snowpy_update_rules")
+
+
+def reset() -> None:
+    """Forget the cached manager and registries (after registering a plugin)."""
+    _collect.cache_clear()
+
+
+@contextlib.contextmanager
+def temporary_plugin(plugin: object, name: str | None = None) -> Iterator[str]:
+    """Register ``plugin`` for the duration of a ``with`` block.
+
+    Meant for tests and notebooks: the registries see the plugin inside the
+    block and forget it afterwards.
+
+    Examples
+    --------
+    >>> import dataclasses, types
+    >>> from snowpy import hookimpl
+    >>> copy = dataclasses.replace(get_rule("perceptron"), name="my-perceptron")
+    >>> plugin = types.SimpleNamespace(snowpy_update_rules=hookimpl(lambda: [copy]))
+    >>> with temporary_plugin(plugin, "my-plugin"):
+    ...     "my-perceptron" in list_rules()
+    True
+    >>> "my-perceptron" in list_rules()
+    False
+    """
+    pm = get_plugin_manager()
+    registered = pm.register(plugin, name=name)
+    if registered is None:
+        raise PluginError(f"plugin {name!r} is blocked (SNOWPY_DISABLE_PLUGINS)")
+    reset()
+    try:
+        yield registered
+    finally:
+        pm.unregister(name=registered)
+        reset()

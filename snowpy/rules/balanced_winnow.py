@@ -1,0 +1,80 @@
+"""Balanced Winnow: two weight planes whose difference is the weight.
+
+Seed 000 section 6.6 and seed 002: keep ``w+`` and ``w-`` per feature; the
+effective weight is ``w+ - w-``, so negative weights and non-monotone
+targets can be learned. On a mistake on a positive example the active
+``w+`` are promoted (times ``alpha``) and the active ``w-`` demoted (times
+``beta``); on a negative example the reverse. Dagan, Karov and Roth (1997)
+used it for text categorization, the setting snowpy targets.
+
+When the initial weights are left at ``None`` they are ``2 theta / rho`` for
+``w+`` and ``theta / rho`` for ``w-``, so an average example starts at the
+threshold (Dagan, Karov and Roth's choice).
+"""
+
+from __future__ import annotations
+
+import numba
+
+from snowpy.hookspecs import hookimpl
+from snowpy.rules.spec import BuildContext, Param, RuleKernel, RuleSpec, theta_param
+from snowpy.rules.winnow import auto_initial_weight
+
+__all__ = ["balanced_winnow_update", "BALANCED_WINNOW"]
+
+
+@numba.njit(nogil=True, cache=True)
+def balanced_winnow_update(W, S, t, y, activation, rows, vals, m, sqnorm, params):  # pragma: no cover
+    """Promote one plane and demote the other; ``params = [alpha, beta]``."""
+    up = params[0] if y > 0 else params[1]
+    down = params[1] if y > 0 else params[0]
+    for k in range(m):
+        r = rows[k]
+        v = vals[k]
+        if v == 1.0:
+            W[r, 0, t] *= up
+            W[r, 1, t] *= down
+        else:
+            W[r, 0, t] *= up**v
+            W[r, 1, t] *= down**v
+
+
+def _build(params: dict, context: BuildContext) -> RuleKernel:
+    resolved = {}
+    positive, negative = params["initial_weight"], params["negative_initial_weight"]
+    if positive is None:
+        positive = resolved["initial_weight"] = auto_initial_weight(2.0, params["theta"], context)
+    if negative is None:
+        negative = resolved["negative_initial_weight"] = auto_initial_weight(
+            1.0, params["theta"], context
+        )
+    return RuleKernel(
+        update=balanced_winnow_update,
+        params=[params["alpha"], params["beta"]],
+        initial_weights=(positive, negative),
+        planes=(1.0, -1.0),
+        resolved=resolved,
+    )
+
+
+BALANCED_WINNOW = RuleSpec(
+    name="balanced-winnow",
+    build=_build,
+    params=(
+        Param("alpha", 1.5, "promotion factor", low=1.0, low_open=True),
+        Param("beta", 0.5, "demotion factor", low=0.0, high=1.0, low_open=True, high_open=True),
+        theta_param(1.0),
+        Param("initial_weight", None, "initial w+; None means 2 * theta / rho",
+              low=0.0, low_open=True),
+        Param("negative_initial_weight", None, "initial w-; None means theta / rho",
+              low=0.0, low_open=True),
+    ),
+    summary="Winnow over two planes w+ and w-, effective weight w+ - w-",
+    reference="seed 000 section 6.6, seed 002; Dagan, Karov and Roth 1997",
+)
+
+
+@hookimpl
+def snowpy_update_rules() -> list[RuleSpec]:
+    """Balanced Winnow."""
+    return [BALANCED_WINNOW]

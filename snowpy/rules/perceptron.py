@@ -1,0 +1,69 @@
+"""Perceptron and the thick separator (Perceptron with margin).
+
+Perceptron (Rosenblatt 1958; seed 000 section 4, seed 003): on a mistake,
+``w <- w + learning_rate * y * x`` over the active features. The thick
+separator (seed 000 section 6.3; SNoW ``-S p,n``) is the same update with a
+margin: a positive example also counts as a mistake while its activation is
+below ``theta + thickness``, a negative one while it is at or above ``theta -
+negative_thickness``. Every rule accepts ``thickness``; the rule named
+``thick-separator`` is the Perceptron with a thickness of 1 by default.
+
+Defaults follow LBJava's ``SparsePerceptron`` (``learning_rate=0.1``,
+``theta=0``, ``initial_weight=0``); SNoW's ``-P`` used ``theta=4`` and
+``w0 = 3 theta / rho``, which the bias feature makes equivalent.
+"""
+
+from __future__ import annotations
+
+import numba
+
+from snowpy.hookspecs import hookimpl
+from snowpy.rules.spec import BuildContext, Param, RuleKernel, RuleSpec, theta_param, thickness_params
+
+__all__ = ["perceptron_update", "PERCEPTRON", "THICK_SEPARATOR"]
+
+
+@numba.njit(nogil=True, cache=True)
+def perceptron_update(W, S, t, y, activation, rows, vals, m, sqnorm, params):  # pragma: no cover
+    """Additive step ``w += learning_rate * y * x`` (``params = [learning_rate]``)."""
+    step = params[0] * y
+    for k in range(m):
+        W[rows[k], 0, t] += step * vals[k]
+
+
+_PARAMS = (
+    Param("learning_rate", 0.1, "step size eta of the additive update", low=0.0, low_open=True),
+    theta_param(0.0),
+    Param("initial_weight", 0.0, "initial weight of every feature"),
+)
+
+
+def _build(params: dict, context: BuildContext) -> RuleKernel:
+    return RuleKernel(
+        update=perceptron_update,
+        params=[params["learning_rate"]],
+        initial_weights=(params["initial_weight"],),
+    )
+
+
+PERCEPTRON = RuleSpec(
+    name="perceptron",
+    build=_build,
+    params=_PARAMS,
+    summary="additive mistake-driven update w += eta * y * x",
+    reference="Rosenblatt 1958; seed 000 section 4, seed 003; SNoW -P, LBJava SparsePerceptron",
+)
+
+THICK_SEPARATOR = RuleSpec(
+    name="thick-separator",
+    build=_build,
+    params=_PARAMS + thickness_params(default=1.0),
+    summary="Perceptron with margin: updates until activation clears theta by the thickness",
+    reference="seed 000 section 6.3 (Perceptron with margin); SNoW -S p,n",
+)
+
+
+@hookimpl
+def snowpy_update_rules() -> list[RuleSpec]:
+    """The Perceptron and the thick separator."""
+    return [PERCEPTRON, THICK_SEPARATOR]

@@ -1,0 +1,420 @@
+"""The records an update-rule plugin returns: parameters, spec and kernel.
+
+An update rule is thin. The training engine (:mod:`snowpy.network.engine`)
+owns everything rules have in common: computing each target's activation,
+deciding whether an example calls for an update (the threshold ``theta`` and
+SNoW's thick separator, ``thickness`` and ``negative_thickness``), averaging,
+keeping weights finite and counting mistakes. A rule supplies only
+
+* its declared parameters (:class:`Param`), validated before training;
+* how many weight planes it keeps and how they combine into the effective
+  weight (one plane for Perceptron and Winnow, two for Balanced Winnow);
+* the update step itself, a numba-compiled function (the *kernel*).
+
+The kernel contract
+-------------------
+The engine calls ``update(W, S, t, y, activation, rows, vals, m, sqnorm,
+params)`` when target ``t`` must be updated on the current example:
+
+``W``
+    ``float64[rows, planes, targets]``, the weight table (row 0 is the bias
+    feature when the network has one).
+``S``
+    ``float64[targets, state_size]``, per-target state of the rule's own
+    (norms, counts); most rules have none.
+``t``, ``y``
+    The target's column and the example's label for it, ``+1.0`` (the
+    example is positive for ``t``: promote) or ``-1.0`` (demote).
+``activation``
+    The target's activation before the update, ``sum_k vals[k] *
+    effective_weight[rows[k], t]``, bias included, threshold not subtracted.
+``rows``, ``vals``, ``m``
+    The active features of the example: rows of ``W`` and their strengths,
+    ``rows[:m]`` and ``vals[:m]``. The bias, when on, is a row like the
+    others, with strength 1.
+``sqnorm``
+    ``sum(vals[:m] ** 2)``, the squared norm of the example.
+``params``
+    ``float64[:]``, the rule's numeric parameters as :meth:`RuleSpec.build`
+    packed them.
+
+The kernel may change ``W[rows[k], p, t]`` for ``k < m`` and ``S[t]``, and
+nothing else. It returns nothing. The engine checks the new weights (clamps
+magnitudes into ``[1e-100, 1e100]``, refuses NaN) and keeps averaged weights,
+so the kernel does neither.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numba
+import numpy as np
+
+from snowpy.exceptions import ConfigurationError, PluginError
+
+__all__ = [
+    "Param",
+    "RuleSpec",
+    "RuleKernel",
+    "BuildContext",
+    "theta_param",
+    "thickness_params",
+    "UNIVERSAL_PARAMS",
+]
+
+_NAME = re.compile(r"^[a-z][a-z0-9]*(?:[-_][a-z0-9]+)*$")
+_TYPES = (float, int, bool, str)
+
+#: Parameters every rule accepts: the engine applies them, not the kernel.
+UNIVERSAL_PARAMS = ("theta", "thickness", "negative_thickness")
+
+
+@dataclass(frozen=True)
+class Param:
+    """One declared parameter of an update rule.
+
+    Parameters
+    ----------
+    name : str
+        Python identifier, used as keyword (``Network(alpha=1.5)``) and as
+        command-line option (``--alpha 1.5``).
+    default : object
+        The default value. ``None`` means "derived from the data" and the
+        docstring must say how.
+    doc : str
+        One sentence for ``--help`` and ``snowpy plugins``.
+    type : {float, int, bool, str}
+        The value's type.
+    low, high : float, optional
+        Bounds for numbers; ``low_open``/``high_open`` make them strict.
+    choices : tuple of str, optional
+        The allowed values of a ``str`` parameter.
+    allow_inf : bool
+        Accept ``inf`` for a float (only meaningful with no ``high`` bound).
+
+    Examples
+    --------
+    >>> alpha = Param("alpha", 1.35, "promotion factor", low=1.0, low_open=True)
+    >>> alpha.validate(2, rule="winnow")
+    2.0
+    >>> alpha.validate(0.5, rule="winnow")
+    Traceback (most recent call last):
+    ...
+    snowpy.exceptions.ConfigurationError: winnow: alpha must be > 1.0, got 0.5
+    """
+
+    name: str
+    default: Any
+    doc: str
+    type: type = float
+    low: float | None = None
+    high: float | None = None
+    low_open: bool = False
+    high_open: bool = False
+    choices: tuple[str, ...] | None = None
+    allow_inf: bool = False
+
+    def __post_init__(self) -> None:
+        if not self.name.isidentifier() or self.name.startswith("_"):
+            raise PluginError(f"parameter name {self.name!r} is not a public identifier")
+        if self.type not in _TYPES:
+            raise PluginError(f"parameter {self.name!r}: type must be one of float, int, bool, str")
+        if self.choices is not None and self.type is not str:
+            raise PluginError(f"parameter {self.name!r}: choices need type=str")
+        if self.default is not None:
+            try:
+                self.validate(self.default, rule="(default)")
+            except ConfigurationError as exc:
+                raise PluginError(f"parameter {self.name!r} has an invalid default: {exc}") from None
+
+    def describe_range(self) -> str:
+        """A short text of the allowed values, e.g. ``> 1.0`` or ``one of a, b``."""
+        if self.choices:
+            return "one of " + ", ".join(self.choices)
+        parts = []
+        if self.low is not None:
+            parts.append(f"{'>' if self.low_open else '>='} {self.low}")
+        if self.high is not None:
+            parts.append(f"{'<' if self.high_open else '<='} {self.high}")
+        return " and ".join(parts) if parts else "any " + self.type.__name__
+
+    def validate(self, value: Any, *, rule: str) -> Any:
+        """Return ``value`` converted to the declared type, or raise.
+
+        Raises
+        ------
+        ConfigurationError
+            The value has the wrong type or lies outside the declared range;
+            the message names the rule, the parameter and the value.
+        """
+        where = f"{rule}: {self.name}"
+        if value is None:
+            if self.default is None:
+                return None
+            raise ConfigurationError(f"{where} may not be None")
+        if self.type is bool:
+            if isinstance(value, (bool, np.bool_)):
+                return bool(value)
+            raise ConfigurationError(f"{where} must be true or false, got {value!r}")
+        if self.type is str:
+            if not isinstance(value, str):
+                raise ConfigurationError(f"{where} must be a string, got {value!r}")
+            if self.choices and value not in self.choices:
+                raise ConfigurationError(
+                    f"{where} must be one of {', '.join(self.choices)}, got {value!r}"
+                )
+            return value
+        if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.number)):
+            raise ConfigurationError(f"{where} must be a number, got {value!r}")
+        if self.type is int:
+            if float(value) != int(value):
+                raise ConfigurationError(f"{where} must be an integer, got {value!r}")
+            value = int(value)
+        else:
+            value = float(value)
+            if math.isnan(value):
+                raise ConfigurationError(f"{where} must be a number, got nan")
+        if self.low is not None and (value < self.low or (self.low_open and value == self.low)):
+            raise ConfigurationError(f"{where} must be {self.describe_range()}, got {value!r}")
+        if self.high is not None and (value > self.high or (self.high_open and value == self.high)):
+            raise ConfigurationError(f"{where} must be {self.describe_range()}, got {value!r}")
+        if self.type is float and math.isinf(value) and not self.allow_inf:
+            raise ConfigurationError(f"{where} must be finite, got {value!r}")
+        return value
+
+    def parse(self, text: str, *, rule: str) -> Any:
+        """Convert a command-line string to a validated value.
+
+        >>> Param("average", False, "average weights", type=bool).parse("yes", rule="r")
+        True
+        """
+        text = text.strip()
+        if self.type is bool:
+            lowered = text.lower()
+            if lowered in {"1", "true", "yes", "on"}:
+                return True
+            if lowered in {"0", "false", "no", "off"}:
+                return False
+            raise ConfigurationError(f"{rule}: {self.name} must be true or false, got {text!r}")
+        if self.type is str:
+            return self.validate(text, rule=rule)
+        if self.default is None and text.lower() in {"auto", "none"}:
+            return None
+        try:
+            number = int(text) if self.type is int else float(text)
+        except ValueError:
+            raise ConfigurationError(
+                f"{rule}: {self.name} must be {'an integer' if self.type is int else 'a number'}, "
+                f"got {text!r}"
+            ) from None
+        return self.validate(number, rule=rule)
+
+
+def theta_param(default: float) -> Param:
+    """The threshold parameter every rule declares, with the rule's default."""
+    return Param("theta", default, "threshold: a target claims an example when its activation >= theta")
+
+
+def thickness_params(default: float = 0.0) -> tuple[Param, Param]:
+    """SNoW's thick separator (``-S p,n``), shared by every rule.
+
+    A positive example counts as correct only if its activation is at least
+    ``theta + thickness``; a negative one only if it is below
+    ``theta - negative_thickness``. ``negative_thickness`` defaults to
+    ``thickness``. Zero thickness is the plain mistake-driven rule; an
+    infinite thickness updates on every example.
+    """
+    return (
+        Param(
+            "thickness",
+            default,
+            "positive thickness p of the separator (SNoW -S p,n)",
+            low=0.0,
+            allow_inf=True,
+        ),
+        Param(
+            "negative_thickness",
+            None,
+            "negative thickness n of the separator; None means the same as thickness",
+            low=0.0,
+            allow_inf=True,
+        ),
+    )
+
+
+@dataclass(frozen=True)
+class BuildContext:
+    """What a rule may know about the data when it builds its kernel.
+
+    Attributes
+    ----------
+    mean_active_features : float
+        Average number of active features per training example, the bias
+        included (SNoW's rho, used for its default initial weight
+        ``3 * theta / rho``).
+    n_features : int
+        Width of the feature space.
+    """
+
+    mean_active_features: float
+    n_features: int
+
+
+@dataclass(frozen=True)
+class RuleKernel:
+    """A rule made ready for the engine: compiled update and packed numbers.
+
+    Parameters
+    ----------
+    update : numba dispatcher
+        The ``@numba.njit`` function of the kernel contract (module docstring).
+    params : sequence of float
+        The numbers the kernel reads, in the order it reads them.
+    initial_weights : tuple of float
+        Initial value of each weight plane.
+    planes : tuple of float
+        Coefficient of each plane in the effective weight; ``(1.0,)`` for a
+        single plane, ``(1.0, -1.0)`` for Balanced Winnow's ``w+ - w-``.
+        Planes with coefficient 0 hold rule state per weight (a variance, an
+        accumulator) that does not enter the activation.
+    state_size, initial_state :
+        Size and initial values of the per-target state ``S[t]``.
+    resolved : mapping
+        Values the rule derived from the data for parameters left at ``None``
+        (for example Winnow's initial weight); recorded with the model so a
+        reloaded model rebuilds the same kernel.
+    """
+
+    update: Callable[..., Any]
+    params: Sequence[float] | np.ndarray
+    initial_weights: tuple[float, ...] = (0.0,)
+    planes: tuple[float, ...] = (1.0,)
+    state_size: int = 0
+    initial_state: tuple[float, ...] = ()
+    resolved: Mapping[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        jitted = isinstance(self.update, numba.core.dispatcher.Dispatcher)
+        if not (jitted or (numba.config.DISABLE_JIT and callable(self.update))):
+            raise PluginError(
+                f"the update kernel {getattr(self.update, '__name__', self.update)!r} "
+                "must be a numba.njit function"
+            )
+        packed = np.ascontiguousarray(np.asarray(self.params, dtype=np.float64).reshape(-1))
+        if not np.all(np.isfinite(packed)):
+            raise PluginError(f"kernel parameters must be finite, got {packed.tolist()}")
+        object.__setattr__(self, "params", packed)
+        planes = tuple(float(c) for c in self.planes)
+        init = tuple(float(w) for w in self.initial_weights)
+        if not planes or len(planes) != len(init):
+            raise PluginError("a kernel needs one initial weight per plane and at least one plane")
+        if not all(math.isfinite(v) for v in planes + init):
+            raise PluginError("plane coefficients and initial weights must be finite")
+        if self.state_size < 0 or len(self.initial_state) not in (0, self.state_size):
+            raise PluginError("initial_state must be empty or have state_size values")
+        object.__setattr__(self, "planes", planes)
+        object.__setattr__(self, "initial_weights", init)
+        object.__setattr__(self, "resolved", dict(self.resolved))
+
+    @property
+    def initial_effective_weight(self) -> float:
+        """The effective weight of a feature that was never updated."""
+        return float(sum(c * w for c, w in zip(self.planes, self.initial_weights)))
+
+
+@dataclass(frozen=True)
+class RuleSpec:
+    """An update rule as a plugin declares it.
+
+    Parameters
+    ----------
+    name : str
+        Lower-case name, words joined by ``-`` (``"balanced-winnow"``).
+    build : callable
+        ``build(params, context) -> RuleKernel``; ``params`` is a dict of
+        validated values for every declared parameter (defaults filled in),
+        ``context`` a :class:`BuildContext`.
+    params : tuple of Param
+        The rule's parameters. ``theta`` is required; ``thickness`` and
+        ``negative_thickness`` are added with default 0 when not declared.
+    summary : str
+        One line for listings.
+    reference : str
+        Where the rule comes from (paper, lecture notes, SNoW option).
+    """
+
+    name: str
+    build: Callable[[dict[str, Any], BuildContext], RuleKernel]
+    params: tuple[Param, ...]
+    summary: str
+    reference: str = ""
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.name, str) or not _NAME.match(self.name):
+            raise PluginError(
+                f"rule name {self.name!r} must be lower-case letters and digits joined by '-'"
+            )
+        if not callable(self.build):
+            raise PluginError(f"rule {self.name!r}: build must be callable")
+        params = tuple(self.params)
+        if not all(isinstance(p, Param) for p in params):
+            raise PluginError(f"rule {self.name!r}: params must be Param records")
+        names = [p.name for p in params]
+        if len(set(names)) != len(names):
+            raise PluginError(f"rule {self.name!r} declares a parameter twice: {names}")
+        if "theta" not in names:
+            raise PluginError(f"rule {self.name!r} must declare theta (use theta_param)")
+        present = set(names)
+        params += tuple(p for p in thickness_params() if p.name not in present)
+        object.__setattr__(self, "params", params)
+
+    @property
+    def param_names(self) -> tuple[str, ...]:
+        """The names of all parameters, in declaration order."""
+        return tuple(p.name for p in self.params)
+
+    def defaults(self) -> dict[str, Any]:
+        """Every parameter at its default value."""
+        return {p.name: p.default for p in self.params}
+
+    def validate(self, values: Mapping[str, Any]) -> dict[str, Any]:
+        """Check user values and fill in defaults.
+
+        Raises
+        ------
+        ConfigurationError
+            An unknown parameter (the message lists the rule's parameters) or
+            an invalid value.
+        """
+        known = {p.name: p for p in self.params}
+        unknown = sorted(set(values) - set(known))
+        if unknown:
+            raise ConfigurationError(
+                f"rule {self.name!r} has no parameter {', '.join(map(repr, unknown))}; "
+                f"its parameters are: {', '.join(self.param_names)}"
+            )
+        result = {}
+        for name, param in known.items():
+            result[name] = param.validate(values.get(name, param.default), rule=self.name)
+        if result.get("negative_thickness") is None:
+            result["negative_thickness"] = result["thickness"]
+        return result
+
+    def make_kernel(self, params: Mapping[str, Any], context: BuildContext) -> RuleKernel:
+        """Call ``build`` on validated parameters and check what it returns."""
+        try:
+            kernel = self.build(dict(params), context)
+        except (ConfigurationError, PluginError):
+            raise
+        except Exception as exc:  # a plugin bug: name the rule, keep the cause
+            raise PluginError(f"rule {self.name!r}: build failed: {exc!r}") from exc
+        if not isinstance(kernel, RuleKernel):
+            raise PluginError(
+                f"rule {self.name!r}: build must return a RuleKernel, got {type(kernel).__name__}"
+            )
+        return kernel

@@ -1,0 +1,96 @@
+"""Winnow, with Winnow-R's floor and SNoW's threshold-relative option.
+
+Winnow (Littlestone 1988; seed 000 section 5, seeds 001 and 002): weights
+start positive; on a mistake on a positive example every active weight is
+multiplied by ``alpha`` (promotion), on a negative one by ``beta``
+(demotion). With real strengths ``v`` the factor is ``alpha ** v``. It makes
+at most ``2 + 3k(1 + log2 n)`` mistakes on a k-disjunction of n attributes
+with ``alpha = 2``, ``beta = 1/2``, ``theta = n`` and unit initial weights.
+
+``floor > 0`` gives Winnow-R (seed 000 section 6.7): no weight falls below
+the floor, so a feature that becomes relevant after a drift recovers in a
+few promotions. ``threshold_relative`` is SNoW's ``-t +``: the factor is
+scaled by ``theta / activation`` so one update moves the activation about as
+far as the threshold.
+
+Defaults are SNoW's ``-W 1.35,0.8,4.0`` with its initial weight ``3 theta /
+rho`` (rho: average number of active features per example), computed from
+the first training batch when ``initial_weight`` is left at ``None``.
+"""
+
+from __future__ import annotations
+
+import numba
+
+from snowpy.hookspecs import hookimpl
+from snowpy.rules.spec import BuildContext, Param, RuleKernel, RuleSpec, theta_param
+
+__all__ = ["winnow_update", "WINNOW", "auto_initial_weight"]
+
+
+@numba.njit(nogil=True, cache=True)
+def winnow_update(W, S, t, y, activation, rows, vals, m, sqnorm, params):  # pragma: no cover
+    """Multiplicative step; ``params = [alpha, beta, floor, threshold_relative, theta]``."""
+    factor = params[0] if y > 0 else params[1]
+    floor = params[2]
+    theta = params[4]
+    if params[3] > 0.0 and theta > 0.0 and activation > 0.0:
+        factor *= theta / activation
+    for k in range(m):
+        r = rows[k]
+        v = vals[k]
+        w = W[r, 0, t] * (factor if v == 1.0 else factor**v)
+        W[r, 0, t] = w if w > floor else floor
+
+
+def auto_initial_weight(multiple: float, theta: float, context: BuildContext) -> float:
+    """SNoW's data-dependent initial weight ``multiple * theta / rho`` (1.0 when theta <= 0)."""
+    if theta <= 0.0:
+        return 1.0
+    return multiple * theta / max(context.mean_active_features, 1.0)
+
+
+def _build(params: dict, context: BuildContext) -> RuleKernel:
+    w0 = params["initial_weight"]
+    resolved = {}
+    if w0 is None:
+        w0 = resolved["initial_weight"] = auto_initial_weight(3.0, params["theta"], context)
+    return RuleKernel(
+        update=winnow_update,
+        params=[
+            params["alpha"],
+            params["beta"],
+            params["floor"],
+            float(params["threshold_relative"]),
+            params["theta"],
+        ],
+        initial_weights=(max(w0, params["floor"]),),
+        resolved=resolved,
+    )
+
+
+WINNOW = RuleSpec(
+    name="winnow",
+    build=_build,
+    params=(
+        Param("alpha", 1.35, "promotion factor applied on a mistake on a positive example",
+              low=1.0, low_open=True),
+        Param("beta", 0.8, "demotion factor applied on a mistake on a negative example",
+              low=0.0, high=1.0, low_open=True, high_open=True),
+        theta_param(4.0),
+        Param("initial_weight", None, "initial weight; None means SNoW's 3 * theta / rho",
+              low=0.0, low_open=True),
+        Param("floor", 0.0, "Winnow-R: no weight falls below this value (0: plain Winnow)",
+              low=0.0),
+        Param("threshold_relative", False, "SNoW -t +: scale the factor by theta / activation",
+              type=bool),
+    ),
+    summary="multiplicative promotion/demotion of active weights (attribute-efficient)",
+    reference="Littlestone 1988; seed 000 sections 5 and 6.7, seeds 001, 002; SNoW -W",
+)
+
+
+@hookimpl
+def snowpy_update_rules() -> list[RuleSpec]:
+    """Winnow (and Winnow-R through its floor)."""
+    return [WINNOW]
