@@ -299,6 +299,10 @@ class Network(RuleParamsEstimator):
                 f"rule {self.rule!r}: its update kernel does not compile against the kernel "
                 f"contract (see snowpy.rules.spec): {first}"
             ) from exc
+        except (ArithmeticError, IndexError, ValueError) as exc:
+            raise PluginError(
+                f"rule {self.rule!r}: its update kernel failed: {type(exc).__name__}: {exc}"
+            ) from exc
 
     def _add_counts(self, counts: np.ndarray) -> None:
         n_targets = counts.shape[0]

@@ -1,0 +1,27 @@
+"""Shared fixtures: where the real corpora are, and small helpers."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def corpora_dir() -> Path | None:
+    """The shared corpora: $SNOWPY_DATA, else ../shared/corpora beside the checkout."""
+    candidates = [os.environ.get("SNOWPY_DATA"), ROOT.parent / "shared" / "corpora"]
+    for candidate in candidates:
+        if candidate and (Path(candidate) / "20newsgroups.tar.gz").exists():
+            return Path(candidate)
+    return None
+
+
+@pytest.fixture(scope="session")
+def corpora() -> Path:
+    found = corpora_dir()
+    if found is None:
+        pytest.skip("shared corpora not found (set SNOWPY_DATA)")
+    return found

@@ -1,0 +1,98 @@
+"""Mistake bounds of the seed notes, checked on snowpy's implementation.
+
+* Winnow on a k-disjunction of n attributes makes at most 2 + 3k(1 + log2 n)
+  mistakes (seed 001, theorem; seed 002, proof), with alpha = 2, beta = 1/2,
+  theta = n and unit initial weights.
+* The Perceptron makes at most R^2 / gamma^2 mistakes on data separable with
+  margin gamma by a unit vector, examples of norm at most R (Novikoff; seed
+  003), and at most ((R + D) / gamma)^2 on non-separable data, D the norm of
+  the margin deficits (Freund and Schapire; seed 003).
+
+Training runs until an epoch makes no mistake, so the counts are the total
+mistakes of the online algorithm, every epoch included.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+import snowpy
+
+
+def single_target(labels: np.ndarray) -> list[list[str]]:
+    """One linear threshold unit: multi-label with the one target "f"."""
+    return [["f"] if label else [] for label in labels]
+
+
+def disjunction_data(n: int, k: int, m: int, rng: np.random.Generator):
+    relevant = rng.choice(n, size=k, replace=False)
+    p = 1 - 0.5 ** (1 / k)  # half of the examples positive
+    X = (rng.random((m, n)) < p).astype(float)
+    y = X[:, relevant].any(axis=1)
+    first = int(np.flatnonzero(y)[0])  # a positive first creates the target node
+    order = np.r_[first, np.delete(np.arange(m), first)]
+    return sp.csr_matrix(X[order]), y[order]
+
+
+@pytest.mark.parametrize("n,k", [(64, 1), (256, 2), (1024, 4), (4096, 8), (8192, 3)])
+def test_winnow_k_disjunction_bound(n, k):
+    rng = np.random.default_rng(n + k)
+    X, y = disjunction_data(n, k, m=600, rng=rng)
+    net = snowpy.Network(
+        "winnow", alpha=2, beta=0.5, theta=n, initial_weight=1, bias=False,
+        average=False, shuffle=False, epochs=200,
+    ).fit(X, single_target(y))
+    total = sum(net.mistakes_)
+    bound = 2 + 3 * k * (1 + math.log2(n))
+    assert net.mistakes_[-1] == 0, "did not converge"
+    assert 0 < total <= bound
+    assert sum(net.promotions_) <= k * (1 + math.log2(n))  # mistakes on positives
+    assert sum(net.updates_) == total  # zero thickness: an update is a mistake
+
+
+def margin_data(d: int, m: int, gamma: float, rng: np.random.Generator, flip: float = 0.0):
+    u = rng.normal(size=d)
+    u /= np.linalg.norm(u)
+    X = rng.normal(size=(4 * m, d))
+    X /= np.linalg.norm(X, axis=1, keepdims=True)
+    X *= rng.uniform(0.2, 1.0, size=(4 * m, 1))  # R = 1
+    score = X @ u
+    X, score = X[np.abs(score) >= gamma][:m], score[np.abs(score) >= gamma][:m]
+    y = score > 0
+    if flip:
+        noisy = rng.random(len(y)) < flip
+        y = np.where(noisy, ~y, y)
+    first = int(np.flatnonzero(y)[0])
+    order = np.r_[first, np.delete(np.arange(len(y)), first)]
+    return X[order], y[order], u
+
+
+@pytest.mark.parametrize("gamma", [0.3, 0.15, 0.08])
+def test_perceptron_novikoff_bound(gamma):
+    rng = np.random.default_rng(7)
+    X, y, _ = margin_data(d=20, m=400, gamma=gamma, rng=rng)
+    R = np.linalg.norm(X, axis=1).max()
+    net = snowpy.Network(
+        "perceptron", learning_rate=1.0, theta=0.0, bias=False, average=False,
+        shuffle=False, epochs=500,
+    ).fit(X, single_target(y))
+    assert net.mistakes_[-1] == 0
+    assert 0 < sum(net.mistakes_) <= R**2 / gamma**2
+
+
+def test_perceptron_non_separable_bound():
+    rng = np.random.default_rng(11)
+    gamma = 0.2
+    X, y, u = margin_data(d=20, m=300, gamma=gamma, rng=rng, flip=0.03)
+    R = np.linalg.norm(X, axis=1).max()
+    signed = np.where(y, 1.0, -1.0)
+    D = np.sqrt(np.sum(np.maximum(0.0, gamma - signed * (X @ u)) ** 2))
+    net = snowpy.Network(
+        "perceptron", learning_rate=1.0, theta=0.0, bias=False, average=False,
+        shuffle=False, epochs=1, early_stop=False,
+    ).fit(X, single_target(y))
+    assert 0 < net.mistakes_[0] <= ((R + D) / gamma) ** 2

@@ -1,0 +1,226 @@
+"""The Network estimator: semantics against a plain-numpy reference, and its API."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+import snowpy
+from snowpy.exceptions import ConfigurationError, NotFittedError
+
+
+def reference_train(X, labels, n_targets, *, rule, params, theta, bias, epochs, seed):
+    """Straightforward one-vs-all training, one example and one target at a time.
+
+    Returns the final and the averaged weights, [features + 1, targets]
+    (row 0: bias), and the mistakes of each epoch (winner-take-all).
+    """
+    X = X.toarray()
+    n, F = X.shape
+    w0 = params.get("initial_weight", 0.0)
+    W = np.full((F + 1, n_targets), w0)
+    U = np.zeros_like(W)
+    seen = 0
+    rng = np.random.default_rng(seed)
+    mistakes = []
+    for _ in range(epochs):
+        wrong = 0
+        for i in rng.permutation(n):
+            x = np.r_[1.0 if bias else 0.0, X[i]]
+            active = np.flatnonzero(x)
+            activation = x @ W
+            wrong += int(np.argmax(activation) != labels[i])
+            for t in range(n_targets):
+                positive = t == labels[i]
+                if positive and activation[t] >= theta or not positive and activation[t] < theta:
+                    continue
+                old = W[active, t].copy()
+                if rule == "perceptron":
+                    W[active, t] += params["learning_rate"] * (1 if positive else -1) * x[active]
+                else:
+                    factor = params["alpha"] if positive else params["beta"]
+                    W[active, t] *= factor ** x[active]
+                U[active, t] += seen * (W[active, t] - old)
+            seen += 1
+        mistakes.append(wrong)
+    return W, W - U / seen, mistakes
+
+
+def random_problem(seed=0, n=60, F=30, T=3, binary=False):
+    rng = np.random.default_rng(seed)
+    dense = (rng.random((n, F)) < 0.2) * (1.0 if binary else rng.uniform(0.5, 2.0, (n, F)))
+    labels = rng.integers(0, T, n)
+    return sp.csr_matrix(dense), labels
+
+
+@pytest.mark.parametrize("rule,params,theta", [
+    ("perceptron", {"learning_rate": 0.5}, 0.0),
+    ("winnow", {"alpha": 1.5, "beta": 0.7, "initial_weight": 0.3}, 1.0),
+])
+@pytest.mark.parametrize("storage", ["dense", "compact"])
+def test_engine_matches_reference(rule, params, theta, storage):
+    X, labels = random_problem(binary=rule == "winnow")
+    W, averaged, mistakes = reference_train(
+        X, labels, 3, rule=rule, params=params, theta=theta, bias=True, epochs=4, seed=3
+    )
+    net = snowpy.Network(rule, epochs=4, seed=3, early_stop=False, storage=storage,
+                         theta=theta, **params).fit(X, labels)
+    assert net.mistakes_ == mistakes
+    ids = net._table.feature_ids
+    np.testing.assert_allclose(net._table.W[0, 0], W[0], rtol=1e-12)
+    np.testing.assert_allclose(net._table.W[1:, 0], W[1 + ids], rtol=1e-12)
+    np.testing.assert_allclose(net.effective_weights()[0], averaged[0], rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(net.coef_, averaged[1:].T, rtol=1e-10, atol=1e-12)
+
+
+def test_decision_function_is_the_linear_activation_minus_theta():
+    X, labels = random_problem(seed=1)
+    net = snowpy.Network("winnow", theta=2.0).fit(X, labels)
+    expected = X @ net.coef_.T + net.intercept_
+    np.testing.assert_allclose(net.decision_function(X), expected, rtol=1e-12)
+    np.testing.assert_array_equal(net.predict(X), net.classes_[np.argmax(expected, axis=1)])
+
+
+def test_compact_and_dense_storage_predict_alike():
+    X, labels = random_problem(seed=2, F=50)
+    X_test, _ = random_problem(seed=9, F=50)  # has features never seen in training
+    dense = snowpy.Network("winnow", storage="dense").fit(X, labels)
+    compact = snowpy.Network("winnow", storage="compact").fit(X, labels)
+    np.testing.assert_allclose(
+        compact.decision_function(X_test), dense.decision_function(X_test), rtol=1e-12
+    )
+
+
+def test_memory_dense_matches_scikit_learn_and_compact_follows_seen_features():
+    F, T = 2**16, 10
+    rng = np.random.default_rng(0)
+    cols = rng.choice(F, size=500, replace=False)
+    X = sp.csr_matrix((np.ones(2000), (np.repeat(np.arange(400), 5), rng.choice(cols, 2000))),
+                      shape=(400, F))
+    labels = rng.integers(0, T, 400)
+    dense = snowpy.Network("perceptron", storage="dense", average=False).fit(X, labels)
+    assert dense._table.W.nbytes == 8 * T * (F + 1)  # scikit-learn: coef_ 8*T*F + intercept_ 8*T
+    wide = sp.csr_matrix((X.data, X.indices, X.indptr), shape=(400, 2**32))
+    compact = snowpy.Network("perceptron", average=False).fit(wide, labels)
+    seen = np.unique(X.indices).size
+    assert compact._table.n_rows == seen + 1
+    assert compact._table.nbytes() <= 8 * T * (seen + 1) + 12 * seen + 1024
+
+
+def test_fixed_seed_is_deterministic_and_seeds_differ():
+    X, labels = random_problem(seed=4)
+    a = snowpy.Network("balanced-winnow", seed=5).fit(X, labels).effective_weights()
+    b = snowpy.Network("balanced-winnow", seed=5).fit(X, labels).effective_weights()
+    c = snowpy.Network("balanced-winnow", seed=6).fit(X, labels).effective_weights()
+    np.testing.assert_array_equal(a, b)
+    assert not np.array_equal(a, c)
+
+
+def test_partial_fit_grows_a_target_for_a_new_label():
+    X, labels = random_problem(seed=5)
+    names = np.array(["x", "y", "z"])[labels]
+    net = snowpy.Network("perceptron").partial_fit(X[:30], names[:30])
+    before = net.effective_weights().copy()
+    assert sorted(net.classes_.tolist()) == sorted(set(names[:30]))
+    net.partial_fit(X[:2], ["new", "x"])
+    assert "new" in net.classes_.tolist()
+    assert net.decision_function(X).shape == (X.shape[0], len(net.classes_))
+    assert before.shape[1] == len(net.classes_) - 1
+
+
+def test_labels_keep_their_type():
+    X, labels = random_problem(seed=6)
+    assert snowpy.Network("winnow").fit(X, labels).predict(X).dtype == np.int64
+    mixed = np.array([1, "one"], dtype=object)[labels % 2]
+    assert set(snowpy.Network("winnow").fit(X, mixed).predict(X).tolist()) <= {1, "one"}
+
+
+def test_multilabel_example_updates_all_its_targets():
+    X = sp.csr_matrix(np.array([[1.0, 1.0, 0.0]]))
+    net = snowpy.Network("perceptron", theta=0.5, learning_rate=1, average=False, epochs=1)
+    net.fit(X, [["earn", "acq"]])
+    assert net.promotions_.tolist() == [1, 1]
+    assert net.predict(X) == [("acq", "earn")]
+    assert net.multilabel_
+
+
+def test_multilabel_learns_label_sets():
+    rng = np.random.default_rng(0)
+    X = sp.csr_matrix((rng.random((300, 40)) < 0.15).astype(float))
+    y = [tuple(label for label, cols in (("a", [0, 1]), ("b", [2, 3])) if X[i, cols].sum())
+         for i in range(300)]
+    net = snowpy.Network("balanced-winnow", epochs=20).fit(X, y)
+    assert net.score(X, y) > 0.95
+
+
+def test_targets_restrict_what_an_example_trains_and_predicts():
+    X = sp.csr_matrix(np.eye(3))
+    net = snowpy.Network("perceptron", theta=0.5, average=False, epochs=1, shuffle=False)
+    net.fit(X, ["a", "b", "c"], targets=[["a", "b"], ["a", "b"], ["a", "b", "c"]])
+    # "c" was outside the first two examples' subsets: only the third trained it
+    assert net.promotions_[2] + net.demotions_[2] == 1
+    assert net.predict(X, targets=[["b"], ["b"], ["a"]]).tolist() == ["b", "b", "a"]
+
+
+def test_bias_is_a_learned_threshold():
+    X = sp.csr_matrix(np.zeros((4, 2)))  # no features: only the bias can separate
+    net = snowpy.Network("perceptron", average=False).fit(X, ["a", "a", "a", "b"])
+    assert net.predict(X).tolist() == ["a"] * 4
+    without = snowpy.Network("perceptron", average=False, bias=False).fit(X, ["a", "a", "a", "b"])
+    assert without.intercept_.tolist() == [0.0, 0.0]
+
+
+def test_early_stop_after_an_epoch_without_update():
+    X = sp.csr_matrix(np.eye(4))
+    net = snowpy.Network("perceptron", epochs=50).fit(X, ["a", "b", "c", "d"])
+    assert net.updates_[-1] == 0 and len(net.updates_) < 50
+    full = snowpy.Network("perceptron", epochs=50, early_stop=False).fit(X, ["a", "b", "c", "d"])
+    assert len(full.updates_) == 50
+
+
+def test_each_builtin_rule_learns_a_separable_multiclass_problem():
+    rng = np.random.default_rng(1)
+    centers = rng.random((4, 60)) < 0.15
+    rows = np.repeat(np.arange(4), 50)
+    noise = rng.random((200, 60)) < 0.03
+    X = sp.csr_matrix((centers[rows] | noise).astype(float))
+    for rule in ("perceptron", "winnow", "balanced-winnow", "thick-separator", "aggressive",
+                 "passive-aggressive"):
+        net = snowpy.Network(rule, epochs=10).fit(X, rows)
+        assert net.score(X, rows) >= 0.97, rule
+
+
+def test_get_and_set_params_follow_scikit_learn():
+    net = snowpy.Network("winnow", alpha=1.5, epochs=3)
+    params = net.get_params()
+    assert params["alpha"] == 1.5 and params["epochs"] == 3 and params["rule"] == "winnow"
+    clone = type(net)(**params)
+    assert clone.get_params() == params
+    net.set_params(beta=0.6, seed=4)
+    assert net.get_params()["beta"] == 0.6 and net.seed == 4
+    assert repr(net) == "Network(rule='winnow', epochs=3, seed=4, alpha=1.5, beta=0.6)"
+
+
+@pytest.mark.parametrize("call,error,fragment", [
+    (lambda: snowpy.Network().predict([[1.0]]), NotFittedError, "not trained yet"),
+    (lambda: snowpy.Network().fit([[np.nan]], ["a"]), ConfigurationError, "NaN or infinity"),
+    (lambda: snowpy.Network().fit([[1.0], [2.0]], ["a"]), ConfigurationError,
+     "X has 2 rows but y has 1 entries"),
+    (lambda: snowpy.Network(epochs=0).fit([[1.0]], ["a"]), ConfigurationError,
+     "epochs must be a positive integer"),
+    (lambda: snowpy.Network(storage="disk").fit([[1.0]], ["a"]), ConfigurationError,
+     "storage must be one of compact, dense"),
+    (lambda: snowpy.Network().fit("some text", ["a"]), ConfigurationError,
+     "for raw text use snowpy.SnowClassifier"),
+    (lambda: snowpy.Network().fit([[1.0]], [None]), ConfigurationError,
+     "a label must be a string"),
+    (lambda: snowpy.Network().fit([[1.0], [1.0]], ["a", ["b"]]), ConfigurationError,
+     "mixes single labels and collections"),
+    (lambda: snowpy.Network().fit([[1.0, 0.0]], ["a"]).predict([[1.0]]), ConfigurationError,
+     "X has 1 features but the network was trained with 2"),
+])
+def test_user_errors_are_clear(call, error, fragment):
+    with pytest.raises(error) as raised:
+        call()
+    assert fragment in str(raised.value)

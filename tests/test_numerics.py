@@ -1,0 +1,131 @@
+"""Weights stay finite; bad kernels are named; JIT and pure Python agree."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import types
+
+import numba
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+import snowpy
+from snowpy.exceptions import NumericalError, PluginError
+from snowpy.network.engine import MAX_MAGNITUDE, MIN_MAGNITUDE
+from snowpy.plugins import temporary_plugin
+from snowpy.rules import Param, RuleKernel, RuleSpec, theta_param
+
+
+def noisy_problem(seed=0, n=300, F=200, T=5):
+    rng = np.random.default_rng(seed)
+    X = sp.csr_matrix((rng.random((n, F)) < 0.1).astype(float))
+    return X, rng.integers(0, T, n)  # labels independent of X: endless mistakes
+
+
+def test_extreme_winnow_is_clamped_never_infinite_and_says_so():
+    X, y = noisy_problem()
+    with pytest.warns(snowpy.NumericalWarning, match="were clamped"):
+        net = snowpy.Network("winnow", alpha=50, beta=0.01, epochs=100, early_stop=False).fit(X, y)
+    W = net._table.W
+    assert np.all(np.isfinite(W)) and net.clamped_ > 0
+    assert np.all(np.abs(W[W != 0]) >= MIN_MAGNITUDE) and np.all(np.abs(W) <= MAX_MAGNITUDE)
+    assert np.all(np.any(W[:, 0, :] > 0, axis=0))  # no all-zero target
+    assert np.all(np.isfinite(net.decision_function(X)))
+
+
+def test_balanced_winnow_long_run_stays_finite():
+    X, y = noisy_problem(seed=1)
+    net = snowpy.Network("balanced-winnow", alpha=3, beta=0.2, epochs=100, early_stop=False)
+    with pytest.warns(snowpy.NumericalWarning):
+        net.fit(X, y)
+    assert np.all(np.isfinite(net.decision_function(X)))
+
+
+@numba.njit
+def _nan_update(W, S, t, y, activation, rows, vals, m, sqnorm, params):
+    for k in range(m):
+        W[rows[k], 0, t] = np.nan
+
+
+@numba.njit
+def _dividing_update(W, S, t, y, activation, rows, vals, m, sqnorm, params):
+    for k in range(m):
+        W[rows[k], 0, t] /= W[rows[k], 0, t] - W[rows[k], 0, t]
+
+
+@numba.njit
+def _wrong_contract(W, t, y):
+    W[0, 0, t] += y
+
+
+def rule_plugin(name, update):
+    spec = RuleSpec(name=name, build=lambda p, c: RuleKernel(update=update, params=[]),
+                    params=(theta_param(0.5),), summary="test")
+    return types.SimpleNamespace(snowpy_update_rules=snowpy.hookimpl(lambda: [spec]))
+
+
+def test_kernel_producing_nan_is_refused():
+    with temporary_plugin(rule_plugin("nan-rule", _nan_update), "nan-plugin"):
+        with pytest.raises(NumericalError, match="rule 'nan-rule' produced NaN at example 0"):
+            snowpy.Network("nan-rule").fit([[1.0, 0.0]], ["a"])
+
+
+def test_kernel_raising_is_named():
+    with temporary_plugin(rule_plugin("div-rule", _dividing_update), "div-plugin"):
+        with pytest.raises(PluginError, match="rule 'div-rule': its update kernel failed: "
+                                              "ZeroDivisionError"):
+            snowpy.Network("div-rule").fit([[1.0, 0.0]], ["a"])
+
+
+@pytest.mark.skipif(numba.config.DISABLE_JIT, reason="compilation errors need the JIT")
+def test_kernel_breaking_the_contract_is_named():
+    with temporary_plugin(rule_plugin("bad-rule", _wrong_contract), "bad-plugin"):
+        with pytest.raises(PluginError, match="rule 'bad-rule': its update kernel does not compile"):
+            snowpy.Network("bad-rule").fit([[1.0, 0.0]], ["a"])
+
+
+def test_plain_function_is_not_a_kernel():
+    if numba.config.DISABLE_JIT:
+        pytest.skip("without the JIT plain functions are accepted")
+    with pytest.raises(PluginError, match="must be a numba.njit function"):
+        RuleKernel(update=lambda *args: None, params=[])
+
+
+def test_invalid_parameter_declaration_is_refused():
+    with pytest.raises(PluginError, match="parameter 'alpha' has an invalid default"):
+        Param("alpha", 0.5, "promotion", low=1.0, low_open=True)
+    with pytest.raises(PluginError, match="must declare theta"):
+        RuleSpec(name="no-theta", build=lambda p, c: None, params=(), summary="x")
+    with pytest.raises(PluginError, match="lower-case"):
+        RuleSpec(name="Bad Name", build=lambda p, c: None, params=(theta_param(0),), summary="x")
+
+
+PARITY_SCRIPT = """
+import json, numpy as np, scipy.sparse as sp, snowpy
+rng = np.random.default_rng(0)
+X = sp.csr_matrix((rng.random((80, 40)) < 0.2) * rng.uniform(0.5, 2, (80, 40)))
+y = rng.integers(0, 3, 80)
+out = {}
+for rule in ["perceptron", "winnow", "balanced-winnow", "thick-separator", "aggressive",
+             "passive-aggressive"]:
+    net = snowpy.Network(rule, epochs=3, early_stop=False).fit(X, y)
+    out[rule] = [net.effective_weights().tolist(), net.mistakes_]
+print(json.dumps(out))
+"""
+
+
+def test_jit_and_pure_python_agree_exactly():
+    runs = []
+    for disabled in ("0", "1"):
+        env = dict(os.environ, NUMBA_DISABLE_JIT=disabled)
+        result = subprocess.run([sys.executable, "-c", PARITY_SCRIPT], capture_output=True,
+                                text=True, env=env, timeout=600)
+        assert result.returncode == 0, result.stderr
+        runs.append(json.loads(result.stdout))
+    assert runs[0].keys() == runs[1].keys()
+    for rule in runs[0]:
+        assert runs[0][rule] == runs[1][rule], rule

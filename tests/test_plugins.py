@@ -1,0 +1,154 @@
+"""The plugin system: entry points, conflicts, failures, tracing, laziness."""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import subprocess
+import sys
+import textwrap
+import types
+from pathlib import Path
+
+import pytest
+
+import snowpy
+from snowpy.exceptions import PluginConflictError
+from snowpy.plugins import get_rule, list_rules, temporary_plugin
+
+
+def make_distribution(root: Path, dist: str, entry_points: dict[str, str], modules: dict[str, str]):
+    """A minimal installed distribution on a path entry: dist-info plus modules."""
+    info = root / f"{dist}-0.1.dist-info"
+    info.mkdir(parents=True)
+    (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {dist}\nVersion: 0.1\n")
+    lines = "\n".join(f"{name} = {target}" for name, target in entry_points.items())
+    (info / "entry_points.txt").write_text(f"[snowpy]\n{lines}\n")
+    for module, source in modules.items():
+        (root / f"{module}.py").write_text(textwrap.dedent(source))
+
+
+def run_python(code: str, path: Path | None = None, **env: str) -> subprocess.CompletedProcess:
+    environment = dict(os.environ, **env)
+    if path is not None:
+        environment["PYTHONPATH"] = os.pathsep.join([str(path), environment.get("PYTHONPATH", "")])
+    return subprocess.run([sys.executable, "-c", textwrap.dedent(code)], capture_output=True,
+                          text=True, env=environment, timeout=300)
+
+
+GOOD_PLUGIN = """
+    import dataclasses
+    from snowpy import hookimpl
+    from snowpy.rules.perceptron import PERCEPTRON
+
+    @hookimpl
+    def snowpy_update_rules():
+        return [dataclasses.replace(PERCEPTRON, name="my-rule", summary="a plugin's rule")]
+"""
+
+CLASH_PLUGIN = """
+    import dataclasses
+    from snowpy import hookimpl
+    from snowpy.rules.winnow import WINNOW
+
+    @hookimpl
+    def snowpy_update_rules():
+        return [dataclasses.replace(WINNOW, summary="an impostor")]
+"""
+
+
+def test_import_snowpy_loads_no_plugin_and_no_numba():
+    result = run_python("""
+        import sys, snowpy
+        loaded = [m for m in sys.modules if m.startswith(("snowpy.rules", "numba", "scipy"))]
+        print(loaded)
+    """)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "[]"
+
+
+def test_entry_point_plugin_registers_and_trains(tmp_path):
+    make_distribution(tmp_path, "snowpy_myrule", {"myrule": "snowpy_myrule_plugin"},
+                      {"snowpy_myrule_plugin": GOOD_PLUGIN})
+    result = run_python("""
+        import snowpy
+        from snowpy.plugins import list_rules
+        provided = list_rules()["my-rule"]
+        net = snowpy.Network("my-rule").fit([[1.0, 0.0], [0.0, 1.0]], ["a", "b"])
+        print(provided.plugin, "|", provided.distribution, "|", net.predict([[1.0, 0.0]])[0])
+    """, tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "myrule | snowpy_myrule 0.1 | a"
+
+
+def test_plugin_that_fails_to_import_is_named_and_skipped(tmp_path):
+    make_distribution(tmp_path, "snowpy_broken", {"broken": "snowpy_broken_plugin"},
+                      {"snowpy_broken_plugin": "raise ImportError('needs libfoo')\n"})
+    result = run_python("""
+        import snowpy
+        net = snowpy.Network("winnow").fit([[1.0, 0.0], [0.0, 1.0]], ["a", "b"])
+        print(net.predict([[0.0, 1.0]])[0])
+    """, tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "b"
+    assert "snowpy plugin 'broken' (snowpy_broken 0.1, snowpy_broken_plugin)" in result.stderr
+    assert "could not be loaded and was skipped: ImportError: needs libfoo" in result.stderr
+
+
+def test_two_plugins_claiming_one_name_are_both_named(tmp_path):
+    make_distribution(tmp_path, "snowpy_clash", {"clash": "snowpy_clash_plugin"},
+                      {"snowpy_clash_plugin": CLASH_PLUGIN})
+    result = run_python("""
+        import snowpy
+        try:
+            snowpy.Network("winnow").fit([[1.0]], ["a"])
+        except snowpy.exceptions.PluginConflictError as error:
+            print(error)
+    """, tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert ("update rule 'winnow' is provided by both plugin 'snowpy.rules.winnow' "
+            "(snowpy (built-in)) and plugin 'clash' (snowpy_clash 0.1)") in result.stdout
+    # the other rules keep working, and the conflict can be resolved by disabling one
+    result = run_python("""
+        import snowpy
+        print(snowpy.Network("winnow").fit([[1.0]], ["a"]).rule_spec_.summary)
+    """, tmp_path, SNOWPY_DISABLE_PLUGINS="clash")
+    assert result.returncode == 0, result.stderr
+    assert "multiplicative" in result.stdout
+
+
+def test_disable_and_trace_environment_variables():
+    result = run_python("""
+        from snowpy.plugins import list_rules
+        print(sorted(list_rules()))
+    """, SNOWPY_DISABLE_PLUGINS="snowpy.rules.winnow", SNOWPY_TRACE_HOOKS="1")
+    assert result.returncode == 0, result.stderr
+    names = result.stdout.strip()
+    assert "'winnow'" not in names and "'perceptron'" in names
+    assert "snowpy-trace: snowpy_update_rules <- snowpy.rules.perceptron: ['perceptron', " \
+           "'thick-separator']" in result.stderr
+
+
+def test_temporary_plugin_conflict_in_process():
+    clash = dataclasses.replace(get_rule("winnow"), summary="an impostor")
+    plugin = types.SimpleNamespace(snowpy_update_rules=snowpy.hookimpl(lambda: [clash]))
+    with pytest.warns(UserWarning, match="provided by both"):
+        with temporary_plugin(plugin, "impostor"):
+            with pytest.raises(PluginConflictError, match="'impostor'"):
+                get_rule("winnow")
+            assert "winnow" not in list_rules()
+    assert get_rule("winnow").summary != "an impostor"
+
+
+def test_plugin_returning_garbage_is_warned_and_skipped():
+    plugin = types.SimpleNamespace(snowpy_update_rules=snowpy.hookimpl(lambda: ["not a spec"]))
+    with pytest.warns(UserWarning, match="returned 'not a spec' .* not a RuleSpec"):
+        with temporary_plugin(plugin, "garbage"):
+            assert "perceptron" in list_rules()
+
+
+def test_builtins_register_through_the_public_hook():
+    source = Path(snowpy.__file__).parent / "rules"
+    for module in ("perceptron", "winnow", "balanced_winnow", "aggressive"):
+        text = (source / f"{module}.py").read_text()
+        assert "@hookimpl\ndef snowpy_update_rules()" in text

@@ -1,0 +1,175 @@
+"""Each built-in rule on small hand-checked examples.
+
+Single linear threshold units (multi-label with the one target "f"), no bias
+and no averaging, so the weights after each step can be computed by hand.
+The first example of each run is positive: it creates the target node.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+import snowpy
+from snowpy.exceptions import ConfigurationError, UnknownNameError
+from snowpy.plugins import get_rule, list_rules
+
+
+def unit(rule: str, **params) -> snowpy.Network:
+    return snowpy.Network(rule, bias=False, average=False, storage="dense", **params)
+
+
+def step(net: snowpy.Network, x, positive: bool) -> snowpy.Network:
+    return net.partial_fit(sp.csr_matrix(np.atleast_2d(np.asarray(x, dtype=float))),
+                           [["f"] if positive else []])
+
+
+def planes(net: snowpy.Network) -> np.ndarray:
+    """Raw weight planes of the one target, [features, planes]."""
+    return net._table.W[1:, :, 0].copy()
+
+
+def test_balanced_winnow_two_planes():
+    net = unit("balanced-winnow", alpha=2, beta=0.5, theta=1, initial_weight=2,
+               negative_initial_weight=1)
+    step(net, [1, 1, 0], True)  # activation (2-1)*2 = 2 >= 1: correct, no update
+    assert net.updates_ == [0]
+    step(net, [1, 0, 1], False)  # activation 2 >= 1: demote w+, promote w-
+    np.testing.assert_array_equal(planes(net), [[1, 2], [2, 1], [1, 2]])
+    step(net, [0, 1, 1], True)  # activation 1 - 1 = 0 < 1: promote w+, demote w-
+    np.testing.assert_array_equal(planes(net), [[1, 2], [4, 0.5], [2, 1]])
+    np.testing.assert_array_equal(net.coef_[0], [-1, 3.5, 1])
+    assert net.decision_function([[0, 1, 1]])[0, 0] == pytest.approx(4.5 - 1)
+
+
+def test_thick_separator_positive_and_negative_thickness():
+    net = unit("thick-separator", learning_rate=1, theta=0, thickness=2, negative_thickness=1)
+    for _ in range(3):  # activation 0, 1 < 2: two promotions; then 2 >= 2: correct
+        step(net, [1, 0], True)
+    assert net.updates_ == [1, 1, 0]
+    for _ in range(3):  # activation 0 >= -1, -1 >= -1: two demotions; then -2 < -1
+        step(net, [0, 1], False)
+    assert net.updates_[3:] == [1, 1, 0]
+    np.testing.assert_array_equal(net.coef_[0], [2, -2])
+    # mistakes count the prediction (activation >= theta = 0), not the thickness
+    assert net.mistakes_ == [0, 0, 0, 1, 0, 0]
+
+
+def test_thickness_on_top_of_winnow():
+    plain = unit("winnow", alpha=2, beta=0.5, theta=4, initial_weight=1)
+    thick = unit("winnow", alpha=2, beta=0.5, theta=4, initial_weight=1, thickness=3)
+    for net in (plain, thick):
+        for _ in range(3):
+            step(net, [1, 1, 1, 1], True)  # activation 4
+    assert plain.updates_ == [0, 0, 0]
+    assert thick.updates_ == [1, 0, 0]  # 4 < 4 + 3, then 8 >= 7
+    np.testing.assert_array_equal(thick.coef_[0], [2, 2, 2, 2])
+
+
+def test_aggressive_step_corrects_the_example():
+    net = unit("aggressive", theta=0, margin=1)
+    step(net, [1, 1], True)  # activation 0 >= 0: correct
+    step(net, [1, 0], False)  # 0 >= 0: mistake; r = (0 - 1 - 0) / 1
+    np.testing.assert_array_equal(net.coef_[0], [-1, 0])
+    step(net, [1, 1], True)  # -1 < 0: r = (0 + 1 + 1) / 2 = 1
+    np.testing.assert_array_equal(net.coef_[0], [0, 1])
+    assert net.decision_function([[1, 1]])[0, 0] == pytest.approx(1.0)
+
+
+def test_aggressive_seed_formula_with_zero_margin():
+    """Seed 000 section 6.4: r = (theta - w.x) / x.x lands on the threshold."""
+    net = unit("aggressive", theta=3, margin=0)
+    step(net, [1, 2, 0], True)
+    np.testing.assert_allclose(net.coef_[0], [3 / 5, 6 / 5, 0])
+    assert net.decision_function([[1, 2, 0]])[0, 0] == pytest.approx(0.0)
+
+
+@pytest.mark.parametrize("variant,second", [("pa-i", [-0.5, 0.5]), ("pa-ii", [-0.3, 0.5]),
+                                             ("pa", [-0.5, 0.5])])
+def test_passive_aggressive_variants(variant, second):
+    c = 0.5 if variant != "pa-ii" else 100.0
+    net = unit("passive-aggressive", C=c, theta=0, variant=variant)
+    step(net, [1, 1], True)  # loss 1, tau = 1/2 (PA-II: 1 / (2 + 1/(2C)) ~ 0.4988)
+    first = 0.5 if variant != "pa-ii" else 1 / (2 + 1 / (2 * c))
+    np.testing.assert_allclose(net.coef_[0], [first, first])
+    if variant == "pa-ii":
+        net = unit("passive-aggressive", C=0.5, theta=0, variant=variant)
+        step(net, [1, 1], True)  # tau = 1 / (2 + 1) = 1/3
+        np.testing.assert_allclose(net.coef_[0], [1 / 3, 1 / 3])
+        step(net, [2, 0], False)  # loss 1 + 2/3, tau = (5/3) / (4 + 1) = 1/3
+        np.testing.assert_allclose(net.coef_[0], [1 / 3 - 2 / 3, 1 / 3])
+        return
+    step(net, [2, 0], False)  # activation 1: loss 2, tau = min(C, 2 / 4) = 0.5
+    np.testing.assert_allclose(net.coef_[0], second)
+
+
+def test_winnow_r_floor():
+    net = unit("winnow", alpha=2, beta=0.5, theta=0.4, initial_weight=1, floor=0.5)
+    step(net, [0, 1], True)  # 1 >= 0.4: correct
+    for _ in range(3):
+        step(net, [1, 0], False)  # demoted once to the floor, then held there
+    np.testing.assert_array_equal(net.coef_[0], [0.5, 1])
+    assert net.updates_ == [0, 1, 1, 1]
+
+
+def test_winnow_threshold_relative():
+    net = unit("winnow", alpha=1.35, beta=0.8, theta=4, initial_weight=1, threshold_relative=True)
+    step(net, [1, 1], True)  # activation 2: factor 1.35 * 4 / 2
+    np.testing.assert_allclose(net.coef_[0], [2.7, 2.7])
+
+
+def test_winnow_real_strengths_use_powers():
+    net = unit("winnow", alpha=2, beta=0.5, theta=10, initial_weight=1)
+    step(net, [0.5, 2.0, 0], True)
+    np.testing.assert_allclose(net.coef_[0], [2**0.5, 4.0, 1.0])
+
+
+def test_winnow_default_initial_weight_is_snows():
+    X = sp.csr_matrix(np.array([[1, 1, 1, 0], [0, 1, 1, 1]], dtype=float))
+    net = snowpy.Network("winnow").fit(X, ["a", "b"])
+    rho = 3 + 1  # three active features and the bias
+    assert net.rule_params_["initial_weight"] == pytest.approx(3 * 4.0 / rho)
+
+
+def test_every_builtin_rule_is_registered_through_the_hook():
+    provided = list_rules()
+    expected = {"perceptron", "winnow", "balanced-winnow", "thick-separator", "aggressive",
+                "passive-aggressive"}
+    assert expected <= set(provided)
+    for name in expected:
+        assert provided[name].plugin.startswith("snowpy.rules.")
+        assert provided[name].record.reference  # each says where it comes from
+
+
+def test_unknown_rule_lists_the_known_ones():
+    with pytest.raises(UnknownNameError) as error:
+        snowpy.Network("winow").fit([[1.0]], ["a"])
+    message = str(error.value)
+    assert "unknown update rule 'winow'" in message
+    for name in ("balanced-winnow", "perceptron", "winnow"):
+        assert name in message
+
+
+@pytest.mark.parametrize("params,fragment", [
+    ({"alpha": 0.9}, "alpha must be > 1.0, got 0.9"),
+    ({"beta": 1.5}, "beta must be > 0.0 and < 1.0"),
+    ({"alfa": 2}, "has no parameter 'alfa'; its parameters are: alpha, beta, theta"),
+    ({"threshold_relative": "yes"}, "threshold_relative must be true or false"),
+    ({"theta": float("nan")}, "theta must be a number, got nan"),
+    ({"thickness": -1}, "thickness must be >= 0.0"),
+])
+def test_bad_rule_parameters_are_named(params, fragment):
+    with pytest.raises(ConfigurationError, match=None) as error:
+        snowpy.Network("winnow", **params).fit([[1.0]], ["a"])
+    assert fragment in str(error.value)
+    assert str(error.value).startswith("winnow") or "'winnow'" in str(error.value)
+
+
+def test_param_parse_from_command_line_text():
+    spec = get_rule("passive-aggressive")
+    params = {p.name: p for p in spec.params}
+    assert params["C"].parse("0.25", rule="pa") == 0.25
+    assert params["variant"].parse("pa-ii", rule="pa") == "pa-ii"
+    with pytest.raises(ConfigurationError, match="C must be a number, got 'lots'"):
+        params["C"].parse("lots", rule="pa")
