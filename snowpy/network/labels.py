@@ -48,6 +48,8 @@ def is_multilabel(y: Sequence[Any]) -> bool:
     >>> is_multilabel([["earn"], ["acq", "earn"], []]), is_multilabel(["a", "b"])
     (True, False)
     """
+    if isinstance(y, np.ndarray) and y.dtype.kind in "iuUSbf" and y.ndim == 1:
+        return False
     if isinstance(y, np.ndarray) and y.ndim == 2:
         raise ConfigurationError(
             "y is a 2-D array; give one label per example, or one collection of labels "

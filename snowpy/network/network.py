@@ -419,6 +419,8 @@ class Network(RuleParamsEstimator):
 
 def _sorted_labels(y: Sequence[Any], multilabel: bool) -> list[Any]:
     """The distinct labels of ``y``, sorted when they can be (scikit-learn's order)."""
+    if not multilabel and isinstance(y, np.ndarray) and y.dtype.kind in "iuUSb":
+        return np.unique(y).tolist()
     index = LabelIndex()
     for item in y:
         for label in item if multilabel else (item,):

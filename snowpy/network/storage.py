@@ -24,6 +24,7 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
+from snowpy.network.feature_map import FeatureMap
 from snowpy.rules.spec import RuleKernel
 
 __all__ = ["WeightTable", "STORAGES"]
@@ -50,8 +51,7 @@ class WeightTable:
         self._U = np.zeros_like(self._W) if average else None
         self.S = self._fresh_state(n_targets)
         self.seen = 0
-        self._sorted_ids = np.empty(0, dtype=np.int64)
-        self._sorted_rows = np.empty(0, dtype=np.int32)
+        self._map = FeatureMap() if storage == "compact" else None
 
     # ------------------------------------------------------------------ shape
     @property
@@ -73,16 +73,14 @@ class WeightTable:
     @property
     def feature_ids(self) -> np.ndarray:
         """Column of ``X`` held by each row from 1 on."""
-        if self.storage == "dense":
+        if self._map is None:
             return np.arange(self.n_features, dtype=np.int64)
-        ids = np.empty(self.n_rows - 1, dtype=np.int64)
-        ids[self._sorted_rows - 1] = self._sorted_ids
-        return ids
+        return self._map.row_ids
 
     def nbytes(self) -> int:
-        """Bytes held by weights, averaging sums, state and the feature index."""
-        total = self.W.nbytes + self.S.nbytes + self._sorted_ids.nbytes + self._sorted_rows.nbytes
-        return total + (self.U.nbytes if self._U is not None else 0)
+        """Bytes allocated for weights, averaging sums, state and the feature map."""
+        total = self._W.nbytes + self.S.nbytes + (self._map.nbytes if self._map else 0)
+        return total + (self._U.nbytes if self._U is not None else 0)
 
     def _fresh_weights(self, n_rows: int, n_targets: int) -> np.ndarray:
         init = np.asarray(self.kernel.initial_weights, dtype=np.float64)
@@ -128,39 +126,21 @@ class WeightTable:
     # ------------------------------------------------------------- row lookup
     def training_rows(self, X: sp.csr_matrix) -> np.ndarray:
         """Rows of ``X.indices``, allocating rows for features not seen yet."""
-        if self.storage == "dense":
+        if self._map is None:
             return (X.indices + 1).astype(np.int32)
-        ids = X.indices.astype(np.int64, copy=False)
-        unique = np.unique(ids)
-        where = np.searchsorted(self._sorted_ids, unique)
-        known = where < self._sorted_ids.size
-        known[known] = self._sorted_ids[where[known]] == unique[known]
-        new = unique[~known]
-        if new.size:
-            first = self.n_rows
-            self._reserve_rows(first + new.size)
-            self.n_rows += new.size
-            new_rows = np.arange(first, first + new.size, dtype=np.int32)
-            at = where[~known]
-            self._sorted_ids = np.insert(self._sorted_ids, at, new)
-            self._sorted_rows = np.insert(self._sorted_rows, at, new_rows)
-        return self._sorted_rows[np.searchsorted(self._sorted_ids, ids)]
+        rows = self._map.rows(X.indices, insert=True)
+        self._reserve_rows(self._map.next_row)
+        self.n_rows = self._map.next_row
+        return rows
 
     def prediction_rows(self, X: sp.csr_matrix) -> np.ndarray:
         """Rows of ``X.indices``; in compact storage unseen features get row ``n_rows``.
 
         :meth:`effective` appends that row, holding the initial effective weight.
         """
-        if self.storage == "dense":
+        if self._map is None:
             return (X.indices + 1).astype(np.int32)
-        ids = X.indices.astype(np.int64, copy=False)
-        where = np.searchsorted(self._sorted_ids, ids)
-        inside = where < self._sorted_ids.size
-        found = np.zeros(ids.size, dtype=bool)
-        found[inside] = self._sorted_ids[where[inside]] == ids[inside]
-        rows = np.full(ids.size, self.n_rows, dtype=np.int32)
-        rows[found] = self._sorted_rows[where[found]]
-        return rows
+        return self._map.rows(X.indices, insert=False, unseen=self.n_rows)
 
     # -------------------------------------------------------------- weights
     def effective(self, *, averaged: bool) -> np.ndarray:
