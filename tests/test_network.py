@@ -226,3 +226,15 @@ def test_user_errors_are_clear(call, error, fragment):
     with pytest.raises(error) as raised:
         call()
     assert fragment in str(raised.value)
+
+
+def test_bias_strength_is_configurable():
+    X = sp.csr_matrix(np.array([[0.1, 0.0], [0.0, 0.1]]))
+    net = snowpy.Network("perceptron", bias=0.1, average=False, learning_rate=1, epochs=1,
+                         shuffle=False).fit(X, ["a", "b"])
+    # 1st example: activations 0, 0 -> "a" correct at theta 0, "b" demoted: bias_b = -0.1
+    # 2nd: a = 0 >= 0 demoted (bias_a = -0.1); b = -0.01 < 0 promoted (bias_b = 0)
+    np.testing.assert_allclose(net.effective_weights()[0], [-0.1, 0.0])
+    np.testing.assert_allclose(net.decision_function(X), X @ net.coef_.T + net.intercept_)
+    with pytest.raises(ConfigurationError, match="bias must be true, false or a non-negative"):
+        snowpy.Network(bias=-1).fit(X, ["a", "b"])

@@ -7,6 +7,7 @@ import os
 import subprocess
 import sys
 import types
+import warnings
 
 import numba
 import numpy as np
@@ -26,23 +27,45 @@ def noisy_problem(seed=0, n=300, F=200, T=5):
     return X, rng.integers(0, T, n)  # labels independent of X: endless mistakes
 
 
-def test_extreme_winnow_is_clamped_never_infinite_and_says_so():
-    X, y = noisy_problem()
-    with pytest.warns(snowpy.NumericalWarning, match="were clamped"):
-        net = snowpy.Network("winnow", alpha=50, beta=0.01, epochs=100, early_stop=False).fit(X, y)
+def test_overflow_is_clamped_and_warned():
+    X, _ = noisy_problem()
+    y = np.array(["a"] * X.shape[0])  # one target, every example promotes it
+    with pytest.warns(snowpy.NumericalWarning, match="exceeded the largest magnitude kept"):
+        net = snowpy.Network("winnow", alpha=10, theta=1e150, initial_weight=1,
+                             epochs=5).fit(X, y)
     W = net._table.W
-    assert np.all(np.isfinite(W)) and net.clamped_ > 0
-    assert np.all(np.abs(W[W != 0]) >= MIN_MAGNITUDE) and np.all(np.abs(W) <= MAX_MAGNITUDE)
-    assert np.all(np.any(W[:, 0, :] > 0, axis=0))  # no all-zero target
+    assert net.overflows_ > 0 and np.all(np.isfinite(W)) and W.max() == MAX_MAGNITUDE
     assert np.all(np.isfinite(net.decision_function(X)))
 
 
-def test_balanced_winnow_long_run_stays_finite():
-    X, y = noisy_problem(seed=1)
-    net = snowpy.Network("balanced-winnow", alpha=3, beta=0.2, epochs=100, early_stop=False)
-    with pytest.warns(snowpy.NumericalWarning):
+def test_underflow_is_floored_and_counted():
+    X, _ = noisy_problem()
+    y = np.array(["a", "b"])[np.arange(X.shape[0]) % 2]  # each example demotes the other target
+    net = snowpy.Network("winnow", beta=0.01, theta=1e-150, epochs=20, early_stop=False)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", snowpy.NumericalWarning)
         net.fit(X, y)
-    assert np.all(np.isfinite(net.decision_function(X)))
+    W = net._table.W
+    assert net.underflows_ > 0 and W.min() == MIN_MAGNITUDE
+    assert np.all(np.any(W[:, 0, :] > MIN_MAGNITUDE, axis=0)) or np.all(W > 0)  # never zero
+
+
+def test_initial_weight_beyond_the_range_is_refused():
+    with pytest.raises(snowpy.exceptions.ConfigurationError,
+                       match="initial weight 1.4.*exceeds the largest magnitude kept"):
+        snowpy.Network("winnow", theta=1e150).fit(*noisy_problem())
+
+
+def test_long_noisy_runs_stay_finite():
+    X, y = noisy_problem(seed=1)
+    for rule, params in (("balanced-winnow", {"alpha": 3, "beta": 0.2}),
+                         ("winnow", {"alpha": 50, "beta": 0.01})):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", snowpy.NumericalWarning)
+            net = snowpy.Network(rule, epochs=100, early_stop=False, **params).fit(X, y)
+        assert np.all(np.isfinite(net._table.W))
+        assert np.all(np.abs(net._table.W) >= MIN_MAGNITUDE)
+        assert np.all(np.isfinite(net.decision_function(X)))
 
 
 @numba.njit

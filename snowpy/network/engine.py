@@ -13,7 +13,8 @@ per rule; the benchmark reports it.
 
 Per example ``i`` (in the order given):
 
-1. gather the active rows and strengths, the bias first when on;
+1. gather the active rows and strengths, the bias first (with its strength)
+   when on;
 2. the activation of every target, ``sum_k v_k * sum_p c_p W[r_k, p, t]``;
 3. the network's prediction before learning (winner-take-all over the allowed
    targets, or for multi-label networks every target at or above ``theta``)
@@ -22,8 +23,8 @@ Per example ``i`` (in the order given):
    ``activation >= theta + thickness``, a negative one ``activation < theta -
    negative_thickness``; otherwise the rule's kernel updates the target;
 5. the updated weights are checked: magnitudes are clamped into
-   ``[MIN_MAGNITUDE, MAX_MAGNITUDE]`` (counted, never silent), NaN stops the
-   epoch; averaged weights are kept with the usual trick
+   ``[MIN_MAGNITUDE, MAX_MAGNITUDE]`` (overflows and underflows counted apart,
+   never silent), NaN stops the epoch; averaged weights are kept with the usual trick
    ``U += c * delta`` so that the average is ``W - U / c``.
 """
 
@@ -73,8 +74,9 @@ def run_epoch(
         Examples the network got wrong before learning from them.
     updates : int
         Target updates made.
-    clamped : int
-        Weights whose magnitude was clamped into the allowed range.
+    overflows, underflows : int
+        Weights whose magnitude was lowered to ``MAX_MAGNITUDE`` or raised to
+        ``MIN_MAGNITUDE``.
     nonfinite : int
         1 when the kernel produced NaN (the epoch stopped there), else 0.
     seen : int
@@ -85,6 +87,7 @@ def run_epoch(
     restricted = a_indptr.shape[0] > 0
     averaging = U.shape[0] > 0
     single = n_planes == 1 and planes[0] == 1.0
+    balanced = n_planes == 2 and planes[0] == 1.0 and planes[1] == -1.0
     row_buf = np.empty(max_active + 1, np.int64)
     val_buf = np.empty(max_active + 1, np.float64)
     old = np.empty((max_active + 1) * n_planes, np.float64)
@@ -92,14 +95,15 @@ def run_epoch(
     stamp = np.zeros(n_targets, np.int64)
     mistakes = 0
     updates = 0
-    clamped = 0
+    overflows = 0
+    underflows = 0
     for pos in range(order.shape[0]):
         i = order[pos]
         mark = pos + 1
         m = 0
-        if bias:
+        if bias != 0.0:
             row_buf[0] = 0
-            val_buf[0] = 1.0
+            val_buf[0] = bias
             m = 1
         for j in range(indptr[i], indptr[i + 1]):
             row_buf[m] = rows[j]
@@ -116,6 +120,12 @@ def run_epoch(
                 v = val_buf[k]
                 for t in range(n_targets):
                     acc[t] += v * W[r, 0, t]
+        elif balanced:
+            for k in range(m):
+                r = row_buf[k]
+                v = val_buf[k]
+                for t in range(n_targets):
+                    acc[t] += v * (W[r, 0, t] - W[r, 1, t])
         else:
             for k in range(m):
                 r = row_buf[k]
@@ -169,14 +179,14 @@ def run_epoch(
                 for p in range(n_planes):
                     w = W[r, p, t]
                     if w != w:
-                        return mistakes, updates, clamped, 1, seen + pos
+                        return mistakes, updates, overflows, underflows, 1, seen + pos
                     magnitude = abs(w)
                     if magnitude > MAX_MAGNITUDE:
                         W[r, p, t] = MAX_MAGNITUDE if w > 0 else -MAX_MAGNITUDE
-                        clamped += 1
+                        overflows += 1
                     elif magnitude < MIN_MAGNITUDE and w != 0.0:
                         W[r, p, t] = MIN_MAGNITUDE if w > 0 else -MIN_MAGNITUDE
-                        clamped += 1
+                        underflows += 1
                     if averaging:
                         U[r, p, t] += seen * (W[r, p, t] - old[k * n_planes + p])
             if y > 0:
@@ -185,4 +195,4 @@ def run_epoch(
                 counts[t, 1] += 1
             updates += 1
         seen += 1
-    return mistakes, updates, clamped, 0, seen
+    return mistakes, updates, overflows, underflows, 0, seen

@@ -19,7 +19,7 @@ import scipy.sparse as sp
 from snowpy._validation import as_csr, check_length
 from snowpy.base import RuleParamsEstimator
 from snowpy.exceptions import ConfigurationError, NotFittedError, NumericalError, PluginError
-from snowpy.network.engine import MAX_MAGNITUDE, MIN_MAGNITUDE, run_epoch
+from snowpy.network.engine import MAX_MAGNITUDE, run_epoch
 from snowpy.network.labels import LabelIndex, is_multilabel
 from snowpy.network.storage import STORAGES, WeightTable
 from snowpy.plugins import get_rule
@@ -31,7 +31,7 @@ _NO_TARGETS = (np.empty(0, dtype=np.int64), np.empty(0, dtype=np.int32))
 
 
 class NumericalWarning(RuntimeWarning):
-    """Weights were clamped into ``[1e-100, 1e100]`` during training."""
+    """Weights reached the largest magnitude kept (``1e100``) and were clamped."""
 
 
 class Network(RuleParamsEstimator):
@@ -53,9 +53,12 @@ class Network(RuleParamsEstimator):
         order. :meth:`partial_fit` keeps the given order.
     seed : int or None, default 0
         Seed of the shuffling; a fixed seed gives identical models.
-    bias : bool, default True
-        Add SNoW's fixed feature (strength 1) to every example, a learned
-        per-target threshold.
+    bias : bool or float, default True
+        Add SNoW's fixed feature to every example, a learned per-target
+        threshold. ``True`` gives it strength 1 (SNoW's, right for binary
+        features); a number sets the strength, which multiplicative rules
+        want close to the strengths of the other features (for example
+        ``0.1`` with l2-normalised rows); ``False`` or ``0`` leaves it out.
     early_stop : bool, default True
         Stop :meth:`fit` after an epoch that made no update (SNoW).
     storage : {"compact", "dense"}, default "compact"
@@ -83,9 +86,11 @@ class Network(RuleParamsEstimator):
         Per target, updates on positive and on negative examples.
     n_examples_seen_ : int
         Examples processed by training, epochs counted.
-    clamped_ : int
-        Weights clamped into ``[1e-100, 1e100]`` (a :class:`NumericalWarning`
-        tells when it happens).
+    overflows_, underflows_ : int
+        Weight updates whose result was clamped to the largest magnitude kept
+        (``1e100``; a :class:`NumericalWarning` says so) or raised to the
+        smallest (``1e-100``, where a multiplicative weight has effectively
+        reached zero; counted, not warned about).
 
     Examples
     --------
@@ -108,7 +113,7 @@ class Network(RuleParamsEstimator):
         average: bool = True,
         shuffle: bool = True,
         seed: int | None = 0,
-        bias: bool = True,
+        bias: bool | float = True,
         early_stop: bool = True,
         storage: str = "compact",
         **rule_params: Any,
@@ -148,16 +153,34 @@ class Network(RuleParamsEstimator):
             )
         if self.seed is not None and not isinstance(self.seed, (int, np.integer)):
             raise ConfigurationError(f"seed must be an integer or None, got {self.seed!r}")
+        self._bias_strength()
+
+    def _bias_strength(self) -> float:
+        strength = self.bias
+        if isinstance(strength, (bool, np.bool_)):
+            return 1.0 if strength else 0.0
+        if not isinstance(strength, (int, float, np.number)) or not np.isfinite(strength) \
+                or strength < 0:
+            raise ConfigurationError(
+                f"bias must be true, false or a non-negative strength, got {strength!r}"
+            )
+        return float(strength)
 
     def _initialise(self, X: sp.csr_matrix, multilabel: bool) -> None:
         self._check_options()
         spec, params = self.resolve_rule()
         context = BuildContext(
-            mean_active_features=X.nnz / max(X.shape[0], 1) + (1.0 if self.bias else 0.0),
+            mean_active_features=X.nnz / max(X.shape[0], 1) + (self._bias_strength() > 0),
             n_features=X.shape[1],
         )
         kernel = spec.make_kernel(params, context)
         params.update(kernel.resolved)
+        too_large = [w for w in kernel.initial_weights if abs(w) > MAX_MAGNITUDE]
+        if too_large:
+            raise ConfigurationError(
+                f"rule {spec.name!r}: initial weight {too_large[0]:g} exceeds the largest "
+                f"magnitude kept ({MAX_MAGNITUDE:g}); lower theta or set initial_weight"
+            )
         self.rule_spec_: RuleSpec = spec
         self.rule_params_: dict[str, Any] = params
         self.kernel_: RuleKernel = kernel
@@ -171,7 +194,8 @@ class Network(RuleParamsEstimator):
         self.mistakes_: list[int] = []
         self.updates_: list[int] = []
         self.n_examples_seen_ = 0
-        self.clamped_ = 0
+        self.overflows_ = 0
+        self.underflows_ = 0
         self._effective_cache: dict[bool, np.ndarray] = {}
 
     def _is_fitted(self) -> bool:
@@ -248,7 +272,7 @@ class Network(RuleParamsEstimator):
         planes = np.asarray(self.kernel_.planes, dtype=np.float64)
         indptr = X.indptr.astype(np.int64, copy=False)
         max_active = int(np.diff(indptr).max()) if X.shape[0] else 0
-        clamped = 0
+        overflows = 0
         for _ in range(epochs):
             order = (
                 self._rng.permutation(X.shape[0]) if shuffle else np.arange(X.shape[0])
@@ -257,11 +281,12 @@ class Network(RuleParamsEstimator):
                 table, planes, indptr, rows, X.data, order, y_indptr, y_targets,
                 a_indptr, a_targets, params, counts, max_active,
             )
-            mistakes, updates, epoch_clamped, nonfinite, seen = result
+            mistakes, updates, epoch_overflows, underflows, nonfinite, seen = result
             processed = seen - table.seen
             table.seen = seen
             self.n_examples_seen_ += processed
-            clamped += epoch_clamped
+            overflows += epoch_overflows
+            self.underflows_ += underflows
             if nonfinite:
                 raise NumericalError(
                     f"rule {self.rule!r} produced NaN at example {int(order[processed])}; "
@@ -272,12 +297,12 @@ class Network(RuleParamsEstimator):
             if self.early_stop and updates == 0:
                 break
         self._add_counts(counts)
-        if clamped:
-            self.clamped_ += clamped
+        if overflows:
+            self.overflows_ += overflows
             warnings.warn(
-                f"{clamped} weight updates left a magnitude outside [{MIN_MAGNITUDE:g}, "
-                f"{MAX_MAGNITUDE:g}] and were clamped; consider a floor (Winnow-R) or "
-                "milder promotion/demotion",
+                f"{overflows} weight updates exceeded the largest magnitude kept "
+                f"({MAX_MAGNITUDE:g}) and were clamped; use milder promotion/demotion, or a "
+                "bias strength closer to the feature strengths",
                 NumericalWarning,
                 stacklevel=3,
             )
@@ -290,7 +315,7 @@ class Network(RuleParamsEstimator):
                 self.kernel_.update, table.W, table.S, planes, self.kernel_.params,
                 indptr, rows, data, order, y_indptr, y_targets, a_indptr, a_targets,
                 float(params["theta"]), float(params["thickness"]),
-                float(params["negative_thickness"]), bool(self.bias), bool(self.multilabel_),
+                float(params["negative_thickness"]), self._bias_strength(), bool(self.multilabel_),
                 table.U, table.seen, counts, max_active,
             )
         except numba.core.errors.TypingError as exc:
@@ -352,11 +377,7 @@ class Network(RuleParamsEstimator):
         rows = self._table.prediction_rows(X)
         mapped = sp.csr_matrix((X.data, rows, X.indptr), shape=(X.shape[0], weights.shape[0]))
         scores = np.asarray(mapped @ weights)
-        offset = -float(self.rule_params_["theta"])
-        if self.bias:
-            scores += weights[0] + offset
-        elif offset:
-            scores += offset
+        scores += self._bias_strength() * weights[0] - float(self.rule_params_["theta"])
         return scores
 
     def predict(self, X: Any, *, targets: Sequence[Any] | None = None) -> Any:
@@ -407,8 +428,7 @@ class Network(RuleParamsEstimator):
     def intercept_(self) -> np.ndarray:
         """Bias weight minus threshold, per target (zero bias when ``bias=False``)."""
         weights = self.effective_weights()
-        bias = weights[0] if self.bias else np.zeros(weights.shape[1])
-        return bias - float(self.rule_params_["theta"])
+        return self._bias_strength() * weights[0] - float(self.rule_params_["theta"])
 
     @property
     def n_iter_(self) -> int:

@@ -14,6 +14,8 @@ threshold (Dagan, Karov and Roth's choice).
 
 from __future__ import annotations
 
+import math
+
 import numba
 
 from snowpy.hookspecs import hookimpl
@@ -28,6 +30,8 @@ def balanced_winnow_update(W, S, t, y, activation, rows, vals, m, sqnorm, params
     """Promote one plane and demote the other; ``params = [alpha, beta]``."""
     up = params[0] if y > 0 else params[1]
     down = params[1] if y > 0 else params[0]
+    log_up = math.log(up)
+    log_down = math.log(down)
     for k in range(m):
         r = rows[k]
         v = vals[k]
@@ -35,8 +39,8 @@ def balanced_winnow_update(W, S, t, y, activation, rows, vals, m, sqnorm, params
             W[r, 0, t] *= up
             W[r, 1, t] *= down
         else:
-            W[r, 0, t] *= up**v
-            W[r, 1, t] *= down**v
+            W[r, 0, t] *= math.exp(v * log_up)
+            W[r, 1, t] *= math.exp(v * log_down)
 
 
 def _build(params: dict, context: BuildContext) -> RuleKernel:

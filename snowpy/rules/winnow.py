@@ -20,6 +20,8 @@ the first training batch when ``initial_weight`` is left at ``None``.
 
 from __future__ import annotations
 
+import math
+
 import numba
 
 from snowpy.hookspecs import hookimpl
@@ -36,10 +38,11 @@ def winnow_update(W, S, t, y, activation, rows, vals, m, sqnorm, params):  # pra
     theta = params[4]
     if params[3] > 0.0 and theta > 0.0 and activation > 0.0:
         factor *= theta / activation
+    log_factor = math.log(factor)  # factor ** v as exp(v * log factor): half the cost of pow
     for k in range(m):
         r = rows[k]
         v = vals[k]
-        w = W[r, 0, t] * (factor if v == 1.0 else factor**v)
+        w = W[r, 0, t] * (factor if v == 1.0 else math.exp(v * log_factor))
         W[r, 0, t] = w if w > floor else floor
 
 
