@@ -136,6 +136,8 @@ class Param:
         """A short text of the allowed values, e.g. ``> 1.0`` or ``one of a, b``."""
         if self.choices:
             return "one of " + ", ".join(self.choices)
+        if self.type is bool:
+            return "true or false"
         parts = []
         if self.low is not None:
             parts.append(f"{'>' if self.low_open else '>='} {self.low}")
