@@ -21,8 +21,9 @@ import pluggy
 
 if TYPE_CHECKING:  # pragma: no cover
     from snowpy.rules.spec import RuleSpec
+    from snowpy.text.extractors.spec import ExtractorSpec
 
-__all__ = ["hookspec", "hookimpl", "snowpy_update_rules"]
+__all__ = ["hookspec", "hookimpl", "snowpy_update_rules", "snowpy_feature_extractors"]
 
 hookspec = pluggy.HookspecMarker("snowpy")
 hookimpl = pluggy.HookimplMarker("snowpy")
@@ -55,4 +56,27 @@ def snowpy_update_rules() -> Iterable[RuleSpec]:
     ...     return [RuleSpec(name="halving-winnow", build=_build,
     ...                      params=(theta_param(16.0),),
     ...                      summary="Winnow with alpha = 2, beta = 1/2")]
+    """
+
+
+@hookspec
+def snowpy_feature_extractors() -> Iterable[ExtractorSpec]:
+    """Return the feature extractors this plugin provides.
+
+    Each item is a :class:`snowpy.text.extractors.ExtractorSpec`: a name, its
+    declared parameters and a ``build`` function returning an
+    :class:`~snowpy.text.extractors.ExtractorKernel`, the numba-compiled
+    function that turns a chunk's token stream into hashed feature ids (the
+    contract is in :mod:`snowpy.text.extractors.spec`). Built-in extractors:
+    ``words`` (word n-grams), ``skipgrams``, ``chars`` (character n-grams)
+    and ``affixes`` (prefixes and suffixes).
+
+    Example
+    -------
+    >>> from snowpy import hookimpl
+    >>> from snowpy.text.extractors.words import WORDS
+    >>> import dataclasses
+    >>> @hookimpl
+    ... def snowpy_feature_extractors():
+    ...     return [dataclasses.replace(WORDS, name="tokens", summary="words, renamed")]
     """

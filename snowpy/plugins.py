@@ -45,6 +45,8 @@ __all__ = [
     "collect",
     "get_rule",
     "list_rules",
+    "get_extractor",
+    "list_extractors",
     "temporary_plugin",
     "reset",
 ]
@@ -57,11 +59,16 @@ BUILTIN_PLUGINS = (
     "snowpy.rules.winnow",
     "snowpy.rules.balanced_winnow",
     "snowpy.rules.aggressive",
+    "snowpy.text.extractors.words",
+    "snowpy.text.extractors.skipgrams",
+    "snowpy.text.extractors.chars",
+    "snowpy.text.extractors.affixes",
 )
 
 #: hook name -> (record kind used in messages, record type path)
 _KINDS = {
     "snowpy_update_rules": ("update rule", "snowpy.rules.spec:RuleSpec"),
+    "snowpy_feature_extractors": ("feature extractor", "snowpy.text.extractors.spec:ExtractorSpec"),
 }
 
 
@@ -228,6 +235,19 @@ def get_rule(name: str) -> Any:
 def list_rules() -> dict[str, Provided]:
     """Every installed update rule by name, with the plugin that provides it."""
     return collect("snowpy_update_rules")
+
+
+def get_extractor(name: str) -> Any:
+    """The :class:`~snowpy.text.extractors.ExtractorSpec` registered under ``name``.
+
+    Raises the same errors as :func:`get_rule`.
+    """
+    return _get("snowpy_feature_extractors", name).record
+
+
+def list_extractors() -> dict[str, Provided]:
+    """Every installed feature extractor by name, with its provider."""
+    return collect("snowpy_feature_extractors")
 
 
 def reset() -> None:

@@ -1,0 +1,13 @@
+"""The text front end: normalise, tokenise, extract and hash features.
+
+>>> from snowpy.text import Featurizer
+>>> Featurizer(bits=10).transform(["a b a"]).toarray().sum()
+2.0
+"""
+
+from __future__ import annotations
+
+from snowpy.text.featurizer import Featurizer
+from snowpy.text.hashing import feature_seed, murmurhash3_32
+
+__all__ = ["Featurizer", "murmurhash3_32", "feature_seed"]

@@ -1,0 +1,67 @@
+"""Compiled helpers shared by extractor kernels (and usable by plugins).
+
+A kernel checks its output capacity once per document (``room``), hashes
+each feature with :func:`hash_span` and, only when names are kept, copies
+the hashed bytes with :func:`record`.
+"""
+
+from __future__ import annotations
+
+import numba
+import numpy as np
+
+from snowpy.text.hashing import murmur_bytes
+
+__all__ = ["hash_span", "record", "room", "char_starts", "max_token_bytes"]
+
+
+@numba.njit(nogil=True, cache=True, inline="always")
+def hash_span(buffer, start, end, seed, mask):  # pragma: no cover - compiled
+    """The feature id of ``buffer[start:end]``."""
+    return np.int32(murmur_bytes(buffer, start, end, seed) & mask)
+
+
+@numba.njit(nogil=True, cache=True)
+def room(out_ids, spans, names, count, needed):  # pragma: no cover - compiled
+    """True when ``needed`` more ids (and spans, with names) fit after ``count``."""
+    if count + needed > out_ids.shape[0]:
+        return False
+    return not names or count + needed <= spans.shape[0]
+
+
+@numba.njit(nogil=True, cache=True)
+def record(buffer, start, end, arena, spans, count, used):  # pragma: no cover - compiled
+    """Copy the bytes of feature ``count`` to the arena; the new fill, or -2 when full."""
+    length = end - start
+    if used + length > arena.shape[0]:
+        return -2
+    for q in range(length):
+        arena[used + q] = buffer[start + q]
+    spans[count, 0] = used
+    spans[count, 1] = used + length
+    return used + length
+
+
+@numba.njit(nogil=True, cache=True)
+def char_starts(buffer, start, end, out):  # pragma: no cover - compiled
+    """Byte offsets of the code points of ``buffer[start:end]`` into ``out``, plus ``end``.
+
+    Returns the number of code points.
+    """
+    n = 0
+    for i in range(start, end):
+        if (buffer[i] & 0xC0) != 0x80:
+            out[n] = i
+            n += 1
+    out[n] = end
+    return n
+
+
+@numba.njit(nogil=True, cache=True)
+def max_token_bytes(starts, ends):  # pragma: no cover - compiled
+    """The longest token, in bytes."""
+    longest = 0
+    for k in range(starts.shape[0]):
+        if ends[k] - starts[k] > longest:
+            longest = ends[k] - starts[k]
+    return longest

@@ -1,0 +1,568 @@
+"""``snowpy.Featurizer``: raw text to active-feature sets, fast and streaming.
+
+Documents are processed in chunks of about ``chunk_bytes`` of text: each
+chunk is encoded to UTF-8 once, tokenised by one compiled pass, handed to
+each extractor's compiled kernel, and merged into CSR rows; the buffers are
+reused from chunk to chunk, so memory stays bounded and hot in cache.
+Chunked and whole-corpus featurisation give identical matrices, because
+every row depends on its own document only.
+"""
+
+from __future__ import annotations
+
+import inspect
+import itertools
+import os
+import re
+import threading
+import unicodedata
+from collections import deque
+from concurrent.futures import ThreadPoolExecutor
+from collections.abc import Iterable, Iterator, Sequence
+from typing import Any
+
+import numpy as np
+import scipy.sparse as sp
+
+from snowpy.exceptions import ConfigurationError
+from snowpy.plugins import get_extractor
+from snowpy.text.assemble import VALUE_MODES, assemble_rows
+from snowpy.text.extractors.spec import ExtractorKernel
+from snowpy.text.hashing import DEFAULT_SEED, feature_seed
+from snowpy.text.names import NameIndex
+from snowpy.text.tokenize import (
+    TokenStream,
+    encode_documents,
+    split_documents,
+    split_spaces,
+    tokenize_bytes,
+)
+
+__all__ = ["Featurizer"]
+
+_FORMS = (None, "NFC", "NFKC", "NFD", "NFKD")
+
+
+def _range(value: Any, name: str) -> tuple[int, int] | None:
+    """``None``, ``n`` or ``(min, max)`` as a range of positive integers."""
+    if value is None or value is False:
+        return None
+    if isinstance(value, (int, np.integer)) and not isinstance(value, bool):
+        return int(value), int(value)
+    try:
+        low, high = value
+        return int(low), int(high)
+    except (TypeError, ValueError):
+        raise ConfigurationError(f"{name} must be None, an integer or (min, max), got {value!r}") \
+            from None
+
+
+class _Workspace:
+    """Buffers reused from chunk to chunk, grown when too small."""
+
+    def __init__(self) -> None:
+        self._buffers: dict[str, np.ndarray] = {}
+
+    def get(self, name: str, shape: int | tuple[int, ...], dtype: Any) -> np.ndarray:
+        shape = (shape,) if isinstance(shape, (int, np.integer)) else tuple(shape)
+        size = int(np.prod(shape))
+        buffer = self._buffers.get(name)
+        if buffer is None or buffer.size < size or buffer.dtype != np.dtype(dtype):
+            buffer = np.empty(max(size, 1) + size // 2, dtype=dtype)
+            self._buffers[name] = buffer
+        return buffer[:size].reshape(shape)
+
+
+class _Inline:
+    """A stand-in for a thread pool that runs each task at once (one job)."""
+
+    def __enter__(self) -> _Inline:
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        return None
+
+    def submit(self, function: Any, *args: Any) -> Any:
+        from concurrent.futures import Future
+
+        future: Future = Future()
+        try:
+            future.set_result(function(*args))
+        except BaseException as exc:  # re-raised by result(), as a pool would
+            future.set_exception(exc)
+        return future
+
+
+class _SequenceChunks:
+    """Chunks of a list of documents, cut by cumulative length (no per-document loop)."""
+
+    def __init__(self, texts: Sequence[Any], bounds: np.ndarray) -> None:
+        self.texts = texts
+        self.bounds = bounds
+        self.position = 0
+
+    def next(self) -> list[Any]:
+        if self.position + 1 >= self.bounds.size:
+            return []
+        start, stop = self.bounds[self.position], self.bounds[self.position + 1]
+        self.position += 1
+        return list(self.texts[start:stop])
+
+
+def _chunks_of_sequence(texts: Sequence[Any], chunk_bytes: int, fields: Any) -> _SequenceChunks:
+    if fields is None:
+        try:
+            lengths = np.fromiter(map(len, texts), dtype=np.int64, count=len(texts))
+        except TypeError:  # not all sized: the featurizer reports which one
+            lengths = np.fromiter(map(_approximate_size, texts), dtype=np.int64, count=len(texts))
+    else:
+        lengths = np.fromiter(map(_approximate_size, texts), dtype=np.int64, count=len(texts))
+    total = np.cumsum(lengths)
+    marks = np.arange(chunk_bytes, int(total[-1]) + chunk_bytes, chunk_bytes) if total.size else []
+    bounds = np.unique(np.r_[0, np.searchsorted(total, marks, side="left") + 1, len(texts)])
+    return _SequenceChunks(texts, np.minimum(bounds, len(texts)))
+
+
+def _approximate_size(doc: Any) -> int:
+    if isinstance(doc, (str, bytes)):
+        return len(doc)
+    if isinstance(doc, dict):
+        return sum(len(v) for v in doc.values() if isinstance(v, (str, bytes)))
+    if isinstance(doc, (tuple, list)):
+        return sum(len(v) for v in doc if isinstance(v, (str, bytes)))
+    return 64
+
+
+class _Segment:
+    """One extractor applied to one field."""
+
+    __slots__ = ("field", "namespace", "kernel", "seed", "name")
+
+    def __init__(self, field: int, namespace: str, name: str, kernel: ExtractorKernel,
+                 seed: int) -> None:
+        self.field = field
+        self.namespace = namespace
+        self.name = name
+        self.kernel = kernel
+        self.seed = seed
+
+    def label(self, raw: str) -> str:
+        shown = self.kernel.show(raw)
+        return f"{self.namespace}/{shown}" if self.namespace else shown
+
+
+class Featurizer:
+    """Turn documents into sparse active-feature sets (hashed CSR rows).
+
+    Parameters
+    ----------
+    ngrams : int, (int, int) or None, default 1
+        Word n-grams: ``1`` for unigrams, ``(1, 2)`` for unigrams and bigrams.
+    char_ngrams : int, (int, int) or None, default None
+        Character n-grams, e.g. ``(3, 5)``.
+    char_boundaries : {"within", "across"}, default "within"
+        Character n-grams inside padded tokens (scikit-learn's ``char_wb``)
+        or across token boundaries (``char``).
+    skipgrams : int or None, default None
+        k-skip-bigrams: token pairs with 1..k tokens between them.
+    affixes : int, (int, int) or None, default None
+        Prefixes and suffixes of these lengths.
+    extractors : sequence of (name, dict), default ()
+        More extractors by name (any installed plugin's), with parameters.
+    bits : int, default 20
+        Feature ids are hashes masked to ``bits`` bits (``2**bits`` columns).
+    lowercase : bool, default True
+        Map every character to its simple lower case.
+    unicode_form : {None, "NFC", "NFKC", "NFD", "NFKD"}, default None
+        Unicode normalisation applied first (``"NFKC"`` folds ligatures,
+        full-width forms and the like).
+    strip_accents : bool, default False
+        Decompose (NFKD) and drop combining marks: "café" becomes "cafe".
+    token_pattern : str or None, default None
+        A regular expression whose matches are the tokens, instead of the
+        built-in rule (slower: the regex runs in Python's engine).
+    values : {"binary", "count", "log"}, default "binary"
+        Feature strength: presence (SNoW's default), occurrences, or
+        ``1 + ln(count)``.
+    norm : {None, "l2"}, default None
+        Divide each row by its Euclidean norm.
+    fields : sequence of str, optional
+        When documents are records (dicts, or tuples in this order), the
+        fields to featurise; each hashes into its own namespace.
+    keep_names : bool, default False
+        Keep the inverse map from feature id to feature strings (``names_``).
+    hash_seed : int, default 0
+        Base seed of the hash.
+    errors : {"replace", "strict"}, default "replace"
+        Invalid UTF-8 (or lone surrogates): treated as separators and counted
+        in ``invalid_bytes_``, or an error naming the document.
+    chunk_bytes : int, default 1 MiB
+        Text processed per chunk.
+    n_jobs : int, default -1
+        Threads featurising chunks at once (-1: one per core). The compiled
+        stages release the GIL; results are identical for any value.
+
+    Examples
+    --------
+    >>> X = Featurizer(ngrams=(1, 2), bits=18).transform(["New York, new ideas"])
+    >>> X.shape, X.nnz
+    ((1, 262144), 5)
+    """
+
+    def __init__(
+        self,
+        *,
+        ngrams: Any = 1,
+        char_ngrams: Any = None,
+        char_boundaries: str = "within",
+        skipgrams: int | None = None,
+        affixes: Any = None,
+        extractors: Sequence[tuple[str, dict]] = (),
+        bits: int = 20,
+        lowercase: bool = True,
+        unicode_form: str | None = None,
+        strip_accents: bool = False,
+        token_pattern: str | None = None,
+        values: str = "binary",
+        norm: str | None = None,
+        fields: Sequence[str] | None = None,
+        keep_names: bool = False,
+        hash_seed: int = DEFAULT_SEED,
+        errors: str = "replace",
+        chunk_bytes: int = 1 << 20,
+        n_jobs: int = -1,
+    ) -> None:
+        self.ngrams = ngrams
+        self.char_ngrams = char_ngrams
+        self.char_boundaries = char_boundaries
+        self.skipgrams = skipgrams
+        self.affixes = affixes
+        self.extractors = extractors
+        self.bits = bits
+        self.lowercase = lowercase
+        self.unicode_form = unicode_form
+        self.strip_accents = strip_accents
+        self.token_pattern = token_pattern
+        self.values = values
+        self.norm = norm
+        self.fields = fields
+        self.keep_names = keep_names
+        self.hash_seed = hash_seed
+        self.errors = errors
+        self.chunk_bytes = chunk_bytes
+        self.n_jobs = n_jobs
+
+    # ------------------------------------------------------------ parameters
+    def get_params(self, deep: bool = True) -> dict[str, Any]:
+        """The constructor's arguments (scikit-learn convention)."""
+        names = [p for p in inspect.signature(type(self).__init__).parameters if p != "self"]
+        return {name: getattr(self, name) for name in names}
+
+    def set_params(self, **params: Any) -> Featurizer:
+        """Set constructor arguments; returns self."""
+        valid = self.get_params()
+        for name, value in params.items():
+            if name not in valid:
+                raise ConfigurationError(f"Featurizer has no parameter {name!r}")
+            setattr(self, name, value)
+        self.__dict__.pop("_compiled", None)
+        return self
+
+    def extractor_config(self) -> list[tuple[str, dict[str, Any]]]:
+        """The extractors this configuration runs, as ``(name, params)``."""
+        config: list[tuple[str, dict[str, Any]]] = []
+        words = _range(self.ngrams, "ngrams")
+        if words:
+            config.append(("words", {"min_n": words[0], "max_n": words[1]}))
+        chars = _range(self.char_ngrams, "char_ngrams")
+        if chars:
+            config.append(("chars", {"min_n": chars[0], "max_n": chars[1],
+                                     "boundaries": self.char_boundaries}))
+        if self.skipgrams:
+            config.append(("skipgrams", {"max_skip": int(self.skipgrams)}))
+        affixes = _range(self.affixes, "affixes")
+        if affixes:
+            config.append(("affixes", {"min_len": affixes[0], "max_len": affixes[1]}))
+        for item in self.extractors:
+            try:
+                name, params = item
+            except (TypeError, ValueError):
+                raise ConfigurationError(
+                    f"extractors must hold (name, params) pairs, got {item!r}"
+                ) from None
+            config.append((str(name), dict(params)))
+        if not config:
+            raise ConfigurationError("no feature extractor configured (ngrams=None and no other)")
+        return config
+
+    def _compile(self) -> list[_Segment]:
+        compiled = self.__dict__.get("_compiled")
+        if compiled is not None:
+            return compiled
+        if isinstance(self.bits, bool) or not isinstance(self.bits, (int, np.integer)) \
+                or not 1 <= self.bits <= 31:
+            raise ConfigurationError(f"bits must be an integer from 1 to 31, got {self.bits!r}")
+        if self.values not in VALUE_MODES:
+            raise ConfigurationError(
+                f"values must be one of {', '.join(VALUE_MODES)}, got {self.values!r}"
+            )
+        if self.norm not in (None, "l2"):
+            raise ConfigurationError(f"norm must be None or 'l2', got {self.norm!r}")
+        if self.unicode_form not in _FORMS:
+            raise ConfigurationError(
+                f"unicode_form must be one of None, NFC, NFKC, NFD, NFKD, got {self.unicode_form!r}"
+            )
+        if self.errors not in ("replace", "strict"):
+            raise ConfigurationError(f"errors must be 'replace' or 'strict', got {self.errors!r}")
+        if self.token_pattern is not None:
+            try:
+                self._pattern = re.compile(self.token_pattern)
+            except re.error as exc:
+                raise ConfigurationError(f"token_pattern is not a valid regular expression: {exc}") \
+                    from None
+        fields = [""] if self.fields is None else [str(f) for f in self.fields]
+        segments = []
+        for name, params in self.extractor_config():
+            kernel = get_extractor(name).make_kernel(params)
+            for index, namespace in enumerate(fields):
+                seed = feature_seed(kernel.kind, namespace, int(self.hash_seed))
+                segments.append(_Segment(index, namespace, name, kernel, seed))
+        self._compiled = segments
+        self._local = threading.local()
+        if self.keep_names and not hasattr(self, "_names"):
+            self._names = NameIndex()
+        return segments
+
+    # -------------------------------------------------------------- transform
+    def fit(self, texts: Any = None, y: Any = None) -> Featurizer:
+        """Nothing to learn (hashing); checks the configuration. Returns self."""
+        self._compile()
+        return self
+
+    def transform(self, texts: Iterable[Any]) -> sp.csr_matrix:
+        """Featurise documents into a CSR matrix ``(n_docs, 2**bits)``."""
+        blocks = list(self.iter_blocks(texts))
+        if not blocks:
+            return sp.csr_matrix((0, 1 << self.bits), dtype=np.float64)
+        if len(blocks) == 1:
+            return blocks[0]
+        indptr = [blocks[0].indptr]
+        offset = blocks[0].indptr[-1]
+        for block in blocks[1:]:
+            indptr.append(block.indptr[1:] + offset)
+            offset += block.indptr[-1]
+        indices = np.concatenate([b.indices for b in blocks])
+        if self.values == "binary" and self.norm is None:
+            data = np.ones(indices.size, dtype=np.float64)
+        else:
+            data = np.concatenate([b.data for b in blocks])
+        matrix = sp.csr_matrix(
+            (data, indices, np.concatenate(indptr)),
+            shape=(sum(b.shape[0] for b in blocks), 1 << self.bits),
+        )
+        matrix.has_canonical_format = True
+        return matrix
+
+    def fit_transform(self, texts: Iterable[Any], y: Any = None) -> sp.csr_matrix:
+        return self.transform(texts)
+
+    def iter_blocks(self, texts: Iterable[Any], chunk_docs: int | None = None
+                    ) -> Iterator[sp.csr_matrix]:
+        """Featurise a stream of documents, yielding one CSR block per chunk.
+
+        Memory stays bounded by the chunk size (times the threads at work):
+        corpora larger than memory can be trained on block by block
+        (``Network.partial_fit``). Blocks come in the order of the documents.
+        """
+        segments = self._compile()
+        self.invalid_bytes_ = 0
+        jobs = self._jobs()
+        n_fields = 1 if self.fields is None else len(self.fields)
+        iterator = _chunks_of_sequence(texts, self.chunk_bytes, self.fields) \
+            if chunk_docs is None and isinstance(texts, (list, tuple, np.ndarray)) else iter(texts)
+        first_doc = 0
+        pending: deque = deque()
+        with ThreadPoolExecutor(max_workers=jobs) if jobs > 1 else _Inline() as pool:
+            while True:
+                while len(pending) < 2 * jobs:
+                    docs = self._next_chunk(iterator, chunk_docs)
+                    if not docs:
+                        break
+                    fields = [self._encode(docs, field, first_doc) for field in range(n_fields)]
+                    pending.append(pool.submit(self._featurize, fields, len(docs), segments,
+                                               first_doc))
+                    first_doc += len(docs)
+                if not pending:
+                    return
+                block, invalid, names = pending.popleft().result()
+                self.invalid_bytes_ += invalid
+                for ids, spans, arena, label in names:
+                    self._names.add(ids, spans, arena, label)
+                yield block
+
+    def _jobs(self) -> int:
+        jobs = self.n_jobs
+        if isinstance(jobs, bool) or not isinstance(jobs, (int, np.integer)) or jobs == 0:
+            raise ConfigurationError(f"n_jobs must be a positive integer or -1, got {jobs!r}")
+        return os.cpu_count() or 1 if jobs < 0 else int(jobs)
+
+    def _next_chunk(self, iterator: Iterator[Any], chunk_docs: int | None) -> list[Any]:
+        """The next documents, about ``chunk_bytes`` of text unless ``chunk_docs`` is set."""
+        if isinstance(iterator, _SequenceChunks):
+            return iterator.next()
+        if chunk_docs is not None:
+            return list(itertools.islice(iterator, chunk_docs))
+        docs: list[Any] = []
+        size = 0
+        for doc in iterator:
+            docs.append(doc)
+            size += _approximate_size(doc)
+            if size >= self.chunk_bytes:
+                break
+        return docs
+
+    def _featurize(self, fields: list, n_docs: int, segments: list[_Segment], first_doc: int):
+        """Tokenise, extract and assemble one chunk (compiled stages, no GIL held)."""
+        workspace = getattr(self._local, "workspace", None)
+        if workspace is None:
+            workspace = self._local.workspace = _Workspace()
+        streams = [self._tokens(raw, offsets, n_docs, field, first_doc, workspace)
+                   for field, (raw, offsets) in enumerate(fields)]
+        invalid = int(sum(int(stream.invalid.sum()) for stream in streams))
+        names: list = []
+        outputs = [self._extract(segment, streams[segment.field], workspace, names)
+                   for segment in segments]
+        ptrs = np.empty((len(outputs), n_docs + 1), dtype=np.int64)
+        offset = 0
+        for s, (ids, ptr) in enumerate(outputs):
+            ptrs[s] = ptr + offset
+            offset += ids.size
+        ids = np.concatenate([ids for ids, _ in outputs]) if len(outputs) > 1 else outputs[0][0]
+        widest = int((ptrs[:, 1:] - ptrs[:, :-1]).sum(axis=0).max()) if n_docs else 0
+        indptr = np.empty(n_docs + 1, dtype=np.int64)
+        indices = workspace.get("indices", ids.size, np.int32)
+        data = workspace.get("data", ids.size, np.float64)
+        scratch = workspace.get("row", max(widest, 1), np.int32)
+        nnz = assemble_rows(ids, ptrs, VALUE_MODES.index(self.values), self.norm == "l2",
+                            int(self.bits), indptr, indices, data, scratch)
+        block = sp.csr_matrix((data[:nnz].copy(), indices[:nnz].copy(), indptr),
+                              shape=(n_docs, 1 << self.bits))
+        block.has_canonical_format = True
+        return block, invalid, names
+
+    # ------------------------------------------------------------- tokenising
+    def _texts(self, docs: list[Any], field: int, first_doc: int) -> list[Any]:
+        if self.fields is None:
+            items = docs
+        else:
+            name = self.fields[field]
+            items = []
+            for i, doc in enumerate(docs):
+                try:
+                    items.append(doc[name] if isinstance(doc, dict) else doc[field])
+                except (KeyError, IndexError, TypeError):
+                    raise ConfigurationError(
+                        f"document {first_doc + i} has no field {name!r}"
+                    ) from None
+        kinds = set(map(type, items))
+        if not kinds <= {str, bytes}:
+            for i, item in enumerate(items):
+                if not isinstance(item, (str, bytes)):
+                    where = "" if self.fields is None else f" field {self.fields[field]!r}"
+                    raise ConfigurationError(
+                        f"document {first_doc + i}{where} is not text (got {type(item).__name__})"
+                    )
+        return items
+
+    def _normalised(self, items: list[Any]) -> list[Any]:
+        form = self.unicode_form
+        needs_str = form is not None or self.strip_accents or self.token_pattern is not None
+        if not needs_str:
+            return items
+        out = []
+        for item in items:
+            text = item.decode("utf-8", "surrogateescape") if isinstance(item, bytes) else item
+            if form is not None:
+                text = unicodedata.normalize(form, text)
+            if self.strip_accents:
+                text = unicodedata.normalize("NFKD", text)
+            out.append(text)
+        return out
+
+    def _encode(self, docs: list[Any], field: int, first_doc: int):
+        """One field of a chunk as UTF-8 bytes (the part that needs the GIL)."""
+        items = self._normalised(self._texts(docs, field, first_doc))
+        if self.token_pattern is not None:
+            pattern = self._pattern
+            lower = self.lowercase
+            items = [" ".join(pattern.findall(t.lower() if lower else t)) for t in items]
+        return encode_documents(items)
+
+    def _tokens(self, raw: np.ndarray, offsets: np.ndarray | None, n_docs: int, field: int,
+                first_doc: int, workspace: _Workspace) -> TokenStream:
+        data, offsets = split_documents(raw, offsets, n_docs, workspace)
+        if self.token_pattern is not None:
+            stream = split_spaces(data, offsets)
+        else:
+            stream = tokenize_bytes(data, offsets, lowercase=bool(self.lowercase),
+                                    strip_marks=bool(self.strip_accents),
+                                    workspace=workspace)
+        if self.errors == "strict" and stream.invalid.any():
+            doc = int(np.flatnonzero(stream.invalid)[0])
+            where = "" if self.fields is None else f" (field {self.fields[field]!r})"
+            raise ConfigurationError(
+                f"document {first_doc + doc}{where} holds {int(stream.invalid[doc])} invalid "
+                "UTF-8 byte(s); use errors='replace' to treat them as separators"
+            )
+        return stream
+
+    def _extract(self, segment: _Segment, stream: TokenStream, workspace: _Workspace,
+                 names: list) -> tuple[np.ndarray, np.ndarray]:
+        kernel = segment.kernel
+        n_docs = stream.n_docs
+        capacity = kernel.capacity(stream.starts.size, stream.text.size)
+        arena_size = 4 * stream.text.size + 64 if self.keep_names else 0
+        mask = (1 << self.bits) - 1
+        out_ptr = np.empty(n_docs + 1, dtype=np.int64)
+        key = f"ids:{segment.name}:{segment.field}"
+        while True:
+            out_ids = workspace.get(key, capacity, np.int32)
+            if self.keep_names:
+                arena = workspace.get("arena", arena_size, np.uint8)
+                spans = workspace.get("spans", (capacity, 2), np.int64)
+            else:
+                arena = np.empty(0, dtype=np.uint8)
+                spans = np.empty((0, 2), dtype=np.int64)
+            count = kernel.extract(stream.text, stream.starts, stream.ends, stream.doc_ptr,
+                                   kernel.params, segment.seed, mask, out_ids, out_ptr,
+                                   bool(self.keep_names), arena, spans)
+            if count == -1:
+                capacity *= 2
+            elif count == -2:
+                arena_size *= 2
+            elif count < 0:
+                raise ConfigurationError(f"extractor {segment.name!r} returned {count}")
+            else:
+                break
+        if self.keep_names:  # merged in document order by the caller
+            names.append((out_ids[:count].copy(), spans[:count].copy(), arena.copy(),
+                          segment.label))
+        return out_ids[:count], out_ptr
+
+    # -------------------------------------------------------------- names
+    @property
+    def names_(self) -> dict[int, list[str]]:
+        """Feature id -> the feature strings seen with it (``keep_names=True``)."""
+        if not self.keep_names or not hasattr(self, "_names"):
+            raise ConfigurationError("the inverse map is kept only with keep_names=True")
+        return dict(self._names.names)
+
+    def feature_names(self, ids: Iterable[int]) -> list[str]:
+        """A readable name per id: its strings joined by `` | `` (or ``#id``)."""
+        names = self.names_
+        return [" | ".join(names[i]) if i in names else f"#{i}" for i in ids]
+
+    def collisions(self) -> dict[int, int]:
+        """Ids shared by more than one feature string, with the count of extra strings."""
+        self.names_  # raises when not kept
+        return self._names.collisions()

@@ -1,0 +1,94 @@
+"""MurmurHash3 x86_32, compiled: the stable hash of feature strings.
+
+A feature's id is ``murmurhash3_32(utf8_bytes, seed) & (2**bits - 1)`` where
+the seed identifies the extractor and the namespace (see
+:func:`feature_seed`). MurmurHash3 (Austin Appleby, public domain) is the hash
+scikit-learn's HashingVectorizer and Vowpal Wabbit use; it depends only on the
+bytes, so ids are identical across processes, machines and PYTHONHASHSEED.
+
+>>> murmurhash3_32(b"hello")
+613153351
+>>> hex(murmurhash3_32(b"", seed=1))
+'0x514e28b7'
+"""
+
+from __future__ import annotations
+
+import numba
+import numpy as np
+
+__all__ = ["murmurhash3_32", "murmur_bytes", "feature_seed", "DEFAULT_SEED"]
+
+#: Base seed of feature hashing; a model records the seed it used.
+DEFAULT_SEED = 0
+
+_M32 = 0xFFFFFFFF
+
+
+@numba.njit(nogil=True, cache=True, inline="always")
+def _rotl(x, r):  # pragma: no cover - compiled
+    return ((x << r) | (x >> (32 - r))) & 0xFFFFFFFF
+
+
+@numba.njit(nogil=True, cache=True, inline="always")
+def murmur_bytes(data, start, end, seed):  # pragma: no cover - compiled
+    """MurmurHash3 x86_32 of ``data[start:end]`` (uint8 array) as an int in [0, 2**32)."""
+    c1 = 0xCC9E2D51
+    c2 = 0x1B873593
+    h = seed & 0xFFFFFFFF
+    length = end - start
+    stop = start + (length // 4) * 4
+    i = start
+    while i < stop:
+        k = (np.int64(data[i]) | (np.int64(data[i + 1]) << 8) | (np.int64(data[i + 2]) << 16)
+             | (np.int64(data[i + 3]) << 24))
+        k = (k * c1) & 0xFFFFFFFF
+        k = _rotl(k, 15)
+        k = (k * c2) & 0xFFFFFFFF
+        h ^= k
+        h = _rotl(h, 13)
+        h = (h * 5 + 0xE6546B64) & 0xFFFFFFFF
+        i += 4
+    tail = length & 3
+    k = 0
+    if tail == 3:
+        k ^= np.int64(data[stop + 2]) << 16
+    if tail >= 2:
+        k ^= np.int64(data[stop + 1]) << 8
+    if tail >= 1:
+        k ^= np.int64(data[stop])
+        k = (k * c1) & 0xFFFFFFFF
+        k = _rotl(k, 15)
+        k = (k * c2) & 0xFFFFFFFF
+        h ^= k
+    h ^= length
+    h ^= h >> 16
+    h = (h * 0x85EBCA6B) & 0xFFFFFFFF
+    h ^= h >> 13
+    h = (h * 0xC2B2AE35) & 0xFFFFFFFF
+    h ^= h >> 16
+    return h
+
+
+def murmurhash3_32(data: bytes | str, seed: int = DEFAULT_SEED) -> int:
+    """MurmurHash3 x86_32 of ``data`` (a str is hashed as UTF-8), unsigned.
+
+    Equal to ``sklearn.utils.murmurhash3_32(data, seed, positive=True)``.
+    """
+    if isinstance(data, str):
+        data = data.encode("utf-8", "surrogatepass")
+    array = np.frombuffer(data, dtype=np.uint8) if data else np.zeros(0, dtype=np.uint8)
+    return int(murmur_bytes(array, 0, array.size, seed & _M32))
+
+
+def feature_seed(kind: str, namespace: str = "", seed: int = DEFAULT_SEED) -> int:
+    """The hash seed of one extractor in one namespace.
+
+    ``murmurhash3_32(f"{namespace}\\x1f{kind}", seed)``: features of different
+    extractors (the word "ion" and the character trigram "ion") and of
+    different namespaces (a subject and a body) hash apart.
+
+    >>> feature_seed("words") != feature_seed("chars") != feature_seed("words", "subject")
+    True
+    """
+    return murmurhash3_32(f"{namespace}\x1f{kind}", seed)

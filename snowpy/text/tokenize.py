@@ -1,0 +1,339 @@
+"""Tokenisation of UTF-8 bytes into a normalised token stream (numba).
+
+The rule, applied to each document's code points (:mod:`snowpy.text.unicode`
+defines the classes):
+
+* a token starts at a word character (letter, number, underscore) and
+  continues over word characters and combining marks;
+* a symbol (emoji included) or a CJK ideograph is a token by itself;
+* anything else separates tokens;
+* with ``lowercase`` every code point takes its simple lower-case mapping;
+  with ``strip_marks`` combining marks are dropped (after NFKD this strips
+  accents).
+
+Invalid UTF-8 (and lone surrogates) never stops the tokeniser: each bad byte
+is a separator and is counted per document, so that the caller can apply
+its policy (replace, or an error naming the document).
+
+The output is one normalised buffer per chunk: each document's tokens
+written as ``tok1 tok2 tok3`` with single spaces, and the byte span of every
+token. Any word n-gram is therefore a contiguous slice of the buffer.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numba
+import numpy as np
+
+from snowpy.text.unicode import MARK, SINGLE, WORD, tables
+
+__all__ = ["tokenize_bytes", "split_spaces", "TokenStream", "encode_documents",
+           "split_documents"]
+
+
+@numba.njit(nogil=True, cache=True, inline="always")
+def _put(out, pos, cp):  # pragma: no cover - compiled
+    """Write code point ``cp`` as UTF-8 at ``out[pos:]``; return the new position."""
+    if cp < 0x80:
+        out[pos] = cp
+        return pos + 1
+    if cp < 0x800:
+        out[pos] = 0xC0 | (cp >> 6)
+        out[pos + 1] = 0x80 | (cp & 0x3F)
+        return pos + 2
+    if cp < 0x10000:
+        out[pos] = 0xE0 | (cp >> 12)
+        out[pos + 1] = 0x80 | ((cp >> 6) & 0x3F)
+        out[pos + 2] = 0x80 | (cp & 0x3F)
+        return pos + 3
+    out[pos] = 0xF0 | (cp >> 18)
+    out[pos + 1] = 0x80 | ((cp >> 12) & 0x3F)
+    out[pos + 2] = 0x80 | ((cp >> 6) & 0x3F)
+    out[pos + 3] = 0x80 | (cp & 0x3F)
+    return pos + 4
+
+
+@numba.njit(nogil=True, cache=True)
+def _tokenize(data, offsets, classes, lower, ascii_lower, lowercase, strip_marks, out, starts,
+              ends, doc_ptr, invalid):  # pragma: no cover - compiled
+    pos = 0
+    n_tokens = 0
+    for d in range(offsets.shape[0] - 1):
+        doc_ptr[d] = n_tokens
+        i = offsets[d]
+        stop = offsets[d + 1]
+        in_token = False
+        bad = 0
+        while i < stop:
+            b = np.int64(data[i])
+            if b < 0x80 and classes[b] == WORD:
+                # fast path: a run of ASCII word characters
+                if not in_token:
+                    if n_tokens > doc_ptr[d]:
+                        out[pos] = 32
+                        pos += 1
+                    starts[n_tokens] = pos
+                    in_token = True
+                out[pos] = ascii_lower[b]
+                pos += 1
+                i += 1
+                while i < stop:
+                    b = np.int64(data[i])
+                    if b >= 0x80 or classes[b] != WORD:
+                        break
+                    out[pos] = ascii_lower[b]
+                    pos += 1
+                    i += 1
+                continue
+            # decode one code point (cp < 0: invalid byte)
+            if b < 0x80:
+                cp = b
+                i += 1
+            else:
+                cp = -1
+                if 0xC2 <= b <= 0xDF:
+                    if i + 1 < stop and (data[i + 1] & 0xC0) == 0x80:
+                        cp = ((b & 0x1F) << 6) | (np.int64(data[i + 1]) & 0x3F)
+                        i += 2
+                elif 0xE0 <= b <= 0xEF:
+                    if i + 2 < stop and (data[i + 1] & 0xC0) == 0x80 \
+                            and (data[i + 2] & 0xC0) == 0x80:
+                        c1 = np.int64(data[i + 1])
+                        if not ((b == 0xE0 and c1 < 0xA0) or (b == 0xED and c1 >= 0xA0)):
+                            cp = ((b & 0x0F) << 12) | ((c1 & 0x3F) << 6) \
+                                | (np.int64(data[i + 2]) & 0x3F)
+                            i += 3
+                elif 0xF0 <= b <= 0xF4:
+                    if i + 3 < stop and (data[i + 1] & 0xC0) == 0x80 \
+                            and (data[i + 2] & 0xC0) == 0x80 and (data[i + 3] & 0xC0) == 0x80:
+                        c1 = np.int64(data[i + 1])
+                        if not ((b == 0xF0 and c1 < 0x90) or (b == 0xF4 and c1 >= 0x90)):
+                            cp = ((b & 0x07) << 18) | ((c1 & 0x3F) << 12) \
+                                | ((np.int64(data[i + 2]) & 0x3F) << 6) \
+                                | (np.int64(data[i + 3]) & 0x3F)
+                            i += 4
+                if cp < 0:
+                    bad += 1
+                    i += 1
+                    if in_token:
+                        ends[n_tokens] = pos
+                        n_tokens += 1
+                        in_token = False
+                    continue
+            kind = classes[cp]
+            if lowercase:
+                cp = lower[cp]
+            if kind == WORD or (kind == MARK and in_token):
+                if kind == MARK and strip_marks:
+                    continue
+                if not in_token:
+                    if n_tokens > doc_ptr[d]:
+                        out[pos] = 32
+                        pos += 1
+                    starts[n_tokens] = pos
+                    in_token = True
+                pos = _put(out, pos, cp)
+            else:
+                if in_token:
+                    ends[n_tokens] = pos
+                    n_tokens += 1
+                    in_token = False
+                if kind == SINGLE:
+                    if n_tokens > doc_ptr[d]:
+                        out[pos] = 32
+                        pos += 1
+                    starts[n_tokens] = pos
+                    pos = _put(out, pos, cp)
+                    ends[n_tokens] = pos
+                    n_tokens += 1
+        if in_token:
+            ends[n_tokens] = pos
+            n_tokens += 1
+        invalid[d] = bad
+    doc_ptr[offsets.shape[0] - 1] = n_tokens
+    return pos, n_tokens
+
+
+class TokenStream:
+    """The tokens of a chunk of documents.
+
+    Attributes
+    ----------
+    text : uint8 array
+        Each document's normalised tokens, space-separated, back to back.
+    starts, ends : int64 arrays
+        Byte span of every token in ``text``.
+    doc_ptr : int64 array, shape (n_docs + 1,)
+        Tokens of document ``d`` are ``doc_ptr[d]:doc_ptr[d + 1]``.
+    invalid : int64 array, shape (n_docs,)
+        Invalid UTF-8 bytes met in each document.
+    """
+
+    __slots__ = ("text", "starts", "ends", "doc_ptr", "invalid")
+
+    def __init__(self, text, starts, ends, doc_ptr, invalid) -> None:
+        self.text = text
+        self.starts = starts
+        self.ends = ends
+        self.doc_ptr = doc_ptr
+        self.invalid = invalid
+
+    @property
+    def n_docs(self) -> int:
+        return self.doc_ptr.size - 1
+
+    def tokens(self, doc: int) -> list[str]:
+        """The tokens of one document, decoded (for tests and inspection)."""
+        first, last = self.doc_ptr[doc], self.doc_ptr[doc + 1]
+        raw = self.text.tobytes()
+        return [raw[self.starts[k]:self.ends[k]].decode("utf-8") for k in range(first, last)]
+
+
+def tokenize_bytes(
+    data: np.ndarray,
+    offsets: np.ndarray,
+    *,
+    lowercase: bool = True,
+    strip_marks: bool = False,
+    workspace: Any = None,
+) -> TokenStream:
+    """Tokenise documents ``data[offsets[d]:offsets[d + 1]]`` (UTF-8 bytes).
+
+    Examples
+    --------
+    >>> raw = "Hello, Wörld! 東京 ok😀".encode()
+    >>> stream = tokenize_bytes(np.frombuffer(raw, np.uint8), np.array([0, len(raw)]))
+    >>> stream.tokens(0)
+    ['hello', 'wörld', '東', '京', 'ok', '😀']
+    """
+    classes, lower = tables()
+    size = int(offsets[-1] - offsets[0]) if offsets.size else 0
+    n_docs = max(offsets.size - 1, 0)
+    # lower-casing can lengthen a code point by one byte (2 -> 3), spaces add one per token;
+    # a workspace reuses buffers from chunk to chunk (fresh pages cost more than the work)
+    get = workspace.get if workspace is not None else _fresh
+    out = get("text", 2 * size + 1, np.uint8)
+    starts = get("starts", size + 1, np.int64)
+    ends = get("ends", size + 1, np.int64)
+    doc_ptr = np.zeros(n_docs + 1, dtype=np.int64)
+    invalid = np.zeros(n_docs, dtype=np.int64)
+    ascii_lower = (lower[:128] if lowercase else np.arange(128)).astype(np.uint8)
+    used, n_tokens = _tokenize(data, offsets.astype(np.int64, copy=False), classes, lower,
+                               ascii_lower, lowercase, strip_marks, out, starts, ends, doc_ptr,
+                               invalid)
+    return TokenStream(out[:used], starts[:n_tokens], ends[:n_tokens], doc_ptr, invalid)
+
+
+def _fresh(name: str, size: int, dtype: Any) -> np.ndarray:
+    return np.empty(size, dtype=dtype)
+
+
+@numba.njit(nogil=True, cache=True)
+def _split(data, offsets, out, starts, ends, doc_ptr, invalid):  # pragma: no cover - compiled
+    pos = 0
+    n_tokens = 0
+    for d in range(offsets.shape[0] - 1):
+        doc_ptr[d] = n_tokens
+        in_token = False
+        for i in range(offsets[d], offsets[d + 1]):
+            b = data[i]
+            if b == 32:
+                if in_token:
+                    ends[n_tokens] = pos
+                    n_tokens += 1
+                    in_token = False
+                continue
+            if not in_token:
+                if n_tokens > doc_ptr[d]:
+                    out[pos] = 32
+                    pos += 1
+                starts[n_tokens] = pos
+                in_token = True
+            out[pos] = b
+            pos += 1
+        if in_token:
+            ends[n_tokens] = pos
+            n_tokens += 1
+    doc_ptr[offsets.shape[0] - 1] = n_tokens
+    return pos, n_tokens
+
+
+def split_spaces(data: np.ndarray, offsets: np.ndarray) -> TokenStream:
+    """A token stream from text whose tokens are already separated by spaces.
+
+    Used with a custom ``token_pattern`` (the tokens are found in Python and
+    joined by spaces).
+
+    >>> raw = b"don't  stop"
+    >>> split_spaces(np.frombuffer(raw, np.uint8), np.array([0, len(raw)])).tokens(0)
+    ["don't", 'stop']
+    """
+    size = int(offsets[-1] - offsets[0]) if offsets.size else 0
+    n_docs = max(offsets.size - 1, 0)
+    out = np.empty(size + 1, dtype=np.uint8)
+    starts = np.empty(size + 1, dtype=np.int64)
+    ends = np.empty(size + 1, dtype=np.int64)
+    doc_ptr = np.zeros(n_docs + 1, dtype=np.int64)
+    invalid = np.zeros(n_docs, dtype=np.int64)
+    used, n_tokens = _split(data, offsets.astype(np.int64, copy=False), out, starts, ends,
+                            doc_ptr, invalid)
+    return TokenStream(out[:used], starts[:n_tokens], ends[:n_tokens], doc_ptr, invalid)
+
+
+@numba.njit(nogil=True, cache=True)
+def _split_on_nul(raw, out, offsets):  # pragma: no cover - compiled
+    """Copy ``raw`` to ``out`` without its NUL separators; fill document offsets."""
+    n = 1
+    pos = 0
+    for i in range(raw.shape[0]):
+        b = raw[i]
+        if b == 0:
+            offsets[n] = pos
+            n += 1
+        else:
+            out[pos] = b
+            pos += 1
+    offsets[n] = pos
+    return pos
+
+
+def encode_documents(items: list) -> tuple[np.ndarray, np.ndarray | None]:
+    """The UTF-8 bytes of the documents, ready for :func:`split_documents`.
+
+    Strings are encoded in one call, joined by NUL, when none holds a NUL
+    character (offsets ``None``: the compiled split finds them); otherwise
+    one by one, with their offsets. Bytes are taken as UTF-8. Lone
+    surrogates are kept as (invalid) bytes for the tokeniser's policy. This
+    part holds the GIL; the split does not.
+    """
+    n = len(items)
+    try:
+        joined = "\x00".join(items)
+    except TypeError:  # bytes among the documents
+        joined = None
+    if joined is not None and n > 0 and joined.count("\x00") == n - 1:
+        return np.frombuffer(joined.encode("utf-8", "surrogatepass"), dtype=np.uint8), None
+    encoded = [t.encode("utf-8", "surrogatepass") if isinstance(t, str) else t for t in items]
+    offsets = np.zeros(n + 1, dtype=np.int64)
+    np.cumsum(np.fromiter(map(len, encoded), dtype=np.int64, count=n), out=offsets[1:])
+    return np.frombuffer(b"".join(encoded), dtype=np.uint8), offsets
+
+
+def split_documents(raw: np.ndarray, offsets: np.ndarray | None, n_docs: int,
+                    workspace: Any = None) -> tuple[np.ndarray, np.ndarray]:
+    """Bytes and offsets of each document from :func:`encode_documents`' output.
+
+    >>> raw, offsets = encode_documents(["ab", "", "ç"])
+    >>> data, offsets = split_documents(raw, offsets, 3)
+    >>> data.tobytes(), offsets.tolist()
+    (b'ab\\xc3\\xa7', [0, 2, 2, 4])
+    """
+    if offsets is not None:
+        return raw, offsets
+    offsets = np.zeros(n_docs + 1, dtype=np.int64)
+    get = workspace.get if workspace is not None else _fresh
+    out = get("encoded", raw.size, np.uint8)
+    used = _split_on_nul(raw, out, offsets)
+    return out[:used], offsets

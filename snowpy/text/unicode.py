@@ -1,0 +1,92 @@
+"""The character table of the tokeniser, pinned so tokens never drift.
+
+For every code point the table holds a class and a lower-case mapping:
+
+* ``WORD`` (1): letters (L*), numbers (N*) and connector punctuation (Pc,
+  the underscore): they start or continue a token;
+* ``MARK`` (2): combining marks (M*): they continue a token, never start
+  one (so diacritics of Devanagari, Arabic or decomposed Latin stay inside
+  their word, and a stray variation selector is dropped);
+* ``SINGLE`` (3): symbols (So, which holds the emoji) and CJK ideographs:
+  each is a token of its own (as BERT does for Han characters);
+* ``SEPARATOR`` (0): everything else (spaces, punctuation, controls).
+
+The lower-case mapping is the simple one-to-one mapping of ``str.lower``
+(a character whose lower case has two code points, like U+0130, is kept).
+
+The table is generated from Python's ``unicodedata`` by
+``python -m snowpy.text.unicode`` and shipped with snowpy (9 KB), so that
+tokenisation, and therefore every feature id, is the same on every machine
+and Python version. Its Unicode version is :data:`UNICODE_VERSION`.
+"""
+
+from __future__ import annotations
+
+import functools
+import sys
+import unicodedata
+from pathlib import Path
+
+import numpy as np
+
+__all__ = ["SEPARATOR", "WORD", "MARK", "SINGLE", "UNICODE_VERSION", "tables", "build_tables"]
+
+SEPARATOR, WORD, MARK, SINGLE = 0, 1, 2, 3
+_PATH = Path(__file__).with_name("unicode_table.npz")
+_N = 0x110000
+# CJK ideograph blocks, each character a token (the ranges BERT uses, plus extension G)
+_HAN = [(0x3400, 0x4DBF), (0x4E00, 0x9FFF), (0xF900, 0xFAFF), (0x20000, 0x2A6DF),
+        (0x2A700, 0x2B73F), (0x2B740, 0x2B81F), (0x2B820, 0x2CEAF), (0x2CEB0, 0x2EBEF),
+        (0x2F800, 0x2FA1F), (0x30000, 0x3134F)]
+
+
+def build_tables() -> tuple[np.ndarray, np.ndarray, str]:
+    """Compute ``(classes uint8, lower int32, unicode_version)`` from unicodedata."""
+    classes = np.zeros(_N, dtype=np.uint8)
+    lower = np.arange(_N, dtype=np.int32)
+    for code in range(_N):
+        if 0xD800 <= code <= 0xDFFF:
+            continue
+        char = chr(code)
+        category = unicodedata.category(char)
+        if category[0] in "LN" or category == "Pc":
+            classes[code] = WORD
+        elif category[0] == "M":
+            classes[code] = MARK
+        elif category == "So":
+            classes[code] = SINGLE
+        folded = char.lower()
+        if len(folded) == 1 and folded != char:
+            lower[code] = ord(folded)
+    for first, last in _HAN:
+        classes[first : last + 1] = SINGLE
+    return classes, lower, unicodedata.unidata_version
+
+
+@functools.cache
+def tables() -> tuple[np.ndarray, np.ndarray]:
+    """The shipped ``(classes, lower)`` arrays, indexed by code point."""
+    with np.load(_PATH) as data:
+        classes = data["classes"]
+        lower = (data["lower_delta"] + np.arange(_N, dtype=np.int32)).astype(np.int32)
+    return classes, lower
+
+
+def _shipped_version() -> str:
+    with np.load(_PATH) as data:
+        return str(data["version"])
+
+
+UNICODE_VERSION = _shipped_version() if _PATH.exists() else unicodedata.unidata_version
+
+
+def main() -> None:
+    """Regenerate the shipped table (run when moving to a new Unicode version)."""
+    classes, lower, version = build_tables()
+    delta = lower - np.arange(_N, dtype=np.int32)
+    np.savez_compressed(_PATH, classes=classes, lower_delta=delta, version=np.array(version))
+    print(f"wrote {_PATH} (Unicode {version})", file=sys.stderr)
+
+
+if __name__ == "__main__":
+    main()
