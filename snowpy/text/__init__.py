@@ -1,7 +1,7 @@
 """The text front end: normalise, tokenise, extract and hash features.
 
 >>> from snowpy.text import Featurizer
->>> Featurizer(bits=10).transform(["a b a"]).toarray().sum()
+>>> float(Featurizer(bits=10).transform(["a b a"]).toarray().sum())
 2.0
 """
 

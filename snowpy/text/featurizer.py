@@ -206,7 +206,7 @@ class Featurizer:
     --------
     >>> X = Featurizer(ngrams=(1, 2), bits=18).transform(["New York, new ideas"])
     >>> X.shape, X.nnz
-    ((1, 262144), 5)
+    ((1, 262144), 6)
     """
 
     def __init__(
