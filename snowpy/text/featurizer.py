@@ -63,9 +63,19 @@ class _Workspace:
     def __init__(self) -> None:
         self._buffers: dict[str, np.ndarray] = {}
 
+    def view(self, prefix: str) -> _Workspace:
+        """The same workspace with buffer names under ``prefix`` (one per field)."""
+        scoped = _Workspace()
+        scoped._buffers = self._buffers
+        scoped._prefix = self._prefix + prefix
+        return scoped
+
+    _prefix = ""
+
     def get(self, name: str, shape: int | tuple[int, ...], dtype: Any) -> np.ndarray:
         shape = (shape,) if isinstance(shape, (int, np.integer)) else tuple(shape)
         size = int(np.prod(shape))
+        name = self._prefix + name
         buffer = self._buffers.get(name)
         if buffer is None or buffer.size < size or buffer.dtype != np.dtype(dtype):
             buffer = np.empty(max(size, 1) + size // 2, dtype=dtype)
@@ -426,7 +436,8 @@ class Featurizer:
         workspace = getattr(self._local, "workspace", None)
         if workspace is None:
             workspace = self._local.workspace = _Workspace()
-        streams = [self._tokens(raw, offsets, n_docs, field, first_doc, workspace)
+        streams = [self._tokens(raw, offsets, n_docs, field, first_doc,
+                                workspace.view(f"field{field}:"))
                    for field, (raw, offsets) in enumerate(fields)]
         invalid = int(sum(int(stream.invalid.sum()) for stream in streams))
         names: list = []

@@ -1,0 +1,276 @@
+"""The text front end: hashing, tokenisation, extractors, values, streaming."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+from snowpy.exceptions import ConfigurationError, UnknownNameError
+from snowpy.text import Featurizer, feature_seed, murmurhash3_32
+from snowpy.text.tokenize import encode_documents, split_documents, tokenize_bytes
+
+
+def tokens(*docs: str | bytes, **options) -> list[list[str]]:
+    raw, offsets = encode_documents(list(docs))
+    data, offsets = split_documents(raw, offsets, len(docs))
+    stream = tokenize_bytes(data, offsets, **options)
+    return [stream.tokens(d) for d in range(len(docs))]
+
+
+def expected_ids(strings, kind="words", namespace="", bits=20):
+    seed = feature_seed(kind, namespace)
+    return sorted({murmurhash3_32(s, seed) & ((1 << bits) - 1) for s in strings})
+
+
+def row_ids(X, row=0):
+    return sorted(X.indices[X.indptr[row]:X.indptr[row + 1]].tolist())
+
+
+# ------------------------------------------------------------------ hashing
+@pytest.mark.parametrize("data,seed,value", [
+    # MurmurHash3 x86_32 reference values (identical to sklearn.utils.murmurhash3_32)
+    (b"", 0, 0),
+    (b"", 1, 0x514E28B7),
+    (b"hello", 0, 613153351),
+    (b"The quick brown fox jumps over the lazy dog", 0, 0x2E4FF723),
+    (b"abc", 42, 1313807976),
+    ("привет".encode(), 7, 320952002),
+    (b"a", 0, 1009084850),
+    (b"abcd", 0, 1139631978),
+])
+def test_murmurhash3_vectors(data, seed, value):
+    assert murmurhash3_32(data, seed) == value
+
+
+def test_feature_ids_are_pinned():
+    """A change of hash, seed scheme or tokeniser would silently break saved models."""
+    X = Featurizer(bits=20).transform(["Winnow learns"])
+    assert row_ids(X) == expected_ids(["winnow", "learns"])
+    assert feature_seed("words") == murmurhash3_32("\x1fwords")
+    assert row_ids(X) == [432688, 968392]
+
+
+def test_ids_do_not_depend_on_pythonhashseed():
+    code = ("from snowpy.text import Featurizer; "
+            "print(Featurizer().transform(['stable ids across runs']).indices.tolist())")
+    outputs = set()
+    for seed in ("1", "2"):
+        env = dict(os.environ, PYTHONHASHSEED=seed)
+        result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                                env=env, timeout=300)
+        assert result.returncode == 0, result.stderr
+        outputs.add(result.stdout)
+    assert len(outputs) == 1
+
+
+# ------------------------------------------------------------- tokenisation
+@pytest.mark.parametrize("text,expected", [
+    ("Crème brûlée, À LA CARTE!", ["crème", "brûlée", "à", "la", "carte"]),
+    ("Съешь же ещё этих мягких булок", ["съешь", "же", "ещё", "этих", "мягких", "булок"]),
+    ("東京タワーへ行く", ["東", "京", "タワーへ", "行", "く"]),
+    ("great 😀👍 day", ["great", "😀", "👍", "day"]),
+    ("I ❤️ NY", ["i", "❤", "ny"]),
+    ("שלום עולם", ["שלום", "עולם"]),
+    ("مرحبا بالعالم!", ["مرحبا", "بالعالم"]),
+    ("हिन्दी भाषा", ["हिन्दी", "भाषा"]),
+    ("snake_case 3.14 x2", ["snake_case", "3", "14", "x2"]),
+    ("ΣΊΣΥΦΟΣ", ["σίσυφοσ"]),
+    ("", []),
+    ("  \t\n  ", []),
+    ("...!?", []),
+])
+def test_tokenisation_across_scripts(text, expected):
+    assert tokens(text) == [expected]
+
+
+def test_lowercase_can_be_turned_off_and_accents_stripped():
+    assert tokens("MiXeD Case", lowercase=False) == [["MiXeD", "Case"]]
+    X = Featurizer(strip_accents=True).transform(["Crème brûlée Ångström"])
+    assert row_ids(X) == expected_ids(["creme", "brulee", "angstrom"])
+    nfkc = Featurizer(unicode_form="NFKC").transform(["ﬁne ｆｕｌｌ"])  # ligature, full width
+    assert row_ids(nfkc) == expected_ids(["fine", "full"])
+
+
+def test_invalid_utf8_is_replaced_and_counted():
+    featurizer = Featurizer()
+    X = featurizer.transform([b"ok\xff\xfebad", "lone\udcffsurrogate", b"fine"])
+    assert row_ids(X, 0) == expected_ids(["ok", "bad"])
+    assert row_ids(X, 1) == expected_ids(["lone", "surrogate"])
+    assert featurizer.invalid_bytes_ == 2 + 3
+
+
+def test_invalid_utf8_strict_names_the_document():
+    featurizer = Featurizer(errors="strict")
+    with pytest.raises(ConfigurationError, match=r"document 2 holds 1 invalid UTF-8 byte"):
+        featurizer.transform(["a", "b", b"c\xff"])
+
+
+def test_empty_and_whitespace_documents_give_empty_rows():
+    X = Featurizer(ngrams=(1, 3), char_ngrams=(2, 4)).transform(["", "   ", "x"])
+    assert X.shape[0] == 3 and np.diff(X.indptr).tolist()[:2] == [0, 0]
+    assert X.indptr[-1] > 0
+
+
+def test_a_fifty_megabyte_document():
+    words = np.array(["alpha", "beta", "gamma", "delta", "epsilon"])
+    rng = np.random.default_rng(0)
+    text = " ".join(words[rng.integers(0, 5, 8_400_000)])
+    assert len(text) > 50_000_000
+    X = Featurizer(ngrams=(1, 2), chunk_bytes=1 << 20).transform([text])
+    assert X.shape[0] == 1 and X.nnz == 5 + 25
+
+
+# --------------------------------------------------------------- extractors
+def test_word_ngrams_by_hand():
+    X = Featurizer(ngrams=(1, 3)).transform(["To be, or not"])
+    strings = ["to", "be", "or", "not", "to be", "be or", "or not", "to be or", "be or not"]
+    assert row_ids(X) == expected_ids(strings)
+
+
+def test_char_ngrams_within_words_match_char_wb():
+    X = Featurizer(ngrams=None, char_ngrams=(2, 3)).transform(["ab cde"])
+    # scikit-learn's char_wb on "ab cde" with ngram_range=(2, 3)
+    strings = [" a", "ab", "b ", " ab", "ab ", " c", "cd", "de", "e ", " cd", "cde", "de "]
+    assert row_ids(X) == expected_ids(strings, "chars")
+    short = Featurizer(ngrams=None, char_ngrams=(4, 5)).transform(["ab"])
+    assert row_ids(short) == expected_ids([" ab "], "chars")  # shorter than n: once, whole
+
+
+def test_char_ngrams_across_words_and_by_code_point():
+    X = Featurizer(ngrams=None, char_ngrams=3, char_boundaries="across").transform(["ab, çd"])
+    assert row_ids(X) == expected_ids(["ab ", "b ç", " çd"], "chars")
+
+
+def test_skipgrams_and_affixes_by_hand():
+    X = Featurizer(ngrams=None, skipgrams=2).transform(["a b c d"])
+    assert row_ids(X) == expected_ids(["a c", "a d", "b d"], "skipgrams")
+    Y = Featurizer(ngrams=None, affixes=(2, 3)).transform(["going to"])
+    assert row_ids(Y) == expected_ids(["go ", " ng", "goi ", " ing"], "affixes")
+
+
+def test_namespaces_and_extractors_hash_apart():
+    records = [{"subject": "win cash", "body": "win a prize"}]
+    X = Featurizer(fields=("subject", "body")).transform(records)
+    assert row_ids(X) == sorted(expected_ids(["win", "cash"], namespace="subject")
+                                + expected_ids(["win", "a", "prize"], namespace="body"))
+    tuples = Featurizer(fields=("subject", "body")).transform([("win cash", "win a prize")])
+    assert (tuples != X).nnz == 0
+    with pytest.raises(ConfigurationError, match="document 0 has no field 'body'"):
+        Featurizer(fields=("subject", "body")).transform([{"subject": "x"}])
+
+
+def test_plugin_extractor_by_name_and_unknown_name():
+    X = Featurizer(ngrams=None, extractors=[("words", {"min_n": 2, "max_n": 2})])
+    assert row_ids(X.transform(["a b c"])) == expected_ids(["a b", "b c"])
+    with pytest.raises(UnknownNameError, match="unknown feature extractor 'stems'; choose one of:"
+                                               " affixes, chars, skipgrams, words"):
+        Featurizer(extractors=[("stems", {})]).transform(["x"])
+    with pytest.raises(ConfigurationError, match="words: min_n .3. must not exceed max_n .2."):
+        Featurizer(ngrams=(3, 2)).transform(["x"])
+
+
+def test_custom_token_pattern():
+    X = Featurizer(token_pattern=r"[\w']+").transform(["Don't STOP"])
+    assert row_ids(X) == expected_ids(["don't", "stop"])
+
+
+# ------------------------------------------------------------------- values
+def test_values_and_l2_normalisation():
+    text = ["spam spam spam eggs"]
+    ids = expected_ids(["spam", "eggs"])
+    spam = ids.index(expected_ids(["spam"])[0])
+    binary = Featurizer(values="binary").transform(text)
+    counts = Featurizer(values="count").transform(text)
+    logs = Featurizer(values="log", norm="l2").transform(text)
+    assert binary.data.tolist() == [1.0, 1.0]
+    assert counts.data[spam] == 3 and counts.data[1 - spam] == 1
+    raw = np.array([1.0, 1.0])
+    raw[spam] = 1 + np.log(3)
+    np.testing.assert_allclose(logs.data, raw / np.linalg.norm(raw))
+    assert logs.has_canonical_format
+
+
+# ---------------------------------------------------------------- streaming
+def corpus(n=3000, seed=0):
+    rng = np.random.default_rng(seed)
+    words = np.array(["alpha", "béta", "γάμμα", "delta", "東", "e😀", "ze", "x"])
+    return [" ".join(words[rng.integers(0, 8, rng.integers(0, 40))]) for _ in range(n)]
+
+
+def test_chunked_threaded_and_whole_featurisation_agree():
+    docs = corpus()
+    options = dict(ngrams=(1, 2), char_ngrams=(2, 4), skipgrams=1, affixes=(1, 2))
+    whole = Featurizer(chunk_bytes=1 << 30, n_jobs=1, **options).transform(docs)
+    small = Featurizer(chunk_bytes=512, n_jobs=2, **options).transform(docs)
+    assert (whole != small).nnz == 0 and whole.shape == small.shape
+    blocks = list(Featurizer(**options).iter_blocks(iter(docs), chunk_docs=77))
+    assert len(blocks) == -(-len(docs) // 77)
+    assert (sp.vstack(blocks).tocsr() != whole).nnz == 0
+
+
+def test_inverse_map_names_features_and_counts_collisions():
+    featurizer = Featurizer(ngrams=(1, 2), bits=4, keep_names=True)
+    X = featurizer.transform(["red apple", "green apple", "red car"])
+    names = featurizer.names_
+    everything = sorted(n for strings in names.values() for n in strings)
+    assert everything == sorted(["red", "apple", "green", "car", "red apple", "green apple",
+                                 "red car"])
+    for feature_id, strings in names.items():
+        assert all(murmurhash3_32(s, feature_seed("words")) & 15 == feature_id for s in strings)
+    assert featurizer.collisions() == {i: len(s) - 1 for i, s in names.items() if len(s) > 1}
+    assert set(X.indices.tolist()) == set(names)
+    with pytest.raises(ConfigurationError, match="keep_names=True"):
+        Featurizer().names_
+
+
+def test_names_of_every_extractor_and_namespace():
+    featurizer = Featurizer(ngrams=1, char_ngrams=3, skipgrams=1, affixes=2, keep_names=True,
+                            fields=("t",))
+    featurizer.transform([{"t": "abc de fg"}])
+    shown = {n for strings in featurizer.names_.values() for n in strings}
+    assert {"t/abc", "t/chars:' ab'", "t/abc _ fg", "t/ab-", "t/-bc"} <= shown
+
+
+def test_bad_configuration_is_named():
+    for options, fragment in [({"bits": 40}, "bits must be an integer from 1 to 31"),
+                              ({"values": "tfidf"}, "values must be one of binary, count, log"),
+                              ({"norm": "l1"}, "norm must be None or 'l2'"),
+                              ({"ngrams": "two"}, "ngrams must be None, an integer or (min, max)"),
+                              ({"token_pattern": "("}, "token_pattern is not a valid regular"),
+                              ({"ngrams": None}, "no feature extractor configured")]:
+        with pytest.raises(ConfigurationError, match=None) as error:
+            Featurizer(**options).transform(["x"])
+        assert fragment in str(error.value)
+    with pytest.raises(ConfigurationError, match="document 1 is not text .got int."):
+        Featurizer().transform(["ok", 5])
+
+
+PARITY = """
+import json, sys
+sys.path.insert(0, {tests!r})
+from test_text import corpus
+from snowpy.text import Featurizer
+f = Featurizer(ngrams=(1, 3), char_ngrams=(2, 5), char_boundaries="across", skipgrams=2,
+               affixes=(1, 3), values="log", norm="l2", keep_names=True)
+X = f.transform(corpus(400) + [b"bad\\xff\\xc3", "x\\udcff"])
+print(json.dumps([X.indptr.tolist(), X.indices.tolist(), X.data.tolist(),
+                  sorted((k, v) for k, v in f.names_.items()), f.invalid_bytes_]))
+"""
+
+
+def test_identical_with_and_without_jit():
+    code = PARITY.format(tests=os.path.dirname(__file__))
+    runs = []
+    for disabled in ("0", "1"):
+        env = dict(os.environ, NUMBA_DISABLE_JIT=disabled)
+        result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                                env=env, timeout=900)
+        assert result.returncode == 0, result.stderr
+        runs.append(json.loads(result.stdout))
+    assert runs[0] == runs[1]
