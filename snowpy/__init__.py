@@ -17,13 +17,18 @@ from snowpy._version import __version__
 from snowpy.hookspecs import hookimpl
 
 if TYPE_CHECKING:  # pragma: no cover
+    from snowpy.classifier import SnowClassifier
     from snowpy.network import Network, NumericalWarning
+    from snowpy.text import Featurizer
 
-__all__ = ["__version__", "hookimpl", "Network", "NumericalWarning"]
+__all__ = ["__version__", "hookimpl", "Network", "NumericalWarning", "SnowClassifier",
+           "Featurizer"]
 
 _LAZY = {
     "Network": "snowpy.network",
     "NumericalWarning": "snowpy.network",
+    "SnowClassifier": "snowpy.classifier",
+    "Featurizer": "snowpy.text",
 }
 
 

@@ -21,7 +21,22 @@ class RuleParamsEstimator:
     """
 
     _option_names: ClassVar[tuple[str, ...]] = ()
+    _takes_text: ClassVar[bool] = False
+    _estimator_type = "classifier"
     rule_params: dict[str, Any]
+
+    def __sklearn_tags__(self) -> Any:
+        """scikit-learn's estimator tags (imported only when scikit-learn asks)."""
+        from sklearn.utils import ClassifierTags, InputTags, Tags, TargetTags
+
+        text = self._takes_text
+        return Tags(
+            estimator_type="classifier",
+            target_tags=TargetTags(required=True),
+            classifier_tags=ClassifierTags(multi_class=True, multi_label=True),
+            input_tags=InputTags(one_d_array=text, two_d_array=not text, sparse=not text,
+                                 string=text),
+        )
 
     def get_params(self, deep: bool = True) -> dict[str, Any]:
         """The estimator's options and rule parameters, as given to ``__init__``."""

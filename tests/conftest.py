@@ -25,3 +25,19 @@ def corpora() -> Path:
     if found is None:
         pytest.skip("shared corpora not found (set SNOWPY_DATA)")
     return found
+
+
+@pytest.fixture(scope="session")
+def newsgroups(corpora):
+    """20 Newsgroups bydate: (train texts, train labels, test texts, test labels)."""
+    import tarfile
+
+    splits = {"train": ([], []), "test": ([], [])}
+    with tarfile.open(corpora / "20newsgroups.tar.gz") as archive:
+        for member in archive:
+            parts = member.name.split("/")
+            if member.isfile() and len(parts) == 4 and parts[1].startswith("20news-bydate-"):
+                texts, labels = splits[parts[1].rsplit("-", 1)[1]]
+                texts.append(archive.extractfile(member).read().decode("latin-1"))
+                labels.append(parts[2])
+    return splits["train"] + splits["test"]

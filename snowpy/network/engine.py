@@ -21,7 +21,11 @@ Per example ``i`` (in the order given):
    and whether it was a mistake;
 4. for every allowed target, SNoW's test: a positive example needs
    ``activation >= theta + thickness``, a negative one ``activation < theta -
-   negative_thickness``; otherwise the rule's kernel updates the target;
+   negative_thickness``; otherwise the rule's kernel updates the target.
+   With ``constraint`` (SNoW's constraint classification, ``-O +``; single
+   label only) the test is relative instead: every other allowed target
+   whose activation is at least the true target's minus the thickness (a tie
+   included) is demoted, and the true target promoted once if there was any;
 5. the updated weights are checked: magnitudes are clamped into
    ``[MIN_MAGNITUDE, MAX_MAGNITUDE]`` (overflows and underflows counted apart,
    never silent), NaN stops the epoch; averaged weights are kept with the usual trick
@@ -61,6 +65,7 @@ def run_epoch(
     neg_thickness,
     bias,
     multilabel,
+    constraint,
     U,
     seen,
     counts,
@@ -159,9 +164,28 @@ def run_epoch(
                 wrong = stamp[best] != mark
             if wrong:
                 mistakes += 1
+        true_score = 0.0
+        violated = False
+        if constraint:
+            for j in range(y_indptr[i], y_indptr[i + 1]):
+                true_score = acc[y_targets[j]]
+            for q in range(n_allowed):
+                t = a_targets[lo + q] if restricted else q
+                if stamp[t] != mark and acc[t] >= true_score - pos_thickness:
+                    violated = True
+                    break
         for q in range(n_allowed):
             t = a_targets[lo + q] if restricted else q
-            if stamp[t] == mark:
+            if constraint:
+                if stamp[t] == mark:
+                    if not violated:
+                        continue
+                    y = 1.0
+                else:
+                    if acc[t] < true_score - pos_thickness:
+                        continue
+                    y = -1.0
+            elif stamp[t] == mark:
                 if acc[t] >= theta + pos_thickness:
                     continue
                 y = 1.0

@@ -64,6 +64,13 @@ class Network(RuleParamsEstimator):
     storage : {"compact", "dense"}, default "compact"
         ``"compact"`` keeps rows only for features seen in training (memory
         proportional to them); ``"dense"`` one row per column of ``X``.
+    multiclass : {"ova", "constraint"}, default "ova"
+        ``"ova"``: every target learns its own threshold on every example
+        (one-vs-all, SNoW's default). ``"constraint"``: SNoW's constraint
+        classification (``-O +``, single-label networks): an example updates
+        only its true target (promoted) and the targets whose activation comes
+        within ``thickness`` of it (demoted), as the multiclass Perceptron
+        does; ``theta`` then plays no part in training.
     **rule_params
         Parameters of the rule (``alpha=1.5``, ``theta=2``, ``thickness=1``);
         checked at fit against what the rule declares. Every rule accepts
@@ -103,7 +110,8 @@ class Network(RuleParamsEstimator):
     (['a', 'b'], True)
     """
 
-    _option_names = ("rule", "epochs", "average", "shuffle", "seed", "bias", "early_stop", "storage")
+    _option_names = ("rule", "epochs", "average", "shuffle", "seed", "bias", "early_stop",
+                     "storage", "multiclass")
 
     def __init__(
         self,
@@ -116,6 +124,7 @@ class Network(RuleParamsEstimator):
         bias: bool | float = True,
         early_stop: bool = True,
         storage: str = "compact",
+        multiclass: str = "ova",
         **rule_params: Any,
     ) -> None:
         self.rule = rule
@@ -126,6 +135,7 @@ class Network(RuleParamsEstimator):
         self.bias = bias
         self.early_stop = early_stop
         self.storage = storage
+        self.multiclass = multiclass
         self.rule_params = rule_params
 
     # ---------------------------------------------------------------- set-up
@@ -147,6 +157,10 @@ class Network(RuleParamsEstimator):
     def _check_options(self) -> None:
         if isinstance(self.epochs, bool) or not isinstance(self.epochs, (int, np.integer)) or self.epochs < 1:
             raise ConfigurationError(f"epochs must be a positive integer, got {self.epochs!r}")
+        if self.multiclass not in ("ova", "constraint"):
+            raise ConfigurationError(
+                f"multiclass must be 'ova' or 'constraint', got {self.multiclass!r}"
+            )
         if self.storage not in STORAGES:
             raise ConfigurationError(
                 f"storage must be one of {', '.join(STORAGES)}, got {self.storage!r}"
@@ -185,6 +199,8 @@ class Network(RuleParamsEstimator):
         self.rule_params_: dict[str, Any] = params
         self.kernel_: RuleKernel = kernel
         self.multilabel_ = multilabel
+        if multilabel and self.multiclass == "constraint":
+            raise ConfigurationError("multiclass='constraint' needs one label per example")
         self.n_features_in_ = X.shape[1]
         self._labels = LabelIndex()
         self._table = WeightTable(
@@ -316,6 +332,7 @@ class Network(RuleParamsEstimator):
                 indptr, rows, data, order, y_indptr, y_targets, a_indptr, a_targets,
                 float(params["theta"]), float(params["thickness"]),
                 float(params["negative_thickness"]), self._bias_strength(), bool(self.multilabel_),
+                self.multiclass == "constraint",
                 table.U, table.seen, counts, max_active,
             )
         except numba.core.errors.TypingError as exc:

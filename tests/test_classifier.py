@@ -1,0 +1,70 @@
+"""SnowClassifier: raw text in, labels out, with scikit-learn's conventions."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import snowpy
+from snowpy.exceptions import ConfigurationError, NotFittedError, UnknownNameError
+
+TEXTS = ["cheap pills now", "meeting at noon", "win cash now", "lunch meeting today",
+         "cash prize winner", "project meeting notes"]
+LABELS = ["spam", "ham", "spam", "ham", "spam", "ham"]
+
+
+def test_fit_predict_decision_function_score():
+    clf = snowpy.SnowClassifier().fit(TEXTS, LABELS)
+    assert clf.predict(["win cheap cash", "notes from the meeting"]).tolist() == ["spam", "ham"]
+    scores = clf.decision_function(["win cheap cash"])
+    assert scores.shape == (1, 2) and clf.classes_.tolist() == ["ham", "spam"]
+    assert clf.score(TEXTS, LABELS) == 1.0
+    assert clf.network_.rule_params_["thickness"] == 1.0
+
+
+def test_params_round_trip_and_clone():
+    clf = snowpy.SnowClassifier("winnow", alpha=1.5, ngrams=1, bits=16)
+    params = clf.get_params()
+    assert params["alpha"] == 1.5 and params["ngrams"] == 1 and params["rule"] == "winnow"
+    twin = snowpy.SnowClassifier(**params)
+    assert twin.get_params() == params
+    clf.set_params(bits=18, beta=0.7)
+    assert clf.bits == 18 and clf.rule_params["beta"] == 0.7
+    assert clf.fit(TEXTS, LABELS).featurizer_.bits == 18
+
+
+def test_partial_fit_streams_and_grows_labels():
+    clf = snowpy.SnowClassifier("perceptron")
+    clf.partial_fit(TEXTS[:4], LABELS[:4])
+    clf.partial_fit(["the weather is sunny", "rain and wind"], ["weather", "weather"])
+    assert clf.classes_.tolist()[-1] == "weather"
+    assert clf.decision_function(["sunny"]).shape == (1, 3)
+
+
+def test_multilabel_and_fields():
+    records = [{"subject": "cash", "body": "meeting"}, {"subject": "hello", "body": "cash"}]
+    clf = snowpy.SnowClassifier(fields=("subject", "body"), epochs=20)
+    clf.fit(records, [["promo"], ["promo", "personal"]])
+    assert set(clf.predict(records)[1]) == {"promo", "personal"}
+
+
+def test_bad_rule_fails_before_featurising():
+    with pytest.raises(UnknownNameError, match="unknown update rule 'winow'"):
+        snowpy.SnowClassifier("winow").fit(iter(["never read"]), ["x"])
+    with pytest.raises(ConfigurationError, match="alpha must be > 1.0"):
+        snowpy.SnowClassifier(alpha=0.5).fit(TEXTS, LABELS)
+    with pytest.raises(NotFittedError):
+        snowpy.SnowClassifier().predict(["x"])
+
+
+def test_scikit_learn_pipeline_and_clone():
+    sklearn = pytest.importorskip("sklearn")
+    from sklearn.base import clone
+    from sklearn.model_selection import cross_val_score
+
+    clf = snowpy.SnowClassifier(ngrams=1, epochs=5)
+    copy = clone(clf)
+    assert copy.get_params() == clf.get_params() and copy is not clf
+    scores = cross_val_score(clf, np.array(TEXTS * 3), np.array(LABELS * 3), cv=3)
+    assert scores.shape == (3,) and np.all(scores >= 0.5)
+    assert sklearn.__version__

@@ -1,0 +1,54 @@
+"""Integration on 20 Newsgroups (bydate), from ../shared/corpora or $SNOWPY_DATA."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+
+import snowpy
+
+pytestmark = pytest.mark.corpus
+
+
+@pytest.fixture(scope="module")
+def unigrams(newsgroups):
+    train_texts, train_labels, test_texts, test_labels = newsgroups
+    featurizer = snowpy.Featurizer(bits=20)
+    return (featurizer.transform(train_texts), train_labels,
+            featurizer.transform(test_texts), test_labels)
+
+
+def test_counts(newsgroups):
+    train_texts, train_labels, test_texts, test_labels = newsgroups
+    assert len(train_texts) == 11314 and len(test_texts) == 7532
+    assert len(set(train_labels)) == 20
+
+
+def test_default_classifier_accuracy(newsgroups):
+    """Measured 0.850 (docs/benchmarks.md); scikit-learn's best online model: 0.829."""
+    train_texts, train_labels, test_texts, test_labels = newsgroups
+    clf = snowpy.SnowClassifier().fit(train_texts, train_labels)
+    assert clf.score(test_texts, test_labels) >= 0.84
+
+
+def test_one_hundred_epochs_of_winnow_stay_finite(unigrams):
+    X, y, X_test, _ = unigrams
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", snowpy.NumericalWarning)  # no overflow at all
+        net = snowpy.Network("winnow", epochs=100, early_stop=False).fit(X, y)
+    W = net._table.W
+    assert len(net.mistakes_) == 100
+    assert np.all(np.isfinite(W)) and np.all(W > 0)
+    assert np.all(np.any(W[:, 0, :] > 1e-90, axis=0))  # no target reduced to the floor
+    assert np.all(np.isfinite(net.decision_function(X_test)))
+    assert net.mistakes_[-1] < net.mistakes_[0] / 5
+
+
+@pytest.mark.parametrize("rule,floor", [("perceptron", 0.76), ("winnow", 0.76),
+                                        ("balanced-winnow", 0.80), ("passive-aggressive", 0.78)])
+def test_every_rule_learns_newsgroups(unigrams, rule, floor):
+    X, y, X_test, y_test = unigrams
+    net = snowpy.Network(rule, epochs=5).fit(X, y)
+    assert net.score(X_test, y_test) >= floor
