@@ -21,9 +21,11 @@ import pluggy
 
 if TYPE_CHECKING:  # pragma: no cover
     from snowpy.rules.spec import RuleSpec
+    from snowpy.corpora.registry import CorpusSpec
     from snowpy.text.extractors.spec import ExtractorSpec
 
-__all__ = ["hookspec", "hookimpl", "snowpy_update_rules", "snowpy_feature_extractors"]
+__all__ = ["hookspec", "hookimpl", "snowpy_update_rules", "snowpy_feature_extractors",
+           "snowpy_corpora"]
 
 hookspec = pluggy.HookspecMarker("snowpy")
 hookimpl = pluggy.HookimplMarker("snowpy")
@@ -79,4 +81,29 @@ def snowpy_feature_extractors() -> Iterable[ExtractorSpec]:
     >>> @hookimpl
     ... def snowpy_feature_extractors():
     ...     return [dataclasses.replace(WORDS, name="tokens", summary="words, renamed")]
+    """
+
+
+@hookspec
+def snowpy_corpora() -> Iterable[CorpusSpec]:
+    """Return the named corpora this plugin provides.
+
+    Each item is a :class:`snowpy.corpora.CorpusSpec`: a name, the accepted
+    files (name, SHA-256, download location), a ``read`` function streaming
+    :class:`snowpy.corpora.Document` records for a split, the splits and
+    their documented counts, source, license and citation.
+    :func:`snowpy.corpora.load` finds the file, verifies and reads it.
+
+    Example
+    -------
+    >>> from snowpy import hookimpl
+    >>> from snowpy.corpora import CorpusFile, CorpusSpec, read_tsv
+    >>> @hookimpl
+    ... def snowpy_corpora():
+    ...     return [CorpusSpec(
+    ...         name="my-tickets", summary="support tickets by queue",
+    ...         files=(CorpusFile("tickets.tsv"),),
+    ...         read=lambda path, split, problems: read_tsv(path, problems=problems),
+    ...         splits=("all",), counts={"all": 1200}, source="our helpdesk",
+    ...         license="internal", citation="-")]
     """

@@ -47,6 +47,8 @@ __all__ = [
     "list_rules",
     "get_extractor",
     "list_extractors",
+    "get_corpus",
+    "list_corpora",
     "temporary_plugin",
     "reset",
 ]
@@ -63,12 +65,14 @@ BUILTIN_PLUGINS = (
     "snowpy.text.extractors.skipgrams",
     "snowpy.text.extractors.chars",
     "snowpy.text.extractors.affixes",
+    "snowpy.corpora.builtin",
 )
 
 #: hook name -> (record kind used in messages, record type path)
 _KINDS = {
     "snowpy_update_rules": ("update rule", "snowpy.rules.spec:RuleSpec"),
     "snowpy_feature_extractors": ("feature extractor", "snowpy.text.extractors.spec:ExtractorSpec"),
+    "snowpy_corpora": ("corpus", "snowpy.corpora.registry:CorpusSpec"),
 }
 
 
@@ -248,6 +252,16 @@ def get_extractor(name: str) -> Any:
 def list_extractors() -> dict[str, Provided]:
     """Every installed feature extractor by name, with its provider."""
     return collect("snowpy_feature_extractors")
+
+
+def get_corpus(name: str) -> Any:
+    """The :class:`~snowpy.corpora.CorpusSpec` registered under ``name``."""
+    return _get("snowpy_corpora", name).record
+
+
+def list_corpora() -> dict[str, Provided]:
+    """Every registered corpus by name, with its provider."""
+    return collect("snowpy_corpora")
 
 
 def reset() -> None:

@@ -1,0 +1,30 @@
+"""Corpora: streaming readers for published formats, and named corpora.
+
+Readers (each streams :class:`Document` records and reports a malformed
+record with its file and line, or archive member):
+
+* :func:`read_directory`: one folder per class, from a folder, ``.tar.gz``
+  or ``.zip``, with split folders;
+* :func:`read_tsv`, :func:`read_csv`, :func:`read_fasttext`: line formats;
+* :func:`read_jsonl`: JSON Lines with chosen fields (multi-label lists);
+* :func:`read_snow`: SNoW's example format (features, not text);
+* :func:`read`: any of them, chosen from the path.
+
+:func:`load` reads a named corpus (``snowpy corpus list``).
+"""
+
+from __future__ import annotations
+
+from snowpy.corpora.delimited import read_csv, read_fasttext, read_tsv
+from snowpy.corpora.directory import read_directory
+from snowpy.corpora.documents import CorpusError, Document, Problems
+from snowpy.corpora.formats import FORMATS, read
+from snowpy.corpora.jsonl import read_jsonl
+from snowpy.corpora.registry import Corpus, CorpusFile, CorpusSpec, data_dirs, load
+from snowpy.corpora.snow import SnowExamples, read_snow
+
+__all__ = [
+    "Document", "CorpusError", "Problems", "Corpus", "CorpusFile", "CorpusSpec", "load",
+    "data_dirs", "read", "FORMATS", "read_directory", "read_tsv", "read_csv", "read_fasttext",
+    "read_jsonl", "read_snow", "SnowExamples",
+]

@@ -1,0 +1,138 @@
+"""Line formats: ``label<TAB>text``, CSV with chosen columns, fastText ``__label__``."""
+
+from __future__ import annotations
+
+import csv
+import io
+import os
+from collections.abc import Iterator, Sequence
+
+from snowpy.corpora.documents import Document, Problems
+from snowpy.corpora.sources import decode, iter_lines, read_file
+
+__all__ = ["read_tsv", "read_csv", "read_fasttext"]
+
+
+def read_tsv(
+    source: str | os.PathLike,
+    *,
+    label_column: int = 0,
+    text_column: int = 1,
+    separator: str = "\t",
+    encoding: str = "utf-8",
+    errors: str = "strict",
+    problems: Problems | None = None,
+) -> Iterator[Document]:
+    """``label<TAB>text`` lines (SMS Spam, SST derived files), or other column orders.
+
+    The text column takes the rest of the line when it is the last column,
+    so a text holding the separator is kept whole. Blank lines are skipped; a
+    line with too few fields or an empty label is malformed.
+    """
+    problems = problems or Problems()
+    where, content = read_file(source)
+    needed = max(label_column, text_column) + 1
+    for at, line in iter_lines(content, where, encoding, errors):
+        if line is None:
+            problems.report(at, f"not valid {encoding}")
+            continue
+        if not line.strip():
+            continue
+        fields = line.split(separator, needed - 1 if text_column == needed - 1 else -1)
+        if len(fields) < needed:
+            problems.report(at, f"expected {needed} fields separated by {separator!r}, "
+                                f"found {len(fields)}")
+            continue
+        label = fields[label_column].strip()
+        if not label:
+            problems.report(at, "empty label")
+            continue
+        yield Document(fields[text_column], label, at)
+
+
+def read_csv(
+    source: str | os.PathLike,
+    *,
+    label_column: int | str = 0,
+    text_columns: Sequence[int | str] = (1,),
+    header: bool | None = None,
+    delimiter: str = ",",
+    encoding: str = "utf-8",
+    errors: str = "strict",
+    problems: Problems | None = None,
+) -> Iterator[Document]:
+    """CSV rows with a chosen label column and text column(s) (AG News).
+
+    Columns are indices, or names when the file has a header (``header``
+    defaults to True when any column is given by name). Several text
+    columns are joined by a space (AG News: title and description). The file
+    is decoded whole (quoted fields may span lines): ``errors="skip"`` acts
+    as ``"strict"``.
+    """
+    problems = problems or Problems()
+    where, content = read_file(source)
+    text = decode(content, encoding, "strict" if errors == "skip" else errors, where)
+    by_name = isinstance(label_column, str) or any(isinstance(c, str) for c in text_columns)
+    header = by_name if header is None else header
+    reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter)
+    names: list[str] = []
+    for row in reader:
+        at = f"{where}:{reader.line_num}"
+        if header and not names:
+            names = row
+            missing = [c for c in (label_column, *text_columns)
+                       if isinstance(c, str) and c not in names]
+            if missing:
+                problems.on_error = "raise"
+                problems.report(at, f"no column {missing[0]!r} in the header {names}")
+            continue
+        if not row or not any(cell.strip() for cell in row):
+            continue
+        try:
+            columns = [names.index(c) if isinstance(c, str) else c
+                       for c in (label_column, *text_columns)]
+            label = row[columns[0]].strip()
+            document = " ".join(row[c] for c in columns[1:])
+        except IndexError:
+            problems.report(at, f"expected at least {max(columns) + 1} columns, found {len(row)}")
+            continue
+        if not label:
+            problems.report(at, "empty label")
+            continue
+        yield Document(document, label, at)
+
+
+def read_fasttext(
+    source: str | os.PathLike,
+    *,
+    multilabel: bool = False,
+    prefix: str = "__label__",
+    encoding: str = "utf-8",
+    errors: str = "strict",
+    problems: Problems | None = None,
+) -> Iterator[Document]:
+    """fastText lines: ``__label__a __label__b text...``.
+
+    A line without a label is malformed; with ``multilabel=False`` so is a
+    line with several (labels are then tuples).
+    """
+    problems = problems or Problems()
+    where, content = read_file(source)
+    for at, line in iter_lines(content, where, encoding, errors):
+        if line is None:
+            problems.report(at, f"not valid {encoding}")
+            continue
+        if not line.strip():
+            continue
+        words = line.split()
+        labels = []
+        while words and words[0].startswith(prefix):
+            labels.append(words.pop(0)[len(prefix):])
+        if not labels or not all(labels):
+            problems.report(at, f"no {prefix}label at the start of the line")
+            continue
+        if not multilabel and len(labels) > 1:
+            problems.report(at, f"{len(labels)} labels on a single-label line "
+                                "(read with multilabel=True)")
+            continue
+        yield Document(" ".join(words), tuple(labels) if multilabel else labels[0], at)

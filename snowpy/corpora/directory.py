@@ -1,0 +1,86 @@
+"""Directory-per-class corpora: ``<label>/<file>``, optionally under split folders.
+
+A document is a file in a *leaf* folder (one without subfolders); the
+folder's name is its label. So ``20news-bydate-train/alt.atheism/49960``
+is a document of ``alt.atheism`` in the ``train`` split, while
+``README`` files next to the class folders, or ``enron1/Summary.txt`` beside
+``enron1/ham/``, are not documents. A split matches a folder named after it,
+or ending in ``-<split>`` or ``_<split>`` (``20news-bydate-train``).
+Works on folders, ``.tar.gz`` and ``.zip`` alike (:mod:`snowpy.corpora.sources`).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Collection, Iterator
+from typing import Any
+
+from snowpy.corpora.documents import Document, Problems
+from snowpy.corpora.sources import Files, decode
+
+__all__ = ["read_directory", "split_matches"]
+
+
+def split_matches(folder: str, split: str) -> bool:
+    """Whether a folder name designates ``split``.
+
+    >>> split_matches("20news-bydate-train", "train"), split_matches("test", "train")
+    (True, False)
+    """
+    return folder == split or folder.endswith(f"-{split}") or folder.endswith(f"_{split}")
+
+
+def read_directory(
+    source: str | os.PathLike,
+    *,
+    split: str | None = None,
+    labels: Collection[str] | None = None,
+    label_of: Callable[[str, str], Any] | None = None,
+    encoding: str = "utf-8",
+    errors: str = "strict",
+    problems: Problems | None = None,
+) -> Iterator[Document]:
+    """Stream the documents of a directory-per-class corpus.
+
+    Parameters
+    ----------
+    source : path
+        A folder, a ``.tar.gz``/``.tgz``/``.tar`` or a ``.zip``.
+    split : str, optional
+        Keep documents under a folder designating this split.
+    labels : collection of str, optional
+        Keep only these class folders (others, like IMDB's ``unsup``, are
+        not read).
+    label_of : callable, optional
+        ``label_of(folder, file_name) -> label`` when the label is not the
+        folder name (Ling-Spam names spam files ``spmsg*``).
+    encoding, errors :
+        How file bytes become text: ``errors`` is ``"strict"`` (a
+        :class:`CorpusError` naming the file and byte), ``"replace"`` or
+        ``"skip"`` (counted in ``problems``).
+    """
+    problems = problems or Problems()
+    files = Files(source)
+    folders = {name.rpartition("/")[0] for name in files.names}
+    inner = {folder.rpartition("/")[0] for folder in folders}
+    ancestors = set()
+    for folder in inner:
+        while folder:
+            ancestors.add(folder)
+            folder = folder.rpartition("/")[0]
+    leaves = {folder for folder in folders if folder and folder not in ancestors}
+    for name, where, content in files:
+        folder, _, base = name.rpartition("/")
+        if folder not in leaves:
+            continue
+        parts = folder.split("/")
+        label = parts[-1]
+        if split is not None and not any(split_matches(part, split) for part in parts[:-1]):
+            continue
+        if labels is not None and label not in labels:
+            continue
+        text = decode(content, encoding, errors, where)
+        if text is None:
+            problems.report(where, f"not valid {encoding}; skipped")
+            continue
+        yield Document(text, label_of(label, base) if label_of else label, where)

@@ -1,0 +1,176 @@
+"""Files of a corpus, from a folder, a ``.tar.gz``/``.tgz``/``.tar`` or a ``.zip``.
+
+:class:`Files` lists any of them, then streams the contents: a ``.tar.gz``
+is read member by member, never extracted. Each file is named by its path
+relative to the root; when an archive (or folder) holds a single top folder,
+paths are relative to it. A file inside an archive can be named
+``archive.tar.gz::path/inside``.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import tarfile
+import zipfile
+from collections.abc import Iterator
+from pathlib import Path
+
+from snowpy.corpora.documents import CorpusError
+
+__all__ = ["Files", "is_archive", "decode", "iter_lines", "read_file"]
+
+_TAR = (".tar.gz", ".tgz", ".tar", ".tar.bz2", ".tar.xz")
+
+
+def is_archive(path: str | os.PathLike) -> bool:
+    """True for the archive formats snowpy reads without extracting."""
+    name = str(path).lower()
+    return name.endswith(_TAR) or name.endswith(".zip")
+
+
+def _strip_top(names: list[str]) -> str:
+    tops = {name.split("/", 1)[0] for name in names if name}
+    if len(tops) == 1 and all("/" in name for name in names):
+        return tops.pop() + "/"
+    return ""
+
+
+class Files:
+    """The files of a folder or an archive, listed once, their contents streamed.
+
+    Paths are relative to the root, and to the single top folder when there
+    is one (``20newsgroups/20news-bydate-train/...`` becomes
+    ``20news-bydate-train/...``).
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> root = pathlib.Path(tempfile.mkdtemp())
+    >>> (root / "ham").mkdir(); _ = (root / "ham" / "1.txt").write_text("hello")
+    >>> files = Files(root)
+    >>> files.names
+    ['ham/1.txt']
+    >>> [(name, content) for name, _, content in files]
+    [('ham/1.txt', b'hello')]
+    """
+
+    def __init__(self, source: str | os.PathLike) -> None:
+        self.path = Path(source)
+        if not self.path.exists():
+            raise CorpusError(f"{self.path}: no such file or folder")
+        self.kind = ("folder" if self.path.is_dir() else "zip" if self.path.name.lower()
+                     .endswith(".zip") else "tar" if self.path.name.lower().endswith(_TAR)
+                     else "file")
+        raw = self._raw_names()
+        self._top = _strip_top(raw) if self.kind != "file" else ""
+        self.names = sorted(name[len(self._top):] for name in raw)
+
+    def _raw_names(self) -> list[str]:
+        try:
+            if self.kind == "folder":
+                return [p.relative_to(self.path).as_posix()
+                        for p in self.path.rglob("*") if p.is_file()]
+            if self.kind == "zip":
+                with zipfile.ZipFile(self.path) as archive:
+                    return [i.filename for i in archive.infolist() if not i.is_dir()]
+            if self.kind == "tar":
+                with tarfile.open(self.path) as archive:
+                    return [m.name for m in archive if m.isfile()]
+        except zipfile.BadZipFile as exc:
+            raise CorpusError(f"{self.path}: not a readable zip archive ({exc})") from None
+        except (tarfile.TarError, EOFError, OSError) as exc:
+            raise CorpusError(f"{self.path}: not a readable tar archive ({exc})") from None
+        return [self.path.name]
+
+    def __iter__(self) -> Iterator[tuple[str, str, bytes]]:
+        """``(relative path, where, content)`` of each file, in archive order."""
+        top = self._top
+        if self.kind == "folder":
+            for name in self.names:
+                file = self.path / (top + name)
+                yield name, str(file), file.read_bytes()
+        elif self.kind == "zip":
+            with zipfile.ZipFile(self.path) as archive:
+                for name in self.names:
+                    yield name, f"{self.path}::{top + name}", archive.read(top + name)
+        elif self.kind == "tar":
+            try:
+                with tarfile.open(self.path) as archive:
+                    for member in archive:
+                        if member.isfile():
+                            handle = archive.extractfile(member)
+                            content = handle.read() if handle is not None else b""
+                            yield member.name[len(top):], f"{self.path}::{member.name}", content
+            except (tarfile.TarError, EOFError, OSError) as exc:
+                raise CorpusError(f"{self.path}: archive is damaged ({exc})") from None
+        else:
+            yield self.path.name, str(self.path), self.path.read_bytes()
+
+    def read(self, name: str) -> tuple[str, bytes]:
+        """``(where, content)`` of one file, by relative path (or full archive name)."""
+        candidates = [self._top + name, name] if self._top else [name]
+        if self.kind == "folder":
+            for candidate in candidates:
+                file = self.path / candidate
+                if file.is_file():
+                    return str(file), file.read_bytes()
+        elif self.kind == "zip":
+            with zipfile.ZipFile(self.path) as archive:
+                present = set(archive.namelist())
+                for candidate in candidates:
+                    if candidate in present:
+                        return f"{self.path}::{candidate}", archive.read(candidate)
+        elif self.kind == "tar":
+            with tarfile.open(self.path) as archive:
+                for candidate in candidates:
+                    try:
+                        member = archive.getmember(candidate)
+                    except KeyError:
+                        continue
+                    if member.isfile():
+                        handle = archive.extractfile(member)
+                        return f"{self.path}::{member.name}", handle.read() if handle else b""
+        elif name == self.path.name:
+            return str(self.path), self.path.read_bytes()
+        raise CorpusError(f"{self.path}: no file {name!r} in it")
+
+
+def decode(content: bytes, encoding: str, errors: str, where: str) -> str | None:
+    """Decode a file's bytes; a bad byte raises a CorpusError naming ``where``.
+
+    ``errors`` is ``"strict"`` (an error with the byte offset), ``"replace"``
+    (U+FFFD) or ``"skip"`` (return None: the caller skips and counts it).
+    """
+    try:
+        return content.decode(encoding, "strict" if errors == "skip" else errors)
+    except UnicodeDecodeError as exc:
+        if errors == "skip":
+            return None
+        raise CorpusError(
+            f"{where}: byte {exc.start} is not valid {encoding} ({exc.reason}); declare the "
+            "corpus encoding (latin-1 for 20 Newsgroups) or use errors='replace'"
+        ) from None
+    except LookupError:
+        raise CorpusError(f"unknown encoding {encoding!r}") from None
+
+
+def iter_lines(content: bytes, where: str, encoding: str = "utf-8", errors: str = "strict"
+               ) -> Iterator[tuple[str, str | None]]:
+    """``(where:line, text)`` of each line of a file's content (``None`` when undecodable
+    and ``errors="skip"``)."""
+    for number, raw in enumerate(io.BytesIO(content), start=1):
+        line = decode(raw, encoding, errors, f"{where}:{number}")
+        yield f"{where}:{number}", line if line is None else line.rstrip("\r\n")
+
+
+def read_file(source: str | os.PathLike) -> tuple[str, bytes]:
+    """``(where, content)`` of a plain file, or of ``archive::member``."""
+    text = str(source)
+    if "::" in text:
+        archive, member = text.split("::", 1)
+        return Files(archive).read(member)
+    path = Path(text)
+    if not path.is_file():
+        raise CorpusError(f"{path}: no such file")
+    return str(path), path.read_bytes()
