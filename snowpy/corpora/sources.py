@@ -30,8 +30,12 @@ def is_archive(path: str | os.PathLike) -> bool:
 
 
 def _strip_top(names: list[str]) -> str:
+    """The single top folder of an archive's paths, when every path goes two folders deeper.
+
+    (A lone class folder, ``ham/1.txt``, is a label, not a wrapper.)
+    """
     tops = {name.split("/", 1)[0] for name in names if name}
-    if len(tops) == 1 and all("/" in name for name in names):
+    if len(tops) == 1 and all(name.count("/") >= 2 for name in names):
         return tops.pop() + "/"
     return ""
 
