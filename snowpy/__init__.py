@@ -22,13 +22,16 @@ if TYPE_CHECKING:  # pragma: no cover
     from snowpy.text import Featurizer
 
 __all__ = ["__version__", "hookimpl", "Network", "NumericalWarning", "SnowClassifier",
-           "Featurizer"]
+           "Featurizer", "save", "load", "ModelFileError"]
 
 _LAZY = {
     "Network": "snowpy.network",
     "NumericalWarning": "snowpy.network",
     "SnowClassifier": "snowpy.classifier",
     "Featurizer": "snowpy.text",
+    "save": "snowpy.persistence",
+    "load": "snowpy.persistence",
+    "ModelFileError": "snowpy.model_file",
 }
 
 

@@ -46,7 +46,8 @@ class SnowClassifier(RuleParamsEstimator):
     lowercase, unicode_form, strip_accents, token_pattern, values, norm,
     fields, keep_names, hash_seed, errors, chunk_bytes, n_jobs :
         The front end's options; see :class:`snowpy.Featurizer`.
-    epochs, average, shuffle, seed, bias, early_stop, storage, multiclass :
+    epochs, average, shuffle, seed, bias, early_stop, storage, multiclass, calibrate,
+    calibration_folds :
         The network's options; see :class:`snowpy.Network`.
     **rule_params
         Parameters of the rule.
@@ -104,6 +105,8 @@ class SnowClassifier(RuleParamsEstimator):
         early_stop: bool = True,
         storage: str = "compact",
         multiclass: str = "ova",
+        calibrate: str | None = None,
+        calibration_folds: int = 3,
         **rule_params: Any,
     ) -> None:
         self.rule = rule
@@ -135,6 +138,8 @@ class SnowClassifier(RuleParamsEstimator):
         self.early_stop = early_stop
         self.storage = storage
         self.multiclass = multiclass
+        self.calibrate = calibrate
+        self.calibration_folds = calibration_folds
         self.rule_params = rule_params
 
     def _make_featurizer(self) -> Featurizer:
@@ -190,6 +195,17 @@ class SnowClassifier(RuleParamsEstimator):
         """Activation minus threshold of every target, ``[n_texts, n_targets]``."""
         self._check_fitted()
         return self.network_.decision_function(self.transform(texts))
+
+    def predict_proba(self, texts: Iterable[Any]) -> np.ndarray:
+        """Calibrated probabilities, ``[n_texts, n_targets]`` (needs ``calibrate``)."""
+        self._check_fitted()
+        return self.network_.predict_proba(self.transform(texts))
+
+    def save(self, path: Any) -> Any:
+        """Save the trained classifier atomically (:func:`snowpy.save`)."""
+        from snowpy.persistence import save
+
+        return save(self, path)
 
     def predict(self, texts: Iterable[Any], *, targets: Sequence[Any] | None = None) -> Any:
         """The label of each text (a tuple of labels per text for multi-label models)."""

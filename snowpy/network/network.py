@@ -71,6 +71,16 @@ class Network(RuleParamsEstimator):
         only its true target (promoted) and the targets whose activation comes
         within ``thickness`` of it (demoted), as the multiclass Perceptron
         does; ``theta`` then plays no part in training.
+    calibrate : {None, "cv", "holdout"}, default None
+        Fit a sigmoid per target (:mod:`snowpy.calibration`) so that
+        :meth:`predict_proba` gives probabilities: ``"cv"`` trains
+        ``calibration_folds`` networks on the other folds to score each
+        example out of fold (as scikit-learn's CalibratedClassifierCV does),
+        ``"holdout"`` only the first of those folds; the network itself is
+        always trained on all the data, so calibration leaves its
+        predictions unchanged.
+    calibration_folds : int, default 3
+        Folds for ``calibrate``.
     **rule_params
         Parameters of the rule (``alpha=1.5``, ``theta=2``, ``thickness=1``);
         checked at fit against what the rule declares. Every rule accepts
@@ -111,7 +121,7 @@ class Network(RuleParamsEstimator):
     """
 
     _option_names = ("rule", "epochs", "average", "shuffle", "seed", "bias", "early_stop",
-                     "storage", "multiclass")
+                     "storage", "multiclass", "calibrate", "calibration_folds")
 
     def __init__(
         self,
@@ -125,6 +135,8 @@ class Network(RuleParamsEstimator):
         early_stop: bool = True,
         storage: str = "compact",
         multiclass: str = "ova",
+        calibrate: str | None = None,
+        calibration_folds: int = 3,
         **rule_params: Any,
     ) -> None:
         self.rule = rule
@@ -136,6 +148,8 @@ class Network(RuleParamsEstimator):
         self.early_stop = early_stop
         self.storage = storage
         self.multiclass = multiclass
+        self.calibrate = calibrate
+        self.calibration_folds = calibration_folds
         self.rule_params = rule_params
 
     # ---------------------------------------------------------------- set-up
@@ -157,6 +171,15 @@ class Network(RuleParamsEstimator):
     def _check_options(self) -> None:
         if isinstance(self.epochs, bool) or not isinstance(self.epochs, (int, np.integer)) or self.epochs < 1:
             raise ConfigurationError(f"epochs must be a positive integer, got {self.epochs!r}")
+        if self.calibrate not in (None, "cv", "holdout"):
+            raise ConfigurationError(
+                f"calibrate must be None, 'cv' or 'holdout', got {self.calibrate!r}"
+            )
+        if isinstance(self.calibration_folds, bool) or not isinstance(
+                self.calibration_folds, (int, np.integer)) or self.calibration_folds < 2:
+            raise ConfigurationError(
+                f"calibration_folds must be an integer >= 2, got {self.calibration_folds!r}"
+            )
         if self.multiclass not in ("ova", "constraint"):
             raise ConfigurationError(
                 f"multiclass must be 'ova' or 'constraint', got {self.multiclass!r}"
@@ -249,7 +272,47 @@ class Network(RuleParamsEstimator):
         multilabel = is_multilabel(y)
         self._initialise(X, multilabel)
         self._labels = LabelIndex(_sorted_labels(y, multilabel))
-        return self._train(X, y, targets, epochs=int(self.epochs), shuffle=bool(self.shuffle))
+        self.calibration_ = None
+        self._train(X, y, targets, epochs=int(self.epochs), shuffle=bool(self.shuffle))
+        if self.calibrate is not None:
+            self._calibrate(X, y, targets)
+        return self
+
+    def _calibrate(self, X: sp.csr_matrix, y: Sequence[Any], targets: Any) -> None:
+        """Fit the sigmoids on out-of-fold scores (see ``calibrate``)."""
+        from snowpy.calibration import Calibration
+
+        n = X.shape[0]
+        labels = self._labels
+        positives = np.zeros((n, len(labels)), dtype=bool)
+        y_indptr, y_targets = labels.encode(y, multilabel=self.multilabel_, grow=False)
+        positives[np.repeat(np.arange(n), np.diff(y_indptr)), y_targets] = True
+        folds = np.array_split(np.random.default_rng(self.seed).permutation(n),
+                               int(self.calibration_folds))
+        if self.calibrate == "holdout":
+            folds = folds[:1]
+        scores = np.zeros((n, len(labels)))
+        covered = np.zeros(n, dtype=bool)
+        params = self.get_params()
+        params["calibrate"] = None
+        for held in folds:
+            train = np.setdiff1d(np.arange(n), held)
+            if train.size == 0 or held.size == 0:
+                continue
+            part_y = [y[i] for i in train]
+            part_targets = None if targets is None else [targets[i] for i in train]
+            clone = type(self)(**params).fit(X[train], part_y, targets=part_targets)
+            part_scores = clone.decision_function(X[held])
+            # a label missing from the other folds scores as the lowest seen
+            columns = np.full((held.size, len(labels)), part_scores.min() - 1.0)
+            for column, label in enumerate(clone._labels.labels):
+                columns[:, labels.find(label)] = part_scores[:, column]
+            scores[held] = columns
+            covered[held] = True
+        self.calibration_ = Calibration.fit(
+            scores[covered], positives[covered],
+            normalize="none" if self.multilabel_ else "sum", method=self.calibrate,
+        )
 
     def partial_fit(
         self, X: Any, y: Sequence[Any], *, targets: Sequence[Any] | None = None
@@ -397,6 +460,21 @@ class Network(RuleParamsEstimator):
         scores += self._bias_strength() * weights[0] - float(self.rule_params_["theta"])
         return scores
 
+    def predict_proba(self, X: Any) -> np.ndarray:
+        """Calibrated probability of every target, ``float64[n, targets]``.
+
+        Rows sum to 1 for single-label networks; for multi-label networks
+        each column is that label's own probability. Needs ``calibrate``.
+        """
+        self._check_fitted()
+        calibration = getattr(self, "calibration_", None)
+        if calibration is None:
+            raise NotFittedError(
+                "this network has no calibration; train it with calibrate='cv' (or 'holdout') "
+                "to get probabilities"
+            )
+        return calibration.probabilities(self.decision_function(X))
+
     def predict(self, X: Any, *, targets: Sequence[Any] | None = None) -> Any:
         """Predicted label of each example (winner-take-all).
 
@@ -425,6 +503,12 @@ class Network(RuleParamsEstimator):
                 if target is not None:
                     mask[i, target] = True
         return mask
+
+    def save(self, path: Any) -> Any:
+        """Save the trained network atomically (:func:`snowpy.save`)."""
+        from snowpy.persistence import save
+
+        return save(self, path)
 
     def score(self, X: Any, y: Sequence[Any]) -> float:
         """Accuracy (exact set match for multi-label networks)."""

@@ -1,0 +1,169 @@
+"""Sigmoid calibration of target activations into probabilities (Platt scaling).
+
+For each target node, ``P(y = 1 | s) = 1 / (1 + exp(A s + B))`` where ``s``
+is the node's decision score (activation minus threshold), fitted on scores
+the model did not train on, with Platt's smoothed targets
+``(N+ + 1) / (N+ + 2)`` for positives and ``1 / (N- + 2)`` for negatives, by
+Newton's method with backtracking (Lin, Lin and Weng 2007, "A note on Platt's
+probabilistic outputs"). Scores are standardised before fitting, which keeps
+the problem well conditioned whatever the rule's scale, and a class with one
+or two examples (or none) still gets finite parameters.
+
+Single-label networks normalise across targets. Two choices exist: dividing
+the per-target probabilities by their sum, or a softmax over the calibrated
+logits ``-(A s + B)``. snowpy uses the division (``normalize="sum"``), the
+choice of scikit-learn's CalibratedClassifierCV; ``docs/calibration.md``
+records the measurement (log loss on 20 Newsgroups and SMS Spam) behind it.
+Multi-label networks keep each target's probability as it is.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+
+from snowpy.exceptions import ConfigurationError
+
+__all__ = ["fit_sigmoid", "Calibration", "METHODS", "NORMALIZATIONS"]
+
+#: How held-out scores are obtained: k-fold cross-fitting, or one held-out fraction.
+METHODS = ("cv", "holdout")
+NORMALIZATIONS = ("sum", "softmax", "none")
+
+
+def _objective(scores: np.ndarray, targets: np.ndarray, a: float, b: float) -> float:
+    z = a * scores + b
+    # t * z + log(1 + exp(-z)), written to never overflow
+    return float(np.sum(np.where(z >= 0, targets * z + np.log1p(np.exp(-np.abs(z))),
+                                 (targets - 1) * z + np.log1p(np.exp(-np.abs(z))))))
+
+
+def fit_sigmoid(scores: np.ndarray, positive: np.ndarray, *, max_iter: int = 100
+                ) -> tuple[float, float]:
+    """Platt's ``(A, B)`` for ``P(y=1|s) = 1 / (1 + exp(A s + B))``.
+
+    Examples
+    --------
+    >>> rng = np.random.default_rng(0)
+    >>> s = rng.normal(size=20000)
+    >>> y = rng.random(20000) < 1 / (1 + np.exp(-2 * s + 0.5))
+    >>> a, b = fit_sigmoid(s, y)
+    >>> round(a, 1), round(b, 1)
+    (-2.0, 0.5)
+    """
+    scores = np.asarray(scores, dtype=np.float64)
+    positive = np.asarray(positive, dtype=bool)
+    n_pos = int(positive.sum())
+    n_neg = positive.size - n_pos
+    targets = np.where(positive, (n_pos + 1.0) / (n_pos + 2.0), 1.0 / (n_neg + 2.0))
+    scale = float(np.std(scores)) or 1.0
+    centre = float(np.mean(scores)) if scores.size else 0.0
+    s = (scores - centre) / scale
+    a, b = 0.0, float(np.log((n_neg + 1.0) / (n_pos + 1.0)))
+    value = _objective(s, targets, a, b)
+    sigma = 1e-12
+    for _ in range(max_iter):
+        z = a * s + b
+        e = np.exp(-np.abs(z))
+        p = np.where(z >= 0, e / (1 + e), 1 / (1 + e))  # 1 / (1 + exp(z))
+        q = 1 - p
+        d2 = p * q
+        h11 = sigma + np.sum(s * s * d2)
+        h22 = sigma + np.sum(d2)
+        h21 = np.sum(s * d2)
+        d1 = targets - p
+        g1 = np.sum(s * d1)
+        g2 = np.sum(d1)
+        if abs(g1) < 1e-6 and abs(g2) < 1e-6:
+            break
+        det = h11 * h22 - h21 * h21
+        if det <= 0:
+            break
+        da = -(h22 * g1 - h21 * g2) / det
+        db = -(-h21 * g1 + h11 * g2) / det
+        slope = g1 * da + g2 * db
+        step = 1.0
+        while step >= 1e-10:
+            new_a, new_b = a + step * da, b + step * db
+            new_value = _objective(s, targets, new_a, new_b)
+            if new_value < value + 1e-4 * step * slope:
+                a, b, value = new_a, new_b, new_value
+                break
+            step /= 2
+        else:
+            break
+    # undo the standardisation: A s' + B with s' = (s - centre) / scale
+    return a / scale, b - a * centre / scale
+
+
+class Calibration:
+    """Fitted sigmoids of every target, and how they are combined.
+
+    Attributes
+    ----------
+    a, b : ndarray, shape (n_targets,)
+        Platt's parameters per target.
+    normalize : {"sum", "softmax", "none"}
+        Across targets for single-label networks; ``"none"`` for multi-label.
+    method : str
+        How the held-out scores were obtained (``"cv"``, ``"holdout"``).
+    """
+
+    def __init__(self, a: np.ndarray, b: np.ndarray, *, normalize: str, method: str) -> None:
+        self.a = np.asarray(a, dtype=np.float64)
+        self.b = np.asarray(b, dtype=np.float64)
+        if normalize not in NORMALIZATIONS:
+            raise ConfigurationError(f"normalize must be one of {NORMALIZATIONS}")
+        self.normalize = normalize
+        self.method = method
+
+    @classmethod
+    def fit(cls, scores: np.ndarray, positives: np.ndarray, *, normalize: str,
+            method: str) -> Calibration:
+        """Fit one sigmoid per column of ``scores`` (held-out decision scores)."""
+        pairs = [fit_sigmoid(scores[:, t], positives[:, t]) for t in range(scores.shape[1])]
+        a = np.array([p[0] for p in pairs], dtype=np.float64)
+        b = np.array([p[1] for p in pairs], dtype=np.float64)
+        return cls(a, b, normalize=normalize, method=method)
+
+    def probabilities(self, scores: np.ndarray) -> np.ndarray:
+        """Calibrated probabilities for decision scores ``[n, targets]``."""
+        if scores.shape[1] != self.a.size:
+            raise ConfigurationError(
+                f"the calibration covers {self.a.size} targets, the scores have {scores.shape[1]}"
+                " (labels were added after calibrating: train again with calibration)"
+            )
+        logits = -(scores * self.a + self.b)
+        if self.normalize == "softmax":
+            logits = logits - logits.max(axis=1, keepdims=True)
+            e = np.exp(logits)
+            return e / e.sum(axis=1, keepdims=True)
+        p = 0.5 * (1.0 + np.tanh(0.5 * logits))  # the logistic function without overflow
+        if self.normalize == "none":
+            return p
+        total = p.sum(axis=1, keepdims=True)
+        uniform = np.full_like(p, 1.0 / p.shape[1])
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return np.where(total > 0, p / np.where(total > 0, total, 1.0), uniform)
+
+    # -------------------------------------------------------------- storage
+    def header(self) -> dict[str, Any]:
+        return {"normalize": self.normalize, "method": self.method}
+
+    def arrays(self) -> dict[str, np.ndarray]:
+        return {"calibration_a": self.a, "calibration_b": self.b}
+
+    @classmethod
+    def from_file(cls, header: Mapping[str, Any], arrays: Mapping[str, np.ndarray],
+                  where: str) -> Calibration:
+        from snowpy.model_file import ModelFileError
+
+        try:
+            a, b = arrays["calibration_a"], arrays["calibration_b"]
+            if a.shape != b.shape or a.ndim != 1:
+                raise ValueError("shapes differ")
+            return cls(a, b, normalize=header["normalize"], method=header.get("method", "cv"))
+        except (KeyError, ValueError, ConfigurationError) as exc:
+            raise ModelFileError(f"{where}: the calibration is invalid ({exc})") from None

@@ -1,0 +1,225 @@
+"""snowpy's model file: a zip of a JSON header and ``.npy`` arrays, never a pickle.
+
+Layout (format version 1)::
+
+    model.snowpy (zip, members stored uncompressed)
+      header.json          orjson: magic, format and snowpy versions, what the
+                           model is (rule, parameters, front end, labels,
+                           calibration, training figures) and, per array,
+                           its dtype, shape, byte size and SHA-256
+      arrays/<name>.npy    one NumPy array each, written and read with
+                           allow_pickle=False
+
+Loading checks, in order: the file is a zip with a header; the magic; the
+format version (a newer one is refused, saying so); every declared array is
+present, with the dtype, shape and size the header declares (sizes are
+checked before anything is read, so a forged header cannot make snowpy
+allocate terabytes); each array's SHA-256; finite values. Any failure raises
+:class:`ModelFileError` naming the check. Arrays are uncompressed so that
+they can be memory-mapped (``mmap=True``): loading a model then costs the
+header and the checksums, not a copy of the weights.
+
+Saving is atomic: the file is written beside its target under a temporary
+name, flushed to disk (fsync), then renamed over the target, so a crash or
+Ctrl-C never leaves a half-written model in place of the previous one.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import os
+import struct
+import tempfile
+import zipfile
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import orjson
+
+from snowpy._version import __version__
+from snowpy.exceptions import SnowpyError
+
+__all__ = ["ModelFileError", "write_model", "read_model", "FORMAT_VERSION", "MAGIC"]
+
+MAGIC = "snowpy-model"
+FORMAT_VERSION = 1
+_DTYPES = {"float64", "float32", "int64", "int32", "uint8", "bool"}
+_LIMIT_DIMS = 4
+
+
+class ModelFileError(SnowpyError, ValueError):
+    """A model file is truncated, tampered with, foreign, or from a newer snowpy."""
+
+
+def _sha256(array: np.ndarray) -> str:
+    return hashlib.sha256(np.ascontiguousarray(array).view(np.uint8).reshape(-1)).hexdigest()
+
+
+def write_model(path: str | os.PathLike, header: Mapping[str, Any],
+                arrays: Mapping[str, np.ndarray]) -> Path:
+    """Write a model file atomically; returns its path.
+
+    ``header`` must be JSON-serialisable (orjson); the array manifest,
+    magic and versions are added here.
+    """
+    target = Path(path)
+    directory = target.parent if str(target.parent) else Path(".")
+    directory.mkdir(parents=True, exist_ok=True)
+    manifest = {}
+    prepared = {}
+    for name, array in arrays.items():
+        array = np.ascontiguousarray(array)
+        if array.dtype.name not in _DTYPES:
+            raise TypeError(f"array {name!r}: dtype {array.dtype} cannot be stored")
+        prepared[name] = array
+        manifest[name] = {"dtype": array.dtype.name, "shape": list(array.shape),
+                          "nbytes": int(array.nbytes), "sha256": _sha256(array)}
+    full = {"magic": MAGIC, "format_version": FORMAT_VERSION, "snowpy_version": __version__,
+            **header, "arrays": manifest}
+    payload = orjson.dumps(full, option=orjson.OPT_SERIALIZE_NUMPY | orjson.OPT_INDENT_2)
+    handle, temporary = tempfile.mkstemp(dir=directory, prefix=f".{target.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(handle, "wb") as stream:
+            with zipfile.ZipFile(stream, "w", compression=zipfile.ZIP_STORED) as archive:
+                archive.writestr("header.json", payload)
+                for name, array in prepared.items():
+                    buffer = io.BytesIO()
+                    np.lib.format.write_array(buffer, array, allow_pickle=False)
+                    archive.writestr(f"arrays/{name}.npy", buffer.getvalue())
+            stream.flush()
+            os.fsync(stream.fileno())
+        os.replace(temporary, target)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise
+    try:  # make the rename itself durable
+        fd = os.open(directory, os.O_RDONLY)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+    except OSError:
+        pass
+    return target
+
+
+def _data_offset(path: Path, info: zipfile.ZipInfo) -> int:
+    """Byte offset in the file where a stored member's data begins."""
+    with open(path, "rb") as stream:
+        stream.seek(info.header_offset)
+        local = stream.read(30)
+        if len(local) != 30 or local[:4] != b"PK\x03\x04":
+            raise ModelFileError(f"{path}: member {info.filename} has a damaged local header")
+        name_length, extra_length = struct.unpack("<HH", local[26:30])
+        return info.header_offset + 30 + name_length + extra_length
+
+
+def _read_array(path: Path, archive: zipfile.ZipFile, name: str, spec: Mapping[str, Any],
+                mmap: bool) -> np.ndarray:
+    member = f"arrays/{name}.npy"
+    try:
+        info = archive.getinfo(member)
+    except KeyError:
+        raise ModelFileError(f"{path}: array {name!r} is declared in the header but missing") \
+            from None
+    dtype, shape, nbytes = spec.get("dtype"), spec.get("shape"), spec.get("nbytes")
+    if dtype not in _DTYPES or not isinstance(shape, list) or len(shape) > _LIMIT_DIMS \
+            or not all(isinstance(d, int) and d >= 0 for d in shape) \
+            or not isinstance(nbytes, int):
+        raise ModelFileError(f"{path}: the header's description of array {name!r} is invalid")
+    expected = int(np.prod(shape, dtype=np.float64)) * np.dtype(dtype).itemsize
+    if expected != nbytes or info.file_size < nbytes or info.file_size > nbytes + 4096:
+        raise ModelFileError(
+            f"{path}: array {name!r} should hold {nbytes} bytes as {dtype}{tuple(shape)}, but "
+            f"its member has {info.file_size}"
+        )
+    if info.compress_type != zipfile.ZIP_STORED:
+        raise ModelFileError(f"{path}: array {name!r} is compressed; snowpy writes them stored")
+    try:
+        with archive.open(member) as stream:
+            version = np.lib.format.read_magic(stream)
+            read_header = (np.lib.format.read_array_header_1_0 if version == (1, 0)
+                           else np.lib.format.read_array_header_2_0)
+            file_shape, fortran, file_dtype = read_header(stream)
+            header_length = stream.tell()
+            if file_dtype.hasobject:
+                raise ModelFileError(f"{path}: array {name!r} holds Python objects; refused")
+            if tuple(file_shape) != tuple(shape) or file_dtype != np.dtype(dtype) or fortran:
+                raise ModelFileError(
+                    f"{path}: array {name!r} is {file_dtype}{tuple(file_shape)}, the header "
+                    f"says {dtype}{tuple(shape)}"
+                )
+            if mmap and nbytes:
+                offset = _data_offset(path, info) + header_length
+                array = np.memmap(path, dtype=np.dtype(dtype), mode="r", offset=offset,
+                                  shape=tuple(shape))
+            else:
+                data = stream.read(nbytes)
+                if len(data) != nbytes:
+                    raise ModelFileError(f"{path}: array {name!r} is truncated")
+                array = np.frombuffer(data, dtype=np.dtype(dtype)).reshape(shape).copy()
+    except ModelFileError:
+        raise
+    except (ValueError, OSError, EOFError, zipfile.BadZipFile, struct.error) as exc:
+        raise ModelFileError(f"{path}: array {name!r} cannot be read ({exc})") from None
+    if _sha256(array) != spec.get("sha256"):
+        raise ModelFileError(f"{path}: array {name!r} fails its SHA-256 check (tampered or "
+                             "damaged)")
+    if array.dtype.kind == "f" and not np.all(np.isfinite(array)):
+        raise ModelFileError(f"{path}: array {name!r} holds NaN or infinity")
+    return array
+
+
+def read_model(path: str | os.PathLike, *, mmap: bool = False
+               ) -> tuple[dict[str, Any], dict[str, np.ndarray]]:
+    """Read and validate a model file: ``(header, arrays)``.
+
+    Raises
+    ------
+    ModelFileError
+        Naming the check that failed: not a snowpy model, newer format,
+        missing or malformed array, checksum, non-finite values.
+    """
+    source = Path(path)
+    if not source.is_file():
+        raise ModelFileError(f"{source}: no such model file")
+    try:
+        with zipfile.ZipFile(source) as archive:
+            try:
+                info = archive.getinfo("header.json")
+            except KeyError:
+                raise ModelFileError(f"{source}: not a snowpy model (no header)") from None
+            if info.file_size > 64 << 20:
+                raise ModelFileError(f"{source}: header of {info.file_size} bytes is implausible")
+            try:
+                header = orjson.loads(archive.read(info))
+            except orjson.JSONDecodeError as exc:
+                raise ModelFileError(f"{source}: the header is not valid JSON ({exc})") from None
+            if not isinstance(header, dict) or header.get("magic") != MAGIC:
+                raise ModelFileError(f"{source}: not a snowpy model (wrong magic)")
+            version = header.get("format_version")
+            if not isinstance(version, int):
+                raise ModelFileError(f"{source}: the header has no format version")
+            if version > FORMAT_VERSION:
+                raise ModelFileError(
+                    f"{source}: written by snowpy {header.get('snowpy_version', '?')} in model "
+                    f"format {version}; this snowpy ({__version__}) reads up to format "
+                    f"{FORMAT_VERSION}: upgrade snowpy"
+                )
+            manifest = header.get("arrays")
+            if not isinstance(manifest, dict):
+                raise ModelFileError(f"{source}: the header lists no arrays")
+            arrays = {name: _read_array(source, archive, name, spec, mmap)
+                      for name, spec in manifest.items() if isinstance(spec, dict)}
+            if len(arrays) != len(manifest):
+                raise ModelFileError(f"{source}: the header's array list is malformed")
+    except ModelFileError:
+        raise
+    except (zipfile.BadZipFile, zipfile.LargeZipFile, OSError, EOFError, KeyError,
+            ValueError, NotImplementedError, struct.error) as exc:
+        raise ModelFileError(f"{source}: not a readable snowpy model ({type(exc).__name__}: "
+                             f"{exc})") from None
+    return header, arrays
