@@ -50,7 +50,7 @@ def fit_sigmoid(scores: np.ndarray, positive: np.ndarray, *, max_iter: int = 100
     >>> s = rng.normal(size=20000)
     >>> y = rng.random(20000) < 1 / (1 + np.exp(-2 * s + 0.5))
     >>> a, b = fit_sigmoid(s, y)
-    >>> round(a, 1), round(b, 1)
+    >>> round(float(a), 1), round(float(b), 1)
     (-2.0, 0.5)
     """
     scores = np.asarray(scores, dtype=np.float64)
