@@ -151,20 +151,21 @@ class SnowClassifier(RuleParamsEstimator):
 
     # -------------------------------------------------------------- training
     def fit(self, texts: Iterable[Any], labels: Sequence[Any], *,
-            targets: Sequence[Any] | None = None) -> SnowClassifier:
+            targets: Sequence[Any] | None = None, progress: Any = None) -> SnowClassifier:
         """Featurise ``texts`` once, then train the network for ``epochs`` passes.
 
         ``labels`` holds one label per text, or one collection per text
-        (multi-label); ``targets`` restricts examples to some targets
-        (see :meth:`Network.fit`).
+        (multi-label); ``targets`` restricts examples to some targets and
+        ``progress`` reports training as it goes (see :meth:`Network.fit`).
         """
         network = self._make_network()
         network.resolve_rule()  # a bad rule or parameter fails before featurising
+        network._check_options()
         featurizer = self._make_featurizer()
         X = featurizer.transform(texts)
-        network.fit(X, labels, targets=targets)
         self.featurizer_ = featurizer
-        self.network_ = network
+        self.network_ = network  # set first: an interrupted fit leaves what was learned
+        network.fit(X, labels, targets=targets, progress=progress)
         return self
 
     def partial_fit(self, texts: Iterable[Any], labels: Sequence[Any], *,

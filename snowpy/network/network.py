@@ -247,7 +247,8 @@ class Network(RuleParamsEstimator):
             )
 
     # -------------------------------------------------------------- training
-    def fit(self, X: Any, y: Sequence[Any], *, targets: Sequence[Any] | None = None) -> Network:
+    def fit(self, X: Any, y: Sequence[Any], *, targets: Sequence[Any] | None = None,
+            progress: Any = None) -> Network:
         """Train a new network for ``epochs`` passes over ``(X, y)``.
 
         Parameters
@@ -260,6 +261,11 @@ class Network(RuleParamsEstimator):
         targets : sequence of collections of labels, optional
             Per example, the only targets that see it (SNoW's sequential
             model); targets not listed are neither trained nor predicted.
+        progress : callable, optional
+            ``progress(epoch, done, total, mistakes)`` is called as training
+            goes: after 1, 2, 4, 8... examples of each epoch (and at least
+            every 16,384), with the mistakes made since the previous call.
+            Training in such chunks gives the same model.
 
         Returns
         -------
@@ -273,7 +279,8 @@ class Network(RuleParamsEstimator):
         self._initialise(X, multilabel)
         self._labels = LabelIndex(_sorted_labels(y, multilabel))
         self.calibration_ = None
-        self._train(X, y, targets, epochs=int(self.epochs), shuffle=bool(self.shuffle))
+        self._train(X, y, targets, epochs=int(self.epochs), shuffle=bool(self.shuffle),
+                    progress=progress)
         if self.calibrate is not None:
             self._calibrate(X, y, targets)
         return self
@@ -315,7 +322,8 @@ class Network(RuleParamsEstimator):
         )
 
     def partial_fit(
-        self, X: Any, y: Sequence[Any], *, targets: Sequence[Any] | None = None
+        self, X: Any, y: Sequence[Any], *, targets: Sequence[Any] | None = None,
+        progress: Any = None,
     ) -> Network:
         """Learn from ``(X, y)`` in one pass, in the given order.
 
@@ -330,10 +338,11 @@ class Network(RuleParamsEstimator):
         elif multilabel != self.multilabel_:
             kind = "multi-label" if self.multilabel_ else "single-label"
             raise ConfigurationError(f"this network was trained {kind}; y must be {kind} too")
-        return self._train(X, y, targets, epochs=1, shuffle=False)
+        return self._train(X, y, targets, epochs=1, shuffle=False, progress=progress)
 
     def _train(
-        self, X: sp.csr_matrix, y: Sequence[Any], targets: Any, *, epochs: int, shuffle: bool
+        self, X: sp.csr_matrix, y: Sequence[Any], targets: Any, *, epochs: int, shuffle: bool,
+        progress: Any = None,
     ) -> Network:
         self._check_width(X)
         table = self._table
@@ -352,25 +361,32 @@ class Network(RuleParamsEstimator):
         indptr = X.indptr.astype(np.int64, copy=False)
         max_active = int(np.diff(indptr).max()) if X.shape[0] else 0
         overflows = 0
-        for _ in range(epochs):
-            order = (
-                self._rng.permutation(X.shape[0]) if shuffle else np.arange(X.shape[0])
-            ).astype(np.int64)
-            result = self._run_epoch(
-                table, planes, indptr, rows, X.data, order, y_indptr, y_targets,
-                a_indptr, a_targets, params, counts, max_active,
-            )
-            mistakes, updates, epoch_overflows, underflows, nonfinite, seen = result
-            processed = seen - table.seen
-            table.seen = seen
-            self.n_examples_seen_ += processed
-            overflows += epoch_overflows
-            self.underflows_ += underflows
-            if nonfinite:
-                raise NumericalError(
-                    f"rule {self.rule!r} produced NaN at example {int(order[processed])}; "
-                    f"check its parameters {self.kernel_.params.tolist()}"
+        n = X.shape[0]
+        for epoch in range(epochs):
+            order = (self._rng.permutation(n) if shuffle else np.arange(n)).astype(np.int64)
+            mistakes = updates = 0
+            for start, stop in _chunks(n, progress is not None):
+                result = self._run_epoch(
+                    table, planes, indptr, rows, X.data, order[start:stop], y_indptr, y_targets,
+                    a_indptr, a_targets, params, counts, max_active,
                 )
+                chunk_mistakes, chunk_updates, chunk_overflows, underflows, nonfinite, seen = result
+                processed = seen - table.seen
+                table.seen = seen
+                self.n_examples_seen_ += processed
+                overflows += chunk_overflows
+                self.underflows_ += underflows
+                if nonfinite:
+                    raise NumericalError(
+                        f"rule {self.rule!r} produced NaN at example "
+                        f"{int(order[start + processed])}; check its parameters "
+                        f"{self.kernel_.params.tolist()}"
+                    )
+                mistakes += chunk_mistakes
+                updates += chunk_updates
+                if progress is not None:
+                    self._effective_cache.clear()
+                    progress(epoch, stop, n, int(chunk_mistakes))
             self.mistakes_.append(int(mistakes))
             self.updates_.append(int(updates))
             if self.early_stop and updates == 0:
@@ -536,6 +552,20 @@ class Network(RuleParamsEstimator):
         """Epochs run by the last :meth:`fit` (scikit-learn's name)."""
         self._check_fitted()
         return len(self.mistakes_)
+
+
+def _chunks(n: int, chunked: bool) -> list[tuple[int, int]]:
+    """Example ranges of one epoch: whole, or cut at 1, 2, 4, 8... and every 16,384."""
+    if not chunked:
+        return [(0, n)]
+    bounds = [0]
+    mark = 1
+    while bounds[-1] < n:
+        step = min(mark, bounds[-1] + 16384)
+        bounds.append(min(n, max(step, bounds[-1] + 1)))
+        if bounds[-1] >= mark:
+            mark *= 2
+    return list(zip(bounds[:-1], bounds[1:]))
 
 
 def _sorted_labels(y: Sequence[Any], multilabel: bool) -> list[Any]:

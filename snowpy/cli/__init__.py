@@ -1,0 +1,56 @@
+"""The ``snowpy`` command line: one module per command, composed here.
+
+Exit status: 0 success, 1 a user error (missing file, bad option value,
+malformed corpus, unreadable model; the message says which), 2 a usage
+error, 130 interrupted. ``--debug`` (or ``SNOWPY_DEBUG=1``) shows tracebacks.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+from snowpy._version import __version__
+from snowpy.cli.common import state
+from snowpy.cli.corpus import corpus_app
+from snowpy.cli.evaluate import evaluate
+from snowpy.cli.inspect import inspect
+from snowpy.cli.plugins import plugins
+from snowpy.cli.predict import predict
+from snowpy.cli.train import HELP as TRAIN_HELP
+from snowpy.cli.train import train
+
+__all__ = ["app", "main"]
+
+app = typer.Typer(name="snowpy", no_args_is_help=True, add_completion=True,
+                  help="Sparse, online, mistake-driven text classification (SNoW in Python).")
+
+
+def _version(value: bool) -> None:
+    if value:
+        typer.echo(f"snowpy {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _options(
+    version: Annotated[bool, typer.Option("--version", callback=_version, is_eager=True,
+                                          help="print the version and exit")] = False,
+    debug: Annotated[bool, typer.Option("--debug", help="show tracebacks")] = False,
+) -> None:
+    state.debug = state.debug or debug
+
+
+app.command("train", help=TRAIN_HELP,
+            context_settings={"allow_extra_args": True, "ignore_unknown_options": True})(train)
+app.command("evaluate")(evaluate)
+app.command("predict")(predict)
+app.command("inspect")(inspect)
+app.command("plugins")(plugins)
+app.add_typer(corpus_app, name="corpus")
+
+
+def main() -> None:
+    """Entry point of the ``snowpy`` script."""
+    app(prog_name="snowpy")

@@ -1,0 +1,189 @@
+"""What the commands share: error handling, output, reading corpora, rule options."""
+
+from __future__ import annotations
+
+import functools
+import io
+import os
+import sys
+from collections.abc import Callable, Iterable
+from pathlib import Path
+from typing import Any
+
+import orjson
+import typer
+
+from snowpy.exceptions import ConfigurationError, SnowpyError
+
+__all__ = ["state", "handles_errors", "fail", "echo_json", "read_documents", "parse_range",
+           "rule_options", "err"]
+
+
+class _State:
+    debug = bool(os.environ.get("SNOWPY_DEBUG"))
+
+
+state = _State()
+
+
+def err(message: str) -> None:
+    """A line on standard error."""
+    typer.echo(message, err=True)
+
+
+def fail(message: str, code: int = 1) -> None:
+    """Stop with a message on standard error and an exit code (1: the user's mistake)."""
+    err(f"snowpy: error: {message}")
+    raise typer.Exit(code)
+
+
+def handles_errors(command: Callable[..., Any]) -> Callable[..., Any]:
+    """Turn snowpy's errors and file errors into a message and exit status 1.
+
+    With ``--debug`` (or ``SNOWPY_DEBUG=1``) the traceback is shown instead.
+    """
+    @functools.wraps(command)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return command(*args, **kwargs)
+        except (SnowpyError, OSError) as exc:
+            if state.debug:
+                raise
+            if isinstance(exc, OSError) and exc.filename:
+                fail(f"{exc.filename}: {exc.strerror or exc}")
+            fail(str(exc))
+    return wrapper
+
+
+def echo_json(payload: Any) -> None:
+    """Print JSON on standard output."""
+    typer.echo(orjson.dumps(payload, option=orjson.OPT_INDENT_2 | orjson.OPT_SERIALIZE_NUMPY)
+               .decode())
+
+
+def parse_range(text: str | None, option: str) -> Any:
+    """``"1-2"`` -> ``(1, 2)``, ``"3"`` -> ``3``, ``"none"`` -> ``None``."""
+    if text is None or text.lower() in {"none", "off", "0"}:
+        return None
+    low, dash, high = text.partition("-")
+    try:
+        return (int(low), int(high)) if dash else int(low)
+    except ValueError:
+        raise ConfigurationError(f"{option} must look like 1-2 or 3, got {text!r}") from None
+
+
+def rule_options(rule: str, extra: list[str]) -> dict[str, Any]:
+    """Rule parameters from extra ``--name value`` options, validated against the rule.
+
+    ``--name=value`` works too; a boolean parameter may be given as a flag
+    (``--threshold-relative``, ``--no-threshold-relative``).
+    """
+    from snowpy.plugins import get_rule
+
+    spec = get_rule(rule)
+    params = {p.name: p for p in spec.params}
+    values: dict[str, Any] = {}
+    position = 0
+    while position < len(extra):
+        token = extra[position]
+        position += 1
+        if not token.startswith("--"):
+            raise ConfigurationError(f"unexpected argument {token!r}")
+        name, equals, value = token[2:].partition("=")
+        key = name.replace("-", "_")
+        negated = key.startswith("no_") and key[3:] in params and params[key[3:]].type is bool
+        if negated:
+            values[key[3:]] = False
+            continue
+        if key not in params:
+            raise ConfigurationError(
+                f"no such option --{name} (rule {rule!r} takes: "
+                f"{', '.join('--' + p.replace('_', '-') for p in params)}; "
+                "see snowpy plugins)"
+            )
+        param = params[key]
+        if not equals:
+            if param.type is bool and (position >= len(extra) or extra[position].startswith("--")):
+                values[key] = True
+                continue
+            if position >= len(extra):
+                raise ConfigurationError(f"option --{name} needs a value")
+            value = extra[position]
+            position += 1
+        values[key] = param.parse(value, rule=rule)
+    return values
+
+
+def read_documents(corpus: str, *, split: str | None, format: str | None,
+                   encoding: str | None, on_error: str, label_column: int | None = None,
+                   text_column: int | None = None, prefer: str | None = None
+                   ) -> tuple[list[Any], list[Any], Any]:
+    """Texts, labels and the problems report of CORPUS.
+
+    CORPUS is a path (any format :func:`snowpy.corpora.read` knows), ``-``
+    for standard input (``label<TAB>text`` or fastText lines), or the name of
+    a registered corpus (``snowpy corpus list``), read in ``split``, else in
+    ``prefer`` when it has that split, else in its first.
+    """
+    from snowpy import corpora
+    from snowpy.corpora.documents import Problems
+
+    problems = Problems(on_error)
+    options: dict[str, Any] = {}
+    if encoding:
+        options["encoding"] = encoding
+    if label_column is not None:
+        options["label_column"] = label_column
+    if text_column is not None:
+        options["text_column"] = text_column
+    if corpus == "-":
+        data = sys.stdin.buffer.read()
+        with _temporary(data) as path:
+            kind = format or ("fasttext" if data.lstrip()[:9] == b"__label__" else "tsv")
+            documents = list(corpora.read(path, format=kind, problems=problems, **options))
+            documents = [type(d)(d.text, d.label, d.source.replace(str(path), "<stdin>"))
+                         for d in documents]
+    elif Path(corpus.split("::")[0]).exists():
+        documents = list(corpora.read(corpus, format=format, split=split, problems=problems,
+                                      **options))
+    elif os.sep in corpus or "." in Path(corpus).name:
+        raise ConfigurationError(f"{corpus}: no such file or folder")
+    else:
+        from snowpy.plugins import get_corpus
+
+        if split is None and prefer in get_corpus(corpus).splits:
+            split = prefer
+        loaded = corpora.load(corpus, split, on_error=on_error)
+        documents = loaded.documents()
+        problems = loaded.problems
+    if not documents:
+        raise ConfigurationError(f"{corpus}: no documents found")
+    return [d.text for d in documents], [d.label for d in documents], problems
+
+
+class _temporary:
+    """Standard input stored in a temporary file, so every reader can take it."""
+
+    def __init__(self, data: bytes) -> None:
+        import tempfile
+
+        handle, self.path = tempfile.mkstemp(prefix="snowpy-stdin-")
+        with os.fdopen(handle, "wb") as out:
+            out.write(data)
+
+    def __enter__(self) -> str:
+        return self.path
+
+    def __exit__(self, *exc: Any) -> None:
+        os.unlink(self.path)
+
+
+def read_lines(source: str | None) -> Iterable[str]:
+    """Lines of a file, or of standard input for ``None`` or ``-``."""
+    if source in (None, "-"):
+        stream = io.TextIOWrapper(sys.stdin.buffer, encoding="utf-8", errors="replace")
+        return [line.rstrip("\r\n") for line in stream]
+    path = Path(source)
+    if not path.is_file():
+        raise ConfigurationError(f"{path}: no such file")
+    return path.read_text(encoding="utf-8", errors="replace").splitlines()

@@ -1,0 +1,74 @@
+"""``snowpy corpus list | info NAME | fetch NAME``."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+from snowpy.cli.common import echo_json, handles_errors
+
+corpus_app = typer.Typer(help="Registered corpora: list them, describe one, fetch its file.",
+                         no_args_is_help=True)
+
+
+def _where(spec) -> str | None:
+    from snowpy.corpora.registry import data_dirs
+
+    for directory in data_dirs():
+        for file in spec.files:
+            if (directory / file.name).exists():
+                return str(directory / file.name)
+    return None
+
+
+@corpus_app.command("list")
+@handles_errors
+def list_(json_output: Annotated[bool, typer.Option("--json")] = False) -> None:
+    """Every registered corpus, its splits, and whether its file is present."""
+    from snowpy.plugins import list_corpora
+
+    rows = [{"name": name, "summary": p.record.summary, "splits": list(p.record.splits),
+             "present": _where(p.record)} for name, p in sorted(list_corpora().items())]
+    if json_output:
+        echo_json(rows)
+        return
+    from rich.console import Console
+    from rich.table import Table
+
+    table = Table("name", "splits", "file", "summary")
+    for row in rows:
+        table.add_row(row["name"], ", ".join(row["splits"]), row["present"] or "absent",
+                      row["summary"])
+    Console().print(table)
+
+
+@corpus_app.command("info")
+@handles_errors
+def info(name: str, json_output: Annotated[bool, typer.Option("--json")] = False) -> None:
+    """Everything known about corpus NAME: files, checksums, splits, license, citation."""
+    from snowpy.corpora.registry import data_dirs
+    from snowpy.plugins import get_corpus
+
+    spec = get_corpus(name)
+    data = {"name": spec.name, "summary": spec.summary, "splits": list(spec.splits),
+            "counts": dict(spec.counts), "split_note": spec.split_note, "source": spec.source,
+            "license": spec.license, "citation": spec.citation, "multilabel": spec.multilabel,
+            "files": [{"name": f.name, "sha256": f.sha256, "url": f.url} for f in spec.files],
+            "present": _where(spec), "data_dirs": [str(d) for d in data_dirs()],
+            "options": [p.name for p in spec.options]}
+    if json_output:
+        echo_json(data)
+        return
+    for key, value in data.items():
+        typer.echo(f"{key:>12}: {value}")
+
+
+@corpus_app.command("fetch")
+@handles_errors
+def fetch(name: str) -> None:
+    """Find corpus NAME's file (verifying it), downloading it when absent."""
+    from snowpy.corpora.registry import locate
+    from snowpy.plugins import get_corpus
+
+    typer.echo(str(locate(get_corpus(name))))

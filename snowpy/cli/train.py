@@ -1,0 +1,151 @@
+"""``snowpy train CORPUS -o MODEL``: featurise a corpus and train a model."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from snowpy.cli.common import echo_json, err, handles_errors, parse_range, read_documents, \
+    rule_options
+
+HELP = """Train a model on CORPUS and save it to MODEL.
+
+CORPUS is a path (a folder or .tar.gz/.zip of class folders, label<TAB>text
+lines, CSV, JSON Lines, fastText lines), a registered corpus name (snowpy
+corpus list), or - for standard input.
+
+Rule parameters are options too: --rule winnow --alpha 1.35 --beta 0.8
+--theta 4. `snowpy plugins` lists every rule's parameters and defaults.
+"""
+
+
+@handles_errors
+def train(
+    ctx: typer.Context,
+    corpus: Annotated[str, typer.Argument(help="path, registered corpus name, or -")],
+    output: Annotated[Path, typer.Option("--output", "-o", help="model file to write")],
+    rule: Annotated[str, typer.Option(help="update rule (snowpy plugins)")] = "balanced-winnow",
+    thickness: Annotated[float, typer.Option(help="thick separator, every rule")] = 1.0,
+    ngrams: Annotated[str, typer.Option(help="word n-grams, e.g. 1-2, or none")] = "1-2",
+    char_ngrams: Annotated[str, typer.Option(help="character n-grams, e.g. 3-5")] = "none",
+    bits: Annotated[int, typer.Option(help="hash into 2**bits features")] = 22,
+    values: Annotated[str, typer.Option(help="binary, count or log")] = "binary",
+    l2: Annotated[bool, typer.Option("--l2/--no-l2", help="l2-normalise rows")] = False,
+    epochs: Annotated[int, typer.Option(help="passes over the data")] = 10,
+    average: Annotated[bool, typer.Option("--average/--no-average")] = True,
+    seed: Annotated[int, typer.Option(help="seed of the shuffling")] = 0,
+    calibrate: Annotated[str, typer.Option(help="none, cv or holdout")] = "cv",
+    calibration_folds: Annotated[int, typer.Option(help="folds for calibration")] = 3,
+    keep_names: Annotated[bool, typer.Option("--keep-names/--no-keep-names",
+                                             help="keep the inverse feature map")] = True,
+    split: Annotated[str | None, typer.Option(help="split of the corpus")] = None,
+    format: Annotated[str | None, typer.Option(help="input format (guessed)")] = None,
+    encoding: Annotated[str | None, typer.Option(help="text encoding of files")] = None,
+    on_error: Annotated[str, typer.Option(help="malformed records: raise or skip")] = "raise",
+    save_partial: Annotated[Path | None, typer.Option(
+        help="on Ctrl-C, save what was learned so far here")] = None,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q")] = False,
+    json_output: Annotated[bool, typer.Option("--json", help="a JSON summary")] = False,
+) -> None:
+    from snowpy import SnowClassifier
+
+    rule_params = rule_options(rule, ctx.args)
+    classifier = SnowClassifier(
+        rule, thickness=thickness, ngrams=parse_range(ngrams, "--ngrams"),
+        char_ngrams=parse_range(char_ngrams, "--char-ngrams"), bits=bits, values=values,
+        norm="l2" if l2 else None, epochs=epochs, average=average, seed=seed,
+        calibrate=None if calibrate == "none" else calibrate,
+        calibration_folds=calibration_folds, keep_names=keep_names, **rule_params,
+    )
+    network = classifier._make_network()
+    network.resolve_rule()
+    network._check_options()  # every option is checked before the corpus is read
+    started = time.perf_counter()
+    texts, labels, problems = read_documents(corpus, split=split, format=format,
+                                             encoding=encoding, on_error=on_error)
+    if problems.skipped and not json_output:
+        err(f"skipped {problems.skipped} malformed record(s); first: {problems.messages[0]}")
+    chatty = not (quiet or json_output)
+    reporter = _Reporter(len(texts), epochs) if chatty else None
+    try:
+        classifier.fit(texts, labels, progress=reporter)
+    except KeyboardInterrupt:
+        if reporter:
+            reporter.close()
+        if save_partial is not None and hasattr(classifier, "network_") \
+                and hasattr(classifier.network_, "_table"):
+            classifier.network_.calibration_ = None
+            classifier.save(save_partial)
+            err(f"interrupted: what was learned so far is in {save_partial}; {output} untouched")
+        else:
+            err(f"interrupted: {output} was not written")
+        raise typer.Exit(130) from None
+    if reporter:
+        reporter.close()
+    classifier.save(output)
+    seconds = time.perf_counter() - started
+    net = classifier.network_
+    summary = {
+        "model": str(output), "documents": len(texts), "classes": len(net.classes_),
+        "rule": rule, "rule_params": net.rule_params_, "epochs_run": len(net.mistakes_),
+        "mistakes": net.mistakes_, "skipped": problems.skipped, "seconds": round(seconds, 3),
+        "calibrated": net.calibration_ is not None,
+    }
+    if json_output:
+        echo_json(summary)
+    elif not quiet:
+        err(f"trained {rule} on {len(texts)} documents, {len(net.classes_)} classes, "
+            f"{len(net.mistakes_)} epochs in {seconds:.1f} s; saved {output}")
+
+
+class _Reporter:
+    """Progress bar (documents per second) and a progressive-validation table.
+
+    Rows come at 1, 2, 4, 8... examples of the first epoch, as Vowpal Wabbit
+    prints them, then one per epoch: mistakes made before learning each
+    example, and the online accuracy since the previous row.
+    """
+
+    def __init__(self, n: int, epochs: int) -> None:
+        from rich.console import Console
+        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, \
+            TimeElapsedColumn
+
+        self.console = Console(stderr=True)
+        self.progress = Progress(TextColumn("[bold]training"), BarColumn(), MofNCompleteColumn(),
+                                 TextColumn("{task.fields[rate]}"), TimeElapsedColumn(),
+                                 console=self.console, transient=True)
+        self.task = self.progress.add_task("train", total=n * epochs, rate="")
+        self.progress.start()
+        self.n = n
+        self.started = time.perf_counter()
+        self.epoch = -1
+        self.previous = 0
+        self.epoch_mistakes = 0
+        self.since_examples = 0
+        self.since_mistakes = 0
+        self.progress.console.print(f"{'epoch':>5} {'examples':>10} {'mistakes':>9} "
+                                    f"{'online acc. since last':>23} {'epoch acc.':>10}")
+
+    def __call__(self, epoch: int, done: int, total: int, mistakes: int) -> None:
+        if epoch != self.epoch:
+            self.epoch, self.previous, self.epoch_mistakes = epoch, 0, 0
+        self.since_examples += done - self.previous
+        self.previous = done
+        self.since_mistakes += mistakes
+        self.epoch_mistakes += mistakes
+        completed = epoch * self.n + done
+        rate = completed / max(time.perf_counter() - self.started, 1e-9)
+        self.progress.update(self.task, completed=completed, rate=f"{rate:,.0f} docs/s")
+        if (epoch == 0 and done & (done - 1) == 0) or done == total:
+            accuracy = 1 - self.since_mistakes / max(self.since_examples, 1)
+            self.progress.console.print(
+                f"{epoch + 1:>5} {done:>10,} {self.since_mistakes:>9,} {accuracy:>23.4f} "
+                f"{1 - self.epoch_mistakes / max(done, 1):>10.4f}")
+            self.since_examples = self.since_mistakes = 0
+
+    def close(self) -> None:
+        self.progress.stop()

@@ -1,0 +1,196 @@
+"""Evaluation metrics: classification quality and probability calibration.
+
+Conventions (stated here because they differ between libraries):
+
+* precision, recall and F1 of a class with no prediction or no example are 0;
+  *macro* averages the classes' figures, *micro* pools their counts (for a
+  single-label task micro-F1 equals accuracy);
+* log loss is the mean negative log probability of the true class, with
+  probabilities clipped to ``[1e-15, 1 - 1e-15]``;
+* the Brier score is the mean over examples of ``sum_k (p_k - y_k)^2`` (for
+  two classes, twice the binary Brier score);
+* the expected calibration error (ECE) uses ``bins`` equal-width bins of the
+  top-class confidence over ``[0, 1]`` (15 by default; the upper edge belongs
+  to the last bin): ``sum_b |accuracy_b - confidence_b| * n_b / n``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+__all__ = ["classification_report", "multilabel_report", "log_loss", "brier_score",
+           "expected_calibration_error", "reliability", "confusion_matrix"]
+
+
+def confusion_matrix(truth: Sequence[Any], predicted: Sequence[Any], labels: Sequence[Any]
+                     ) -> np.ndarray:
+    """Counts ``[true label, predicted label]`` in the order of ``labels``.
+
+    >>> confusion_matrix(["a", "b", "b"], ["a", "a", "b"], ["a", "b"]).tolist()
+    [[1, 0], [1, 1]]
+    """
+    index = {label: i for i, label in enumerate(labels)}
+    matrix = np.zeros((len(labels), len(labels)), dtype=np.int64)
+    for t, p in zip(truth, predicted):
+        if t in index and p in index:
+            matrix[index[t], index[p]] += 1
+    return matrix
+
+
+def _prf(tp: np.ndarray, fp: np.ndarray, fn: np.ndarray) -> tuple[np.ndarray, ...]:
+    with np.errstate(invalid="ignore", divide="ignore"):
+        precision = np.where(tp + fp > 0, tp / np.maximum(tp + fp, 1), 0.0)
+        recall = np.where(tp + fn > 0, tp / np.maximum(tp + fn, 1), 0.0)
+        f1 = np.where(precision + recall > 0,
+                      2 * precision * recall / np.maximum(precision + recall, 1e-300), 0.0)
+    return precision, recall, f1
+
+
+def _averages(tp, fp, fn, precision, recall, f1, labels) -> dict[str, Any]:
+    micro = _prf(np.array([tp.sum()]), np.array([fp.sum()]), np.array([fn.sum()]))
+    return {
+        "per_class": {str(label): {"precision": float(precision[i]), "recall": float(recall[i]),
+                                   "f1": float(f1[i]), "support": int(tp[i] + fn[i])}
+                      for i, label in enumerate(labels)},
+        "macro": {"precision": float(precision.mean()), "recall": float(recall.mean()),
+                  "f1": float(f1.mean())},
+        "micro": {"precision": float(micro[0][0]), "recall": float(micro[1][0]),
+                  "f1": float(micro[2][0])},
+    }
+
+
+def classification_report(truth: Sequence[Any], predicted: Sequence[Any],
+                          labels: Sequence[Any]) -> dict[str, Any]:
+    """Accuracy, per-class precision/recall/F1, macro and micro averages, confusion.
+
+    >>> report = classification_report(["a", "b", "b"], ["a", "a", "b"], ["a", "b"])
+    >>> report["accuracy"], report["per_class"]["a"]["precision"]
+    (0.6666666666666666, 0.5)
+    """
+    matrix = confusion_matrix(truth, predicted, labels)
+    tp = np.diag(matrix).astype(np.float64)
+    fp = matrix.sum(axis=0) - tp
+    fn = matrix.sum(axis=1) - tp
+    precision, recall, f1 = _prf(tp, fp, fn)
+    total = len(truth)
+    correct = sum(1 for t, p in zip(truth, predicted) if t == p)
+    report = {"accuracy": correct / total if total else 0.0, "documents": total}
+    report.update(_averages(tp, fp, fn, precision, recall, f1, labels))
+    report["confusion"] = {"labels": [str(x) for x in labels], "matrix": matrix.tolist()}
+    return report
+
+
+def multilabel_report(truth: Sequence[Sequence[Any]], predicted: Sequence[Sequence[Any]],
+                      labels: Sequence[Any]) -> dict[str, Any]:
+    """Subset accuracy, per-label precision/recall/F1 and micro/macro averages.
+
+    >>> r = multilabel_report([("a",), ("a", "b")], [("a",), ("a",)], ["a", "b"])
+    >>> r["micro"]["f1"], r["subset_accuracy"]
+    (0.8, 0.5)
+    """
+    index = {label: i for i, label in enumerate(labels)}
+    tp = np.zeros(len(labels))
+    fp = np.zeros(len(labels))
+    fn = np.zeros(len(labels))
+    exact = 0
+    for t, p in zip(truth, predicted):
+        t, p = set(t), set(p)
+        exact += t == p
+        for label in t & p:
+            if label in index:
+                tp[index[label]] += 1
+        for label in p - t:
+            if label in index:
+                fp[index[label]] += 1
+        for label in t - p:
+            if label in index:
+                fn[index[label]] += 1
+    precision, recall, f1 = _prf(tp, fp, fn)
+    report = {"subset_accuracy": exact / len(truth) if len(truth) else 0.0,
+              "documents": len(truth)}
+    report.update(_averages(tp, fp, fn, precision, recall, f1, labels))
+    return report
+
+
+def log_loss(probabilities: np.ndarray, true_index: np.ndarray) -> float:
+    """Mean negative log probability of the true class (clipped at 1e-15).
+
+    >>> round(log_loss(np.array([[0.8, 0.2], [0.4, 0.6]]), np.array([0, 1])), 4)
+    0.367
+    """
+    p = np.clip(probabilities[np.arange(len(true_index)), true_index], 1e-15, 1 - 1e-15)
+    return float(-np.mean(np.log(p)))
+
+
+def brier_score(probabilities: np.ndarray, true_index: np.ndarray) -> float:
+    """Mean over examples of ``sum_k (p_k - y_k)^2``.
+
+    >>> round(brier_score(np.array([[0.8, 0.2], [0.4, 0.6]]), np.array([0, 1])), 4)
+    0.24
+    """
+    onehot = np.zeros_like(probabilities)
+    onehot[np.arange(len(true_index)), true_index] = 1.0
+    return float(np.mean(np.sum((probabilities - onehot) ** 2, axis=1)))
+
+
+def reliability(probabilities: np.ndarray, true_index: np.ndarray, bins: int = 15
+                ) -> dict[str, list[float]]:
+    """Reliability-diagram data over equal-width bins of the top-class confidence.
+
+    Returns the bins' edges and, per bin, the number of examples, the mean
+    confidence and the accuracy (``nan`` for an empty bin).
+    """
+    confidence = probabilities.max(axis=1)
+    correct = probabilities.argmax(axis=1) == true_index
+    edges = np.linspace(0.0, 1.0, bins + 1)
+    which = np.clip(np.digitize(confidence, edges[1:-1], right=False), 0, bins - 1)
+    counts = np.bincount(which, minlength=bins)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        mean_confidence = np.bincount(which, confidence, minlength=bins) / counts
+        accuracy = np.bincount(which, correct.astype(float), minlength=bins) / counts
+    return {"edges": edges.tolist(), "counts": counts.tolist(),
+            "confidence": mean_confidence.tolist(), "accuracy": accuracy.tolist()}
+
+
+def expected_calibration_error(probabilities: np.ndarray, true_index: np.ndarray,
+                               bins: int = 15) -> float:
+    """ECE over equal-width bins of the top-class confidence (see the module docstring).
+
+    >>> p = np.array([[0.9, 0.1], [0.9, 0.1], [0.6, 0.4], [0.6, 0.4]])
+    >>> round(expected_calibration_error(p, np.array([0, 0, 0, 1]), bins=10), 3)
+    0.1
+    """
+    data = reliability(probabilities, true_index, bins)
+    counts = np.asarray(data["counts"], dtype=float)
+    gap = np.abs(np.nan_to_num(np.asarray(data["accuracy"]) - np.asarray(data["confidence"])))
+    return float(np.sum(gap * counts) / max(counts.sum(), 1.0))
+
+
+def plot_reliability(data: dict[str, list[float]], path: str, title: str = "") -> None:
+    """Draw a reliability diagram to PNG or SVG (needs matplotlib: ``pip install snowpy[plot]``)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    edges = np.asarray(data["edges"])
+    centres = (edges[:-1] + edges[1:]) / 2
+    accuracy = np.asarray(data["accuracy"], dtype=float)
+    counts = np.asarray(data["counts"])
+    figure, axis = plt.subplots(figsize=(5, 5))
+    axis.plot([0, 1], [0, 1], linestyle="--", color="grey", label="perfect calibration")
+    shown = counts > 0
+    axis.bar(centres[shown], accuracy[shown], width=np.diff(edges)[shown], edgecolor="black",
+             alpha=0.7, label="accuracy per confidence bin")
+    axis.set_xlabel("confidence of the predicted label")
+    axis.set_ylabel("accuracy")
+    axis.set_xlim(0, 1)
+    axis.set_ylim(0, 1)
+    axis.set_title(title or "Reliability diagram")
+    axis.legend(loc="upper left")
+    figure.tight_layout()
+    figure.savefig(path)
+    plt.close(figure)
