@@ -129,7 +129,7 @@ def brier_score(probabilities: np.ndarray, true_index: np.ndarray) -> float:
     """Mean over examples of ``sum_k (p_k - y_k)^2``.
 
     >>> round(brier_score(np.array([[0.8, 0.2], [0.4, 0.6]]), np.array([0, 1])), 4)
-    0.24
+    0.2
     """
     onehot = np.zeros_like(probabilities)
     onehot[np.arange(len(true_index)), true_index] = 1.0
