@@ -40,6 +40,7 @@ def _network_state(net: Any) -> tuple[dict[str, Any], dict[str, np.ndarray]]:
     table = net._table
     header = {
         "options": _plain({name: getattr(net, name) for name in net._option_names}),
+        "params": _plain(net.get_params()),
         "rule_params": _plain(net.rule_params_),
         "labels": _plain(list(net._labels.labels)),
         "multilabel": bool(net.multilabel_),
@@ -83,7 +84,9 @@ def _restore_network(header: dict[str, Any], arrays: dict[str, np.ndarray], wher
         spec = get_rule(rule)
     except SnowpyError as exc:
         raise ModelFileError(f"{where}: the model was trained with rule {rule!r}: {exc}") from None
-    net = Network(rule, **options, **params)
+    user = dict(header.get("params") or {"rule": rule, **options, **params})
+    user.pop("rule", None)
+    net = Network(rule, **user)
     try:
         validated = spec.validate(params)
         net._check_options()
@@ -193,7 +196,7 @@ def save(model: Any, path: str | os.PathLike) -> Path:
         params = _plain(featurizer.get_params())
         params["extractors"] = [list(item) for item in params.get("extractors", [])]
         header = {"kind": "classifier", "network": header, "featurizer": params,
-                  "classifier": _plain({"rule": model.rule, "thickness": model.thickness})}
+                  "classifier": _plain(model.get_params())}
         arrays = dict(arrays, **_names_arrays(featurizer))
     elif isinstance(model, Network):
         header, arrays = _network_state(model)
@@ -232,20 +235,24 @@ def load(path: str | os.PathLike, *, mmap: bool = False) -> Any:
     network = _restore_network(header.get("network") or {}, arrays, where)
     try:
         params = dict(header["featurizer"])
-        params["extractors"] = [tuple(item) for item in params.get("extractors", [])]
+        params["extractors"] = tuple(tuple(item) for item in params.get("extractors", []))
+        for name in ("ngrams", "char_ngrams", "affixes", "fields"):
+            if isinstance(params.get(name), list):
+                params[name] = tuple(params[name])
         featurizer = Featurizer(**params)
         featurizer._compile()
     except (KeyError, TypeError, SnowpyError) as exc:
         raise ModelFileError(f"{where}: the front-end description is invalid ({exc})") from None
     _restore_names(featurizer, arrays, where)
-    extra = header.get("classifier") or {}
-    options = {name: getattr(network, name) for name in network._option_names if name != "rule"}
-    rule_params = {k: v for k, v in network.rule_params_.items() if k != "thickness"}
-    classifier = SnowClassifier(extra.get("rule", network.rule),
-                                thickness=extra.get("thickness", 0.0),
-                                **options, **{k: v for k, v in params.items()
-                                              if k in SnowClassifier._option_names},
-                                **rule_params)
+    stored = dict(header.get("classifier") or {})
+    for name in ("ngrams", "char_ngrams", "affixes", "fields"):
+        if isinstance(stored.get(name), list):
+            stored[name] = tuple(stored[name])
+    stored["extractors"] = tuple(tuple(item) for item in stored.get("extractors", ()))
+    try:
+        classifier = SnowClassifier(**stored)
+    except TypeError as exc:
+        raise ModelFileError(f"{where}: the classifier description is invalid ({exc})") from None
     classifier.featurizer_ = featurizer
     classifier.network_ = network
     return classifier

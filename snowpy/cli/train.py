@@ -36,6 +36,8 @@ def train(
     l2: Annotated[bool, typer.Option("--l2/--no-l2", help="l2-normalise rows")] = False,
     epochs: Annotated[int, typer.Option(help="passes over the data")] = 10,
     average: Annotated[bool, typer.Option("--average/--no-average")] = True,
+    early_stop: Annotated[bool, typer.Option(
+        "--early-stop/--no-early-stop", help="stop after an epoch without update")] = True,
     seed: Annotated[int, typer.Option(help="seed of the shuffling")] = 0,
     calibrate: Annotated[str, typer.Option(help="none, cv or holdout")] = "cv",
     calibration_folds: Annotated[int, typer.Option(help="folds for calibration")] = 3,
@@ -57,6 +59,7 @@ def train(
         rule, thickness=thickness, ngrams=parse_range(ngrams, "--ngrams"),
         char_ngrams=parse_range(char_ngrams, "--char-ngrams"), bits=bits, values=values,
         norm="l2" if l2 else None, epochs=epochs, average=average, seed=seed,
+        early_stop=early_stop,
         calibrate=None if calibrate == "none" else calibrate,
         calibration_folds=calibration_folds, keep_names=keep_names, **rule_params,
     )

@@ -360,38 +360,21 @@ class Network(RuleParamsEstimator):
         planes = np.asarray(self.kernel_.planes, dtype=np.float64)
         indptr = X.indptr.astype(np.int64, copy=False)
         max_active = int(np.diff(indptr).max()) if X.shape[0] else 0
-        overflows = 0
         n = X.shape[0]
-        for epoch in range(epochs):
-            order = (self._rng.permutation(n) if shuffle else np.arange(n)).astype(np.int64)
-            mistakes = updates = 0
-            for start, stop in _chunks(n, progress is not None):
-                result = self._run_epoch(
-                    table, planes, indptr, rows, X.data, order[start:stop], y_indptr, y_targets,
-                    a_indptr, a_targets, params, counts, max_active,
-                )
-                chunk_mistakes, chunk_updates, chunk_overflows, underflows, nonfinite, seen = result
-                processed = seen - table.seen
-                table.seen = seen
-                self.n_examples_seen_ += processed
-                overflows += chunk_overflows
-                self.underflows_ += underflows
-                if nonfinite:
-                    raise NumericalError(
-                        f"rule {self.rule!r} produced NaN at example "
-                        f"{int(order[start + processed])}; check its parameters "
-                        f"{self.kernel_.params.tolist()}"
-                    )
-                mistakes += chunk_mistakes
-                updates += chunk_updates
-                if progress is not None:
-                    self._effective_cache.clear()
-                    progress(epoch, stop, n, int(chunk_mistakes))
-            self.mistakes_.append(int(mistakes))
-            self.updates_.append(int(updates))
-            if self.early_stop and updates == 0:
-                break
-        self._add_counts(counts)
+        run = (table, planes, indptr, rows, X.data, y_indptr, y_targets, a_indptr, a_targets,
+               params, counts, max_active)
+        overflows = 0
+        try:
+            for epoch in range(epochs):
+                order = (self._rng.permutation(n) if shuffle else np.arange(n)).astype(np.int64)
+                mistakes, updates, epoch_overflows = self._epoch(epoch, order, run, progress)
+                overflows += epoch_overflows
+                self.mistakes_.append(mistakes)
+                self.updates_.append(updates)
+                if self.early_stop and updates == 0:
+                    break
+        finally:  # an interrupted training still leaves a consistent network
+            self._add_counts(counts)
         if overflows:
             self.overflows_ += overflows
             warnings.warn(
@@ -402,6 +385,35 @@ class Network(RuleParamsEstimator):
                 stacklevel=3,
             )
         return self
+
+    def _epoch(self, epoch: int, order: np.ndarray, run: tuple, progress: Any
+               ) -> tuple[int, int, int]:
+        """One pass over ``order`` (in chunks when reporting progress)."""
+        (table, planes, indptr, rows, data, y_indptr, y_targets, a_indptr, a_targets,
+         params, counts, max_active) = run
+        mistakes = updates = overflows = 0
+        n = order.size
+        for start, stop in _chunks(n, progress is not None):
+            result = self._run_epoch(table, planes, indptr, rows, data, order[start:stop],
+                                     y_indptr, y_targets, a_indptr, a_targets, params, counts,
+                                     max_active)
+            chunk_mistakes, chunk_updates, chunk_overflows, underflows, nonfinite, seen = result
+            processed = seen - table.seen
+            table.seen = seen
+            self.n_examples_seen_ += processed
+            self.underflows_ += underflows
+            if nonfinite:
+                raise NumericalError(
+                    f"rule {self.rule!r} produced NaN at example {int(order[start + processed])};"
+                    f" check its parameters {self.kernel_.params.tolist()}"
+                )
+            mistakes += int(chunk_mistakes)
+            updates += int(chunk_updates)
+            overflows += int(chunk_overflows)
+            if progress is not None:
+                self._effective_cache.clear()
+                progress(epoch, stop, n, int(chunk_mistakes))
+        return mistakes, updates, overflows
 
     def _run_epoch(self, table: WeightTable, planes, indptr, rows, data, order, y_indptr,
                    y_targets, a_indptr, a_targets, params, counts, max_active):

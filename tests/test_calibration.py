@@ -1,0 +1,89 @@
+"""Calibration: the fitted sigmoid recovers known probabilities; probabilities behave."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+import snowpy
+from snowpy.calibration import Calibration, fit_sigmoid
+from snowpy.exceptions import ConfigurationError, NotFittedError
+from snowpy.metrics import expected_calibration_error, log_loss
+
+
+@pytest.mark.parametrize("a,b,scale", [(-2.0, 0.5, 1.0), (-0.5, -1.0, 10.0),
+                                       (-8.0, 3.0, 0.01)])
+def test_sigmoid_recovers_known_probabilities(a, b, scale):
+    rng = np.random.default_rng(1)
+    scores = rng.normal(scale=scale, size=40000)
+    truth = 1 / (1 + np.exp(a * scores / scale * scale + b))
+    positive = rng.random(scores.size) < truth
+    fitted_a, fitted_b = fit_sigmoid(scores, positive)
+    fitted = 1 / (1 + np.exp(fitted_a * scores + fitted_b))
+    assert np.max(np.abs(fitted - truth)) < 0.02
+
+
+@pytest.mark.parametrize("positives", [0, 1, 2])
+def test_tiny_classes_give_finite_parameters(positives):
+    scores = np.array([-1.0, 0.0, 1.0, 2.0, 3.0])
+    labels = np.arange(5) >= 5 - positives
+    a, b = fit_sigmoid(scores, labels)
+    assert np.isfinite(a) and np.isfinite(b)
+    p = 1 / (1 + np.exp(a * scores + b))
+    assert np.all((p > 0) & (p < 1))
+    a, b = fit_sigmoid(np.zeros(3), np.array([True, False, False]))  # constant scores
+    assert np.isfinite(a) and np.isfinite(b)
+
+
+def test_probabilities_sum_to_one_and_are_monotone():
+    calibration = Calibration(np.array([-1.0, -2.0, -0.5]), np.array([0.0, 1.0, -1.0]),
+                              normalize="sum", method="cv")
+    scores = np.random.default_rng(0).normal(size=(200, 3)) * 50  # large scores: no overflow
+    p = calibration.probabilities(scores)
+    assert np.all(np.isfinite(p)) and np.allclose(p.sum(axis=1), 1.0)
+    ramp = np.zeros((50, 3))
+    ramp[:, 1] = np.linspace(-5, 5, 50)
+    assert np.all(np.diff(calibration.probabilities(ramp)[:, 1]) > 0)
+    with pytest.raises(ConfigurationError, match="covers 3 targets"):
+        calibration.probabilities(np.zeros((1, 4)))
+
+
+def separable(seed=0, n=600, classes=4):
+    rng = np.random.default_rng(seed)
+    centres = rng.random((classes, 80)) < 0.2
+    y = rng.integers(0, classes, n)
+    noise = rng.random((n, 80)) < 0.08
+    X = sp.csr_matrix((centres[y] ^ noise).astype(float))
+    return X, y
+
+
+def test_network_calibration_is_calibrated_and_leaves_predictions_alone():
+    X, y = separable()
+    plain = snowpy.Network("balanced-winnow", thickness=1.0).fit(X[:400], y[:400])
+    calibrated = snowpy.Network("balanced-winnow", thickness=1.0, calibrate="cv")
+    calibrated.fit(X[:400], y[:400])
+    np.testing.assert_array_equal(plain.predict(X[400:]), calibrated.predict(X[400:]))
+    p = calibrated.predict_proba(X[400:])
+    assert np.allclose(p.sum(axis=1), 1.0)
+    index = np.searchsorted(calibrated.classes_, y[400:])
+    assert log_loss(p, index) < 0.5 and expected_calibration_error(p, index) < 0.1
+    with pytest.raises(NotFittedError, match="train it with calibrate='cv'"):
+        plain.predict_proba(X)
+
+
+def test_holdout_and_a_class_with_one_example():
+    X, y = separable(seed=3)
+    y = y.copy()
+    y[0] = 9  # a class seen once
+    net = snowpy.Network("perceptron", calibrate="holdout", calibration_folds=4).fit(X, y)
+    p = net.predict_proba(X)
+    assert np.all(np.isfinite(p)) and np.allclose(p.sum(axis=1), 1.0)
+
+
+def test_multilabel_probabilities_are_per_label():
+    X = sp.csr_matrix(np.tile(np.eye(3), (20, 1)))
+    y = [["a"], ["a", "b"], []] * 20
+    net = snowpy.Network("perceptron", theta=0.5, calibrate="cv").fit(X, y)
+    p = net.predict_proba(np.eye(3))
+    assert p.shape == (3, 2) and p[1, 1] > 0.5 and p[2].max() < 0.5

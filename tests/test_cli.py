@@ -1,0 +1,188 @@
+"""The command line, through typer's CliRunner and through the installed script."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+from typer.testing import CliRunner
+
+from snowpy.cli import app
+
+ROOT = Path(__file__).resolve().parent.parent
+TRAIN = str(ROOT / "corpora" / "demo" / "train.tsv")
+TEST = str(ROOT / "corpora" / "demo" / "test.tsv")
+runner = CliRunner()
+
+
+def run(*args: str, input: str | None = None):
+    return runner.invoke(app, list(args), input=input)
+
+
+@pytest.fixture(scope="module")
+def model(tmp_path_factory) -> Path:
+    path = tmp_path_factory.mktemp("cli") / "demo.snowpy"
+    result = run("train", TRAIN, "-o", str(path), "--json")
+    assert result.exit_code == 0, result.output
+    summary = json.loads(result.stdout)
+    assert summary["documents"] == 400 and summary["classes"] == 5 and summary["calibrated"]
+    return path
+
+
+def test_evaluate_predict_inspect_round(model, tmp_path):
+    result = run("evaluate", str(model), TEST, "--json")
+    assert result.exit_code == 0, result.output
+    report = json.loads(result.stdout)
+    assert report["accuracy"] >= 0.9 and report["documents"] == 120
+    assert {"log_loss", "brier", "ece"} <= set(report) and report["log_loss"] < 0.5
+    assert len(report["confusion"]["matrix"]) == 5
+    table = run("evaluate", str(model), TEST)
+    assert "accuracy" in table.stdout and "shipping" in table.stdout
+
+    lines = "my parcel never arrived and tracking stopped\nI was charged twice this month\n"
+    result = run("predict", str(model), input=lines)
+    assert result.stdout.split() == ["shipping", "billing"]
+    result = run("predict", str(model), "-k", "3", "--jsonl", input=lines)
+    rows = [json.loads(line) for line in result.stdout.splitlines()]
+    assert rows[0]["label"] == "shipping" and len(rows[0]["top"]) == 3
+    assert sum(item["probability"] for item in rows[0]["top"]) <= 1.0 + 1e-6
+
+    export = tmp_path / "weights.json"
+    result = run("inspect", str(model), "--top", "5", "--json", "--export", str(export))
+    info = json.loads(result.stdout)
+    assert info["rule"] == "balanced-winnow" and len(info["classes"]) == 5
+    assert all(len(v) == 5 for v in info["top_features"].values())
+    assert any(item["names"] for item in info["top_features"]["billing"])
+    weights = json.loads(export.read_text())
+    assert len(weights["targets"]) == 5 and weights["targets"][0]["weights"]
+    text_export = tmp_path / "weights.txt"
+    assert run("inspect", str(model), "--export", str(text_export)).exit_code == 0
+    assert text_export.read_text().startswith("# snowpy network: rule balanced-winnow")
+
+
+def test_rule_parameters_on_the_command_line(tmp_path):
+    path = tmp_path / "w.snowpy"
+    result = run("train", TRAIN, "-o", str(path), "--rule", "winnow", "--alpha", "1.5",
+                 "--beta=0.7", "--threshold-relative", "--calibrate", "none", "--epochs", "3",
+                 "--json")
+    assert result.exit_code == 0, result.output
+    params = json.loads(result.stdout)["rule_params"]
+    assert params["alpha"] == 1.5 and params["beta"] == 0.7 and params["threshold_relative"]
+
+
+@pytest.mark.parametrize("args,code,fragment", [
+    (["train", "missing.tsv", "-o", "x.snowpy"], 1, "missing.tsv: no such file or folder"),
+    (["train", TRAIN, "-o", "x.snowpy", "--rule", "winow"], 1,
+     "unknown update rule 'winow'; choose one of: aggressive, balanced-winnow"),
+    (["train", TRAIN, "-o", "x.snowpy", "--alpha", "0.5"], 1, "alpha must be > 1.0, got 0.5"),
+    (["train", TRAIN, "-o", "x.snowpy", "--alfa", "2"], 1, "no such option --alfa"),
+    (["train", TRAIN, "-o", "x.snowpy", "--epochs", "0"], 1, "epochs must be a positive"),
+    (["train", TRAIN, "-o", "x.snowpy", "--ngrams", "two"], 1, "--ngrams must look like 1-2"),
+    (["train", TRAIN], 2, "Missing option"),
+    (["train", "no-such-corpus", "-o", "x.snowpy"], 1, "unknown corpus 'no-such-corpus'"),
+    (["evaluate", "missing.snowpy", TEST], 1, "missing.snowpy: no such model file"),
+    (["frobnicate"], 2, "No such command"),
+])
+def test_bad_input_exit_codes_and_messages(tmp_path, args, code, fragment):
+    os.chdir(tmp_path)
+    result = run(*args)
+    assert result.exit_code == code
+    assert fragment in result.output
+    assert "Traceback" not in result.output
+    assert not (tmp_path / "x.snowpy").exists()
+
+
+def test_malformed_corpus_and_model(tmp_path):
+    bad = tmp_path / "bad.tsv"
+    bad.write_text("spam\tok\nno tab here\nham\tfine\n")
+    result = run("train", str(bad), "-o", str(tmp_path / "m.snowpy"))
+    assert result.exit_code == 1 and "bad.tsv:2: expected 2 fields" in result.output
+    result = run("train", str(bad), "-o", str(tmp_path / "m.snowpy"), "--on-error", "skip",
+                 "--calibrate", "none")
+    assert result.exit_code == 0 and "skipped 1 malformed record" in result.output
+    garbage = tmp_path / "garbage.snowpy"
+    garbage.write_bytes(b"definitely not a model")
+    result = run("predict", str(garbage), input="x\n")
+    assert result.exit_code == 1 and "not a readable snowpy model" in result.output
+
+
+def test_plugins_and_corpus_commands():
+    result = run("plugins", "--json")
+    data = json.loads(result.stdout)
+    rules = {r["name"]: r for r in data["rules"]}
+    assert {"winnow", "perceptron", "balanced-winnow"} <= set(rules)
+    assert any(p["name"] == "alpha" and p["default"] == 1.35
+               for p in rules["winnow"]["parameters"])
+    assert {e["name"] for e in data["extractors"]} >= {"words", "chars"}
+    listing = json.loads(run("corpus", "list", "--json").stdout)
+    assert "20newsgroups" in {row["name"] for row in listing}
+    info = json.loads(run("corpus", "info", "trec", "--json").stdout)
+    assert info["counts"] == {"train": 5452, "test": 500}
+    assert run("--version").stdout.startswith("snowpy ")
+
+
+def test_standard_input_corpus(tmp_path):
+    text = Path(TRAIN).read_text()
+    result = run("train", "-", "-o", str(tmp_path / "s.snowpy"), "--calibrate", "none",
+                 "--quiet", input=text)
+    assert result.exit_code == 0, result.output
+
+
+@pytest.fixture(scope="module")
+def script() -> str:
+    found = shutil.which("snowpy")
+    if found is None:
+        pytest.skip("the snowpy script is not installed")
+    return found
+
+
+def test_installed_script_round(script, tmp_path):
+    model = tmp_path / "m.snowpy"
+    steps = [[script, "train", TRAIN, "-o", str(model), "--quiet"],
+             [script, "evaluate", str(model), TEST, "--json"]]
+    for step in steps:
+        result = subprocess.run(step, capture_output=True, text=True, timeout=600)
+        assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout)["accuracy"] >= 0.9
+    result = subprocess.run([script, "predict", str(model)], input="refund my money\n",
+                            capture_output=True, text=True, timeout=600)
+    assert result.returncode == 0 and result.stdout.strip() == "billing"
+    result = subprocess.run([script, "train", "nope.tsv", "-o", str(model)],
+                            capture_output=True, text=True, timeout=600)
+    assert result.returncode == 1 and "Traceback" not in result.stderr
+    result = subprocess.run([script, "--debug", "train", "nope.tsv", "-o", str(model)],
+                            capture_output=True, text=True, timeout=600)
+    assert result.returncode != 0 and "Traceback" in result.stderr
+
+
+def test_ctrl_c_leaves_the_model_and_saves_what_was_learned(script, tmp_path):
+    rng = np.random.default_rng(0)
+    words = np.array([f"w{i}" for i in range(3000)])
+    with open(tmp_path / "big.tsv", "w") as out:
+        for label in rng.integers(0, 8, 60000):
+            out.write(f"c{label}\t{' '.join(words[rng.integers(0, 3000, 30)])}\n")
+    model = tmp_path / "model.snowpy"
+    model.write_bytes(b"the previous model")
+    partial = tmp_path / "partial.snowpy"
+    process = subprocess.Popen(
+        [script, "train", str(tmp_path / "big.tsv"), "-o", str(model), "--epochs", "1000",
+         "--no-early-stop", "--calibrate", "none", "--save-partial", str(partial)],
+        stderr=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    for line in process.stderr:
+        if line.strip().startswith("2 "):  # the second epoch has begun
+            break
+    process.send_signal(signal.SIGINT)
+    _, rest = process.communicate(timeout=300)
+    assert process.returncode == 130
+    assert model.read_bytes() == b"the previous model"
+    assert "what was learned so far is in" in rest
+    from snowpy import load
+
+    assert len(load(partial).network_.mistakes_) >= 1

@@ -1,0 +1,227 @@
+"""Corpus readers on fixture files, and the registered corpora."""
+
+from __future__ import annotations
+
+import http.server
+import threading
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from snowpy import corpora
+from snowpy.corpora import CorpusError, Problems
+from snowpy.corpora.registry import CorpusFile, locate
+from snowpy.exceptions import ConfigurationError
+
+
+def make_tree(root: Path, files: dict[str, bytes | str]) -> Path:
+    for name, content in files.items():
+        path = root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(content.encode() if isinstance(content, str) else content)
+    return root
+
+
+CLASS_TREE = {"data/train/ham/1.txt": "lunch at noon", "data/train/spam/2.txt": "win cash",
+              "data/test/ham/3.txt": "see you soon", "data/test/spam/4.txt": "free money",
+              "data/README": "not a document", "data/train/urls.txt": "not one either"}
+
+
+def test_directory_reader_from_folder_tar_and_zip(tmp_path):
+    folder = make_tree(tmp_path / "folder", CLASS_TREE) / "data"
+    import tarfile
+
+    tar = tmp_path / "corpus.tar.gz"
+    with tarfile.open(tar, "w:gz") as archive:
+        archive.add(folder, arcname="data")
+    zipped = tmp_path / "corpus.zip"
+    with zipfile.ZipFile(zipped, "w") as archive:
+        for name, content in CLASS_TREE.items():
+            archive.writestr(name, content)
+    for source in (folder, tar, zipped):
+        train = list(corpora.read_directory(source, split="train"))
+        assert sorted((d.label, d.text) for d in train) == [("ham", "lunch at noon"),
+                                                             ("spam", "win cash")]
+        assert len(list(corpora.read_directory(source))) == 4
+    member = next(iter(corpora.read_directory(tar, split="test")))
+    assert "::data/test/" in member.source
+
+
+def test_directory_encoding_errors_name_the_member(tmp_path):
+    root = make_tree(tmp_path, {"c/a/1.txt": b"caf\xe9", "c/a/2.txt": b"ok"})
+    with pytest.raises(CorpusError, match=r"1.txt: byte 3 is not valid utf-8"):
+        list(corpora.read_directory(root / "c"))
+    assert [d.text for d in corpora.read_directory(root / "c", encoding="latin-1")][0] == "café"
+    problems = Problems("skip")
+    assert [d.text for d in corpora.read_directory(root / "c", errors="skip",
+                                                   problems=problems)] == ["ok"]
+    assert problems.skipped == 1
+
+
+def test_tsv_reader_reports_malformed_lines(tmp_path):
+    path = tmp_path / "sms.tsv"
+    path.write_text("ham\thello\tthere\nbroken line\n\nspam\t\n\tno label\nspam\twin\n")
+    with pytest.raises(CorpusError, match=r"sms.tsv:2: expected 2 fields"):
+        list(corpora.read_tsv(path))
+    problems = Problems("skip")
+    documents = list(corpora.read_tsv(path, problems=problems))
+    assert [(d.label, d.text) for d in documents] == [("ham", "hello\tthere"), ("spam", ""),
+                                                      ("spam", "win")]
+    assert problems.skipped == 2 and "sms.tsv:5: empty label" in problems.messages[1]
+    swapped = tmp_path / "uci.txt"
+    swapped.write_text("great phone\t1\n")
+    assert next(corpora.read_tsv(swapped, label_column=1, text_column=0)).label == "1"
+
+
+def test_csv_reader_with_names_and_indices(tmp_path):
+    path = tmp_path / "news.csv"
+    path.write_text('"3","Title one","Body, with comma"\n"4","Two"\n"1","x","y"\n')
+    problems = Problems("skip")
+    documents = list(corpora.read_csv(path, label_column=0, text_columns=(1, 2),
+                                      problems=problems))
+    assert [(d.label, d.text) for d in documents] == [("3", "Title one Body, with comma"),
+                                                      ("1", "x y")]
+    assert "news.csv:2: expected at least 3 columns" in problems.messages[0]
+    named = tmp_path / "named.csv"
+    named.write_text("topic,text\nsport,goal\n")
+    assert next(corpora.read_csv(named, label_column="topic", text_columns=("text",))).text \
+        == "goal"
+    with pytest.raises(CorpusError, match="no column 'body'"):
+        list(corpora.read_csv(named, label_column="topic", text_columns=("body",)))
+
+
+def test_jsonl_reader_multilabel_and_errors(tmp_path):
+    path = tmp_path / "reuters.jsonl"
+    path.write_text('{"topics": ["earn", "acq"], "title": "T", "body": "B"}\n'
+                    '{"topics": [], "title": "only", "body": null}\n'
+                    'not json\n{"title": "no label"}\n{"topics": "grain", "body": 5}\n')
+    problems = Problems("skip")
+    documents = list(corpora.read_jsonl(path, label_field="topics", text_fields=("title", "body"),
+                                        problems=problems))
+    assert [(d.label, d.text) for d in documents] == [(("earn", "acq"), "T\n\nB"),
+                                                      ((), "only")]
+    assert problems.skipped == 3
+    assert any("reuters.jsonl:3: invalid JSON" in m for m in problems.messages)
+    assert any("reuters.jsonl:4: no field 'topics'" in m for m in problems.messages)
+
+
+def test_fasttext_reader(tmp_path):
+    path = tmp_path / "ft.txt"
+    path.write_text("__label__pos great film\n__label__a __label__b two\nno label here\n")
+    problems = Problems("skip")
+    assert [(d.label, d.text) for d in corpora.read_fasttext(path, problems=problems)] == \
+        [("pos", "great film")]
+    assert problems.skipped == 2
+    assert [d.label for d in corpora.read_fasttext(path, multilabel=True,
+                                                   problems=Problems("skip"))] == \
+        [("pos",), ("a", "b")]
+
+
+def test_snow_reader(tmp_path):
+    path = tmp_path / "examples.snow"
+    path.write_text("7(1.5), 5, 13:\n0, 4,\n 9; 0, 1:\n1, 2(0.5):\n")
+    examples = corpora.read_snow(path, targets={0, 1})
+    assert examples.labels == [(), (0,), (1,)]
+    assert examples.restrictions == [(0, 1), (0, 1), (0, 1)]
+    assert examples.X[0, 7] == 1.5 and examples.X[2, 2] == 0.5 and examples.X.shape == (3, 14)
+    assert examples.sources[1].endswith("examples.snow:2")
+    bad = tmp_path / "bad.snow"
+    bad.write_text("1, x(2):\n3, 4")
+    with pytest.raises(CorpusError, match=r"bad.snow:1: cannot read 'x\(2\)'"):
+        corpora.read_snow(bad, targets={0})
+    problems = Problems("skip")
+    corpora.read_snow(bad, targets={0}, problems=problems)
+    assert "does not end with ':'" in problems.messages[-1]
+
+
+def test_read_guesses_the_format(tmp_path):
+    (tmp_path / "a.jsonl").write_text('{"label": "x", "text": "t"}\n')
+    (tmp_path / "b.txt").write_text("__label__y t\n")
+    (tmp_path / "c.tsv").write_text("z\tt\n")
+    assert [next(corpora.read(tmp_path / n)).label for n in ("a.jsonl", "b.txt", "c.tsv")] == \
+        ["x", "y", "z"]
+
+
+# ------------------------------------------------------------------ registry
+def test_missing_corpus_says_which_file_to_put_where(tmp_path, monkeypatch):
+    monkeypatch.setenv("SNOWPY_DATA", str(tmp_path))
+    with pytest.raises(CorpusError) as error:
+        corpora.load("trec", download=False)
+    message = str(error.value)
+    assert f"put trec_qc.tar.gz (sha256 f849b58ff05d...) in {tmp_path}" in message
+    with pytest.raises(ConfigurationError, match="has no split 'dev'; its splits are: train, test"):
+        corpora.load("trec", "dev")
+    with pytest.raises(ConfigurationError, match="no option 'granularity'"):
+        corpora.load("trec", granularity="fine")
+
+
+def test_checksum_mismatch_is_reported(tmp_path, monkeypatch):
+    monkeypatch.setenv("SNOWPY_DATA", str(tmp_path))
+    (tmp_path / "trec_qc.tar.gz").write_bytes(b"not the archive")
+    with pytest.raises(CorpusError, match="SHA-256 is .* expected f849b58f"):
+        corpora.load("trec")
+
+
+def test_download_is_atomic_and_verified(tmp_path, monkeypatch):
+    served = tmp_path / "served"
+    served.mkdir()
+    payload = b"label\ttext\n" * 1000
+    (served / "tickets.tsv").write_bytes(payload)
+    handler = lambda *a, **k: http.server.SimpleHTTPRequestHandler(*a, directory=served, **k)  # noqa: E731
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    import hashlib
+
+    from snowpy.corpora.registry import CorpusSpec
+
+    url = f"http://127.0.0.1:{server.server_address[1]}/tickets.tsv"
+    good = CorpusFile("tickets.tsv", hashlib.sha256(payload).hexdigest(), url)
+    spec = CorpusSpec("tickets", "test", (good,), lambda *a: iter(()), ("all",), {}, "here",
+                      "-", "-")
+    data = tmp_path / "data"
+    monkeypatch.setenv("SNOWPY_DATA", str(data))
+    try:
+        path = locate(spec)
+        assert path.read_bytes() == payload
+        path.unlink()
+        wrong = CorpusSpec("tickets", "test", (CorpusFile("tickets.tsv", "0" * 64, url),),
+                           lambda *a: iter(()), ("all",), {}, "here", "-", "-")
+        with pytest.raises(CorpusError, match="SHA-256 is"):
+            locate(wrong)
+        assert list(data.iterdir()) == []  # no half-written or unverified file left
+        offline = CorpusSpec("tickets", "test", (CorpusFile("tickets.tsv", None,
+                                                            "http://127.0.0.1:9/x"),),
+                             lambda *a: iter(()), ("all",), {}, "here", "-", "-")
+        with pytest.raises(CorpusError, match="put tickets.tsv in .*downloading .* failed"):
+            locate(offline)
+    finally:
+        server.shutdown()
+
+
+@pytest.mark.corpus
+@pytest.mark.parametrize("name,split,count,classes", [
+    ("20newsgroups", "train", 11314, 20), ("20newsgroups", "test", 7532, 20),
+    ("reuters21578-modapte", "train", 9603, 90), ("reuters21578-modapte", "test", 3299, 90),
+    ("sms-spam", "all", 5574, 2), ("trec", "train", 5452, 6), ("trec", "test", 500, 6),
+    ("movie-reviews", "all", 2000, 2), ("sentence-polarity", "all", 10662, 2),
+    ("ag-news", "test", 7600, 4), ("bbc-news", "all", 2225, 5),
+])
+def test_registered_corpora_load_with_documented_counts(corpora_path, name, split, count,
+                                                        classes):
+    corpus = corpora.load(name, split)
+    assert len(corpus) == count == corpus.spec.counts[split]
+    labels = {label for item in corpus.labels
+              for label in (item if isinstance(item, tuple) else (item,))}
+    assert len(labels) == classes
+    if name == "sms-spam":
+        assert corpus.labels.count("spam") == 747
+    if name == "trec":
+        assert len({d.label for d in corpora.load("trec", split, labels="fine")}) > 6
+
+
+@pytest.fixture
+def corpora_path(corpora, monkeypatch):
+    monkeypatch.setenv("SNOWPY_DATA", str(corpora))
+    return corpora

@@ -1,0 +1,180 @@
+"""Model files: round trips, validation, fuzzing, atomic saves."""
+
+from __future__ import annotations
+
+import io
+import os
+import signal
+import subprocess
+import sys
+import time
+import zipfile
+
+import numpy as np
+import orjson
+import pytest
+import scipy.sparse as sp
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import snowpy
+from snowpy.model_file import ModelFileError, read_model, write_model
+
+RULES = ["perceptron", "winnow", "balanced-winnow", "thick-separator", "aggressive",
+         "passive-aggressive"]
+
+
+def problem(seed=0, n=120, F=60):
+    rng = np.random.default_rng(seed)
+    X = sp.csr_matrix((rng.random((n, F)) < 0.15) * rng.uniform(0.5, 1.5, (n, F)))
+    return X, np.array(["red", "green", "blue"])[rng.integers(0, 3, n)]
+
+
+@pytest.mark.parametrize("rule", RULES)
+@pytest.mark.parametrize("storage", ["compact", "dense"])
+def test_network_round_trip_and_continued_training(tmp_path, rule, storage):
+    X, y = problem()
+    net = snowpy.Network(rule, storage=storage, epochs=3).fit(X[:80], y[:80])
+    path = net.save(tmp_path / "net.snowpy")
+    loaded = snowpy.load(path)
+    np.testing.assert_array_equal(loaded.decision_function(X), net.decision_function(X))
+    assert loaded.rule_params_ == net.rule_params_ and loaded.mistakes_ == net.mistakes_
+    net.partial_fit(X[80:], y[80:])
+    loaded.partial_fit(X[80:], y[80:])
+    np.testing.assert_array_equal(loaded.decision_function(X), net.decision_function(X))
+
+
+def test_classifier_round_trip_with_names_calibration_and_mmap(tmp_path):
+    texts = ["cheap pills now", "meeting at noon", "win cash now", "lunch meeting today",
+             "cash prize winner", "project meeting notes"] * 3
+    labels = ["spam", "ham", "spam", "ham", "spam", "ham"] * 3
+    clf = snowpy.SnowClassifier(keep_names=True, calibrate="cv", epochs=5).fit(texts, labels)
+    path = clf.save(tmp_path / "clf.snowpy")
+    for mmap in (False, True):
+        loaded = snowpy.load(path, mmap=mmap)
+        np.testing.assert_array_equal(loaded.predict_proba(texts), clf.predict_proba(texts))
+        assert loaded.featurizer_.names_ == clf.featurizer_.names_
+        assert loaded.get_params() == clf.get_params()
+    mapped = snowpy.load(path, mmap=True)
+    before = path.read_bytes()
+    mapped.partial_fit(["free cash"], ["spam"])  # copy-on-write: the file never changes
+    assert path.read_bytes() == before
+
+
+def test_multilabel_and_restricted_round_trip(tmp_path):
+    X = sp.csr_matrix(np.eye(4))
+    net = snowpy.Network("perceptron", theta=0.5).fit(X, [["a"], ["a", "b"], [], ["b"]])
+    loaded = snowpy.load(net.save(tmp_path / "m.snowpy"))
+    assert loaded.predict(X) == net.predict(X) and loaded.multilabel_
+
+
+@pytest.fixture(scope="module")
+def saved(tmp_path_factory):
+    X, y = problem()
+    path = tmp_path_factory.mktemp("models") / "model.snowpy"
+    snowpy.Network("winnow", epochs=2).fit(X, y).save(path)
+    return path.read_bytes()
+
+
+def write(tmp_path, data: bytes):
+    path = tmp_path / "candidate.snowpy"
+    path.write_bytes(data)
+    return path
+
+
+def rezip(original: bytes, change) -> bytes:
+    """Rewrite a model's members through ``change(name, data) -> data``."""
+    out = io.BytesIO()
+    with zipfile.ZipFile(io.BytesIO(original)) as source, \
+            zipfile.ZipFile(out, "w", zipfile.ZIP_STORED) as target:
+        for info in source.infolist():
+            data = change(info.filename, source.read(info))
+            if data is not None:
+                target.writestr(info.filename, data)
+    return out.getvalue()
+
+
+def header_change(original: bytes, edit) -> bytes:
+    def change(name, data):
+        if name != "header.json":
+            return data
+        header = orjson.loads(data)
+        edit(header)
+        return orjson.dumps(header)
+    return rezip(original, change)
+
+
+@pytest.mark.parametrize("edit,fragment", [
+    (lambda h: h.update(magic="not-snowpy"), "wrong magic"),
+    (lambda h: h.update(format_version=99), "reads up to format 1: upgrade snowpy"),
+    (lambda h: h["arrays"]["weights"].update(shape=[10**9, 1, 3], nbytes=24 * 10**9),
+     "array 'weights' should hold"),
+    (lambda h: h["arrays"]["weights"].update(sha256="0" * 64), "fails its SHA-256 check"),
+    (lambda h: h["arrays"]["weights"].update(dtype="object"), "description of array"),
+    (lambda h: h["arrays"].update(ghost={"dtype": "float64", "shape": [1], "nbytes": 8,
+                                         "sha256": "x"}), "declared in the header but missing"),
+])
+def test_tampered_headers_name_the_failed_check(tmp_path, saved, edit, fragment):
+    with pytest.raises(ModelFileError, match=None) as error:
+        snowpy.load(write(tmp_path, header_change(saved, edit)))
+    assert fragment in str(error.value)
+
+
+def test_non_finite_and_reshaped_arrays_are_refused(tmp_path):
+    path = write_model(tmp_path / "bad.snowpy", {"kind": "network"},
+                       {"weights": np.array([1.0, np.nan])})
+    with pytest.raises(ModelFileError, match="holds NaN or infinity"):
+        read_model(path)
+    with pytest.raises(ModelFileError, match="not a snowpy model"):
+        read_model(write(tmp_path, b"PK\x05\x06" + b"\x00" * 18))
+    with pytest.raises(ModelFileError, match="no such model file"):
+        read_model(tmp_path / "missing.snowpy")
+
+
+@settings(max_examples=60, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(data=st.data())
+def test_fuzzed_files_raise_only_model_file_error(tmp_path, saved, data):
+    kind = data.draw(st.sampled_from(["truncate", "flip", "garbage"]))
+    blob = bytearray(saved)
+    if kind == "truncate":
+        blob = blob[: data.draw(st.integers(0, len(blob) - 1))]
+    elif kind == "flip":
+        for _ in range(data.draw(st.integers(1, 8))):
+            position = data.draw(st.integers(0, len(blob) - 1))
+            blob[position] ^= 1 << data.draw(st.integers(0, 7))
+    else:
+        blob = bytearray(data.draw(st.binary(max_size=512)))
+    path = write(tmp_path, bytes(blob))
+    try:
+        model = snowpy.load(path)
+    except ModelFileError:
+        return
+    # a flip that survives every check must not have changed the model
+    original = snowpy.load(write(tmp_path, saved))
+    X, _ = problem()
+    np.testing.assert_array_equal(model.decision_function(X), original.decision_function(X))
+
+
+KILLED_WRITER = """
+import sys, numpy as np
+from snowpy.model_file import write_model
+print("ready", flush=True)
+while True:
+    write_model(sys.argv[1], {"kind": "test"}, {"weights": np.ones(4_000_000)})
+"""
+
+
+def test_writer_killed_mid_save_leaves_the_old_model(tmp_path, saved):
+    target = tmp_path / "model.snowpy"
+    target.write_bytes(saved)
+    process = subprocess.Popen([sys.executable, "-c", KILLED_WRITER, str(target)],
+                               stdout=subprocess.PIPE, text=True)
+    assert process.stdout.readline().strip() == "ready"
+    time.sleep(0.3)
+    process.send_signal(signal.SIGKILL)
+    process.wait()
+    header, _ = read_model(target)  # either the old model or a complete new one
+    assert header["kind"] in ("network", "test")
+    leftovers = [p for p in os.listdir(tmp_path) if p.endswith(".tmp")]
+    assert all(p.startswith(".model.snowpy.") for p in leftovers)  # never the target name
