@@ -419,7 +419,7 @@ class Network(RuleParamsEstimator):
                    y_targets, a_indptr, a_targets, params, counts, max_active):
         try:
             return run_epoch(
-                self.kernel_.update, table.W, table.S, planes, self.kernel_.params,
+                self.kernel_.compiled, table.W, table.S, planes, self.kernel_.params,
                 indptr, rows, data, order, y_indptr, y_targets, a_indptr, a_targets,
                 float(params["theta"]), float(params["thickness"]),
                 float(params["negative_thickness"]), self._bias_strength(), bool(self.multilabel_),

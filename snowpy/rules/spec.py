@@ -42,6 +42,12 @@ The kernel may change ``W[rows[k], p, t]`` for ``k < m`` and ``S[t]``, and
 nothing else. It returns nothing. The engine checks the new weights (clamps
 magnitudes into ``[1e-100, 1e100]``, refuses NaN) and keeps averaged weights,
 so the kernel does neither.
+
+The kernel is written as an ordinary ``@numba.njit`` function; snowpy compiles
+it once more as a C callback of the fixed signature :data:`KERNEL_SIGNATURE`
+(:func:`compile_kernel`). The training loop takes that callback as a
+first-class function, so one compiled loop serves every rule, built-in or
+not, and is cached on disk: a new process trains without compiling it again.
 """
 
 from __future__ import annotations
@@ -58,6 +64,8 @@ import numpy as np
 from snowpy.exceptions import ConfigurationError, PluginError
 
 __all__ = [
+    "KERNEL_SIGNATURE",
+    "compile_kernel",
     "Param",
     "RuleSpec",
     "RuleKernel",
@@ -72,6 +80,53 @@ _TYPES = (float, int, bool, str)
 
 #: Parameters every rule accepts: the engine applies them, not the kernel.
 UNIVERSAL_PARAMS = ("theta", "thickness", "negative_thickness")
+
+#: ``update(W, S, t, y, activation, rows, vals, m, sqnorm, params) -> None``
+KERNEL_SIGNATURE = numba.types.void(
+    numba.types.float64[:, :, ::1],
+    numba.types.float64[:, ::1],
+    numba.types.int64,
+    numba.types.float64,
+    numba.types.float64,
+    numba.types.int64[::1],
+    numba.types.float64[::1],
+    numba.types.int64,
+    numba.types.float64,
+    numba.types.float64[::1],
+)
+
+_compiled: dict[Any, Any] = {}
+
+
+def compile_kernel(update: Callable[..., Any]) -> Any:
+    """The kernel as a C callback of :data:`KERNEL_SIGNATURE` (memoised, cached on disk).
+
+    Compiled with numpy's error model: a division by zero gives an infinity
+    or NaN, which the engine clamps or refuses, naming the rule (a C callback
+    cannot raise). With ``NUMBA_DISABLE_JIT=1`` the Python function itself is
+    returned.
+
+    Raises
+    ------
+    PluginError
+        The function does not compile with the kernel's argument types.
+    """
+    function = getattr(update, "py_func", update)
+    if numba.config.DISABLE_JIT:
+        return function
+    compiled = _compiled.get(function)
+    if compiled is None:
+        try:
+            compiled = numba.cfunc(KERNEL_SIGNATURE, cache=True, nogil=True,
+                                   error_model="numpy")(function)
+        except Exception as exc:  # any failure to compile is the plugin's: name it
+            first = str(exc).strip().splitlines()[0]
+            raise PluginError(
+                f"the update kernel {function.__name__!r} does not compile against the "
+                f"kernel contract (see snowpy.rules.spec): {first}"
+            ) from exc
+        _compiled[function] = compiled
+    return compiled
 
 
 @dataclass(frozen=True)
@@ -324,6 +379,11 @@ class RuleKernel:
         object.__setattr__(self, "resolved", dict(self.resolved))
 
     @property
+    def compiled(self) -> Any:
+        """The update as the engine calls it (see :func:`compile_kernel`)."""
+        return compile_kernel(self.update)
+
+    @property
     def initial_effective_weight(self) -> float:
         """The effective weight of a feature that was never updated."""
         return float(sum(c * w for c, w in zip(self.planes, self.initial_weights)))
@@ -411,12 +471,18 @@ class RuleSpec:
         """Call ``build`` on validated parameters and check what it returns."""
         try:
             kernel = self.build(dict(params), context)
-        except (ConfigurationError, PluginError):
+        except ConfigurationError:
             raise
+        except PluginError as exc:
+            raise PluginError(f"rule {self.name!r}: {exc}") from exc
         except Exception as exc:  # a plugin bug: name the rule, keep the cause
             raise PluginError(f"rule {self.name!r}: build failed: {exc!r}") from exc
         if not isinstance(kernel, RuleKernel):
             raise PluginError(
                 f"rule {self.name!r}: build must return a RuleKernel, got {type(kernel).__name__}"
             )
+        try:
+            kernel.compiled
+        except PluginError as exc:
+            raise PluginError(f"rule {self.name!r}: {exc}") from exc
         return kernel

@@ -1,0 +1,84 @@
+"""The benchmark suite: snowpy against scikit-learn, Vowpal Wabbit and River.
+
+One command runs everything and writes ``benchmarks/results/suite.json`` and
+the table of ``docs/benchmarks.md``::
+
+    pip install -e ".[bench]"
+    python benchmarks/run_benchmarks.py [--corpora ../shared/corpora] [--only 20newsgroups]
+
+Each (corpus, system, setting) runs in its own process (``job.py``) so that
+peak memory (RSS) is that system's; all jobs read the corpus the same way.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+from common import ROOT, machine
+
+ALL_SKLEARN = ["perceptron-1epoch", "perceptron", "averaged-perceptron", "pa-i", "sgd-hinge",
+               "pa-i-calibrated"]
+PLAN = {
+    "20newsgroups": {"snowpy": ["one-epoch", "default"], "scikit-learn": ALL_SKLEARN,
+                     "vowpal-wabbit": ["one-pass", "ten-passes"], "river": ["pa-subset"]},
+    "reuters21578-modapte": {"snowpy": ["one-epoch", "multilabel"],
+                             "scikit-learn": ["perceptron-1epoch", "pa-i", "averaged-perceptron"],
+                             "vowpal-wabbit": ["one-pass", "ten-passes"]},
+    "sms-spam": {"snowpy": ["one-epoch", "default"],
+                 "scikit-learn": ["perceptron-1epoch", "pa-i", "pa-i-calibrated"],
+                 "vowpal-wabbit": ["one-pass", "ten-passes"], "river": ["pa-subset"]},
+    "imdb": {"snowpy": ["one-epoch", "default"],
+             "scikit-learn": ["perceptron-1epoch", "pa-i", "pa-i-calibrated"],
+             "vowpal-wabbit": ["one-pass", "ten-passes"]},
+    "trec": {"snowpy": ["one-epoch", "default"],
+             "scikit-learn": ["perceptron-1epoch", "pa-i", "pa-i-calibrated"],
+             "vowpal-wabbit": ["one-pass", "ten-passes"]},
+    "synthetic": {"snowpy": ["one-epoch", "default"],
+                  "scikit-learn": ["perceptron-1epoch", "pa-i"],
+                  "vowpal-wabbit": ["one-pass", "ten-passes"]},
+}
+
+
+def run_job(corpus: str, system: str, setting: str, corpora: str | None) -> dict:
+    command = [sys.executable, str(Path(__file__).with_name("job.py")), corpus, system, setting]
+    if corpora:
+        command += ["--corpora", corpora]
+    result = subprocess.run(command, capture_output=True, text=True, timeout=3600)
+    if result.returncode != 0:
+        return {"corpus": corpus, "system": system, "setting": setting,
+                "error": result.stderr.strip().splitlines()[-1] if result.stderr else "failed"}
+    return json.loads(result.stdout.strip().splitlines()[-1])
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--corpora")
+    parser.add_argument("--only", nargs="*", help="run only these corpora")
+    parser.add_argument("--out", default=str(ROOT / "benchmarks" / "results" / "suite.json"))
+    args = parser.parse_args()
+    rows = []
+    for corpus, systems in PLAN.items():
+        if args.only and corpus not in args.only:
+            continue
+        for system, settings in systems.items():
+            for setting in settings:
+                row = run_job(corpus, system, setting, args.corpora)
+                rows.append(row)
+                shown = {k: (round(v, 4) if isinstance(v, float) else v) for k, v in row.items()
+                         if k in ("accuracy", "micro_f1", "log_loss", "train_s", "peak_rss_mb",
+                                  "train_docs_per_s", "error")}
+                print(f"{corpus:22s} {system:14s} {setting:20s} {shown}", flush=True)
+    report = {"machine": machine(), "date": datetime.date.today().isoformat(), "rows": rows}
+    out = Path(args.out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps(report, indent=2))
+    print(f"wrote {out}")
+
+
+if __name__ == "__main__":
+    main()
