@@ -1,0 +1,169 @@
+"""The conformance suite: what every update rule must do to work in snowpy.
+
+Each check takes a rule name (and optional parameters) and raises an
+``AssertionError`` that says what went wrong.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from tempfile import TemporaryDirectory
+from typing import Any
+from unittest import mock
+
+import numpy as np
+import scipy.sparse as sp
+
+from snowpy.exceptions import ConfigurationError
+from snowpy.network import Network
+from snowpy.plugins import get_rule
+
+__all__ = ["check_rule", "conformance_checks"]
+
+
+def _problem(seed: int = 0, n: int = 300, features: int = 80, classes: int = 3,
+             noise: float = 0.0):
+    """A sparse, linearly separable problem (optionally with flipped labels)."""
+    rng = np.random.default_rng(seed)
+    prototypes = rng.random((classes, features)) < 0.15
+    y = rng.integers(0, classes, n)
+    distortion = rng.random((n, features)) < 0.04
+    X = sp.csr_matrix((prototypes[y] ^ distortion).astype(np.float64))
+    if noise:
+        flip = rng.random(n) < noise
+        y = np.where(flip, rng.integers(0, classes, n), y)
+    return X, y
+
+
+def _network(rule: str, params: Mapping[str, Any], **options: Any) -> Network:
+    return Network(rule, **{**dict(params), **options})
+
+
+def check_parameters(rule: str, params: Mapping[str, Any] | None = None) -> None:
+    """Declared defaults validate; values outside a declared range are refused."""
+    spec = get_rule(rule)
+    spec.validate(dict(params or {}))
+    for param in spec.params:
+        for bad, open_bound in ((param.low, param.low_open), (param.high, param.high_open)):
+            if bad is None or param.type not in (int, float):
+                continue
+            outside = bad if open_bound else (bad - 1 if bad == param.low else bad + 1)
+            try:
+                spec.validate({**dict(params or {}), param.name: outside})
+            except ConfigurationError:
+                continue
+            raise AssertionError(f"{rule}: {param.name}={outside!r} is outside "
+                                 f"{param.describe_range()} but was accepted")
+
+
+def check_deterministic(rule: str, params: Mapping[str, Any] | None = None) -> None:
+    """The same seed gives the same weights."""
+    X, y = _problem()
+    first = _network(rule, params or {}, epochs=3, seed=7).fit(X, y).effective_weights()
+    second = _network(rule, params or {}, epochs=3, seed=7).fit(X, y).effective_weights()
+    assert np.array_equal(first, second), f"{rule}: two fits with seed 7 differ"
+
+
+def check_compiled_matches_python(rule: str, params: Mapping[str, Any] | None = None) -> None:
+    """The compiled kernel and the same code run as plain Python give the same weights."""
+    from snowpy.network import engine, network
+    from snowpy.rules.spec import RuleKernel
+
+    X, y = _problem(n=60)
+    compiled = _network(rule, params or {}, epochs=2).fit(X, y).effective_weights()
+    as_python = property(lambda kernel: getattr(kernel.update, "py_func", kernel.update))
+    with mock.patch.object(network, "run_epoch", engine.run_epoch.py_func), \
+            mock.patch.object(RuleKernel, "compiled", as_python):
+        python = _network(rule, params or {}, epochs=2).fit(X, y).effective_weights()
+    assert np.allclose(compiled, python, rtol=1e-12, atol=1e-300), \
+        f"{rule}: compiled and pure-Python training differ by " \
+        f"{np.max(np.abs(compiled - python)):g}"
+
+
+def check_finite(rule: str, params: Mapping[str, Any] | None = None) -> None:
+    """Thirty epochs on noisy labels leave every weight and score finite."""
+    import warnings
+
+    X, y = _problem(noise=0.4)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        net = _network(rule, params or {}, epochs=30, early_stop=False).fit(X, y)
+    W = net._table.W
+    assert np.all(np.isfinite(W)), f"{rule}: non-finite weights after 30 noisy epochs"
+    assert np.all(np.isfinite(net.decision_function(X))), f"{rule}: non-finite scores"
+
+
+def check_learns_separable(rule: str, params: Mapping[str, Any] | None = None) -> None:
+    """A separable three-class problem is learned to at least 95% training accuracy."""
+    X, y = _problem()
+    net = _network(rule, params or {}, epochs=20).fit(X, y)
+    accuracy = net.score(X, y)
+    assert accuracy >= 0.95, f"{rule}: training accuracy {accuracy:.3f} on a separable problem"
+
+
+def check_no_update_when_correct(rule: str, params: Mapping[str, Any] | None = None) -> None:
+    """With zero thickness, a correctly classified example changes no weight."""
+    X, y = _problem()
+    zero = {**dict(params or {}), "thickness": 0.0, "negative_thickness": 0.0}
+    net = _network(rule, zero, epochs=20, average=False).fit(X, y)
+    scores = net.decision_function(X)
+    for i in range(X.shape[0]):
+        target = np.searchsorted(net.classes_, y[i])
+        others = np.delete(scores[i], target)
+        if scores[i, target] >= 0 and np.all(others < 0):  # every target right at theta
+            before = net._table.W.copy()
+            net.partial_fit(X[i], [y[i]])
+            assert net.updates_[-1] == 0 and np.array_equal(before, net._table.W), \
+                f"{rule}: a correctly classified example changed the weights"
+            return
+    raise AssertionError(f"{rule}: no example ended correctly classified at the threshold")
+
+
+def check_touches_only_active_rows(rule: str, params: Mapping[str, Any] | None = None) -> None:
+    """An update changes only the rows of the example's active features (and the bias)."""
+    X, y = _problem()
+    net = _network(rule, params or {}, epochs=1, average=False, storage="dense").fit(X, y)
+    before = net._table.W.copy()
+    example = X[:1]
+    net.partial_fit(example, [(y[0] + 1) % 3])  # a wrong label: every rule must update
+    assert net.updates_[-1] > 0, f"{rule}: a mislabelled example caused no update"
+    changed = np.flatnonzero(np.any(before != net._table.W, axis=(1, 2)))
+    allowed = set((example.indices + 1).tolist()) | {0}
+    assert set(changed.tolist()) <= allowed, \
+        f"{rule}: the update changed rows {sorted(set(changed.tolist()) - allowed)} of " \
+        "features that were not active"
+
+
+def check_round_trip(rule: str, params: Mapping[str, Any] | None = None) -> None:
+    """A saved and loaded network predicts, and continues to learn, exactly like the original."""
+    from snowpy.persistence import load, save
+
+    X, y = _problem()
+    net = _network(rule, params or {}, epochs=3).fit(X[:200], y[:200])
+    with TemporaryDirectory() as folder:
+        loaded = load(save(net, Path(folder) / "model.snowpy"))
+    assert np.array_equal(net.decision_function(X), loaded.decision_function(X)), \
+        f"{rule}: a loaded network scores differently"
+    net.partial_fit(X[200:], y[200:])
+    loaded.partial_fit(X[200:], y[200:])
+    assert np.array_equal(net.decision_function(X), loaded.decision_function(X)), \
+        f"{rule}: a loaded network learns differently"
+
+
+_CHECKS: tuple[Callable[..., None], ...] = (
+    check_parameters, check_deterministic, check_compiled_matches_python, check_finite,
+    check_learns_separable, check_no_update_when_correct, check_touches_only_active_rows,
+    check_round_trip,
+)
+
+
+def conformance_checks() -> tuple[Callable[..., None], ...]:
+    """Every check, each ``check(rule, params=None)``."""
+    return _CHECKS
+
+
+def check_rule(rule: str, params: Mapping[str, Any] | None = None) -> None:
+    """Run every conformance check on ``rule``; raise at the first failure."""
+    for check in _CHECKS:
+        check(rule, params)
