@@ -162,10 +162,49 @@ class SnowClassifier(RuleParamsEstimator):
         network.resolve_rule()  # a bad rule or parameter fails before featurising
         network._check_options()
         featurizer = self._make_featurizer()
-        X = featurizer.transform(texts)
         self.featurizer_ = featurizer
         self.network_ = network  # set first: an interrupted fit leaves what was learned
+        if self.epochs == 1 and targets is None and self.calibrate is None \
+                and isinstance(texts, (list, tuple)):
+            return self._fit_streaming(list(texts), labels, progress)
+        X = featurizer.transform(texts)
         network.fit(X, labels, targets=targets, progress=progress)
+        return self
+
+    def _fit_streaming(self, texts: list[Any], labels: Sequence[Any], progress: Any
+                       ) -> SnowClassifier:
+        """One epoch as a pipeline: the next chunk is featurised (in threads) while the
+        network learns the current one. The order is the permutation ``fit`` would use,
+        the classes are sorted as ``fit`` sorts them; SNoW's rho (for data-derived
+        initial weights) is estimated on the first chunk."""
+        from snowpy.network.labels import is_multilabel
+        from snowpy.network.network import _label_array, _sorted_labels
+
+        n = len(texts)
+        if len(labels) != n:
+            from snowpy.exceptions import ConfigurationError
+
+            raise ConfigurationError(f"{n} texts but {len(labels)} labels")
+        labels = _label_array(labels)
+        multilabel = is_multilabel(labels)
+        if self.shuffle:
+            order = np.random.default_rng(self.seed).permutation(n)
+            texts = [texts[i] for i in order]
+            labels = labels[order] if isinstance(labels, np.ndarray) else \
+                [labels[i] for i in order]
+        network = self.network_
+        done = 0
+        for block in self.featurizer_.iter_blocks(texts):
+            part = labels[done:done + block.shape[0]]
+            if done == 0:
+                network._start(block, _sorted_labels(labels, multilabel), multilabel)
+            network.partial_fit(block, part, progress=None if progress is None else
+                                (lambda epoch, seen, total, wrong, base=done:
+                                 progress(0, base + seen, n, wrong)))
+            done += block.shape[0]
+        if done and network.mistakes_:  # one epoch, however many blocks
+            network.mistakes_ = [sum(network.mistakes_)]
+            network.updates_ = [sum(network.updates_)]
         return self
 
     def partial_fit(self, texts: Iterable[Any], labels: Sequence[Any], *,

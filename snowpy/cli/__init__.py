@@ -15,6 +15,7 @@ from snowpy._version import __version__
 from snowpy.cli.common import state
 from snowpy.cli.corpus import corpus_app
 from snowpy.cli.evaluate import evaluate
+from snowpy.cli.experiment import experiment
 from snowpy.cli.inspect import inspect
 from snowpy.cli.plugins import plugins
 from snowpy.cli.predict import predict
@@ -48,6 +49,7 @@ app.command("evaluate")(evaluate)
 app.command("predict")(predict)
 app.command("inspect")(inspect)
 app.command("plugins")(plugins)
+app.command("experiment")(experiment)
 app.add_typer(corpus_app, name="corpus")
 
 

@@ -101,7 +101,7 @@ class FeatureMap:
 
     def _grow(self) -> None:
         used = self.row_ids.copy()
-        size = self._keys.size * 2
+        size = self._keys.size * 4  # few rehashes; the table stays small enough to cache
         self._keys = np.full(size, _EMPTY, dtype=np.int64)
         self._rows = np.zeros(size, dtype=np.int32)
         self._row_ids = np.zeros(size // 2, dtype=np.int64)

@@ -273,26 +273,35 @@ class Network(RuleParamsEstimator):
         """
         X = as_csr(X)
         check_length(X.shape[0], y, "y")
-        for attribute in ("_table", "_labels"):
-            self.__dict__.pop(attribute, None)
+        y = _label_array(y)
         multilabel = is_multilabel(y)
+        self._check_options()
+        labels = LabelIndex(_sorted_labels(y, multilabel))
+        # the fold networks are trained (and freed) before the final one exists, so
+        # calibrating never holds two networks at once
+        held_out = self._held_out_scores(X, y, targets, labels, multilabel) \
+            if self.calibrate is not None else None
         self._initialise(X, multilabel)
-        self._labels = LabelIndex(_sorted_labels(y, multilabel))
+        self._labels = labels
         self.calibration_ = None
         self._train(X, y, targets, epochs=int(self.epochs), shuffle=bool(self.shuffle),
                     progress=progress)
-        if self.calibrate is not None:
-            self._calibrate(X, y, targets)
+        if held_out is not None:
+            from snowpy.calibration import Calibration
+
+            scores, positives, covered = held_out
+            self.calibration_ = Calibration.fit(
+                scores[covered], positives[covered],
+                normalize="none" if multilabel else "sum", method=self.calibrate,
+            )
         return self
 
-    def _calibrate(self, X: sp.csr_matrix, y: Sequence[Any], targets: Any) -> None:
-        """Fit the sigmoids on out-of-fold scores (see ``calibrate``)."""
-        from snowpy.calibration import Calibration
-
+    def _held_out_scores(self, X: sp.csr_matrix, y: Sequence[Any], targets: Any,
+                         labels: LabelIndex, multilabel: bool):
+        """Out-of-fold decision scores, for calibration (see ``calibrate``)."""
         n = X.shape[0]
-        labels = self._labels
         positives = np.zeros((n, len(labels)), dtype=bool)
-        y_indptr, y_targets = labels.encode(y, multilabel=self.multilabel_, grow=False)
+        y_indptr, y_targets = labels.encode(y, multilabel=multilabel, grow=False)
         positives[np.repeat(np.arange(n), np.diff(y_indptr)), y_targets] = True
         folds = np.array_split(np.random.default_rng(self.seed).permutation(n),
                                int(self.calibration_folds))
@@ -316,10 +325,14 @@ class Network(RuleParamsEstimator):
                 columns[:, labels.find(label)] = part_scores[:, column]
             scores[held] = columns
             covered[held] = True
-        self.calibration_ = Calibration.fit(
-            scores[covered], positives[covered],
-            normalize="none" if self.multilabel_ else "sum", method=self.calibrate,
-        )
+            del clone, part_scores, columns
+        return scores, positives, covered
+
+    def _start(self, X: sp.csr_matrix, labels: Sequence[Any], multilabel: bool) -> None:
+        """Create the network from a first block and the full label set (streamed fits)."""
+        self._initialise(X, multilabel)
+        self._labels = LabelIndex(labels)
+        self.calibration_ = None
 
     def partial_fit(
         self, X: Any, y: Sequence[Any], *, targets: Sequence[Any] | None = None,
@@ -332,6 +345,7 @@ class Network(RuleParamsEstimator):
         """
         X = as_csr(X)
         check_length(X.shape[0], y, "y")
+        y = _label_array(y)
         multilabel = is_multilabel(y) if len(y) else getattr(self, "multilabel_", False)
         if not self._is_fitted():
             self._initialise(X, multilabel)
@@ -578,6 +592,19 @@ def _chunks(n: int, chunked: bool) -> list[tuple[int, int]]:
         if bounds[-1] >= mark:
             mark *= 2
     return list(zip(bounds[:-1], bounds[1:]))
+
+
+def _label_array(y: Sequence[Any]) -> Any:
+    """Single labels all str or all int as a numpy array (vectorised handling), else ``y``."""
+    if isinstance(y, np.ndarray) or not isinstance(y, (list, tuple)) or not y:
+        return y
+    kinds = set(map(type, y))
+    if all(issubclass(kind, str) for kind in kinds):
+        return np.array(y, dtype=str)
+    if all(issubclass(kind, (int, np.integer)) and not issubclass(kind, (bool, np.bool_))
+           for kind in kinds):
+        return np.array(y, dtype=np.int64)
+    return y
 
 
 def _sorted_labels(y: Sequence[Any], multilabel: bool) -> list[Any]:

@@ -1,0 +1,38 @@
+"""Learning-theory experiments: the seed notes' claims, on snowpy's own code.
+
+>>> from snowpy import experiments
+>>> sorted(experiments.EXPERIMENTS)
+['attribute-efficiency', 'averaging', 'drift', 'learning-curve', 'margin']
+>>> result = experiments.run("margin", gammas=(0.4,), examples=100)
+>>> result.rows[0]["separable_mistakes"] <= result.rows[0]["novikoff_bound"]
+True
+
+Each experiment is seeded and deterministic, returns a :class:`Result` (a
+table and a figure), and finishes within a minute at its default size.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from snowpy.experiments import attribute_efficiency, averaging, drift, learning_curve, margin
+from snowpy.experiments.common import Result
+
+__all__ = ["EXPERIMENTS", "run", "Result"]
+
+EXPERIMENTS = {
+    "attribute-efficiency": attribute_efficiency.run,
+    "margin": margin.run,
+    "drift": drift.run,
+    "averaging": averaging.run,
+    "learning-curve": learning_curve.run,
+}
+
+
+def run(name: str, **options: Any) -> Result:
+    """Run one experiment by name with its options."""
+    from snowpy.exceptions import UnknownNameError
+
+    if name not in EXPERIMENTS:
+        raise UnknownNameError("experiment", name, EXPERIMENTS)
+    return EXPERIMENTS[name](**options)

@@ -1,0 +1,113 @@
+"""What experiments share: the result record, writing tables, drawing figures."""
+
+from __future__ import annotations
+
+import csv
+import warnings
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import scipy.sparse as sp
+
+__all__ = ["Result", "Series", "disjunction_stream", "single_target"]
+
+
+@dataclass
+class Series:
+    """One line of a figure."""
+
+    label: str
+    x: Sequence[float]
+    y: Sequence[float]
+    style: str = "-o"
+
+
+@dataclass
+class Result:
+    """An experiment's table (rows of plain values) and how to draw it."""
+
+    name: str
+    title: str
+    rows: list[dict[str, Any]]
+    xlabel: str
+    ylabel: str
+    series: list[Series] = field(default_factory=list)
+    logx: bool = False
+    logy: bool = False
+    note: str = ""
+
+    def write_table(self, path: Path) -> Path:
+        """The rows as CSV (``.csv``) or JSON (anything else)."""
+        path = Path(path)
+        if path.suffix.lower() == ".csv":
+            with open(path, "w", newline="") as out:
+                writer = csv.DictWriter(out, fieldnames=list(self.rows[0]))
+                writer.writeheader()
+                writer.writerows(self.rows)
+        else:
+            import orjson
+
+            path.write_bytes(orjson.dumps({"experiment": self.name, "title": self.title,
+                                           "note": self.note, "rows": self.rows},
+                                          option=orjson.OPT_INDENT_2 | orjson.OPT_SERIALIZE_NUMPY))
+        return path
+
+    def draw(self, path: Path) -> Path | None:
+        """The figure, PNG or SVG by suffix; None (with a warning) without matplotlib."""
+        try:
+            import matplotlib
+        except ImportError:
+            warnings.warn("figures need matplotlib: pip install 'snowpy[plot]'", stacklevel=2)
+            return None
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+
+        figure, axis = plt.subplots(figsize=(7, 4.5))
+        for line in self.series:
+            axis.plot(line.x, line.y, line.style, label=line.label, markersize=4)
+        if self.logx:
+            axis.set_xscale("log", base=2)
+        if self.logy:
+            axis.set_yscale("log")
+        axis.set_xlabel(self.xlabel)
+        axis.set_ylabel(self.ylabel)
+        axis.set_title(self.title)
+        axis.grid(True, alpha=0.3)
+        axis.legend()
+        figure.tight_layout()
+        figure.savefig(path)
+        plt.close(figure)
+        return Path(path)
+
+
+def disjunction_stream(n: int, k: int, m: int, rng: np.random.Generator,
+                       relevant: np.ndarray | None = None):
+    """``m`` Boolean examples over ``n`` attributes labelled by a k-disjunction.
+
+    Each attribute is on with probability ``1 - 2**(-1/k)``, so about half
+    the examples are positive whatever ``k``.
+    """
+    if relevant is None:
+        relevant = rng.choice(n, size=k, replace=False)
+    p = 1 - 0.5 ** (1 / k)
+    dense = rng.random((m, n)) < p
+    y = dense[:, relevant].any(axis=1)
+    return sp.csr_matrix(dense.astype(np.float64)), y, relevant
+
+
+def single_target(labels: np.ndarray) -> list[list[str]]:
+    """Boolean labels for a network with the one target ``"f"`` (a single LTU)."""
+    return [["f"] if value else [] for value in labels]
+
+
+def positive_first(X: sp.csr_matrix, y: np.ndarray) -> tuple[sp.csr_matrix, np.ndarray]:
+    """Move the first positive example to the front: it creates the target node."""
+    first = int(np.flatnonzero(y)[0])
+    order = np.r_[first, np.delete(np.arange(len(y)), first)]
+    return X[order], y[order]
+
+
+Runner = Callable[..., Result]
