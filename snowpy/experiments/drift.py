@@ -22,7 +22,6 @@ def run(n: int = 1000, k: int = 5, examples: int = 20000, period: int = 1000,
     relevant = rng.choice(n, size=k, replace=False)
     p = 1 - 0.5 ** (1 / k)
     X = sp.csr_matrix((rng.random((examples, n)) < p).astype(np.float64))
-    dense_rows = [X[i] for i in range(0)]  # noqa: F841 - nothing kept per example
     y = np.zeros(examples, dtype=bool)
     changes = 0
     for start in range(0, examples, period):
