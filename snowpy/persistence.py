@@ -141,7 +141,7 @@ def _restore_network(header: dict[str, Any], arrays: dict[str, np.ndarray], wher
 
 # -------------------------------------------------------------- classifier
 def _names_arrays(featurizer: Any) -> dict[str, np.ndarray]:
-    if not featurizer.keep_names or not hasattr(featurizer, "_names"):
+    if not featurizer.keep_names or featurizer._name_index() is None:
         return {}
     names = featurizer._names.names
     ids, counts, blobs = [], [], []
@@ -158,6 +158,12 @@ def _names_arrays(featurizer: Any) -> dict[str, np.ndarray]:
 
 
 def _restore_names(featurizer: Any, arrays: dict[str, np.ndarray], where: str) -> None:
+    """Attach the stored inverse map; it is rebuilt on first use (loading stays fast)."""
+    stored = {k: v for k, v in arrays.items() if k.startswith("names_")}
+    featurizer._names_loader = lambda: _build_names(stored, where)
+
+
+def _build_names(arrays: dict[str, np.ndarray], where: str) -> Any:
     from snowpy.text.names import NameIndex
 
     index = NameIndex()
@@ -173,7 +179,7 @@ def _restore_names(featurizer: Any, arrays: dict[str, np.ndarray], where: str) -
             index.names[feature_id] = strings[position:position + count]
             position += count
         index._pairs.rows(arrays["names_keys"], insert=True)
-    featurizer._names = index
+    return index
 
 
 # ------------------------------------------------------------------- public
@@ -207,11 +213,13 @@ def save(model: Any, path: str | os.PathLike) -> Path:
     return write_model(path, header, arrays)
 
 
-def load(path: str | os.PathLike, *, mmap: bool = False) -> Any:
+def load(path: str | os.PathLike, *, mmap: bool = False, verify: bool = True) -> Any:
     """Load a model file written by :func:`save`, validating it.
 
     ``mmap=True`` maps the weights from the file (copy-on-write) instead of
     reading them: fast to load, memory shared between processes.
+    ``verify=False`` skips the arrays' checksums (for a trusted file): with
+    ``mmap=True``, loading then costs the header only.
 
     Raises
     ------
@@ -221,7 +229,7 @@ def load(path: str | os.PathLike, *, mmap: bool = False) -> Any:
     from snowpy.classifier import SnowClassifier
     from snowpy.text import Featurizer
 
-    header, arrays = read_model(path, mmap=mmap)
+    header, arrays = read_model(path, mmap=mmap, verify=verify)
     if mmap:  # training a loaded model must never write into the file
         arrays = {name: np.memmap(a.filename, dtype=a.dtype, mode="c", offset=a.offset,
                                   shape=a.shape) if isinstance(a, np.memmap) else a

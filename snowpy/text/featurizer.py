@@ -339,9 +339,16 @@ class Featurizer:
                 segments.append(_Segment(index, namespace, name, kernel, seed))
         self._compiled = segments
         self._local = threading.local()
-        if self.keep_names and not hasattr(self, "_names"):
+        if self.keep_names and self._name_index() is None:
             self._names = NameIndex()
         return segments
+
+    def _name_index(self) -> NameIndex | None:
+        """The inverse map, rebuilt on first use when it came from a model file."""
+        loader = self.__dict__.pop("_names_loader", None)
+        if loader is not None:
+            self._names = loader()
+        return getattr(self, "_names", None)
 
     # -------------------------------------------------------------- transform
     def fit(self, texts: Any = None, y: Any = None) -> Featurizer:
@@ -564,7 +571,7 @@ class Featurizer:
     @property
     def names_(self) -> dict[int, list[str]]:
         """Feature id -> the feature strings seen with it (``keep_names=True``)."""
-        if not self.keep_names or not hasattr(self, "_names"):
+        if not self.keep_names or self._name_index() is None:
             raise ConfigurationError("the inverse map is kept only with keep_names=True")
         return dict(self._names.names)
 
