@@ -42,7 +42,8 @@ def measure(name, model, X_check, folder: Path) -> dict:
         network = loaded.network_ if hasattr(loaded, "network_") else loaded
         assert np.array_equal(network.decision_function(X_check), reference)
         row[label] = seconds
-    print(f"{name:38s} {row['bytes'] / 1e6:8.1f} MB  save {save_s:6.2f} s  load {row['load_s']:6.3f}"
+    print(f"{name:38s} {row['bytes'] / 1e6:8.1f} MB  save {save_s:6.2f} s  "
+          f"load {row['load_s']:6.3f}"
           f" s  mmap {row['load_mmap_s']:6.3f} s  mmap unverified "
           f"{row['load_mmap_unverified_s']:6.4f} s", flush=True)
     return row

@@ -10,7 +10,6 @@ rewritten.
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 from common import ROOT
 

@@ -20,8 +20,8 @@ from typing import TYPE_CHECKING
 import pluggy
 
 if TYPE_CHECKING:  # pragma: no cover
-    from snowpy.rules.spec import RuleSpec
     from snowpy.corpora.registry import CorpusSpec
+    from snowpy.rules.spec import RuleSpec
     from snowpy.text.extractors.spec import ExtractorSpec
 
 __all__ = ["hookspec", "hookimpl", "snowpy_update_rules", "snowpy_feature_extractors",

@@ -143,7 +143,9 @@ def get_plugin_manager() -> pluggy.PluginManager:
     except pluggy.PluginValidationError as exc:
         raise PluginError(f"plugin {pm.get_name(exc.plugin)!r}: {exc}") from None
     if _env_flag("SNOWPY_TRACE_HOOKS"):
-        pm.trace.root.setwriter(lambda text: print(f"snowpy-trace: {text}", end="", file=sys.stderr))
+        pm.trace.root.setwriter(
+            lambda text: print(f"snowpy-trace: {text}", end="", file=sys.stderr)
+        )
         pm.enable_tracing()
     return pm
 

@@ -110,8 +110,9 @@ def test_kernel_dividing_by_zero_is_named():
 @pytest.mark.skipif(numba.config.DISABLE_JIT, reason="compilation errors need the JIT")
 def test_kernel_breaking_the_contract_is_named():
     with temporary_plugin(rule_plugin("bad-rule", _wrong_contract), "bad-plugin"):
-        with pytest.raises(PluginError, match="rule 'bad-rule': the update kernel '_wrong_contract' "
-                                              "does not compile against the kernel contract"):
+        with pytest.raises(PluginError, match="rule 'bad-rule': the update kernel "
+                                              "'_wrong_contract' does not compile against "
+                                              "the kernel contract"):
             snowpy.Network("bad-rule").fit([[1.0, 0.0]], ["a"])
 
 

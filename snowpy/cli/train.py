@@ -4,12 +4,18 @@ from __future__ import annotations
 
 import time
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated
 
 import typer
 
-from snowpy.cli.common import echo_json, err, handles_errors, parse_range, read_documents, \
-    rule_options
+from snowpy.cli.common import (
+    echo_json,
+    err,
+    handles_errors,
+    parse_range,
+    read_documents,
+    rule_options,
+)
 
 HELP = """Train a model on CORPUS and save it to MODEL.
 
@@ -114,8 +120,13 @@ class _Reporter:
 
     def __init__(self, n: int, epochs: int) -> None:
         from rich.console import Console
-        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, \
-            TimeElapsedColumn
+        from rich.progress import (
+            BarColumn,
+            MofNCompleteColumn,
+            Progress,
+            TextColumn,
+            TimeElapsedColumn,
+        )
 
         self.console = Console(stderr=True)
         self.progress = Progress(TextColumn("[bold]training"), BarColumn(), MofNCompleteColumn(),

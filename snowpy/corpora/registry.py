@@ -24,7 +24,7 @@ from typing import Any
 
 from snowpy.corpora.documents import CorpusError, Document, Problems
 from snowpy.exceptions import ConfigurationError, PluginError
-from snowpy.rules.spec import Param
+from snowpy.rules.spec import Param, validate_declared
 
 __all__ = ["CorpusFile", "CorpusSpec", "Corpus", "load", "data_dirs", "sha256_of", "locate"]
 
@@ -133,7 +133,8 @@ def _download(file: CorpusFile, directory: Path, corpus: str) -> Path:
     handle, temporary = tempfile.mkstemp(dir=directory, prefix=f".{file.name}.", suffix=".part")
     digest = hashlib.sha256()
     try:
-        with os.fdopen(handle, "wb") as out, urllib.request.urlopen(file.url, timeout=30) as response:
+        with os.fdopen(handle, "wb") as out, \
+                urllib.request.urlopen(file.url, timeout=30) as response:
             total = int(response.headers.get("Content-Length") or 0) or None
             from rich.progress import Progress
 
@@ -265,14 +266,7 @@ def load(name: str, split: str | None = None, *, path: str | os.PathLike | None 
         raise ConfigurationError(
             f"corpus {name!r} has no split {split!r}; its splits are: {', '.join(spec.splits)}"
         )
-    known = {p.name: p for p in spec.options}
-    unknown = sorted(set(options) - set(known))
-    if unknown:
-        raise ConfigurationError(
-            f"corpus {name!r} has no option {', '.join(map(repr, unknown))}; "
-            f"its options are: {', '.join(known) or '(none)'}"
-        )
-    values = {n: p.validate(options.get(n, p.default), rule=name) for n, p in known.items()}
+    values = validate_declared(spec.options, options, kind="corpus", name=name, word="option")
     if path is not None:
         found = Path(path)
         if not found.exists():

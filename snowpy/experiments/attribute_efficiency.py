@@ -13,8 +13,13 @@ import math
 
 import numpy as np
 
-from snowpy.experiments.common import Result, Series, disjunction_stream, positive_first, \
-    single_target
+from snowpy.experiments.common import (
+    Result,
+    Series,
+    disjunction_stream,
+    positive_first,
+    single_target,
+)
 from snowpy.network import Network
 
 

@@ -169,7 +169,8 @@ class Network(RuleParamsEstimator):
         return spec, spec.validate(self.rule_params)
 
     def _check_options(self) -> None:
-        if isinstance(self.epochs, bool) or not isinstance(self.epochs, (int, np.integer)) or self.epochs < 1:
+        epochs = self.epochs
+        if isinstance(epochs, bool) or not isinstance(epochs, (int, np.integer)) or epochs < 1:
             raise ConfigurationError(f"epochs must be a positive integer, got {self.epochs!r}")
         if self.calibrate not in (None, "cv", "holdout"):
             raise ConfigurationError(
@@ -563,7 +564,8 @@ class Network(RuleParamsEstimator):
     def coef_(self) -> np.ndarray:
         """Effective weights as scikit-learn lays them out, ``[targets, n_features]``."""
         weights = self.effective_weights()
-        coef = np.full((weights.shape[1], self.n_features_in_), self.kernel_.initial_effective_weight)
+        initial = self.kernel_.initial_effective_weight
+        coef = np.full((weights.shape[1], self.n_features_in_), initial)
         coef[:, self._table.feature_ids] = weights[1 : self._table.n_rows].T
         return coef
 

@@ -45,7 +45,9 @@ class WeightTable:
         self.average = average
         self.n_rows = 1 if storage == "compact" else n_features + 1
         if self.n_rows > _MAX_ROWS:
-            raise ValueError("a dense table holds at most 2**31 - 2 features; use storage='compact'")
+            raise ValueError(
+                "a dense table holds at most 2**31 - 2 features; use storage='compact'"
+            )
         capacity = max(self.n_rows, 1024) if storage == "compact" else self.n_rows
         self._W = self._fresh_weights(capacity, n_targets)
         self._U = np.zeros_like(self._W) if average else None

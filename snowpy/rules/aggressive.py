@@ -17,7 +17,14 @@ from __future__ import annotations
 import numba
 
 from snowpy.hookspecs import hookimpl
-from snowpy.rules.spec import BuildContext, Param, RuleKernel, RuleSpec, theta_param, thickness_params
+from snowpy.rules.spec import (
+    BuildContext,
+    Param,
+    RuleKernel,
+    RuleSpec,
+    theta_param,
+    thickness_params,
+)
 
 __all__ = ["aggressive_update", "passive_aggressive_update", "AGGRESSIVE", "PASSIVE_AGGRESSIVE"]
 
@@ -35,7 +42,8 @@ def aggressive_update(W, S, t, y, activation, rows, vals, m, sqnorm, params):  #
 
 
 @numba.njit(nogil=True, cache=True)
-def passive_aggressive_update(W, S, t, y, activation, rows, vals, m, sqnorm, params):  # pragma: no cover
+def passive_aggressive_update(W, S, t, y, activation, rows, vals, m, sqnorm,
+                              params):  # pragma: no cover
     """PA / PA-I / PA-II step; ``params = [theta, C, variant]`` (variant 0, 1, 2)."""
     loss = 1.0 - y * (activation - params[0])
     if loss <= 0.0 or sqnorm <= 0.0:

@@ -26,7 +26,8 @@ __all__ = ["balanced_winnow_update", "BALANCED_WINNOW"]
 
 
 @numba.njit(nogil=True, cache=True)
-def balanced_winnow_update(W, S, t, y, activation, rows, vals, m, sqnorm, params):  # pragma: no cover
+def balanced_winnow_update(W, S, t, y, activation, rows, vals, m, sqnorm,
+                           params):  # pragma: no cover
     """Promote one plane and demote the other; ``params = [alpha, beta]``."""
     up = params[0] if y > 0 else params[1]
     down = params[1] if y > 0 else params[0]

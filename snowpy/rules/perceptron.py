@@ -18,7 +18,14 @@ from __future__ import annotations
 import numba
 
 from snowpy.hookspecs import hookimpl
-from snowpy.rules.spec import BuildContext, Param, RuleKernel, RuleSpec, theta_param, thickness_params
+from snowpy.rules.spec import (
+    BuildContext,
+    Param,
+    RuleKernel,
+    RuleSpec,
+    theta_param,
+    thickness_params,
+)
 
 __all__ = ["perceptron_update", "PERCEPTRON", "THICK_SEPARATOR"]
 

@@ -64,6 +64,7 @@ import numpy as np
 from snowpy.exceptions import ConfigurationError, PluginError
 
 __all__ = [
+    "validate_declared",
     "KERNEL_SIGNATURE",
     "compile_kernel",
     "Param",
@@ -185,7 +186,9 @@ class Param:
             try:
                 self.validate(self.default, rule="(default)")
             except ConfigurationError as exc:
-                raise PluginError(f"parameter {self.name!r} has an invalid default: {exc}") from None
+                raise PluginError(
+                    f"parameter {self.name!r} has an invalid default: {exc}"
+                ) from None
 
     def describe_range(self) -> str:
         """A short text of the allowed values, e.g. ``> 1.0`` or ``one of a, b``."""
@@ -272,9 +275,31 @@ class Param:
         return self.validate(number, rule=rule)
 
 
+def validate_declared(params: Sequence[Param], values: Mapping[str, Any], *, kind: str,
+                      name: str, word: str = "parameter") -> dict[str, Any]:
+    """Check ``values`` against declared ``params``; fill in defaults.
+
+    ``kind`` and ``name`` say what declares them in messages (``rule 'winnow'``).
+
+    Raises
+    ------
+    ConfigurationError
+        An unknown name (the message lists the declared ones) or an invalid value.
+    """
+    known = {p.name: p for p in params}
+    unknown = sorted(set(values) - set(known))
+    if unknown:
+        raise ConfigurationError(
+            f"{kind} {name!r} has no {word} {', '.join(map(repr, unknown))}; "
+            f"its {word}s are: {', '.join(known) or '(none)'}"
+        )
+    return {key: p.validate(values.get(key, p.default), rule=name) for key, p in known.items()}
+
+
 def theta_param(default: float) -> Param:
     """The threshold parameter every rule declares, with the rule's default."""
-    return Param("theta", default, "threshold: a target claims an example when its activation >= theta")
+    return Param("theta", default,
+                 "threshold: a target claims an example when its activation >= theta")
 
 
 def thickness_params(default: float = 0.0) -> tuple[Param, Param]:
@@ -453,16 +478,7 @@ class RuleSpec:
             An unknown parameter (the message lists the rule's parameters) or
             an invalid value.
         """
-        known = {p.name: p for p in self.params}
-        unknown = sorted(set(values) - set(known))
-        if unknown:
-            raise ConfigurationError(
-                f"rule {self.name!r} has no parameter {', '.join(map(repr, unknown))}; "
-                f"its parameters are: {', '.join(self.param_names)}"
-            )
-        result = {}
-        for name, param in known.items():
-            result[name] = param.validate(values.get(name, param.default), rule=self.name)
+        result = validate_declared(self.params, values, kind="rule", name=self.name)
         if result.get("negative_thickness") is None:
             result["negative_thickness"] = result["thickness"]
         return result

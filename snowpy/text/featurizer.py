@@ -17,8 +17,8 @@ import re
 import threading
 import unicodedata
 from collections import deque
-from concurrent.futures import ThreadPoolExecutor
 from collections.abc import Iterable, Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import numpy as np
@@ -328,8 +328,9 @@ class Featurizer:
             try:
                 self._pattern = re.compile(self.token_pattern)
             except re.error as exc:
-                raise ConfigurationError(f"token_pattern is not a valid regular expression: {exc}") \
-                    from None
+                raise ConfigurationError(
+                    f"token_pattern is not a valid regular expression: {exc}"
+                ) from None
         fields = [""] if self.fields is None else [str(f) for f in self.fields]
         segments = []
         for name, params in self.extractor_config():

@@ -46,7 +46,7 @@ import numba
 import numpy as np
 
 from snowpy.exceptions import ConfigurationError, PluginError
-from snowpy.rules.spec import Param
+from snowpy.rules.spec import Param, validate_declared
 
 __all__ = ["ExtractorSpec", "ExtractorKernel"]
 
@@ -122,7 +122,9 @@ class ExtractorSpec:
 
     def __post_init__(self) -> None:
         if not isinstance(self.name, str) or not _NAME.match(self.name):
-            raise PluginError(f"extractor name {self.name!r} must be lower-case words joined by '-'")
+            raise PluginError(
+                f"extractor name {self.name!r} must be lower-case words joined by '-'"
+            )
         if not callable(self.build):
             raise PluginError(f"extractor {self.name!r}: build must be callable")
         if not all(isinstance(p, Param) for p in self.params):
@@ -134,15 +136,7 @@ class ExtractorSpec:
 
     def validate(self, values: Mapping[str, Any]) -> dict[str, Any]:
         """Check values and fill in defaults (``ConfigurationError`` names the problem)."""
-        known = {p.name: p for p in self.params}
-        unknown = sorted(set(values) - set(known))
-        if unknown:
-            raise ConfigurationError(
-                f"extractor {self.name!r} has no parameter {', '.join(map(repr, unknown))}; "
-                f"its parameters are: {', '.join(self.param_names)}"
-            )
-        return {name: p.validate(values.get(name, p.default), rule=self.name)
-                for name, p in known.items()}
+        return validate_declared(self.params, values, kind="extractor", name=self.name)
 
     def make_kernel(self, values: Mapping[str, Any]) -> ExtractorKernel:
         """Validate ``values`` and build the kernel."""
