@@ -24,7 +24,8 @@ from common import ROOT, machine
 ALL_SKLEARN = ["perceptron-1epoch", "perceptron", "averaged-perceptron", "pa-i", "sgd-hinge",
                "pa-i-calibrated"]
 PLAN = {
-    "20newsgroups": {"snowpy": ["one-epoch", "default"], "scikit-learn": ALL_SKLEARN,
+    "20newsgroups": {"snowpy": ["one-epoch", "one-epoch-winnow", "default"],
+                     "scikit-learn": ALL_SKLEARN,
                      "vowpal-wabbit": ["one-pass", "ten-passes"], "river": ["pa-subset"]},
     "reuters21578-modapte": {"snowpy": ["one-epoch", "multilabel"],
                              "scikit-learn": ["perceptron-1epoch", "pa-i", "averaged-perceptron"],
@@ -32,13 +33,13 @@ PLAN = {
     "sms-spam": {"snowpy": ["one-epoch", "default"],
                  "scikit-learn": ["perceptron-1epoch", "pa-i", "pa-i-calibrated"],
                  "vowpal-wabbit": ["one-pass", "ten-passes"], "river": ["pa-subset"]},
-    "imdb": {"snowpy": ["one-epoch", "default"],
+    "imdb": {"snowpy": ["one-epoch", "one-epoch-winnow", "default"],
              "scikit-learn": ["perceptron-1epoch", "pa-i", "pa-i-calibrated"],
              "vowpal-wabbit": ["one-pass", "ten-passes"]},
     "trec": {"snowpy": ["one-epoch", "default"],
              "scikit-learn": ["perceptron-1epoch", "pa-i", "pa-i-calibrated"],
              "vowpal-wabbit": ["one-pass", "ten-passes"]},
-    "synthetic": {"snowpy": ["one-epoch", "default"],
+    "synthetic": {"snowpy": ["one-epoch", "one-epoch-winnow", "default"],
                   "scikit-learn": ["perceptron-1epoch", "pa-i"],
                   "vowpal-wabbit": ["one-pass", "ten-passes"]},
 }
@@ -73,8 +74,13 @@ def main() -> None:
                          if k in ("accuracy", "micro_f1", "log_loss", "train_s", "peak_rss_mb",
                                   "train_docs_per_s", "error")}
                 print(f"{corpus:22s} {system:14s} {setting:20s} {shown}", flush=True)
-    report = {"machine": machine(), "date": datetime.date.today().isoformat(), "rows": rows}
     out = Path(args.out)
+    if args.only and out.exists():  # keep the other corpora's rows, in plan order
+        previous = json.loads(out.read_text())["rows"]
+        kept = [r for r in previous if r["corpus"] not in args.only]
+        order = list(PLAN)
+        rows = sorted(kept + rows, key=lambda r: order.index(r["corpus"]))
+    report = {"machine": machine(), "date": datetime.date.today().isoformat(), "rows": rows}
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(report, indent=2))
     print(f"wrote {out}")

@@ -31,6 +31,8 @@ def _clock() -> float:
 SNOWPY_SETTINGS = {
     # one pass, the configuration to compare with Vowpal Wabbit's one pass
     "one-epoch": dict(rule="balanced-winnow", ngrams=1, epochs=1, thickness=1.0),
+    # one pass of plain Winnow without averaging: one weight table, as in Vowpal Wabbit
+    "one-epoch-winnow": dict(rule="winnow", ngrams=1, epochs=1, thickness=0.0, average=False),
     # the documented defaults: word 1-2 grams, ten averaged epochs, calibrated
     "default": dict(rule="balanced-winnow", calibrate="cv"),
     # multi-label text categorisation (Reuters): asymmetric thick separator

@@ -10,7 +10,9 @@ dependency on scikit-learn).
 from __future__ import annotations
 
 import inspect
+from collections import deque
 from collections.abc import Iterable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import numpy as np
@@ -194,14 +196,24 @@ class SnowClassifier(RuleParamsEstimator):
                 [labels[i] for i in order]
         network = self.network_
         done = 0
-        for block in self.featurizer_.iter_blocks(texts):
-            part = labels[done:done + block.shape[0]]
-            if done == 0:
-                network._start(block, _sorted_labels(labels, multilabel), multilabel)
-            network.partial_fit(block, part, progress=None if progress is None else
-                                (lambda epoch, seen, total, wrong, base=done:
-                                 progress(0, base + seen, n, wrong)))
-            done += block.shape[0]
+        # a learner thread trains on block k (the engine releases the GIL) while this
+        # thread encodes the next chunks for the featurising threads
+        with ThreadPoolExecutor(max_workers=1) as learner:
+            pending: deque = deque()
+            for block in self.featurizer_.iter_blocks(texts):
+                part = labels[done:done + block.shape[0]]
+                if done == 0:
+                    network._start(block, _sorted_labels(labels, multilabel), multilabel)
+                report = None if progress is None else (
+                    lambda epoch, seen, total, wrong, base=done: progress(0, base + seen, n,
+                                                                          wrong))
+                pending.append(learner.submit(network.partial_fit, block, part,
+                                              progress=report))
+                done += block.shape[0]
+                while len(pending) > 2:
+                    pending.popleft().result()
+            while pending:
+                pending.popleft().result()
         if done and network.mistakes_:  # one epoch, however many blocks
             network.mistakes_ = [sum(network.mistakes_)]
             network.updates_ = [sum(network.updates_)]
