@@ -59,13 +59,67 @@ def suite_tables(suite: dict) -> str:
     return "\n".join(out)
 
 
+def _row(suite, corpus, system, setting):
+    for r in suite["rows"]:
+        if (r["corpus"], r["system"], r["setting"]) == (corpus, system, setting) \
+                and "error" not in r:
+            return r
+    return None
+
+
+def targets_table(suite: dict) -> str:
+    """The issue's targets, met or not, computed from the suite's rows."""
+    lines = ["| target | measured | met |", "|---|---|---|"]
+
+    def verdict(ok):
+        return "yes" if ok else "**no**"
+
+    best = max((r.get("accuracy", 0), r["setting"]) for r in suite["rows"]
+               if r["corpus"] == "20newsgroups" and r["system"] == "snowpy" and "error" not in r)
+    lines.append(f"| 20 Newsgroups test accuracy >= 0.85 | {best[0]:.4f} ({best[1]}) | "
+                 f"{verdict(best[0] >= 0.85)} |")
+    reuters = _row(suite, "reuters21578-modapte", "snowpy", "multilabel")
+    if reuters:
+        lines.append(f"| Reuters ModApte micro-F1 >= 0.85 | {reuters['micro_f1']:.4f} | "
+                     f"{verdict(reuters['micro_f1'] >= 0.85)} |")
+    for corpus in ("synthetic", "20newsgroups"):
+        vw = _row(suite, corpus, "vowpal-wabbit", "one-pass")
+        for setting in ("one-epoch", "one-epoch-winnow"):
+            ours = _row(suite, corpus, "snowpy", setting)
+            if vw and ours:
+                ratio = ours["train_docs_per_s"] / vw["train_docs_per_s"]
+                lines.append(
+                    f"| one-pass throughput >= Vowpal Wabbit's, {corpus} ({setting}) | "
+                    f"{ours['train_docs_per_s']:,.0f} against {vw['train_docs_per_s']:,.0f} "
+                    f"docs/s ({ratio:.2f}x; accuracy {ours['accuracy']:.4f} against "
+                    f"{vw['accuracy']:.4f}) | {verdict(ratio >= 1.0)} |")
+    for corpus in ("20newsgroups", "reuters21578-modapte", "imdb", "synthetic"):
+        for ours_setting, theirs_setting in (("one-epoch", "perceptron-1epoch"),
+                                             ("default", "pa-i-calibrated"),
+                                             ("multilabel", "pa-i")):
+            ours = _row(suite, corpus, "snowpy", ours_setting)
+            theirs = _row(suite, corpus, "scikit-learn", theirs_setting)
+            if ours and theirs:
+                ok = ours["peak_rss_mb"] <= theirs["peak_rss_mb"]
+                lines.append(
+                    f"| peak memory <= scikit-learn's, {corpus}: snowpy {ours_setting} against "
+                    f"{theirs_setting} | {ours['peak_rss_mb']:,.0f} against "
+                    f"{theirs['peak_rss_mb']:,.0f} MB | {verdict(ok)} |")
+    return "\n".join(lines)
+
+
+def _replace(text: str, marker: str, content: str) -> str:
+    head, _, rest = text.partition(f"<!-- {marker} -->")
+    _, _, tail = rest.partition(f"<!-- /{marker} -->")
+    return f"{head}<!-- {marker} -->\n{content}\n<!-- /{marker} -->{tail}"
+
+
 def main() -> None:
     suite = json.loads((RESULTS / "suite.json").read_text())
-    tables = suite_tables(suite)
-    text = DOC.read_text() if DOC.exists() else "<!-- tables -->\n<!-- /tables -->\n"
-    head, _, rest = text.partition("<!-- tables -->")
-    _, _, tail = rest.partition("<!-- /tables -->")
-    DOC.write_text(f"{head}<!-- tables -->\n{tables}\n<!-- /tables -->{tail}")
+    text = DOC.read_text()
+    text = _replace(text, "targets", targets_table(suite))
+    text = _replace(text, "tables", suite_tables(suite))
+    DOC.write_text(text)
     print(f"wrote {DOC}")
 
 
