@@ -37,6 +37,8 @@ def _plain(value: Any) -> Any:
 # ------------------------------------------------------------------ network
 def _network_state(net: Any) -> tuple[dict[str, Any], dict[str, np.ndarray]]:
     net._check_fitted()
+    if getattr(net, "_progressive", None) is not None and net._progressive_stale:
+        net._fit_progressive()
     table = net._table
     header = {
         "options": _plain({name: getattr(net, name) for name in net._option_names}),
@@ -59,6 +61,9 @@ def _network_state(net: Any) -> tuple[dict[str, Any], dict[str, np.ndarray]]:
         arrays["feature_ids"] = table.feature_ids
     if getattr(net, "calibration_", None) is not None:
         arrays.update(net.calibration_.arrays())
+    if getattr(net, "_progressive", None) is not None:
+        arrays["progressive_scores"] = net._progressive[0]
+        arrays["progressive_positives"] = net._progressive[1].astype(np.uint8)
     return header, arrays
 
 
@@ -136,6 +141,12 @@ def _restore_network(header: dict[str, Any], arrays: dict[str, np.ndarray], wher
     net._effective_cache = {}
     if header.get("calibration"):
         net.calibration_ = Calibration.from_file(header["calibration"], arrays, where)
+    if "progressive_scores" in arrays:
+        scores, positives = arrays["progressive_scores"], arrays.get("progressive_positives")
+        if positives is None or positives.shape != scores.shape or scores.ndim != 2:
+            raise ModelFileError(f"{where}: the progressive calibration window is inconsistent")
+        net._progressive = (np.array(scores), positives.astype(bool))
+        net._progressive_stale = False
     return net
 
 

@@ -87,3 +87,31 @@ def test_multilabel_probabilities_are_per_label():
     net = snowpy.Network("perceptron", theta=0.5, calibrate="cv").fit(X, y)
     p = net.predict_proba(np.eye(3))
     assert p.shape == (3, 2) and p[1, 1] > 0.5 and p[2].max() < 0.5
+
+
+def test_progressive_calibration_costs_no_extra_training(tmp_path):
+    X, y = separable(seed=5, n=900)
+    net = snowpy.Network("balanced-winnow", thickness=1.0, calibrate="progressive")
+    net.fit(X[:600], y[:600])
+    assert net.calibration_.method == "progressive"
+    p = net.predict_proba(X[600:])
+    index = np.searchsorted(net.classes_, y[600:])
+    assert np.allclose(p.sum(axis=1), 1.0) and log_loss(p, index) < 0.5
+
+
+def test_progressive_calibration_while_streaming_and_after_loading(tmp_path):
+    X, y = separable(seed=6, n=1200)
+    labels = np.array(["a", "b", "c", "d"])[y]
+    stream = snowpy.Network("perceptron", calibrate="progressive")
+    twin = snowpy.Network("perceptron", calibrate="progressive")
+    for start in range(0, 600, 100):
+        stream.partial_fit(X[start:start + 100], labels[start:start + 100])
+        twin.partial_fit(X[start:start + 100], labels[start:start + 100])
+    stream.partial_fit(X[600:610], ["new"] * 10)  # a new label: the window grows a column
+    twin.partial_fit(X[600:610], ["new"] * 10)
+    p = stream.predict_proba(X[700:])
+    assert p.shape[1] == 5 and np.allclose(p.sum(axis=1), 1.0)
+    loaded = snowpy.load(stream.save(tmp_path / "stream.snowpy"))
+    for net in (loaded, twin):
+        net.partial_fit(X[610:700], labels[610:700])
+    np.testing.assert_array_equal(loaded.predict_proba(X[700:]), twin.predict_proba(X[700:]))

@@ -45,7 +45,7 @@ def train(
     early_stop: Annotated[bool, typer.Option(
         "--early-stop/--no-early-stop", help="stop after an epoch without update")] = True,
     seed: Annotated[int, typer.Option(help="seed of the shuffling")] = 0,
-    calibrate: Annotated[str, typer.Option(help="none, cv or holdout")] = "cv",
+    calibrate: Annotated[str, typer.Option(help="none, cv, holdout or progressive")] = "cv",
     calibration_folds: Annotated[int, typer.Option(help="folds for calibration")] = 3,
     keep_names: Annotated[bool, typer.Option("--keep-names/--no-keep-names",
                                              help="keep the inverse feature map")] = True,

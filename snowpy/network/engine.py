@@ -70,6 +70,7 @@ def run_epoch(
     seen,
     counts,
     max_active,
+    scores,
 ):  # pragma: no cover - compiled; covered by the NUMBA_DISABLE_JIT test run
     """Train for one pass over ``order`` and return the epoch's figures.
 
@@ -86,6 +87,11 @@ def run_epoch(
         1 when the kernel produced NaN (the epoch stopped there), else 0.
     seen : int
         ``seen`` plus the number of examples processed (averaging clock).
+
+    When ``scores`` has rows, ``scores[pos, t]`` receives target ``t``'s score
+    (activation minus ``theta``) for the ``pos``-th example of ``order``
+    *before* learning from it, from the averaged weights when averaging
+    (progressive validation, for calibration).
     """
     n_targets = W.shape[2]
     n_planes = W.shape[1]
@@ -98,6 +104,7 @@ def run_epoch(
     old = np.empty((max_active + 1) * n_planes, np.float64)
     acc = np.empty(n_targets, np.float64)
     stamp = np.zeros(n_targets, np.int64)
+    recording = scores.shape[0] > 0
     mistakes = 0
     updates = 0
     overflows = 0
@@ -139,6 +146,17 @@ def run_epoch(
                     if cv != 0.0:
                         for t in range(n_targets):
                             acc[t] += cv * W[r, p, t]
+        if recording:
+            for t in range(n_targets):
+                scores[pos, t] = acc[t] - theta
+            if averaging and seen > 0:  # the averaged weights' score, as predict sees it
+                for k in range(m):
+                    r = row_buf[k]
+                    for p in range(n_planes):
+                        cv = planes[p] * val_buf[k] / seen
+                        if cv != 0.0:
+                            for t in range(n_targets):
+                                scores[pos, t] -= cv * U[r, p, t]
         for j in range(y_indptr[i], y_indptr[i + 1]):
             stamp[y_targets[j]] = mark
         if restricted:

@@ -28,6 +28,9 @@ from snowpy.rules.spec import BuildContext, RuleKernel, RuleSpec
 __all__ = ["Network", "NumericalWarning"]
 
 _NO_TARGETS = (np.empty(0, dtype=np.int64), np.empty(0, dtype=np.int32))
+_NO_SCORES = np.empty((0, 0), dtype=np.float64)
+#: Progressive scores kept for calibration while streaming (the most recent ones).
+PROGRESSIVE_WINDOW = 100_000
 
 
 class NumericalWarning(RuntimeWarning):
@@ -71,14 +74,19 @@ class Network(RuleParamsEstimator):
         only its true target (promoted) and the targets whose activation comes
         within ``thickness`` of it (demoted), as the multiclass Perceptron
         does; ``theta`` then plays no part in training.
-    calibrate : {None, "cv", "holdout"}, default None
+    calibrate : {None, "cv", "holdout", "progressive"}, default None
         Fit a sigmoid per target (:mod:`snowpy.calibration`) so that
         :meth:`predict_proba` gives probabilities: ``"cv"`` trains
         ``calibration_folds`` networks on the other folds to score each
         example out of fold (as scikit-learn's CalibratedClassifierCV does),
         ``"holdout"`` only the first of those folds; the network itself is
         always trained on all the data, so calibration leaves its
-        predictions unchanged.
+        predictions unchanged. ``"progressive"`` costs nothing more: it fits
+        the sigmoids on the scores each example got *before* the network
+        learned from it (the first epoch of :meth:`fit`, and every
+        :meth:`partial_fit`, the most recent 100,000 kept), the choice for
+        streaming training; they are refitted when probabilities are next
+        asked for.
     calibration_folds : int, default 3
         Folds for ``calibrate``.
     **rule_params
@@ -172,9 +180,10 @@ class Network(RuleParamsEstimator):
         epochs = self.epochs
         if isinstance(epochs, bool) or not isinstance(epochs, (int, np.integer)) or epochs < 1:
             raise ConfigurationError(f"epochs must be a positive integer, got {self.epochs!r}")
-        if self.calibrate not in (None, "cv", "holdout"):
+        if self.calibrate not in (None, "cv", "holdout", "progressive"):
             raise ConfigurationError(
-                f"calibrate must be None, 'cv' or 'holdout', got {self.calibrate!r}"
+                f"calibrate must be None, 'cv', 'holdout' or 'progressive', "
+                f"got {self.calibrate!r}"
             )
         if isinstance(self.calibration_folds, bool) or not isinstance(
                 self.calibration_folds, (int, np.integer)) or self.calibration_folds < 2:
@@ -236,6 +245,8 @@ class Network(RuleParamsEstimator):
         self.n_examples_seen_ = 0
         self.overflows_ = 0
         self.underflows_ = 0
+        self._progressive = None
+        self._progressive_stale = False
         self._effective_cache: dict[bool, np.ndarray] = {}
 
     def _is_fitted(self) -> bool:
@@ -281,12 +292,14 @@ class Network(RuleParamsEstimator):
         # the fold networks are trained (and freed) before the final one exists, so
         # calibrating never holds two networks at once
         held_out = self._held_out_scores(X, y, targets, labels, multilabel) \
-            if self.calibrate is not None else None
+            if self.calibrate in ("cv", "holdout") else None
         self._initialise(X, multilabel)
         self._labels = labels
         self.calibration_ = None
         self._train(X, y, targets, epochs=int(self.epochs), shuffle=bool(self.shuffle),
                     progress=progress)
+        if self.calibrate == "progressive":
+            self._fit_progressive()
         if held_out is not None:
             from snowpy.calibration import Calibration
 
@@ -379,10 +392,13 @@ class Network(RuleParamsEstimator):
         run = (table, planes, indptr, rows, X.data, y_indptr, y_targets, a_indptr, a_targets,
                params, counts, max_active)
         overflows = 0
+        progressive = self.calibrate == "progressive"
+        record = np.empty((n, table.n_targets)) if progressive else None
         try:
             for epoch in range(epochs):
                 order = (self._rng.permutation(n) if shuffle else np.arange(n)).astype(np.int64)
-                mistakes, updates, epoch_overflows = self._epoch(epoch, order, run, progress)
+                mistakes, updates, epoch_overflows = self._epoch(
+                    epoch, order, run, progress, record if epoch == 0 else None)
                 overflows += epoch_overflows
                 self.mistakes_.append(mistakes)
                 self.updates_.append(updates)
@@ -390,6 +406,10 @@ class Network(RuleParamsEstimator):
                     break
         finally:  # an interrupted training still leaves a consistent network
             self._add_counts(counts)
+        if progressive:
+            positives = np.zeros(record.shape, dtype=bool)
+            positives[np.repeat(np.arange(n), np.diff(y_indptr)), y_targets] = True
+            self._keep_progressive(record, positives)
         if overflows:
             self.overflows_ += overflows
             warnings.warn(
@@ -401,17 +421,25 @@ class Network(RuleParamsEstimator):
             )
         return self
 
-    def _epoch(self, epoch: int, order: np.ndarray, run: tuple, progress: Any
-               ) -> tuple[int, int, int]:
-        """One pass over ``order`` (in chunks when reporting progress)."""
+    def _epoch(self, epoch: int, order: np.ndarray, run: tuple, progress: Any,
+               record: np.ndarray | None = None) -> tuple[int, int, int]:
+        """One pass over ``order`` (in chunks when reporting progress).
+
+        ``record``, when given, receives each example's progressive scores (row = example).
+        """
         (table, planes, indptr, rows, data, y_indptr, y_targets, a_indptr, a_targets,
          params, counts, max_active) = run
         mistakes = updates = overflows = 0
         n = order.size
         for start, stop in _chunks(n, progress is not None):
+            chunk_scores = None
+            if record is not None:
+                chunk_scores = np.empty((stop - start, table.n_targets), dtype=np.float64)
             result = self._run_epoch(table, planes, indptr, rows, data, order[start:stop],
                                      y_indptr, y_targets, a_indptr, a_targets, params, counts,
-                                     max_active)
+                                     max_active, chunk_scores)
+            if record is not None:
+                record[order[start:stop]] = chunk_scores
             chunk_mistakes, chunk_updates, chunk_overflows, underflows, nonfinite, seen = result
             processed = seen - table.seen
             table.seen = seen
@@ -431,7 +459,7 @@ class Network(RuleParamsEstimator):
         return mistakes, updates, overflows
 
     def _run_epoch(self, table: WeightTable, planes, indptr, rows, data, order, y_indptr,
-                   y_targets, a_indptr, a_targets, params, counts, max_active):
+                   y_targets, a_indptr, a_targets, params, counts, max_active, scores=None):
         try:
             return run_epoch(
                 self.kernel_.compiled, table.W, table.S, planes, self.kernel_.params,
@@ -440,6 +468,7 @@ class Network(RuleParamsEstimator):
                 float(params["negative_thickness"]), self._bias_strength(), bool(self.multilabel_),
                 self.multiclass == "constraint",
                 table.U, table.seen, counts, max_active,
+                _NO_SCORES if scores is None else scores,
             )
         except numba.core.errors.TypingError as exc:
             first = str(exc).strip().splitlines()[0]
@@ -451,6 +480,32 @@ class Network(RuleParamsEstimator):
             raise PluginError(
                 f"rule {self.rule!r}: its update kernel failed: {type(exc).__name__}: {exc}"
             ) from exc
+
+    def _keep_progressive(self, scores: np.ndarray, positives: np.ndarray) -> None:
+        """Add progressive scores to the window kept for calibration (newest last)."""
+        previous = getattr(self, "_progressive", None)
+        if previous is not None:
+            old_scores, old_positives = previous
+            width = scores.shape[1]
+            if old_scores.shape[1] < width:  # targets grown since: they scored nothing
+                pad = width - old_scores.shape[1]
+                low = float(old_scores.min()) - 1.0 if old_scores.size else -1.0
+                old_scores = np.hstack([old_scores, np.full((len(old_scores), pad), low)])
+                old_positives = np.hstack([old_positives,
+                                           np.zeros((len(old_positives), pad), bool)])
+            scores = np.vstack([old_scores, scores])
+            positives = np.vstack([old_positives, positives])
+        self._progressive = (scores[-PROGRESSIVE_WINDOW:], positives[-PROGRESSIVE_WINDOW:])
+        self._progressive_stale = True
+
+    def _fit_progressive(self) -> None:
+        from snowpy.calibration import Calibration
+
+        scores, positives = self._progressive
+        self.calibration_ = Calibration.fit(
+            scores, positives, normalize="none" if self.multilabel_ else "sum",
+            method="progressive")
+        self._progressive_stale = False
 
     def _add_counts(self, counts: np.ndarray) -> None:
         n_targets = counts.shape[0]
@@ -510,11 +565,13 @@ class Network(RuleParamsEstimator):
         each column is that label's own probability. Needs ``calibrate``.
         """
         self._check_fitted()
+        if getattr(self, "_progressive", None) is not None and self._progressive_stale:
+            self._fit_progressive()
         calibration = getattr(self, "calibration_", None)
         if calibration is None:
             raise NotFittedError(
-                "this network has no calibration; train it with calibrate='cv' (or 'holdout') "
-                "to get probabilities"
+                "this network has no calibration; train it with calibrate='cv', 'holdout' or "
+                "'progressive' to get probabilities"
             )
         return calibration.probabilities(self.decision_function(X))
 
