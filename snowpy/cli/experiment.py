@@ -30,7 +30,13 @@ def experiment(
     out.mkdir(parents=True, exist_ok=True)
     written = [result.write_table(out / f"{name}.{table}")]
     if figure != "none":
-        drawn = result.draw(out / f"{name}.{figure}")
-        if drawn is not None:
+        import warnings
+
+        with warnings.catch_warnings(record=True):
+            warnings.simplefilter("always")
+            drawn = result.draw(out / f"{name}.{figure}")
+        if drawn is None:
+            err("no figure: it needs matplotlib (pip install 'snowpy[plot]')")
+        else:
             written.append(drawn)
     err(f"{result.title}: {len(result.rows)} rows; wrote {', '.join(map(str, written))}")
