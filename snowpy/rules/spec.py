@@ -498,7 +498,7 @@ class RuleSpec:
                 f"rule {self.name!r}: build must return a RuleKernel, got {type(kernel).__name__}"
             )
         try:
-            kernel.compiled
+            compile_kernel(kernel.update)  # a kernel that does not compile fails here
         except PluginError as exc:
             raise PluginError(f"rule {self.name!r}: {exc}") from exc
         return kernel

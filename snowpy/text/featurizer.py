@@ -583,5 +583,7 @@ class Featurizer:
 
     def collisions(self) -> dict[int, int]:
         """Ids shared by more than one feature string, with the count of extra strings."""
-        self.names_  # raises when not kept
-        return self._names.collisions()
+        index = self._name_index() if self.keep_names else None
+        if index is None:
+            raise ConfigurationError("the inverse map is kept only with keep_names=True")
+        return index.collisions()
