@@ -19,6 +19,7 @@ import scipy.sparse as sp
 from snowpy._validation import as_csr, check_length
 from snowpy.base import RuleParamsEstimator
 from snowpy.exceptions import ConfigurationError, NotFittedError, NumericalError, PluginError
+from snowpy.network.calibrating import fit_progressive, held_out_scores, keep_progressive
 from snowpy.network.engine import MAX_MAGNITUDE, run_epoch
 from snowpy.network.labels import LabelIndex, is_multilabel
 from snowpy.network.storage import STORAGES, WeightTable
@@ -29,8 +30,6 @@ __all__ = ["Network", "NumericalWarning"]
 
 _NO_TARGETS = (np.empty(0, dtype=np.int64), np.empty(0, dtype=np.int32))
 _NO_SCORES = np.empty((0, 0), dtype=np.float64)
-#: Progressive scores kept for calibration while streaming (the most recent ones).
-PROGRESSIVE_WINDOW = 100_000
 
 
 class NumericalWarning(RuntimeWarning):
@@ -291,7 +290,7 @@ class Network(RuleParamsEstimator):
         labels = LabelIndex(_sorted_labels(y, multilabel))
         # the fold networks are trained (and freed) before the final one exists, so
         # calibrating never holds two networks at once
-        held_out = self._held_out_scores(X, y, targets, labels, multilabel) \
+        held_out = held_out_scores(self, X, y, targets, labels, multilabel) \
             if self.calibrate in ("cv", "holdout") else None
         self._initialise(X, multilabel)
         self._labels = labels
@@ -299,7 +298,7 @@ class Network(RuleParamsEstimator):
         self._train(X, y, targets, epochs=int(self.epochs), shuffle=bool(self.shuffle),
                     progress=progress)
         if self.calibrate == "progressive":
-            self._fit_progressive()
+            fit_progressive(self)
         if held_out is not None:
             from snowpy.calibration import Calibration
 
@@ -309,38 +308,6 @@ class Network(RuleParamsEstimator):
                 normalize="none" if multilabel else "sum", method=self.calibrate,
             )
         return self
-
-    def _held_out_scores(self, X: sp.csr_matrix, y: Sequence[Any], targets: Any,
-                         labels: LabelIndex, multilabel: bool):
-        """Out-of-fold decision scores, for calibration (see ``calibrate``)."""
-        n = X.shape[0]
-        positives = np.zeros((n, len(labels)), dtype=bool)
-        y_indptr, y_targets = labels.encode(y, multilabel=multilabel, grow=False)
-        positives[np.repeat(np.arange(n), np.diff(y_indptr)), y_targets] = True
-        folds = np.array_split(np.random.default_rng(self.seed).permutation(n),
-                               int(self.calibration_folds))
-        if self.calibrate == "holdout":
-            folds = folds[:1]
-        scores = np.zeros((n, len(labels)))
-        covered = np.zeros(n, dtype=bool)
-        params = self.get_params()
-        params["calibrate"] = None
-        for held in folds:
-            train = np.setdiff1d(np.arange(n), held)
-            if train.size == 0 or held.size == 0:
-                continue
-            part_y = [y[i] for i in train]
-            part_targets = None if targets is None else [targets[i] for i in train]
-            clone = type(self)(**params).fit(X[train], part_y, targets=part_targets)
-            part_scores = clone.decision_function(X[held])
-            # a label missing from the other folds scores as the lowest seen
-            columns = np.full((held.size, len(labels)), part_scores.min() - 1.0)
-            for column, label in enumerate(clone._labels.labels):
-                columns[:, labels.find(label)] = part_scores[:, column]
-            scores[held] = columns
-            covered[held] = True
-            del clone, part_scores, columns
-        return scores, positives, covered
 
     def _start(self, X: sp.csr_matrix, labels: Sequence[Any], multilabel: bool) -> None:
         """Create the network from a first block and the full label set (streamed fits)."""
@@ -409,7 +376,7 @@ class Network(RuleParamsEstimator):
         if progressive:
             positives = np.zeros(record.shape, dtype=bool)
             positives[np.repeat(np.arange(n), np.diff(y_indptr)), y_targets] = True
-            self._keep_progressive(record, positives)
+            keep_progressive(self, record, positives)
         if overflows:
             self.overflows_ += overflows
             warnings.warn(
@@ -481,32 +448,6 @@ class Network(RuleParamsEstimator):
                 f"rule {self.rule!r}: its update kernel failed: {type(exc).__name__}: {exc}"
             ) from exc
 
-    def _keep_progressive(self, scores: np.ndarray, positives: np.ndarray) -> None:
-        """Add progressive scores to the window kept for calibration (newest last)."""
-        previous = getattr(self, "_progressive", None)
-        if previous is not None:
-            old_scores, old_positives = previous
-            width = scores.shape[1]
-            if old_scores.shape[1] < width:  # targets grown since: they scored nothing
-                pad = width - old_scores.shape[1]
-                low = float(old_scores.min()) - 1.0 if old_scores.size else -1.0
-                old_scores = np.hstack([old_scores, np.full((len(old_scores), pad), low)])
-                old_positives = np.hstack([old_positives,
-                                           np.zeros((len(old_positives), pad), bool)])
-            scores = np.vstack([old_scores, scores])
-            positives = np.vstack([old_positives, positives])
-        self._progressive = (scores[-PROGRESSIVE_WINDOW:], positives[-PROGRESSIVE_WINDOW:])
-        self._progressive_stale = True
-
-    def _fit_progressive(self) -> None:
-        from snowpy.calibration import Calibration
-
-        scores, positives = self._progressive
-        self.calibration_ = Calibration.fit(
-            scores, positives, normalize="none" if self.multilabel_ else "sum",
-            method="progressive")
-        self._progressive_stale = False
-
     def _add_counts(self, counts: np.ndarray) -> None:
         n_targets = counts.shape[0]
         for name, column in (("promotions_", 0), ("demotions_", 1)):
@@ -566,7 +507,7 @@ class Network(RuleParamsEstimator):
         """
         self._check_fitted()
         if getattr(self, "_progressive", None) is not None and self._progressive_stale:
-            self._fit_progressive()
+            fit_progressive(self)
         calibration = getattr(self, "calibration_", None)
         if calibration is None:
             raise NotFittedError(
