@@ -133,6 +133,14 @@ def _chunks_of_sequence(texts: Sequence[Any], chunk_bytes: int, fields: Any) -> 
     return _SequenceChunks(texts, np.minimum(bounds, len(texts)))
 
 
+def _grown(array: np.ndarray | None, capacity: int, dtype: Any, used: int) -> np.ndarray:
+    """``array`` with room for ``capacity`` items, its first ``used`` kept."""
+    grown = np.empty(capacity, dtype=dtype)
+    if array is not None and used:
+        grown[:used] = array[:used]
+    return grown
+
+
 def _approximate_size(doc: Any) -> int:
     if isinstance(doc, (str, bytes)):
         return len(doc)
@@ -358,25 +366,38 @@ class Featurizer:
         return self
 
     def transform(self, texts: Iterable[Any]) -> sp.csr_matrix:
-        """Featurise documents into a CSR matrix ``(n_docs, 2**bits)``."""
-        blocks = list(self.iter_blocks(texts))
-        if not blocks:
-            return sp.csr_matrix((0, 1 << self.bits), dtype=np.float64)
-        if len(blocks) == 1:
-            return blocks[0]
-        indptr = [blocks[0].indptr]
-        offset = blocks[0].indptr[-1]
-        for block in blocks[1:]:
-            indptr.append(block.indptr[1:] + offset)
-            offset += block.indptr[-1]
-        indices = np.concatenate([b.indices for b in blocks])
-        if self.values == "binary" and self.norm is None:
-            data = np.ones(indices.size, dtype=np.float64)
-        else:
-            data = np.concatenate([b.data for b in blocks])
+        """Featurise documents into a CSR matrix ``(n_docs, 2**bits)``.
+
+        Blocks are copied into the result as they arrive, while the threads
+        featurise the next chunks.
+        """
+        binary = self.values == "binary" and self.norm is None
+        expected = len(texts) if hasattr(texts, "__len__") else None
+        indices = data = None
+        indptr_parts = [np.zeros(1, dtype=np.int64)]
+        nnz = rows = 0
+        for block in self.iter_blocks(texts):
+            need = nnz + block.nnz
+            if indices is None or need > indices.size:
+                # first block: size from its density and the number of documents
+                estimate = int(need * 1.1 * max(expected or 0, rows + block.shape[0])
+                               / max(rows + block.shape[0], 1)) if indices is None else 0
+                capacity = max(estimate, need, 2 * (indices.size if indices is not None else 0))
+                indices = _grown(indices, capacity, np.int32, nnz)
+                if not binary:
+                    data = _grown(data, capacity, np.float64, nnz)
+            indices[nnz:need] = block.indices
+            if not binary:
+                data[nnz:need] = block.data
+            indptr_parts.append(block.indptr[1:] + nnz)
+            nnz = need
+            rows += block.shape[0]
+        if indices is None:
+            return sp.csr_matrix((rows, 1 << self.bits), dtype=np.float64)
         matrix = sp.csr_matrix(
-            (data, indices, np.concatenate(indptr)),
-            shape=(sum(b.shape[0] for b in blocks), 1 << self.bits),
+            (np.ones(nnz, dtype=np.float64) if binary else data[:nnz], indices[:nnz],
+             np.concatenate(indptr_parts)),
+            shape=(rows, 1 << self.bits),
         )
         matrix.has_canonical_format = True
         return matrix
@@ -444,9 +465,9 @@ class Featurizer:
         workspace = getattr(self._local, "workspace", None)
         if workspace is None:
             workspace = self._local.workspace = _Workspace()
-        streams = [self._tokens(raw, offsets, n_docs, field, first_doc,
+        streams = [self._tokens(raw, offsets, items, n_docs, field, first_doc,
                                 workspace.view(f"field{field}:"))
-                   for field, (raw, offsets) in enumerate(fields)]
+                   for field, (raw, offsets, items) in enumerate(fields)]
         invalid = int(sum(int(stream.invalid.sum()) for stream in streams))
         names: list = []
         outputs = [self._extract(segment, streams[segment.field], workspace, names)
@@ -515,11 +536,12 @@ class Featurizer:
             pattern = self._pattern
             lower = self.lowercase
             items = [" ".join(pattern.findall(t.lower() if lower else t)) for t in items]
-        return encode_documents(items)
+        raw, offsets = encode_documents(items)
+        return raw, offsets, items
 
-    def _tokens(self, raw: np.ndarray, offsets: np.ndarray | None, n_docs: int, field: int,
-                first_doc: int, workspace: _Workspace) -> TokenStream:
-        data, offsets = split_documents(raw, offsets, n_docs, workspace)
+    def _tokens(self, raw: np.ndarray, offsets: np.ndarray | None, items: list, n_docs: int,
+                field: int, first_doc: int, workspace: _Workspace) -> TokenStream:
+        data, offsets = split_documents(raw, offsets, n_docs, workspace, items)
         if self.token_pattern is not None:
             stream = split_spaces(data, offsets)
         else:

@@ -22,6 +22,7 @@ token. Any word n-gram is therefore a contiguous slice of the buffer.
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 import numba
@@ -56,7 +57,7 @@ def _put(out, pos, cp):  # pragma: no cover - compiled
 
 
 @numba.njit(nogil=True, cache=True)
-def _tokenize(data, offsets, classes, lower, ascii_lower, lowercase, strip_marks, out, starts,
+def _tokenize(data, offsets, classes, lower, ascii_word, lowercase, strip_marks, out, starts,
               ends, doc_ptr, invalid):  # pragma: no cover - compiled
     pos = 0
     n_tokens = 0
@@ -68,22 +69,24 @@ def _tokenize(data, offsets, classes, lower, ascii_lower, lowercase, strip_marks
         bad = 0
         while i < stop:
             b = np.int64(data[i])
-            if b < 0x80 and classes[b] == WORD:
-                # fast path: a run of ASCII word characters
+            c = ascii_word[b]
+            if c != 0:
+                # fast path: a run of ASCII word characters (one table lookup per byte:
+                # the lower-cased byte, or 0 where the run ends)
                 if not in_token:
                     if n_tokens > doc_ptr[d]:
                         out[pos] = 32
                         pos += 1
                     starts[n_tokens] = pos
                     in_token = True
-                out[pos] = ascii_lower[b]
+                out[pos] = c
                 pos += 1
                 i += 1
                 while i < stop:
-                    b = np.int64(data[i])
-                    if b >= 0x80 or classes[b] != WORD:
+                    c = ascii_word[data[i]]
+                    if c == 0:
                         break
-                    out[pos] = ascii_lower[b]
+                    out[pos] = c
                     pos += 1
                     i += 1
                 continue
@@ -219,11 +222,21 @@ def tokenize_bytes(
     ends = get("ends", size + 1, np.int64)
     doc_ptr = np.zeros(n_docs + 1, dtype=np.int64)
     invalid = np.zeros(n_docs, dtype=np.int64)
-    ascii_lower = (lower[:128] if lowercase else np.arange(128)).astype(np.uint8)
     used, n_tokens = _tokenize(data, offsets.astype(np.int64, copy=False), classes, lower,
-                               ascii_lower, lowercase, strip_marks, out, starts, ends, doc_ptr,
-                               invalid)
+                               _ascii_word(bool(lowercase)), lowercase, strip_marks, out, starts,
+                               ends, doc_ptr, invalid)
     return TokenStream(out[:used], starts[:n_tokens], ends[:n_tokens], doc_ptr, invalid)
+
+
+@functools.cache
+def _ascii_word(lowercase: bool) -> np.ndarray:
+    """Per byte: its (lower-cased) value for an ASCII word character, else 0."""
+    classes, lower = tables()
+    table = np.zeros(256, dtype=np.uint8)
+    for b in range(128):
+        if classes[b] == WORD:
+            table[b] = lower[b] if lowercase else b
+    return table
 
 
 def _fresh(name: str, size: int, dtype: Any) -> np.ndarray:
@@ -313,8 +326,13 @@ def encode_documents(items: list) -> tuple[np.ndarray, np.ndarray | None]:
         joined = "\x00".join(items)
     except TypeError:  # bytes among the documents
         joined = None
-    if joined is not None and n > 0 and joined.count("\x00") == n - 1:
+    if joined is not None and n > 0:  # the split checks that there are exactly n - 1 NULs
         return np.frombuffer(joined.encode("utf-8", "surrogatepass"), dtype=np.uint8), None
+    return _one_by_one(items)
+
+
+def _one_by_one(items: list) -> tuple[np.ndarray, np.ndarray]:
+    n = len(items)
     encoded = [t.encode("utf-8", "surrogatepass") if isinstance(t, str) else t for t in items]
     offsets = np.zeros(n + 1, dtype=np.int64)
     np.cumsum(np.fromiter(map(len, encoded), dtype=np.int64, count=n), out=offsets[1:])
@@ -322,18 +340,33 @@ def encode_documents(items: list) -> tuple[np.ndarray, np.ndarray | None]:
 
 
 def split_documents(raw: np.ndarray, offsets: np.ndarray | None, n_docs: int,
-                    workspace: Any = None) -> tuple[np.ndarray, np.ndarray]:
+                    workspace: Any = None, items: list | None = None
+                    ) -> tuple[np.ndarray, np.ndarray]:
     """Bytes and offsets of each document from :func:`encode_documents`' output.
 
-    >>> raw, offsets = encode_documents(["ab", "", "ç"])
-    >>> data, offsets = split_documents(raw, offsets, 3)
+    >>> items = ["ab", "", "ç"]
+    >>> raw, offsets = encode_documents(items)
+    >>> data, offsets = split_documents(raw, offsets, 3, items=items)
     >>> data.tobytes(), offsets.tolist()
     (b'ab\\xc3\\xa7', [0, 2, 2, 4])
     """
     if offsets is not None:
         return raw, offsets
+    if _count_nul(raw) != n_docs - 1:  # a document holds a NUL: encode one by one
+        if items is None:
+            raise ValueError("documents hold NUL characters; pass them as items")
+        return _one_by_one(items)
     offsets = np.zeros(n_docs + 1, dtype=np.int64)
     get = workspace.get if workspace is not None else _fresh
     out = get("encoded", raw.size, np.uint8)
     used = _split_on_nul(raw, out, offsets)
     return out[:used], offsets
+
+
+@numba.njit(nogil=True, cache=True)
+def _count_nul(raw):  # pragma: no cover - compiled
+    count = 0
+    for i in range(raw.shape[0]):
+        if raw[i] == 0:
+            count += 1
+    return count
