@@ -43,9 +43,22 @@ def row_ids(X, row=0):
     ("привет".encode(), 7, 320952002),
     (b"a", 0, 1009084850),
     (b"abcd", 0, 1139631978),
+    (b"ab", 0, 2613040991),
+    (b"abcdef", 3, 563141317),
 ])
 def test_murmurhash3_vectors(data, seed, value):
     assert murmurhash3_32(data, seed) == value
+
+
+def test_hash_of_a_span_in_a_buffer_equals_the_hash_of_its_bytes():
+    """Spans inside a buffer take the branch-free tail (bytes past the end are read)."""
+    from snowpy.text.hashing import murmur_bytes
+
+    raw = "ab\x00cdéfghijk😀lm".encode()
+    buffer = np.frombuffer(raw, dtype=np.uint8)
+    for start in range(len(raw)):
+        for stop in range(start, len(raw) + 1):
+            assert murmur_bytes(buffer, start, stop, 11) == murmurhash3_32(raw[start:stop], 11)
 
 
 def test_feature_ids_are_pinned():
@@ -109,6 +122,18 @@ def test_invalid_utf8_strict_names_the_document():
     featurizer = Featurizer(errors="strict")
     with pytest.raises(ConfigurationError, match=r"document 2 holds 1 invalid UTF-8 byte"):
         featurizer.transform(["a", "b", b"c\xff"])
+
+
+def test_documents_holding_nul_and_of_every_length_near_eight_bytes():
+    """Documents are found in the NUL-joined buffer eight bytes at a time."""
+    docs = ["w" * n + " z" for n in range(20)] + ["a\x00b", "", "\x00", "c\x00\x00d e"]
+    featurizer = Featurizer(n_jobs=1)
+    together = featurizer.transform(docs)
+    alone = sp.vstack([featurizer.transform([doc]) for doc in docs]).tocsr()
+    assert (together != alone).nnz == 0
+    assert row_ids(together, 20) == expected_ids(["a", "b"])
+    assert row_ids(together, 23) == expected_ids(["c", "d", "e"])
+    assert row_ids(together, 7) == expected_ids(["wwwwwww", "z"])
 
 
 def test_empty_and_whitespace_documents_give_empty_rows():

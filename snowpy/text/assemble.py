@@ -69,9 +69,12 @@ def assemble_rows(ids, ptrs, mode, l2, bits, indptr, indices, data, scratch):  #
     """Fill ``indptr`` (n_docs + 1), ``indices`` and ``data``; return nnz.
 
     ``ptrs[s, d]:ptrs[s, d + 1]`` are document ``d``'s ids in ``ids`` from
-    segment ``s`` (one segment per extractor and field).
+    segment ``s`` (one segment per extractor and field). ``data`` may be
+    empty for binary values without a norm (every value is 1): then only
+    ``indptr`` and ``indices`` are written.
     """
     n_docs = ptrs.shape[1] - 1
+    values = data.shape[0] > 0
     nnz = 0
     indptr[0] = 0
     tmp = np.empty(scratch.shape[0], scratch.dtype)
@@ -93,7 +96,9 @@ def assemble_rows(ids, ptrs, mode, l2, bits, indptr, indices, data, scratch):  #
                     repeats += 1
                     continue
                 indices[nnz] = previous
-                if mode == 0:
+                if not values:
+                    pass
+                elif mode == 0:
                     data[nnz] = 1.0
                 elif mode == 1:
                     data[nnz] = repeats

@@ -104,33 +104,44 @@ class _Inline:
 
 
 class _SequenceChunks:
-    """Chunks of a list of documents, cut by cumulative length (no per-document loop)."""
+    """Chunks of about ``chunk_bytes`` from a list of documents.
 
-    def __init__(self, texts: Sequence[Any], bounds: np.ndarray) -> None:
+    Lengths are measured a chunk at a time, just before the chunk is encoded:
+    the documents are then still in cache (one pass over a corpus's string
+    objects up front costs as much as encoding them).
+    """
+
+    def __init__(self, texts: Sequence[Any], chunk_bytes: int, fields: Any) -> None:
         self.texts = texts
-        self.bounds = bounds
+        self.chunk_bytes = chunk_bytes
+        self.sized = fields is None
         self.position = 0
+        self.step = 64  # documents measured at once; adapts to the last chunk
+
+    def _lengths(self, start: int, stop: int) -> np.ndarray:
+        part = self.texts[start:stop]
+        if self.sized:
+            try:
+                return np.fromiter(map(len, part), dtype=np.int64, count=stop - start)
+            except TypeError:  # not all sized: the featurizer reports which one
+                pass
+        return np.fromiter(map(_approximate_size, part), dtype=np.int64, count=stop - start)
 
     def next(self) -> list[Any]:
-        if self.position + 1 >= self.bounds.size:
-            return []
-        start, stop = self.bounds[self.position], self.bounds[self.position + 1]
-        self.position += 1
+        n = len(self.texts)
+        start = stop = self.position
+        total = 0
+        while stop < n:
+            end = min(stop + self.step, n)
+            sizes = np.cumsum(self._lengths(stop, end)) + total
+            cut = int(np.searchsorted(sizes, self.chunk_bytes, side="left"))
+            if cut < sizes.size:
+                stop += cut + 1
+                break
+            total, stop = int(sizes[-1]), end
+        self.step = max(stop - start, 16)
+        self.position = stop
         return list(self.texts[start:stop])
-
-
-def _chunks_of_sequence(texts: Sequence[Any], chunk_bytes: int, fields: Any) -> _SequenceChunks:
-    if fields is None:
-        try:
-            lengths = np.fromiter(map(len, texts), dtype=np.int64, count=len(texts))
-        except TypeError:  # not all sized: the featurizer reports which one
-            lengths = np.fromiter(map(_approximate_size, texts), dtype=np.int64, count=len(texts))
-    else:
-        lengths = np.fromiter(map(_approximate_size, texts), dtype=np.int64, count=len(texts))
-    total = np.cumsum(lengths)
-    marks = np.arange(chunk_bytes, int(total[-1]) + chunk_bytes, chunk_bytes) if total.size else []
-    bounds = np.unique(np.r_[0, np.searchsorted(total, marks, side="left") + 1, len(texts)])
-    return _SequenceChunks(texts, np.minimum(bounds, len(texts)))
 
 
 def _grown(array: np.ndarray | None, capacity: int, dtype: Any, used: int) -> np.ndarray:
@@ -369,36 +380,31 @@ class Featurizer:
         """Featurise documents into a CSR matrix ``(n_docs, 2**bits)``.
 
         Blocks are copied into the result as they arrive, while the threads
-        featurise the next chunks.
+        featurise the next chunks; binary values are written here, once.
         """
         binary = self.values == "binary" and self.norm is None
         expected = len(texts) if hasattr(texts, "__len__") else None
         indices = data = None
         indptr_parts = [np.zeros(1, dtype=np.int64)]
         nnz = rows = 0
-        for block in self.iter_blocks(texts):
-            need = nnz + block.nnz
+        for n_docs, indptr, block_indices, block_data in self._parts(texts, None, not binary):
+            need = nnz + block_indices.size
             if indices is None or need > indices.size:
                 # first block: size from its density and the number of documents
-                estimate = int(need * 1.1 * max(expected or 0, rows + block.shape[0])
-                               / max(rows + block.shape[0], 1)) if indices is None else 0
+                estimate = int(need * 1.1 * max(expected or 0, rows + n_docs)
+                               / max(rows + n_docs, 1)) if indices is None else 0
                 capacity = max(estimate, need, 2 * (indices.size if indices is not None else 0))
                 indices = _grown(indices, capacity, np.int32, nnz)
-                if not binary:
-                    data = _grown(data, capacity, np.float64, nnz)
-            indices[nnz:need] = block.indices
-            if not binary:
-                data[nnz:need] = block.data
-            indptr_parts.append(block.indptr[1:] + nnz)
+                data = _grown(data, capacity, np.float64, nnz)
+            indices[nnz:need] = block_indices
+            data[nnz:need] = 1.0 if binary else block_data
+            indptr_parts.append(indptr[1:] + nnz)
             nnz = need
-            rows += block.shape[0]
+            rows += n_docs
         if indices is None:
             return sp.csr_matrix((rows, 1 << self.bits), dtype=np.float64)
-        matrix = sp.csr_matrix(
-            (np.ones(nnz, dtype=np.float64) if binary else data[:nnz], indices[:nnz],
-             np.concatenate(indptr_parts)),
-            shape=(rows, 1 << self.bits),
-        )
+        matrix = sp.csr_matrix((data[:nnz], indices[:nnz], np.concatenate(indptr_parts)),
+                               shape=(rows, 1 << self.bits))
         matrix.has_canonical_format = True
         return matrix
 
@@ -413,11 +419,19 @@ class Featurizer:
         corpora larger than memory can be trained on block by block
         (``Network.partial_fit``). Blocks come in the order of the documents.
         """
+        for n_docs, indptr, indices, data in self._parts(texts, chunk_docs, True):
+            block = sp.csr_matrix((data, indices, indptr), shape=(n_docs, 1 << self.bits))
+            block.has_canonical_format = True
+            yield block
+
+    def _parts(self, texts: Iterable[Any], chunk_docs: int | None, values: bool
+               ) -> Iterator[tuple[int, np.ndarray, np.ndarray, np.ndarray | None]]:
+        """``(n_docs, indptr, indices, data)`` per chunk (``data`` None unless ``values``)."""
         segments = self._compile()
         self.invalid_bytes_ = 0
         jobs = self._jobs()
         n_fields = 1 if self.fields is None else len(self.fields)
-        iterator = _chunks_of_sequence(texts, self.chunk_bytes, self.fields) \
+        iterator = _SequenceChunks(texts, self.chunk_bytes, self.fields) \
             if chunk_docs is None and isinstance(texts, (list, tuple, np.ndarray)) else iter(texts)
         first_doc = 0
         pending: deque = deque()
@@ -429,15 +443,15 @@ class Featurizer:
                         break
                     fields = [self._encode(docs, field, first_doc) for field in range(n_fields)]
                     pending.append(pool.submit(self._featurize, fields, len(docs), segments,
-                                               first_doc))
+                                               first_doc, values))
                     first_doc += len(docs)
                 if not pending:
                     return
-                block, invalid, names = pending.popleft().result()
+                part, invalid, names = pending.popleft().result()
                 self.invalid_bytes_ += invalid
                 for ids, spans, arena, label in names:
                     self._names.add(ids, spans, arena, label)
-                yield block
+                yield part
 
     def _jobs(self) -> int:
         jobs = self.n_jobs
@@ -460,8 +474,12 @@ class Featurizer:
                 break
         return docs
 
-    def _featurize(self, fields: list, n_docs: int, segments: list[_Segment], first_doc: int):
-        """Tokenise, extract and assemble one chunk (compiled stages, no GIL held)."""
+    def _featurize(self, fields: list, n_docs: int, segments: list[_Segment], first_doc: int,
+                   values: bool):
+        """Tokenise, extract and assemble one chunk (compiled stages, no GIL held).
+
+        Without ``values`` binary rows skip their data (all ones).
+        """
         workspace = getattr(self._local, "workspace", None)
         if workspace is None:
             workspace = self._local.workspace = _Workspace()
@@ -481,14 +499,13 @@ class Featurizer:
         widest = int((ptrs[:, 1:] - ptrs[:, :-1]).sum(axis=0).max()) if n_docs else 0
         indptr = np.empty(n_docs + 1, dtype=np.int64)
         indices = workspace.get("indices", ids.size, np.int32)
-        data = workspace.get("data", ids.size, np.float64)
+        write = values or self.values != "binary" or self.norm is not None
+        data = workspace.get("data", ids.size, np.float64) if write else np.empty(0)
         scratch = workspace.get("row", max(widest, 1), np.int32)
         nnz = assemble_rows(ids, ptrs, VALUE_MODES.index(self.values), self.norm == "l2",
                             int(self.bits), indptr, indices, data, scratch)
-        block = sp.csr_matrix((data[:nnz].copy(), indices[:nnz].copy(), indptr),
-                              shape=(n_docs, 1 << self.bits))
-        block.has_canonical_format = True
-        return block, invalid, names
+        part = (n_docs, indptr, indices[:nnz].copy(), data[:nnz].copy() if write else None)
+        return part, invalid, names
 
     # ------------------------------------------------------------- tokenising
     def _texts(self, docs: list[Any], field: int, first_doc: int) -> list[Any]:
@@ -541,7 +558,7 @@ class Featurizer:
 
     def _tokens(self, raw: np.ndarray, offsets: np.ndarray | None, items: list, n_docs: int,
                 field: int, first_doc: int, workspace: _Workspace) -> TokenStream:
-        data, offsets = split_documents(raw, offsets, n_docs, workspace, items)
+        data, offsets = split_documents(raw, offsets, n_docs, items)
         if self.token_pattern is not None:
             stream = split_spaces(data, offsets)
         else:

@@ -35,13 +35,13 @@ def murmur_bytes(data, start, end, seed):  # pragma: no cover - compiled
     """MurmurHash3 x86_32 of ``data[start:end]`` (uint8 array) as an int in [0, 2**32)."""
     c1 = 0xCC9E2D51
     c2 = 0x1B873593
-    h = seed & 0xFFFFFFFF
-    length = end - start
+    h = int(seed) & 0xFFFFFFFF  # Python ints without the JIT: no overflow warnings
+    length = int(end) - int(start)
     stop = start + (length // 4) * 4
     i = start
     while i < stop:
-        k = (np.int64(data[i]) | (np.int64(data[i + 1]) << 8) | (np.int64(data[i + 2]) << 16)
-             | (np.int64(data[i + 3]) << 24))
+        k = (int(data[i]) | (int(data[i + 1]) << 8) | (int(data[i + 2]) << 16)
+             | (int(data[i + 3]) << 24))
         k = (k * c1) & 0xFFFFFFFF
         k = _rotl(k, 15)
         k = (k * c2) & 0xFFFFFFFF
@@ -50,17 +50,23 @@ def murmur_bytes(data, start, end, seed):  # pragma: no cover - compiled
         h = (h * 5 + 0xE6546B64) & 0xFFFFFFFF
         i += 4
     tail = length & 3
-    k = 0
-    if tail == 3:
-        k ^= np.int64(data[stop + 2]) << 16
-    if tail >= 2:
-        k ^= np.int64(data[stop + 1]) << 8
-    if tail >= 1:
-        k ^= np.int64(data[stop])
-        k = (k * c1) & 0xFFFFFFFF
-        k = _rotl(k, 15)
-        k = (k * c2) & 0xFFFFFFFF
-        h ^= k
+    if stop + 3 <= data.shape[0]:
+        # branch-free tail (token lengths vary, so the branches below mispredict):
+        # read three bytes and keep ``tail`` of them; k == 0 leaves h unchanged
+        k = (int(data[stop]) | (int(data[stop + 1]) << 8)
+             | (int(data[stop + 2]) << 16)) & ((1 << (8 * tail)) - 1)
+    else:
+        k = 0
+        if tail == 3:
+            k ^= int(data[stop + 2]) << 16
+        if tail >= 2:
+            k ^= int(data[stop + 1]) << 8
+        if tail >= 1:
+            k ^= int(data[stop])
+    k = (k * c1) & 0xFFFFFFFF
+    k = _rotl(k, 15)
+    k = (k * c2) & 0xFFFFFFFF
+    h ^= k
     h ^= length
     h ^= h >> 16
     h = (h * 0x85EBCA6B) & 0xFFFFFFFF

@@ -252,7 +252,7 @@ def _split(data, offsets, out, starts, ends, doc_ptr, invalid):  # pragma: no co
         in_token = False
         for i in range(offsets[d], offsets[d + 1]):
             b = data[i]
-            if b == 32:
+            if b == 32 or b == 0:  # NUL: the end of a NUL-joined document
                 if in_token:
                     ends[n_tokens] = pos
                     n_tokens += 1
@@ -296,20 +296,38 @@ def split_spaces(data: np.ndarray, offsets: np.ndarray) -> TokenStream:
 
 
 @numba.njit(nogil=True, cache=True)
-def _split_on_nul(raw, out, offsets):  # pragma: no cover - compiled
-    """Copy ``raw`` to ``out`` without its NUL separators; fill document offsets."""
+def _nul_offsets(raw, offsets):  # pragma: no cover - compiled
+    """Document offsets in NUL-joined ``raw``: each document keeps its trailing NUL.
+
+    Returns the number of documents found, or -1 when ``raw`` holds more NULs
+    than separators (a document holds one). The tokenisers treat NUL as a
+    separator, so the documents need no copy. Eight bytes are tested at once
+    (NULs are rare).
+    """
     n = 1
-    pos = 0
-    for i in range(raw.shape[0]):
-        b = raw[i]
-        if b == 0:
-            offsets[n] = pos
+    last = offsets.shape[0] - 1
+    words = raw.shape[0] // 8
+    view = raw[:words * 8].view(np.uint64)
+    seven = np.uint64(0x7F7F7F7F7F7F7F7F)
+    ones = np.uint64(0xFFFFFFFFFFFFFFFF)
+    for w in range(words):
+        v = view[w]
+        if (((v & seven) + seven) | v | seven) == ones:  # no zero byte (and no overflow)
+            continue
+        for i in range(8 * w, 8 * w + 8):
+            if raw[i] == 0:
+                if n == last:
+                    return -1
+                offsets[n] = i + 1
+                n += 1
+    for i in range(words * 8, raw.shape[0]):
+        if raw[i] == 0:
+            if n == last:
+                return -1
+            offsets[n] = i + 1
             n += 1
-        else:
-            out[pos] = b
-            pos += 1
-    offsets[n] = pos
-    return pos
+    offsets[n] = raw.shape[0]
+    return n
 
 
 def encode_documents(items: list) -> tuple[np.ndarray, np.ndarray | None]:
@@ -340,33 +358,23 @@ def _one_by_one(items: list) -> tuple[np.ndarray, np.ndarray]:
 
 
 def split_documents(raw: np.ndarray, offsets: np.ndarray | None, n_docs: int,
-                    workspace: Any = None, items: list | None = None
-                    ) -> tuple[np.ndarray, np.ndarray]:
+                    items: list | None = None) -> tuple[np.ndarray, np.ndarray]:
     """Bytes and offsets of each document from :func:`encode_documents`' output.
+
+    NUL-joined documents are not copied: each keeps its trailing NUL, which
+    the tokenisers read as a separator.
 
     >>> items = ["ab", "", "ç"]
     >>> raw, offsets = encode_documents(items)
     >>> data, offsets = split_documents(raw, offsets, 3, items=items)
     >>> data.tobytes(), offsets.tolist()
-    (b'ab\\xc3\\xa7', [0, 2, 2, 4])
+    (b'ab\\x00\\x00\\xc3\\xa7', [0, 3, 4, 6])
     """
     if offsets is not None:
         return raw, offsets
-    if _count_nul(raw) != n_docs - 1:  # a document holds a NUL: encode one by one
+    offsets = np.zeros(n_docs + 1, dtype=np.int64)
+    if n_docs and _nul_offsets(raw, offsets) != n_docs:  # a document holds a NUL
         if items is None:
             raise ValueError("documents hold NUL characters; pass them as items")
         return _one_by_one(items)
-    offsets = np.zeros(n_docs + 1, dtype=np.int64)
-    get = workspace.get if workspace is not None else _fresh
-    out = get("encoded", raw.size, np.uint8)
-    used = _split_on_nul(raw, out, offsets)
-    return out[:used], offsets
-
-
-@numba.njit(nogil=True, cache=True)
-def _count_nul(raw):  # pragma: no cover - compiled
-    count = 0
-    for i in range(raw.shape[0]):
-        if raw[i] == 0:
-            count += 1
-    return count
+    return raw, offsets
