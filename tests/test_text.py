@@ -239,6 +239,21 @@ def test_chunked_threaded_and_whole_featurisation_agree():
     assert (sp.vstack(blocks).tocsr() != whole).nnz == 0
 
 
+def test_chunks_stay_bounded_when_long_documents_follow_short_ones():
+    docs = ["a b"] * 5000 + [" ".join(["word"] * 20_000)] * 20 + ["c"] * 10
+    featurizer = Featurizer(chunk_bytes=64 << 10, n_jobs=1)
+    blocks = list(featurizer.iter_blocks(docs))
+    sizes, start = [], 0
+    for block in blocks:
+        stop = start + block.shape[0]
+        sizes.append((block.shape[0], sum(len(doc) for doc in docs[start:stop])))
+        start = stop
+    assert start == len(docs)
+    assert all(n == 1 or size <= 4 * (64 << 10) for n, size in sizes)
+    assert len(blocks) < 40  # neither one document per chunk nor one chunk
+    assert (sp.vstack(blocks).tocsr() != featurizer.transform(docs)).nnz == 0
+
+
 def test_inverse_map_names_features_and_counts_collisions():
     featurizer = Featurizer(ngrams=(1, 2), bits=4, keep_names=True)
     X = featurizer.transform(["red apple", "green apple", "red car"])

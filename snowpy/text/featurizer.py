@@ -104,44 +104,38 @@ class _Inline:
 
 
 class _SequenceChunks:
-    """Chunks of about ``chunk_bytes`` from a list of documents.
+    """Chunks of about ``chunk_bytes`` from a list of documents, without a pass of their own.
 
-    Lengths are measured a chunk at a time, just before the chunk is encoded:
-    the documents are then still in cache (one pass over a corpus's string
-    objects up front costs as much as encoding them).
+    The number of documents in a chunk is guessed from the last chunk's
+    encoded size (at the start, from the first documents' lengths) and
+    checked once the chunk is encoded (:meth:`encoded`): a chunk over
+    ``4 * chunk_bytes`` gives its second half back, so memory stays bounded
+    even when long documents follow short ones. Measuring every document
+    first would cost as much as encoding them.
     """
 
-    def __init__(self, texts: Sequence[Any], chunk_bytes: int, fields: Any) -> None:
+    def __init__(self, texts: Sequence[Any], chunk_bytes: int) -> None:
         self.texts = texts
         self.chunk_bytes = chunk_bytes
-        self.sized = fields is None
         self.position = 0
-        self.step = 64  # documents measured at once; adapts to the last chunk
-
-    def _lengths(self, start: int, stop: int) -> np.ndarray:
-        part = self.texts[start:stop]
-        if self.sized:
-            try:
-                return np.fromiter(map(len, part), dtype=np.int64, count=stop - start)
-            except TypeError:  # not all sized: the featurizer reports which one
-                pass
-        return np.fromiter(map(_approximate_size, part), dtype=np.int64, count=stop - start)
+        probe = texts[:256]
+        size = sum(map(_approximate_size, probe))
+        self.step = max(1, int(len(probe) * chunk_bytes / max(size, 1)))
 
     def next(self) -> list[Any]:
-        n = len(self.texts)
-        start = stop = self.position
-        total = 0
-        while stop < n:
-            end = min(stop + self.step, n)
-            sizes = np.cumsum(self._lengths(stop, end)) + total
-            cut = int(np.searchsorted(sizes, self.chunk_bytes, side="left"))
-            if cut < sizes.size:
-                stop += cut + 1
-                break
-            total, stop = int(sizes[-1]), end
-        self.step = max(stop - start, 16)
-        self.position = stop
-        return list(self.texts[start:stop])
+        start = self.position
+        self.position = min(start + self.step, len(self.texts))
+        return list(self.texts[start:self.position])
+
+    def encoded(self, n_docs: int, size: int) -> int:
+        """Take note of a chunk's encoded size; return how many of its documents to keep."""
+        if size > 4 * self.chunk_bytes and n_docs > 1:
+            keep = n_docs // 2
+            self.position -= n_docs - keep
+            self.step = keep
+            return keep
+        self.step = max(1, min(2 * n_docs, int(n_docs * self.chunk_bytes / max(size, 1))))
+        return n_docs
 
 
 def _grown(array: np.ndarray | None, capacity: int, dtype: Any, used: int) -> np.ndarray:
@@ -431,17 +425,16 @@ class Featurizer:
         self.invalid_bytes_ = 0
         jobs = self._jobs()
         n_fields = 1 if self.fields is None else len(self.fields)
-        iterator = _SequenceChunks(texts, self.chunk_bytes, self.fields) \
+        iterator = _SequenceChunks(texts, self.chunk_bytes) \
             if chunk_docs is None and isinstance(texts, (list, tuple, np.ndarray)) else iter(texts)
         first_doc = 0
         pending: deque = deque()
         with ThreadPoolExecutor(max_workers=jobs) if jobs > 1 else _Inline() as pool:
             while True:
                 while len(pending) < 2 * jobs:
-                    docs = self._next_chunk(iterator, chunk_docs)
+                    docs, fields = self._encoded_chunk(iterator, chunk_docs, n_fields, first_doc)
                     if not docs:
                         break
-                    fields = [self._encode(docs, field, first_doc) for field in range(n_fields)]
                     pending.append(pool.submit(self._featurize, fields, len(docs), segments,
                                                first_doc, values))
                     first_doc += len(docs)
@@ -458,6 +451,20 @@ class Featurizer:
         if isinstance(jobs, bool) or not isinstance(jobs, (int, np.integer)) or jobs == 0:
             raise ConfigurationError(f"n_jobs must be a positive integer or -1, got {jobs!r}")
         return os.cpu_count() or 1 if jobs < 0 else int(jobs)
+
+    def _encoded_chunk(self, iterator: Any, chunk_docs: int | None, n_fields: int,
+                       first_doc: int) -> tuple[list[Any], list[Any]]:
+        """The next chunk's documents and their encoded fields (empty at the end)."""
+        docs = self._next_chunk(iterator, chunk_docs)
+        while True:
+            fields = [self._encode(docs, field, first_doc) for field in range(n_fields)] \
+                if docs else []
+            if not docs or not isinstance(iterator, _SequenceChunks):
+                return docs, fields
+            keep = iterator.encoded(len(docs), sum(raw.size for raw, _, _ in fields))
+            if keep == len(docs):
+                return docs, fields
+            docs = docs[:keep]
 
     def _next_chunk(self, iterator: Iterator[Any], chunk_docs: int | None) -> list[Any]:
         """The next documents, about ``chunk_bytes`` of text unless ``chunk_docs`` is set."""

@@ -28,7 +28,7 @@ from typing import Any
 import numba
 import numpy as np
 
-from snowpy.text.unicode import MARK, SINGLE, WORD, tables
+from snowpy.text.unicode import MARK, SEPARATOR, SINGLE, WORD, tables
 
 __all__ = ["tokenize_bytes", "split_spaces", "TokenStream", "encode_documents",
            "split_documents"]
@@ -63,6 +63,7 @@ def _tokenize(data, offsets, classes, lower, ascii_word, lowercase, strip_marks,
     n_tokens = 0
     for d in range(offsets.shape[0] - 1):
         doc_ptr[d] = n_tokens
+        first = n_tokens  # the document's first token (a local: no reload of doc_ptr)
         i = offsets[d]
         stop = offsets[d + 1]
         in_token = False
@@ -70,11 +71,18 @@ def _tokenize(data, offsets, classes, lower, ascii_word, lowercase, strip_marks,
         while i < stop:
             b = np.int64(data[i])
             c = ascii_word[b]
+            if c == 0 and b < 0x80:  # an ASCII separator (no ASCII character is SINGLE)
+                if in_token:
+                    ends[n_tokens] = pos
+                    n_tokens += 1
+                    in_token = False
+                i += 1
+                continue
             if c != 0:
                 # fast path: a run of ASCII word characters (one table lookup per byte:
                 # the lower-cased byte, or 0 where the run ends)
                 if not in_token:
-                    if n_tokens > doc_ptr[d]:
+                    if n_tokens > first:
                         out[pos] = 32
                         pos += 1
                     starts[n_tokens] = pos
@@ -132,7 +140,7 @@ def _tokenize(data, offsets, classes, lower, ascii_word, lowercase, strip_marks,
                 if kind == MARK and strip_marks:
                     continue
                 if not in_token:
-                    if n_tokens > doc_ptr[d]:
+                    if n_tokens > first:
                         out[pos] = 32
                         pos += 1
                     starts[n_tokens] = pos
@@ -144,7 +152,7 @@ def _tokenize(data, offsets, classes, lower, ascii_word, lowercase, strip_marks,
                     n_tokens += 1
                     in_token = False
                 if kind == SINGLE:
-                    if n_tokens > doc_ptr[d]:
+                    if n_tokens > first:
                         out[pos] = 32
                         pos += 1
                     starts[n_tokens] = pos
@@ -232,6 +240,8 @@ def tokenize_bytes(
 def _ascii_word(lowercase: bool) -> np.ndarray:
     """Per byte: its (lower-cased) value for an ASCII word character, else 0."""
     classes, lower = tables()
+    # the tokeniser's ASCII fast path relies on this
+    assert np.isin(classes[:128], (WORD, SEPARATOR)).all()
     table = np.zeros(256, dtype=np.uint8)
     for b in range(128):
         if classes[b] == WORD:
