@@ -92,6 +92,27 @@ def test_compact_and_dense_storage_predict_alike():
     )
 
 
+def test_compact_growth_in_place_or_by_copy_keeps_every_weight():
+    """Growth reallocates in place when nothing else holds the table, else copies."""
+    rng = np.random.default_rng(3)
+    blocks = [sp.csr_matrix((np.ones(3000), rng.integers(0, 2**20, 3000), np.arange(0, 3001, 30)),
+                            shape=(100, 2**20)) for _ in range(3)]
+    labels = [rng.integers(0, 4, 100) for _ in range(3)]
+    reference = snowpy.Network("balanced-winnow", storage="dense")
+    free, held = snowpy.Network("balanced-winnow"), snowpy.Network("balanced-winnow")
+    for X, y in zip(blocks, labels):
+        reference.partial_fit(X, y)
+        free.partial_fit(X, y)
+        view = held._table._W if hasattr(held, "_table") else None  # forces the copy
+        held.partial_fit(X, y)
+        if view is not None:
+            assert view.shape[0] < held._table._W.shape[0] and np.isfinite(view).all()
+    assert free._table.n_rows > 1024  # it grew
+    for net in (free, held):
+        np.testing.assert_allclose(net.decision_function(blocks[0]),
+                                   reference.decision_function(blocks[0]), rtol=1e-12)
+
+
 def test_memory_dense_matches_scikit_learn_and_compact_follows_seen_features():
     F, T = 2**16, 10
     rng = np.random.default_rng(0)

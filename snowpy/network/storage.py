@@ -117,13 +117,33 @@ class WeightTable:
         if n_rows > _MAX_ROWS:
             raise ValueError("the network cannot hold more than 2**31 - 2 features")
         new_capacity = min(max(n_rows, 2 * capacity), _MAX_ROWS)
-        grown = self._fresh_weights(new_capacity, self.n_targets)
-        grown[:capacity] = self._W
-        self._W = grown
+        init = np.asarray(self.kernel.initial_weights, dtype=np.float64)
+        self._grow("_W", new_capacity)
+        self._W[capacity:] = init[None, :, None]
         if self._U is not None:
-            sums = np.zeros_like(grown)
-            sums[:capacity] = self._U
-            self._U = sums
+            self._grow("_U", new_capacity)  # new rows are zero
+
+    def _grow(self, name: str, n_rows: int) -> None:
+        """Give table ``name`` ``n_rows`` rows, the new ones zero.
+
+        In place when nothing else refers to it (``realloc``: the kernel moves
+        the pages of a large block instead of copying them, and the old pages
+        need not be faulted in again); otherwise (a view is held, or the table
+        is memory-mapped from a model file) by a copy.
+        """
+        array = getattr(self, name)
+        setattr(self, name, None)  # this frame's reference is the only one
+        shape = (n_rows,) + array.shape[1:]
+        if array.base is None and array.flags.c_contiguous:
+            try:
+                array.resize(shape, refcheck=True)
+            except ValueError:  # referred to elsewhere
+                pass
+        if array.shape != shape:
+            grown = np.zeros(shape, dtype=array.dtype)
+            grown[:array.shape[0]] = array
+            array = grown
+        setattr(self, name, array)
 
     # ------------------------------------------------------------- row lookup
     def training_rows(self, X: sp.csr_matrix) -> np.ndarray:
