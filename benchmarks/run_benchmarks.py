@@ -45,7 +45,7 @@ PLAN = {
 }
 
 
-#: One-pass jobs last well under a second: on a shared machine each runs three times and
+#: One-pass jobs last well under a second: on a shared machine each runs five times and
 #: the fastest run is kept, for every system alike.
 REPEATED = {"one-epoch", "one-epoch-winnow", "one-pass", "perceptron-1epoch"}
 
@@ -74,7 +74,7 @@ def main() -> None:
         for system, settings in systems.items():
             for setting in settings:
                 runs = [run_job(corpus, system, setting, args.corpora)
-                        for _ in range(3 if setting in REPEATED else 1)]
+                        for _ in range(5 if setting in REPEATED else 1)]
                 ok = [r for r in runs if "error" not in r]
                 row = min(ok, key=lambda r: r["train_s"]) if ok else runs[0]
                 if ok:
