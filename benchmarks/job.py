@@ -26,8 +26,9 @@ def load(name: str):
     """Shuffled training texts and labels, test texts and labels."""
     if name == "synthetic":
         docs, labels, _ = cached_corpus(200_000)
-        train, y, test, y_test = docs[:160_000], list(labels[:160_000]), docs[160_000:], \
-            list(labels[160_000:])
+        labels = labels.tolist()  # Python strings, as a corpus reader gives them
+        train, y, test, y_test = docs[:160_000], labels[:160_000], docs[160_000:], \
+            labels[160_000:]
     else:
         train_split = "train"
         test_split = "test"

@@ -32,7 +32,8 @@ def as_csr(X: Any, *, name: str = "X") -> sp.csr_matrix:
     if sp.issparse(X):
         if X.ndim != 2:
             raise ConfigurationError(f"{name} must be 2-D, got {X.ndim}-D")
-        X = sp.csr_matrix(X)
+        if not isinstance(X, sp.csr_matrix):  # a CSR matrix keeps its cached canonical flag
+            X = sp.csr_matrix(X)
     else:
         try:
             array = np.asarray(X, dtype=np.float64)

@@ -13,6 +13,7 @@ import inspect
 from collections import deque
 from collections.abc import Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
+from operator import itemgetter
 from typing import Any
 
 import numpy as np
@@ -23,6 +24,30 @@ from snowpy.network import Network
 from snowpy.text import Featurizer
 
 __all__ = ["SnowClassifier"]
+
+
+def _take(values: Sequence[Any], order: list[int]) -> Any:
+    """``values`` in ``order`` (a numpy array stays one)."""
+    if isinstance(values, np.ndarray):
+        return values[order]
+    return list(itemgetter(*order)(values)) if len(order) > 1 else [values[i] for i in order]
+
+
+def _factorize(labels: Sequence[Any]) -> tuple[list[Any], np.ndarray]:
+    """Single labels as ``(classes, codes)``: the classes sorted as ``fit`` sorts them
+    and each label's position among them, by one dictionary pass (no string array).
+
+    >>> _factorize(["b", "a", "b"])
+    (['a', 'b'], array([1, 0, 1], dtype=int32))
+    """
+    from snowpy.network.network import _sorted_labels
+
+    if isinstance(labels, np.ndarray) and labels.dtype.kind in "iuUSb":
+        classes, codes = np.unique(labels, return_inverse=True)
+        return classes.tolist(), codes.reshape(-1).astype(np.int32)
+    classes = _sorted_labels(list(dict.fromkeys(labels)), False)
+    index = {label: i for i, label in enumerate(classes)}
+    return classes, np.fromiter(map(index.__getitem__, labels), np.int32, len(labels))
 
 _FEATURIZER_OPTIONS = tuple(
     name for name in inspect.signature(Featurizer.__init__).parameters if name != "self"
@@ -180,20 +205,28 @@ class SnowClassifier(RuleParamsEstimator):
         the classes are sorted as ``fit`` sorts them; SNoW's rho (for data-derived
         initial weights) is estimated on the first chunk."""
         from snowpy.network.labels import is_multilabel
-        from snowpy.network.network import _label_array, _sorted_labels
+        from snowpy.network.network import _sorted_labels
 
         n = len(texts)
         if len(labels) != n:
             from snowpy.exceptions import ConfigurationError
 
             raise ConfigurationError(f"{n} texts but {len(labels)} labels")
-        labels = _label_array(labels)
+        if not isinstance(labels, (list, tuple, np.ndarray)):
+            labels = list(labels)
         multilabel = is_multilabel(labels)
+        # the classes in fit's order (sorted, or by first appearance when they do not sort)
+        if multilabel:
+            classes, codes = _sorted_labels(labels, True), None
+        else:
+            classes, codes = _factorize(labels)
         if self.shuffle:
-            order = np.random.default_rng(self.seed).permutation(n)
-            texts = [texts[i] for i in order]
-            labels = labels[order] if isinstance(labels, np.ndarray) else \
-                [labels[i] for i in order]
+            order = np.random.default_rng(self.seed).permutation(n).tolist()
+            texts = _take(texts, order)
+            if multilabel:
+                labels = _take(labels, order)
+            else:
+                codes = codes[order]
         network = self.network_
         done = 0
         # a learner thread trains on block k (the engine releases the GIL) while this
@@ -201,15 +234,20 @@ class SnowClassifier(RuleParamsEstimator):
         with ThreadPoolExecutor(max_workers=1) as learner:
             pending: deque = deque()
             for block in self.featurizer_.iter_blocks(texts):
-                part = labels[done:done + block.shape[0]]
+                stop = done + block.shape[0]
                 if done == 0:
-                    network._start(block, _sorted_labels(labels, multilabel), multilabel)
+                    network._start(block, classes, multilabel)
                 report = None if progress is None else (
                     lambda epoch, seen, total, wrong, base=done: progress(0, base + seen, n,
                                                                           wrong))
-                pending.append(learner.submit(network.partial_fit, block, part,
-                                              progress=report))
-                done += block.shape[0]
+                if codes is None:
+                    job = learner.submit(network.partial_fit, block, labels[done:stop],
+                                         progress=report)
+                else:
+                    job = learner.submit(network._learn_encoded, block, codes[done:stop],
+                                         progress=report)
+                pending.append(job)
+                done = stop
                 while len(pending) > 2:
                     pending.popleft().result()
             while pending:

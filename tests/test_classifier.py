@@ -68,3 +68,36 @@ def test_scikit_learn_pipeline_and_clone():
     scores = cross_val_score(clf, np.array(TEXTS * 3), np.array(LABELS * 3), cv=3)
     assert scores.shape == (3,) and np.all(scores >= 0.5)
     assert sklearn.__version__
+
+
+def _demo(tsv_name: str = "train.tsv") -> tuple[list[str], list[str]]:
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[1] / "corpora" / "demo" / tsv_name
+    rows = [line.split("\t", 1) for line in path.read_text(encoding="utf-8").splitlines()]
+    return [text for _, text in rows], [label for label, _ in rows]
+
+
+@pytest.mark.parametrize("kind", ["str", "int", "mixed", "array", "multilabel"])
+def test_one_epoch_fit_streams_blocks_yet_equals_the_matrix_fit(kind):
+    # one epoch of a list of texts is pipelined (featurised in ~2 kB chunks while the
+    # network learns); it must learn exactly what a fit on the whole matrix learns
+    texts, labels = _demo()
+    codes = {name: i for i, name in enumerate(sorted(set(labels)))}
+    y: object = {
+        "str": labels,
+        "int": [codes[label] for label in labels],
+        "mixed": [codes[label] if codes[label] % 2 else label for label in labels],
+        "array": np.array(labels),
+        "multilabel": [[label, "any"] if i % 3 else [label] for i, label in enumerate(labels)],
+    }[kind]
+    options = dict(epochs=1, ngrams=1, bits=18, chunk_bytes=2048, initial_weight=0.5,
+                   negative_initial_weight=0.25, seed=3)
+    streamed = snowpy.SnowClassifier(**options).fit(texts, y)
+    clf = snowpy.SnowClassifier(**options)
+    X = clf._make_featurizer().transform(texts)
+    whole = clf._make_network().fit(X, y)
+    assert streamed.network_.classes_.tolist() == whole.classes_.tolist()
+    assert streamed.network_.mistakes_ == whole.mistakes_ and whole.mistakes_[0] > 10
+    np.testing.assert_array_equal(streamed.network_.decision_function(X),
+                                  whole.decision_function(X))

@@ -3,7 +3,7 @@
 Compact storage gives a row of the weight table only to features seen in
 training. This map finds the row of each column id of a CSR matrix in one
 probe sequence per non-zero: linear probing over a power-of-two table of
-``int64`` keys (``-1`` marks an empty slot) kept at most half full, with
+``int64`` (key, row) pairs (key ``-1`` marks an empty slot) kept at most half full, with
 Fibonacci hashing. It holds about 12 to 24 bytes per feature seen, whatever
 the width of the feature space.
 """
@@ -19,29 +19,32 @@ _EMPTY = -1
 
 
 @numba.njit(nogil=True, cache=True)
-def _probe(keys, rows, row_ids, ids, out, start, next_row, insert, unseen):  # pragma: no cover
+def _probe(slots, row_ids, ids, out, start, next_row, insert, unseen):  # pragma: no cover
     """Map ``ids[start:]`` to rows; returns (stop, next_row).
 
-    Stops early (``stop < ids.size``) when inserting would fill the table
-    beyond half; the caller grows it and calls again from ``stop``.
+    ``slots[2 s]`` holds slot ``s``'s key and ``slots[2 s + 1]`` its row: one
+    cache line per probe. Stops early (``stop < ids.size``) when inserting
+    would fill the table beyond half; the caller grows it and calls again
+    from ``stop``.
     """
-    mask = keys.size - 1
-    shift = np.uint64(64 - int(np.log2(keys.size)))
-    limit = keys.size // 2
+    size = slots.size // 2
+    mask = size - 1
+    shift = np.uint64(64 - int(np.log2(size)))
+    limit = size // 2
     for j in range(start, ids.size):
-        key = ids[j]
+        key = np.int64(ids[j])
         slot = int((np.uint64(key) * np.uint64(0x9E3779B97F4A7C15)) >> shift) & mask
         while True:
-            current = keys[slot]
+            current = slots[2 * slot]
             if current == key:
-                out[j] = rows[slot]
+                out[j] = slots[2 * slot + 1]
                 break
             if current == -1:
                 if insert:
                     if next_row >= limit:
                         return j, next_row
-                    keys[slot] = key
-                    rows[slot] = next_row
+                    slots[2 * slot] = key
+                    slots[2 * slot + 1] = next_row
                     row_ids[next_row - 1] = key
                     out[j] = next_row
                     next_row += 1
@@ -68,10 +71,15 @@ class FeatureMap:
 
     def __init__(self, capacity: int = 1024) -> None:
         size = 1 << max(4, int(np.ceil(np.log2(max(capacity, 2) * 2))))
-        self._keys = np.full(size, _EMPTY, dtype=np.int64)
-        self._rows = np.zeros(size, dtype=np.int32)
+        self._slots = self._empty_slots(size)
         self._row_ids = np.zeros(size // 2, dtype=np.int64)
         self.next_row = 1
+
+    @staticmethod
+    def _empty_slots(size: int) -> np.ndarray:
+        slots = np.empty(2 * size, dtype=np.int64)
+        slots[0::2] = _EMPTY
+        return slots
 
     def __len__(self) -> int:
         return self.next_row - 1
@@ -83,17 +91,18 @@ class FeatureMap:
 
     @property
     def nbytes(self) -> int:
-        return self._keys.nbytes + self._rows.nbytes + self._row_ids.nbytes
+        return self._slots.nbytes + self._row_ids.nbytes
 
     def rows(self, ids: np.ndarray, *, insert: bool, unseen: int = 0) -> np.ndarray:
         """Row of each id; new ids get new rows when ``insert``, else ``unseen``."""
-        ids = np.ascontiguousarray(ids, dtype=np.int64)
+        if ids.dtype not in (np.int32, np.int64):  # CSR indices are int32 or int64 already
+            ids = ids.astype(np.int64)
+        ids = np.ascontiguousarray(ids)
         out = np.empty(ids.size, dtype=np.int32)
         start = 0
         while True:
             start, self.next_row = _probe(
-                self._keys, self._rows, self._row_ids, ids, out, start, self.next_row,
-                insert, unseen,
+                self._slots, self._row_ids, ids, out, start, self.next_row, insert, unseen,
             )
             if start == ids.size:
                 return out
@@ -101,9 +110,8 @@ class FeatureMap:
 
     def _grow(self) -> None:
         used = self.row_ids.copy()
-        size = self._keys.size * 4  # few rehashes; the table stays small enough to cache
-        self._keys = np.full(size, _EMPTY, dtype=np.int64)
-        self._rows = np.zeros(size, dtype=np.int32)
+        size = self._slots.size // 2 * 4  # few rehashes; the table stays small enough to cache
+        self._slots = self._empty_slots(size)
         self._row_ids = np.zeros(size // 2, dtype=np.int64)
         self.next_row = 1
         self.rows(used, insert=True)  # same order: rows keep their numbers

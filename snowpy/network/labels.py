@@ -55,7 +55,7 @@ def is_multilabel(y: Sequence[Any]) -> bool:
             "y is a 2-D array; give one label per example, or one collection of labels "
             "per example for multi-label training"
         )
-    kinds = {isinstance(item, _COLLECTIONS) for item in y}
+    kinds = {issubclass(kind, _COLLECTIONS) for kind in set(map(type, y))}
     if len(kinds) > 1:
         raise ConfigurationError(
             "y mixes single labels and collections of labels; use collections for every "

@@ -335,13 +335,25 @@ class Network(RuleParamsEstimator):
             raise ConfigurationError(f"this network was trained {kind}; y must be {kind} too")
         return self._train(X, y, targets, epochs=1, shuffle=False, progress=progress)
 
+    def _learn_encoded(self, X: Any, codes: np.ndarray, progress: Any = None) -> Network:
+        """One pass over a block of single-label examples whose labels are given as
+        target numbers (streamed fits, after :meth:`_start`): no per-block encoding."""
+        X = as_csr(X)
+        check_length(X.shape[0], codes, "y")
+        return self._train(X, None, None, epochs=1, shuffle=False, progress=progress,
+                           codes=codes)
+
     def _train(
-        self, X: sp.csr_matrix, y: Sequence[Any], targets: Any, *, epochs: int, shuffle: bool,
-        progress: Any = None,
+        self, X: sp.csr_matrix, y: Sequence[Any] | None, targets: Any, *, epochs: int,
+        shuffle: bool, progress: Any = None, codes: np.ndarray | None = None,
     ) -> Network:
         self._check_width(X)
         table = self._table
-        y_indptr, y_targets = _encode_labels(self._labels, y, self.multilabel_)
+        if codes is None:
+            y_indptr, y_targets = _encode_labels(self._labels, y, self.multilabel_)
+        else:
+            y_indptr = np.arange(len(codes) + 1, dtype=np.int64)
+            y_targets = np.asarray(codes, dtype=np.int32)
         if targets is not None:
             check_length(X.shape[0], targets, "targets")
             a_indptr, a_targets = self._labels.encode(targets, multilabel=True)
