@@ -3,9 +3,10 @@
 Compact storage gives a row of the weight table only to features seen in
 training. This map finds the row of each column id of a CSR matrix in one
 probe sequence per non-zero: linear probing over a power-of-two table of
-``int64`` (key, row) pairs (key ``-1`` marks an empty slot) kept at most half full, with
-Fibonacci hashing. It holds about 12 to 24 bytes per feature seen, whatever
-the width of the feature space.
+``int64`` (key, row) pairs (key ``-1`` marks an empty slot), so that a probe
+reads one cache line, kept between a quarter and half full, with Fibonacci
+hashing. It holds 40 to 80 bytes per feature seen (slots and the row-to-id
+list), whatever the width of the feature space.
 """
 
 from __future__ import annotations
@@ -110,7 +111,7 @@ class FeatureMap:
 
     def _grow(self) -> None:
         used = self.row_ids.copy()
-        size = self._slots.size // 2 * 4  # few rehashes; the table stays small enough to cache
+        size = self._slots.size  # twice the slots: between a quarter and half full
         self._slots = self._empty_slots(size)
         self._row_ids = np.zeros(size // 2, dtype=np.int64)
         self.next_row = 1
