@@ -102,9 +102,13 @@ class FeatureMap:
         out = np.empty(ids.size, dtype=np.int32)
         start = 0
         while True:
-            start, self.next_row = _probe(
-                self._slots, self._row_ids, ids, out, start, self.next_row, insert, unseen,
-            )
+            # Fibonacci hashing multiplies modulo 2**64 on purpose: numpy's overflow
+            # warning (pure-Python runs, NUMBA_DISABLE_JIT=1) is not an error here
+            with np.errstate(over="ignore"):
+                start, self.next_row = _probe(
+                    self._slots, self._row_ids, ids, out, start, self.next_row, insert,
+                    unseen,
+                )
             if start == ids.size:
                 return out
             self._grow()
