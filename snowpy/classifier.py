@@ -33,21 +33,43 @@ def _take(values: Sequence[Any], order: list[int]) -> Any:
     return list(itemgetter(*order)(values)) if len(order) > 1 else [values[i] for i in order]
 
 
-def _factorize(labels: Sequence[Any]) -> tuple[list[Any], np.ndarray]:
-    """Single labels as ``(classes, codes)``: the classes sorted as ``fit`` sorts them
-    and each label's position among them, by one dictionary pass (no string array).
+def _label_encoder(labels: Sequence[Any]) -> tuple[list[Any], Any] | None:
+    """``(classes, encode)`` for single labels; ``None`` for multi-label ones.
 
-    >>> _factorize(["b", "a", "b"])
-    (['a', 'b'], array([1, 0, 1], dtype=int32))
+    ``classes`` are in ``fit``'s order (sorted, or by first appearance when
+    they do not sort) and ``encode(part)`` gives a run of labels' target
+    numbers. The labels are hashed in one pass; a streamed fit encodes each
+    block in its learner thread, off the critical path.
+
+    >>> classes, encode = _label_encoder(["b", "a", "b"])
+    >>> classes, encode(["b", "a"])
+    (['a', 'b'], array([1, 0], dtype=int32))
     """
+    from snowpy.exceptions import ConfigurationError
+    from snowpy.network.labels import _COLLECTIONS, is_multilabel
     from snowpy.network.network import _sorted_labels
 
-    if isinstance(labels, np.ndarray) and labels.dtype.kind in "iuUSb":
-        classes, codes = np.unique(labels, return_inverse=True)
-        return classes.tolist(), codes.reshape(-1).astype(np.int32)
-    classes = _sorted_labels(list(dict.fromkeys(labels)), False)
+    if isinstance(labels, np.ndarray) and labels.ndim == 1 and labels.dtype.kind in "iuUSb":
+        distinct = np.unique(labels)
+        return distinct.tolist(), lambda part: np.searchsorted(distinct, part).astype(np.int32)
+    try:
+        keys = list(dict.fromkeys(labels))
+    except TypeError:  # unhashable labels: lists of labels, or a mistake
+        keys = None
+    if keys is None or any(isinstance(key, _COLLECTIONS) for key in keys):
+        if is_multilabel(labels):  # raises when collections and single labels mix
+            return None
+        raise ConfigurationError("labels must be hashable (strings or integers)")
+    classes = _sorted_labels(keys, False)
     index = {label: i for i, label in enumerate(classes)}
-    return classes, np.fromiter(map(index.__getitem__, labels), np.int32, len(labels))
+    return classes, lambda part: np.fromiter(map(index.__getitem__, part), np.int32, len(part))
+
+
+def _learn_block(network: Network, encode: Any, block: Any, part: Sequence[Any],
+                 progress: Any) -> Network:
+    """One block of a streamed fit, its labels encoded here (in the learner thread)."""
+    return network._learn_encoded(block, encode(part), progress=progress)
+
 
 _FEATURIZER_OPTIONS = tuple(
     name for name in inspect.signature(Featurizer.__init__).parameters if name != "self"
@@ -204,7 +226,6 @@ class SnowClassifier(RuleParamsEstimator):
         network learns the current one. The order is the permutation ``fit`` would use,
         the classes are sorted as ``fit`` sorts them; SNoW's rho (for data-derived
         initial weights) is estimated on the first chunk."""
-        from snowpy.network.labels import is_multilabel
         from snowpy.network.network import _sorted_labels
 
         n = len(texts)
@@ -214,19 +235,13 @@ class SnowClassifier(RuleParamsEstimator):
             raise ConfigurationError(f"{n} texts but {len(labels)} labels")
         if not isinstance(labels, (list, tuple, np.ndarray)):
             labels = list(labels)
-        multilabel = is_multilabel(labels)
-        # the classes in fit's order (sorted, or by first appearance when they do not sort)
-        if multilabel:
-            classes, codes = _sorted_labels(labels, True), None
-        else:
-            classes, codes = _factorize(labels)
+        # the classes in fit's order, from the labels as given (before shuffling)
+        encoder = _label_encoder(labels)
+        multilabel = encoder is None
+        classes = _sorted_labels(labels, True) if multilabel else encoder[0]
         if self.shuffle:
             order = np.random.default_rng(self.seed).permutation(n).tolist()
-            texts = _take(texts, order)
-            if multilabel:
-                labels = _take(labels, order)
-            else:
-                codes = codes[order]
+            texts, labels = _take(texts, order), _take(labels, order)
         network = self.network_
         done = 0
         # a learner thread trains on block k (the engine releases the GIL) while this
@@ -240,12 +255,12 @@ class SnowClassifier(RuleParamsEstimator):
                 report = None if progress is None else (
                     lambda epoch, seen, total, wrong, base=done: progress(0, base + seen, n,
                                                                           wrong))
-                if codes is None:
-                    job = learner.submit(network.partial_fit, block, labels[done:stop],
-                                         progress=report)
+                part = labels[done:stop]
+                if multilabel:
+                    job = learner.submit(network.partial_fit, block, part, progress=report)
                 else:
-                    job = learner.submit(network._learn_encoded, block, codes[done:stop],
-                                         progress=report)
+                    job = learner.submit(_learn_block, network, encoder[1], block, part,
+                                         report)
                 pending.append(job)
                 done = stop
                 while len(pending) > 2:
