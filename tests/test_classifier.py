@@ -101,3 +101,12 @@ def test_one_epoch_fit_streams_blocks_yet_equals_the_matrix_fit(kind):
     assert streamed.network_.mistakes_ == whole.mistakes_ and whole.mistakes_[0] > 10
     np.testing.assert_array_equal(streamed.network_.decision_function(X),
                                   whole.decision_function(X))
+
+
+def test_one_epoch_fit_names_bad_labels():
+    with pytest.raises(ConfigurationError, match="mixes single labels and collections"):
+        snowpy.SnowClassifier(epochs=1).fit(TEXTS, [["spam"]] + LABELS[1:])
+    with pytest.raises(ConfigurationError, match="labels must be hashable"):
+        snowpy.SnowClassifier(epochs=1).fit(TEXTS, [{"spam": 1}] * len(TEXTS))
+    with pytest.raises(ConfigurationError, match="6 texts but 5 labels"):
+        snowpy.SnowClassifier(epochs=1).fit(TEXTS, LABELS[1:])
