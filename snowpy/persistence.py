@@ -139,6 +139,7 @@ def _restore_network(header: dict[str, Any], arrays: dict[str, np.ndarray], wher
     net.promotions_ = np.asarray(arrays.get("promotions", np.zeros(n_targets, np.int64)))
     net.demotions_ = np.asarray(arrays.get("demotions", np.zeros(n_targets, np.int64)))
     net._effective_cache = {}
+    net.calibration_ = None  # an uncalibrated model says so, as a trained one does
     if header.get("calibration"):
         net.calibration_ = Calibration.from_file(header["calibration"], arrays, where)
     if "progressive_scores" in arrays:

@@ -185,3 +185,18 @@ def test_ctrl_c_leaves_the_model_and_saves_what_was_learned(script, tmp_path):
     from snowpy import load
 
     assert len(load(partial).network_.mistakes_) >= 1
+
+
+def test_uncalibrated_one_epoch_model_evaluates_and_predicts(tmp_path):
+    # a model saved without calibration loads as uncalibrated: evaluate reports no
+    # probability metrics, predict prints scores, nothing fails
+    path = tmp_path / "plain.snowpy"
+    result = run("train", TRAIN, "-o", str(path), "--epochs", "1", "--calibrate", "none",
+                 "--quiet")
+    assert result.exit_code == 0, result.output
+    result = run("evaluate", str(path), TEST, "--json")
+    assert result.exit_code == 0, result.output
+    report = json.loads(result.stdout)
+    assert report["accuracy"] >= 0.85 and "log_loss" not in report
+    result = run("predict", str(path), "-k", "2", input="my parcel never arrived\n")
+    assert result.exit_code == 0 and result.stdout.split()[0] == "shipping"
