@@ -1,8 +1,9 @@
 """Model files: size on disk, save time and load time (copied, memory-mapped, verified or not).
 
-Two models: snowpy's default classifier on 20 Newsgroups, and a network over
-2**22 dense features (20 targets, one plane), the size where memory-mapping
-matters. Prints each figure, and checks that every way of loading predicts
+Three models: snowpy's default classifier on 20 Newsgroups, saved whole and
+saved for inference only (``inference_only=True``: the effective weights
+alone), and a network over 2**22 dense features (20 targets, one plane), the
+size where memory-mapping matters. Prints each figure, and checks that every way of loading predicts
 identically.
 
 Usage: python benchmarks/bench_model_files.py [--corpora DIR] [--json FILE]
@@ -30,9 +31,9 @@ def timed(function):
     return result, time.perf_counter() - start
 
 
-def measure(name, model, X_check, folder: Path) -> dict:
+def measure(name, model, X_check, folder: Path, inference_only: bool = False) -> dict:
     path = folder / f"{name}.snowpy"
-    _, save_s = timed(lambda: snowpy.save(model, path))
+    _, save_s = timed(lambda: snowpy.save(model, path, inference_only=inference_only))
     row = {"model": name, "bytes": path.stat().st_size, "save_s": save_s}
     reference = (model.network_ if hasattr(model, "network_") else model).decision_function(
         X_check)
@@ -65,6 +66,8 @@ def main() -> None:
                                                                          train.labels)
         X = clf.featurizer_.transform(train.texts[:500])
         rows.append(measure("20 Newsgroups, default classifier", clf, X, Path(folder)))
+        rows.append(measure("the same, inference only", clf, X, Path(folder),
+                            inference_only=True))
         rng = np.random.default_rng(0)
         n, width = 2000, 2**22
         wide = sp.csr_matrix((np.ones(n * 50), (np.repeat(np.arange(n), 50),

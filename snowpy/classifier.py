@@ -306,11 +306,11 @@ class SnowClassifier(RuleParamsEstimator):
         self._check_fitted()
         return self.network_.predict_proba(self.transform(texts))
 
-    def save(self, path: Any) -> Any:
+    def save(self, path: Any, *, inference_only: bool = False) -> Any:
         """Save the trained classifier atomically (:func:`snowpy.save`)."""
         from snowpy.persistence import save
 
-        return save(self, path)
+        return save(self, path, inference_only=inference_only)
 
     def predict(self, texts: Iterable[Any], *, targets: Sequence[Any] | None = None) -> Any:
         """The label of each text (a tuple of labels per text for multi-label models)."""

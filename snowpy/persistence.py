@@ -35,11 +35,13 @@ def _plain(value: Any) -> Any:
 
 
 # ------------------------------------------------------------------ network
-def _network_state(net: Any) -> tuple[dict[str, Any], dict[str, np.ndarray]]:
+def _network_state(net: Any, inference_only: bool = False
+                   ) -> tuple[dict[str, Any], dict[str, np.ndarray]]:
     net._check_fitted()
     if getattr(net, "_progressive", None) is not None and net._progressive_stale:
         net._fit_progressive()
     table = net._table
+    inference_only = inference_only or table.frozen
     header = {
         "options": _plain({name: getattr(net, name) for name in net._option_names}),
         "params": _plain(net.get_params()),
@@ -52,16 +54,20 @@ def _network_state(net: Any) -> tuple[dict[str, Any], dict[str, np.ndarray]]:
                   "n_examples_seen": int(net.n_examples_seen_),
                   "overflows": int(net.overflows_), "underflows": int(net.underflows_)},
         "calibration": getattr(net, "calibration_", None) and net.calibration_.header(),
+        "inference_only": inference_only,
     }
     arrays = {"weights": table.W, "state": table.S,
               "promotions": net.promotions_, "demotions": net.demotions_}
-    if table._U is not None:
+    if inference_only:  # the prediction weights alone: one plane, no averaging sums
+        effective = net.effective_weights()[:table.n_rows]
+        arrays["weights"] = np.ascontiguousarray(effective[:, None, :])
+    elif table._U is not None:
         arrays["averaging"] = table.U
     if table.storage == "compact":
         arrays["feature_ids"] = table.feature_ids
     if getattr(net, "calibration_", None) is not None:
         arrays.update(net.calibration_.arrays())
-    if getattr(net, "_progressive", None) is not None:
+    if getattr(net, "_progressive", None) is not None and not inference_only:
         arrays["progressive_scores"] = net._progressive[0]
         arrays["progressive_positives"] = net._progressive[1].astype(np.uint8)
     return header, arrays
@@ -100,13 +106,18 @@ def _restore_network(header: dict[str, Any], arrays: dict[str, np.ndarray], wher
     kernel = spec.make_kernel(validated, BuildContext(mean_active_features=1.0,
                                                       n_features=n_features))
     n_targets = len(labels)
-    if weights.ndim != 3 or weights.shape[1] != len(kernel.planes) or weights.shape[2] != n_targets:
+    frozen = header.get("inference_only", False)
+    if not isinstance(frozen, bool) or (frozen and "averaging" in arrays):
+        raise ModelFileError(f"{where}: the inference-only flag is invalid")
+    n_planes = 1 if frozen else len(kernel.planes)
+    if weights.ndim != 3 or weights.shape[1] != n_planes or weights.shape[2] != n_targets:
         raise ModelFileError(
             f"{where}: weights of shape {weights.shape} do not fit {n_targets} targets and "
-            f"{len(kernel.planes)} plane(s) of rule {rule!r}"
+            f"{n_planes} plane(s) of rule {rule!r}"
         )
     table = WeightTable(kernel, n_targets, n_features, storage=net.storage,
                         average="averaging" in arrays)
+    table.frozen = frozen
     if net.storage == "compact":
         ids = arrays.get("feature_ids")
         if ids is None or ids.shape != (weights.shape[0] - 1,):
@@ -195,8 +206,15 @@ def _build_names(arrays: dict[str, np.ndarray], where: str) -> Any:
 
 
 # ------------------------------------------------------------------- public
-def save(model: Any, path: str | os.PathLike) -> Path:
+def save(model: Any, path: str | os.PathLike, *, inference_only: bool = False) -> Path:
     """Save a trained :class:`Network` or :class:`SnowClassifier` atomically.
+
+    With ``inference_only`` the file keeps only what prediction needs: the
+    effective weights (averaged, planes combined: one number per feature and
+    target, a quarter of an averaged Balanced Winnow's training state) and
+    no averaging sums or progressive-calibration window. Its predictions and
+    probabilities are bit-identical to the full model's; it cannot continue
+    training (``partial_fit`` refuses; ``fit`` starts afresh).
 
     >>> import snowpy, tempfile, os
     >>> clf = snowpy.SnowClassifier(epochs=2).fit(["a b", "c d"], ["x", "y"])
@@ -209,7 +227,7 @@ def save(model: Any, path: str | os.PathLike) -> Path:
 
     if isinstance(model, SnowClassifier):
         model._check_fitted()
-        header, arrays = _network_state(model.network_)
+        header, arrays = _network_state(model.network_, inference_only)
         featurizer = model.featurizer_
         params = _plain(featurizer.get_params())
         params["extractors"] = [list(item) for item in params.get("extractors", [])]
@@ -217,7 +235,7 @@ def save(model: Any, path: str | os.PathLike) -> Path:
                   "classifier": _plain(model.get_params())}
         arrays = dict(arrays, **_names_arrays(featurizer))
     elif isinstance(model, Network):
-        header, arrays = _network_state(model)
+        header, arrays = _network_state(model, inference_only)
         header = {"kind": "network", "network": header}
     else:
         raise ConfigurationError(f"cannot save a {type(model).__name__}; save a Network or a "

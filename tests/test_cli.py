@@ -200,3 +200,16 @@ def test_uncalibrated_one_epoch_model_evaluates_and_predicts(tmp_path):
     assert report["accuracy"] >= 0.85 and "log_loss" not in report
     result = run("predict", str(path), "-k", "2", input="my parcel never arrived\n")
     assert result.exit_code == 0 and result.stdout.split()[0] == "shipping"
+
+
+def test_inference_only_model_from_the_command_line(model, tmp_path):
+    slim = tmp_path / "slim.snowpy"
+    result = run("train", TRAIN, "-o", str(slim), "--inference-only", "--json")
+    assert result.exit_code == 0 and json.loads(result.stdout)["inference_only"]
+    assert slim.stat().st_size < model.stat().st_size
+    full, small = (json.loads(run("evaluate", str(m), TEST, "--json").stdout)
+                   for m in (model, slim))
+    assert small["accuracy"] == full["accuracy"] and small["log_loss"] == full["log_loss"]
+    info = json.loads(run("inspect", str(slim), "--json").stdout)
+    assert info["inference_only"] and not json.loads(
+        run("inspect", str(model), "--json").stdout)["inference_only"]

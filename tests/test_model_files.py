@@ -44,6 +44,52 @@ def test_network_round_trip_and_continued_training(tmp_path, rule, storage):
     np.testing.assert_array_equal(loaded.decision_function(X), net.decision_function(X))
 
 
+@pytest.mark.parametrize("rule", ["balanced-winnow", "winnow", "passive-aggressive"])
+@pytest.mark.parametrize("storage", ["compact", "dense"])
+def test_inference_only_files_predict_bit_for_bit_and_refuse_to_continue(tmp_path, rule,
+                                                                         storage):
+    X, y = problem()
+    net = snowpy.Network(rule, storage=storage, epochs=3, calibrate="cv").fit(X, y)
+    full = net.save(tmp_path / "full.snowpy")
+    slim = net.save(tmp_path / "slim.snowpy", inference_only=True)
+    for mmap in (False, True):
+        loaded = snowpy.load(slim, mmap=mmap)
+        np.testing.assert_array_equal(loaded.decision_function(X), net.decision_function(X))
+        np.testing.assert_array_equal(loaded.predict_proba(X), net.predict_proba(X))
+    planes = 2 if rule == "balanced-winnow" else 1
+    stored, kept = read_model(slim)[1], read_model(full)[1]
+    assert stored["weights"].shape[1] == 1 and "averaging" not in stored
+    # weights and averaging sums, per plane, against one number per feature and target
+    assert kept["weights"].nbytes + kept["averaging"].nbytes == \
+        2 * planes * stored["weights"].nbytes
+    resaved = snowpy.load(loaded.save(tmp_path / "again.snowpy"))  # stays inference-only
+    assert read_model(tmp_path / "again.snowpy")[0]["network"]["inference_only"]
+    np.testing.assert_array_equal(resaved.decision_function(X), net.decision_function(X))
+    with pytest.raises(snowpy.exceptions.ConfigurationError, match="inference-only model"):
+        loaded.partial_fit(X[:5], y[:5])
+    afresh = loaded.fit(X, y)  # fit starts over, as it always does
+    np.testing.assert_array_equal(afresh.decision_function(X), net.decision_function(X))
+
+
+def test_inference_only_flag_is_validated(tmp_path, saved):
+    def flag(header):  # an averaged model declared inference-only: sums and flag disagree
+        header["network"]["inference_only"] = True
+
+    def flag_and_drop_sums(header):  # ... and without the sums: two planes, not one
+        flag(header)
+        del header["arrays"]["averaging"]
+
+    net = snowpy.Network("balanced-winnow", epochs=2).fit(*problem())
+    original = net.save(tmp_path / "bw.snowpy").read_bytes()
+    with pytest.raises(ModelFileError, match="inference-only flag is invalid"):
+        snowpy.load(write(tmp_path, header_change(original, flag)))
+    with pytest.raises(ModelFileError, match="do not fit 3 targets and 1 plane"):
+        snowpy.load(write(tmp_path, header_change(original, flag_and_drop_sums)))
+    with pytest.raises(ModelFileError, match="inference-only flag is invalid"):
+        snowpy.load(write(tmp_path, header_change(
+            saved, lambda h: h["network"].update(inference_only="yes"))))
+
+
 def test_classifier_round_trip_with_names_calibration_and_mmap(tmp_path):
     texts = ["cheap pills now", "meeting at noon", "win cash now", "lunch meeting today",
              "cash prize winner", "project meeting notes"] * 3

@@ -44,6 +44,7 @@ def describe(model: Any, top: int) -> dict[str, Any]:
                      "overflows": net.overflows_, "underflows": net.underflows_},
         "bias": {str(c): float(w) for c, w in zip(classes, net.intercept_)},
         "calibration": net.calibration_.header() if net.calibration_ is not None else None,
+        "inference_only": bool(table.frozen),
         "top_features": heaviest,
     }
 
@@ -108,6 +109,8 @@ def inspect(
                   f"{info['training']['mistakes_per_epoch']}")
     if info["calibration"]:
         console.print(f"calibrated: {info['calibration']}")
+    if info["inference_only"]:
+        console.print("inference only: effective weights, no training state")
     for label, features in info["top_features"].items():
         table = Table(title=f"{label} (bias {info['bias'][label]:.4g})", title_justify="left")
         table.add_column("feature")

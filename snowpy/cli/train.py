@@ -55,6 +55,9 @@ def train(
     on_error: Annotated[str, typer.Option(help="malformed records: raise or skip")] = "raise",
     save_partial: Annotated[Path | None, typer.Option(
         help="on Ctrl-C, save what was learned so far here")] = None,
+    inference_only: Annotated[bool, typer.Option(
+        "--inference-only", help="save only what prediction needs (a smaller file that "
+        "cannot continue training)")] = False,
     quiet: Annotated[bool, typer.Option("--quiet", "-q")] = False,
     json_output: Annotated[bool, typer.Option("--json", help="a JSON summary")] = False,
 ) -> None:
@@ -94,14 +97,14 @@ def train(
         raise typer.Exit(130) from None
     if reporter:
         reporter.close()
-    classifier.save(output)
+    classifier.save(output, inference_only=inference_only)
     seconds = time.perf_counter() - started
     net = classifier.network_
     summary = {
         "model": str(output), "documents": len(texts), "classes": len(net.classes_),
         "rule": rule, "rule_params": net.rule_params_, "epochs_run": len(net.mistakes_),
         "mistakes": net.mistakes_, "skipped": problems.skipped, "seconds": round(seconds, 3),
-        "calibrated": net.calibration_ is not None,
+        "calibrated": net.calibration_ is not None, "inference_only": inference_only,
     }
     if json_output:
         echo_json(summary)

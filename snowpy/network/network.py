@@ -324,6 +324,12 @@ class Network(RuleParamsEstimator):
         The first call creates the network; a label not seen before grows a
         new target node (no ``classes=`` argument is needed).
         """
+        if self._is_fitted() and self._table.frozen:
+            raise ConfigurationError(
+                "this network was loaded from an inference-only model file: it keeps no "
+                "training state to continue from; train afresh with fit, or keep a full "
+                "model file (saved without inference_only) to continue training"
+            )
         X = as_csr(X)
         check_length(X.shape[0], y, "y")
         y = _label_array(y)
@@ -557,11 +563,11 @@ class Network(RuleParamsEstimator):
                     mask[i, target] = True
         return mask
 
-    def save(self, path: Any) -> Any:
+    def save(self, path: Any, *, inference_only: bool = False) -> Any:
         """Save the trained network atomically (:func:`snowpy.save`)."""
         from snowpy.persistence import save
 
-        return save(self, path)
+        return save(self, path, inference_only=inference_only)
 
     def score(self, X: Any, y: Sequence[Any]) -> float:
         """Accuracy (exact set match for multi-label networks)."""

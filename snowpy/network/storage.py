@@ -53,6 +53,9 @@ class WeightTable:
         self._U = np.zeros_like(self._W) if average else None
         self.S = self._fresh_state(n_targets)
         self.seen = 0
+        #: True for a table loaded from an inference-only model file: one plane
+        #: holding the effective (averaged) weights, no training state
+        self.frozen = False
         self._map = FeatureMap() if storage == "compact" else None
 
     # ------------------------------------------------------------------ shape
@@ -175,7 +178,7 @@ class WeightTable:
         weights = self.W
         if averaged and self._U is not None and self.seen > 0:
             weights = weights - self.U / self.seen
-        planes = self.kernel.planes
+        planes = (1.0,) if self.frozen else self.kernel.planes
         result = planes[0] * weights[:, 0, :]
         for p in range(1, len(planes)):
             if planes[p] != 0.0:
