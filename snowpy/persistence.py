@@ -56,12 +56,12 @@ def _network_state(net: Any, inference_only: bool = False
         "calibration": getattr(net, "calibration_", None) and net.calibration_.header(),
         "inference_only": inference_only,
     }
-    arrays = {"weights": table.W, "state": table.S,
+    # inference only: the prediction weights alone, as one plane, without averaging sums
+    weights = np.ascontiguousarray(net.effective_weights()[:table.n_rows, None, :]) \
+        if inference_only else table.W
+    arrays = {"weights": weights, "state": table.S,
               "promotions": net.promotions_, "demotions": net.demotions_}
-    if inference_only:  # the prediction weights alone: one plane, no averaging sums
-        effective = net.effective_weights()[:table.n_rows]
-        arrays["weights"] = np.ascontiguousarray(effective[:, None, :])
-    elif table._U is not None:
+    if table._U is not None and not inference_only:
         arrays["averaging"] = table.U
     if table.storage == "compact":
         arrays["feature_ids"] = table.feature_ids

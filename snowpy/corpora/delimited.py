@@ -13,6 +13,17 @@ from snowpy.corpora.sources import decode, iter_lines, read_file
 __all__ = ["read_tsv", "read_csv", "read_fasttext"]
 
 
+def _text_lines(source: str | os.PathLike, encoding: str, errors: str,
+                problems: Problems) -> Iterator[tuple[str, str]]:
+    """``(where:line, text)`` of each non-blank line; undecodable lines are reported."""
+    where, content = read_file(source)
+    for at, line in iter_lines(content, where, encoding, errors):
+        if line is None:
+            problems.report(at, f"not valid {encoding}")
+        elif line.strip():
+            yield at, line
+
+
 def read_tsv(
     source: str | os.PathLike,
     *,
@@ -30,14 +41,8 @@ def read_tsv(
     line with too few fields or an empty label is malformed.
     """
     problems = problems or Problems()
-    where, content = read_file(source)
     needed = max(label_column, text_column) + 1
-    for at, line in iter_lines(content, where, encoding, errors):
-        if line is None:
-            problems.report(at, f"not valid {encoding}")
-            continue
-        if not line.strip():
-            continue
+    for at, line in _text_lines(source, encoding, errors, problems):
         fields = line.split(separator, needed - 1 if text_column == needed - 1 else -1)
         if len(fields) < needed:
             problems.report(at, f"expected {needed} fields separated by {separator!r}, "
@@ -117,13 +122,7 @@ def read_fasttext(
     line with several (labels are then tuples).
     """
     problems = problems or Problems()
-    where, content = read_file(source)
-    for at, line in iter_lines(content, where, encoding, errors):
-        if line is None:
-            problems.report(at, f"not valid {encoding}")
-            continue
-        if not line.strip():
-            continue
+    for at, line in _text_lines(source, encoding, errors, problems):
         words = line.split()
         labels = []
         while words and words[0].startswith(prefix):
