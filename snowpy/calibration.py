@@ -158,7 +158,7 @@ class Calibration:
     @classmethod
     def from_file(cls, header: Mapping[str, Any], arrays: Mapping[str, np.ndarray],
                   where: str) -> Calibration:
-        from snowpy.model_file import ModelFileError
+        from snowpy.exceptions import ModelFileError
 
         try:
             a, b = arrays["calibration_a"], arrays["calibration_b"]

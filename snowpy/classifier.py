@@ -19,8 +19,11 @@ from typing import Any
 import numpy as np
 
 from snowpy.base import RuleParamsEstimator
-from snowpy.exceptions import NotFittedError
+from snowpy.classifier_state import classifier_state
+from snowpy.exceptions import ConfigurationError, NotFittedError
+from snowpy.model_file import write_model
 from snowpy.network import Network
+from snowpy.network.labels import is_multilabel, sorted_labels
 from snowpy.text import Featurizer
 
 __all__ = ["SnowClassifier"]
@@ -33,42 +36,24 @@ def _take(values: Sequence[Any], order: list[int]) -> Any:
     return list(itemgetter(*order)(values)) if len(order) > 1 else [values[i] for i in order]
 
 
-def _label_encoder(labels: Sequence[Any]) -> tuple[list[Any], Any] | None:
-    """``(classes, encode)`` for single labels; ``None`` for multi-label ones.
+def _classes(labels: Sequence[Any]) -> tuple[list[Any], bool]:
+    """``(classes, multilabel)``: the labels in ``fit``'s order (sorted, or by first
+    appearance when they do not sort), hashed once.
 
-    ``classes`` are in ``fit``'s order (sorted, or by first appearance when
-    they do not sort) and ``encode(part)`` gives a run of labels' target
-    numbers. The labels are hashed in one pass; a streamed fit encodes each
-    block in its learner thread, off the critical path.
-
-    >>> classes, encode = _label_encoder(["b", "a", "b"])
-    >>> classes, encode(["b", "a"])
-    (['a', 'b'], array([1, 0], dtype=int32))
+    >>> _classes(["b", "a", "b"])
+    (['a', 'b'], False)
     """
-    from snowpy.exceptions import ConfigurationError
-    from snowpy.network.labels import _COLLECTIONS, is_multilabel
-    from snowpy.network.network import _sorted_labels
-
     if isinstance(labels, np.ndarray) and labels.ndim == 1 and labels.dtype.kind in "iuUSb":
-        distinct = np.unique(labels)
-        return distinct.tolist(), lambda part: np.searchsorted(distinct, part).astype(np.int32)
+        return np.unique(labels).tolist(), False
     try:
         keys = list(dict.fromkeys(labels))
     except TypeError:  # unhashable labels: lists of labels, or a mistake
         keys = None
-    if keys is None or any(isinstance(key, _COLLECTIONS) for key in keys):
+    if keys is None or any(isinstance(key, (list, tuple, set, frozenset)) for key in keys):
         if is_multilabel(labels):  # raises when collections and single labels mix
-            return None
+            return sorted_labels(labels, True), True
         raise ConfigurationError("labels must be hashable (strings or integers)")
-    classes = _sorted_labels(keys, False)
-    index = {label: i for i, label in enumerate(classes)}
-    return classes, lambda part: np.fromiter(map(index.__getitem__, part), np.int32, len(part))
-
-
-def _learn_block(network: Network, encode: Any, block: Any, part: Sequence[Any],
-                 progress: Any) -> Network:
-    """One block of a streamed fit, its labels encoded here (in the learner thread)."""
-    return network._learn_encoded(block, encode(part), progress=progress)
+    return sorted_labels(keys, False), False
 
 
 _FEATURIZER_OPTIONS = tuple(
@@ -95,8 +80,8 @@ class SnowClassifier(RuleParamsEstimator):
     lowercase, unicode_form, strip_accents, token_pattern, values, norm,
     fields, keep_names, hash_seed, errors, chunk_bytes, n_jobs :
         The front end's options; see :class:`snowpy.Featurizer`.
-    epochs, average, shuffle, seed, bias, early_stop, storage, multiclass, calibrate,
-    calibration_folds :
+    epochs, average, shuffle, seed, bias, early_stop, links, eligibility, eligible_percent,
+    discard, precision, multiclass, calibrate, calibration_folds :
         The network's options; see :class:`snowpy.Network`.
     **rule_params
         Parameters of the rule.
@@ -152,7 +137,11 @@ class SnowClassifier(RuleParamsEstimator):
         seed: int | None = 0,
         bias: bool | float = True,
         early_stop: bool = True,
-        storage: str = "compact",
+        links: str = "positive",
+        eligibility: int = 1,
+        eligible_percent: float | None = None,
+        discard: float | None = None,
+        precision: str = "float64",
         multiclass: str = "ova",
         calibrate: str | None = None,
         calibration_folds: int = 3,
@@ -185,7 +174,11 @@ class SnowClassifier(RuleParamsEstimator):
         self.seed = seed
         self.bias = bias
         self.early_stop = early_stop
-        self.storage = storage
+        self.links = links
+        self.eligibility = eligibility
+        self.eligible_percent = eligible_percent
+        self.discard = discard
+        self.precision = precision
         self.multiclass = multiclass
         self.calibrate = calibrate
         self.calibration_folds = calibration_folds
@@ -208,8 +201,7 @@ class SnowClassifier(RuleParamsEstimator):
         ``progress`` reports training as it goes (see :meth:`Network.fit`).
         """
         network = self._make_network()
-        network.resolve_rule()  # a bad rule or parameter fails before featurising
-        network._check_options()
+        network.check_options()  # a bad option or rule parameter fails before featurising
         featurizer = self._make_featurizer()
         self.featurizer_ = featurizer
         self.network_ = network  # set first: an interrupted fit leaves what was learned
@@ -226,19 +218,12 @@ class SnowClassifier(RuleParamsEstimator):
         network learns the current one. The order is the permutation ``fit`` would use,
         the classes are sorted as ``fit`` sorts them; SNoW's rho (for data-derived
         initial weights) is estimated on the first chunk."""
-        from snowpy.network.network import _sorted_labels
-
         n = len(texts)
         if len(labels) != n:
-            from snowpy.exceptions import ConfigurationError
-
             raise ConfigurationError(f"{n} texts but {len(labels)} labels")
         if not isinstance(labels, (list, tuple, np.ndarray)):
             labels = list(labels)
-        # the classes in fit's order, from the labels as given (before shuffling)
-        encoder = _label_encoder(labels)
-        multilabel = encoder is None
-        classes = _sorted_labels(labels, True) if multilabel else encoder[0]
+        classes, _ = _classes(labels)  # fit's order, from the labels as given
         if self.shuffle:
             order = np.random.default_rng(self.seed).permutation(n).tolist()
             texts, labels = _take(texts, order), _take(labels, order)
@@ -250,18 +235,12 @@ class SnowClassifier(RuleParamsEstimator):
             pending: deque = deque()
             for block in self.featurizer_.iter_blocks(texts):
                 stop = done + block.shape[0]
-                if done == 0:
-                    network._start(block, classes, multilabel)
                 report = None if progress is None else (
                     lambda epoch, seen, total, wrong, base=done: progress(0, base + seen, n,
                                                                           wrong))
-                part = labels[done:stop]
-                if multilabel:
-                    job = learner.submit(network.partial_fit, block, part, progress=report)
-                else:
-                    job = learner.submit(_learn_block, network, encoder[1], block, part,
-                                         report)
-                pending.append(job)
+                pending.append(learner.submit(network.partial_fit, block, labels[done:stop],
+                                              classes=classes if done == 0 else None,
+                                              progress=report))
                 done = stop
                 while len(pending) > 2:
                     pending.popleft().result()
@@ -273,15 +252,20 @@ class SnowClassifier(RuleParamsEstimator):
         return self
 
     def partial_fit(self, texts: Iterable[Any], labels: Sequence[Any], *,
+                    classes: Sequence[Any] | None = None,
                     targets: Sequence[Any] | None = None) -> SnowClassifier:
-        """Learn from one more batch, in order; new labels grow new targets."""
+        """Learn from one more batch, in order; new labels grow new targets.
+
+        ``classes`` (optional) fixes the order of the first targets, as in
+        scikit-learn's incremental learners.
+        """
         if not hasattr(self, "network_"):
             network = self._make_network()
-            network.resolve_rule()
+            network.check_options()
             self.featurizer_ = self._make_featurizer()
             self.network_ = network
         X = self.featurizer_.transform(texts)
-        self.network_.partial_fit(X, labels, targets=targets)
+        self.network_.partial_fit(X, labels, classes=classes, targets=targets)
         return self
 
     # ------------------------------------------------------------ prediction
@@ -306,11 +290,13 @@ class SnowClassifier(RuleParamsEstimator):
         self._check_fitted()
         return self.network_.predict_proba(self.transform(texts))
 
-    def save(self, path: Any, *, inference_only: bool = False) -> Any:
-        """Save the trained classifier atomically (:func:`snowpy.save`)."""
-        from snowpy.persistence import save
+    def _model_state(self, inference_only: bool = False) -> tuple[dict, dict]:
+        """The classifier as a header and named arrays (:mod:`snowpy.classifier_state`)."""
+        return classifier_state(self, inference_only)
 
-        return save(self, path, inference_only=inference_only)
+    def save(self, path: Any, *, inference_only: bool = False) -> Any:
+        """Save the trained classifier atomically (see :func:`snowpy.save`)."""
+        return write_model(path, *self._model_state(inference_only))
 
     def predict(self, texts: Iterable[Any], *, targets: Sequence[Any] | None = None) -> Any:
         """The label of each text (a tuple of labels per text for multi-label models)."""

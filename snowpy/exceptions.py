@@ -19,6 +19,7 @@ __all__ = [
     "PluginConflictError",
     "NotFittedError",
     "NumericalError",
+    "ModelFileError",
 ]
 
 
@@ -61,3 +62,7 @@ class NotFittedError(SnowpyError, AttributeError):
 
 class NumericalError(SnowpyError, ArithmeticError):
     """An update rule produced a non-finite weight (NaN or infinity)."""
+
+
+class ModelFileError(SnowpyError, ValueError):
+    """A model file is truncated, tampered with, foreign, or from a newer snowpy."""

@@ -47,9 +47,9 @@ def snowpy_update_rules() -> Iterable[RuleSpec]:
     >>> from snowpy import hookimpl
     >>> from snowpy.rules import Param, RuleKernel, RuleSpec, theta_param
     >>> @numba.njit
-    ... def _halving(W, S, t, y, activation, rows, vals, m, sqnorm, params):
+    ... def _halving(w, S, t, y, activation, vals, m, sqnorm, params):
     ...     for k in range(m):
-    ...         W[rows[k], 0, t] *= 2.0 ** (y * vals[k])
+    ...         w[k, 0] *= 2.0 ** (y * vals[k])
     >>> def _build(params, context):
     ...     return RuleKernel(update=_halving, params=[],
     ...                       initial_weights=(1.0,), theta=params["theta"])

@@ -1,6 +1,6 @@
 """snowpy's model file: a zip of a JSON header and ``.npy`` arrays, never a pickle.
 
-Layout (format version 1)::
+Layout (format version 2; version 1 files, from before the sparse links, are read too)::
 
     model.snowpy (zip, members stored uncompressed)
       header.json          orjson: magic, format and snowpy versions, what the
@@ -40,18 +40,14 @@ import numpy as np
 import orjson
 
 from snowpy._version import __version__
-from snowpy.exceptions import SnowpyError
+from snowpy.exceptions import ModelFileError
 
 __all__ = ["ModelFileError", "write_model", "read_model", "FORMAT_VERSION", "MAGIC"]
 
 MAGIC = "snowpy-model"
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2
 _DTYPES = {"float64", "float32", "int64", "int32", "uint8", "bool"}
 _LIMIT_DIMS = 4
-
-
-class ModelFileError(SnowpyError, ValueError):
-    """A model file is truncated, tampered with, foreign, or from a newer snowpy."""
 
 
 def _sha256(array: np.ndarray) -> str:

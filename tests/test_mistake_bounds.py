@@ -9,7 +9,9 @@
   the margin deficits (Freund and Schapire; seed 003).
 
 Training runs until an epoch makes no mistake, so the counts are the total
-mistakes of the online algorithm, every epoch included.
+mistakes of the online algorithm, every epoch included. The theorems are about
+the full network, every attribute at its initial weight from the start: SNoW's
+``-s f``, ``links="all"``, and ``"touched"``, which predicts identically.
 """
 
 from __future__ import annotations
@@ -38,13 +40,14 @@ def disjunction_data(n: int, k: int, m: int, rng: np.random.Generator):
     return sp.csr_matrix(X[order]), y[order]
 
 
+@pytest.mark.parametrize("links", ["all", "touched"])
 @pytest.mark.parametrize("n,k", [(64, 1), (256, 2), (1024, 4), (4096, 8), (8192, 3)])
-def test_winnow_k_disjunction_bound(n, k):
+def test_winnow_k_disjunction_bound(n, k, links):
     rng = np.random.default_rng(n + k)
     X, y = disjunction_data(n, k, m=600, rng=rng)
     net = snowpy.Network(
         "winnow", alpha=2, beta=0.5, theta=n, initial_weight=1, bias=False,
-        average=False, shuffle=False, epochs=200,
+        average=False, shuffle=False, epochs=200, links=links,
     ).fit(X, single_target(y))
     total = sum(net.mistakes_)
     bound = 2 + 3 * k * (1 + math.log2(n))
@@ -78,7 +81,7 @@ def test_perceptron_novikoff_bound(gamma):
     R = np.linalg.norm(X, axis=1).max()
     net = snowpy.Network(
         "perceptron", learning_rate=1.0, theta=0.0, bias=False, average=False,
-        shuffle=False, epochs=500,
+        shuffle=False, epochs=500, links="all",
     ).fit(X, single_target(y))
     assert net.mistakes_[-1] == 0
     assert 0 < sum(net.mistakes_) <= R**2 / gamma**2
@@ -93,6 +96,6 @@ def test_perceptron_non_separable_bound():
     D = np.sqrt(np.sum(np.maximum(0.0, gamma - signed * (X @ u)) ** 2))
     net = snowpy.Network(
         "perceptron", learning_rate=1.0, theta=0.0, bias=False, average=False,
-        shuffle=False, epochs=1, early_stop=False,
+        shuffle=False, epochs=1, early_stop=False, links="all",
     ).fit(X, single_target(y))
     assert 0 < net.mistakes_[0] <= ((R + D) / gamma) ** 2

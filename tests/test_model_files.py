@@ -31,10 +31,10 @@ def problem(seed=0, n=120, F=60):
 
 
 @pytest.mark.parametrize("rule", RULES)
-@pytest.mark.parametrize("storage", ["compact", "dense"])
-def test_network_round_trip_and_continued_training(tmp_path, rule, storage):
+@pytest.mark.parametrize("links", ["positive", "touched", "all"])
+def test_network_round_trip_and_continued_training(tmp_path, rule, links):
     X, y = problem()
-    net = snowpy.Network(rule, storage=storage, epochs=3).fit(X[:80], y[:80])
+    net = snowpy.Network(rule, links=links, epochs=3).fit(X[:80], y[:80])
     path = net.save(tmp_path / "net.snowpy")
     loaded = snowpy.load(path)
     np.testing.assert_array_equal(loaded.decision_function(X), net.decision_function(X))
@@ -45,11 +45,13 @@ def test_network_round_trip_and_continued_training(tmp_path, rule, storage):
 
 
 @pytest.mark.parametrize("rule", ["balanced-winnow", "winnow", "passive-aggressive"])
-@pytest.mark.parametrize("storage", ["compact", "dense"])
+@pytest.mark.parametrize("links", ["positive", "touched"])
+@pytest.mark.parametrize("precision", ["float64", "float32"])
 def test_inference_only_files_predict_bit_for_bit_and_refuse_to_continue(tmp_path, rule,
-                                                                         storage):
+                                                                         links, precision):
     X, y = problem()
-    net = snowpy.Network(rule, storage=storage, epochs=3, calibrate="cv").fit(X, y)
+    net = snowpy.Network(rule, links=links, precision=precision, epochs=3,
+                         calibrate="cv").fit(X, y)
     full = net.save(tmp_path / "full.snowpy")
     slim = net.save(tmp_path / "slim.snowpy", inference_only=True)
     for mmap in (False, True):
@@ -58,10 +60,12 @@ def test_inference_only_files_predict_bit_for_bit_and_refuse_to_continue(tmp_pat
         np.testing.assert_array_equal(loaded.predict_proba(X), net.predict_proba(X))
     planes = 2 if rule == "balanced-winnow" else 1
     stored, kept = read_model(slim)[1], read_model(full)[1]
-    assert stored["weights"].shape[1] == 1 and "averaging" not in stored
-    # weights and averaging sums, per plane, against one number per feature and target
-    assert kept["weights"].nbytes + kept["averaging"].nbytes == \
-        2 * planes * stored["weights"].nbytes
+    assert stored["link_weights"].shape[1] == 1 and "link_averaging" not in stored
+    assert stored["link_targets"].shape == kept["link_targets"].shape  # the same links
+    # weights and averaging sums (float64), per plane, against one number per link
+    itemsize = np.dtype(precision).itemsize
+    assert kept["link_weights"].nbytes + kept["link_averaging"].nbytes == \
+        (1 + 8 // itemsize) * planes * stored["link_weights"].nbytes
     resaved = snowpy.load(loaded.save(tmp_path / "again.snowpy"))  # stays inference-only
     assert read_model(tmp_path / "again.snowpy")[0]["network"]["inference_only"]
     np.testing.assert_array_equal(resaved.decision_function(X), net.decision_function(X))
@@ -76,14 +80,14 @@ def test_inference_only_flag_is_validated(tmp_path, saved):
         header["network"]["inference_only"] = True
 
     def flag_and_drop_sums(header):  # ... and without the sums: two planes, not one
-        flag(header)
-        del header["arrays"]["averaging"]
+        header["network"]["inference_only"] = True
+        del header["arrays"]["link_averaging"]
 
     net = snowpy.Network("balanced-winnow", epochs=2).fit(*problem())
     original = net.save(tmp_path / "bw.snowpy").read_bytes()
     with pytest.raises(ModelFileError, match="inference-only flag is invalid"):
         snowpy.load(write(tmp_path, header_change(original, flag)))
-    with pytest.raises(ModelFileError, match="do not fit 3 targets and 1 plane"):
+    with pytest.raises(ModelFileError, match="do not fit .* links of 1 plane"):
         snowpy.load(write(tmp_path, header_change(original, flag_and_drop_sums)))
     with pytest.raises(ModelFileError, match="inference-only flag is invalid"):
         snowpy.load(write(tmp_path, header_change(
@@ -152,11 +156,11 @@ def header_change(original: bytes, edit) -> bytes:
 
 @pytest.mark.parametrize("edit,fragment", [
     (lambda h: h.update(magic="not-snowpy"), "wrong magic"),
-    (lambda h: h.update(format_version=99), "reads up to format 1: upgrade snowpy"),
-    (lambda h: h["arrays"]["weights"].update(shape=[10**9, 1, 3], nbytes=24 * 10**9),
-     "array 'weights' should hold"),
-    (lambda h: h["arrays"]["weights"].update(sha256="0" * 64), "fails its SHA-256 check"),
-    (lambda h: h["arrays"]["weights"].update(dtype="object"), "description of array"),
+    (lambda h: h.update(format_version=99), "reads up to format 2: upgrade snowpy"),
+    (lambda h: h["arrays"]["link_weights"].update(shape=[10**9, 1], nbytes=8 * 10**9),
+     "array 'link_weights' should hold"),
+    (lambda h: h["arrays"]["link_weights"].update(sha256="0" * 64), "fails its SHA-256 check"),
+    (lambda h: h["arrays"]["link_weights"].update(dtype="object"), "description of array"),
     (lambda h: h["arrays"].update(ghost={"dtype": "float64", "shape": [1], "nbytes": 8,
                                          "sha256": "x"}), "declared in the header but missing"),
 ])
@@ -224,3 +228,37 @@ def test_writer_killed_mid_save_leaves_the_old_model(tmp_path, saved):
     assert header["kind"] in ("network", "test")
     leftovers = [p for p in os.listdir(tmp_path) if p.endswith(".tmp")]
     assert all(p.startswith(".model.snowpy.") for p in leftovers)  # never the target name
+
+
+FIXTURES = os.path.join(os.path.dirname(__file__), "fixtures")
+
+
+@pytest.mark.parametrize("name", ["v1_classifier", "v1_classifier_inference",
+                                  "v1_network_dense", "v1_network_compact"])
+def test_format_1_files_still_load_and_predict_as_they_did(name):
+    """Files written before the sparse links (format 1: full tables) load as "all" links
+    and score exactly as the code that wrote them did (its figures are in the JSON)."""
+    import json
+
+    from snowpy.text import Featurizer
+
+    with open(os.path.join(FIXTURES, "v1_expected.json")) as stream:
+        fixture = json.load(stream)
+    model = snowpy.load(os.path.join(FIXTURES, f"{name}.snowpy"))
+    expected = fixture["expected"][name.replace("_inference", "")]
+    texts = fixture["tests"]
+    if name.startswith("v1_network"):
+        X = Featurizer(bits=10, ngrams=(1, 1)).transform(texts)
+        assert model.links == "all"
+        np.testing.assert_allclose(model.decision_function(X), expected["decision"],
+                                   rtol=1e-12, atol=1e-12)
+        return
+    np.testing.assert_allclose(model.decision_function(texts), expected["decision"],
+                               rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(model.predict_proba(texts), expected["proba"], rtol=1e-12,
+                               atol=1e-15)
+    assert model.predict(texts).tolist() == expected["predict"]
+    assert model.network_.n_links_ < model.network_._store.n_rows * len(model.classes_)
+    if name == "v1_classifier":  # a full file goes on learning, and keeps its names
+        assert ["firmware"] in model.featurizer_.names_.values()
+        model.partial_fit(texts[:5], ["billing"] * 5)

@@ -10,16 +10,22 @@ import snowpy
 from snowpy.exceptions import ConfigurationError, NotFittedError
 
 
-def reference_train(X, labels, n_targets, *, rule, params, theta, bias, epochs, seed):
+def reference_train(X, labels, n_targets, *, rule, params, theta, bias, epochs, seed,
+                    links="all"):
     """Straightforward one-vs-all training, one example and one target at a time.
 
     Returns the final and the averaged weights, [features + 1, targets]
-    (row 0: bias), and the mistakes of each epoch (winner-take-all).
+    (row 0: bias), the mistakes of each epoch (winner-take-all) and which
+    weights are links. With ``links="positive"`` (SNoW's sparse network) a
+    weight exists once its feature is active in an example positive for the
+    target, weighs 0 before, and only existing weights are updated.
     """
     X = X.toarray()
     n, F = X.shape
     w0 = params.get("initial_weight", 0.0)
-    W = np.full((F + 1, n_targets), w0)
+    positive = links == "positive"
+    W = np.zeros((F + 1, n_targets)) if positive else np.full((F + 1, n_targets), w0)
+    linked = np.zeros(W.shape, dtype=bool) if positive else np.ones(W.shape, dtype=bool)
     U = np.zeros_like(W)
     seen = 0
     rng = np.random.default_rng(seed)
@@ -29,22 +35,30 @@ def reference_train(X, labels, n_targets, *, rule, params, theta, bias, epochs, 
         for i in rng.permutation(n):
             x = np.r_[1.0 if bias else 0.0, X[i]]
             active = np.flatnonzero(x)
-            activation = x @ W
+            activation = x @ W  # the prediction comes before any link of this example
             wrong += int(np.argmax(activation) != labels[i])
+            if positive:  # then the active features are linked to the example's target
+                fresh = active[~linked[active, labels[i]]]
+                linked[fresh, labels[i]] = True
+                W[fresh, labels[i]] = w0
+                U[fresh, labels[i]] += seen * w0  # from 0 to w0 at this time
+                activation = x @ W
             for t in range(n_targets):
-                positive = t == labels[i]
-                if positive and activation[t] >= theta or not positive and activation[t] < theta:
+                is_positive = t == labels[i]
+                if is_positive and activation[t] >= theta or \
+                        not is_positive and activation[t] < theta:
                     continue
-                old = W[active, t].copy()
+                rows = active[linked[active, t]]
+                old = W[rows, t].copy()
                 if rule == "perceptron":
-                    W[active, t] += params["learning_rate"] * (1 if positive else -1) * x[active]
+                    W[rows, t] += params["learning_rate"] * (1 if is_positive else -1) * x[rows]
                 else:
-                    factor = params["alpha"] if positive else params["beta"]
-                    W[active, t] *= factor ** x[active]
-                U[active, t] += seen * (W[active, t] - old)
+                    factor = params["alpha"] if is_positive else params["beta"]
+                    W[rows, t] *= factor ** x[rows]
+                U[rows, t] += seen * (W[rows, t] - old)
             seen += 1
         mistakes.append(wrong)
-    return W, W - U / seen, mistakes
+    return W, W - U / seen, mistakes, linked
 
 
 def random_problem(seed=0, n=60, F=30, T=3, binary=False):
@@ -58,77 +72,114 @@ def random_problem(seed=0, n=60, F=30, T=3, binary=False):
     ("perceptron", {"learning_rate": 0.5}, 0.0),
     ("winnow", {"alpha": 1.5, "beta": 0.7, "initial_weight": 0.3}, 1.0),
 ])
-@pytest.mark.parametrize("storage", ["dense", "compact"])
-def test_engine_matches_reference(rule, params, theta, storage):
+@pytest.mark.parametrize("links", ["all", "touched", "positive"])
+def test_engine_matches_reference(rule, params, theta, links):
     X, labels = random_problem(binary=rule == "winnow")
-    W, averaged, mistakes = reference_train(
-        X, labels, 3, rule=rule, params=params, theta=theta, bias=True, epochs=4, seed=3
-    )
-    net = snowpy.Network(rule, epochs=4, seed=3, early_stop=False, storage=storage,
+    W, averaged, mistakes, linked = reference_train(
+        X, labels, 3, rule=rule, params=params, theta=theta, bias=True, epochs=4, seed=3,
+        links="positive" if links == "positive" else "all")
+    net = snowpy.Network(rule, epochs=4, seed=3, early_stop=False, links=links,
                          theta=theta, **params).fit(X, labels)
     assert net.mistakes_ == mistakes
-    ids = net._table.feature_ids
-    np.testing.assert_allclose(net._table.W[0, 0], W[0], rtol=1e-12)
-    np.testing.assert_allclose(net._table.W[1:, 0], W[1 + ids], rtol=1e-12)
-    np.testing.assert_allclose(net.effective_weights()[0], averaged[0], rtol=1e-10, atol=1e-12)
+    columns = np.r_[-1, np.arange(X.shape[1])]  # the bias, then every feature
+    for t in range(3):
+        np.testing.assert_allclose(net._store.planes_of(columns, t)[:, 0], W[:, t], rtol=1e-12)
+    np.testing.assert_allclose(net.intercept_, averaged[0] - theta, rtol=1e-10, atol=1e-12)
     np.testing.assert_allclose(net.coef_, averaged[1:].T, rtol=1e-10, atol=1e-12)
+    if links == "positive":  # a link exactly where a feature met a positive example
+        assert net.n_links_ == linked.sum()
 
 
 def test_decision_function_is_the_linear_activation_minus_theta():
     X, labels = random_problem(seed=1)
-    net = snowpy.Network("winnow", theta=2.0).fit(X, labels)
-    expected = X @ net.coef_.T + net.intercept_
-    np.testing.assert_allclose(net.decision_function(X), expected, rtol=1e-12)
-    np.testing.assert_array_equal(net.predict(X), net.classes_[np.argmax(expected, axis=1)])
+    for links in ("positive", "touched"):
+        net = snowpy.Network("winnow", theta=2.0, links=links).fit(X, labels)
+        expected = X @ net.coef_.T + net.intercept_
+        np.testing.assert_allclose(net.decision_function(X), expected, rtol=1e-12)
+        np.testing.assert_array_equal(net.predict(X), net.classes_[np.argmax(expected, axis=1)])
 
 
-def test_compact_and_dense_storage_predict_alike():
+def test_positive_links_worked_example():
+    """SNoW's sparse network: a feature never active in a positive example of a target
+    has no link to it and contributes nothing to it, whatever the initial weight."""
+    X = sp.csr_matrix(np.array([[1.0, 1.0, 0.0], [0.0, 1.0, 1.0]]))
+    net = snowpy.Network("winnow", links="positive", initial_weight=2.0, theta=3.0,
+                         alpha=2.0, beta=0.5, average=False, bias=False, epochs=1,
+                         shuffle=False).fit(X, ["a", "b"])
+    # example 1 ("a"): links x0-a, x1-a at 2; a = 4 >= 3 right, b has no links: 0
+    # example 2 ("b"): links x1-b, x2-b at 2; a = 2 (x1 only) < 3 right, b = 4 >= 3 right
+    assert net.n_links_ == 4 and net.updates_ == [0]
+    np.testing.assert_array_equal(net.coef_, [[2.0, 2.0, 0.0], [0.0, 2.0, 2.0]])
+    # x2 never met an "a" example: with x2 alone, "a" scores 0 (below theta 3)
+    np.testing.assert_array_equal(net.decision_function([[0.0, 0.0, 1.0]]), [[-3.0, -1.0]])
+    # an unseen example of "a" with x2: a demotion of "b" on x2 only (x0 has no "b" link)
+    net.partial_fit(sp.csr_matrix([[1.0, 0.0, 1.0]]), ["a"])
+    np.testing.assert_array_equal(net.coef_, [[2.0, 2.0, 2.0], [0.0, 2.0, 2.0]])
+    assert net.updates_[-1] == 0  # a = 2 + 2 = 4 >= 3 right; b = 2 < 3 right
+
+
+def test_touched_predicts_like_all_on_unseen_features():
     X, labels = random_problem(seed=2, F=50)
     X_test, _ = random_problem(seed=9, F=50)  # has features never seen in training
-    dense = snowpy.Network("winnow", storage="dense").fit(X, labels)
-    compact = snowpy.Network("winnow", storage="compact").fit(X, labels)
+    full = snowpy.Network("winnow", links="all").fit(X, labels)
+    touched = snowpy.Network("winnow", links="touched").fit(X, labels)
     np.testing.assert_allclose(
-        compact.decision_function(X_test), dense.decision_function(X_test), rtol=1e-12
+        touched.decision_function(X_test), full.decision_function(X_test), rtol=1e-12
     )
+    assert touched.n_links_ <= full.n_links_
+    # an example that causes no update creates no link under "touched"
+    X = sp.csr_matrix(np.array([[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [1.0, 0.0, 1.0]]))
+    quiet = snowpy.Network("perceptron", links="touched", average=False, epochs=1,
+                           shuffle=False).fit(X, ["a", "b", "a"])
+    # 1: both targets at 0 >= 0: "a" right, "b" demoted on the bias and x0
+    # 2: a = 0 >= 0 demoted (bias, x1); b = -0.1 < 0 promoted (bias, x1)
+    # 3: a = -0.1 < 0 promoted on bias, x0, x2; b = -0.1 right: no link for x2-b
+    assert quiet.n_links_ == 7
+    assert snowpy.Network("perceptron", links="all", average=False, epochs=1,
+                          shuffle=False).fit(X, ["a", "b", "a"]).n_links_ == 8
 
 
-def test_compact_growth_in_place_or_by_copy_keeps_every_weight():
-    """Growth reallocates in place when nothing else holds the table, else copies."""
+def test_pool_growth_in_place_or_by_copy_keeps_every_weight():
+    """The pool grows in place when nothing else holds it, else by a copy; training in
+    blocks gives the network trained at once."""
     rng = np.random.default_rng(3)
     blocks = [sp.csr_matrix((np.ones(3000), rng.integers(0, 2**20, 3000), np.arange(0, 3001, 30)),
                             shape=(100, 2**20)) for _ in range(3)]
     labels = [rng.integers(0, 4, 100) for _ in range(3)]
-    reference = snowpy.Network("balanced-winnow", storage="dense")
+    whole = snowpy.Network("balanced-winnow").partial_fit(sp.vstack(blocks),
+                                                          np.concatenate(labels))
     free, held = snowpy.Network("balanced-winnow"), snowpy.Network("balanced-winnow")
     for X, y in zip(blocks, labels):
-        reference.partial_fit(X, y)
         free.partial_fit(X, y)
-        view = held._table._W if hasattr(held, "_table") else None  # forces the copy
+        view = held._store.W[:10] if held._is_fitted() else None  # forces the copy
         held.partial_fit(X, y)
         if view is not None:
-            assert view.shape[0] < held._table._W.shape[0] and np.isfinite(view).all()
-    assert free._table.n_rows > 1024  # it grew
+            assert np.isfinite(view).all()
+    assert free._store.W.shape[0] > 4096  # it grew
     for net in (free, held):
         np.testing.assert_allclose(net.decision_function(blocks[0]),
-                                   reference.decision_function(blocks[0]), rtol=1e-12)
+                                   whole.decision_function(blocks[0]), rtol=1e-12)
 
 
-def test_memory_dense_matches_scikit_learn_and_compact_follows_seen_features():
-    F, T = 2**16, 10
+def test_memory_follows_the_links():
+    """Memory grows with links and rows, not with features x targets or the width of X."""
+    F, T = 2**32, 50
     rng = np.random.default_rng(0)
-    cols = rng.choice(F, size=500, replace=False)
-    X = sp.csr_matrix((np.ones(2000), (np.repeat(np.arange(400), 5), rng.choice(cols, 2000))),
-                      shape=(400, F))
-    labels = rng.integers(0, T, 400)
-    dense = snowpy.Network("perceptron", storage="dense", average=False).fit(X, labels)
-    assert dense._table.W.nbytes == 8 * T * (F + 1)  # scikit-learn: coef_ 8*T*F + intercept_ 8*T
-    wide = sp.csr_matrix((X.data, X.indices, X.indptr), shape=(400, 2**32))
-    compact = snowpy.Network("perceptron", average=False).fit(wide, labels)
+    cols = rng.choice(2**20, size=5000, replace=False)
+    X = sp.csr_matrix((np.ones(8000), (np.repeat(np.arange(1000), 8), rng.choice(cols, 8000))),
+                      shape=(1000, F))
+    labels = rng.integers(0, T, 1000)
+    net = snowpy.Network("perceptron", average=False, links="positive").fit(X, labels)
+    pairs = {(c, t) for i, t in enumerate(labels) for c in X[i].indices}
+    assert net.n_links_ == len(pairs) + T  # one per (feature, label) met, and the biases
+    store = net._store
     seen = np.unique(X.indices).size
-    assert compact._table.n_rows == seen + 1
-    # rows grow by doubling and the map stays at most half full: a small multiple of
-    # the features seen plus a fixed start (1,024 rows), nothing per column of X
-    assert compact._table.nbytes() <= 2 * (8 * T + 40) * max(seen, 1024)
+    assert store.n_rows == seen + 1
+    # links: a target, a weight; rows: start, size, room and the feature map (<= 80 bytes)
+    per_link, per_row = 4 + 8, 16 + 80
+    assert store.nbytes() <= 3 * (per_link * max(net.n_links_, 4096) + per_row * max(seen, 1024))
+    full = snowpy.Network("perceptron", average=False, links="all").fit(X, labels)
+    assert full.n_links_ == (seen + 1) * T
 
 
 def test_fixed_seed_is_deterministic_and_seeds_differ():
@@ -232,8 +283,14 @@ def test_get_and_set_params_follow_scikit_learn():
      "X has 2 rows but y has 1 entries"),
     (lambda: snowpy.Network(epochs=0).fit([[1.0]], ["a"]), ConfigurationError,
      "epochs must be a positive integer"),
-    (lambda: snowpy.Network(storage="disk").fit([[1.0]], ["a"]), ConfigurationError,
-     "storage must be one of compact, dense"),
+    (lambda: snowpy.Network(links="some").fit([[1.0]], ["a"]), ConfigurationError,
+     "links must be one of 'positive', 'touched', 'all', got 'some'"),
+    (lambda: snowpy.Network(eligibility=0).fit([[1.0]], ["a"]), ConfigurationError,
+     "eligibility must be an integer >= 1"),
+    (lambda: snowpy.Network(links="touched", eligible_percent=10).fit([[1.0]], ["a"]),
+     ConfigurationError, "only links='positive' counts"),
+    (lambda: snowpy.Network(precision="float16").fit([[1.0]], ["a"]), ConfigurationError,
+     "precision must be one of 'float64', 'float32'"),
     (lambda: snowpy.Network().fit("some text", ["a"]), ConfigurationError,
      "for raw text use snowpy.SnowClassifier"),
     (lambda: snowpy.Network().fit([[1.0]], [None]), ConfigurationError,
@@ -252,7 +309,7 @@ def test_user_errors_are_clear(call, error, fragment):
 def test_bias_strength_is_configurable():
     X = sp.csr_matrix(np.array([[0.1, 0.0], [0.0, 0.1]]))
     net = snowpy.Network("perceptron", bias=0.1, average=False, learning_rate=1, epochs=1,
-                         shuffle=False).fit(X, ["a", "b"])
+                         shuffle=False, links="all").fit(X, ["a", "b"])
     # 1st example: activations 0, 0 -> "a" correct at theta 0, "b" demoted: bias_b = -0.1
     # 2nd: a = 0 >= 0 demoted (bias_a = -0.1); b = -0.01 < 0 promoted (bias_b = 0)
     np.testing.assert_allclose(net.effective_weights()[0], [-0.1, 0.0])

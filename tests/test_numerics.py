@@ -16,9 +16,18 @@ import scipy.sparse as sp
 
 import snowpy
 from snowpy.exceptions import NumericalError, PluginError
-from snowpy.network.engine import MAX_MAGNITUDE, MIN_MAGNITUDE
+from snowpy.network.links import PRECISIONS
 from snowpy.plugins import temporary_plugin
 from snowpy.rules import Param, RuleKernel, RuleSpec, theta_param
+
+
+_, MIN_MAGNITUDE, MAX_MAGNITUDE = PRECISIONS["float64"]
+
+
+def link_weights(net):
+    """Every link's weight planes, ``[links, planes]``."""
+    store = net._store
+    return store.W[store.live_slots()]
 
 
 def noisy_problem(seed=0, n=300, F=200, T=5):
@@ -33,7 +42,7 @@ def test_overflow_is_clamped_and_warned():
     with pytest.warns(snowpy.NumericalWarning, match="exceeded the largest magnitude kept"):
         net = snowpy.Network("winnow", alpha=10, theta=1e150, initial_weight=1,
                              epochs=5).fit(X, y)
-    W = net._table.W
+    W = link_weights(net)
     assert net.overflows_ > 0 and np.all(np.isfinite(W)) and W.max() == MAX_MAGNITUDE
     assert np.all(np.isfinite(net.decision_function(X)))
 
@@ -45,9 +54,23 @@ def test_underflow_is_floored_and_counted():
     with warnings.catch_warnings():
         warnings.simplefilter("error", snowpy.NumericalWarning)
         net.fit(X, y)
-    W = net._table.W
+    W = link_weights(net)
     assert net.underflows_ > 0 and W.min() == MIN_MAGNITUDE
-    assert np.all(np.any(W[:, 0, :] > MIN_MAGNITUDE, axis=0)) or np.all(W > 0)  # never zero
+    assert np.all(W > 0)  # never zero
+
+
+@pytest.mark.parametrize("precision", ["float64", "float32"])
+def test_multiplicative_weights_never_die_at_zero(precision):
+    """A demotion factor ``beta ** v`` that underflows to 0 (strength 2,000) must not leave
+    a weight at exactly 0, where no promotion could revive it: it is floored and counted."""
+    X = sp.csr_matrix(np.array([[2000.0, 1.0], [0.0, 1.0]]))
+    net = snowpy.Network("winnow", beta=0.5, theta=1.0, initial_weight=1.0, epochs=3,
+                         bias=False, average=False, links="all", precision=precision)
+    net.fit(X, ["a", "b"])
+    W = link_weights(net)
+    floor = np.dtype(precision).type(PRECISIONS[precision][1])
+    assert net.underflows_ > 0
+    assert np.all(W > 0) and W.min() == floor
 
 
 def test_initial_weight_beyond_the_range_is_refused():
@@ -63,26 +86,26 @@ def test_long_noisy_runs_stay_finite():
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", snowpy.NumericalWarning)
             net = snowpy.Network(rule, epochs=100, early_stop=False, **params).fit(X, y)
-        assert np.all(np.isfinite(net._table.W))
-        assert np.all(np.abs(net._table.W) >= MIN_MAGNITUDE)
+        assert np.all(np.isfinite(link_weights(net)))
+        assert np.all(np.abs(link_weights(net)) >= MIN_MAGNITUDE)
         assert np.all(np.isfinite(net.decision_function(X)))
 
 
 @numba.njit
-def _nan_update(W, S, t, y, activation, rows, vals, m, sqnorm, params):
+def _nan_update(w, S, t, y, activation, vals, m, sqnorm, params):
     for k in range(m):
-        W[rows[k], 0, t] = np.nan
+        w[k, 0] = np.nan
 
 
 @numba.njit
-def _dividing_update(W, S, t, y, activation, rows, vals, m, sqnorm, params):
+def _dividing_update(w, S, t, y, activation, vals, m, sqnorm, params):
     for k in range(m):
-        W[rows[k], 0, t] /= W[rows[k], 0, t] - W[rows[k], 0, t]
+        w[k, 0] /= w[k, 0] - w[k, 0]
 
 
 @numba.njit
-def _wrong_contract(W, t, y):
-    W[0, 0, t] += y
+def _wrong_contract(w, t, y):
+    w[0, 0] += y
 
 
 def rule_plugin(name, update):

@@ -17,7 +17,7 @@ from snowpy.plugins import get_rule, list_rules
 
 
 def unit(rule: str, **params) -> snowpy.Network:
-    return snowpy.Network(rule, bias=False, average=False, storage="dense", **params)
+    return snowpy.Network(rule, bias=False, average=False, links="all", **params)
 
 
 def step(net: snowpy.Network, x, positive: bool) -> snowpy.Network:
@@ -27,7 +27,7 @@ def step(net: snowpy.Network, x, positive: bool) -> snowpy.Network:
 
 def planes(net: snowpy.Network) -> np.ndarray:
     """Raw weight planes of the one target, [features, planes]."""
-    return net._table.W[1:, :, 0].copy()
+    return net._store.planes_of(np.arange(net.n_features_in_), 0)
 
 
 def test_balanced_winnow_two_planes():

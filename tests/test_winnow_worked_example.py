@@ -37,7 +37,7 @@ def expected(**given: float) -> np.ndarray:
 def make_network() -> snowpy.Network:
     return snowpy.Network(
         "winnow", alpha=2, beta=0.5, theta=N, initial_weight=1, bias=False,
-        average=False, storage="dense",
+        average=False, links="all",
     )
 
 
@@ -62,7 +62,7 @@ def test_slides_table_row_by_row():
     # (the slides skip the steps) and continue with the table's last two rows.
     state = np.full(N, 512.0)
     state[1] = 256.0
-    net._table.W[1:, 0, 0] = state
+    net._store.W[net._store.positions(np.arange(N), 0), 0] = state
     net._effective_cache.clear()
 
     net.partial_fit(example(3, 4), [[]])  # negative, activation 1024 >= theta: demote

@@ -11,72 +11,118 @@ import typer
 from snowpy.cli.common import echo_json, handles_errors
 
 
-def describe(model: Any, top: int) -> dict[str, Any]:
-    """Everything ``inspect`` shows, as a dict."""
+def _parts(model: Any) -> tuple[Any, Any, Any]:
+    """``(classifier or None, network, featurizer or None)``."""
     from snowpy.classifier import SnowClassifier
 
-    classifier = model if isinstance(model, SnowClassifier) else None
-    net = classifier.network_ if classifier else model
-    featurizer = classifier.featurizer_ if classifier else None
-    table = net._table
-    weights = net.effective_weights()[: table.n_rows]
-    feature_ids = table.feature_ids
-    names = featurizer.names_ if featurizer is not None and featurizer.keep_names else {}
+    if isinstance(model, SnowClassifier):
+        return model, model.network_, model.featurizer_
+    return None, model, None
+
+
+def _names(featurizer: Any) -> dict[int, list[str]]:
+    return featurizer.names_ if featurizer is not None and featurizer.keep_names else {}
+
+
+def _by_target(net: Any) -> tuple[Any, np.ndarray]:
+    """The links as a CSC matrix ``[rows, targets]`` (a column per target) and row ids."""
+    links = net.effective_links().tocsc()
+    links.sort_indices()
+    return links, net.feature_ids_
+
+
+def describe(model: Any, top: int) -> dict[str, Any]:
+    """Everything ``inspect`` shows, as a dict."""
+    classifier, net, featurizer = _parts(model)
+    store = net._store
+    names = _names(featurizer)
     classes = net.classes_.tolist()
+    links, ids = _by_target(net)
     heaviest = {}
+    biases = {}
     for t, label in enumerate(classes):
-        column = weights[1:, t]
-        best = np.argsort(-column, kind="stable")[:top]
+        column = slice(links.indptr[t], links.indptr[t + 1])
+        rows, weights = links.indices[column], links.data[column]
+        biases[str(label)] = float(weights[0]) if rows.size and rows[0] == 0 \
+            else float(net.absent_weight_)
+        features = rows > 0
+        rows, weights = rows[features], weights[features]
+        best = np.argsort(-weights, kind="stable")[:top]
         heaviest[str(label)] = [
-            {"feature": int(feature_ids[i]), "weight": float(column[i]),
-             "names": names.get(int(feature_ids[i]), [])} for i in best]
+            {"feature": int(ids[rows[i] - 1]), "weight": float(weights[i]),
+             "names": names.get(int(ids[rows[i] - 1]), [])} for i in best]
     return {
         "kind": "classifier" if classifier else "network",
         "rule": net.rule, "rule_params": net.rule_params_,
         "options": {name: getattr(net, name) for name in net._option_names if name != "rule"},
         "front_end": featurizer.get_params() if featurizer is not None else None,
         "classes": classes, "multilabel": net.multilabel_,
-        "features_seen": int(table.n_rows - 1), "n_features": int(net.n_features_in_),
+        "features_seen": int(store.n_rows - 1), "n_features": int(net.n_features_in_),
+        "links": int(store.n_links), "absent_weight": float(net.absent_weight_),
         "names_kept": bool(names),
         "training": {"epochs": len(net.mistakes_), "mistakes_per_epoch": net.mistakes_,
                      "updates_per_epoch": net.updates_, "examples": net.n_examples_seen_,
                      "promotions": net.promotions_.tolist(), "demotions": net.demotions_.tolist(),
                      "overflows": net.overflows_, "underflows": net.underflows_},
-        "bias": {str(c): float(w) for c, w in zip(classes, net.intercept_)},
+        "bias_strength": net._bias_strength(), "theta": float(net.rule_params_["theta"]),
+        "bias_weight": biases,
         "calibration": net.calibration_.header() if net.calibration_ is not None else None,
-        "inference_only": bool(table.frozen),
+        "inference_only": bool(store.frozen),
         "top_features": heaviest,
     }
 
 
-def export(model: Any, path: Path) -> None:
-    """Every weight, per target: JSON (``.json``) or SNoW-like text (other suffixes)."""
+def export(model: Any, path: Path, progress: Any = None) -> int:
+    """Every link, per target: JSON (``.json``) or SNoW-like text (other suffixes).
+
+    The size is proportional to the links; ``progress(done, total)`` is called
+    after each target. Returns the links written.
+    """
     import orjson
 
-    info = describe(model, top=0)
-    net = model.network_ if info["kind"] == "classifier" else model
-    table = net._table
-    weights = net.effective_weights()[: table.n_rows]
-    ids = table.feature_ids
-    names = model.featurizer_.names_ if info["names_kept"] else {}
-    if path.suffix.lower() == ".json":
-        payload = {"rule": info["rule"], "rule_params": info["rule_params"], "targets": [
-            {"label": label, "bias": float(weights[0, t]),
-             "weights": [{"feature": int(ids[i]), "weight": float(weights[1 + i, t]),
-                          **({"names": names[int(ids[i])]} if int(ids[i]) in names else {})}
-                         for i in range(ids.size)]}
-            for t, label in enumerate(info["classes"])]}
-        path.write_bytes(orjson.dumps(payload, option=orjson.OPT_INDENT_2))
-        return
-    with open(path, "w", encoding="utf-8") as out:
-        out.write(f"# snowpy network: rule {info['rule']} {info['rule_params']}\n")
-        for t, label in enumerate(info["classes"]):
-            out.write(f"target {t} {label} bias {weights[0, t]:.6g} "
-                      f"promotions {info['training']['promotions'][t]} "
-                      f"demotions {info['training']['demotions'][t]}\n")
-            for i in range(ids.size):
-                name = " | ".join(names.get(int(ids[i]), []))
-                out.write(f"  {int(ids[i])} {weights[1 + i, t]:.6g}{' ' + name if name else ''}\n")
+    classifier, net, featurizer = _parts(model)
+    names = _names(featurizer)
+    links, ids = _by_target(net)
+    classes = net.classes_.tolist()
+    promotions, demotions = net.promotions_.tolist(), net.demotions_.tolist()
+    absent = float(net.absent_weight_)
+    theta = float(net.rule_params_["theta"])
+    head = {"rule": net.rule, "rule_params": net.rule_params_, "links": net.links,
+            "absent_weight": absent, "theta": theta, "bias_strength": net._bias_strength()}
+    as_json = path.suffix.lower() == ".json"
+    with open(path, "wb") as out:
+        if as_json:
+            out.write(orjson.dumps(head)[:-1] + b', "targets": [\n')
+        else:
+            out.write(f"# snowpy network: rule {net.rule} {net.rule_params_}; links "
+                      f"{net.links}, a missing link weighs {absent:.6g}; theta {theta:g}\n"
+                      .encode("utf-8"))
+        for t, label in enumerate(classes):
+            column = slice(links.indptr[t], links.indptr[t + 1])
+            rows, weights = links.indices[column], links.data[column]
+            bias = float(weights[0]) if rows.size and rows[0] == 0 else absent
+            features = rows > 0
+            feature_ids = ids[rows[features] - 1].tolist()
+            values = weights[features].tolist()
+            if as_json:
+                entry = {"label": label, "bias": bias, "promotions": promotions[t],
+                         "demotions": demotions[t], "weights": [
+                             {"feature": f, "weight": w, **({"names": names[f]} if f in names
+                                                            else {})}
+                             for f, w in zip(feature_ids, values)]}
+                out.write((b",\n" if t else b"") + orjson.dumps(entry))
+            else:
+                lines = [f"target {t} {label} bias {bias:.6g} promotions {promotions[t]} "
+                         f"demotions {demotions[t]} links {len(values)}"]
+                for f, w in zip(feature_ids, values):
+                    name = " | ".join(names.get(f, []))
+                    lines.append(f"  {f} {w:.6g}{' ' + name if name else ''}")
+                out.write(("\n".join(lines) + "\n").encode("utf-8"))
+            if progress is not None:
+                progress(t + 1, len(classes))
+        if as_json:
+            out.write(b"\n]}\n")
+    return int(links.nnz)
 
 
 @handles_errors
@@ -84,35 +130,45 @@ def inspect(
     model: Annotated[Path, typer.Argument(help="model file")],
     top: Annotated[int, typer.Option(help="heaviest features shown per class")] = 10,
     export_to: Annotated[Path | None, typer.Option(
-        "--export", help="write every weight to .json, or SNoW-like text (.txt)")] = None,
+        "--export", help="write every link to .json, or SNoW-like text (.txt)")] = None,
     json_output: Annotated[bool, typer.Option("--json", help="machine-readable output")] = False,
 ) -> None:
     """Show MODEL: rule, parameters, classes, training figures, heaviest features."""
+    from rich.console import Console
+
     from snowpy import load
 
+    console = Console(stderr=json_output)
     loaded = load(model)
     if export_to is not None:
-        export(loaded, export_to)
+        from rich.progress import Progress
+
+        with Progress(console=Console(stderr=True), transient=True) as bar:
+            task = bar.add_task("exporting", total=len(loaded.classes_))
+            written = export(loaded, export_to,
+                             progress=lambda done, total: bar.update(task, completed=done))
     info = describe(loaded, top)
     if json_output:
         echo_json(info)
         return
-    from rich.console import Console
     from rich.table import Table
 
-    console = Console()
     console.print(f"[bold]{model}[/bold]: {info['kind']}, rule {info['rule']} "
                   f"{info['rule_params']}")
-    console.print(f"{len(info['classes'])} classes, {info['features_seen']:,} features seen "
-                  f"of {info['n_features']:,}, trained {info['training']['epochs']} epochs on "
+    console.print(f"{len(info['classes'])} classes, {info['links']:,} links "
+                  f"({info['options']['links']}) over {info['features_seen']:,} features seen of "
+                  f"{info['n_features']:,}; trained {info['training']['epochs']} epochs on "
                   f"{info['training']['examples']:,} examples; mistakes per epoch "
                   f"{info['training']['mistakes_per_epoch']}")
+    console.print(f"activation = bias weight x {info['bias_strength']:g} + sum of linked "
+                  f"weights; a target claims an example at theta = {info['theta']:g}")
     if info["calibration"]:
         console.print(f"calibrated: {info['calibration']}")
     if info["inference_only"]:
         console.print("inference only: effective weights, no training state")
     for label, features in info["top_features"].items():
-        table = Table(title=f"{label} (bias {info['bias'][label]:.4g})", title_justify="left")
+        table = Table(title=f"{label} (bias weight {info['bias_weight'][label]:.4g})",
+                      title_justify="left")
         table.add_column("feature")
         table.add_column("weight", justify="right")
         for item in features:
@@ -120,4 +176,4 @@ def inspect(
             table.add_row(shown, f"{item['weight']:.4g}")
         console.print(table)
     if export_to is not None:
-        console.print(f"exported every weight to {export_to}")
+        console.print(f"exported {written:,} links to {export_to}")

@@ -72,9 +72,7 @@ def train(
         calibrate=None if calibrate == "none" else calibrate,
         calibration_folds=calibration_folds, keep_names=keep_names, **rule_params,
     )
-    network = classifier._make_network()
-    network.resolve_rule()
-    network._check_options()  # every option is checked before the corpus is read
+    classifier._make_network().check_options()  # every option before the corpus is read
     started = time.perf_counter()
     texts, labels, problems = read_documents(corpus, split=split, format=format,
                                              encoding=encoding, on_error=on_error)
@@ -88,7 +86,7 @@ def train(
         if reporter:
             reporter.close()
         if save_partial is not None and hasattr(classifier, "network_") \
-                and hasattr(classifier.network_, "_table"):
+                and hasattr(classifier.network_, "_store"):
             classifier.network_.calibration_ = None
             classifier.save(save_partial)
             err(f"interrupted: what was learned so far is in {save_partial}; {output} untouched")

@@ -1,4 +1,4 @@
-"""The training epoch: one compiled loop over a CSR matrix.
+"""The training epoch: one compiled loop over a CSR matrix and the link pool.
 
 :func:`run_epoch` takes the rule's ``update`` kernel as a first-class
 function: a C callback of one fixed signature
@@ -8,28 +8,44 @@ or pluggy call per example, and it is cached on disk, so a new process does
 not compile it again. (Passing the kernel as a dispatcher instead, the
 pattern pynndescent uses, specialises the loop per rule but makes it
 uncacheable: numba keys such caches by an identity that changes in every
-process, numba issues #2956 and #6264; that cost about a second per rule per
-process.)
+process, numba issues #2956 and #6264.)
 
 Per example ``i`` (in the order given):
 
 1. gather the active rows and strengths, the bias first (with its strength)
-   when on;
-2. the activation of every target, ``sum_k v_k * sum_p c_p W[r_k, p, t]``;
-3. the network's prediction before learning (winner-take-all over the allowed
-   targets, or for multi-label networks every target at or above ``theta``)
-   and whether it was a mistake;
-4. for every allowed target, SNoW's test: a positive example needs
+   when on; count the rows' activity when eligibility needs it (SNoW ``-e``);
+   a row is *eligible* once its count reaches ``min_count``;
+2. the activation of every target from its links: ``absent * sum_k v_k +
+   sum_k v_k * sum_{links of r_k} (w - absent)``, where ``absent`` is the
+   effective weight of a missing link (0 for ``POSITIVE``, the initial
+   effective weight otherwise);
+3. the network's prediction before learning (winner-take-all over the
+   allowed targets, or for multi-label networks every target at or above
+   ``theta``) and whether it was a mistake;
+4. create links (SNoW's sparse network): with ``POSITIVE`` every eligible
+   active row is linked to each target the example is positive for, with
+   ``ALL`` to every target it is shown to; a new link's initial weight joins
+   the target's activation from here on (the prediction was made without
+   it: the example's label must not leak into it);
+5. for every allowed target, SNoW's test: a positive example needs
    ``activation >= theta + thickness``, a negative one ``activation < theta -
-   negative_thickness``; otherwise the rule's kernel updates the target.
-   With ``constraint`` (SNoW's constraint classification, ``-O +``; single
-   label only) the test is relative instead: every other allowed target
-   whose activation is at least the true target's minus the thickness (a tie
-   included) is demoted, and the true target promoted once if there was any;
-5. the updated weights are checked: magnitudes are clamped into
-   ``[MIN_MAGNITUDE, MAX_MAGNITUDE]`` (overflows and underflows counted apart,
-   never silent), NaN stops the epoch; averaged weights are kept with the usual trick
-   ``U += c * delta`` so that the average is ``W - U / c``.
+   negative_thickness``; otherwise the target's weights on the example's
+   eligible rows are gathered (a missing link at its initial weights with
+   ``TOUCHED``; skipped with ``POSITIVE``) and the rule's kernel updates them.
+   With ``constraint`` (SNoW's constraint classification, ``-O +``) the test
+   is relative: every other allowed target whose activation is at least the
+   true target's minus the thickness is demoted, and the true target
+   promoted once if there was any;
+6. the updated weights are checked and written back: magnitudes clamped into
+   ``[min_magnitude, max_magnitude]`` (a multiplicative rule's weight that
+   reached zero is raised to the floor: an underflow), counted, never
+   silent; NaN stops the epoch. ``TOUCHED`` creates the link of a weight the
+   update changed. Averaged weights are kept with the usual trick ``U +=
+   c * delta``, so that the average is ``W - U / c``.
+
+The pool must have room for the links an example may create; when it has
+not, the epoch stops before that example and reports the room it needs
+(:data:`NEED_ROOM`): the caller grows the pool and continues from there.
 """
 
 from __future__ import annotations
@@ -37,73 +53,80 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-__all__ = ["run_epoch", "MIN_MAGNITUDE", "MAX_MAGNITUDE"]
+from snowpy.network.blocks import USED, find_link, insert_link
 
-#: Smallest non-zero weight magnitude kept; smaller magnitudes are raised to it.
-MIN_MAGNITUDE = 1e-100
-#: Largest weight magnitude kept; larger ones are lowered to it.
-MAX_MAGNITUDE = 1e100
+__all__ = ["run_epoch", "POSITIVE", "TOUCHED", "ALL", "POLICIES", "RESULT_FIELDS"]
+
+#: Link policies (``links=`` of :class:`snowpy.Network`), as the engine numbers them.
+POSITIVE = 0
+TOUCHED = 1
+ALL = 2
+POLICIES = {"positive": POSITIVE, "touched": TOUCHED, "all": ALL}
+
+#: What :func:`run_epoch` returns, in order.
+RESULT_FIELDS = ("processed", "mistakes", "updates", "overflows", "underflows", "nonfinite",
+                 "seen", "need_room")
+
+
+@numba.njit(nogil=True, cache=True, inline="always")
+def _plane_sum(W, j, planes, kind):  # pragma: no cover - compiled
+    if kind == 1:
+        return W[j, 0]
+    if kind == 2:
+        return W[j, 0] - W[j, 1]
+    total = 0.0
+    for p in range(planes.shape[0]):
+        total += planes[p] * W[j, p]
+    return total
 
 
 @numba.njit(nogil=True, cache=True)
-def run_epoch(
-    update,
-    W,
-    S,
-    planes,
-    params,
-    indptr,
-    rows,
-    vals,
-    order,
-    y_indptr,
-    y_targets,
-    a_indptr,
-    a_targets,
-    theta,
-    pos_thickness,
-    neg_thickness,
-    bias,
-    multilabel,
-    constraint,
-    U,
-    seen,
-    counts,
-    max_active,
-    scores,
-):  # pragma: no cover - compiled; covered by the NUMBA_DISABLE_JIT test run
-    """Train for one pass over ``order`` and return the epoch's figures.
+def run_epoch(update, rowinfo, pool, S, planes, params, init_w, absent_w, policy, min_count,
+              counting, creating, multiplicative, min_magnitude, max_magnitude, indptr, rows,
+              vals, order, y_indptr, y_targets, a_indptr, a_targets, theta, pos_thickness,
+              neg_thickness, bias, multilabel, constraint, seen, counts, max_active,
+              scores):  # pragma: no cover - compiled; covered by the NUMBA_DISABLE_JIT run
+    """Train for one pass over ``order``; returns the figures of :data:`RESULT_FIELDS`.
 
-    Returns
-    -------
-    mistakes : int
-        Examples the network got wrong before learning from them.
-    updates : int
-        Target updates made.
-    overflows, underflows : int
-        Weights whose magnitude was lowered to ``MAX_MAGNITUDE`` or raised to
-        ``MIN_MAGNITUDE``.
-    nonfinite : int
-        1 when the kernel produced NaN (the epoch stopped there), else 0.
-    seen : int
-        ``seen`` plus the number of examples processed (averaging clock).
-
-    When ``scores`` has rows, ``scores[pos, t]`` receives target ``t``'s score
-    (activation minus ``theta``) for the ``pos``-th example of ``order``
-    *before* learning from it, from the averaged weights when averaging
-    (progressive validation, for calibration).
+    ``rowinfo = (start, size, cap, count)`` describes each feature row's
+    block (``count`` is empty unless ``min_count > 1``); ``pool = (target,
+    W, U, lcount, meta)`` holds the links (``U`` empty unless averaging,
+    ``lcount`` empty unless link counts are kept). When ``scores`` has rows,
+    ``scores[pos, t]`` receives target ``t``'s score (activation minus
+    ``theta``) for the ``pos``-th example of ``order`` *before* learning from
+    it, from the averaged weights when averaging (progressive validation).
     """
-    n_targets = W.shape[2]
-    n_planes = W.shape[1]
+    start, size, cap, count = rowinfo
+    target, W, U, lcount, meta = pool
+    n_targets = counts.shape[0]
+    n_planes = planes.shape[0]
+    kind = 0
+    if n_planes == 1 and planes[0] == 1.0:
+        kind = 1
+    elif n_planes == 2 and planes[0] == 1.0 and planes[1] == -1.0:
+        kind = 2
     restricted = a_indptr.shape[0] > 0
     averaging = U.shape[0] > 0
-    single = n_planes == 1 and planes[0] == 1.0
-    balanced = n_planes == 2 and planes[0] == 1.0 and planes[1] == -1.0
+    counting_rows = count.shape[0] > 0 and counting
+    counting_links = lcount.shape[0] > 0 and counting
+    absent = 0.0
+    initial = 0.0
+    for p in range(n_planes):
+        absent += planes[p] * absent_w[p]
+        initial += planes[p] * init_w[p]
+    capacity = target.shape[0]
     row_buf = np.empty(max_active + 1, np.int64)
     val_buf = np.empty(max_active + 1, np.float64)
-    old = np.empty((max_active + 1) * n_planes, np.float64)
+    eligible = np.empty(max_active + 1, np.bool_)
+    wbuf = np.empty((max_active + 1, n_planes), np.float64)
+    vbuf = np.empty(max_active + 1, np.float64)
+    kbuf = np.empty(max_active + 1, np.int64)
+    jbuf = np.empty(max_active + 1, np.int64)
+    new_w = np.empty(n_planes, np.float64)
+    new_u = np.empty(n_planes, np.float64)
     acc = np.empty(n_targets, np.float64)
     stamp = np.zeros(n_targets, np.int64)
+    allowed_stamp = np.zeros(n_targets, np.int64)
     recording = scores.shape[0] > 0
     mistakes = 0
     updates = 0
@@ -121,50 +144,49 @@ def run_epoch(
             row_buf[m] = rows[j]
             val_buf[m] = vals[j]
             m += 1
-        sqnorm = 0.0
-        for k in range(m):
-            sqnorm += val_buf[k] * val_buf[k]
-        for t in range(n_targets):
-            acc[t] = 0.0
-        if single:
-            for k in range(m):
-                r = row_buf[k]
-                v = val_buf[k]
-                for t in range(n_targets):
-                    acc[t] += v * W[r, 0, t]
-        elif balanced:
-            for k in range(m):
-                r = row_buf[k]
-                v = val_buf[k]
-                for t in range(n_targets):
-                    acc[t] += v * (W[r, 0, t] - W[r, 1, t])
-        else:
-            for k in range(m):
-                r = row_buf[k]
-                for p in range(n_planes):
-                    cv = planes[p] * val_buf[k]
-                    if cv != 0.0:
-                        for t in range(n_targets):
-                            acc[t] += cv * W[r, p, t]
-        if recording:
-            for t in range(n_targets):
-                scores[pos, t] = acc[t] - theta
-            if averaging and seen > 0:  # the averaged weights' score, as predict sees it
-                for k in range(m):
-                    r = row_buf[k]
-                    for p in range(n_planes):
-                        cv = planes[p] * val_buf[k] / seen
-                        if cv != 0.0:
-                            for t in range(n_targets):
-                                scores[pos, t] -= cv * U[r, p, t]
-        for j in range(y_indptr[i], y_indptr[i + 1]):
-            stamp[y_targets[j]] = mark
         if restricted:
             lo = a_indptr[i]
             n_allowed = a_indptr[i + 1] - lo
         else:
             lo = 0
             n_allowed = n_targets
+        for j in range(y_indptr[i], y_indptr[i + 1]):
+            stamp[y_targets[j]] = mark
+        # --- room for the links this example may create
+        if policy == TOUCHED or creating:
+            linked = 0
+            for k in range(m):
+                linked += size[row_buf[k]]
+            fan = n_allowed if policy != POSITIVE else y_indptr[i + 1] - y_indptr[i]
+            need = 4 * (linked + m * fan)
+            if meta[USED] + need > capacity:
+                return pos, mistakes, updates, overflows, underflows, 0, seen, need
+        # --- eligibility (SNoW -e): rows count their activity
+        vsum = 0.0
+        for k in range(m):
+            r = row_buf[k]
+            vsum += val_buf[k]
+            if counting_rows and r > 0 and count[r] < 2147483647:
+                count[r] += 1
+            eligible[k] = r == 0 or min_count <= 1 or count[r] >= min_count
+        # --- activations
+        for t in range(n_targets):
+            acc[t] = absent * vsum
+        for k in range(m):
+            r = row_buf[k]
+            v = val_buf[k]
+            for j in range(start[r], start[r] + size[r]):
+                acc[target[j]] += v * (_plane_sum(W, j, planes, kind) - absent)
+        if recording:
+            for t in range(n_targets):
+                scores[pos, t] = acc[t] - theta
+            if averaging and seen > 0:  # the averaged weights' score, as predict sees it
+                for k in range(m):
+                    r = row_buf[k]
+                    v = val_buf[k] / seen
+                    for j in range(start[r], start[r] + size[r]):
+                        scores[pos, target[j]] -= v * _plane_sum(U, j, planes, 0)
+        # --- the prediction before learning
         if n_allowed > 0:
             wrong = False
             if multilabel:
@@ -182,6 +204,33 @@ def run_epoch(
                 wrong = stamp[best] != mark
             if wrong:
                 mistakes += 1
+        # --- link creation (SNoW's sparse network), after the prediction: the new
+        #     links, at their initial weights, join the activation the updates see
+        if creating and policy != TOUCHED:
+            if restricted:
+                for q in range(n_allowed):
+                    allowed_stamp[a_targets[lo + q]] = mark
+            for q in range(n_allowed if policy == ALL else y_indptr[i + 1] - y_indptr[i]):
+                if policy == ALL:
+                    t = a_targets[lo + q] if restricted else q
+                else:
+                    t = y_targets[y_indptr[i] + q]
+                    if restricted and allowed_stamp[t] != mark:
+                        continue
+                for p in range(n_planes):
+                    new_w[p] = init_w[p]
+                    new_u[p] = seen * (init_w[p] - absent_w[p]) if averaging else 0.0
+                for k in range(m):
+                    if not eligible[k]:
+                        continue
+                    r = row_buf[k]
+                    j = find_link(target, start[r], size[r], t)
+                    if j < 0:
+                        j = insert_link(r, t, -1 - j, start, size, cap, target, W, U, lcount,
+                                        meta, new_w, new_u)
+                        acc[t] += val_buf[k] * (initial - absent)
+                    if counting_links and policy == POSITIVE:
+                        lcount[j] += 1
         true_score = 0.0
         violated = False
         if constraint:
@@ -192,6 +241,7 @@ def run_epoch(
                 if stamp[t] != mark and acc[t] >= true_score - pos_thickness:
                     violated = True
                     break
+        # --- updates
         for q in range(n_allowed):
             t = a_targets[lo + q] if restricted else q
             if constraint:
@@ -211,30 +261,68 @@ def run_epoch(
                 if acc[t] < theta - neg_thickness:
                     continue
                 y = -1.0
-            if averaging:
-                for k in range(m):
-                    for p in range(n_planes):
-                        old[k * n_planes + p] = W[row_buf[k], p, t]
-            update(W, S, t, y, acc[t], row_buf, val_buf, m, sqnorm, params)
+            g = 0
+            sqnorm = 0.0
             for k in range(m):
+                if not eligible[k]:
+                    continue
                 r = row_buf[k]
+                j = find_link(target, start[r], size[r], t)
+                if j >= 0:
+                    for p in range(n_planes):
+                        wbuf[g, p] = W[j, p]
+                elif policy == TOUCHED:
+                    for p in range(n_planes):
+                        wbuf[g, p] = init_w[p]
+                else:
+                    continue
+                jbuf[g] = j
+                kbuf[g] = k
+                vbuf[g] = val_buf[k]
+                sqnorm += val_buf[k] * val_buf[k]
+                g += 1
+            if g == 0:
+                continue
+            update(wbuf, S, t, y, acc[t], vbuf, g, sqnorm, params)
+            for h in range(g):
                 for p in range(n_planes):
-                    w = W[r, p, t]
+                    w = wbuf[h, p]
                     if w != w:
-                        return mistakes, updates, overflows, underflows, 1, seen + pos
+                        return pos, mistakes, updates, overflows, underflows, 1, seen, 0
                     magnitude = abs(w)
-                    if magnitude > MAX_MAGNITUDE:
-                        W[r, p, t] = MAX_MAGNITUDE if w > 0 else -MAX_MAGNITUDE
-                        overflows += 1
-                    elif magnitude < MIN_MAGNITUDE and w != 0.0:
-                        W[r, p, t] = MIN_MAGNITUDE if w > 0 else -MIN_MAGNITUDE
+                    if multiplicative and w <= 0.0:
+                        w = min_magnitude
                         underflows += 1
-                    if averaging:
-                        U[r, p, t] += seen * (W[r, p, t] - old[k * n_planes + p])
+                    elif magnitude > max_magnitude:
+                        w = max_magnitude if w > 0 else -max_magnitude
+                        overflows += 1
+                    elif magnitude < min_magnitude and w != 0.0:
+                        w = min_magnitude if w > 0 else -min_magnitude
+                        underflows += 1
+                    wbuf[h, p] = w
+                j = jbuf[h]
+                if j >= 0:
+                    for p in range(n_planes):
+                        old = W[j, p]
+                        W[j, p] = wbuf[h, p]
+                        if averaging:
+                            U[j, p] += seen * (W[j, p] - old)
+                else:  # TOUCHED: a link for a weight the update changed
+                    changed = False
+                    for p in range(n_planes):
+                        if wbuf[h, p] != init_w[p]:
+                            changed = True
+                    if changed:
+                        r = row_buf[kbuf[h]]
+                        j = insert_link(r, t, -1 - j, start, size, cap, target, W, U, lcount,
+                                        meta, wbuf[h], new_u)
+                        if averaging:
+                            for p in range(n_planes):
+                                U[j, p] = seen * (W[j, p] - init_w[p])
             if y > 0:
                 counts[t, 0] += 1
             else:
                 counts[t, 1] += 1
             updates += 1
         seen += 1
-    return mistakes, updates, overflows, underflows, 0, seen
+    return order.shape[0], mistakes, updates, overflows, underflows, 0, seen, 0

@@ -20,7 +20,8 @@ import numpy as np
 
 from snowpy.exceptions import ConfigurationError
 
-__all__ = ["LabelIndex", "is_multilabel", "normalise_label"]
+__all__ = ["LabelIndex", "is_multilabel", "normalise_label", "label_array", "sorted_labels",
+           "encode_labels"]
 
 _COLLECTIONS = (list, tuple, set, frozenset)
 
@@ -136,3 +137,48 @@ class LabelIndex:
         out = np.empty(len(labels), dtype=object)
         out[:] = labels
         return out
+
+
+def label_array(y: Sequence[Any]) -> Any:
+    """Single labels all str or all int as a numpy array (vectorised handling), else ``y``.
+
+    >>> label_array(["b", "a"]).dtype.kind, label_array([1, "a"])
+    ('U', [1, 'a'])
+    """
+    if isinstance(y, np.ndarray) or not isinstance(y, (list, tuple)) or not y:
+        return y
+    kinds = set(map(type, y))
+    if all(issubclass(kind, str) for kind in kinds):
+        return np.array(y, dtype=str)
+    if all(issubclass(kind, (int, np.integer)) and not issubclass(kind, (bool, np.bool_))
+           for kind in kinds):
+        return np.array(y, dtype=np.int64)
+    return y
+
+
+def sorted_labels(y: Sequence[Any], multilabel: bool) -> list[Any]:
+    """The distinct labels of ``y``, sorted when they can be (scikit-learn's order).
+
+    >>> sorted_labels(["b", "a", "b"], False), sorted_labels([["x"], [], ["a", "x"]], True)
+    (['a', 'b'], ['a', 'x'])
+    """
+    if not multilabel and isinstance(y, np.ndarray) and y.dtype.kind in "iuUSb":
+        return np.unique(y).tolist()
+    index = LabelIndex()
+    for item in y:
+        for label in item if multilabel else (item,):
+            index.add(label)
+    try:
+        return sorted(index.labels)
+    except TypeError:
+        return index.labels
+
+
+def encode_labels(index: LabelIndex, y: Sequence[Any], multilabel: bool
+                  ) -> tuple[np.ndarray, np.ndarray]:
+    """``index.encode(y)``, vectorised for a numpy array of single labels."""
+    if not multilabel and isinstance(y, np.ndarray) and y.dtype.kind in "iuUSb":
+        uniques, inverse = np.unique(y, return_inverse=True)
+        mapping = np.array([index.add(label) for label in uniques.tolist()], dtype=np.int32)
+        return np.arange(len(y) + 1, dtype=np.int64), mapping[inverse.reshape(-1)]
+    return index.encode(y, multilabel=multilabel)

@@ -1,39 +1,43 @@
-"""``snowpy.Network``: a sparse one-vs-all network of target nodes.
+"""``snowpy.Network``: a sparse network of target nodes, one per label.
 
-One target node per label, each a linear threshold unit over the features,
-trained online by a pluggable update rule, predicting by winner-take-all
-(or, for multi-label networks, every target whose activation reaches the
-threshold).
+One target node per label, each a linear threshold unit over the features it
+is linked to, trained online by a pluggable update rule, predicting by
+winner-take-all (or, for multi-label networks, every target whose activation
+reaches the threshold). How links are made is SNoW's: see ``links``.
 """
 
 from __future__ import annotations
 
-import warnings
 from collections.abc import Sequence
 from typing import Any
 
-import numba
 import numpy as np
 import scipy.sparse as sp
 
 from snowpy._validation import as_csr, check_length
 from snowpy.base import RuleParamsEstimator
-from snowpy.exceptions import ConfigurationError, NotFittedError, NumericalError, PluginError
+from snowpy.exceptions import ConfigurationError, NotFittedError
 from snowpy.network.calibrating import fit_progressive, held_out_scores, keep_progressive
-from snowpy.network.engine import MAX_MAGNITUDE, run_epoch
-from snowpy.network.labels import LabelIndex, is_multilabel
-from snowpy.network.storage import STORAGES, WeightTable
+from snowpy.network.labels import (
+    LabelIndex,
+    encode_labels,
+    is_multilabel,
+    label_array,
+    sorted_labels,
+)
+from snowpy.network.links import LinkStore
+from snowpy.network.options import bias_strength, check_options
+from snowpy.network.scoring import scores as link_scores
+from snowpy.model_file import write_model
+from snowpy.network.state import network_state
+from snowpy.network.training import NumericalWarning, TrainingCall, train
 from snowpy.plugins import get_rule
 from snowpy.rules.spec import BuildContext, RuleKernel, RuleSpec
 
 __all__ = ["Network", "NumericalWarning"]
 
-_NO_TARGETS = (np.empty(0, dtype=np.int64), np.empty(0, dtype=np.int32))
-_NO_SCORES = np.empty((0, 0), dtype=np.float64)
-
-
-class NumericalWarning(RuntimeWarning):
-    """Weights reached the largest magnitude kept (``1e100``) and were clamped."""
+#: Rows scored at once by ``predict`` (bounds its memory for many targets).
+_PREDICT_BLOCK = 8192
 
 
 class Network(RuleParamsEstimator):
@@ -63,9 +67,35 @@ class Network(RuleParamsEstimator):
         ``0.1`` with l2-normalised rows); ``False`` or ``0`` leaves it out.
     early_stop : bool, default True
         Stop :meth:`fit` after an epoch that made no update (SNoW).
-    storage : {"compact", "dense"}, default "compact"
-        ``"compact"`` keeps rows only for features seen in training (memory
-        proportional to them); ``"dense"`` one row per column of ``X``.
+    links : {"positive", "touched", "all"}, default "positive"
+        When a feature is linked to a target. ``"positive"``: SNoW's sparse
+        network, once the feature is active in an example positive for the
+        target; a feature never linked contributes nothing to the target.
+        ``"touched"``: once an update first changes that weight; a missing
+        link weighs the rule's initial weight, so predictions are exactly
+        those of ``"all"``, with links only where weights moved.
+        ``"all"``: every feature seen to every target (SNoW ``-s f``).
+        ``docs/benchmarks.md`` has the measured size and accuracy of each.
+    eligibility : int, default 1
+        SNoW's ``-e count:k``: a feature is linked only once it has been
+        active in ``eligibility`` training examples (counted on data seen for
+        the first time: the first epoch of :meth:`fit`, every
+        :meth:`partial_fit`); until then it is neither linked nor updated.
+    eligible_percent : float or None, default None
+        SNoW's ``-e percent:p`` (with ``links="positive"``): after the first
+        epoch of :meth:`fit`, each target keeps only the links of the ``p``
+        percent of its features most often active in its positive examples
+        (ties kept), and the remaining epochs create no links.
+    discard : float or None, default None
+        SNoW's ``-d``: at the end of :meth:`fit` (and on :meth:`prune`), drop
+        every link whose effective weight differs from a missing link's by
+        less than ``discard`` times the rule's initial effective weight (or
+        than ``discard`` itself when that is 0, as LBJava drops weights under
+        ``1e-6``).
+    precision : {"float64", "float32"}, default "float64"
+        Storage type of the weights and averaging sums; the engine computes in
+        float64 either way. float32 halves the memory of the links and keeps
+        magnitudes within ``[1e-30, 1e30]`` (float64: ``[1e-100, 1e100]``).
     multiclass : {"ova", "constraint"}, default "ova"
         ``"ova"``: every target learns its own threshold on every example
         (one-vs-all, SNoW's default). ``"constraint"``: SNoW's constraint
@@ -110,11 +140,13 @@ class Network(RuleParamsEstimator):
         Per target, updates on positive and on negative examples.
     n_examples_seen_ : int
         Examples processed by training, epochs counted.
+    n_links_ : int
+        Links held (feature-target pairs with a weight of their own).
     overflows_, underflows_ : int
         Weight updates whose result was clamped to the largest magnitude kept
-        (``1e100``; a :class:`NumericalWarning` says so) or raised to the
-        smallest (``1e-100``, where a multiplicative weight has effectively
-        reached zero; counted, not warned about).
+        (a :class:`NumericalWarning` says so) or raised to the smallest (where
+        a multiplicative weight has effectively reached zero; counted, not
+        warned about).
 
     Examples
     --------
@@ -123,12 +155,13 @@ class Network(RuleParamsEstimator):
     >>> net = Network("perceptron").fit(X, ["a", "b", "a"])
     >>> net.predict(X).tolist()
     ['a', 'b', 'a']
-    >>> net.classes_.tolist(), net.mistakes_[0] > 0
-    (['a', 'b'], True)
+    >>> net.classes_.tolist(), net.n_links_
+    (['a', 'b'], 7)
     """
 
     _option_names = ("rule", "epochs", "average", "shuffle", "seed", "bias", "early_stop",
-                     "storage", "multiclass", "calibrate", "calibration_folds")
+                     "links", "eligibility", "eligible_percent", "discard", "precision",
+                     "multiclass", "calibrate", "calibration_folds")
 
     def __init__(
         self,
@@ -140,7 +173,11 @@ class Network(RuleParamsEstimator):
         seed: int | None = 0,
         bias: bool | float = True,
         early_stop: bool = True,
-        storage: str = "compact",
+        links: str = "positive",
+        eligibility: int = 1,
+        eligible_percent: float | None = None,
+        discard: float | None = None,
+        precision: str = "float64",
         multiclass: str = "ova",
         calibrate: str | None = None,
         calibration_folds: int = 3,
@@ -153,7 +190,11 @@ class Network(RuleParamsEstimator):
         self.seed = seed
         self.bias = bias
         self.early_stop = early_stop
-        self.storage = storage
+        self.links = links
+        self.eligibility = eligibility
+        self.eligible_percent = eligible_percent
+        self.discard = discard
+        self.precision = precision
         self.multiclass = multiclass
         self.calibrate = calibrate
         self.calibration_folds = calibration_folds
@@ -175,45 +216,23 @@ class Network(RuleParamsEstimator):
         spec = get_rule(self.rule)
         return spec, spec.validate(self.rule_params)
 
-    def _check_options(self) -> None:
-        epochs = self.epochs
-        if isinstance(epochs, bool) or not isinstance(epochs, (int, np.integer)) or epochs < 1:
-            raise ConfigurationError(f"epochs must be a positive integer, got {self.epochs!r}")
-        if self.calibrate not in (None, "cv", "holdout", "progressive"):
-            raise ConfigurationError(
-                f"calibrate must be None, 'cv', 'holdout' or 'progressive', "
-                f"got {self.calibrate!r}"
-            )
-        if isinstance(self.calibration_folds, bool) or not isinstance(
-                self.calibration_folds, (int, np.integer)) or self.calibration_folds < 2:
-            raise ConfigurationError(
-                f"calibration_folds must be an integer >= 2, got {self.calibration_folds!r}"
-            )
-        if self.multiclass not in ("ova", "constraint"):
-            raise ConfigurationError(
-                f"multiclass must be 'ova' or 'constraint', got {self.multiclass!r}"
-            )
-        if self.storage not in STORAGES:
-            raise ConfigurationError(
-                f"storage must be one of {', '.join(STORAGES)}, got {self.storage!r}"
-            )
-        if self.seed is not None and not isinstance(self.seed, (int, np.integer)):
-            raise ConfigurationError(f"seed must be an integer or None, got {self.seed!r}")
-        self._bias_strength()
+    def check_options(self) -> None:
+        """Check every option and the rule's parameters, without training.
+
+        Raises
+        ------
+        ConfigurationError
+            Naming the option or parameter and the value.
+        """
+        options = {name: getattr(self, name) for name in self._option_names}
+        check_options(options)
+        self.resolve_rule()
 
     def _bias_strength(self) -> float:
-        strength = self.bias
-        if isinstance(strength, (bool, np.bool_)):
-            return 1.0 if strength else 0.0
-        if not isinstance(strength, (int, float, np.number)) or not np.isfinite(strength) \
-                or strength < 0:
-            raise ConfigurationError(
-                f"bias must be true, false or a non-negative strength, got {strength!r}"
-            )
-        return float(strength)
+        return bias_strength(self.bias)
 
     def _initialise(self, X: sp.csr_matrix, multilabel: bool) -> None:
-        self._check_options()
+        self.check_options()
         spec, params = self.resolve_rule()
         context = BuildContext(
             mean_active_features=X.nnz / max(X.shape[0], 1) + (self._bias_strength() > 0),
@@ -221,35 +240,39 @@ class Network(RuleParamsEstimator):
         )
         kernel = spec.make_kernel(params, context)
         params.update(kernel.resolved)
-        too_large = [w for w in kernel.initial_weights if abs(w) > MAX_MAGNITUDE]
+        store = LinkStore(kernel, X.shape[1], policy=self.links, average=bool(self.average),
+                          precision=self.precision, min_count=int(self.eligibility),
+                          link_counts=self.eligible_percent is not None)
+        too_large = [w for w in kernel.initial_weights if abs(w) > store.max_magnitude]
         if too_large:
             raise ConfigurationError(
                 f"rule {spec.name!r}: initial weight {too_large[0]:g} exceeds the largest "
-                f"magnitude kept ({MAX_MAGNITUDE:g}); lower theta or set initial_weight"
+                f"magnitude kept ({store.max_magnitude:g}); lower theta or set initial_weight"
             )
+        if multilabel and self.multiclass == "constraint":
+            raise ConfigurationError("multiclass='constraint' needs one label per example")
         self.rule_spec_: RuleSpec = spec
         self.rule_params_: dict[str, Any] = params
         self.kernel_: RuleKernel = kernel
         self.multilabel_ = multilabel
-        if multilabel and self.multiclass == "constraint":
-            raise ConfigurationError("multiclass='constraint' needs one label per example")
         self.n_features_in_ = X.shape[1]
         self._labels = LabelIndex()
-        self._table = WeightTable(
-            kernel, 0, X.shape[1], storage=self.storage, average=bool(self.average)
-        )
+        self._store = store
         self._rng = np.random.default_rng(self.seed)
         self.mistakes_: list[int] = []
         self.updates_: list[int] = []
         self.n_examples_seen_ = 0
         self.overflows_ = 0
         self.underflows_ = 0
-        self._progressive = None
+        self.promotions_ = np.zeros(0, dtype=np.int64)
+        self.demotions_ = np.zeros(0, dtype=np.int64)
+        self.calibration_ = None
+        self._progressive: tuple[np.ndarray, np.ndarray] | None = None
         self._progressive_stale = False
         self._effective_cache: dict[bool, np.ndarray] = {}
 
     def _is_fitted(self) -> bool:
-        return hasattr(self, "_table")
+        return hasattr(self, "_store")
 
     def _check_fitted(self) -> None:
         if not self._is_fitted():
@@ -284,19 +307,20 @@ class Network(RuleParamsEstimator):
         """
         X = as_csr(X)
         check_length(X.shape[0], y, "y")
-        y = _label_array(y)
+        y = label_array(y)
         multilabel = is_multilabel(y)
-        self._check_options()
-        labels = LabelIndex(_sorted_labels(y, multilabel))
+        self.check_options()
+        labels = LabelIndex(sorted_labels(y, multilabel))
         # the fold networks are trained (and freed) before the final one exists, so
         # calibrating never holds two networks at once
         held_out = held_out_scores(self, X, y, targets, labels, multilabel) \
             if self.calibrate in ("cv", "holdout") else None
         self._initialise(X, multilabel)
         self._labels = labels
-        self.calibration_ = None
-        self._train(X, y, targets, epochs=int(self.epochs), shuffle=bool(self.shuffle),
-                    progress=progress)
+        self._learn(X, y, targets, epochs=int(self.epochs), shuffle=bool(self.shuffle),
+                    progress=progress, fitting=True)
+        if self.discard is not None:
+            self.prune()
         if self.calibrate == "progressive":
             fit_progressive(self)
         if held_out is not None:
@@ -309,22 +333,18 @@ class Network(RuleParamsEstimator):
             )
         return self
 
-    def _start(self, X: sp.csr_matrix, labels: Sequence[Any], multilabel: bool) -> None:
-        """Create the network from a first block and the full label set (streamed fits)."""
-        self._initialise(X, multilabel)
-        self._labels = LabelIndex(labels)
-        self.calibration_ = None
-
     def partial_fit(
-        self, X: Any, y: Sequence[Any], *, targets: Sequence[Any] | None = None,
-        progress: Any = None,
+        self, X: Any, y: Sequence[Any], *, classes: Sequence[Any] | None = None,
+        targets: Sequence[Any] | None = None, progress: Any = None,
     ) -> Network:
         """Learn from ``(X, y)`` in one pass, in the given order.
 
-        The first call creates the network; a label not seen before grows a
-        new target node (no ``classes=`` argument is needed).
+        The first call creates the network. ``classes``, when given, fixes the
+        order of the first targets (scikit-learn's incremental protocol); a
+        label not seen before grows a new target node at any time, so it is
+        never required.
         """
-        if self._is_fitted() and self._table.frozen:
+        if self._is_fitted() and self._store.frozen:
             raise ConfigurationError(
                 "this network was loaded from an inference-only model file: it keeps no "
                 "training state to continue from; train afresh with fit, or keep a full "
@@ -332,144 +352,44 @@ class Network(RuleParamsEstimator):
             )
         X = as_csr(X)
         check_length(X.shape[0], y, "y")
-        y = _label_array(y)
+        y = label_array(y)
         multilabel = is_multilabel(y) if len(y) else getattr(self, "multilabel_", False)
         if not self._is_fitted():
             self._initialise(X, multilabel)
         elif multilabel != self.multilabel_:
             kind = "multi-label" if self.multilabel_ else "single-label"
             raise ConfigurationError(f"this network was trained {kind}; y must be {kind} too")
-        return self._train(X, y, targets, epochs=1, shuffle=False, progress=progress)
+        if classes is not None:
+            for label in classes:
+                self._labels.add(label)
+        return self._learn(X, y, targets, epochs=1, shuffle=False, progress=progress)
 
-    def _learn_encoded(self, X: Any, codes: np.ndarray, progress: Any = None) -> Network:
-        """One pass over a block of single-label examples whose labels are given as
-        target numbers (streamed fits, after :meth:`_start`): no per-block encoding."""
-        X = as_csr(X)
-        check_length(X.shape[0], codes, "y")
-        return self._train(X, None, None, epochs=1, shuffle=False, progress=progress,
-                           codes=codes)
-
-    def _train(
-        self, X: sp.csr_matrix, y: Sequence[Any] | None, targets: Any, *, epochs: int,
-        shuffle: bool, progress: Any = None, codes: np.ndarray | None = None,
-    ) -> Network:
+    def _learn(self, X: sp.csr_matrix, y: Sequence[Any], targets: Any, *, epochs: int,
+               shuffle: bool, progress: Any = None, fitting: bool = False) -> Network:
         self._check_width(X)
-        table = self._table
-        if codes is None:
-            y_indptr, y_targets = _encode_labels(self._labels, y, self.multilabel_)
-        else:
-            y_indptr = np.arange(len(codes) + 1, dtype=np.int64)
-            y_targets = np.asarray(codes, dtype=np.int32)
+        store = self._store
+        y_indptr, y_targets = encode_labels(self._labels, y, self.multilabel_)
+        a_indptr = a_targets = None
         if targets is not None:
             check_length(X.shape[0], targets, "targets")
             a_indptr, a_targets = self._labels.encode(targets, multilabel=True)
-        else:
-            a_indptr, a_targets = _NO_TARGETS
-        table.add_targets(len(self._labels) - table.n_targets)
-        rows = table.training_rows(X)
-        self._effective_cache.clear()
-        params = self.rule_params_
-        counts = np.zeros((table.n_targets, 2), dtype=np.int64)
-        planes = np.asarray(self.kernel_.planes, dtype=np.float64)
-        indptr = X.indptr.astype(np.int64, copy=False)
-        max_active = int(np.diff(indptr).max()) if X.shape[0] else 0
-        n = X.shape[0]
-        run = (table, planes, indptr, rows, X.data, y_indptr, y_targets, a_indptr, a_targets,
-               params, counts, max_active)
-        overflows = 0
+        store.add_targets(len(self._labels) - store.n_targets)
+        call = TrainingCall(X, store.training_rows(X), y_indptr, y_targets, a_indptr,
+                            a_targets)
         progressive = self.calibrate == "progressive"
-        record = np.empty((n, table.n_targets)) if progressive else None
-        try:
-            for epoch in range(epochs):
-                order = (self._rng.permutation(n) if shuffle else np.arange(n)).astype(np.int64)
-                mistakes, updates, epoch_overflows = self._epoch(
-                    epoch, order, run, progress, record if epoch == 0 else None)
-                overflows += epoch_overflows
-                self.mistakes_.append(mistakes)
-                self.updates_.append(updates)
-                if self.early_stop and updates == 0:
-                    break
-        finally:  # an interrupted training still leaves a consistent network
-            self._add_counts(counts)
-        if progressive:
+        record = np.empty((call.n, store.n_targets)) if progressive else None
+        train(self, call, epochs=epochs, shuffle=shuffle, progress=progress, record=record,
+              rank_links=fitting)
+        if record is not None:
             positives = np.zeros(record.shape, dtype=bool)
-            positives[np.repeat(np.arange(n), np.diff(y_indptr)), y_targets] = True
+            positives[np.repeat(np.arange(call.n), np.diff(y_indptr)), y_targets] = True
             keep_progressive(self, record, positives)
-        if overflows:
-            self.overflows_ += overflows
-            warnings.warn(
-                f"{overflows} weight updates exceeded the largest magnitude kept "
-                f"({MAX_MAGNITUDE:g}) and were clamped; use milder promotion/demotion, or a "
-                "bias strength closer to the feature strengths",
-                NumericalWarning,
-                stacklevel=3,
-            )
         return self
-
-    def _epoch(self, epoch: int, order: np.ndarray, run: tuple, progress: Any,
-               record: np.ndarray | None = None) -> tuple[int, int, int]:
-        """One pass over ``order`` (in chunks when reporting progress).
-
-        ``record``, when given, receives each example's progressive scores (row = example).
-        """
-        (table, planes, indptr, rows, data, y_indptr, y_targets, a_indptr, a_targets,
-         params, counts, max_active) = run
-        mistakes = updates = overflows = 0
-        n = order.size
-        for start, stop in _chunks(n, progress is not None):
-            chunk_scores = None
-            if record is not None:
-                chunk_scores = np.empty((stop - start, table.n_targets), dtype=np.float64)
-            result = self._run_epoch(table, planes, indptr, rows, data, order[start:stop],
-                                     y_indptr, y_targets, a_indptr, a_targets, params, counts,
-                                     max_active, chunk_scores)
-            if record is not None:
-                record[order[start:stop]] = chunk_scores
-            chunk_mistakes, chunk_updates, chunk_overflows, underflows, nonfinite, seen = result
-            processed = seen - table.seen
-            table.seen = seen
-            self.n_examples_seen_ += processed
-            self.underflows_ += underflows
-            if nonfinite:
-                raise NumericalError(
-                    f"rule {self.rule!r} produced NaN at example {int(order[start + processed])};"
-                    f" check its parameters {self.kernel_.params.tolist()}"
-                )
-            mistakes += int(chunk_mistakes)
-            updates += int(chunk_updates)
-            overflows += int(chunk_overflows)
-            if progress is not None:
-                self._effective_cache.clear()
-                progress(epoch, stop, n, int(chunk_mistakes))
-        return mistakes, updates, overflows
-
-    def _run_epoch(self, table: WeightTable, planes, indptr, rows, data, order, y_indptr,
-                   y_targets, a_indptr, a_targets, params, counts, max_active, scores=None):
-        try:
-            return run_epoch(
-                self.kernel_.compiled, table.W, table.S, planes, self.kernel_.params,
-                indptr, rows, data, order, y_indptr, y_targets, a_indptr, a_targets,
-                float(params["theta"]), float(params["thickness"]),
-                float(params["negative_thickness"]), self._bias_strength(), bool(self.multilabel_),
-                self.multiclass == "constraint",
-                table.U, table.seen, counts, max_active,
-                _NO_SCORES if scores is None else scores,
-            )
-        except numba.core.errors.TypingError as exc:
-            first = str(exc).strip().splitlines()[0]
-            raise PluginError(
-                f"rule {self.rule!r}: its update kernel does not compile against the kernel "
-                f"contract (see snowpy.rules.spec): {first}"
-            ) from exc
-        except (ArithmeticError, IndexError, ValueError) as exc:
-            raise PluginError(
-                f"rule {self.rule!r}: its update kernel failed: {type(exc).__name__}: {exc}"
-            ) from exc
 
     def _add_counts(self, counts: np.ndarray) -> None:
         n_targets = counts.shape[0]
         for name, column in (("promotions_", 0), ("demotions_", 1)):
-            previous = getattr(self, name, np.zeros(0, dtype=np.int64))
+            previous = getattr(self, name)
             grown = np.zeros(n_targets, dtype=np.int64)
             grown[: previous.size] = previous
             setattr(self, name, grown + counts[:, column])
@@ -481,26 +401,101 @@ class Network(RuleParamsEstimator):
                 f"{self.n_features_in_}"
             )
 
+    # ---------------------------------------------------------------- links
+    @property
+    def n_links_(self) -> int:
+        """Links held: feature-target pairs with a weight of their own."""
+        self._check_fitted()
+        return self._store.n_links
+
+    def prune(self) -> int:
+        """Apply ``discard`` and ``eligible_percent`` now; returns the links dropped.
+
+        :meth:`fit` calls it after training; a network learning online can
+        call it from time to time to keep its size in check.
+        """
+        self._check_fitted()
+        dropped = 0
+        if self.eligible_percent is not None:
+            dropped += self._keep_top_percent()
+        if self.discard is not None:
+            store = self._store
+            scale = abs(self.kernel_.initial_effective_weight) or 1.0
+            effective = self.effective_links_delta()
+            keep = np.abs(effective) >= float(self.discard) * scale
+            dropped += store.prune(keep)
+            self._effective_cache.clear()
+        return dropped
+
+    def _keep_top_percent(self) -> int:
+        """Keep, per target, the links of its ``eligible_percent`` most active features."""
+        store = self._store
+        positions = store.live_slots()
+        targets = store.target[positions]
+        counts = store.lcount[positions]
+        keep = np.zeros(store.target.shape[0], dtype=bool)
+        share = float(self.eligible_percent) / 100.0
+        order = np.lexsort((-counts, targets))
+        bounds = np.searchsorted(targets[order], np.arange(store.n_targets + 1))
+        for t in range(store.n_targets):
+            members = order[bounds[t]:bounds[t + 1]]
+            if members.size == 0:
+                continue
+            quota = max(1, int(np.ceil(share * members.size)))
+            floor = counts[members[quota - 1]]
+            keep[positions[members[counts[members] >= floor]]] = True
+        dropped = store.prune(keep)
+        self._effective_cache.clear()
+        return dropped
+
+    def effective_links_delta(self) -> np.ndarray:
+        """Per pool slot, the link's prediction weight minus a missing link's (cached)."""
+        self._check_fitted()
+        averaged = bool(self.average)
+        cached = self._effective_cache.get(averaged)
+        if cached is None:
+            cached = self._effective_cache[averaged] = self._store.effective(averaged=averaged)
+        return cached
+
+    def effective_links(self) -> sp.csr_matrix:
+        """The weight of every link as prediction uses it, ``[rows, targets]``.
+
+        Row 0 is the bias, row ``r >= 1`` the feature ``feature_ids_[r - 1]``;
+        missing entries weigh :attr:`absent_weight_`.
+        """
+        self._check_fitted()
+        return self._store.links_csr(averaged=bool(self.average))
+
+    @property
+    def feature_ids_(self) -> np.ndarray:
+        """The feature (column of ``X``) of each row of :meth:`effective_links` from 1 on."""
+        self._check_fitted()
+        return self._store.feature_ids
+
+    @property
+    def absent_weight_(self) -> float:
+        """The weight of a missing link, and of a feature never seen in training."""
+        self._check_fitted()
+        return self._store.absent
+
+    def effective_weights(self) -> np.ndarray:
+        """Every weight as prediction uses it, dense: ``float64[rows + 1, targets]``.
+
+        Row 0 is the bias, rows follow :attr:`feature_ids_`, and a last row holds
+        the weight of features never seen. Memory is rows x targets: for small
+        networks and tests; :meth:`effective_links` is the sparse form.
+        """
+        self._check_fitted()
+        dense = self._store.dense(averaged=bool(self.average))
+        unseen = np.full((1, dense.shape[1]), self._store.absent)
+        return np.vstack([dense, unseen])
+
     # ------------------------------------------------------------ prediction
     @property
     def classes_(self) -> np.ndarray:
         """The labels, one per target node, in target order."""
         self._check_fitted()
         return self._labels.as_array()
-
-    def effective_weights(self) -> np.ndarray:
-        """Weights used for prediction, ``float64[rows, targets]`` (row 0: bias).
-
-        Averaged when ``average`` is on. In compact storage rows follow the
-        order in which features were first seen (see ``feature_ids``) and a
-        last row holds the weight of features never seen.
-        """
-        self._check_fitted()
-        averaged = bool(self.average)
-        cached = self._effective_cache.get(averaged)
-        if cached is None:
-            cached = self._effective_cache[averaged] = self._table.effective(averaged=averaged)
-        return cached
 
     def decision_function(self, X: Any) -> np.ndarray:
         """Activation minus threshold of every target, ``float64[n, targets]``.
@@ -510,12 +505,8 @@ class Network(RuleParamsEstimator):
         self._check_fitted()
         X = as_csr(X)
         self._check_width(X)
-        weights = self.effective_weights()
-        rows = self._table.prediction_rows(X)
-        mapped = sp.csr_matrix((X.data, rows, X.indptr), shape=(X.shape[0], weights.shape[0]))
-        scores = np.asarray(mapped @ weights)
-        scores += self._bias_strength() * weights[0] - float(self.rule_params_["theta"])
-        return scores
+        return link_scores(self._store, self.effective_links_delta(), X,
+                           self._bias_strength(), float(self.rule_params_["theta"]))
 
     def predict_proba(self, X: Any) -> np.ndarray:
         """Calibrated probability of every target, ``float64[n, targets]``.
@@ -524,9 +515,9 @@ class Network(RuleParamsEstimator):
         each column is that label's own probability. Needs ``calibrate``.
         """
         self._check_fitted()
-        if getattr(self, "_progressive", None) is not None and self._progressive_stale:
+        if self._progressive is not None and self._progressive_stale:
             fit_progressive(self)
-        calibration = getattr(self, "calibration_", None)
+        calibration = self.calibration_
         if calibration is None:
             raise NotFittedError(
                 "this network has no calibration; train it with calibrate='cv', 'holdout' or "
@@ -541,20 +532,34 @@ class Network(RuleParamsEstimator):
         target reaches the threshold, per example. ``targets`` restricts each
         example to some targets, as in :meth:`fit`.
         """
-        scores = self.decision_function(X)
-        allowed = self._allowed_mask(targets, scores.shape)
+        self._check_fitted()
+        X = as_csr(X)
+        if targets is not None:
+            check_length(X.shape[0], targets, "targets")
         classes = self.classes_
         if self.multilabel_:
-            claimed = (scores >= 0) & allowed
-            return [tuple(classes[np.flatnonzero(row)].tolist()) for row in claimed]
-        if allowed is not True:
-            scores = np.where(allowed, scores, -np.inf)
-        return classes[np.argmax(scores, axis=1)] if scores.shape[1] else classes[:0]
+            claimed: list[tuple] = []
+            for begin in range(0, X.shape[0], _PREDICT_BLOCK):
+                scores = self.decision_function(X[begin:begin + _PREDICT_BLOCK])
+                part = None if targets is None else targets[begin:begin + _PREDICT_BLOCK]
+                above = (scores >= 0) & self._allowed_mask(part, scores.shape)
+                claimed.extend(tuple(classes[np.flatnonzero(row)].tolist()) for row in above)
+            return claimed
+        if not len(classes):
+            return classes[:0]
+        winners = np.empty(X.shape[0], dtype=np.int64)
+        for begin in range(0, X.shape[0], _PREDICT_BLOCK):
+            scores = self.decision_function(X[begin:begin + _PREDICT_BLOCK])
+            part = None if targets is None else targets[begin:begin + _PREDICT_BLOCK]
+            allowed = self._allowed_mask(part, scores.shape)
+            if allowed is not True:
+                scores = np.where(allowed, scores, -np.inf)
+            winners[begin:begin + scores.shape[0]] = np.argmax(scores, axis=1)
+        return classes[winners]
 
     def _allowed_mask(self, targets: Any, shape: tuple[int, int]) -> Any:
         if targets is None:
             return True
-        check_length(shape[0], targets, "targets")
         mask = np.zeros(shape, dtype=bool)
         for i, labels in enumerate(targets):
             for label in labels:
@@ -563,11 +568,14 @@ class Network(RuleParamsEstimator):
                     mask[i, target] = True
         return mask
 
-    def save(self, path: Any, *, inference_only: bool = False) -> Any:
-        """Save the trained network atomically (:func:`snowpy.save`)."""
-        from snowpy.persistence import save
+    def _model_state(self, inference_only: bool = False) -> tuple[dict, dict]:
+        """The network as a header and named arrays (:mod:`snowpy.network.state`)."""
+        header, arrays = network_state(self, inference_only)
+        return {"kind": "network", "network": header}, arrays
 
-        return save(self, path, inference_only=inference_only)
+    def save(self, path: Any, *, inference_only: bool = False) -> Any:
+        """Save the trained network atomically (see :func:`snowpy.save`)."""
+        return write_model(path, *self._model_state(inference_only))
 
     def score(self, X: Any, y: Sequence[Any]) -> float:
         """Accuracy (exact set match for multi-label networks)."""
@@ -578,70 +586,26 @@ class Network(RuleParamsEstimator):
 
     @property
     def coef_(self) -> np.ndarray:
-        """Effective weights as scikit-learn lays them out, ``[targets, n_features]``."""
-        weights = self.effective_weights()
-        initial = self.kernel_.initial_effective_weight
-        coef = np.full((weights.shape[1], self.n_features_in_), initial)
-        coef[:, self._table.feature_ids] = weights[1 : self._table.n_rows].T
+        """Effective weights as scikit-learn lays them out, ``[targets, n_features]`` (dense)."""
+        self._check_fitted()
+        links = self.effective_links().tocoo()
+        coef = np.full((self._store.n_targets, self.n_features_in_), self._store.absent)
+        features = links.row >= 1
+        ids = self._store.feature_ids
+        coef[links.col[features], ids[links.row[features] - 1]] = links.data[features]
         return coef
 
     @property
     def intercept_(self) -> np.ndarray:
         """Bias weight minus threshold, per target (zero bias when ``bias=False``)."""
-        weights = self.effective_weights()
-        return self._bias_strength() * weights[0] - float(self.rule_params_["theta"])
+        self._check_fitted()
+        bias = np.full(self._store.n_targets, self._store.absent)
+        row = self.effective_links()[0].tocoo()
+        bias[row.col] = row.data
+        return self._bias_strength() * bias - float(self.rule_params_["theta"])
 
     @property
     def n_iter_(self) -> int:
         """Epochs run by the last :meth:`fit` (scikit-learn's name)."""
         self._check_fitted()
         return len(self.mistakes_)
-
-
-def _chunks(n: int, chunked: bool) -> list[tuple[int, int]]:
-    """Example ranges of one epoch: whole, or cut at 1, 2, 4, 8... and every 16,384."""
-    if not chunked:
-        return [(0, n)]
-    bounds = [0]
-    mark = 1
-    while bounds[-1] < n:
-        step = min(mark, bounds[-1] + 16384)
-        bounds.append(min(n, max(step, bounds[-1] + 1)))
-        if bounds[-1] >= mark:
-            mark *= 2
-    return list(zip(bounds[:-1], bounds[1:]))
-
-
-def _label_array(y: Sequence[Any]) -> Any:
-    """Single labels all str or all int as a numpy array (vectorised handling), else ``y``."""
-    if isinstance(y, np.ndarray) or not isinstance(y, (list, tuple)) or not y:
-        return y
-    kinds = set(map(type, y))
-    if all(issubclass(kind, str) for kind in kinds):
-        return np.array(y, dtype=str)
-    if all(issubclass(kind, (int, np.integer)) and not issubclass(kind, (bool, np.bool_))
-           for kind in kinds):
-        return np.array(y, dtype=np.int64)
-    return y
-
-
-def _sorted_labels(y: Sequence[Any], multilabel: bool) -> list[Any]:
-    """The distinct labels of ``y``, sorted when they can be (scikit-learn's order)."""
-    if not multilabel and isinstance(y, np.ndarray) and y.dtype.kind in "iuUSb":
-        return np.unique(y).tolist()
-    index = LabelIndex()
-    for item in y:
-        for label in item if multilabel else (item,):
-            index.add(label)
-    try:
-        return sorted(index.labels)
-    except TypeError:
-        return index.labels
-
-
-def _encode_labels(index: LabelIndex, y: Sequence[Any], multilabel: bool):
-    if not multilabel and isinstance(y, np.ndarray) and y.dtype.kind in "iuUSb":
-        uniques, inverse = np.unique(y, return_inverse=True)
-        mapping = np.array([index.add(label) for label in uniques.tolist()], dtype=np.int32)
-        return np.arange(len(y) + 1, dtype=np.int64), mapping[inverse.reshape(-1)]
-    return index.encode(y, multilabel=multilabel)

@@ -32,17 +32,17 @@ _VARIANTS = ("pa", "pa-i", "pa-ii")
 
 
 @numba.njit(nogil=True, cache=True)
-def aggressive_update(W, S, t, y, activation, rows, vals, m, sqnorm, params):  # pragma: no cover
+def aggressive_update(w, S, t, y, activation, vals, m, sqnorm, params):  # pragma: no cover
     """Step to ``theta + y * margin``; ``params = [theta, margin]``."""
     if sqnorm <= 0.0:
         return
     step = (params[0] + y * params[1] - activation) / sqnorm
     for k in range(m):
-        W[rows[k], 0, t] += step * vals[k]
+        w[k, 0] += step * vals[k]
 
 
 @numba.njit(nogil=True, cache=True)
-def passive_aggressive_update(W, S, t, y, activation, rows, vals, m, sqnorm,
+def passive_aggressive_update(w, S, t, y, activation, vals, m, sqnorm,
                               params):  # pragma: no cover
     """PA / PA-I / PA-II step; ``params = [theta, C, variant]`` (variant 0, 1, 2)."""
     loss = 1.0 - y * (activation - params[0])
@@ -57,7 +57,7 @@ def passive_aggressive_update(W, S, t, y, activation, rows, vals, m, sqnorm,
         tau = loss / (sqnorm + 0.5 / c)
     step = tau * y
     for k in range(m):
-        W[rows[k], 0, t] += step * vals[k]
+        w[k, 0] += step * vals[k]
 
 
 def _build_aggressive(params: dict, context: BuildContext) -> RuleKernel:

@@ -26,7 +26,7 @@ __all__ = ["balanced_winnow_update", "BALANCED_WINNOW"]
 
 
 @numba.njit(nogil=True, cache=True)
-def balanced_winnow_update(W, S, t, y, activation, rows, vals, m, sqnorm,
+def balanced_winnow_update(w, S, t, y, activation, vals, m, sqnorm,
                            params):  # pragma: no cover
     """Promote one plane and demote the other; ``params = [alpha, beta]``."""
     up = params[0] if y > 0 else params[1]
@@ -34,14 +34,13 @@ def balanced_winnow_update(W, S, t, y, activation, rows, vals, m, sqnorm,
     log_up = math.log(up)
     log_down = math.log(down)
     for k in range(m):
-        r = rows[k]
         v = vals[k]
         if v == 1.0:
-            W[r, 0, t] *= up
-            W[r, 1, t] *= down
+            w[k, 0] *= up
+            w[k, 1] *= down
         else:
-            W[r, 0, t] *= math.exp(v * log_up)
-            W[r, 1, t] *= math.exp(v * log_down)
+            w[k, 0] *= math.exp(v * log_up)
+            w[k, 1] *= math.exp(v * log_down)
 
 
 def _build(params: dict, context: BuildContext) -> RuleKernel:
@@ -59,6 +58,7 @@ def _build(params: dict, context: BuildContext) -> RuleKernel:
         initial_weights=(positive, negative),
         planes=(1.0, -1.0),
         resolved=resolved,
+        multiplicative=True,
     )
 
 

@@ -31,11 +31,11 @@ __all__ = ["perceptron_update", "PERCEPTRON", "THICK_SEPARATOR"]
 
 
 @numba.njit(nogil=True, cache=True)
-def perceptron_update(W, S, t, y, activation, rows, vals, m, sqnorm, params):  # pragma: no cover
+def perceptron_update(w, S, t, y, activation, vals, m, sqnorm, params):  # pragma: no cover
     """Additive step ``w += learning_rate * y * x`` (``params = [learning_rate]``)."""
     step = params[0] * y
     for k in range(m):
-        W[rows[k], 0, t] += step * vals[k]
+        w[k, 0] += step * vals[k]
 
 
 _PARAMS = (

@@ -13,35 +13,40 @@ keeping weights finite and counting mistakes. A rule supplies only
 
 The kernel contract
 -------------------
-The engine calls ``update(W, S, t, y, activation, rows, vals, m, sqnorm,
-params)`` when target ``t`` must be updated on the current example:
+The engine calls ``update(w, S, t, y, activation, vals, m, sqnorm, params)``
+when target ``t`` must be updated on the current example:
 
-``W``
-    ``float64[rows, planes, targets]``, the weight table (row 0 is the bias
-    feature when the network has one).
+``w``
+    ``float64[m, planes]``: target ``t``'s weights on the example's active
+    features, gathered by the engine (row ``k`` for the ``k``-th feature,
+    the bias first when the network has one). The kernel updates them in
+    place; the engine writes them back into the network's links (creating
+    a link where the ``"touched"`` policy asks for one).
 ``S``
     ``float64[targets, state_size]``, per-target state of the rule's own
     (norms, counts); most rules have none.
 ``t``, ``y``
-    The target's column and the example's label for it, ``+1.0`` (the
+    The target's number and the example's label for it, ``+1.0`` (the
     example is positive for ``t``: promote) or ``-1.0`` (demote).
 ``activation``
-    The target's activation before the update, ``sum_k vals[k] *
-    effective_weight[rows[k], t]``, bias included, threshold not subtracted.
-``rows``, ``vals``, ``m``
-    The active features of the example: rows of ``W`` and their strengths,
-    ``rows[:m]`` and ``vals[:m]``. The bias, when on, is a row like the
-    others, with strength 1.
+    The target's activation before the update, bias included, threshold
+    not subtracted.
+``vals``, ``m``
+    The strengths of the ``m`` features in ``w`` (``vals[:m]``); the bias,
+    when on, has the bias strength.
 ``sqnorm``
-    ``sum(vals[:m] ** 2)``, the squared norm of the example.
+    ``sum(vals[:m] ** 2)``, the squared norm of those features.
 ``params``
     ``float64[:]``, the rule's numeric parameters as :meth:`RuleSpec.build`
     packed them.
 
-The kernel may change ``W[rows[k], p, t]`` for ``k < m`` and ``S[t]``, and
-nothing else. It returns nothing. The engine checks the new weights (clamps
-magnitudes into ``[1e-100, 1e100]``, refuses NaN) and keeps averaged weights,
-so the kernel does neither.
+The kernel may change ``w[:m]`` and ``S[t]``, and nothing else. It returns
+nothing. The engine checks the new weights (clamps magnitudes, refuses NaN)
+and keeps averaged weights, so the kernel does neither. The features in
+``w`` are those the target may learn from: with the ``"positive"`` link
+policy, only those already linked to ``t``; with eligibility, only eligible
+ones. Because the kernel sees gathered weights and never the network's
+storage, it works whatever the links, precision or layout.
 
 The kernel is written as an ordinary ``@numba.njit`` function; snowpy compiles
 it once more as a C callback of the fixed signature :data:`KERNEL_SIGNATURE`
@@ -82,14 +87,13 @@ _TYPES = (float, int, bool, str)
 #: Parameters every rule accepts: the engine applies them, not the kernel.
 UNIVERSAL_PARAMS = ("theta", "thickness", "negative_thickness")
 
-#: ``update(W, S, t, y, activation, rows, vals, m, sqnorm, params) -> None``
+#: ``update(w, S, t, y, activation, vals, m, sqnorm, params) -> None``
 KERNEL_SIGNATURE = numba.types.void(
-    numba.types.float64[:, :, ::1],
+    numba.types.float64[:, ::1],
     numba.types.float64[:, ::1],
     numba.types.int64,
     numba.types.float64,
     numba.types.float64,
-    numba.types.int64[::1],
     numba.types.float64[::1],
     numba.types.int64,
     numba.types.float64,
@@ -370,6 +374,10 @@ class RuleKernel:
         Values the rule derived from the data for parameters left at ``None``
         (for example Winnow's initial weight); recorded with the model so a
         reloaded model rebuilds the same kernel.
+    multiplicative : bool
+        The rule only multiplies positive weights (Winnow): a weight can never
+        reach zero, so one that does has underflowed, and the engine raises it
+        to the smallest magnitude kept (and counts it).
     """
 
     update: Callable[..., Any]
@@ -379,6 +387,7 @@ class RuleKernel:
     state_size: int = 0
     initial_state: tuple[float, ...] = ()
     resolved: Mapping[str, Any] = field(default_factory=dict)
+    multiplicative: bool = False
 
     def __post_init__(self) -> None:
         jitted = isinstance(self.update, numba.core.dispatcher.Dispatcher)

@@ -31,7 +31,7 @@ __all__ = ["winnow_update", "WINNOW", "auto_initial_weight"]
 
 
 @numba.njit(nogil=True, cache=True)
-def winnow_update(W, S, t, y, activation, rows, vals, m, sqnorm, params):  # pragma: no cover
+def winnow_update(w, S, t, y, activation, vals, m, sqnorm, params):  # pragma: no cover
     """Multiplicative step; ``params = [alpha, beta, floor, threshold_relative, theta]``."""
     factor = params[0] if y > 0 else params[1]
     floor = params[2]
@@ -40,10 +40,9 @@ def winnow_update(W, S, t, y, activation, rows, vals, m, sqnorm, params):  # pra
         factor *= theta / activation
     log_factor = math.log(factor)  # factor ** v as exp(v * log factor): half the cost of pow
     for k in range(m):
-        r = rows[k]
         v = vals[k]
-        w = W[r, 0, t] * (factor if v == 1.0 else math.exp(v * log_factor))
-        W[r, 0, t] = w if w > floor else floor
+        new = w[k, 0] * (factor if v == 1.0 else math.exp(v * log_factor))
+        w[k, 0] = new if new > floor else floor
 
 
 def auto_initial_weight(multiple: float, theta: float, context: BuildContext) -> float:
@@ -69,6 +68,7 @@ def _build(params: dict, context: BuildContext) -> RuleKernel:
         ],
         initial_weights=(max(w0, params["floor"]),),
         resolved=resolved,
+        multiplicative=True,
     )
 
 

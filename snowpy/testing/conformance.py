@@ -67,13 +67,13 @@ def check_deterministic(rule: str, params: Mapping[str, Any] | None = None) -> N
 
 def check_compiled_matches_python(rule: str, params: Mapping[str, Any] | None = None) -> None:
     """The compiled kernel and the same code run as plain Python give the same weights."""
-    from snowpy.network import engine, network
+    from snowpy.network import engine, training
     from snowpy.rules.spec import RuleKernel
 
     X, y = _problem(n=60)
     compiled = _network(rule, params or {}, epochs=2).fit(X, y).effective_weights()
     as_python = property(lambda kernel: getattr(kernel.update, "py_func", kernel.update))
-    with mock.patch.object(network, "run_epoch", engine.run_epoch.py_func), \
+    with mock.patch.object(training, "run_epoch", engine.run_epoch.py_func), \
             mock.patch.object(RuleKernel, "compiled", as_python):
         python = _network(rule, params or {}, epochs=2).fit(X, y).effective_weights()
     assert np.allclose(compiled, python, rtol=1e-12, atol=1e-300), \
@@ -89,8 +89,8 @@ def check_finite(rule: str, params: Mapping[str, Any] | None = None) -> None:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         net = _network(rule, params or {}, epochs=30, early_stop=False).fit(X, y)
-    W = net._table.W
-    assert np.all(np.isfinite(W)), f"{rule}: non-finite weights after 30 noisy epochs"
+    assert np.all(np.isfinite(net.effective_weights())), \
+        f"{rule}: non-finite weights after 30 noisy epochs"
     assert np.all(np.isfinite(net.decision_function(X))), f"{rule}: non-finite scores"
 
 
@@ -112,27 +112,31 @@ def check_no_update_when_correct(rule: str, params: Mapping[str, Any] | None = N
         target = np.searchsorted(net.classes_, y[i])
         others = np.delete(scores[i], target)
         if scores[i, target] >= 0 and np.all(others < 0):  # every target right at theta
-            before = net._table.W.copy()
+            before = net.effective_weights()
             net.partial_fit(X[i], [y[i]])
-            assert net.updates_[-1] == 0 and np.array_equal(before, net._table.W), \
+            assert net.updates_[-1] == 0 and np.array_equal(before, net.effective_weights()), \
                 f"{rule}: a correctly classified example changed the weights"
             return
     raise AssertionError(f"{rule}: no example ended correctly classified at the threshold")
 
 
 def check_touches_only_active_rows(rule: str, params: Mapping[str, Any] | None = None) -> None:
-    """An update changes only the rows of the example's active features (and the bias)."""
+    """An update changes only the weights of the example's active features (and the bias)."""
     X, y = _problem()
-    net = _network(rule, params or {}, epochs=1, average=False, storage="dense").fit(X, y)
-    before = net._table.W.copy()
+    net = _network(rule, params or {}, epochs=1, average=False, links="all").fit(X, y)
+    before = net.effective_weights()[:-1]
     example = X[:1]
     net.partial_fit(example, [(y[0] + 1) % 3])  # a wrong label: every rule must update
     assert net.updates_[-1] > 0, f"{rule}: a mislabelled example caused no update"
-    changed = np.flatnonzero(np.any(before != net._table.W, axis=(1, 2)))
-    allowed = set((example.indices + 1).tolist()) | {0}
-    assert set(changed.tolist()) <= allowed, \
-        f"{rule}: the update changed rows {sorted(set(changed.tolist()) - allowed)} of " \
-        "features that were not active"
+    after = net.effective_weights()[:-1]
+    assert after.shape == before.shape, f"{rule}: an update added feature rows"
+    changed = np.flatnonzero(np.any(before != after, axis=1))
+    ids = net.feature_ids_
+    features = {int(ids[r - 1]) for r in changed if r > 0}
+    allowed = set(example.indices.tolist())
+    assert features <= allowed, \
+        f"{rule}: the update changed the weights of features {sorted(features - allowed)} " \
+        "that were not active"
 
 
 def check_round_trip(rule: str, params: Mapping[str, Any] | None = None) -> None:

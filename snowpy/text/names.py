@@ -51,8 +51,14 @@ class NameIndex:
         _, first = np.unique(rows[fresh], return_index=True)
         raw = arena.tobytes()
         for j in fresh[first]:
-            text = raw[spans[j, 0]:spans[j, 1]].decode("utf-8", "replace")
-            self.names[int(ids[j])].append(label(text))
+            text = label(raw[spans[j, 0]:spans[j, 1]].decode("utf-8", "replace"))
+            known = self.names[int(ids[j])]
+            if text not in known:  # a name restored from a model file is known already
+                known.append(text)
+
+    def restore(self, feature_id: int, strings: list[str]) -> None:
+        """Set the strings of one id (from a model file)."""
+        self.names[feature_id] = list(strings)
 
     def collisions(self) -> dict[int, int]:
         """Ids shared by several strings, with the number of extra strings."""

@@ -26,21 +26,21 @@ __all__ = ["arow_update", "AROW", "snowpy_update_rules"]
 
 
 @numba.njit(nogil=True, cache=True)
-def arow_update(W, S, t, y, activation, rows, vals, m, sqnorm, params):  # pragma: no cover
+def arow_update(w, S, t, y, activation, vals, m, sqnorm, params):  # pragma: no cover
     """One AROW step on target ``t``; ``params = [theta, r]``."""
     margin = y * (activation - params[0])
     if margin >= 1.0:
         return
     confidence = 0.0
     for k in range(m):
-        confidence += W[rows[k], 1, t] * vals[k] * vals[k]
+        confidence += w[k, 1] * vals[k] * vals[k]
     beta = 1.0 / (confidence + params[1])
     alpha = (1.0 - margin) * beta
     for k in range(m):
-        sigma = W[rows[k], 1, t]
+        sigma = w[k, 1]
         v = vals[k]
-        W[rows[k], 0, t] += alpha * y * sigma * v
-        W[rows[k], 1, t] = sigma - beta * sigma * sigma * v * v
+        w[k, 0] += alpha * y * sigma * v
+        w[k, 1] = sigma - beta * sigma * sigma * v * v
 
 
 def _build(params: dict, context) -> RuleKernel:

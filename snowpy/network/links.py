@@ -1,0 +1,407 @@
+"""The links of a network: SNoW's sparse network, stored feature by feature.
+
+A *link* joins a feature to a target node and carries that target's weight
+for the feature: one number per weight plane of the rule, the averaging sums
+when averaging, and (only when ``-e percent`` eligibility needs it) a count.
+Nothing else is stored per link, so memory, model files and the cost of
+scoring an example grow with the links, not with features x targets.
+
+Rows and blocks
+---------------
+Each feature seen in training gets a *row* (row 0 is the bias, SNoW's fixed
+feature); a hash map (:class:`snowpy.network.feature_map.FeatureMap`) gives
+the row of a feature id, so the width of the feature space does not matter.
+A row's links sit in one block of the pool, sorted by target
+(:mod:`snowpy.network.blocks`): scoring an example reads one short run of
+memory per active feature, and finding a target's link in it is a short scan
+or a bisection.
+
+Missing links
+-------------
+A target that has no link to a feature gets the *absent* weight from it: 0
+with the ``"positive"`` policy (SNoW's sparse mode: the feature is not part
+of the target's concept), the rule's initial weight with ``"touched"`` and
+``"all"`` (so both predict exactly like a full table).
+"""
+
+from __future__ import annotations
+
+import numba
+import numpy as np
+import scipy.sparse as sp
+
+from snowpy.network.blocks import IDLE, USED, find_link, new_meta
+from snowpy.network.engine import ALL, POLICIES, POSITIVE
+from snowpy.network.feature_map import FeatureMap
+from snowpy.rules.spec import RuleKernel
+
+__all__ = ["LinkStore", "PRECISIONS", "LINK_POLICIES"]
+
+#: Storage precision of the weights: name -> (dtype, smallest and largest magnitude kept).
+PRECISIONS = {"float64": (np.float64, 1e-100, 1e100), "float32": (np.float32, 1e-30, 1e30)}
+LINK_POLICIES = tuple(POLICIES)
+_MAX_ROWS = 2**31 - 2
+_MAX_LINKS = 2**31 - 1
+
+
+@numba.njit(nogil=True, cache=True)
+def _compact(start, size, n_rows, target, W, U, lcount, keep):  # pragma: no cover
+    """The links of rows ``0 .. n_rows`` in one exact run, in row order.
+
+    ``keep`` (one flag per pool slot, or empty for all) drops links. Returns
+    the new sizes and the pool arrays, without gaps.
+    """
+    keeping = keep.shape[0] > 0
+    total = 0
+    for r in range(n_rows):
+        if keeping:
+            for j in range(start[r], start[r] + size[r]):
+                total += keep[j]
+        else:
+            total += size[r]
+    sizes = np.zeros(n_rows, np.int32)
+    new_target = np.empty(total, np.int32)
+    new_W = np.empty((total, W.shape[1]), W.dtype)
+    new_U = np.empty((total if U.shape[0] > 0 else 0, U.shape[1]), U.dtype)
+    new_lcount = np.empty(total if lcount.shape[0] > 0 else 0, lcount.dtype)
+    out = 0
+    for r in range(n_rows):
+        for j in range(start[r], start[r] + size[r]):
+            if keeping and not keep[j]:
+                continue
+            new_target[out] = target[j]
+            for p in range(W.shape[1]):
+                new_W[out, p] = W[j, p]
+            if new_U.shape[0] > 0:
+                for p in range(U.shape[1]):
+                    new_U[out, p] = U[j, p]
+            if new_lcount.shape[0] > 0:
+                new_lcount[out] = lcount[j]
+            sizes[r] += 1
+            out += 1
+    return sizes, new_target, new_W, new_U, new_lcount
+
+
+def _grown(array: np.ndarray, length: int, fill: float | int = 0) -> np.ndarray:
+    """``array`` with ``length`` rows, the new ones set to ``fill``.
+
+    In place when nothing else refers to it (``realloc``: the kernel moves
+    the pages of a large block instead of copying them); otherwise (a view
+    is held, or the array is memory-mapped from a model file) by a copy.
+    """
+    old = array.shape[0]
+    shape = (length,) + array.shape[1:]
+    if array.base is None and array.flags.c_contiguous and array.flags.owndata:
+        try:
+            array.resize(shape, refcheck=True)
+        except ValueError:  # referred to elsewhere
+            pass
+    if array.shape != shape:
+        grown = np.empty(shape, dtype=array.dtype)
+        grown[:old] = array
+        array = grown
+    array[old:] = fill
+    return array
+
+
+class LinkStore:
+    """Rows, links, per-target state and the averaging clock of one network.
+
+    Parameters
+    ----------
+    kernel : RuleKernel
+        The rule made ready for the engine (planes, initial weights, state).
+    n_features : int
+        Width of the feature space (columns of ``X``).
+    policy : {"positive", "touched", "all"}
+        When links are created (see :class:`snowpy.Network`'s ``links``).
+    average : bool
+        Keep averaging sums.
+    precision : {"float32", "float64"}
+        Storage type of the weights (the engine computes in float64).
+    min_count : int
+        Eligibility: rows count their activity when ``min_count > 1``.
+    link_counts : bool
+        Keep a count per link (for ``eligible_percent``).
+    """
+
+    def __init__(self, kernel: RuleKernel, n_features: int, *, policy: str = "positive",
+                 average: bool = True, precision: str = "float64", min_count: int = 1,
+                 link_counts: bool = False) -> None:
+        self.kernel = kernel
+        self.policy = policy
+        self.policy_code = POLICIES[policy]
+        self.n_features = n_features
+        self.average = average
+        self.precision = precision
+        self.dtype, self.min_magnitude, self.max_magnitude = PRECISIONS[precision]
+        self.min_count = int(min_count)
+        self.n_planes = len(kernel.planes)
+        #: True for a store loaded from an inference-only model file: one plane
+        #: holding the effective (averaged) weights, no training state
+        self.frozen = False
+        self._map = FeatureMap()
+        self.n_rows = 1
+        rows = 1024
+        self.start = np.zeros(rows, np.int64)
+        self.size = np.zeros(rows, np.int32)
+        self.cap = np.zeros(rows, np.int32)
+        self.count = np.zeros(rows if self.min_count > 1 else 0, np.int32)
+        links = 4096
+        self.target = np.zeros(links, np.int32)
+        self.W = np.zeros((links, self.n_planes), self.dtype)
+        self.U = np.zeros((links if average else 0, self.n_planes), np.float64)
+        self.lcount = np.zeros(links if link_counts else 0, np.int32)
+        self.meta = new_meta()
+        self.S = np.zeros((0, kernel.state_size), np.float64)
+        self.seen = 0
+
+    # ------------------------------------------------------------------ shape
+    @property
+    def n_targets(self) -> int:
+        return self.S.shape[0]
+
+    @property
+    def n_links(self) -> int:
+        """Links held."""
+        return int(self.size[: self.n_rows].sum(dtype=np.int64))
+
+    @property
+    def planes(self) -> tuple[float, ...]:
+        """Coefficient of each stored plane in the effective weight."""
+        return (1.0,) if self.frozen else self.kernel.planes
+
+    @property
+    def initial_weights(self) -> np.ndarray:
+        return np.asarray(self.kernel.initial_weights, dtype=np.float64)
+
+    @property
+    def absent_planes(self) -> np.ndarray:
+        """Plane values of a missing link."""
+        if self.policy_code == POSITIVE:
+            return np.zeros(self.n_planes, np.float64)
+        return self.initial_weights
+
+    @property
+    def absent(self) -> float:
+        """Effective weight of a missing link (and of a feature never seen)."""
+        if self.frozen:
+            return self._frozen_absent
+        return float(np.dot(self.kernel.planes, self.absent_planes))
+
+    @property
+    def feature_ids(self) -> np.ndarray:
+        """Column of ``X`` held by each row from 1 on."""
+        return self._map.row_ids
+
+    @property
+    def rowinfo(self) -> tuple[np.ndarray, ...]:
+        return self.start, self.size, self.cap, self.count
+
+    @property
+    def pool(self) -> tuple[np.ndarray, ...]:
+        return self.target, self.W, self.U, self.lcount, self.meta
+
+    def nbytes(self) -> int:
+        """Bytes allocated for rows, links, state and the feature map."""
+        arrays = (self.start, self.size, self.cap, self.count, self.target, self.W, self.U,
+                  self.lcount, self.S)
+        return sum(a.nbytes for a in arrays) + self._map.nbytes
+
+    def idle_slots(self) -> int:
+        """Pool slots allocated but holding no link (free blocks, spare room)."""
+        return int(self.meta[USED]) - self.n_links
+
+    # ----------------------------------------------------------------- growth
+    def add_targets(self, count: int) -> None:
+        """Add ``count`` target nodes (they start with no links)."""
+        if count <= 0:
+            return
+        state = np.zeros((count, self.kernel.state_size), np.float64)
+        if self.kernel.initial_state:
+            state[:] = np.asarray(self.kernel.initial_state, dtype=np.float64)
+        self.S = np.concatenate([self.S, state], axis=0)
+
+    def _reserve_rows(self, n_rows: int) -> None:
+        capacity = self.start.shape[0]
+        if n_rows <= capacity:
+            return
+        if n_rows > _MAX_ROWS:
+            raise ValueError("the network cannot hold more than 2**31 - 2 features")
+        new = min(max(n_rows, 2 * capacity), _MAX_ROWS)
+        self.start = _grown(self.start, new)
+        self.size = _grown(self.size, new)
+        self.cap = _grown(self.cap, new)
+        if self.count.shape[0]:
+            self.count = _grown(self.count, new)
+
+    def reserve_links(self, room: int) -> None:
+        """Make sure ``room`` more slots can be handed out from the end of the pool."""
+        used = int(self.meta[USED])
+        capacity = self.target.shape[0]
+        if used + room <= capacity:
+            return
+        new = max(2 * capacity, used + room)
+        if new > _MAX_LINKS:
+            if used + room > _MAX_LINKS:
+                raise MemoryError("the network cannot hold more than 2**31 - 1 links")
+            new = _MAX_LINKS
+        self.target = _grown(self.target, new)
+        self.W = _grown(self.W, new)
+        if self.U.shape[0]:
+            self.U = _grown(self.U, new)
+        if self.lcount.shape[0]:
+            self.lcount = _grown(self.lcount, new)
+
+    # ------------------------------------------------------------- row lookup
+    def training_rows(self, X: sp.csr_matrix) -> np.ndarray:
+        """Rows of ``X.indices``, creating rows for features not seen yet."""
+        rows = self._map.rows(X.indices, insert=True)
+        self._reserve_rows(self._map.next_row)
+        self.n_rows = self._map.next_row
+        return rows
+
+    def prediction_rows(self, X: sp.csr_matrix) -> np.ndarray:
+        """Rows of ``X.indices``; ``-1`` for features never seen in training."""
+        return self._map.rows(X.indices, insert=False, unseen=-1)
+
+    # -------------------------------------------------------------- weights
+    def effective(self, *, averaged: bool) -> np.ndarray:
+        """Per pool slot, the link's effective weight minus the absent weight.
+
+        ``sum_p planes[p] * W[:, p]`` from the averaged weights when asked and
+        kept, rounded to the storage precision (so that an inference-only
+        file, which stores these numbers, predicts bit for bit alike); slots
+        holding no link are harmless (never read through a row).
+        """
+        used = int(self.meta[USED])
+        W = self.W[:used]
+        planes = self.planes
+        if averaged and self.U.shape[0] and self.seen > 0:
+            result = planes[0] * (W[:, 0] - self.U[:used, 0] / self.seen)
+            for p in range(1, len(planes)):
+                if planes[p] != 0.0:
+                    result += planes[p] * (W[:, p] - self.U[:used, p] / self.seen)
+        else:
+            result = planes[0] * W[:, 0].astype(np.float64)
+            for p in range(1, len(planes)):
+                if planes[p] != 0.0:
+                    result += planes[p] * W[:, p]
+        if self.dtype != np.float64 and not self.frozen:
+            result = result.astype(self.dtype).astype(np.float64)
+        absent = self.absent
+        if absent != 0.0:
+            result -= absent
+        return result
+
+    def exact(self, keep: np.ndarray | None = None) -> dict[str, np.ndarray]:
+        """The links in row order without gaps: ``sizes``, ``target``, ``W``, ``U``, ``lcount``.
+
+        ``keep`` (a flag per pool slot) leaves links out.
+        """
+        flags = np.zeros(0, np.bool_) if keep is None else keep
+        sizes, target, W, U, lcount = _compact(self.start, self.size, self.n_rows, self.target,
+                                               self.W, self.U, self.lcount, flags)
+        return {"sizes": sizes, "target": target, "W": W, "U": U, "lcount": lcount}
+
+    def adopt(self, layout: dict[str, np.ndarray]) -> None:
+        """Take an exact layout (from :meth:`exact` or a model file) as the pool."""
+        sizes = np.asarray(layout["sizes"])
+        n_rows = sizes.shape[0]
+        self._reserve_rows(n_rows)
+        self.size[:n_rows] = sizes
+        self.size[n_rows:] = 0
+        self.cap[:n_rows] = sizes
+        self.cap[n_rows:] = 0
+        self.start[0] = 0
+        np.cumsum(sizes[:-1], out=self.start[1:n_rows])
+        self.start[n_rows:] = 0
+        self.target = layout["target"]
+        self.W = layout["W"]
+        self.U = layout["U"] if self.average and not self.frozen else \
+            np.zeros((0, self.W.shape[1]), np.float64)
+        self.lcount = layout["lcount"]
+        self.meta = new_meta()
+        self.meta[USED] = self.target.shape[0]
+        self.meta[IDLE] = 0
+        self.n_rows = n_rows
+
+    def links_csr(self, *, averaged: bool) -> sp.csr_matrix:
+        """The effective weight of every link, ``[rows, targets]`` (missing links: absent)."""
+        positions = self.live_slots()
+        weights = self.effective(averaged=averaged)[positions] + self.absent
+        indptr = np.zeros(self.n_rows + 1, np.int64)
+        np.cumsum(self.size[: self.n_rows], out=indptr[1:])
+        return sp.csr_matrix((weights, self.target[positions], indptr),
+                             shape=(self.n_rows, self.n_targets))
+
+    def positions(self, columns: np.ndarray, target: int) -> np.ndarray:
+        """Pool position of the link from each feature (column of ``X``) to ``target``.
+
+        ``-1`` where the feature was never seen or has no link to the target.
+        Column ``-1`` stands for the bias.
+        """
+        columns = np.asarray(columns, dtype=np.int64)
+        rows = np.zeros(columns.shape, dtype=np.int64)
+        features = columns >= 0
+        rows[features] = self._map.rows(columns[features], insert=False, unseen=-1)
+        return _positions(self.start, self.size, self.target, rows, int(target))
+
+    def planes_of(self, columns: np.ndarray, target: int) -> np.ndarray:
+        """Raw weight planes ``[len(columns), planes]`` of ``target`` on those features;
+        a missing link shows the planes it would have (the absent planes)."""
+        where = self.positions(columns, target)
+        out = np.tile(self.absent_planes, (where.size, 1))
+        found = where >= 0
+        out[found] = self.W[where[found]]
+        return out
+
+    # --------------------------------------------------------------- pruning
+    def prune(self, keep: np.ndarray) -> int:
+        """Drop the links whose slot in ``keep`` is false; returns how many."""
+        before = self.n_links
+        self.adopt(self.exact(keep))
+        return before - self.n_links
+
+    def live_slots(self) -> np.ndarray:
+        """Pool positions that hold a link, in row order."""
+        return _link_positions(self.start, self.size, self.n_rows)
+
+    # ------------------------------------------------------------ conversion
+    def dense(self, *, averaged: bool) -> np.ndarray:
+        """Effective weights ``float64[rows, targets]``, missing links at the absent weight."""
+        table = np.full((self.n_rows, self.n_targets), self.absent)
+        csr = self.links_csr(averaged=averaged)
+        rows = np.repeat(np.arange(self.n_rows), np.diff(csr.indptr))
+        table[rows, csr.indices] = csr.data
+        return table
+
+    @property
+    def creates_all(self) -> bool:
+        return self.policy_code == ALL
+
+
+@numba.njit(nogil=True, cache=True)
+def _link_positions(start, size, n_rows):  # pragma: no cover - compiled
+    total = 0
+    for r in range(n_rows):
+        total += size[r]
+    out = np.empty(total, np.int64)
+    k = 0
+    for r in range(n_rows):
+        for j in range(start[r], start[r] + size[r]):
+            out[k] = j
+            k += 1
+    return out
+
+
+@numba.njit(nogil=True, cache=True)
+def _positions(start, size, target, rows, t):  # pragma: no cover - compiled
+    out = np.full(rows.shape[0], -1, np.int64)
+    for k in range(rows.shape[0]):
+        r = rows[k]
+        if r >= 0:
+            j = find_link(target, start[r], size[r], t)
+            if j >= 0:
+                out[k] = j
+    return out

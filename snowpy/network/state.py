@@ -1,0 +1,326 @@
+"""A network as plain data: a JSON-able header and named numpy arrays.
+
+This is what a model file stores (:mod:`snowpy.model_file` writes and reads
+the file; :mod:`snowpy.persistence` puts estimators in it): everything needed
+to reproduce predictions and to continue training exactly. The network
+knows its state, not its file format.
+
+Arrays of a full network (format 2)
+-----------------------------------
+``feature_ids``
+    The feature (column of ``X``) of each row from 1 on; row 0 is the bias.
+``row_sizes``
+    Links per row (``int32``); the links of row ``r`` follow those of rows
+    ``0 .. r - 1``.
+``row_counts``
+    Activity count of each row (eligibility), when ``eligibility > 1``.
+``link_targets``, ``link_weights``, ``link_averaging``, ``link_counts``
+    Per link, in row order: its target, its weight planes, its averaging
+    sums (when averaging) and its count (with ``eligible_percent``).
+``state``, ``promotions``, ``demotions``
+    Per target: the rule's state and the updates made.
+
+Rows that hold no link (and no count) are left out. An inference-only
+network keeps one plane, the effective weights, and no averaging sums or
+counts. Format 1 files (a full table of rows x planes x targets) are
+converted on loading: each weight that differs from the rule's initial one
+becomes a link of the ``"all"`` policy, so the network predicts exactly as
+it did.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from snowpy.exceptions import ConfigurationError, ModelFileError, SnowpyError
+from snowpy.network.labels import LabelIndex
+from snowpy.network.links import LinkStore
+from snowpy.plugins import get_rule
+from snowpy.rules.spec import BuildContext
+
+__all__ = ["network_state", "restore_network", "plain"]
+
+
+def plain(value: Any) -> Any:
+    """A JSON-safe copy of labels and parameters (numpy scalars to Python)."""
+    if isinstance(value, np.generic):
+        return value.item()
+    if isinstance(value, (list, tuple)):
+        return [plain(v) for v in value]
+    if isinstance(value, dict):
+        return {str(k): plain(v) for k, v in value.items()}
+    return value
+
+
+def network_state(net: Any, inference_only: bool = False
+                  ) -> tuple[dict[str, Any], dict[str, np.ndarray]]:
+    """The header and arrays that describe a trained network."""
+    from snowpy.network.calibrating import fit_progressive
+
+    net._check_fitted()
+    if net._progressive is not None and net._progressive_stale:
+        fit_progressive(net)
+    store = net._store
+    inference_only = inference_only or store.frozen
+    layout = store.exact()
+    keep_rows = layout["sizes"] > 0
+    keep_rows[0] = True
+    counts = store.count[: store.n_rows] if store.count.shape[0] and not inference_only \
+        else None
+    if counts is not None:
+        keep_rows |= counts > 0
+    header = {
+        "options": plain({name: getattr(net, name) for name in net._option_names}),
+        "params": plain(net.get_params()),
+        "rule_params": plain(net.rule_params_),
+        "labels": plain(list(net._labels.labels)),
+        "multilabel": bool(net.multilabel_),
+        "n_features": int(net.n_features_in_),
+        "seen": int(store.seen),
+        "stats": {"mistakes": net.mistakes_, "updates": net.updates_,
+                  "n_examples_seen": int(net.n_examples_seen_),
+                  "overflows": int(net.overflows_), "underflows": int(net.underflows_)},
+        "calibration": net.calibration_.header() if net.calibration_ is not None else None,
+        "inference_only": inference_only,
+        "links": {"policy": store.policy, "precision": store.precision,
+                  "absent": float(store.absent)},
+    }
+    if inference_only:
+        effective = net.effective_links_delta()[store.live_slots()] + store.absent
+        weights = effective.astype(store.dtype)[:, None]
+    else:
+        weights = layout["W"]
+    arrays = {
+        "feature_ids": store.feature_ids[keep_rows[1:]],
+        "row_sizes": layout["sizes"][keep_rows],
+        "link_targets": layout["target"],
+        "link_weights": np.ascontiguousarray(weights),
+        "state": store.S, "promotions": net.promotions_, "demotions": net.demotions_,
+    }
+    if not inference_only:
+        if layout["U"].shape[0] or store.U.shape[0]:
+            arrays["link_averaging"] = layout["U"]
+        if layout["lcount"].shape[0] or store.lcount.shape[0]:
+            arrays["link_counts"] = layout["lcount"]
+        if counts is not None:
+            arrays["row_counts"] = counts[keep_rows]
+    if net.calibration_ is not None:
+        arrays.update(net.calibration_.arrays())
+    if net._progressive is not None and not inference_only:
+        arrays["progressive_scores"] = net._progressive[0]
+        arrays["progressive_positives"] = net._progressive[1].astype(np.uint8)
+    return header, arrays
+
+
+def restore_network(network_class: type, header: dict[str, Any],
+                    arrays: dict[str, np.ndarray], where: str) -> Any:
+    """A network from what :func:`network_state` produced (or a format 1 file)."""
+    from snowpy.calibration import Calibration
+
+    try:
+        options = dict(header["options"])
+        rule = options.pop("rule")
+        params = dict(header["rule_params"])
+        labels = header["labels"]
+        n_features = int(header["n_features"])
+        stats = header["stats"]
+        if not isinstance(labels, list) or not isinstance(stats, dict):
+            raise TypeError("labels and stats must be a list and a mapping")
+    except (KeyError, TypeError, ValueError) as exc:
+        raise ModelFileError(f"{where}: the network description lacks {exc}") from None
+    try:
+        spec = get_rule(rule)
+    except SnowpyError as exc:
+        raise ModelFileError(f"{where}: the model was trained with rule {rule!r}: {exc}") \
+            from None
+    user = dict(header.get("params") or {"rule": rule, **options, **params})
+    user.pop("rule", None)
+    legacy = "links" not in header
+    storage = user.pop("storage", None)
+    if legacy:
+        user["links"] = "all"
+    try:
+        net = network_class(rule, **user)
+        validated = spec.validate(params)
+        net.check_options()
+    except (ConfigurationError, TypeError) as exc:
+        raise ModelFileError(f"{where}: stored parameters are invalid: {exc}") from None
+    kernel = spec.make_kernel(validated, BuildContext(mean_active_features=1.0,
+                                                      n_features=n_features))
+    frozen = header.get("inference_only", False)
+    if not isinstance(frozen, bool) or (frozen and ("link_averaging" in arrays
+                                                    or "averaging" in arrays)):
+        raise ModelFileError(f"{where}: the inference-only flag is invalid (an inference-only "
+                             "file holds no averaging sums)")
+    store = LinkStore(kernel, n_features, policy=net.links, average=bool(net.average),
+                      precision=net.precision, min_count=int(net.eligibility),
+                      link_counts=net.eligible_percent is not None)
+    store.frozen = frozen
+    n_targets = len(labels)
+    try:
+        if legacy:
+            _adopt_legacy(store, arrays, storage, n_targets, frozen, where)
+        else:
+            _adopt(store, header, arrays, n_targets, frozen, where)
+    except ModelFileError:
+        raise
+    except (KeyError, TypeError, ValueError) as exc:
+        raise ModelFileError(f"{where}: the links are inconsistent ({exc})") from None
+    store.add_targets(n_targets)
+    state = arrays.get("state")
+    if state is not None:
+        if state.shape != store.S.shape:
+            raise ModelFileError(f"{where}: the per-target state has shape {state.shape}, "
+                                 f"expected {store.S.shape}")
+        store.S = np.array(state)
+    store.seen = int(header.get("seen", 0))
+    net.rule_spec_ = spec
+    net.rule_params_ = validated
+    net.kernel_ = kernel
+    net.multilabel_ = bool(header.get("multilabel", False))
+    net.n_features_in_ = n_features
+    try:
+        net._labels = LabelIndex(labels)
+    except ConfigurationError as exc:
+        raise ModelFileError(f"{where}: a label is invalid: {exc}") from None
+    if len(net._labels) != n_targets:
+        raise ModelFileError(f"{where}: the labels are not distinct")
+    net._store = store
+    net._rng = np.random.default_rng(net.seed)
+    net.mistakes_ = list(stats.get("mistakes", []))
+    net.updates_ = list(stats.get("updates", []))
+    net.n_examples_seen_ = int(stats.get("n_examples_seen", 0))
+    net.overflows_ = int(stats.get("overflows", 0))
+    net.underflows_ = int(stats.get("underflows", 0))
+    net.promotions_ = _per_target(arrays, "promotions", n_targets, where)
+    net.demotions_ = _per_target(arrays, "demotions", n_targets, where)
+    net._effective_cache = {}
+    net.calibration_ = None  # an uncalibrated model says so, as a trained one does
+    net._progressive = None
+    net._progressive_stale = False
+    if header.get("calibration"):
+        net.calibration_ = Calibration.from_file(header["calibration"], arrays, where)
+    if "progressive_scores" in arrays:
+        scores, positives = arrays["progressive_scores"], arrays.get("progressive_positives")
+        if positives is None or positives.shape != scores.shape or scores.ndim != 2:
+            raise ModelFileError(f"{where}: the progressive calibration window is inconsistent")
+        net._progressive = (np.array(scores), positives.astype(bool))
+    return net
+
+
+def _per_target(arrays: dict[str, np.ndarray], name: str, n_targets: int, where: str
+                ) -> np.ndarray:
+    values = np.asarray(arrays.get(name, np.zeros(n_targets, np.int64)))
+    if values.shape != (n_targets,):
+        raise ModelFileError(f"{where}: {name} has shape {values.shape}, expected ({n_targets},)")
+    return values.astype(np.int64)
+
+
+def _adopt(store: LinkStore, header: dict[str, Any], arrays: dict[str, np.ndarray],
+           n_targets: int, frozen: bool, where: str) -> None:
+    ids = arrays["feature_ids"]
+    sizes = arrays["row_sizes"]
+    targets = arrays["link_targets"]
+    weights = arrays["link_weights"]
+    n_planes = 1 if frozen else store.n_planes
+    if sizes.ndim != 1 or ids.shape != (sizes.shape[0] - 1,):
+        raise ModelFileError(f"{where}: feature ids and rows do not match")
+    if int(sizes.sum(dtype=np.int64)) != targets.shape[0] or np.any(sizes < 0):
+        raise ModelFileError(f"{where}: the row sizes do not add up to the links")
+    if weights.shape != (targets.shape[0], n_planes):
+        raise ModelFileError(f"{where}: link weights of shape {weights.shape} do not fit "
+                             f"{targets.shape[0]} links of {n_planes} plane(s)")
+    if weights.dtype != store.dtype:
+        raise ModelFileError(f"{where}: link weights are {weights.dtype}, the header says "
+                             f"{store.precision}")
+    if targets.size and (targets.min() < 0 or targets.max() >= n_targets):
+        raise ModelFileError(f"{where}: a link names a target outside 0..{n_targets - 1}")
+    averaging = arrays.get("link_averaging")
+    if averaging is not None and (frozen or averaging.shape != weights.shape):
+        raise ModelFileError(f"{where}: averaging sums and link weights differ in shape")
+    if not frozen and store.average and averaging is None:
+        raise ModelFileError(f"{where}: an averaged network's file lacks its averaging sums")
+    counts = arrays.get("link_counts")
+    if store.lcount.shape[0] and not frozen and (counts is None
+                                                 or counts.shape != targets.shape):
+        raise ModelFileError(f"{where}: the link counts are missing or do not fit")
+    _check_sorted(sizes, targets, where)
+    if frozen:
+        store.n_planes = 1
+        store.W = np.zeros((0, 1), store.dtype)
+        store._frozen_absent = float(header["links"]["absent"])
+    store._map.rows(ids, insert=True)
+    if store._map.next_row != sizes.shape[0]:
+        raise ModelFileError(f"{where}: a feature id appears twice")
+    store.adopt({"sizes": sizes.astype(np.int32), "target": targets,
+                 "W": weights, "U": averaging if averaging is not None else
+                 np.zeros((0, n_planes), np.float64),
+                 "lcount": counts if (counts is not None and not frozen) else
+                 np.zeros(0, np.int32)})
+    row_counts = arrays.get("row_counts")
+    if store.count.shape[0] and not frozen:
+        if row_counts is None or row_counts.shape != sizes.shape:
+            raise ModelFileError(f"{where}: the row counts are missing or do not fit")
+        store.count[: sizes.shape[0]] = row_counts
+    store._reserve_rows(sizes.shape[0] + 1)
+
+
+def _check_sorted(sizes: np.ndarray, targets: np.ndarray, where: str) -> None:
+    """Each row's links must be sorted by target, without repeats."""
+    if targets.size < 2:
+        return
+    step = np.diff(targets.astype(np.int64))
+    boundaries = np.cumsum(sizes.astype(np.int64))[:-1]
+    boundaries = boundaries[(boundaries > 0) & (boundaries < targets.size)]
+    inside = np.ones(targets.size - 1, dtype=bool)
+    inside[boundaries - 1] = False
+    if np.any(step[inside] <= 0):
+        raise ModelFileError(f"{where}: a row's links are not sorted by target")
+
+
+def _adopt_legacy(store: LinkStore, arrays: dict[str, np.ndarray], storage: Any,
+                  n_targets: int, frozen: bool, where: str) -> None:
+    """Links from a format 1 table of ``rows x planes x targets`` (policy ``"all"``)."""
+    weights = arrays["weights"]
+    n_planes = 1 if frozen else store.n_planes
+    if weights.ndim != 3 or weights.shape[1] != n_planes or weights.shape[2] != n_targets:
+        raise ModelFileError(
+            f"{where}: weights of shape {weights.shape} do not fit {n_targets} targets and "
+            f"{n_planes} plane(s)")
+    averaging = arrays.get("averaging")
+    if averaging is not None and averaging.shape != weights.shape:
+        raise ModelFileError(f"{where}: averaging sums and weights differ in shape")
+    if storage == "dense":
+        if weights.shape[0] != store.n_features + 1:
+            raise ModelFileError(f"{where}: a dense table needs {store.n_features + 1} rows, "
+                                 f"has {weights.shape[0]}")
+        ids = np.arange(store.n_features, dtype=np.int64)
+    else:
+        ids = arrays.get("feature_ids")
+        if ids is None or ids.shape != (weights.shape[0] - 1,):
+            raise ModelFileError(f"{where}: the compact feature map does not match the weights")
+    if frozen:
+        initial = np.array([store.kernel.initial_effective_weight])
+        store._frozen_absent = float(initial[0])
+    else:
+        initial = store.initial_weights
+    differs = np.any(weights != initial[None, :, None], axis=1)
+    if averaging is not None:
+        differs |= np.any(averaging != 0, axis=1)
+    differs[0] = True  # the bias row is linked to every target
+    rows_used = np.flatnonzero(differs.any(axis=1) | (np.arange(len(differs)) == 0))
+    differs = differs[rows_used]
+    row_index, target_index = np.nonzero(differs)
+    sizes = np.bincount(row_index, minlength=rows_used.size).astype(np.int32)
+    source_rows = rows_used[row_index]
+    W = np.ascontiguousarray(weights[source_rows, :, target_index].astype(store.dtype))
+    U = np.ascontiguousarray(averaging[source_rows, :, target_index]) \
+        if averaging is not None and not frozen else np.zeros((0, n_planes), np.float64)
+    if frozen:
+        store.n_planes = 1
+    store._map.rows(ids[rows_used[1:] - 1], insert=True)
+    store.adopt({"sizes": sizes, "target": target_index.astype(np.int32), "W": W, "U": U,
+                 "lcount": np.zeros(0, np.int32)})
+    store._reserve_rows(sizes.shape[0] + 1)

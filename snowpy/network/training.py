@@ -1,0 +1,180 @@
+"""Driving the engine: epochs, progress chunks, pool growth, and what training reports.
+
+:func:`train` runs :func:`snowpy.network.engine.run_epoch` over one call's
+examples: in chunks when progress is reported (1, 2, 4, 8... examples, then
+every 16,384), resuming where the engine stopped whenever the link pool must
+grow, so a model trained in chunks is the model trained at once.
+"""
+
+from __future__ import annotations
+
+import warnings
+from typing import Any
+
+import numba
+import numpy as np
+import scipy.sparse as sp
+
+from snowpy.exceptions import NumericalError, PluginError
+from snowpy.network.engine import TOUCHED, run_epoch
+
+__all__ = ["TrainingCall", "train", "chunks", "NumericalWarning"]
+
+_NONE_INT = np.empty(0, dtype=np.int64)
+_NONE_TARGETS = np.empty(0, dtype=np.int32)
+_NO_SCORES = np.empty((0, 0), dtype=np.float64)
+
+
+class NumericalWarning(RuntimeWarning):
+    """Weights reached the largest magnitude kept and were clamped."""
+
+
+class TrainingCall:
+    """The encoded examples of one ``fit`` or ``partial_fit`` call."""
+
+    def __init__(self, X: sp.csr_matrix, rows: np.ndarray, y_indptr: np.ndarray,
+                 y_targets: np.ndarray, a_indptr: np.ndarray | None = None,
+                 a_targets: np.ndarray | None = None) -> None:
+        self.X = X
+        self.rows = rows
+        self.indptr = X.indptr.astype(np.int64, copy=False)
+        self.y_indptr = y_indptr
+        self.y_targets = y_targets
+        self.a_indptr = _NONE_INT if a_indptr is None else a_indptr
+        self.a_targets = _NONE_TARGETS if a_targets is None else a_targets
+        self.n = X.shape[0]
+        self.max_active = int(np.diff(self.indptr).max()) if self.n else 0
+
+
+def chunks(n: int, chunked: bool) -> list[tuple[int, int]]:
+    """Example ranges of one epoch: whole, or cut at 1, 2, 4, 8... and every 16,384.
+
+    >>> chunks(10, True)
+    [(0, 1), (1, 2), (2, 4), (4, 8), (8, 10)]
+    """
+    if not chunked:
+        return [(0, n)]
+    bounds = [0]
+    mark = 1
+    while bounds[-1] < n:
+        step = min(mark, bounds[-1] + 16384)
+        bounds.append(min(n, max(step, bounds[-1] + 1)))
+        if bounds[-1] >= mark:
+            mark *= 2
+    return list(zip(bounds[:-1], bounds[1:]))
+
+
+def train(net: Any, call: TrainingCall, *, epochs: int, shuffle: bool, progress: Any = None,
+          fresh: bool = True, record: np.ndarray | None = None,
+          rank_links: bool = False) -> None:
+    """Run ``epochs`` passes of ``net`` over ``call``.
+
+    ``fresh`` data is counted for eligibility in its first pass. ``record``
+    (``[n, targets]``) receives each example's progressive scores in the
+    first pass. With ``rank_links`` (a :meth:`~snowpy.Network.fit`), the links
+    are ranked for ``eligible_percent`` after the first pass. Updates
+    ``net``'s training figures; warns once about clamped overflows.
+    """
+    store = net._store
+    counts = np.zeros((store.n_targets, 2), dtype=np.int64)
+    overflows = 0
+    creating = True
+    try:
+        for epoch in range(epochs):
+            order = (net._rng.permutation(call.n) if shuffle else np.arange(call.n))
+            order = order.astype(np.int64)
+            mistakes, updates, epoch_overflows = _epoch(
+                net, call, epoch, order, counts, progress, counting=fresh and epoch == 0,
+                creating=creating, record=record if epoch == 0 else None)
+            overflows += epoch_overflows
+            net.mistakes_.append(mistakes)
+            net.updates_.append(updates)
+            if epoch == 0 and rank_links and net.eligible_percent is not None:
+                net._keep_top_percent()
+            # the same examples cannot call for new links again, unless eligibility let
+            # rows in during the pass (or links were dropped by eligible_percent)
+            creating = store.policy_code == TOUCHED or (
+                store.min_count > 1 and net.eligible_percent is None)
+            if net.early_stop and updates == 0:
+                break
+    finally:  # an interrupted training still leaves a consistent network
+        net._add_counts(counts)
+        net._effective_cache.clear()
+    if overflows:
+        net.overflows_ += overflows
+        warnings.warn(
+            f"{overflows} weight updates exceeded the largest magnitude kept "
+            f"({store.max_magnitude:g}) and were clamped; use milder promotion/demotion, or a "
+            "bias strength closer to the feature strengths",
+            NumericalWarning,
+            stacklevel=4,
+        )
+
+
+def _epoch(net: Any, call: TrainingCall, epoch: int, order: np.ndarray, counts: np.ndarray,
+           progress: Any, *, counting: bool, creating: bool, record: np.ndarray | None
+           ) -> tuple[int, int, int]:
+    """One pass over ``order`` (in chunks when reporting progress)."""
+    store = net._store
+    mistakes = updates = overflows = 0
+    for start, stop in chunks(order.size, progress is not None):
+        chunk_mistakes = 0
+        position = start
+        while position < stop:
+            scores = _NO_SCORES if record is None else \
+                np.empty((stop - position, store.n_targets), dtype=np.float64)
+            result = _run(net, call, order[position:stop], counts, counting, creating, scores)
+            processed, done_mistakes, done_updates, done_overflows, underflows, nonfinite, \
+                seen, need_room = result
+            net.n_examples_seen_ += seen - store.seen
+            store.seen = seen
+            net.underflows_ += underflows
+            chunk_mistakes += done_mistakes
+            updates += done_updates
+            overflows += done_overflows
+            if nonfinite:
+                example = int(order[position + processed])
+                raise NumericalError(
+                    f"rule {net.rule!r} produced NaN at example {example}; check its "
+                    f"parameters {net.kernel_.params.tolist()}"
+                )
+            if record is not None:
+                record[order[position:position + processed]] = scores[:processed]
+            position += processed
+            if need_room:
+                store.reserve_links(need_room)
+        mistakes += chunk_mistakes
+        if progress is not None:
+            net._effective_cache.clear()
+            progress(epoch, stop, order.size, chunk_mistakes)
+    return mistakes, updates, overflows
+
+
+def _run(net: Any, call: TrainingCall, order: np.ndarray, counts: np.ndarray, counting: bool,
+         creating: bool, scores: np.ndarray) -> tuple:
+    store = net._store
+    kernel = net.kernel_
+    params = net.rule_params_
+    try:
+        return run_epoch(
+            kernel.compiled, store.rowinfo, store.pool, store.S,
+            np.asarray(store.planes, dtype=np.float64), kernel.params,
+            store.initial_weights, store.absent_planes, store.policy_code, store.min_count,
+            counting, creating, bool(kernel.multiplicative), store.min_magnitude,
+            store.max_magnitude, call.indptr, call.rows, call.X.data, order, call.y_indptr,
+            call.y_targets, call.a_indptr, call.a_targets, float(params["theta"]),
+            float(params["thickness"]), float(params["negative_thickness"]),
+            net._bias_strength(), bool(net.multilabel_), net.multiclass == "constraint",
+            store.seen, counts, call.max_active, scores,
+        )
+    except numba.core.errors.TypingError as exc:
+        first = str(exc).strip().splitlines()[0]
+        raise PluginError(
+            f"rule {net.rule!r}: its update kernel does not compile against the kernel "
+            f"contract (see snowpy.rules.spec): {first}"
+        ) from exc
+    except (ArithmeticError, IndexError, ValueError) as exc:
+        raise PluginError(
+            f"rule {net.rule!r}: its update kernel failed: {type(exc).__name__}: {exc}"
+        ) from exc
+
