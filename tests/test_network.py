@@ -284,7 +284,7 @@ def test_get_and_set_params_follow_scikit_learn():
     (lambda: snowpy.Network(epochs=0).fit([[1.0]], ["a"]), ConfigurationError,
      "epochs must be a positive integer"),
     (lambda: snowpy.Network(links="some").fit([[1.0]], ["a"]), ConfigurationError,
-     "links must be one of 'positive', 'touched', 'all', got 'some'"),
+     "links must be one of 'positive', 'touched', 'all', 'signed', got 'some'"),
     (lambda: snowpy.Network(eligibility=0).fit([[1.0]], ["a"]), ConfigurationError,
      "eligibility must be an integer >= 1"),
     (lambda: snowpy.Network(links="touched", eligible_percent=10).fit([[1.0]], ["a"]),

@@ -43,9 +43,21 @@ Per example ``i`` (in the order given):
    update changed. Averaged weights are kept with the usual trick ``U +=
    c * delta``, so that the average is ``W - U / c``.
 
+Nothing is searched for. A dense row (linked to every target, in target
+order: :mod:`snowpy.network.blocks`) holds target ``t``'s link at offset
+``t``, and is scored as a plain vector. The links of the other rows that
+belong to the targets an example needs (those that get links, and those an
+update calls for) are threaded onto a list per target (``head[t]``,
+``nxt[q]``) in one pass, so creating a target's missing links and gathering
+its weights walk that target's links of the example and nothing else. Links
+are appended to their row's block and keep their offset in it, so the lists
+stay valid when a block moves; a block completed out of order is sorted
+after the example.
+
 The pool must have room for the links an example may create; when it has
-not, the epoch stops before that example and reports the room it needs
-(:data:`NEED_ROOM`): the caller grows the pool and continues from there.
+not, the epoch stops before that example and reports the room it needs (the
+last of :data:`RESULT_FIELDS`): the caller grows the pool and continues from
+there.
 """
 
 from __future__ import annotations
@@ -53,15 +65,16 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-from snowpy.network.blocks import USED, find_link, insert_link
+from snowpy.network.blocks import USED, append_link, order_block
 
-__all__ = ["run_epoch", "POSITIVE", "TOUCHED", "ALL", "POLICIES", "RESULT_FIELDS"]
+__all__ = ["run_epoch", "POSITIVE", "TOUCHED", "ALL", "SIGNED", "POLICIES", "RESULT_FIELDS"]
 
 #: Link policies (``links=`` of :class:`snowpy.Network`), as the engine numbers them.
 POSITIVE = 0
 TOUCHED = 1
 ALL = 2
-POLICIES = {"positive": POSITIVE, "touched": TOUCHED, "all": ALL}
+SIGNED = 3
+POLICIES = {"positive": POSITIVE, "touched": TOUCHED, "all": ALL, "signed": SIGNED}
 
 #: What :func:`run_epoch` returns, in order.
 RESULT_FIELDS = ("processed", "mistakes", "updates", "overflows", "underflows", "nonfinite",
@@ -88,15 +101,15 @@ def run_epoch(update, rowinfo, pool, S, planes, params, init_w, absent_w, policy
               scores):  # pragma: no cover - compiled; covered by the NUMBA_DISABLE_JIT run
     """Train for one pass over ``order``; returns the figures of :data:`RESULT_FIELDS`.
 
-    ``rowinfo = (start, size, cap, count)`` describes each feature row's
-    block (``count`` is empty unless ``min_count > 1``); ``pool = (target,
-    W, U, lcount, meta)`` holds the links (``U`` empty unless averaging,
-    ``lcount`` empty unless link counts are kept). When ``scores`` has rows,
-    ``scores[pos, t]`` receives target ``t``'s score (activation minus
-    ``theta``) for the ``pos``-th example of ``order`` *before* learning from
-    it, from the averaged weights when averaging (progressive validation).
+    ``rowinfo = (start, size, cap, count, ordered)`` describes each feature
+    row's block (``count`` is empty unless ``min_count > 1``); ``pool =
+    (target, W, U, lcount, meta)`` holds the links (``U`` empty unless
+    averaging, ``lcount`` empty unless link counts are kept). When ``scores``
+    has rows, ``scores[pos, t]`` receives target ``t``'s score (activation
+    minus ``theta``) for the ``pos``-th example of ``order`` *before* learning
+    from it, from the averaged weights when averaging (progressive validation).
     """
-    start, size, cap, count = rowinfo
+    start, size, cap, count, ordered = rowinfo
     target, W, U, lcount, meta = pool
     n_targets = counts.shape[0]
     n_planes = planes.shape[0]
@@ -118,6 +131,9 @@ def run_epoch(update, rowinfo, pool, S, planes, params, init_w, absent_w, policy
     row_buf = np.empty(max_active + 1, np.int64)
     val_buf = np.empty(max_active + 1, np.float64)
     eligible = np.empty(max_active + 1, np.bool_)
+    dense = np.empty(max_active + 1, np.bool_)
+    grown = np.zeros(max_active + 1, np.bool_)
+    kmark = np.zeros(max_active + 1, np.int64)
     wbuf = np.empty((max_active + 1, n_planes), np.float64)
     vbuf = np.empty(max_active + 1, np.float64)
     kbuf = np.empty(max_active + 1, np.int64)
@@ -127,11 +143,19 @@ def run_epoch(update, rowinfo, pool, S, planes, params, init_w, absent_w, policy
     acc = np.empty(n_targets, np.float64)
     stamp = np.zeros(n_targets, np.int64)
     allowed_stamp = np.zeros(n_targets, np.int64)
+    head = np.empty(n_targets, np.int64)
+    listed = np.zeros(n_targets, np.int64)
+    needed = np.zeros(n_targets, np.int64)
+    qcap = 4096
+    qk = np.empty(qcap, np.int64)
+    qo = np.empty(qcap, np.int64)
+    nxt = np.empty(qcap, np.int64)
     recording = scores.shape[0] > 0
     mistakes = 0
     updates = 0
     overflows = 0
     underflows = 0
+    tag = 0
     for pos in range(order.shape[0]):
         i = order[pos]
         mark = pos + 1
@@ -150,33 +174,67 @@ def run_epoch(update, rowinfo, pool, S, planes, params, init_w, absent_w, policy
         else:
             lo = 0
             n_allowed = n_targets
+        n_positive = y_indptr[i + 1] - y_indptr[i]
         for j in range(y_indptr[i], y_indptr[i + 1]):
             stamp[y_targets[j]] = mark
-        # --- room for the links this example may create
-        if policy == TOUCHED or creating:
-            linked = 0
-            for k in range(m):
-                linked += size[row_buf[k]]
-            fan = n_allowed if policy != POSITIVE else y_indptr[i + 1] - y_indptr[i]
-            need = 4 * (linked + m * fan)
-            if meta[USED] + need > capacity:
-                return pos, mistakes, updates, overflows, underflows, 0, seen, need
-        # --- eligibility (SNoW -e): rows count their activity
+        linked = 0
         vsum = 0.0
         for k in range(m):
             r = row_buf[k]
+            linked += size[r]
+            dense[k] = size[r] == n_targets and ordered[r] == 1
             vsum += val_buf[k]
-            if counting_rows and r > 0 and count[r] < 2147483647:
-                count[r] += 1
-            eligible[k] = r == 0 or min_count <= 1 or count[r] >= min_count
-        # --- activations
+            grown[k] = False
+            eligible[k] = True
+        fan = n_allowed if policy == ALL else n_positive
+        # --- room for the links this example may create, and for its link lists
+        if policy == TOUCHED or policy == SIGNED or creating:
+            need = 4 * (linked + m * (n_allowed if policy != POSITIVE else n_positive))
+            if meta[USED] + need > capacity:
+                return pos, mistakes, updates, overflows, underflows, 0, seen, need
+        if linked + m * fan + 1 > qcap:
+            qcap = 2 * (linked + m * fan + 1)
+            qk = np.empty(qcap, np.int64)
+            qo = np.empty(qcap, np.int64)
+            nxt = np.empty(qcap, np.int64)
+        # --- eligibility (SNoW -e): rows count their activity
+        if min_count > 1:
+            for k in range(m):
+                r = row_buf[k]
+                if counting_rows and r > 0 and count[r] < 2147483647:
+                    count[r] += 1
+                eligible[k] = r == 0 or count[r] >= min_count
+        # --- activations (flat loops per kind of planes: a dense row is a vector)
         for t in range(n_targets):
             acc[t] = absent * vsum
-        for k in range(m):
-            r = row_buf[k]
-            v = val_buf[k]
-            for j in range(start[r], start[r] + size[r]):
-                acc[target[j]] += v * (_plane_sum(W, j, planes, kind) - absent)
+        if kind == 1:
+            for k in range(m):
+                r = row_buf[k]
+                v = val_buf[k]
+                first = start[r]
+                if dense[k]:
+                    for t in range(n_targets):
+                        acc[t] += v * (W[first + t, 0] - absent)
+                else:
+                    for j in range(first, first + size[r]):
+                        acc[target[j]] += v * (W[j, 0] - absent)
+        elif kind == 2:
+            for k in range(m):
+                r = row_buf[k]
+                v = val_buf[k]
+                first = start[r]
+                if dense[k]:
+                    for t in range(n_targets):
+                        acc[t] += v * (W[first + t, 0] - W[first + t, 1] - absent)
+                else:
+                    for j in range(first, first + size[r]):
+                        acc[target[j]] += v * (W[j, 0] - W[j, 1] - absent)
+        else:
+            for k in range(m):
+                r = row_buf[k]
+                v = val_buf[k]
+                for j in range(start[r], start[r] + size[r]):
+                    acc[target[j]] += v * (_plane_sum(W, j, planes, 0) - absent)
         if recording:
             for t in range(n_targets):
                 scores[pos, t] = acc[t] - theta
@@ -190,60 +248,129 @@ def run_epoch(update, rowinfo, pool, S, planes, params, init_w, absent_w, policy
         if n_allowed > 0:
             wrong = False
             if multilabel:
-                for q in range(n_allowed):
-                    t = a_targets[lo + q] if restricted else q
+                for c in range(n_allowed):
+                    t = a_targets[lo + c] if restricted else c
                     if (acc[t] >= theta) != (stamp[t] == mark):
                         wrong = True
                         break
             else:
                 best = -1
-                for q in range(n_allowed):
-                    t = a_targets[lo + q] if restricted else q
+                for c in range(n_allowed):
+                    t = a_targets[lo + c] if restricted else c
                     if best < 0 or acc[t] > acc[best]:
                         best = t
                 wrong = stamp[best] != mark
             if wrong:
                 mistakes += 1
-        # --- link creation (SNoW's sparse network), after the prediction: the new
-        #     links, at their initial weights, join the activation the updates see
-        if creating and policy != TOUCHED:
+        # --- the targets that need their links of this example: those that may get
+        #     links, and those whose activation calls for an update
+        tag += 1
+        wanted = 0
+        creating_now = creating and policy != TOUCHED
+        if creating_now:
             if restricted:
-                for q in range(n_allowed):
-                    allowed_stamp[a_targets[lo + q]] = mark
-            for q in range(n_allowed if policy == ALL else y_indptr[i + 1] - y_indptr[i]):
+                for c in range(n_allowed):
+                    allowed_stamp[a_targets[lo + c]] = mark
+            for c in range(fan):
                 if policy == ALL:
-                    t = a_targets[lo + q] if restricted else q
+                    t = a_targets[lo + c] if restricted else c
                 else:
-                    t = y_targets[y_indptr[i] + q]
+                    t = y_targets[y_indptr[i] + c]
                     if restricted and allowed_stamp[t] != mark:
                         continue
-                for p in range(n_planes):
-                    new_w[p] = init_w[p]
-                    new_u[p] = seen * (init_w[p] - absent_w[p]) if averaging else 0.0
+                if needed[t] != tag:
+                    needed[t] = tag
+                    wanted += 1
+        for c in range(n_allowed):
+            t = a_targets[lo + c] if restricted else c
+            if needed[t] == tag:
+                continue
+            if constraint:
+                calls = True  # decided below, against the true target's activation
+            elif stamp[t] == mark:
+                calls = acc[t] < theta + pos_thickness
+            else:
+                calls = acc[t] >= theta - neg_thickness
+            if calls:
+                needed[t] = tag
+                wanted += 1
+        q = 0
+        if wanted > 0:
+            for k in range(m):
+                if dense[k]:
+                    continue  # target t's link is at offset t
+                r = row_buf[k]
+                first = start[r]
+                for off in range(size[r]):
+                    t = target[first + off]
+                    if needed[t] != tag:
+                        continue
+                    qk[q] = k
+                    qo[q] = off
+                    if listed[t] == mark:
+                        nxt[q] = head[t]
+                    else:
+                        nxt[q] = -1
+                        listed[t] = mark
+                    head[t] = q
+                    q += 1
+        # --- link creation (SNoW's sparse network), after the prediction: the new
+        #     links, at their initial weights, join the activation the updates see
+        if creating_now:
+            for p in range(n_planes):
+                new_w[p] = init_w[p]
+                new_u[p] = seen * (init_w[p] - absent_w[p]) if averaging else 0.0
+            for c in range(fan):
+                if policy == ALL:
+                    t = a_targets[lo + c] if restricted else c
+                else:
+                    t = y_targets[y_indptr[i] + c]
+                    if restricted and allowed_stamp[t] != mark:
+                        continue
+                tag += 1
+                if listed[t] == mark:
+                    e = head[t]
+                    while e >= 0:
+                        kmark[qk[e]] = tag
+                        if counting_links:
+                            lcount[start[row_buf[qk[e]]] + qo[e]] += 1
+                        e = nxt[e]
                 for k in range(m):
-                    if not eligible[k]:
+                    if dense[k]:
+                        if counting_links:
+                            lcount[start[row_buf[k]] + t] += 1
+                        continue
+                    if not eligible[k] or kmark[k] == tag:
                         continue
                     r = row_buf[k]
-                    j = find_link(target, start[r], size[r], t)
-                    if j < 0:
-                        j = insert_link(r, t, -1 - j, start, size, cap, target, W, U, lcount,
-                                        meta, new_w, new_u)
-                        acc[t] += val_buf[k] * (initial - absent)
-                    if counting_links and policy == POSITIVE:
+                    j = append_link(r, t, start, size, cap, ordered, target, W, U, lcount,
+                                    meta, new_w, new_u)
+                    grown[k] = True
+                    if counting_links:
                         lcount[j] += 1
+                    acc[t] += val_buf[k] * (initial - absent)
+                    qk[q] = k
+                    qo[q] = j - start[r]
+                    if listed[t] == mark:
+                        nxt[q] = head[t]
+                    else:
+                        nxt[q] = -1
+                        listed[t] = mark
+                    head[t] = q
+                    q += 1
         true_score = 0.0
         violated = False
         if constraint:
             for j in range(y_indptr[i], y_indptr[i + 1]):
                 true_score = acc[y_targets[j]]
-            for q in range(n_allowed):
-                t = a_targets[lo + q] if restricted else q
+            for c in range(n_allowed):
+                t = a_targets[lo + c] if restricted else c
                 if stamp[t] != mark and acc[t] >= true_score - pos_thickness:
                     violated = True
                     break
         # --- updates
-        for q in range(n_allowed):
-            t = a_targets[lo + q] if restricted else q
+        for c in range(n_allowed):
+            t = a_targets[lo + c] if restricted else c
             if constraint:
                 if stamp[t] == mark:
                     if not violated:
@@ -261,26 +388,45 @@ def run_epoch(update, rowinfo, pool, S, planes, params, init_w, absent_w, policy
                 if acc[t] < theta - neg_thickness:
                     continue
                 y = -1.0
+            tag += 1
             g = 0
             sqnorm = 0.0
-            for k in range(m):
-                if not eligible[k]:
-                    continue
-                r = row_buf[k]
-                j = find_link(target, start[r], size[r], t)
-                if j >= 0:
+            for k in range(m):  # dense rows: the link is at offset t
+                if dense[k]:
+                    j = start[row_buf[k]] + t
                     for p in range(n_planes):
                         wbuf[g, p] = W[j, p]
-                elif policy == TOUCHED:
+                    kmark[k] = tag
+                    jbuf[g] = j
+                    kbuf[g] = k
+                    vbuf[g] = val_buf[k]
+                    sqnorm += val_buf[k] * val_buf[k]
+                    g += 1
+            if listed[t] == mark:
+                e = head[t]
+                while e >= 0:
+                    k = qk[e]
+                    j = start[row_buf[k]] + qo[e]
+                    for p in range(n_planes):
+                        wbuf[g, p] = W[j, p]
+                    kmark[k] = tag
+                    jbuf[g] = j
+                    kbuf[g] = k
+                    vbuf[g] = val_buf[k]
+                    sqnorm += val_buf[k] * val_buf[k]
+                    g += 1
+                    e = nxt[e]
+            if policy == TOUCHED or (policy == SIGNED and y < 0):
+                for k in range(m):
+                    if not eligible[k] or kmark[k] == tag:
+                        continue
                     for p in range(n_planes):
                         wbuf[g, p] = init_w[p]
-                else:
-                    continue
-                jbuf[g] = j
-                kbuf[g] = k
-                vbuf[g] = val_buf[k]
-                sqnorm += val_buf[k] * val_buf[k]
-                g += 1
+                    jbuf[g] = -1
+                    kbuf[g] = k
+                    vbuf[g] = val_buf[k]
+                    sqnorm += val_buf[k] * val_buf[k]
+                    g += 1
             if g == 0:
                 continue
             update(wbuf, S, t, y, acc[t], vbuf, g, sqnorm, params)
@@ -307,22 +453,38 @@ def run_epoch(update, rowinfo, pool, S, planes, params, init_w, absent_w, policy
                         W[j, p] = wbuf[h, p]
                         if averaging:
                             U[j, p] += seen * (W[j, p] - old)
-                else:  # TOUCHED: a link for a weight the update changed
+                    continue
+                # a missing link the update reached: TOUCHED links a weight the update
+                # changed; SIGNED one a demotion took below a missing link's weight
+                if policy == TOUCHED:
                     changed = False
                     for p in range(n_planes):
                         if wbuf[h, p] != init_w[p]:
                             changed = True
-                    if changed:
-                        r = row_buf[kbuf[h]]
-                        j = insert_link(r, t, -1 - j, start, size, cap, target, W, U, lcount,
-                                        meta, wbuf[h], new_u)
-                        if averaging:
-                            for p in range(n_planes):
-                                U[j, p] = seen * (W[j, p] - init_w[p])
+                else:
+                    moved = 0.0
+                    for p in range(n_planes):
+                        moved += planes[p] * wbuf[h, p]
+                    changed = moved < absent
+                if changed:
+                    k = kbuf[h]
+                    j = append_link(row_buf[k], t, start, size, cap, ordered, target, W, U,
+                                    lcount, meta, wbuf[h], new_u)
+                    grown[k] = True
+                    if averaging:
+                        for p in range(n_planes):
+                            U[j, p] = seen * (W[j, p] - (init_w[p] if policy == TOUCHED
+                                                         else absent_w[p]))
             if y > 0:
                 counts[t, 0] += 1
             else:
                 counts[t, 1] += 1
             updates += 1
+        # --- rows completed out of order become dense rows
+        for k in range(m):
+            if grown[k]:
+                r = row_buf[k]
+                if size[r] == n_targets and ordered[r] == 0:
+                    order_block(r, start, size, ordered, target, W, U, lcount)
         seen += 1
     return order.shape[0], mistakes, updates, overflows, underflows, 0, seen, 0

@@ -31,7 +31,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from snowpy.network.blocks import IDLE, USED, find_link, new_meta
-from snowpy.network.engine import ALL, POLICIES, POSITIVE
+from snowpy.network.engine import ALL, POLICIES, POSITIVE, SIGNED
 from snowpy.network.feature_map import FeatureMap
 from snowpy.rules.spec import RuleKernel
 
@@ -147,10 +147,11 @@ class LinkStore:
         self.size = np.zeros(rows, np.int32)
         self.cap = np.zeros(rows, np.int32)
         self.count = np.zeros(rows if self.min_count > 1 else 0, np.int32)
+        self.ordered = np.ones(rows, np.uint8)  # an empty block is in order
         links = 4096
         self.target = np.zeros(links, np.int32)
         self.W = np.zeros((links, self.n_planes), self.dtype)
-        self.U = np.zeros((links if average else 0, self.n_planes), np.float64)
+        self.U = np.zeros((links if average else 0, self.n_planes), self.dtype)
         self.lcount = np.zeros(links if link_counts else 0, np.int32)
         self.meta = new_meta()
         self.S = np.zeros((0, kernel.state_size), np.float64)
@@ -178,7 +179,7 @@ class LinkStore:
     @property
     def absent_planes(self) -> np.ndarray:
         """Plane values of a missing link."""
-        if self.policy_code == POSITIVE:
+        if self.policy_code in (POSITIVE, SIGNED):
             return np.zeros(self.n_planes, np.float64)
         return self.initial_weights
 
@@ -196,7 +197,7 @@ class LinkStore:
 
     @property
     def rowinfo(self) -> tuple[np.ndarray, ...]:
-        return self.start, self.size, self.cap, self.count
+        return self.start, self.size, self.cap, self.count, self.ordered
 
     @property
     def pool(self) -> tuple[np.ndarray, ...]:
@@ -204,8 +205,8 @@ class LinkStore:
 
     def nbytes(self) -> int:
         """Bytes allocated for rows, links, state and the feature map."""
-        arrays = (self.start, self.size, self.cap, self.count, self.target, self.W, self.U,
-                  self.lcount, self.S)
+        arrays = (self.start, self.size, self.cap, self.count, self.ordered, self.target,
+                  self.W, self.U, self.lcount, self.S)
         return sum(a.nbytes for a in arrays) + self._map.nbytes
 
     def idle_slots(self) -> int:
@@ -232,6 +233,7 @@ class LinkStore:
         self.start = _grown(self.start, new)
         self.size = _grown(self.size, new)
         self.cap = _grown(self.cap, new)
+        self.ordered = _grown(self.ordered, new, 1)
         if self.count.shape[0]:
             self.count = _grown(self.count, new)
 
@@ -277,16 +279,15 @@ class LinkStore:
         used = int(self.meta[USED])
         W = self.W[:used]
         planes = self.planes
-        if averaged and self.U.shape[0] and self.seen > 0:
-            result = planes[0] * (W[:, 0] - self.U[:used, 0] / self.seen)
-            for p in range(1, len(planes)):
-                if planes[p] != 0.0:
-                    result += planes[p] * (W[:, p] - self.U[:used, p] / self.seen)
-        else:
-            result = planes[0] * W[:, 0].astype(np.float64)
-            for p in range(1, len(planes)):
-                if planes[p] != 0.0:
-                    result += planes[p] * W[:, p]
+        averaging = averaged and self.U.shape[0] and self.seen > 0
+        result = np.zeros(used, dtype=np.float64)
+        for p, coefficient in enumerate(planes):
+            if coefficient == 0.0:
+                continue
+            plane = W[:, p].astype(np.float64)
+            if averaging:
+                plane -= self.U[:used, p] / float(self.seen)
+            result += coefficient * plane
         if self.dtype != np.float64 and not self.frozen:
             result = result.astype(self.dtype).astype(np.float64)
         absent = self.absent
@@ -319,12 +320,14 @@ class LinkStore:
         self.target = layout["target"]
         self.W = layout["W"]
         self.U = layout["U"] if self.average and not self.frozen else \
-            np.zeros((0, self.W.shape[1]), np.float64)
+            np.zeros((0, self.W.shape[1]), self.dtype)
         self.lcount = layout["lcount"]
         self.meta = new_meta()
         self.meta[USED] = self.target.shape[0]
         self.meta[IDLE] = 0
         self.n_rows = n_rows
+        _order_flags(self.start, self.size, self.target, n_rows, self.ordered)
+        self.ordered[n_rows:] = 1
 
     def links_csr(self, *, averaged: bool) -> sp.csr_matrix:
         """The effective weight of every link, ``[rows, targets]`` (missing links: absent)."""
@@ -405,3 +408,15 @@ def _positions(start, size, target, rows, t):  # pragma: no cover - compiled
             if j >= 0:
                 out[k] = j
     return out
+
+
+@numba.njit(nogil=True, cache=True)
+def _order_flags(start, size, target, n_rows, ordered):  # pragma: no cover - compiled
+    """Mark the rows whose blocks hold targets 0, 1, 2... in that order."""
+    for r in range(n_rows):
+        flag = 1
+        for q in range(size[r]):
+            if target[start[r] + q] != q:
+                flag = 0
+                break
+        ordered[r] = flag

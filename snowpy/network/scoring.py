@@ -20,8 +20,20 @@ import numpy as np
 __all__ = ["score_rows"]
 
 
+@numba.njit(nogil=True, cache=True, inline="always")
+def _add_row(out, i, r, v, start, size, ordered, target, E):  # pragma: no cover
+    first = start[r]
+    n = size[r]
+    if n == out.shape[1] and ordered[r] == 1:  # a dense row: target t at offset t
+        for t in range(n):
+            out[i, t] += v * E[first + t]
+    else:
+        for j in range(first, first + n):
+            out[i, target[j]] += v * E[j]
+
+
 @numba.njit(nogil=True, cache=True)
-def score_rows(indptr, rows, vals, start, size, target, E, absent, bias, theta,
+def score_rows(indptr, rows, vals, start, size, ordered, target, E, absent, bias, theta,
                out):  # pragma: no cover - compiled
     """Fill ``out[i, t]`` with the score of every example ``i`` of a CSR matrix.
 
@@ -33,16 +45,13 @@ def score_rows(indptr, rows, vals, start, size, target, E, absent, bias, theta,
             out[i, t] = 0.0
         vsum = bias
         if bias != 0.0:
-            for j in range(start[0], start[0] + size[0]):
-                out[i, target[j]] += bias * E[j]
+            _add_row(out, i, 0, bias, start, size, ordered, target, E)
         for q in range(indptr[i], indptr[i + 1]):
             r = rows[q]
             v = vals[q]
             vsum += v
-            if r < 0:
-                continue
-            for j in range(start[r], start[r] + size[r]):
-                out[i, target[j]] += v * E[j]
+            if r >= 0:
+                _add_row(out, i, r, v, start, size, ordered, target, E)
         base = absent * vsum - theta
         for t in range(n_targets):
             out[i, t] += base
@@ -52,6 +61,6 @@ def scores(store, effective: np.ndarray, X, bias: float, theta: float) -> np.nda
     """Scores ``float64[n, targets]`` of the rows of CSR matrix ``X``."""
     rows = store.prediction_rows(X)
     out = np.empty((X.shape[0], store.n_targets), dtype=np.float64)
-    score_rows(X.indptr, rows, X.data, store.start, store.size, store.target, effective,
-               store.absent, bias, theta, out)
+    score_rows(X.indptr, rows, X.data, store.start, store.size, store.ordered, store.target,
+               effective, store.absent, bias, theta, out)
     return out

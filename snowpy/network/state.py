@@ -11,7 +11,7 @@ Arrays of a full network (format 2)
     The feature (column of ``X``) of each row from 1 on; row 0 is the bias.
 ``row_sizes``
     Links per row (``int32``); the links of row ``r`` follow those of rows
-    ``0 .. r - 1``.
+    ``0 .. r - 1``, in the order they were made.
 ``row_counts``
     Activity count of each row (eligibility), when ``eligibility > 1``.
 ``link_targets``, ``link_weights``, ``link_averaging``, ``link_counts``
@@ -238,15 +238,17 @@ def _adopt(store: LinkStore, header: dict[str, Any], arrays: dict[str, np.ndarra
     if targets.size and (targets.min() < 0 or targets.max() >= n_targets):
         raise ModelFileError(f"{where}: a link names a target outside 0..{n_targets - 1}")
     averaging = arrays.get("link_averaging")
-    if averaging is not None and (frozen or averaging.shape != weights.shape):
-        raise ModelFileError(f"{where}: averaging sums and link weights differ in shape")
+    if averaging is not None and (frozen or averaging.shape != weights.shape
+                                  or averaging.dtype != weights.dtype):
+        raise ModelFileError(f"{where}: averaging sums and link weights differ in shape "
+                             "or type")
     if not frozen and store.average and averaging is None:
         raise ModelFileError(f"{where}: an averaged network's file lacks its averaging sums")
     counts = arrays.get("link_counts")
     if store.lcount.shape[0] and not frozen and (counts is None
                                                  or counts.shape != targets.shape):
         raise ModelFileError(f"{where}: the link counts are missing or do not fit")
-    _check_sorted(sizes, targets, where)
+    _check_distinct(sizes, targets, where)
     if frozen:
         store.n_planes = 1
         store.W = np.zeros((0, 1), store.dtype)
@@ -256,7 +258,7 @@ def _adopt(store: LinkStore, header: dict[str, Any], arrays: dict[str, np.ndarra
         raise ModelFileError(f"{where}: a feature id appears twice")
     store.adopt({"sizes": sizes.astype(np.int32), "target": targets,
                  "W": weights, "U": averaging if averaging is not None else
-                 np.zeros((0, n_planes), np.float64),
+                 np.zeros((0, n_planes), store.dtype),
                  "lcount": counts if (counts is not None and not frozen) else
                  np.zeros(0, np.int32)})
     row_counts = arrays.get("row_counts")
@@ -267,17 +269,15 @@ def _adopt(store: LinkStore, header: dict[str, Any], arrays: dict[str, np.ndarra
     store._reserve_rows(sizes.shape[0] + 1)
 
 
-def _check_sorted(sizes: np.ndarray, targets: np.ndarray, where: str) -> None:
-    """Each row's links must be sorted by target, without repeats."""
+def _check_distinct(sizes: np.ndarray, targets: np.ndarray, where: str) -> None:
+    """A row may link to a target once."""
     if targets.size < 2:
         return
-    step = np.diff(targets.astype(np.int64))
-    boundaries = np.cumsum(sizes.astype(np.int64))[:-1]
-    boundaries = boundaries[(boundaries > 0) & (boundaries < targets.size)]
-    inside = np.ones(targets.size - 1, dtype=bool)
-    inside[boundaries - 1] = False
-    if np.any(step[inside] <= 0):
-        raise ModelFileError(f"{where}: a row's links are not sorted by target")
+    rows = np.repeat(np.arange(sizes.shape[0], dtype=np.int64), sizes.astype(np.int64))
+    keys = rows * (int(targets.max()) + 1) + targets
+    keys.sort()
+    if np.any(keys[1:] == keys[:-1]):
+        raise ModelFileError(f"{where}: a feature is linked twice to the same target")
 
 
 def _adopt_legacy(store: LinkStore, arrays: dict[str, np.ndarray], storage: Any,
@@ -316,8 +316,8 @@ def _adopt_legacy(store: LinkStore, arrays: dict[str, np.ndarray], storage: Any,
     sizes = np.bincount(row_index, minlength=rows_used.size).astype(np.int32)
     source_rows = rows_used[row_index]
     W = np.ascontiguousarray(weights[source_rows, :, target_index].astype(store.dtype))
-    U = np.ascontiguousarray(averaging[source_rows, :, target_index]) \
-        if averaging is not None and not frozen else np.zeros((0, n_planes), np.float64)
+    U = np.ascontiguousarray(averaging[source_rows, :, target_index].astype(store.dtype)) \
+        if averaging is not None and not frozen else np.zeros((0, n_planes), store.dtype)
     if frozen:
         store.n_planes = 1
     store._map.rows(ids[rows_used[1:] - 1], insert=True)
