@@ -104,11 +104,13 @@ def write_tsv(path: Path, docs: list[str], labels: np.ndarray) -> None:
     os.replace(temporary, path)
 
 
-def cached_corpus(n_docs: int = 200_000, seed: int = 0) -> tuple[list[str], np.ndarray, Path]:
+def cached_corpus(n_docs: int = 200_000, seed: int = 0, n_classes: int = 5
+                  ) -> tuple[list[str], np.ndarray, Path]:
     """The corpus, generated once and cached under ``benchmarks/data``."""
-    path = Path(__file__).parent / "data" / f"synthetic-{n_docs}-{seed}.tsv"
+    suffix = "" if n_classes == 5 else f"-{n_classes}classes"
+    path = Path(__file__).parent / "data" / f"synthetic-{n_docs}-{seed}{suffix}.tsv"
     if not path.exists():
-        docs, labels = generate(n_docs, seed=seed)
+        docs, labels = generate(n_docs, seed=seed, n_classes=n_classes)
         write_tsv(path, docs, labels)
         return docs, labels, path
     docs, labels = [], []

@@ -137,11 +137,11 @@ class SnowClassifier(RuleParamsEstimator):
         seed: int | None = 0,
         bias: bool | float = True,
         early_stop: bool = True,
-        links: str = "positive",
+        links: str = "signed",
         eligibility: int = 1,
         eligible_percent: float | None = None,
-        discard: float | None = None,
-        precision: str = "float64",
+        discard: float | None = 0.5,
+        precision: str = "float32",
         multiclass: str = "ova",
         calibrate: str | None = None,
         calibration_folds: int = 3,
@@ -249,6 +249,7 @@ class SnowClassifier(RuleParamsEstimator):
         if done and network.mistakes_:  # one epoch, however many blocks
             network.mistakes_ = [sum(network.mistakes_)]
             network.updates_ = [sum(network.updates_)]
+            network.prune()  # what fit does after its (first and last) epoch
         return self
 
     def partial_fit(self, texts: Iterable[Any], labels: Sequence[Any], *,

@@ -96,8 +96,8 @@ def restore_classifier(classifier_class: type, network_class: type, header: dict
     stored = {k: v for k, v in arrays.items() if k.startswith("names_")}
     featurizer._names_loader = lambda: _build_names(stored, where)
     options = _tupled(dict(header.get("classifier") or {}))
-    if "links" not in options:
-        options["links"] = network.links
+    for name in ("links", "precision", "discard"):  # format 1 files predate them
+        options.setdefault(name, getattr(network, name))
     try:
         classifier = classifier_class(**options)
     except TypeError as exc:

@@ -79,7 +79,7 @@ def test_engine_matches_reference(rule, params, theta, links):
         X, labels, 3, rule=rule, params=params, theta=theta, bias=True, epochs=4, seed=3,
         links="positive" if links == "positive" else "all")
     net = snowpy.Network(rule, epochs=4, seed=3, early_stop=False, links=links,
-                         theta=theta, **params).fit(X, labels)
+                         precision="float64", discard=None, theta=theta, **params).fit(X, labels)
     assert net.mistakes_ == mistakes
     columns = np.r_[-1, np.arange(X.shape[1])]  # the bias, then every feature
     for t in range(3):
@@ -121,8 +121,8 @@ def test_positive_links_worked_example():
 def test_touched_predicts_like_all_on_unseen_features():
     X, labels = random_problem(seed=2, F=50)
     X_test, _ = random_problem(seed=9, F=50)  # has features never seen in training
-    full = snowpy.Network("winnow", links="all").fit(X, labels)
-    touched = snowpy.Network("winnow", links="touched").fit(X, labels)
+    full = snowpy.Network("winnow", links="all", discard=None).fit(X, labels)
+    touched = snowpy.Network("winnow", links="touched", discard=None).fit(X, labels)
     np.testing.assert_allclose(
         touched.decision_function(X_test), full.decision_function(X_test), rtol=1e-12
     )
@@ -130,13 +130,13 @@ def test_touched_predicts_like_all_on_unseen_features():
     # an example that causes no update creates no link under "touched"
     X = sp.csr_matrix(np.array([[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [1.0, 0.0, 1.0]]))
     quiet = snowpy.Network("perceptron", links="touched", average=False, epochs=1,
-                           shuffle=False).fit(X, ["a", "b", "a"])
+                           shuffle=False, discard=None).fit(X, ["a", "b", "a"])
     # 1: both targets at 0 >= 0: "a" right, "b" demoted on the bias and x0
     # 2: a = 0 >= 0 demoted (bias, x1); b = -0.1 < 0 promoted (bias, x1)
     # 3: a = -0.1 < 0 promoted on bias, x0, x2; b = -0.1 right: no link for x2-b
     assert quiet.n_links_ == 7
     assert snowpy.Network("perceptron", links="all", average=False, epochs=1,
-                          shuffle=False).fit(X, ["a", "b", "a"]).n_links_ == 8
+                          shuffle=False, discard=None).fit(X, ["a", "b", "a"]).n_links_ == 8
 
 
 def test_pool_growth_in_place_or_by_copy_keeps_every_weight():
@@ -169,7 +169,8 @@ def test_memory_follows_the_links():
     X = sp.csr_matrix((np.ones(8000), (np.repeat(np.arange(1000), 8), rng.choice(cols, 8000))),
                       shape=(1000, F))
     labels = rng.integers(0, T, 1000)
-    net = snowpy.Network("perceptron", average=False, links="positive").fit(X, labels)
+    net = snowpy.Network("perceptron", average=False, links="positive", discard=None,
+                         precision="float64").fit(X, labels)
     pairs = {(c, t) for i, t in enumerate(labels) for c in X[i].indices}
     assert net.n_links_ == len(pairs) + T  # one per (feature, label) met, and the biases
     store = net._store
@@ -178,7 +179,7 @@ def test_memory_follows_the_links():
     # links: a target, a weight; rows: start, size, room and the feature map (<= 80 bytes)
     per_link, per_row = 4 + 8, 16 + 80
     assert store.nbytes() <= 3 * (per_link * max(net.n_links_, 4096) + per_row * max(seen, 1024))
-    full = snowpy.Network("perceptron", average=False, links="all").fit(X, labels)
+    full = snowpy.Network("perceptron", average=False, links="all", discard=None).fit(X, labels)
     assert full.n_links_ == (seen + 1) * T
 
 
@@ -309,7 +310,8 @@ def test_user_errors_are_clear(call, error, fragment):
 def test_bias_strength_is_configurable():
     X = sp.csr_matrix(np.array([[0.1, 0.0], [0.0, 0.1]]))
     net = snowpy.Network("perceptron", bias=0.1, average=False, learning_rate=1, epochs=1,
-                         shuffle=False, links="all").fit(X, ["a", "b"])
+                         shuffle=False, links="all", precision="float64",
+                         discard=None).fit(X, ["a", "b"])
     # 1st example: activations 0, 0 -> "a" correct at theta 0, "b" demoted: bias_b = -0.1
     # 2nd: a = 0 >= 0 demoted (bias_a = -0.1); b = -0.01 < 0 promoted (bias_b = 0)
     np.testing.assert_allclose(net.effective_weights()[0], [-0.1, 0.0])

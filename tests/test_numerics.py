@@ -41,7 +41,7 @@ def test_overflow_is_clamped_and_warned():
     y = np.array(["a"] * X.shape[0])  # one target, every example promotes it
     with pytest.warns(snowpy.NumericalWarning, match="exceeded the largest magnitude kept"):
         net = snowpy.Network("winnow", alpha=10, theta=1e150, initial_weight=1,
-                             epochs=5).fit(X, y)
+                             epochs=5, precision="float64").fit(X, y)
     W = link_weights(net)
     assert net.overflows_ > 0 and np.all(np.isfinite(W)) and W.max() == MAX_MAGNITUDE
     assert np.all(np.isfinite(net.decision_function(X)))
@@ -50,7 +50,8 @@ def test_overflow_is_clamped_and_warned():
 def test_underflow_is_floored_and_counted():
     X, _ = noisy_problem()
     y = np.array(["a", "b"])[np.arange(X.shape[0]) % 2]  # each example demotes the other target
-    net = snowpy.Network("winnow", beta=0.01, theta=1e-150, epochs=20, early_stop=False)
+    net = snowpy.Network("winnow", beta=0.01, theta=1e-150, epochs=20, early_stop=False,
+                         precision="float64", discard=None)
     with warnings.catch_warnings():
         warnings.simplefilter("error", snowpy.NumericalWarning)
         net.fit(X, y)
@@ -163,7 +164,7 @@ y = rng.integers(0, 3, 80)
 out = {}
 for rule in ["perceptron", "winnow", "balanced-winnow", "thick-separator", "aggressive",
              "passive-aggressive"]:
-    net = snowpy.Network(rule, epochs=3, early_stop=False).fit(X, y)
+    net = snowpy.Network(rule, epochs=3, early_stop=False, precision="float64").fit(X, y)
     out[rule] = [net.effective_weights().tolist(), net.mistakes_]
 print(json.dumps(out))
 """

@@ -17,7 +17,8 @@ from snowpy.plugins import get_rule, list_rules
 
 
 def unit(rule: str, **params) -> snowpy.Network:
-    return snowpy.Network(rule, bias=False, average=False, links="all", **params)
+    return snowpy.Network(rule, bias=False, average=False, links="all", precision="float64",
+                          discard=None, **params)
 
 
 def step(net: snowpy.Network, x, positive: bool) -> snowpy.Network:

@@ -37,7 +37,7 @@ def expected(**given: float) -> np.ndarray:
 def make_network() -> snowpy.Network:
     return snowpy.Network(
         "winnow", alpha=2, beta=0.5, theta=N, initial_weight=1, bias=False,
-        average=False, links="all",
+        average=False, links="all", precision="float64", discard=None,
     )
 
 

@@ -122,9 +122,18 @@ def run_epoch(update, rowinfo, pool, S, planes, params, init_w, absent_w, policy
     averaging = U.shape[0] > 0
     counting_rows = count.shape[0] > 0 and counting
     counting_links = lcount.shape[0] > 0 and counting
+    # initial and absent weights as the pool stores them (rounded when float32)
+    stored = np.empty(2 * n_planes, W.dtype)
+    for p in range(n_planes):
+        stored[p] = init_w[p]
+        stored[n_planes + p] = absent_w[p]
+    init_w = np.empty(n_planes, np.float64)
+    absent_w = np.empty(n_planes, np.float64)
     absent = 0.0
     initial = 0.0
     for p in range(n_planes):
+        init_w[p] = stored[p]
+        absent_w[p] = stored[n_planes + p]
         absent += planes[p] * absent_w[p]
         initial += planes[p] * init_w[p]
     capacity = target.shape[0]

@@ -174,7 +174,8 @@ class LinkStore:
 
     @property
     def initial_weights(self) -> np.ndarray:
-        return np.asarray(self.kernel.initial_weights, dtype=np.float64)
+        """The rule's initial weight of each plane, as stored (rounded to the precision)."""
+        return np.asarray(self.kernel.initial_weights, dtype=self.dtype).astype(np.float64)
 
     @property
     def absent_planes(self) -> np.ndarray:

@@ -139,8 +139,8 @@ def restore_network(network_class: type, header: dict[str, Any],
     user.pop("rule", None)
     legacy = "links" not in header
     storage = user.pop("storage", None)
-    if legacy:
-        user["links"] = "all"
+    if legacy:  # format 1: a full float64 table, kept whole
+        user.update(links="all", precision="float64", discard=None)
     try:
         net = network_class(rule, **user)
         validated = spec.validate(params)

@@ -139,11 +139,28 @@ class _SequenceChunks:
 
 
 def _grown(array: np.ndarray | None, capacity: int, dtype: Any, used: int) -> np.ndarray:
-    """``array`` with room for ``capacity`` items, its first ``used`` kept."""
+    """``array`` with room for ``capacity`` items, its first ``used`` kept (in place when
+    nothing else refers to it: realloc moves pages instead of copying them)."""
+    if array is not None and array.base is None and array.flags.owndata:
+        try:
+            array.resize(capacity, refcheck=True)
+            return array
+        except ValueError:  # referred to elsewhere
+            pass
     grown = np.empty(capacity, dtype=dtype)
     if array is not None and used:
         grown[:used] = array[:used]
     return grown
+
+
+def _trimmed(array: np.ndarray, length: int) -> np.ndarray:
+    """The first ``length`` items of ``array``, its spare room given back when it can be."""
+    if array.size > length:
+        try:
+            array.resize(length, refcheck=True)
+        except ValueError:  # referred to elsewhere: keep a view
+            return array[:length]
+    return array
 
 
 def _approximate_size(doc: Any) -> int:
@@ -397,7 +414,9 @@ class Featurizer:
             rows += n_docs
         if indices is None:
             return sp.csr_matrix((rows, 1 << self.bits), dtype=np.float64)
-        matrix = sp.csr_matrix((data[:nnz], indices[:nnz], np.concatenate(indptr_parts)),
+        # give back the room grown beyond the documents (in place: realloc, no copy)
+        indices, data = _trimmed(indices, nnz), _trimmed(data, nnz)
+        matrix = sp.csr_matrix((data, indices, np.concatenate(indptr_parts)),
                                shape=(rows, 1 << self.bits))
         matrix.has_canonical_format = True
         return matrix

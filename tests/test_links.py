@@ -1,0 +1,154 @@
+"""SNoW's sparse network: link policies, eligibility, discarding, on worked examples."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+import snowpy
+from snowpy.plugins import list_rules
+
+BUILTIN_RULES = ["perceptron", "winnow", "balanced-winnow", "thick-separator", "aggressive",
+                 "passive-aggressive"]
+
+
+def rows(*dense):
+    return sp.csr_matrix(np.array(dense, dtype=float))
+
+
+def links_of(net):
+    """The set of (feature, label) links, the bias as feature -1."""
+    csr = net.effective_links().tocoo()
+    ids = np.r_[-1, net.feature_ids_]
+    return {(int(ids[r]), str(net.classes_[t])) for r, t in zip(csr.row, csr.col)}
+
+
+def test_eligibility_links_a_feature_from_its_kth_occurrence():
+    """SNoW -e count:2: a feature is linked (and learns) only once it has been active in
+    two training examples; the bias is always eligible."""
+    X = rows([1, 1, 0], [1, 0, 1], [1, 1, 0])
+    net = snowpy.Network("perceptron", links="positive", eligibility=2, epochs=1,
+                         shuffle=False, average=False).fit(X, ["a", "b", "a"])
+    # 1: x0, x1 seen once: only the bias is linked to a
+    # 2: x0 seen twice: linked to b (with the bias); x2 seen once
+    # 3: x0 (3), x1 (2): both linked to a
+    assert links_of(net) == {(-1, "a"), (-1, "b"), (0, "b"), (0, "a"), (1, "a")}
+    store = net._store
+    counts = store.count[store.prediction_rows(sp.csr_matrix(np.eye(3)))]
+    assert counts.tolist() == [3, 2, 1]
+    assert net.coef_[:, 2].tolist() == [0.0, 0.0]  # x2 is in no target's concept
+
+
+def test_eligibility_withholds_updates_under_the_touched_policy():
+    """With touched links an ineligible feature weighs its initial weight but is not
+    updated: after one example only the bias moved."""
+    net = snowpy.Network("perceptron", links="touched", eligibility=2, epochs=1,
+                         average=False, learning_rate=1.0, theta=0.5)
+    net.partial_fit(rows([1, 1]), ["a"])  # activation 0 < 0.5: promote, the bias only
+    assert net.coef_.tolist() == [[0.0, 0.0]] and net.intercept_.tolist() == [0.5]
+    net.partial_fit(rows([1, 0]), [["a"][0]])  # x0 now eligible; 1 >= 0.5: right
+    net.partial_fit(rows([1, 0]), ["b"])  # a claims it (1 >= 0.5): demote a on bias, x0
+    assert net.coef_[0].tolist() == [-1.0, 0.0]
+
+
+def test_discard_drops_negligible_links_at_the_end_of_fit():
+    """SNoW -d: after training, links whose weight fell below a fraction of the initial
+    weight are dropped (and then weigh what a missing link weighs: 0)."""
+    X = rows([1, 1], [0, 1], [0, 1], [0, 1])
+    options = dict(links="positive", initial_weight=1.0, theta=1.5, alpha=2.0, beta=0.25,
+                   bias=False, average=False, epochs=1, shuffle=False)
+    labels = ["a", "b", "a", "a"]
+    # 1: x0-a, x1-a at 1 (activation 2, right); 2: x1-b at 1, b promoted to 2;
+    # 3: a promoted on x1 (1 -> 2), b demoted on x1 (2 -> 0.5); 4: right for both
+    kept = snowpy.Network("winnow", **options).fit(X, labels)
+    assert kept.coef_.tolist() == [[1.0, 2.0], [0.0, 0.5]] and kept.n_links_ == 3
+    pruned = snowpy.Network("winnow", discard=0.6, **options).fit(X, labels)
+    assert pruned.coef_.tolist() == [[1.0, 2.0], [0.0, 0.0]] and pruned.n_links_ == 2
+    assert pruned.prune() == 0  # nothing more to drop
+
+
+def test_discard_for_rules_that_start_at_zero_is_relative_to_the_mean_weight():
+    X = rows([1, 0, 0], [0, 1, 0], [0, 0, 1], [1, 1, 0])
+    net = snowpy.Network("perceptron", links="positive", learning_rate=1.0, bias=False,
+                         average=False, epochs=1, shuffle=False,
+                         discard=None).fit(X, ["a", "b", "c", "a"])
+    magnitudes = np.abs(net.effective_links().data)
+    before = net.n_links_
+    net.set_params(discard=1.0)
+    dropped = net.prune()
+    assert dropped == int((magnitudes < magnitudes.mean()).sum()) and dropped > 0
+    assert net.n_links_ == before - dropped
+
+
+def test_eligible_percent_keeps_each_targets_most_active_features():
+    """SNoW -e percent:50: after the first epoch, each target keeps the links of the half
+    of its features most often active in its positive examples (ties kept)."""
+    X = rows([1, 1, 0], [1, 0, 1], [1, 0, 0], [0, 1, 0], [0, 1, 1])
+    labels = ["a", "a", "a", "b", "b"]
+    net = snowpy.Network("perceptron", links="positive", eligible_percent=50, epochs=2,
+                         early_stop=False, shuffle=False).fit(X, labels)
+    # a: bias 3, x0 3, x1 1, x2 1 -> bias, x0; b: bias 2, x1 2, x2 1 -> bias, x1
+    assert links_of(net) == {(-1, "a"), (0, "a"), (-1, "b"), (1, "b")}
+
+
+@pytest.mark.parametrize("links", ["positive", "signed", "touched", "all"])
+def test_each_policy_round_trips_through_a_model_file_with_mmap(tmp_path, links):
+    rng = np.random.default_rng(2)
+    X = sp.csr_matrix((rng.random((200, 300)) < 0.05).astype(float))
+    y = rng.integers(0, 5, 200)
+    net = snowpy.Network("balanced-winnow", links=links, epochs=3, eligibility=2,
+                         discard=0.1).fit(X, y)
+    path = net.save(tmp_path / "m.snowpy")
+    for mmap in (False, True):
+        loaded = snowpy.load(path, mmap=mmap)
+        np.testing.assert_array_equal(loaded.decision_function(X), net.decision_function(X))
+        assert loaded.links == links and loaded.n_links_ == net.n_links_
+    loaded.partial_fit(X[:20], y[:20])
+    net.partial_fit(X[:20], y[:20])
+    np.testing.assert_array_equal(loaded.decision_function(X), net.decision_function(X))
+
+
+def test_signed_links_carry_negative_evidence():
+    """Balanced Winnow, w+ = 2, w- = 1 (effective 1), theta 1.5, alpha 1.5, beta 0.5. A
+    feature never seen with a target gets a link ("signed") when a demotion of that target
+    takes it below zero: negative evidence that "positive" cannot hold."""
+    options = dict(initial_weight=2.0, negative_initial_weight=1.0, theta=1.5, alpha=1.5,
+                   beta=0.5, bias=False, average=False, epochs=1, shuffle=False)
+    nets = {links: snowpy.Network("balanced-winnow", links=links, **options)
+            for links in ("positive", "signed")}
+    for net in nets.values():
+        # 1 (a): link x0-a at 1; 1 < 1.5: promote, w+ 3, w- 0.5: 2.5
+        net.fit(rows([1, 0, 0]), ["a"])
+        # 2 (b): a has no link to x1: 0, right; link x1-b at 1 < 1.5: promote to 2.5
+        net.partial_fit(rows([0, 1, 0]), ["b"])
+        # 3 (b): a = 2.5 >= 1.5: demote x0-a (1.5, 0.75): 0.75; "signed" also demotes the
+        #    missing x1-a from (2, 1) to (1, 1.5): -0.5 < 0, a link. b: x0-b at 1, 3.5: right
+        net.partial_fit(rows([1, 1, 0]), ["b"])
+    assert nets["positive"].coef_.tolist() == [[0.75, 0.0, 0.0], [1.0, 2.5, 0.0]]
+    assert nets["signed"].coef_.tolist() == [[0.75, -0.5, 0.0], [1.0, 2.5, 0.0]]
+    assert (nets["positive"].n_links_, nets["signed"].n_links_) == (3, 4)
+    # x1 alone: evidence against "a" only where the link exists
+    assert nets["positive"].decision_function([[0, 1, 0]])[0, 0] == -1.5
+    assert nets["signed"].decision_function([[0, 1, 0]])[0, 0] == -2.0
+
+
+@pytest.mark.corpus
+@pytest.mark.parametrize("rule", BUILTIN_RULES)
+def test_touched_predicts_exactly_like_all_on_a_real_corpus(corpora, rule):
+    """The "touched" policy stores links only where weights moved, and predicts bit for bit
+    like the full table (SNoW -s f), for every built-in rule (SMS Spam, 1-2 grams)."""
+    assert rule in list_rules()
+    from snowpy import corpora as registry
+
+    data = registry.load("sms-spam", path=corpora / "sms_spam_collection.tar.gz")
+    texts, labels = data.texts[:3000], data.labels[:3000]
+    X = snowpy.Featurizer(ngrams=(1, 2), bits=20).transform(texts)
+    full = snowpy.Network(rule, links="all", epochs=2, discard=None).fit(X[:2000],
+                                                                         labels[:2000])
+    touched = snowpy.Network(rule, links="touched", epochs=2, discard=None).fit(X[:2000],
+                                                                                labels[:2000])
+    np.testing.assert_array_equal(touched.decision_function(X[2000:]),
+                                  full.decision_function(X[2000:]))
+    assert touched.mistakes_ == full.mistakes_
+    assert touched.n_links_ <= full.n_links_
