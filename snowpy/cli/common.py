@@ -16,7 +16,7 @@ import typer
 from snowpy.exceptions import ConfigurationError, SnowpyError
 
 __all__ = ["state", "handles_errors", "fail", "echo_json", "read_documents", "parse_range",
-           "rule_options", "err"]
+           "parse_optional_float", "rule_options", "err"]
 
 
 class _State:
@@ -59,6 +59,20 @@ def echo_json(payload: Any) -> None:
     """Print JSON on standard output."""
     typer.echo(orjson.dumps(payload, option=orjson.OPT_INDENT_2 | orjson.OPT_SERIALIZE_NUMPY)
                .decode())
+
+
+def parse_optional_float(text: str, option: str) -> float | None:
+    """A number, or None for ``none``; a clear error otherwise.
+
+    >>> parse_optional_float("0.5", "--discard"), parse_optional_float("none", "--discard")
+    (0.5, None)
+    """
+    if text.strip().lower() in {"none", "off", "no"}:
+        return None
+    try:
+        return float(text)
+    except ValueError:
+        raise ConfigurationError(f"{option} must be a number or none, got {text!r}") from None
 
 
 def parse_range(text: str | None, option: str) -> Any:

@@ -12,6 +12,7 @@ from snowpy.cli.common import (
     echo_json,
     err,
     handles_errors,
+    parse_optional_float,
     parse_range,
     read_documents,
     rule_options,
@@ -44,6 +45,19 @@ def train(
     average: Annotated[bool, typer.Option("--average/--no-average")] = True,
     early_stop: Annotated[bool, typer.Option(
         "--early-stop/--no-early-stop", help="stop after an epoch without update")] = True,
+    links: Annotated[str, typer.Option(
+        help="when a feature is linked to a target: signed, positive (SNoW), touched or all "
+             "(SNoW -s f)")] = "signed",
+    eligibility: Annotated[int, typer.Option(
+        help="link a feature once it was active this many times (SNoW -e count:k)")] = 1,
+    eligible_percent: Annotated[float | None, typer.Option(
+        help="keep each target's top percent of features by count (SNoW -e percent:p; "
+             "with --links positive)")] = None,
+    discard: Annotated[str, typer.Option(
+        help="drop links weighing less than this fraction of the initial weight after "
+             "training (SNoW -d), or none")] = "0.5",
+    precision: Annotated[str, typer.Option(help="weights stored as float32 or float64")
+                         ] = "float32",
     seed: Annotated[int, typer.Option(help="seed of the shuffling")] = 0,
     calibrate: Annotated[str, typer.Option(help="none, cv, holdout or progressive")] = "cv",
     calibration_folds: Annotated[int, typer.Option(help="folds for calibration")] = 3,
@@ -70,7 +84,10 @@ def train(
         norm="l2" if l2 else None, epochs=epochs, average=average, seed=seed,
         early_stop=early_stop,
         calibrate=None if calibrate == "none" else calibrate,
-        calibration_folds=calibration_folds, keep_names=keep_names, **rule_params,
+        calibration_folds=calibration_folds, keep_names=keep_names, links=links,
+        eligibility=eligibility, eligible_percent=eligible_percent,
+        discard=parse_optional_float(discard, "--discard"), precision=precision,
+        **rule_params,
     )
     classifier._make_network().check_options()  # every option before the corpus is read
     started = time.perf_counter()
@@ -101,6 +118,7 @@ def train(
     summary = {
         "model": str(output), "documents": len(texts), "classes": len(net.classes_),
         "rule": rule, "rule_params": net.rule_params_, "epochs_run": len(net.mistakes_),
+        "links": net.n_links_,
         "mistakes": net.mistakes_, "skipped": problems.skipped, "seconds": round(seconds, 3),
         "calibrated": net.calibration_ is not None, "inference_only": inference_only,
     }
@@ -108,7 +126,8 @@ def train(
         echo_json(summary)
     elif not quiet:
         err(f"trained {rule} on {len(texts)} documents, {len(net.classes_)} classes, "
-            f"{len(net.mistakes_)} epochs in {seconds:.1f} s; saved {output}")
+            f"{len(net.mistakes_)} epochs, {net.n_links_:,} links in {seconds:.1f} s; "
+            f"saved {output}")
 
 
 class _Reporter:
