@@ -10,11 +10,13 @@ link's *offset* in its block is stable; a full block moves, whole, to a block
 of twice the room, and the old one goes on a free list of its size class,
 from which later blocks are taken first.
 
-*Dense rows.* ``ordered[r]`` is set while the block holds targets ``0, 1,
-2...`` in that order. A row linked to every target and ordered is a dense
-row: target ``t``'s link is at offset ``t``, and scoring reads the block as a
-plain vector (no target lookup, vectorised). A block that becomes complete
-out of order is sorted (:func:`order_block`) once the example is learned.
+*Dense rows.* A row linked to many targets is laid out by target
+(``dense[r]`` set): slot ``t`` of its block holds target ``t``'s link, or a
+*hole* (target ``-1``, the absent weight, no averaging sum) where there is
+none, for ``t < cap[r]``. Scoring reads a dense block as a plain vector (no
+target lookup, vectorised): a hole adds nothing, since it weighs what a
+missing link weighs. :func:`densify` lays a row out so once it links half the
+targets; a dense row grows its block when a target beyond its room appears.
 
 ``meta`` holds the pool's bookkeeping: ``meta[USED]`` the end of the part of
 the pool ever handed out, ``meta[FREE + c]`` the first free block of room
@@ -31,8 +33,11 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-__all__ = ["USED", "FREE", "IDLE", "META_SIZE", "new_meta", "find_link", "append_link",
-           "order_block", "room_class"]
+__all__ = ["USED", "FREE", "IDLE", "META_SIZE", "HOLE", "new_meta", "find_link",
+           "append_link", "densify", "room_class", "DENSE_SHARE"]
+
+#: The target of a slot of a dense row that holds no link.
+HOLE = -1
 
 USED = 0
 IDLE = 1
@@ -73,113 +78,163 @@ def room_class(room):  # pragma: no cover - compiled
 
 
 @leaf
-def find_link(target, first, size, t):  # pragma: no cover - compiled
-    """Position of target ``t``'s link in the block ``first .. first + size``, or -1."""
+def find_link(target, first, size, cap, dense, t):  # pragma: no cover - compiled
+    """Position of target ``t``'s link in a row's block, or -1."""
+    if dense:
+        if t < cap and target[first + t] == t:
+            return first + t
+        return -1
     for j in range(first, first + size):
         if target[j] == t:
             return j
     return -1
 
 
+#: A row is laid out densely once it links this share of the targets.
+DENSE_SHARE = 0.5
+
+
 @leaf
-def append_link(r, t, start, size, cap, ordered, target, W, U, lcount, meta, init_w,
-                init_u):  # pragma: no cover - compiled
-    """Append a link from row ``r`` to target ``t``; returns its position.
+def _allocate(room, meta, target):  # pragma: no cover - compiled
+    """First slot of a block of ``room`` slots (a power of two): reused or new."""
+    c = 0
+    while (2 << c) <= room:
+        c += 1
+    first = meta[FREE + c]
+    if first >= 0:
+        meta[FREE + c] = target[first]
+        meta[IDLE] -= room
+    else:
+        first = meta[USED]
+        meta[USED] = first + room
+    return first
+
+
+@leaf
+def _release(first, room, meta, target):  # pragma: no cover - compiled
+    """Put a block on the free list of its size class (the largest ``2**c <= room``)."""
+    if room <= 0:
+        return
+    c = 0
+    while (2 << c) <= room:
+        c += 1
+    target[first] = meta[FREE + c]
+    meta[FREE + c] = first
+    meta[IDLE] += room
+
+
+@leaf
+def _move(src, dest, target, W, U, lcount):  # pragma: no cover - compiled
+    target[dest] = target[src]
+    for p in range(W.shape[1]):
+        W[dest, p] = W[src, p]
+    if U.shape[0] > 0:
+        for p in range(U.shape[1]):
+            U[dest, p] = U[src, p]
+    if lcount.shape[0] > 0:
+        lcount[dest] = lcount[src]
+
+
+@leaf
+def _hole(j, target, W, U, lcount, absent_w):  # pragma: no cover - compiled
+    target[j] = HOLE
+    for p in range(W.shape[1]):
+        W[j, p] = absent_w[p]
+    if U.shape[0] > 0:
+        for p in range(U.shape[1]):
+            U[j, p] = 0.0
+    if lcount.shape[0] > 0:
+        lcount[j] = 0
+
+
+@leaf
+def _set(j, t, target, W, U, lcount, init_w, init_u):  # pragma: no cover - compiled
+    target[j] = t
+    for p in range(W.shape[1]):
+        W[j, p] = init_w[p]
+    if U.shape[0] > 0:
+        for p in range(U.shape[1]):
+            U[j, p] = init_u[p]
+    if lcount.shape[0] > 0:
+        lcount[j] = 0
+
+
+@leaf
+def _dense_block(r, room, start, cap, target, W, U, lcount, meta,
+                 absent_w):  # pragma: no cover - compiled
+    """Move dense row ``r`` to a block of ``room`` slots, new slots holes."""
+    first = start[r]
+    old = cap[r]
+    moved = _allocate(room, meta, target)
+    for q in range(room):
+        if q < old:
+            _move(first + q, moved + q, target, W, U, lcount)
+        else:
+            _hole(moved + q, target, W, U, lcount, absent_w)
+    _release(first, old, meta, target)
+    start[r] = moved
+    cap[r] = room
+
+
+@leaf
+def append_link(r, t, start, size, cap, dense, target, W, U, lcount, meta, init_w, init_u,
+                absent_w):  # pragma: no cover - compiled
+    """Link row ``r`` to target ``t``; returns the link's position.
 
     The new link gets the weights ``init_w`` and averaging sums ``init_u``
-    (one per plane) and a count of 0. When the block is full it moves to a
-    block of twice the room (the caller guarantees the pool has room); the
-    offsets of the row's other links do not change. ``ordered[r]`` stays set
-    only while the block holds targets ``0, 1, 2...`` in that order.
+    (one per plane) and a count of 0. A sparse row appends it, moving its
+    block to one of twice the room when full (the offsets of its other links
+    do not change); a dense row fills slot ``t``, growing its block first when
+    ``t`` is beyond its room. The caller guarantees the pool has room.
     """
+    if dense[r]:
+        if t >= cap[r]:
+            room = 1
+            while room < t + 1:
+                room <<= 1
+            _dense_block(r, room, start, cap, target, W, U, lcount, meta, absent_w)
+        j = start[r] + t
+        _set(j, t, target, W, U, lcount, init_w, init_u)
+        size[r] += 1
+        return j
     first = start[r]
     n = size[r]
-    planes = W.shape[1]
-    averaging = U.shape[0] > 0
-    counting = lcount.shape[0] > 0
-    if n == cap[r]:  # move to a block of twice the room (written out: no nested calls,
-        room = 1     # so numba drops the reference counting of this hot function)
+    if n == cap[r]:
+        room = 1
         while room < n + 1:
             room <<= 1
-        c = 0
-        while (2 << c) <= room:
-            c += 1
-        moved = meta[FREE + c]
-        if moved >= 0:
-            meta[FREE + c] = target[moved]
-            meta[IDLE] -= room
-        else:
-            moved = meta[USED]
-            meta[USED] = moved + room
+        moved = _allocate(room, meta, target)
         for q in range(n):
-            target[moved + q] = target[first + q]
-            for p in range(planes):
-                W[moved + q, p] = W[first + q, p]
-            if averaging:
-                for p in range(planes):
-                    U[moved + q, p] = U[first + q, p]
-            if counting:
-                lcount[moved + q] = lcount[first + q]
-        old_room = cap[r]
-        if old_room > 0:  # the old block goes on the free list of its size class
-            c = 0
-            while (2 << c) <= old_room:
-                c += 1
-            target[first] = meta[FREE + c]
-            meta[FREE + c] = first
-            meta[IDLE] += old_room
+            _move(first + q, moved + q, target, W, U, lcount)
+        _release(first, cap[r], meta, target)
         start[r] = moved
         cap[r] = room
         first = moved
     j = first + n
-    if t != n:
-        ordered[r] = 0
-    target[j] = t
-    for p in range(planes):
-        W[j, p] = init_w[p]
-    if averaging:
-        for p in range(planes):
-            U[j, p] = init_u[p]
-    if counting:
-        lcount[j] = 0
+    _set(j, t, target, W, U, lcount, init_w, init_u)
     size[r] = n + 1
     return j
 
 
 @leaf
-def order_block(r, start, size, ordered, target, W, U, lcount):  # pragma: no cover
-    """Sort row ``r``'s links by target (insertion sort: blocks are short), and
-    mark the row ordered if it then holds targets ``0, 1, 2...``.
+def densify(r, n_targets, start, size, cap, dense, target, W, U, lcount, meta,
+            absent_w):  # pragma: no cover - compiled
+    """Lay row ``r`` out by target: slot ``t`` for target ``t``, holes elsewhere.
 
-    Only when no list of offsets into the block is in use.
+    Needs a free block of the next power of two at least ``n_targets`` (the
+    caller checks the pool's room). Only when no list of offsets into the
+    row's block is in use.
     """
+    room = 1
+    while room < n_targets:
+        room <<= 1
     first = start[r]
-    n = size[r]
-    planes = W.shape[1]
-    averaging = U.shape[0] > 0
-    counting = lcount.shape[0] > 0
-    for a in range(first + 1, first + n):
-        b = a
-        while b > first and target[b - 1] > target[b]:
-            swap = target[b - 1]
-            target[b - 1] = target[b]
-            target[b] = swap
-            for p in range(planes):
-                w = W[b - 1, p]
-                W[b - 1, p] = W[b, p]
-                W[b, p] = w
-                if averaging:
-                    u = U[b - 1, p]
-                    U[b - 1, p] = U[b, p]
-                    U[b, p] = u
-            if counting:
-                c = lcount[b - 1]
-                lcount[b - 1] = lcount[b]
-                lcount[b] = c
-            b -= 1
-    is_ordered = 1
-    for q in range(n):
-        if target[first + q] != q:
-            is_ordered = 0
-            break
-    ordered[r] = is_ordered
+    moved = _allocate(room, meta, target)
+    for q in range(room):
+        _hole(moved + q, target, W, U, lcount, absent_w)
+    for q in range(size[r]):
+        _move(first + q, moved + target[first + q], target, W, U, lcount)
+    _release(first, cap[r], meta, target)
+    start[r] = moved
+    cap[r] = room
+    dense[r] = 1

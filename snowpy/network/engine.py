@@ -65,7 +65,7 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-from snowpy.network.blocks import USED, append_link, order_block
+from snowpy.network.blocks import DENSE_SHARE, USED, append_link, densify
 
 __all__ = ["run_epoch", "POSITIVE", "TOUCHED", "ALL", "SIGNED", "POLICIES", "RESULT_FIELDS"]
 
@@ -101,7 +101,7 @@ def run_epoch(update, rowinfo, pool, S, planes, params, init_w, absent_w, policy
               scores):  # pragma: no cover - compiled; covered by the NUMBA_DISABLE_JIT run
     """Train for one pass over ``order``; returns the figures of :data:`RESULT_FIELDS`.
 
-    ``rowinfo = (start, size, cap, count, ordered)`` describes each feature
+    ``rowinfo = (start, size, cap, count, dense)`` describes each feature
     row's block (``count`` is empty unless ``min_count > 1``); ``pool =
     (target, W, U, lcount, meta)`` holds the links (``U`` empty unless
     averaging, ``lcount`` empty unless link counts are kept). When ``scores``
@@ -109,7 +109,7 @@ def run_epoch(update, rowinfo, pool, S, planes, params, init_w, absent_w, policy
     minus ``theta``) for the ``pos``-th example of ``order`` *before* learning
     from it, from the averaged weights when averaging (progressive validation).
     """
-    start, size, cap, count, ordered = rowinfo
+    start, size, cap, count, dense_rows = rowinfo
     target, W, U, lcount, meta = pool
     n_targets = counts.shape[0]
     n_planes = planes.shape[0]
@@ -137,12 +137,17 @@ def run_epoch(update, rowinfo, pool, S, planes, params, init_w, absent_w, policy
         absent += planes[p] * absent_w[p]
         initial += planes[p] * init_w[p]
     capacity = target.shape[0]
+    dense_at = max(1, int(DENSE_SHARE * n_targets + 0.5))
+    dense_room = 1
+    while dense_room < n_targets:
+        dense_room <<= 1
     row_buf = np.empty(max_active + 1, np.int64)
     val_buf = np.empty(max_active + 1, np.float64)
     eligible = np.empty(max_active + 1, np.bool_)
     dense = np.empty(max_active + 1, np.bool_)
     grown = np.zeros(max_active + 1, np.bool_)
     kmark = np.zeros(max_active + 1, np.int64)
+    open_k = np.empty(max_active + 1, np.int64)
     wbuf = np.empty((max_active + 1, n_planes), np.float64)
     vbuf = np.empty(max_active + 1, np.float64)
     kbuf = np.empty(max_active + 1, np.int64)
@@ -190,8 +195,8 @@ def run_epoch(update, rowinfo, pool, S, planes, params, init_w, absent_w, policy
         vsum = 0.0
         for k in range(m):
             r = row_buf[k]
-            linked += size[r]
-            dense[k] = size[r] == n_targets and ordered[r] == 1
+            dense[k] = dense_rows[r] == 1
+            linked += 2 * dense_room if dense[k] else size[r]
             vsum += val_buf[k]
             grown[k] = False
             eligible[k] = True
@@ -206,6 +211,15 @@ def run_epoch(update, rowinfo, pool, S, planes, params, init_w, absent_w, policy
             qk = np.empty(qcap, np.int64)
             qo = np.empty(qcap, np.int64)
             nxt = np.empty(qcap, np.int64)
+        # --- a new row about to link half the targets or more starts dense (no list
+        #     refers to it yet)
+        if creating and policy == ALL and fan >= dense_at:
+            for k in range(m):
+                r = row_buf[k]
+                if size[r] == 0 and not dense[k] and meta[USED] + dense_room <= capacity:
+                    densify(r, n_targets, start, size, cap, dense_rows, target, W, U, lcount,
+                            meta, absent_w)
+                    dense[k] = True
         # --- eligibility (SNoW -e): rows count their activity
         if min_count > 1:
             for k in range(m):
@@ -222,7 +236,7 @@ def run_epoch(update, rowinfo, pool, S, planes, params, init_w, absent_w, policy
                 v = val_buf[k]
                 first = start[r]
                 if dense[k]:
-                    for t in range(n_targets):
+                    for t in range(min(cap[r], n_targets)):
                         acc[t] += v * (W[first + t, 0] - absent)
                 else:
                     for j in range(first, first + size[r]):
@@ -233,7 +247,7 @@ def run_epoch(update, rowinfo, pool, S, planes, params, init_w, absent_w, policy
                 v = val_buf[k]
                 first = start[r]
                 if dense[k]:
-                    for t in range(n_targets):
+                    for t in range(min(cap[r], n_targets)):
                         acc[t] += v * (W[first + t, 0] - W[first + t, 1] - absent)
                 else:
                     for j in range(first, first + size[r]):
@@ -242,8 +256,12 @@ def run_epoch(update, rowinfo, pool, S, planes, params, init_w, absent_w, policy
             for k in range(m):
                 r = row_buf[k]
                 v = val_buf[k]
-                for j in range(start[r], start[r] + size[r]):
-                    acc[target[j]] += v * (_plane_sum(W, j, planes, 0) - absent)
+                if dense[k]:
+                    for t in range(min(cap[r], n_targets)):
+                        acc[t] += v * (_plane_sum(W, start[r] + t, planes, 0) - absent)
+                else:
+                    for j in range(start[r], start[r] + size[r]):
+                        acc[target[j]] += v * (_plane_sum(W, j, planes, 0) - absent)
         if recording:
             for t in range(n_targets):
                 scores[pos, t] = acc[t] - theta
@@ -251,8 +269,12 @@ def run_epoch(update, rowinfo, pool, S, planes, params, init_w, absent_w, policy
                 for k in range(m):
                     r = row_buf[k]
                     v = val_buf[k] / seen
-                    for j in range(start[r], start[r] + size[r]):
-                        scores[pos, target[j]] -= v * _plane_sum(U, j, planes, 0)
+                    if dense[k]:  # holes hold no averaging sum
+                        for t in range(min(cap[r], n_targets)):
+                            scores[pos, t] -= v * _plane_sum(U, start[r] + t, planes, 0)
+                    else:
+                        for j in range(start[r], start[r] + size[r]):
+                            scores[pos, target[j]] -= v * _plane_sum(U, j, planes, 0)
         # --- the prediction before learning
         if n_allowed > 0:
             wrong = False
@@ -329,6 +351,11 @@ def run_epoch(update, rowinfo, pool, S, planes, params, init_w, absent_w, policy
             for p in range(n_planes):
                 new_w[p] = init_w[p]
                 new_u[p] = seen * (init_w[p] - absent_w[p]) if averaging else 0.0
+            n_open = 0  # the rows that may lack a link: not linked to every target
+            for k in range(m):
+                if not (dense[k] and size[row_buf[k]] >= n_targets) and eligible[k]:
+                    open_k[n_open] = k
+                    n_open += 1
             for c in range(fan):
                 if policy == ALL:
                     t = a_targets[lo + c] if restricted else c
@@ -344,16 +371,29 @@ def run_epoch(update, rowinfo, pool, S, planes, params, init_w, absent_w, policy
                         if counting_links:
                             lcount[start[row_buf[qk[e]]] + qo[e]] += 1
                         e = nxt[e]
-                for k in range(m):
-                    if dense[k]:
-                        if counting_links:
+                if counting_links:  # links of complete rows are counted here
+                    for k in range(m):
+                        if dense[k] and size[row_buf[k]] >= n_targets:
                             lcount[start[row_buf[k]] + t] += 1
-                        continue
-                    if not eligible[k] or kmark[k] == tag:
-                        continue
+                for o in range(n_open):
+                    k = open_k[o]
                     r = row_buf[k]
-                    j = append_link(r, t, start, size, cap, ordered, target, W, U, lcount,
-                                    meta, new_w, new_u)
+                    if dense[k]:
+                        j = start[r] + t
+                        if t < cap[r] and target[j] == t:
+                            if counting_links:
+                                lcount[j] += 1
+                            continue
+                        j = append_link(r, t, start, size, cap, dense_rows, target, W, U,
+                                        lcount, meta, new_w, new_u, absent_w)
+                        if counting_links:
+                            lcount[j] += 1
+                        acc[t] += val_buf[k] * (initial - absent)
+                        continue  # a dense row's link is found at offset t: not listed
+                    if kmark[k] == tag:
+                        continue
+                    j = append_link(r, t, start, size, cap, dense_rows, target, W, U, lcount,
+                                    meta, new_w, new_u, absent_w)
                     grown[k] = True
                     if counting_links:
                         lcount[j] += 1
@@ -403,6 +443,8 @@ def run_epoch(update, rowinfo, pool, S, planes, params, init_w, absent_w, policy
             for k in range(m):  # dense rows: the link is at offset t
                 if dense[k]:
                     j = start[row_buf[k]] + t
+                    if t >= cap[row_buf[k]] or target[j] != t:
+                        continue  # a hole: a missing link
                     for p in range(n_planes):
                         wbuf[g, p] = W[j, p]
                     kmark[k] = tag
@@ -477,8 +519,8 @@ def run_epoch(update, rowinfo, pool, S, planes, params, init_w, absent_w, policy
                     changed = moved < absent
                 if changed:
                     k = kbuf[h]
-                    j = append_link(row_buf[k], t, start, size, cap, ordered, target, W, U,
-                                    lcount, meta, wbuf[h], new_u)
+                    j = append_link(row_buf[k], t, start, size, cap, dense_rows, target, W, U,
+                                    lcount, meta, wbuf[h], new_u, absent_w)
                     grown[k] = True
                     if averaging:
                         for p in range(n_planes):
@@ -489,11 +531,13 @@ def run_epoch(update, rowinfo, pool, S, planes, params, init_w, absent_w, policy
             else:
                 counts[t, 1] += 1
             updates += 1
-        # --- rows completed out of order become dense rows
+        # --- rows that link half the targets are laid out densely (when the pool has
+        #     the room now; else at a later example)
         for k in range(m):
-            if grown[k]:
+            if grown[k] and not dense[k]:
                 r = row_buf[k]
-                if size[r] == n_targets and ordered[r] == 0:
-                    order_block(r, start, size, ordered, target, W, U, lcount)
+                if size[r] >= dense_at and meta[USED] + dense_room <= capacity:
+                    densify(r, n_targets, start, size, cap, dense_rows, target, W, U, lcount,
+                            meta, absent_w)
         seen += 1
     return order.shape[0], mistakes, updates, overflows, underflows, 0, seen, 0

@@ -45,20 +45,19 @@ _MAX_LINKS = 2**31 - 1
 
 
 @numba.njit(nogil=True, cache=True)
-def _compact(start, size, n_rows, target, W, U, lcount, keep):  # pragma: no cover
+def _compact(start, size, cap, dense, n_rows, target, W, U, lcount, keep):  # pragma: no cover
     """The links of rows ``0 .. n_rows`` in one exact run, in row order.
 
     ``keep`` (one flag per pool slot, or empty for all) drops links. Returns
-    the new sizes and the pool arrays, without gaps.
+    the new sizes and the pool arrays, without gaps (a dense row's holes left
+    out, its links in target order).
     """
     keeping = keep.shape[0] > 0
     total = 0
     for r in range(n_rows):
-        if keeping:
-            for j in range(start[r], start[r] + size[r]):
-                total += keep[j]
-        else:
-            total += size[r]
+        for j in range(start[r], start[r] + (cap[r] if dense[r] else size[r])):
+            if target[j] >= 0 and (not keeping or keep[j]):
+                total += 1
     sizes = np.zeros(n_rows, np.int32)
     new_target = np.empty(total, np.int32)
     new_W = np.empty((total, W.shape[1]), W.dtype)
@@ -66,8 +65,8 @@ def _compact(start, size, n_rows, target, W, U, lcount, keep):  # pragma: no cov
     new_lcount = np.empty(total if lcount.shape[0] > 0 else 0, lcount.dtype)
     out = 0
     for r in range(n_rows):
-        for j in range(start[r], start[r] + size[r]):
-            if keeping and not keep[j]:
+        for j in range(start[r], start[r] + (cap[r] if dense[r] else size[r])):
+            if target[j] < 0 or (keeping and not keep[j]):
                 continue
             new_target[out] = target[j]
             for p in range(W.shape[1]):
@@ -82,8 +81,9 @@ def _compact(start, size, n_rows, target, W, U, lcount, keep):  # pragma: no cov
     return sizes, new_target, new_W, new_U, new_lcount
 
 
-def _grown(array: np.ndarray, length: int, fill: float | int = 0) -> np.ndarray:
-    """``array`` with ``length`` rows, the new ones set to ``fill``.
+def _grown(array: np.ndarray, length: int, fill: float | int | None = 0) -> np.ndarray:
+    """``array`` with ``length`` rows, the new ones set to ``fill`` (left as they come
+    when ``None``: a pool slot is written before it is read).
 
     In place when nothing else refers to it (``realloc``: the kernel moves
     the pages of a large block instead of copying them); otherwise (a view
@@ -100,7 +100,8 @@ def _grown(array: np.ndarray, length: int, fill: float | int = 0) -> np.ndarray:
         grown = np.empty(shape, dtype=array.dtype)
         grown[:old] = array
         array = grown
-    array[old:] = fill
+    if fill is not None:
+        array[old:] = fill
     return array
 
 
@@ -147,7 +148,7 @@ class LinkStore:
         self.size = np.zeros(rows, np.int32)
         self.cap = np.zeros(rows, np.int32)
         self.count = np.zeros(rows if self.min_count > 1 else 0, np.int32)
-        self.ordered = np.ones(rows, np.uint8)  # an empty block is in order
+        self.dense = np.zeros(rows, np.uint8)
         links = 4096
         self.target = np.zeros(links, np.int32)
         self.W = np.zeros((links, self.n_planes), self.dtype)
@@ -198,7 +199,7 @@ class LinkStore:
 
     @property
     def rowinfo(self) -> tuple[np.ndarray, ...]:
-        return self.start, self.size, self.cap, self.count, self.ordered
+        return self.start, self.size, self.cap, self.count, self.dense
 
     @property
     def pool(self) -> tuple[np.ndarray, ...]:
@@ -206,7 +207,7 @@ class LinkStore:
 
     def nbytes(self) -> int:
         """Bytes allocated for rows, links, state and the feature map."""
-        arrays = (self.start, self.size, self.cap, self.count, self.ordered, self.target,
+        arrays = (self.start, self.size, self.cap, self.count, self.dense, self.target,
                   self.W, self.U, self.lcount, self.S)
         return sum(a.nbytes for a in arrays) + self._map.nbytes
 
@@ -234,7 +235,7 @@ class LinkStore:
         self.start = _grown(self.start, new)
         self.size = _grown(self.size, new)
         self.cap = _grown(self.cap, new)
-        self.ordered = _grown(self.ordered, new, 1)
+        self.dense = _grown(self.dense, new, 0)
         if self.count.shape[0]:
             self.count = _grown(self.count, new)
 
@@ -249,12 +250,12 @@ class LinkStore:
             if used + room > _MAX_LINKS:
                 raise MemoryError("the network cannot hold more than 2**31 - 1 links")
             new = _MAX_LINKS
-        self.target = _grown(self.target, new)
-        self.W = _grown(self.W, new)
+        self.target = _grown(self.target, new, None)
+        self.W = _grown(self.W, new, None)
         if self.U.shape[0]:
-            self.U = _grown(self.U, new)
+            self.U = _grown(self.U, new, None)
         if self.lcount.shape[0]:
-            self.lcount = _grown(self.lcount, new)
+            self.lcount = _grown(self.lcount, new, None)
 
     # ------------------------------------------------------------- row lookup
     def training_rows(self, X: sp.csr_matrix) -> np.ndarray:
@@ -282,15 +283,18 @@ class LinkStore:
         planes = self.planes
         averaging = averaged and self.U.shape[0] and self.seen > 0
         result = np.zeros(used, dtype=np.float64)
-        for p, coefficient in enumerate(planes):
-            if coefficient == 0.0:
-                continue
-            plane = W[:, p].astype(np.float64)
-            if averaging:
-                plane -= self.U[:used, p] / float(self.seen)
-            result += coefficient * plane
-        if self.dtype != np.float64 and not self.frozen:
-            result = result.astype(self.dtype).astype(np.float64)
+        # slots no row reads (spare room of a block) hold whatever memory held:
+        # their values are computed and never used, so their float flags are noise
+        with np.errstate(all="ignore"):
+            for p, coefficient in enumerate(planes):
+                if coefficient == 0.0:
+                    continue
+                plane = W[:, p].astype(np.float64)
+                if averaging:
+                    plane -= self.U[:used, p] / float(self.seen)
+                result += coefficient * plane
+            if self.dtype != np.float64 and not self.frozen:
+                result = result.astype(self.dtype).astype(np.float64)
         absent = self.absent
         if absent != 0.0:
             result -= absent
@@ -302,8 +306,9 @@ class LinkStore:
         ``keep`` (a flag per pool slot) leaves links out.
         """
         flags = np.zeros(0, np.bool_) if keep is None else keep
-        sizes, target, W, U, lcount = _compact(self.start, self.size, self.n_rows, self.target,
-                                               self.W, self.U, self.lcount, flags)
+        sizes, target, W, U, lcount = _compact(self.start, self.size, self.cap, self.dense,
+                                               self.n_rows, self.target, self.W, self.U,
+                                               self.lcount, flags)
         return {"sizes": sizes, "target": target, "W": W, "U": U, "lcount": lcount}
 
     def adopt(self, layout: dict[str, np.ndarray]) -> None:
@@ -327,8 +332,9 @@ class LinkStore:
         self.meta[USED] = self.target.shape[0]
         self.meta[IDLE] = 0
         self.n_rows = n_rows
-        _order_flags(self.start, self.size, self.target, n_rows, self.ordered)
-        self.ordered[n_rows:] = 1
+        # a row linked to every target, in target order, is a dense row as it lies
+        _dense_flags(self.start, self.size, self.target, n_rows, self.n_targets, self.dense)
+        self.dense[n_rows:] = 0
 
     def links_csr(self, *, averaged: bool) -> sp.csr_matrix:
         """The effective weight of every link, ``[rows, targets]`` (missing links: absent)."""
@@ -349,7 +355,8 @@ class LinkStore:
         rows = np.zeros(columns.shape, dtype=np.int64)
         features = columns >= 0
         rows[features] = self._map.rows(columns[features], insert=False, unseen=-1)
-        return _positions(self.start, self.size, self.target, rows, int(target))
+        return _positions(self.start, self.size, self.cap, self.dense, self.target, rows,
+                          int(target))
 
     def planes_of(self, columns: np.ndarray, target: int) -> np.ndarray:
         """Raw weight planes ``[len(columns), planes]`` of ``target`` on those features;
@@ -369,10 +376,11 @@ class LinkStore:
 
     def live_slots(self) -> np.ndarray:
         """Pool positions that hold a link, in row order."""
-        return _link_positions(self.start, self.size, self.n_rows)
+        return _link_positions(self.start, self.size, self.cap, self.dense, self.target,
+                               self.n_rows)
 
     # ------------------------------------------------------------ conversion
-    def dense(self, *, averaged: bool) -> np.ndarray:
+    def full_table(self, *, averaged: bool) -> np.ndarray:
         """Effective weights ``float64[rows, targets]``, missing links at the absent weight."""
         table = np.full((self.n_rows, self.n_targets), self.absent)
         csr = self.links_csr(averaged=averaged)
@@ -386,38 +394,40 @@ class LinkStore:
 
 
 @numba.njit(nogil=True, cache=True)
-def _link_positions(start, size, n_rows):  # pragma: no cover - compiled
+def _link_positions(start, size, cap, dense, target, n_rows):  # pragma: no cover - compiled
     total = 0
     for r in range(n_rows):
         total += size[r]
     out = np.empty(total, np.int64)
     k = 0
     for r in range(n_rows):
-        for j in range(start[r], start[r] + size[r]):
-            out[k] = j
-            k += 1
+        for j in range(start[r], start[r] + (cap[r] if dense[r] else size[r])):
+            if target[j] >= 0:
+                out[k] = j
+                k += 1
     return out
 
 
 @numba.njit(nogil=True, cache=True)
-def _positions(start, size, target, rows, t):  # pragma: no cover - compiled
+def _positions(start, size, cap, dense, target, rows, t):  # pragma: no cover - compiled
     out = np.full(rows.shape[0], -1, np.int64)
     for k in range(rows.shape[0]):
         r = rows[k]
         if r >= 0:
-            j = find_link(target, start[r], size[r], t)
+            j = find_link(target, start[r], size[r], cap[r], dense[r] == 1, t)
             if j >= 0:
                 out[k] = j
     return out
 
 
 @numba.njit(nogil=True, cache=True)
-def _order_flags(start, size, target, n_rows, ordered):  # pragma: no cover - compiled
-    """Mark the rows whose blocks hold targets 0, 1, 2... in that order."""
+def _dense_flags(start, size, target, n_rows, n_targets, dense):  # pragma: no cover
+    """Mark the rows whose blocks hold targets 0, 1, 2... n_targets - 1 in that order."""
     for r in range(n_rows):
-        flag = 1
-        for q in range(size[r]):
-            if target[start[r] + q] != q:
-                flag = 0
-                break
-        ordered[r] = flag
+        flag = 1 if size[r] == n_targets and n_targets > 0 else 0
+        if flag:
+            for q in range(size[r]):
+                if target[start[r] + q] != q:
+                    flag = 0
+                    break
+        dense[r] = flag

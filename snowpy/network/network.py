@@ -435,8 +435,9 @@ class Network(RuleParamsEstimator):
         if self.discard is None:
             return 0
         store = self._store
-        effective = np.abs(self.effective_links_delta())
-        keep = effective >= float(self.discard) * self._discard_scale(effective)
+        with np.errstate(all="ignore"):  # spare slots hold no link: their values are noise
+            effective = np.abs(self.effective_links_delta())
+            keep = effective >= float(self.discard) * self._discard_scale(effective)
         keep[store.start[0]:store.start[0] + store.size[0]] = True  # the bias stays
         dropped = store.prune(keep)
         self._effective_cache.clear()
@@ -510,7 +511,7 @@ class Network(RuleParamsEstimator):
         networks and tests; :meth:`effective_links` is the sparse form.
         """
         self._check_fitted()
-        dense = self._store.dense(averaged=bool(self.average))
+        dense = self._store.full_table(averaged=bool(self.average))
         unseen = np.full((1, dense.shape[1]), self._store.absent)
         return np.vstack([dense, unseen])
 

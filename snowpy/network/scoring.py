@@ -20,47 +20,49 @@ import numpy as np
 __all__ = ["score_rows"]
 
 
-@numba.njit(nogil=True, cache=True, inline="always")
-def _add_row(out, i, r, v, start, size, ordered, target, E):  # pragma: no cover
-    first = start[r]
-    n = size[r]
-    if n == out.shape[1] and ordered[r] == 1:  # a dense row: target t at offset t
-        for t in range(n):
-            out[i, t] += v * E[first + t]
-    else:
-        for j in range(first, first + n):
-            out[i, target[j]] += v * E[j]
-
-
 @numba.njit(nogil=True, cache=True)
-def score_rows(indptr, rows, vals, start, size, ordered, target, E, absent, bias, theta,
+def score_rows(indptr, rows, vals, start, size, cap, dense, target, E, absent, bias, theta,
                out):  # pragma: no cover - compiled
     """Fill ``out[i, t]`` with the score of every example ``i`` of a CSR matrix.
 
-    ``rows`` are the rows of ``X.indices`` (``-1`` for unseen features).
+    ``rows`` are the rows of ``X.indices`` (``-1`` for unseen features); the
+    bias is row 0. Written out flat: a helper taking these arrays would cost
+    a reference count per array per call.
     """
     n_targets = out.shape[1]
+    acc = np.empty(n_targets, np.float64)
     for i in range(out.shape[0]):
         for t in range(n_targets):
-            out[i, t] = 0.0
+            acc[t] = 0.0
         vsum = bias
-        if bias != 0.0:
-            _add_row(out, i, 0, bias, start, size, ordered, target, E)
-        for q in range(indptr[i], indptr[i + 1]):
-            r = rows[q]
-            v = vals[q]
-            vsum += v
-            if r >= 0:
-                _add_row(out, i, r, v, start, size, ordered, target, E)
+        for q in range(indptr[i] - 1, indptr[i + 1]):
+            if q < indptr[i]:  # the bias first
+                if bias == 0.0:
+                    continue
+                r = 0
+                v = bias
+            else:
+                r = rows[q]
+                v = vals[q]
+                vsum += v
+                if r < 0:
+                    continue
+            first = start[r]
+            if dense[r] == 1:  # target t at offset t; a hole weighs nothing
+                for t in range(min(cap[r], n_targets)):
+                    acc[t] += v * E[first + t]
+            else:
+                for j in range(first, first + size[r]):
+                    acc[target[j]] += v * E[j]
         base = absent * vsum - theta
         for t in range(n_targets):
-            out[i, t] += base
+            out[i, t] = acc[t] + base
 
 
 def scores(store, effective: np.ndarray, X, bias: float, theta: float) -> np.ndarray:
     """Scores ``float64[n, targets]`` of the rows of CSR matrix ``X``."""
     rows = store.prediction_rows(X)
     out = np.empty((X.shape[0], store.n_targets), dtype=np.float64)
-    score_rows(X.indptr, rows, X.data, store.start, store.size, store.ordered, store.target,
-               effective, store.absent, bias, theta, out)
+    score_rows(X.indptr, rows, X.data, store.start, store.size, store.cap, store.dense,
+               store.target, effective, store.absent, bias, theta, out)
     return out

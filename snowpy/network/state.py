@@ -159,6 +159,7 @@ def restore_network(network_class: type, header: dict[str, Any],
                       link_counts=net.eligible_percent is not None)
     store.frozen = frozen
     n_targets = len(labels)
+    store.add_targets(n_targets)
     try:
         if legacy:
             _adopt_legacy(store, arrays, storage, n_targets, frozen, where)
@@ -168,7 +169,6 @@ def restore_network(network_class: type, header: dict[str, Any],
         raise
     except (KeyError, TypeError, ValueError) as exc:
         raise ModelFileError(f"{where}: the links are inconsistent ({exc})") from None
-    store.add_targets(n_targets)
     state = arrays.get("state")
     if state is not None:
         if state.shape != store.S.shape:
