@@ -207,10 +207,20 @@ class SnowClassifier(RuleParamsEstimator):
         self.network_ = network  # set first: an interrupted fit leaves what was learned
         if self.epochs == 1 and targets is None and self.calibrate is None \
                 and isinstance(texts, (list, tuple)):
-            return self._fit_streaming(list(texts), labels, progress)
-        X = featurizer.transform(texts)
-        network.fit(X, labels, targets=targets, progress=progress)
+            self._fit_streaming(list(texts), labels, progress)
+        else:
+            if not isinstance(texts, (list, tuple, np.ndarray)):
+                texts = list(texts)  # read again for the names
+            network.fit(featurizer.transform(texts, names=False), labels, targets=targets,
+                        progress=progress)
+        self._name_kept_features(texts, network.feature_ids_[network.link_counts() > 0])
         return self
+
+    def _name_kept_features(self, texts: Any, ids: np.ndarray) -> None:
+        """With ``keep_names``: the strings of the features the network keeps (a pass
+        of its own after training, so training never pays for names)."""
+        if self.keep_names and ids.size:
+            self.featurizer_.collect_names(texts, ids)
 
     def _fit_streaming(self, texts: list[Any], labels: Sequence[Any], progress: Any
                        ) -> SnowClassifier:
@@ -233,7 +243,7 @@ class SnowClassifier(RuleParamsEstimator):
         # thread encodes the next chunks for the featurising threads
         with ThreadPoolExecutor(max_workers=1) as learner:
             pending: deque = deque()
-            for block in self.featurizer_.iter_blocks(texts):
+            for block in self.featurizer_.iter_blocks(texts, names=False):
                 stop = done + block.shape[0]
                 report = None if progress is None else (
                     lambda epoch, seen, total, wrong, base=done: progress(0, base + seen, n,
@@ -265,8 +275,13 @@ class SnowClassifier(RuleParamsEstimator):
             network.check_options()
             self.featurizer_ = self._make_featurizer()
             self.network_ = network
-        X = self.featurizer_.transform(texts)
+        if not isinstance(texts, (list, tuple, np.ndarray)):
+            texts = list(texts)
+        X = self.featurizer_.transform(texts, names=False)
         self.network_.partial_fit(X, labels, classes=classes, targets=targets)
+        if self.keep_names:
+            columns = np.unique(X.indices)
+            self._name_kept_features(texts, columns[self.network_.link_counts(columns) > 0])
         return self
 
     # ------------------------------------------------------------ prediction
@@ -279,7 +294,7 @@ class SnowClassifier(RuleParamsEstimator):
     def transform(self, texts: Iterable[Any]) -> Any:
         """The active-feature sets of ``texts`` (a CSR matrix)."""
         self._check_fitted()
-        return self.featurizer_.transform(texts)
+        return self.featurizer_.transform(texts, names=False)
 
     def decision_function(self, texts: Iterable[Any]) -> np.ndarray:
         """Activation minus threshold of every target, ``[n_texts, n_targets]``."""

@@ -15,6 +15,7 @@ import numpy as np
 
 from snowpy.exceptions import ModelFileError, SnowpyError
 from snowpy.network.state import network_state, plain, restore_network
+from snowpy.text.names import NameIndex
 
 __all__ = ["classifier_state", "restore_classifier"]
 
@@ -31,45 +32,10 @@ def classifier_state(classifier: Any, inference_only: bool = False
     params["extractors"] = [list(item) for item in params.get("extractors", [])]
     header = {"kind": "classifier", "network": header, "featurizer": params,
               "classifier": plain(classifier.get_params())}
-    arrays = dict(arrays, **_names_arrays(featurizer, arrays["feature_ids"]))
+    if featurizer.keep_names and featurizer._name_index() is not None:
+        packed, header["names"] = featurizer._names.pack(keep_ids=arrays["feature_ids"])
+        arrays = dict(arrays, names_packed=packed)
     return header, arrays
-
-
-def _names_arrays(featurizer: Any, kept_ids: np.ndarray) -> dict[str, np.ndarray]:
-    if not featurizer.keep_names or featurizer._name_index() is None:
-        return {}
-    kept = set(kept_ids.tolist())
-    ids, counts, blobs = [], [], []
-    for feature_id, strings in featurizer._names.names.items():
-        if feature_id not in kept:
-            continue
-        ids.append(feature_id)
-        counts.append(len(strings))
-        blobs.extend(s.encode("utf-8", "surrogatepass") for s in strings)
-    lengths = np.fromiter(map(len, blobs), dtype=np.int64, count=len(blobs))
-    blob = np.frombuffer(b"".join(blobs), dtype=np.uint8) if blobs else np.zeros(0, np.uint8)
-    return {"names_ids": np.asarray(ids, dtype=np.int64),
-            "names_counts": np.asarray(counts, dtype=np.int64),
-            "names_lengths": lengths, "names_blob": blob}
-
-
-def _build_names(arrays: dict[str, np.ndarray], where: str) -> Any:
-    from snowpy.text.names import NameIndex
-
-    index = NameIndex()
-    if "names_ids" in arrays:
-        ids, counts = arrays["names_ids"], arrays["names_counts"]
-        lengths, blob = arrays["names_lengths"], arrays["names_blob"].tobytes()
-        if counts.shape != ids.shape or counts.sum() != lengths.size \
-                or lengths.sum() != len(blob) or np.any(lengths < 0) or np.any(counts < 0):
-            raise ModelFileError(f"{where}: the inverse feature map is inconsistent")
-        ends = np.cumsum(lengths)
-        strings = [blob[e - n:e].decode("utf-8", "surrogatepass") for e, n in zip(ends, lengths)]
-        position = 0
-        for feature_id, count in zip(ids.tolist(), counts.tolist()):
-            index.restore(feature_id, strings[position:position + count])
-            position += count
-    return index
 
 
 def _tupled(params: dict[str, Any]) -> dict[str, Any]:
@@ -94,7 +60,15 @@ def restore_classifier(classifier_class: type, network_class: type, header: dict
     except (KeyError, TypeError, ValueError, SnowpyError) as exc:
         raise ModelFileError(f"{where}: the front-end description is invalid ({exc})") from None
     stored = {k: v for k, v in arrays.items() if k.startswith("names_")}
-    featurizer._names_loader = lambda: _build_names(stored, where)
+    labels = [segment.label for segment in featurizer._compile()]
+    info = header.get("names")
+
+    def names() -> NameIndex:  # on first use: loading stays fast
+        unpacked = NameIndex.unpack(stored["names_packed"], info, where) \
+            if "names_packed" in stored else stored
+        return NameIndex.from_arrays(unpacked, labels, where)
+
+    featurizer._names_loader = names
     options = _tupled(dict(header.get("classifier") or {}))
     for name in ("links", "precision", "discard"):  # format 1 files predate them
         options.setdefault(name, getattr(network, name))

@@ -20,8 +20,11 @@ def _parts(model: Any) -> tuple[Any, Any, Any]:
     return None, model, None
 
 
-def _names(featurizer: Any) -> dict[int, list[str]]:
-    return featurizer.names_ if featurizer is not None and featurizer.keep_names else {}
+def _names(featurizer: Any, ids: Any = None) -> dict[int, list[str]]:
+    """Names of ``ids`` (all when None), when the model kept them."""
+    if featurizer is None or not featurizer.keep_names:
+        return {}
+    return featurizer.names_ if ids is None else featurizer.names_of(ids)
 
 
 def _by_target(net: Any) -> tuple[Any, np.ndarray]:
@@ -35,7 +38,6 @@ def describe(model: Any, top: int) -> dict[str, Any]:
     """Everything ``inspect`` shows, as a dict."""
     classifier, net, featurizer = _parts(model)
     store = net._store
-    names = _names(featurizer)
     classes = net.classes_.tolist()
     links, ids = _by_target(net)
     heaviest = {}
@@ -48,9 +50,10 @@ def describe(model: Any, top: int) -> dict[str, Any]:
         features = rows > 0
         rows, weights = rows[features], weights[features]
         best = np.argsort(-weights, kind="stable")[:top]
-        heaviest[str(label)] = [
-            {"feature": int(ids[rows[i] - 1]), "weight": float(weights[i]),
-             "names": names.get(int(ids[rows[i] - 1]), [])} for i in best]
+        heaviest[str(label)] = [(int(ids[rows[i] - 1]), float(weights[i])) for i in best]
+    names = _names(featurizer, sorted({f for items in heaviest.values() for f, _ in items}))
+    heaviest = {label: [{"feature": f, "weight": w, "names": names.get(f, [])}
+                        for f, w in items] for label, items in heaviest.items()}
     return {
         "kind": "classifier" if classifier else "network",
         "rule": net.rule, "rule_params": net.rule_params_,
@@ -59,7 +62,7 @@ def describe(model: Any, top: int) -> dict[str, Any]:
         "classes": classes, "multilabel": net.multilabel_,
         "features_seen": int(store.n_rows - 1), "n_features": int(net.n_features_in_),
         "links": int(store.n_links), "absent_weight": float(net.absent_weight_),
-        "names_kept": bool(names),
+        "names_kept": bool(featurizer is not None and featurizer.keep_names),
         "training": {"epochs": len(net.mistakes_), "mistakes_per_epoch": net.mistakes_,
                      "updates_per_epoch": net.updates_, "examples": net.n_examples_seen_,
                      "promotions": net.promotions_.tolist(), "demotions": net.demotions_.tolist(),

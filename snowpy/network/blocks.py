@@ -96,9 +96,10 @@ DENSE_SHARE = 0.5
 
 @leaf
 def _allocate(room, meta, target):  # pragma: no cover - compiled
-    """First slot of a block of ``room`` slots (a power of two): reused or new."""
+    """First slot of a block of ``room`` slots: a free one of that size class or larger
+    (class ``c`` holds blocks of ``2**c`` to ``2**(c + 1) - 1`` slots), or a new one."""
     c = 0
-    while (2 << c) <= room:
+    while (1 << c) < room:
         c += 1
     first = meta[FREE + c]
     if first >= 0:
@@ -188,11 +189,9 @@ def append_link(r, t, start, size, cap, dense, target, W, U, lcount, meta, init_
     ``t`` is beyond its room. The caller guarantees the pool has room.
     """
     if dense[r]:
-        if t >= cap[r]:
-            room = 1
-            while room < t + 1:
-                room <<= 1
-            _dense_block(r, room, start, cap, target, W, U, lcount, meta, absent_w)
+        if t >= cap[r]:  # a target beyond the room: half as much room again, at least t + 1
+            _dense_block(r, max(t + 1, cap[r] + cap[r] // 2), start, cap, target, W, U, lcount,
+                         meta, absent_w)
         j = start[r] + t
         _set(j, t, target, W, U, lcount, init_w, init_u)
         size[r] += 1
@@ -221,13 +220,10 @@ def densify(r, n_targets, start, size, cap, dense, target, W, U, lcount, meta,
             absent_w):  # pragma: no cover - compiled
     """Lay row ``r`` out by target: slot ``t`` for target ``t``, holes elsewhere.
 
-    Needs a free block of the next power of two at least ``n_targets`` (the
-    caller checks the pool's room). Only when no list of offsets into the
-    row's block is in use.
+    Needs a block of ``n_targets`` slots (the caller checks the pool's room).
+    Only when no list of offsets into the row's block is in use.
     """
-    room = 1
-    while room < n_targets:
-        room <<= 1
+    room = n_targets
     first = start[r]
     moved = _allocate(room, meta, target)
     for q in range(room):

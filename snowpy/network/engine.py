@@ -138,9 +138,7 @@ def run_epoch(update, rowinfo, pool, S, planes, params, init_w, absent_w, policy
         initial += planes[p] * init_w[p]
     capacity = target.shape[0]
     dense_at = max(1, int(DENSE_SHARE * n_targets + 0.5))
-    dense_room = 1
-    while dense_room < n_targets:
-        dense_room <<= 1
+    dense_room = n_targets
     row_buf = np.empty(max_active + 1, np.int64)
     val_buf = np.empty(max_active + 1, np.float64)
     eligible = np.empty(max_active + 1, np.bool_)

@@ -9,7 +9,7 @@ scoring an example grow with the links, not with features x targets.
 Rows and blocks
 ---------------
 Each feature seen in training gets a *row* (row 0 is the bias, SNoW's fixed
-feature); a hash map (:class:`snowpy.network.feature_map.FeatureMap`) gives
+feature); a hash map (:class:`snowpy.hashmap.FeatureMap`) gives
 the row of a feature id, so the width of the feature space does not matter.
 A row's links sit in one block of the pool, sorted by target
 (:mod:`snowpy.network.blocks`): scoring an example reads one short run of
@@ -32,7 +32,7 @@ import scipy.sparse as sp
 
 from snowpy.network.blocks import IDLE, USED, find_link, new_meta
 from snowpy.network.engine import ALL, POLICIES, POSITIVE, SIGNED
-from snowpy.network.feature_map import FeatureMap
+from snowpy.hashmap import FeatureMap
 from snowpy.rules.spec import RuleKernel
 
 __all__ = ["LinkStore", "PRECISIONS", "LINK_POLICIES"]
@@ -141,7 +141,7 @@ class LinkStore:
         #: True for a store loaded from an inference-only model file: one plane
         #: holding the effective (averaged) weights, no training state
         self.frozen = False
-        self._map = FeatureMap()
+        self._map = FeatureMap(narrow=n_features <= 2**31)
         self.n_rows = 1
         rows = 1024
         self.start = np.zeros(rows, np.int64)
@@ -195,7 +195,7 @@ class LinkStore:
     @property
     def feature_ids(self) -> np.ndarray:
         """Column of ``X`` held by each row from 1 on."""
-        return self._map.row_ids
+        return self._map.row_ids.astype(np.int64, copy=False)
 
     @property
     def rowinfo(self) -> tuple[np.ndarray, ...]:
@@ -225,13 +225,13 @@ class LinkStore:
             state[:] = np.asarray(self.kernel.initial_state, dtype=np.float64)
         self.S = np.concatenate([self.S, state], axis=0)
 
-    def _reserve_rows(self, n_rows: int) -> None:
+    def _reserve_rows(self, n_rows: int, *, exact: bool = False) -> None:
         capacity = self.start.shape[0]
         if n_rows <= capacity:
             return
         if n_rows > _MAX_ROWS:
             raise ValueError("the network cannot hold more than 2**31 - 2 features")
-        new = min(max(n_rows, 2 * capacity), _MAX_ROWS)
+        new = n_rows if exact else min(max(n_rows, capacity + capacity // 2), _MAX_ROWS)
         self.start = _grown(self.start, new)
         self.size = _grown(self.size, new)
         self.cap = _grown(self.cap, new)
@@ -245,7 +245,7 @@ class LinkStore:
         capacity = self.target.shape[0]
         if used + room <= capacity:
             return
-        new = max(2 * capacity, used + room)
+        new = max(capacity + capacity // 4, used + room)  # 1.25x: little idle room at the peak
         if new > _MAX_LINKS:
             if used + room > _MAX_LINKS:
                 raise MemoryError("the network cannot hold more than 2**31 - 1 links")
@@ -368,6 +368,22 @@ class LinkStore:
         return out
 
     # --------------------------------------------------------------- pruning
+    def negligible(self, threshold: float, *, averaged: bool) -> np.ndarray:
+        """Per pool slot, whether the link is worth keeping: its prediction weight
+        differs from a missing link's by ``threshold`` or more (the bias always is).
+
+        One pass over the links, no temporary per slot (this runs at the end of
+        training, when memory peaks).
+        """
+        averaging = averaged and self.U.shape[0] > 0 and self.seen > 0
+        keep = np.zeros(self.target.shape[0], dtype=np.bool_)
+        _keep_mask(self.start, self.size, self.cap, self.dense, self.target, self.W,
+                   self.U if averaging else self.U[:0], float(max(self.seen, 1)),
+                   np.asarray(self.planes, dtype=np.float64), self.absent,
+                   self.dtype != np.float64 and not self.frozen, float(threshold),
+                   self.n_rows, keep)
+        return keep
+
     def prune(self, keep: np.ndarray) -> int:
         """Drop the links whose slot in ``keep`` is false; returns how many."""
         before = self.n_links
@@ -431,3 +447,25 @@ def _dense_flags(start, size, target, n_rows, n_targets, dense):  # pragma: no c
                     flag = 0
                     break
         dense[r] = flag
+
+
+@numba.njit(nogil=True, cache=True)
+def _keep_mask(start, size, cap, dense, target, W, U, seen, planes, absent, round32, threshold,
+               n_rows, keep):  # pragma: no cover - compiled
+    averaging = U.shape[0] > 0
+    for r in range(n_rows):
+        for j in range(start[r], start[r] + (cap[r] if dense[r] else size[r])):
+            if target[j] < 0:
+                continue
+            if r == 0:
+                keep[j] = True
+                continue
+            effective = 0.0
+            for p in range(planes.shape[0]):
+                weight = float(W[j, p])
+                if averaging:
+                    weight -= U[j, p] / seen
+                effective += planes[p] * weight
+            if round32:
+                effective = float(np.float32(effective))
+            keep[j] = abs(effective - absent) >= threshold

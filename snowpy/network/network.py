@@ -435,22 +435,19 @@ class Network(RuleParamsEstimator):
         if self.discard is None:
             return 0
         store = self._store
-        with np.errstate(all="ignore"):  # spare slots hold no link: their values are noise
-            effective = np.abs(self.effective_links_delta())
-            keep = effective >= float(self.discard) * self._discard_scale(effective)
-        keep[store.start[0]:store.start[0] + store.size[0]] = True  # the bias stays
-        dropped = store.prune(keep)
+        threshold = float(self.discard) * self._discard_scale()
         self._effective_cache.clear()
+        dropped = store.prune(store.negligible(threshold, averaged=bool(self.average)))
         return dropped
 
-    def _discard_scale(self, magnitudes: np.ndarray) -> float:
+    def _discard_scale(self) -> float:
         """What ``discard`` is a fraction of: the rule's initial effective weight, or,
         for rules whose weights start at 0, the mean magnitude of the link weights."""
         initial = abs(self.kernel_.initial_effective_weight)
         if initial > 0:
             return initial
-        live = self._store.live_slots()
-        return float(magnitudes[live].mean()) if live.size else 0.0
+        weights = self.effective_links().data
+        return float(np.abs(weights - self._store.absent).mean()) if weights.size else 0.0
 
     def _keep_top_percent(self) -> int:
         """Keep, per target, the links of its ``eligible_percent`` most active features."""
@@ -490,6 +487,25 @@ class Network(RuleParamsEstimator):
         """
         self._check_fitted()
         return self._store.links_csr(averaged=bool(self.average))
+
+    def link_counts(self, columns: Any = None) -> np.ndarray:
+        """Links held by each feature (column of ``X``): all features seen, or ``columns``.
+
+        0 for a feature never seen or holding no link. With no ``columns``,
+        the counts follow :attr:`feature_ids_`.
+        """
+        self._check_fitted()
+        store = self._store
+        if columns is None:
+            return store.size[1:store.n_rows].astype(np.int64)
+        columns = np.asarray(columns, dtype=np.int64)
+        rows = store.prediction_rows(sp.csr_matrix(
+            (np.ones(columns.size), columns, [0, columns.size]),
+            shape=(1, max(self.n_features_in_, int(columns.max(initial=-1)) + 1))))
+        counts = np.zeros(columns.size, dtype=np.int64)
+        seen = rows >= 0
+        counts[seen] = store.size[rows[seen]]
+        return counts
 
     @property
     def feature_ids_(self) -> np.ndarray:

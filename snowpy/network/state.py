@@ -148,7 +148,7 @@ def restore_network(network_class: type, header: dict[str, Any],
     except (ConfigurationError, TypeError) as exc:
         raise ModelFileError(f"{where}: stored parameters are invalid: {exc}") from None
     kernel = spec.make_kernel(validated, BuildContext(mean_active_features=1.0,
-                                                      n_features=n_features))
+                                                      n_features=n_features), compile=False)
     frozen = header.get("inference_only", False)
     if not isinstance(frozen, bool) or (frozen and ("link_averaging" in arrays
                                                     or "averaging" in arrays)):
@@ -266,7 +266,7 @@ def _adopt(store: LinkStore, header: dict[str, Any], arrays: dict[str, np.ndarra
         if row_counts is None or row_counts.shape != sizes.shape:
             raise ModelFileError(f"{where}: the row counts are missing or do not fit")
         store.count[: sizes.shape[0]] = row_counts
-    store._reserve_rows(sizes.shape[0] + 1)
+    store._reserve_rows(sizes.shape[0] + 1, exact=True)
 
 
 def _check_distinct(sizes: np.ndarray, targets: np.ndarray, where: str) -> None:
@@ -323,4 +323,4 @@ def _adopt_legacy(store: LinkStore, arrays: dict[str, np.ndarray], storage: Any,
     store._map.rows(ids[rows_used[1:] - 1], insert=True)
     store.adopt({"sizes": sizes, "target": target_index.astype(np.int32), "W": W, "U": U,
                  "lcount": np.zeros(0, np.int32)})
-    store._reserve_rows(sizes.shape[0] + 1)
+    store._reserve_rows(sizes.shape[0] + 1, exact=True)

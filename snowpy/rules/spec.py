@@ -492,8 +492,13 @@ class RuleSpec:
             result["negative_thickness"] = result["thickness"]
         return result
 
-    def make_kernel(self, params: Mapping[str, Any], context: BuildContext) -> RuleKernel:
-        """Call ``build`` on validated parameters and check what it returns."""
+    def make_kernel(self, params: Mapping[str, Any], context: BuildContext, *,
+                    compile: bool = True) -> RuleKernel:
+        """Call ``build`` on validated parameters and check what it returns.
+
+        ``compile=False`` leaves the kernel's compilation to its first use in
+        training (a model loaded to predict never compiles it).
+        """
         try:
             kernel = self.build(dict(params), context)
         except ConfigurationError:
@@ -506,8 +511,9 @@ class RuleSpec:
             raise PluginError(
                 f"rule {self.name!r}: build must return a RuleKernel, got {type(kernel).__name__}"
             )
-        try:
-            compile_kernel(kernel.update)  # a kernel that does not compile fails here
-        except PluginError as exc:
-            raise PluginError(f"rule {self.name!r}: {exc}") from exc
+        if compile:
+            try:
+                compile_kernel(kernel.update)  # a kernel that does not compile fails here
+            except PluginError as exc:
+                raise PluginError(f"rule {self.name!r}: {exc}") from exc
         return kernel

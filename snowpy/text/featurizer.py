@@ -230,7 +230,10 @@ class Featurizer:
         When documents are records (dicts, or tuples in this order), the
         fields to featurise; each hashes into its own namespace.
     keep_names : bool, default False
-        Keep the inverse map from feature id to feature strings (``names_``).
+        Keep the inverse map from feature id to feature strings (``names_``):
+        collected as :meth:`transform` goes, or afterwards for chosen features
+        only (:meth:`collect_names`, what :class:`snowpy.SnowClassifier` does
+        for the features its network keeps).
     hash_seed : int, default 0
         Base seed of the hash.
     errors : {"replace", "strict"}, default "replace"
@@ -371,7 +374,7 @@ class Featurizer:
         self._compiled = segments
         self._local = threading.local()
         if self.keep_names and self._name_index() is None:
-            self._names = NameIndex()
+            self._names = NameIndex([segment.label for segment in segments])
         return segments
 
     def _name_index(self) -> NameIndex | None:
@@ -387,18 +390,21 @@ class Featurizer:
         self._compile()
         return self
 
-    def transform(self, texts: Iterable[Any]) -> sp.csr_matrix:
+    def transform(self, texts: Iterable[Any], *, names: bool | None = None) -> sp.csr_matrix:
         """Featurise documents into a CSR matrix ``(n_docs, 2**bits)``.
 
         Blocks are copied into the result as they arrive, while the threads
         featurise the next chunks; binary values are written here, once.
+        ``names`` (default ``keep_names``) says whether this pass records
+        feature names.
         """
         binary = self.values == "binary" and self.norm is None
         expected = len(texts) if hasattr(texts, "__len__") else None
         indices = data = None
         indptr_parts = [np.zeros(1, dtype=np.int64)]
         nnz = rows = 0
-        for n_docs, indptr, block_indices, block_data in self._parts(texts, None, not binary):
+        for n_docs, indptr, block_indices, block_data in self._parts(texts, None, not binary,
+                                                                     names):
             need = nnz + block_indices.size
             if indices is None or need > indices.size:
                 # first block: size from its density and the number of documents
@@ -424,22 +430,51 @@ class Featurizer:
     def fit_transform(self, texts: Iterable[Any], y: Any = None) -> sp.csr_matrix:
         return self.transform(texts)
 
-    def iter_blocks(self, texts: Iterable[Any], chunk_docs: int | None = None
-                    ) -> Iterator[sp.csr_matrix]:
+    def iter_blocks(self, texts: Iterable[Any], chunk_docs: int | None = None, *,
+                    names: bool | None = None) -> Iterator[sp.csr_matrix]:
         """Featurise a stream of documents, yielding one CSR block per chunk.
 
         Memory stays bounded by the chunk size (times the threads at work):
         corpora larger than memory can be trained on block by block
         (``Network.partial_fit``). Blocks come in the order of the documents.
+        ``names`` as in :meth:`transform`.
         """
-        for n_docs, indptr, indices, data in self._parts(texts, chunk_docs, True):
+        for n_docs, indptr, indices, data in self._parts(texts, chunk_docs, True, names):
             block = sp.csr_matrix((data, indices, indptr), shape=(n_docs, 1 << self.bits))
             block.has_canonical_format = True
             yield block
 
-    def _parts(self, texts: Iterable[Any], chunk_docs: int | None, values: bool
+    def collect_names(self, texts: Iterable[Any], ids: Any) -> None:
+        """Record the strings behind the feature ``ids`` as they occur in ``texts``.
+
+        A pass of its own over the documents (featurised again, the features
+        themselves dropped), keeping the strings of the given ids only: the
+        inverse map of the features a model kept costs what they are, not
+        every feature seen. Needs ``keep_names=True``.
+
+        >>> f = Featurizer(keep_names=True)
+        >>> f.collect_names(["red apple", "green apple"], f.transform(["apple"], names=False).indices)
+        >>> sorted(sum(f.names_.values(), []))
+        ['apple']
+        """
+        if not self.keep_names:
+            raise ConfigurationError("names are kept only with keep_names=True")
+        self._compile()
+        self._names.collect_for(np.asarray(ids, dtype=np.int64))
+        try:
+            for _ in self._parts(texts, None, False, True):
+                pass
+        finally:
+            self._names.seal()  # what deduplicates names: rebuilt when needed
+
+    def _parts(self, texts: Iterable[Any], chunk_docs: int | None, values: bool,
+               names: bool | None = None
                ) -> Iterator[tuple[int, np.ndarray, np.ndarray, np.ndarray | None]]:
-        """``(n_docs, indptr, indices, data)`` per chunk (``data`` None unless ``values``)."""
+        """``(n_docs, indptr, indices, data)`` per chunk (``data`` None unless ``values``);
+        names recorded when ``names`` (default ``keep_names``)."""
+        collect = bool(self.keep_names if names is None else names)
+        if collect and not self.keep_names:
+            raise ConfigurationError("names are kept only with keep_names=True")
         segments = self._compile()
         self.invalid_bytes_ = 0
         jobs = self._jobs()
@@ -455,14 +490,14 @@ class Featurizer:
                     if not docs:
                         break
                     pending.append(pool.submit(self._featurize, fields, len(docs), segments,
-                                               first_doc, values))
+                                               first_doc, values, collect))
                     first_doc += len(docs)
                 if not pending:
                     return
-                part, invalid, names = pending.popleft().result()
+                part, invalid, found = pending.popleft().result()
                 self.invalid_bytes_ += invalid
-                for ids, spans, arena, label in names:
-                    self._names.add(ids, spans, arena, label)
+                for ids, spans, arena, number in found:
+                    self._names.add(ids, spans, arena, number)
                 yield part
 
     def _jobs(self) -> int:
@@ -501,7 +536,7 @@ class Featurizer:
         return docs
 
     def _featurize(self, fields: list, n_docs: int, segments: list[_Segment], first_doc: int,
-                   values: bool):
+                   values: bool, collect: bool = False):
         """Tokenise, extract and assemble one chunk (compiled stages, no GIL held).
 
         Without ``values`` binary rows skip their data (all ones).
@@ -514,8 +549,9 @@ class Featurizer:
                    for field, (raw, offsets, items) in enumerate(fields)]
         invalid = int(sum(int(stream.invalid.sum()) for stream in streams))
         names: list = []
-        outputs = [self._extract(segment, streams[segment.field], workspace, names)
-                   for segment in segments]
+        outputs = [self._extract(number, segment, streams[segment.field], workspace, names,
+                                 collect)
+                   for number, segment in enumerate(segments)]
         ptrs = np.empty((len(outputs), n_docs + 1), dtype=np.int64)
         offset = 0
         for s, (ids, ptr) in enumerate(outputs):
@@ -600,18 +636,19 @@ class Featurizer:
             )
         return stream
 
-    def _extract(self, segment: _Segment, stream: TokenStream, workspace: _Workspace,
-                 names: list) -> tuple[np.ndarray, np.ndarray]:
+    def _extract(self, number: int, segment: _Segment, stream: TokenStream,
+                 workspace: _Workspace, names: list, collect: bool
+                 ) -> tuple[np.ndarray, np.ndarray]:
         kernel = segment.kernel
         n_docs = stream.n_docs
         capacity = kernel.capacity(stream.starts.size, stream.text.size)
-        arena_size = 4 * stream.text.size + 64 if self.keep_names else 0
+        arena_size = 4 * stream.text.size + 64 if collect else 0
         mask = (1 << self.bits) - 1
         out_ptr = np.empty(n_docs + 1, dtype=np.int64)
         key = f"ids:{segment.name}:{segment.field}"
         while True:
             out_ids = workspace.get(key, capacity, np.int32)
-            if self.keep_names:
+            if collect:
                 arena = workspace.get("arena", arena_size, np.uint8)
                 spans = workspace.get("spans", (capacity, 2), np.int64)
             else:
@@ -619,7 +656,7 @@ class Featurizer:
                 spans = np.empty((0, 2), dtype=np.int64)
             count = kernel.extract(stream.text, stream.starts, stream.ends, stream.doc_ptr,
                                    kernel.params, segment.seed, mask, out_ids, out_ptr,
-                                   bool(self.keep_names), arena, spans)
+                                   collect, arena, spans)
             if count == -1:
                 capacity *= 2
             elif count == -2:
@@ -628,27 +665,35 @@ class Featurizer:
                 raise ConfigurationError(f"extractor {segment.name!r} returned {count}")
             else:
                 break
-        if self.keep_names:  # merged in document order by the caller
-            names.append((out_ids[:count].copy(), spans[:count].copy(), arena.copy(),
-                          segment.label))
+        if collect:  # merged in document order by the caller
+            names.append((out_ids[:count].copy(), spans[:count].copy(), arena.copy(), number))
         return out_ids[:count], out_ptr
 
     # -------------------------------------------------------------- names
     @property
     def names_(self) -> dict[int, list[str]]:
-        """Feature id -> the feature strings seen with it (``keep_names=True``)."""
-        if not self.keep_names or self._name_index() is None:
+        """Feature id -> the feature strings seen with it (``keep_names=True``).
+
+        Decodes every name; :meth:`names_of` decodes only the ids asked for.
+        """
+        return self._kept_names().names
+
+    def names_of(self, ids: Iterable[int]) -> dict[int, list[str]]:
+        """The strings of the given feature ids (those that have any)."""
+        return self._kept_names().names_of(ids)
+
+    def _kept_names(self) -> NameIndex:
+        index = self._name_index() if self.keep_names else None
+        if index is None:
             raise ConfigurationError("the inverse map is kept only with keep_names=True")
-        return dict(self._names.names)
+        return index
 
     def feature_names(self, ids: Iterable[int]) -> list[str]:
         """A readable name per id: its strings joined by `` | `` (or ``#id``)."""
-        names = self.names_
+        ids = list(ids)
+        names = self.names_of(ids)
         return [" | ".join(names[i]) if i in names else f"#{i}" for i in ids]
 
     def collisions(self) -> dict[int, int]:
         """Ids shared by more than one feature string, with the count of extra strings."""
-        index = self._name_index() if self.keep_names else None
-        if index is None:
-            raise ConfigurationError("the inverse map is kept only with keep_names=True")
-        return index.collisions()
+        return self._kept_names().collisions()

@@ -1,12 +1,13 @@
-"""Feature id to row: an open-addressing hash map compiled with numba.
+"""A map from 64-bit keys to dense numbers 1, 2, 3..., compiled with numba.
 
-Compact storage gives a row of the weight table only to features seen in
-training. This map finds the row of each column id of a CSR matrix in one
-probe sequence per non-zero: linear probing over a power-of-two table of
-``int64`` (key, row) pairs (key ``-1`` marks an empty slot), so that a probe
-reads one cache line, kept between a quarter and half full, with Fibonacci
-hashing. It holds 40 to 80 bytes per feature seen (slots and the row-to-id
-list), whatever the width of the feature space.
+A shared building block: the network gives a row to each feature id seen in
+training (:mod:`snowpy.network.links`), and the front end keeps the (feature
+id, string fingerprint) pairs it has named (:mod:`snowpy.text.names`). One
+probe sequence per key: linear probing over a power-of-two table of ``int64``
+(key, number) pairs (key ``-1`` marks an empty slot), so that a probe reads one
+cache line, kept between a quarter and half full, with Fibonacci hashing. It
+holds 40 to 80 bytes per key (slots and the number-to-key list), whatever the
+range of the keys.
 """
 
 from __future__ import annotations
@@ -57,7 +58,8 @@ def _probe(slots, row_ids, ids, out, start, next_row, insert, unseen):  # pragma
 
 
 class FeatureMap:
-    """Rows 1, 2, ... for feature ids in order of first appearance (row 0 is the bias).
+    """Numbers 1, 2, ... for keys in order of first appearance (0 is left free: the
+    network's bias row).
 
     Examples
     --------
@@ -70,15 +72,17 @@ class FeatureMap:
     [7, 1099511627776]
     """
 
-    def __init__(self, capacity: int = 1024) -> None:
+    def __init__(self, capacity: int = 1024, *, narrow: bool = False) -> None:
+        #: keys below 2**31: (key, number) pairs of int32, half the memory
+        self.narrow = narrow
+        self._dtype = np.int32 if narrow else np.int64
         size = 1 << max(4, int(np.ceil(np.log2(max(capacity, 2) * 2))))
         self._slots = self._empty_slots(size)
-        self._row_ids = np.zeros(size // 2, dtype=np.int64)
+        self._row_ids = np.zeros(size // 2, dtype=self._dtype)
         self.next_row = 1
 
-    @staticmethod
-    def _empty_slots(size: int) -> np.ndarray:
-        slots = np.empty(2 * size, dtype=np.int64)
+    def _empty_slots(self, size: int) -> np.ndarray:
+        slots = np.empty(2 * size, dtype=self._dtype)
         slots[0::2] = _EMPTY
         return slots
 
@@ -99,6 +103,9 @@ class FeatureMap:
         if ids.dtype not in (np.int32, np.int64):  # CSR indices are int32 or int64 already
             ids = ids.astype(np.int64)
         ids = np.ascontiguousarray(ids)
+        if self.narrow and ids.dtype == np.int64 and ids.size \
+                and (ids.max() >= 2**31 or ids.min() < 0):
+            raise ValueError("a narrow map holds keys from 0 to 2**31 - 1")
         out = np.empty(ids.size, dtype=np.int32)
         start = 0
         while True:
@@ -117,6 +124,6 @@ class FeatureMap:
         used = self.row_ids.copy()
         size = self._slots.size  # twice the slots: between a quarter and half full
         self._slots = self._empty_slots(size)
-        self._row_ids = np.zeros(size // 2, dtype=np.int64)
+        self._row_ids = np.zeros(size // 2, dtype=self._dtype)
         self.next_row = 1
         self.rows(used, insert=True)  # same order: rows keep their numbers
