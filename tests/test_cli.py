@@ -11,6 +11,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+
+import snowpy
 from typer.testing import CliRunner
 
 from snowpy.cli import app
@@ -61,9 +63,17 @@ def test_evaluate_predict_inspect_round(model, tmp_path):
     assert any(item["names"] for item in info["top_features"]["billing"])
     weights = json.loads(export.read_text())
     assert len(weights["targets"]) == 5 and weights["targets"][0]["weights"]
+    # the export lists links, not features x targets: one entry per link, with its names
+    loaded = snowpy.load(model).network_
+    assert sum(len(t["weights"]) for t in weights["targets"]) + 5 == loaded.n_links_
+    assert weights["links"] == loaded.links == "signed"
+    named = [w for t in weights["targets"] for w in t["weights"] if "names" in w]
+    assert len(named) > 0.9 * (loaded.n_links_ - 5)  # names kept for the linked features
     text_export = tmp_path / "weights.txt"
     assert run("inspect", str(model), "--export", str(text_export)).exit_code == 0
-    assert text_export.read_text().startswith("# snowpy network: rule balanced-winnow")
+    text = text_export.read_text()
+    assert text.startswith("# snowpy network: rule balanced-winnow")
+    assert text.count("\n  ") == loaded.n_links_ - 5  # a line per link (biases apart)
 
 
 def test_rule_parameters_on_the_command_line(tmp_path):

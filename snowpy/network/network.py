@@ -27,10 +27,12 @@ from snowpy.network.labels import (
 )
 from snowpy.network.links import LinkStore
 from snowpy.network.options import bias_strength, check_options
+from snowpy.network.pruning import discard, prune
 from snowpy.network.scoring import scores as link_scores
 from snowpy.model_file import write_model
 from snowpy.network.state import network_state
 from snowpy.network.training import NumericalWarning, TrainingCall, train
+from snowpy.network.weights import WeightViews
 from snowpy.plugins import get_rule
 from snowpy.rules.spec import BuildContext, RuleKernel, RuleSpec
 
@@ -40,7 +42,7 @@ __all__ = ["Network", "NumericalWarning"]
 _PREDICT_BLOCK = 8192
 
 
-class Network(RuleParamsEstimator):
+class Network(WeightViews, RuleParamsEstimator):
     """A sparse network of target nodes trained online by an update rule.
 
     Parameters
@@ -328,7 +330,7 @@ class Network(RuleParamsEstimator):
         self._labels = labels
         self._learn(X, y, targets, epochs=int(self.epochs), shuffle=bool(self.shuffle),
                     progress=progress, fitting=True)
-        self._discard()
+        discard(self)
         if self.calibrate == "progressive":
             fit_progressive(self)
         if held_out is not None:
@@ -410,12 +412,6 @@ class Network(RuleParamsEstimator):
             )
 
     # ---------------------------------------------------------------- links
-    @property
-    def n_links_(self) -> int:
-        """Links held: feature-target pairs with a weight of their own."""
-        self._check_fitted()
-        return self._store.n_links
-
     def prune(self) -> int:
         """Apply ``eligible_percent`` and ``discard`` now; returns the links dropped.
 
@@ -425,111 +421,7 @@ class Network(RuleParamsEstimator):
         (or once at the end) to keep its size in check.
         """
         self._check_fitted()
-        dropped = 0
-        if self.eligible_percent is not None:
-            dropped += self._keep_top_percent()
-        return dropped + self._discard()
-
-    def _discard(self) -> int:
-        """Drop the links ``discard`` calls negligible; returns how many."""
-        if self.discard is None:
-            return 0
-        store = self._store
-        threshold = float(self.discard) * self._discard_scale()
-        self._effective_cache.clear()
-        dropped = store.prune(store.negligible(threshold, averaged=bool(self.average)))
-        return dropped
-
-    def _discard_scale(self) -> float:
-        """What ``discard`` is a fraction of: the rule's initial effective weight, or,
-        for rules whose weights start at 0, the mean magnitude of the link weights."""
-        initial = abs(self.kernel_.initial_effective_weight)
-        if initial > 0:
-            return initial
-        weights = self.effective_links().data
-        return float(np.abs(weights - self._store.absent).mean()) if weights.size else 0.0
-
-    def _keep_top_percent(self) -> int:
-        """Keep, per target, the links of its ``eligible_percent`` most active features."""
-        store = self._store
-        positions = store.live_slots()
-        targets = store.target[positions]
-        counts = store.lcount[positions]
-        keep = np.zeros(store.target.shape[0], dtype=bool)
-        share = float(self.eligible_percent) / 100.0
-        order = np.lexsort((-counts, targets))
-        bounds = np.searchsorted(targets[order], np.arange(store.n_targets + 1))
-        for t in range(store.n_targets):
-            members = order[bounds[t]:bounds[t + 1]]
-            if members.size == 0:
-                continue
-            quota = max(1, int(np.ceil(share * members.size)))
-            floor = counts[members[quota - 1]]
-            keep[positions[members[counts[members] >= floor]]] = True
-        dropped = store.prune(keep)
-        self._effective_cache.clear()
-        return dropped
-
-    def effective_links_delta(self) -> np.ndarray:
-        """Per pool slot, the link's prediction weight minus a missing link's (cached)."""
-        self._check_fitted()
-        averaged = bool(self.average)
-        cached = self._effective_cache.get(averaged)
-        if cached is None:
-            cached = self._effective_cache[averaged] = self._store.effective(averaged=averaged)
-        return cached
-
-    def effective_links(self) -> sp.csr_matrix:
-        """The weight of every link as prediction uses it, ``[rows, targets]``.
-
-        Row 0 is the bias, row ``r >= 1`` the feature ``feature_ids_[r - 1]``;
-        missing entries weigh :attr:`absent_weight_`.
-        """
-        self._check_fitted()
-        return self._store.links_csr(averaged=bool(self.average))
-
-    def link_counts(self, columns: Any = None) -> np.ndarray:
-        """Links held by each feature (column of ``X``): all features seen, or ``columns``.
-
-        0 for a feature never seen or holding no link. With no ``columns``,
-        the counts follow :attr:`feature_ids_`.
-        """
-        self._check_fitted()
-        store = self._store
-        if columns is None:
-            return store.size[1:store.n_rows].astype(np.int64)
-        columns = np.asarray(columns, dtype=np.int64)
-        rows = store.prediction_rows(sp.csr_matrix(
-            (np.ones(columns.size), columns, [0, columns.size]),
-            shape=(1, max(self.n_features_in_, int(columns.max(initial=-1)) + 1))))
-        counts = np.zeros(columns.size, dtype=np.int64)
-        seen = rows >= 0
-        counts[seen] = store.size[rows[seen]]
-        return counts
-
-    @property
-    def feature_ids_(self) -> np.ndarray:
-        """The feature (column of ``X``) of each row of :meth:`effective_links` from 1 on."""
-        self._check_fitted()
-        return self._store.feature_ids
-
-    @property
-    def absent_weight_(self) -> float:
-        """The weight of a missing link, and of a feature never seen in training."""
-        self._check_fitted()
-        return self._store.absent
-
-    def effective_weights(self) -> np.ndarray:
-        """Every weight as prediction uses it, dense: ``float64[rows + 1, targets]``.
-
-        Row 0 is the bias, rows follow :attr:`feature_ids_`, and a last row holds
-        the weight of features never seen. Memory is rows x targets: for small
-        networks and tests; :meth:`effective_links` is the sparse form.
-        """
-        self._check_fitted()
-        dense = self._store.full_table(averaged=bool(self.average))
-        unseen = np.full((1, dense.shape[1]), self._store.absent)
-        return np.vstack([dense, unseen])
+        return prune(self)
 
     # ------------------------------------------------------------ prediction
     @property
@@ -624,26 +516,6 @@ class Network(RuleParamsEstimator):
         if self.multilabel_:
             return float(np.mean([set(p) == set(t) for p, t in zip(predicted, y)]))
         return float(np.mean(np.asarray(predicted, dtype=object) == np.asarray(y, dtype=object)))
-
-    @property
-    def coef_(self) -> np.ndarray:
-        """Effective weights as scikit-learn lays them out, ``[targets, n_features]`` (dense)."""
-        self._check_fitted()
-        links = self.effective_links().tocoo()
-        coef = np.full((self._store.n_targets, self.n_features_in_), self._store.absent)
-        features = links.row >= 1
-        ids = self._store.feature_ids
-        coef[links.col[features], ids[links.row[features] - 1]] = links.data[features]
-        return coef
-
-    @property
-    def intercept_(self) -> np.ndarray:
-        """Bias weight minus threshold, per target (zero bias when ``bias=False``)."""
-        self._check_fitted()
-        bias = np.full(self._store.n_targets, self._store.absent)
-        row = self.effective_links()[0].tocoo()
-        bias[row.col] = row.data
-        return self._bias_strength() * bias - float(self.rule_params_["theta"])
 
     @property
     def n_iter_(self) -> int:

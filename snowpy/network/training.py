@@ -17,6 +17,7 @@ import scipy.sparse as sp
 
 from snowpy.exceptions import NumericalError, PluginError
 from snowpy.network.engine import TOUCHED, run_epoch
+from snowpy.network.pruning import keep_top_percent
 
 __all__ = ["TrainingCall", "train", "chunks", "NumericalWarning"]
 
@@ -90,7 +91,7 @@ def train(net: Any, call: TrainingCall, *, epochs: int, shuffle: bool, progress:
             net.mistakes_.append(mistakes)
             net.updates_.append(updates)
             if epoch == 0 and rank_links and net.eligible_percent is not None:
-                net._keep_top_percent()
+                keep_top_percent(net)
             # the same examples cannot call for new links again, unless eligibility let
             # rows in during the pass (or links were dropped by eligible_percent)
             creating = store.policy_code == TOUCHED or (

@@ -1,0 +1,69 @@
+"""Pruning a trained network's links: SNoW's eligibility by percent and discarding.
+
+``eligible_percent`` keeps, per target, the links of its most active features;
+``discard`` drops links whose weight is negligible. :meth:`snowpy.Network.fit`
+applies them (after its first epoch and at its end); :meth:`snowpy.Network.prune`
+applies both on demand.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+__all__ = ["prune", "discard", "keep_top_percent"]
+
+
+def prune(net: Any) -> int:
+    """``eligible_percent`` then ``discard``; returns the links dropped."""
+    dropped = keep_top_percent(net) if net.eligible_percent is not None else 0
+    return dropped + discard(net)
+
+
+def discard(net: Any) -> int:
+    """Drop the links ``discard`` calls negligible; returns how many.
+
+    Negligible: the link's prediction weight differs from a missing link's by
+    less than ``discard`` times the rule's initial effective weight, or, for
+    rules whose weights start at 0, times the mean magnitude of the link
+    weights. The bias is kept.
+    """
+    if net.discard is None:
+        return 0
+    store = net._store
+    initial = abs(net.kernel_.initial_effective_weight)
+    if initial > 0:
+        scale = initial
+    else:
+        weights = net.effective_links().data
+        scale = float(np.abs(weights - store.absent).mean()) if weights.size else 0.0
+    net._effective_cache.clear()
+    keep = store.negligible(float(net.discard) * scale, averaged=bool(net.average))
+    return store.prune(keep)
+
+
+def keep_top_percent(net: Any) -> int:
+    """Keep, per target, the links of its ``eligible_percent`` most active features.
+
+    Activity is the link's count of positive examples (``links="positive"``);
+    ties at the cut are kept. Returns the links dropped.
+    """
+    store = net._store
+    positions = store.live_slots()
+    targets = store.target[positions]
+    counts = store.lcount[positions]
+    keep = np.zeros(store.target.shape[0], dtype=bool)
+    share = float(net.eligible_percent) / 100.0
+    order = np.lexsort((-counts, targets))
+    bounds = np.searchsorted(targets[order], np.arange(store.n_targets + 1))
+    for t in range(store.n_targets):
+        members = order[bounds[t]:bounds[t + 1]]
+        if members.size == 0:
+            continue
+        quota = max(1, int(np.ceil(share * members.size)))
+        floor = counts[members[quota - 1]]
+        keep[positions[members[counts[members] >= floor]]] = True
+    dropped = store.prune(keep)
+    net._effective_cache.clear()
+    return dropped
