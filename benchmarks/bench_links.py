@@ -36,6 +36,7 @@ SETTINGS = {
     "positive, discard 0.5": dict(links="positive", precision="float32", discard=0.5),
     "signed": dict(links="signed", precision="float32"),
     "signed, discard 0.5": dict(links="signed", precision="float32", discard=0.5),
+    "signed, discard 0.5, float64": dict(links="signed", precision="float64", discard=0.5),
     "signed, discard 2": dict(links="signed", precision="float32", discard=2.0),
     "signed, eligibility 2, discard 0.5": dict(links="signed", precision="float32",
                                                discard=0.5, eligibility=2),
