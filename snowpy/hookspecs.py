@@ -20,9 +20,9 @@ from typing import TYPE_CHECKING
 import pluggy
 
 if TYPE_CHECKING:  # pragma: no cover
-    from snowpy.corpora.registry import CorpusSpec
-    from snowpy.rules.spec import RuleSpec
-    from snowpy.text.extractors.spec import ExtractorSpec
+    from snowpy.records.corpora import CorpusSpec
+    from snowpy.records.rules import RuleSpec
+    from snowpy.records.extractors import ExtractorSpec
 
 __all__ = ["hookspec", "hookimpl", "snowpy_update_rules", "snowpy_feature_extractors",
            "snowpy_corpora"]
@@ -69,7 +69,7 @@ def snowpy_feature_extractors() -> Iterable[ExtractorSpec]:
     declared parameters and a ``build`` function returning an
     :class:`~snowpy.text.extractors.ExtractorKernel`, the numba-compiled
     function that turns a chunk's token stream into hashed feature ids (the
-    contract is in :mod:`snowpy.text.extractors.spec`). Built-in extractors:
+    contract is in :mod:`snowpy.records.extractors`). Built-in extractors:
     ``words`` (word n-grams), ``skipgrams``, ``chars`` (character n-grams)
     and ``affixes`` (prefixes and suffixes).
 

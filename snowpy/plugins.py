@@ -70,9 +70,9 @@ BUILTIN_PLUGINS = (
 
 #: hook name -> (record kind used in messages, record type path)
 _KINDS = {
-    "snowpy_update_rules": ("update rule", "snowpy.rules.spec:RuleSpec"),
-    "snowpy_feature_extractors": ("feature extractor", "snowpy.text.extractors.spec:ExtractorSpec"),
-    "snowpy_corpora": ("corpus", "snowpy.corpora.registry:CorpusSpec"),
+    "snowpy_update_rules": ("update rule", "snowpy.records.rules:RuleSpec"),
+    "snowpy_feature_extractors": ("feature extractor", "snowpy.records.extractors:ExtractorSpec"),
+    "snowpy_corpora": ("corpus", "snowpy.records.corpora:CorpusSpec"),
 }
 
 

@@ -2,7 +2,7 @@
 
 :func:`run_epoch` takes the rule's ``update`` kernel as a first-class
 function: a C callback of one fixed signature
-(:data:`snowpy.rules.spec.KERNEL_SIGNATURE`). One compiled loop therefore
+(:data:`snowpy.records.rules.KERNEL_SIGNATURE`). One compiled loop therefore
 serves every rule, built-in or third-party, at the same speed, with no Python
 or pluggy call per example, and it is cached on disk, so a new process does
 not compile it again. (Passing the kernel as a dispatcher instead, the

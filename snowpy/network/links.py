@@ -33,7 +33,7 @@ import scipy.sparse as sp
 from snowpy.network.blocks import IDLE, USED, find_link, new_meta
 from snowpy.network.engine import ALL, POLICIES, POSITIVE, SIGNED
 from snowpy.hashmap import FeatureMap
-from snowpy.rules.spec import RuleKernel
+from snowpy.records.rules import RuleKernel
 
 __all__ = ["LinkStore", "PRECISIONS", "LINK_POLICIES"]
 

@@ -34,7 +34,7 @@ from snowpy.network.state import network_state
 from snowpy.network.training import NumericalWarning, TrainingCall, train
 from snowpy.network.weights import WeightViews
 from snowpy.plugins import get_rule
-from snowpy.rules.spec import BuildContext, RuleKernel, RuleSpec
+from snowpy.records.rules import BuildContext, RuleKernel, RuleSpec
 
 __all__ = ["Network", "NumericalWarning"]
 

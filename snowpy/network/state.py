@@ -38,7 +38,7 @@ from snowpy.exceptions import ConfigurationError, ModelFileError, SnowpyError
 from snowpy.network.labels import LabelIndex
 from snowpy.network.links import LinkStore
 from snowpy.plugins import get_rule
-from snowpy.rules.spec import BuildContext
+from snowpy.records.rules import BuildContext
 
 __all__ = ["network_state", "restore_network", "plain"]
 

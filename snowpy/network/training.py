@@ -172,7 +172,7 @@ def _run(net: Any, call: TrainingCall, order: np.ndarray, counts: np.ndarray, co
         first = str(exc).strip().splitlines()[0]
         raise PluginError(
             f"rule {net.rule!r}: its update kernel does not compile against the kernel "
-            f"contract (see snowpy.rules.spec): {first}"
+            f"contract (see snowpy.records.rules): {first}"
         ) from exc
     except (ArithmeticError, IndexError, ValueError) as exc:
         raise PluginError(

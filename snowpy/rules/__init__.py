@@ -1,17 +1,20 @@
-"""Update rules: the records a rule plugin provides, and the built-in rules.
+"""Update rules: the built-in rules, and the records a rule plugin needs.
 
 The built-in rules live in one module each (:mod:`snowpy.rules.perceptron`,
 :mod:`~snowpy.rules.winnow`, :mod:`~snowpy.rules.balanced_winnow`,
 :mod:`~snowpy.rules.aggressive`) and register through the same
-``snowpy_update_rules`` hook as any third-party plugin.
+``snowpy_update_rules`` hook as any third-party plugin. The records they
+return live on the plugin host's floor (:mod:`snowpy.records.rules`); they are
+re-exported here, where a rule's author looks for them.
 """
 
 from __future__ import annotations
 
-from snowpy.rules.spec import (
+from snowpy.records.params import Param
+from snowpy.records.rules import (
+    KERNEL_SIGNATURE,
     UNIVERSAL_PARAMS,
     BuildContext,
-    Param,
     RuleKernel,
     RuleSpec,
     theta_param,
@@ -26,4 +29,5 @@ __all__ = [
     "theta_param",
     "thickness_params",
     "UNIVERSAL_PARAMS",
+    "KERNEL_SIGNATURE",
 ]

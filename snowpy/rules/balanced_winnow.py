@@ -19,7 +19,7 @@ import math
 import numba
 
 from snowpy.hookspecs import hookimpl
-from snowpy.rules.spec import BuildContext, Param, RuleKernel, RuleSpec, theta_param
+from snowpy.records.rules import BuildContext, Param, RuleKernel, RuleSpec, theta_param
 from snowpy.rules.winnow import auto_initial_weight
 
 __all__ = ["balanced_winnow_update", "BALANCED_WINNOW"]

@@ -18,7 +18,7 @@ from __future__ import annotations
 import numba
 
 from snowpy.hookspecs import hookimpl
-from snowpy.rules.spec import (
+from snowpy.records.rules import (
     BuildContext,
     Param,
     RuleKernel,

@@ -25,7 +25,7 @@ import math
 import numba
 
 from snowpy.hookspecs import hookimpl
-from snowpy.rules.spec import BuildContext, Param, RuleKernel, RuleSpec, theta_param
+from snowpy.records.rules import BuildContext, Param, RuleKernel, RuleSpec, theta_param
 
 __all__ = ["winnow_update", "WINNOW", "auto_initial_weight"]
 

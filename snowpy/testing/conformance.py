@@ -72,7 +72,7 @@ def check_compiled_matches_python(rule: str, params: Mapping[str, Any] | None = 
     bit (fused multiply-adds), which float32 storage would round either way.
     """
     from snowpy.network import engine, training
-    from snowpy.rules.spec import RuleKernel
+    from snowpy.records.rules import RuleKernel
 
     X, y = _problem(n=60)
     compiled = _network(rule, params or {}, epochs=2, precision="float64").fit(X, y) \

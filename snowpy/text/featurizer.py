@@ -27,7 +27,7 @@ import scipy.sparse as sp
 from snowpy.exceptions import ConfigurationError
 from snowpy.plugins import get_extractor
 from snowpy.text.assemble import VALUE_MODES, assemble_rows
-from snowpy.text.extractors.spec import ExtractorKernel
+from snowpy.records.extractors import ExtractorKernel
 from snowpy.text.hashing import DEFAULT_SEED, feature_seed
 from snowpy.text.names import NameIndex
 from snowpy.text.tokenize import (

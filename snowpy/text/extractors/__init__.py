@@ -8,6 +8,6 @@ and :mod:`~snowpy.text.extractors.affixes`.
 
 from __future__ import annotations
 
-from snowpy.text.extractors.spec import ExtractorKernel, ExtractorSpec
+from snowpy.records.extractors import ExtractorKernel, ExtractorSpec
 
 __all__ = ["ExtractorSpec", "ExtractorKernel"]

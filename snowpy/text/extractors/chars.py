@@ -18,9 +18,9 @@ import numpy as np
 
 from snowpy.exceptions import ConfigurationError
 from snowpy.hookspecs import hookimpl
-from snowpy.rules.spec import Param
+from snowpy.records.params import Param
 from snowpy.text.extractors.kernels import char_starts, hash_span, max_token_bytes, record, room
-from snowpy.text.extractors.spec import ExtractorKernel, ExtractorSpec
+from snowpy.records.extractors import ExtractorKernel, ExtractorSpec
 
 __all__ = ["chars_extract", "CHARS"]
 

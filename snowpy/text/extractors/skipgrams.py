@@ -12,9 +12,9 @@ import numba
 import numpy as np
 
 from snowpy.hookspecs import hookimpl
-from snowpy.rules.spec import Param
+from snowpy.records.params import Param
 from snowpy.text.extractors.kernels import hash_span, max_token_bytes, record, room
-from snowpy.text.extractors.spec import ExtractorKernel, ExtractorSpec
+from snowpy.records.extractors import ExtractorKernel, ExtractorSpec
 
 __all__ = ["skipgrams_extract", "SKIPGRAMS"]
 

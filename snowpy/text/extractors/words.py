@@ -11,9 +11,9 @@ import numba
 
 from snowpy.exceptions import ConfigurationError
 from snowpy.hookspecs import hookimpl
-from snowpy.rules.spec import Param
+from snowpy.records.params import Param
 from snowpy.text.extractors.kernels import hash_span, record, room
-from snowpy.text.extractors.spec import ExtractorKernel, ExtractorSpec
+from snowpy.records.extractors import ExtractorKernel, ExtractorSpec
 
 __all__ = ["words_extract", "WORDS"]
 

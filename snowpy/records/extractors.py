@@ -46,7 +46,7 @@ import numba
 import numpy as np
 
 from snowpy.exceptions import ConfigurationError, PluginError
-from snowpy.rules.spec import Param, validate_declared
+from snowpy.records.params import Param, validate_declared
 
 __all__ = ["ExtractorSpec", "ExtractorKernel"]
 

@@ -1,0 +1,66 @@
+"""The update kernel's compiled contract: one C-callback signature for every rule.
+
+The training loop takes a rule's update step as a first-class function of the
+fixed signature :data:`KERNEL_SIGNATURE`; :func:`compile_kernel` compiles a
+rule's ``@numba.njit`` function to it, once, cached on disk. The contract
+itself (what each argument is) is documented in :mod:`snowpy.records.rules`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numba
+
+from snowpy.exceptions import PluginError
+
+__all__ = ["KERNEL_SIGNATURE", "compile_kernel"]
+
+#: ``update(w, S, t, y, activation, vals, m, sqnorm, params) -> None``
+KERNEL_SIGNATURE = numba.types.void(
+    numba.types.float64[:, ::1],
+    numba.types.float64[:, ::1],
+    numba.types.int64,
+    numba.types.float64,
+    numba.types.float64,
+    numba.types.float64[::1],
+    numba.types.int64,
+    numba.types.float64,
+    numba.types.float64[::1],
+)
+
+_compiled: dict[Any, Any] = {}
+
+
+def compile_kernel(update: Callable[..., Any]) -> Any:
+    """The kernel as a C callback of :data:`KERNEL_SIGNATURE` (memoised, cached on disk).
+
+    Compiled with numpy's error model: a division by zero gives an infinity
+    or NaN, which the engine clamps or refuses, naming the rule (a C callback
+    cannot raise). With ``NUMBA_DISABLE_JIT=1`` the Python function itself is
+    returned.
+
+    Raises
+    ------
+    PluginError
+        The function does not compile with the kernel's argument types.
+    """
+    function = getattr(update, "py_func", update)
+    if numba.config.DISABLE_JIT:
+        return function
+    compiled = _compiled.get(function)
+    if compiled is None:
+        try:
+            compiled = numba.cfunc(KERNEL_SIGNATURE, cache=True, nogil=True,
+                                   error_model="numpy")(function)
+        except Exception as exc:  # any failure to compile is the plugin's: name it
+            first = str(exc).strip().splitlines()[0]
+            raise PluginError(
+                f"the update kernel {function.__name__!r} does not compile against the "
+                f"kernel contract (see snowpy.records.rules): {first}"
+            ) from exc
+        _compiled[function] = compiled
+    return compiled
+
+
