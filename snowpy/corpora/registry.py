@@ -17,13 +17,13 @@ import sys
 import tempfile
 import urllib.error
 import urllib.request
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from snowpy.corpora.documents import CorpusError, Document, Problems
-from snowpy.exceptions import ConfigurationError, PluginError
+from snowpy.exceptions import ConfigurationError
 from snowpy.records.corpora import CorpusFile, CorpusSpec
 from snowpy.records.params import validate_declared
 

@@ -7,11 +7,11 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from snowpy.exceptions import ConfigurationError, PluginError
-from snowpy.records.params import Param, validate_declared
+from snowpy.exceptions import PluginError
+from snowpy.records.params import Param
 
 if TYPE_CHECKING:  # pragma: no cover
     from snowpy.corpora.documents import Document

@@ -15,7 +15,6 @@ import itertools
 import os
 import re
 import threading
-import unicodedata
 from collections import deque
 from collections.abc import Iterable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -26,17 +25,17 @@ import scipy.sparse as sp
 
 from snowpy.exceptions import ConfigurationError
 from snowpy.plugins import get_extractor
-from snowpy.text.assemble import VALUE_MODES, assemble_rows
-from snowpy.records.extractors import ExtractorKernel
+from snowpy.text.assemble import VALUE_MODES
+from snowpy.text.chunks import (
+    Inline,
+    SequenceChunks,
+    approximate_size,
+    grown,
+    trimmed,
+)
 from snowpy.text.hashing import DEFAULT_SEED, feature_seed
 from snowpy.text.names import NameIndex
-from snowpy.text.tokenize import (
-    TokenStream,
-    encode_documents,
-    split_documents,
-    split_spaces,
-    tokenize_bytes,
-)
+from snowpy.text.stages import ChunkStages, Segment
 
 __all__ = ["Featurizer"]
 
@@ -57,141 +56,7 @@ def _range(value: Any, name: str) -> tuple[int, int] | None:
             from None
 
 
-class _Workspace:
-    """Buffers reused from chunk to chunk, grown when too small."""
-
-    def __init__(self) -> None:
-        self._buffers: dict[str, np.ndarray] = {}
-
-    def view(self, prefix: str) -> _Workspace:
-        """The same workspace with buffer names under ``prefix`` (one per field)."""
-        scoped = _Workspace()
-        scoped._buffers = self._buffers
-        scoped._prefix = self._prefix + prefix
-        return scoped
-
-    _prefix = ""
-
-    def get(self, name: str, shape: int | tuple[int, ...], dtype: Any) -> np.ndarray:
-        shape = (shape,) if isinstance(shape, (int, np.integer)) else tuple(shape)
-        size = int(np.prod(shape))
-        name = self._prefix + name
-        buffer = self._buffers.get(name)
-        if buffer is None or buffer.size < size or buffer.dtype != np.dtype(dtype):
-            buffer = np.empty(max(size, 1) + size // 2, dtype=dtype)
-            self._buffers[name] = buffer
-        return buffer[:size].reshape(shape)
-
-
-class _Inline:
-    """A stand-in for a thread pool that runs each task at once (one job)."""
-
-    def __enter__(self) -> _Inline:
-        return self
-
-    def __exit__(self, *exc: Any) -> None:
-        return None
-
-    def submit(self, function: Any, *args: Any) -> Any:
-        from concurrent.futures import Future
-
-        future: Future = Future()
-        try:
-            future.set_result(function(*args))
-        except BaseException as exc:  # re-raised by result(), as a pool would
-            future.set_exception(exc)
-        return future
-
-
-class _SequenceChunks:
-    """Chunks of about ``chunk_bytes`` from a list of documents, without a pass of their own.
-
-    The number of documents in a chunk is guessed from the last chunk's
-    encoded size (at the start, from the first documents' lengths) and
-    checked once the chunk is encoded (:meth:`encoded`): a chunk over
-    ``4 * chunk_bytes`` gives its second half back, so memory stays bounded
-    even when long documents follow short ones. Measuring every document
-    first would cost as much as encoding them.
-    """
-
-    def __init__(self, texts: Sequence[Any], chunk_bytes: int) -> None:
-        self.texts = texts
-        self.chunk_bytes = chunk_bytes
-        self.position = 0
-        probe = texts[:256]
-        size = sum(map(_approximate_size, probe))
-        self.step = max(1, int(len(probe) * chunk_bytes / max(size, 1)))
-
-    def next(self) -> list[Any]:
-        start = self.position
-        self.position = min(start + self.step, len(self.texts))
-        return list(self.texts[start:self.position])
-
-    def encoded(self, n_docs: int, size: int) -> int:
-        """Take note of a chunk's encoded size; return how many of its documents to keep."""
-        if size > 4 * self.chunk_bytes and n_docs > 1:
-            keep = n_docs // 2
-            self.position -= n_docs - keep
-            self.step = keep
-            return keep
-        self.step = max(1, min(2 * n_docs, int(n_docs * self.chunk_bytes / max(size, 1))))
-        return n_docs
-
-
-def _grown(array: np.ndarray | None, capacity: int, dtype: Any, used: int) -> np.ndarray:
-    """``array`` with room for ``capacity`` items, its first ``used`` kept (in place when
-    nothing else refers to it: realloc moves pages instead of copying them)."""
-    if array is not None and array.base is None and array.flags.owndata:
-        try:
-            array.resize(capacity, refcheck=True)
-            return array
-        except ValueError:  # referred to elsewhere
-            pass
-    grown = np.empty(capacity, dtype=dtype)
-    if array is not None and used:
-        grown[:used] = array[:used]
-    return grown
-
-
-def _trimmed(array: np.ndarray, length: int) -> np.ndarray:
-    """The first ``length`` items of ``array``, its spare room given back when it can be."""
-    if array.size > length:
-        try:
-            array.resize(length, refcheck=True)
-        except ValueError:  # referred to elsewhere: keep a view
-            return array[:length]
-    return array
-
-
-def _approximate_size(doc: Any) -> int:
-    if isinstance(doc, (str, bytes)):
-        return len(doc)
-    if isinstance(doc, dict):
-        return sum(len(v) for v in doc.values() if isinstance(v, (str, bytes)))
-    if isinstance(doc, (tuple, list)):
-        return sum(len(v) for v in doc if isinstance(v, (str, bytes)))
-    return 64
-
-
-class _Segment:
-    """One extractor applied to one field."""
-
-    __slots__ = ("field", "namespace", "kernel", "seed", "name")
-
-    def __init__(self, field: int, namespace: str, name: str, kernel: ExtractorKernel,
-                 seed: int) -> None:
-        self.field = field
-        self.namespace = namespace
-        self.name = name
-        self.kernel = kernel
-        self.seed = seed
-
-    def label(self, raw: str) -> str:
-        shown = self.kernel.show(raw)
-        return f"{self.namespace}/{shown}" if self.namespace else shown
-
-
-class Featurizer:
+class Featurizer(ChunkStages):
     """Turn documents into sparse active-feature sets (hashed CSR rows).
 
     Parameters
@@ -338,7 +203,7 @@ class Featurizer:
             raise ConfigurationError("no feature extractor configured (ngrams=None and no other)")
         return config
 
-    def _compile(self) -> list[_Segment]:
+    def _compile(self) -> list[Segment]:
         compiled = self.__dict__.get("_compiled")
         if compiled is not None:
             return compiled
@@ -370,7 +235,7 @@ class Featurizer:
             kernel = get_extractor(name).make_kernel(params)
             for index, namespace in enumerate(fields):
                 seed = feature_seed(kernel.kind, namespace, int(self.hash_seed))
-                segments.append(_Segment(index, namespace, name, kernel, seed))
+                segments.append(Segment(index, namespace, name, kernel, seed))
         self._compiled = segments
         self._local = threading.local()
         if self.keep_names and self._name_index() is None:
@@ -411,8 +276,8 @@ class Featurizer:
                 estimate = int(need * 1.1 * max(expected or 0, rows + n_docs)
                                / max(rows + n_docs, 1)) if indices is None else 0
                 capacity = max(estimate, need, 2 * (indices.size if indices is not None else 0))
-                indices = _grown(indices, capacity, np.int32, nnz)
-                data = _grown(data, capacity, np.float64, nnz)
+                indices = grown(indices, capacity, np.int32, nnz)
+                data = grown(data, capacity, np.float64, nnz)
             indices[nnz:need] = block_indices
             data[nnz:need] = 1.0 if binary else block_data
             indptr_parts.append(indptr[1:] + nnz)
@@ -421,7 +286,7 @@ class Featurizer:
         if indices is None:
             return sp.csr_matrix((rows, 1 << self.bits), dtype=np.float64)
         # give back the room grown beyond the documents (in place: realloc, no copy)
-        indices, data = _trimmed(indices, nnz), _trimmed(data, nnz)
+        indices, data = trimmed(indices, nnz), trimmed(data, nnz)
         matrix = sp.csr_matrix((data, indices, np.concatenate(indptr_parts)),
                                shape=(rows, 1 << self.bits))
         matrix.has_canonical_format = True
@@ -479,11 +344,11 @@ class Featurizer:
         self.invalid_bytes_ = 0
         jobs = self._jobs()
         n_fields = 1 if self.fields is None else len(self.fields)
-        iterator = _SequenceChunks(texts, self.chunk_bytes) \
+        iterator = SequenceChunks(texts, self.chunk_bytes) \
             if chunk_docs is None and isinstance(texts, (list, tuple, np.ndarray)) else iter(texts)
         first_doc = 0
         pending: deque = deque()
-        with ThreadPoolExecutor(max_workers=jobs) if jobs > 1 else _Inline() as pool:
+        with ThreadPoolExecutor(max_workers=jobs) if jobs > 1 else Inline() as pool:
             while True:
                 while len(pending) < 2 * jobs:
                     docs, fields = self._encoded_chunk(iterator, chunk_docs, n_fields, first_doc)
@@ -513,7 +378,7 @@ class Featurizer:
         while True:
             fields = [self._encode(docs, field, first_doc) for field in range(n_fields)] \
                 if docs else []
-            if not docs or not isinstance(iterator, _SequenceChunks):
+            if not docs or not isinstance(iterator, SequenceChunks):
                 return docs, fields
             keep = iterator.encoded(len(docs), sum(raw.size for raw, _, _ in fields))
             if keep == len(docs):
@@ -522,7 +387,7 @@ class Featurizer:
 
     def _next_chunk(self, iterator: Iterator[Any], chunk_docs: int | None) -> list[Any]:
         """The next documents, about ``chunk_bytes`` of text unless ``chunk_docs`` is set."""
-        if isinstance(iterator, _SequenceChunks):
+        if isinstance(iterator, SequenceChunks):
             return iterator.next()
         if chunk_docs is not None:
             return list(itertools.islice(iterator, chunk_docs))
@@ -530,144 +395,10 @@ class Featurizer:
         size = 0
         for doc in iterator:
             docs.append(doc)
-            size += _approximate_size(doc)
+            size += approximate_size(doc)
             if size >= self.chunk_bytes:
                 break
         return docs
-
-    def _featurize(self, fields: list, n_docs: int, segments: list[_Segment], first_doc: int,
-                   values: bool, collect: bool = False):
-        """Tokenise, extract and assemble one chunk (compiled stages, no GIL held).
-
-        Without ``values`` binary rows skip their data (all ones).
-        """
-        workspace = getattr(self._local, "workspace", None)
-        if workspace is None:
-            workspace = self._local.workspace = _Workspace()
-        streams = [self._tokens(raw, offsets, items, n_docs, field, first_doc,
-                                workspace.view(f"field{field}:"))
-                   for field, (raw, offsets, items) in enumerate(fields)]
-        invalid = int(sum(int(stream.invalid.sum()) for stream in streams))
-        names: list = []
-        outputs = [self._extract(number, segment, streams[segment.field], workspace, names,
-                                 collect)
-                   for number, segment in enumerate(segments)]
-        ptrs = np.empty((len(outputs), n_docs + 1), dtype=np.int64)
-        offset = 0
-        for s, (ids, ptr) in enumerate(outputs):
-            ptrs[s] = ptr + offset
-            offset += ids.size
-        ids = np.concatenate([ids for ids, _ in outputs]) if len(outputs) > 1 else outputs[0][0]
-        widest = int((ptrs[:, 1:] - ptrs[:, :-1]).sum(axis=0).max()) if n_docs else 0
-        indptr = np.empty(n_docs + 1, dtype=np.int64)
-        indices = workspace.get("indices", ids.size, np.int32)
-        write = values or self.values != "binary" or self.norm is not None
-        data = workspace.get("data", ids.size, np.float64) if write else np.empty(0)
-        scratch = workspace.get("row", max(widest, 1), np.int32)
-        nnz = assemble_rows(ids, ptrs, VALUE_MODES.index(self.values), self.norm == "l2",
-                            int(self.bits), indptr, indices, data, scratch)
-        part = (n_docs, indptr, indices[:nnz].copy(), data[:nnz].copy() if write else None)
-        return part, invalid, names
-
-    # ------------------------------------------------------------- tokenising
-    def _texts(self, docs: list[Any], field: int, first_doc: int) -> list[Any]:
-        if self.fields is None:
-            items = docs
-        else:
-            name = self.fields[field]
-            items = []
-            for i, doc in enumerate(docs):
-                try:
-                    items.append(doc[name] if isinstance(doc, dict) else doc[field])
-                except (KeyError, IndexError, TypeError):
-                    raise ConfigurationError(
-                        f"document {first_doc + i} has no field {name!r}"
-                    ) from None
-        kinds = set(map(type, items))
-        if not kinds <= {str, bytes}:
-            for i, item in enumerate(items):
-                if not isinstance(item, (str, bytes)):
-                    where = "" if self.fields is None else f" field {self.fields[field]!r}"
-                    raise ConfigurationError(
-                        f"document {first_doc + i}{where} is not text (got {type(item).__name__})"
-                    )
-        return items
-
-    def _normalised(self, items: list[Any]) -> list[Any]:
-        form = self.unicode_form
-        needs_str = form is not None or self.strip_accents or self.token_pattern is not None
-        if not needs_str:
-            return items
-        out = []
-        for item in items:
-            text = item.decode("utf-8", "surrogateescape") if isinstance(item, bytes) else item
-            if form is not None:
-                text = unicodedata.normalize(form, text)
-            if self.strip_accents:
-                text = unicodedata.normalize("NFKD", text)
-            out.append(text)
-        return out
-
-    def _encode(self, docs: list[Any], field: int, first_doc: int):
-        """One field of a chunk as UTF-8 bytes (the part that needs the GIL)."""
-        items = self._normalised(self._texts(docs, field, first_doc))
-        if self.token_pattern is not None:
-            pattern = self._pattern
-            lower = self.lowercase
-            items = [" ".join(pattern.findall(t.lower() if lower else t)) for t in items]
-        raw, offsets = encode_documents(items)
-        return raw, offsets, items
-
-    def _tokens(self, raw: np.ndarray, offsets: np.ndarray | None, items: list, n_docs: int,
-                field: int, first_doc: int, workspace: _Workspace) -> TokenStream:
-        data, offsets = split_documents(raw, offsets, n_docs, items)
-        if self.token_pattern is not None:
-            stream = split_spaces(data, offsets)
-        else:
-            stream = tokenize_bytes(data, offsets, lowercase=bool(self.lowercase),
-                                    strip_marks=bool(self.strip_accents),
-                                    workspace=workspace)
-        if self.errors == "strict" and stream.invalid.any():
-            doc = int(np.flatnonzero(stream.invalid)[0])
-            where = "" if self.fields is None else f" (field {self.fields[field]!r})"
-            raise ConfigurationError(
-                f"document {first_doc + doc}{where} holds {int(stream.invalid[doc])} invalid "
-                "UTF-8 byte(s); use errors='replace' to treat them as separators"
-            )
-        return stream
-
-    def _extract(self, number: int, segment: _Segment, stream: TokenStream,
-                 workspace: _Workspace, names: list, collect: bool
-                 ) -> tuple[np.ndarray, np.ndarray]:
-        kernel = segment.kernel
-        n_docs = stream.n_docs
-        capacity = kernel.capacity(stream.starts.size, stream.text.size)
-        arena_size = 4 * stream.text.size + 64 if collect else 0
-        mask = (1 << self.bits) - 1
-        out_ptr = np.empty(n_docs + 1, dtype=np.int64)
-        key = f"ids:{segment.name}:{segment.field}"
-        while True:
-            out_ids = workspace.get(key, capacity, np.int32)
-            if collect:
-                arena = workspace.get("arena", arena_size, np.uint8)
-                spans = workspace.get("spans", (capacity, 2), np.int64)
-            else:
-                arena = np.empty(0, dtype=np.uint8)
-                spans = np.empty((0, 2), dtype=np.int64)
-            count = kernel.extract(stream.text, stream.starts, stream.ends, stream.doc_ptr,
-                                   kernel.params, segment.seed, mask, out_ids, out_ptr,
-                                   collect, arena, spans)
-            if count == -1:
-                capacity *= 2
-            elif count == -2:
-                arena_size *= 2
-            elif count < 0:
-                raise ConfigurationError(f"extractor {segment.name!r} returned {count}")
-            else:
-                break
-        if collect:  # merged in document order by the caller
-            names.append((out_ids[:count].copy(), spans[:count].copy(), arena.copy(), number))
-        return out_ids[:count], out_ptr
 
     # -------------------------------------------------------------- names
     @property

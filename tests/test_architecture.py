@@ -1,0 +1,163 @@
+"""The import graph of snowpy: no circles, and dependencies run down the floors.
+
+Every import counts, module level or inside a function, except those under
+``if TYPE_CHECKING:``. ``docs/architecture.md`` draws the floors.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+PACKAGE = Path(__file__).resolve().parent.parent / "snowpy"
+
+#: Floors, lowest first: a module may import its own floor and those below.
+FLOORS = [
+    ("base", ["_version", "exceptions", "_validation", "hashmap", "model_file", "metrics",
+              "calibration", "base"]),
+    ("plugin host", ["records", "hookspecs", "plugins"]),
+    ("building blocks", ["rules", "text", "corpora", "network"]),
+    ("estimators", ["classifier", "classifier_state"]),
+    ("uses of estimators", ["persistence", "experiments", "testing"]),
+    ("command line", ["cli"]),
+]
+#: The building blocks stand side by side: none imports another.
+SIDE_BY_SIDE = ["rules", "text", "corpora", "network"]
+
+
+def _modules(package: Path) -> dict[str, Path]:
+    found = {}
+    for path in package.rglob("*.py"):
+        parts = list(path.relative_to(package.parent).with_suffix("").parts)
+        if parts[-1] == "__init__":
+            parts = parts[:-1]
+        found[".".join(parts)] = path
+    return found
+
+
+class _Imports(ast.NodeVisitor):
+    def __init__(self, module: str, is_package: bool) -> None:
+        self.module, self.is_package, self.found = module, is_package, set()
+
+    def visit_If(self, node: ast.If) -> None:
+        test = node.test
+        if (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or \
+                (isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING"):
+            for child in node.orelse:
+                self.visit(child)
+            return
+        self.generic_visit(node)
+
+    def visit_Import(self, node: ast.Import) -> None:
+        self.found.update(a.name for a in node.names if a.name.split(".")[0] == "snowpy")
+
+    def visit_ImportFrom(self, node: ast.ImportFrom) -> None:
+        if node.level:
+            here = self.module.split(".") if self.is_package else self.module.split(".")[:-1]
+            base = ".".join(here[: len(here) - node.level + 1] + [node.module or ""]).strip(".")
+        else:
+            base = node.module or ""
+        if base.split(".")[0] == "snowpy":
+            self.found.add(base)
+            self.found.update(f"{base}.{a.name}" for a in node.names)
+
+
+def _graph(package: Path = PACKAGE) -> dict[str, set[str]]:
+    modules = _modules(package)
+
+    def resolve(name: str) -> str | None:
+        while name and name not in modules:
+            name = name.rpartition(".")[0]
+        return name or None
+
+    graph = {}
+    for name, path in modules.items():
+        visitor = _Imports(name, path.name == "__init__.py")
+        visitor.visit(ast.parse(path.read_text(encoding="utf-8")))
+        graph[name] = {t for t in map(resolve, visitor.found) if t and t != name}
+    return graph
+
+
+def _part(module: str) -> str:
+    """The first component under the package: ``network`` for ``snowpy.network.links``."""
+    return module.split(".")[1] if "." in module else ""
+
+
+def _floor(module: str) -> int | None:
+    part = _part(module)
+    for number, (_, parts) in enumerate(FLOORS):
+        if part in parts:
+            return number
+    return None
+
+
+def test_every_module_has_a_floor():
+    unplaced = sorted(m for m in _graph() if m != "snowpy" and _floor(m) is None)
+    assert not unplaced, f"modules on no floor (add them to FLOORS): {unplaced}"
+
+
+def test_no_import_circle():
+    graph = _graph()
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    circles = []
+
+    def strong(v: str) -> None:  # Tarjan's strongly connected components
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        on_stack.add(v)
+        for w in graph.get(v, ()):
+            if w not in index:
+                strong(w)
+                low[v] = min(low[v], low[w])
+            elif w in on_stack:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            component = []
+            while True:
+                w = stack.pop()
+                on_stack.discard(w)
+                component.append(w)
+                if w == v:
+                    break
+            if len(component) > 1:
+                circles.append(sorted(component))
+
+    for module in graph:
+        if module not in index:
+            strong(module)
+    assert not circles, f"import circles: {circles}"
+
+
+def test_imports_run_down_the_floors():
+    wrong = []
+    for module, targets in _graph().items():
+        here = _floor(module)
+        if here is None:  # the package's face re-exports lazily
+            continue
+        for target in targets:
+            there = _floor(target)
+            if there is not None and there > here:
+                wrong.append(f"{module} -> {target} ({FLOORS[here][0]} imports "
+                             f"{FLOORS[there][0]})")
+            elif there == here == 2 and _part(module) != _part(target) \
+                    and _part(target) in SIDE_BY_SIDE:
+                wrong.append(f"{module} -> {target} (building blocks stand side by side)")
+    assert not wrong, "imports that run the wrong way:\n" + "\n".join(sorted(wrong))
+
+
+def test_the_checker_sees_an_import_inside_a_function(tmp_path):
+    """The graph counts imports made inside functions, so a circle hidden there is seen."""
+    package = tmp_path / "snowpy"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    (package / "exceptions.py").write_text("from snowpy import model_file\n")
+    (package / "model_file.py").write_text("def f():\n    from snowpy import exceptions\n")
+    (package / "plugins.py").write_text(
+        "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from snowpy import cli\n")
+    graph = _graph(package)
+    assert "snowpy.model_file" in graph["snowpy.exceptions"]
+    assert "snowpy.exceptions" in graph["snowpy.model_file"]
+    assert graph["snowpy.plugins"] == set()  # type-checking imports do not count
