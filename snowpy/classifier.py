@@ -284,6 +284,45 @@ class SnowClassifier(RuleParamsEstimator):
             self._name_kept_features(texts, columns[self.network_.link_counts(columns) > 0])
         return self
 
+    # --------------------------------------------------------------- online
+    def learn_one(self, x: Any, y: Any) -> SnowClassifier:
+        """Learn one document (River's protocol): ``x`` a text (or a dict of feature
+        name -> strength, as River's feature extractors give), ``y`` its label.
+
+        The same network as :meth:`partial_fit` document by document, at the
+        cost of the document alone: no thread, no matrix, no pass over the model.
+        """
+        if not hasattr(self, "network_"):
+            network = self._make_network()
+            network.check_options()
+            self.featurizer_ = self._make_featurizer()
+            self.network_ = network
+        ids, vals = self.featurizer_.features_one(x)
+        self.network_.learn_one((ids, vals), y)
+        if self.keep_names and not isinstance(x, dict):
+            kept = ids[self.network_.link_counts(ids) > 0]
+            self._name_kept_features([x], kept)
+        return self
+
+    def predict_one(self, x: Any) -> Any:
+        """The label of one document (a tuple of labels for a multi-label model)."""
+        self._check_fitted()
+        return self.network_.predict_one(self.featurizer_.features_one(x))
+
+    def predict_proba_one(self, x: Any) -> dict[Any, float]:
+        """The probability of each label for one document, a dict (needs ``calibrate``;
+        ``calibrate="progressive"`` follows a stream from its first examples)."""
+        self._check_fitted()
+        return self.network_.predict_proba_one(self.featurizer_.features_one(x))
+
+    def learn_many(self, texts: Iterable[Any], labels: Sequence[Any]) -> SnowClassifier:
+        """Learn a mini-batch in order (River's name for :meth:`partial_fit`)."""
+        return self.partial_fit(texts, labels)
+
+    def predict_many(self, texts: Iterable[Any]) -> Any:
+        """The labels of a mini-batch (River's name for :meth:`predict`)."""
+        return self.predict(texts)
+
     # ------------------------------------------------------------ prediction
     def _check_fitted(self) -> None:
         if not hasattr(self, "network_"):

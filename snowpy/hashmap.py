@@ -98,24 +98,32 @@ class FeatureMap:
     def nbytes(self) -> int:
         return self._slots.nbytes + self._row_ids.nbytes
 
-    def rows(self, ids: np.ndarray, *, insert: bool, unseen: int = 0) -> np.ndarray:
-        """Row of each id; new ids get new rows when ``insert``, else ``unseen``."""
-        if ids.dtype not in (np.int32, np.int64):  # CSR indices are int32 or int64 already
-            ids = ids.astype(np.int64)
-        ids = np.ascontiguousarray(ids)
-        if self.narrow and ids.dtype == np.int64 and ids.size \
-                and (ids.max() >= 2**31 or ids.min() < 0):
-            raise ValueError("a narrow map holds keys from 0 to 2**31 - 1")
+    def rows(self, ids: np.ndarray, *, insert: bool, unseen: int = 0,
+             checked: bool = False) -> np.ndarray:
+        """Row of each id; new ids get new rows when ``insert``, else ``unseen``.
+
+        ``checked``: the caller knows the ids are contiguous ``int32``/``int64``
+        keys the map can hold (the one-example path skips the checks).
+        """
+        if not checked:
+            if ids.dtype not in (np.int32, np.int64):  # CSR indices are int32/int64 already
+                ids = ids.astype(np.int64)
+            ids = np.ascontiguousarray(ids)
+            if self.narrow and ids.dtype == np.int64 and ids.size \
+                    and (ids.max() >= 2**31 or ids.min() < 0):
+                raise ValueError("a narrow map holds keys from 0 to 2**31 - 1")
         out = np.empty(ids.size, dtype=np.int32)
         start = 0
         while True:
-            # Fibonacci hashing multiplies modulo 2**64 on purpose: numpy's overflow
-            # warning (pure-Python runs, NUMBA_DISABLE_JIT=1) is not an error here
-            with np.errstate(over="ignore"):
-                start, self.next_row = _probe(
-                    self._slots, self._row_ids, ids, out, start, self.next_row, insert,
-                    unseen,
-                )
+            if numba.config.DISABLE_JIT:
+                # Fibonacci hashing multiplies modulo 2**64 on purpose: numpy's overflow
+                # warning (pure-Python runs) is not an error here
+                with np.errstate(over="ignore"):
+                    start, self.next_row = _probe(self._slots, self._row_ids, ids, out, start,
+                                                  self.next_row, insert, unseen)
+            else:
+                start, self.next_row = _probe(self._slots, self._row_ids, ids, out, start,
+                                              self.next_row, insert, unseen)
             if start == ids.size:
                 return out
             self._grow()

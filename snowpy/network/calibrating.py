@@ -4,8 +4,8 @@
   settings trained on the other folds score each held-out example; they are
   trained, and freed, before the final network exists;
 * progressive (``calibrate="progressive"``): the scores the engine recorded
-  for each example before learning from it, the most recent
-  :data:`PROGRESSIVE_WINDOW` kept across ``partial_fit`` calls.
+  for each example before learning from it, the most recent kept in a
+  :class:`ProgressiveWindow` across ``partial_fit`` and ``learn_one`` calls.
 
 The sigmoids themselves are :class:`snowpy.calibration.Calibration`.
 """
@@ -21,10 +21,13 @@ import scipy.sparse as sp
 from snowpy.calibration import Calibration
 from snowpy.network.labels import LabelIndex
 
-__all__ = ["held_out_scores", "keep_progressive", "fit_progressive", "PROGRESSIVE_WINDOW"]
+__all__ = ["held_out_scores", "ProgressiveWindow", "fit_progressive", "PROGRESSIVE_WINDOW",
+           "WINDOW_SCORES"]
 
-#: Progressive scores kept for calibration while streaming (the most recent ones).
+#: Progressive scores kept for calibration while streaming (the most recent ones) ...
 PROGRESSIVE_WINDOW = 100_000
+#: ... and at most this many scores in all (examples x targets): 40 MB of float64.
+WINDOW_SCORES = 5_000_000
 
 
 def held_out_scores(net: Any, X: sp.csr_matrix, y: Sequence[Any], targets: Any,
@@ -60,28 +63,101 @@ def held_out_scores(net: Any, X: sp.csr_matrix, y: Sequence[Any], targets: Any,
     return scores, positives, covered
 
 
-def keep_progressive(net: Any, scores: np.ndarray, positives: np.ndarray) -> None:
-    """Add progressive scores to the window kept for calibration (newest last)."""
-    previous = getattr(net, "_progressive", None)
-    if previous is not None:
-        old_scores, old_positives = previous
-        width = scores.shape[1]
-        if old_scores.shape[1] < width:  # targets grown since: they scored nothing
-            pad = width - old_scores.shape[1]
-            low = float(old_scores.min()) - 1.0 if old_scores.size else -1.0
-            old_scores = np.hstack([old_scores, np.full((len(old_scores), pad), low)])
-            old_positives = np.hstack([old_positives,
-                                       np.zeros((len(old_positives), pad), bool)])
-        scores = np.vstack([old_scores, scores])
-        positives = np.vstack([old_positives, positives])
-    net._progressive = (scores[-PROGRESSIVE_WINDOW:], positives[-PROGRESSIVE_WINDOW:])
-    net._progressive_stale = True
+class ProgressiveWindow:
+    """The most recent progressive scores and labels, a ring buffer.
+
+    Appending costs what is appended, never the window. The buffer starts
+    small and grows to at most :data:`PROGRESSIVE_WINDOW` examples (fewer with
+    many targets: :data:`WINDOW_SCORES` scores in all). Targets added later
+    scored nothing before: their earlier scores are the lowest seen.
+    """
+
+    def __init__(self, n_targets: int = 0) -> None:
+        self.scores = np.empty((64, n_targets))
+        self.positives = np.zeros((64, n_targets), dtype=bool)
+        self.filled = 0
+        self.position = 0
+        self.low = 0.0
+        self.since_fit = 0
+
+    @property
+    def limit(self) -> int:
+        return max(256, min(PROGRESSIVE_WINDOW, WINDOW_SCORES // max(self.scores.shape[1], 1)))
+
+    def add(self, scores: np.ndarray, positives: np.ndarray) -> None:
+        """Append a block of scores ``[n, targets]`` and their labels (newest last)."""
+        n, width = scores.shape
+        if n == 0:
+            return
+        self.low = min(self.low, float(scores.min()))
+        if width > self.scores.shape[1]:
+            self._widen(width)
+        limit = self.limit
+        if n >= limit:
+            scores, positives, n = scores[-limit:], positives[-limit:], limit
+        if self.filled + n > self.scores.shape[0] and self.scores.shape[0] < limit:
+            self._grow(min(limit, max(2 * self.scores.shape[0], self.filled + n)))
+        size = self.scores.shape[0]
+        written = 0
+        while written < n:  # at most twice: up to the end of the buffer, then from 0
+            take = min(size - self.position, n - written)
+            rows = slice(self.position, self.position + take)
+            self.scores[rows, :width] = scores[written:written + take]
+            self.scores[rows, width:] = self.low - 1.0
+            self.positives[rows, :width] = positives[written:written + take]
+            self.positives[rows, width:] = False
+            self.position = (self.position + take) % size
+            written += take
+        self.filled = min(size, self.filled + n)
+        self.since_fit += n
+
+    def _widen(self, width: int) -> None:
+        extra = width - self.scores.shape[1]
+        self.scores = np.hstack([self.scores, np.full((self.scores.shape[0], extra),
+                                                      self.low - 1.0)])
+        self.positives = np.hstack([self.positives,
+                                    np.zeros((self.positives.shape[0], extra), dtype=bool)])
+
+    def _grow(self, size: int) -> None:
+        scores, positives = self.arrays()
+        self.scores = np.empty((size, self.scores.shape[1]))
+        self.positives = np.zeros((size, self.positives.shape[1]), dtype=bool)
+        self.scores[:scores.shape[0]] = scores
+        self.positives[:scores.shape[0]] = positives
+        self.position = scores.shape[0] % size
+
+    def arrays(self) -> tuple[np.ndarray, np.ndarray]:
+        """The kept scores and labels, oldest first."""
+        if self.filled < self.scores.shape[0]:
+            return self.scores[:self.filled], self.positives[:self.filled]
+        order = np.r_[self.position:self.scores.shape[0], 0:self.position]
+        return self.scores[order], self.positives[order]
+
+    def stale(self) -> bool:
+        """Whether enough examples came since the last fit to fit again: the first
+        ones, then a tenth of the window (fitting costs the window; this amortises it)."""
+        return self.since_fit > 0 and (self.since_fit >= max(32, self.filled // 10)
+                                       or self.filled <= 256)
+
+    @classmethod
+    def restore(cls, scores: np.ndarray, positives: np.ndarray) -> ProgressiveWindow:
+        window = cls(scores.shape[1])
+        window.add(np.asarray(scores, dtype=np.float64), positives.astype(bool))
+        window.since_fit = 0
+        return window
 
 
 def fit_progressive(net: Any) -> None:
     """Fit the network's sigmoids on its progressive window."""
-    scores, positives = net._progressive
+    window = net._progressive
+    scores, positives = window.arrays()
+    width = len(net._labels)
+    if scores.shape[1] < width:  # targets known before any score recorded for them
+        scores = np.hstack([scores, np.full((scores.shape[0], width - scores.shape[1]),
+                                            window.low - 1.0)])
+        positives = np.hstack([positives, np.zeros((positives.shape[0],
+                                                    width - positives.shape[1]), bool)])
     net.calibration_ = Calibration.fit(
         scores, positives, normalize="none" if net.multilabel_ else "sum",
         method="progressive")
-    net._progressive_stale = False
+    window.since_fit = 0

@@ -94,23 +94,23 @@ def _plane_sum(W, j, planes, kind):  # pragma: no cover - compiled
 
 
 @numba.njit(nogil=True, cache=True)
-def run_epoch(update, rowinfo, pool, S, planes, params, init_w, absent_w, policy, min_count,
+def run_epoch(update, start, size, cap, count, dense_rows, target, W, U, lcount, meta, S,
+              planes, params, init_w, absent_w, policy, min_count,
               counting, creating, multiplicative, min_magnitude, max_magnitude, indptr, rows,
               vals, order, y_indptr, y_targets, a_indptr, a_targets, theta, pos_thickness,
               neg_thickness, bias, multilabel, constraint, seen, counts, max_active,
               scores):  # pragma: no cover - compiled; covered by the NUMBA_DISABLE_JIT run
     """Train for one pass over ``order``; returns the figures of :data:`RESULT_FIELDS`.
 
-    ``rowinfo = (start, size, cap, count, dense)`` describes each feature
-    row's block (``count`` is empty unless ``min_count > 1``); ``pool =
-    (target, W, U, lcount, meta)`` holds the links (``U`` empty unless
-    averaging, ``lcount`` empty unless link counts are kept). When ``scores``
+    ``start, size, cap, count, dense_rows`` describe each feature row's block
+    (``count`` is empty unless ``min_count > 1``); ``target, W, U, lcount,
+    meta`` hold the links (``U`` empty unless averaging, ``lcount`` empty
+    unless link counts are kept). Arrays, not tuples of them: numba types a
+    tuple argument in Python, microseconds a call. When ``scores``
     has rows, ``scores[pos, t]`` receives target ``t``'s score (activation
     minus ``theta``) for the ``pos``-th example of ``order`` *before* learning
     from it, from the averaged weights when averaging (progressive validation).
     """
-    start, size, cap, count, dense_rows = rowinfo
-    target, W, U, lcount, meta = pool
     n_targets = counts.shape[0]
     n_planes = planes.shape[0]
     kind = 0
@@ -158,7 +158,7 @@ def run_epoch(update, rowinfo, pool, S, planes, params, init_w, absent_w, policy
     head = np.empty(n_targets, np.int64)
     listed = np.zeros(n_targets, np.int64)
     needed = np.zeros(n_targets, np.int64)
-    qcap = 4096
+    qcap = 16 * (max_active + 1)  # grown when an example needs more
     qk = np.empty(qcap, np.int64)
     qo = np.empty(qcap, np.int64)
     nxt = np.empty(qcap, np.int64)

@@ -290,8 +290,8 @@ class LinkStore:
                 if coefficient == 0.0:
                     continue
                 plane = W[:, p].astype(np.float64)
-                if averaging:
-                    plane -= self.U[:used, p] / float(self.seen)
+                if averaging:  # in float64, as the compiled paths do (numpy would keep float32)
+                    plane -= self.U[:used, p].astype(np.float64) / float(self.seen)
                 result += coefficient * plane
             if self.dtype != np.float64 and not self.frozen:
                 result = result.astype(self.dtype).astype(np.float64)

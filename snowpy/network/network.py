@@ -17,7 +17,7 @@ import scipy.sparse as sp
 from snowpy._validation import as_csr, check_length
 from snowpy.base import RuleParamsEstimator
 from snowpy.exceptions import ConfigurationError, NotFittedError
-from snowpy.network.calibrating import fit_progressive, held_out_scores, keep_progressive
+from snowpy.network.calibrating import ProgressiveWindow, fit_progressive, held_out_scores
 from snowpy.network.labels import (
     LabelIndex,
     encode_labels,
@@ -26,6 +26,7 @@ from snowpy.network.labels import (
     sorted_labels,
 )
 from snowpy.network.links import LinkStore
+from snowpy.network.online import ONLINE_WIDTH, OnlineLearning
 from snowpy.network.options import bias_strength, check_options
 from snowpy.network.pruning import discard, prune
 from snowpy.network.scoring import scores as link_scores
@@ -42,7 +43,7 @@ __all__ = ["Network", "NumericalWarning"]
 _PREDICT_BLOCK = 8192
 
 
-class Network(WeightViews, RuleParamsEstimator):
+class Network(OnlineLearning, WeightViews, RuleParamsEstimator):
     """A sparse network of target nodes trained online by an update rule.
 
     Parameters
@@ -159,6 +160,10 @@ class Network(WeightViews, RuleParamsEstimator):
         a multiplicative weight has effectively reached zero; counted, not
         warned about).
 
+    One example at a time, as River does it: :meth:`learn_one`,
+    :meth:`predict_one`, :meth:`predict_proba_one` take a dict of feature id ->
+    strength (or the active ids) and cost what the example costs.
+
     Examples
     --------
     >>> import numpy as np, scipy.sparse as sp
@@ -168,6 +173,11 @@ class Network(WeightViews, RuleParamsEstimator):
     ['a', 'b', 'a']
     >>> net.classes_.tolist(), net.n_links_
     (['a', 'b'], 7)
+    >>> online = Network("perceptron")
+    >>> for x, y in [({0: 1, 1: 1}, "a"), ({2: 1, 3: 1}, "b"), ({0: 1, 3: 1}, "a")]:
+    ...     online = online.learn_one(x, y)
+    >>> online.predict_one({0: 1}), online.predict_one([2, 3])
+    ('a', 'b')
     """
 
     _option_names = ("rule", "epochs", "average", "shuffle", "seed", "bias", "early_stop",
@@ -243,15 +253,20 @@ class Network(WeightViews, RuleParamsEstimator):
         return bias_strength(self.bias)
 
     def _initialise(self, X: sp.csr_matrix, multilabel: bool) -> None:
+        self._initialise_sized(X.shape[1], X.nnz / max(X.shape[0], 1), multilabel)
+
+    def _initialise_sized(self, n_features: int, mean_active: float, multilabel: bool) -> None:
+        """A fresh network for ``n_features`` columns; ``mean_active`` features per example
+        (SNoW's rho, for data-derived initial weights) estimated from the first data."""
         self.check_options()
         spec, params = self.resolve_rule()
         context = BuildContext(
-            mean_active_features=X.nnz / max(X.shape[0], 1) + (self._bias_strength() > 0),
-            n_features=X.shape[1],
+            mean_active_features=mean_active + (self._bias_strength() > 0),
+            n_features=n_features,
         )
         kernel = spec.make_kernel(params, context)
         params.update(kernel.resolved)
-        store = LinkStore(kernel, X.shape[1], policy=self.links, average=bool(self.average),
+        store = LinkStore(kernel, n_features, policy=self.links, average=bool(self.average),
                           precision=self.precision, min_count=int(self.eligibility),
                           link_counts=self.eligible_percent is not None)
         too_large = [w for w in kernel.initial_weights if abs(w) > store.max_magnitude]
@@ -266,7 +281,7 @@ class Network(WeightViews, RuleParamsEstimator):
         self.rule_params_: dict[str, Any] = params
         self.kernel_: RuleKernel = kernel
         self.multilabel_ = multilabel
-        self.n_features_in_ = X.shape[1]
+        self.n_features_in_ = n_features
         self._labels = LabelIndex()
         self._store = store
         self._rng = np.random.default_rng(self.seed)
@@ -275,12 +290,13 @@ class Network(WeightViews, RuleParamsEstimator):
         self.n_examples_seen_ = 0
         self.overflows_ = 0
         self.underflows_ = 0
-        self.promotions_ = np.zeros(0, dtype=np.int64)
-        self.demotions_ = np.zeros(0, dtype=np.int64)
+        self._counts = np.zeros((0, 2), dtype=np.int64)  # promotions, demotions per target
         self.calibration_ = None
-        self._progressive: tuple[np.ndarray, np.ndarray] | None = None
-        self._progressive_stale = False
+        self._progressive = ProgressiveWindow() if self.calibrate == "progressive" else None
         self._effective_cache: dict[bool, np.ndarray] = {}
+        self._online: Any = None
+        self._engine_args: Any = None
+        self._score_args: Any = None
 
     def _is_fitted(self) -> bool:
         return hasattr(self, "_store")
@@ -393,18 +409,34 @@ class Network(WeightViews, RuleParamsEstimator):
         if record is not None:
             positives = np.zeros(record.shape, dtype=bool)
             positives[np.repeat(np.arange(call.n), np.diff(y_indptr)), y_targets] = True
-            keep_progressive(self, record, positives)
+            self._progressive.add(record, positives)
         return self
 
-    def _add_counts(self, counts: np.ndarray) -> None:
-        n_targets = counts.shape[0]
-        for name, column in (("promotions_", 0), ("demotions_", 1)):
-            previous = getattr(self, name)
-            grown = np.zeros(n_targets, dtype=np.int64)
-            grown[: previous.size] = previous
-            setattr(self, name, grown + counts[:, column])
+    def _target_counts(self) -> np.ndarray:
+        """Promotions and demotions per target, ``int64[targets, 2]``, grown to every target;
+        the engine adds to it in place."""
+        n_targets = self._store.n_targets
+        if self._counts.shape[0] < n_targets:
+            grown = np.zeros((n_targets, 2), dtype=np.int64)
+            grown[:self._counts.shape[0]] = self._counts
+            self._counts = grown
+        return self._counts
+
+    @property
+    def promotions_(self) -> np.ndarray:
+        """Per target, the updates made on examples positive for it."""
+        self._check_fitted()
+        return self._target_counts()[:, 0].copy()
+
+    @property
+    def demotions_(self) -> np.ndarray:
+        """Per target, the updates made on examples negative for it."""
+        self._check_fitted()
+        return self._target_counts()[:, 1].copy()
 
     def _check_width(self, X: sp.csr_matrix) -> None:
+        if self.n_features_in_ == ONLINE_WIDTH and X.shape[1] <= ONLINE_WIDTH:
+            return  # started one example at a time: any ids below 2**31
         if X.shape[1] != self.n_features_in_:
             raise ConfigurationError(
                 f"X has {X.shape[1]} features but the network was trained with "
@@ -448,7 +480,7 @@ class Network(WeightViews, RuleParamsEstimator):
         each column is that label's own probability. Needs ``calibrate``.
         """
         self._check_fitted()
-        if self._progressive is not None and self._progressive_stale:
+        if self._progressive is not None and self._progressive.stale():
             fit_progressive(self)
         calibration = self.calibration_
         if calibration is None:

@@ -60,7 +60,7 @@ def network_state(net: Any, inference_only: bool = False
     from snowpy.network.calibrating import fit_progressive
 
     net._check_fitted()
-    if net._progressive is not None and net._progressive_stale:
+    if net._progressive is not None and net._progressive.since_fit:
         fit_progressive(net)
     store = net._store
     inference_only = inference_only or store.frozen
@@ -108,9 +108,10 @@ def network_state(net: Any, inference_only: bool = False
             arrays["row_counts"] = counts[keep_rows]
     if net.calibration_ is not None:
         arrays.update(net.calibration_.arrays())
-    if net._progressive is not None and not inference_only:
-        arrays["progressive_scores"] = net._progressive[0]
-        arrays["progressive_positives"] = net._progressive[1].astype(np.uint8)
+    if net._progressive is not None and net._progressive.filled and not inference_only:
+        scores, positives = net._progressive.arrays()
+        arrays["progressive_scores"] = scores
+        arrays["progressive_positives"] = positives.astype(np.uint8)
     return header, arrays
 
 
@@ -118,6 +119,7 @@ def restore_network(network_class: type, header: dict[str, Any],
                     arrays: dict[str, np.ndarray], where: str) -> Any:
     """A network from what :func:`network_state` produced (or a format 1 file)."""
     from snowpy.calibration import Calibration
+    from snowpy.network.calibrating import ProgressiveWindow
 
     try:
         options = dict(header["options"])
@@ -194,19 +196,21 @@ def restore_network(network_class: type, header: dict[str, Any],
     net.n_examples_seen_ = int(stats.get("n_examples_seen", 0))
     net.overflows_ = int(stats.get("overflows", 0))
     net.underflows_ = int(stats.get("underflows", 0))
-    net.promotions_ = _per_target(arrays, "promotions", n_targets, where)
-    net.demotions_ = _per_target(arrays, "demotions", n_targets, where)
+    net._counts = np.stack([_per_target(arrays, "promotions", n_targets, where),
+                            _per_target(arrays, "demotions", n_targets, where)], axis=1)
     net._effective_cache = {}
     net.calibration_ = None  # an uncalibrated model says so, as a trained one does
-    net._progressive = None
-    net._progressive_stale = False
+    net._progressive = ProgressiveWindow() if net.calibrate == "progressive" else None
+    net._online = None
+    net._engine_args = None
+    net._score_args = None
     if header.get("calibration"):
         net.calibration_ = Calibration.from_file(header["calibration"], arrays, where)
     if "progressive_scores" in arrays:
         scores, positives = arrays["progressive_scores"], arrays.get("progressive_positives")
         if positives is None or positives.shape != scores.shape or scores.ndim != 2:
             raise ModelFileError(f"{where}: the progressive calibration window is inconsistent")
-        net._progressive = (np.array(scores), positives.astype(bool))
+        net._progressive = ProgressiveWindow.restore(scores, positives)
     return net
 
 

@@ -77,7 +77,8 @@ def train(net: Any, call: TrainingCall, *, epochs: int, shuffle: bool, progress:
     ``net``'s training figures; warns once about clamped overflows.
     """
     store = net._store
-    counts = np.zeros((store.n_targets, 2), dtype=np.int64)
+    counts = net._target_counts()
+    net._online = False  # a later learn_one starts an entry of its own in mistakes_
     overflows = 0
     creating = True
     try:
@@ -99,7 +100,6 @@ def train(net: Any, call: TrainingCall, *, epochs: int, shuffle: bool, progress:
             if net.early_stop and updates == 0:
                 break
     finally:  # an interrupted training still leaves a consistent network
-        net._add_counts(counts)
         net._effective_cache.clear()
     if overflows:
         net.overflows_ += overflows
@@ -158,7 +158,7 @@ def _run(net: Any, call: TrainingCall, order: np.ndarray, counts: np.ndarray, co
     params = net.rule_params_
     try:
         return run_epoch(
-            kernel.compiled, store.rowinfo, store.pool, store.S,
+            kernel.compiled, *store.rowinfo, *store.pool, store.S,
             np.asarray(store.planes, dtype=np.float64), kernel.params,
             store.initial_weights, store.absent_planes, store.policy_code, store.min_count,
             counting, creating, bool(kernel.multiplicative), store.min_magnitude,

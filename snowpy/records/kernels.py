@@ -15,7 +15,7 @@ import numba
 
 from snowpy.exceptions import PluginError
 
-__all__ = ["KERNEL_SIGNATURE", "compile_kernel"]
+__all__ = ["KERNEL_SIGNATURE", "compile_kernel", "CompiledKernel"]
 
 #: ``update(w, S, t, y, activation, vals, m, sqnorm, params) -> None``
 KERNEL_SIGNATURE = numba.types.void(
@@ -31,6 +31,45 @@ KERNEL_SIGNATURE = numba.types.void(
 )
 
 _compiled: dict[Any, Any] = {}
+
+
+class CompiledKernel:
+    """A compiled kernel as the training loop takes it: its C callback, typed once.
+
+    numba types a C callback argument anew on every call of the loop (13 us,
+    more than learning one example costs); this wrapper implements numba's
+    wrapper-address protocol and carries its type, so a call costs what it
+    does.
+    """
+
+    def __init__(self, callback: Any) -> None:
+        from numba.core.types.function_type import FunctionType
+
+        self.callback = callback
+        self.numba_type = FunctionType(callback._sig)
+
+    def __wrapper_address__(self) -> int:
+        return self.callback.address
+
+    def signature(self) -> Any:
+        return self.callback._sig
+
+    def __call__(self, *args: Any) -> Any:  # from Python: the callback itself
+        return self.callback(*args)
+
+
+def _register_type() -> None:
+    from numba.core.typing.typeof import typeof_impl
+    from numba.experimental.function_type import WrapperAddressProtocol
+
+    WrapperAddressProtocol.register(CompiledKernel)
+
+    @typeof_impl.register(CompiledKernel)
+    def _typeof(value: CompiledKernel, context: Any) -> Any:
+        return value.numba_type
+
+
+_register_type()
 
 
 def compile_kernel(update: Callable[..., Any]) -> Any:
@@ -60,7 +99,7 @@ def compile_kernel(update: Callable[..., Any]) -> Any:
                 f"the update kernel {function.__name__!r} does not compile against the "
                 f"kernel contract (see snowpy.records.rules): {first}"
             ) from exc
-        _compiled[function] = compiled
+        compiled = _compiled[function] = CompiledKernel(compiled)
     return compiled
 
 

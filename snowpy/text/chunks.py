@@ -33,14 +33,24 @@ class Workspace:
     _prefix = ""
 
     def get(self, name: str, shape: int | tuple[int, ...], dtype: Any) -> np.ndarray:
-        shape = (shape,) if isinstance(shape, (int, np.integer)) else tuple(shape)
-        size = int(np.prod(shape))
-        name = self._prefix + name
-        buffer = self._buffers.get(name)
-        if buffer is None or buffer.size < size or buffer.dtype != np.dtype(dtype):
+        """A buffer of ``shape`` (its contents are whatever the last chunk left).
+
+        Called several times per chunk, and per document on the one-document
+        path: plain Python arithmetic, no numpy call but the slice.
+        """
+        if isinstance(shape, tuple):
+            size = 1
+            for extent in shape:
+                size *= int(extent)
+        else:
+            size = int(shape)
+        key = self._prefix + name
+        buffer = self._buffers.get(key)
+        if buffer is None or buffer.size < size or buffer.dtype != dtype:
             buffer = np.empty(max(size, 1) + size // 2, dtype=dtype)
-            self._buffers[name] = buffer
-        return buffer[:size].reshape(shape)
+            self._buffers[key] = buffer
+        return buffer[:size] if not isinstance(shape, tuple) else \
+            buffer[:size].reshape(shape)
 
 
 class Inline:

@@ -33,8 +33,9 @@ from snowpy.text.chunks import (
     grown,
     trimmed,
 )
-from snowpy.text.hashing import DEFAULT_SEED, feature_seed
+from snowpy.text.hashing import DEFAULT_SEED, feature_seed, hash_names
 from snowpy.text.names import NameIndex
+from snowpy.text.single import WordsOnly
 from snowpy.text.stages import ChunkStages, Segment
 
 __all__ = ["Featurizer"]
@@ -308,6 +309,64 @@ class Featurizer(ChunkStages):
             block = sp.csr_matrix((data, indices, indptr), shape=(n_docs, 1 << self.bits))
             block.has_canonical_format = True
             yield block
+
+    def features_one(self, doc: Any) -> tuple[np.ndarray, np.ndarray]:
+        """The active features of one document: sorted ids and their strengths.
+
+        The same row as ``transform([doc])`` (a test checks it), with none of
+        the batch path's set-up: no thread, no chunking, no matrix. ``doc`` may
+        also be a dict of feature name -> strength (River's feature dicts):
+        the names are hashed, strings as UTF-8, in a namespace of their own.
+        """
+        if isinstance(doc, dict) and self.fields is None:
+            return self._features_of_dict(doc)
+        single = self._single()
+        if single is not None and isinstance(doc, str):
+            text = self._normalised([doc])[0] if self.unicode_form or self.strip_accents \
+                else doc
+            ids, vals, invalid = single.row(np.frombuffer(
+                text.encode("utf-8", "surrogatepass"), dtype=np.uint8))
+            self.invalid_bytes_ = invalid
+            if invalid and self.errors == "strict":
+                raise ConfigurationError(
+                    f"the document holds {invalid} invalid UTF-8 byte(s); use errors='replace' "
+                    "to treat them as separators")
+            return ids, vals
+        segments = self._compile()
+        n_fields = 1 if self.fields is None else len(self.fields)
+        fields = [self._encode([doc], field, 0) for field in range(n_fields)]
+        (_, _, indices, data), invalid, _ = self._featurize(fields, 1, segments, 0, True)
+        self.invalid_bytes_ = invalid
+        return indices.astype(np.int64), data
+
+    def _single(self) -> WordsOnly | None:
+        """The one-call path for one document, when the front end is word n-grams only."""
+        if "_single_path" not in self.__dict__:
+            segments = self._compile()
+            plain = self.fields is None and self.token_pattern is None and \
+                all(segment.name == "words" for segment in segments)
+            self._single_path = WordsOnly(
+                segments, self.lowercase, self.strip_accents, VALUE_MODES.index(self.values),
+                self.norm == "l2", int(self.bits)) if plain else None
+        return self._single_path
+
+    def _features_of_dict(self, features: dict) -> tuple[np.ndarray, np.ndarray]:
+        names = [name if isinstance(name, str) else str(name) for name in features]
+        try:
+            vals = np.fromiter(features.values(), dtype=np.float64, count=len(features))
+        except (TypeError, ValueError):
+            raise ConfigurationError("a feature dict maps names to numbers") from None
+        seed = self.__dict__.get("_dict_seed")
+        if seed is None:
+            seed = self._dict_seed = feature_seed("dict", "", int(self.hash_seed))
+        ids = hash_names(names, seed, (1 << self.bits) - 1)
+        order = np.argsort(ids, kind="stable")
+        ids, vals = ids[order], vals[order]
+        if ids.size > 1 and np.any(ids[1:] == ids[:-1]):  # colliding names: one feature
+            unique, first = np.unique(ids, return_index=True)
+            vals = np.add.reduceat(vals, first)
+            ids = unique
+        return ids, vals
 
     def collect_names(self, texts: Iterable[Any], ids: Any) -> None:
         """Record the strings behind the feature ``ids`` as they occur in ``texts``.

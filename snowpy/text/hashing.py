@@ -98,3 +98,26 @@ def feature_seed(kind: str, namespace: str = "", seed: int = DEFAULT_SEED) -> in
     True
     """
     return murmurhash3_32(f"{namespace}\x1f{kind}", seed)
+
+
+@numba.njit(nogil=True, cache=True)
+def _hash_spans(data, offsets, seed, mask, out):  # pragma: no cover - compiled
+    for j in range(out.shape[0]):
+        out[j] = murmur_bytes(data, offsets[j], offsets[j + 1], seed) & mask
+
+
+def hash_names(names: list[str], seed: int, mask: int) -> np.ndarray:
+    """Hashed ids of feature names (UTF-8), ``murmur3 & mask``, as ``int64``.
+
+    >>> hash_names(["a", "b", "a"], 0, 0xFFFF).tolist() == [murmurhash3_32("a") & 0xFFFF,
+    ...     murmurhash3_32("b") & 0xFFFF, murmurhash3_32("a") & 0xFFFF]
+    True
+    """
+    encoded = [name.encode("utf-8", "surrogatepass") for name in names]
+    offsets = np.zeros(len(encoded) + 1, dtype=np.int64)
+    np.cumsum([len(b) for b in encoded], out=offsets[1:])
+    data = np.frombuffer(b"".join(encoded), dtype=np.uint8) if encoded else \
+        np.zeros(0, np.uint8)
+    out = np.empty(len(encoded), dtype=np.int64)
+    _hash_spans(data, offsets, int(seed) & 0xFFFFFFFF, np.int64(mask), out)
+    return out

@@ -1,0 +1,301 @@
+"""One example at a time: River's ``learn_one``/``predict_one`` on a network.
+
+An example is a dict of feature id -> strength, a sequence of active ids
+(strength 1), a pair ``(ids, strengths)`` of arrays, or a one-row sparse
+matrix. Learning it calls the training
+engine once on that example, with none of the batch path's set-up: no
+matrix is built, labels are looked up in a dict. Predicting it scores its
+active features' links straight from the weights and the averaging sums
+(``W - U / seen``: lazy averaging), so neither costs anything proportional to
+the model's size, however it grows.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numba
+import numpy as np
+import scipy.sparse as sp
+
+from snowpy.exceptions import ConfigurationError
+from snowpy.network.calibrating import fit_progressive
+from snowpy.network.engine import run_epoch
+from snowpy.network.labels import normalise_label
+from snowpy.network.training import NumericalWarning
+
+__all__ = ["OnlineLearning", "score_one", "ONLINE_WIDTH"]
+
+#: The feature space of a network whose first example came one at a time.
+ONLINE_WIDTH = 2**31
+
+_COLLECTIONS = (list, tuple, set, frozenset)
+_NONE = np.empty(0, dtype=np.int64)
+_NONE_TARGETS = np.empty(0, dtype=np.int32)
+_ORDER = np.zeros(1, dtype=np.int64)
+_NO_SCORES = np.empty((0, 0), dtype=np.float64)
+
+
+@numba.njit(nogil=True, cache=True)
+def _checked(ids, vals):  # pragma: no cover - compiled
+    """Sort an example by id (insertion sort: examples are short); 0 when fine, else
+    1 (a negative id or a non-finite strength) or 2 (an id twice)."""
+    for a in range(1, ids.shape[0]):
+        b = a
+        while b > 0 and ids[b - 1] > ids[b]:
+            ids[b - 1], ids[b] = ids[b], ids[b - 1]
+            vals[b - 1], vals[b] = vals[b], vals[b - 1]
+            b -= 1
+    for k in range(ids.shape[0]):
+        if ids[k] < 0 or not np.isfinite(vals[k]):
+            return 1
+        if k and ids[k] == ids[k - 1]:
+            return 2
+    return 0
+
+
+@numba.njit(nogil=True, cache=True)
+def score_one(rows, vals, start, size, cap, dense, target, W, U, seen, planes, absent, round32,
+              bias, theta, out):  # pragma: no cover - compiled
+    """Scores of one example (rows ``-1``: unseen features) from the weights themselves.
+
+    The same arithmetic, in the same order, as
+    :meth:`~snowpy.network.links.LinkStore.effective` followed by
+    :func:`~snowpy.network.scoring.score_rows`: the example scores exactly as
+    the batch path scores it.
+    """
+    n_targets = out.shape[0]
+    averaging = U.shape[0] > 0 and seen > 0
+    for t in range(n_targets):
+        out[t] = 0.0
+    vsum = bias
+    for k in range(-1, rows.shape[0]):
+        if k < 0:
+            if bias == 0.0:
+                continue
+            r = 0
+            v = bias
+        else:
+            r = rows[k]
+            v = vals[k]
+            vsum += v
+            if r < 0:
+                continue
+        first = start[r]
+        is_dense = dense[r] == 1
+        stop = first + (min(cap[r], n_targets) if is_dense else size[r])
+        for j in range(first, stop):
+            effective = 0.0
+            for p in range(planes.shape[0]):
+                if planes[p] == 0.0:
+                    continue
+                weight = float(W[j, p])
+                if averaging:
+                    weight -= U[j, p] / seen
+                effective += planes[p] * weight
+            if round32:
+                effective = float(np.float32(effective))
+            t = j - first if is_dense else target[j]
+            out[t] += v * (effective - absent)
+    base = absent * vsum - theta
+    for t in range(n_targets):
+        out[t] += base
+
+
+class OnlineLearning:
+    """``learn_one``, ``predict_one``, ``predict_proba_one``, ``learn_many``,
+    ``predict_many``: a mixin of :class:`snowpy.Network`."""
+
+    def learn_one(self, x: Any, y: Any) -> Any:
+        """Learn one example: ``x`` a dict of feature id -> strength (or active ids),
+        ``y`` its label (a collection of labels for a multi-label network).
+
+        The same weights as :meth:`partial_fit` on the same examples in the same
+        order, at the cost of the example alone. Returns the network.
+        """
+        ids, vals = self._example(x)
+        return self._learn_example(ids, vals, y)
+
+    def predict_one(self, x: Any) -> Any:
+        """The label of one example (a tuple of labels for a multi-label network)."""
+        scores = self._score_example(*self._example(x))
+        labels = self._labels.labels
+        if self.multilabel_:
+            return tuple(labels[t] for t in np.flatnonzero(scores >= 0))
+        return labels[int(np.argmax(scores))] if scores.size else None
+
+    def predict_proba_one(self, x: Any) -> dict[Any, float]:
+        """The calibrated probability of each label for one example, a dict.
+
+        With ``calibrate="progressive"`` the sigmoids follow the stream: fitted
+        on the scores examples got before they were learned, refitted as the
+        window grows (after the first few examples, whenever a tenth more came).
+        """
+        scores = self._score_example(*self._example(x))
+        if self._progressive is not None and self._progressive.stale():
+            fit_progressive(self)
+        if self.calibration_ is None:
+            raise ConfigurationError(
+                "this network has no calibration; train it with calibrate='progressive' "
+                "(online) or 'cv' to get probabilities"
+            )
+        probabilities = self.calibration_.probabilities(scores[None, :])[0]
+        return dict(zip(self._labels.labels, probabilities.tolist()))
+
+    def learn_many(self, X: Any, y: Sequence[Any]) -> Any:
+        """Learn a mini-batch in order (River's name for :meth:`partial_fit`)."""
+        return self.partial_fit(X, y)
+
+    def predict_many(self, X: Any) -> Any:
+        """The labels of a mini-batch (River's name for :meth:`predict`)."""
+        return self.predict(X)
+
+    # ----------------------------------------------------------------- paths
+    def _example(self, x: Any) -> tuple[np.ndarray, np.ndarray]:
+        """``(ids, strengths)`` of one example, ids sorted as a CSR row's are."""
+        if isinstance(x, tuple) and len(x) == 2 and isinstance(x[0], np.ndarray):
+            ids = np.array(x[0], dtype=np.int64)  # a copy: _checked sorts in place
+            vals = np.array(x[1], dtype=np.float64)
+            if ids.shape != vals.shape or ids.ndim != 1:
+                raise ConfigurationError("an (ids, strengths) pair needs two 1-D arrays of "
+                                         "the same length")
+        elif isinstance(x, Mapping):
+            try:
+                ids = np.fromiter(x.keys(), dtype=np.int64, count=len(x))
+                vals = np.fromiter(x.values(), dtype=np.float64, count=len(x))
+            except (TypeError, ValueError, OverflowError):
+                raise ConfigurationError(
+                    "an example is a dict of feature id (an integer) -> strength (a number); "
+                    "for raw text use snowpy.SnowClassifier") from None
+        elif sp.issparse(x):
+            row = sp.csr_matrix(x)
+            if row.shape[0] != 1:
+                raise ConfigurationError(f"one example is one row, got {row.shape[0]}")
+            row.sum_duplicates()
+            ids, vals = row.indices.astype(np.int64), row.data.astype(np.float64)
+        elif isinstance(x, (str, bytes)):
+            raise ConfigurationError(
+                "a Network takes features (a dict of feature id -> strength, or active ids); "
+                "for raw text use snowpy.SnowClassifier"
+            )
+        else:
+            ids = np.asarray(list(x) if not isinstance(x, np.ndarray) else x, dtype=np.int64)
+            ids = np.unique(ids)
+            vals = np.ones(ids.size)
+        problem = _checked(ids, vals)
+        if problem:
+            raise ConfigurationError("feature ids must be >= 0 and strengths finite"
+                                     if problem == 1 else "an example names a feature twice")
+        return ids, vals
+
+    def _score_example(self, ids: np.ndarray, vals: np.ndarray) -> np.ndarray:
+        self._check_fitted()
+        store = self._store
+        rows = store._map.rows(ids, insert=False, unseen=-1, checked=True) if ids.size \
+            else np.empty(0, np.int32)
+        out = np.empty(store.n_targets, dtype=np.float64)
+        planes, absent, round32, bias, theta = self._scoring_arguments()
+        score_one(rows, vals, store.start, store.size, store.cap, store.dense, store.target,
+                  store.W, store.U if self.average else store.U[:0], float(store.seen),
+                  planes, absent, round32, bias, theta, out)
+        return out
+
+    def _scoring_arguments(self) -> tuple:
+        """What scoring one example needs that does not change as the network learns."""
+        cached = self._score_args
+        if cached is None:
+            store = self._store
+            cached = self._score_args = (
+                np.asarray(store.planes, dtype=np.float64), store.absent,
+                store.dtype != np.float64 and not store.frozen, self._bias_strength(),
+                float(self.rule_params_["theta"]))
+        return cached
+
+    def _engine_arguments(self) -> tuple[tuple, tuple]:
+        """The engine's arguments that do not change from one example to the next."""
+        cached = self._engine_args
+        if cached is None:  # (reset when the network is created or loaded)
+            store, kernel, params = self._store, self.kernel_, self.rule_params_
+            cached = self._engine_args = (
+                (kernel.compiled, np.asarray(store.planes, dtype=np.float64), kernel.params,
+                 store.initial_weights, store.absent_planes, store.policy_code,
+                 store.min_count, True, True, bool(kernel.multiplicative),
+                 store.min_magnitude, store.max_magnitude),
+                (float(params["theta"]), float(params["thickness"]),
+                 float(params["negative_thickness"]), self._bias_strength(),
+                 bool(self.multilabel_), self.multiclass == "constraint"))
+        return cached
+
+    def _learn_example(self, ids: np.ndarray, vals: np.ndarray, y: Any) -> Any:
+        multilabel = isinstance(y, _COLLECTIONS)
+        if not self._is_fitted():
+            self._initialise_sized(ONLINE_WIDTH, float(ids.size), multilabel)
+        elif self._store.frozen:
+            raise ConfigurationError(
+                "this network was loaded from an inference-only model file: it keeps no "
+                "training state to continue from"
+            )
+        elif multilabel != self.multilabel_:
+            kind = "multi-label" if self.multilabel_ else "single-label"
+            raise ConfigurationError(f"this network was trained {kind}; y must be {kind} too")
+        if ids.size and ids[-1] >= self.n_features_in_:
+            raise ConfigurationError(
+                f"feature id {int(ids[-1])} is beyond the network's {self.n_features_in_} "
+                "features")
+        labels = self._labels
+        if multilabel:
+            targets = np.array(sorted({labels.add(label) for label in y}), dtype=np.int32)
+        else:
+            targets = np.array([labels.add(normalise_label(y))], dtype=np.int32)
+        store = self._store
+        if len(labels) > store.n_targets:
+            store.add_targets(len(labels) - store.n_targets)
+        rows = store._map.rows(ids, insert=True, checked=True) if ids.size else \
+            np.empty(0, np.int32)
+        if store._map.next_row > store.n_rows:
+            store._reserve_rows(store._map.next_row)
+            store.n_rows = store._map.next_row
+        counts = self._target_counts()
+        window = self._progressive
+        scores = np.empty((1, store.n_targets)) if window is not None else _NO_SCORES
+        before, after = self._engine_arguments()
+        indptr = np.array([0, ids.size], dtype=np.int64)
+        y_indptr = np.array([0, targets.size], dtype=np.int64)
+        while True:
+            result = run_epoch(
+                before[0], *store.rowinfo, *store.pool, store.S, *before[1:], indptr, rows,
+                vals,
+                _ORDER, y_indptr, targets, _NONE, _NONE_TARGETS, *after, store.seen, counts,
+                ids.size, scores)
+            processed, mistakes, updates, overflows, underflows, nonfinite, seen, room = result
+            if processed or not room:
+                break
+            store.reserve_links(room)
+        if nonfinite:
+            from snowpy.exceptions import NumericalError
+
+            raise NumericalError(f"rule {self.rule!r} produced NaN; check its parameters "
+                                 f"{kernel.params.tolist()}")
+        store.seen = seen
+        self.n_examples_seen_ += 1
+        self.underflows_ += underflows
+        if not self._online:  # one entry of mistakes_ for a run of learn_one calls
+            self.mistakes_.append(0)
+            self.updates_.append(0)
+            self._online = True
+        self.mistakes_[-1] += mistakes
+        self.updates_[-1] += updates
+        if updates:
+            self._effective_cache.clear()
+        if window is not None:
+            positives = np.zeros((1, store.n_targets), dtype=bool)
+            positives[0, targets] = True
+            window.add(scores, positives)
+        if overflows:
+            self.overflows_ += overflows
+            warnings.warn(f"{overflows} weight updates exceeded the largest magnitude kept "
+                          f"({store.max_magnitude:g}) and were clamped", NumericalWarning,
+                          stacklevel=3)
+        return self

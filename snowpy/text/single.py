@@ -1,0 +1,98 @@
+"""One document in one compiled call: tokenise, word n-grams, one sorted row.
+
+The one-example paths (``features_one``: ``learn_one``, ``predict_one``, a
+served model) featurise a single short text, where the chunk pipeline's five
+compiled calls and the Python between them cost more than the work. For the
+front ends made of word n-gram extractors only (the default), this module
+runs the same compiled stages (:func:`snowpy.text.tokenize._tokenize`,
+:func:`snowpy.text.extractors.words.words_extract`,
+:func:`snowpy.text.assemble.assemble_rows`) inside one compiled function, so
+the row is the one ``transform`` gives (a test checks it), for one call.
+"""
+
+from __future__ import annotations
+
+import numba
+import numpy as np
+
+from snowpy.text.assemble import assemble_rows
+from snowpy.text.extractors.words import words_extract
+from snowpy.text.tokenize import _ascii_word, _tokenize
+from snowpy.text.unicode import tables
+
+__all__ = ["WordsOnly"]
+
+
+@numba.njit(nogil=True, cache=True)
+def _words_row(data, offsets, classes, lower, ascii_word, lowercase, strip_marks, out, starts,
+               ends, doc_ptr, invalid, params, seeds, mask, ids, ptrs, mode, l2, bits, indptr,
+               indices, values, scratch):  # pragma: no cover - compiled
+    """The row of one document; returns ``(nnz, invalid bytes)``, nnz -1 when a buffer is
+    too small."""
+    used, n_tokens = _tokenize(data, offsets, classes, lower, ascii_word, lowercase,
+                               strip_marks, out, starts, ends, doc_ptr, invalid)
+    text = out[:used]
+    token_starts = starts[:n_tokens]
+    token_ends = ends[:n_tokens]
+    count = 0
+    no_arena = np.empty(0, np.uint8)
+    no_spans = np.empty((0, 2), np.int64)
+    out_ptr = np.empty(2, np.int64)
+    for s in range(params.shape[0]):
+        written = words_extract(text, token_starts, token_ends, doc_ptr, params[s], seeds[s],
+                                mask, ids[count:], out_ptr, False, no_arena, no_spans)
+        if written < 0:
+            return -1, invalid[0]
+        ptrs[s, 0] = count
+        ptrs[s, 1] = count + written
+        count += written
+    if count > scratch.shape[0]:
+        return -1, invalid[0]
+    nnz = assemble_rows(ids, ptrs, mode, l2, bits, indptr, indices, values, scratch)
+    return nnz, invalid[0]
+
+
+class WordsOnly:
+    """Buffers and settings for :func:`_words_row`, grown to the longest document seen."""
+
+    def __init__(self, segments: list, lowercase: bool, strip_marks: bool, mode: int,
+                 l2: bool, bits: int) -> None:
+        self.classes, self.lower = tables()
+        self.ascii_word = _ascii_word(bool(lowercase))
+        self.lowercase = bool(lowercase)
+        self.strip_marks = bool(strip_marks)
+        self.params = np.array([segment.kernel.params for segment in segments], dtype=np.float64)
+        self.seeds = np.array([segment.seed for segment in segments], dtype=np.int64)
+        self.mask = (1 << bits) - 1
+        self.per_token = int(sum(segment.kernel.per_token for segment in segments))
+        self.mode, self.l2, self.bits = mode, bool(l2), bits
+        self.offsets = np.zeros(2, dtype=np.int64)
+        self.doc_ptr = np.zeros(2, dtype=np.int64)
+        self.invalid = np.zeros(1, dtype=np.int64)
+        self.ptrs = np.zeros((len(segments), 2), dtype=np.int64)
+        self.indptr = np.zeros(2, dtype=np.int64)
+        self._size = -1
+        self._grow(256)
+
+    def _grow(self, size: int) -> None:
+        self._size = size
+        self.out = np.empty(2 * size + 1, dtype=np.uint8)
+        self.starts = np.empty(size + 1, dtype=np.int64)
+        self.ends = np.empty(size + 1, dtype=np.int64)
+        room = (size + 1) * self.per_token + 1
+        self.ids = np.empty(room, dtype=np.int32)
+        self.indices = np.empty(room, dtype=np.int32)
+        self.values = np.empty(room, dtype=np.float64)
+        self.scratch = np.empty(room, dtype=np.int32)
+
+    def row(self, raw: np.ndarray) -> tuple[np.ndarray, np.ndarray, int]:
+        """``(ids, strengths, invalid bytes)`` of one document's UTF-8 bytes."""
+        if raw.size > self._size:
+            self._grow(max(raw.size, 2 * self._size))
+        self.offsets[1] = raw.size
+        nnz, invalid = _words_row(
+            raw, self.offsets, self.classes, self.lower, self.ascii_word, self.lowercase,
+            self.strip_marks, self.out, self.starts, self.ends, self.doc_ptr, self.invalid,
+            self.params, self.seeds, self.mask, self.ids, self.ptrs, self.mode, self.l2,
+            self.bits, self.indptr, self.indices, self.values, self.scratch)
+        return self.indices[:nnz].astype(np.int64), self.values[:nnz].copy(), int(invalid)
