@@ -21,8 +21,17 @@ if TYPE_CHECKING:  # pragma: no cover
     from snowpy.network import Network, NumericalWarning
     from snowpy.text import Featurizer
 
-__all__ = ["__version__", "hookimpl", "Network", "NumericalWarning", "SnowClassifier",
-           "Featurizer", "save", "load", "ModelFileError"]
+__all__ = [
+    "Featurizer",
+    "ModelFileError",
+    "Network",
+    "NumericalWarning",
+    "SnowClassifier",
+    "__version__",
+    "hookimpl",
+    "load",
+    "save",
+]
 
 _LAZY = {
     "Network": "snowpy.network",

@@ -26,7 +26,7 @@ import numpy as np
 
 from snowpy.exceptions import ConfigurationError
 
-__all__ = ["fit_sigmoid", "Calibration", "METHODS", "NORMALIZATIONS"]
+__all__ = ["METHODS", "NORMALIZATIONS", "Calibration", "fit_sigmoid"]
 
 #: How held-out scores are obtained: k-fold cross-fitting, or one held-out fraction.
 METHODS = ("cv", "holdout")

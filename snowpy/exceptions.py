@@ -12,14 +12,14 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 __all__ = [
-    "SnowpyError",
     "ConfigurationError",
-    "UnknownNameError",
-    "PluginError",
-    "PluginConflictError",
+    "ModelFileError",
     "NotFittedError",
     "NumericalError",
-    "ModelFileError",
+    "PluginConflictError",
+    "PluginError",
+    "SnowpyError",
+    "UnknownNameError",
 ]
 
 

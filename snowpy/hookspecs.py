@@ -21,11 +21,16 @@ import pluggy
 
 if TYPE_CHECKING:  # pragma: no cover
     from snowpy.records.corpora import CorpusSpec
-    from snowpy.records.rules import RuleSpec
     from snowpy.records.extractors import ExtractorSpec
+    from snowpy.records.rules import RuleSpec
 
-__all__ = ["hookspec", "hookimpl", "snowpy_update_rules", "snowpy_feature_extractors",
-           "snowpy_corpora"]
+__all__ = [
+    "hookimpl",
+    "hookspec",
+    "snowpy_corpora",
+    "snowpy_feature_extractors",
+    "snowpy_update_rules",
+]
 
 hookspec = pluggy.HookspecMarker("snowpy")
 hookimpl = pluggy.HookimplMarker("snowpy")

@@ -21,8 +21,15 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["classification_report", "multilabel_report", "log_loss", "brier_score",
-           "expected_calibration_error", "reliability", "confusion_matrix"]
+__all__ = [
+    "brier_score",
+    "classification_report",
+    "confusion_matrix",
+    "expected_calibration_error",
+    "log_loss",
+    "multilabel_report",
+    "reliability",
+]
 
 
 def confusion_matrix(truth: Sequence[Any], predicted: Sequence[Any], labels: Sequence[Any]

@@ -42,7 +42,7 @@ import orjson
 from snowpy._version import __version__
 from snowpy.exceptions import ModelFileError
 
-__all__ = ["ModelFileError", "write_model", "read_model", "FORMAT_VERSION", "MAGIC"]
+__all__ = ["FORMAT_VERSION", "MAGIC", "ModelFileError", "read_model", "write_model"]
 
 MAGIC = "snowpy-model"
 FORMAT_VERSION = 2

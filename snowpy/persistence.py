@@ -23,7 +23,7 @@ from snowpy.model_file import read_model, write_model
 from snowpy.network import Network
 from snowpy.network.state import restore_network
 
-__all__ = ["save", "load", "ModelFileError"]
+__all__ = ["ModelFileError", "load", "save"]
 
 
 def save(model: Any, path: str | os.PathLike, *, inference_only: bool = False) -> Path:

@@ -37,20 +37,20 @@ from snowpy import hookspecs
 from snowpy.exceptions import PluginConflictError, PluginError, UnknownNameError
 
 __all__ = [
-    "ENTRY_POINT_GROUP",
     "BUILTIN_PLUGINS",
+    "ENTRY_POINT_GROUP",
     "PluginWarning",
     "Provided",
-    "get_plugin_manager",
     "collect",
-    "get_rule",
-    "list_rules",
-    "get_extractor",
-    "list_extractors",
     "get_corpus",
+    "get_extractor",
+    "get_plugin_manager",
+    "get_rule",
     "list_corpora",
-    "temporary_plugin",
+    "list_extractors",
+    "list_rules",
     "reset",
+    "temporary_plugin",
 ]
 
 ENTRY_POINT_GROUP = "snowpy"

@@ -15,8 +15,17 @@ import typer
 
 from snowpy.exceptions import ConfigurationError, SnowpyError
 
-__all__ = ["state", "handles_errors", "fail", "echo_json", "read_documents", "parse_range",
-           "parse_optional_float", "rule_options", "err"]
+__all__ = [
+    "echo_json",
+    "err",
+    "fail",
+    "handles_errors",
+    "parse_optional_float",
+    "parse_range",
+    "read_documents",
+    "rule_options",
+    "state",
+]
 
 
 class _State:
@@ -188,7 +197,7 @@ class _temporary:
     def __enter__(self) -> str:
         return self.path
 
-    def __exit__(self, *exc: Any) -> None:
+    def __exit__(self, *exc: object) -> None:
         os.unlink(self.path)
 
 

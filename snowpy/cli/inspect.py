@@ -99,7 +99,7 @@ def export(model: Any, path: Path, progress: Any = None) -> int:
         else:
             out.write(f"# snowpy network: rule {net.rule} {net.rule_params_}; links "
                       f"{net.links}, a missing link weighs {absent:.6g}; theta {theta:g}\n"
-                      .encode("utf-8"))
+                      .encode())
         for t, label in enumerate(classes):
             column = slice(links.indptr[t], links.indptr[t + 1])
             rows, weights = links.indices[column], links.data[column]

@@ -24,7 +24,21 @@ from snowpy.corpora.registry import Corpus, CorpusFile, CorpusSpec, data_dirs, l
 from snowpy.corpora.snow import SnowExamples, read_snow
 
 __all__ = [
-    "Document", "CorpusError", "Problems", "Corpus", "CorpusFile", "CorpusSpec", "load",
-    "data_dirs", "read", "FORMATS", "read_directory", "read_tsv", "read_csv", "read_fasttext",
-    "read_jsonl", "read_snow", "SnowExamples",
+    "FORMATS",
+    "Corpus",
+    "CorpusError",
+    "CorpusFile",
+    "CorpusSpec",
+    "Document",
+    "Problems",
+    "SnowExamples",
+    "data_dirs",
+    "load",
+    "read",
+    "read_csv",
+    "read_directory",
+    "read_fasttext",
+    "read_jsonl",
+    "read_snow",
+    "read_tsv",
 ]

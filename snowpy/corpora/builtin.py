@@ -24,7 +24,7 @@ from snowpy.corpora.sources import Files, decode, iter_lines
 from snowpy.hookspecs import hookimpl
 from snowpy.records.params import Param
 
-__all__ = ["seeded_split", "CORPORA"]
+__all__ = ["CORPORA", "seeded_split"]
 
 
 def seeded_split(documents: Iterable[Document], split: str, test_fraction: float = 0.2,

@@ -10,7 +10,7 @@ from collections.abc import Iterator, Sequence
 from snowpy.corpora.documents import Document, Problems
 from snowpy.corpora.sources import decode, iter_lines, read_file
 
-__all__ = ["read_tsv", "read_csv", "read_fasttext"]
+__all__ = ["read_csv", "read_fasttext", "read_tsv"]
 
 
 def _text_lines(source: str | os.PathLike, encoding: str, errors: str,

@@ -8,7 +8,7 @@ from typing import Any
 
 from snowpy.exceptions import ConfigurationError, SnowpyError
 
-__all__ = ["Document", "CorpusError", "Problems", "ON_ERROR"]
+__all__ = ["ON_ERROR", "CorpusError", "Document", "Problems"]
 
 #: What a reader does with a malformed record: stop with an error, or skip it (counted).
 ON_ERROR = ("raise", "skip")

@@ -27,7 +27,7 @@ from snowpy.exceptions import ConfigurationError
 from snowpy.records.corpora import CorpusFile, CorpusSpec
 from snowpy.records.params import validate_declared
 
-__all__ = ["CorpusFile", "CorpusSpec", "Corpus", "load", "data_dirs", "sha256_of", "locate"]
+__all__ = ["Corpus", "CorpusFile", "CorpusSpec", "data_dirs", "load", "locate", "sha256_of"]
 
 
 def data_dirs() -> list[Path]:
@@ -120,9 +120,8 @@ def locate(spec: CorpusSpec, *, download: bool = True, verify: bool = True) -> P
                 return _download(file, where, spec.name)
             except (urllib.error.URLError, OSError, TimeoutError) as exc:
                 reason = f"downloading {file.url} failed: {getattr(exc, 'reason', exc)}"
-        else:
-            if not any(f.url for f in spec.files):
-                reason = "no download location is known for this packaging"
+        if not any(f.url for f in spec.files):
+            reason = "no download location is known for this packaging"
     raise CorpusError(
         f"corpus {spec.name!r} not found: put {wanted} in {where} (or point SNOWPY_DATA at the "
         f"folder that holds it); {reason}. Source: {spec.source}"

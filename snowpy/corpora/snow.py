@@ -26,7 +26,7 @@ from snowpy.corpora.documents import Problems
 from snowpy.corpora.sources import decode, read_file
 from snowpy.exceptions import ConfigurationError
 
-__all__ = ["SnowExamples", "read_snow", "parse_targets"]
+__all__ = ["SnowExamples", "parse_targets", "read_snow"]
 
 _ITEM = re.compile(r"^(\d+)(?:\(([^)]*)\))?$")
 

@@ -18,7 +18,7 @@ from pathlib import Path
 
 from snowpy.corpora.documents import CorpusError
 
-__all__ = ["Files", "is_archive", "decode", "iter_lines", "read_file"]
+__all__ = ["Files", "decode", "is_archive", "iter_lines", "read_file"]
 
 _TAR = (".tar.gz", ".tgz", ".tar", ".tar.bz2", ".tar.xz")
 

@@ -15,10 +15,16 @@ from __future__ import annotations
 
 from typing import Any
 
-from snowpy.experiments import attribute_efficiency, averaging, drift, learning_curve, margin
+from snowpy.experiments import (
+    attribute_efficiency,
+    averaging,
+    drift,
+    learning_curve,
+    margin,
+)
 from snowpy.experiments.common import Result
 
-__all__ = ["EXPERIMENTS", "run", "Result"]
+__all__ = ["EXPERIMENTS", "Result", "run"]
 
 EXPERIMENTS = {
     "attribute-efficiency": attribute_efficiency.run,

@@ -33,8 +33,19 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-__all__ = ["USED", "FREE", "IDLE", "META_SIZE", "HOLE", "new_meta", "find_link",
-           "append_link", "densify", "room_class", "DENSE_SHARE"]
+__all__ = [
+    "DENSE_SHARE",
+    "FREE",
+    "HOLE",
+    "IDLE",
+    "META_SIZE",
+    "USED",
+    "append_link",
+    "densify",
+    "find_link",
+    "new_meta",
+    "room_class",
+]
 
 #: The target of a slot of a dense row that holds no link.
 HOLE = -1

@@ -21,8 +21,13 @@ import scipy.sparse as sp
 from snowpy.calibration import Calibration
 from snowpy.network.labels import LabelIndex
 
-__all__ = ["held_out_scores", "ProgressiveWindow", "fit_progressive", "PROGRESSIVE_WINDOW",
-           "WINDOW_SCORES"]
+__all__ = [
+    "PROGRESSIVE_WINDOW",
+    "WINDOW_SCORES",
+    "ProgressiveWindow",
+    "fit_progressive",
+    "held_out_scores",
+]
 
 #: Progressive scores kept for calibration while streaming (the most recent ones) ...
 PROGRESSIVE_WINDOW = 100_000

@@ -2,7 +2,8 @@
 
 :func:`run_epoch` takes the rule's ``update`` kernel as a first-class
 function: a C callback of one fixed signature
-(:data:`snowpy.records.rules.KERNEL_SIGNATURE`). One compiled loop therefore
+(:data:`snowpy.records.rules.KERNEL_SIGNATURE`), passed by its address
+(:func:`~snowpy.records.kernels.kernel_handle`), which costs a call nothing. One compiled loop therefore
 serves every rule, built-in or third-party, at the same speed, with no Python
 or pluggy call per example, and it is cached on disk, so a new process does
 not compile it again. (Passing the kernel as a dispatcher instead, the
@@ -66,8 +67,9 @@ import numba
 import numpy as np
 
 from snowpy.network.blocks import DENSE_SHARE, USED, append_link, densify
+from snowpy.records.kernels import as_kernel
 
-__all__ = ["run_epoch", "POSITIVE", "TOUCHED", "ALL", "SIGNED", "POLICIES", "RESULT_FIELDS"]
+__all__ = ["ALL", "POLICIES", "POSITIVE", "RESULT_FIELDS", "SIGNED", "TOUCHED", "run_epoch"]
 
 #: Link policies (``links=`` of :class:`snowpy.Network`), as the engine numbers them.
 POSITIVE = 0
@@ -94,7 +96,7 @@ def _plane_sum(W, j, planes, kind):  # pragma: no cover - compiled
 
 
 @numba.njit(nogil=True, cache=True)
-def run_epoch(update, start, size, cap, count, dense_rows, target, W, U, lcount, meta, S,
+def run_epoch(kernel, start, size, cap, count, dense_rows, target, W, U, lcount, meta, S,
               planes, params, init_w, absent_w, policy, min_count,
               counting, creating, multiplicative, min_magnitude, max_magnitude, indptr, rows,
               vals, order, y_indptr, y_targets, a_indptr, a_targets, theta, pos_thickness,
@@ -111,6 +113,7 @@ def run_epoch(update, start, size, cap, count, dense_rows, target, W, U, lcount,
     minus ``theta``) for the ``pos``-th example of ``order`` *before* learning
     from it, from the averaged weights when averaging (progressive validation).
     """
+    update = as_kernel(kernel)  # the rule's kernel, from its address
     n_targets = counts.shape[0]
     n_planes = planes.shape[0]
     kind = 0

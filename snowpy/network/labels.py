@@ -20,8 +20,14 @@ import numpy as np
 
 from snowpy.exceptions import ConfigurationError
 
-__all__ = ["LabelIndex", "is_multilabel", "normalise_label", "label_array", "sorted_labels",
-           "encode_labels"]
+__all__ = [
+    "LabelIndex",
+    "encode_labels",
+    "is_multilabel",
+    "label_array",
+    "normalise_label",
+    "sorted_labels",
+]
 
 _COLLECTIONS = (list, tuple, set, frozenset)
 

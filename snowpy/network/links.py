@@ -30,12 +30,12 @@ import numba
 import numpy as np
 import scipy.sparse as sp
 
+from snowpy.hashmap import FeatureMap
 from snowpy.network.blocks import IDLE, USED, find_link, new_meta
 from snowpy.network.engine import ALL, POLICIES, POSITIVE, SIGNED
-from snowpy.hashmap import FeatureMap
 from snowpy.records.rules import RuleKernel
 
-__all__ = ["LinkStore", "PRECISIONS", "LINK_POLICIES"]
+__all__ = ["LINK_POLICIES", "PRECISIONS", "LinkStore"]
 
 #: Storage precision of the weights: name -> (dtype, smallest and largest magnitude kept).
 PRECISIONS = {"float64": (np.float64, 1e-100, 1e100), "float32": (np.float32, 1e-30, 1e30)}
@@ -81,7 +81,7 @@ def _compact(start, size, cap, dense, n_rows, target, W, U, lcount, keep):  # pr
     return sizes, new_target, new_W, new_U, new_lcount
 
 
-def _grown(array: np.ndarray, length: int, fill: float | int | None = 0) -> np.ndarray:
+def _grown(array: np.ndarray, length: int, fill: float | None = 0) -> np.ndarray:
     """``array`` with ``length`` rows, the new ones set to ``fill`` (left as they come
     when ``None``: a pool slot is written before it is read).
 

@@ -17,7 +17,12 @@ import scipy.sparse as sp
 from snowpy._validation import as_csr, check_length
 from snowpy.base import RuleParamsEstimator
 from snowpy.exceptions import ConfigurationError, NotFittedError
-from snowpy.network.calibrating import ProgressiveWindow, fit_progressive, held_out_scores
+from snowpy.model_file import write_model
+from snowpy.network.calibrating import (
+    ProgressiveWindow,
+    fit_progressive,
+    held_out_scores,
+)
 from snowpy.network.labels import (
     LabelIndex,
     encode_labels,
@@ -30,7 +35,6 @@ from snowpy.network.online import ONLINE_WIDTH, OnlineLearning
 from snowpy.network.options import bias_strength, check_options
 from snowpy.network.pruning import discard, prune
 from snowpy.network.scoring import scores as link_scores
-from snowpy.model_file import write_model
 from snowpy.network.state import network_state
 from snowpy.network.training import NumericalWarning, TrainingCall, train
 from snowpy.network.weights import WeightViews

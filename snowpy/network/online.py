@@ -25,8 +25,9 @@ from snowpy.network.calibrating import fit_progressive
 from snowpy.network.engine import run_epoch
 from snowpy.network.labels import normalise_label
 from snowpy.network.training import NumericalWarning
+from snowpy.records.kernels import kernel_handle
 
-__all__ = ["OnlineLearning", "score_one", "ONLINE_WIDTH"]
+__all__ = ["ONLINE_WIDTH", "OnlineLearning", "score_one"]
 
 #: The feature space of a network whose first example came one at a time.
 ONLINE_WIDTH = 2**31
@@ -219,7 +220,7 @@ class OnlineLearning:
         if cached is None:  # (reset when the network is created or loaded)
             store, kernel, params = self._store, self.kernel_, self.rule_params_
             cached = self._engine_args = (
-                (kernel.compiled, np.asarray(store.planes, dtype=np.float64), kernel.params,
+                (kernel_handle(kernel.compiled), np.asarray(store.planes, dtype=np.float64), kernel.params,
                  store.initial_weights, store.absent_planes, store.policy_code,
                  store.min_count, True, True, bool(kernel.multiplicative),
                  store.min_magnitude, store.max_magnitude),

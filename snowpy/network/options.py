@@ -14,7 +14,7 @@ import numpy as np
 from snowpy.exceptions import ConfigurationError
 from snowpy.network.links import LINK_POLICIES, PRECISIONS
 
-__all__ = ["check_options", "bias_strength", "CALIBRATIONS", "MULTICLASS"]
+__all__ = ["CALIBRATIONS", "MULTICLASS", "bias_strength", "check_options"]
 
 CALIBRATIONS = (None, "cv", "holdout", "progressive")
 MULTICLASS = ("ova", "constraint")

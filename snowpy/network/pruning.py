@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["prune", "discard", "keep_top_percent"]
+__all__ = ["discard", "keep_top_percent", "prune"]
 
 
 def prune(net: Any) -> int:

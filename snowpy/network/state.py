@@ -40,7 +40,7 @@ from snowpy.network.links import LinkStore
 from snowpy.plugins import get_rule
 from snowpy.records.rules import BuildContext
 
-__all__ = ["network_state", "restore_network", "plain"]
+__all__ = ["network_state", "plain", "restore_network"]
 
 
 def plain(value: Any) -> Any:

@@ -18,8 +18,9 @@ import scipy.sparse as sp
 from snowpy.exceptions import NumericalError, PluginError
 from snowpy.network.engine import TOUCHED, run_epoch
 from snowpy.network.pruning import keep_top_percent
+from snowpy.records.kernels import kernel_handle
 
-__all__ = ["TrainingCall", "train", "chunks", "NumericalWarning"]
+__all__ = ["NumericalWarning", "TrainingCall", "chunks", "train"]
 
 _NONE_INT = np.empty(0, dtype=np.int64)
 _NONE_TARGETS = np.empty(0, dtype=np.int32)
@@ -158,7 +159,7 @@ def _run(net: Any, call: TrainingCall, order: np.ndarray, counts: np.ndarray, co
     params = net.rule_params_
     try:
         return run_epoch(
-            kernel.compiled, *store.rowinfo, *store.pool, store.S,
+            kernel_handle(kernel.compiled), *store.rowinfo, *store.pool, store.S,
             np.asarray(store.planes, dtype=np.float64), kernel.params,
             store.initial_weights, store.absent_planes, store.policy_code, store.min_count,
             counting, creating, bool(kernel.multiplicative), store.min_magnitude,

@@ -28,6 +28,19 @@ from snowpy.records.rules import (
     thickness_params,
 )
 
-__all__ = ["Param", "validate_declared", "RuleSpec", "RuleKernel", "BuildContext",
-           "KERNEL_SIGNATURE", "compile_kernel", "theta_param", "thickness_params",
-           "UNIVERSAL_PARAMS", "ExtractorSpec", "ExtractorKernel", "CorpusSpec", "CorpusFile"]
+__all__ = [
+    "KERNEL_SIGNATURE",
+    "UNIVERSAL_PARAMS",
+    "BuildContext",
+    "CorpusFile",
+    "CorpusSpec",
+    "ExtractorKernel",
+    "ExtractorSpec",
+    "Param",
+    "RuleKernel",
+    "RuleSpec",
+    "compile_kernel",
+    "theta_param",
+    "thickness_params",
+    "validate_declared",
+]

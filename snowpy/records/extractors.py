@@ -48,7 +48,7 @@ import numpy as np
 from snowpy.exceptions import ConfigurationError, PluginError
 from snowpy.records.params import Param, validate_declared
 
-__all__ = ["ExtractorSpec", "ExtractorKernel"]
+__all__ = ["ExtractorKernel", "ExtractorSpec"]
 
 _NAME = re.compile(r"^[a-z][a-z0-9]*(?:[-_][a-z0-9]+)*$")
 

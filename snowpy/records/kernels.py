@@ -15,7 +15,7 @@ import numba
 
 from snowpy.exceptions import PluginError
 
-__all__ = ["KERNEL_SIGNATURE", "compile_kernel", "CompiledKernel"]
+__all__ = ["KERNEL_SIGNATURE", "CompiledKernel", "as_kernel", "compile_kernel", "kernel_handle"]
 
 #: ``update(w, S, t, y, activation, vals, m, sqnorm, params) -> None``
 KERNEL_SIGNATURE = numba.types.void(
@@ -49,6 +49,11 @@ class CompiledKernel:
         self.numba_type = FunctionType(callback._sig)
 
     def __wrapper_address__(self) -> int:
+        return self.callback.address
+
+    @property
+    def address(self) -> int:
+        """The callback's address, which :func:`as_kernel` turns back into the kernel."""
         return self.callback.address
 
     def signature(self) -> Any:
@@ -103,3 +108,49 @@ def compile_kernel(update: Callable[..., Any]) -> Any:
     return compiled
 
 
+
+
+def kernel_handle(kernel: Any) -> Any:
+    """What the engine takes for a compiled kernel: its address, an integer.
+
+    Passing an integer costs the engine's caller nothing, where a function
+    argument is typed anew by numba on every call (5 us, a third of learning
+    one example). The compiled kernel stays alive in this module's memo, so
+    the address stays valid. A plain Python function (``NUMBA_DISABLE_JIT=1``)
+    is its own handle.
+    """
+    return kernel.address if isinstance(kernel, CompiledKernel) else kernel
+
+
+def _intrinsic_as_kernel() -> Any:
+    from llvmlite import ir
+    from numba.core import cgutils
+    from numba.core.types.function_type import FunctionType
+    from numba.extending import intrinsic
+
+    kernel_type = FunctionType(KERNEL_SIGNATURE)
+
+    @intrinsic
+    def as_kernel(typingctx: Any, address: Any) -> Any:
+        """The kernel at ``address`` (from :func:`kernel_handle`), callable in compiled code."""
+        if not isinstance(address, numba.types.Integer):
+            return None
+
+        def codegen(context: Any, builder: Any, signature: Any, args: Any) -> Any:
+            kernel = cgutils.create_struct_proxy(kernel_type)(context, builder)
+            # the C callback's address; no Python object, no jit entry: calls go
+            # straight to the callback (numba's first-class function model)
+            kernel.c_addr = builder.inttoptr(args[0], ir.IntType(8).as_pointer())
+            return kernel._getvalue()
+
+        return kernel_type(address), codegen
+
+    return as_kernel
+
+
+def _identity(handle: Any) -> Any:
+    return handle
+
+
+#: Compiled code's way back from :func:`kernel_handle` to a callable kernel.
+as_kernel = _identity if numba.config.DISABLE_JIT else _intrinsic_as_kernel()

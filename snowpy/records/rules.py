@@ -72,13 +72,13 @@ from snowpy.records.params import Param, validate_declared
 
 __all__ = [
     "KERNEL_SIGNATURE",
-    "compile_kernel",
-    "RuleSpec",
-    "RuleKernel",
+    "UNIVERSAL_PARAMS",
     "BuildContext",
+    "RuleKernel",
+    "RuleSpec",
+    "compile_kernel",
     "theta_param",
     "thickness_params",
-    "UNIVERSAL_PARAMS",
 ]
 
 _NAME = re.compile(r"^[a-z][a-z0-9]*(?:[-_][a-z0-9]+)*$")

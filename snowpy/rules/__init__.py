@@ -22,12 +22,12 @@ from snowpy.records.rules import (
 )
 
 __all__ = [
-    "Param",
-    "RuleSpec",
-    "RuleKernel",
+    "KERNEL_SIGNATURE",
+    "UNIVERSAL_PARAMS",
     "BuildContext",
+    "Param",
+    "RuleKernel",
+    "RuleSpec",
     "theta_param",
     "thickness_params",
-    "UNIVERSAL_PARAMS",
-    "KERNEL_SIGNATURE",
 ]

@@ -26,7 +26,7 @@ from snowpy.records.rules import (
     thickness_params,
 )
 
-__all__ = ["aggressive_update", "passive_aggressive_update", "AGGRESSIVE", "PASSIVE_AGGRESSIVE"]
+__all__ = ["AGGRESSIVE", "PASSIVE_AGGRESSIVE", "aggressive_update", "passive_aggressive_update"]
 
 _VARIANTS = ("pa", "pa-i", "pa-ii")
 

@@ -22,7 +22,7 @@ from snowpy.hookspecs import hookimpl
 from snowpy.records.rules import BuildContext, Param, RuleKernel, RuleSpec, theta_param
 from snowpy.rules.winnow import auto_initial_weight
 
-__all__ = ["balanced_winnow_update", "BALANCED_WINNOW"]
+__all__ = ["BALANCED_WINNOW", "balanced_winnow_update"]
 
 
 @numba.njit(nogil=True, cache=True)

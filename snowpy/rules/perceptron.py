@@ -27,7 +27,7 @@ from snowpy.records.rules import (
     thickness_params,
 )
 
-__all__ = ["perceptron_update", "PERCEPTRON", "THICK_SEPARATOR"]
+__all__ = ["PERCEPTRON", "THICK_SEPARATOR", "perceptron_update"]
 
 
 @numba.njit(nogil=True, cache=True)

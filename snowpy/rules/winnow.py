@@ -27,7 +27,7 @@ import numba
 from snowpy.hookspecs import hookimpl
 from snowpy.records.rules import BuildContext, Param, RuleKernel, RuleSpec, theta_param
 
-__all__ = ["winnow_update", "WINNOW", "auto_initial_weight"]
+__all__ = ["WINNOW", "auto_initial_weight", "winnow_update"]
 
 
 @numba.njit(nogil=True, cache=True)
@@ -42,7 +42,7 @@ def winnow_update(w, S, t, y, activation, vals, m, sqnorm, params):  # pragma: n
     for k in range(m):
         v = vals[k]
         new = w[k, 0] * (factor if v == 1.0 else math.exp(v * log_factor))
-        w[k, 0] = new if new > floor else floor
+        w[k, 0] = max(floor, new)
 
 
 def auto_initial_weight(multiple: float, theta: float, context: BuildContext) -> float:

@@ -10,4 +10,4 @@ from __future__ import annotations
 from snowpy.text.featurizer import Featurizer
 from snowpy.text.hashing import feature_seed, murmurhash3_32
 
-__all__ = ["Featurizer", "murmurhash3_32", "feature_seed"]
+__all__ = ["Featurizer", "feature_seed", "murmurhash3_32"]

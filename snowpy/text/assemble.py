@@ -18,7 +18,7 @@ import math
 import numba
 import numpy as np
 
-__all__ = ["assemble_rows", "sort_hashed", "VALUE_MODES"]
+__all__ = ["VALUE_MODES", "assemble_rows", "sort_hashed"]
 
 VALUE_MODES = ("binary", "count", "log")
 

@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["Workspace", "Inline", "SequenceChunks", "grown", "trimmed", "approximate_size"]
+__all__ = ["Inline", "SequenceChunks", "Workspace", "approximate_size", "grown", "trimmed"]
 
 
 class Workspace:
@@ -59,7 +59,7 @@ class Inline:
     def __enter__(self) -> Inline:
         return self
 
-    def __exit__(self, *exc: Any) -> None:
+    def __exit__(self, *exc: object) -> None:
         return None
 
     def submit(self, function: Any, *args: Any) -> Any:

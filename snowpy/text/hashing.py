@@ -17,7 +17,7 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-__all__ = ["murmurhash3_32", "murmur_bytes", "feature_seed", "DEFAULT_SEED"]
+__all__ = ["DEFAULT_SEED", "feature_seed", "murmur_bytes", "murmurhash3_32"]
 
 #: Base seed of feature hashing; a model records the seed it used.
 DEFAULT_SEED = 0

@@ -21,7 +21,7 @@ import numpy as np
 from snowpy.hashmap import FeatureMap
 from snowpy.text.hashing import murmur_bytes
 
-__all__ = ["NameIndex", "AS_IS"]
+__all__ = ["AS_IS", "NameIndex"]
 
 _FINGERPRINT_SEED = 0x2545F491
 #: Extractor number of a name stored already readable (model files of format 1).

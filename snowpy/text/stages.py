@@ -31,7 +31,7 @@ __all__ = ["ChunkStages", "Segment"]
 class Segment:
     """One extractor applied to one field."""
 
-    __slots__ = ("field", "namespace", "kernel", "seed", "name")
+    __slots__ = ("field", "kernel", "name", "namespace", "seed")
 
     def __init__(self, field: int, namespace: str, name: str, kernel: ExtractorKernel,
                  seed: int) -> None:

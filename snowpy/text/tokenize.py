@@ -30,8 +30,13 @@ import numpy as np
 
 from snowpy.text.unicode import MARK, SEPARATOR, SINGLE, WORD, tables
 
-__all__ = ["tokenize_bytes", "split_spaces", "TokenStream", "encode_documents",
-           "split_documents"]
+__all__ = [
+    "TokenStream",
+    "encode_documents",
+    "split_documents",
+    "split_spaces",
+    "tokenize_bytes",
+]
 
 
 @numba.njit(nogil=True, cache=True, inline="always")
@@ -182,7 +187,7 @@ class TokenStream:
         Invalid UTF-8 bytes met in each document.
     """
 
-    __slots__ = ("text", "starts", "ends", "doc_ptr", "invalid")
+    __slots__ = ("doc_ptr", "ends", "invalid", "starts", "text")
 
     def __init__(self, text, starts, ends, doc_ptr, invalid) -> None:
         self.text = text

@@ -29,7 +29,7 @@ from pathlib import Path
 
 import numpy as np
 
-__all__ = ["SEPARATOR", "WORD", "MARK", "SINGLE", "UNICODE_VERSION", "tables", "build_tables"]
+__all__ = ["MARK", "SEPARATOR", "SINGLE", "UNICODE_VERSION", "WORD", "build_tables", "tables"]
 
 SEPARATOR, WORD, MARK, SINGLE = 0, 1, 2, 3
 _PATH = Path(__file__).with_name("unicode_table.npz")

@@ -10,4 +10,4 @@ from __future__ import annotations
 
 from snowpy.records.extractors import ExtractorKernel, ExtractorSpec
 
-__all__ = ["ExtractorSpec", "ExtractorKernel"]
+__all__ = ["ExtractorKernel", "ExtractorSpec"]

@@ -13,11 +13,17 @@ import numpy as np
 
 from snowpy.exceptions import ConfigurationError
 from snowpy.hookspecs import hookimpl
-from snowpy.records.params import Param
-from snowpy.text.extractors.kernels import char_starts, hash_span, max_token_bytes, record, room
 from snowpy.records.extractors import ExtractorKernel, ExtractorSpec
+from snowpy.records.params import Param
+from snowpy.text.extractors.kernels import (
+    char_starts,
+    hash_span,
+    max_token_bytes,
+    record,
+    room,
+)
 
-__all__ = ["affixes_extract", "AFFIXES"]
+__all__ = ["AFFIXES", "affixes_extract"]
 
 
 @numba.njit(nogil=True, cache=True)

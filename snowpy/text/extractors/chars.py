@@ -18,11 +18,17 @@ import numpy as np
 
 from snowpy.exceptions import ConfigurationError
 from snowpy.hookspecs import hookimpl
-from snowpy.records.params import Param
-from snowpy.text.extractors.kernels import char_starts, hash_span, max_token_bytes, record, room
 from snowpy.records.extractors import ExtractorKernel, ExtractorSpec
+from snowpy.records.params import Param
+from snowpy.text.extractors.kernels import (
+    char_starts,
+    hash_span,
+    max_token_bytes,
+    record,
+    room,
+)
 
-__all__ = ["chars_extract", "CHARS"]
+__all__ = ["CHARS", "chars_extract"]
 
 
 @numba.njit(nogil=True, cache=True)
@@ -38,8 +44,7 @@ def chars_extract(text, starts, ends, doc_ptr, params, seed, mask, out_ids, out_
         for d in range(n_docs):
             if doc_ptr[d + 1] > doc_ptr[d]:
                 span = ends[doc_ptr[d + 1] - 1] - starts[doc_ptr[d]]
-                if span > longest:
-                    longest = span
+                longest = max(longest, span)
     scratch = np.empty(longest + 2, np.uint8)
     cps = np.empty(longest + 3, np.int64)
     count = 0
@@ -74,7 +79,7 @@ def chars_extract(text, starts, ends, doc_ptr, params, seed, mask, out_ids, out_
             n_chars = char_starts(scratch, 0, length + 2, cps)
             for n in range(min_n, max_n + 1):
                 offset = 0
-                stop = n if n < n_chars else n_chars
+                stop = min(n_chars, n)
                 out_ids[count] = hash_span(scratch, cps[0], cps[stop], seed, mask)
                 if names:
                     used = record(scratch, cps[0], cps[stop], arena, spans, count, used)

@@ -12,7 +12,7 @@ import numpy as np
 
 from snowpy.text.hashing import murmur_bytes
 
-__all__ = ["hash_span", "record", "room", "char_starts", "max_token_bytes"]
+__all__ = ["char_starts", "hash_span", "max_token_bytes", "record", "room"]
 
 
 @numba.njit(nogil=True, cache=True, inline="always")
@@ -62,6 +62,5 @@ def max_token_bytes(starts, ends):  # pragma: no cover - compiled
     """The longest token, in bytes."""
     longest = 0
     for k in range(starts.shape[0]):
-        if ends[k] - starts[k] > longest:
-            longest = ends[k] - starts[k]
+        longest = max(longest, ends[k] - starts[k])
     return longest

@@ -12,11 +12,11 @@ import numba
 import numpy as np
 
 from snowpy.hookspecs import hookimpl
+from snowpy.records.extractors import ExtractorKernel, ExtractorSpec
 from snowpy.records.params import Param
 from snowpy.text.extractors.kernels import hash_span, max_token_bytes, record, room
-from snowpy.records.extractors import ExtractorKernel, ExtractorSpec
 
-__all__ = ["skipgrams_extract", "SKIPGRAMS"]
+__all__ = ["SKIPGRAMS", "skipgrams_extract"]
 
 
 @numba.njit(nogil=True, cache=True)

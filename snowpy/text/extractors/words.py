@@ -11,11 +11,11 @@ import numba
 
 from snowpy.exceptions import ConfigurationError
 from snowpy.hookspecs import hookimpl
+from snowpy.records.extractors import ExtractorKernel, ExtractorSpec
 from snowpy.records.params import Param
 from snowpy.text.extractors.kernels import hash_span, record, room
-from snowpy.records.extractors import ExtractorKernel, ExtractorSpec
 
-__all__ = ["words_extract", "WORDS"]
+__all__ = ["WORDS", "words_extract"]
 
 
 @numba.njit(nogil=True, cache=True)
