@@ -297,8 +297,8 @@ class SnowClassifier(RuleParamsEstimator):
             network.check_options()
             self.featurizer_ = self._make_featurizer()
             self.network_ = network
-        ids, vals = self.featurizer_.features_one(x)
-        self.network_.learn_one((ids, vals), y)
+        ids, vals = self.featurizer_.features_one(x)  # sorted, unique, checked
+        self.network_._learn_example(ids, vals, y, width=1 << int(self.featurizer_.bits))
         if self.keep_names and not isinstance(x, dict):
             kept = ids[self.network_.link_counts(ids) > 0]
             self._name_kept_features([x], kept)

@@ -23,9 +23,11 @@ from snowpy.network.labels import LabelIndex
 
 __all__ = [
     "PROGRESSIVE_WINDOW",
+    "REFIT_EVERY",
     "WINDOW_SCORES",
     "ProgressiveWindow",
     "fit_progressive",
+    "refresh_progressive",
     "held_out_scores",
 ]
 
@@ -33,6 +35,8 @@ __all__ = [
 PROGRESSIVE_WINDOW = 100_000
 #: ... and at most this many scores in all (examples x targets): 40 MB of float64.
 WINDOW_SCORES = 5_000_000
+#: While the window is small, the sigmoids are refitted every this many examples.
+REFIT_EVERY = 8
 
 
 def held_out_scores(net: Any, X: sp.csr_matrix, y: Sequence[Any], targets: Any,
@@ -139,10 +143,11 @@ class ProgressiveWindow:
         return self.scores[order], self.positives[order]
 
     def stale(self) -> bool:
-        """Whether enough examples came since the last fit to fit again: the first
-        ones, then a tenth of the window (fitting costs the window; this amortises it)."""
-        return self.since_fit > 0 and (self.since_fit >= max(32, self.filled // 10)
-                                       or self.filled <= 256)
+        """Whether enough examples came since the last fit to fit again: every
+        :data:`REFIT_EVERY` at first, then a tenth of the window (a fit costs the
+        window: this keeps its cost per example bounded, about 100 fits in all
+        until the window is full)."""
+        return self.since_fit >= max(REFIT_EVERY, self.filled // 10)
 
     @classmethod
     def restore(cls, scores: np.ndarray, positives: np.ndarray) -> ProgressiveWindow:
@@ -166,3 +171,12 @@ def fit_progressive(net: Any) -> None:
         scores, positives, normalize="none" if net.multilabel_ else "sum",
         method="progressive")
     window.since_fit = 0
+
+
+def refresh_progressive(net: Any) -> None:
+    """Refit the progressive sigmoids when the window is stale or new targets came
+    (every target has a sigmoid as soon as it exists)."""
+    window = net._progressive
+    if window.filled and (window.stale() or net.calibration_ is None
+                          or net.calibration_.a.size != len(net._labels)):
+        fit_progressive(net)

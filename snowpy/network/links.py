@@ -35,12 +35,15 @@ from snowpy.network.blocks import IDLE, USED, find_link, new_meta
 from snowpy.network.engine import ALL, POLICIES, POSITIVE, SIGNED
 from snowpy.records.rules import RuleKernel
 
-__all__ = ["LINK_POLICIES", "PRECISIONS", "LinkStore"]
+__all__ = ["LINK_POLICIES", "ONLINE_WIDTH", "PRECISIONS", "LinkStore"]
 
 #: Storage precision of the weights: name -> (dtype, smallest and largest magnitude kept).
 PRECISIONS = {"float64": (np.float64, 1e-100, 1e100), "float32": (np.float32, 1e-30, 1e30)}
 LINK_POLICIES = tuple(POLICIES)
 _MAX_ROWS = 2**31 - 2
+#: The feature space of a network started one example at a time with no width:
+#: any id below it.
+ONLINE_WIDTH = 2**31
 _MAX_LINKS = 2**31 - 1
 
 

@@ -21,6 +21,7 @@ from snowpy.model_file import write_model
 from snowpy.network.calibrating import (
     ProgressiveWindow,
     fit_progressive,
+    refresh_progressive,
     held_out_scores,
 )
 from snowpy.network.labels import (
@@ -286,6 +287,7 @@ class Network(OnlineLearning, WeightViews, RuleParamsEstimator):
         self.kernel_: RuleKernel = kernel
         self.multilabel_ = multilabel
         self.n_features_in_ = n_features
+        self._open_features = False  # see OnlineLearning._learn_example
         self._labels = LabelIndex()
         self._store = store
         self._rng = np.random.default_rng(self.seed)
@@ -396,7 +398,7 @@ class Network(OnlineLearning, WeightViews, RuleParamsEstimator):
 
     def _learn(self, X: sp.csr_matrix, y: Sequence[Any], targets: Any, *, epochs: int,
                shuffle: bool, progress: Any = None, fitting: bool = False) -> Network:
-        self._check_width(X)
+        self._check_width(X, learning=True)
         store = self._store
         y_indptr, y_targets = encode_labels(self._labels, y, self.multilabel_)
         a_indptr = a_targets = None
@@ -414,6 +416,7 @@ class Network(OnlineLearning, WeightViews, RuleParamsEstimator):
             positives = np.zeros(record.shape, dtype=bool)
             positives[np.repeat(np.arange(call.n), np.diff(y_indptr)), y_targets] = True
             self._progressive.add(record, positives)
+            refresh_progressive(self)
         return self
 
     def _target_counts(self) -> np.ndarray:
@@ -438,9 +441,12 @@ class Network(OnlineLearning, WeightViews, RuleParamsEstimator):
         self._check_fitted()
         return self._target_counts()[:, 1].copy()
 
-    def _check_width(self, X: sp.csr_matrix) -> None:
-        if self.n_features_in_ == ONLINE_WIDTH and X.shape[1] <= ONLINE_WIDTH:
-            return  # started one example at a time: any ids below 2**31
+    def _check_width(self, X: sp.csr_matrix, *, learning: bool = False) -> None:
+        if self._open_features and X.shape[1] <= ONLINE_WIDTH:
+            # started one example at a time, without a width: any ids below 2**31
+            if learning:
+                self.n_features_in_ = max(self.n_features_in_, X.shape[1])
+            return
         if X.shape[1] != self.n_features_in_:
             raise ConfigurationError(
                 f"X has {X.shape[1]} features but the network was trained with "
@@ -484,8 +490,6 @@ class Network(OnlineLearning, WeightViews, RuleParamsEstimator):
         each column is that label's own probability. Needs ``calibrate``.
         """
         self._check_fitted()
-        if self._progressive is not None and self._progressive.stale():
-            fit_progressive(self)
         calibration = self.calibration_
         if calibration is None:
             raise NotFittedError(

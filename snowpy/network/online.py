@@ -21,16 +21,15 @@ import numpy as np
 import scipy.sparse as sp
 
 from snowpy.exceptions import ConfigurationError
-from snowpy.network.calibrating import fit_progressive
+from snowpy.network.calibrating import refresh_progressive
 from snowpy.network.engine import run_epoch
 from snowpy.network.labels import normalise_label
+from snowpy.network.links import ONLINE_WIDTH
 from snowpy.network.training import NumericalWarning
 from snowpy.records.kernels import kernel_handle
 
 __all__ = ["ONLINE_WIDTH", "OnlineLearning", "score_one"]
 
-#: The feature space of a network whose first example came one at a time.
-ONLINE_WIDTH = 2**31
 
 _COLLECTIONS = (list, tuple, set, frozenset)
 _NONE = np.empty(0, dtype=np.int64)
@@ -131,12 +130,11 @@ class OnlineLearning:
         """The calibrated probability of each label for one example, a dict.
 
         With ``calibrate="progressive"`` the sigmoids follow the stream: fitted
-        on the scores examples got before they were learned, refitted as the
-        window grows (after the first few examples, whenever a tenth more came).
+        on the scores examples got before they were learned, refitted by the
+        learning as the window grows (every 8 examples at first, then whenever
+        a tenth more came).
         """
         scores = self._score_example(*self._example(x))
-        if self._progressive is not None and self._progressive.stale():
-            fit_progressive(self)
         if self.calibration_ is None:
             raise ConfigurationError(
                 "this network has no calibration; train it with calibrate='progressive' "
@@ -229,10 +227,17 @@ class OnlineLearning:
                  bool(self.multilabel_), self.multiclass == "constraint"))
         return cached
 
-    def _learn_example(self, ids: np.ndarray, vals: np.ndarray, y: Any) -> Any:
+    def _learn_example(self, ids: np.ndarray, vals: np.ndarray, y: Any,
+                       width: int | None = None) -> Any:
+        """Learn one checked example (ids sorted, unique, >= 0). A network it starts
+        has ``width`` features, or with none an open feature space: any id below
+        :data:`ONLINE_WIDTH`, ``n_features_in_`` one past the largest seen."""
         multilabel = isinstance(y, _COLLECTIONS)
         if not self._is_fitted():
-            self._initialise_sized(ONLINE_WIDTH, float(ids.size), multilabel)
+            self._initialise_sized(width or ONLINE_WIDTH, float(ids.size), multilabel)
+            if width is None:
+                self._open_features = True
+                self.n_features_in_ = 0
         elif self._store.frozen:
             raise ConfigurationError(
                 "this network was loaded from an inference-only model file: it keeps no "
@@ -242,12 +247,15 @@ class OnlineLearning:
             kind = "multi-label" if self.multilabel_ else "single-label"
             raise ConfigurationError(f"this network was trained {kind}; y must be {kind} too")
         if ids.size and ids[-1] >= self.n_features_in_:
-            raise ConfigurationError(
-                f"feature id {int(ids[-1])} is beyond the network's {self.n_features_in_} "
-                "features")
+            if not (self._open_features and ids[-1] < ONLINE_WIDTH):
+                limit = ONLINE_WIDTH if self._open_features else self.n_features_in_
+                raise ConfigurationError(
+                    f"feature id {int(ids[-1])} is beyond the network's {limit} features")
+            self.n_features_in_ = int(ids[-1]) + 1
         labels = self._labels
         if multilabel:
-            targets = np.array(sorted({labels.add(label) for label in y}), dtype=np.int32)
+            targets = np.unique(np.array([labels.add(normalise_label(label)) for label in y],
+                                         dtype=np.int32))
         else:
             targets = np.array([labels.add(normalise_label(y))], dtype=np.int32)
         store = self._store
@@ -294,6 +302,7 @@ class OnlineLearning:
             positives = np.zeros((1, store.n_targets), dtype=bool)
             positives[0, targets] = True
             window.add(scores, positives)
+            refresh_progressive(self)  # here, not when predicting: predictions change nothing
         if overflows:
             self.overflows_ += overflows
             warnings.warn(f"{overflows} weight updates exceeded the largest magnitude kept "

@@ -36,7 +36,7 @@ import numpy as np
 
 from snowpy.exceptions import ConfigurationError, ModelFileError, SnowpyError
 from snowpy.network.labels import LabelIndex
-from snowpy.network.links import LinkStore
+from snowpy.network.links import ONLINE_WIDTH, LinkStore
 from snowpy.plugins import get_rule
 from snowpy.records.rules import BuildContext
 
@@ -57,11 +57,7 @@ def plain(value: Any) -> Any:
 def network_state(net: Any, inference_only: bool = False
                   ) -> tuple[dict[str, Any], dict[str, np.ndarray]]:
     """The header and arrays that describe a trained network."""
-    from snowpy.network.calibrating import fit_progressive
-
     net._check_fitted()
-    if net._progressive is not None and net._progressive.since_fit:
-        fit_progressive(net)
     store = net._store
     inference_only = inference_only or store.frozen
     layout = store.exact()
@@ -78,6 +74,7 @@ def network_state(net: Any, inference_only: bool = False
         "labels": plain(list(net._labels.labels)),
         "multilabel": bool(net.multilabel_),
         "n_features": int(net.n_features_in_),
+        "open_features": bool(net._open_features),
         "seen": int(store.seen),
         "stats": {"mistakes": net.mistakes_, "updates": net.updates_,
                   "n_examples_seen": int(net.n_examples_seen_),
@@ -112,6 +109,8 @@ def network_state(net: Any, inference_only: bool = False
         scores, positives = net._progressive.arrays()
         arrays["progressive_scores"] = scores
         arrays["progressive_positives"] = positives.astype(np.uint8)
+        header["progressive"] = {"since_fit": int(net._progressive.since_fit),
+                                 "low": float(net._progressive.low)}
     return header, arrays
 
 
@@ -149,14 +148,20 @@ def restore_network(network_class: type, header: dict[str, Any],
         net.check_options()
     except (ConfigurationError, TypeError) as exc:
         raise ModelFileError(f"{where}: stored parameters are invalid: {exc}") from None
+    open_features = header.get("open_features", False)
+    if not isinstance(open_features, bool) or n_features < 0 or \
+            (open_features and n_features > ONLINE_WIDTH):
+        raise ModelFileError(f"{where}: the feature space ({n_features} features, open: "
+                             f"{open_features!r}) is invalid")
+    space = ONLINE_WIDTH if open_features else n_features
     kernel = spec.make_kernel(validated, BuildContext(mean_active_features=1.0,
-                                                      n_features=n_features), compile=False)
+                                                      n_features=space), compile=False)
     frozen = header.get("inference_only", False)
     if not isinstance(frozen, bool) or (frozen and ("link_averaging" in arrays
                                                     or "averaging" in arrays)):
         raise ModelFileError(f"{where}: the inference-only flag is invalid (an inference-only "
                              "file holds no averaging sums)")
-    store = LinkStore(kernel, n_features, policy=net.links, average=bool(net.average),
+    store = LinkStore(kernel, space, policy=net.links, average=bool(net.average),
                       precision=net.precision, min_count=int(net.eligibility),
                       link_counts=net.eligible_percent is not None)
     store.frozen = frozen
@@ -183,6 +188,7 @@ def restore_network(network_class: type, header: dict[str, Any],
     net.kernel_ = kernel
     net.multilabel_ = bool(header.get("multilabel", False))
     net.n_features_in_ = n_features
+    net._open_features = open_features
     try:
         net._labels = LabelIndex(labels)
     except ConfigurationError as exc:
@@ -210,7 +216,14 @@ def restore_network(network_class: type, header: dict[str, Any],
         scores, positives = arrays["progressive_scores"], arrays.get("progressive_positives")
         if positives is None or positives.shape != scores.shape or scores.ndim != 2:
             raise ModelFileError(f"{where}: the progressive calibration window is inconsistent")
-        net._progressive = ProgressiveWindow.restore(scores, positives)
+        net._progressive = window = ProgressiveWindow.restore(scores, positives)
+        progress = header.get("progressive") or {}
+        try:  # (files of 0.x before this field: refit after a tenth more)
+            window.since_fit = int(progress.get("since_fit", 0))
+            window.low = min(window.low, float(progress.get("low", window.low)))
+        except (TypeError, ValueError, AttributeError):
+            raise ModelFileError(f"{where}: the progressive calibration state is invalid: "
+                                 f"{progress!r}") from None
     return net
 
 

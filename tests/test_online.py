@@ -1,0 +1,257 @@
+"""One example at a time: learn_one, predict_one, lazy averaging, progressive calibration."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+import snowpy
+from snowpy.exceptions import ConfigurationError
+
+RULES = ["perceptron", "winnow", "balanced-winnow", "thick-separator", "aggressive",
+         "passive-aggressive"]
+
+
+def stream(seed=0, n=80, width=24, labels=("a", "b", "c"), density=0.25):
+    """A noisy sparse problem: each label prefers a few features."""
+    rng = np.random.default_rng(seed)
+    y = rng.integers(len(labels), size=n)
+    dense = (rng.random((n, width)) < density).astype(float)
+    for i, label in enumerate(y):
+        dense[i, 3 * label:3 * label + 3] += rng.random(3) < 0.7
+    dense = np.minimum(dense, 1.0) * rng.choice([1.0, 2.0], size=dense.shape)
+    return sp.csr_matrix(dense), [labels[k] for k in y]
+
+
+def as_dict(row):
+    return dict(zip(row.indices.tolist(), row.data.tolist()))
+
+
+def same_links(a, b):
+    """Bit-for-bit the same links, weights and averaging sums."""
+    assert a.classes_.tolist() == b.classes_.tolist()
+    assert a.feature_ids_.tolist() == b.feature_ids_.tolist()
+    la, lb = a.effective_links(), b.effective_links()
+    assert la.shape == lb.shape and (la != lb).nnz == 0
+    assert a.intercept_.tolist() == b.intercept_.tolist()
+
+
+@pytest.mark.parametrize("links", ["signed", "touched"])
+@pytest.mark.parametrize("rule", RULES)
+def test_learn_one_gives_the_weights_of_partial_fit_example_by_example(rule, links):
+    X, y = stream(seed=1)
+    batch = snowpy.Network(rule, links=links)
+    online = snowpy.Network(rule, links=links)
+    for i in range(X.shape[0]):
+        batch.partial_fit(X[i], [y[i]])
+        online.learn_one(as_dict(X[i]), y[i])
+    same_links(batch, online)
+    assert sum(online.mistakes_) == sum(batch.mistakes_) > 0
+    assert online.n_examples_seen_ == batch.n_examples_seen_ == X.shape[0]
+    assert len(online.mistakes_) == 1  # one entry for a run of learn_one calls
+
+
+def test_learn_one_multilabel_and_every_form_of_an_example_agree():
+    X, y = stream(seed=2, n=60)
+    tags = [(label, "odd") if i % 2 else (label,) for i, label in enumerate(y)]
+    batch = snowpy.Network("balanced-winnow", links="touched")
+    for i in range(X.shape[0]):  # (one at a time: the first example sets the initial weight)
+        batch.partial_fit(X[i], [tags[i]])
+    forms = [as_dict, lambda r: r.indices.tolist() if (r.data == 1).all() else as_dict(r),
+             lambda r: (r.indices.copy(), r.data.copy()), lambda r: r]
+    for form in forms:
+        online = snowpy.Network("balanced-winnow", links="touched")
+        for i in range(X.shape[0]):
+            online.learn_one(form(X[i]), tags[i])
+        same_links(batch, online)
+
+
+def test_lazy_averaging_equals_the_explicit_average_worked_example():
+    """Averaged Perceptron (theta 0, rate 1): the average after T examples is the mean
+    of the weights after each of them, kept as W - U / T with no pass over the table."""
+    X = sp.csr_matrix(np.array([[1, 1, 0], [0, 1, 1], [1, 0, 1], [1, 1, 1], [0, 0, 1]],
+                               dtype=float))
+    y = ["a", "b", "a", "b", "a"]
+    net = snowpy.Network("perceptron", average=True, links="all", precision="float64",
+                         learning_rate=1.0, theta=0.0)
+    for i in range(5):
+        net.learn_one(X[i], y[i])
+    # plain weights after each example (a's row, then b's; intercept last):
+    # 1: a right (0 >= 0); 2: b new, a demoted on x1 x2 and the bias; 3: a promoted, b
+    # demoted on x0 x2; 4: a demoted, b promoted on all; 5: a promoted, b demoted on x2
+    # a: [0 0 0|0] [0 -1 -1|-1] [1 -1 0|0] [0 -2 -1|-1] [0 -2 0|0] -> mean [.2 -1.2 -.4|-.4]
+    # b:            [0 0 0|0]  [-1 0 -1|-1] [0 1 0|0]  [0 1 -1|-1] -> mean [-.2 .4 -.4|-.4]
+    assert np.allclose(net.coef_, [[0.2, -1.2, -0.4], [-0.2, 0.4, -0.4]], rtol=0, atol=1e-15)
+    assert np.allclose(net.intercept_, [-0.4, -0.4], rtol=0, atol=1e-15)
+    unaveraged = snowpy.Network("perceptron", average=False, links="all",
+                                precision="float64", learning_rate=1.0, theta=0.0)
+    for i in range(5):
+        unaveraged.learn_one(X[i], y[i])
+    assert unaveraged.coef_.tolist() == [[0.0, -2.0, 0.0], [0.0, 1.0, -1.0]]
+
+
+@pytest.mark.parametrize("rule", RULES)
+def test_lazy_averaging_equals_the_mean_of_the_weights_after_each_example(rule):
+    X, y = stream(seed=3, n=40, width=10)
+    plain = snowpy.Network(rule, average=False, links="all", precision="float64")
+    averaged = snowpy.Network(rule, average=True, links="all", precision="float64")
+    snapshots = []
+    for i in range(X.shape[0]):
+        plain.learn_one(X[i], y[i])
+        averaged.learn_one(X[i], y[i])
+        snapshots.append((np.c_[plain.coef_, plain.intercept_], plain.classes_.tolist()))
+    final = np.c_[averaged.coef_, averaged.intercept_]
+    order = averaged.classes_.tolist()
+    initial = plain.kernel_.initial_effective_weight
+    explicit = []
+    for weights, classes in snapshots:  # a target (feature) not yet there: initial weights
+        padded = np.full(final.shape, plain.absent_weight_)
+        padded[:, -1] = initial - plain.rule_params_["theta"]
+        for row, label in zip(weights, classes):
+            target = order.index(label)
+            padded[target, :row.size - 1] = row[:-1]
+            padded[target, -1] = row[-1]
+        explicit.append(padded)
+    assert np.allclose(np.mean(explicit, axis=0), final, rtol=1e-12, atol=1e-12)
+    assert not np.allclose(final, snapshots[-1][0])  # averaging did something
+
+
+def _state(net):
+    store = net._store
+    used = int(store.meta[0])
+    calibration = net.calibration_
+    return (store.W[:used].copy(), store.U[:used].copy(), store.target[:used].copy(),
+            store.start[:store.n_rows].copy(), store.size[:store.n_rows].copy(), store.seen,
+            list(net.mistakes_), net.n_examples_seen_, net._counts.copy(),
+            None if calibration is None else calibration.a.copy(),
+            None if calibration is None else calibration.b.copy(),
+            net._progressive.since_fit, net._progressive.filled)
+
+
+def test_predicting_leaves_a_network_learning_online_unchanged():
+    X, y = stream(seed=4, n=300)
+    net = snowpy.Network("balanced-winnow", calibrate="progressive")
+    twin = snowpy.Network("balanced-winnow", calibrate="progressive")
+    for i in range(X.shape[0]):
+        if i % 7 == 1:
+            before = _state(net)
+            net.predict_one(as_dict(X[i]))
+            if net.calibration_ is not None:
+                net.predict_proba_one(as_dict(X[i]))
+                net.predict_proba(X[:5])
+            net.predict(X[i:i + 20])
+            net.decision_function(X[:3])
+            after = _state(net)
+            for a, b in zip(before, after):
+                assert np.array_equal(a, b) if isinstance(a, np.ndarray) else a == b
+        net.learn_one(as_dict(X[i]), y[i])
+        twin.learn_one(as_dict(X[i]), y[i])
+    same_links(net, twin)
+    assert net._effective_cache.keys() == twin._effective_cache.keys()
+
+
+def test_predict_one_scores_exactly_as_the_batch_path():
+    X, y = stream(seed=5, n=200)
+    net = snowpy.Network("winnow", calibrate="progressive")
+    for i in range(150):
+        net.learn_one(as_dict(X[i]), y[i])
+    assert not net._effective_cache  # online prediction builds no weight table ...
+    predicted = [net.predict_one(as_dict(X[i])) for i in range(150, 200)]
+    scores = np.array([net._score_example(X[i].indices.astype(np.int64), X[i].data)
+                       for i in range(150, 200)])
+    probabilities = [net.predict_proba_one(as_dict(X[i])) for i in range(150, 200)]
+    assert not net._effective_cache  # ... however many predictions
+    assert np.array_equal(scores, net.decision_function(X[150:]))  # bit for bit
+    assert predicted == net.predict(X[150:]).tolist()
+    batch = net.predict_proba(X[150:])
+    assert np.allclose([[p[c] for c in net.classes_] for p in probabilities], batch,
+                       rtol=1e-12, atol=0)
+    assert net.predict_one({}) in net.classes_  # nothing active: the bias decides
+
+
+def test_unseen_features_and_labels_grow_the_network_online():
+    net = snowpy.Network("perceptron", precision="float64")
+    net.learn_one({5: 1.0, 9: 2.0}, "a")
+    assert net.n_features_in_ == 10 and net.classes_.tolist() == ["a"]
+    net.learn_one([2, 3_000_000], "b")
+    assert net.n_features_in_ == 3_000_001 and net.classes_.tolist() == ["a", "b"]
+    assert net.predict_one({123: 1.0}) in ("a", "b")  # never seen: scored as absent
+    with pytest.raises(ConfigurationError, match="beyond the network's 2147483648"):
+        net.learn_one([2**31], "a")
+    fixed = snowpy.Network("perceptron").partial_fit(sp.csr_matrix((1, 4)), ["a"])
+    with pytest.raises(ConfigurationError, match="feature id 4 is beyond the network's 4"):
+        fixed.learn_one([4], "a")
+
+
+@pytest.mark.parametrize("example,message", [
+    ("some text", "for raw text use snowpy.SnowClassifier"),
+    ({-1: 1.0}, "feature ids must be >= 0"),
+    ({1: float("nan")}, "strengths finite"),
+    ((np.array([1, 1]), np.array([1.0, 1.0])), "names a feature twice"),
+    ({"word": 1.0}, "a dict of feature id"),
+])
+def test_bad_examples_are_refused_with_a_clear_message(example, message):
+    net = snowpy.Network("perceptron")
+    with pytest.raises(ConfigurationError, match=message):
+        net.learn_one(example, "a")
+
+
+def test_an_online_network_keeps_its_kind_and_its_file(tmp_path):
+    X, y = stream(seed=6, n=120)
+    net = snowpy.Network("perceptron", calibrate="progressive")
+    for i in range(100):
+        net.learn_one(as_dict(X[i]), y[i])
+    with pytest.raises(ConfigurationError, match="trained single-label"):
+        net.learn_one(as_dict(X[100]), ["a", "b"])
+    snowpy.save(net, tmp_path / "online.snowpy")
+    loaded = snowpy.load(tmp_path / "online.snowpy")
+    assert loaded.n_features_in_ == net.n_features_in_
+    for i in range(100, 120):  # both continue alike, in an open feature space
+        net.learn_one(as_dict(X[i]), y[i])
+        loaded.learn_one(as_dict(X[i]), y[i])
+    loaded.learn_one({5_000: 1.0}, "a")
+    net.learn_one({5_000: 1.0}, "a")
+    same_links(net, loaded)
+    assert loaded.predict_proba_one({0: 1.0}) == net.predict_proba_one({0: 1.0})
+
+
+def test_progressive_window_keeps_the_newest_scores_in_a_ring():
+    from snowpy.network.calibrating import ProgressiveWindow
+
+    window = ProgressiveWindow(2)
+    limit = window.limit
+    total = limit + 300
+    scores = np.arange(2 * total, dtype=float).reshape(total, 2)
+    positives = (np.arange(total) % 3 == 0)[:, None] & np.array([True, False])
+    for start in range(0, total, 97):  # blocks of uneven size wrap around the ring
+        window.add(scores[start:start + 97], positives[start:start + 97])
+    kept, kept_positives = window.arrays()
+    assert np.array_equal(kept, scores[-limit:])
+    assert np.array_equal(kept_positives, positives[-limit:])
+    window.add(np.array([[1.0, 2.0, 3.0]]), np.array([[False, False, True]]))  # a target more
+    kept, kept_positives = window.arrays()
+    assert kept.shape == (limit, 3) and kept[-1].tolist() == [1.0, 2.0, 3.0]
+    assert (kept[:-1, 2] < scores.min()).all()  # earlier: the lowest score seen, minus one
+
+
+@pytest.mark.corpus
+def test_progressive_probabilities_are_meaningful_after_a_few_hundred_messages(corpora,
+                                                                             monkeypatch):
+    """SMS Spam as a stream: after 300 messages, the probabilities of the next 1,000
+    beat the base rate's log loss by far and are calibrated on average."""
+    monkeypatch.setenv("SNOWPY_DATA", str(corpora))
+    data = snowpy.corpora.load("sms-spam")
+    clf = snowpy.SnowClassifier(calibrate="progressive", ngrams=1)
+    for text, label in zip(data.texts[:300], data.labels[:300]):
+        clf.learn_one(text, label)
+    truth = np.array([label == "spam" for label in data.labels[300:1300]])
+    spam = np.array([clf.predict_proba_one(text)["spam"] for text in data.texts[300:1300]])
+    spam = np.clip(spam, 1e-6, 1 - 1e-6)
+    log_loss = -np.mean(np.where(truth, np.log(spam), np.log(1 - spam)))
+    rate = truth.mean()
+    base = -(rate * np.log(rate) + (1 - rate) * np.log(1 - rate))
+    assert log_loss < 0.5 * base, (log_loss, base)
+    assert abs(spam.mean() - rate) < 0.05
+    accuracy = np.mean((spam >= 0.5) == truth)
+    assert accuracy > 0.93
