@@ -77,6 +77,9 @@ class FeatureMap:
         self.narrow = narrow
         self._dtype = np.int32 if narrow else np.int64
         size = 1 << max(4, int(np.ceil(np.log2(max(capacity, 2) * 2))))
+        #: counts the times the arrays were replaced (compiled callers holding them
+        #: compare it to know when to take the new ones)
+        self.generation = 0
         self._slots = self._empty_slots(size)
         self._row_ids = np.zeros(size // 2, dtype=self._dtype)
         self.next_row = 1
@@ -130,6 +133,7 @@ class FeatureMap:
 
     def _grow(self) -> None:
         used = self.row_ids.copy()
+        self.generation += 1
         size = self._slots.size  # twice the slots: between a quarter and half full
         self._slots = self._empty_slots(size)
         self._row_ids = np.zeros(size // 2, dtype=self._dtype)

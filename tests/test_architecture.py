@@ -18,7 +18,7 @@ FLOORS = [
     ("plugin host", ["records", "hookspecs", "plugins"]),
     ("building blocks", ["rules", "text", "corpora", "network"]),
     ("estimators", ["classifier", "classifier_state"]),
-    ("uses of estimators", ["persistence", "experiments", "testing"]),
+    ("uses of estimators", ["persistence", "experiments", "testing", "integrations"]),
     ("command line", ["cli"]),
 ]
 #: The building blocks stand side by side: none imports another.

@@ -7,6 +7,7 @@ import pytest
 import scipy.sparse as sp
 
 import snowpy
+from snowpy import corpora as corpora_module
 from snowpy.exceptions import ConfigurationError
 
 RULES = ["perceptron", "winnow", "balanced-winnow", "thick-separator", "aggressive",
@@ -158,7 +159,7 @@ def test_predict_one_scores_exactly_as_the_batch_path():
         net.learn_one(as_dict(X[i]), y[i])
     assert not net._effective_cache  # online prediction builds no weight table ...
     predicted = [net.predict_one(as_dict(X[i])) for i in range(150, 200)]
-    scores = np.array([net._score_example(X[i].indices.astype(np.int64), X[i].data)
+    scores = np.array([net._score_example(X[i].indices.astype(np.int64), X[i].data)[0]
                        for i in range(150, 200)])
     probabilities = [net.predict_proba_one(as_dict(X[i])) for i in range(150, 200)]
     assert not net._effective_cache  # ... however many predictions
@@ -241,7 +242,7 @@ def test_progressive_probabilities_are_meaningful_after_a_few_hundred_messages(c
     """SMS Spam as a stream: after 300 messages, the probabilities of the next 1,000
     beat the base rate's log loss by far and are calibrated on average."""
     monkeypatch.setenv("SNOWPY_DATA", str(corpora))
-    data = snowpy.corpora.load("sms-spam")
+    data = corpora_module.load("sms-spam")
     clf = snowpy.SnowClassifier(calibrate="progressive", ngrams=1)
     for text, label in zip(data.texts[:300], data.labels[:300]):
         clf.learn_one(text, label)

@@ -27,8 +27,8 @@ __all__ = [
     "WINDOW_SCORES",
     "ProgressiveWindow",
     "fit_progressive",
-    "refresh_progressive",
     "held_out_scores",
+    "refresh_progressive",
 ]
 
 #: Progressive scores kept for calibration while streaming (the most recent ones) ...

@@ -144,6 +144,8 @@ class LinkStore:
         #: True for a store loaded from an inference-only model file: one plane
         #: holding the effective (averaged) weights, no training state
         self.frozen = False
+        #: counts the times an array was replaced (see :meth:`replaced`)
+        self.generation = 0
         self._map = FeatureMap(narrow=n_features <= 2**31)
         self.n_rows = 1
         rows = 1024
@@ -219,6 +221,12 @@ class LinkStore:
         return int(self.meta[USED]) - self.n_links
 
     # ----------------------------------------------------------------- growth
+    def replaced(self) -> None:
+        """Record that an array was replaced: compiled callers that hold the arrays
+        (:mod:`snowpy.network.fastpath`) take the new ones. Every method that
+        assigns an array calls it."""
+        self.generation += 1
+
     def add_targets(self, count: int) -> None:
         """Add ``count`` target nodes (they start with no links)."""
         if count <= 0:
@@ -227,6 +235,7 @@ class LinkStore:
         if self.kernel.initial_state:
             state[:] = np.asarray(self.kernel.initial_state, dtype=np.float64)
         self.S = np.concatenate([self.S, state], axis=0)
+        self.replaced()
 
     def _reserve_rows(self, n_rows: int, *, exact: bool = False) -> None:
         capacity = self.start.shape[0]
@@ -241,6 +250,7 @@ class LinkStore:
         self.dense = _grown(self.dense, new, 0)
         if self.count.shape[0]:
             self.count = _grown(self.count, new)
+        self.replaced()
 
     def reserve_links(self, room: int) -> None:
         """Make sure ``room`` more slots can be handed out from the end of the pool."""
@@ -259,6 +269,7 @@ class LinkStore:
             self.U = _grown(self.U, new, None)
         if self.lcount.shape[0]:
             self.lcount = _grown(self.lcount, new, None)
+        self.replaced()
 
     # ------------------------------------------------------------- row lookup
     def training_rows(self, X: sp.csr_matrix) -> np.ndarray:
@@ -332,6 +343,7 @@ class LinkStore:
             np.zeros((0, self.W.shape[1]), self.dtype)
         self.lcount = layout["lcount"]
         self.meta = new_meta()
+        self.replaced()
         self.meta[USED] = self.target.shape[0]
         self.meta[IDLE] = 0
         self.n_rows = n_rows

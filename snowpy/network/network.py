@@ -21,8 +21,8 @@ from snowpy.model_file import write_model
 from snowpy.network.calibrating import (
     ProgressiveWindow,
     fit_progressive,
-    refresh_progressive,
     held_out_scores,
+    refresh_progressive,
 )
 from snowpy.network.labels import (
     LabelIndex,
@@ -303,6 +303,9 @@ class Network(OnlineLearning, WeightViews, RuleParamsEstimator):
         self._online: Any = None
         self._engine_args: Any = None
         self._score_args: Any = None
+        self._single_targets: list[np.ndarray] = []  # [t] for each target t
+        self._fast: Any = None  # the one-example path's arrays (network.fastpath) ...
+        self._fast_key: Any = None  # ... and the generations they were packed at
 
     def _is_fitted(self) -> bool:
         return hasattr(self, "_store")

@@ -22,19 +22,22 @@ import scipy.sparse as sp
 
 from snowpy.exceptions import ConfigurationError
 from snowpy.network.calibrating import refresh_progressive
-from snowpy.network.engine import run_epoch
+from snowpy.network.fastpath import (
+    GROW_MAP,
+    GROW_ROWS,
+    learn_example,
+    pack,
+    score_example,
+)
 from snowpy.network.labels import normalise_label
 from snowpy.network.links import ONLINE_WIDTH
 from snowpy.network.training import NumericalWarning
 from snowpy.records.kernels import kernel_handle
 
-__all__ = ["ONLINE_WIDTH", "OnlineLearning", "score_one"]
+__all__ = ["ONLINE_WIDTH", "OnlineLearning"]
 
 
 _COLLECTIONS = (list, tuple, set, frozenset)
-_NONE = np.empty(0, dtype=np.int64)
-_NONE_TARGETS = np.empty(0, dtype=np.int32)
-_ORDER = np.zeros(1, dtype=np.int64)
 _NO_SCORES = np.empty((0, 0), dtype=np.float64)
 
 
@@ -56,54 +59,6 @@ def _checked(ids, vals):  # pragma: no cover - compiled
     return 0
 
 
-@numba.njit(nogil=True, cache=True)
-def score_one(rows, vals, start, size, cap, dense, target, W, U, seen, planes, absent, round32,
-              bias, theta, out):  # pragma: no cover - compiled
-    """Scores of one example (rows ``-1``: unseen features) from the weights themselves.
-
-    The same arithmetic, in the same order, as
-    :meth:`~snowpy.network.links.LinkStore.effective` followed by
-    :func:`~snowpy.network.scoring.score_rows`: the example scores exactly as
-    the batch path scores it.
-    """
-    n_targets = out.shape[0]
-    averaging = U.shape[0] > 0 and seen > 0
-    for t in range(n_targets):
-        out[t] = 0.0
-    vsum = bias
-    for k in range(-1, rows.shape[0]):
-        if k < 0:
-            if bias == 0.0:
-                continue
-            r = 0
-            v = bias
-        else:
-            r = rows[k]
-            v = vals[k]
-            vsum += v
-            if r < 0:
-                continue
-        first = start[r]
-        is_dense = dense[r] == 1
-        stop = first + (min(cap[r], n_targets) if is_dense else size[r])
-        for j in range(first, stop):
-            effective = 0.0
-            for p in range(planes.shape[0]):
-                if planes[p] == 0.0:
-                    continue
-                weight = float(W[j, p])
-                if averaging:
-                    weight -= U[j, p] / seen
-                effective += planes[p] * weight
-            if round32:
-                effective = float(np.float32(effective))
-            t = j - first if is_dense else target[j]
-            out[t] += v * (effective - absent)
-    base = absent * vsum - theta
-    for t in range(n_targets):
-        out[t] += base
-
-
 class OnlineLearning:
     """``learn_one``, ``predict_one``, ``predict_proba_one``, ``learn_many``,
     ``predict_many``: a mixin of :class:`snowpy.Network`."""
@@ -120,11 +75,11 @@ class OnlineLearning:
 
     def predict_one(self, x: Any) -> Any:
         """The label of one example (a tuple of labels for a multi-label network)."""
-        scores = self._score_example(*self._example(x))
+        scores, best = self._score_example(*self._example(x))
         labels = self._labels.labels
         if self.multilabel_:
             return tuple(labels[t] for t in np.flatnonzero(scores >= 0))
-        return labels[int(np.argmax(scores))] if scores.size else None
+        return labels[best] if scores.size else None
 
     def predict_proba_one(self, x: Any) -> dict[Any, float]:
         """The calibrated probability of each label for one example, a dict.
@@ -134,7 +89,7 @@ class OnlineLearning:
         learning as the window grows (every 8 examples at first, then whenever
         a tenth more came).
         """
-        scores = self._score_example(*self._example(x))
+        scores, _ = self._score_example(*self._example(x))
         if self.calibration_ is None:
             raise ConfigurationError(
                 "this network has no calibration; train it with calibrate='progressive' "
@@ -189,42 +144,41 @@ class OnlineLearning:
                                      if problem == 1 else "an example names a feature twice")
         return ids, vals
 
-    def _score_example(self, ids: np.ndarray, vals: np.ndarray) -> np.ndarray:
+    def _fast_arrays(self) -> Any:
+        """The network's arrays as one compiled argument, repacked when one was replaced."""
+        store = self._store
+        key = (store.generation, store._map.generation)
+        if self._fast_key != key:
+            self._fast = pack(store, self._target_counts(), self.kernel_.params)
+            self._fast_key = key
+        return self._fast
+
+    def _score_example(self, ids: np.ndarray, vals: np.ndarray) -> tuple[np.ndarray, int]:
+        """Scores of one checked example, and the best target."""
         self._check_fitted()
         store = self._store
-        rows = store._map.rows(ids, insert=False, unseen=-1, checked=True) if ids.size \
-            else np.empty(0, np.int32)
         out = np.empty(store.n_targets, dtype=np.float64)
-        planes, absent, round32, bias, theta = self._scoring_arguments()
-        score_one(rows, vals, store.start, store.size, store.cap, store.dense, store.target,
-                  store.W, store.U if self.average else store.U[:0], float(store.seen),
-                  planes, absent, round32, bias, theta, out)
-        return out
+        constants = self._score_args
+        if constants is None:  # (reset when the network is created or loaded)
+            constants = self._score_args = (
+                store.absent, store.dtype != np.float64 and not store.frozen,
+                self._bias_strength(), float(self.rule_params_["theta"]))
+        best = score_example(self._fast_arrays(), ids, vals, float(store.seen), *constants,
+                             out)
+        return out, best
 
-    def _scoring_arguments(self) -> tuple:
-        """What scoring one example needs that does not change as the network learns."""
-        cached = self._score_args
-        if cached is None:
-            store = self._store
-            cached = self._score_args = (
-                np.asarray(store.planes, dtype=np.float64), store.absent,
-                store.dtype != np.float64 and not store.frozen, self._bias_strength(),
-                float(self.rule_params_["theta"]))
-        return cached
-
-    def _engine_arguments(self) -> tuple[tuple, tuple]:
-        """The engine's arguments that do not change from one example to the next."""
+    def _engine_arguments(self) -> tuple[Any, tuple]:
+        """The kernel's handle and the engine's arguments that do not change from one
+        example to the next."""
         cached = self._engine_args
         if cached is None:  # (reset when the network is created or loaded)
             store, kernel, params = self._store, self.kernel_, self.rule_params_
-            cached = self._engine_args = (
-                (kernel_handle(kernel.compiled), np.asarray(store.planes, dtype=np.float64), kernel.params,
-                 store.initial_weights, store.absent_planes, store.policy_code,
-                 store.min_count, True, True, bool(kernel.multiplicative),
-                 store.min_magnitude, store.max_magnitude),
-                (float(params["theta"]), float(params["thickness"]),
-                 float(params["negative_thickness"]), self._bias_strength(),
-                 bool(self.multilabel_), self.multiclass == "constraint"))
+            cached = self._engine_args = kernel_handle(kernel.compiled), (
+                store.policy_code, store.min_count, bool(kernel.multiplicative),
+                store.min_magnitude, store.max_magnitude, float(params["theta"]),
+                float(params["thickness"]), float(params["negative_thickness"]),
+                self._bias_strength(), bool(self.multilabel_),
+                self.multiclass == "constraint")
         return cached
 
     def _learn_example(self, ids: np.ndarray, vals: np.ndarray, y: Any,
@@ -257,36 +211,39 @@ class OnlineLearning:
             targets = np.unique(np.array([labels.add(normalise_label(label)) for label in y],
                                          dtype=np.int32))
         else:
-            targets = np.array([labels.add(normalise_label(y))], dtype=np.int32)
+            target = labels._index.get(y) if type(y) is str else None
+            if target is None:
+                target = labels.add(normalise_label(y))
+            singles = self._single_targets  # one array per target, made once
+            while len(singles) <= target:
+                singles.append(np.array([len(singles)], dtype=np.int32))
+            targets = singles[target]
         store = self._store
         if len(labels) > store.n_targets:
             store.add_targets(len(labels) - store.n_targets)
-        rows = store._map.rows(ids, insert=True, checked=True) if ids.size else \
-            np.empty(0, np.int32)
-        if store._map.next_row > store.n_rows:
-            store._reserve_rows(store._map.next_row)
-            store.n_rows = store._map.next_row
-        counts = self._target_counts()
+        fmap = store._map
         window = self._progressive
         scores = np.empty((1, store.n_targets)) if window is not None else _NO_SCORES
-        before, after = self._engine_arguments()
-        indptr = np.array([0, ids.size], dtype=np.int64)
-        y_indptr = np.array([0, targets.size], dtype=np.int64)
+        kernel, constants = self._engine_arguments()
         while True:
-            result = run_epoch(
-                before[0], *store.rowinfo, *store.pool, store.S, *before[1:], indptr, rows,
-                vals,
-                _ORDER, y_indptr, targets, _NONE, _NONE_TARGETS, *after, store.seen, counts,
-                ids.size, scores)
-            processed, mistakes, updates, overflows, underflows, nonfinite, seen, room = result
-            if processed or not room:
+            (status, next_row, processed, mistakes, updates, overflows, underflows, nonfinite,
+             seen, room) = learn_example(self._fast_arrays(), kernel, ids, vals, targets,
+                                         fmap.next_row, *constants, store.seen, scores)
+            fmap.next_row = next_row  # (features mapped before a stop keep their rows)
+            store.n_rows = max(store.n_rows, next_row)
+            if status == GROW_MAP:
+                fmap._grow()
+            elif status == GROW_ROWS:
+                store._reserve_rows(next_row)
+            elif processed or not room:
                 break
-            store.reserve_links(room)
+            else:
+                store.reserve_links(room)
         if nonfinite:
             from snowpy.exceptions import NumericalError
 
             raise NumericalError(f"rule {self.rule!r} produced NaN; check its parameters "
-                                 f"{kernel.params.tolist()}")
+                                 f"{self.kernel_.params.tolist()}")
         store.seen = seen
         self.n_examples_seen_ += 1
         self.underflows_ += underflows

@@ -182,6 +182,7 @@ def restore_network(network_class: type, header: dict[str, Any],
             raise ModelFileError(f"{where}: the per-target state has shape {state.shape}, "
                                  f"expected {store.S.shape}")
         store.S = np.array(state)
+        store.replaced()
     store.seen = int(header.get("seen", 0))
     net.rule_spec_ = spec
     net.rule_params_ = validated
@@ -210,6 +211,8 @@ def restore_network(network_class: type, header: dict[str, Any],
     net._online = None
     net._engine_args = None
     net._score_args = None
+    net._fast = net._fast_key = None
+    net._single_targets = []
     if header.get("calibration"):
         net.calibration_ = Calibration.from_file(header["calibration"], arrays, where)
     if "progressive_scores" in arrays:
@@ -269,6 +272,7 @@ def _adopt(store: LinkStore, header: dict[str, Any], arrays: dict[str, np.ndarra
     if frozen:
         store.n_planes = 1
         store.W = np.zeros((0, 1), store.dtype)
+        store.replaced()
         store._frozen_absent = float(header["links"]["absent"])
     store._map.rows(ids, insert=True)
     if store._map.next_row != sizes.shape[0]:
