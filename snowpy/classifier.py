@@ -21,6 +21,7 @@ import numpy as np
 from snowpy.base import RuleParamsEstimator
 from snowpy.classifier_state import classifier_state
 from snowpy.exceptions import ConfigurationError, NotFittedError
+from snowpy.learn_text import learn_text
 from snowpy.model_file import write_model
 from snowpy.network import Network
 from snowpy.network.labels import is_multilabel, sorted_labels
@@ -297,8 +298,11 @@ class SnowClassifier(RuleParamsEstimator):
             network.check_options()
             self.featurizer_ = self._make_featurizer()
             self.network_ = network
-        ids, vals = self.featurizer_.features_one(x)  # sorted, unique, checked
-        self.network_._learn_example(ids, vals, y, width=1 << int(self.featurizer_.bits))
+        width = 1 << int(self.featurizer_.bits)
+        if type(x) is str and not self.keep_names and self._learn_fused(x, y, width):
+            return self
+        ids, vals = self._features_one(x)  # sorted, unique, checked
+        self.network_._learn_example(ids, vals, y, width=width)
         if self.keep_names and not isinstance(x, dict):
             kept = ids[self.network_.link_counts(ids) > 0]
             self._name_kept_features([x], kept)
@@ -307,13 +311,55 @@ class SnowClassifier(RuleParamsEstimator):
     def predict_one(self, x: Any) -> Any:
         """The label of one document (a tuple of labels for a multi-label model)."""
         self._check_fitted()
-        return self.network_.predict_one(self.featurizer_.features_one(x))
+        return self.network_._label_of(*self.network_._score_example(*self._features_one(x)))
 
     def predict_proba_one(self, x: Any) -> dict[Any, float]:
         """The probability of each label for one document, a dict (needs ``calibrate``;
         ``calibrate="progressive"`` follows a stream from its first examples)."""
         self._check_fitted()
-        return self.network_.predict_proba_one(self.featurizer_.features_one(x))
+        scores, _ = self.network_._score_example(*self._features_one(x))
+        return self.network_._probabilities_of(scores)
+
+    def _learn_fused(self, x: str, y: Any, width: int) -> bool:
+        """Featurise and learn a text in one compiled call (:mod:`snowpy.learn_text`)
+        when the front end allows it; False when it was not learned (the caller
+        takes the two-call path)."""
+        network, featurizer = self.network_, self.featurizer_
+        last = getattr(self, "_last_features", None)
+        if last is not None and last[0] is x and last[1] is featurizer:
+            return False  # featurised already (predict, then learn)
+        single = featurizer._single()
+        if single is None or featurizer.unicode_form or featurizer.strip_accents \
+                or not hasattr(network, "_store"):
+            return False
+        raw = np.frombuffer(x.encode("utf-8", "surrogatepass"), dtype=np.uint8)
+        if raw.size > single._size:
+            return False
+        targets, scores = network._begin_example(None, y, width)
+        store = network._store
+        kernel, constants = network._engine_arguments()
+        result = learn_text(single.buffers, raw, *single.settings, network._fast_arrays(),
+                            kernel, targets, store._map.next_row, *constants, store.seen,
+                            scores)
+        if not result[0]:
+            return False
+        featurizer.invalid_bytes_ = 0
+        step = result[2:]
+        if not network._step_done(step):
+            return False
+        network._finish_example(step, targets, scores)
+        return True
+
+    def _features_one(self, x: Any) -> tuple[np.ndarray, np.ndarray]:
+        """The features of one document; those of the last text again when it is the same
+        object (predict, then learn: the text is featurised once; strings do not change)."""
+        last = getattr(self, "_last_features", None)  # (text, featurizer, features)
+        if last is not None and last[0] is x and last[1] is self.featurizer_:
+            return last[2]
+        features = self.featurizer_.features_one(x)
+        if type(x) is str:
+            self._last_features = (x, self.featurizer_, features)
+        return features
 
     def learn_many(self, texts: Iterable[Any], labels: Sequence[Any]) -> SnowClassifier:
         """Learn a mini-batch in order (River's name for :meth:`partial_fit`)."""

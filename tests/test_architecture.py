@@ -13,11 +13,11 @@ PACKAGE = Path(__file__).resolve().parent.parent / "snowpy"
 
 #: Floors, lowest first: a module may import its own floor and those below.
 FLOORS = [
-    ("base", ["_version", "exceptions", "_validation", "hashmap", "model_file", "metrics",
-              "calibration", "base"]),
+    ("base", ["_version", "exceptions", "_validation", "hashmap", "bundles", "model_file",
+              "metrics", "calibration", "base"]),
     ("plugin host", ["records", "hookspecs", "plugins"]),
     ("building blocks", ["rules", "text", "corpora", "network"]),
-    ("estimators", ["classifier", "classifier_state"]),
+    ("estimators", ["learn_text", "classifier", "classifier_state"]),
     ("uses of estimators", ["persistence", "experiments", "testing", "integrations"]),
     ("command line", ["cli"]),
 ]

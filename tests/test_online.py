@@ -20,7 +20,7 @@ def stream(seed=0, n=80, width=24, labels=("a", "b", "c"), density=0.25):
     y = rng.integers(len(labels), size=n)
     dense = (rng.random((n, width)) < density).astype(float)
     for i, label in enumerate(y):
-        dense[i, 3 * label:3 * label + 3] += rng.random(3) < 0.7
+        dense[i, (3 * label + np.arange(3)) % width] += rng.random(3) < 0.7
     dense = np.minimum(dense, 1.0) * rng.choice([1.0, 2.0], size=dense.shape)
     return sp.csr_matrix(dense), [labels[k] for k in y]
 
@@ -256,3 +256,22 @@ def test_progressive_probabilities_are_meaningful_after_a_few_hundred_messages(c
     assert abs(spam.mean() - rate) < 0.05
     accuracy = np.mean((spam >= 0.5) == truth)
     assert accuracy > 0.93
+
+
+def test_many_labels_grow_the_workspace_alike_online_and_in_batches():
+    """With every link made (links="all") and 300 labels, an example's link lists outgrow
+    the engine's first workspace: the batch engine (one call over many examples) and the
+    one-example path both grow it, and learn the same weights."""
+    labels = [f"l{k}" for k in range(300)]
+    X, y = stream(seed=7, n=150, width=40, labels=labels, density=0.35)
+    batch = snowpy.Network("perceptron", links="all")
+    batch.partial_fit(X[:1], y[:1])  # (the first example creates the network alike)
+    batch.partial_fit(X[1:], y[1:], classes=labels)
+    online = snowpy.Network("perceptron", links="all")
+    online.learn_one(as_dict(X[0]), y[0])
+    for label in labels:  # the same targets, in the same order, before the rest
+        online._begin_example(None, label, 40)
+    for i in range(1, X.shape[0]):
+        online.learn_one(as_dict(X[i]), y[i])
+    same_links(batch, online)
+    assert online._fast_queue > 16 * (online._fast_width + 1)  # it did grow

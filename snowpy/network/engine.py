@@ -66,10 +66,11 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-from snowpy.network.blocks import DENSE_SHARE, USED, append_link, densify
+from snowpy.network.blocks import DENSE_SHARE, USED, append_link, densify, leaf
 from snowpy.records.kernels import as_kernel
 
-__all__ = ["ALL", "POLICIES", "POSITIVE", "RESULT_FIELDS", "SIGNED", "TOUCHED", "run_epoch"]
+__all__ = ["ALL", "POLICIES", "POSITIVE", "RESULT_FIELDS", "SIGNED", "TOUCHED", "epoch_loop",
+           "new_workspace", "run_epoch"]
 
 #: Link policies (``links=`` of :class:`snowpy.Network`), as the engine numbers them.
 POSITIVE = 0
@@ -96,6 +97,26 @@ def _plane_sum(W, j, planes, kind):  # pragma: no cover - compiled
 
 
 @numba.njit(nogil=True, cache=True)
+def new_workspace(max_active, n_targets, n_planes, W, queue):  # pragma: no cover - compiled
+    """The scratch arrays of :func:`epoch_loop`, for examples of up to ``max_active``
+    features and ``n_targets`` targets, with ``queue`` entries of link lists (a
+    tuple; the last item is its clock)."""
+    a = max_active + 1
+    q = queue
+    return (np.empty(a, np.int64), np.empty(a, np.float64), np.empty(a, np.bool_),
+            np.empty(a, np.bool_), np.zeros(a, np.bool_), np.zeros(a, np.int64),
+            np.empty(a, np.int64), np.empty((a, n_planes), np.float64), np.empty(a, np.float64),
+            np.empty(a, np.int64), np.empty(a, np.int64), np.empty(n_planes, np.float64),
+            np.empty(n_planes, np.float64), np.empty(n_targets, np.float64),
+            np.zeros(n_targets, np.int64), np.zeros(n_targets, np.int64),
+            np.empty(n_targets, np.int64), np.zeros(n_targets, np.int64),
+            np.zeros(n_targets, np.int64), np.empty(q, np.int64), np.empty(q, np.int64),
+            np.empty(q, np.int64), np.empty(2 * n_planes, W.dtype),
+            np.empty(n_planes, np.float64), np.empty(n_planes, np.float64),
+            np.zeros(2, np.int64))
+
+
+@numba.njit(nogil=True, cache=True)
 def run_epoch(kernel, start, size, cap, count, dense_rows, target, W, U, lcount, meta, S,
               planes, params, init_w, absent_w, policy, min_count,
               counting, creating, multiplicative, min_magnitude, max_magnitude, indptr, rows,
@@ -112,6 +133,48 @@ def run_epoch(kernel, start, size, cap, count, dense_rows, target, W, U, lcount,
     has rows, ``scores[pos, t]`` receives target ``t``'s score (activation
     minus ``theta``) for the ``pos``-th example of ``order`` *before* learning
     from it, from the averaged weights when averaging (progressive validation).
+    ``max_active``: the most features an example of ``order`` has.
+    """
+    queue = 16 * (max_active + 1)
+    ws = new_workspace(max_active, counts.shape[0], planes.shape[0], W, queue)
+    done = mistakes = updates = overflows = underflows = 0
+    recording = scores.shape[0] > 0
+    while True:
+        rest = scores[done:] if recording else scores
+        r = epoch_loop(kernel, start, size, cap, count, dense_rows, target, W, U, lcount, meta,
+                       S, planes, params, init_w, absent_w, policy, min_count, counting,
+                       creating, multiplicative, min_magnitude, max_magnitude, indptr, rows,
+                       vals, order[done:], y_indptr, y_targets, a_indptr, a_targets, theta,
+                       pos_thickness, neg_thickness, bias, multilabel, constraint, seen, counts,
+                       rest, ws)
+        done += r[0]
+        mistakes += r[1]
+        updates += r[2]
+        overflows += r[3]
+        underflows += r[4]
+        seen = r[6]
+        if r[8] == 0 or r[5]:
+            return done, mistakes, updates, overflows, underflows, r[5], seen, r[7]
+        queue = 2 * r[8]  # an example with more links than the lists had room for
+        ws = new_workspace(max_active, counts.shape[0], planes.shape[0], W, queue)
+
+
+@leaf
+def epoch_loop(kernel, start, size, cap, count, dense_rows, target, W, U, lcount, meta, S,
+               planes, params, init_w, absent_w, policy, min_count,
+               counting, creating, multiplicative, min_magnitude, max_magnitude, indptr, rows,
+               vals, order, y_indptr, y_targets, a_indptr, a_targets, theta, pos_thickness,
+               neg_thickness, bias, multilabel, constraint, seen, counts, scores,
+               ws):  # pragma: no cover - compiled; covered by the NUMBA_DISABLE_JIT run
+    """:func:`run_epoch` in a workspace from :func:`new_workspace`, large enough for
+    every example of ``order`` and every target. A workspace serves call after call
+    (the one-example path keeps one): its clock numbers the examples and the target
+    visits across calls, so that its stamps are never cleared.
+
+    It allocates nothing (a :func:`~snowpy.network.blocks.leaf`: no reference
+    counting of its sixty arrays, a microsecond a call): when an example's link
+    lists need more room than the workspace's queue, it stops before that
+    example and returns the room needed as a ninth figure (0 otherwise).
     """
     update = as_kernel(kernel)  # the rule's kernel, from its address
     n_targets = counts.shape[0]
@@ -125,13 +188,15 @@ def run_epoch(kernel, start, size, cap, count, dense_rows, target, W, U, lcount,
     averaging = U.shape[0] > 0
     counting_rows = count.shape[0] > 0 and counting
     counting_links = lcount.shape[0] > 0 and counting
+    (row_buf, val_buf, eligible, dense, grown, kmark, open_k, wbuf, vbuf, kbuf, jbuf, new_w,
+     new_u, acc, stamp, allowed_stamp, head, listed, needed, qk, qo, nxt, stored, init_local,
+     absent_local, clock) = ws
     # initial and absent weights as the pool stores them (rounded when float32)
-    stored = np.empty(2 * n_planes, W.dtype)
     for p in range(n_planes):
         stored[p] = init_w[p]
         stored[n_planes + p] = absent_w[p]
-    init_w = np.empty(n_planes, np.float64)
-    absent_w = np.empty(n_planes, np.float64)
+    init_w = init_local
+    absent_w = absent_local
     absent = 0.0
     initial = 0.0
     for p in range(n_planes):
@@ -142,38 +207,19 @@ def run_epoch(kernel, start, size, cap, count, dense_rows, target, W, U, lcount,
     capacity = target.shape[0]
     dense_at = max(1, int(DENSE_SHARE * n_targets + 0.5))
     dense_room = n_targets
-    row_buf = np.empty(max_active + 1, np.int64)
-    val_buf = np.empty(max_active + 1, np.float64)
-    eligible = np.empty(max_active + 1, np.bool_)
-    dense = np.empty(max_active + 1, np.bool_)
-    grown = np.zeros(max_active + 1, np.bool_)
-    kmark = np.zeros(max_active + 1, np.int64)
-    open_k = np.empty(max_active + 1, np.int64)
-    wbuf = np.empty((max_active + 1, n_planes), np.float64)
-    vbuf = np.empty(max_active + 1, np.float64)
-    kbuf = np.empty(max_active + 1, np.int64)
-    jbuf = np.empty(max_active + 1, np.int64)
-    new_w = np.empty(n_planes, np.float64)
-    new_u = np.empty(n_planes, np.float64)
-    acc = np.empty(n_targets, np.float64)
-    stamp = np.zeros(n_targets, np.int64)
-    allowed_stamp = np.zeros(n_targets, np.int64)
-    head = np.empty(n_targets, np.int64)
-    listed = np.zeros(n_targets, np.int64)
-    needed = np.zeros(n_targets, np.int64)
-    qcap = 16 * (max_active + 1)  # grown when an example needs more
-    qk = np.empty(qcap, np.int64)
-    qo = np.empty(qcap, np.int64)
-    nxt = np.empty(qcap, np.int64)
+    qcap = qk.shape[0]
     recording = scores.shape[0] > 0
     mistakes = 0
     updates = 0
     overflows = 0
     underflows = 0
-    tag = 0
+    first_mark = clock[0]  # marks and tags go on from the workspace's last call
+    tag = clock[1]
     for pos in range(order.shape[0]):
         i = order[pos]
-        mark = pos + 1
+        mark = first_mark + pos + 1
+        clock[0] = mark  # (kept current: every return leaves the clock past what it used)
+        clock[1] = tag
         m = 0
         if bias != 0.0:
             row_buf[0] = 0
@@ -206,12 +252,11 @@ def run_epoch(kernel, start, size, cap, count, dense_rows, target, W, U, lcount,
         if policy == TOUCHED or policy == SIGNED or creating:
             need = 4 * (linked + m * (n_allowed if policy != POSITIVE else n_positive))
             if meta[USED] + need > capacity:
-                return pos, mistakes, updates, overflows, underflows, 0, seen, need
+                clock[1] = tag
+                return pos, mistakes, updates, overflows, underflows, 0, seen, need, 0
         if linked + m * fan + 1 > qcap:
-            qcap = 2 * (linked + m * fan + 1)
-            qk = np.empty(qcap, np.int64)
-            qo = np.empty(qcap, np.int64)
-            nxt = np.empty(qcap, np.int64)
+            clock[1] = tag
+            return pos, mistakes, updates, overflows, underflows, 0, seen, 0, linked + m * fan + 1
         # --- a new row about to link half the targets or more starts dense (no list
         #     refers to it yet)
         if creating and policy == ALL and fan >= dense_at:
@@ -486,7 +531,8 @@ def run_epoch(kernel, start, size, cap, count, dense_rows, target, W, U, lcount,
                 for p in range(n_planes):
                     w = wbuf[h, p]
                     if w != w:
-                        return pos, mistakes, updates, overflows, underflows, 1, seen, 0
+                        clock[1] = tag
+                        return pos, mistakes, updates, overflows, underflows, 1, seen, 0, 0
                     magnitude = abs(w)
                     if multiplicative and w <= 0.0:
                         w = min_magnitude
@@ -541,4 +587,5 @@ def run_epoch(kernel, start, size, cap, count, dense_rows, target, W, U, lcount,
                     densify(r, n_targets, start, size, cap, dense_rows, target, W, U, lcount,
                             meta, absent_w)
         seen += 1
-    return order.shape[0], mistakes, updates, overflows, underflows, 0, seen, 0
+    clock[1] = tag
+    return order.shape[0], mistakes, updates, overflows, underflows, 0, seen, 0, 0

@@ -20,53 +20,40 @@ from typing import Any
 import numba
 import numpy as np
 
+from snowpy.bundles import bundle
 from snowpy.hashmap import _probe
-from snowpy.network.engine import run_epoch
+from snowpy.network.engine import epoch_loop, new_workspace
 
-__all__ = ["GROW_MAP", "GROW_ROWS", "OnlineArrays", "learn_example", "pack", "score_example",
+__all__ = ["GROW_MAP", "GROW_QUEUE", "GROW_ROWS", "OnlineArrays", "learn_example", "pack", "score_example",
            "score_one"]
 
-#: :func:`learn_example`'s status: the feature map must grow, or the rows.
-GROW_MAP, GROW_ROWS = 1, 2
+#: :func:`learn_example`'s status: the feature map must grow, or the rows, or the
+#: workspace's queue of link lists (to the size given as the room figure).
+GROW_MAP, GROW_ROWS, GROW_QUEUE = 1, 2, 3
 
 FIELDS = ("slots", "row_ids", "start", "size", "cap", "count", "dense", "target", "W", "U",
           "lcount", "meta", "S", "counts", "planes", "params", "init_w", "absent_w",
-          "indptr", "y_indptr", "order", "none64", "none32", "no_scores")
+          "indptr", "y_indptr", "order", "none64", "none32", "no_scores", "ws")
 
 
-if numba.config.DISABLE_JIT:
-    class OnlineArrays:
-        """The arrays of a network and its feature map (a plain object without the JIT)."""
-
-        def __init__(self, *values: Any) -> None:
-            for name, value in zip(FIELDS, values):
-                setattr(self, name, value)
-else:
-    from numba.core import types
-    from numba.experimental import structref
-
-    # at module level: numba's disk cache names the type by its import path
-    @structref.register
-    class OnlineArraysType(types.StructRef):
-        def preprocess_fields(self, fields: Any) -> Any:
-            return tuple((name, types.unliteral(kind)) for name, kind in fields)
-
-    class OnlineArrays(structref.StructRefProxy):  # type: ignore[no-redef]
-        """The arrays of a network and its feature map, as one compiled argument."""
-
-    structref.define_proxy(OnlineArrays, OnlineArraysType, list(FIELDS))
+#: The network's arrays and its feature map's, as one compiled argument.
+OnlineArrays = bundle("OnlineArrays", FIELDS, __name__)
 
 
-def pack(store: Any, counts: np.ndarray, kernel_params: np.ndarray) -> Any:
-    """The struct of a :class:`~snowpy.network.links.LinkStore`'s current arrays."""
+def pack(store: Any, counts: np.ndarray, kernel_params: np.ndarray, width: int,
+         queue: int) -> Any:
+    """The struct of a :class:`~snowpy.network.links.LinkStore`'s current arrays, with
+    a training workspace for examples of up to ``width`` features and ``queue``
+    entries of link lists."""
     fmap = store._map
+    planes = np.asarray(store.planes, dtype=np.float64)
     return OnlineArrays(
         fmap._slots, fmap._row_ids, store.start, store.size, store.cap, store.count,
         store.dense, store.target, store.W, store.U, store.lcount, store.meta, store.S,
-        counts, np.asarray(store.planes, dtype=np.float64), kernel_params,
-        store.initial_weights, store.absent_planes, np.zeros(2, np.int64),
-        np.zeros(2, np.int64), np.zeros(1, np.int64), np.empty(0, np.int64),
-        np.empty(0, np.int32), np.empty((0, 0), np.float64))
+        counts, planes, kernel_params, store.initial_weights, store.absent_planes,
+        np.zeros(2, np.int64), np.zeros(2, np.int64), np.zeros(1, np.int64),
+        np.empty(0, np.int64), np.empty(0, np.int32), np.empty((0, 0), np.float64),
+        new_workspace(width, store.n_targets, planes.shape[0], store.W, queue))
 
 
 @numba.njit(nogil=True, cache=True)
@@ -121,12 +108,14 @@ def score_one(rows, vals, start, size, cap, dense, target, W, U, seen, planes, a
 def learn_example(a, kernel, ids, vals, targets, next_row, policy, min_count, multiplicative,
                   min_magnitude, max_magnitude, theta, pos_thickness, neg_thickness, bias,
                   multilabel, constraint, seen, scores):  # pragma: no cover - compiled
-    """Learn one example (ids sorted and unique): ``(status, next_row)`` followed by
+    """Learn one example (ids sorted and unique, no more than the workspace's width):
+    ``(status, next_row)`` followed by
     the engine's :data:`~snowpy.network.engine.RESULT_FIELDS`.
 
-    ``status`` is 0, or :data:`GROW_MAP` / :data:`GROW_ROWS` when the feature
-    map or the rows must grow first (then nothing was learned; features
-    already mapped keep their rows, and the call is repeated).
+    ``status`` is 0, or :data:`GROW_MAP` / :data:`GROW_ROWS` /
+    :data:`GROW_QUEUE` when the feature map, the rows or the workspace must
+    grow first (then nothing was learned; features already mapped keep their
+    rows, and the call is repeated).
     """
     n = ids.shape[0]
     rows = np.empty(n, np.int32)
@@ -137,12 +126,14 @@ def learn_example(a, kernel, ids, vals, targets, next_row, policy, min_count, mu
         return GROW_ROWS, next_row, 0, 0, 0, 0, 0, 0, seen, 0
     a.indptr[1] = n
     a.y_indptr[1] = targets.shape[0]
-    r = run_epoch(kernel, a.start, a.size, a.cap, a.count, a.dense, a.target, a.W, a.U,
-                  a.lcount, a.meta, a.S, a.planes, a.params, a.init_w, a.absent_w, policy,
-                  min_count, True, True, multiplicative, min_magnitude, max_magnitude,
-                  a.indptr, rows, vals, a.order, a.y_indptr, targets, a.none64, a.none32,
-                  theta, pos_thickness, neg_thickness, bias, multilabel, constraint, seen,
-                  a.counts, n, scores)
+    r = epoch_loop(kernel, a.start, a.size, a.cap, a.count, a.dense, a.target, a.W, a.U,
+                   a.lcount, a.meta, a.S, a.planes, a.params, a.init_w, a.absent_w, policy,
+                   min_count, True, True, multiplicative, min_magnitude, max_magnitude,
+                   a.indptr, rows, vals, a.order, a.y_indptr, targets, a.none64, a.none32,
+                   theta, pos_thickness, neg_thickness, bias, multilabel, constraint, seen,
+                   a.counts, scores, a.ws)
+    if r[8]:
+        return GROW_QUEUE, next_row, 0, 0, 0, 0, 0, 0, seen, r[8]
     return 0, next_row, r[0], r[1], r[2], r[3], r[4], r[5], r[6], r[7]
 
 

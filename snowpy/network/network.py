@@ -305,7 +305,8 @@ class Network(OnlineLearning, WeightViews, RuleParamsEstimator):
         self._score_args: Any = None
         self._single_targets: list[np.ndarray] = []  # [t] for each target t
         self._fast: Any = None  # the one-example path's arrays (network.fastpath) ...
-        self._fast_key: Any = None  # ... and the generations they were packed at
+        self._fast_key = self._fast_map_key = -1  # ... the generations they were packed at
+        self._fast_width = self._fast_queue = 0
 
     def _is_fitted(self) -> bool:
         return hasattr(self, "_store")

@@ -24,6 +24,7 @@ from snowpy.exceptions import ConfigurationError
 from snowpy.network.calibrating import refresh_progressive
 from snowpy.network.fastpath import (
     GROW_MAP,
+    GROW_QUEUE,
     GROW_ROWS,
     learn_example,
     pack,
@@ -75,11 +76,7 @@ class OnlineLearning:
 
     def predict_one(self, x: Any) -> Any:
         """The label of one example (a tuple of labels for a multi-label network)."""
-        scores, best = self._score_example(*self._example(x))
-        labels = self._labels.labels
-        if self.multilabel_:
-            return tuple(labels[t] for t in np.flatnonzero(scores >= 0))
-        return labels[best] if scores.size else None
+        return self._label_of(*self._score_example(*self._example(x)))
 
     def predict_proba_one(self, x: Any) -> dict[Any, float]:
         """The calibrated probability of each label for one example, a dict.
@@ -90,13 +87,7 @@ class OnlineLearning:
         a tenth more came).
         """
         scores, _ = self._score_example(*self._example(x))
-        if self.calibration_ is None:
-            raise ConfigurationError(
-                "this network has no calibration; train it with calibrate='progressive' "
-                "(online) or 'cv' to get probabilities"
-            )
-        probabilities = self.calibration_.probabilities(scores[None, :])[0]
-        return dict(zip(self._labels.labels, probabilities.tolist()))
+        return self._probabilities_of(scores)
 
     def learn_many(self, X: Any, y: Sequence[Any]) -> Any:
         """Learn a mini-batch in order (River's name for :meth:`partial_fit`)."""
@@ -107,6 +98,22 @@ class OnlineLearning:
         return self.predict(X)
 
     # ----------------------------------------------------------------- paths
+    def _label_of(self, scores: np.ndarray, best: int) -> Any:
+        """The prediction of one example from its scores and its best target."""
+        labels = self._labels.labels
+        if self.multilabel_:
+            return tuple(labels[t] for t in np.flatnonzero(scores >= 0))
+        return labels[best] if scores.size else None
+
+    def _probabilities_of(self, scores: np.ndarray) -> dict[Any, float]:
+        if self.calibration_ is None:
+            raise ConfigurationError(
+                "this network has no calibration; train it with calibrate='progressive' "
+                "(online) or 'cv' to get probabilities"
+            )
+        probabilities = self.calibration_.probabilities(scores[None, :])[0]
+        return dict(zip(self._labels.labels, probabilities.tolist()))
+
     def _example(self, x: Any) -> tuple[np.ndarray, np.ndarray]:
         """``(ids, strengths)`` of one example, ids sorted as a CSR row's are."""
         if isinstance(x, tuple) and len(x) == 2 and isinstance(x[0], np.ndarray):
@@ -144,13 +151,18 @@ class OnlineLearning:
                                      if problem == 1 else "an example names a feature twice")
         return ids, vals
 
-    def _fast_arrays(self) -> Any:
-        """The network's arrays as one compiled argument, repacked when one was replaced."""
+    def _fast_arrays(self, width: int = 0) -> Any:
+        """The network's arrays as one compiled argument, repacked when one was replaced
+        or when the workspace is narrower than ``width`` features."""
         store = self._store
-        key = (store.generation, store._map.generation)
-        if self._fast_key != key:
-            self._fast = pack(store, self._target_counts(), self.kernel_.params)
-            self._fast_key = key
+        if store.generation != self._fast_key or store._map.generation != self._fast_map_key \
+                or width > self._fast_width:
+            if width > self._fast_width:
+                self._fast_width = max(width, 2 * self._fast_width, 256)
+            self._fast_queue = max(self._fast_queue, 16 * (self._fast_width + 1))
+            self._fast = pack(store, self._target_counts(), self.kernel_.params,
+                              self._fast_width, self._fast_queue)
+            self._fast_key, self._fast_map_key = store.generation, store._map.generation
         return self._fast
 
     def _score_example(self, ids: np.ndarray, vals: np.ndarray) -> tuple[np.ndarray, int]:
@@ -184,15 +196,32 @@ class OnlineLearning:
     def _learn_example(self, ids: np.ndarray, vals: np.ndarray, y: Any,
                        width: int | None = None) -> Any:
         """Learn one checked example (ids sorted, unique, >= 0). A network it starts
-        has ``width`` features, or with none an open feature space: any id below
-        :data:`ONLINE_WIDTH`, ``n_features_in_`` one past the largest seen."""
+        has ``width`` features (the caller then knows the ids are below it), or with
+        none an open feature space: any id below :data:`ONLINE_WIDTH`,
+        ``n_features_in_`` one past the largest seen. (The one-example path: every
+        line here costs on every example.)"""
+        targets, scores = self._begin_example(ids, y, width)
+        store = self._store
+        kernel, constants = self._engine_arguments()
+        while True:
+            result = learn_example(self._fast_arrays(ids.size), kernel, ids, vals, targets,
+                                   store._map.next_row, *constants, store.seen, scores)
+            if self._step_done(result):
+                return self._finish_example(result, targets, scores)
+
+    def _begin_example(self, ids: np.ndarray | None, y: Any, width: int | None
+                       ) -> tuple[np.ndarray, np.ndarray]:
+        """Check an example about to be learned (``ids`` None: known to fit the network,
+        which exists), create its labels' targets; ``(targets, scores buffer)``."""
         multilabel = isinstance(y, _COLLECTIONS)
-        if not self._is_fitted():
+        store = getattr(self, "_store", None)
+        if store is None:
             self._initialise_sized(width or ONLINE_WIDTH, float(ids.size), multilabel)
+            store = self._store
             if width is None:
                 self._open_features = True
                 self.n_features_in_ = 0
-        elif self._store.frozen:
+        elif store.frozen:
             raise ConfigurationError(
                 "this network was loaded from an inference-only model file: it keeps no "
                 "training state to continue from"
@@ -200,7 +229,7 @@ class OnlineLearning:
         elif multilabel != self.multilabel_:
             kind = "multi-label" if self.multilabel_ else "single-label"
             raise ConfigurationError(f"this network was trained {kind}; y must be {kind} too")
-        if ids.size and ids[-1] >= self.n_features_in_:
+        if width is None and ids.size and ids[-1] >= self.n_features_in_:
             if not (self._open_features and ids[-1] < ONLINE_WIDTH):
                 limit = ONLINE_WIDTH if self._open_features else self.n_features_in_
                 raise ConfigurationError(
@@ -218,27 +247,39 @@ class OnlineLearning:
             while len(singles) <= target:
                 singles.append(np.array([len(singles)], dtype=np.int32))
             targets = singles[target]
+        if len(labels) > store.S.shape[0]:
+            store.add_targets(len(labels) - store.S.shape[0])
+        if self._progressive is None:
+            return targets, _NO_SCORES
+        return targets, np.empty((1, store.S.shape[0]))
+
+    def _step_done(self, result: tuple) -> bool:
+        """After a compiled step (:func:`~snowpy.network.fastpath.learn_example`'s
+        figures): record the rows it mapped and grow what it asked for; True when the
+        example was learned, False when the step must be called again."""
         store = self._store
-        if len(labels) > store.n_targets:
-            store.add_targets(len(labels) - store.n_targets)
         fmap = store._map
-        window = self._progressive
-        scores = np.empty((1, store.n_targets)) if window is not None else _NO_SCORES
-        kernel, constants = self._engine_arguments()
-        while True:
-            (status, next_row, processed, mistakes, updates, overflows, underflows, nonfinite,
-             seen, room) = learn_example(self._fast_arrays(), kernel, ids, vals, targets,
-                                         fmap.next_row, *constants, store.seen, scores)
-            fmap.next_row = next_row  # (features mapped before a stop keep their rows)
-            store.n_rows = max(store.n_rows, next_row)
-            if status == GROW_MAP:
-                fmap._grow()
-            elif status == GROW_ROWS:
-                store._reserve_rows(next_row)
-            elif processed or not room:
-                break
-            else:
-                store.reserve_links(room)
+        status, next_row = result[0], result[1]
+        fmap.next_row = next_row  # (features mapped before a stop keep their rows)
+        if next_row > store.n_rows:
+            store.n_rows = next_row
+        if status == GROW_MAP:
+            fmap._grow()
+        elif status == GROW_ROWS:
+            store._reserve_rows(next_row)
+        elif status == GROW_QUEUE:
+            self._fast_queue = 2 * result[9]
+            self._fast_key = -1  # repack
+        elif result[2] or not result[9]:  # processed, or no room asked for
+            return True
+        else:
+            store.reserve_links(result[9])
+        return False
+
+    def _finish_example(self, result: tuple, targets: np.ndarray, scores: np.ndarray) -> Any:
+        """The bookkeeping after an example was learned."""
+        _, _, _, mistakes, updates, overflows, underflows, nonfinite, seen, _ = result
+        store = self._store
         if nonfinite:
             from snowpy.exceptions import NumericalError
 
@@ -246,23 +287,25 @@ class OnlineLearning:
                                  f"{self.kernel_.params.tolist()}")
         store.seen = seen
         self.n_examples_seen_ += 1
-        self.underflows_ += underflows
         if not self._online:  # one entry of mistakes_ for a run of learn_one calls
             self.mistakes_.append(0)
             self.updates_.append(0)
             self._online = True
-        self.mistakes_[-1] += mistakes
-        self.updates_[-1] += updates
+        if mistakes:
+            self.mistakes_[-1] += mistakes
         if updates:
+            self.updates_[-1] += updates
             self._effective_cache.clear()
-        if window is not None:
+            if underflows:
+                self.underflows_ += underflows
+        if scores.shape[0]:
             positives = np.zeros((1, store.n_targets), dtype=bool)
             positives[0, targets] = True
-            window.add(scores, positives)
+            self._progressive.add(scores, positives)
             refresh_progressive(self)  # here, not when predicting: predictions change nothing
         if overflows:
             self.overflows_ += overflows
             warnings.warn(f"{overflows} weight updates exceeded the largest magnitude kept "
                           f"({store.max_magnitude:g}) and were clamped", NumericalWarning,
-                          stacklevel=3)
+                          stacklevel=4)
         return self

@@ -211,7 +211,9 @@ def restore_network(network_class: type, header: dict[str, Any],
     net._online = None
     net._engine_args = None
     net._score_args = None
-    net._fast = net._fast_key = None
+    net._fast = None
+    net._fast_key = net._fast_map_key = -1
+    net._fast_width = net._fast_queue = 0
     net._single_targets = []
     if header.get("calibration"):
         net.calibration_ = Calibration.from_file(header["calibration"], arrays, where)

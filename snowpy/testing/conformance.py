@@ -80,7 +80,9 @@ def check_compiled_matches_python(rule: str, params: Mapping[str, Any] | None = 
     as_python = property(lambda kernel: getattr(kernel.update, "py_func", kernel.update))
     with mock.patch.object(training, "run_epoch", engine.run_epoch.py_func), \
             mock.patch.object(RuleKernel, "compiled", as_python), \
-            mock.patch.object(engine, "as_kernel", lambda kernel: kernel):
+            mock.patch.object(engine, "as_kernel", lambda kernel: kernel), \
+            mock.patch.object(engine, "epoch_loop", engine.epoch_loop.py_func), \
+            mock.patch.object(engine, "new_workspace", engine.new_workspace.py_func):
         python = _network(rule, params or {}, epochs=2, precision="float64").fit(X, y) \
             .effective_weights()
     assert np.allclose(compiled, python, rtol=1e-12, atol=1e-300), \

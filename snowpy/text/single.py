@@ -15,6 +15,7 @@ from __future__ import annotations
 import numba
 import numpy as np
 
+from snowpy.bundles import bundle
 from snowpy.text.assemble import assemble_rows
 from snowpy.text.extractors.words import words_extract
 from snowpy.text.tokenize import _ascii_word, _tokenize
@@ -52,6 +53,27 @@ def _words_row(data, offsets, classes, lower, ascii_word, lowercase, strip_marks
     return nnz, invalid[0]
 
 
+#: The buffers and tables of :func:`_words_row`, as one compiled argument.
+WordsBuffers = bundle("WordsBuffers", (
+    "offsets", "classes", "lower", "ascii_word", "out", "starts", "ends", "doc_ptr",
+    "invalid", "params", "seeds", "ids", "ptrs", "indptr", "indices", "values", "scratch"),
+    __name__)
+
+
+@numba.njit(nogil=True, cache=True)
+def _row(b, raw, lowercase, strip_marks, mask, mode, l2, bits):  # pragma: no cover - compiled
+    """:func:`_words_row` on a :data:`WordsBuffers`: ``(ids, strengths, invalid)``,
+    ``ids`` None when a buffer is too small."""
+    b.offsets[1] = raw.shape[0]
+    nnz, invalid = _words_row(
+        raw, b.offsets, b.classes, b.lower, b.ascii_word, lowercase, strip_marks, b.out,
+        b.starts, b.ends, b.doc_ptr, b.invalid, b.params, b.seeds, mask, b.ids, b.ptrs, mode,
+        l2, bits, b.indptr, b.indices, b.values, b.scratch)
+    if nnz < 0:
+        return np.empty(0, np.int64), np.empty(0, np.float64), -1
+    return b.indices[:nnz].astype(np.int64), b.values[:nnz].copy(), invalid
+
+
 class WordsOnly:
     """Buffers and settings for :func:`_words_row`, grown to the longest document seen."""
 
@@ -66,6 +88,8 @@ class WordsOnly:
         self.mask = (1 << bits) - 1
         self.per_token = int(sum(segment.kernel.per_token for segment in segments))
         self.mode, self.l2, self.bits = mode, bool(l2), bits
+        self.settings = (self.lowercase, self.strip_marks, self.mask, self.mode, self.l2,
+                         self.bits)
         self.offsets = np.zeros(2, dtype=np.int64)
         self.doc_ptr = np.zeros(2, dtype=np.int64)
         self.invalid = np.zeros(1, dtype=np.int64)
@@ -84,15 +108,16 @@ class WordsOnly:
         self.indices = np.empty(room, dtype=np.int32)
         self.values = np.empty(room, dtype=np.float64)
         self.scratch = np.empty(room, dtype=np.int32)
+        self.buffers = WordsBuffers(
+            self.offsets, self.classes, self.lower, self.ascii_word, self.out, self.starts,
+            self.ends, self.doc_ptr, self.invalid, self.params, self.seeds, self.ids,
+            self.ptrs, self.indptr, self.indices, self.values, self.scratch)
 
     def row(self, raw: np.ndarray) -> tuple[np.ndarray, np.ndarray, int]:
         """``(ids, strengths, invalid bytes)`` of one document's UTF-8 bytes."""
         if raw.size > self._size:
             self._grow(max(raw.size, 2 * self._size))
-        self.offsets[1] = raw.size
-        nnz, invalid = _words_row(
-            raw, self.offsets, self.classes, self.lower, self.ascii_word, self.lowercase,
-            self.strip_marks, self.out, self.starts, self.ends, self.doc_ptr, self.invalid,
-            self.params, self.seeds, self.mask, self.ids, self.ptrs, self.mode, self.l2,
-            self.bits, self.indptr, self.indices, self.values, self.scratch)
-        return self.indices[:nnz].astype(np.int64), self.values[:nnz].copy(), int(invalid)
+        ids, vals, invalid = _row(self.buffers, raw, *self.settings)
+        if invalid < 0:  # (the buffers are sized for the longest possible row)
+            raise RuntimeError("a feature buffer was too small")
+        return ids, vals, invalid
