@@ -299,13 +299,11 @@ class SnowClassifier(RuleParamsEstimator):
             self.featurizer_ = self._make_featurizer()
             self.network_ = network
         width = 1 << int(self.featurizer_.bits)
-        if type(x) is str and not self.keep_names and self._learn_fused(x, y, width):
-            return self
-        ids, vals = self._features_one(x)  # sorted, unique, checked
-        self.network_._learn_example(ids, vals, y, width=width)
+        if not (type(x) is str and self._learn_fused(x, y, width)):
+            ids, vals = self._features_one(x)  # sorted, unique, checked
+            self.network_._learn_example(ids, vals, y, width=width)
         if self.keep_names and not isinstance(x, dict):
-            kept = ids[self.network_.link_counts(ids) > 0]
-            self._name_kept_features([x], kept)
+            self.featurizer_.record_names([x])
         return self
 
     def predict_one(self, x: Any) -> Any:

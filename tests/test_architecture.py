@@ -19,7 +19,7 @@ FLOORS = [
     ("building blocks", ["rules", "text", "corpora", "network"]),
     ("estimators", ["learn_text", "classifier", "classifier_state"]),
     ("uses of estimators", ["persistence", "experiments", "testing", "integrations"]),
-    ("command line", ["cli"]),
+    ("command line", ["cli", "__main__"]),
 ]
 #: The building blocks stand side by side: none imports another.
 SIDE_BY_SIDE = ["rules", "text", "corpora", "network"]

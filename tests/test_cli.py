@@ -223,3 +223,112 @@ def test_inference_only_model_from_the_command_line(model, tmp_path):
     info = json.loads(run("inspect", str(slim), "--json").stdout)
     assert info["inference_only"] and not json.loads(
         run("inspect", str(model), "--json").stdout)["inference_only"]
+
+
+# ------------------------------------------------------------------ streaming
+def _snowpy(*args: str) -> list[str]:
+    import sys
+
+    return [sys.executable, "-m", "snowpy", *args]
+
+
+def _read_line(stream, seconds: float = 120.0) -> bytes:
+    """One line from a child's output, or fail after ``seconds`` (no hang)."""
+    import threading
+
+    box: list[bytes] = []
+    reader = threading.Thread(target=lambda: box.append(stream.readline()), daemon=True)
+    reader.start()
+    reader.join(seconds)
+    assert box, f"no answer within {seconds} s"
+    return box[0]
+
+
+def test_predict_answers_each_line_before_the_next_is_written(model):
+    """A filter: each answer comes back while the next line is not written yet, and
+    matches what a batch prediction of the same lines says."""
+    lines = [line.split("\t", 1)[1] for line in Path(TEST).read_text().splitlines()[:4]]
+    expected = run("predict", str(model), TEST).stdout.splitlines()[:4]
+    child = subprocess.Popen(_snowpy("predict", str(model), "--batch", "1"),
+                             stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE)
+    try:
+        answers = []
+        for line in lines:
+            child.stdin.write(line.encode() + b"\n")
+            child.stdin.flush()
+            answers.append(_read_line(child.stdout).decode().strip())
+        child.stdin.close()
+        assert child.wait(timeout=60) == 0
+    finally:
+        child.kill()
+    assert answers == expected
+
+
+def test_predict_into_a_closed_pipe_ends_quietly(model, tmp_path):
+    """``snowpy predict ... | head -1``: the reader goes away, snowpy stops with status 0
+    and says nothing."""
+    many = tmp_path / "many.txt"
+    many.write_text("the invoice is wrong\n" * 20000)
+    child = subprocess.Popen(_snowpy("predict", str(model), str(many), "--batch", "1"),
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    first = _read_line(child.stdout)
+    child.stdout.close()
+    _, errors = child.communicate(timeout=120)
+    assert first.strip() and child.returncode == 0
+    assert errors == b""
+
+
+def test_train_from_standard_input_is_a_stream(tmp_path):
+    """``snowpy train -``: one pass, progressive accuracy at 1, 2, 4... and every 100,
+    checkpoints every 100 documents, a model that predicts."""
+    output = tmp_path / "stream.snowpy"
+    result = run("train", "-", "-o", str(output), "--save-every", "100", "--report-every",
+                 "150", input=Path(TRAIN).read_text())
+    assert result.exit_code == 0, result.output
+    rows = [line.split() for line in result.stderr.splitlines()
+            if line.strip() and line.split()[0].replace(",", "").isdigit()]
+    assert [int(row[0]) for row in rows] == [1, 2, 4, 8, 16, 32, 64, 128, 150, 256, 300, 400]
+    assert rows[0][1] == "1"  # nothing to predict the first document with: a mistake
+    summary = run("train", "-", "-o", str(output), "--save-every", "100", "--json",
+                  input=Path(TRAIN).read_text())
+    data = json.loads(summary.stdout)
+    assert data["stream"] and data["documents"] == 400 and data["checkpoints"] == 4
+    assert data["calibrated"] and 0.8 < data["progressive_accuracy"] < 1.0
+    clf = snowpy.load(output)
+    texts = [line.split("\t", 1)[1] for line in Path(TEST).read_text().splitlines()]
+    labels = [line.split("\t", 1)[0] for line in Path(TEST).read_text().splitlines()]
+    assert clf.score(texts, labels) > 0.85
+    assert set(clf.predict_proba_one(texts[0])) == set(clf.classes_)
+
+
+@pytest.mark.parametrize("options,message", [
+    (["--epochs", "3"], "a stream is learned in one pass"),
+    (["--calibrate", "cv"], "needs the data twice"),
+])
+def test_a_stream_refuses_what_needs_the_data_twice(tmp_path, options, message):
+    result = run("train", "-", "-o", str(tmp_path / "m.snowpy"), *options,
+                 input=Path(TRAIN).read_text())
+    assert result.exit_code == 1 and message in result.stderr
+    assert not (tmp_path / "m.snowpy").exists()
+
+
+def test_a_stream_learns_in_memory_that_does_not_grow_with_it(tmp_path):
+    """Eight times the stream, the same peak memory: nothing of it is kept."""
+    rng = np.random.default_rng(0)
+    words = np.array([f"w{k}" for k in range(400)])
+
+    def peak(n: int) -> float:
+        labels = rng.integers(3, size=n)
+        lines = "".join(f"c{label}\t{' '.join(rng.choice(words[label::3], 12))}\n"
+                        for label in labels)
+        done = subprocess.run(_snowpy("train", "-", "-o", str(tmp_path / f"{n}.snowpy"),
+                                      "--json", "--no-keep-names"),
+                              input=lines.encode(), capture_output=True, timeout=600)
+        assert done.returncode == 0, done.stderr.decode()
+        summary = json.loads(done.stdout)
+        assert summary["documents"] == n and summary["progressive_accuracy"] > 0.95
+        return summary["peak_memory_mb"]
+
+    small, large = peak(10_000), peak(80_000)
+    assert large < small + 20, (small, large)

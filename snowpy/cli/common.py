@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 import functools
-import io
 import os
 import sys
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -20,9 +19,12 @@ __all__ = [
     "err",
     "fail",
     "handles_errors",
+    "iter_documents",
     "parse_optional_float",
     "parse_range",
+    "quiet_on_closed_pipe",
     "read_documents",
+    "read_lines",
     "rule_options",
     "state",
 ]
@@ -184,6 +186,27 @@ def read_documents(corpus: str, *, split: str | None, format: str | None,
     return [d.text for d in documents], [d.label for d in documents], problems
 
 
+def iter_documents(corpus: str, *, split: str | None, format: str | None,
+                   encoding: str | None, on_error: str) -> tuple[Iterator[Any], Any]:
+    """The documents of CORPUS one by one, and the problems report: standard input
+    (``-``) as the lines arrive, a file as it is read, a registered corpus from memory."""
+    from snowpy import corpora
+    from snowpy.corpora.documents import Problems
+
+    problems = Problems(on_error)
+    options: dict[str, Any] = {"encoding": encoding} if encoding else {}
+    if corpus == "-":
+        return corpora.read_stream(sys.stdin.buffer, format=format, problems=problems,
+                                   **options), problems
+    if Path(corpus.split("::")[0]).exists():
+        return iter(corpora.read(corpus, format=format, split=split, problems=problems,
+                                 **options)), problems
+    if os.sep in corpus or "." in Path(corpus).name:
+        raise ConfigurationError(f"{corpus}: no such file or folder")
+    loaded = corpora.load(corpus, split, on_error=on_error)
+    return iter(loaded.documents()), loaded.problems
+
+
 class _temporary:
     """Standard input stored in a temporary file, so every reader can take it."""
 
@@ -201,12 +224,40 @@ class _temporary:
         os.unlink(self.path)
 
 
-def read_lines(source: str | None) -> Iterable[str]:
-    """Lines of a file, or of standard input for ``None`` or ``-``."""
+def read_lines(source: str | None) -> Iterator[str]:
+    """Lines of a file, or of standard input for ``None`` or ``-``, each as soon as it
+    is complete (a pipe is read line by line, never to its end first)."""
     if source in (None, "-"):
-        stream = io.TextIOWrapper(sys.stdin.buffer, encoding="utf-8", errors="replace")
-        return [line.rstrip("\r\n") for line in stream]
+        return _lines(sys.stdin.buffer)
     path = Path(source)
     if not path.is_file():
         raise ConfigurationError(f"{path}: no such file")
-    return path.read_text(encoding="utf-8", errors="replace").splitlines()
+    return _lines(path.open("rb"), close=True)
+
+
+def _lines(stream: Any, close: bool = False) -> Iterator[str]:
+    try:
+        while True:
+            raw = stream.readline()  # returns once a line is complete: no read-ahead wait
+            if not raw:
+                return
+            yield raw.decode("utf-8", "replace").rstrip("\r\n")
+    finally:
+        if close:
+            stream.close()
+
+
+class quiet_on_closed_pipe:
+    """Output to a reader that went away (``snowpy predict ... | head``) ends the
+    command quietly, with status 0, as the reader asked: no traceback, no message."""
+
+    def __enter__(self) -> quiet_on_closed_pipe:
+        return self
+
+    def __exit__(self, kind: Any, exc: Any, trace: Any) -> bool:
+        if kind is None or not issubclass(kind, BrokenPipeError):
+            return False
+        # Python flushes standard output once more at exit: point it at nothing first
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        raise typer.Exit(0)

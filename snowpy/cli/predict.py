@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+import sys
+from collections.abc import Iterator
+from itertools import islice
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import numpy as np
 import orjson
 import typer
 
-from snowpy.cli.common import handles_errors, read_lines
+from snowpy.cli.common import handles_errors, quiet_on_closed_pipe, read_lines
 
 
 @handles_errors
@@ -19,42 +22,94 @@ def predict(
                                                       "standard input when absent or -")] = None,
     top_k: Annotated[int, typer.Option("--top-k", "-k", help="labels per document")] = 1,
     jsonl: Annotated[bool, typer.Option("--jsonl", help="JSON Lines output")] = False,
-    batch: Annotated[int, typer.Option(help="documents per batch")] = 10000,
+    batch: Annotated[int | None, typer.Option(
+        help="documents per batch; 1 answers each line as soon as it is read (the "
+             "default when the output is a terminal, else 10000)")] = None,
 ) -> None:
     """Predict a label for each line of INPUT (or standard input), to standard output.
 
     With --top-k K, the K most likely labels and their probabilities (scores
-    when the model is not calibrated).
+    when the model is not calibrated). As a filter (--batch 1, or any time the
+    output is a terminal) each answer is written as soon as its line is read;
+    a reader that stops reading (| head) ends it quietly.
     """
     from snowpy import load
     from snowpy.classifier import SnowClassifier
 
     if top_k < 1:
         raise typer.BadParameter("must be at least 1", param_hint="--top-k")
+    if batch is not None and batch < 1:
+        raise typer.BadParameter("must be at least 1", param_hint="--batch")
     classifier = load(model)
     if not isinstance(classifier, SnowClassifier):
         raise typer.BadParameter("this model has no text front end", param_hint="MODEL")
-    lines = list(read_lines(input))
-    network = classifier.network_
-    classes = network.classes_.tolist()
-    calibrated = network.calibration_ is not None
-    for start in range(0, len(lines), batch):
-        chunk = lines[start:start + batch]
+    lines = read_lines(input)
+    answer = _Answers(classifier, top_k, jsonl)
+    out = sys.stdout
+    with quiet_on_closed_pipe():
+        if batch == 1 or (batch is None and out.isatty()):
+            for line in lines:
+                out.write(answer.one(line))
+                out.flush()
+        else:
+            for chunk in _chunks(lines, batch or 10000):
+                out.write("".join(answer.many(chunk)))
+            out.flush()
+
+
+def _chunks(lines: Iterator[str], size: int) -> Iterator[list[str]]:
+    while chunk := list(islice(lines, size)):
+        yield chunk
+
+
+class _Answers:
+    """The output line of each document: its label(s), or the top k with their
+    probabilities (scores when the model is not calibrated), as text or JSON."""
+
+    def __init__(self, classifier: Any, top_k: int, jsonl: bool) -> None:
+        self.classifier = classifier
+        self.network = classifier.network_
+        self.classes = self.network.classes_.tolist()
+        self.calibration = self.network.calibration_
+        self.top_k, self.jsonl = top_k, jsonl
+
+    def one(self, line: str) -> str:
+        """The answer to one line, through the one-example path."""
+        network = self.network
+        scores, best = network._score_example(*self.classifier._features_one(line))
         if network.multilabel_:
-            for labels in classifier.predict(chunk):
-                typer.echo(orjson.dumps({"labels": list(labels)}).decode() if jsonl
-                           else ",".join(map(str, labels)))
-            continue
-        scores = classifier.predict_proba(chunk) if calibrated \
-            else classifier.decision_function(chunk)
-        order = np.argsort(-scores, axis=1, kind="stable")[:, :top_k]
-        for row, best in zip(scores, order):
-            pairs = [(classes[i], float(row[i])) for i in best]
-            if jsonl:
-                key = "probability" if calibrated else "score"
-                typer.echo(orjson.dumps({"label": pairs[0][0], "top": [
-                    {"label": label, key: round(value, 6)} for label, value in pairs]}).decode())
-            elif top_k == 1:
-                typer.echo(str(pairs[0][0]))
-            else:
-                typer.echo("\t".join(f"{label} {value:.4f}" for label, value in pairs))
+            return self._labels(network._label_of(scores, best))
+        if self.top_k == 1 and not self.jsonl and self.calibration is None:
+            return f"{self.classes[best]}\n"
+        if self.calibration is not None:  # ranked by probability, as a batch is
+            scores = self.calibration.probabilities(scores[None, :])[0]
+        return self._ranked(scores)
+
+    def many(self, lines: list[str]) -> Iterator[str]:
+        """The answers to a batch of lines."""
+        classifier = self.classifier
+        if self.network.multilabel_:
+            for labels in classifier.predict(lines):
+                yield self._labels(labels)
+            return
+        scores = classifier.predict_proba(lines) if self.calibration is not None \
+            else classifier.decision_function(lines)
+        for row in scores:
+            yield self._ranked(row)
+
+    def _labels(self, labels: Any) -> str:
+        if self.jsonl:
+            return orjson.dumps({"labels": list(labels)}).decode() + "\n"
+        return ",".join(map(str, labels)) + "\n"
+
+    def _ranked(self, row: np.ndarray) -> str:
+        best = np.argsort(-row, kind="stable")[:self.top_k]
+        pairs = [(self.classes[i], float(row[i])) for i in best]
+        if self.jsonl:
+            key = "probability" if self.calibration is not None else "score"
+            return orjson.dumps({"label": pairs[0][0], "top": [
+                {"label": label, key: round(value, 6)} for label, value in pairs]}).decode() \
+                + "\n"
+        if self.top_k == 1:
+            return f"{pairs[0][0]}\n"
+        return "\t".join(f"{label} {value:.4f}" for label, value in pairs) + "\n"

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import sys
 import time
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
@@ -12,17 +13,25 @@ from snowpy.cli.common import (
     echo_json,
     err,
     handles_errors,
+    iter_documents,
     parse_optional_float,
     parse_range,
     read_documents,
     rule_options,
 )
+from snowpy.cli.stream import StreamReport, learn_stream
+from snowpy.exceptions import ConfigurationError
 
 HELP = """Train a model on CORPUS and save it to MODEL.
 
 CORPUS is a path (a folder or .tar.gz/.zip of class folders, label<TAB>text
 lines, CSV, JSON Lines, fastText lines), a registered corpus name (snowpy
 corpus list), or - for standard input.
+
+Standard input is learned as a stream (--stream): one pass, each document
+predicted then learned, progressive accuracy reported at 1, 2, 4, 8...
+examples, in memory that does not grow with the stream; --save-every N
+writes the model every N examples.
 
 Rule parameters are options too: --rule winnow --alpha 1.35 --beta 0.8
 --theta 4. `snowpy plugins` lists every rule's parameters and defaults.
@@ -41,7 +50,8 @@ def train(
     bits: Annotated[int, typer.Option(help="hash into 2**bits features")] = 22,
     values: Annotated[str, typer.Option(help="binary, count or log")] = "binary",
     l2: Annotated[bool, typer.Option("--l2/--no-l2", help="l2-normalise rows")] = False,
-    epochs: Annotated[int, typer.Option(help="passes over the data")] = 10,
+    epochs: Annotated[int | None, typer.Option(
+        help="passes over the data (default 10; a stream is learned in one)")] = None,
     average: Annotated[bool, typer.Option("--average/--no-average")] = True,
     early_stop: Annotated[bool, typer.Option(
         "--early-stop/--no-early-stop", help="stop after an epoch without update")] = True,
@@ -59,7 +69,9 @@ def train(
     precision: Annotated[str, typer.Option(help="weights stored as float32 or float64")
                          ] = "float32",
     seed: Annotated[int, typer.Option(help="seed of the shuffling")] = 0,
-    calibrate: Annotated[str, typer.Option(help="none, cv, holdout or progressive")] = "cv",
+    calibrate: Annotated[str | None, typer.Option(
+        help="none, cv, holdout or progressive (default cv; progressive for a stream)")
+    ] = None,
     calibration_folds: Annotated[int, typer.Option(help="folds for calibration")] = 3,
     keep_names: Annotated[bool, typer.Option("--keep-names/--no-keep-names",
                                              help="keep the inverse feature map")] = True,
@@ -72,11 +84,35 @@ def train(
     inference_only: Annotated[bool, typer.Option(
         "--inference-only", help="save only what prediction needs (a smaller file that "
         "cannot continue training)")] = False,
+    stream: Annotated[bool | None, typer.Option(
+        "--stream/--no-stream", help="learn in one pass, each document predicted then "
+        "learned (progressive validation, SNoW -i +); the default for standard input")
+    ] = None,
+    save_every: Annotated[int | None, typer.Option(
+        help="with --stream, write the model every N documents")] = None,
+    report_every: Annotated[int | None, typer.Option(
+        help="with --stream, report accuracy every N documents too (SNoW -c k)")] = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q")] = False,
     json_output: Annotated[bool, typer.Option("--json", help="a JSON summary")] = False,
 ) -> None:
     from snowpy import SnowClassifier
 
+    streaming = corpus == "-" if stream is None else stream
+    if streaming:
+        if epochs not in (None, 1):
+            raise ConfigurationError("a stream is learned in one pass: --epochs 1 (or save "
+                                     "the stream to a file and train from it)")
+        if calibrate in ("cv", "holdout"):
+            raise ConfigurationError(f"--calibrate {calibrate} needs the data twice; a stream "
+                                     "is calibrated progressively (--calibrate progressive)")
+        epochs, calibrate = 1, "progressive" if calibrate is None else calibrate
+    elif save_every or report_every:
+        raise ConfigurationError("--save-every and --report-every go with --stream")
+    epochs = 10 if epochs is None else epochs
+    calibrate = "cv" if calibrate is None else calibrate
+    for name, value in (("--save-every", save_every), ("--report-every", report_every)):
+        if value is not None and value < 1:
+            raise ConfigurationError(f"{name} must be at least 1, got {value}")
     rule_params = rule_options(rule, ctx.args)
     classifier = SnowClassifier(
         rule, thickness=thickness, ngrams=parse_range(ngrams, "--ngrams"),
@@ -91,6 +127,13 @@ def train(
     )
     classifier._make_network().check_options()  # every option before the corpus is read
     started = time.perf_counter()
+    if streaming:
+        _train_stream(classifier, corpus, output, format=format, encoding=encoding,
+                      split=split, on_error=on_error, save_every=save_every,
+                      report_every=report_every, save_partial=save_partial,
+                      inference_only=inference_only, quiet=quiet, json_output=json_output,
+                      rule=rule, started=started)
+        return
     texts, labels, problems = read_documents(corpus, split=split, format=format,
                                              encoding=encoding, on_error=on_error)
     if problems.skipped and not json_output:
@@ -128,6 +171,61 @@ def train(
         err(f"trained {rule} on {len(texts)} documents, {len(net.classes_)} classes, "
             f"{len(net.mistakes_)} epochs, {net.n_links_:,} links in {seconds:.1f} s; "
             f"saved {output}")
+
+
+def _train_stream(classifier: Any, corpus: str, output: Path, *, format: str | None,
+                  encoding: str | None, split: str | None, on_error: str,
+                  save_every: int | None, report_every: int | None,
+                  save_partial: Path | None, inference_only: bool, quiet: bool,
+                  json_output: bool, rule: str, started: float) -> None:
+    """One pass over CORPUS as a stream (see :mod:`snowpy.cli.stream`), then save."""
+    documents, problems = iter_documents(corpus, split=split, format=format,
+                                         encoding=encoding, on_error=on_error)
+    report = StreamReport(report_every, show=not (quiet or json_output))
+    try:
+        checkpoints = learn_stream(classifier, documents, report, output=output,
+                                   save_every=save_every, inference_only=inference_only)
+    except KeyboardInterrupt:
+        if save_partial is not None and hasattr(classifier, "network_"):
+            classifier.save(save_partial)
+            err(f"interrupted after {report.examples:,} documents: what was learned is in "
+                f"{save_partial}")
+        else:
+            err(f"interrupted after {report.examples:,} documents: {output} "
+                + ("holds the last checkpoint" if save_every else "was not written"))
+        raise typer.Exit(130) from None
+    if not hasattr(classifier, "network_"):
+        raise ConfigurationError(f"{corpus}: no documents found")
+    if problems.skipped and not json_output:
+        err(f"skipped {problems.skipped} malformed record(s); first: {problems.messages[0]}")
+    net = classifier.network_
+    net.prune()  # discard (SNoW -d) and eligible percent apply at the end, as after fit
+    classifier.save(output, inference_only=inference_only)
+    seconds = time.perf_counter() - started
+    summary = {
+        "model": str(output), "documents": report.examples, "classes": len(net.classes_),
+        "rule": rule, "rule_params": net.rule_params_, "stream": True,
+        "progressive_accuracy": round(report.accuracy, 6), "mistakes": report.mistakes,
+        "links": net.n_links_, "checkpoints": checkpoints, "skipped": problems.skipped,
+        "seconds": round(seconds, 3), "calibrated": net.calibration_ is not None,
+        "inference_only": inference_only, "peak_memory_mb": _peak_memory_mb(),
+    }
+    if json_output:
+        echo_json(summary)
+    elif not quiet:
+        err(f"learned {report.examples:,} documents one at a time ({rule}), "
+            f"{len(net.classes_)} classes, progressive accuracy {report.accuracy:.4f}, "
+            f"{net.n_links_:,} links in {seconds:.1f} s; saved {output}")
+
+
+def _peak_memory_mb() -> float | None:
+    """The process's peak resident memory so far (None where the OS does not say)."""
+    try:
+        import resource
+    except ImportError:  # pragma: no cover - Windows
+        return None
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    return round(peak / (1024 * 1024 if sys.platform == "darwin" else 1024), 1)
 
 
 class _Reporter:

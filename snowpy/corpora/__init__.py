@@ -5,7 +5,8 @@ record with its file and line, or archive member):
 
 * :func:`read_directory`: one folder per class, from a folder, ``.tar.gz``
   or ``.zip``, with split folders;
-* :func:`read_tsv`, :func:`read_csv`, :func:`read_fasttext`: line formats;
+* :func:`read_tsv`, :func:`read_csv`, :func:`read_fasttext`: line formats, and
+  :func:`read_stream` for them as they arrive (standard input);
 * :func:`read_jsonl`: JSON Lines with chosen fields (multi-label lists);
 * :func:`read_snow`: SNoW's example format (features, not text);
 * :func:`read`: any of them, chosen from the path.
@@ -15,7 +16,7 @@ record with its file and line, or archive member):
 
 from __future__ import annotations
 
-from snowpy.corpora.delimited import read_csv, read_fasttext, read_tsv
+from snowpy.corpora.delimited import read_csv, read_fasttext, read_stream, read_tsv
 from snowpy.corpora.directory import read_directory
 from snowpy.corpora.documents import CorpusError, Document, Problems
 from snowpy.corpora.formats import FORMATS, read
@@ -38,6 +39,7 @@ __all__ = [
     "read_csv",
     "read_directory",
     "read_fasttext",
+    "read_stream",
     "read_jsonl",
     "read_snow",
     "read_tsv",

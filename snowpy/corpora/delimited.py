@@ -1,4 +1,5 @@
-"""Line formats: ``label<TAB>text``, CSV with chosen columns, fastText ``__label__``."""
+"""Line formats: ``label<TAB>text``, CSV with chosen columns, fastText ``__label__``;
+from files, or from a stream as the lines arrive (:func:`read_stream`)."""
 
 from __future__ import annotations
 
@@ -6,11 +7,12 @@ import csv
 import io
 import os
 from collections.abc import Iterator, Sequence
+from typing import Any, BinaryIO
 
-from snowpy.corpora.documents import Document, Problems
+from snowpy.corpora.documents import CorpusError, Document, Problems
 from snowpy.corpora.sources import decode, iter_lines, read_file
 
-__all__ = ["read_csv", "read_fasttext", "read_tsv"]
+__all__ = ["fasttext_record", "read_csv", "read_fasttext", "read_stream", "read_tsv", "tsv_record"]
 
 
 def _text_lines(source: str | os.PathLike, encoding: str, errors: str,
@@ -41,18 +43,27 @@ def read_tsv(
     line with too few fields or an empty label is malformed.
     """
     problems = problems or Problems()
-    needed = max(label_column, text_column) + 1
     for at, line in _text_lines(source, encoding, errors, problems):
-        fields = line.split(separator, needed - 1 if text_column == needed - 1 else -1)
-        if len(fields) < needed:
-            problems.report(at, f"expected {needed} fields separated by {separator!r}, "
-                                f"found {len(fields)}")
-            continue
-        label = fields[label_column].strip()
-        if not label:
-            problems.report(at, "empty label")
-            continue
-        yield Document(fields[text_column], label, at)
+        document = tsv_record(line, at, problems, label_column=label_column,
+                              text_column=text_column, separator=separator)
+        if document is not None:
+            yield document
+
+
+def tsv_record(line: str, at: str, problems: Problems, *, label_column: int = 0,
+               text_column: int = 1, separator: str = "\t") -> Document | None:
+    """One ``label<TAB>text`` line as a document (None, reported, when malformed)."""
+    needed = max(label_column, text_column) + 1
+    fields = line.split(separator, needed - 1 if text_column == needed - 1 else -1)
+    if len(fields) < needed:
+        problems.report(at, f"expected {needed} fields separated by {separator!r}, "
+                            f"found {len(fields)}")
+        return None
+    label = fields[label_column].strip()
+    if not label:
+        problems.report(at, "empty label")
+        return None
+    return Document(fields[text_column], label, at)
 
 
 def read_csv(
@@ -123,15 +134,57 @@ def read_fasttext(
     """
     problems = problems or Problems()
     for at, line in _text_lines(source, encoding, errors, problems):
-        words = line.split()
-        labels = []
-        while words and words[0].startswith(prefix):
-            labels.append(words.pop(0)[len(prefix):])
-        if not labels or not all(labels):
-            problems.report(at, f"no {prefix}label at the start of the line")
+        document = fasttext_record(line, at, problems, multilabel=multilabel, prefix=prefix)
+        if document is not None:
+            yield document
+
+
+def fasttext_record(line: str, at: str, problems: Problems, *, multilabel: bool = False,
+                    prefix: str = "__label__") -> Document | None:
+    """One fastText line as a document (None, reported, when malformed)."""
+    words = line.split()
+    labels = []
+    while words and words[0].startswith(prefix):
+        labels.append(words.pop(0)[len(prefix):])
+    if not labels or not all(labels):
+        problems.report(at, f"no {prefix}label at the start of the line")
+        return None
+    if not multilabel and len(labels) > 1:
+        problems.report(at, f"{len(labels)} labels on a single-label line "
+                            "(read with multilabel=True)")
+        return None
+    return Document(" ".join(words), tuple(labels) if multilabel else labels[0], at)
+
+
+def read_stream(stream: BinaryIO, *, format: str | None = None, where: str = "<stdin>",
+                encoding: str = "utf-8", errors: str = "strict",
+                problems: Problems | None = None, **options: Any) -> Iterator[Document]:
+    """Records of a line format read as they arrive: standard input, a pipe, a socket.
+
+    Each line is decoded and yielded as soon as it is complete, and nothing is
+    kept: an unbounded stream is read in bounded memory. ``format`` is
+    ``"tsv"`` or ``"fasttext"``; by default the first non-blank line decides
+    (``__label__`` at its start: fastText). ``options`` go to the line parser
+    (``label_column``, ``text_column``, ``separator``; ``multilabel``,
+    ``prefix``).
+    """
+    problems = problems or Problems()
+    if format not in (None, "tsv", "fasttext"):
+        raise CorpusError(f"{where}: a stream is read as tsv or fasttext lines, not {format!r}")
+    for number, raw in enumerate(stream, 1):
+        at = f"{where}:{number}"
+        try:
+            line = raw.decode(encoding, "strict" if errors == "skip" else errors)
+        except UnicodeDecodeError:
+            problems.report(at, f"not valid {encoding}")
             continue
-        if not multilabel and len(labels) > 1:
-            problems.report(at, f"{len(labels)} labels on a single-label line "
-                                "(read with multilabel=True)")
+        line = line.rstrip("\r\n")
+        if not line.strip():
             continue
-        yield Document(" ".join(words), tuple(labels) if multilabel else labels[0], at)
+        if format is None:
+            format = "fasttext" if line.lstrip().startswith(
+                options.get("prefix", "__label__")) else "tsv"
+        document = fasttext_record(line, at, problems, **options) if format == "fasttext" \
+            else tsv_record(line, at, problems, **options)
+        if document is not None:
+            yield document

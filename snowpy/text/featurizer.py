@@ -40,6 +40,9 @@ from snowpy.text.stages import ChunkStages, Segment
 
 __all__ = ["Featurizer"]
 
+#: Texts :meth:`Featurizer.record_names` keeps before reading their names in one batch.
+PENDING_NAMES = 1024
+
 _FORMS = (None, "NFC", "NFKC", "NFD", "NFKD")
 
 
@@ -248,6 +251,8 @@ class Featurizer(ChunkStages):
         loader = self.__dict__.pop("_names_loader", None)
         if loader is not None:
             self._names = loader()
+        if "_pending_names" in self.__dict__:  # texts waiting for record_names
+            self._record_pending()
         return getattr(self, "_names", None)
 
     # -------------------------------------------------------------- transform
@@ -384,12 +389,38 @@ class Featurizer(ChunkStages):
         if not self.keep_names:
             raise ConfigurationError("names are kept only with keep_names=True")
         self._compile()
+        self._record_pending()
         self._names.collect_for(np.asarray(ids, dtype=np.int64))
         try:
             for _ in self._parts(texts, None, False, True):
                 pass
         finally:
             self._names.seal()  # what deduplicates names: rebuilt when needed
+
+    def record_names(self, texts: Iterable[Any]) -> None:
+        """Record the strings behind every feature of ``texts`` (for a model learning
+        one document at a time, whose kept features are known only when it is saved:
+        a model file keeps the names of its linked features only). Each string is
+        stored once. The texts wait in a small buffer (:data:`PENDING_NAMES`
+        documents) and are read in one batch: reading names costs a document what
+        featurising it in a batch costs. Needs ``keep_names``.
+        """
+        if not self.keep_names:
+            raise ConfigurationError("names are kept only with keep_names=True")
+        pending = self.__dict__.setdefault("_pending_names", [])
+        pending.extend(texts)
+        if len(pending) >= PENDING_NAMES:
+            self._record_pending()
+
+    def _record_pending(self) -> None:
+        pending = self.__dict__.pop("_pending_names", None)
+        if not pending:
+            return
+        self._compile()
+        if self._names._wanted is not None:  # (a collect_names interrupted)
+            self._names.seal()
+        for _ in self._parts(pending, None, False, True):
+            pass
 
     def _parts(self, texts: Iterable[Any], chunk_docs: int | None, values: bool,
                names: bool | None = None

@@ -1,0 +1,5 @@
+"""``python -m snowpy``: the command line."""
+
+from snowpy.cli import main
+
+main()
