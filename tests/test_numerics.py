@@ -166,6 +166,18 @@ for rule in ["perceptron", "winnow", "balanced-winnow", "thick-separator", "aggr
              "passive-aggressive"]:
     net = snowpy.Network(rule, epochs=3, early_stop=False, precision="float64").fit(X, y)
     out[rule] = [net.effective_weights().tolist(), net.mistakes_]
+    online = snowpy.Network(rule, precision="float64", calibrate="progressive")
+    for i in range(X.shape[0]):  # the one-example path, and its predictions
+        online.learn_one(X[i], int(y[i]))
+    out[rule + " online"] = [online.effective_weights().tolist(), online.mistakes_,
+                             [online.predict_one(X[i]) for i in range(10)],
+                             online.predict_proba_one(X[0])]
+clf = snowpy.SnowClassifier(ngrams=1, precision="float64", calibrate="progressive")
+for i, text in enumerate(["cheap pills now", "lunch at noon", "cheap offer today",
+                          "see you at lunch"] * 10):  # text learned in one call
+    clf.learn_one(text, "ab"[i % 2])
+out["text online"] = [clf.network_.effective_weights().tolist(),
+                      clf.predict_proba_one("cheap lunch")]
 print(json.dumps(out))
 """
 

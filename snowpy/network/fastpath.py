@@ -93,7 +93,7 @@ def score_one(rows, vals, start, size, cap, dense, target, W, U, seen, planes, a
                     continue
                 weight = float(W[j, p])
                 if averaging:
-                    weight -= U[j, p] / seen
+                    weight -= float(U[j, p]) / seen  # in float64, as compiled
                 effective += planes[p] * weight
             if round32:
                 effective = float(np.float32(effective))
@@ -152,3 +152,15 @@ def score_example(a, ids, vals, seen, absent, round32, bias, theta,
         if out[t] > out[best]:
             best = t
     return best
+
+
+if numba.config.DISABLE_JIT:  # as Python: the map's hash multiplies modulo 2**64 on purpose
+    _learn_python, _score_python = learn_example, score_example
+
+    def learn_example(*args: Any) -> Any:  # type: ignore[no-redef]
+        with np.errstate(over="ignore"):
+            return _learn_python(*args)
+
+    def score_example(*args: Any) -> Any:  # type: ignore[no-redef]
+        with np.errstate(over="ignore"):
+            return _score_python(*args)
