@@ -27,7 +27,6 @@ Ctrl-C never leaves a half-written model in place of the previous one.
 from __future__ import annotations
 
 import hashlib
-import io
 import os
 import struct
 import tempfile
@@ -81,12 +80,12 @@ def write_model(path: str | os.PathLike, header: Mapping[str, Any],
         with os.fdopen(handle, "wb") as stream:
             with zipfile.ZipFile(stream, "w", compression=zipfile.ZIP_STORED) as archive:
                 archive.writestr("header.json", payload)
-                for name, array in prepared.items():
-                    buffer = io.BytesIO()
-                    np.lib.format.write_array(buffer, array, allow_pickle=False)
-                    archive.writestr(f"arrays/{name}.npy", buffer.getvalue())
+                for name, array in prepared.items():  # streamed: no copy of an array
+                    with archive.open(f"arrays/{name}.npy", "w", force_zip64=True) as member:
+                        np.lib.format.write_array(member, array, allow_pickle=False)
             stream.flush()
             os.fsync(stream.fileno())
+        os.chmod(temporary, _mode_for(target))
         os.replace(temporary, target)
     except BaseException:
         Path(temporary).unlink(missing_ok=True)
@@ -100,6 +99,17 @@ def write_model(path: str | os.PathLike, header: Mapping[str, Any],
     except OSError:
         pass
     return target
+
+
+def _mode_for(target: Path) -> int:
+    """The permissions a model file gets: those of the file it replaces, else what the
+    user's umask gives a new file (a temporary file is created private)."""
+    try:
+        return target.stat().st_mode & 0o7777
+    except OSError:
+        umask = os.umask(0)
+        os.umask(umask)
+        return 0o666 & ~umask
 
 
 def _data_offset(path: Path, info: zipfile.ZipInfo) -> int:

@@ -55,12 +55,20 @@ def test_evaluate_predict_inspect_round(model, tmp_path):
     assert rows[0]["label"] == "shipping" and len(rows[0]["top"]) == 3
     assert sum(item["probability"] for item in rows[0]["top"]) <= 1.0 + 1e-6
 
+    # trained without stored names (the default): numbered, named on demand from a corpus
+    plain = run("inspect", str(model), "--top", "5")
+    assert "features are numbered" in plain.stdout and "#" in plain.stdout
+    assert not any(item["names"] for items in json.loads(run(
+        "inspect", str(model), "--json").stdout)["top_features"].values() for item in items)
     export = tmp_path / "weights.json"
-    result = run("inspect", str(model), "--top", "5", "--json", "--export", str(export))
+    result = run("inspect", str(model), "--top", "5", "--json", "--export", str(export),
+                 "--corpus", TRAIN)
     info = json.loads(result.stdout)
     assert info["rule"] == "balanced-winnow" and len(info["classes"]) == 5
     assert all(len(v) == 5 for v in info["top_features"].values())
-    assert any(item["names"] for item in info["top_features"]["billing"])
+    assert all(item["names"] for item in info["top_features"]["billing"])
+    assert "charged" in {name for item in info["top_features"]["billing"]
+                         for name in item["names"]}
     weights = json.loads(export.read_text())
     assert len(weights["targets"]) == 5 and weights["targets"][0]["weights"]
     # the export lists links, not features x targets: one entry per link, with its names
@@ -68,7 +76,7 @@ def test_evaluate_predict_inspect_round(model, tmp_path):
     assert sum(len(t["weights"]) for t in weights["targets"]) + 5 == loaded.n_links_
     assert weights["links"] == loaded.links == "signed"
     named = [w for t in weights["targets"] for w in t["weights"] if "names" in w]
-    assert len(named) > 0.9 * (loaded.n_links_ - 5)  # names kept for the linked features
+    assert len(named) > 0.9 * (loaded.n_links_ - 5)  # named from the corpus, every link
     text_export = tmp_path / "weights.txt"
     assert run("inspect", str(model), "--export", str(text_export)).exit_code == 0
     text = text_export.read_text()

@@ -262,3 +262,22 @@ def test_format_1_files_still_load_and_predict_as_they_did(name):
     if name == "v1_classifier":  # a full file goes on learning, and keeps its names
         assert ["firmware"] in model.featurizer_.names_.values()
         model.partial_fit(texts[:5], ["billing"] * 5)
+
+
+def test_model_files_get_the_users_permissions(tmp_path):
+    """Written through a private temporary file, a model still gets what the umask gives a
+    new file, and a replaced model keeps the permissions it had."""
+    import os
+    import stat
+
+    clf = snowpy.SnowClassifier(ngrams=1).fit(["a b", "c d"], ["x", "y"])
+    umask = os.umask(0o022)
+    try:
+        path = tmp_path / "m.snowpy"
+        clf.save(path)
+        assert stat.S_IMODE(path.stat().st_mode) == 0o644
+        path.chmod(0o640)
+        clf.save(path)
+        assert stat.S_IMODE(path.stat().st_mode) == 0o640
+    finally:
+        os.umask(umask)

@@ -5,7 +5,6 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Annotated
 
-import numpy as np
 import typer
 
 from snowpy.cli.common import echo_json, err, handles_errors, read_documents
@@ -49,6 +48,8 @@ def evaluate(
             report["unknown_labels"] = unknown
         if network.calibration_ is not None:
             index = {str(c): i for i, c in enumerate(classes)}
+            import numpy as np
+
             known = np.array([str(x) in index for x in labels])
             true_index = np.array([index.get(str(x), 0) for x in labels])[known]
             probabilities = classifier.predict_proba([t for t, k in zip(texts, known) if k])

@@ -5,10 +5,10 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Annotated, Any
 
-import numpy as np
 import typer
 
 from snowpy.cli.common import echo_json, handles_errors
+from snowpy.exceptions import ConfigurationError
 
 
 def _parts(model: Any) -> tuple[Any, Any, Any]:
@@ -27,7 +27,32 @@ def _names(featurizer: Any, ids: Any = None) -> dict[int, list[str]]:
     return featurizer.names_ if ids is None else featurizer.names_of(ids)
 
 
-def _by_target(net: Any) -> tuple[Any, np.ndarray]:
+def _recover_names(model: Any, corpus: str, split: str | None, top: int, every: bool) -> None:
+    """Name the features to be shown (all of them for an export) from CORPUS."""
+    from snowpy.cli.common import read_documents
+
+    classifier, net, featurizer = _parts(model)
+    if featurizer is None:
+        raise ConfigurationError("--corpus names the features of a classifier; this model "
+                                 "is a network of numbered features")
+    if every:
+        wanted = net.feature_ids_
+    else:
+        links, ids = _by_target(net)
+        wanted = set()
+        for t in range(links.shape[1]):
+            rows = links.indices[links.indptr[t]:links.indptr[t + 1]]
+            weights = links.data[links.indptr[t]:links.indptr[t + 1]]
+            keep = rows > 0
+            best = (-weights[keep]).argsort(kind="stable")[:top]
+            wanted.update(int(ids[r - 1]) for r in rows[keep][best])
+        wanted = sorted(wanted)
+    texts, _, _ = read_documents(corpus, split=split, format=None, encoding=None,
+                                 on_error="skip")
+    featurizer.recover_names(texts, wanted)
+
+
+def _by_target(net: Any) -> tuple[Any, Any]:
     """The links as a CSC matrix ``[rows, targets]`` (a column per target) and row ids."""
     links = net.effective_links().tocsc()
     links.sort_indices()
@@ -49,7 +74,7 @@ def describe(model: Any, top: int) -> dict[str, Any]:
             else float(net.absent_weight_)
         features = rows > 0
         rows, weights = rows[features], weights[features]
-        best = np.argsort(-weights, kind="stable")[:top]
+        best = (-weights).argsort(kind="stable")[:top]
         heaviest[str(label)] = [(int(ids[rows[i] - 1]), float(weights[i])) for i in best]
     names = _names(featurizer, sorted({f for items in heaviest.values() for f, _ in items}))
     heaviest = {label: [{"feature": f, "weight": w, "names": names.get(f, [])}
@@ -135,6 +160,10 @@ def inspect(
     export_to: Annotated[Path | None, typer.Option(
         "--export", help="write every link to .json, or SNoW-like text (.txt)")] = None,
     json_output: Annotated[bool, typer.Option("--json", help="machine-readable output")] = False,
+    corpus: Annotated[str | None, typer.Option(
+        help="name features by rehashing this corpus (for a model trained without "
+             "--keep-names): a path, a registered corpus or -")] = None,
+    split: Annotated[str | None, typer.Option(help="split of --corpus")] = None,
 ) -> None:
     """Show MODEL: rule, parameters, classes, training figures, heaviest features."""
     from rich.console import Console
@@ -143,6 +172,8 @@ def inspect(
 
     console = Console(stderr=json_output)
     loaded = load(model)
+    if corpus is not None:
+        _recover_names(loaded, corpus, split, top, export_to is not None)
     if export_to is not None:
         from rich.progress import Progress
 
@@ -169,6 +200,9 @@ def inspect(
         console.print(f"calibrated: {info['calibration']}")
     if info["inference_only"]:
         console.print("inference only: effective weights, no training state")
+    if info["kind"] == "classifier" and not info["front_end"]["keep_names"] and corpus is None:
+        console.print("features are numbered (the model keeps no names): add --corpus CORPUS "
+                      "to name them from the text they came from")
     for label, features in info["top_features"].items():
         table = Table(title=f"{label} (bias weight {info['bias_weight'][label]:.4g})",
                       title_justify="left")

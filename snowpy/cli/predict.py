@@ -8,7 +8,6 @@ from itertools import islice
 from pathlib import Path
 from typing import Annotated, Any
 
-import numpy as np
 import orjson
 import typer
 
@@ -102,8 +101,8 @@ class _Answers:
             return orjson.dumps({"labels": list(labels)}).decode() + "\n"
         return ",".join(map(str, labels)) + "\n"
 
-    def _ranked(self, row: np.ndarray) -> str:
-        best = np.argsort(-row, kind="stable")[:self.top_k]
+    def _ranked(self, row: Any) -> str:
+        best = (-row).argsort(kind="stable")[:self.top_k]
         pairs = [(self.classes[i], float(row[i])) for i in best]
         if self.jsonl:
             key = "probability" if self.calibration is not None else "score"

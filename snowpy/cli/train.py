@@ -73,8 +73,11 @@ def train(
         help="none, cv, holdout or progressive (default cv; progressive for a stream)")
     ] = None,
     calibration_folds: Annotated[int, typer.Option(help="folds for calibration")] = 3,
-    keep_names: Annotated[bool, typer.Option("--keep-names/--no-keep-names",
-                                             help="keep the inverse feature map")] = True,
+    keep_names: Annotated[bool, typer.Option(
+        "--keep-names/--no-keep-names",
+        help="store the names of the features the model keeps (a pass over the corpus of "
+             "its own; without them `snowpy inspect --corpus` names features on demand)")
+    ] = False,
     split: Annotated[str | None, typer.Option(help="split of the corpus")] = None,
     format: Annotated[str | None, typer.Option(help="input format (guessed)")] = None,
     encoding: Annotated[str | None, typer.Option(help="text encoding of files")] = None,

@@ -40,6 +40,17 @@ FIELDS = ("slots", "row_ids", "start", "size", "cap", "count", "dense", "target"
 OnlineArrays = bundle("OnlineArrays", FIELDS, __name__)
 
 
+@numba.njit(cache=True)
+def _new_arrays(slots, row_ids, start, size, cap, count, dense, target, W, U, lcount, meta, S,
+                counts, planes, params, init_w, absent_w, indptr, y_indptr, order, none64,
+                none32, no_scores, ws):  # pragma: no cover - compiled
+    """An :data:`OnlineArrays` built in compiled code cached on disk (the proxy's own
+    constructor is compiled anew in every process: most of a second)."""
+    return OnlineArrays(slots, row_ids, start, size, cap, count, dense, target, W, U, lcount,
+                        meta, S, counts, planes, params, init_w, absent_w, indptr, y_indptr,
+                        order, none64, none32, no_scores, ws)
+
+
 def pack(store: Any, counts: np.ndarray, kernel_params: np.ndarray, width: int,
          queue: int) -> Any:
     """The struct of a :class:`~snowpy.network.links.LinkStore`'s current arrays, with
@@ -47,7 +58,7 @@ def pack(store: Any, counts: np.ndarray, kernel_params: np.ndarray, width: int,
     entries of link lists."""
     fmap = store._map
     planes = np.asarray(store.planes, dtype=np.float64)
-    return OnlineArrays(
+    return _new_arrays(
         fmap._slots, fmap._row_ids, store.start, store.size, store.cap, store.count,
         store.dense, store.target, store.W, store.U, store.lcount, store.meta, store.S,
         counts, planes, kernel_params, store.initial_weights, store.absent_planes,

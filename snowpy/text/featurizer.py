@@ -397,6 +397,22 @@ class Featurizer(ChunkStages):
         finally:
             self._names.seal()  # what deduplicates names: rebuilt when needed
 
+    def recover_names(self, texts: Iterable[Any], ids: Any) -> None:
+        """The strings of feature ``ids`` recovered from ``texts`` featurised again: for
+        a model trained without ``keep_names``, from its corpus (or any text in its
+        domain), when someone asks (``snowpy inspect MODEL --corpus CORPUS``).
+
+        >>> f = Featurizer()
+        >>> f.recover_names(["red apple"], f.transform(["apple"], names=False).indices)
+        >>> f.names_
+        {607550: ['apple']}
+        """
+        if not self.keep_names:
+            self.keep_names = True
+            if self._name_index() is None:
+                self._names = NameIndex([segment.label for segment in self._compile()])
+        self.collect_names(texts, ids)
+
     def record_names(self, texts: Iterable[Any]) -> None:
         """Record the strings behind every feature of ``texts`` (for a model learning
         one document at a time, whose kept features are known only when it is saved:

@@ -60,6 +60,15 @@ WordsBuffers = bundle("WordsBuffers", (
     __name__)
 
 
+@numba.njit(cache=True)
+def _new_buffers(offsets, classes, lower, ascii_word, out, starts, ends, doc_ptr, invalid,
+                 params, seeds, ids, ptrs, indptr, indices, values,
+                 scratch):  # pragma: no cover - compiled
+    """A :data:`WordsBuffers` built in compiled code cached on disk."""
+    return WordsBuffers(offsets, classes, lower, ascii_word, out, starts, ends, doc_ptr,
+                        invalid, params, seeds, ids, ptrs, indptr, indices, values, scratch)
+
+
 @numba.njit(nogil=True, cache=True)
 def _row(b, raw, lowercase, strip_marks, mask, mode, l2, bits):  # pragma: no cover - compiled
     """:func:`_words_row` on a :data:`WordsBuffers`: ``(ids, strengths, invalid)``,
@@ -108,7 +117,7 @@ class WordsOnly:
         self.indices = np.empty(room, dtype=np.int32)
         self.values = np.empty(room, dtype=np.float64)
         self.scratch = np.empty(room, dtype=np.int32)
-        self.buffers = WordsBuffers(
+        self.buffers = _new_buffers(
             self.offsets, self.classes, self.lower, self.ascii_word, self.out, self.starts,
             self.ends, self.doc_ptr, self.invalid, self.params, self.seeds, self.ids,
             self.ptrs, self.indptr, self.indices, self.values, self.scratch)
