@@ -128,6 +128,20 @@ class Calibration:
         b = np.array([p[1] for p in pairs], dtype=np.float64)
         return cls(a, b, normalize=normalize, method=method)
 
+    def extended(self, n_targets: int) -> Calibration:
+        """This calibration for ``n_targets`` targets: targets added since it was fitted
+        (labels first met by ``partial_fit``) get the median sigmoid of the others, until
+        the network is calibrated again. Probabilities stay available and normalised;
+        those of the new labels are rough."""
+        extra = n_targets - self.a.size
+        if extra <= 0:
+            return self
+        a_new = float(np.median(self.a)) if self.a.size else -1.0
+        b_new = float(np.median(self.b)) if self.b.size else 0.0
+        return Calibration(np.r_[self.a, np.full(extra, a_new)],
+                           np.r_[self.b, np.full(extra, b_new)], normalize=self.normalize,
+                           method=self.method)
+
     def probabilities(self, scores: np.ndarray) -> np.ndarray:
         """Calibrated probabilities for decision scores ``[n, targets]``."""
         if scores.shape[1] != self.a.size:

@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 __all__ = [
+    "CalibrationWarning",
     "ConfigurationError",
     "ModelFileError",
     "NotFittedError",
@@ -56,7 +57,7 @@ class PluginConflictError(PluginError):
     """Two plugins claim the same name; the message names both providers."""
 
 
-class NotFittedError(SnowpyError, AttributeError):
+class NotFittedError(SnowpyError, ValueError, AttributeError):
     """A model was used for prediction before it was trained."""
 
 
@@ -66,3 +67,8 @@ class NumericalError(SnowpyError, ArithmeticError):
 
 class ModelFileError(SnowpyError, ValueError):
     """A model file is truncated, tampered with, foreign, or from a newer snowpy."""
+
+
+class CalibrationWarning(UserWarning):
+    """Probabilities that say less than they seem to: labels added after calibrating,
+    or a calibration that could not separate a label's scores."""

@@ -7,7 +7,7 @@ import os
 import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import orjson
 import typer
@@ -15,6 +15,7 @@ import typer
 from snowpy.exceptions import ConfigurationError, SnowpyError
 
 __all__ = [
+    "describe_read",
     "echo_json",
     "err",
     "fail",
@@ -139,16 +140,27 @@ def rule_options(rule: str, extra: list[str]) -> dict[str, Any]:
     return values
 
 
+class CorpusRead(NamedTuple):
+    """What :func:`read_documents` read: texts, labels, the problems report, the split."""
+
+    texts: list[Any]
+    labels: list[Any]
+    problems: Any
+    split: str | None
+
+
 def read_documents(corpus: str, *, split: str | None, format: str | None,
                    encoding: str | None, on_error: str, label_column: int | None = None,
                    text_column: int | None = None, prefer: str | None = None
-                   ) -> tuple[list[Any], list[Any], Any]:
-    """Texts, labels and the problems report of CORPUS.
+                   ) -> CorpusRead:
+    """Texts, labels, the problems report and the split read of CORPUS.
 
     CORPUS is a path (any format :func:`snowpy.corpora.read` knows), ``-``
     for standard input (``label<TAB>text`` or fastText lines), or the name of
     a registered corpus (``snowpy corpus list``), read in ``split``, else in
-    ``prefer`` when it has that split, else in its first.
+    ``prefer`` when it has that split. A corpus with splits is never read
+    whole by default (training on its test documents would leak them): with
+    no split given and none preferred that it has, it is refused.
     """
     from snowpy import corpora
     from snowpy.corpora.documents import Problems
@@ -169,6 +181,10 @@ def read_documents(corpus: str, *, split: str | None, format: str | None,
             documents = [type(d)(d.text, d.label, d.source.replace(str(path), "<stdin>"))
                          for d in documents]
     elif Path(corpus.split("::")[0]).exists():
+        if split is None and (format in (None, "directory")):
+            split = _default_split(corpus, corpora.splits_of(corpus)
+                                   if corpora.detect_format(corpus) == "directory" else [],
+                                   prefer)
         documents = list(corpora.read(corpus, format=format, split=split, problems=problems,
                                       **options))
     elif os.sep in corpus or "." in Path(corpus).name:
@@ -176,14 +192,17 @@ def read_documents(corpus: str, *, split: str | None, format: str | None,
     else:
         from snowpy.plugins import get_corpus
 
-        if split is None and prefer in get_corpus(corpus).splits:
-            split = prefer
+        if split is None:
+            split = _default_split(corpus, list(get_corpus(corpus).splits), prefer)
         loaded = corpora.load(corpus, split, on_error=on_error)
         documents = loaded.documents()
         problems = loaded.problems
+        split = loaded.split
     if not documents:
-        raise ConfigurationError(f"{corpus}: no documents found")
-    return [d.text for d in documents], [d.label for d in documents], problems
+        raise ConfigurationError(f"{corpus}: no documents found"
+                                 + (f" in split {split!r}" if split else ""))
+    return CorpusRead([d.text for d in documents], [d.label for d in documents], problems,
+                      split)
 
 
 def iter_documents(corpus: str, *, split: str | None, format: str | None,
@@ -205,6 +224,32 @@ def iter_documents(corpus: str, *, split: str | None, format: str | None,
         raise ConfigurationError(f"{corpus}: no such file or folder")
     loaded = corpora.load(corpus, split, on_error=on_error)
     return iter(loaded.documents()), loaded.problems
+
+
+def describe_read(corpus: str, read: CorpusRead) -> str:
+    """What was read, for the user: ``read 20newsgroups, split train: 11,314 documents,
+    20 classes``, then a line for each note a reader made (a header row recognised...)."""
+    names = set()
+    for label in read.labels:
+        names.update(label if isinstance(label, (list, tuple)) else (label,))
+    where = f"{corpus}, split {read.split}" if read.split else corpus
+    lines = [f"read {where}: {len(read.texts):,} documents, {len(names):,} classes"]
+    lines += [f"note: {note}" for note in getattr(read.problems, "notes", ())]
+    return "\n".join(lines)
+
+
+def _default_split(corpus: str, splits: list[str], prefer: str | None) -> str | None:
+    """The split to read when none was asked for: ``prefer`` when the corpus has it, the
+    only split of a one-split corpus, else a refusal naming the splits."""
+    if not splits or (len(splits) == 1 and splits[0] == "all"):
+        return None if not splits else splits[0]
+    if prefer in splits:
+        return prefer
+    if len(splits) == 1:
+        return splits[0]
+    raise ConfigurationError(f"{corpus} has the splits {', '.join(splits)}; choose one with "
+                             "--split (reading them together would mix training and test "
+                             "documents)")
 
 
 class _temporary:

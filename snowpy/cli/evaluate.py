@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from snowpy.cli.common import echo_json, err, handles_errors, read_documents
+from snowpy.cli.common import describe_read, echo_json, err, handles_errors, read_documents
 
 
 @handles_errors
@@ -32,8 +32,11 @@ def evaluate(
     if not isinstance(classifier, SnowClassifier):
         raise typer.BadParameter("this model holds a Network without a front end; evaluate "
                                  "it from Python", param_hint="MODEL")
-    texts, labels, problems = read_documents(corpus, split=split, format=format,
-                                             encoding=encoding, on_error=on_error, prefer="test")
+    read = read_documents(corpus, split=split, format=format,
+                          encoding=encoding, on_error=on_error, prefer="test")
+    texts, labels, problems, split = read
+    if not json_output:
+        err(describe_read(corpus, read))
     network = classifier.network_
     classes = list(network.classes_)
     predicted = classifier.predict(texts)

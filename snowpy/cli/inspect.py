@@ -47,8 +47,8 @@ def _recover_names(model: Any, corpus: str, split: str | None, top: int, every: 
             best = (-weights[keep]).argsort(kind="stable")[:top]
             wanted.update(int(ids[r - 1]) for r in rows[keep][best])
         wanted = sorted(wanted)
-    texts, _, _ = read_documents(corpus, split=split, format=None, encoding=None,
-                                 on_error="skip")
+    texts = read_documents(corpus, split=split, format=None, encoding=None,
+                           on_error="skip").texts
     featurizer.recover_names(texts, wanted)
 
 

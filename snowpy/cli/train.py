@@ -10,6 +10,7 @@ from typing import Annotated, Any
 import typer
 
 from snowpy.cli.common import (
+    describe_read,
     echo_json,
     err,
     handles_errors,
@@ -137,11 +138,14 @@ def train(
                       inference_only=inference_only, quiet=quiet, json_output=json_output,
                       rule=rule, started=started)
         return
-    texts, labels, problems = read_documents(corpus, split=split, format=format,
-                                             encoding=encoding, on_error=on_error)
+    read = read_documents(corpus, split=split, format=format,
+                          encoding=encoding, on_error=on_error, prefer="train")
+    texts, labels, problems, split = read
+    chatty = not (quiet or json_output)
+    if chatty:
+        err(describe_read(corpus, read))
     if problems.skipped and not json_output:
         err(f"skipped {problems.skipped} malformed record(s); first: {problems.messages[0]}")
-    chatty = not (quiet or json_output)
     reporter = _Reporter(len(texts), epochs) if chatty else None
     try:
         classifier.fit(texts, labels, progress=reporter)
@@ -162,7 +166,8 @@ def train(
     seconds = time.perf_counter() - started
     net = classifier.network_
     summary = {
-        "model": str(output), "documents": len(texts), "classes": len(net.classes_),
+        "model": str(output), "corpus": corpus, "split": split, "documents": len(texts),
+        "classes": len(net.classes_),
         "rule": rule, "rule_params": net.rule_params_, "epochs_run": len(net.mistakes_),
         "links": net.n_links_,
         "mistakes": net.mistakes_, "skipped": problems.skipped, "seconds": round(seconds, 3),

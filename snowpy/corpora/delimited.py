@@ -12,7 +12,7 @@ from typing import Any, BinaryIO
 from snowpy.corpora.documents import CorpusError, Document, Problems
 from snowpy.corpora.sources import decode, iter_lines, read_file
 
-__all__ = ["fasttext_record", "read_csv", "read_fasttext", "read_stream", "read_tsv", "tsv_record"]
+__all__ = ["HEADER_WORDS", "fasttext_record", "looks_like_header", "read_csv", "read_fasttext", "read_stream", "read_tsv", "tsv_record"]
 
 
 def _text_lines(source: str | os.PathLike, encoding: str, errors: str,
@@ -89,11 +89,15 @@ def read_csv(
     where, content = read_file(source)
     text = decode(content, encoding, "strict" if errors == "skip" else errors, where)
     by_name = isinstance(label_column, str) or any(isinstance(c, str) for c in text_columns)
-    header = by_name if header is None else header
     reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter)
     names: list[str] = []
     for row in reader:
         at = f"{where}:{reader.line_num}"
+        if header is None:  # decided on the first row: by name, or a row of header words
+            header = by_name or looks_like_header(row)
+            if header and not by_name:
+                problems.note(f"{where}: the first row ({', '.join(row)[:80]}) is a header, "
+                              "not a document (--no-header reads it as one)")
         if header and not names:
             names = row
             missing = [c for c in (label_column, *text_columns)
@@ -116,6 +120,25 @@ def read_csv(
             problems.report(at, "empty label")
             continue
         yield Document(document, label, at)
+
+
+#: Words that name a column rather than hold a value: a first row made of them is a header.
+HEADER_WORDS = frozenset({
+    "label", "labels", "class", "classes", "category", "categories", "target", "y", "tag",
+    "tags", "topic", "sentiment", "polarity", "rating", "intent", "spam", "type", "id",
+    "text", "texts", "message", "messages", "body", "review", "reviews", "sentence",
+    "document", "doc", "content", "title", "description", "comment", "tweet", "question",
+    "subject", "email", "v1", "v2"})
+
+
+def looks_like_header(row: Sequence[str]) -> bool:
+    """Whether a CSV row names columns: every non-empty cell is a column word.
+
+    >>> looks_like_header(["label", "text"]), looks_like_header(["spam", "Win a prize"])
+    (True, False)
+    """
+    cells = [cell.strip().lower() for cell in row if cell.strip()]
+    return bool(cells) and all(cell in HEADER_WORDS for cell in cells)
 
 
 def read_fasttext(

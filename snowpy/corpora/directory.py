@@ -18,7 +18,7 @@ from typing import Any
 from snowpy.corpora.documents import Document, Problems
 from snowpy.corpora.sources import Files, decode
 
-__all__ = ["read_directory", "split_matches"]
+__all__ = ["SPLIT_NAMES", "read_directory", "split_matches", "splits_of"]
 
 
 def split_matches(folder: str, split: str) -> bool:
@@ -28,6 +28,29 @@ def split_matches(folder: str, split: str) -> bool:
     (True, False)
     """
     return folder == split or folder.endswith(f"-{split}") or folder.endswith(f"_{split}")
+
+
+#: Folder names (or their ``-name``/``_name`` endings) that designate a split.
+SPLIT_NAMES = ("train", "test", "dev", "validation", "valid")
+
+
+def splits_of(source: str | os.PathLike) -> list[str]:
+    """The splits of a directory corpus: the :data:`SPLIT_NAMES` its class folders lie
+    under (``20news-bydate-train/alt.atheism/...``: ``train``), in that order.
+
+    >>> import tempfile, pathlib
+    >>> root = pathlib.Path(tempfile.mkdtemp())
+    >>> for split in ("train", "test"):
+    ...     (root / split / "ham").mkdir(parents=True)
+    ...     _ = (root / split / "ham" / "1.txt").write_text("hello")
+    >>> splits_of(root)
+    ['train', 'test']
+    """
+    found = set()
+    for name in Files(source).names:
+        for part in name.split("/")[:-2]:  # the folders above a document's class folder
+            found.update(split for split in SPLIT_NAMES if split_matches(part, split))
+    return [split for split in SPLIT_NAMES if split in found]
 
 
 def read_directory(

@@ -48,10 +48,18 @@ class Problems:
     on_error: str = "raise"
     skipped: int = 0
     messages: list[str] = field(default_factory=list)
+    #: what a reader decided that a user should know (a header row recognised, files
+    #: that are not documents): said, never silent, and not errors
+    notes: list[str] = field(default_factory=list)
 
     def __post_init__(self) -> None:
         if self.on_error not in ON_ERROR:
             raise ConfigurationError(f"on_error must be 'raise' or 'skip', got {self.on_error!r}")
+
+    def note(self, message: str) -> None:
+        """Something a reader decided, for the user to hear (kept once)."""
+        if message not in self.notes:
+            self.notes.append(message)
 
     def report(self, where: str, what: str) -> None:
         """A malformed record at ``where``: raise, or count it."""

@@ -8,6 +8,8 @@ reaches the threshold). How links are made is SNoW's: see ``links``.
 
 from __future__ import annotations
 
+import warnings
+
 from collections.abc import Sequence
 from typing import Any
 
@@ -16,7 +18,7 @@ import scipy.sparse as sp
 
 from snowpy._validation import as_csr, check_length
 from snowpy.base import RuleParamsEstimator
-from snowpy.exceptions import ConfigurationError, NotFittedError
+from snowpy.exceptions import CalibrationWarning, ConfigurationError, NotFittedError
 from snowpy.model_file import write_model
 from snowpy.network.calibrating import (
     ProgressiveWindow,
@@ -409,7 +411,9 @@ class Network(OnlineLearning, WeightViews, RuleParamsEstimator):
         if targets is not None:
             check_length(X.shape[0], targets, "targets")
             a_indptr, a_targets = self._labels.encode(targets, multilabel=True)
-        store.add_targets(len(self._labels) - store.n_targets)
+        if len(self._labels) > store.n_targets:
+            store.add_targets(len(self._labels) - store.n_targets)
+            self._cover_new_targets()
         call = TrainingCall(X, store.training_rows(X), y_indptr, y_targets, a_indptr,
                             a_targets)
         progressive = self.calibrate == "progressive"
@@ -422,6 +426,23 @@ class Network(OnlineLearning, WeightViews, RuleParamsEstimator):
             self._progressive.add(record, positives)
             refresh_progressive(self)
         return self
+
+    def _cover_new_targets(self) -> None:
+        """Targets added after a cv or holdout calibration get a provisional sigmoid (the
+        median of the others), with a warning: probabilities stay available, and say
+        little of the new labels until the network is calibrated again."""
+        calibration = self.calibration_
+        if calibration is None or self._progressive is not None:
+            return  # (progressive sigmoids are refitted as the stream goes)
+        n_targets = len(self._labels)
+        if calibration.a.size < n_targets:
+            new = [str(label) for label in self._labels.labels[calibration.a.size:]]
+            self.calibration_ = calibration.extended(n_targets)
+            warnings.warn(
+                f"label(s) {', '.join(new[:5])}{' ...' if len(new) > 5 else ''} came after "
+                f"calibrating: they get the other labels' median sigmoid until the model is "
+                "calibrated again (fit with calibrate, or calibrate='progressive' to follow "
+                "a stream)", CalibrationWarning, stacklevel=4)
 
     def _target_counts(self) -> np.ndarray:
         """Promotions and demotions per target, ``int64[targets, 2]``, grown to every target;

@@ -249,6 +249,7 @@ class OnlineLearning:
             targets = singles[target]
         if len(labels) > store.S.shape[0]:
             store.add_targets(len(labels) - store.S.shape[0])
+            self._cover_new_targets()
         if self._progressive is None:
             return targets, _NO_SCORES
         return targets, np.empty((1, store.S.shape[0]))
