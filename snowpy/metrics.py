@@ -11,7 +11,11 @@ Conventions (stated here because they differ between libraries):
   two classes, twice the binary Brier score);
 * the expected calibration error (ECE) uses ``bins`` equal-width bins of the
   top-class confidence over ``[0, 1]`` (15 by default; the upper edge belongs
-  to the last bin): ``sum_b |accuracy_b - confidence_b| * n_b / n``.
+  to the last bin): ``sum_b |accuracy_b - confidence_b| * n_b / n``;
+* for multi-label models each (document, label) pair is a binary prediction:
+  log loss is the mean binary cross-entropy over the pairs, the Brier score
+  sums ``(p_k - y_k)^2`` over the labels, and the ECE bins the pairs by their
+  probability and compares it with the fraction that hold the label.
 """
 
 from __future__ import annotations
@@ -27,6 +31,7 @@ __all__ = [
     "confusion_matrix",
     "expected_calibration_error",
     "log_loss",
+    "multilabel_calibration",
     "multilabel_report",
     "reliability",
 ]
@@ -176,28 +181,29 @@ def expected_calibration_error(probabilities: np.ndarray, true_index: np.ndarray
     return float(np.sum(gap * counts) / max(counts.sum(), 1.0))
 
 
-def plot_reliability(data: dict[str, list[float]], path: str, title: str = "") -> None:
-    """Draw a reliability diagram to PNG or SVG (needs matplotlib: ``pip install snowpy[plot]``)."""
-    import matplotlib
+def multilabel_calibration(probabilities: np.ndarray, indicator: np.ndarray, bins: int = 15
+                           ) -> dict[str, Any]:
+    """Log loss, Brier score, ECE and reliability data of a multi-label model's per-label
+    probabilities ``[n, labels]`` against the 0/1 ``indicator`` of the true labels.
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    edges = np.asarray(data["edges"])
-    centres = (edges[:-1] + edges[1:]) / 2
-    accuracy = np.asarray(data["accuracy"], dtype=float)
-    counts = np.asarray(data["counts"])
-    figure, axis = plt.subplots(figsize=(5, 5))
-    axis.plot([0, 1], [0, 1], linestyle="--", color="grey", label="perfect calibration")
-    shown = counts > 0
-    axis.bar(centres[shown], accuracy[shown], width=np.diff(edges)[shown], edgecolor="black",
-             alpha=0.7, label="accuracy per confidence bin")
-    axis.set_xlabel("confidence of the predicted label")
-    axis.set_ylabel("accuracy")
-    axis.set_xlim(0, 1)
-    axis.set_ylim(0, 1)
-    axis.set_title(title or "Reliability diagram")
-    axis.legend(loc="upper left")
-    figure.tight_layout()
-    figure.savefig(path)
-    plt.close(figure)
+    >>> r = multilabel_calibration(np.array([[0.9, 0.2]]), np.array([[1, 0]]), bins=10)
+    >>> round(r["log_loss"], 4), round(r["brier"], 4), round(r["ece"], 4)
+    (0.1643, 0.05, 0.15)
+    """
+    p = np.clip(np.asarray(probabilities, dtype=float), 1e-15, 1 - 1e-15).ravel()
+    y = np.asarray(indicator, dtype=float).ravel()
+    edges = np.linspace(0.0, 1.0, bins + 1)
+    which = np.clip(np.digitize(p, edges[1:-1], right=False), 0, bins - 1)
+    counts = np.bincount(which, minlength=bins)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        confidence = np.bincount(which, p, minlength=bins) / counts
+        positive = np.bincount(which, y, minlength=bins) / counts
+    gap = np.abs(np.nan_to_num(positive - confidence))
+    n = len(indicator)
+    return {
+        "log_loss": float(-np.mean(y * np.log(p) + (1 - y) * np.log(1 - p))),
+        "brier": float(np.sum((np.asarray(probabilities) - indicator) ** 2) / max(n, 1)),
+        "ece": float(np.sum(gap * counts) / max(counts.sum(), 1)),
+        "reliability": {"edges": edges.tolist(), "counts": counts.tolist(),
+                        "confidence": confidence.tolist(), "accuracy": positive.tolist()},
+    }

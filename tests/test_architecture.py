@@ -14,7 +14,7 @@ PACKAGE = Path(__file__).resolve().parent.parent / "snowpy"
 #: Floors, lowest first: a module may import its own floor and those below.
 FLOORS = [
     ("base", ["_version", "exceptions", "_validation", "hashmap", "bundles", "model_file",
-              "metrics", "calibration", "base"]),
+              "metrics", "plots", "calibration", "base"]),
     ("plugin host", ["records", "hookspecs", "plugins"]),
     ("building blocks", ["rules", "text", "corpora", "network"]),
     ("estimators", ["learn_text", "classifier", "classifier_state"]),

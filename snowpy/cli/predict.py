@@ -11,7 +11,8 @@ from typing import Annotated, Any
 import orjson
 import typer
 
-from snowpy.cli.common import handles_errors, quiet_on_closed_pipe, read_lines
+from snowpy.cli.common import handles_errors, quiet_on_closed_pipe
+from snowpy.cli.reading import read_lines
 
 
 @handles_errors
@@ -24,6 +25,11 @@ def predict(
     batch: Annotated[int | None, typer.Option(
         help="documents per batch; 1 answers each line as soon as it is read (the "
              "default when the output is a terminal, else 10000)")] = None,
+    encoding: Annotated[str | None, typer.Option(
+        help="text encoding of INPUT (utf-8)")] = None,
+    decode: Annotated[str, typer.Option(
+        help="bytes not valid in the encoding: strict (an error naming the line) or "
+             "replace (U+FFFD)")] = "strict",
 ) -> None:
     """Predict a label for each line of INPUT (or standard input), to standard output.
 
@@ -42,7 +48,7 @@ def predict(
     classifier = load(model)
     if not isinstance(classifier, SnowClassifier):
         raise typer.BadParameter("this model has no text front end", param_hint="MODEL")
-    lines = read_lines(input)
+    lines = read_lines(input, encoding, decode)
     answer = _Answers(classifier, top_k, jsonl)
     out = sys.stdout
     with quiet_on_closed_pipe():
@@ -61,6 +67,10 @@ def _chunks(lines: Iterator[str], size: int) -> Iterator[list[str]]:
         yield chunk
 
 
+#: The answer of a multi-label model that gives a document no label.
+NO_LABEL = "(none)"
+
+
 class _Answers:
     """The output line of each document: its label(s), or the top k with their
     probabilities (scores when the model is not calibrated), as text or JSON."""
@@ -77,7 +87,12 @@ class _Answers:
         network = self.network
         scores, best = network._score_example(*self.classifier._features_one(line))
         if network.multilabel_:
-            return self._labels(network._label_of(scores, best))
+            labels = network._label_of(scores, best)
+            if self.top_k == 1 and not self.jsonl:
+                return self._labels(labels)
+            if self.calibration is not None:
+                scores = self.calibration.probabilities(scores[None, :])[0]
+            return self._ranked(scores, labels)
         if self.top_k == 1 and not self.jsonl and self.calibration is None:
             return f"{self.classes[best]}\n"
         if self.calibration is not None:  # ranked by probability, as a batch is
@@ -87,28 +102,32 @@ class _Answers:
     def many(self, lines: list[str]) -> Iterator[str]:
         """The answers to a batch of lines."""
         classifier = self.classifier
-        if self.network.multilabel_:
-            for labels in classifier.predict(lines):
-                yield self._labels(labels)
+        multilabel = self.network.multilabel_
+        labels = classifier.predict(lines) if multilabel else None
+        if multilabel and self.top_k == 1 and not self.jsonl:
+            yield from map(self._labels, labels)
             return
         scores = classifier.predict_proba(lines) if self.calibration is not None \
             else classifier.decision_function(lines)
-        for row in scores:
-            yield self._ranked(row)
+        for i, row in enumerate(scores):
+            yield self._ranked(row, labels[i] if multilabel else None)
 
     def _labels(self, labels: Any) -> str:
-        if self.jsonl:
-            return orjson.dumps({"labels": list(labels)}).decode() + "\n"
-        return ",".join(map(str, labels)) + "\n"
+        """A multi-label answer: the labels, comma-separated, or ``(none)`` (never a
+        blank line, which reads as a missing answer)."""
+        return (",".join(map(str, labels)) or NO_LABEL) + "\n"
 
-    def _ranked(self, row: Any) -> str:
+    def _ranked(self, row: Any, labels: Any = None) -> str:
+        """The top k labels with their probabilities (scores when uncalibrated); for a
+        multi-label model each label's own probability, and in JSON its label set."""
         best = (-row).argsort(kind="stable")[:self.top_k]
         pairs = [(self.classes[i], float(row[i])) for i in best]
         if self.jsonl:
             key = "probability" if self.calibration is not None else "score"
-            return orjson.dumps({"label": pairs[0][0], "top": [
-                {"label": label, key: round(value, 6)} for label, value in pairs]}).decode() \
-                + "\n"
+            answer: dict[str, Any] = {"labels": list(labels)} if labels is not None \
+                else {"label": pairs[0][0]}
+            answer["top"] = [{"label": label, key: round(value, 6)} for label, value in pairs]
+            return orjson.dumps(answer).decode() + "\n"
         if self.top_k == 1:
             return f"{pairs[0][0]}\n"
         return "\t".join(f"{label} {value:.4f}" for label, value in pairs) + "\n"

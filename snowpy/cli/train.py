@@ -10,15 +10,27 @@ from typing import Annotated, Any
 import typer
 
 from snowpy.cli.common import (
-    describe_read,
     echo_json,
     err,
     handles_errors,
-    iter_documents,
     parse_optional_float,
     parse_range,
-    read_documents,
     rule_options,
+)
+from snowpy.cli.reading import (
+    Decode,
+    Encoding,
+    Header,
+    LabelColumn,
+    LabelField,
+    Multilabel,
+    ReadOptions,
+    TextColumn,
+    TextField,
+    check_classes,
+    describe_read,
+    iter_documents,
+    read_documents,
 )
 from snowpy.cli.stream import StreamReport, learn_stream
 from snowpy.exceptions import ConfigurationError
@@ -81,7 +93,14 @@ def train(
     ] = False,
     split: Annotated[str | None, typer.Option(help="split of the corpus")] = None,
     format: Annotated[str | None, typer.Option(help="input format (guessed)")] = None,
-    encoding: Annotated[str | None, typer.Option(help="text encoding of files")] = None,
+    encoding: Encoding = None,
+    decode: Decode = "strict",
+    label_column: LabelColumn = None,
+    text_column: TextColumn = None,
+    header: Header = None,
+    label_field: LabelField = None,
+    text_field: TextField = None,
+    multilabel: Multilabel = False,
     on_error: Annotated[str, typer.Option(help="malformed records: raise or skip")] = "raise",
     save_partial: Annotated[Path | None, typer.Option(
         help="on Ctrl-C, save what was learned so far here")] = None,
@@ -131,19 +150,22 @@ def train(
     )
     classifier._make_network().check_options()  # every option before the corpus is read
     started = time.perf_counter()
+    layout = ReadOptions(encoding, decode, label_column, text_column or [], header,
+                               label_field, text_field or [], multilabel)
     if streaming:
-        _train_stream(classifier, corpus, output, format=format, encoding=encoding,
+        _train_stream(classifier, corpus, output, format=format, layout=layout,
                       split=split, on_error=on_error, save_every=save_every,
                       report_every=report_every, save_partial=save_partial,
                       inference_only=inference_only, quiet=quiet, json_output=json_output,
                       rule=rule, started=started)
         return
-    read = read_documents(corpus, split=split, format=format,
-                          encoding=encoding, on_error=on_error, prefer="train")
+    read = read_documents(corpus, split=split, format=format, on_error=on_error,
+                          layout=layout, prefer="train")
     texts, labels, problems, split = read
     chatty = not (quiet or json_output)
     if chatty:
         err(describe_read(corpus, read))
+    check_classes(corpus, read)
     if problems.skipped and not json_output:
         err(f"skipped {problems.skipped} malformed record(s); first: {problems.messages[0]}")
     reporter = _Reporter(len(texts), epochs) if chatty else None
@@ -182,13 +204,13 @@ def train(
 
 
 def _train_stream(classifier: Any, corpus: str, output: Path, *, format: str | None,
-                  encoding: str | None, split: str | None, on_error: str,
+                  layout: ReadOptions, split: str | None, on_error: str,
                   save_every: int | None, report_every: int | None,
                   save_partial: Path | None, inference_only: bool, quiet: bool,
                   json_output: bool, rule: str, started: float) -> None:
     """One pass over CORPUS as a stream (see :mod:`snowpy.cli.stream`), then save."""
     documents, problems = iter_documents(corpus, split=split, format=format,
-                                         encoding=encoding, on_error=on_error)
+                                         on_error=on_error, layout=layout)
     report = StreamReport(report_every, show=not (quiet or json_output))
     try:
         checkpoints = learn_stream(classifier, documents, report, output=output,

@@ -12,7 +12,7 @@ from typing import Any, BinaryIO
 from snowpy.corpora.documents import CorpusError, Document, Problems
 from snowpy.corpora.sources import decode, iter_lines, read_file
 
-__all__ = ["HEADER_WORDS", "fasttext_record", "looks_like_header", "read_csv", "read_fasttext", "read_stream", "read_tsv", "tsv_record"]
+__all__ = ["HEADER_WORDS", "columns_by_name", "fasttext_record", "looks_like_header", "read_csv", "read_fasttext", "read_stream", "read_tsv", "tsv_record"]
 
 
 def _text_lines(source: str | os.PathLike, encoding: str, errors: str,
@@ -69,8 +69,8 @@ def tsv_record(line: str, at: str, problems: Problems, *, label_column: int = 0,
 def read_csv(
     source: str | os.PathLike,
     *,
-    label_column: int | str = 0,
-    text_columns: Sequence[int | str] = (1,),
+    label_column: int | str | None = None,
+    text_columns: Sequence[int | str] | None = None,
     header: bool | None = None,
     delimiter: str = ",",
     encoding: str = "utf-8",
@@ -80,12 +80,18 @@ def read_csv(
     """CSV rows with a chosen label column and text column(s) (AG News).
 
     Columns are indices, or names when the file has a header (``header``
-    defaults to True when any column is given by name). Several text
-    columns are joined by a space (AG News: title and description). The file
-    is decoded whole (quoted fields may span lines): ``errors="skip"`` acts
-    as ``"strict"``.
+    defaults to True when any column is given by name, else a first row of
+    column words (``label,text``, ``v1,v2``) is taken for a header, and said
+    in ``problems.notes``). Columns not given are found by header name
+    (``category``, ``message``...), else the label is column 0 and the text
+    column 1. Several text columns are joined by a space (AG News: title and
+    description). The file is decoded whole (quoted fields may span lines):
+    ``errors="skip"`` acts as ``"strict"``.
     """
     problems = problems or Problems()
+    chosen = label_column is not None or text_columns is not None
+    label_column = 0 if label_column is None else label_column
+    text_columns = (1,) if text_columns is None else tuple(text_columns)
     where, content = read_file(source)
     text = decode(content, encoding, "strict" if errors == "skip" else errors, where)
     by_name = isinstance(label_column, str) or any(isinstance(c, str) for c in text_columns)
@@ -100,6 +106,11 @@ def read_csv(
                               "not a document (--no-header reads it as one)")
         if header and not names:
             names = row
+            if not chosen:
+                label_column, text_columns = columns_by_name(row)
+                if (label_column, text_columns) != (0, (1,)):
+                    problems.note(f"{where}: labels from column {row[label_column]!r}, text "
+                                  f"from {', '.join(repr(row[c]) for c in text_columns)}")
             missing = [c for c in (label_column, *text_columns)
                        if isinstance(c, str) and c not in names]
             if missing:
@@ -129,6 +140,37 @@ HEADER_WORDS = frozenset({
     "text", "texts", "message", "messages", "body", "review", "reviews", "sentence",
     "document", "doc", "content", "title", "description", "comment", "tweet", "question",
     "subject", "email", "v1", "v2"})
+
+
+#: Header words naming a label column, and a text column (the rest of HEADER_WORDS name
+#: neither: an id, a type...).
+LABEL_WORDS = ("label", "labels", "class", "classes", "category", "categories", "target",
+               "y", "tag", "tags", "topic", "sentiment", "polarity", "rating", "intent", "spam",
+               "v1")
+TEXT_WORDS = ("text", "texts", "message", "messages", "body", "review", "reviews", "sentence",
+              "document", "doc", "content", "comment", "tweet", "question", "email", "v2")
+
+
+def columns_by_name(header: Sequence[str]) -> tuple[int, tuple[int, ...]]:
+    """The label column and text column(s) a header names: the first label word, and the
+    first text word (else the title or subject, else the first column that is neither);
+    ``(0, (1,))`` when the header names no label.
+
+    >>> columns_by_name(["message", "category"])
+    (1, (0,))
+    >>> columns_by_name(["id", "title", "label"])
+    (2, (1,))
+    """
+    cells = [cell.strip().lower() for cell in header]
+    label = next((i for i, cell in enumerate(cells) if cell in LABEL_WORDS), None)
+    if label is None:
+        return 0, (1,)
+    for words in (TEXT_WORDS, ("title", "subject", "description")):
+        text = next((i for i, cell in enumerate(cells) if cell in words and i != label), None)
+        if text is not None:
+            return label, (text,)
+    rest = [i for i, cell in enumerate(cells) if i != label and cell not in ("id", "type")]
+    return label, tuple(rest[:1]) or ((1,) if label == 0 else (0,))
 
 
 def looks_like_header(row: Sequence[str]) -> bool:

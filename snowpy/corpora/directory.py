@@ -12,6 +12,7 @@ Works on folders, ``.tar.gz`` and ``.zip`` alike (:mod:`snowpy.corpora.sources`)
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Callable, Collection, Iterator
 from typing import Any
 
@@ -53,6 +54,11 @@ def splits_of(source: str | os.PathLike) -> list[str]:
     return [split for split in SPLIT_NAMES if split in found]
 
 
+#: Files that describe a corpus rather than belong to it: not read, and not worth a note.
+_METADATA = re.compile(r"(?i)^(readme|license|licence|copying|notice|changes|(sha\d*|md5)sums"
+                       r"|\.ds_store|thumbs\.db)(\.\w+)?$|.*\.(md|rst)$|^\._")
+
+
 def read_directory(
     source: str | os.PathLike,
     *,
@@ -92,9 +98,12 @@ def read_directory(
             ancestors.add(folder)
             folder = folder.rpartition("/")[0]
     leaves = {folder for folder in folders if folder and folder not in ancestors}
+    outside: list[str] = []
     for name, where, content in files:
         folder, _, base = name.rpartition("/")
         if folder not in leaves:
+            if not _METADATA.match(base):
+                outside.append(where)
             continue
         parts = folder.split("/")
         label = parts[-1]
@@ -107,3 +116,6 @@ def read_directory(
             problems.report(where, f"not valid {encoding}; skipped")
             continue
         yield Document(text, label_of(label, base) if label_of else label, where)
+    if outside:  # files beside the class folders, or above them: not documents of a class
+        problems.note(f"{len(outside):,} file(s) not in a class folder were not read "
+                      f"(first: {outside[0]}); a class is a folder of documents")

@@ -153,7 +153,7 @@ def decode(content: bytes, encoding: str, errors: str, where: str) -> str | None
             return None
         raise CorpusError(
             f"{where}: byte {exc.start} is not valid {encoding} ({exc.reason}); declare the "
-            "corpus encoding (latin-1 for 20 Newsgroups) or use errors='replace'"
+            "corpus encoding, encoding='latin-1' for 20 Newsgroups, or use errors='replace'"
         ) from None
     except LookupError:
         raise CorpusError(f"unknown encoding {encoding!r}") from None

@@ -9,7 +9,6 @@ reaches the threshold). How links are made is SNoW's: see ``links``.
 from __future__ import annotations
 
 import warnings
-
 from collections.abc import Sequence
 from typing import Any
 
@@ -350,6 +349,11 @@ class Network(OnlineLearning, WeightViews, RuleParamsEstimator):
         multilabel = is_multilabel(y)
         self.check_options()
         labels = LabelIndex(sorted_labels(y, multilabel))
+        if len(labels) < 2 and not multilabel:
+            warnings.warn(
+                f"y holds one class only ({', '.join(map(repr, labels.labels[:1]))}): every "
+                "prediction will be it until partial_fit meets another", UserWarning,
+                stacklevel=3)
         # the fold networks are trained (and freed) before the final one exists, so
         # calibrating never holds two networks at once
         held_out = held_out_scores(self, X, y, targets, labels, multilabel) \
@@ -518,8 +522,8 @@ class Network(OnlineLearning, WeightViews, RuleParamsEstimator):
         calibration = self.calibration_
         if calibration is None:
             raise NotFittedError(
-                "this network has no calibration; train it with calibrate='cv', 'holdout' or "
-                "'progressive' to get probabilities"
+                "this network has no calibration; train it with calibrate='cv' to get "
+                "probabilities (or calibrate='holdout', or calibrate='progressive')"
             )
         return calibration.probabilities(self.decision_function(X))
 

@@ -109,7 +109,7 @@ class OnlineLearning:
         if self.calibration_ is None:
             raise ConfigurationError(
                 "this network has no calibration; train it with calibrate='progressive' "
-                "(online) or 'cv' to get probabilities"
+                "(online) or calibrate='cv' to get probabilities"
             )
         probabilities = self.calibration_.probabilities(scores[None, :])[0]
         return dict(zip(self._labels.labels, probabilities.tolist()))

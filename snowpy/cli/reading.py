@@ -1,0 +1,320 @@
+"""Reading corpora for the commands: the options that say how a file is laid out, the
+split to read, and what was read (said to the user, never silent)."""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Annotated, Any, NamedTuple
+
+import typer
+
+from snowpy.exceptions import ConfigurationError
+
+__all__ = [
+    "CorpusRead",
+    "ReadOptions",
+    "check_classes",
+    "describe_read",
+    "iter_documents",
+    "read_documents",
+    "read_lines",
+]
+
+_PANEL = "Corpus layout"
+
+# The corpus layout options, shared by the commands that read a corpus.
+Encoding = Annotated[str | None, typer.Option(
+    help="text encoding of the corpus (utf-8; latin-1 for 20 Newsgroups)",
+    rich_help_panel=_PANEL)]
+Decode = Annotated[str, typer.Option(
+    help="bytes that are not valid in the encoding: strict (an error naming the file and "
+         "line), replace (U+FFFD) or skip (the record, counted)", rich_help_panel=_PANEL)]
+LabelColumn = Annotated[str | None, typer.Option(
+    help="tsv/csv: the label's column, a number from 0 or (csv) a header name",
+    rich_help_panel=_PANEL)]
+TextColumn = Annotated[list[str] | None, typer.Option(
+    help="tsv/csv: the text's column, a number from 0 or (csv) a header name; csv: repeat "
+         "to join several", rich_help_panel=_PANEL)]
+Header = Annotated[bool | None, typer.Option(
+    "--header/--no-header", help="csv: the first row names the columns (default: "
+    "recognised by its words, and said)", rich_help_panel=_PANEL)]
+LabelField = Annotated[str | None, typer.Option(
+    help="jsonl: the field holding the label (or a list of labels)", rich_help_panel=_PANEL)]
+TextField = Annotated[list[str] | None, typer.Option(
+    help="jsonl: the field holding the text; repeat to join several", rich_help_panel=_PANEL)]
+Multilabel = Annotated[bool, typer.Option(
+    "--multilabel", help="fasttext: a line may carry several __label__ tags",
+    rich_help_panel=_PANEL)]
+
+#: Which formats take each layout option, by the option's command-line name.
+_APPLIES = {
+    "--encoding": ("tsv", "csv", "fasttext", "directory"),
+    "--decode": ("tsv", "csv", "fasttext", "directory"),
+    "--label-column": ("tsv", "csv"), "--text-column": ("tsv", "csv"),
+    "--header": ("csv",), "--no-header": ("csv",),
+    "--label-field": ("jsonl",), "--text-field": ("jsonl",), "--multilabel": ("fasttext",),
+}
+
+
+@dataclass(frozen=True)
+class ReadOptions:
+    """How a corpus file is laid out, as the command line gave it (None: not given)."""
+
+    encoding: str | None = None
+    decode: str = "strict"
+    label_column: str | None = None
+    text_column: list[str] = field(default_factory=list)
+    header: bool | None = None
+    label_field: str | None = None
+    text_field: list[str] = field(default_factory=list)
+    multilabel: bool = False
+
+    def given(self) -> list[str]:
+        """The options given, by their command-line names."""
+        named = {"--encoding": self.encoding, "--decode": self.decode != "strict" or None,
+                 "--label-column": self.label_column, "--text-column": self.text_column,
+                 "--header" if self.header else "--no-header": self.header is not None or None,
+                 "--label-field": self.label_field, "--text-field": self.text_field,
+                 "--multilabel": self.multilabel or None}
+        return [name for name, value in named.items() if value]
+
+    def for_format(self, kind: str, where: str) -> dict[str, Any]:
+        """The reader's keyword arguments for a ``kind`` corpus; an option that does not
+        apply to it is refused by name (``--text-field`` on a tsv file)."""
+        wrong = [name for name in self.given() if kind not in _APPLIES[name]]
+        if wrong:
+            raise ConfigurationError(
+                f"{where} is read as {kind}: {', '.join(wrong)} "
+                f"{'does' if len(wrong) == 1 else 'do'} not apply (they go with: "
+                + "; ".join(f"{name} {'/'.join(_APPLIES[name])}" for name in wrong) + ")")
+        options: dict[str, Any] = {}
+        if self.encoding:
+            options["encoding"] = self.encoding
+        if self.decode != "strict":
+            options["errors"] = self.decode
+        if kind == "tsv":
+            for name, value in (("label_column", self.label_column),
+                                ("text_column", self.text_column[-1:] or None)):
+                if value is not None:
+                    options[name] = _column_number(value[0] if isinstance(value, list)
+                                                   else value, f"--{name.replace('_', '-')}")
+        if kind == "csv":
+            if self.label_column is not None:
+                options["label_column"] = _column(self.label_column)
+            if self.text_column:
+                options["text_columns"] = [_column(c) for c in self.text_column]
+            if self.header is not None:
+                options["header"] = self.header
+        if kind == "jsonl":
+            if self.label_field:
+                options["label_field"] = self.label_field
+            if self.text_field:
+                options["text_fields"] = list(self.text_field)
+        if kind == "fasttext" and self.multilabel:
+            options["multilabel"] = True
+        return options
+
+
+def _column(value: str) -> int | str:
+    return int(value) if value.isdigit() else value
+
+
+def _column_number(value: str, option: str) -> int:
+    if not value.isdigit():
+        raise ConfigurationError(f"{option} {value!r}: a tsv file has no header; give the "
+                                 "column's number, counting from 0")
+    return int(value)
+
+
+class CorpusRead(NamedTuple):
+    """What :func:`read_documents` read: texts, labels, the problems report, the split."""
+
+    texts: list[Any]
+    labels: list[Any]
+    problems: Any
+    split: str | None
+
+
+def read_documents(corpus: str, *, split: str | None, format: str | None, on_error: str,
+                   layout: ReadOptions | None = None, prefer: str | None = None
+                   ) -> CorpusRead:
+    """Texts, labels, the problems report and the split read of CORPUS.
+
+    CORPUS is a path (any format :func:`snowpy.corpora.read` knows), ``-``
+    for standard input (``label<TAB>text`` or fastText lines), or the name of
+    a registered corpus (``snowpy corpus list``), read in ``split``, else in
+    ``prefer`` when it has that split. A corpus with splits is never read
+    whole by default (training on its test documents would leak them): with
+    no split given and none preferred that it has, it is refused.
+    """
+    from snowpy import corpora
+    from snowpy.corpora.documents import Problems
+
+    problems = Problems(on_error)
+    layout = layout or ReadOptions()
+    if corpus == "-":
+        data = sys.stdin.buffer.read()
+        with _temporary(data) as path:
+            kind = format or ("fasttext" if data.lstrip()[:9] == b"__label__" else "tsv")
+            documents = list(corpora.read(path, format=kind, problems=problems,
+                                          **layout.for_format(kind, "standard input")))
+            documents = [type(d)(d.text, d.label, d.source.replace(str(path), "<stdin>"))
+                         for d in documents]
+    elif Path(corpus.split("::")[0]).exists():
+        kind = format or corpora.detect_format(corpus)
+        if split is None and kind == "directory":
+            split = _default_split(corpus, corpora.splits_of(corpus), prefer)
+        documents = list(corpora.read(corpus, format=kind, split=split, problems=problems,
+                                      **layout.for_format(kind, corpus)))
+    elif os.sep in corpus or "." in Path(corpus).name:
+        raise ConfigurationError(f"{corpus}: no such file or folder")
+    else:
+        from snowpy.plugins import get_corpus
+
+        if layout.given():
+            raise ConfigurationError(f"{corpus} is a registered corpus, read as its manifest "
+                                     f"says: {', '.join(layout.given())} cannot apply")
+        if split is None:
+            split = _default_split(corpus, list(get_corpus(corpus).splits), prefer)
+        loaded = corpora.load(corpus, split, on_error=on_error)
+        documents = loaded.documents()
+        problems = loaded.problems
+        split = loaded.split
+    if not documents:
+        raise ConfigurationError(f"{corpus}: no documents found"
+                                 + (f" in split {split!r}" if split else "")
+                                 + "".join(f"; {note}" for note in problems.notes))
+    return CorpusRead([d.text for d in documents], [d.label for d in documents], problems,
+                      split)
+
+
+def iter_documents(corpus: str, *, split: str | None, format: str | None, on_error: str,
+                   layout: ReadOptions | None = None) -> tuple[Iterator[Any], Any]:
+    """The documents of CORPUS one by one, and the problems report: standard input
+    (``-``) as the lines arrive, a file as it is read, a registered corpus from memory."""
+    from snowpy import corpora
+    from snowpy.corpora.documents import Problems
+
+    problems = Problems(on_error)
+    layout = layout or ReadOptions()
+    if corpus == "-":
+        options = layout.for_format(format or "tsv", "standard input")
+        if format is None and "multilabel" in layout.for_format("fasttext", "standard input"):
+            options = layout.for_format("fasttext", "standard input")
+        return corpora.read_stream(sys.stdin.buffer, format=format, problems=problems,
+                                   **options), problems
+    if Path(corpus.split("::")[0]).exists():
+        kind = format or corpora.detect_format(corpus)
+        return iter(corpora.read(corpus, format=kind, split=split, problems=problems,
+                                 **layout.for_format(kind, corpus))), problems
+    if os.sep in corpus or "." in Path(corpus).name:
+        raise ConfigurationError(f"{corpus}: no such file or folder")
+    loaded = corpora.load(corpus, split, on_error=on_error)
+    return iter(loaded.documents()), loaded.problems
+
+
+def check_classes(corpus: str, read: CorpusRead) -> None:
+    """Refuse a corpus a classifier cannot learn from: one class only (every document
+    would be given it, with probability 1)."""
+    names = _classes(read.labels)
+    if len(names) < 2 and not any(isinstance(x, (list, tuple)) for x in read.labels):
+        raise ConfigurationError(
+            f"{corpus}: every document has the class {next(iter(names), '')!r}; a classifier "
+            "needs at least two classes (a folder corpus needs a folder per class; a tsv "
+            "or csv file, a label column: see --label-column)")
+
+
+def _classes(labels: list[Any]) -> set[Any]:
+    names: set[Any] = set()
+    for label in labels:
+        names.update(label if isinstance(label, (list, tuple)) else (label,))
+    return names
+
+
+def describe_read(corpus: str, read: CorpusRead) -> str:
+    """What was read, for the user: ``read 20newsgroups, split train: 11,314 documents,
+    20 classes``, then a line for each note a reader made (a header row recognised...)."""
+    names = _classes(read.labels)
+    where = f"{corpus}, split {read.split}" if read.split else corpus
+    lines = [f"read {where}: {len(read.texts):,} document{'s' * (len(read.texts) != 1)}, "
+             f"{len(names):,} class{'es' * (len(names) != 1)}"]
+    lines += [f"note: {note}" for note in getattr(read.problems, "notes", ())]
+    return "\n".join(lines)
+
+
+def _default_split(corpus: str, splits: list[str], prefer: str | None) -> str | None:
+    """The split to read when none was asked for: ``prefer`` when the corpus has it, the
+    only split of a one-split corpus, else a refusal naming the splits."""
+    if not splits or (len(splits) == 1 and splits[0] == "all"):
+        return None if not splits else splits[0]
+    if prefer in splits:
+        return prefer
+    if len(splits) == 1:
+        return splits[0]
+    raise ConfigurationError(f"{corpus} has the splits {', '.join(splits)}; choose one with "
+                             "--split (reading them together would mix training and test "
+                             "documents)")
+
+
+class _temporary:
+    """Standard input stored in a temporary file, so every reader can take it."""
+
+    def __init__(self, data: bytes) -> None:
+        import tempfile
+
+        handle, self.path = tempfile.mkstemp(prefix="snowpy-stdin-")
+        with os.fdopen(handle, "wb") as out:
+            out.write(data)
+
+    def __enter__(self) -> str:
+        return self.path
+
+    def __exit__(self, *exc: object) -> None:
+        os.unlink(self.path)
+
+
+def read_lines(source: str | None, encoding: str | None = None, decode: str = "strict"
+               ) -> Iterator[str]:
+    """Lines of a file, or of standard input for ``None`` or ``-``, each as soon as it
+    is complete (a pipe is read line by line, never to its end first). A line that is
+    not valid in ``encoding`` is an error naming it, unless ``decode`` is ``replace``."""
+    encoding = encoding or "utf-8"
+    try:
+        "".encode(encoding)
+    except LookupError:
+        raise ConfigurationError(f"--encoding {encoding!r}: no such text encoding") from None
+    if decode not in ("strict", "replace"):
+        raise ConfigurationError(f"--decode must be strict or replace, got {decode!r}")
+    if source in (None, "-"):
+        return _lines(sys.stdin.buffer, "standard input", encoding, decode)
+    path = Path(source)
+    if not path.is_file():
+        raise ConfigurationError(f"{path}: no such file")
+    return _lines(path.open("rb"), str(path), encoding, decode, close=True)
+
+
+def _lines(stream: Any, where: str, encoding: str, decode: str, close: bool = False
+           ) -> Iterator[str]:
+    try:
+        number = 0
+        while True:
+            raw = stream.readline()  # returns once a line is complete: no read-ahead wait
+            if not raw:
+                return
+            number += 1
+            try:
+                line = raw.decode(encoding, decode)
+            except UnicodeDecodeError as exc:
+                raise ConfigurationError(
+                    f"{where}:{number}: byte {exc.start} is not valid {encoding} "
+                    f"({exc.reason}); give --encoding, or --decode replace") from None
+            yield line.rstrip("\r\n")
+    finally:
+        if close:
+            stream.close()
+
+

@@ -1,0 +1,97 @@
+"""Figures of an evaluation: a reliability diagram and a confusion matrix.
+
+matplotlib is optional (``pip install 'snowpy[plot]'``); it is imported only here, and
+only when a figure is drawn. Both functions write a PNG or an SVG, chosen by the path's
+suffix, and never open a window.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+__all__ = ["plot_confusion", "plot_reliability"]
+
+
+def _pyplot() -> Any:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    return plt
+
+
+def _title(text: str, width: int) -> str:
+    import textwrap
+
+    return "\n".join(textwrap.wrap(text, width)) or text
+
+
+def plot_reliability(data: dict[str, list[float]], path: str, title: str = "",
+                     xlabel: str = "confidence of the predicted label",
+                     ylabel: str = "accuracy") -> None:
+    """Draw a reliability diagram (from :func:`snowpy.metrics.reliability`) to ``path``.
+
+    Bars are the accuracy of each confidence bin; the dashed diagonal is perfect
+    calibration; the bins' counts are drawn below as a histogram.
+    """
+    plt = _pyplot()
+    edges = np.asarray(data["edges"])
+    centres = (edges[:-1] + edges[1:]) / 2
+    accuracy = np.asarray(data["accuracy"], dtype=float)
+    counts = np.asarray(data["counts"])
+    figure, (axis, below) = plt.subplots(2, 1, figsize=(5, 6.2), sharex=True,
+                                         gridspec_kw={"height_ratios": [4, 1]})
+    axis.plot([0, 1], [0, 1], linestyle="--", color="grey", label="perfect calibration")
+    shown = counts > 0
+    axis.bar(centres[shown], accuracy[shown], width=np.diff(edges)[shown], edgecolor="black",
+             alpha=0.7, label=f"{ylabel} per bin")
+    axis.set_ylabel(ylabel)
+    axis.set_xlim(0, 1)
+    axis.set_ylim(0, 1)
+    axis.set_title(_title(title or "Reliability diagram", 44), fontsize=11)
+    axis.legend(loc="upper left")
+    below.bar(centres, counts, width=np.diff(edges), color="grey", edgecolor="black")
+    below.set_xlabel(xlabel)
+    below.set_ylabel("documents")
+    figure.tight_layout()
+    figure.savefig(path)
+    plt.close(figure)
+
+
+def plot_confusion(matrix: Sequence[Sequence[int]], labels: Sequence[Any], path: str,
+                   title: str = "") -> None:
+    """Draw a confusion matrix (rows: true class, columns: predicted) to ``path``.
+
+    Each row is shaded by the share of its class's documents, so a small class's
+    errors show as plainly as a large one's; the counts are written in the cells
+    when there are at most 30 classes.
+    """
+    plt = _pyplot()
+    counts = np.asarray(matrix, dtype=float)
+    shares = counts / np.maximum(counts.sum(axis=1, keepdims=True), 1)
+    n = len(labels)
+    size = min(4 + 0.45 * n, 24)
+    figure, axis = plt.subplots(figsize=(size + 1.5, size))
+    image = axis.imshow(shares, cmap="Blues", vmin=0, vmax=1)
+    figure.colorbar(image, ax=axis, fraction=0.046, pad=0.04,
+                    label="share of the true class's documents")
+    names = [str(label) for label in labels]
+    axis.set_xticks(range(n), names, rotation=60, ha="right", fontsize=8 if n > 12 else 10)
+    axis.set_yticks(range(n), names, fontsize=8 if n > 12 else 10)
+    axis.set_xlabel("predicted class")
+    axis.set_ylabel("true class")
+    axis.set_title(_title(title or "Confusion matrix", int(8 * size)), fontsize=11)
+    if n <= 30:
+        for i in range(n):
+            for j in range(n):
+                if counts[i, j]:
+                    axis.text(j, i, f"{int(counts[i, j])}", ha="center", va="center",
+                              fontsize=7 if n > 12 else 9,
+                              color="white" if shares[i, j] > 0.5 else "black")
+    figure.tight_layout()
+    figure.savefig(path)
+    plt.close(figure)
