@@ -11,8 +11,10 @@ On 20 Newsgroups and SMS Spam (seeded split), same features for every model
   out-of-fold scores, one final model trained on everything);
 * snowpy ``Network("perceptron", calibrate="cv")`` (3 folds), the same model;
 * snowpy's default classifier, Balanced Winnow, ``calibrate="cv"``;
-* for both snowpy models, the two ways of normalising across classes
-  (division by the sum, softmax over calibrated logits);
+* Winnow with the README's settings (alpha 1.35, beta 0.8, theta 4);
+* for the snowpy models, the ways of normalising across classes: division
+  by the sum (``T = 1``), division with the temperature fitted on the
+  held-out scores (snowpy's default), softmax over calibrated logits;
 * Balanced Winnow with ``calibrate="progressive"`` (first-epoch
   predict-then-learn scores: no extra training).
 
@@ -89,17 +91,21 @@ def main() -> None:
                     seconds_uncalibrated=t_plain)
         for label, rule, params in (("snowpy perceptron (averaged)", "perceptron", {}),
                                     ("snowpy balanced-winnow", "balanced-winnow",
-                                     {"thickness": 1.0})):
+                                     {"thickness": 1.0}),
+                                    ("snowpy winnow", "winnow",
+                                     {"alpha": 1.35, "beta": 0.8, "theta": 4.0})):
             plain, t_plain = timed(lambda: snowpy.Network(rule, **params).fit(X, y_train))
             model, t_cal = timed(lambda: snowpy.Network(rule, calibrate="cv", **params)
                                  .fit(X, y_train))
             scores = model.decision_function(X_test)
-            for normalize in ("sum", "softmax"):
-                calibration = model.calibration_
+            calibration = model.calibration_
+            for normalize, temperature in (("sum", 1.0), ("sum", calibration.temperature),
+                                           ("softmax", 1.0)):
                 other = Calibration(calibration.a, calibration.b, normalize=normalize,
-                                    method="cv")
+                                    method="cv", temperature=temperature)
                 row = evaluate(other.probabilities(scores), model.classes_, y_test)
-                rows[f"{label}, {normalize}"] = dict(
+                name_t = f", T={temperature:.2f}" if normalize == "sum" else ""
+                rows[f"{label}, {normalize}{name_t}"] = dict(
                     row, uncalibrated_accuracy=plain.score(X_test, y_test), seconds=t_cal,
                     seconds_uncalibrated=t_plain)
         model, t_prog = timed(lambda: snowpy.Network("balanced-winnow", thickness=1.0,

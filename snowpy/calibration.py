@@ -12,8 +12,13 @@ or two examples (or none) still gets finite parameters.
 Single-label networks normalise across targets. Two choices exist: dividing
 the per-target probabilities by their sum, or a softmax over the calibrated
 logits ``-(A s + B)``. snowpy uses the division (``normalize="sum"``), the
-choice of scikit-learn's CalibratedClassifierCV; ``docs/calibration.md``
-records the measurement (log loss on 20 Newsgroups and SMS Spam) behind it.
+choice of scikit-learn's CalibratedClassifierCV, with one more parameter
+fitted on the same held-out scores: a temperature ``T``, the normalised
+probabilities being ``p_t^T / sum_k p_k^T`` (``T = 1`` is plain division).
+One-vs-rest sigmoids of twenty targets that each hedge leave the division
+underconfident: Winnow on 20 Newsgroups gave a mean top probability of 0.53
+at accuracy 0.81 (ECE 0.28) before the temperature, 0.80 (ECE 0.03) with it;
+``docs/calibration.md`` records the measurements behind both choices.
 Multi-label networks keep each target's probability as it is.
 """
 
@@ -31,6 +36,9 @@ __all__ = ["METHODS", "NORMALIZATIONS", "Calibration", "fit_sigmoid"]
 #: How held-out scores are obtained: k-fold cross-fitting, or one held-out fraction.
 METHODS = ("cv", "holdout")
 NORMALIZATIONS = ("sum", "softmax", "none")
+#: How far (in probability) the division's mean top probability may fall below the
+#: held-out accuracy before a temperature sharpens it.
+HEDGING = 0.15
 
 
 def _objective(scores: np.ndarray, targets: np.ndarray, a: float, b: float) -> float:
@@ -98,6 +106,11 @@ def fit_sigmoid(scores: np.ndarray, positive: np.ndarray, *, max_iter: int = 100
     return a / scale, b - a * centre / scale
 
 
+def _log_sigmoid(z: np.ndarray) -> np.ndarray:
+    """``log(1 / (1 + exp(-z)))`` without overflow or underflow to -inf."""
+    return -np.logaddexp(0.0, -z)
+
+
 class Calibration:
     """Fitted sigmoids of every target, and how they are combined.
 
@@ -109,15 +122,21 @@ class Calibration:
         Across targets for single-label networks; ``"none"`` for multi-label.
     method : str
         How the held-out scores were obtained (``"cv"``, ``"holdout"``).
+    temperature : float
+        The exponent of the ``"sum"`` normalisation (1: plain division).
     """
 
-    def __init__(self, a: np.ndarray, b: np.ndarray, *, normalize: str, method: str) -> None:
+    def __init__(self, a: np.ndarray, b: np.ndarray, *, normalize: str, method: str,
+                 temperature: float = 1.0) -> None:
         self.a = np.asarray(a, dtype=np.float64)
         self.b = np.asarray(b, dtype=np.float64)
         if normalize not in NORMALIZATIONS:
             raise ConfigurationError(f"normalize must be one of {NORMALIZATIONS}")
+        if not (np.isfinite(temperature) and temperature > 0):
+            raise ConfigurationError(f"temperature must be a positive number, got {temperature}")
         self.normalize = normalize
         self.method = method
+        self.temperature = float(temperature)
 
     @classmethod
     def fit(cls, scores: np.ndarray, positives: np.ndarray, *, normalize: str,
@@ -126,7 +145,41 @@ class Calibration:
         pairs = [fit_sigmoid(scores[:, t], positives[:, t]) for t in range(scores.shape[1])]
         a = np.array([p[0] for p in pairs], dtype=np.float64)
         b = np.array([p[1] for p in pairs], dtype=np.float64)
-        return cls(a, b, normalize=normalize, method=method)
+        calibration = cls(a, b, normalize=normalize, method=method)
+        if normalize == "sum" and scores.shape[1] > 1:
+            calibration.temperature = calibration._fit_temperature(scores, positives)
+        return calibration
+
+    def _fit_temperature(self, scores: np.ndarray, positives: np.ndarray) -> float:
+        """The ``T`` of ``p_t^T / sum_k p_k^T``: 1, unless the plain division hedges, its
+        mean top probability on the held-out examples (those with exactly one true class)
+        falling more than :data:`HEDGING` below their accuracy (Winnow on 20 Newsgroups:
+        0.62 at 0.88). Then ``T`` makes the two equal (calibration in the large), within
+        [1/8, 8]. Fitting ``T`` by log loss instead, or matching whenever the two differ,
+        made probabilities worse where the held-out folds score unlike the final network
+        (the demo corpus: log loss 0.18 -> 0.55); ``docs/calibration.md`` has the figures."""
+        single = positives.sum(axis=1) == 1
+        if single.sum() < 2:
+            return 1.0
+        log_p = _log_sigmoid(-(scores[single] * self.a + self.b))
+        accuracy = float(np.mean(log_p.argmax(axis=1) == positives[single].argmax(axis=1)))
+
+        def top(log_t: float) -> float:
+            z = np.exp(log_t) * log_p
+            e = np.exp(z - z.max(axis=1, keepdims=True))
+            return float(np.mean(1.0 / e.sum(axis=1)))
+
+        if top(0.0) > accuracy - HEDGING:
+            return 1.0  # the division is about right: held-out scores say no more
+        low, high = -np.log(8.0), np.log(8.0)  # top() grows with T: bisect on log T
+        if top(low) >= accuracy:
+            return float(np.exp(low))
+        if top(high) <= accuracy:
+            return float(np.exp(high))
+        for _ in range(40):
+            middle = (low + high) / 2
+            low, high = (middle, high) if top(middle) < accuracy else (low, middle)
+        return float(np.exp((low + high) / 2))
 
     def extended(self, n_targets: int) -> Calibration:
         """This calibration for ``n_targets`` targets: targets added since it was fitted
@@ -140,7 +193,7 @@ class Calibration:
         b_new = float(np.median(self.b)) if self.b.size else 0.0
         return Calibration(np.r_[self.a, np.full(extra, a_new)],
                            np.r_[self.b, np.full(extra, b_new)], normalize=self.normalize,
-                           method=self.method)
+                           method=self.method, temperature=self.temperature)
 
     def probabilities(self, scores: np.ndarray) -> np.ndarray:
         """Calibrated probabilities for decision scores ``[n, targets]``."""
@@ -157,6 +210,10 @@ class Calibration:
         p = 0.5 * (1.0 + np.tanh(0.5 * logits))  # the logistic function without overflow
         if self.normalize == "none":
             return p
+        if self.temperature != 1.0:  # p^T normalised: a softmax of T log p, in logs
+            z = self.temperature * _log_sigmoid(logits)
+            e = np.exp(z - z.max(axis=1, keepdims=True))
+            return e / e.sum(axis=1, keepdims=True)
         total = p.sum(axis=1, keepdims=True)
         uniform = np.full_like(p, 1.0 / p.shape[1])
         with np.errstate(invalid="ignore", divide="ignore"):
@@ -164,7 +221,8 @@ class Calibration:
 
     # -------------------------------------------------------------- storage
     def header(self) -> dict[str, Any]:
-        return {"normalize": self.normalize, "method": self.method}
+        return {"normalize": self.normalize, "method": self.method,
+                "temperature": self.temperature}
 
     def arrays(self) -> dict[str, np.ndarray]:
         return {"calibration_a": self.a, "calibration_b": self.b}
@@ -178,6 +236,7 @@ class Calibration:
             a, b = arrays["calibration_a"], arrays["calibration_b"]
             if a.shape != b.shape or a.ndim != 1:
                 raise ValueError("shapes differ")
-            return cls(a, b, normalize=header["normalize"], method=header.get("method", "cv"))
-        except (KeyError, ValueError, ConfigurationError) as exc:
+            return cls(a, b, normalize=header["normalize"], method=header.get("method", "cv"),
+                       temperature=float(header.get("temperature", 1.0)))
+        except (KeyError, ValueError, TypeError, ConfigurationError) as exc:
             raise ModelFileError(f"{where}: the calibration is invalid ({exc})") from None

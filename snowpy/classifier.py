@@ -18,6 +18,7 @@ from typing import Any
 
 import numpy as np
 
+from snowpy._progress import phase
 from snowpy.base import RuleParamsEstimator
 from snowpy.classifier_state import classifier_state
 from snowpy.exceptions import ConfigurationError, NotFittedError
@@ -212,6 +213,7 @@ class SnowClassifier(RuleParamsEstimator):
         else:
             if not isinstance(texts, (list, tuple, np.ndarray)):
                 texts = list(texts)  # read again for the names
+            phase(progress, "featurising", None)
             network.fit(featurizer.transform(texts, names=False), labels, targets=targets,
                         progress=progress)
         self._name_kept_features(texts, network.feature_ids_[network.link_counts() > 0])

@@ -115,3 +115,38 @@ def test_progressive_calibration_while_streaming_and_after_loading(tmp_path):
     for net in (loaded, twin):
         net.partial_fit(X[610:700], labels[610:700])
     np.testing.assert_array_equal(loaded.predict_proba(X[700:]), twin.predict_proba(X[700:]))
+
+
+def test_a_hedging_division_is_sharpened_by_a_temperature_and_kept_on_file(tmp_path):
+    """Twenty targets whose sigmoids all hedge: the plain division gives a mean top
+    probability far below the accuracy; the temperature brings it to the accuracy. Where
+    the division is about right, the temperature stays 1 (plain division)."""
+    rng = np.random.default_rng(0)
+    n, k = 4000, 20
+    truth = rng.integers(0, k, n)
+    scores = rng.normal(0.0, 1.0, (n, k))
+    scores[np.arange(n), truth] += 3.0  # right 85% of the time, each sigmoid hedging
+    positives = np.zeros((n, k), dtype=bool)
+    positives[np.arange(n), truth] = True
+    calibration = Calibration.fit(scores, positives, normalize="sum", method="cv")
+    plain = Calibration(calibration.a, calibration.b, normalize="sum", method="cv")
+    accuracy = np.mean(scores.argmax(1) == truth)
+    assert plain.probabilities(scores).max(1).mean() < accuracy - 0.15
+    assert calibration.temperature > 1.5  # measured 1.81
+    assert abs(calibration.probabilities(scores).max(1).mean() - accuracy) < 0.01
+    assert log_loss(calibration.probabilities(scores), truth) < \
+        log_loss(plain.probabilities(scores), truth)
+    np.testing.assert_array_equal(calibration.probabilities(scores).argmax(1),
+                                  plain.probabilities(scores).argmax(1))  # same ranking
+    # separable scores: the division is not hedging, T stays 1
+    scores[np.arange(n), truth] += 6.0
+    assert Calibration.fit(scores, positives, normalize="sum", method="cv").temperature == 1.0
+    # the temperature is part of the model file
+    from snowpy import SnowClassifier
+
+    rows = [line.split("\t", 1) for line in
+            open("corpora/demo/train.tsv").read().splitlines() if line]
+    clf = SnowClassifier(calibrate="cv").fit([t for _, t in rows], [lab for lab, _ in rows])
+    clf.network_.calibration_.temperature = 1.75
+    clf.save(tmp_path / "m.snowpy")
+    assert snowpy.load(tmp_path / "m.snowpy").network_.calibration_.temperature == 1.75

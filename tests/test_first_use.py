@@ -349,3 +349,83 @@ def test_without_matplotlib_the_metrics_come_first(many_classes, tmp_path, monke
     assert "accuracy" in result.stdout and "log loss" in result.stdout
     assert "the figures need matplotlib: pip install 'snowpy[plot]'" in result.stderr
     assert not (tmp_path / "r.png").exists()
+
+
+@pytest.mark.parametrize("rule", ["winnow", "balanced-winnow", "perceptron"])
+def test_inspect_and_export_show_the_same_bias(tmp_path, rule):
+    # item 7: inspect showed a bias of -1.01 where the export held -0.00998
+    model = tmp_path / "m.snowpy"
+    assert run("train", TRAIN, "-o", model, "--rule", rule, "--epochs", "3",
+               "--calibrate", "none").exit_code == 0
+    shown = json.loads(run("inspect", model, "--json").stdout)
+    assert run("inspect", model, "--export", tmp_path / "links.json").exit_code == 0
+    assert run("inspect", model, "--export", tmp_path / "links.txt").exit_code == 0
+    exported = json.loads((tmp_path / "links.json").read_text())
+    in_text = {line.split()[2]: float(line.split()[4]) for line in
+               (tmp_path / "links.txt").read_text().splitlines() if line.startswith("target ")}
+    assert exported["bias_strength"] == shown["bias_strength"]
+    for target in exported["targets"]:
+        assert target["bias"] == shown["bias_weight"][target["label"]]
+        assert in_text[target["label"]] == pytest.approx(target["bias"], rel=1e-5)
+    assert len({t["bias"] for t in exported["targets"]}) > 1  # learned, not all the default
+    # the table says the same number (to its 4 significant digits)
+    table = run("inspect", model).stdout.replace("\n", "")
+    first = exported["targets"][0]
+    assert f"{first['label']} (bias weight {first['bias']:.4g})" in table.replace("  ", " ") \
+        or f"bias weight {first['bias']:.4g}" in table
+
+
+@pytest.mark.corpus
+def test_the_repr_of_a_corpus_is_one_line(corpora):
+    # item 16: repr(Corpus) dumped the whole corpus
+    from snowpy.corpora import load
+
+    spam = load("sms-spam", "train", path=corpora / "sms_spam_collection.tar.gz")
+    assert repr(spam) == f"Corpus('sms-spam', split='train', path='{spam.path}', not read yet)"
+    n = len(spam)
+    assert repr(spam) == f"Corpus('sms-spam', split='train', path='{spam.path}', {n:,} documents)"
+    assert n > 4000 and "\n" not in repr(spam) and len(repr(spam)) < 200
+
+
+def test_training_says_each_phase_and_warns_of_the_first_compile(tmp_path, monkeypatch):
+    # items 11 and 12: the bar sat at 0/N through featurising and calibrating, and the
+    # first run compiled for 11-21 s without a word
+    from snowpy.cli.progress import TrainingReporter, compiled_before
+
+    heard = []
+
+    class Listening(TrainingReporter):
+        def phase(self, name, total=None):
+            heard.append((name, total))
+            super().phase(name, total)
+
+    import sys
+
+    monkeypatch.setattr(sys.modules["snowpy.cli.train"], "TrainingReporter", Listening)
+    monkeypatch.setenv("NUMBA_CACHE_DIR", str(tmp_path / "empty-cache"))
+    assert not compiled_before()
+    result = run("train", TRAIN, "-o", tmp_path / "m.snowpy", "--epochs", "2")
+    assert result.exit_code == 0, result.output
+    assert "compiling snowpy's training loops (first run only" in result.stderr
+    assert heard == [("featurising", None), ("calibration fold 1 of 3", None),
+                     ("calibration fold 2 of 3", None), ("calibration fold 3 of 3", None),
+                     ("training", 800), ("calibrating", None), ("saving", None)]
+    monkeypatch.delenv("NUMBA_CACHE_DIR")
+    assert compiled_before()  # this suite has compiled it
+    assert "compiling" not in run("train", TRAIN, "-o", tmp_path / "m.snowpy",
+                                  "--epochs", "1").stderr
+
+
+def test_the_training_rate_is_over_a_recent_window(monkeypatch):
+    # item 11: the rate was since t = 0 (28 s of reading and featurising included)
+    from snowpy.cli import progress
+
+    clock = iter([0.0, 100.0, 100.5, 101.0, 101.5, 110.0, 112.0])
+    monkeypatch.setattr(progress.time, "perf_counter", lambda: next(clock))
+    reporter = progress.TrainingReporter.__new__(progress.TrainingReporter)
+    reporter.recent = progress.deque()
+    reporter._rate(0)  # t = 0: the start; 100 s of reading and featurising follow
+    rates = [reporter._rate(done) for done in (1000, 2000, 3000, 4000)]  # t = 100..101.5
+    assert rates[-1] == "2,000 docs/s"  # 3000 in the last 1.5 s; since t = 0: 39 docs/s
+    reporter._rate(4200)  # t = 110
+    assert reporter._rate(5200) == "500 docs/s"  # t = 112: 1000 in the last 2 s

@@ -8,6 +8,7 @@ from typing import Annotated, Any
 import typer
 
 from snowpy.cli.common import echo_json, err, fail, handles_errors
+from snowpy.cli.progress import Phases
 from snowpy.cli.reading import (
     Decode,
     Encoding,
@@ -21,7 +22,7 @@ from snowpy.cli.reading import (
     describe_read,
     read_documents,
 )
-from snowpy.cli.report import Phases, print_report, write_confusion
+from snowpy.cli.report import print_report, write_confusion
 
 
 @handles_errors

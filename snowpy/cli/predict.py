@@ -57,9 +57,37 @@ def predict(
                 out.write(answer.one(line))
                 out.flush()
         else:
-            for chunk in _chunks(lines, batch or 10000):
-                out.write("".join(answer.many(chunk)))
+            with _Counter() as counter:
+                for chunk in _chunks(lines, batch or 10000):
+                    out.write("".join(answer.many(chunk)))
+                    counter.add(len(chunk))
             out.flush()
+
+
+class _Counter:
+    """Lines answered so far, on standard error when it is a terminal (answers go to a
+    file or a pipe meanwhile): a long prediction is never silent."""
+
+    def __init__(self) -> None:
+        self.done = 0
+        self.status: Any = None
+
+    def __enter__(self) -> _Counter:
+        if sys.stderr.isatty():
+            from rich.console import Console
+
+            self.status = Console(stderr=True).status("predicting...")
+            self.status.start()
+        return self
+
+    def add(self, n: int) -> None:
+        self.done += n
+        if self.status is not None:
+            self.status.update(f"predicted {self.done:,} lines")
+
+    def __exit__(self, *exc: object) -> None:
+        if self.status is not None:
+            self.status.stop()
 
 
 def _chunks(lines: Iterator[str], size: int) -> Iterator[list[str]]:

@@ -4,40 +4,15 @@ confusions with the whole written to a file), and the phases while it works."""
 
 from __future__ import annotations
 
-import time
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-__all__ = ["Phases", "print_report", "write_confusion"]
+__all__ = ["print_report", "write_confusion"]
 
 #: Up to this many classes the confusion matrix is printed whole.
 WHOLE_MATRIX = 12
 #: Cells of a folded matrix: the largest confusions.
 FOLDED_CELLS = 15
-
-
-class Phases:
-    """A spinner naming the phase under way (``reading``, ``predicting 7,532
-    documents``...), on standard error, gone when done; silent when ``quiet``."""
-
-    def __init__(self, quiet: bool = False) -> None:
-        self.quiet = quiet
-
-    @contextmanager
-    def __call__(self, what: str) -> Iterator[None]:
-        if self.quiet:
-            yield
-            return
-        from rich.console import Console
-
-        console = Console(stderr=True)
-        started = time.perf_counter()
-        with console.status(f"{what}..."):
-            yield
-        if console.is_terminal:
-            console.print(f"[dim]{what}: {time.perf_counter() - started:.1f} s[/dim]")
 
 
 def print_report(report: dict[str, Any], multilabel: bool, confusion_file: Path | None) -> None:

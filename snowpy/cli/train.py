@@ -17,6 +17,7 @@ from snowpy.cli.common import (
     parse_range,
     rule_options,
 )
+from snowpy.cli.progress import Phases, TrainingReporter, compiled_before
 from snowpy.cli.reading import (
     Decode,
     Encoding,
@@ -159,16 +160,19 @@ def train(
                       inference_only=inference_only, quiet=quiet, json_output=json_output,
                       rule=rule, started=started)
         return
-    read = read_documents(corpus, split=split, format=format, on_error=on_error,
-                          layout=layout, prefer="train")
-    texts, labels, problems, split = read
     chatty = not (quiet or json_output)
+    with Phases(quiet=not chatty)("reading"):
+        read = read_documents(corpus, split=split, format=format, on_error=on_error,
+                              layout=layout, prefer="train")
+    texts, labels, problems, split = read
     if chatty:
         err(describe_read(corpus, read))
     check_classes(corpus, read)
     if problems.skipped and not json_output:
         err(f"skipped {problems.skipped} malformed record(s); first: {problems.messages[0]}")
-    reporter = _Reporter(len(texts), epochs) if chatty else None
+    if chatty and not compiled_before():
+        err("compiling snowpy's training loops (first run only: some 20 s)")
+    reporter = TrainingReporter(len(texts), epochs) if chatty else None
     try:
         classifier.fit(texts, labels, progress=reporter)
     except KeyboardInterrupt:
@@ -183,8 +187,10 @@ def train(
             err(f"interrupted: {output} was not written")
         raise typer.Exit(130) from None
     if reporter:
-        reporter.close()
+        reporter.phase("saving")
     classifier.save(output, inference_only=inference_only)
+    if reporter:
+        reporter.close()
     seconds = time.perf_counter() - started
     net = classifier.network_
     summary = {
@@ -256,58 +262,3 @@ def _peak_memory_mb() -> float | None:
         return None
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     return round(peak / (1024 * 1024 if sys.platform == "darwin" else 1024), 1)
-
-
-class _Reporter:
-    """Progress bar (documents per second) and a progressive-validation table.
-
-    Rows come at 1, 2, 4, 8... examples of the first epoch, as Vowpal Wabbit
-    prints them, then one per epoch: mistakes made before learning each
-    example, and the online accuracy since the previous row.
-    """
-
-    def __init__(self, n: int, epochs: int) -> None:
-        from rich.console import Console
-        from rich.progress import (
-            BarColumn,
-            MofNCompleteColumn,
-            Progress,
-            TextColumn,
-            TimeElapsedColumn,
-        )
-
-        self.console = Console(stderr=True)
-        self.progress = Progress(TextColumn("[bold]training"), BarColumn(), MofNCompleteColumn(),
-                                 TextColumn("{task.fields[rate]}"), TimeElapsedColumn(),
-                                 console=self.console, transient=True)
-        self.task = self.progress.add_task("train", total=n * epochs, rate="")
-        self.progress.start()
-        self.n = n
-        self.started = time.perf_counter()
-        self.epoch = -1
-        self.previous = 0
-        self.epoch_mistakes = 0
-        self.since_examples = 0
-        self.since_mistakes = 0
-        self.progress.console.print(f"{'epoch':>5} {'examples':>10} {'mistakes':>9} "
-                                    f"{'online acc. since last':>23} {'epoch acc.':>10}")
-
-    def __call__(self, epoch: int, done: int, total: int, mistakes: int) -> None:
-        if epoch != self.epoch:
-            self.epoch, self.previous, self.epoch_mistakes = epoch, 0, 0
-        self.since_examples += done - self.previous
-        self.previous = done
-        self.since_mistakes += mistakes
-        self.epoch_mistakes += mistakes
-        completed = epoch * self.n + done
-        rate = completed / max(time.perf_counter() - self.started, 1e-9)
-        self.progress.update(self.task, completed=completed, rate=f"{rate:,.0f} docs/s")
-        if (epoch == 0 and done & (done - 1) == 0) or done == total:
-            accuracy = 1 - self.since_mistakes / max(self.since_examples, 1)
-            self.progress.console.print(
-                f"{epoch + 1:>5} {done:>10,} {self.since_mistakes:>9,} {accuracy:>23.4f} "
-                f"{1 - self.epoch_mistakes / max(done, 1):>10.4f}")
-            self.since_examples = self.since_mistakes = 0
-
-    def close(self) -> None:
-        self.progress.stop()

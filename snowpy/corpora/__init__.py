@@ -19,6 +19,7 @@ from __future__ import annotations
 from snowpy.corpora.delimited import read_csv, read_fasttext, read_stream, read_tsv
 from snowpy.corpora.directory import read_directory, splits_of
 from snowpy.corpora.documents import CorpusError, Document, Problems
+from snowpy.corpora.demo import demo_path
 from snowpy.corpora.formats import FORMATS, detect_format, read
 from snowpy.corpora.jsonl import read_jsonl
 from snowpy.corpora.registry import Corpus, CorpusFile, CorpusSpec, data_dirs, load
@@ -34,6 +35,7 @@ __all__ = [
     "Problems",
     "SnowExamples",
     "data_dirs",
+    "demo_path",
     "detect_format",
     "load",
     "read",

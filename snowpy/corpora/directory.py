@@ -55,7 +55,7 @@ def splits_of(source: str | os.PathLike) -> list[str]:
 
 
 #: Files that describe a corpus rather than belong to it: not read, and not worth a note.
-_METADATA = re.compile(r"(?i)^(readme|license|licence|copying|notice|changes|(sha\d*|md5)sums"
+_METADATA = re.compile(r"(?i)^(readme|license|licence|copying|notice|changes|provenance|(sha\d*|md5)sums"
                        r"|\.ds_store|thumbs\.db)(\.\w+)?$|.*\.(md|rst)$|^\._")
 
 

@@ -149,6 +149,13 @@ class Corpus:
             return iter(self._cache)
         return self.spec.read(self.path, self.split, self.problems, **self.options)
 
+    def __repr__(self) -> str:
+        read = (f"{len(self._cache):,} documents" if self._cache is not None
+                else "not read yet")
+        skipped = f", {self.problems.skipped} skipped" if self.problems.skipped else ""
+        return f"Corpus({self.spec.name!r}, split={self.split!r}, path='{self.path}', " \
+               f"{read}{skipped})"
+
     def documents(self) -> list[Document]:
         """All documents of the split (read once)."""
         if self._cache is None:

@@ -8,8 +8,6 @@ the online error rate at 1, 2, 4, 8... documents. 20 Newsgroups when
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import numpy as np
 
 from snowpy.experiments.common import Result, Series
@@ -34,8 +32,7 @@ def _documents(corpus: str | None):
     if corpus not in (None, "demo"):
         loaded = corpora.load(corpus)
         return corpus, loaded.texts, loaded.labels
-    demo = Path(__file__).resolve().parents[2] / "corpora" / "demo" / "train.tsv"
-    documents = list(corpora.read_tsv(demo))
+    documents = list(corpora.read_tsv(corpora.demo_path("train")))
     return "the demo corpus", [d.text for d in documents], [d.label for d in documents]
 
 

@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
+from snowpy._progress import phase
 from snowpy.calibration import Calibration
 from snowpy.network.labels import LabelIndex
 
@@ -40,8 +41,9 @@ REFIT_EVERY = 8
 
 
 def held_out_scores(net: Any, X: sp.csr_matrix, y: Sequence[Any], targets: Any,
-                    labels: LabelIndex, multilabel: bool):
-    """Out-of-fold decision scores, for calibration (see ``calibrate``)."""
+                    labels: LabelIndex, multilabel: bool, progress: Any = None):
+    """Out-of-fold decision scores, for calibration (see ``calibrate``); each fold is
+    announced to ``progress`` as a phase."""
     n = X.shape[0]
     positives = np.zeros((n, len(labels)), dtype=bool)
     y_indptr, y_targets = labels.encode(y, multilabel=multilabel, grow=False)
@@ -54,7 +56,8 @@ def held_out_scores(net: Any, X: sp.csr_matrix, y: Sequence[Any], targets: Any,
     covered = np.zeros(n, dtype=bool)
     params = net.get_params()
     params["calibrate"] = None
-    for held in folds:
+    for number, held in enumerate(folds, start=1):
+        phase(progress, f"calibration fold {number} of {len(folds)}")
         train = np.setdiff1d(np.arange(n), held)
         if train.size == 0 or held.size == 0:
             continue

@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
+from snowpy._progress import phase
 from snowpy._validation import as_csr, check_length
 from snowpy.base import RuleParamsEstimator
 from snowpy.exceptions import CalibrationWarning, ConfigurationError, NotFittedError
@@ -356,13 +357,16 @@ class Network(OnlineLearning, WeightViews, RuleParamsEstimator):
                 stacklevel=3)
         # the fold networks are trained (and freed) before the final one exists, so
         # calibrating never holds two networks at once
-        held_out = held_out_scores(self, X, y, targets, labels, multilabel) \
+        held_out = held_out_scores(self, X, y, targets, labels, multilabel, progress) \
             if self.calibrate in ("cv", "holdout") else None
         self._initialise(X, multilabel)
         self._labels = labels
+        phase(progress, "training", X.shape[0] * int(self.epochs))
         self._learn(X, y, targets, epochs=int(self.epochs), shuffle=bool(self.shuffle),
                     progress=progress, fitting=True)
         discard(self)
+        if self.calibrate is not None:
+            phase(progress, "calibrating")
         if self.calibrate == "progressive":
             fit_progressive(self)
         if held_out is not None:

@@ -1,0 +1,134 @@
+"""What a command shows while it works: the phase under way, a training bar with a
+recent rate, and a word before the first run compiles."""
+
+from __future__ import annotations
+
+import os
+import time
+from collections import deque
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+__all__ = ["Phases", "TrainingReporter", "compiled_before"]
+
+#: Seconds over which a rate is measured.
+RATE_WINDOW = 3.0
+
+
+class Phases:
+    """A spinner naming the phase under way (``reading``, ``predicting 7,532
+    documents``...), on standard error, gone when done; silent when ``quiet``."""
+
+    def __init__(self, quiet: bool = False) -> None:
+        self.quiet = quiet
+
+    @contextmanager
+    def __call__(self, what: str) -> Iterator[None]:
+        if self.quiet:
+            yield
+            return
+        from rich.console import Console
+
+        console = Console(stderr=True)
+        started = time.perf_counter()
+        with console.status(f"{what}..."):
+            yield
+        if console.is_terminal:
+            console.print(f"[dim]{what}: {time.perf_counter() - started:.1f} s[/dim]")
+
+
+class TrainingReporter:
+    """Progress bar and a progressive-validation table for ``snowpy train``.
+
+    The bar names the phase under way (featurising, calibration folds, training,
+    calibrating, saving: :meth:`phase`), and its rate is over the last few seconds,
+    not since the start. Rows come at 1, 2, 4, 8... examples of the first epoch, as
+    Vowpal Wabbit prints them, then one per epoch: mistakes made before learning each
+    example, and the online accuracy since the previous row.
+    """
+
+    def __init__(self, n: int, epochs: int) -> None:
+        from rich.console import Console
+        from rich.progress import (
+            BarColumn,
+            MofNCompleteColumn,
+            Progress,
+            TextColumn,
+            TimeElapsedColumn,
+        )
+
+        self.console = Console(stderr=True)
+        self.progress = Progress(TextColumn("[bold]{task.description}"), BarColumn(),
+                                 MofNCompleteColumn(), TextColumn("{task.fields[rate]}"),
+                                 TimeElapsedColumn(), console=self.console, transient=True)
+        self.task = self.progress.add_task("starting", total=None, rate="")
+        self.progress.start()
+        self.n = n
+        self.recent: deque[tuple[float, int]] = deque()
+        self.epoch = -1
+        self.previous = 0
+        self.epoch_mistakes = 0
+        self.since_examples = 0
+        self.since_mistakes = 0
+        self.header_shown = False
+
+    def phase(self, name: str, total: int | None = None) -> None:
+        """A new phase: the bar shows its name, and its progress when ``total`` is known
+        (a phase of unknown length pulses)."""
+        self.progress.remove_task(self.task)  # a fresh task: a phase may have no total
+        self.task = self.progress.add_task(name, total=total, rate="")
+        self.progress.refresh()
+        self.recent.clear()
+
+    def __call__(self, epoch: int, done: int, total: int, mistakes: int) -> None:
+        if not self.header_shown:
+            self.header_shown = True
+            self.progress.console.print(f"{'epoch':>5} {'examples':>10} {'mistakes':>9} "
+                                        f"{'online acc. since last':>23} {'epoch acc.':>10}")
+        if epoch != self.epoch:
+            self.epoch, self.previous, self.epoch_mistakes = epoch, 0, 0
+        self.since_examples += done - self.previous
+        self.previous = done
+        self.since_mistakes += mistakes
+        self.epoch_mistakes += mistakes
+        completed = epoch * self.n + done
+        self.progress.update(self.task, completed=completed, rate=self._rate(completed))
+        if (epoch == 0 and done & (done - 1) == 0) or done == total:
+            accuracy = 1 - self.since_mistakes / max(self.since_examples, 1)
+            self.progress.console.print(
+                f"{epoch + 1:>5} {done:>10,} {self.since_mistakes:>9,} {accuracy:>23.4f} "
+                f"{1 - self.epoch_mistakes / max(done, 1):>10.4f}")
+            self.since_examples = self.since_mistakes = 0
+
+    def _rate(self, completed: int) -> str:
+        """Documents per second over the last :data:`RATE_WINDOW` seconds."""
+        now = time.perf_counter()
+        self.recent.append((now, completed))
+        while len(self.recent) > 2 and now - self.recent[0][0] > RATE_WINDOW:
+            self.recent.popleft()
+        then, before = self.recent[0]
+        if now - then < 1e-3 or completed < before:
+            return ""
+        return f"{(completed - before) / (now - then):,.0f} docs/s"
+
+    def close(self) -> None:
+        self.progress.stop()
+
+
+def compiled_before() -> bool:
+    """Whether numba's cache holds snowpy's training loop already (else the first
+    training compiles it: some 20 seconds, once). Looks where numba caches: beside the
+    sources, under ``NUMBA_CACHE_DIR``, or in the user's cache folder."""
+    import snowpy
+
+    package = Path(snowpy.__file__).resolve().parent
+    if os.environ.get("NUMBA_CACHE_DIR"):  # then numba caches there only
+        places = [Path(os.environ["NUMBA_CACHE_DIR"])]
+    else:
+        places = [package / "network" / "__pycache__",
+                  Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "numba"]
+    for place in places:
+        if place.is_dir() and next(place.rglob("engine.epoch_loop-*.nbi"), None) is not None:
+            return True
+    return False

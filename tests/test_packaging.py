@@ -1,0 +1,54 @@
+"""What a plain ``pip install`` gives a user, checked by installing the wheel (issue 16.9:
+``snowpy experiment learning-curve`` failed because the demo corpus was not installed)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import venv
+import zipfile
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@pytest.fixture(scope="module")
+def wheel(tmp_path_factory) -> Path:
+    out = tmp_path_factory.mktemp("wheel")
+    subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps",
+                    "-q", str(ROOT), "-w", str(out)], check=True, capture_output=True,
+                   timeout=300)
+    return next(out.glob("snowpy-*.whl"))
+
+
+def test_the_wheel_carries_the_demo_corpus(wheel):
+    names = zipfile.ZipFile(wheel).namelist()
+    for split in ("train", "test"):
+        assert f"snowpy-0.1.0.data/data/share/snowpy/demo/{split}.tsv" in names
+    assert not any(name.startswith("tests/") for name in names)
+
+
+def test_an_installed_snowpy_runs_the_learning_curve_on_its_demo(wheel, tmp_path):
+    env_dir = tmp_path / "venv"
+    venv.create(env_dir, system_site_packages=True, with_pip=False)
+    python = env_dir / "bin" / "python"
+    subprocess.run([sys.executable, "-m", "pip", "--python", str(python), "install", "-q",
+                    "--no-deps", "--no-index", str(wheel)], check=True, capture_output=True,
+                   timeout=300)
+    out = tmp_path / "out"
+    result = subprocess.run(
+        [str(python), "-c", "import snowpy, sys; from snowpy.corpora import demo_path; "
+         "print(snowpy.__file__); print(demo_path('train'))"],
+        capture_output=True, text=True, cwd=tmp_path, timeout=120)
+    assert result.returncode == 0, result.stderr
+    module, demo = result.stdout.split()
+    assert str(env_dir) in module and str(env_dir) in demo  # the installed copy, not ours
+    result = subprocess.run([str(env_dir / "bin" / "snowpy"), "experiment", "learning-curve",
+                             "-o", str(out), "--figure", "none"],
+                            capture_output=True, text=True, cwd=tmp_path, timeout=600,
+                            env={"PATH": "/usr/bin:/bin", "SNOWPY_DATA": str(tmp_path)})
+    assert result.returncode == 0, result.stderr
+    assert "the demo corpus" in result.stderr
+    assert len((out / "learning-curve.csv").read_text().splitlines()) > 3
