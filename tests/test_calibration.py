@@ -118,21 +118,21 @@ def test_progressive_calibration_while_streaming_and_after_loading(tmp_path):
 
 
 def test_a_hedging_division_is_sharpened_by_a_temperature_and_kept_on_file(tmp_path):
-    """Twenty targets whose sigmoids all hedge: the plain division gives a mean top
+    """Sixty targets whose sigmoid hedges: the plain division gives a mean top
     probability far below the accuracy; the temperature brings it to the accuracy. Where
     the division is about right, the temperature stays 1 (plain division)."""
     rng = np.random.default_rng(0)
-    n, k = 4000, 20
+    n, k = 4000, 60
     truth = rng.integers(0, k, n)
     scores = rng.normal(0.0, 1.0, (n, k))
-    scores[np.arange(n), truth] += 3.0  # right 85% of the time, each sigmoid hedging
+    scores[np.arange(n), truth] += 3.0  # right 73% of the time; the division hedges
     positives = np.zeros((n, k), dtype=bool)
     positives[np.arange(n), truth] = True
     calibration = Calibration.fit(scores, positives, normalize="sum", method="cv")
     plain = Calibration(calibration.a, calibration.b, normalize="sum", method="cv")
     accuracy = np.mean(scores.argmax(1) == truth)
     assert plain.probabilities(scores).max(1).mean() < accuracy - 0.15
-    assert calibration.temperature > 1.5  # measured 1.81
+    assert calibration.temperature > 1.3  # measured 1.47
     assert abs(calibration.probabilities(scores).max(1).mean() - accuracy) < 0.01
     assert log_loss(calibration.probabilities(scores), truth) < \
         log_loss(plain.probabilities(scores), truth)
