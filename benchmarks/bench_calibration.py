@@ -97,7 +97,7 @@ def main() -> None:
             plain, t_plain = timed(lambda: snowpy.Network(rule, **params).fit(X, y_train))
             model, t_cal = timed(lambda: snowpy.Network(rule, calibrate="cv", **params)
                                  .fit(X, y_train))
-            scores = model.decision_function(X_test)
+            scores = model.target_scores(X_test)
             calibration = model.calibration_
             for normalize, temperature in (("sum", 1.0), ("sum", calibration.temperature),
                                            ("softmax", 1.0)):

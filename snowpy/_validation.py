@@ -7,9 +7,9 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
-from snowpy.exceptions import ConfigurationError
+from snowpy.exceptions import ConfigurationError, DataTypeError
 
-__all__ = ["as_csr", "check_length"]
+__all__ = ["apply_weights", "as_csr", "check_length", "require_rows"]
 
 
 def as_csr(X: Any, *, name: str = "X") -> sp.csr_matrix:
@@ -29,22 +29,40 @@ def as_csr(X: Any, *, name: str = "X") -> sp.csr_matrix:
     array([[0. , 1.5],
            [2. , 0. ]])
     """
+    if isinstance(X, str) or (isinstance(X, (list, tuple)) and X and isinstance(X[0], str)):
+        raise ConfigurationError(
+            f"{name} holds text; a Network takes feature vectors (for raw text use "
+            "snowpy.SnowClassifier, or snowpy.Featurizer first)")
     if sp.issparse(X):
         if X.ndim != 2:
             raise ConfigurationError(f"{name} must be 2-D, got {X.ndim}-D")
+        if np.iscomplexobj(X.data if hasattr(X, "data") else X.toarray()):
+            raise ConfigurationError("Complex data not supported")
         if not isinstance(X, sp.csr_matrix):  # a CSR matrix keeps its cached canonical flag
             X = sp.csr_matrix(X)
     else:
+        array = np.asarray(X)
+        if np.iscomplexobj(array):
+            raise ConfigurationError("Complex data not supported")
         try:
-            array = np.asarray(X, dtype=np.float64)
-        except (TypeError, ValueError):
+            array = array.astype(np.float64, copy=False)
+        except TypeError as exc:  # an entry that is no number: {"a": 1}, None...
+            raise DataTypeError(f"{name} must hold numbers; an entry is not one: "
+                                f"{exc}") from None
+        except ValueError:
             raise ConfigurationError(
                 f"{name} must be a scipy sparse matrix or a 2-D array of numbers; "
                 f"got {type(X).__name__} (for raw text use snowpy.SnowClassifier)"
             ) from None
         if array.ndim != 2:
-            raise ConfigurationError(f"{name} must be 2-D, got shape {array.shape}")
+            hint = (" Reshape your data either using array.reshape(-1, 1) if your data has a "
+                    "single feature or array.reshape(1, -1) if it contains a single sample."
+                    if array.ndim == 1 else "")
+            raise ConfigurationError(f"{name} must be 2-D, got shape {array.shape}.{hint}")
         X = sp.csr_matrix(array)
+    if X.shape[1] == 0:
+        raise ConfigurationError(f"Found array with 0 feature(s) (shape={X.shape}) while a "
+                                 "minimum of 1 is required.")
     if X.dtype != np.float64:
         X = X.astype(np.float64)
     if not X.has_canonical_format:
@@ -65,3 +83,44 @@ def check_length(n_rows: int, values: Any, name: str) -> None:
         raise ConfigurationError(f"{name} must be a sequence with one entry per row of X") from None
     if length != n_rows:
         raise ConfigurationError(f"X has {n_rows} rows but {name} has {length} entries")
+
+
+def require_rows(X: sp.csr_matrix) -> None:
+    """Refuse an empty training set (nothing to learn from is a mistake, not a model)."""
+    if X.shape[0] == 0:
+        raise ConfigurationError(f"Found array with 0 sample(s) (shape={X.shape}) while a "
+                                 "minimum of 1 is required.")
+
+
+def apply_weights(X: sp.csr_matrix, y: Any, targets: Any, sample_weight: Any,
+                  keys: np.ndarray | None = None
+                  ) -> tuple[sp.csr_matrix, Any, Any, np.ndarray | None]:
+    """Examples repeated as many times as their weight says (whole numbers only: a
+    mistake-driven learner sees an example or does not), in their order.
+
+    >>> X, y, _, _ = apply_weights(sp.csr_matrix(np.eye(3)), ["a", "b", "c"], None, [2, 0, 1])
+    >>> X.toarray().tolist(), y
+    ([[1.0, 0.0, 0.0], [1.0, 0.0, 0.0], [0.0, 0.0, 1.0]], ['a', 'a', 'c'])
+    """
+    if sample_weight is None:
+        return X, y, targets, keys
+    weights = np.asarray(sample_weight, dtype=np.float64)
+    if weights.ndim == 0:
+        weights = np.full(X.shape[0], float(weights))
+    if weights.shape != (X.shape[0],):
+        raise ConfigurationError(f"sample_weight.shape == {weights.shape}, expected "
+                                 f"({X.shape[0]},): one weight per row of X")
+    if not np.all(np.isfinite(weights)) or np.any(weights < 0) \
+            or np.any(weights != np.round(weights)):
+        raise ConfigurationError(
+            "sample_weight must hold whole numbers >= 0: how many times each example is "
+            "learned (a mistake-driven update has no fractional form)")
+    counts = weights.astype(np.int64)
+    if np.all(counts == 1):
+        return X, y, targets, keys
+    if not counts.any():
+        raise ConfigurationError("sample_weight is zero for every example: nothing to learn")
+    order = np.repeat(np.arange(X.shape[0]), counts)
+    pick = [y[i] for i in order] if not isinstance(y, np.ndarray) else y[order]
+    picked_targets = None if targets is None else [targets[i] for i in order]
+    return X[order], pick, picked_targets, None if keys is None else keys[order]

@@ -10,7 +10,45 @@ from typing import Any, ClassVar
 
 from snowpy.exceptions import ConfigurationError
 
-__all__ = ["RuleParamsEstimator"]
+__all__ = ["RuleParamsEstimator", "available_if"]
+
+
+class available_if:
+    """A method that exists only when ``check(self)`` holds (scikit-learn's
+    ``available_if``, without scikit-learn): otherwise reading it raises
+    AttributeError, so ``hasattr`` is False and stacking, voting and scorers do not
+    call it. ``error`` is the AttributeError raised (a subclass says more).
+
+    >>> class Model:
+    ...     calibrated = False
+    ...     @available_if(lambda self: self.calibrated)
+    ...     def predict_proba(self):
+    ...         return 1.0
+    >>> hasattr(Model(), "predict_proba")
+    False
+    """
+
+    def __init__(self, check: Any, error: type[AttributeError] = AttributeError) -> None:
+        self.check = check
+        self.error = error
+
+    def __call__(self, method: Any) -> available_if:
+        self.method = method
+        self.__doc__ = method.__doc__
+        self.__name__ = method.__name__
+        return self
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self.name = name
+
+    def __get__(self, instance: Any, owner: type | None = None) -> Any:
+        if instance is None:
+            return self.method
+        if not self.check(instance):
+            raise self.error(
+                f"{type(instance).__name__!r} has no attribute {self.name!r} here: "
+                f"{' '.join((self.check.__doc__ or 'not available').split())}")
+        return self.method.__get__(instance, owner)
 
 
 class RuleParamsEstimator:
@@ -23,20 +61,35 @@ class RuleParamsEstimator:
     _option_names: ClassVar[tuple[str, ...]] = ()
     _takes_text: ClassVar[bool] = False
     _estimator_type = "classifier"
-    rule_params: dict[str, Any]
+    _rule_params: dict[str, Any]
+
+    @property
+    def rule_params(self) -> dict[str, Any]:
+        """The rule's parameters given to ``__init__`` (kept privately: scikit-learn
+        wants ``__init__`` to set nothing but its parameters)."""
+        return self._rule_params
+
+    @rule_params.setter
+    def rule_params(self, value: dict[str, Any]) -> None:
+        self._rule_params = dict(value)
 
     def __sklearn_tags__(self) -> Any:
         """scikit-learn's estimator tags (imported only when scikit-learn asks)."""
         from sklearn.utils import ClassifierTags, InputTags, Tags, TargetTags
 
         text = self._takes_text
+        positive_only = self._nonnegative_only()
         return Tags(
             estimator_type="classifier",
             target_tags=TargetTags(required=True),
             classifier_tags=ClassifierTags(multi_class=True, multi_label=True),
             input_tags=InputTags(one_d_array=text, two_d_array=not text, sparse=not text,
-                                 string=text),
+                                 string=text, positive_only=positive_only),
         )
+
+    def _nonnegative_only(self) -> bool:
+        """Whether only feature strengths of 0 or more are taken (a Winnow network)."""
+        return False
 
     def get_params(self, deep: bool = True) -> dict[str, Any]:
         """The estimator's options and rule parameters, as given to ``__init__``."""

@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 
 from snowpy._progress import phase
-from snowpy.base import RuleParamsEstimator
+from snowpy.base import RuleParamsEstimator, available_if
 from snowpy.classifier_state import classifier_state
 from snowpy.exceptions import ConfigurationError, NotFittedError
 from snowpy.learn_text import learn_text
@@ -63,6 +63,32 @@ _FEATURIZER_OPTIONS = tuple(
 )
 _NETWORK_OPTIONS = tuple(name for name in Network._option_names if name != "rule")
 
+
+
+def text_keys(texts: Sequence[Any], labels: Sequence[Any]) -> np.ndarray:
+    """A stable 64-bit key per (document, label): training shuffles by these keys, so
+    the same corpus in another order trains the same model, whether its documents are
+    featurised first or as they stream."""
+    import hashlib
+
+    import orjson
+
+    keys = np.empty(len(texts), dtype=np.uint64)
+    for i, (text, label) in enumerate(zip(texts, labels)):
+        raw = text.encode("utf-8", "surrogatepass") if isinstance(text, str) else \
+            orjson.dumps(text, default=str, option=orjson.OPT_SORT_KEYS)
+        digest = hashlib.blake2b(raw, digest_size=8, person=b"snowpy-doc")
+        digest.update(repr(label).encode("utf-8", "surrogatepass"))
+        keys[i] = int.from_bytes(digest.digest(), "little")
+    return keys
+
+
+def _gives_probabilities(classifier: Any) -> bool:
+    """this model has no calibration; train it with calibrate='cv' to get probabilities
+    (or calibrate='holdout', or calibrate='progressive')"""
+    network = getattr(classifier, "network_", None)
+    return classifier.calibrate is not None or \
+        getattr(network, "calibration_", None) is not None
 
 class SnowClassifier(RuleParamsEstimator):
     """A text classifier: hashed features and a sparse network of target nodes.
@@ -214,8 +240,10 @@ class SnowClassifier(RuleParamsEstimator):
             if not isinstance(texts, (list, tuple, np.ndarray)):
                 texts = list(texts)  # read again for the names
             phase(progress, "featurising", None)
-            network.fit(featurizer.transform(texts, names=False), labels, targets=targets,
-                        progress=progress)
+            X = featurizer.transform(texts, names=False)
+            if self.shuffle:  # shuffled by what the documents say, not where they stand
+                network._text_keys = text_keys(texts, labels)
+            network.fit(X, labels, targets=targets, progress=progress)
         self._name_kept_features(texts, network.feature_ids_[network.link_counts() > 0])
         return self
 
@@ -237,8 +265,12 @@ class SnowClassifier(RuleParamsEstimator):
         if not isinstance(labels, (list, tuple, np.ndarray)):
             labels = list(labels)
         classes, _ = _classes(labels)  # fit's order, from the labels as given
-        if self.shuffle:
-            order = np.random.default_rng(self.seed).permutation(n).tolist()
+        if self.shuffle:  # the order fit's network would draw from the same keys
+            from snowpy.network.training import keyed_order
+
+            salt = int(np.random.default_rng(self.seed).integers(0, 2**63 - 1,
+                                                                 dtype=np.int64))
+            order = keyed_order(text_keys(texts, labels), salt).tolist()
             texts, labels = _take(texts, order), _take(labels, order)
         network = self.network_
         done = 0
@@ -381,11 +413,18 @@ class SnowClassifier(RuleParamsEstimator):
         self._check_fitted()
         return self.featurizer_.transform(texts, names=False)
 
-    def decision_function(self, texts: Iterable[Any]) -> np.ndarray:
+    def target_scores(self, texts: Iterable[Any]) -> np.ndarray:
         """Activation minus threshold of every target, ``[n_texts, n_targets]``."""
+        self._check_fitted()
+        return self.network_.target_scores(self.transform(texts))
+
+    def decision_function(self, texts: Iterable[Any]) -> np.ndarray:
+        """scikit-learn's decision scores: :meth:`target_scores`, or for two labels
+        ``[n_texts]``, the score of ``classes_[1]`` minus that of ``classes_[0]``."""
         self._check_fitted()
         return self.network_.decision_function(self.transform(texts))
 
+    @available_if(_gives_probabilities, NotFittedError)
     def predict_proba(self, texts: Iterable[Any]) -> np.ndarray:
         """Calibrated probabilities, ``[n_texts, n_targets]`` (needs ``calibrate``)."""
         self._check_fitted()

@@ -14,6 +14,8 @@ from collections.abc import Iterable
 __all__ = [
     "CalibrationWarning",
     "ConfigurationError",
+    "DataConversionWarning",
+    "DataTypeError",
     "ModelFileError",
     "NotFittedError",
     "NumericalError",
@@ -72,3 +74,12 @@ class ModelFileError(SnowpyError, ValueError):
 class CalibrationWarning(UserWarning):
     """Probabilities that say less than they seem to: labels added after calibrating,
     or a calibration that could not separate a label's scores."""
+
+
+class DataConversionWarning(UserWarning):
+    """Input in a shape snowpy converted (a column vector ``y`` of shape (n, 1)); named
+    as scikit-learn's warning of the same case is."""
+
+
+class DataTypeError(SnowpyError, TypeError):
+    """Input of a type that cannot be features (an entry that is not a number)."""

@@ -57,6 +57,28 @@ def _probe(slots, row_ids, ids, out, start, next_row, insert, unseen):  # pragma
     return ids.size, next_row
 
 
+@numba.njit(nogil=True, cache=True)
+def lookup(slots, ids, out, unseen):  # pragma: no cover - compiled
+    """Rows of ``ids`` into ``out`` (``unseen`` for a key not in the map), reading the
+    table only: a map whose arrays are read-only (memory-mapped, or shared with other
+    processes) answers lookups."""
+    size = slots.size // 2
+    mask = size - 1
+    shift = np.uint64(64 - int(np.log2(size)))
+    for j in range(ids.size):
+        key = np.int64(ids[j])
+        slot = int((np.uint64(key) * np.uint64(0x9E3779B97F4A7C15)) >> shift) & mask
+        while True:
+            current = slots[2 * slot]
+            if current == key:
+                out[j] = slots[2 * slot + 1]
+                break
+            if current == -1:
+                out[j] = unseen
+                break
+            slot = (slot + 1) & mask
+
+
 class FeatureMap:
     """Numbers 1, 2, ... for keys in order of first appearance (0 is left free: the
     network's bias row).
@@ -116,6 +138,13 @@ class FeatureMap:
                     and (ids.max() >= 2**31 or ids.min() < 0):
                 raise ValueError("a narrow map holds keys from 0 to 2**31 - 1")
         out = np.empty(ids.size, dtype=np.int32)
+        if not insert:
+            if numba.config.DISABLE_JIT:
+                with np.errstate(over="ignore"):
+                    lookup(self._slots, ids, out, unseen)
+            else:
+                lookup(self._slots, ids, out, unseen)
+            return out
         start = 0
         while True:
             if numba.config.DISABLE_JIT:

@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 import snowpy
+from snowpy.classifier import text_keys
 from snowpy.exceptions import ConfigurationError, NotFittedError, UnknownNameError
 
 TEXTS = ["cheap pills now", "meeting at noon", "win cash now", "lunch meeting today",
@@ -17,7 +18,11 @@ def test_fit_predict_decision_function_score():
     clf = snowpy.SnowClassifier().fit(TEXTS, LABELS)
     assert clf.predict(["win cheap cash", "notes from the meeting"]).tolist() == ["spam", "ham"]
     scores = clf.decision_function(["win cheap cash"])
-    assert scores.shape == (1, 2) and clf.classes_.tolist() == ["ham", "spam"]
+    # two labels: scikit-learn's shape (n,), the score of classes_[1] over classes_[0]
+    both = clf.target_scores(["win cheap cash"])
+    assert scores.shape == (1,) and both.shape == (1, 2)
+    assert clf.classes_.tolist() == ["ham", "spam"]
+    assert scores[0] == both[0, 1] - both[0, 0] > 0
     assert clf.score(TEXTS, LABELS) == 1.0
     assert clf.network_.rule_params_["thickness"] == 1.0
 
@@ -96,7 +101,9 @@ def test_one_epoch_fit_streams_blocks_yet_equals_the_matrix_fit(kind):
     streamed = snowpy.SnowClassifier(**options).fit(texts, y)
     clf = snowpy.SnowClassifier(**options)
     X = clf._make_featurizer().transform(texts)
-    whole = clf._make_network().fit(X, y)
+    whole = clf._make_network()
+    whole._text_keys = text_keys(texts, y)  # what SnowClassifier.fit shuffles by
+    whole.fit(X, y)
     assert streamed.network_.classes_.tolist() == whole.classes_.tolist()
     assert streamed.network_.mistakes_ == whole.mistakes_ and whole.mistakes_[0] > 10
     np.testing.assert_array_equal(streamed.network_.decision_function(X),

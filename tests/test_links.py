@@ -129,8 +129,8 @@ def test_signed_links_carry_negative_evidence():
     assert nets["signed"].coef_.tolist() == [[0.75, -0.5, 0.0], [1.0, 2.5, 0.0]]
     assert (nets["positive"].n_links_, nets["signed"].n_links_) == (3, 4)
     # x1 alone: evidence against "a" only where the link exists
-    assert nets["positive"].decision_function([[0, 1, 0]])[0, 0] == -1.5
-    assert nets["signed"].decision_function([[0, 1, 0]])[0, 0] == -2.0
+    assert nets["positive"].target_scores([[0, 1, 0]])[0, 0] == -1.5
+    assert nets["signed"].target_scores([[0, 1, 0]])[0, 0] == -2.0
 
 
 @pytest.mark.corpus

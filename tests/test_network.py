@@ -7,6 +7,7 @@ import pytest
 import scipy.sparse as sp
 
 import snowpy
+from snowpy.network.training import example_keys, keyed_order
 from snowpy.exceptions import ConfigurationError, NotFittedError
 
 
@@ -20,6 +21,8 @@ def reference_train(X, labels, n_targets, *, rule, params, theta, bias, epochs, 
     weight exists once its feature is active in an example positive for the
     target, weighs 0 before, and only existing weights are updated.
     """
+    keys = example_keys(sp.csr_matrix(X, dtype=np.float64), np.arange(X.shape[0] + 1),
+                        np.asarray(labels))  # the engine shuffles by what examples are
     X = X.toarray()
     n, F = X.shape
     w0 = params.get("initial_weight", 0.0)
@@ -32,7 +35,7 @@ def reference_train(X, labels, n_targets, *, rule, params, theta, bias, epochs, 
     mistakes = []
     for _ in range(epochs):
         wrong = 0
-        for i in rng.permutation(n):
+        for i in keyed_order(keys, int(rng.integers(0, 2**63 - 1, dtype=np.int64))):
             x = np.r_[1.0 if bias else 0.0, X[i]]
             active = np.flatnonzero(x)
             activation = x @ W  # the prediction comes before any link of this example
@@ -111,7 +114,8 @@ def test_positive_links_worked_example():
     assert net.n_links_ == 4 and net.updates_ == [0]
     np.testing.assert_array_equal(net.coef_, [[2.0, 2.0, 0.0], [0.0, 2.0, 2.0]])
     # x2 never met an "a" example: with x2 alone, "a" scores 0 (below theta 3)
-    np.testing.assert_array_equal(net.decision_function([[0.0, 0.0, 1.0]]), [[-3.0, -1.0]])
+    np.testing.assert_array_equal(net.target_scores([[0.0, 0.0, 1.0]]), [[-3.0, -1.0]])
+    assert net.decision_function([[0.0, 0.0, 1.0]]).tolist() == [2.0]  # binary: b over a
     # an unseen example of "a" with x2: a demotion of "b" on x2 only (x0 has no "b" link)
     net.partial_fit(sp.csr_matrix([[1.0, 0.0, 1.0]]), ["a"])
     np.testing.assert_array_equal(net.coef_, [[2.0, 2.0, 2.0], [0.0, 2.0, 2.0]])
@@ -299,7 +303,7 @@ def test_get_and_set_params_follow_scikit_learn():
     (lambda: snowpy.Network().fit([[1.0], [1.0]], ["a", ["b"]]), ConfigurationError,
      "mixes single labels and collections"),
     (lambda: snowpy.Network().fit([[1.0, 0.0]], ["a"]).predict([[1.0]]), ConfigurationError,
-     "X has 1 features but the network was trained with 2"),
+     "X has 1 features, but Network is expecting 2 features as input"),
 ])
 def test_user_errors_are_clear(call, error, fragment):
     with pytest.raises(error) as raised:
@@ -315,6 +319,6 @@ def test_bias_strength_is_configurable():
     # 1st example: activations 0, 0 -> "a" correct at theta 0, "b" demoted: bias_b = -0.1
     # 2nd: a = 0 >= 0 demoted (bias_a = -0.1); b = -0.01 < 0 promoted (bias_b = 0)
     np.testing.assert_allclose(net.effective_weights()[0], [-0.1, 0.0])
-    np.testing.assert_allclose(net.decision_function(X), X @ net.coef_.T + net.intercept_)
+    np.testing.assert_allclose(net.target_scores(X), X @ net.coef_.T + net.intercept_)
     with pytest.raises(ConfigurationError, match="bias must be true, false or a non-negative"):
         snowpy.Network(bias=-1).fit(X, ["a", "b"])

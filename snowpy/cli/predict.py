@@ -136,7 +136,7 @@ class _Answers:
             yield from map(self._labels, labels)
             return
         scores = classifier.predict_proba(lines) if self.calibration is not None \
-            else classifier.decision_function(lines)
+            else classifier.target_scores(lines)
         for i, row in enumerate(scores):
             yield self._ranked(row, labels[i] if multilabel else None)
 

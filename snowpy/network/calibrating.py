@@ -21,6 +21,7 @@ import scipy.sparse as sp
 from snowpy._progress import phase
 from snowpy.calibration import Calibration
 from snowpy.network.labels import LabelIndex
+from snowpy.network.training import example_keys, keyed_order
 
 __all__ = [
     "PROGRESSIVE_WINDOW",
@@ -41,14 +42,19 @@ REFIT_EVERY = 8
 
 
 def held_out_scores(net: Any, X: sp.csr_matrix, y: Sequence[Any], targets: Any,
-                    labels: LabelIndex, multilabel: bool, progress: Any = None):
+                    labels: LabelIndex, multilabel: bool, progress: Any = None,
+                    keys: np.ndarray | None = None):
     """Out-of-fold decision scores, for calibration (see ``calibrate``); each fold is
     announced to ``progress`` as a phase."""
     n = X.shape[0]
     positives = np.zeros((n, len(labels)), dtype=bool)
     y_indptr, y_targets = labels.encode(y, multilabel=multilabel, grow=False)
     positives[np.repeat(np.arange(n), np.diff(y_indptr)), y_targets] = True
-    folds = np.array_split(np.random.default_rng(net.seed).permutation(n),
+    # folds drawn by what the examples are, not where they stand: the same data in
+    # another order (or weighted instead of repeated) is calibrated the same way
+    if keys is None:
+        keys = example_keys(X, y_indptr, y_targets)
+    folds = np.array_split(keyed_order(keys, 0 if net.seed is None else int(net.seed)),
                            int(net.calibration_folds))
     if net.calibrate == "holdout":
         folds = folds[:1]
@@ -63,8 +69,10 @@ def held_out_scores(net: Any, X: sp.csr_matrix, y: Sequence[Any], targets: Any,
             continue
         part_y = [y[i] for i in train]
         part_targets = None if targets is None else [targets[i] for i in train]
-        clone = type(net)(**params).fit(X[train], part_y, targets=part_targets)
-        part_scores = clone.decision_function(X[held])
+        clone = type(net)(**params)
+        clone._text_keys = keys[train]  # the same examples shuffle alike in every fold
+        clone.fit(X[train], part_y, targets=part_targets)
+        part_scores = clone.target_scores(X[held])
         # a label missing from the other folds scores as the lowest seen
         columns = np.full((held.size, len(labels)), part_scores.min() - 1.0)
         for column, label in enumerate(clone._labels.labels):

@@ -21,7 +21,7 @@ import numba
 import numpy as np
 
 from snowpy.bundles import bundle
-from snowpy.hashmap import _probe
+from snowpy.hashmap import _probe, lookup
 from snowpy.network.engine import epoch_loop, new_workspace
 
 __all__ = ["GROW_MAP", "GROW_QUEUE", "GROW_ROWS", "OnlineArrays", "learn_example", "pack", "score_example",
@@ -155,7 +155,7 @@ def score_example(a, ids, vals, seen, absent, round32, bias, theta,
     n = ids.shape[0]
     rows = np.empty(n, np.int32)
     if n:
-        _probe(a.slots, a.row_ids, ids, rows, 0, 1, False, -1)
+        lookup(a.slots, ids, rows, -1)
     score_one(rows, vals, a.start, a.size, a.cap, a.dense, a.target, a.W, a.U, seen,
               a.planes, absent, round32, bias, theta, out)
     best = 0

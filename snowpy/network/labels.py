@@ -18,10 +18,11 @@ from typing import Any
 
 import numpy as np
 
-from snowpy.exceptions import ConfigurationError
+from snowpy.exceptions import ConfigurationError, DataConversionWarning
 
 __all__ = [
     "LabelIndex",
+    "check_y",
     "encode_labels",
     "is_multilabel",
     "label_array",
@@ -47,6 +48,79 @@ def normalise_label(label: Any) -> Any:
     raise ConfigurationError(
         f"a label must be a string, an integer or a finite number, got {label!r}"
     )
+
+
+def check_y(y: Any, n_rows: int, owner: str) -> tuple[Any, int | None]:
+    """``y`` as training takes it, and the width of a label-indicator matrix (None when
+    ``y`` is not one).
+
+    Accepts one label per example (a list, or any array-like), one collection of labels
+    per example, a column vector (n, 1) (with a :class:`DataConversionWarning`), or a
+    0/1 indicator matrix (n, labels) as a 2-D numpy array or sparse matrix,
+    scikit-learn's multi-label form, whose labels are its column numbers (a list of
+    lists stays what snowpy takes it for: each example's collection of labels). Refuses
+    ``None``, a continuous target and a length that is not ``n_rows``.
+
+    >>> check_y(np.array([[1, 0, 1], [0, 1, 0]]), 2, "Network")
+    ([(0, 2), (1,)], 3)
+    """
+    if y is None:
+        raise ConfigurationError(f"{owner} requires y to be passed, but the target y is None")
+    if isinstance(y, str):
+        raise ConfigurationError("y is a string; give one label per example")
+    if hasattr(y, "toarray") and getattr(y, "ndim", 1) == 2:  # a sparse indicator matrix
+        y = y.toarray()
+    if not isinstance(y, (list, tuple, np.ndarray)) and hasattr(y, "__array__"):
+        y = np.asarray(y)
+    elif not hasattr(y, "__len__"):
+        y = list(y)
+    if isinstance(y, list) and y and all(isinstance(row, np.ndarray) and row.ndim == 1
+                                         for row in y):
+        y = np.vstack(y)  # rows of an indicator matrix
+    width = None
+    if isinstance(y, np.ndarray) and y.ndim == 2:
+        if y.shape[1] == 1:
+            _warn_always("A column-vector y was passed when a 1d array was expected; "
+                         "snowpy took it as one label per example", DataConversionWarning)
+            y = y.ravel()
+        elif y.dtype.kind in "biuf" and np.isin(y, (0, 1)).all():
+            width = int(y.shape[1])
+            y = [tuple(np.flatnonzero(row).tolist()) for row in y]
+        else:
+            raise ConfigurationError(
+                "y is a 2-D array but not a 0/1 label-indicator matrix; give one label per "
+                "example, or one collection of labels per example for multi-label training")
+    if len(y) != n_rows:
+        raise ConfigurationError(f"X has {n_rows} rows but y has {len(y)} entries")
+    if width is None and _continuous(y):
+        raise ConfigurationError(
+            "Unknown label type: continuous. A classifier takes labels (strings, integers, "
+            "or numbers that are whole); round a numeric target into classes first")
+    return y, width
+
+
+def _warn_always(message: str, category: type[Warning]) -> None:
+    """Warn at the caller's caller, every time (not once per place, as ``warnings.warn``
+    does: a conversion each call should be said each call)."""
+    import sys
+    import warnings
+
+    frame = sys._getframe(3)
+    warnings.warn_explicit(message, category, frame.f_code.co_filename, frame.f_lineno,
+                           module=frame.f_globals.get("__name__"), registry=None)
+
+
+def _continuous(y: Any) -> bool:
+    """Whether ``y`` holds floats that are not all whole numbers (a regression target)."""
+    values = y if isinstance(y, np.ndarray) else None
+    if values is None:
+        if not y or not all(isinstance(v, (float, np.floating)) for v in y[:1000]):
+            return False
+        values = np.asarray([v for v in y if isinstance(v, (float, np.floating))])
+    if values.dtype.kind != "f" or values.ndim != 1:
+        return False
+    finite = values[np.isfinite(values)]
+    return bool(finite.size and np.any(finite != np.round(finite)))
 
 
 def is_multilabel(y: Sequence[Any]) -> bool:

@@ -16,8 +16,8 @@ import numpy as np
 import scipy.sparse as sp
 
 from snowpy._progress import phase
-from snowpy._validation import as_csr, check_length
-from snowpy.base import RuleParamsEstimator
+from snowpy._validation import apply_weights, as_csr, check_length, require_rows
+from snowpy.base import RuleParamsEstimator, available_if
 from snowpy.exceptions import CalibrationWarning, ConfigurationError, NotFittedError
 from snowpy.model_file import write_model
 from snowpy.network.calibrating import (
@@ -28,6 +28,7 @@ from snowpy.network.calibrating import (
 )
 from snowpy.network.labels import (
     LabelIndex,
+    check_y,
     encode_labels,
     is_multilabel,
     label_array,
@@ -48,6 +49,13 @@ __all__ = ["Network", "NumericalWarning"]
 
 #: Rows scored at once by ``predict`` (bounds its memory for many targets).
 _PREDICT_BLOCK = 8192
+
+
+def _gives_probabilities(estimator: Any) -> bool:
+    """this model has no calibration; train it with calibrate='cv' to get probabilities
+    (or calibrate='holdout', or calibrate='progressive')"""
+    return estimator.calibrate is not None or \
+        getattr(estimator, "calibration_", None) is not None
 
 
 class Network(OnlineLearning, WeightViews, RuleParamsEstimator):
@@ -244,6 +252,20 @@ class Network(OnlineLearning, WeightViews, RuleParamsEstimator):
         spec = get_rule(self.rule)
         return spec, spec.validate(self.rule_params)
 
+    def _nonnegative_only(self) -> bool:
+        try:
+            return bool(get_rule(self.rule).nonnegative)
+        except Exception:  # noqa: BLE001 - an unknown rule is reported by fit, not by tags
+            return False
+
+    def _check_strengths(self, X: sp.csr_matrix) -> None:
+        """Refuse negative strengths for a rule that assumes none (Winnow)."""
+        if X.data.size and X.data.min() < 0 and self._nonnegative_only():
+            raise ConfigurationError(
+                f"Negative values in data passed to Network: rule {self.rule!r} takes "
+                "feature strengths of 0 or more (its promotion alpha ** v would demote); "
+                "shift or binarise the features, or use balanced-winnow or perceptron")
+
     def check_options(self) -> None:
         """Check every option and the rule's parameters, without training.
 
@@ -320,17 +342,23 @@ class Network(OnlineLearning, WeightViews, RuleParamsEstimator):
             )
 
     # -------------------------------------------------------------- training
-    def fit(self, X: Any, y: Sequence[Any], *, targets: Sequence[Any] | None = None,
-            progress: Any = None) -> Network:
+    def fit(self, X: Any, y: Sequence[Any], *, sample_weight: Any = None,
+            targets: Sequence[Any] | None = None, progress: Any = None) -> Network:
         """Train a new network for ``epochs`` passes over ``(X, y)``.
 
         Parameters
         ----------
         X : sparse matrix or array, shape (n_examples, n_features)
             Active features: binary presence or real strengths.
-        y : sequence
+        y : sequence or array
             One label per example, or one collection of labels per example
-            (multi-label; an empty collection is negative for every target).
+            (multi-label; an empty collection is negative for every target), or
+            a 0/1 indicator matrix (scikit-learn's multi-label form: ``predict``
+            then answers with one too).
+        sample_weight : array of whole numbers, optional
+            How many times each example counts: an example of weight 2 is
+            learned as two copies of it (an online learner has no other
+            meaning for a weight), 0 drops it.
         targets : sequence of collections of labels, optional
             Per example, the only targets that see it (SNoW's sequential
             model); targets not listed are neither trained nor predicted.
@@ -345,11 +373,16 @@ class Network(OnlineLearning, WeightViews, RuleParamsEstimator):
         self
         """
         X = as_csr(X)
-        check_length(X.shape[0], y, "y")
+        require_rows(X)
+        self._check_strengths(X)
+        y, width = check_y(y, X.shape[0], type(self).__name__)
+        keys = self.__dict__.pop("_text_keys", None)  # SnowClassifier's, from the texts
+        X, y, targets, keys = apply_weights(X, y, targets, sample_weight, keys)
         y = label_array(y)
-        multilabel = is_multilabel(y)
+        multilabel = width is not None or is_multilabel(y)
         self.check_options()
-        labels = LabelIndex(sorted_labels(y, multilabel))
+        labels = LabelIndex(list(range(width)) if width is not None
+                            else sorted_labels(y, multilabel))
         if len(labels) < 2 and not multilabel:
             warnings.warn(
                 f"y holds one class only ({', '.join(map(repr, labels.labels[:1]))}): every "
@@ -357,13 +390,14 @@ class Network(OnlineLearning, WeightViews, RuleParamsEstimator):
                 stacklevel=3)
         # the fold networks are trained (and freed) before the final one exists, so
         # calibrating never holds two networks at once
-        held_out = held_out_scores(self, X, y, targets, labels, multilabel, progress) \
+        held_out = held_out_scores(self, X, y, targets, labels, multilabel, progress, keys) \
             if self.calibrate in ("cv", "holdout") else None
         self._initialise(X, multilabel)
         self._labels = labels
+        self._indicator = width is not None
         phase(progress, "training", X.shape[0] * int(self.epochs))
         self._learn(X, y, targets, epochs=int(self.epochs), shuffle=bool(self.shuffle),
-                    progress=progress, fitting=True)
+                    progress=progress, fitting=True, keys=keys)
         discard(self)
         if self.calibrate is not None:
             phase(progress, "calibrating")
@@ -381,7 +415,8 @@ class Network(OnlineLearning, WeightViews, RuleParamsEstimator):
 
     def partial_fit(
         self, X: Any, y: Sequence[Any], *, classes: Sequence[Any] | None = None,
-        targets: Sequence[Any] | None = None, progress: Any = None,
+        sample_weight: Any = None, targets: Sequence[Any] | None = None,
+        progress: Any = None,
     ) -> Network:
         """Learn from ``(X, y)`` in one pass, in the given order.
 
@@ -397,11 +432,18 @@ class Network(OnlineLearning, WeightViews, RuleParamsEstimator):
                 "model file (saved without inference_only) to continue training"
             )
         X = as_csr(X)
-        check_length(X.shape[0], y, "y")
+        self._check_strengths(X)
+        y, width = check_y(y, X.shape[0], type(self).__name__)
+        X, y, targets, _ = apply_weights(X, y, targets, sample_weight)
         y = label_array(y)
-        multilabel = is_multilabel(y) if len(y) else getattr(self, "multilabel_", False)
+        multilabel = width is not None or (is_multilabel(y) if len(y)
+                                           else getattr(self, "multilabel_", False))
         if not self._is_fitted():
             self._initialise(X, multilabel)
+            self._indicator = width is not None
+            if width is not None:
+                for column in range(width):
+                    self._labels.add(column)
         elif multilabel != self.multilabel_:
             kind = "multi-label" if self.multilabel_ else "single-label"
             raise ConfigurationError(f"this network was trained {kind}; y must be {kind} too")
@@ -411,7 +453,8 @@ class Network(OnlineLearning, WeightViews, RuleParamsEstimator):
         return self._learn(X, y, targets, epochs=1, shuffle=False, progress=progress)
 
     def _learn(self, X: sp.csr_matrix, y: Sequence[Any], targets: Any, *, epochs: int,
-               shuffle: bool, progress: Any = None, fitting: bool = False) -> Network:
+               shuffle: bool, progress: Any = None, fitting: bool = False,
+               keys: np.ndarray | None = None) -> Network:
         self._check_width(X, learning=True)
         store = self._store
         y_indptr, y_targets = encode_labels(self._labels, y, self.multilabel_)
@@ -423,7 +466,7 @@ class Network(OnlineLearning, WeightViews, RuleParamsEstimator):
             store.add_targets(len(self._labels) - store.n_targets)
             self._cover_new_targets()
         call = TrainingCall(X, store.training_rows(X), y_indptr, y_targets, a_indptr,
-                            a_targets)
+                            a_targets, keys)
         progressive = self.calibrate == "progressive"
         record = np.empty((call.n, store.n_targets)) if progressive else None
         train(self, call, epochs=epochs, shuffle=shuffle, progress=progress, record=record,
@@ -482,8 +525,8 @@ class Network(OnlineLearning, WeightViews, RuleParamsEstimator):
             return
         if X.shape[1] != self.n_features_in_:
             raise ConfigurationError(
-                f"X has {X.shape[1]} features but the network was trained with "
-                f"{self.n_features_in_}"
+                f"X has {X.shape[1]} features, but {type(self).__name__} is expecting "
+                f"{self.n_features_in_} features as input (the width it was trained with)"
             )
 
     # ---------------------------------------------------------------- links
@@ -505,8 +548,9 @@ class Network(OnlineLearning, WeightViews, RuleParamsEstimator):
         self._check_fitted()
         return self._labels.as_array()
 
-    def decision_function(self, X: Any) -> np.ndarray:
-        """Activation minus threshold of every target, ``float64[n, targets]``.
+    def target_scores(self, X: Any) -> np.ndarray:
+        """Activation minus threshold of every target, ``float64[n, targets]``: SNoW's
+        view, one column per target node whatever the number of labels.
 
         Positive means the target claims the example.
         """
@@ -516,6 +560,18 @@ class Network(OnlineLearning, WeightViews, RuleParamsEstimator):
         return link_scores(self._store, self.effective_links_delta(), X,
                            self._bias_strength(), float(self.rule_params_["theta"]))
 
+    def decision_function(self, X: Any) -> np.ndarray:
+        """scikit-learn's decision scores: :meth:`target_scores`, ``float64[n, targets]``,
+        except for a single-label network of two labels, where it is ``float64[n]``: the
+        score of ``classes_[1]`` minus that of ``classes_[0]`` (positive: ``classes_[1]``
+        wins), as ``roc_auc_score`` and binary scorers expect.
+        """
+        scores = self.target_scores(X)
+        if scores.shape[1] == 2 and not self.multilabel_:
+            return scores[:, 1] - scores[:, 0]
+        return scores
+
+    @available_if(_gives_probabilities, NotFittedError)
     def predict_proba(self, X: Any) -> np.ndarray:
         """Calibrated probability of every target, ``float64[n, targets]``.
 
@@ -529,7 +585,7 @@ class Network(OnlineLearning, WeightViews, RuleParamsEstimator):
                 "this network has no calibration; train it with calibrate='cv' to get "
                 "probabilities (or calibrate='holdout', or calibrate='progressive')"
             )
-        return calibration.probabilities(self.decision_function(X))
+        return calibration.probabilities(self.target_scores(X))
 
     def predict(self, X: Any, *, targets: Sequence[Any] | None = None) -> Any:
         """Predicted label of each example (winner-take-all).
@@ -546,22 +602,32 @@ class Network(OnlineLearning, WeightViews, RuleParamsEstimator):
         if self.multilabel_:
             claimed: list[tuple] = []
             for begin in range(0, X.shape[0], _PREDICT_BLOCK):
-                scores = self.decision_function(X[begin:begin + _PREDICT_BLOCK])
+                scores = self.target_scores(X[begin:begin + _PREDICT_BLOCK])
                 part = None if targets is None else targets[begin:begin + _PREDICT_BLOCK]
                 above = (scores >= 0) & self._allowed_mask(part, scores.shape)
                 claimed.extend(tuple(classes[np.flatnonzero(row)].tolist()) for row in above)
+            if getattr(self, "_indicator", False):  # trained on an indicator matrix
+                return self._as_indicator(claimed)
             return claimed
         if not len(classes):
             return classes[:0]
         winners = np.empty(X.shape[0], dtype=np.int64)
         for begin in range(0, X.shape[0], _PREDICT_BLOCK):
-            scores = self.decision_function(X[begin:begin + _PREDICT_BLOCK])
+            scores = self.target_scores(X[begin:begin + _PREDICT_BLOCK])
             part = None if targets is None else targets[begin:begin + _PREDICT_BLOCK]
             allowed = self._allowed_mask(part, scores.shape)
             if allowed is not True:
                 scores = np.where(allowed, scores, -np.inf)
             winners[begin:begin + scores.shape[0]] = np.argmax(scores, axis=1)
         return classes[winners]
+
+    def _as_indicator(self, claimed: list[tuple]) -> np.ndarray:
+        """Label sets as a 0/1 matrix ``[n, labels]`` in the order of ``classes_``."""
+        out = np.zeros((len(claimed), len(self._labels)), dtype=np.int64)
+        for row, labels in enumerate(claimed):
+            for label in labels:
+                out[row, self._labels.find(label)] = 1
+        return out
 
     def _allowed_mask(self, targets: Any, shape: tuple[int, int]) -> Any:
         if targets is None:
@@ -586,6 +652,8 @@ class Network(OnlineLearning, WeightViews, RuleParamsEstimator):
     def score(self, X: Any, y: Sequence[Any]) -> float:
         """Accuracy (exact set match for multi-label networks)."""
         predicted = self.predict(X)
+        if getattr(self, "_indicator", False):
+            return float(np.mean(np.all(predicted == np.asarray(y), axis=1)))
         if self.multilabel_:
             return float(np.mean([set(p) == set(t) for p, t in zip(predicted, y)]))
         return float(np.mean(np.asarray(predicted, dtype=object) == np.asarray(y, dtype=object)))

@@ -73,6 +73,7 @@ def network_state(net: Any, inference_only: bool = False
         "rule_params": plain(net.rule_params_),
         "labels": plain(list(net._labels.labels)),
         "multilabel": bool(net.multilabel_),
+        "indicator": bool(getattr(net, "_indicator", False)),
         "n_features": int(net.n_features_in_),
         "open_features": bool(net._open_features),
         "seen": int(store.seen),
@@ -188,6 +189,7 @@ def restore_network(network_class: type, header: dict[str, Any],
     net.rule_params_ = validated
     net.kernel_ = kernel
     net.multilabel_ = bool(header.get("multilabel", False))
+    net._indicator = bool(header.get("indicator", False)) and net.multilabel_
     net.n_features_in_ = n_features
     net._open_features = open_features
     try:

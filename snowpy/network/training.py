@@ -36,8 +36,11 @@ class TrainingCall:
 
     def __init__(self, X: sp.csr_matrix, rows: np.ndarray, y_indptr: np.ndarray,
                  y_targets: np.ndarray, a_indptr: np.ndarray | None = None,
-                 a_targets: np.ndarray | None = None) -> None:
+                 a_targets: np.ndarray | None = None, keys: np.ndarray | None = None) -> None:
         self.X = X
+        #: the examples' shuffling keys, when the caller has better ones than the
+        #: features give (SnowClassifier: from the texts)
+        self.keys = keys
         self.rows = rows
         self.indptr = X.indptr.astype(np.int64, copy=False)
         self.y_indptr = y_indptr
@@ -66,6 +69,47 @@ def chunks(n: int, chunked: bool) -> list[tuple[int, int]]:
     return list(zip(bounds[:-1], bounds[1:]))
 
 
+def _mix(values: np.ndarray) -> np.ndarray:
+    """splitmix64's finaliser, element-wise on ``uint64`` (wrapping)."""
+    z = values.astype(np.uint64, copy=True)
+    z ^= z >> np.uint64(30)
+    z *= np.uint64(0xBF58476D1CE4E5B9)
+    z ^= z >> np.uint64(27)
+    z *= np.uint64(0x94D049BB133111EB)
+    z ^= z >> np.uint64(31)
+    return z
+
+
+def example_keys(X: Any, y_indptr: np.ndarray, y_targets: np.ndarray) -> np.ndarray:
+    """A 64-bit key per example, from its features, strengths and labels only: equal
+    examples get equal keys wherever they stand in the data."""
+    n = X.shape[0]
+    data_bits = np.ascontiguousarray(X.data, dtype=np.float64).view(np.uint64)
+    per_value = _mix(X.indices.astype(np.uint64) * np.uint64(0x9E3779B97F4A7C15)
+                     ^ data_bits)
+    keys = np.zeros(n, dtype=np.uint64)
+    rows = np.repeat(np.arange(n), np.diff(X.indptr))
+    np.add.at(keys, rows, per_value)
+    label_rows = np.repeat(np.arange(n), np.diff(y_indptr))
+    np.add.at(keys, label_rows, _mix(np.asarray(y_targets).astype(np.uint64)
+                                     + np.uint64(1 << 40)))
+    return keys
+
+
+def shuffled(keys: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """One epoch's order: the examples sorted by their keys mixed with a salt drawn from
+    ``rng``. The order depends on the examples, never on where they stand in the data:
+    training is invariant to the order of its input (and an example given weight 2 is
+    learned exactly as two copies of it are)."""
+    return keyed_order(keys, int(rng.integers(0, 2**63 - 1, dtype=np.int64)))
+
+
+def keyed_order(keys: np.ndarray, salt: int) -> np.ndarray:
+    """The examples sorted by their keys mixed with ``salt`` (a seeded shuffle that
+    depends on what the examples are, not on their positions)."""
+    return np.argsort(_mix(keys ^ np.uint64(salt)), kind="stable")
+
+
 def train(net: Any, call: TrainingCall, *, epochs: int, shuffle: bool, progress: Any = None,
           fresh: bool = True, record: np.ndarray | None = None,
           rank_links: bool = False) -> None:
@@ -82,9 +126,11 @@ def train(net: Any, call: TrainingCall, *, epochs: int, shuffle: bool, progress:
     net._online = False  # a later learn_one starts an entry of its own in mistakes_
     overflows = 0
     creating = True
+    keys = (call.keys if call.keys is not None
+            else example_keys(call.X, call.y_indptr, call.y_targets)) if shuffle else None
     try:
         for epoch in range(epochs):
-            order = (net._rng.permutation(call.n) if shuffle else np.arange(call.n))
+            order = shuffled(keys, net._rng) if keys is not None else np.arange(call.n)
             order = order.astype(np.int64)
             mistakes, updates, epoch_overflows = _epoch(
                 net, call, epoch, order, counts, progress, counting=fresh and epoch == 0,

@@ -229,6 +229,10 @@ class RuleSpec:
         One line for listings.
     reference : str
         Where the rule comes from (paper, lecture notes, SNoW option).
+    nonnegative : bool
+        The rule assumes feature strengths of 0 or more (Winnow: a multiplicative
+        promotion by ``alpha ** v`` demotes for ``v < 0``); a network refuses
+        negative strengths, and tells scikit-learn (``positive_only``).
     """
 
     name: str
@@ -236,6 +240,7 @@ class RuleSpec:
     params: tuple[Param, ...]
     summary: str
     reference: str = ""
+    nonnegative: bool = False
 
     def __post_init__(self) -> None:
         if not isinstance(self.name, str) or not _NAME.match(self.name):

@@ -90,6 +90,7 @@ WINNOW = RuleSpec(
     ),
     summary="multiplicative promotion/demotion of active weights (attribute-efficient)",
     reference="Littlestone 1988; seed 000 sections 5 and 6.7, seeds 001, 002; SNoW -W",
+    nonnegative=True,
 )
 
 

@@ -117,7 +117,7 @@ def check_no_update_when_correct(rule: str, params: Mapping[str, Any] | None = N
     zero = {**dict(params or {}), "thickness": 0.0, "negative_thickness": 0.0}
     # every link made up front ("all"): with sparse links a right example still links
     net = _network(rule, zero, epochs=20, average=False, links="all", discard=None).fit(X, y)
-    scores = net.decision_function(X)
+    scores = net.target_scores(X)
     for i in range(X.shape[0]):
         target = np.searchsorted(net.classes_, y[i])
         others = np.delete(scores[i], target)
