@@ -27,6 +27,7 @@ from snowpy.model_file import write_model
 from snowpy.network import Network
 from snowpy.network.labels import is_multilabel, sorted_labels
 from snowpy.text import Featurizer
+from snowpy.text.conventions import as_documents
 
 __all__ = ["SnowClassifier"]
 
@@ -220,21 +221,24 @@ class SnowClassifier(RuleParamsEstimator):
         return Network(self.rule, **options, thickness=self.thickness, **self.rule_params)
 
     # -------------------------------------------------------------- training
-    def fit(self, texts: Iterable[Any], labels: Sequence[Any], *,
+    def fit(self, texts: Iterable[Any], labels: Sequence[Any], *, sample_weight: Any = None,
             targets: Sequence[Any] | None = None, progress: Any = None) -> SnowClassifier:
         """Featurise ``texts`` once, then train the network for ``epochs`` passes.
 
-        ``labels`` holds one label per text, or one collection per text
-        (multi-label); ``targets`` restricts examples to some targets and
-        ``progress`` reports training as it goes (see :meth:`Network.fit`).
+        ``texts`` are strings, or documents already tokenised (lists of tokens, spaCy
+        ``Doc`` objects: not tokenised again). ``labels`` holds one label per text, or
+        one collection per text (multi-label); ``sample_weight`` (whole numbers) says
+        how many times each text counts; ``targets`` restricts examples to some targets
+        and ``progress`` reports training as it goes (see :meth:`Network.fit`).
         """
         network = self._make_network()
         network.check_options()  # a bad option or rule parameter fails before featurising
         featurizer = self._make_featurizer()
         self.featurizer_ = featurizer
         self.network_ = network  # set first: an interrupted fit leaves what was learned
+        texts = as_documents(texts)
         if self.epochs == 1 and targets is None and self.calibrate is None \
-                and isinstance(texts, (list, tuple)):
+                and sample_weight is None and isinstance(texts, (list, tuple)):
             self._fit_streaming(list(texts), labels, progress)
         else:
             if not isinstance(texts, (list, tuple, np.ndarray)):
@@ -243,7 +247,8 @@ class SnowClassifier(RuleParamsEstimator):
             X = featurizer.transform(texts, names=False)
             if self.shuffle:  # shuffled by what the documents say, not where they stand
                 network._text_keys = text_keys(texts, labels)
-            network.fit(X, labels, targets=targets, progress=progress)
+            network.fit(X, labels, sample_weight=sample_weight, targets=targets,
+                        progress=progress)
         self._name_kept_features(texts, network.feature_ids_[network.link_counts() > 0])
         return self
 
@@ -298,7 +303,7 @@ class SnowClassifier(RuleParamsEstimator):
         return self
 
     def partial_fit(self, texts: Iterable[Any], labels: Sequence[Any], *,
-                    classes: Sequence[Any] | None = None,
+                    classes: Sequence[Any] | None = None, sample_weight: Any = None,
                     targets: Sequence[Any] | None = None) -> SnowClassifier:
         """Learn from one more batch, in order; new labels grow new targets.
 
@@ -310,10 +315,12 @@ class SnowClassifier(RuleParamsEstimator):
             network.check_options()
             self.featurizer_ = self._make_featurizer()
             self.network_ = network
+        texts = as_documents(texts)
         if not isinstance(texts, (list, tuple, np.ndarray)):
             texts = list(texts)
         X = self.featurizer_.transform(texts, names=False)
-        self.network_.partial_fit(X, labels, classes=classes, targets=targets)
+        self.network_.partial_fit(X, labels, classes=classes, sample_weight=sample_weight,
+                                  targets=targets)
         if self.keep_names:
             columns = np.unique(X.indices)
             self._name_kept_features(texts, columns[self.network_.link_counts(columns) > 0])

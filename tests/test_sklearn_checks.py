@@ -17,7 +17,8 @@ every network, a third for Winnow):
   so dense a network), where the check asks 0.83. Winnow is built for many sparse
   features; Balanced Winnow and the Perceptron pass.
 
-The same checks' text analogues run against SnowClassifier in ``test_classifier.py``.
+The same checks' text analogues run against SnowClassifier and the Featurizer in
+``test_text_estimators.py`` (scikit-learn skips estimators that take strings).
 """
 
 from __future__ import annotations
@@ -42,6 +43,7 @@ ESTIMATORS = [
     snowpy.Network("winnow"),
     snowpy.Network("balanced-winnow", calibrate="cv"),
     snowpy.Network("passive-aggressive", calibrate="progressive"),
+    snowpy.Featurizer(),  # text input: scikit-learn runs its clone check only
 ]
 
 

@@ -26,6 +26,7 @@ import scipy.sparse as sp
 from snowpy.exceptions import ConfigurationError
 from snowpy.plugins import get_extractor
 from snowpy.text.assemble import VALUE_MODES
+from snowpy.text.conventions import TransformerConventions, as_documents
 from snowpy.text.chunks import (
     Inline,
     SequenceChunks,
@@ -60,7 +61,7 @@ def _range(value: Any, name: str) -> tuple[int, int] | None:
             from None
 
 
-class Featurizer(ChunkStages):
+class Featurizer(TransformerConventions, ChunkStages):
     """Turn documents into sparse active-feature sets (hashed CSR rows).
 
     Parameters
@@ -269,6 +270,7 @@ class Featurizer(ChunkStages):
         ``names`` (default ``keep_names``) says whether this pass records
         feature names.
         """
+        texts = as_documents(texts)
         binary = self.values == "binary" and self.norm is None
         expected = len(texts) if hasattr(texts, "__len__") else None
         indices = data = None
@@ -446,6 +448,7 @@ class Featurizer(ChunkStages):
         collect = bool(self.keep_names if names is None else names)
         if collect and not self.keep_names:
             raise ConfigurationError("names are kept only with keep_names=True")
+        texts = as_documents(texts)
         segments = self._compile()
         self.invalid_bytes_ = 0
         jobs = self._jobs()

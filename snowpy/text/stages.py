@@ -110,9 +110,16 @@ class ChunkStages:
                     ) from None
         kinds = set(map(type, items))
         if not kinds <= {str, bytes}:
+            where = "" if self.fields is None else f" field {self.fields[field]!r}"
+            tokenised = [is_tokenised(item) for item in items]
+            if all(tokenised):
+                return items
             for i, item in enumerate(items):
                 if not isinstance(item, (str, bytes)):
-                    where = "" if self.fields is None else f" field {self.fields[field]!r}"
+                    if tokenised[i]:
+                        raise ConfigurationError(
+                            f"document {first_doc + i}{where} is a list of tokens among "
+                            "texts; give texts only, or token lists only, in one call")
                     raise ConfigurationError(
                         f"document {first_doc + i}{where} is not text (got {type(item).__name__})"
                     )
@@ -135,7 +142,15 @@ class ChunkStages:
 
     def _encode(self, docs: list[Any], field: int, first_doc: int):
         """One field of a chunk as UTF-8 bytes (the part that needs the GIL)."""
-        items = self._normalised(self._texts(docs, field, first_doc))
+        items = self._texts(docs, field, first_doc)
+        if items and not isinstance(items[0], (str, bytes)):  # tokens already: no tokenising
+            lower = self.lowercase
+            joined = Presplit(self._normalised([
+                " ".join(token_text(token, lower) for token in item if not _blank(token))
+                for item in items]))
+            raw, offsets = encode_documents(joined)
+            return raw, offsets, joined
+        items = self._normalised(items)
         if self.token_pattern is not None:
             pattern = self._pattern
             lower = self.lowercase
@@ -146,7 +161,7 @@ class ChunkStages:
     def _tokens(self, raw: np.ndarray, offsets: np.ndarray | None, items: list, n_docs: int,
                 field: int, first_doc: int, workspace: Workspace) -> TokenStream:
         data, offsets = split_documents(raw, offsets, n_docs, items)
-        if self.token_pattern is not None:
+        if self.token_pattern is not None or isinstance(items, Presplit):
             stream = split_spaces(data, offsets)
         else:
             stream = tokenize_bytes(data, offsets, lowercase=bool(self.lowercase),
@@ -194,3 +209,29 @@ class ChunkStages:
             names.append((out_ids[:count].copy(), spans[:count].copy(), arena.copy(), number))
         return out_ids[:count], out_ptr
 
+
+
+class Presplit(list):
+    """A chunk's documents given as tokens, joined by single spaces: split on the
+    spaces only, never tokenised again."""
+
+
+def is_tokenised(document: Any) -> bool:
+    """A pre-tokenised document: a list or tuple of strings, or a spaCy ``Doc`` (or any
+    sequence of tokens with ``.text``)."""
+    if isinstance(document, (list, tuple)):
+        return all(isinstance(token, str) or hasattr(token, "text") for token in document)
+    return hasattr(document, "vocab") and hasattr(document, "__iter__") \
+        and hasattr(document, "text")
+
+
+def token_text(token: Any, lower: bool) -> str:
+    """One token's text as a single space-free word (inner spaces become ``_``)."""
+    text = token if isinstance(token, str) else token.text
+    text = "_".join(text.split())
+    return text.lower() if lower else text
+
+
+def _blank(token: Any) -> bool:
+    text = token if isinstance(token, str) else token.text
+    return not text.strip()
