@@ -109,8 +109,17 @@ class SnowClassifier(RuleParamsEstimator):
     lowercase, unicode_form, strip_accents, token_pattern, values, norm,
     fields, keep_names, hash_seed, errors, chunk_bytes, n_jobs :
         The front end's options; see :class:`snowpy.Featurizer`.
+    calibrate : {"cv", "holdout", "progressive", None}, default "cv"
+        How probabilities are calibrated (see :class:`snowpy.Network`). By default
+        a classifier gives calibrated probabilities, as the command line does:
+        three extra trainings on folds (20 Newsgroups, Balanced Winnow: 27.8 s
+        instead of 9.6 s; log loss 0.66, ECE 0.066). ``"progressive"`` costs
+        nothing more and calibrates from first-epoch scores (log loss 1.30, ECE
+        0.094 there; as good as cv on SMS Spam); ``None`` gives none. A classifier
+        started by ``partial_fit`` or ``learn_one`` sees its data once: with
+        ``"cv"`` or ``"holdout"`` it calibrates progressively.
     epochs, average, shuffle, seed, bias, early_stop, links, eligibility, eligible_percent,
-    discard, precision, multiclass, calibrate, calibration_folds :
+    discard, precision, multiclass, calibration_folds :
         The network's options; see :class:`snowpy.Network`.
     **rule_params
         Parameters of the rule.
@@ -172,7 +181,7 @@ class SnowClassifier(RuleParamsEstimator):
         discard: float | None = 0.5,
         precision: str = "float32",
         multiclass: str = "ova",
-        calibrate: str | None = None,
+        calibrate: str | None = "cv",
         calibration_folds: int = 3,
         **rule_params: Any,
     ) -> None:

@@ -96,7 +96,8 @@ def test_one_epoch_fit_streams_blocks_yet_equals_the_matrix_fit(kind):
         "array": np.array(labels),
         "multilabel": [[label, "any"] if i % 3 else [label] for i, label in enumerate(labels)],
     }[kind]
-    options = dict(epochs=1, ngrams=1, bits=18, chunk_bytes=2048, initial_weight=0.5,
+    options = dict(epochs=1, calibrate=None, ngrams=1, bits=18, chunk_bytes=2048,
+                   initial_weight=0.5,
                    negative_initial_weight=0.25, seed=3)
     streamed = snowpy.SnowClassifier(**options).fit(texts, y)
     clf = snowpy.SnowClassifier(**options)
@@ -112,8 +113,8 @@ def test_one_epoch_fit_streams_blocks_yet_equals_the_matrix_fit(kind):
 
 def test_one_epoch_fit_names_bad_labels():
     with pytest.raises(ConfigurationError, match="mixes single labels and collections"):
-        snowpy.SnowClassifier(epochs=1).fit(TEXTS, [["spam"]] + LABELS[1:])
+        snowpy.SnowClassifier(epochs=1, calibrate=None).fit(TEXTS, [["spam"]] + LABELS[1:])
     with pytest.raises(ConfigurationError, match="labels must be hashable"):
-        snowpy.SnowClassifier(epochs=1).fit(TEXTS, [{"spam": 1}] * len(TEXTS))
+        snowpy.SnowClassifier(epochs=1, calibrate=None).fit(TEXTS, [{"spam": 1}] * len(TEXTS))
     with pytest.raises(ConfigurationError, match="6 texts but 5 labels"):
-        snowpy.SnowClassifier(epochs=1).fit(TEXTS, LABELS[1:])
+        snowpy.SnowClassifier(epochs=1, calibrate=None).fit(TEXTS, LABELS[1:])

@@ -429,3 +429,20 @@ def test_the_training_rate_is_over_a_recent_window(monkeypatch):
     assert rates[-1] == "2,000 docs/s"  # 3000 in the last 1.5 s; since t = 0: 39 docs/s
     reporter._rate(4200)  # t = 110
     assert reporter._rate(5200) == "500 docs/s"  # t = 112: 1000 in the last 2 s
+
+
+def test_a_default_classifier_gives_calibrated_probabilities():
+    # item 8: SnowClassifier().fit(...).predict_proba(...) raised; the CLI calibrated
+    rows = demo_rows()
+    texts, labels = [t for _, t in rows], [lab for lab, _ in rows]
+    clf = SnowClassifier().fit(texts, labels)
+    assert clf.calibrate == "cv" and clf.network_.calibration_ is not None
+    proba = clf.predict_proba(texts[:50])
+    np.testing.assert_allclose(proba.sum(axis=1), 1.0)
+    assert clf.keep_names is False  # as the command line's default (--no-keep-names)
+    # started one example at a time, the same default calibrates progressively
+    online = SnowClassifier()
+    for text, label in zip(texts, labels):
+        online.learn_one(text, label)
+    assert online.network_._progressive is not None
+    assert abs(sum(online.predict_proba_one(texts[0]).values()) - 1.0) < 1e-9

@@ -281,10 +281,11 @@ class Network(OnlineLearning, WeightViews, RuleParamsEstimator):
     def _bias_strength(self) -> float:
         return bias_strength(self.bias)
 
-    def _initialise(self, X: sp.csr_matrix, multilabel: bool) -> None:
-        self._initialise_sized(X.shape[1], X.nnz / max(X.shape[0], 1), multilabel)
+    def _initialise(self, X: sp.csr_matrix, multilabel: bool, streamed: bool = False) -> None:
+        self._initialise_sized(X.shape[1], X.nnz / max(X.shape[0], 1), multilabel, streamed)
 
-    def _initialise_sized(self, n_features: int, mean_active: float, multilabel: bool) -> None:
+    def _initialise_sized(self, n_features: int, mean_active: float, multilabel: bool,
+                          streamed: bool = False) -> None:
         """A fresh network for ``n_features`` columns; ``mean_active`` features per example
         (SNoW's rho, for data-derived initial weights) estimated from the first data."""
         self.check_options()
@@ -322,7 +323,11 @@ class Network(OnlineLearning, WeightViews, RuleParamsEstimator):
         self.underflows_ = 0
         self._counts = np.zeros((0, 2), dtype=np.int64)  # promotions, demotions per target
         self.calibration_ = None
-        self._progressive = ProgressiveWindow() if self.calibrate == "progressive" else None
+        # a network started by partial_fit or learn_one sees its data once: cv and holdout
+        # (which need it twice) calibrate it progressively, as the stream goes
+        progressive = self.calibrate == "progressive" or (
+            streamed and self.calibrate in ("cv", "holdout"))
+        self._progressive = ProgressiveWindow() if progressive else None
         self._effective_cache: dict[bool, np.ndarray] = {}
         self._online: Any = None
         self._engine_args: Any = None
@@ -439,7 +444,7 @@ class Network(OnlineLearning, WeightViews, RuleParamsEstimator):
         multilabel = width is not None or (is_multilabel(y) if len(y)
                                            else getattr(self, "multilabel_", False))
         if not self._is_fitted():
-            self._initialise(X, multilabel)
+            self._initialise(X, multilabel, streamed=True)
             self._indicator = width is not None
             if width is not None:
                 for column in range(width):
@@ -467,7 +472,7 @@ class Network(OnlineLearning, WeightViews, RuleParamsEstimator):
             self._cover_new_targets()
         call = TrainingCall(X, store.training_rows(X), y_indptr, y_targets, a_indptr,
                             a_targets, keys)
-        progressive = self.calibrate == "progressive"
+        progressive = self._progressive is not None
         record = np.empty((call.n, store.n_targets)) if progressive else None
         train(self, call, epochs=epochs, shuffle=shuffle, progress=progress, record=record,
               rank_links=fitting)

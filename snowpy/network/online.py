@@ -216,7 +216,8 @@ class OnlineLearning:
         multilabel = isinstance(y, _COLLECTIONS)
         store = getattr(self, "_store", None)
         if store is None:
-            self._initialise_sized(width or ONLINE_WIDTH, float(ids.size), multilabel)
+            self._initialise_sized(width or ONLINE_WIDTH, float(ids.size), multilabel,
+                                   streamed=True)
             store = self._store
             if width is None:
                 self._open_features = True
