@@ -145,9 +145,7 @@ class ChunkStages:
         items = self._texts(docs, field, first_doc)
         if items and not isinstance(items[0], (str, bytes)):  # tokens already: no tokenising
             lower = self.lowercase
-            joined = Presplit(self._normalised([
-                " ".join(token_text(token, lower) for token in item if not _blank(token))
-                for item in items]))
+            joined = Presplit(self._normalised([joined_tokens(item, lower) for item in items]))
             raw, offsets = encode_documents(joined)
             return raw, offsets, joined
         items = self._normalised(items)
@@ -221,8 +219,23 @@ def is_tokenised(document: Any) -> bool:
     sequence of tokens with ``.text``)."""
     if isinstance(document, (list, tuple)):
         return all(isinstance(token, str) or hasattr(token, "text") for token in document)
-    return hasattr(document, "vocab") and hasattr(document, "__iter__") \
-        and hasattr(document, "text")
+    kind = type(document)  # (on the type: a Doc's .text would build its whole text)
+    return hasattr(kind, "vocab") and hasattr(kind, "__iter__") and hasattr(kind, "text")
+
+
+def joined_tokens(document: Any, lower: bool) -> str:
+    """A tokenised document's tokens joined by single spaces (whitespace tokens left
+    out). A spaCy ``Doc`` is read from its text and token offsets, without making a
+    Token object per token."""
+    if hasattr(type(document), "to_array") and hasattr(document, "vocab"):
+        from spacy.attrs import ORTH
+
+        strings = document.vocab.strings  # the tokens' strings by their hashes
+        words = ["_".join(strings[h].split()) for h in document.to_array(ORTH).tolist()]
+    else:
+        words = [token_text(token, False) for token in document]
+    joined = " ".join(word for word in words if word)
+    return joined.lower() if lower else joined
 
 
 def token_text(token: Any, lower: bool) -> str:
@@ -230,8 +243,3 @@ def token_text(token: Any, lower: bool) -> str:
     text = token if isinstance(token, str) else token.text
     text = "_".join(text.split())
     return text.lower() if lower else text
-
-
-def _blank(token: Any) -> bool:
-    text = token if isinstance(token, str) else token.text
-    return not text.strip()
