@@ -47,8 +47,10 @@ def bundle(name: str, fields: Sequence[str], module: str) -> type:
         return type(name, (), {"__init__": __init__, "__module__": module,
                                "__qualname__": name, "__slots__": names})
 
-    from numba.core import types
+    from numba.core import types as numba_types
     from numba.experimental import structref
+
+    types: Any = numba_types  # (numba's modules are not typed)
 
     def preprocess_fields(self: Any, fields: Any) -> Any:
         return tuple((field, types.unliteral(kind)) for field, kind in fields)

@@ -66,7 +66,7 @@ _NETWORK_OPTIONS = tuple(name for name in Network._option_names if name != "rule
 
 
 
-def text_keys(texts: Sequence[Any], labels: Sequence[Any]) -> np.ndarray:
+def text_keys(texts: Any, labels: Any) -> np.ndarray:
     """A stable 64-bit key per (document, label): training shuffles by these keys, so
     the same corpus in another order trains the same model, whether its documents are
     featurised first or as they stream."""
@@ -255,7 +255,7 @@ class SnowClassifier(RuleParamsEstimator):
             phase(progress, "featurising", None)
             X = featurizer.transform(texts, names=False)
             if self.shuffle:  # shuffled by what the documents say, not where they stand
-                network._text_keys = text_keys(texts, labels)
+                network._text_keys = text_keys(texts, labels)  # type: ignore[attr-defined]
             network.fit(X, labels, sample_weight=sample_weight, targets=targets,
                         progress=progress)
         self._name_kept_features(texts, network.feature_ids_[network.link_counts() > 0])

@@ -64,11 +64,11 @@ def restore_classifier(classifier_class: type, network_class: type, header: dict
     info = header.get("names")
 
     def names() -> NameIndex:  # on first use: loading stays fast
-        unpacked = NameIndex.unpack(stored["names_packed"], info, where) \
+        unpacked = NameIndex.unpack(stored["names_packed"], info or {}, where) \
             if "names_packed" in stored else stored
         return NameIndex.from_arrays(unpacked, labels, where)
 
-    featurizer._names_loader = names
+    featurizer._names_loader = names  # type: ignore[attr-defined]
     options = _tupled(dict(header.get("classifier") or {}))
     for name in ("links", "precision", "discard"):  # format 1 files predate them
         options.setdefault(name, getattr(network, name))

@@ -37,7 +37,7 @@ hookimpl = pluggy.HookimplMarker("snowpy")
 
 
 @hookspec
-def snowpy_update_rules() -> Iterable[RuleSpec]:
+def snowpy_update_rules() -> Iterable[RuleSpec]:  # type: ignore[empty-body]
     """Return the update rules this plugin provides.
 
     Each item is a :class:`snowpy.rules.RuleSpec`: a name, the rule's
@@ -67,7 +67,7 @@ def snowpy_update_rules() -> Iterable[RuleSpec]:
 
 
 @hookspec
-def snowpy_feature_extractors() -> Iterable[ExtractorSpec]:
+def snowpy_feature_extractors() -> Iterable[ExtractorSpec]:  # type: ignore[empty-body]
     """Return the feature extractors this plugin provides.
 
     Each item is a :class:`snowpy.text.extractors.ExtractorSpec`: a name, its
@@ -90,7 +90,7 @@ def snowpy_feature_extractors() -> Iterable[ExtractorSpec]:
 
 
 @hookspec
-def snowpy_corpora() -> Iterable[CorpusSpec]:
+def snowpy_corpora() -> Iterable[CorpusSpec]:  # type: ignore[empty-body]
     """Return the named corpora this plugin provides.
 
     Each item is a :class:`snowpy.corpora.CorpusSpec`: a name, the accepted

@@ -89,7 +89,8 @@ def classification_report(truth: Sequence[Any], predicted: Sequence[Any],
     precision, recall, f1 = _prf(tp, fp, fn)
     total = len(truth)
     correct = sum(1 for t, p in zip(truth, predicted) if t == p)
-    report = {"accuracy": correct / total if total else 0.0, "documents": total}
+    report: dict[str, Any] = {"accuracy": correct / total if total else 0.0,
+                              "documents": total}
     report.update(_averages(tp, fp, fn, precision, recall, f1, labels))
     report["confusion"] = {"labels": [str(x) for x in labels], "matrix": matrix.tolist()}
     return report
@@ -108,8 +109,8 @@ def multilabel_report(truth: Sequence[Sequence[Any]], predicted: Sequence[Sequen
     fp = np.zeros(len(labels))
     fn = np.zeros(len(labels))
     exact = 0
-    for t, p in zip(truth, predicted):
-        t, p = set(t), set(p)
+    for true_labels, predicted_labels in zip(truth, predicted):
+        t, p = set(true_labels), set(predicted_labels)
         exact += t == p
         for label in t & p:
             if label in index:

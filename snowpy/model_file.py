@@ -50,7 +50,7 @@ _LIMIT_DIMS = 4
 
 
 def _sha256(array: np.ndarray) -> str:
-    return hashlib.sha256(np.ascontiguousarray(array).view(np.uint8).reshape(-1)).hexdigest()
+    return hashlib.sha256(np.ascontiguousarray(array).view(np.uint8).reshape(-1).data).hexdigest()
 
 
 def write_model(path: str | os.PathLike, header: Mapping[str, Any],
@@ -160,8 +160,8 @@ def _read_array(path: Path, archive: zipfile.ZipFile, name: str, spec: Mapping[s
                 )
             if mmap and nbytes:
                 offset = _data_offset(path, info) + header_length
-                array = np.memmap(path, dtype=np.dtype(dtype), mode="r", offset=offset,
-                                  shape=tuple(shape))
+                array: np.ndarray = np.memmap(path, dtype=np.dtype(dtype), mode="r",
+                                              offset=offset, shape=tuple(shape))
             else:
                 data = stream.read(nbytes)
                 if len(data) != nbytes:

@@ -62,8 +62,9 @@ def load(path: str | os.PathLike, *, mmap: bool = False, verify: bool = True) ->
     """
     header, arrays = read_model(path, mmap=mmap, verify=verify)
     if mmap:  # training a loaded model must never write into the file
-        arrays = {name: np.memmap(a.filename, dtype=a.dtype, mode="c", offset=a.offset,
-                                  shape=a.shape) if isinstance(a, np.memmap) else a
+        arrays = {name: np.memmap(a.filename, dtype=a.dtype, mode="c",  # type: ignore[call-overload]
+                                  offset=a.offset, shape=a.shape)
+                  if isinstance(a, np.memmap) else a
                   for name, a in arrays.items()}
     where = str(path)
     kind = header.get("kind")

@@ -184,7 +184,8 @@ def _collect(hook: str) -> tuple[dict[str, Provided], dict[str, tuple[Provided, 
                     stacklevel=3,
                 )
                 continue
-            found.setdefault(record.name, []).append(Provided(record, plugin, provider))
+            found.setdefault(getattr(record, "name"), []).append(  # noqa: B009 - typed object
+                Provided(record, plugin, provider))
     unique = {name: items[0] for name, items in found.items() if len(items) == 1}
     conflicts = {name: tuple(items) for name, items in found.items() if len(items) > 1}
     for name, items in conflicts.items():

@@ -166,7 +166,7 @@ class quiet_on_closed_pipe:
     def __enter__(self) -> quiet_on_closed_pipe:
         return self
 
-    def __exit__(self, kind: Any, exc: Any, trace: Any) -> bool:
+    def __exit__(self, kind: Any, exc: Any, trace: Any) -> bool:  # type: ignore[exit-return]
         if kind is None or not issubclass(kind, BrokenPipeError):
             return False
         # Python flushes standard output once more at exit: point it at nothing first

@@ -64,7 +64,7 @@ def describe(model: Any, top: int) -> dict[str, Any]:
     store = net._store
     classes = net.classes_.tolist()
     links, ids = _by_target(net)
-    heaviest = {}
+    heaviest: dict[str, Any] = {}
     biases = {}
     for t, label in enumerate(classes):
         column = slice(links.indptr[t], links.indptr[t + 1])

@@ -131,7 +131,7 @@ class _Answers:
         """The answers to a batch of lines."""
         classifier = self.classifier
         multilabel = self.network.multilabel_
-        labels = classifier.predict(lines) if multilabel else None
+        labels: Any = classifier.predict(lines) if multilabel else None
         if multilabel and self.top_k == 1 and not self.jsonl:
             yield from map(self._labels, labels)
             return

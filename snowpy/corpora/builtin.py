@@ -94,7 +94,7 @@ def _sentence_polarity(path: Path, split: str, problems: Problems) -> Iterator[D
 def _trec(path: Path, split: str, problems: Problems, labels: str) -> Iterator[Document]:
     where, content = _find(path, f"qc/{split}.txt")
     for at, line in iter_lines(content, where, "latin-1"):
-        if not line.strip():
+        if line is None or not line.strip():  # (None: undecodable, only with errors="skip")
             continue
         tag, _, question = line.partition(" ")
         coarse, colon, fine = tag.partition(":")
@@ -118,8 +118,8 @@ def _enron(path: Path, split: str, problems: Problems) -> Iterator[Document]:
 
 def _ag_news(path: Path, split: str, problems: Problems) -> Iterator[Document]:
     where, content = _find(path, "classes.txt")
-    names = [line.strip() for line in decode(content, "utf-8", "strict", where).splitlines()
-             if line.strip()]
+    names = [line.strip() for line in (decode(content, "utf-8", "strict", where) or "")
+             .splitlines() if line.strip()]
     where, _ = _find(path, f"{split}.csv")
     for document in read_csv(where, label_column=0, text_columns=(1, 2), header=False,
                              problems=problems):

@@ -47,7 +47,7 @@ def splits_of(source: str | os.PathLike) -> list[str]:
     >>> splits_of(root)
     ['train', 'test']
     """
-    found = set()
+    found: set[str] = set()
     for name in Files(source).names:
         for part in name.split("/")[:-2]:  # the folders above a document's class folder
             found.update(split for split in SPLIT_NAMES if split_matches(part, split))

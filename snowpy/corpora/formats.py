@@ -57,8 +57,8 @@ def read(path: str | os.PathLike, *, format: str | None = None, split: str | Non
                           "read them with snowpy.corpora.read_snow")
     if chosen != "directory" and split is not None:
         raise CorpusError(f"{path}: a {chosen} file has no splits (split={split!r})")
-    readers = {"tsv": read_tsv, "csv": read_csv, "jsonl": read_jsonl,
-               "fasttext": read_fasttext}
+    readers: dict[str, Any] = {"tsv": read_tsv, "csv": read_csv, "jsonl": read_jsonl,
+                               "fasttext": read_fasttext}
     if chosen == "directory":
         return read_directory(path, split=split, problems=problems, **options)
     return readers[chosen](path, problems=problems, **options)

@@ -74,7 +74,7 @@ def _download(file: CorpusFile, directory: Path, corpus: str) -> Path:
     digest = hashlib.sha256()
     try:
         with os.fdopen(handle, "wb") as out, \
-                urllib.request.urlopen(file.url, timeout=30) as response:
+                urllib.request.urlopen(str(file.url), timeout=30) as response:
             total = int(response.headers.get("Content-Length") or 0) or None
             from rich.progress import Progress
 

@@ -89,7 +89,7 @@ def read_snow(
     problems = problems or Problems()
     targets = set(targets)
     where, content = read_file(source)
-    text = decode(content, encoding, "strict", where)
+    text = decode(content, encoding, "strict", where) or ""  # (strict: never None)
     rows: list[int] = []
     cols: list[int] = []
     vals: list[float] = []

@@ -41,4 +41,5 @@ def run(name: str, **options: Any) -> Result:
 
     if name not in EXPERIMENTS:
         raise UnknownNameError("experiment", name, EXPERIMENTS)
-    return EXPERIMENTS[name](**options)
+    experiment: Any = EXPERIMENTS[name]
+    return experiment(**options)

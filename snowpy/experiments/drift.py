@@ -9,6 +9,8 @@ recovers in a few. Cumulative online mistakes tell.
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import scipy.sparse as sp
 
@@ -36,7 +38,8 @@ def run(n: int = 1000, k: int = 5, examples: int = 20000, period: int = 1000,
     X = X.tolil()
     X[0, relevant[0]] = 1.0
     X = X.tocsr()
-    options = dict(alpha=2, beta=0.5, theta=n, initial_weight=1, bias=False, average=False)
+    options: dict[str, Any] = dict(alpha=2, beta=0.5, theta=n, initial_weight=1, bias=False,
+                                   average=False)
     plain = Network("winnow", **options)
     robust = Network("winnow", floor=0.5, **options)
     rows = []

@@ -44,7 +44,7 @@ def run(corpus: str | None = None, seed: int = 0) -> Result:
     rows = []
     series = []
     for rule in RULES:
-        seen = []
+        seen: list[tuple[int, int]] = []
         mistakes = [0]
 
         def progress(epoch, done, total, wrong, seen=seen, mistakes=mistakes):

@@ -111,7 +111,7 @@ class SnowRiver(base.Classifier):
 
     def predict_many(self, X: Any) -> Any:
         """The labels of a pandas frame of examples, a pandas series."""
-        import pandas as pd
+        import pandas as pd  # type: ignore[import-untyped]
 
         if not self._fitted():
             return pd.Series([None] * len(X), index=X.index)

@@ -96,7 +96,7 @@ class SnowTextCat:
         self.name = name
         self.multilabel = bool(multilabel)
         self.threshold = float(threshold)
-        self.cfg = {"rule": rule, "ngrams": list(ngrams) if isinstance(ngrams, (list, tuple))
+        self.cfg: dict[str, Any] = {"rule": rule, "ngrams": list(ngrams) if isinstance(ngrams, (list, tuple))
                     else ngrams, "bits": int(bits), "calibrate": calibrate,
                     "multilabel": self.multilabel, "threshold": self.threshold,
                     "options": dict(options or {}), "labels": []}

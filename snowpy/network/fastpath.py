@@ -168,10 +168,10 @@ def score_example(a, ids, vals, seen, absent, round32, bias, theta,
 if numba.config.DISABLE_JIT:  # as Python: the map's hash multiplies modulo 2**64 on purpose
     _learn_python, _score_python = learn_example, score_example
 
-    def learn_example(*args: Any) -> Any:  # type: ignore[no-redef]
+    def learn_example(*args: Any) -> Any:
         with np.errstate(over="ignore"):
             return _learn_python(*args)
 
-    def score_example(*args: Any) -> Any:  # type: ignore[no-redef]
+    def score_example(*args: Any) -> Any:
         with np.errstate(over="ignore"):
             return _score_python(*args)

@@ -144,6 +144,7 @@ class LinkStore:
         #: True for a store loaded from an inference-only model file: one plane
         #: holding the effective (averaged) weights, no training state
         self.frozen = False
+        self._frozen_absent = 0.0  # a frozen (inference-only) store's missing-link weight
         #: counts the times an array was replaced (see :meth:`replaced`)
         self.generation = 0
         self._map = FeatureMap(narrow=n_features <= 2**31)

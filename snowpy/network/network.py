@@ -414,7 +414,7 @@ class Network(OnlineLearning, WeightViews, RuleParamsEstimator):
             scores, positives, covered = held_out
             self.calibration_ = Calibration.fit(
                 scores[covered], positives[covered],
-                normalize="none" if multilabel else "sum", method=self.calibrate,
+                normalize="none" if multilabel else "sum", method=str(self.calibrate),
             )
         return self
 

@@ -13,7 +13,7 @@ the model's size, however it grows.
 from __future__ import annotations
 
 import warnings
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import numba
@@ -63,6 +63,39 @@ def _checked(ids, vals):  # pragma: no cover - compiled
 class OnlineLearning:
     """``learn_one``, ``predict_one``, ``predict_proba_one``, ``learn_many``,
     ``predict_many``: a mixin of :class:`snowpy.Network`."""
+
+    # what the Network this mixes into provides (declared for the type checker)
+    _store: Any
+    _labels: Any
+    _progressive: Any
+    _effective_cache: dict[bool, Any]
+    _single_targets: list[Any]
+    _online: Any
+    _engine_args: Any
+    _score_args: Any
+    _fast: Any
+    _fast_key: int
+    _fast_map_key: int
+    _fast_width: int
+    _fast_queue: int
+    calibration_: Any
+    kernel_: Any
+    mistakes_: list[int]
+    updates_: list[int]
+    multilabel_: bool
+    multiclass: str
+    n_examples_seen_: int
+    overflows_: int
+    underflows_: int
+    rule: str
+    rule_params_: dict[str, Any]
+    partial_fit: Callable[..., Any]
+    predict: Callable[..., Any]
+    _bias_strength: Callable[[], float]
+    _check_fitted: Callable[[], None]
+    _cover_new_targets: Callable[[], None]
+    _initialise_sized: Callable[..., None]
+    _target_counts: Callable[[], Any]
 
     def learn_one(self, x: Any, y: Any) -> Any:
         """Learn one example: ``x`` a dict of feature id -> strength (or active ids),
@@ -216,6 +249,7 @@ class OnlineLearning:
         multilabel = isinstance(y, _COLLECTIONS)
         store = getattr(self, "_store", None)
         if store is None:
+            assert ids is not None  # (None only for an example known to fit the network)
             self._initialise_sized(width or ONLINE_WIDTH, float(ids.size), multilabel,
                                    streamed=True)
             store = self._store
@@ -230,7 +264,7 @@ class OnlineLearning:
         elif multilabel != self.multilabel_:
             kind = "multi-label" if self.multilabel_ else "single-label"
             raise ConfigurationError(f"this network was trained {kind}; y must be {kind} too")
-        if width is None and ids.size and ids[-1] >= self.n_features_in_:
+        if ids is not None and width is None and ids.size and ids[-1] >= self.n_features_in_:
             if not (self._open_features and ids[-1] < ONLINE_WIDTH):
                 limit = ONLINE_WIDTH if self._open_features else self.n_features_in_
                 raise ConfigurationError(

@@ -323,9 +323,10 @@ def _adopt_legacy(store: LinkStore, arrays: dict[str, np.ndarray], storage: Any,
                                  f"has {weights.shape[0]}")
         ids = np.arange(store.n_features, dtype=np.int64)
     else:
-        ids = arrays.get("feature_ids")
-        if ids is None or ids.shape != (weights.shape[0] - 1,):
+        found = arrays.get("feature_ids")
+        if found is None or found.shape != (weights.shape[0] - 1,):
             raise ModelFileError(f"{where}: the compact feature map does not match the weights")
+        ids = found
     if frozen:
         initial = np.array([store.kernel.initial_effective_weight])
         store._frozen_absent = float(initial[0])

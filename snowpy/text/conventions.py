@@ -51,6 +51,8 @@ class TransformerConventions:
     """scikit-learn's transformer conventions for a stateless hashing front end."""
 
     _OMIT_FROM_STATE = ("_local", "_compiled", "_single_path", "_pattern")
+    bits: int
+    get_params: Any
 
     def __repr__(self) -> str:
         defaults = {name: p.default for name, p in
@@ -74,7 +76,7 @@ class TransformerConventions:
         width = 1 << int(self.bits)
         names = np.array([f"hash{i}" for i in range(width)], dtype=object)
         if getattr(self, "keep_names", False) and getattr(self, "_names", None) is not None:
-            for column, strings in self.names_.items():
+            for column, strings in getattr(self, "names_").items():  # noqa: B009
                 names[column] = "|".join(strings)
         return names
 

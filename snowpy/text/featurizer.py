@@ -272,8 +272,9 @@ class Featurizer(TransformerConventions, ChunkStages):
         """
         texts = as_documents(texts)
         binary = self.values == "binary" and self.norm is None
-        expected = len(texts) if hasattr(texts, "__len__") else None
-        indices = data = None
+        expected = len(texts) if hasattr(texts, "__len__") else None  # type: ignore[arg-type]
+        indices: Any = None
+        data: Any = None
         indptr_parts = [np.zeros(1, dtype=np.int64)]
         nnz = rows = 0
         for n_docs, indptr, block_indices, block_data in self._parts(texts, None, not binary,
@@ -453,7 +454,8 @@ class Featurizer(TransformerConventions, ChunkStages):
         self.invalid_bytes_ = 0
         jobs = self._jobs()
         n_fields = 1 if self.fields is None else len(self.fields)
-        iterator = SequenceChunks(texts, self.chunk_bytes) \
+        sequence: Any = texts
+        iterator = SequenceChunks(sequence, self.chunk_bytes) \
             if chunk_docs is None and isinstance(texts, (list, tuple, np.ndarray)) else iter(texts)
         first_doc = 0
         pending: deque = deque()

@@ -145,12 +145,12 @@ class NameIndex:
         else:
             pairs = self._known_pairs()
             before = pairs.next_row
-            rows = pairs.rows(keys, insert=True)
-            fresh = np.flatnonzero(rows >= before)
-            if fresh.size == 0:
+            known_rows = pairs.rows(keys, insert=True)
+            new = np.flatnonzero(known_rows >= before)
+            if new.size == 0:
                 return
-            _, first = np.unique(rows[fresh], return_index=True)
-            picks = fresh[np.sort(first)]
+            _, first = np.unique(known_rows[new], return_index=True)
+            picks = new[np.sort(first)]
         if picks.size == 0:
             return
         lengths = spans[picks, 1] - spans[picks, 0]
@@ -252,7 +252,7 @@ class NameIndex:
                  np.diff(arrays["names_offsets"]).astype(np.uint32), arrays["names_blob"])
         del arrays
         deflater = zlib.compressobj(6)
-        chunks = [deflater.compress(memoryview(np.ascontiguousarray(part)).cast("B"))
+        chunks = [deflater.compress(np.ascontiguousarray(part).data.cast("B"))
                   for part in parts]  # streamed: no joined copy of the whole
         chunks.append(deflater.flush())
         packed = np.frombuffer(b"".join(chunks), dtype=np.uint8)

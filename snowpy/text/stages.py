@@ -57,6 +57,7 @@ class ChunkStages:
     strip_accents: bool
     unicode_form: str | None
     token_pattern: str | None
+    _pattern: Any
     errors: str
     _local: Any
 
@@ -134,7 +135,7 @@ class ChunkStages:
         for item in items:
             text = item.decode("utf-8", "surrogateescape") if isinstance(item, bytes) else item
             if form is not None:
-                text = unicodedata.normalize(form, text)
+                text = unicodedata.normalize(form, text)  # type: ignore[arg-type]
             if self.strip_accents:
                 text = unicodedata.normalize("NFKD", text)
             out.append(text)

@@ -108,7 +108,7 @@ def _tokenize(data, offsets, classes, lower, ascii_word, lowercase, strip_marks,
                 cp = b
                 i += 1
             else:
-                cp = -1
+                cp = -1  # type: ignore[assignment]  # (numba types it as int64 throughout)
                 if 0xC2 <= b <= 0xDF:
                     if i + 1 < stop and (data[i + 1] & 0xC0) == 0x80:
                         cp = ((b & 0x1F) << 6) | (np.int64(data[i + 1]) & 0x3F)
