@@ -27,6 +27,7 @@ Ctrl-C never leaves a half-written model in place of the previous one.
 from __future__ import annotations
 
 import hashlib
+import math
 import os
 import struct
 import tempfile
@@ -72,8 +73,9 @@ def write_model(path: str | os.PathLike, header: Mapping[str, Any],
         prepared[name] = array
         manifest[name] = {"dtype": array.dtype.name, "shape": list(array.shape),
                           "nbytes": int(array.nbytes), "sha256": _sha256(array)}
-    full = {"magic": MAGIC, "format_version": FORMAT_VERSION, "snowpy_version": __version__,
-            **header, "arrays": manifest}
+    full = _encode_floats({"magic": MAGIC, "format_version": FORMAT_VERSION,
+                           "snowpy_version": __version__, **header, "arrays": manifest})
+    full["header_sha256"] = _header_digest(full)
     payload = orjson.dumps(full, option=orjson.OPT_SERIALIZE_NUMPY | orjson.OPT_INDENT_2)
     handle, temporary = tempfile.mkstemp(dir=directory, prefix=f".{target.name}.", suffix=".tmp")
     try:
@@ -86,6 +88,9 @@ def write_model(path: str | os.PathLike, header: Mapping[str, Any],
             stream.flush()
             os.fsync(stream.fileno())
         os.chmod(temporary, _mode_for(target))
+        # what replaces a model must load back: read the new file whole (checksums
+        # included) before the rename; a failure leaves the old model where it was
+        read_model(temporary, verify=True)
         os.replace(temporary, target)
     except BaseException:
         Path(temporary).unlink(missing_ok=True)
@@ -99,6 +104,39 @@ def write_model(path: str | os.PathLike, header: Mapping[str, Any],
     except OSError:
         pass
     return target
+
+
+_NON_FINITE = {"inf": float("inf"), "-inf": float("-inf"), "nan": float("nan")}
+
+
+def _encode_floats(value: Any) -> Any:
+    """JSON has no infinity (orjson writes null): ``inf`` is stored as
+    ``{"$float": "inf"}`` (an infinite thickness is a legitimate rule parameter)."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return {"$float": "nan" if math.isnan(value) else ("inf" if value > 0 else "-inf")}
+    if isinstance(value, dict):
+        return {key: _encode_floats(item) for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_encode_floats(item) for item in value]
+    return value
+
+
+def _decode_floats(value: Any) -> Any:
+    if isinstance(value, dict):
+        if len(value) == 1 and "$float" in value and value["$float"] in _NON_FINITE:
+            return _NON_FINITE[value["$float"]]
+        return {key: _decode_floats(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_decode_floats(item) for item in value]
+    return value
+
+
+def _header_digest(header: Mapping[str, Any]) -> str:
+    """SHA-256 of the header's canonical JSON (sorted keys), its own checksum left out:
+    the arrays have theirs, and this one covers labels, parameters and the front end."""
+    canonical = {key: item for key, item in header.items() if key != "header_sha256"}
+    return hashlib.sha256(orjson.dumps(canonical, option=orjson.OPT_SORT_KEYS
+                                       | orjson.OPT_SERIALIZE_NUMPY)).hexdigest()
 
 
 def _mode_for(target: Path) -> int:
@@ -210,6 +248,12 @@ def read_model(path: str | os.PathLike, *, mmap: bool = False, verify: bool = Tr
                 raise ModelFileError(f"{source}: the header is not valid JSON ({exc})") from None
             if not isinstance(header, dict) or header.get("magic") != MAGIC:
                 raise ModelFileError(f"{source}: not a snowpy model (wrong magic)")
+            digest = header.pop("header_sha256", None)
+            if digest is not None and digest != _header_digest(header):
+                raise ModelFileError(f"{source}: the header was altered after saving (its "
+                                     "checksum does not match): labels, parameters or the "
+                                     "front end cannot be trusted")
+            header = _decode_floats(header)
             version = header.get("format_version")
             if not isinstance(version, int):
                 raise ModelFileError(f"{source}: the header has no format version")

@@ -145,11 +145,18 @@ def rezip(original: bytes, change) -> bytes:
 
 
 def header_change(original: bytes, edit) -> bytes:
+    """The file with its header edited, the header's checksum recomputed as a hostile
+    editor would (so that the checks behind it are reached; test_reliability checks
+    that an edit without it is caught)."""
+    from snowpy.model_file import _header_digest
+
     def change(name, data):
         if name != "header.json":
             return data
         header = orjson.loads(data)
         edit(header)
+        if "header_sha256" in header:
+            header["header_sha256"] = _header_digest(header)
         return orjson.dumps(header)
     return rezip(original, change)
 
@@ -170,9 +177,19 @@ def test_tampered_headers_name_the_failed_check(tmp_path, saved, edit, fragment)
     assert fragment in str(error.value)
 
 
-def test_non_finite_and_reshaped_arrays_are_refused(tmp_path):
+def test_non_finite_and_reshaped_arrays_are_refused(tmp_path, monkeypatch):
+    # a file with NaN is refused when written (it is read back before the rename)...
+    with pytest.raises(ModelFileError, match="holds NaN or infinity"):
+        write_model(tmp_path / "bad.snowpy", {"kind": "network"},
+                    {"weights": np.array([1.0, np.nan])})
+    assert list(tmp_path.iterdir()) == []  # nothing left behind
+    # ... and when read, should one come from elsewhere
+    import snowpy.model_file as model_file
+
+    monkeypatch.setattr(model_file, "read_model", lambda *a, **k: None)
     path = write_model(tmp_path / "bad.snowpy", {"kind": "network"},
                        {"weights": np.array([1.0, np.nan])})
+    monkeypatch.undo()
     with pytest.raises(ModelFileError, match="holds NaN or infinity"):
         read_model(path)
     with pytest.raises(ModelFileError, match="not a snowpy model"):

@@ -40,8 +40,9 @@ def test_overflow_is_clamped_and_warned():
     X, _ = noisy_problem()
     y = np.array(["a"] * X.shape[0])  # one target, every example promotes it
     with pytest.warns(snowpy.NumericalWarning, match="exceeded the largest magnitude kept"):
-        net = snowpy.Network("winnow", alpha=10, theta=1e150, initial_weight=1,
-                             epochs=5, precision="float64").fit(X, y)
+        # an infinite thickness promotes on every example: 10x each time, past 1e100
+        net = snowpy.Network("winnow", alpha=10, theta=1.0, thickness=float("inf"),
+                             initial_weight=1, epochs=5, precision="float64").fit(X, y)
     W = link_weights(net)
     assert net.overflows_ > 0 and np.all(np.isfinite(W)) and W.max() == MAX_MAGNITUDE
     assert np.all(np.isfinite(net.decision_function(X)))
@@ -76,7 +77,10 @@ def test_multiplicative_weights_never_die_at_zero(precision):
 
 def test_initial_weight_beyond_the_range_is_refused():
     with pytest.raises(snowpy.exceptions.ConfigurationError,
-                       match="initial weight 1.4.*exceeds the largest magnitude kept"):
+                       match="initial weight 1e\\+31 exceeds the largest magnitude kept"):
+        snowpy.Network("winnow", initial_weight=1e31).fit(*noisy_problem())
+    with pytest.raises(snowpy.exceptions.ConfigurationError,  # a theta beyond it, up front
+                       match="theta=1e\\+150 is beyond the largest weight magnitude"):
         snowpy.Network("winnow", theta=1e150).fit(*noisy_problem())
 
 

@@ -19,6 +19,7 @@ __all__ = [
     "echo_json",
     "err",
     "fail",
+    "check_output",
     "cli_words",
     "handles_errors",
     "parse_optional_float",
@@ -84,6 +85,35 @@ def cli_words(message: str) -> str:
         return f"--{name} {match[2]}" if match[2] else f"--{name}"
 
     return _KEYWORD.sub(option, message)
+
+
+def check_output(output: Any, inputs: list[Any], *, force: bool = False) -> None:
+    """Refuse an output path that would destroy something: a folder, a device or any
+    file that is not a regular one, one of the inputs (the corpus), or (without
+    ``force``) a symbolic link, which saving would replace by a file."""
+    from pathlib import Path
+
+    path = Path(output)
+    if path.is_symlink() and not force:
+        raise ConfigurationError(f"-o {path}: a symbolic link (to {os.readlink(path)}); saving "
+                                 "replaces the link by a file: give the target's path, or "
+                                 "--force")
+    if path.exists():
+        if path.is_dir():
+            raise ConfigurationError(f"-o {path}: a folder, not a model file")
+        mode = path.stat().st_mode
+        import stat
+
+        if not stat.S_ISREG(mode):
+            raise ConfigurationError(f"-o {path}: not a regular file (a device, pipe or "
+                                     "socket); a model is written to a file")
+        for item in inputs:
+            if item is None or str(item) == "-":
+                continue
+            source = Path(str(item).split("::")[0])
+            if source.exists() and source.is_file() and os.path.samefile(source, path):
+                raise ConfigurationError(f"-o {path} is the corpus {item}: saving would "
+                                         "overwrite it")
 
 
 def echo_json(payload: Any) -> None:

@@ -10,6 +10,7 @@ from typing import Annotated, Any
 import typer
 
 from snowpy.cli.common import (
+    check_output,
     echo_json,
     err,
     handles_errors,
@@ -118,9 +119,13 @@ def train(
         help="with --stream, report accuracy every N documents too (SNoW -c k)")] = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q")] = False,
     json_output: Annotated[bool, typer.Option("--json", help="a JSON summary")] = False,
+    force: Annotated[bool, typer.Option(
+        "--force", help="replace MODEL even where it is a symbolic link (the link becomes "
+        "a file)")] = False,
 ) -> None:
     from snowpy import SnowClassifier
 
+    check_output(output, [corpus, save_partial], force=force)
     streaming = corpus == "-" if stream is None else stream
     if streaming:
         if epochs not in (None, 1):

@@ -57,6 +57,11 @@ def read_jsonl(
             problems.report(at, f"{label_field!r} must be a string, an integer or a list")
             continue
         texts = {}
+        absent = [field for field in fields if field not in record]
+        if len(absent) == len(fields):
+            problems.report(at, f"no field {absent[0]!r}" if len(absent) == 1 else
+                            f"none of the fields {', '.join(map(repr, absent))}")
+            continue
         for field in fields:
             value = record.get(field, "")
             if value is None:

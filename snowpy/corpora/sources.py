@@ -73,19 +73,28 @@ class Files:
     def _raw_names(self) -> list[str]:
         try:
             if self.kind == "folder":
-                return [p.relative_to(self.path).as_posix()
-                        for p in self.path.rglob("*") if p.is_file()]
+                return _walk(self.path)
             if self.kind == "zip":
                 with zipfile.ZipFile(self.path) as archive:
-                    return [i.filename for i in archive.infolist() if not i.is_dir()]
+                    return self._contained([i.filename for i in archive.infolist()
+                                            if not i.is_dir()])
             if self.kind == "tar":
                 with tarfile.open(self.path) as archive:
-                    return [m.name for m in archive if m.isfile()]
+                    return self._contained([m.name for m in archive if m.isfile()])
         except zipfile.BadZipFile as exc:
             raise CorpusError(f"{self.path}: not a readable zip archive ({exc})") from None
         except (tarfile.TarError, EOFError, OSError) as exc:
             raise CorpusError(f"{self.path}: not a readable tar archive ({exc})") from None
         return [self.path.name]
+
+    def _contained(self, names: list[str]) -> list[str]:
+        """Refuse member paths that leave the archive (``..``, absolute): they are not
+        documents of a class folder, and such paths dropped whole classes unsaid."""
+        for name in names:
+            if name.startswith("/") or ".." in name.split("/"):
+                raise CorpusError(f"{self.path}::{name}: a member path that leaves the "
+                                  "archive ('..' or absolute); repack the corpus without it")
+        return names
 
     def __iter__(self) -> Iterator[tuple[str, str, bytes]]:
         """``(relative path, where, content)`` of each file, in archive order."""
@@ -140,12 +149,31 @@ class Files:
         raise CorpusError(f"{self.path}: no file {name!r} in it")
 
 
+def _walk(root: Path) -> list[str]:
+    """Every file under ``root``, relative; a folder that cannot be read is an error
+    naming it (never a class silently missing)."""
+    def refuse(error: OSError) -> None:
+        raise CorpusError(f"{error.filename}: cannot be read ({error.strerror}); its documents "
+                          "would be missing") from None
+
+    names = []
+    for folder, _, files in os.walk(root, onerror=refuse, followlinks=True):
+        for name in files:
+            path = Path(folder) / name
+            if path.is_file():
+                names.append(path.relative_to(root).as_posix())
+    return names
+
+
 def decode(content: bytes, encoding: str, errors: str, where: str) -> str | None:
     """Decode a file's bytes; a bad byte raises a CorpusError naming ``where``.
 
     ``errors`` is ``"strict"`` (an error with the byte offset), ``"replace"``
     (U+FFFD) or ``"skip"`` (return None: the caller skips and counts it).
     """
+    if content[:3] == b"\xef\xbb\xbf" and encoding.replace("-", "").lower() in ("utf8",
+                                                                              "utf8sig"):
+        content = content[3:]  # a byte-order mark: not text (it made an extra class)
     try:
         return content.decode(encoding, "strict" if errors == "skip" else errors)
     except UnicodeDecodeError as exc:

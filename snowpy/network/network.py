@@ -8,6 +8,7 @@ reaches the threshold). How links are made is SNoW's: see ``links``.
 
 from __future__ import annotations
 
+import math
 import warnings
 from collections.abc import Sequence
 from typing import Any
@@ -34,7 +35,7 @@ from snowpy.network.labels import (
     label_array,
     sorted_labels,
 )
-from snowpy.network.links import LinkStore
+from snowpy.network.links import PRECISIONS, LinkStore
 from snowpy.network.online import ONLINE_WIDTH, OnlineLearning
 from snowpy.network.options import bias_strength, check_options
 from snowpy.network.pruning import discard, prune
@@ -276,7 +277,15 @@ class Network(OnlineLearning, WeightViews, RuleParamsEstimator):
         """
         options = {name: getattr(self, name) for name in self._option_names}
         check_options(options)
-        self.resolve_rule()
+        _, params = self.resolve_rule()
+        limit = PRECISIONS[str(self.precision)][2]
+        for name in ("theta", "thickness", "negative_thickness"):
+            value = params.get(name)
+            if isinstance(value, (int, float)) and math.isfinite(value) and abs(value) > limit:
+                raise ConfigurationError(
+                    f"{name}={value:g} is beyond the largest weight magnitude kept "
+                    f"({limit:g}): activations could never reach it; choose a value of the "
+                    "scale of the feature strengths")
 
     def _bias_strength(self) -> float:
         return bias_strength(self.bias)

@@ -232,10 +232,12 @@ def joined_tokens(document: Any, lower: bool) -> str:
         from spacy.attrs import ORTH
 
         strings = document.vocab.strings  # the tokens' strings by their hashes
-        words = ["_".join(strings[h].split()) for h in document.to_array(ORTH).tolist()]
+        # spaCy's whitespace tokens are whitespace only: one split drops them
+        joined = " ".join(" ".join([strings[h] for h in document.to_array(ORTH).tolist()])
+                          .split())
     else:
-        words = [token_text(token, False) for token in document]
-    joined = " ".join(word for word in words if word)
+        joined = " ".join(word for word in (token_text(token, False) for token in document)
+                          if word)
     return joined.lower() if lower else joined
 
 
