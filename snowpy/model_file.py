@@ -150,19 +150,24 @@ def _mode_for(target: Path) -> int:
         return 0o666 & ~umask
 
 
-def _data_offset(path: Path, info: zipfile.ZipInfo) -> int:
-    """Byte offset in the file where a stored member's data begins."""
-    with open(path, "rb") as stream:
-        stream.seek(info.header_offset)
-        local = stream.read(30)
-        if len(local) != 30 or local[:4] != b"PK\x03\x04":
-            raise ModelFileError(f"{path}: member {info.filename} has a damaged local header")
-        name_length, extra_length = struct.unpack("<HH", local[26:30])
-        return info.header_offset + 30 + name_length + extra_length
+def _data_offset(path: Path, handle: Any, info: zipfile.ZipInfo) -> int:
+    """Byte offset in the open file where a stored member's data begins."""
+    handle.seek(info.header_offset)
+    local = handle.read(30)
+    if len(local) != 30 or local[:4] != b"PK\x03\x04":
+        raise ModelFileError(f"{path}: member {info.filename} has a damaged local header")
+    name_length, extra_length = struct.unpack("<HH", local[26:30])
+    return info.header_offset + 30 + name_length + extra_length
+
+
+#: Arrays smaller than this are read into memory even when the model is memory-mapped:
+#: a file rewritten in place (by ``cp``) cannot take the calibration or the labels away
+#: (SIGBUS) from a serving process; the large ones are mapped.
+MMAP_MIN_BYTES = 1 << 20
 
 
 def _read_array(path: Path, archive: zipfile.ZipFile, name: str, spec: Mapping[str, Any],
-                mmap: bool, verify: bool = True) -> np.ndarray:
+                mmap: bool, verify: bool = True, handle: Any = None) -> np.ndarray:
     member = f"arrays/{name}.npy"
     try:
         info = archive.getinfo(member)
@@ -196,9 +201,12 @@ def _read_array(path: Path, archive: zipfile.ZipFile, name: str, spec: Mapping[s
                     f"{path}: array {name!r} is {file_dtype}{tuple(file_shape)}, the header "
                     f"says {dtype}{tuple(shape)}"
                 )
-            if mmap and nbytes:
-                offset = _data_offset(path, info) + header_length
-                array: np.ndarray = np.memmap(path, dtype=np.dtype(dtype), mode="r",
+            if mmap and nbytes >= MMAP_MIN_BYTES and handle is not None:
+                # mapped from the file already open: a model saved over this path
+                # meanwhile (a new file, renamed in) cannot mix into what is read;
+                # copy-on-write, so training a loaded model never writes into the file
+                offset = _data_offset(path, handle, info) + header_length
+                array: np.ndarray = np.memmap(handle, dtype=np.dtype(dtype), mode="c",
                                               offset=offset, shape=tuple(shape))
             else:
                 data = stream.read(nbytes)
@@ -235,7 +243,7 @@ def read_model(path: str | os.PathLike, *, mmap: bool = False, verify: bool = Tr
     if not source.is_file():
         raise ModelFileError(f"{source}: no such model file")
     try:
-        with zipfile.ZipFile(source) as archive:
+        with open(source, "rb") as handle, zipfile.ZipFile(handle) as archive:
             try:
                 info = archive.getinfo("header.json")
             except KeyError:
@@ -266,7 +274,7 @@ def read_model(path: str | os.PathLike, *, mmap: bool = False, verify: bool = Tr
             manifest = header.get("arrays")
             if not isinstance(manifest, dict):
                 raise ModelFileError(f"{source}: the header lists no arrays")
-            arrays = {name: _read_array(source, archive, name, spec, mmap, verify)
+            arrays = {name: _read_array(source, archive, name, spec, mmap, verify, handle)
                       for name, spec in manifest.items() if isinstance(spec, dict)}
             if len(arrays) != len(manifest):
                 raise ModelFileError(f"{source}: the header's array list is malformed")

@@ -14,8 +14,6 @@ import os
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
 from snowpy.classifier import SnowClassifier
 from snowpy.classifier_state import restore_classifier
 from snowpy.exceptions import ConfigurationError, ModelFileError
@@ -61,11 +59,8 @@ def load(path: str | os.PathLike, *, mmap: bool = False, verify: bool = True) ->
         The file is not a valid snowpy model; the message says why.
     """
     header, arrays = read_model(path, mmap=mmap, verify=verify)
-    if mmap:  # training a loaded model must never write into the file
-        arrays = {name: np.memmap(a.filename, dtype=a.dtype, mode="c",  # type: ignore[call-overload]
-                                  offset=a.offset, shape=a.shape)
-                  if isinstance(a, np.memmap) else a
-                  for name, a in arrays.items()}
+    # (mapped arrays come copy-on-write, from the file as it was opened: training a
+    # loaded model never writes into the file, and a save racing the load cannot mix in)
     where = str(path)
     kind = header.get("kind")
     if kind == "network":

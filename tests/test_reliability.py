@@ -160,3 +160,63 @@ def test_an_unreadable_folder_is_an_error_not_a_missing_class(tmp_path, monkeypa
 def test_predict_refuses_a_batch_below_one(model):
     result = runner.invoke(app, ["predict", str(model), "--batch", "-1"], input="hello\n")
     assert result.exit_code == 2 and "at least 1" in result.output
+
+
+def test_a_memory_mapped_load_racing_saves_reads_one_model_whole(tmp_path, monkeypatch):
+    # 15.4: the loader checked the file, then reopened it by name: a save landing in
+    # between gave weights of the new file at the old file's offsets (4 in 1,060 loads),
+    # and spurious errors
+    import threading
+
+    import snowpy.model_file as model_file
+
+    monkeypatch.setattr(model_file, "MMAP_MIN_BYTES", 0)  # map every array
+    rng = np.random.default_rng(0)
+    X = (rng.random((300, 400)) < 0.05).astype(float)
+    nets = [snowpy.Network(rule, epochs=3).fit(X, rng.integers(0, 4, 300))
+            for rule in ("perceptron", "balanced-winnow")]
+    expected = [net.target_scores(X) for net in nets]
+    path = tmp_path / "served.snowpy"
+    nets[0].save(path)
+    stop = threading.Event()
+
+    def saver():
+        i = 0
+        while not stop.is_set():
+            nets[i % 2].save(path)
+            i += 1
+
+    thread = threading.Thread(target=saver)
+    thread.start()
+    try:
+        for _ in range(150):
+            loaded = snowpy.load(path, mmap=True)
+            scores = loaded.target_scores(X)
+            assert any(np.array_equal(scores, e) for e in expected)
+    finally:
+        stop.set()
+        thread.join()
+
+
+def test_small_arrays_of_a_mapped_model_are_in_memory(tmp_path):
+    # 15.5: a file rewritten in place killed a serving process (SIGBUS); the small arrays
+    # (calibration, labels, maps) are read, only large weight tables are mapped
+    texts = [line.split("\t", 1)[1] for line in TRAIN.read_text().splitlines() if line]
+    labels = [line.split("\t", 1)[0] for line in TRAIN.read_text().splitlines() if line]
+    clf = snowpy.SnowClassifier(calibrate="cv").fit(texts, labels)
+    header, arrays = snowpy.model_file.read_model(clf.save(tmp_path / "m.snowpy"), mmap=True)
+    for name, array in arrays.items():
+        assert isinstance(array, np.memmap) == (array.nbytes >= (1 << 20)), name
+
+
+@pytest.mark.parametrize("option,value,message", [
+    ("--seed", "-1", "seed must be None or an integer from 0 to 4294967295"),
+    ("--calibration-folds", "99999999999", "calibration_folds must be an integer from 2"),
+    ("--epochs", "99999999999999999999", "epochs must be an integer from 1 to 1,000,000"),
+    ("--theta", "nan", "theta"),
+])
+def test_absurd_options_fail_in_one_line_before_training(tmp_path, option, value, message):
+    # 15.9: a MemoryError traceback, or a failure only when saving after the training
+    result = run("train", TRAIN, "-o", tmp_path / "m.snowpy", option, value)
+    assert result.exit_code in (1, 2) and message in result.output
+    assert "Traceback" not in result.output and not (tmp_path / "m.snowpy").exists()

@@ -46,15 +46,23 @@ def bias_strength(value: Any) -> float:
     return float(value)
 
 
+#: Bounds beyond which an option is a typing mistake, not a setting: a million epochs
+#: over even one example, a thousand calibration folds.
+MAX_EPOCHS = 1_000_000
+MAX_FOLDS = 1000
+
+
 def check_options(options: dict[str, Any]) -> None:
     """Check a network's options (``Network.get_params()`` without the rule's)."""
     epochs = options["epochs"]
-    if not _is_int(epochs) or epochs < 1:
-        raise ConfigurationError(f"epochs must be a positive integer, got {epochs!r}")
+    if not _is_int(epochs) or not 1 <= epochs <= MAX_EPOCHS:
+        raise ConfigurationError(f"epochs must be an integer from 1 to {MAX_EPOCHS:,}, "
+                                 f"got {epochs!r}")
     _choice("calibrate", options["calibrate"], CALIBRATIONS)
     folds = options["calibration_folds"]
-    if not _is_int(folds) or folds < 2:
-        raise ConfigurationError(f"calibration_folds must be an integer >= 2, got {folds!r}")
+    if not _is_int(folds) or not 2 <= folds <= MAX_FOLDS:
+        raise ConfigurationError(f"calibration_folds must be an integer from 2 to {MAX_FOLDS}, "
+                                 f"got {folds!r}")
     _choice("multiclass", options["multiclass"], MULTICLASS)
     _choice("links", options["links"], LINK_POLICIES)
     _choice("precision", options["precision"], tuple(PRECISIONS))
