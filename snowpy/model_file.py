@@ -185,6 +185,9 @@ def _read_array(path: Path, archive: zipfile.ZipFile, name: str, spec: Mapping[s
             f"{path}: array {name!r} should hold {nbytes} bytes as {dtype}{tuple(shape)}, but "
             f"its member has {info.file_size}"
         )
+    if nbytes > path.stat().st_size:  # a directory claiming more than the file holds
+        raise ModelFileError(f"{path}: array {name!r} claims {nbytes:,} bytes, more than the "
+                             f"whole file ({path.stat().st_size:,})")
     if info.compress_type != zipfile.ZIP_STORED:
         raise ModelFileError(f"{path}: array {name!r} is compressed; snowpy writes them stored")
     try:

@@ -63,8 +63,17 @@ def load(path: str | os.PathLike, *, mmap: bool = False, verify: bool = True) ->
     # loaded model never writes into the file, and a save racing the load cannot mix in)
     where = str(path)
     kind = header.get("kind")
-    if kind == "network":
-        return restore_network(Network, header.get("network") or {}, arrays, where)
-    if kind == "classifier":
-        return restore_classifier(SnowClassifier, Network, header, arrays, where)
+    try:
+        if kind == "network":
+            network = header.get("network") or {}
+            return restore_network(Network, network if isinstance(network, dict) else {},
+                                   arrays, where)
+        if kind == "classifier":
+            return restore_classifier(SnowClassifier, Network, header, arrays, where)
+    except ModelFileError:
+        raise
+    except (KeyError, TypeError, ValueError, AttributeError, IndexError) as exc:
+        # a header whose fields have the wrong types: one line, never a traceback
+        raise ModelFileError(f"{where}: the header is malformed ({type(exc).__name__}: "
+                             f"{exc})") from None
     raise ModelFileError(f"{where}: unknown model kind {kind!r}")

@@ -100,7 +100,7 @@ def test_rule_parameters_on_the_command_line(tmp_path):
      "unknown update rule 'winow'; choose one of: aggressive, "),
     (["train", TRAIN, "-o", "x.snowpy", "--alpha", "0.5"], 1, "alpha must be > 1.0, got 0.5"),
     (["train", TRAIN, "-o", "x.snowpy", "--alfa", "2"], 1, "no such option --alfa"),
-    (["train", TRAIN, "-o", "x.snowpy", "--epochs", "0"], 1, "epochs must be a positive"),
+    (["train", TRAIN, "-o", "x.snowpy", "--epochs", "0"], 1, "epochs must be an integer from 1"),
     (["train", TRAIN, "-o", "x.snowpy", "--ngrams", "two"], 1, "--ngrams must look like 1-2"),
     (["train", TRAIN], 2, "Missing option"),
     (["train", "no-such-corpus", "-o", "x.snowpy"], 1, "unknown corpus 'no-such-corpus'"),

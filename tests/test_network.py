@@ -287,7 +287,7 @@ def test_get_and_set_params_follow_scikit_learn():
     (lambda: snowpy.Network().fit([[1.0], [2.0]], ["a"]), ConfigurationError,
      "X has 2 rows but y has 1 entries"),
     (lambda: snowpy.Network(epochs=0).fit([[1.0]], ["a"]), ConfigurationError,
-     "epochs must be a positive integer"),
+     "epochs must be an integer from 1 to"),
     (lambda: snowpy.Network(links="some").fit([[1.0]], ["a"]), ConfigurationError,
      "links must be one of 'positive', 'touched', 'all', 'signed', got 'some'"),
     (lambda: snowpy.Network(eligibility=0).fit([[1.0]], ["a"]), ConfigurationError,

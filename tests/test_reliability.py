@@ -220,3 +220,35 @@ def test_absurd_options_fail_in_one_line_before_training(tmp_path, option, value
     result = run("train", TRAIN, "-o", tmp_path / "m.snowpy", option, value)
     assert result.exit_code in (1, 2) and message in result.output
     assert "Traceback" not in result.output and not (tmp_path / "m.snowpy").exists()
+
+
+@pytest.mark.parametrize("field,value", [
+    ("labels", "xy"), ("labels", ["x", "x"]), ("n_features", "many"), ("rule_params", [1, 2]),
+    ("options", None), ("stats", "x"), ("seen", "x"), (None, "classifier"),
+    (None, "featurizer"),
+])
+def test_headers_with_wrong_types_fail_in_one_line(tmp_path, field, value):
+    # 15.9: model headers with wrong types (9 variants) and duplicated labels gave
+    # tracebacks; a hostile editor can recompute the header checksum, so the fields are
+    # checked too
+    from snowpy.model_file import _header_digest
+
+    source = snowpy.SnowClassifier(calibrate=None).fit(["a b", "c d", "e f", "g h"],
+                                                       ["x", "y", "x", "y"])
+    path = source.save(tmp_path / "m.snowpy")
+    with zipfile.ZipFile(path) as archive:
+        members = {info.filename: archive.read(info) for info in archive.infolist()}
+    header = orjson.loads(members["header.json"])
+    if field is None:
+        header[value] = "not a mapping"
+    else:
+        header["network"][field] = value
+    header["header_sha256"] = _header_digest(header)
+    members["header.json"] = orjson.dumps(header)
+    with zipfile.ZipFile(path, "w") as archive:
+        for name, content in members.items():
+            archive.writestr(name, content)
+    with pytest.raises(ModelFileError):
+        snowpy.load(path)
+    result = runner.invoke(app, ["predict", str(path)], input="a b\n")
+    assert result.exit_code == 1 and "Traceback" not in result.output

@@ -131,7 +131,8 @@ def restore_network(network_class: type, header: dict[str, Any],
         if not isinstance(labels, list) or not isinstance(stats, dict):
             raise TypeError("labels and stats must be a list and a mapping")
     except (KeyError, TypeError, ValueError) as exc:
-        raise ModelFileError(f"{where}: the network description lacks {exc}") from None
+        raise ModelFileError(f"{where}: the network description is invalid "
+                             f"({type(exc).__name__}: {exc})") from None
     try:
         spec = get_rule(rule)
     except SnowpyError as exc:
