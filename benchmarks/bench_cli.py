@@ -43,10 +43,10 @@ from pathlib import Path
 from common import ROOT, corpora_dir, load_20newsgroups, machine
 from synthetic import cached_corpus
 
-_UNSAFE = re.compile(r"[|:\n\r\t]")
+_UNSAFE = re.compile(r"[|:\s]")  # every line break Python knows (20NG has \x0c, \x1c...)
 _CONVERT = r"""
 import re, sys
-unsafe = re.compile(r"[|:\n\r\t]")
+unsafe = re.compile(r"[|:\s]")
 index = {}
 with open(sys.argv[1], encoding="utf-8") as src, open(sys.argv[2], "w") as out:
     for line in src:

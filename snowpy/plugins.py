@@ -105,6 +105,10 @@ def _trace(message: str) -> None:
 _distributions: dict[str, str] = {}
 
 
+def _hook_names() -> list[str]:
+    return [name for name in dir(hookspecs) if name.startswith("snowpy_")]
+
+
 @functools.cache
 def get_plugin_manager() -> pluggy.PluginManager:
     """Build (once) and return the plugin manager.
@@ -138,10 +142,19 @@ def get_plugin_manager() -> pluggy.PluginManager:
             )
             continue
         _distributions[entry_point.name] = provider
-    try:
-        pm.check_pending()
-    except pluggy.PluginValidationError as exc:
-        raise PluginError(f"plugin {pm.get_name(exc.plugin)!r}: {exc}") from None
+    while True:  # a plugin implementing a hook snowpy does not have (a misspelling) is
+        try:      # named and skipped: the other plugins and every command still work
+            pm.check_pending()
+            break
+        except pluggy.PluginValidationError as exc:
+            name = pm.get_name(exc.plugin)
+            if name in BUILTIN_PLUGINS:
+                raise PluginError(f"plugin {name!r}: {exc}") from None
+            warnings.warn(f"snowpy plugin {name!r} ({_distributions.get(name, '?')}) was "
+                          f"skipped: {exc} (snowpy's hooks: "
+                          f"{', '.join(sorted(_hook_names()))})", PluginWarning, stacklevel=2)
+            pm.unregister(exc.plugin)
+            _distributions.pop(name, None)
     if _env_flag("SNOWPY_TRACE_HOOKS"):
         pm.trace.root.setwriter(
             lambda text: print(f"snowpy-trace: {text}", end="", file=sys.stderr)

@@ -152,3 +152,24 @@ def test_builtins_register_through_the_public_hook():
     for module in ("perceptron", "winnow", "balanced_winnow", "aggressive"):
         text = (source / f"{module}.py").read_text()
         assert "@hookimpl\ndef snowpy_update_rules()" in text
+
+
+def test_a_plugin_with_a_misspelled_hook_is_named_and_skipped(tmp_path):
+    # issue 15.9: a misspelled hook name in one plugin broke every command
+    make_distribution(tmp_path, "snowpy_typo", {"typo": "snowpy_typo_plugin"},
+                      {"snowpy_typo_plugin": """
+                          import snowpy
+
+                          @snowpy.hookimpl
+                          def snowpy_update_rule():  # the hook is snowpy_update_rules
+                              return []
+                      """})
+    result = run_python("""
+        import snowpy
+        net = snowpy.Network("winnow").fit([[1.0, 0.0], [0.0, 1.0]], ["a", "b"])
+        print(net.predict([[0.0, 1.0]])[0])
+    """, tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "b"
+    assert "snowpy plugin 'typo' (snowpy_typo 0.1) was skipped" in result.stderr
+    assert "snowpy_update_rule" in result.stderr and "snowpy_update_rules" in result.stderr
