@@ -252,3 +252,29 @@ def test_headers_with_wrong_types_fail_in_one_line(tmp_path, field, value):
         snowpy.load(path)
     result = runner.invoke(app, ["predict", str(path)], input="a b\n")
     assert result.exit_code == 1 and "Traceback" not in result.output
+
+
+def test_a_token_pattern_that_backtracks_exponentially_is_refused(tmp_path):
+    # 15.7: `(a+)+$` from a model file made predict on a 41-byte line run for hours
+    from snowpy.model_file import _header_digest
+
+    for pattern in (r"(a+)+$", r"(?:\w+\s?)*"):
+        with pytest.raises(ConfigurationError, match="repeats a repetition"):
+            snowpy.Featurizer(token_pattern=pattern).transform(["a" * 40 + "!"])
+    safe = snowpy.Featurizer(token_pattern=r"(?u)\b\w\w+\b")  # scikit-learn's default
+    assert safe.transform(["a" * 40 + "!"]).nnz == 1
+    # a model file carrying the pattern is refused on load, in one line
+    clf = snowpy.SnowClassifier(calibrate=None, token_pattern=r"\w+").fit(
+        ["a b", "c d", "e f", "g h"], ["x", "y", "x", "y"])
+    path = clf.save(tmp_path / "m.snowpy")
+    with zipfile.ZipFile(path) as archive:
+        members = {info.filename: archive.read(info) for info in archive.infolist()}
+    header = orjson.loads(members["header.json"])
+    header["featurizer"]["token_pattern"] = r"(a+)+$"
+    header["header_sha256"] = _header_digest(header)
+    members["header.json"] = orjson.dumps(header)
+    with zipfile.ZipFile(path, "w") as archive:
+        for name, content in members.items():
+            archive.writestr(name, content)
+    with pytest.raises(ModelFileError, match="repeats a repetition"):
+        snowpy.load(path)

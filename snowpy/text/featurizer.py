@@ -13,7 +13,6 @@ from __future__ import annotations
 import inspect
 import itertools
 import os
-import re
 import threading
 from collections import deque
 from collections.abc import Iterable, Iterator, Sequence
@@ -26,7 +25,6 @@ import scipy.sparse as sp
 from snowpy.exceptions import ConfigurationError
 from snowpy.plugins import get_extractor
 from snowpy.text.assemble import VALUE_MODES
-from snowpy.text.conventions import TransformerConventions, as_documents
 from snowpy.text.chunks import (
     Inline,
     SequenceChunks,
@@ -34,8 +32,10 @@ from snowpy.text.chunks import (
     grown,
     trimmed,
 )
+from snowpy.text.conventions import TransformerConventions, as_documents
 from snowpy.text.hashing import DEFAULT_SEED, feature_seed, hash_names
 from snowpy.text.names import NameIndex
+from snowpy.text.patterns import compile_token_pattern
 from snowpy.text.single import WordsOnly
 from snowpy.text.stages import ChunkStages, Segment
 
@@ -228,12 +228,7 @@ class Featurizer(TransformerConventions, ChunkStages):
         if self.errors not in ("replace", "strict"):
             raise ConfigurationError(f"errors must be 'replace' or 'strict', got {self.errors!r}")
         if self.token_pattern is not None:
-            try:
-                self._pattern = re.compile(self.token_pattern)
-            except re.error as exc:
-                raise ConfigurationError(
-                    f"token_pattern is not a valid regular expression: {exc}"
-                ) from None
+            self._pattern = compile_token_pattern(self.token_pattern)
         fields = [""] if self.fields is None else [str(f) for f in self.fields]
         segments = []
         for name, params in self.extractor_config():
