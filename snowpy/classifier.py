@@ -454,10 +454,13 @@ class SnowClassifier(RuleParamsEstimator):
         """Save the trained classifier atomically (see :func:`snowpy.save`)."""
         return write_model(path, *self._model_state(inference_only))
 
-    def predict(self, texts: Iterable[Any], *, targets: Sequence[Any] | None = None) -> Any:
-        """The label of each text (a tuple of labels per text for multi-label models)."""
+    def predict(self, texts: Iterable[Any], *, targets: Sequence[Any] | None = None,
+                abstain: float | None = None) -> Any:
+        """The label of each text (a tuple of labels per text for multi-label models);
+        with ``abstain=k``, ``None`` where the two most probable labels are less than
+        ``k`` apart (SNoW's ``-p k``; see :meth:`Network.predict`)."""
         self._check_fitted()
-        return self.network_.predict(self.transform(texts), targets=targets)
+        return self.network_.predict(self.transform(texts), targets=targets, abstain=abstain)
 
     def score(self, texts: Iterable[Any], labels: Sequence[Any]) -> float:
         """Accuracy (exact set match for multi-label models)."""

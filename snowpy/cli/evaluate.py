@@ -49,6 +49,12 @@ def evaluate(
         help="draw the reliability diagram to this PNG or SVG (needs matplotlib)")] = None,
     confusion: Annotated[Path | None, typer.Option(
         help="write the whole confusion matrix to this TSV file")] = None,
+    errors: Annotated[Path | None, typer.Option(
+        help="write every mistake (document, text, true and predicted label, every "
+             "target's activation) to this JSON Lines file (SNoW's error file)")] = None,
+    abstain: Annotated[float | None, typer.Option(
+        help="also report coverage and accuracy when abstaining where the two most "
+             "probable labels are less than this apart (SNoW -p)")] = None,
     json_output: Annotated[bool, typer.Option("--json", help="machine-readable output")] = False,
 ) -> None:
     """Evaluate MODEL on CORPUS: accuracy, precision, recall, F1, confusion, calibration."""
@@ -69,7 +75,15 @@ def evaluate(
                               layout=layout, prefer="test")
     if not json_output:
         err(describe_read(corpus, read))
+    if abstain is not None and not 0.0 <= abstain <= 1.0:
+        raise typer.BadParameter("must be a probability margin from 0 to 1",
+                                 param_hint="--abstain")
     report = _measure(classifier, read.texts, read.labels, bins, phases)
+    if abstain is not None and not classifier.network_.multilabel_:
+        report["abstain"] = _abstention(classifier, read.texts, read.labels, abstain)
+    if errors is not None:
+        report["errors_file"] = str(errors)
+        report["errors_written"] = _write_errors(classifier, read.texts, read.labels, errors)
     report["split"] = read.split
     report["skipped"] = read.problems.skipped
     title = f"{model.name} on {Path(corpus).name}" + (f", {read.split}" if read.split else "")
@@ -135,6 +149,44 @@ def _measure(classifier: Any, texts: list[Any], labels: list[Any], bins: int,
     report["ece_bins"] = bins
     report["calibrated_documents"] = int(known.sum())
     return report
+
+
+def _abstention(classifier: Any, texts: list[Any], labels: list[Any], margin: float
+                ) -> dict[str, Any]:
+    """Coverage (the share of documents answered) and the accuracy on those answered."""
+    predicted = classifier.predict(texts, abstain=margin)
+    answered = [(p, str(y)) for p, y in zip(predicted, labels) if p is not None]
+    right = sum(str(p) == y for p, y in answered)
+    return {"margin": margin, "coverage": len(answered) / max(len(labels), 1),
+            "answered": len(answered),
+            "accuracy_answered": right / len(answered) if answered else 0.0}
+
+
+def _write_errors(classifier: Any, texts: list[Any], labels: list[Any], path: Path) -> int:
+    """SNoW's error file as JSON Lines: each mistake with its document number (from 0, in
+    corpus order), text, true and predicted labels, and every target's activation."""
+    import orjson
+
+    network = classifier.network_
+    classes = [str(c) for c in network.classes_]
+    predicted = classifier.predict(texts)
+    if network.multilabel_:
+        wrong = [i for i, (p, y) in enumerate(zip(predicted, labels))
+                 if set(map(str, p)) != set(map(str, y if isinstance(y, (list, tuple))
+                                                     else (y,)))]
+    else:
+        wrong = [i for i, (p, y) in enumerate(zip(predicted, labels)) if str(p) != str(y)]
+    scores = classifier.target_scores([texts[i] for i in wrong]) if wrong else []
+    with open(path, "wb") as out:
+        for i, row in zip(wrong, scores):
+            p = predicted[i]
+            out.write(orjson.dumps({
+                "document": i, "text": texts[i] if isinstance(texts[i], str) else str(texts[i]),
+                "true": labels[i] if isinstance(labels[i], (str, int)) else list(labels[i]),
+                "predicted": p if isinstance(p, (str, int)) else list(p),
+                "activations": {c: round(float(v), 6) for c, v in zip(classes, row)},
+            }, option=orjson.OPT_SERIALIZE_NUMPY) + b"\n")
+    return len(wrong)
 
 
 def _figures(report: dict[str, Any], title: str, folder: Path | None,

@@ -22,6 +22,9 @@ def predict(
                                                       "standard input when absent or -")] = None,
     top_k: Annotated[int, typer.Option("--top-k", "-k", help="labels per document")] = 1,
     jsonl: Annotated[bool, typer.Option("--jsonl", help="JSON Lines output")] = False,
+    abstain: Annotated[float | None, typer.Option(
+        help="answer (abstain) where the two most probable labels are less than this "
+             "apart, from 0 to 1 (SNoW -p)")] = None,
     batch: Annotated[int | None, typer.Option(
         help="documents per batch; 1 answers each line as soon as it is read (the "
              "default when the output is a terminal, else 10000)")] = None,
@@ -49,7 +52,10 @@ def predict(
     if not isinstance(classifier, SnowClassifier):
         raise typer.BadParameter("this model has no text front end", param_hint="MODEL")
     lines = read_lines(input, encoding, decode)
-    answer = _Answers(classifier, top_k, jsonl)
+    if abstain is not None and not 0.0 <= abstain <= 1.0:
+        raise typer.BadParameter("must be a probability margin from 0 to 1",
+                                 param_hint="--abstain")
+    answer = _Answers(classifier, top_k, jsonl, abstain)
     out = sys.stdout
     with quiet_on_closed_pipe():
         if batch == 1 or (batch is None and out.isatty()):
@@ -97,21 +103,27 @@ def _chunks(lines: Iterator[str], size: int) -> Iterator[list[str]]:
 
 #: The answer of a multi-label model that gives a document no label.
 NO_LABEL = "(none)"
+#: The answer where the model abstains (--abstain).
+ABSTAINED = "(abstain)"
 
 
 class _Answers:
     """The output line of each document: its label(s), or the top k with their
     probabilities (scores when the model is not calibrated), as text or JSON."""
 
-    def __init__(self, classifier: Any, top_k: int, jsonl: bool) -> None:
+    def __init__(self, classifier: Any, top_k: int, jsonl: bool,
+                 abstain: float | None = None) -> None:
         self.classifier = classifier
         self.network = classifier.network_
         self.classes = self.network.classes_.tolist()
         self.calibration = self.network.calibration_
         self.top_k, self.jsonl = top_k, jsonl
+        self.abstain = abstain
 
     def one(self, line: str) -> str:
         """The answer to one line, through the one-example path."""
+        if self.abstain is not None:
+            return next(self.many([line]))
         network = self.network
         scores, best = network._score_example(*self.classifier._features_one(line))
         if network.multilabel_:
@@ -130,6 +142,9 @@ class _Answers:
     def many(self, lines: list[str]) -> Iterator[str]:
         """The answers to a batch of lines."""
         classifier = self.classifier
+        if self.abstain is not None:
+            yield from self._abstaining(lines)
+            return
         multilabel = self.network.multilabel_
         labels: Any = classifier.predict(lines) if multilabel else None
         if multilabel and self.top_k == 1 and not self.jsonl:
@@ -139,6 +154,27 @@ class _Answers:
             else classifier.target_scores(lines)
         for i, row in enumerate(scores):
             yield self._ranked(row, labels[i] if multilabel else None)
+
+    def _abstaining(self, lines: list[str]) -> Iterator[str]:
+        """Answers that may be an abstention: ``(abstain)``, or ``"label": null,
+        "abstained": true`` in JSON, where the top two labels are too close."""
+        classifier = self.classifier
+        X = classifier.transform(lines)
+        network = self.network
+        labels = network.predict(X, abstain=self.abstain)
+        shares = network.normalised_scores(X)
+        for label, row in zip(labels, shares):
+            best = (-row).argsort(kind="stable")[:self.top_k]
+            if self.jsonl:
+                yield orjson.dumps({"label": label, "abstained": label is None, "top": [
+                    {"label": self.classes[i], "share": round(float(row[i]), 6)}
+                    for i in best]}).decode() + "\n"
+            elif label is None:
+                yield f"{ABSTAINED}\n"
+            elif self.top_k == 1:
+                yield f"{label}\n"
+            else:
+                yield "\t".join(f"{self.classes[i]} {row[i]:.4f}" for i in best) + "\n"
 
     def _labels(self, labels: Any) -> str:
         """A multi-label answer: the labels, comma-separated, or ``(none)`` (never a

@@ -43,6 +43,14 @@ def print_report(report: dict[str, Any], multilabel: bool, confusion_file: Path 
     elif report.get("unknown_labels") and report.get("documents_with_unknown_labels") == \
             report["documents"]:
         console.print("no probability figures: no document has a label the model knows")
+    if "abstain" in report:
+        a = report["abstain"]
+        console.print(f"abstaining below a margin of {a['margin']:g}: coverage "
+                      f"{a['coverage']:.4f} ({a['answered']:,} answered), accuracy on those "
+                      f"{a['accuracy_answered']:.4f}")
+    if "errors_file" in report:
+        console.print(f"{report['errors_written']:,} mistakes written to "
+                      f"{report['errors_file']}")
     table = Table("class", "precision", "recall", "F1", "support")
     for label, row in report["per_class"].items():
         table.add_row(label, f"{row['precision']:.3f}", f"{row['recall']:.3f}",

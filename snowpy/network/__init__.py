@@ -2,6 +2,6 @@
 
 from __future__ import annotations
 
-from snowpy.network.network import Network, NumericalWarning
+from snowpy.network.network import ABSTAIN, Network, NumericalWarning
 
-__all__ = ["Network", "NumericalWarning"]
+__all__ = ["ABSTAIN", "Network", "NumericalWarning"]

@@ -52,6 +52,10 @@ __all__ = ["Network", "NumericalWarning"]
 _PREDICT_BLOCK = 8192
 
 
+#: What ``predict(..., abstain=k)`` answers for an example it abstains on.
+ABSTAIN = None
+
+
 def _gives_probabilities(estimator: Any) -> bool:
     """this model has no calibration; train it with calibrate='cv' to get probabilities
     (or calibrate='holdout', or calibrate='progressive')"""
@@ -601,13 +605,21 @@ class Network(OnlineLearning, WeightViews, RuleParamsEstimator):
             )
         return calibration.probabilities(self.target_scores(X))
 
-    def predict(self, X: Any, *, targets: Sequence[Any] | None = None) -> Any:
+    def predict(self, X: Any, *, targets: Sequence[Any] | None = None,
+                abstain: float | None = None) -> Any:
         """Predicted label of each example (winner-take-all).
 
         For a multi-label network, a list with the tuple of labels whose
         target reaches the threshold, per example. ``targets`` restricts each
         example to some targets, as in :meth:`fit`.
+
+        ``abstain=k`` (SNoW's ``-p k``): an example whose two most probable labels
+        are less than ``k`` apart gets no label, :data:`ABSTAIN` (``None``), in an
+        object array. Probabilities are the calibrated ones, or for an uncalibrated
+        network the softmax of the activations (SNoW's normalised activations).
         """
+        if abstain is not None:
+            return self._predict_or_abstain(X, targets, float(abstain))
         self._check_fitted()
         X = as_csr(X)
         if targets is not None:
@@ -634,6 +646,31 @@ class Network(OnlineLearning, WeightViews, RuleParamsEstimator):
                 scores = np.where(allowed, scores, -np.inf)
             winners[begin:begin + scores.shape[0]] = np.argmax(scores, axis=1)
         return classes[winners]
+
+    def _predict_or_abstain(self, X: Any, targets: Any, margin: float) -> np.ndarray:
+        if self.multilabel_:
+            raise ConfigurationError("abstain applies to single-label networks (a "
+                                     "multi-label network already answers no label at all)")
+        if not 0.0 <= margin <= 1.0:
+            raise ConfigurationError(f"abstain must be a probability margin from 0 to 1, "
+                                     f"got {margin}")
+        labels = self.predict(X, targets=targets)
+        normalised = self.normalised_scores(X)
+        top = np.sort(normalised, axis=1)[:, -2:] if normalised.shape[1] > 1 else None
+        out = np.asarray(labels, dtype=object).copy()
+        if top is not None:
+            out[(top[:, 1] - top[:, 0]) < margin] = ABSTAIN
+        return out
+
+    def normalised_scores(self, X: Any) -> np.ndarray:
+        """Each target's share of an example, summing to 1: the calibrated
+        probabilities, or the softmax of the activations without calibration (SNoW's
+        normalised output)."""
+        scores = self.target_scores(X)
+        if self.calibration_ is not None:
+            return self.calibration_.probabilities(scores)
+        shifted = np.exp(scores - scores.max(axis=1, keepdims=True))
+        return shifted / shifted.sum(axis=1, keepdims=True)
 
     def _as_indicator(self, claimed: list[tuple]) -> np.ndarray:
         """Label sets as a 0/1 matrix ``[n, labels]`` in the order of ``classes_``."""

@@ -1,0 +1,80 @@
+"""SNoW's outputs (issue 20): abstention (``-p k``) and the error file."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+from typer.testing import CliRunner
+
+import snowpy
+from snowpy.cli import app
+from snowpy.exceptions import ConfigurationError
+
+ROOT = Path(__file__).resolve().parent.parent
+TRAIN, TEST = (ROOT / "corpora" / "demo" / f"{s}.tsv" for s in ("train", "test"))
+runner = CliRunner()
+
+
+def rows(path: Path) -> tuple[list[str], list[str]]:
+    pairs = [line.split("\t", 1) for line in path.read_text().splitlines() if line]
+    return [t for _, t in pairs], [lab for lab, _ in pairs]
+
+
+def test_abstention_worked_example():
+    # two targets; softmax of the activations (no calibration): the margin decides
+    X = np.array([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]])
+    net = snowpy.Network("perceptron", theta=0.0, learning_rate=1.0, bias=False,
+                         average=False, shuffle=False).fit(X[:2], ["a", "b"])
+    shares = net.normalised_scores(X)
+    np.testing.assert_allclose(shares.sum(axis=1), 1.0)
+    margins = np.abs(shares[:, 0] - shares[:, 1])
+    assert margins[2] < 1e-12 < margins[0]  # the third example is a tie
+    predicted = net.predict(X, abstain=0.1)
+    assert predicted.tolist() == ["a", "b", snowpy.network.ABSTAIN]
+    assert net.predict(X, abstain=0.0).tolist() == net.predict(X).tolist()
+    with pytest.raises(ConfigurationError, match="from 0 to 1"):
+        net.predict(X, abstain=2.0)
+
+
+def test_abstaining_trades_coverage_for_accuracy():
+    texts, labels = rows(TRAIN)
+    test_texts, test_labels = rows(TEST)
+    clf = snowpy.SnowClassifier().fit(texts, labels)
+    truth = np.array(test_labels, dtype=object)
+    coverage, accuracy = [], []
+    for margin in (0.0, 0.5, 0.9):
+        predicted = clf.predict(test_texts, abstain=margin)
+        answered = predicted != None  # noqa: E711 - element-wise
+        coverage.append(answered.mean())
+        accuracy.append((predicted[answered] == truth[answered]).mean())
+    assert coverage[0] == 1.0 and coverage[0] > coverage[1] > coverage[2] > 0.5
+    assert accuracy[0] < accuracy[1] <= accuracy[2]  # measured 0.942, 0.956, 1.0
+
+
+def test_the_command_line_abstains_and_writes_the_error_file(tmp_path):
+    model = tmp_path / "m.snowpy"
+    assert runner.invoke(app, ["train", str(TRAIN), "-o", str(model)]).exit_code == 0
+    result = runner.invoke(app, ["predict", str(model), "--abstain", "0.99"],
+                           input="hello\nI was charged twice on my card, refund me\n")
+    assert result.exit_code == 0 and result.stdout.splitlines()[0] == "(abstain)"
+    errors = tmp_path / "errors.jsonl"
+    result = runner.invoke(app, ["evaluate", str(model), str(TEST), "--json",
+                                 "--abstain", "0.5", "--errors", str(errors)])
+    assert result.exit_code == 0, result.output
+    report = json.loads(result.stdout)
+    texts, labels = rows(TEST)
+    mistakes = [json.loads(line) for line in errors.read_text().splitlines()]
+    assert len(mistakes) == report["errors_written"] == round((1 - report["accuracy"]) * 120)
+    for mistake in mistakes:
+        i = mistake["document"]
+        assert mistake["text"] == texts[i] and mistake["true"] == labels[i]
+        assert mistake["predicted"] != labels[i]
+        activations = mistake["activations"]
+        assert set(activations) == set(labels)
+        assert max(activations, key=activations.get) == mistake["predicted"]
+    a = report["abstain"]
+    assert a["margin"] == 0.5 and 0 < a["coverage"] < 1
+    assert a["accuracy_answered"] >= report["accuracy"]
