@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 from snowpy import experiments
@@ -57,3 +58,29 @@ def test_tables_figures_and_the_command(tmp_path):
     assert (tmp_path / "margin.png").stat().st_size > 10_000
     with pytest.raises(UnknownNameError, match="unknown experiment 'marginal'"):
         experiments.run("marginal")
+
+
+def test_halving_stays_within_log2_of_the_class():
+    # seed 000: Halving makes at most log2 |C| mistakes when the target is in C
+    result = experiments.run("halving", sizes=(4, 8, 12), examples=300)
+    for row in result.rows:
+        assert 0 < row["mistakes"] <= row["bound_log2_class"] == row["attributes"]
+
+
+def test_weighted_majority_stays_within_its_bounds():
+    # seed 004: WM <= 2.41 (m + log2 N); randomized WM's expectation <= (m ln 2 + ln N) / (1/2)
+    result = experiments.run("weighted-majority", pools=(8, 128, 1024), examples=400)
+    for row in result.rows:
+        assert row["wm_mistakes"] <= row["wm_bound"]
+        assert row["rwm_expected_mistakes"] <= row["rwm_bound"]
+        assert row["best_expert_mistakes"] <= 0.2 * 400  # the good expert (10% errors)
+
+
+def test_the_halving_worked_example():
+    from snowpy.experiments.experts import halving_mistakes
+
+    # 2 attributes, 4 disjunctions {}, {x0}, {x1}, {x0, x1}; target x0
+    X = np.array([[1, 0], [0, 1], [0, 0], [1, 1]], dtype=bool)
+    # (1,0): {x0},{x0,x1} say yes, 2 of 4: a tie, predicted no -> mistake; {} and {x1} go
+    # (0,1): {x0} says no, {x0,x1} yes: a tie, no: right; {x0,x1} goes. Then no mistake.
+    assert halving_mistakes(X, X[:, 0]) == 1

@@ -1,8 +1,9 @@
 """Learning-theory experiments: the seed notes' claims, on snowpy's own code.
 
 >>> from snowpy import experiments
->>> sorted(experiments.EXPERIMENTS)
-['attribute-efficiency', 'averaging', 'drift', 'learning-curve', 'margin']
+>>> sorted(experiments.EXPERIMENTS)  # doctest: +NORMALIZE_WHITESPACE
+['attribute-efficiency', 'averaging', 'drift', 'halving', 'learning-curve', 'margin',
+ 'weighted-majority']
 >>> result = experiments.run("margin", gammas=(0.4,), examples=100)
 >>> result.rows[0]["separable_mistakes"] <= result.rows[0]["novikoff_bound"]
 True
@@ -19,6 +20,7 @@ from snowpy.experiments import (
     attribute_efficiency,
     averaging,
     drift,
+    experts,
     learning_curve,
     margin,
 )
@@ -32,6 +34,8 @@ EXPERIMENTS = {
     "drift": drift.run,
     "averaging": averaging.run,
     "learning-curve": learning_curve.run,
+    "halving": experts.run_halving,
+    "weighted-majority": experts.run_weighted_majority,
 }
 
 
