@@ -84,3 +84,25 @@ def test_the_halving_worked_example():
     # (1,0): {x0},{x0,x1} say yes, 2 of 4: a tie, predicted no -> mistake; {} and {x1} go
     # (0,1): {x0} says no, {x0,x1} yes: a tie, no: right; {x0,x1} goes. Then no mistake.
     assert halving_mistakes(X, X[:, 0]) == 1
+
+
+def test_the_voted_perceptron_is_its_definition():
+    # seed 003 (Freund and Schapire): sign(sum_k c_k sign(w_k . x)), worked by hand
+    from snowpy.experiments.voted import VotedPerceptron
+
+    X = np.array([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0], [1.0, 0.0]])
+    vp = VotedPerceptron().partial_fit(X, [1, -1, 1, 1])
+    # w0 = 0: mistake on x1 -> w1 = (1,0); x2: 0 -> mistake -> w2 = (1,-1); x3: 0 ->
+    # mistake -> w3 = (2,0); x4: right. Survivals: w0 0, w1 1, w2 1, w3 2
+    assert vp.vectors_.tolist() == [[0, 0], [1, 0], [1, -1], [2, 0]]
+    assert vp.counts_.tolist() == [0, 1, 1, 2]
+    # (0, 1): votes 0*0 + 1*0 + 1*(-1) + 2*0 = -1 -> -1; (1, 1): 0 + 1 + 0 + 2 = 3 -> +1
+    assert vp.predict(np.array([[0.0, 1.0], [1.0, 1.0]])).tolist() == [-1, 1]
+
+
+def test_averaging_experiment_draws_the_voted_perceptron():
+    # measured at 6,000 examples: last hypothesis 0.204, voted 0.111, averaged 0.097
+    result = experiments.run("averaging")
+    final = result.rows[-1]
+    assert final["voted_error"] < final["last_hypothesis_error"] - 0.05
+    assert any(series.label == "voted Perceptron" for series in result.series)
