@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["plot_confusion", "plot_reliability"]
+__all__ = ["plot_confusion", "plot_curve", "plot_reliability"]
 
 
 def _pyplot() -> Any:
@@ -92,6 +92,25 @@ def plot_confusion(matrix: Sequence[Sequence[int]], labels: Sequence[Any], path:
                     axis.text(j, i, f"{int(counts[i, j])}", ha="center", va="center",
                               fontsize=7 if n > 12 else 9,
                               color="white" if shares[i, j] > 0.5 else "black")
+    figure.tight_layout()
+    figure.savefig(path)
+    plt.close(figure)
+
+
+def plot_curve(points: Sequence[dict[str, Any]], path: str, title: str = "") -> None:
+    """A learning curve: test accuracy against training examples seen (from
+    ``snowpy train --test``), epochs marked."""
+    plt = _pyplot()
+    figure, axis = plt.subplots(figsize=(7, 4.5))
+    x = [p["examples"] for p in points]
+    axis.plot(x, [p["accuracy"] for p in points], "-o", markersize=3)
+    for p in points[1:]:
+        if p["epoch"] != points[points.index(p) - 1]["epoch"]:
+            axis.axvline(p["examples"], color="grey", linestyle=":", linewidth=0.8)
+    axis.set_xlabel("training examples seen (dotted: a new epoch)")
+    axis.set_ylabel("test accuracy")
+    axis.set_title(_title(title or "Learning curve", 60), fontsize=11)
+    axis.grid(True, alpha=0.3)
     figure.tight_layout()
     figure.savefig(path)
     plt.close(figure)

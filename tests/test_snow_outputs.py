@@ -78,3 +78,27 @@ def test_the_command_line_abstains_and_writes_the_error_file(tmp_path):
     a = report["abstain"]
     assert a["margin"] == 0.5 and 0 < a["coverage"] < 1
     assert a["accuracy_answered"] >= report["accuracy"]
+
+
+def test_a_learning_curve_on_the_users_own_corpus(tmp_path):
+    # SNoW's -c k: test every k examples as training goes, on a corpus of one's own
+    model = tmp_path / "m.snowpy"
+    result = runner.invoke(app, ["train", str(TRAIN), "-o", str(model), "--epochs", "2",
+                                 "--calibrate", "none", "--no-early-stop", "--test", str(TEST),
+                                 "--test-every", "150", "--json"])
+    assert result.exit_code == 0, result.output
+    curve = json.loads(result.stdout)["learning_curve"]
+    # every 150 examples and at each epoch's end: 150, 300, 400 | 550, 700, 800
+    assert [p["examples"] for p in curve] == [150, 300, 400, 550, 700, 800]
+    assert [p["epoch"] for p in curve] == [1, 1, 1, 2, 2, 2]
+    assert all(0.5 < p["accuracy"] <= 1.0 for p in curve)
+    assert curve[-1]["accuracy"] >= curve[0]["accuracy"]
+    # the last point is the trained network before discarding: what evaluate measures
+    # after saving differs only by the links discarded
+    report = json.loads(runner.invoke(app, ["evaluate", str(model), str(TEST), "--json"]).stdout)
+    assert abs(report["accuracy"] - curve[-1]["accuracy"]) <= 0.02
+    pytest.importorskip("matplotlib")
+    figure = tmp_path / "curve.png"
+    assert runner.invoke(app, ["train", str(TRAIN), "-o", str(model), "--epochs", "1",
+                               "--test", str(TEST), "--curve", str(figure), "-q"]).exit_code == 0
+    assert figure.read_bytes()[:4] == b"\x89PNG"

@@ -117,6 +117,14 @@ def train(
         help="with --stream, write the model every N documents")] = None,
     report_every: Annotated[int | None, typer.Option(
         help="with --stream, report accuracy every N documents too (SNoW -c k)")] = None,
+    test: Annotated[str | None, typer.Option(
+        help="a corpus to test on as training goes: a learning curve (SNoW -c k)")] = None,
+    test_every: Annotated[int | None, typer.Option(
+        help="with --test, test every K training examples (default: a tenth of an epoch)")
+    ] = None,
+    curve: Annotated[Path | None, typer.Option(
+        help="with --test, draw the learning curve to this PNG or SVG (needs matplotlib)")
+    ] = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q")] = False,
     json_output: Annotated[bool, typer.Option("--json", help="a JSON summary")] = False,
     force: Annotated[bool, typer.Option(
@@ -177,7 +185,18 @@ def train(
         err(f"skipped {problems.skipped} malformed record(s); first: {problems.messages[0]}")
     if chatty and not compiled_before():
         err("compiling snowpy's training loops (first run only: some 20 s)")
-    reporter = TrainingReporter(len(texts), epochs) if chatty else None
+    learning = None
+    if test is not None:
+        tested = _test_documents(test, layout, on_error)
+        if chatty:
+            err(describe_read(test, tested) + " (to test on)")
+        learning = LearningCurve(classifier, tested, test_every or max(len(texts) // 10, 1),
+                                 len(texts), say=err if chatty else None)
+    elif test_every is not None or curve is not None:
+        raise ConfigurationError("--test-every and --curve go with --test CORPUS")
+    reporter: Any = TrainingReporter(len(texts), epochs) if chatty else None
+    if learning is not None:
+        reporter = learning.around(reporter)
     try:
         classifier.fit(texts, labels, progress=reporter)
     except KeyboardInterrupt:
@@ -196,6 +215,16 @@ def train(
     classifier.save(output, inference_only=inference_only)
     if reporter:
         reporter.close()
+    if learning is not None and curve is not None:
+        from snowpy import plots
+
+        try:
+            plots.plot_curve(learning.points, str(curve), f"{output.name}: accuracy on {test}")
+        except ImportError:
+            err("the learning curve needs matplotlib: pip install 'snowpy[plot]'")
+        else:
+            if chatty:
+                err(f"wrote {curve}")
     seconds = time.perf_counter() - started
     net = classifier.network_
     summary = {
@@ -205,6 +234,7 @@ def train(
         "links": net.n_links_,
         "mistakes": net.mistakes_, "skipped": problems.skipped, "seconds": round(seconds, 3),
         "calibrated": net.calibration_ is not None, "inference_only": inference_only,
+        **({"learning_curve": learning.points} if learning is not None else {}),
     }
     if json_output:
         echo_json(summary)
@@ -267,3 +297,58 @@ def _peak_memory_mb() -> float | None:
         return None
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     return round(peak / (1024 * 1024 if sys.platform == "darwin" else 1024), 1)
+
+
+def _test_documents(corpus: str, layout: ReadOptions, on_error: str) -> Any:
+    return read_documents(corpus, split=None, format=None, on_error=on_error, layout=layout,
+                          prefer="test")
+
+
+class LearningCurve:
+    """Accuracy on a test corpus every ``every`` training examples (SNoW's ``-c k``):
+    a progress reporter, or wrapped around one (:meth:`around`)."""
+
+    def __init__(self, classifier: Any, read: Any, every: int, n: int,
+                 say: Any = None) -> None:
+        if every < 1:
+            raise ConfigurationError(f"--test-every must be at least 1, got {every}")
+        self.classifier, self.texts, self.labels = classifier, read.texts, read.labels
+        self.every, self.n, self.say = every, n, say
+        self.points: list[dict[str, Any]] = []
+        self._X: Any = None
+
+    def __call__(self, epoch: int, done: int, total: int, mistakes: int) -> None:
+        if done % self.every and done != total:
+            return
+        network = self.classifier.network_
+        if self._X is None:
+            self._X = self.classifier.featurizer_.transform(self.texts, names=False)
+        network._effective_cache.clear()  # the weights of this moment
+        accuracy = float(network.score(self._X, self.labels))
+        network._effective_cache.clear()
+        seen = epoch * self.n + done
+        self.points.append({"examples": seen, "epoch": epoch + 1, "accuracy": accuracy})
+        if self.say is not None:
+            self.say(f"  test accuracy {accuracy:.4f} after {seen:,} examples")
+
+    def around(self, reporter: Any) -> Any:
+        """A progress reporter that also tests (``reporter`` may be None)."""
+        curve = self
+
+        class Both:
+            every = curve.every
+
+            def __call__(self, *args: Any) -> None:
+                if reporter is not None:
+                    reporter(*args)
+                curve(*args)
+
+            def phase(self, name: str, total: int | None = None) -> None:
+                if reporter is not None:
+                    reporter.phase(name, total)
+
+            def close(self) -> None:
+                if reporter is not None:
+                    reporter.close()
+
+        return Both()

@@ -51,11 +51,15 @@ class TrainingCall:
         self.max_active = int(np.diff(self.indptr).max()) if self.n else 0
 
 
-def chunks(n: int, chunked: bool) -> list[tuple[int, int]]:
-    """Example ranges of one epoch: whole, or cut at 1, 2, 4, 8... and every 16,384.
+def chunks(n: int, chunked: bool, every: int | None = None) -> list[tuple[int, int]]:
+    """Example ranges of one epoch: whole, or cut at 1, 2, 4, 8... and every 16,384, and
+    at every multiple of ``every`` (a progress reporter that tests every k examples,
+    SNoW's ``-c k``).
 
     >>> chunks(10, True)
     [(0, 1), (1, 2), (2, 4), (4, 8), (8, 10)]
+    >>> chunks(10, True, every=3)
+    [(0, 1), (1, 2), (2, 3), (3, 4), (4, 6), (6, 8), (8, 9), (9, 10)]
     """
     if not chunked:
         return [(0, n)]
@@ -66,6 +70,8 @@ def chunks(n: int, chunked: bool) -> list[tuple[int, int]]:
         bounds.append(min(n, max(step, bounds[-1] + 1)))
         if bounds[-1] >= mark:
             mark *= 2
+    if every:
+        bounds = sorted(set(bounds) | set(range(every, n, every)))
     return list(zip(bounds[:-1], bounds[1:]))
 
 
@@ -165,7 +171,8 @@ def _epoch(net: Any, call: TrainingCall, epoch: int, order: np.ndarray, counts: 
     """One pass over ``order`` (in chunks when reporting progress)."""
     store = net._store
     mistakes = updates = overflows = 0
-    for start, stop in chunks(order.size, progress is not None):
+    for start, stop in chunks(order.size, progress is not None,
+                              getattr(progress, "every", None)):
         chunk_mistakes = 0
         position = start
         while position < stop:
