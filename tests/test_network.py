@@ -322,3 +322,21 @@ def test_bias_strength_is_configurable():
     np.testing.assert_allclose(net.target_scores(X), X @ net.coef_.T + net.intercept_)
     with pytest.raises(ConfigurationError, match="bias must be true, false or a non-negative"):
         snowpy.Network(bias=-1).fit(X, ["a", "b"])
+
+
+def test_constraint_classification_worked_example():
+    """SNoW's -O + (Har-Peled, Roth and Zimak): on an example of label y, every target
+    scoring at least y's is demoted and y promoted, once; one-vs-all instead demotes a
+    target that claims the example (activation >= theta). Perceptron, rate 1, theta 0,
+    no bias, one pass over e0 -> a, e1 -> b, e2 -> c (all activations 0 at first)."""
+    X = np.eye(3)
+    options = dict(theta=0.0, learning_rate=1.0, bias=False, average=False, shuffle=False,
+                   epochs=1, links="all")
+    constraint = snowpy.Network("perceptron", multiclass="constraint", **options)
+    constraint.fit(X, ["a", "b", "c"])
+    # e0: b and c tie with a at 0 -> a +1 on x0, b and c -1 on x0; likewise e1, e2
+    assert constraint.coef_.tolist() == [[1, -1, -1], [-1, 1, -1], [-1, -1, 1]]
+    ova = snowpy.Network("perceptron", multiclass="ova", **options).fit(X, ["a", "b", "c"])
+    # e0: a claims it (0 >= 0): right; b and c claim it too: demoted to -1 on x0
+    assert ova.coef_.tolist() == [[0, -1, -1], [-1, 0, -1], [-1, -1, 0]]
+    assert constraint.mistakes_ == ova.mistakes_ == [2]  # ties go to the first target
