@@ -65,6 +65,7 @@ BUILTIN_PLUGINS = (
     "snowpy.text.extractors.skipgrams",
     "snowpy.text.extractors.chars",
     "snowpy.text.extractors.affixes",
+    "snowpy.text.extractors.conjunctions",
     "snowpy.corpora.builtin",
 )
 

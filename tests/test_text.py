@@ -314,3 +314,21 @@ def test_identical_with_and_without_jit():
         assert result.returncode == 0, result.stderr
         runs.append(json.loads(result.stdout))
     assert runs[0] == runs[1]
+
+
+def test_conjunctions_pair_distinct_tokens_in_either_order():
+    # SNoW's -g +: "not good" and "good not" share their conjunction; a token with
+    # itself is no conjunction; a window bounds how far apart the pair may be
+    from snowpy import Featurizer
+
+    featurizer = Featurizer(ngrams=None, keep_names=True,
+                                   extractors=[("conjunctions", {"window": 0})])
+    X = featurizer.transform(["not good at all", "good not", "good good"])
+    names = featurizer.names_of(X.indices)
+    first = sorted(n for i in X[0].indices for n in names[i])
+    assert first == ["all & at", "all & good", "all & not", "at & good", "at & not",
+                     "good & not"]  # 4 tokens: 6 pairs
+    assert X[1].indices.tolist() == [i for i in X[0].indices if "good & not" in names[i]]
+    assert X[2].nnz == 0
+    near = Featurizer(ngrams=None, extractors=[("conjunctions", {"window": 1})])
+    assert near.transform(["not good at all"]).nnz == 3  # adjacent pairs only

@@ -62,6 +62,9 @@ def train(
     thickness: Annotated[float, typer.Option(help="thick separator, every rule")] = 1.0,
     ngrams: Annotated[str, typer.Option(help="word n-grams, e.g. 1-2, or none")] = "1-2",
     char_ngrams: Annotated[str, typer.Option(help="character n-grams, e.g. 3-5")] = "none",
+    conjunctions: Annotated[int | None, typer.Option(
+        help="add pairwise conjunctions of tokens within this window, 0 for the whole "
+             "document (SNoW -g +)")] = None,
     bits: Annotated[int, typer.Option(help="hash into 2**bits features")] = 22,
     values: Annotated[str, typer.Option(help="binary, count or log")] = "binary",
     l2: Annotated[bool, typer.Option("--l2/--no-l2", help="l2-normalise rows")] = False,
@@ -154,6 +157,7 @@ def train(
     classifier = SnowClassifier(
         rule, thickness=thickness, ngrams=parse_range(ngrams, "--ngrams"),
         char_ngrams=parse_range(char_ngrams, "--char-ngrams"), bits=bits, values=values,
+        extractors=[] if conjunctions is None else [("conjunctions", {"window": conjunctions})],
         norm="l2" if l2 else None, epochs=epochs, average=average, seed=seed,
         early_stop=early_stop,
         calibrate=None if calibrate == "none" else calibrate,
