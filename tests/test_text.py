@@ -194,7 +194,7 @@ def test_plugin_extractor_by_name_and_unknown_name():
     X = Featurizer(ngrams=None, extractors=[("words", {"min_n": 2, "max_n": 2})])
     assert row_ids(X.transform(["a b c"])) == expected_ids(["a b", "b c"])
     with pytest.raises(UnknownNameError, match="unknown feature extractor 'stems'; choose one of:"
-                                               " affixes, chars, skipgrams, words"):
+                                               " affixes, chars, conjunctions, skipgrams, words"):
         Featurizer(extractors=[("stems", {})]).transform(["x"])
     with pytest.raises(ConfigurationError, match="words: min_n .3. must not exceed max_n .2."):
         Featurizer(ngrams=(3, 2)).transform(["x"])
