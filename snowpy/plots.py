@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["plot_confusion", "plot_curve", "plot_reliability"]
+__all__ = ["plot_confusion", "plot_coverage", "plot_curve", "plot_reliability"]
 
 
 def _pyplot() -> Any:
@@ -110,6 +110,27 @@ def plot_curve(points: Sequence[dict[str, Any]], path: str, title: str = "") -> 
     axis.set_xlabel("training examples seen (dotted: a new epoch)")
     axis.set_ylabel("test accuracy")
     axis.set_title(_title(title or "Learning curve", 60), fontsize=11)
+    axis.grid(True, alpha=0.3)
+    figure.tight_layout()
+    figure.savefig(path)
+    plt.close(figure)
+
+
+def plot_coverage(curve: Sequence[dict[str, Any]], path: str, title: str = "") -> None:
+    """Accuracy on the documents answered against coverage, as the abstention margin
+    (SNoW's ``-p k``) grows from 0 (answer everything) to 1; margins labelled."""
+    plt = _pyplot()
+    points = [p for p in curve if p["accuracy"] is not None]
+    figure, axis = plt.subplots(figsize=(6, 4.5))
+    axis.plot([p["coverage"] for p in points], [p["accuracy"] for p in points], "-o",
+              markersize=3)
+    for p in points[::4]:
+        axis.annotate(f"{p['margin']:g}", (p["coverage"], p["accuracy"]), fontsize=8,
+                      textcoords="offset points", xytext=(4, -10))
+    axis.set_xlabel("coverage (share of documents answered)")
+    axis.set_ylabel("accuracy on the documents answered")
+    axis.set_title(_title(title or "Coverage against accuracy", 55), fontsize=11)
+    axis.invert_xaxis()
     axis.grid(True, alpha=0.3)
     figure.tight_layout()
     figure.savefig(path)

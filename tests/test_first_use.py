@@ -332,7 +332,7 @@ def test_evaluate_plots_for_the_users_corpus(many_classes, tmp_path):
     model, corpus = many_classes
     result = run("evaluate", model, corpus, "--plot", tmp_path / "figures")
     assert result.exit_code == 0, result.output
-    for name in ("confusion.png", "reliability.png"):
+    for name in ("confusion.png", "reliability.png", "coverage.png"):
         figure = tmp_path / "figures" / name
         assert figure.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and figure.stat().st_size > 10_000
         assert f"wrote {figure}" in result.stderr.replace("\n", "")

@@ -78,6 +78,14 @@ def test_the_command_line_abstains_and_writes_the_error_file(tmp_path):
     a = report["abstain"]
     assert a["margin"] == 0.5 and 0 < a["coverage"] < 1
     assert a["accuracy_answered"] >= report["accuracy"]
+    # the coverage-accuracy curve behind it: margins 0 to 1, coverage falling from 1
+    curve = report["coverage_curve"]
+    assert [p["margin"] for p in curve][:3] == [0.0, 0.05, 0.1] and curve[-1]["margin"] == 1
+    assert curve[0]["coverage"] == 1.0 and curve[0]["accuracy"] == report["accuracy"]
+    coverages = [p["coverage"] for p in curve]
+    assert coverages == sorted(coverages, reverse=True)
+    at_half = next(p for p in curve if p["margin"] == 0.5)
+    assert at_half["coverage"] == a["coverage"]
 
 
 def test_a_learning_curve_on_the_users_own_corpus(tmp_path):

@@ -81,6 +81,8 @@ def evaluate(
     report = _measure(classifier, read.texts, read.labels, bins, phases)
     if abstain is not None and not classifier.network_.multilabel_:
         report["abstain"] = _abstention(classifier, read.texts, read.labels, abstain)
+    if (abstain is not None or plot is not None) and not classifier.network_.multilabel_:
+        report["coverage_curve"] = _coverage_curve(classifier, read.texts, read.labels)
     if errors is not None:
         report["errors_file"] = str(errors)
         report["errors_written"] = _write_errors(classifier, read.texts, read.labels, errors)
@@ -162,6 +164,25 @@ def _abstention(classifier: Any, texts: list[Any], labels: list[Any], margin: fl
             "accuracy_answered": right / len(answered) if answered else 0.0}
 
 
+def _coverage_curve(classifier: Any, texts: list[Any], labels: list[Any]) -> list[dict]:
+    """Coverage and accuracy on the answered documents at margins 0, 0.05, ... 1: what
+    abstaining would trade (SNoW's -p k)."""
+    import numpy as np
+
+    network = classifier.network_
+    classes = [str(c) for c in network.classes_]
+    shares = network.normalised_scores(classifier.transform(texts))
+    order = np.sort(shares, axis=1)
+    margin = order[:, -1] - order[:, -2] if shares.shape[1] > 1 else np.ones(len(texts))
+    correct = np.array([classes[i] == str(y) for i, y in zip(shares.argmax(axis=1), labels)])
+    curve = []
+    for k in np.linspace(0.0, 1.0, 21):
+        answered = margin >= k
+        curve.append({"margin": round(float(k), 2), "coverage": float(answered.mean()),
+                      "accuracy": float(correct[answered].mean()) if answered.any() else None})
+    return curve
+
+
 def _write_errors(classifier: Any, texts: list[Any], labels: list[Any], path: Path) -> int:
     """SNoW's error file as JSON Lines: each mistake with its document number (from 0, in
     corpus order), text, true and predicted labels, and every target's activation."""
@@ -200,6 +221,8 @@ def _figures(report: dict[str, Any], title: str, folder: Path | None,
             wanted.append(("confusion", folder / "confusion.png"))
         if "reliability" in report:
             wanted.append(("reliability", folder / "reliability.png"))
+        if "coverage_curve" in report:
+            wanted.append(("coverage", folder / "coverage.png"))
     if reliability_path is not None:
         if "reliability" not in report:
             fail("--reliability-diagram: this model gives no probabilities (train it with "
@@ -215,7 +238,10 @@ def _figures(report: dict[str, Any], title: str, folder: Path | None,
         fail("the figures need matplotlib: pip install 'snowpy[plot]' (the figures above "
              "are complete)")
     for kind, path in wanted:
-        if kind == "confusion":
+        if kind == "coverage":
+            plots.plot_coverage(report["coverage_curve"], str(path),
+                                f"Abstaining: {title}")
+        elif kind == "confusion":
             plots.plot_confusion(report["confusion"]["matrix"], report["confusion"]["labels"],
                                  str(path), f"Confusion matrix: {title}")
         else:
