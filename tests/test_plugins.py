@@ -173,3 +173,32 @@ def test_a_plugin_with_a_misspelled_hook_is_named_and_skipped(tmp_path):
     assert result.stdout.strip() == "b"
     assert "snowpy plugin 'typo' (snowpy_typo 0.1) was skipped" in result.stderr
     assert "snowpy_update_rule" in result.stderr and "snowpy_update_rules" in result.stderr
+
+
+def _raising_update(w, S, t, y, activation, vals, m, sqnorm, params):
+    if m >= 0:
+        raise ValueError("kernel gave up")
+
+
+def test_a_kernel_that_raises_fails_training_and_names_the_rule():
+    # issue 15.6: numba printed "Exception ignored", training went on, exit status 0
+    import numba
+    import numpy as np
+
+    from snowpy.exceptions import PluginError
+    from snowpy.records.rules import RuleKernel
+
+    update = numba.njit(nogil=True)(_raising_update)
+    spec = dataclasses.replace(get_rule("perceptron"), name="raising",
+                               build=lambda params, context: RuleKernel(
+                                   update=update, params=[0.1], initial_weights=(0.0,)))
+    plugin = types.SimpleNamespace(snowpy_update_rules=snowpy.hookimpl(lambda: [spec]))
+    with temporary_plugin(plugin, "raising-plugin"):
+        with pytest.raises(PluginError, match="the update kernel of rule 'raising' .plugin "
+                                              "'raising-plugin'.* raised ValueError: kernel "
+                                              "gave up"):
+            snowpy.Network("raising", theta=0.0).fit(np.eye(4), [0, 1, 0, 1])
+        online = snowpy.Network("raising", theta=0.0)
+        with pytest.raises(PluginError, match="raised ValueError: kernel gave up"):
+            for row, label in zip(np.eye(4), [0, 1, 0, 1]):
+                online.learn_one({int(np.argmax(row)): 1.0}, label)

@@ -32,7 +32,7 @@ from snowpy.network.fastpath import (
 )
 from snowpy.network.labels import normalise_label
 from snowpy.network.links import ONLINE_WIDTH
-from snowpy.network.training import NumericalWarning
+from snowpy.network.training import KERNEL_ERRORS, NumericalWarning
 from snowpy.records.kernels import kernel_handle
 
 __all__ = ["ONLINE_WIDTH", "OnlineLearning"]
@@ -217,6 +217,7 @@ class OnlineLearning:
         example to the next."""
         cached = self._engine_args
         if cached is None:  # (reset when the network is created or loaded)
+            KERNEL_ERRORS.watch()  # a kernel's exceptions fail the example (_step_done)
             store, kernel, params = self._store, self.kernel_, self.rule_params_
             cached = self._engine_args = kernel_handle(kernel.compiled), (
                 store.policy_code, store.min_count, bool(kernel.multiplicative),
@@ -293,6 +294,8 @@ class OnlineLearning:
         """After a compiled step (:func:`~snowpy.network.fastpath.learn_example`'s
         figures): record the rows it mapped and grow what it asked for; True when the
         example was learned, False when the step must be called again."""
+        if KERNEL_ERRORS.caught:
+            raise KERNEL_ERRORS.failure(self)
         store = self._store
         fmap = store._map
         status, next_row = result[0], result[1]

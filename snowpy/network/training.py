@@ -8,6 +8,7 @@ grow, so a model trained in chunks is the model trained at once.
 
 from __future__ import annotations
 
+import sys
 import warnings
 from typing import Any
 
@@ -127,6 +128,75 @@ def train(net: Any, call: TrainingCall, *, epochs: int, shuffle: bool, progress:
     are ranked for ``eligible_percent`` after the first pass. Updates
     ``net``'s training figures; warns once about clamped overflows.
     """
+    with _KERNEL_ERRORS:
+        _train(net, call, epochs=epochs, shuffle=shuffle, progress=progress, fresh=fresh,
+               record=record, rank_links=rank_links)
+
+
+class _KernelErrors:
+    """Exceptions raised inside a rule's compiled kernel. A C callback cannot raise:
+    numba hands them to ``sys.unraisablehook`` and training went on (the command exited
+    0). While training, they are collected here, and the training stops with a
+    PluginError naming the rule (checked after every run of the engine)."""
+
+    def __init__(self) -> None:
+        self.caught: list[BaseException] = []
+        self.depth = 0
+        self.previous: Any = None
+        self.persistent = False
+
+    def __enter__(self) -> _KernelErrors:
+        if self.depth == 0 and sys.unraisablehook is not self._hook:
+            self.caught = []
+            self.previous = sys.unraisablehook
+            sys.unraisablehook = self._hook
+        self.depth += 1
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.depth -= 1
+        if self.depth == 0 and not self.persistent and sys.unraisablehook is self._hook:
+            sys.unraisablehook = self.previous
+
+    def watch(self) -> None:
+        """Collect from now on (the one-example paths, which check after each example:
+        a hook set and reset per example would cost more than the check)."""
+        if sys.unraisablehook is not self._hook:
+            self.previous = sys.unraisablehook
+            sys.unraisablehook = self._hook
+        self.persistent = True
+
+    def _hook(self, info: Any) -> None:
+        if "CPUContext" in repr(getattr(info, "object", None)) and info.exc_value is not None:
+            self.caught.append(info.exc_value)
+        else:
+            self.previous(info)
+
+    def failure(self, net: Any) -> Exception:
+        from snowpy.exceptions import PluginError
+
+        first = self.caught[0]
+        count = len(self.caught)
+        self.caught = []
+        try:
+            from snowpy.plugins import list_rules
+
+            provided = list_rules().get(net.rule)
+            where = f" (plugin {provided.plugin!r}, {provided.distribution})" if provided \
+                else ""
+        except Exception:  # noqa: BLE001 - the message must not fail
+            where = ""
+        return PluginError(f"the update kernel of rule {net.rule!r}{where} raised "
+                           f"{type(first).__name__}: {first} ({count} time(s)); training "
+                           "stopped")
+
+
+_KERNEL_ERRORS = _KernelErrors()
+KERNEL_ERRORS = _KERNEL_ERRORS  # (for the one-example paths)
+
+
+def _train(net: Any, call: TrainingCall, *, epochs: int, shuffle: bool, progress: Any,
+           fresh: bool, record: np.ndarray | None, rank_links: bool) -> None:
     store = net._store
     counts = net._target_counts()
     net._online = False  # a later learn_one starts an entry of its own in mistakes_
@@ -187,6 +257,8 @@ def _epoch(net: Any, call: TrainingCall, epoch: int, order: np.ndarray, counts: 
             chunk_mistakes += done_mistakes
             updates += done_updates
             overflows += done_overflows
+            if _KERNEL_ERRORS.caught:
+                raise _KERNEL_ERRORS.failure(net)
             if nonfinite:
                 example = int(order[position + processed])
                 raise NumericalError(
