@@ -202,3 +202,42 @@ def test_a_kernel_that_raises_fails_training_and_names_the_rule():
         with pytest.raises(PluginError, match="raised ValueError: kernel gave up"):
             for row, label in zip(np.eye(4), [0, 1, 0, 1]):
                 online.learn_one({int(np.argmax(row)): 1.0}, label)
+
+
+OUT_OF_BOUNDS_PLUGIN = """
+    import dataclasses
+
+    import numba
+
+    import snowpy
+    from snowpy.plugins import get_rule
+    from snowpy.records.rules import RuleKernel
+
+    @numba.njit(nogil=True)
+    def update(w, S, t, y, activation, vals, m, sqnorm, params):
+        for k in range(m + 1000):  # past the example's links
+            w[k, 0] += 0.1 * y
+
+    @snowpy.hookimpl
+    def snowpy_update_rules():
+        spec = get_rule("perceptron")
+        return [dataclasses.replace(spec, name="out-of-bounds", build=lambda p, c: RuleKernel(
+            update=update, params=[0.1], initial_weights=(0.0,)))]
+"""
+
+
+def test_plugins_check_names_a_kernel_that_writes_outside_its_arrays(tmp_path):
+    # issue 15.6: such a kernel segfaulted the process with no word naming the plugin;
+    # `snowpy plugins --check RULE` runs it bounds-checked in a child process
+    make_distribution(tmp_path, "snowpy_oob", {"oob": "snowpy_oob_plugin"},
+                      {"snowpy_oob_plugin": OUT_OF_BOUNDS_PLUGIN})
+    result = run_python("""
+        import sys
+        from snowpy.cli import main
+        sys.argv = ["snowpy", "plugins", "--check", "out-of-bounds"]
+        main()
+    """, tmp_path)
+    assert result.returncode == 1, result.stderr
+    assert "rule 'out-of-bounds' (plugin 'oob', snowpy_oob 0.1)" in result.stderr
+    assert "fails the conformance suite" in result.stderr or "killed" in result.stderr
+    assert "IndexError" in result.stderr or "outside its arrays" in result.stderr

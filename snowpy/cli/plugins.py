@@ -30,8 +30,15 @@ def installed() -> dict[str, list[dict[str, Any]]]:
 @handles_errors
 def plugins(
     json_output: Annotated[bool, typer.Option("--json", help="machine-readable output")] = False,
+    check: Annotated[str | None, typer.Option(
+        help="run the conformance suite on this rule in a separate process, its kernel "
+             "compiled with bounds checking: a kernel that writes outside its arrays is "
+             "named, not a crash of yours")] = None,
 ) -> None:
     """List installed update rules, feature extractors and corpora, with their parameters."""
+    if check is not None:
+        _check(check)
+        return
     data = installed()
     if json_output:
         echo_json(data)
@@ -48,3 +55,36 @@ def plugins(
                                for p in record["parameters"])
             table.add_row(record["name"], record["distribution"], record["summary"], params)
         console.print(table)
+
+
+def _check(rule: str) -> None:
+    """The conformance suite on ``rule`` in a child process (numba's bounds checking
+    on, its own compile cache): a pass, a failure named, or the signal that killed it."""
+    import os
+    import signal
+    import subprocess
+    import sys
+    import tempfile
+
+    from snowpy.cli.common import err, fail
+    from snowpy.plugins import get_rule, list_rules
+
+    get_rule(rule)  # an unknown rule is named before anything runs
+    provided = list_rules()[rule]
+    who = f"rule {rule!r} (plugin {provided.plugin!r}, {provided.distribution})"
+    with tempfile.TemporaryDirectory(prefix="snowpy-check-") as cache:
+        env = dict(os.environ, NUMBA_BOUNDSCHECK="1", NUMBA_CACHE_DIR=cache)
+        code = ("import sys; from snowpy.testing import check_rule; "
+                f"check_rule({rule!r}); print('conforms')")
+        err(f"checking {who} with bounds checking (compiles afresh: a minute or so)...")
+        result = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
+                                text=True)
+    if result.returncode == 0 and "conforms" in result.stdout:
+        typer.echo(f"{who} passes the conformance suite with bounds checking")
+        return
+    if result.returncode < 0:
+        name = signal.Signals(-result.returncode).name
+        fail(f"{who} killed the checking process ({name}): its kernel reads or writes "
+             "outside its arrays")
+    last = [line for line in result.stderr.strip().splitlines() if line.strip()]
+    fail(f"{who} fails the conformance suite: {last[-1] if last else 'no message'}")
