@@ -210,8 +210,8 @@ OUT_OF_BOUNDS_PLUGIN = """
     import numba
 
     import snowpy
-    from snowpy.plugins import get_rule
     from snowpy.records.rules import RuleKernel
+    from snowpy.rules.perceptron import PERCEPTRON
 
     @numba.njit(nogil=True)
     def update(w, S, t, y, activation, vals, m, sqnorm, params):
@@ -220,7 +220,7 @@ OUT_OF_BOUNDS_PLUGIN = """
 
     @snowpy.hookimpl
     def snowpy_update_rules():
-        spec = get_rule("perceptron")
+        spec = PERCEPTRON  # (not get_rule: that would call this hook again)
         return [dataclasses.replace(spec, name="out-of-bounds", build=lambda p, c: RuleKernel(
             update=update, params=[0.1], initial_weights=(0.0,)))]
 """
@@ -239,5 +239,61 @@ def test_plugins_check_names_a_kernel_that_writes_outside_its_arrays(tmp_path):
     """, tmp_path)
     assert result.returncode == 1, result.stderr
     assert "rule 'out-of-bounds' (plugin 'oob', snowpy_oob 0.1)" in result.stderr
+    assert "PluginWarning" not in result.stderr  # the plugin itself loads
     assert "fails the conformance suite" in result.stderr or "killed" in result.stderr
     assert "IndexError" in result.stderr or "outside its arrays" in result.stderr
+
+
+STUCK_PLUGIN = """
+    import dataclasses
+
+    import numba
+
+    import snowpy
+    from snowpy.records.rules import RuleKernel
+    from snowpy.rules.perceptron import PERCEPTRON
+
+    @numba.njit(nogil=True)
+    def update(w, S, t, y, activation, vals, m, sqnorm, params):
+        k = 0
+        while k >= 0:  # never returns
+            k = (k + 1) % 7
+
+    @snowpy.hookimpl
+    def snowpy_update_rules():
+        spec = PERCEPTRON  # (not get_rule: that would call this hook again)
+        return [dataclasses.replace(spec, name="stuck", build=lambda p, c: RuleKernel(
+            update=update, params=[0.1], initial_weights=(0.0,)))]
+"""
+
+
+def test_ctrl_c_ends_a_training_whose_kernel_is_stuck(tmp_path):
+    # issue 15.6: a kernel stuck in a loop ignored Ctrl-C (compiled code runs no signal
+    # handler); training now runs beside the thread that takes the signal
+    import signal
+    import time
+
+    make_distribution(tmp_path, "snowpy_stuck", {"stuck": "snowpy_stuck_plugin"},
+                      {"snowpy_stuck_plugin": STUCK_PLUGIN})
+    corpus = tmp_path / "c.tsv"
+    corpus.write_text("a\thello there\nb\tgood bye\n" * 20)
+    model = tmp_path / "m.snowpy"
+    model.write_bytes(b"the previous model")
+    environment = dict(os.environ, SNOWPY_STOP_GRACE="2", PYTHONPATH=os.pathsep.join(
+        [str(tmp_path), os.environ.get("PYTHONPATH", "")]))
+    process = subprocess.Popen(
+        [sys.executable, "-m", "snowpy", "train", str(corpus), "-o", str(model), "--rule",
+         "stuck", "--calibrate", "none"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        text=True, env=environment)
+    for line in process.stderr:
+        if line.startswith("read "):  # the corpus is read: training starts next
+            break
+    time.sleep(12)  # the kernel compiles (some seconds, afresh), then loops for ever
+    process.send_signal(signal.SIGINT)
+    try:
+        _, rest = process.communicate(timeout=120)  # before the fix: never
+    finally:
+        process.kill()
+    assert process.returncode == 130
+    assert "the training did not stop in time" in rest
+    assert model.read_bytes() == b"the previous model"

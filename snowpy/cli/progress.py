@@ -4,13 +4,15 @@ recent rate, and a word before the first run compiles."""
 from __future__ import annotations
 
 import os
+import sys
 import time
 from collections import deque
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
-__all__ = ["Phases", "TrainingReporter", "compiled_before"]
+__all__ = ["Phases", "TrainingReporter", "compiled_before", "run_interruptibly"]
 
 #: Seconds over which a rate is measured.
 RATE_WINDOW = 3.0
@@ -132,3 +134,73 @@ def compiled_before() -> bool:
         if place.is_dir() and next(place.rglob("engine.epoch_loop-*.nbi"), None) is not None:
             return True
     return False
+
+
+class _Stoppable:
+    """A progress reporter (or none) that also stops the training, at the next run
+    boundary of the engine, once ``stop`` is set (Ctrl-C in the main thread)."""
+
+    def __init__(self, reporter: Any, stop: Any) -> None:
+        self.reporter, self.stop = reporter, stop
+        self.every = getattr(reporter, "every", None)
+
+    def check_stop(self) -> None:
+        if self.stop.is_set():
+            raise KeyboardInterrupt
+
+    def __call__(self, *args: Any) -> None:
+        self.check_stop()
+        if self.reporter is not None:
+            self.reporter(*args)
+
+    def phase(self, name: str, total: int | None = None) -> None:
+        self.check_stop()
+        if self.reporter is not None and hasattr(self.reporter, "phase"):
+            self.reporter.phase(name, total)
+
+
+def run_interruptibly(train: Any, reporter: Any, *, grace: float = 10.0,
+                      on_stuck: Any = None) -> None:
+    """Run ``train(progress)`` in a worker thread, so that Ctrl-C always reaches this
+    one: the training is asked to stop at its next run boundary (and raises
+    KeyboardInterrupt here, as before); a training that does not stop within ``grace``
+    seconds (a rule's kernel stuck in a loop, which no signal interrupts), or a second
+    Ctrl-C, ends the process with status 130 after ``on_stuck()`` (the model file is
+    untouched). ``SNOWPY_STOP_GRACE`` sets the seconds to wait."""
+    import os
+    import threading
+
+    stop = threading.Event()
+    done = threading.Event()  # (not Thread.join: a join interrupted by Ctrl-C can leave
+    outcome: dict[str, BaseException] = {}  # is_alive() False while the thread runs)
+
+    def work() -> None:
+        try:
+            train(_Stoppable(reporter, stop))
+        except BaseException as exc:  # noqa: BLE001 - re-raised in the main thread
+            outcome["error"] = exc
+        finally:
+            done.set()
+
+    worker = threading.Thread(target=work, name="snowpy-train", daemon=True)
+    worker.start()
+    try:
+        while not done.wait(0.2):
+            pass
+    except KeyboardInterrupt:
+        stop.set()
+        grace = float(os.environ.get("SNOWPY_STOP_GRACE", grace))
+        deadline = time.monotonic() + grace
+        try:
+            while not done.is_set() and time.monotonic() < deadline:
+                done.wait(0.2)
+        except KeyboardInterrupt:
+            pass  # a second Ctrl-C: no more waiting
+        if not done.is_set():
+            if on_stuck is not None:
+                on_stuck()
+            sys.stderr.flush()
+            os._exit(130)
+        raise
+    if "error" in outcome:
+        raise outcome["error"]

@@ -18,7 +18,7 @@ from snowpy.cli.common import (
     parse_range,
     rule_options,
 )
-from snowpy.cli.progress import Phases, TrainingReporter, compiled_before
+from snowpy.cli.progress import Phases, TrainingReporter, compiled_before, run_interruptibly
 from snowpy.cli.reading import (
     Decode,
     Encoding,
@@ -202,7 +202,11 @@ def train(
     if learning is not None:
         reporter = learning.around(reporter)
     try:
-        classifier.fit(texts, labels, progress=reporter)
+        run_interruptibly(lambda progress: classifier.fit(texts, labels, progress=progress),
+                          reporter, on_stuck=lambda: err(
+                              f"interrupted: the training did not stop in time (the rule's "
+                              f"update kernel did not return); stopped without saving "
+                              f"({output} untouched)"))
     except KeyboardInterrupt:
         if reporter:
             reporter.close()

@@ -71,7 +71,9 @@ def held_out_scores(net: Any, X: sp.csr_matrix, y: Sequence[Any], targets: Any,
         part_targets = None if targets is None else [targets[i] for i in train]
         clone = type(net)(**params)
         clone._text_keys = keys[train]  # the same examples shuffle alike in every fold
-        clone.fit(X[train], part_y, targets=part_targets)
+        check = getattr(progress, "check_stop", None)  # (a stop asked for, as Ctrl-C)
+        clone.fit(X[train], part_y, targets=part_targets,
+                  progress=None if check is None else (lambda *args: check()))
         part_scores = clone.target_scores(X[held])
         # a label missing from the other folds scores as the lowest seen
         columns = np.full((held.size, len(labels)), part_scores.min() - 1.0)
