@@ -116,9 +116,9 @@ POOLED_PAIRS = 4_000_000
 def _pooled(scores: np.ndarray, positives: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Every (score, is-true) pair of every target, or a seeded uniform sample."""
     flat_scores, flat_positives = scores.ravel(), positives.ravel()
-    if flat_scores.size > POOLED_PAIRS:
-        keep = np.random.default_rng(0).choice(flat_scores.size, POOLED_PAIRS, replace=False)
-        flat_scores, flat_positives = flat_scores[keep], flat_positives[keep]
+    if flat_scores.size > POOLED_PAIRS:  # (drawn with replacement: no permutation of
+        keep = np.random.default_rng(0).integers(0, flat_scores.size, POOLED_PAIRS)
+        flat_scores, flat_positives = flat_scores[keep], flat_positives[keep]  # all)
     return flat_scores, flat_positives
 
 
@@ -191,9 +191,12 @@ class Calibration:
         [1/8, 8]. Fitting ``T`` by log loss instead, or matching whenever the two differ,
         made probabilities worse where the held-out folds score unlike the final network
         (the demo corpus: log loss 0.18 -> 0.55); ``docs/calibration.md`` has the figures."""
-        single = positives.sum(axis=1) == 1
-        if single.sum() < 2:
+        single = np.flatnonzero(positives.sum(axis=1) == 1)
+        if single.size < 2:
             return 1.0
+        most = max(POOLED_PAIRS // max(scores.shape[1], 1), 2)  # bounded memory
+        if single.size > most:
+            single = np.sort(np.random.default_rng(0).choice(single, most, replace=False))
         log_p = _log_sigmoid(-(scores[single] * self.a + self.b))
         accuracy = float(np.mean(log_p.argmax(axis=1) == positives[single].argmax(axis=1)))
 

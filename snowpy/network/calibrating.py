@@ -58,7 +58,7 @@ def held_out_scores(net: Any, X: sp.csr_matrix, y: Sequence[Any], targets: Any,
                            int(net.calibration_folds))
     if net.calibrate == "holdout":
         folds = folds[:1]
-    scores = np.zeros((n, len(labels)))
+    scores = np.zeros((n, len(labels)), dtype=np.float32)  # (n x labels: half in float32)
     covered = np.zeros(n, dtype=bool)
     params = net.get_params()
     params["calibrate"] = None

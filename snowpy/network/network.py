@@ -425,8 +425,10 @@ class Network(OnlineLearning, WeightViews, RuleParamsEstimator):
             from snowpy.calibration import Calibration
 
             scores, positives, covered = held_out
+            if not covered.all():  # (holdout: the held-out fold only; cv covers all)
+                scores, positives = scores[covered], positives[covered]
             self.calibration_ = Calibration.fit(
-                scores[covered], positives[covered],
+                scores, positives,
                 normalize="none" if multilabel else "sum", method=str(self.calibrate),
             )
         return self
