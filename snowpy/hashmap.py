@@ -20,9 +20,18 @@ __all__ = ["FeatureMap"]
 _EMPTY = -1
 
 
+@numba.njit(nogil=True, cache=True, inline="always")
+def _slot(slots, key, mask, shift):  # pragma: no cover - compiled
+    """The slot holding ``key``, or the empty slot where it would go (reads only)."""
+    slot = int((np.uint64(key) * np.uint64(0x9E3779B97F4A7C15)) >> shift) & mask
+    while slots[2 * slot] != key and slots[2 * slot] != -1:
+        slot = (slot + 1) & mask
+    return slot
+
+
 @numba.njit(nogil=True, cache=True)
-def _probe(slots, row_ids, ids, out, start, next_row, insert, unseen):  # pragma: no cover
-    """Map ``ids[start:]`` to rows; returns (stop, next_row).
+def _probe(slots, row_ids, ids, out, start, next_row):  # pragma: no cover - compiled
+    """Map ``ids[start:]`` to rows, new keys getting new rows; returns (stop, next_row).
 
     ``slots[2 s]`` holds slot ``s``'s key and ``slots[2 s + 1]`` its row: one
     cache line per probe. Stops early (``stop < ids.size``) when inserting
@@ -35,25 +44,17 @@ def _probe(slots, row_ids, ids, out, start, next_row, insert, unseen):  # pragma
     limit = size // 2
     for j in range(start, ids.size):
         key = np.int64(ids[j])
-        slot = int((np.uint64(key) * np.uint64(0x9E3779B97F4A7C15)) >> shift) & mask
-        while True:
-            current = slots[2 * slot]
-            if current == key:
-                out[j] = slots[2 * slot + 1]
-                break
-            if current == -1:
-                if insert:
-                    if next_row >= limit:
-                        return j, next_row
-                    slots[2 * slot] = key
-                    slots[2 * slot + 1] = next_row
-                    row_ids[next_row - 1] = key
-                    out[j] = next_row
-                    next_row += 1
-                else:
-                    out[j] = unseen
-                break
-            slot = (slot + 1) & mask
+        slot = _slot(slots, key, mask, shift)
+        if slots[2 * slot] == key:
+            out[j] = slots[2 * slot + 1]
+            continue
+        if next_row >= limit:
+            return j, next_row
+        slots[2 * slot] = key
+        slots[2 * slot + 1] = next_row
+        row_ids[next_row - 1] = key
+        out[j] = next_row
+        next_row += 1
     return ids.size, next_row
 
 
@@ -67,16 +68,8 @@ def lookup(slots, ids, out, unseen):  # pragma: no cover - compiled
     shift = np.uint64(64 - int(np.log2(size)))
     for j in range(ids.size):
         key = np.int64(ids[j])
-        slot = int((np.uint64(key) * np.uint64(0x9E3779B97F4A7C15)) >> shift) & mask
-        while True:
-            current = slots[2 * slot]
-            if current == key:
-                out[j] = slots[2 * slot + 1]
-                break
-            if current == -1:
-                out[j] = unseen
-                break
-            slot = (slot + 1) & mask
+        slot = _slot(slots, key, mask, shift)
+        out[j] = slots[2 * slot + 1] if slots[2 * slot] == key else unseen
 
 
 class FeatureMap:
@@ -152,10 +145,10 @@ class FeatureMap:
                 # warning (pure-Python runs) is not an error here
                 with np.errstate(over="ignore"):
                     start, self.next_row = _probe(self._slots, self._row_ids, ids, out, start,
-                                                  self.next_row, insert, unseen)
+                                                  self.next_row)
             else:
                 start, self.next_row = _probe(self._slots, self._row_ids, ids, out, start,
-                                              self.next_row, insert, unseen)
+                                              self.next_row)
             if start == ids.size:
                 return out
             self._grow()

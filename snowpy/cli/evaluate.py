@@ -78,14 +78,27 @@ def evaluate(
     if abstain is not None and not 0.0 <= abstain <= 1.0:
         raise typer.BadParameter("must be a probability margin from 0 to 1",
                                  param_hint="--abstain")
-    report = _measure(classifier, read.texts, read.labels, bins, phases)
-    if abstain is not None and not classifier.network_.multilabel_:
-        report["abstain"] = _abstention(classifier, read.texts, read.labels, abstain)
-    if (abstain is not None or plot is not None) and not classifier.network_.multilabel_:
-        report["coverage_curve"] = _coverage_curve(classifier, read.texts, read.labels)
+    network = classifier.network_
+    with phases(f"featurising {len(read.texts):,} documents"):  # once, for every figure
+        X = classifier.transform(read.texts)
+    with phases(f"predicting {len(read.texts):,} documents"):
+        predicted = network.predict(X)
+    report = _measure(network, X, read.labels, predicted, bins, phases)
+    if (abstain is not None or plot is not None) and not network.multilabel_:
+        margin, correct = _margins(network, X, read.labels)
+        report["coverage_curve"] = []
+        for step in range(21):  # margins 0, 0.05, ... 1
+            coverage, _, accuracy = _abstention(margin, correct, step / 20)
+            report["coverage_curve"].append({"margin": step / 20, "coverage": coverage,
+                                             "accuracy": accuracy})
+        if abstain is not None:
+            coverage, answered, accuracy = _abstention(margin, correct, abstain)
+            report["abstain"] = {"margin": abstain, "coverage": coverage, "answered": answered,
+                                 "accuracy_answered": accuracy or 0.0}
     if errors is not None:
         report["errors_file"] = str(errors)
-        report["errors_written"] = _write_errors(classifier, read.texts, read.labels, errors)
+        report["errors_written"] = _write_errors(network, X, read.texts, read.labels,
+                                                 predicted, errors)
     report["split"] = read.split
     report["skipped"] = read.problems.skipped
     title = f"{model.name} on {Path(corpus).name}" + (f", {read.split}" if read.split else "")
@@ -99,7 +112,7 @@ def evaluate(
     _figures(report, title, plot, reliability_diagram, quiet=json_output)
 
 
-def _measure(classifier: Any, texts: list[Any], labels: list[Any], bins: int,
+def _measure(network: Any, X: Any, labels: list[Any], predicted: Any, bins: int,
              phases: Any) -> dict[str, Any]:
     """The report: quality over every document, probabilities over those whose labels
     the model knows (an unknown label has no probability to score)."""
@@ -107,19 +120,15 @@ def _measure(classifier: Any, texts: list[Any], labels: list[Any], bins: int,
 
     from snowpy import metrics
 
-    network = classifier.network_
     classes = list(network.classes_)
     known_names = {str(c) for c in classes}
-    with phases(f"predicting {len(texts):,} documents"):
-        predicted = classifier.predict(texts)
     if network.multilabel_:
         truth = [tuple(x) if isinstance(x, (list, tuple)) else (x,) for x in labels]
         report = metrics.multilabel_report(truth, predicted, classes)
         seen = {str(label) for labels_ in truth for label in labels_}
         known = np.ones(len(truth), dtype=bool)
     else:
-        predicted = predicted.tolist()
-        report = metrics.classification_report(labels, predicted, classes)
+        report = metrics.classification_report(labels, predicted.tolist(), classes)
         seen = {str(x) for x in labels}
         known = np.array([str(x) in known_names for x in labels], dtype=bool)
     unknown = sorted(seen - known_names)
@@ -129,19 +138,17 @@ def _measure(classifier: Any, texts: list[Any], labels: list[Any], bins: int,
     if network.calibration_ is None or not known.any():
         return report
     with phases("probabilities"):
-        probabilities = classifier.predict_proba([t for t, k in zip(texts, known) if k])
+        probabilities = network.predict_proba(X[np.flatnonzero(known)])
+    index = {str(c): i for i, c in enumerate(classes)}
     if network.multilabel_:
-        index = {str(c): i for i, c in enumerate(classes)}
         indicator = np.zeros(probabilities.shape)
         for row, labels_ in enumerate(truth):
             for label in labels_:
                 if str(label) in index:
                     indicator[row, index[str(label)]] = 1.0
-        figures = metrics.multilabel_calibration(probabilities, indicator, bins)
-        report.update(figures)
+        report.update(metrics.multilabel_calibration(probabilities, indicator, bins))
         report["reliability_kind"] = "per label"
     else:
-        index = {str(c): i for i, c in enumerate(classes)}
         true_index = np.array([index[str(x)] for x, k in zip(labels, known) if k])
         report["log_loss"] = metrics.log_loss(probabilities, true_index)
         report["brier"] = metrics.brier_score(probabilities, true_index)
@@ -153,51 +160,41 @@ def _measure(classifier: Any, texts: list[Any], labels: list[Any], bins: int,
     return report
 
 
-def _abstention(classifier: Any, texts: list[Any], labels: list[Any], margin: float
-                ) -> dict[str, Any]:
-    """Coverage (the share of documents answered) and the accuracy on those answered."""
-    predicted = classifier.predict(texts, abstain=margin)
-    answered = [(p, str(y)) for p, y in zip(predicted, labels) if p is not None]
-    right = sum(str(p) == y for p, y in answered)
-    return {"margin": margin, "coverage": len(answered) / max(len(labels), 1),
-            "answered": len(answered),
-            "accuracy_answered": right / len(answered) if answered else 0.0}
-
-
-def _coverage_curve(classifier: Any, texts: list[Any], labels: list[Any]) -> list[dict]:
-    """Coverage and accuracy on the answered documents at margins 0, 0.05, ... 1: what
-    abstaining would trade (SNoW's -p k)."""
+def _margins(network: Any, X: Any, labels: list[Any]) -> tuple[Any, Any]:
+    """Per document, the gap between its two most probable labels (what abstaining,
+    SNoW's -p k, compares with k) and whether the most probable one is right."""
     import numpy as np
 
-    network = classifier.network_
     classes = [str(c) for c in network.classes_]
-    shares = network.normalised_scores(classifier.transform(texts))
+    shares = network.normalised_scores(X)
     order = np.sort(shares, axis=1)
-    margin = order[:, -1] - order[:, -2] if shares.shape[1] > 1 else np.ones(len(texts))
+    margin = order[:, -1] - order[:, -2] if shares.shape[1] > 1 else np.ones(len(labels))
     correct = np.array([classes[i] == str(y) for i, y in zip(shares.argmax(axis=1), labels)])
-    curve = []
-    for k in np.linspace(0.0, 1.0, 21):
-        answered = margin >= k
-        curve.append({"margin": round(float(k), 2), "coverage": float(answered.mean()),
-                      "accuracy": float(correct[answered].mean()) if answered.any() else None})
-    return curve
+    return margin, correct
 
 
-def _write_errors(classifier: Any, texts: list[Any], labels: list[Any], path: Path) -> int:
+def _abstention(margin: Any, correct: Any, k: float) -> tuple[float, int, float | None]:
+    """Abstaining below margin ``k``: the coverage (share of documents answered), the
+    documents answered, and the accuracy on those (None when none is)."""
+    answered = margin >= k
+    return (float(answered.mean()) if answered.size else 0.0, int(answered.sum()),
+            float(correct[answered].mean()) if answered.any() else None)
+
+
+def _write_errors(network: Any, X: Any, texts: list[Any], labels: list[Any], predicted: Any,
+                  path: Path) -> int:
     """SNoW's error file as JSON Lines: each mistake with its document number (from 0, in
     corpus order), text, true and predicted labels, and every target's activation."""
     import orjson
 
-    network = classifier.network_
     classes = [str(c) for c in network.classes_]
-    predicted = classifier.predict(texts)
     if network.multilabel_:
         wrong = [i for i, (p, y) in enumerate(zip(predicted, labels))
                  if set(map(str, p)) != set(map(str, y if isinstance(y, (list, tuple))
                                                      else (y,)))]
     else:
         wrong = [i for i, (p, y) in enumerate(zip(predicted, labels)) if str(p) != str(y)]
-    scores = classifier.target_scores([texts[i] for i in wrong]) if wrong else []
+    scores = network.target_scores(X[wrong]) if wrong else []
     with open(path, "wb") as out:
         for i, row in zip(wrong, scores):
             p = predicted[i]

@@ -44,8 +44,9 @@ REFIT_EVERY = 8
 def held_out_scores(net: Any, X: sp.csr_matrix, y: Sequence[Any], targets: Any,
                     labels: LabelIndex, multilabel: bool, progress: Any = None,
                     keys: np.ndarray | None = None):
-    """Out-of-fold decision scores, for calibration (see ``calibrate``); each fold is
-    announced to ``progress`` as a phase."""
+    """Out-of-fold decision scores, for calibration (see ``calibrate``), and the
+    examples' shuffling keys the folds were drawn by (the final training reuses them);
+    each fold is announced to ``progress`` as a phase."""
     n = X.shape[0]
     positives = np.zeros((n, len(labels)), dtype=bool)
     y_indptr, y_targets = labels.encode(y, multilabel=multilabel, grow=False)
@@ -82,7 +83,7 @@ def held_out_scores(net: Any, X: sp.csr_matrix, y: Sequence[Any], targets: Any,
         scores[held] = columns
         covered[held] = True
         del clone, part_scores, columns
-    return scores, positives, covered
+    return scores, positives, covered, keys
 
 
 class ProgressiveWindow:

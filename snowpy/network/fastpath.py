@@ -130,7 +130,7 @@ def learn_example(a, kernel, ids, vals, targets, next_row, policy, min_count, mu
     """
     n = ids.shape[0]
     rows = np.empty(n, np.int32)
-    stop, next_row = _probe(a.slots, a.row_ids, ids, rows, 0, next_row, True, 0)
+    stop, next_row = _probe(a.slots, a.row_ids, ids, rows, 0, next_row)
     if stop < n:
         return GROW_MAP, next_row, 0, 0, 0, 0, 0, 0, seen, 0
     if next_row > a.start.shape[0]:

@@ -265,7 +265,7 @@ class Network(OnlineLearning, WeightViews, RuleParamsEstimator):
 
     def _check_strengths(self, X: sp.csr_matrix) -> None:
         """Refuse negative strengths for a rule that assumes none (Winnow)."""
-        if X.data.size and X.data.min() < 0 and self._nonnegative_only():
+        if self._nonnegative_only() and X.data.size and X.data.min() < 0:
             raise ConfigurationError(
                 f"Negative values in data passed to Network: rule {self.rule!r} takes "
                 "feature strengths of 0 or more (its promotion alpha ** v would demote); "
@@ -410,6 +410,8 @@ class Network(OnlineLearning, WeightViews, RuleParamsEstimator):
         # calibrating never holds two networks at once
         held_out = held_out_scores(self, X, y, targets, labels, multilabel, progress, keys) \
             if self.calibrate in ("cv", "holdout") else None
+        if held_out is not None:
+            keys = held_out[3]  # (computed once: the folds and the final shuffle share them)
         self._initialise(X, multilabel)
         self._labels = labels
         self._indicator = width is not None
@@ -424,7 +426,7 @@ class Network(OnlineLearning, WeightViews, RuleParamsEstimator):
         if held_out is not None:
             from snowpy.calibration import Calibration
 
-            scores, positives, covered = held_out
+            scores, positives, covered, _ = held_out
             if not covered.all():  # (holdout: the held-out fold only; cv covers all)
                 scores, positives = scores[covered], positives[covered]
             self.calibration_ = Calibration.fit(

@@ -94,13 +94,20 @@ def example_keys(X: Any, y_indptr: np.ndarray, y_targets: np.ndarray) -> np.ndar
     data_bits = np.ascontiguousarray(X.data, dtype=np.float64).view(np.uint64)
     per_value = _mix(X.indices.astype(np.uint64) * np.uint64(0x9E3779B97F4A7C15)
                      ^ data_bits)
-    keys = np.zeros(n, dtype=np.uint64)
-    rows = np.repeat(np.arange(n), np.diff(X.indptr))
-    np.add.at(keys, rows, per_value)
-    label_rows = np.repeat(np.arange(n), np.diff(y_indptr))
-    np.add.at(keys, label_rows, _mix(np.asarray(y_targets).astype(np.uint64)
-                                     + np.uint64(1 << 40)))
+    keys = _row_sums(per_value, np.asarray(X.indptr), n)
+    keys += _row_sums(_mix(np.asarray(y_targets).astype(np.uint64) + np.uint64(1 << 40)),
+                      np.asarray(y_indptr), n)
     return keys
+
+
+def _row_sums(values: np.ndarray, indptr: np.ndarray, n: int) -> np.ndarray:
+    """The (wrapping) sum of each row's ``values``, rows given by ``indptr``; 0 for an
+    empty row. (np.add.reduceat: np.add.at is ten times slower.)"""
+    sums = np.zeros(n, dtype=np.uint64)
+    filled = np.flatnonzero(np.diff(indptr) > 0)
+    if filled.size:
+        sums[filled] = np.add.reduceat(values, indptr[filled].astype(np.intp))
+    return sums
 
 
 def shuffled(keys: np.ndarray, rng: np.random.Generator) -> np.ndarray:
