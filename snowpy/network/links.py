@@ -266,7 +266,8 @@ class LinkStore:
             new = _MAX_LINKS
         self.target = _grown(self.target, new, None)
         self.W = _grown(self.W, new, None)
-        if self.U.shape[0]:
+        if self.U.shape[0] or (self.average and not self.frozen):
+            # (an averaged pool compacted to no links has no rows of sums left to grow)
             self.U = _grown(self.U, new, None)
         if self.lcount.shape[0]:
             self.lcount = _grown(self.lcount, new, None)

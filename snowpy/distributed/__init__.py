@@ -1,0 +1,13 @@
+"""Training and prediction on a Dask cluster (``pip install "snowpy[dask]"``).
+
+:func:`fit` trains a :class:`~snowpy.SnowClassifier` by iterative parameter
+mixing over shards that the workers read and featurise themselves;
+:func:`predict` writes a model's predictions for a corpus, partition by
+partition, where the partitions lie. ``docs/distributed.md`` has the design
+and the measurements. Nothing else in snowpy imports Dask.
+"""
+
+from snowpy.distributed.mixing import MIXING, Mixture
+from snowpy.distributed.training import RoundReport, fit
+
+__all__ = ["MIXING", "Mixture", "RoundReport", "fit"]

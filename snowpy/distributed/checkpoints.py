@@ -1,0 +1,108 @@
+"""Checkpoints of a distributed fit: the mixed networks after every round.
+
+A checkpoint is a folder: one model file per network being trained and round
+(``network.round-3.snowpy``, ``fold-1.round-3.snowpy``...), each written
+atomically, then ``progress.json`` (also atomic) naming the files of the last
+complete round and what the run was (data, shards, parameters); the previous
+round's files go last. A client killed at any moment leaves either
+the previous round's checkpoint or the new one, never a mixture; ``resume``
+refuses a checkpoint of other data or other parameters.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import orjson
+
+from snowpy.exceptions import ConfigurationError, ModelFileError
+from snowpy.model_file import read_model, write_model
+
+__all__ = ["Checkpoint"]
+
+_PROGRESS = "progress.json"
+
+
+class Checkpoint:
+    """The checkpoint folder of one run (``fingerprint``: what the run is)."""
+
+    def __init__(self, folder: Path, fingerprint: dict[str, Any]) -> None:
+        self.folder = Path(folder)
+        self.fingerprint = orjson.loads(orjson.dumps(fingerprint, default=str))
+
+    def save(self, rounds: int, states: dict[str, Any], done: dict[str, bool]) -> None:
+        """Write the networks of ``states`` after ``rounds`` rounds, then the progress."""
+        self.folder.mkdir(parents=True, exist_ok=True)
+        previous = self._progress() or {}
+        files = dict(previous.get("files", {}))
+        for name, (header, arrays) in states.items():
+            files[name] = f"{name}.round-{rounds}.snowpy"
+            write_model(self.folder / files[name], {"kind": "network", "network": header},
+                        arrays)
+        record = {"rounds": rounds, "done": done, "run": self.fingerprint, "files": files}
+        _write_atomically(self.folder / _PROGRESS, orjson.dumps(record, option=orjson.OPT_INDENT_2))
+        for old in self.folder.glob("*.snowpy"):  # files of earlier rounds, no longer named
+            if old.name not in files.values():
+                old.unlink(missing_ok=True)
+
+    def _progress(self) -> dict[str, Any] | None:
+        path = self.folder / _PROGRESS
+        if not path.is_file():
+            return None
+        try:
+            record = orjson.loads(path.read_bytes())
+        except orjson.JSONDecodeError as exc:
+            raise ConfigurationError(f"{path}: not a snowpy checkpoint ({exc})") from None
+        if not isinstance(record, dict) or not isinstance(record.get("rounds"), int):
+            raise ConfigurationError(f"{path}: not a snowpy checkpoint (no round count)")
+        return record
+
+    def load(self, names: list[str]) -> tuple[int, dict[str, Any], dict[str, bool]]:
+        """``(rounds done, the networks' states, which are finished)`` to resume from."""
+        record = self._progress()
+        if record is None:
+            raise ConfigurationError(f"{self.folder}: no checkpoint to resume from (it holds "
+                                     f"no {_PROGRESS})")
+        stored = record.get("run", {})
+        for key, value in self.fingerprint.items():
+            if stored.get(key) != value:
+                raise ConfigurationError(
+                    f"{self.folder}: the checkpoint is of another run: its {key} differ(s) "
+                    f"from this one's; resume with the same data and options, or start afresh "
+                    "without --resume")
+        states = {}
+        files = record.get("files", {})
+        for name in names:
+            if not isinstance(files.get(name), str):
+                raise ConfigurationError(f"{self.folder}: the checkpoint names no file for "
+                                         f"{name}")
+            path = self.folder / Path(files[name]).name
+            try:
+                header, arrays = read_model(path)
+            except ModelFileError as exc:
+                raise ConfigurationError(f"the checkpoint is damaged: {exc}") from None
+            states[name] = (header["network"], {k: np.array(v) for k, v in arrays.items()})
+        done = {name: bool(record.get("done", {}).get(name, False)) for name in names}
+        return int(record["rounds"]), states, done
+
+    def complete(self) -> None:
+        """The run ended and its model is written: the checkpoint goes."""
+        shutil.rmtree(self.folder, ignore_errors=True)
+
+
+def _write_atomically(path: Path, data: bytes) -> None:
+    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
+    try:
+        with os.fdopen(handle, "wb") as out:
+            out.write(data)
+            out.flush()
+            os.fsync(out.fileno())
+        os.replace(temporary, path)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise

@@ -1,0 +1,162 @@
+"""Shards: the parts of a corpus that workers read for themselves.
+
+A :class:`Shard` says where its documents are, never what they are: the
+client plans shards (:func:`plan_shards`, itself run on a worker, so that the
+paths need only exist where the workers run) and each worker reads its own
+(:func:`read_shard`). Three kinds:
+
+``"bytes"``
+    A range of a ``label<TAB>text`` or fastText file: the lines that *begin*
+    in ``[start, stop)``; shards of one file cover every line once.
+``"files"``
+    Whole files of a glob (``data/part-*.tsv``), dealt round-robin.
+``"stride"``
+    Every ``count``-th document from ``index`` of anything else snowpy reads
+    (class folders, archives, CSV, JSON Lines, registered corpora): each
+    worker reads the corpus and keeps its share.
+"""
+
+from __future__ import annotations
+
+import glob
+import io
+import os
+from dataclasses import dataclass, field
+from typing import Any
+
+from snowpy.exceptions import ConfigurationError
+
+__all__ = ["Shard", "ShardRead", "plan_shards", "read_shard"]
+
+#: Formats whose records are single lines (split by byte ranges).
+_LINE_FORMATS = ("tsv", "fasttext")
+
+
+@dataclass(frozen=True)
+class Shard:
+    """Where one shard's documents are (see the module's description)."""
+
+    corpus: str
+    kind: str                      # "bytes", "files" or "stride"
+    index: int
+    count: int
+    format: str | None = None
+    split: str | None = None
+    start: int = 0
+    stop: int = 0
+    files: tuple[str, ...] = ()
+    options: dict[str, Any] = field(default_factory=dict, hash=False)
+    on_error: str = "raise"
+
+    def describe(self) -> str:
+        if self.kind == "bytes":
+            return f"{self.corpus} bytes {self.start:,}-{self.stop:,}"
+        if self.kind == "files":
+            return f"{len(self.files)} file(s) of {self.corpus}"
+        return f"{self.corpus} documents {self.index}::{self.count}"
+
+
+@dataclass
+class ShardRead:
+    """What a worker read from a shard."""
+
+    texts: list[Any]
+    labels: list[Any]
+    skipped: int
+    messages: list[str]
+
+
+def plan_shards(corpus: str, count: int, *, split: str | None = None,
+                format: str | None = None, layout: Any = None,
+                on_error: str = "raise") -> list[Shard]:
+    """Cut ``corpus`` into ``count`` shards (run where the workers see the paths).
+
+    ``layout`` (the command line's read options) gives the reader's keyword
+    arguments for the detected format.
+    """
+    from snowpy import corpora
+
+    if count < 1:
+        raise ConfigurationError(f"shards must be at least 1, got {count}")
+    common = {"split": split, "on_error": on_error}
+    matches = sorted(glob.glob(corpus)) if glob.has_magic(corpus) else []
+    if glob.has_magic(corpus):
+        if not matches:
+            raise ConfigurationError(f"{corpus}: no file matches")
+        kind = format or corpora.detect_format(matches[0])
+        options = _options(layout, kind, corpus)
+        return [Shard(corpus, "files", i, count, kind, files=tuple(matches[i::count]),
+                      options=options, **common)
+                for i in range(min(count, len(matches)))]
+    path = corpus.split("::")[0]
+    if os.path.exists(path):
+        kind = format or corpora.detect_format(corpus)
+        options = _options(layout, kind, corpus)
+        if kind in _LINE_FORMATS and os.path.isfile(corpus) and not _compressed(corpus):
+            size = os.path.getsize(corpus)
+            bounds = [size * i // count for i in range(count + 1)]
+            return [Shard(corpus, "bytes", i, count, kind, start=bounds[i],
+                          stop=bounds[i + 1], options=options, **common)
+                    for i in range(count)]
+        return [Shard(corpus, "stride", i, count, kind, options=options, **common)
+                for i in range(count)]
+    if os.sep in corpus or "." in os.path.basename(corpus):
+        raise ConfigurationError(f"{corpus}: no such file or folder (as the workers see it)")
+    from snowpy.plugins import get_corpus
+
+    get_corpus(corpus)  # an unknown name is refused here, listing the known ones
+    return [Shard(corpus, "stride", i, count, None, **common) for i in range(count)]
+
+
+def _options(layout: Any, kind: str, where: str) -> dict[str, Any]:
+    return {} if layout is None else dict(layout.for_format(kind, where))
+
+
+def _compressed(path: str) -> bool:
+    with open(path, "rb") as handle:
+        magic = handle.read(4)
+    return magic[:2] == b"\x1f\x8b" or magic[:4] == b"PK\x03\x04" or magic[:3] == b"BZh"
+
+
+def read_shard(shard: Shard) -> ShardRead:
+    """The documents of ``shard``, read where this runs."""
+    from snowpy import corpora
+    from snowpy.corpora.documents import Problems
+
+    problems = Problems(shard.on_error)
+    if shard.kind == "bytes":
+        documents = list(corpora.read_stream(
+            io.BytesIO(_line_range(shard.corpus, shard.start, shard.stop)),
+            format=shard.format, where=f"{shard.corpus} (from byte {shard.start:,}), line",
+            problems=problems, **shard.options))
+    elif shard.kind == "files":
+        documents = []
+        for path in shard.files:
+            documents.extend(corpora.read(path, format=shard.format, problems=problems,
+                                          **shard.options))
+    elif shard.format is None:  # a registered corpus
+        loaded = corpora.load(shard.corpus, shard.split, on_error=shard.on_error)
+        documents = loaded.documents()[shard.index::shard.count]
+        problems = loaded.problems
+    else:
+        documents = list(corpora.read(shard.corpus, format=shard.format, split=shard.split,
+                                      problems=problems, **shard.options)
+                         )[shard.index::shard.count]
+    return ShardRead([d.text for d in documents], [d.label for d in documents],
+                     int(problems.skipped), list(problems.messages[:3]))
+
+
+def _line_range(path: str, start: int, stop: int) -> bytes:
+    """The bytes of the lines of ``path`` that begin in ``[start, stop)``."""
+    with open(path, "rb") as handle:
+        if start > 0:
+            handle.seek(start - 1)
+            if handle.read(1) != b"\n":
+                handle.readline()  # the line under way belongs to the previous shard
+        begin = handle.tell()
+        if begin >= stop:
+            return b""
+        data = handle.read(stop - begin)
+        if data and not data.endswith(b"\n"):
+            data += handle.readline()  # finish the line begun before stop
+    return data

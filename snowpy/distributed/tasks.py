@@ -1,0 +1,199 @@
+"""What runs on the workers: featurising a shard, one round of training on it,
+scoring its held-out examples, predicting it.
+
+Plain functions of plain arguments (no Dask here), deterministic: Dask may run
+any of them twice (a worker lost mid-round) and gets the same result.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import scipy.sparse as sp
+
+from snowpy.distributed.mixing import Mixture
+from snowpy.distributed.shards import Shard, read_shard
+
+__all__ = ["Setup", "ShardData", "describe", "featurise", "discarded", "finish", "held_out", "train_round"]
+
+#: Rows of out-of-fold scores kept for calibration, all shards together (a sample,
+#: by the examples' keys, beyond it).
+CALIBRATION_ROWS = 200_000
+
+State = tuple[dict[str, Any], dict[str, np.ndarray]]
+
+
+@dataclass(frozen=True)
+class Setup:
+    """What every round's tasks share: the classifier's parameters and the mixing."""
+
+    params: dict[str, Any]          # SnowClassifier.get_params()
+    mixing: str
+    reference: np.ndarray           # the planes a missing link counts as, in mixing
+    folds: int                      # calibration folds trained beside the network (0: none)
+    seed: int
+
+
+@dataclass
+class ShardData:
+    """A featurised shard, kept in a worker's memory across rounds."""
+
+    X: sp.csr_matrix
+    labels: list[Any]
+    keys: np.ndarray                # uint64: the examples' shuffling keys
+    skipped: int
+    messages: list[str]
+
+    @property
+    def n(self) -> int:
+        return int(self.X.shape[0])
+
+
+def featurise(source: Any, params: dict[str, Any]) -> ShardData:
+    """Read (a :class:`Shard`) or take (``(texts, labels)``) a shard's documents and
+    featurise them with the classifier's front end, in this worker's one thread."""
+    from snowpy.classifier import SnowClassifier, text_keys
+    from snowpy.text.conventions import as_documents
+
+    if isinstance(source, Shard):
+        read = read_shard(source)
+        texts, labels, skipped, messages = read.texts, read.labels, read.skipped, \
+            read.messages
+    else:
+        texts, labels = source
+        texts, labels, skipped, messages = list(texts), list(labels), 0, []
+    if len(texts) != len(labels):
+        from snowpy.exceptions import ConfigurationError
+
+        raise ConfigurationError(f"a partition holds {len(texts)} texts but {len(labels)} "
+                                 "labels")
+    featurizer = SnowClassifier(**{**params, "n_jobs": 1})._make_featurizer()
+    texts = as_documents(texts)
+    X = featurizer.transform(texts, names=False) if len(texts) else \
+        sp.csr_matrix((0, 1 << int(params["bits"])))
+    return ShardData(X, labels, text_keys(texts, labels), skipped, messages)
+
+
+def describe(data: ShardData) -> dict[str, Any]:
+    """What the client needs to set the network up: labels, sizes, problems."""
+    from snowpy.network.labels import is_multilabel, normalise_label
+
+    multilabel = bool(data.labels) and is_multilabel(data.labels)
+    found: set[Any] = set()
+    for label in data.labels:
+        if multilabel:
+            found.update(normalise_label(value) for value in label)
+        else:
+            found.add(normalise_label(label))
+    return {"labels": found, "multilabel": multilabel, "n": data.n, "nnz": int(data.X.nnz),
+            "skipped": data.skipped, "messages": data.messages}
+
+
+def fold_of(keys: np.ndarray, folds: int, seed: int) -> np.ndarray:
+    """Each example's calibration fold, from its key (so the same wherever it lies)."""
+    from snowpy.network.training import _mix
+
+    return (_mix(keys ^ np.uint64(seed + 0x5EED)) % np.uint64(max(folds, 1))).astype(np.int64)
+
+
+def _network(state: State, where: str) -> Any:
+    from snowpy.network import Network
+    from snowpy.network.state import restore_network
+
+    header, arrays = state
+    # arrays that came over the wire may be read-only views: training writes its own
+    arrays = {name: np.array(value) for name, value in arrays.items()}
+    return restore_network(Network, header, arrays, where)
+
+
+def train_round(state: State, data: ShardData, setup: Setup, round: int, fold: int
+                ) -> Mixture:
+    """One epoch of the network ``state`` on this shard (without calibration fold
+    ``fold`` when ``fold >= 0``), as a mixture weighted by the examples learned."""
+    from snowpy.network.labels import encode_labels
+    from snowpy.network.state import network_state
+    from snowpy.network.training import TrainingCall, train
+
+    net = _network(state, f"the mixed network of round {round}")
+    rows = np.arange(data.n)
+    if fold >= 0:
+        rows = np.flatnonzero(fold_of(data.keys, setup.folds, setup.seed) != fold)
+    X = data.X[rows] if rows.size != data.n else data.X
+    labels = [data.labels[i] for i in rows]
+    store = net._store
+    net._rng = rng = np.random.default_rng(setup.seed)  # the salts Network.fit draws:
+    for _ in range(round):                                # one shard trains as fit does
+        rng.integers(0, 2**63 - 1, dtype=np.int64)
+    y_indptr, y_targets = encode_labels(net._labels, labels, net.multilabel_)
+    before = net._target_counts().copy()
+    figures = (net.n_examples_seen_, net.overflows_, net.underflows_)
+    if rows.size:
+        call = TrainingCall(X, store.training_rows(X), y_indptr, y_targets, None, None,
+                            data.keys[rows])
+        train(net, call, epochs=1, shuffle=bool(setup.params["shuffle"]), fresh=round == 0)
+    mistakes = net.mistakes_[-1] if rows.size else 0
+    updates = net.updates_[-1] if rows.size else 0
+    header, arrays = network_state(net)
+    stats = {"mistakes": mistakes, "updates": updates,
+             "n_examples_seen": net.n_examples_seen_ - figures[0],
+             "overflows": net.overflows_ - figures[1], "underflows": net.underflows_ - figures[2]}
+    return Mixture.of_network(arrays, header, setup.reference, setup.mixing, float(rows.size),
+                              net._target_counts() - before, stats, counted=round == 0)
+
+
+def finish(mixture: Mixture, start: State, setup: Setup, round: int) -> State:
+    """The mixed network of a round: the sum made a network, with SNoW's
+    ``eligible_percent`` applied after the first round."""
+    from snowpy.network.pruning import keep_top_percent
+    from snowpy.network.state import network_state
+
+    state = mixture.state(start, setup.reference, setup.mixing)
+    if round > 0 or setup.params.get("eligible_percent") is None:
+        return state
+    net = _network(state, f"the mixed network of round {round}")
+    keep_top_percent(net)
+    return network_state(net)
+
+
+def discarded(state: State, setup: Setup) -> State:
+    """The last mixed network with SNoW's ``discard`` applied, as ``fit`` ends."""
+    from snowpy.network.pruning import discard
+    from snowpy.network.state import network_state
+
+    if setup.params.get("discard") is None:
+        return state
+    net = _network(state, "the mixed network")
+    discard(net)
+    return network_state(net)
+
+
+def held_out(states: list[State], data: ShardData, setup: Setup, total: int
+             ) -> tuple[np.ndarray, np.ndarray]:
+    """Out-of-fold scores of this shard's examples (fold ``f`` scored by the network
+    trained without it) and their positives; a sample by key when the corpus has more
+    than :data:`CALIBRATION_ROWS` examples."""
+    from snowpy.network.training import _mix
+
+    folds = fold_of(data.keys, setup.folds, setup.seed)
+    keep = folds < len(states)  # (holdout: the first fold only)
+    if total > CALIBRATION_ROWS:
+        share = np.uint64(int(CALIBRATION_ROWS / total * 2.0**63) * 2)
+        keep &= _mix(data.keys ^ np.uint64(setup.seed + 0xCA11B)) < share
+    nets = [_network(state, f"calibration network {f + 1}") for f, state in enumerate(states)]
+    n_targets = len(nets[0]._labels) if nets else 0
+    scores = np.zeros((int(keep.sum()), n_targets), dtype=np.float32)
+    positives = np.zeros(scores.shape, dtype=bool)
+    rows = np.flatnonzero(keep)
+    for f, net in enumerate(nets):
+        mine = np.flatnonzero(folds[rows] == f)
+        if mine.size:
+            scores[mine] = net.target_scores(data.X[rows[mine]])
+    if rows.size and nets:
+        from snowpy.network.labels import encode_labels
+
+        indptr, targets = encode_labels(nets[0]._labels, [data.labels[i] for i in rows],
+                                        nets[0].multilabel_)
+        positives[np.repeat(np.arange(rows.size), np.diff(indptr)), targets] = True
+    return scores, positives

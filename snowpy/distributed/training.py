@@ -1,0 +1,352 @@
+"""Training a :class:`~snowpy.SnowClassifier` on a Dask cluster by iterative
+parameter mixing (see :mod:`snowpy.distributed.mixing`).
+
+Every round, for the network and (with ``calibrate="cv"``) each calibration
+fold's network: each shard's worker trains one epoch from the mixed network,
+the workers add the results up as a tree, one of them turns the sum into the
+next mixed network, and the client writes it to the checkpoint. Documents and
+their features stay on the workers; what travels is link tables.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from snowpy.distributed.cluster import connect, worker_bytes_sent
+from snowpy.distributed.mixing import MIXING, Mixture
+from snowpy.distributed.shards import plan_shards
+from snowpy.distributed.tasks import Setup, describe, featurise, finish, held_out, train_round
+from snowpy.exceptions import ConfigurationError
+
+__all__ = ["RoundReport", "fit"]
+
+#: Mixtures added up by one task of the tree reduction.
+FAN_IN = 4
+
+
+@dataclass
+class RoundReport:
+    """What one round did, for progress: passed to ``progress`` after each round."""
+
+    round: int
+    rounds: int
+    examples: int
+    mistakes: int
+    updates: int
+    links: int
+    model_bytes: int
+    bytes_between_workers: int
+    workers: int
+    seconds: float
+    models: int = 1
+    resumed: bool = False
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def bytes_per_worker(self) -> float:
+        return self.bytes_between_workers / max(self.workers, 1)
+
+
+def fit(classifier: Any, data: Any, labels: Any = None, *, client: Any = None,
+        workers: int | None = None, scheduler: str | None = None,
+        shards: int | None = None, mixing: str = "arithmetic",
+        checkpoint: str | os.PathLike | None = None, resume: bool = False,
+        split: str | None = None, format: str | None = None, layout: Any = None,
+        on_error: str = "raise", text_column: str = "text", label_column: str = "label",
+        progress: Callable[[RoundReport], None] | None = None,
+        on_submit: Callable[[int, Any], None] | None = None) -> Any:
+    """Train ``classifier`` on a Dask cluster; returns it, trained.
+
+    Parameters
+    ----------
+    classifier : SnowClassifier
+        Its parameters say what to train (``epochs`` are the rounds).
+    data : str, dask.bag.Bag or dask.dataframe.DataFrame
+        A corpus the workers can read (a path, a glob of files, a registered
+        corpus name); or a bag of texts (with ``labels``, a bag of labels
+        partitioned alike); or a dataframe with ``text_column`` and
+        ``label_column``. Each partition is featurised where it lies.
+    client, workers, scheduler
+        A ``distributed.Client``, or the number of worker processes of a new
+        ``LocalCluster`` (default: 1), or a scheduler's address.
+    shards : int, optional
+        Shards of a corpus given by path (default: twice the workers). A bag's
+        or dataframe's partitions are its shards.
+    mixing : {"arithmetic", "geometric"}
+        How the shards' weights are averaged each round (``docs/distributed.md``
+        has the measurements).
+    checkpoint : path, optional
+        A folder where the mixed networks are written after every round.
+    resume : bool
+        Continue from ``checkpoint``'s last round (the same data and parameters).
+    progress : callable, optional
+        Called with a :class:`RoundReport` after every round.
+    on_submit : callable, optional
+        Called with the round and the client once a round's tasks are submitted
+        (for tests of faults).
+
+    Examples
+    --------
+    >>> from snowpy import SnowClassifier                      # doctest: +SKIP
+    >>> from snowpy.distributed import fit                     # doctest: +SKIP
+    >>> model = fit(SnowClassifier(), "data/part-*.tsv", workers=4)  # doctest: +SKIP
+    """
+    if mixing not in MIXING:
+        raise ConfigurationError(f"mixing must be one of {', '.join(MIXING)}, got {mixing!r}")
+    if resume and checkpoint is None:
+        raise ConfigurationError("resume needs the checkpoint folder to resume from")
+    if getattr(classifier, "keep_names", False):
+        raise ConfigurationError("keep_names is not available in distributed training: "
+                                 "`snowpy inspect --corpus` names features on demand")
+    if classifier.calibrate == "progressive":
+        raise ConfigurationError("calibrate='progressive' follows a stream in one process; "
+                                 "a distributed fit calibrates with 'cv' or 'holdout'")
+    network = classifier._make_network()
+    network.check_options()  # a bad option fails before the cluster starts
+    with connect(client, workers=workers, scheduler=scheduler) as connected:
+        run = _Run(connected, classifier, mixing, progress, on_submit,
+                   Path(checkpoint) if checkpoint is not None else None)
+        run.featurise(data, labels, shards=shards, split=split, format=format,
+                      layout=layout, on_error=on_error, text_column=text_column,
+                      label_column=label_column)
+        run.train(resume)
+        return run.finished()
+
+
+class _Run:
+    """One distributed fit: its client, shards, models and checkpoint."""
+
+    def __init__(self, client: Any, classifier: Any, mixing: str, progress: Any,
+                 on_submit: Any, checkpoint: Path | None) -> None:
+        self.client = client
+        self.classifier = classifier
+        self.params = classifier.get_params()
+        self.mixing = mixing
+        self.progress = progress
+        self.on_submit = on_submit
+        self.checkpoint = checkpoint
+        self.token = uuid.uuid4().hex[:8]
+        self.data: list[Any] = []
+        self.skipped = 0
+        self.messages: list[str] = []
+
+    # --------------------------------------------------------------- reading
+    def featurise(self, data: Any, labels: Any, *, shards: int | None, split: str | None,
+                  format: str | None, layout: Any, on_error: str, text_column: str,
+                  label_column: str) -> None:
+        client = self.client
+        addresses = sorted(client.scheduler_info()["workers"])
+        if not addresses:
+            raise ConfigurationError("the Dask cluster has no workers")
+        self.n_workers = len(addresses)
+        params = self.params
+        if isinstance(data, (str, os.PathLike)):
+            count = shards if shards is not None else 2 * len(addresses)
+            self.source = str(data)
+            plan = client.submit(plan_shards, str(data), count, split=split, format=format,
+                                 layout=layout, on_error=on_error, pure=False)
+            planned = plan.result()
+            self.data = [client.submit(featurise, shard, params, workers=addresses[i % len(
+                addresses)], allow_other_workers=True, key=f"snowpy-featurise-{i}-"
+                f"{self.token}") for i, shard in enumerate(planned)]
+            self.shard_names = [shard.describe() for shard in planned]
+        else:
+            import dask
+
+            parts = _partitions(data, labels, text_column, label_column)
+            self.source = f"{type(data).__name__} of {len(parts)} partitions"
+            self.data = client.compute([dask.delayed(featurise)(part, params) for part in parts])
+            self.shard_names = [f"partition {i}" for i in range(len(parts))]
+        described = client.gather([client.submit(describe, part, pure=False)
+                                   for part in self.data])
+        self.examples = [int(d["n"]) for d in described]
+        if not sum(self.examples):
+            raise ConfigurationError(f"{self.source}: no documents found")
+        self.skipped = sum(int(d["skipped"]) for d in described)
+        self.messages = [m for d in described for m in d["messages"]][:3]
+        self.multilabel = any(d["multilabel"] for d in described)
+        from snowpy.network.labels import sorted_labels
+
+        found: set[Any] = set()
+        for d in described:
+            found.update(d["labels"])
+        self.labels = sorted_labels([(label,) for label in found], True) if self.multilabel \
+            else sorted_labels(list(found), False)
+        self.mean_active = sum(d["nnz"] for d in described) / sum(self.examples)
+
+    # -------------------------------------------------------------- training
+    def _start(self) -> tuple[dict[str, Any], Any]:
+        """The untrained network every model starts from, and the round's setup."""
+        from snowpy.network.labels import LabelIndex
+        from snowpy.network.state import network_state
+
+        net = self.classifier._make_network()
+        net._initialise_sized(1 << int(self.params["bits"]), self.mean_active, self.multilabel)
+        net._labels = LabelIndex(self.labels)
+        net._indicator = False
+        net._store.add_targets(len(self.labels))
+        net._target_counts()
+        store = net._store
+        reference = store.absent_planes if self.mixing == "arithmetic" \
+            else store.initial_weights
+        calibrate = self.params["calibrate"]
+        folds = int(self.params["calibration_folds"]) if calibrate in ("cv", "holdout") else 0
+        setup = Setup(self.params, self.mixing, np.asarray(reference, dtype=np.float64),
+                      folds, int(self.params["seed"] or 0))
+        return network_state(net), setup
+
+    def train(self, resume: bool) -> None:
+        from snowpy.distributed.checkpoints import Checkpoint
+
+        start, self.setup = self._start()
+        folds = self.setup.folds
+        names = ["network"] + [f"fold-{f + 1}" for f in
+                               range(1 if self.params["calibrate"] == "holdout" else folds)]
+        self.fold_of = {name: (-1 if name == "network" else int(name[5:]) - 1)
+                        for name in names}
+        epochs = int(self.params["epochs"])
+        states = {name: start for name in names}
+        done = {name: False for name in names}
+        first = 0
+        keeper = Checkpoint(self.checkpoint, self._fingerprint()) if self.checkpoint else None
+        if resume and keeper is not None:
+            first, states, done = keeper.load(names)
+        client = self.client
+        futures = {name: client.scatter(state, broadcast=False) for name, state in
+                   states.items()} if first else {name: client.scatter(start)
+                                                  for name in names}
+        self.reports: list[RoundReport] = []
+        for r in range(first, epochs):
+            active = [name for name in names if not done[name]]
+            if not active:
+                break
+            began, sent = time.perf_counter(), worker_bytes_sent(client)
+            where = client.who_has(self.data)
+            mixed = {}
+            for name in active:
+                parts = [client.submit(train_round, futures[name], part, self.setup, r,
+                                       self.fold_of[name], workers=list(where.get(
+                                           part.key, ())) or None, allow_other_workers=True,
+                                       key=f"snowpy-train-{name}-r{r}-s{i}-{self.token}")
+                         for i, part in enumerate(self.data)]
+                total = _tree(client, parts, f"{name}-r{r}-{self.token}")
+                mixed[name] = (total, client.submit(
+                    finish, total, futures[name], self.setup, r,
+                    key=f"snowpy-finish-{name}-r{r}-{self.token}"))
+            if self.on_submit is not None:
+                self.on_submit(r, client)
+            stats = client.gather({name: client.submit(_stats, total, pure=False)
+                                   for name, (total, _) in mixed.items()})
+            for name, (_, state) in mixed.items():
+                futures[name] = state
+                done[name] = (bool(self.params["early_stop"]) and
+                              stats[name]["updates"] == 0) or r == epochs - 1
+            moved = worker_bytes_sent(client) - sent
+            net_state = client.gather(futures["network"]) if "network" in mixed else None
+            report = RoundReport(
+                r + 1, epochs, int(stats.get("network", {}).get("n_examples_seen", 0)),
+                int(stats.get("network", {}).get("mistakes", 0)),
+                int(stats.get("network", {}).get("updates", 0)),
+                int(net_state[1]["link_targets"].size) if net_state else 0,
+                _nbytes(net_state) if net_state else 0, moved, self.n_workers,
+                time.perf_counter() - began, models=len(active),
+                resumed=bool(first) and r == first)
+            if keeper is not None:
+                keeper.save(r + 1, {name: client.gather(futures[name]) for name in active},
+                            done)
+            self.reports.append(report)
+            if self.progress is not None:
+                self.progress(report)
+        self.futures = futures
+        self.keeper = keeper
+
+    # -------------------------------------------------------------- the end
+    def finished(self) -> Any:
+        from snowpy.calibration import Calibration
+        from snowpy.distributed.tasks import discarded
+        from snowpy.network import Network
+        from snowpy.network.state import restore_network
+
+        client, classifier = self.client, self.classifier
+        finals = {name: client.submit(discarded, future, self.setup, pure=False)
+                  for name, future in self.futures.items()}
+        header, arrays = client.gather(finals["network"])
+        net = restore_network(Network, header, {k: np.array(v) for k, v in arrays.items()},
+                              "the mixed network")
+        fold_states = [finals[name] for name in finals if name != "network"]
+        if fold_states:
+            total = sum(self.examples)
+            parts = client.gather([client.submit(held_out, fold_states, part, self.setup, total,
+                                                 pure=False) for part in self.data])
+            scores = np.concatenate([p[0] for p in parts])
+            positives = np.concatenate([p[1] for p in parts])
+            net.calibration_ = Calibration.fit(
+                scores, positives, normalize="none" if self.multilabel else "sum",
+                method=str(self.params["calibrate"]))
+        classifier.featurizer_ = classifier._make_featurizer()
+        classifier.network_ = net
+        classifier.distributed_ = {
+            "source": self.source, "shards": len(self.data), "workers": self.n_workers,
+            "mixing": self.mixing, "examples": self.examples, "skipped": self.skipped,
+            "messages": self.messages,
+            "rounds": [vars(report) for report in self.reports]}
+        return classifier
+
+    def _fingerprint(self) -> dict[str, Any]:
+        from snowpy.network.state import plain
+
+        return {"source": self.source, "shards": self.shard_names, "examples": self.examples,
+                "params": plain({k: v for k, v in self.params.items() if k != "n_jobs"}),
+                "mixing": self.mixing, "labels": plain(self.labels)}
+
+
+def _tree(client: Any, parts: list[Any], name: str) -> Any:
+    """The sum of ``parts`` (mixture futures), added up on the workers as a tree of fan-in
+    :data:`FAN_IN`, in shard order at every level (the same bits every run)."""
+    level = 0
+    while len(parts) > 1:
+        parts = [client.submit(Mixture.combine, parts[i:i + FAN_IN],
+                               key=f"snowpy-mix-{name}-l{level}-{i}")
+                 for i in range(0, len(parts), FAN_IN)]
+        level += 1
+    return parts[0]
+
+
+def _stats(mixture: Mixture) -> dict[str, int]:
+    return dict(mixture.stats)
+
+
+def _nbytes(state: Any) -> int:
+    return sum(np.asarray(a).nbytes for a in state[1].values())
+
+
+def _partitions(data: Any, labels: Any, text_column: str, label_column: str) -> list[Any]:
+    """One delayed ``(texts, labels)`` per partition of a bag pair or a dataframe."""
+    import dask
+
+    if hasattr(data, "columns"):  # a dask dataframe
+        missing = [c for c in (text_column, label_column) if c not in data.columns]
+        if missing:
+            raise ConfigurationError(f"the dataframe has no column {missing[0]!r} (columns: "
+                                     f"{', '.join(map(str, data.columns))})")
+        return [dask.delayed(_frame_part)(part, text_column, label_column)
+                for part in data.to_delayed()]
+    if labels is None:
+        raise ConfigurationError("a bag of texts needs a bag of labels beside it")
+    if data.npartitions != labels.npartitions:
+        raise ConfigurationError(f"the texts have {data.npartitions} partitions and the "
+                                 f"labels {labels.npartitions}: partition them alike")
+    return [dask.delayed(tuple)([t, l]) for t, l in zip(data.to_delayed(),
+                                                         labels.to_delayed())]
+
+
+def _frame_part(frame: Any, text_column: str, label_column: str) -> tuple[list, list]:
+    return frame[text_column].tolist(), frame[label_column].tolist()
