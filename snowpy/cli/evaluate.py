@@ -22,7 +22,9 @@ from snowpy.cli.reading import (
     describe_read,
     read_documents,
 )
+from snowpy.cli.distributed import Scheduler, Shards, Workers, evaluate_distributed, wanted
 from snowpy.cli.report import print_report, write_confusion
+from snowpy.exceptions import ConfigurationError
 
 
 @handles_errors
@@ -55,11 +57,32 @@ def evaluate(
     abstain: Annotated[float | None, typer.Option(
         help="also report coverage and accuracy when abstaining where the two most "
              "probable labels are less than this apart (SNoW -p)")] = None,
+    workers: Workers = None,
+    scheduler: Scheduler = None,
+    shards: Shards = None,
+    predictions: Annotated[Path | None, typer.Option(
+        help="with --workers/--scheduler: also write the predictions to this folder, a file "
+             "per shard")] = None,
     json_output: Annotated[bool, typer.Option("--json", help="machine-readable output")] = False,
 ) -> None:
     """Evaluate MODEL on CORPUS: accuracy, precision, recall, F1, confusion, calibration."""
     from snowpy import load
     from snowpy.classifier import SnowClassifier
+
+    if wanted(workers, scheduler):
+        extra = [name for name, value in (("--plot", plot), ("--reliability-diagram",
+                 reliability_diagram), ("--confusion", confusion), ("--errors", errors),
+                 ("--abstain", abstain)) if value is not None]
+        if extra:
+            raise ConfigurationError(f"{extra[0]} is not available with --workers/--scheduler "
+                                     "(accuracy and macro-F1 are)")
+        evaluate_distributed(model, corpus, workers=workers, scheduler=scheduler,
+                             shards=shards, split=split, format=format,
+                             layout=ReadOptions(encoding, decode, label_column,
+                                                text_column or [], header, label_field,
+                                                text_field or [], multilabel),
+                             on_error=on_error, output=predictions, json_output=json_output)
+        return
 
     if bins < 1:
         raise typer.BadParameter("must be at least 1", param_hint="--bins")

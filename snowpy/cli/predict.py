@@ -12,7 +12,9 @@ import orjson
 import typer
 
 from snowpy.cli.common import handles_errors, quiet_on_closed_pipe
+from snowpy.cli.distributed import Scheduler, Shards, Workers, predict_distributed, wanted
 from snowpy.cli.reading import read_lines
+from snowpy.exceptions import ConfigurationError
 
 
 @handles_errors
@@ -33,6 +35,12 @@ def predict(
     decode: Annotated[str, typer.Option(
         help="bytes not valid in the encoding: strict (an error naming the line) or "
              "replace (U+FFFD)")] = "strict",
+    workers: Workers = None,
+    scheduler: Scheduler = None,
+    shards: Shards = None,
+    output_dir: Annotated[Path | None, typer.Option(
+        help="with --workers/--scheduler: the folder of the predictions, a file per shard "
+             "(part-NNNNN.tsv: label and probability)")] = None,
 ) -> None:
     """Predict a label for each line of INPUT (or standard input), to standard output.
 
@@ -44,6 +52,13 @@ def predict(
     from snowpy import load
     from snowpy.classifier import SnowClassifier
 
+    if wanted(workers, scheduler):
+        if input in (None, "-") or output_dir is None:
+            raise ConfigurationError("with --workers/--scheduler, give INPUT as a path the "
+                                     "workers read and --output-dir for the predictions")
+        predict_distributed(model, input, output_dir, workers=workers, scheduler=scheduler,
+                            shards=shards, format=None, proba=True, json_output=jsonl)
+        return
     if top_k < 1:
         raise typer.BadParameter("must be at least 1", param_hint="--top-k")
     if batch is not None and batch < 1:

@@ -18,6 +18,7 @@ from snowpy.cli.common import (
     parse_range,
     rule_options,
 )
+from snowpy.cli.distributed import Scheduler, Shards, Workers, train_distributed, wanted
 from snowpy.cli.progress import Phases, TrainingReporter, compiled_before, run_interruptibly
 from snowpy.cli.reading import (
     Decode,
@@ -128,6 +129,18 @@ def train(
     curve: Annotated[Path | None, typer.Option(
         help="with --test, draw the learning curve to this PNG or SVG (needs matplotlib)")
     ] = None,
+    workers: Workers = None,
+    scheduler: Scheduler = None,
+    shards: Shards = None,
+    mixing: Annotated[str, typer.Option(
+        help="with --workers/--scheduler: how the shards' weights are averaged each round, "
+             "arithmetic or geometric (docs/distributed.md)")] = "arithmetic",
+    checkpoint: Annotated[Path | None, typer.Option(
+        help="with --workers/--scheduler: the folder of the per-round checkpoints (default "
+             "MODEL.checkpoint, removed once MODEL is written)")] = None,
+    resume: Annotated[bool, typer.Option(
+        "--resume", help="with --workers/--scheduler: continue from the last checkpoint")
+    ] = False,
     quiet: Annotated[bool, typer.Option("--quiet", "-q")] = False,
     json_output: Annotated[bool, typer.Option("--json", help="a JSON summary")] = False,
     force: Annotated[bool, typer.Option(
@@ -170,6 +183,24 @@ def train(
     started = time.perf_counter()
     layout = ReadOptions(encoding, decode, label_column, text_column or [], header,
                                label_field, text_field or [], multilabel)
+    if wanted(workers, scheduler):
+        if corpus == "-":
+            raise ConfigurationError("the workers read the corpus themselves: give a path, "
+                                     "a glob or a registered corpus, not standard input")
+        alone = [name for name, value in (
+            ("--stream", streaming), ("--test", test), ("--save-partial", save_partial),
+            ("--keep-names", keep_names)) if value]
+        if alone:
+            raise ConfigurationError(f"{alone[0]} is not available with --workers/--scheduler")
+        train_distributed(classifier, corpus, output, workers=workers, scheduler=scheduler,
+                          shards=shards, mixing=mixing, checkpoint=checkpoint, resume=resume,
+                          split=split, format=format, layout=layout, on_error=on_error,
+                          inference_only=inference_only, quiet=quiet,
+                          json_output=json_output, started=started)
+        return
+    if resume or checkpoint is not None or shards is not None:
+        raise ConfigurationError("--shards, --checkpoint and --resume go with --workers or "
+                                 "--scheduler")
     if streaming:
         _train_stream(classifier, corpus, output, format=format, layout=layout,
                       split=split, on_error=on_error, save_every=save_every,

@@ -8,6 +8,7 @@ and the measurements. Nothing else in snowpy imports Dask.
 """
 
 from snowpy.distributed.mixing import MIXING, Mixture
+from snowpy.distributed.prediction import evaluate, predict
 from snowpy.distributed.training import RoundReport, fit
 
-__all__ = ["MIXING", "Mixture", "RoundReport", "fit"]
+__all__ = ["MIXING", "Mixture", "RoundReport", "evaluate", "fit", "predict"]

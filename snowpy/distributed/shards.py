@@ -22,6 +22,7 @@ import glob
 import io
 import os
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from snowpy.exceptions import ConfigurationError
@@ -29,7 +30,7 @@ from snowpy.exceptions import ConfigurationError
 __all__ = ["Shard", "ShardRead", "plan_shards", "read_shard"]
 
 #: Formats whose records are single lines (split by byte ranges).
-_LINE_FORMATS = ("tsv", "fasttext")
+_LINE_FORMATS = ("tsv", "fasttext", "lines")
 
 
 @dataclass(frozen=True)
@@ -68,11 +69,12 @@ class ShardRead:
 
 def plan_shards(corpus: str, count: int, *, split: str | None = None,
                 format: str | None = None, layout: Any = None,
-                on_error: str = "raise") -> list[Shard]:
+                on_error: str = "raise", prefer: str = "train") -> list[Shard]:
     """Cut ``corpus`` into ``count`` shards (run where the workers see the paths).
 
     ``layout`` (the command line's read options) gives the reader's keyword
-    arguments for the detected format.
+    arguments for the detected format; a corpus with splits is read in ``split``,
+    else in ``prefer``.
     """
     from snowpy import corpora
 
@@ -91,7 +93,10 @@ def plan_shards(corpus: str, count: int, *, split: str | None = None,
     path = corpus.split("::")[0]
     if os.path.exists(path):
         kind = format or corpora.detect_format(corpus)
-        options = _options(layout, kind, corpus)
+        options = _options(layout, kind, corpus) if kind != "lines" else \
+            _options(layout, "tsv", corpus)
+        if kind == "directory" and split is None:
+            common["split"] = _default_split(corpus, corpora.splits_of(corpus), prefer)
         if kind in _LINE_FORMATS and os.path.isfile(corpus) and not _compressed(corpus):
             size = os.path.getsize(corpus)
             bounds = [size * i // count for i in range(count + 1)]
@@ -104,8 +109,21 @@ def plan_shards(corpus: str, count: int, *, split: str | None = None,
         raise ConfigurationError(f"{corpus}: no such file or folder (as the workers see it)")
     from snowpy.plugins import get_corpus
 
-    get_corpus(corpus)  # an unknown name is refused here, listing the known ones
+    splits = list(get_corpus(corpus).splits)  # (an unknown name is refused, naming those known)
+    if split is None:
+        common["split"] = _default_split(corpus, splits, prefer)
     return [Shard(corpus, "stride", i, count, None, **common) for i in range(count)]
+
+
+def _default_split(corpus: str, splits: list[str], prefer: str) -> str | None:
+    """``prefer`` when the corpus has it (or its only split); several others are refused:
+    reading them together would mix training and test documents."""
+    if not splits or (len(splits) == 1 and splits[0] == "all"):
+        return splits[0] if splits else None
+    if prefer in splits or len(splits) == 1:
+        return prefer if prefer in splits else splits[0]
+    raise ConfigurationError(f"{corpus} has the splits {', '.join(splits)}; choose one "
+                             "(reading them together would mix training and test documents)")
 
 
 def _options(layout: Any, kind: str, where: str) -> dict[str, Any]:
@@ -124,6 +142,8 @@ def read_shard(shard: Shard) -> ShardRead:
     from snowpy.corpora.documents import Problems
 
     problems = Problems(shard.on_error)
+    if shard.format == "lines":  # plain text to predict: a document per line, no label
+        return _plain_lines(shard)
     if shard.kind == "bytes":
         documents = list(corpora.read_stream(
             io.BytesIO(_line_range(shard.corpus, shard.start, shard.stop)),
@@ -144,6 +164,25 @@ def read_shard(shard: Shard) -> ShardRead:
                          )[shard.index::shard.count]
     return ShardRead([d.text for d in documents], [d.label for d in documents],
                      int(problems.skipped), list(problems.messages[:3]))
+
+
+def _plain_lines(shard: Shard) -> ShardRead:
+    if shard.kind == "bytes":
+        chunks = [(_line_range(shard.corpus, shard.start, shard.stop), shard.corpus)]
+    else:
+        chunks = [(Path(path).read_bytes(), path) for path in shard.files]
+    encoding = shard.options.get("encoding", "utf-8")
+    texts: list[Any] = []
+    for data, where in chunks:
+        try:
+            text = data.decode(encoding, shard.options.get("errors", "strict"))
+        except UnicodeDecodeError as exc:
+            from snowpy.corpora.documents import CorpusError
+
+            raise CorpusError(f"{where}: not valid {encoding} near byte "
+                              f"{shard.start + exc.start:,}") from None
+        texts.extend(line for line in text.splitlines() if line.strip())
+    return ShardRead(texts, [None] * len(texts), 0, [])
 
 
 def _line_range(path: str, start: int, stop: int) -> bytes:

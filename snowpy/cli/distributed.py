@@ -1,0 +1,130 @@
+"""The command line on a Dask cluster: ``snowpy train|evaluate|predict ... --workers N``
+(a LocalCluster of N processes) or ``--scheduler tcp://HOST:8786`` (a cluster that runs)."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from snowpy.cli.common import echo_json, err
+from snowpy.exceptions import ConfigurationError
+
+Workers = Annotated[int | None, typer.Option(
+    help="train on a Dask LocalCluster of this many worker processes (pip install "
+         "'snowpy[dask]')")]
+Scheduler = Annotated[str | None, typer.Option(
+    help="train on the Dask cluster of this scheduler, e.g. tcp://10.0.0.5:8786")]
+Shards = Annotated[int | None, typer.Option(
+    help="with --workers/--scheduler: shards of the corpus (default: twice the workers)")]
+
+
+def wanted(workers: int | None, scheduler: str | None) -> bool:
+    """Whether the command runs on a cluster."""
+    if workers is not None and scheduler is not None:
+        raise ConfigurationError("--workers starts a local cluster, --scheduler joins one: "
+                                 "give one of them")
+    return workers is not None or scheduler is not None
+
+
+def _mb(count: float) -> str:
+    return f"{count / 1e6:,.1f} MB"
+
+
+def train_distributed(classifier: Any, corpus: str, output: Path, *, workers: int | None,
+                      scheduler: str | None, shards: int | None, mixing: str,
+                      checkpoint: Path | None, resume: bool, split: str | None,
+                      format: str | None, layout: Any, on_error: str,
+                      inference_only: bool, quiet: bool, json_output: bool,
+                      started: float) -> None:
+    """``snowpy train CORPUS --workers N``: iterative parameter mixing, a line per round,
+    the model written as any other, the checkpoint removed once it is."""
+    from snowpy import distributed
+
+    chatty = not (quiet or json_output)
+    folder = checkpoint if checkpoint is not None else output.with_name(
+        output.name + ".checkpoint")
+    if resume and not (folder / "progress.json").is_file():
+        raise ConfigurationError(f"--resume: {folder} holds no checkpoint (train without "
+                                 "--resume to start afresh)")
+
+    def show(report: Any) -> None:
+        if chatty:
+            err(f"round {report.round}/{report.rounds}: {report.examples:,} examples, "
+                f"{report.mistakes:,} mistakes, {report.links:,} links, model "
+                f"{_mb(report.model_bytes)}, moved {_mb(report.bytes_per_worker)} per worker "
+                f"({report.models} network(s)), {report.seconds:.1f} s"
+                + (" (resumed)" if report.resumed else ""))
+
+    if chatty:
+        where = f"a local cluster of {workers} worker(s)" if workers else scheduler
+        err(f"training on {where}" + (f", resuming from {folder}" if resume else ""))
+    try:
+        trained = distributed.fit(
+            classifier, corpus, workers=workers, scheduler=scheduler, shards=shards,
+            mixing=mixing, checkpoint=folder, resume=resume, split=split, format=format,
+            layout=layout, on_error=on_error, progress=show)
+    except KeyboardInterrupt:
+        err(f"interrupted: {output} untouched; `--resume` continues from {folder}")
+        raise typer.Exit(130) from None
+    trained.save(output, inference_only=inference_only)
+    from snowpy.distributed.checkpoints import Checkpoint
+
+    Checkpoint(folder, {}).complete()
+    info = trained.distributed_
+    net = trained.network_
+    seconds = time.perf_counter() - started
+    if info["skipped"] and not json_output:
+        err(f"skipped {info['skipped']} malformed record(s); first: {info['messages'][0]}")
+    summary = {
+        "model": str(output), "corpus": corpus, "documents": sum(info["examples"]),
+        "classes": len(net.classes_), "rounds_run": len(net.mistakes_),
+        "links": net.n_links_, "mistakes": net.mistakes_, "skipped": info["skipped"],
+        "workers": info["workers"], "shards": info["shards"], "mixing": mixing,
+        "rounds": info["rounds"], "seconds": round(seconds, 3),
+        "calibrated": net.calibration_ is not None, "inference_only": inference_only,
+    }
+    if json_output:
+        echo_json(summary)
+    elif not quiet:
+        err(f"trained on {summary['documents']:,} documents in {info['shards']} shards, "
+            f"{len(net.classes_)} classes, {len(net.mistakes_)} rounds, {net.n_links_:,} "
+            f"links in {seconds:.1f} s; saved {output}")
+
+
+def evaluate_distributed(model: Path, corpus: str, *, workers: int | None,
+                         scheduler: str | None, shards: int | None, split: str | None,
+                         format: str | None, layout: Any, on_error: str,
+                         output: Path | None, json_output: bool) -> None:
+    """``snowpy evaluate MODEL CORPUS --workers N``: accuracy and macro-F1 from the
+    confusion counts the workers send back."""
+    from snowpy import distributed
+
+    result = distributed.evaluate(model, corpus, workers=workers, scheduler=scheduler,
+                                  shards=shards, split=split, format=format, layout=layout,
+                                  on_error=on_error, output=output)
+    if json_output:
+        echo_json(result)
+        return
+    typer.echo(f"documents  {result['documents']:,}")
+    typer.echo(f"accuracy   {result['accuracy']:.4f}")
+    typer.echo(f"macro F1   {result['macro_f1']:.4f}")
+    if output is not None:
+        err(f"predictions in {output}")
+
+
+def predict_distributed(model: Path, corpus: str, output: Path, *, workers: int | None,
+                        scheduler: str | None, shards: int | None, format: str | None,
+                        proba: bool, json_output: bool) -> None:
+    """``snowpy predict MODEL CORPUS --workers N --output-dir DIR``."""
+    from snowpy import distributed
+
+    result = distributed.predict(model, corpus, output, workers=workers, scheduler=scheduler,
+                                 shards=shards, format=format or "lines", proba=proba)
+    if json_output:
+        echo_json(result)
+    else:
+        err(f"predicted {result['documents']:,} documents in {result['parts']} parts; "
+            f"wrote {output}")

@@ -1,0 +1,152 @@
+"""Predicting and evaluating on a Dask cluster, partition by partition.
+
+Each worker loads the model file (once per process, memory-mapped), reads its
+shard, featurises and predicts it where it lies, and writes its predictions
+to ``part-NNNNN.tsv`` of the output folder (atomically); only counts come
+back to the client.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from snowpy.distributed.cluster import connect
+from snowpy.distributed.shards import Shard, plan_shards, read_shard
+from snowpy.exceptions import ConfigurationError
+
+__all__ = ["evaluate", "predict"]
+
+_MODELS: dict[tuple[str, int, int], Any] = {}
+
+
+def _model(path: str) -> Any:
+    """The model at ``path``, loaded once per worker process (and again if replaced)."""
+    from snowpy.persistence import load
+
+    info = os.stat(path)
+    key = (path, info.st_mtime_ns, info.st_size)
+    if key not in _MODELS:
+        _MODELS.clear()
+        _MODELS[key] = load(path, mmap=True)
+    return _MODELS[key]
+
+
+def _predict_shard(model_path: str, shard: Shard, output: str | None, proba: bool
+                   ) -> dict[str, Any]:
+    model = _model(model_path)
+    read = read_shard(shard)
+    predicted = model.predict(read.texts) if read.texts else []
+    if output is not None:
+        lines = []
+        if proba and read.texts:
+            top = model.predict_proba(read.texts).max(axis=1)
+            lines = [f"{_label(p)}\t{q:.6f}" for p, q in zip(predicted, top)]
+        else:
+            lines = [_label(p) for p in predicted]
+        _write_text(Path(output) / f"part-{shard.index:05d}.tsv", lines)
+    pairs: Counter = Counter()
+    for truth, guess in zip(read.labels, predicted):
+        if truth is not None:
+            pairs[(_label(truth), _label(guess))] += 1
+    return {"index": shard.index, "documents": len(read.texts), "skipped": read.skipped,
+            "messages": read.messages, "pairs": dict(pairs)}
+
+
+def _label(value: Any) -> str:
+    if isinstance(value, (tuple, list)):
+        return ",".join(map(str, value))
+    return str(value)
+
+
+def _write_text(path: Path, lines: list[str]) -> None:
+    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
+    try:
+        with os.fdopen(handle, "w", encoding="utf-8") as out:
+            out.write("".join(f"{line}\n" for line in lines))
+        os.replace(temporary, path)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise
+
+
+def _run(model: str | os.PathLike, corpus: str, output: str | os.PathLike | None, *,
+         client: Any, workers: int | None, scheduler: str | None, shards: int | None,
+         split: str | None, format: str | None, layout: Any, on_error: str,
+         proba: bool) -> list[dict[str, Any]]:
+    model_path = os.path.abspath(model)
+    if output is not None:
+        Path(output).mkdir(parents=True, exist_ok=True)
+    with connect(client, workers=workers, scheduler=scheduler) as connected:
+        count = shards if shards is not None else \
+            2 * max(len(connected.scheduler_info()["workers"]), 1)
+        planned = connected.submit(plan_shards, str(corpus), count, split=split, format=format,
+                                   layout=layout, on_error=on_error, prefer="test",
+                                   pure=False).result()
+        parts = [connected.submit(_predict_shard, model_path, shard,
+                                  None if output is None else os.path.abspath(output), proba,
+                                  pure=False) for shard in planned]
+        results = connected.gather(parts)
+    if output is not None:
+        manifest = {"model": model_path, "corpus": str(corpus),
+                    "parts": [{"file": f"part-{r['index']:05d}.tsv",
+                               "documents": r["documents"]} for r in results]}
+        _write_text(Path(output) / "MANIFEST.json",
+                    [orjson.dumps(manifest, option=orjson.OPT_INDENT_2).decode()])
+    return results
+
+
+def predict(model: str | os.PathLike, corpus: str, output: str | os.PathLike, *,
+            client: Any = None, workers: int | None = None, scheduler: str | None = None,
+            shards: int | None = None, split: str | None = None, format: str | None = None,
+            layout: Any = None, on_error: str = "raise", proba: bool = False
+            ) -> dict[str, Any]:
+    """Write the predictions of ``model`` for ``corpus`` to the folder ``output``.
+
+    One ``part-NNNNN.tsv`` per shard, in the corpus's order within it (a label
+    per line, and its probability with ``proba``), and ``MANIFEST.json`` listing
+    them. ``corpus`` is anything :func:`snowpy.distributed.fit` reads by path;
+    ``format="lines"`` reads plain text, one document per line.
+    """
+    results = _run(model, corpus, output, client=client, workers=workers,
+                   scheduler=scheduler, shards=shards, split=split, format=format,
+                   layout=layout, on_error=on_error, proba=proba)
+    return {"documents": sum(r["documents"] for r in results), "parts": len(results),
+            "skipped": sum(r["skipped"] for r in results), "output": str(output)}
+
+
+def evaluate(model: str | os.PathLike, corpus: str, *, client: Any = None,
+             workers: int | None = None, scheduler: str | None = None,
+             shards: int | None = None, split: str | None = None, format: str | None = None,
+             layout: Any = None, on_error: str = "raise",
+             output: str | os.PathLike | None = None) -> dict[str, Any]:
+    """Accuracy, macro-averaged F1 and the confusion counts of ``model`` on ``corpus``
+    (single-label), computed on the workers; predictions written to ``output`` too
+    when given."""
+    results = _run(model, corpus, output, client=client, workers=workers,
+                   scheduler=scheduler, shards=shards, split=split, format=format,
+                   layout=layout, on_error=on_error, proba=False)
+    pairs: Counter = Counter()
+    for result in results:
+        pairs.update({tuple(k) if isinstance(k, list) else k: v
+                      for k, v in result["pairs"].items()})
+    total = sum(pairs.values())
+    if not total:
+        raise ConfigurationError(f"{corpus}: no labelled documents to evaluate on")
+    correct = sum(v for (truth, guess), v in pairs.items() if truth == guess)
+    labels = sorted({label for pair in pairs for label in pair})
+    f1s = []
+    for label in labels:
+        tp = pairs.get((label, label), 0)
+        fp = sum(v for (t, g), v in pairs.items() if g == label and t != label)
+        fn = sum(v for (t, g), v in pairs.items() if t == label and g != label)
+        f1s.append(2 * tp / (2 * tp + fp + fn) if tp else 0.0)
+    return {"documents": total, "accuracy": correct / total,
+            "macro_f1": sum(f1s) / len(f1s), "confusion": {f"{t}\t{g}": v for (t, g), v
+                                                           in sorted(pairs.items())},
+            "skipped": sum(r["skipped"] for r in results), "parts": len(results)}
