@@ -220,9 +220,10 @@ class _Run:
         if resume and keeper is not None:
             first, states, done = keeper.load(names)
         client = self.client
-        futures = {name: client.scatter(state, broadcast=False) for name, state in
-                   states.items()} if first else {name: client.scatter(start)
-                                                  for name in names}
+        # every worker holds every mixed network (each trains from it, and a worker lost
+        # cannot take the only copy with it: scattered data has no lineage to rerun)
+        futures = {name: client.scatter(state, broadcast=True, hash=False)
+                   for name, state in states.items()}
         self.reports: list[RoundReport] = []
         for r in range(first, epochs):
             active = [name for name in names if not done[name]]
@@ -245,6 +246,7 @@ class _Run:
                 self.on_submit(r, client)
             stats = client.gather({name: client.submit(_stats, total, pure=False)
                                    for name, (total, _) in mixed.items()})
+            client.replicate([state for _, state in mixed.values()])
             for name, (_, state) in mixed.items():
                 futures[name] = state
                 done[name] = (bool(self.params["early_stop"]) and

@@ -1,0 +1,159 @@
+"""Training and prediction on a real Dask LocalCluster of two worker processes: the fit,
+a worker killed in the middle of a round, a client killed and resumed."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import numpy as np
+import pytest
+
+distributed = pytest.importorskip("distributed")
+
+from snowpy import SnowClassifier, load  # noqa: E402
+from snowpy.corpora import demo_path, read  # noqa: E402
+from snowpy.distributed import evaluate, fit, predict  # noqa: E402
+
+pytestmark = pytest.mark.slow
+DEMO = str(demo_path("train"))
+
+
+@pytest.fixture(scope="module")
+def client():
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                                  dashboard_address=":0", silence_logs=50) as cluster, \
+            distributed.Client(cluster) as connected:
+        yield connected
+
+
+def _weights(classifier):
+    net = classifier.network_
+    links = net.effective_links().tocoo()
+    features = np.concatenate([[-1], net.feature_ids_])[links.row]
+    keys = (features + 1) * len(net.classes_) + links.col
+    order = np.argsort(keys)
+    return keys[order], links.data[order]
+
+
+def _corpus(path, n=3000):
+    """A corpus whose rounds take a moment: three topics of made-up words."""
+    rng = np.random.default_rng(7)
+    words = [[f"{topic}{w}" for w in range(300)] + [f"common{w}" for w in range(300)]
+             for topic in ("alpha", "beta", "gamma")]
+    with open(path, "w") as out:
+        for i in range(n):
+            topic = i % 3
+            text = " ".join(rng.choice(words[topic], size=40))
+            out.write(f"t{topic}\t{text}\n")
+    return str(path)
+
+
+def test_fit_predict_and_evaluate_on_a_local_cluster(client, tmp_path):
+    texts = [d.text for d in read(str(demo_path("test")))]
+    labels = [d.label for d in read(str(demo_path("test")))]
+    model = fit(SnowClassifier(epochs=4), DEMO, client=client, shards=4)
+    one = SnowClassifier(epochs=4).fit(*zip(*[(d.text, d.label) for d in read(DEMO)]))
+    assert model.score(texts, labels) >= one.score(texts, labels) - 0.02
+    proba = model.predict_proba(texts)
+    np.testing.assert_allclose(proba.sum(axis=1), 1.0)
+    assert (model.classes_[proba.argmax(axis=1)] == model.predict(texts)).all()
+    rounds = model.distributed_["rounds"]
+    assert [r["round"] for r in rounds] == [1, 2, 3, 4]
+    assert all(r["models"] == 4 for r in rounds)  # the network and three calibration folds
+    # the model is an ordinary model file
+    model.save(tmp_path / "m.snowpy")
+    again = load(tmp_path / "m.snowpy")
+    assert again.predict(texts).tolist() == model.predict(texts).tolist()
+    # prediction and evaluation on the workers
+    result = evaluate(tmp_path / "m.snowpy", str(demo_path("test")), client=client,
+                      output=tmp_path / "out")
+    assert result["documents"] == 120
+    assert result["accuracy"] == pytest.approx(model.score(texts, labels))
+    lines = (tmp_path / "plain.txt")
+    lines.write_text("\n".join(texts) + "\n")
+    done = predict(tmp_path / "m.snowpy", str(lines), tmp_path / "pred", client=client,
+                   format="lines", shards=3)
+    assert done["documents"] == 120
+    written = [line.split("\t")[0] for part in sorted((tmp_path / "pred").glob("part-*.tsv"))
+               for line in part.read_text().splitlines()]
+    assert written == model.predict(texts).tolist()
+
+
+def test_a_worker_killed_mid_round_changes_nothing(client, tmp_path):
+    corpus = _corpus(tmp_path / "c.tsv", 2000)
+    settings = {"epochs": 3, "calibrate": None}
+    clean = fit(SnowClassifier(**settings), corpus, client=client, shards=4)
+    killed = []
+
+    def kill_one(round, connected):
+        if round == 1 and not killed:
+            pids = connected.run(os.getpid)
+            victim = sorted(pids)[0]
+            os.kill(pids[victim], signal.SIGKILL)
+            killed.append(victim)
+
+    faulty = fit(SnowClassifier(**settings), corpus, client=client, shards=4,
+                 on_submit=kill_one)
+    assert killed
+    for a, b in zip(_weights(clean), _weights(faulty)):
+        np.testing.assert_array_equal(a, b)
+    client.wait_for_workers(2, timeout=60)
+
+
+def test_resume_after_the_client_was_killed(client, tmp_path):
+    corpus = _corpus(tmp_path / "c.tsv", 6000)
+    common = ["--rule", "winnow", "--epochs", "6", "--no-early-stop", "--calibrate", "none",
+              "--shards", "4", "--workers", "2", "-q"]
+    env = {**os.environ, "PYTHONWARNINGS": "ignore"}
+    checkpoint = tmp_path / "ck"
+    command = [sys.executable, "-m", "snowpy", "train", corpus, "-o",
+               str(tmp_path / "resumed.snowpy"), "--checkpoint", str(checkpoint), *common]
+    process = subprocess.Popen(command, env=env, start_new_session=True,
+                               stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    try:
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline and process.poll() is None:
+            progress = checkpoint / "progress.json"
+            if progress.is_file() and b'"rounds": 2' in progress.read_bytes():
+                break
+            time.sleep(0.02)
+        assert process.poll() is None, process.stderr.read().decode()
+        os.killpg(process.pid, signal.SIGKILL)  # the client and its local cluster
+        process.wait(30)
+    finally:
+        if process.poll() is None:
+            os.killpg(process.pid, signal.SIGKILL)
+    assert not (tmp_path / "resumed.snowpy").exists()
+    finished = subprocess.run(command + ["--resume"], env=env, capture_output=True, text=True,
+                              timeout=300)
+    assert finished.returncode == 0, finished.stderr
+    assert not checkpoint.exists()  # removed once the model is written
+    whole = subprocess.run([sys.executable, "-m", "snowpy", "train", corpus, "-o",
+                            str(tmp_path / "whole.snowpy"), *common], env=env,
+                           capture_output=True, text=True, timeout=300)
+    assert whole.returncode == 0, whole.stderr
+    resumed, uninterrupted = load(tmp_path / "resumed.snowpy"), load(tmp_path / "whole.snowpy")
+    assert resumed.network_.mistakes_ == uninterrupted.network_.mistakes_
+    for a, b in zip(_weights(resumed), _weights(uninterrupted)):
+        np.testing.assert_array_equal(a, b)
+
+
+def test_command_line_errors_are_clear(tmp_path):
+    from typer.testing import CliRunner
+
+    from snowpy.cli import app
+
+    runner = CliRunner()
+    result = runner.invoke(app, ["train", DEMO, "-o", str(tmp_path / "m.snowpy"),
+                                 "--workers", "2", "--scheduler", "tcp://127.0.0.1:1"])
+    assert result.exit_code == 1 and "give one of them" in result.output
+    result = runner.invoke(app, ["train", DEMO, "-o", str(tmp_path / "m.snowpy"),
+                                 "--resume"])
+    assert result.exit_code == 1 and "go with --workers" in result.output
+    result = runner.invoke(app, ["train", DEMO, "-o", str(tmp_path / "m.snowpy"),
+                                 "--workers", "1", "--resume"])
+    assert result.exit_code == 1 and "holds no checkpoint" in result.output

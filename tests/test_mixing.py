@@ -1,0 +1,235 @@
+"""Iterative parameter mixing without a cluster: the mixtures, the shards, the rounds
+run in this process exactly as the workers run them, and the checkpoints."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from snowpy import SnowClassifier
+from snowpy.corpora import demo_path, read
+from snowpy.distributed import tasks
+from snowpy.distributed.checkpoints import Checkpoint
+from snowpy.distributed.mixing import Mixture
+from snowpy.distributed.shards import plan_shards, read_shard
+from snowpy.distributed.training import _Run
+from snowpy.exceptions import ConfigurationError
+from snowpy.network import Network
+from snowpy.network.state import restore_network
+
+DEMO = str(demo_path("train"))
+
+
+def _documents(path: str = DEMO) -> tuple[list, list]:
+    documents = list(read(path))
+    return [d.text for d in documents], [d.label for d in documents]
+
+
+def ipm(classifier: SnowClassifier, shards: list, mixing: str = "arithmetic",
+        rounds: int | None = None) -> Network:
+    """The distributed fit's rounds, run here (no calibration)."""
+    params = classifier.get_params()
+    data = [tasks.featurise(shard, params) for shard in shards]
+    run = _Run(None, classifier, mixing, None, None, None)
+    described = [tasks.describe(part) for part in data]
+    run.examples = [d["n"] for d in described]
+    run.multilabel = any(d["multilabel"] for d in described)
+    run.labels = sorted(set().union(*[d["labels"] for d in described]))
+    run.mean_active = sum(d["nnz"] for d in described) / sum(run.examples)
+    state, setup = run._start()
+    for r in range(rounds or classifier.epochs):
+        mixture = Mixture.combine([tasks.train_round(state, part, setup, r, -1)
+                                   for part in data])
+        state = tasks.finish(mixture, state, setup, r)
+        if classifier.early_stop and mixture.stats["updates"] == 0:
+            break
+    header, arrays = tasks.discarded(state, setup)
+    return restore_network(Network, header, arrays, "test")
+
+
+def _links(net: Network) -> tuple[np.ndarray, np.ndarray]:
+    """Every link as ``(feature + 1) * targets + target`` (sorted) and its weight."""
+    links = net.effective_links().tocoo()
+    features = np.concatenate([[-1], net.feature_ids_])[links.row]
+    keys = (features + 1) * len(net.classes_) + links.col
+    order = np.argsort(keys)
+    return keys[order], links.data[order]
+
+
+def _parts(texts: list, labels: list, count: int) -> list:
+    return [(texts[i::count], labels[i::count]) for i in range(count)]
+
+
+def test_one_shard_trains_exactly_as_fit():
+    texts, labels = _documents()
+    classifier = SnowClassifier(epochs=4, calibrate=None)
+    single = classifier.fit(texts, labels).network_
+    mixed = ipm(SnowClassifier(epochs=4, calibrate=None), [(texts, labels)])
+    assert mixed.mistakes_ == single.mistakes_
+    assert mixed.updates_ == single.updates_
+    assert mixed.n_links_ == single.n_links_
+    mixed_keys, mixed_weights = _links(mixed)
+    single_keys, single_weights = _links(single)
+    np.testing.assert_array_equal(mixed_keys, single_keys)
+    np.testing.assert_allclose(mixed_weights, single_weights, rtol=1e-6, atol=1e-9)
+    X = classifier.featurizer_.transform(texts)
+    np.testing.assert_array_equal(mixed.predict(X), single.predict(X))
+
+
+def test_arithmetic_mixing_averages_what_the_shards_predict():
+    """One round from the same start: the mixed network's full table is the shards'
+    full tables averaged, weighted by their examples (a missing link counting as the
+    weight it stands for)."""
+    texts, labels = _documents()
+    classifier = SnowClassifier("perceptron", epochs=1, calibrate=None, average=False,
+                                discard=None)
+    parts = [(texts[:100], labels[:100]), (texts[100:], labels[100:])]
+    params = classifier.get_params()
+    data = [tasks.featurise(part, params) for part in parts]
+    run = _Run(None, classifier, "arithmetic", None, None, None)
+    run.examples, run.multilabel = [100, 300], False
+    run.labels = sorted(set(labels))
+    run.mean_active = sum(d.X.nnz for d in data) / 400
+    state, setup = run._start()
+    shard_nets = []
+    mixtures = []
+    for part in data:
+        mixtures.append(tasks.train_round(state, part, setup, 0, -1))
+        # the shard's own network, trained the same way, for comparison
+        net = tasks._network(state, "test")
+        from snowpy.network.labels import encode_labels
+        from snowpy.network.training import TrainingCall, train
+
+        indptr, targets = encode_labels(net._labels, part.labels, False)
+        net._rng = np.random.default_rng(0)
+        train(net, TrainingCall(part.X, net._store.training_rows(part.X), indptr, targets,
+                                None, None, part.keys), epochs=1, shuffle=True)
+        shard_nets.append(net)
+    mixed = restore_network(Network, *tasks.finish(Mixture.combine(mixtures), state, setup, 0),
+                            "test")
+    features = np.union1d(shard_nets[0].feature_ids_, shard_nets[1].feature_ids_)
+    X = np.eye(features.size)  # one example per feature, to read its column of weights
+    import scipy.sparse as sp
+
+    probe = sp.csr_matrix((np.ones(features.size), features, np.arange(features.size + 1)),
+                          shape=(features.size, 1 << 22))
+    del X
+    expected = 0.25 * shard_nets[0].target_scores(probe) + 0.75 * shard_nets[1].target_scores(
+        probe)
+    np.testing.assert_allclose(mixed.target_scores(probe), expected, rtol=1e-5, atol=1e-5)
+    assert mixed.n_examples_seen_ == 400
+    assert mixed.mistakes_ == [sum(n.mistakes_[0] for n in shard_nets)]
+    np.testing.assert_array_equal(mixed.promotions_,
+                                  shard_nets[0].promotions_ + shard_nets[1].promotions_)
+
+
+def _mixture(keys, W, V, weight, seen=0.0):
+    W = np.asarray(W, dtype=np.float64)
+    return Mixture(np.asarray(keys, np.int64), W, np.asarray(V, np.float64), weight, seen,
+                   np.zeros((2, 0)), np.zeros((2, 2), np.int64), np.zeros(0, np.int64),
+                   np.zeros(0, np.int64), np.zeros(0, np.int64), {"mistakes": 1})
+
+
+def test_combine_adds_by_key_in_a_worked_example():
+    a = _mixture([2, 5], [[1.0], [2.0]], [[0.5], [1.0]], 3.0, 30.0)
+    b = _mixture([5, 7], [[4.0], [8.0]], [[2.0], [4.0]], 1.0, 12.0)
+    both = Mixture.combine([a, b])
+    assert both.keys.tolist() == [2, 5, 7]
+    assert both.W[:, 0].tolist() == [1.0, 6.0, 8.0]
+    assert both.V[:, 0].tolist() == [0.5, 3.0, 4.0]
+    assert (both.weight, both.seen, both.stats["mistakes"]) == (4.0, 42.0, 2)
+    # any grouping, the same sums
+    c = _mixture([7], [[1.0]], [[1.0]], 1.0)
+    left = Mixture.combine([Mixture.combine([a, b]), c])
+    right = Mixture.combine([a, Mixture.combine([b, c])])
+    np.testing.assert_array_equal(left.W, right.W)
+
+
+def test_geometric_mixing_of_winnow_is_the_weighted_geometric_mean():
+    texts, labels = _documents()
+    for mixing in ("geometric", "arithmetic"):
+        net = ipm(SnowClassifier("winnow", epochs=2, calibrate=None, average=False,
+                                 discard=None, links="touched"),
+                  [(texts[:200], labels[:200]), (texts[200:], labels[200:])], mixing,
+                  rounds=1)
+        weights = net.effective_links().data
+        assert np.all(weights > 0)  # multiplicative weights stay positive
+    # two one-link networks by hand: weights 4 and 1 (initial 1), equal examples
+    initial = np.array([1.0])
+    parts = []
+    for w in (4.0, 1.0):
+        log = np.log(np.array([[w]])) - np.log(initial)
+        parts.append(_mixture([3], 10.0 * log, np.zeros((1, 0)), 10.0))
+    total = Mixture.combine(parts)
+    assert np.exp(total.W[0, 0] / total.weight + np.log(1.0)) == pytest.approx(2.0)
+
+
+def test_geometric_mixing_refuses_signed_weights():
+    texts, labels = _documents()
+    with pytest.raises(ConfigurationError, match="positive"):
+        ipm(SnowClassifier("perceptron", epochs=1, calibrate=None),
+            _parts(texts, labels, 2), "geometric")
+
+
+@pytest.mark.parametrize("count", [1, 2, 3, 7])
+def test_byte_range_shards_cover_every_line_once(tmp_path, count):
+    rng = np.random.default_rng(count)
+    lines = [f"l{i % 3}\t" + "w" * int(rng.integers(1, 40)) + f" {i}" for i in range(101)]
+    path = tmp_path / "c.tsv"
+    path.write_text("\n".join(lines) + "\n")
+    shards = plan_shards(str(path), count)
+    assert [s.kind for s in shards] == ["bytes"] * count
+    read_back = [t for s in shards for t in read_shard(s).texts]
+    assert read_back == [line.split("\t")[1] for line in lines]
+
+
+def test_globs_and_other_formats_are_shared_out(tmp_path):
+    for i in range(3):
+        (tmp_path / f"part-{i}.tsv").write_text(f"a\tdoc {i} one\nb\tdoc {i} two\n")
+    shards = plan_shards(str(tmp_path / "part-*.tsv"), 2)
+    assert [len(s.files) for s in shards] == [2, 1]
+    assert sorted(t for s in shards for t in read_shard(s).texts) == sorted(
+        f"doc {i} {w}" for i in range(3) for w in ("one", "two"))
+    (tmp_path / "c.jsonl").write_text("".join(f'{{"text": "t{i}", "label": "x"}}\n'
+                                              for i in range(5)))
+    strides = plan_shards(str(tmp_path / "c.jsonl"), 2)
+    assert [s.kind for s in strides] == ["stride", "stride"]
+    assert [read_shard(s).texts for s in strides] == [["t0", "t2", "t4"], ["t1", "t3"]]
+    with pytest.raises(ConfigurationError, match="no file matches"):
+        plan_shards(str(tmp_path / "none-*.tsv"), 2)
+
+
+def test_accuracy_of_mixed_shards_stays_close_to_one_process():
+    texts, labels = _documents()
+    test_texts, test_labels = _documents(str(demo_path("test")))
+    single = SnowClassifier(epochs=5, calibrate=None).fit(texts, labels)
+    X = single.featurizer_.transform(test_texts)
+    one = single.network_.score(X, test_labels)
+    for count in (2, 4):
+        net = ipm(SnowClassifier(epochs=5, calibrate=None), _parts(texts, labels, count))
+        assert net.score(X, test_labels) >= one - 0.03, count
+
+
+def test_checkpoints_round_trip_and_refuse_another_run(tmp_path):
+    texts, labels = _documents()
+    net = SnowClassifier(epochs=1, calibrate=None).fit(texts, labels).network_
+    from snowpy.network.state import network_state
+
+    state = network_state(net)
+    keeper = Checkpoint(tmp_path / "ck", {"source": "a", "params": {"epochs": 3}})
+    keeper.save(1, {"network": state}, {"network": False})
+    keeper.save(2, {"network": state}, {"network": True})
+    assert sorted(p.name for p in (tmp_path / "ck").iterdir()) == [
+        "network.round-2.snowpy", "progress.json"]
+    rounds, states, done = keeper.load(["network"])
+    assert (rounds, done) == (2, {"network": True})
+    np.testing.assert_array_equal(states["network"][1]["link_weights"],
+                                  state[1]["link_weights"])
+    other = Checkpoint(tmp_path / "ck", {"source": "b", "params": {"epochs": 3}})
+    with pytest.raises(ConfigurationError, match="another run: its source"):
+        other.load(["network"])
+    (tmp_path / "ck" / "network.round-2.snowpy").write_bytes(b"not a model")
+    with pytest.raises(ConfigurationError, match="damaged"):
+        keeper.load(["network"])
+    with pytest.raises(ConfigurationError, match="no checkpoint"):
+        Checkpoint(tmp_path / "empty", {}).load(["network"])
