@@ -18,7 +18,8 @@ FLOORS = [
     ("plugin host", ["records", "hookspecs", "plugins"]),
     ("building blocks", ["rules", "text", "corpora", "network"]),
     ("estimators", ["learn_text", "classifier", "classifier_state"]),
-    ("uses of estimators", ["persistence", "experiments", "testing", "integrations"]),
+    ("uses of estimators", ["persistence", "experiments", "testing", "integrations",
+                            "distributed"]),
     ("command line", ["cli", "__main__"]),
 ]
 #: The building blocks stand side by side: none imports another.

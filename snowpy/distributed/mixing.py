@@ -33,6 +33,7 @@ from typing import Any
 
 import numpy as np
 
+from snowpy.distributed.merging import merge, table
 from snowpy.exceptions import ConfigurationError
 from snowpy.network.links import PRECISIONS
 
@@ -82,25 +83,25 @@ class Mixture:
         n_targets = len(header["labels"])
         sizes = arrays["row_sizes"].astype(np.int64)
         features = np.concatenate([[-1], arrays["feature_ids"].astype(np.int64)])
-        keys = np.repeat(features, sizes) * n_targets + arrays["link_targets"] \
-            + n_targets  # (feature + 1) * targets + target, the bias row first
-        order = np.argsort(keys, kind="stable")
-        keys = keys[order]
-        W = arrays["link_weights"][order].astype(np.float64)
+        averaging = arrays.get("link_averaging")
         seen = float(header["seen"])
-        if "link_averaging" in arrays and seen > 0:
-            V = W - arrays["link_averaging"][order].astype(np.float64) / seen
-        elif "link_averaging" in arrays:
-            V = W.copy()
-        else:
-            V = np.zeros((keys.size, 0))
-        transform = _transform(mixing)
-        W = weight * (transform(W) - transform(reference))
-        V = weight * (transform(V) - transform(reference)) if V.shape[1] else V
+        _transform(mixing)  # (an unknown mixing is refused by name)
+        if mixing == "geometric" and arrays["link_weights"].size and \
+                float(arrays["link_weights"].min()) <= 0:
+            _transform(mixing)(arrays["link_weights"])  # (refuses signed weights)
+        keys, W, V, order = table(
+            features, sizes, arrays["link_targets"].astype(np.int64), arrays["link_weights"],
+            averaging if averaging is not None else arrays["link_weights"][:0],
+            seen, np.asarray(reference, np.float64), mixing == "geometric", float(weight),
+            n_targets)
+        if keys.size > 1 and not bool(np.all(keys[1:] > keys[:-1])):
+            resort = np.argsort(keys, kind="stable")  # (a row's links out of target order)
+            keys, W, V, order = keys[resort], W[resort], V[resort], order[resort]
         link_counts = arrays["link_counts"][order].astype(np.int64) \
             if "link_counts" in arrays else np.zeros(0, np.int64)
         if "row_counts" in arrays:
-            row_ids, row_counts = features, arrays["row_counts"].astype(np.int64)
+            rows = np.argsort(features)
+            row_ids, row_counts = features[rows], arrays["row_counts"].astype(np.int64)[rows]
         else:
             row_ids, row_counts = np.zeros(0, np.int64), np.zeros(0, np.int64)
         return cls(keys, W, V, float(weight), weight * seen,
@@ -116,13 +117,14 @@ class Mixture:
             raise ValueError("nothing to mix")
         if len(parts) == 1:
             return parts[0]
-        keys = np.concatenate([p.keys for p in parts])
-        unique, where = np.unique(keys, return_inverse=True)
-
         adding = parts[0].summed_counts
+        keys, W, V, link_counts = parts[0].keys, parts[0].W, parts[0].V, parts[0].link_counts
+        for part in parts[1:]:  # linear merges of sorted tables, in the order given
+            keys, W, V, link_counts = merge(keys, W, V, link_counts, part.keys, part.W,
+                                            part.V, part.link_counts, adding)
 
         def counted(arrays: list[np.ndarray], index: np.ndarray, size: int) -> np.ndarray:
-            """Counts per key: added up (first round) or carried (the largest)."""
+            """Counts per row: added up (first round) or carried (the largest)."""
             values = np.concatenate(arrays).astype(np.int64)
             if adding:
                 return np.bincount(index, weights=values, minlength=size).astype(np.int64)
@@ -130,29 +132,16 @@ class Mixture:
             np.maximum.at(out, index, values)
             return out
 
-        def summed(arrays: list[np.ndarray]) -> np.ndarray:
-            stacked = np.concatenate(arrays)
-            out = np.zeros((unique.size,) + stacked.shape[1:], dtype=stacked.dtype)
-            if stacked.ndim == 1:
-                return np.bincount(where, weights=stacked, minlength=unique.size
-                                   ).astype(stacked.dtype) if stacked.size else out
-            for column in range(stacked.shape[1]):
-                out[:, column] = np.bincount(where, weights=stacked[:, column],
-                                             minlength=unique.size)
-            return out
-
         rows = np.concatenate([p.row_ids for p in parts])
         row_ids, row_where = np.unique(rows, return_inverse=True)
         row_counts = counted([p.row_counts for p in parts], row_where, row_ids.size) \
             if rows.size else np.zeros(0, np.int64)
-        link_counts = counted([p.link_counts for p in parts], where, unique.size) \
-            if any(p.link_counts.size for p in parts) else np.zeros(0, np.int64)
         stats: dict[str, int] = {}
         for part in parts:
             for name, value in part.stats.items():
                 stats[name] = stats.get(name, 0) + int(value)
         return Mixture(
-            unique, summed([p.W for p in parts]), summed([p.V for p in parts]),
+            keys, W, V,
             sum(p.weight for p in parts), sum(p.seen for p in parts),
             np.sum([p.rule_state for p in parts], axis=0),
             np.sum([p.counts for p in parts], axis=0), link_counts, row_ids, row_counts,

@@ -80,7 +80,7 @@ def plan_shards(corpus: str, count: int, *, split: str | None = None,
 
     if count < 1:
         raise ConfigurationError(f"shards must be at least 1, got {count}")
-    common = {"split": split, "on_error": on_error}
+    common: dict[str, Any] = {"split": split, "on_error": on_error}
     matches = sorted(glob.glob(corpus)) if glob.has_magic(corpus) else []
     if glob.has_magic(corpus):
         if not matches:

@@ -183,7 +183,7 @@ class _Run:
         self.mean_active = sum(d["nnz"] for d in described) / sum(self.examples)
 
     # -------------------------------------------------------------- training
-    def _start(self) -> tuple[dict[str, Any], Any]:
+    def _start(self) -> tuple[Any, Setup]:
         """The untrained network every model starts from, and the round's setup."""
         from snowpy.network.labels import LabelIndex
         from snowpy.network.state import network_state
