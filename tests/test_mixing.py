@@ -76,13 +76,15 @@ def test_one_shard_trains_exactly_as_fit():
     np.testing.assert_array_equal(mixed.predict(X), single.predict(X))
 
 
-def test_arithmetic_mixing_averages_what_the_shards_predict():
-    """One round from the same start: the mixed network's full table is the shards'
-    full tables averaged, weighted by their examples (a missing link counting as the
-    weight it stands for)."""
+@pytest.mark.parametrize("rule,links", [("perceptron", "signed"),
+                                        ("balanced-winnow", "touched")])
+def test_arithmetic_mixing_averages_what_the_shards_predict(rule, links):
+    """One round from the same start: the mixed network scores every example with the
+    shards' scores averaged, weighted by their examples (a missing link counting as a
+    new one, which weighs what a missing one does for these rules and policies)."""
     texts, labels = _documents()
-    classifier = SnowClassifier("perceptron", epochs=1, calibrate=None, average=False,
-                                discard=None)
+    classifier = SnowClassifier(rule, epochs=1, calibrate=None, average=False,
+                                discard=None, links=links)
     parts = [(texts[:100], labels[:100]), (texts[100:], labels[100:])]
     params = classifier.get_params()
     data = [tasks.featurise(part, params) for part in parts]

@@ -195,8 +195,7 @@ class _Run:
         net._store.add_targets(len(self.labels))
         net._target_counts()
         store = net._store
-        reference = store.absent_planes if self.mixing == "arithmetic" \
-            else store.initial_weights
+        reference = store.initial_weights  # (docs/distributed.md: why not the absent planes)
         calibrate = self.params["calibrate"]
         folds = int(self.params["calibration_folds"]) if calibrate in ("cv", "holdout") else 0
         setup = Setup(self.params, self.mixing, np.asarray(reference, dtype=np.float64),
