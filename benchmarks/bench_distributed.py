@@ -7,7 +7,7 @@ shards, speed-up against workers, bytes moved per round.
 ``accuracy``: 20 Newsgroups and IMDB with the classifier's defaults (Balanced
 Winnow, word 1-2 grams, 2**22 ids, ten averaged epochs, thickness 1; no
 calibration, which changes no prediction) trained in one process and on 2, 4
-and 8 shards (arithmetic mixing), then 16 and 32 shards on 20 Newsgroups (the
+and 8 shards (arithmetic mixing), then 16, 32 and 64 shards on 20 Newsgroups (the
 accuracy cost of many shards), and there geometric mixing beside arithmetic
 for Balanced Winnow and Winnow (4 shards). The shards are logical: a LocalCluster of 2 worker processes trains
 them all.
@@ -76,7 +76,7 @@ def accuracy(corpora: Path, only: str | None) -> None:
             test_texts, test_labels = load("test")
             path = Path(folder) / f"{name}.tsv"
             _write_tsv(path, train_texts, train_labels)
-            many = (16, 32) if name == "20newsgroups" else ()
+            many = (16, 32, 64) if name == "20newsgroups" else ()
             settings = [("balanced-winnow", "arithmetic", s) for s in (2, 4, 8) + many]
             if name == "20newsgroups":
                 settings += [("balanced-winnow", "geometric", 4)]

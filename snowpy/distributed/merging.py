@@ -15,7 +15,7 @@ def table(features, sizes, targets, W, U, seen, reference, geometric, weight,
     """Keys ``(feature + 1) * n_targets + target`` in increasing order, and per key
     ``weight * (f(w) - f(reference))`` of the current (``W``) and the averaged
     (``W - U / seen``; ``U`` empty: no averaging) planes, ``f`` the logarithm when
-    ``geometric``. ``features[0]`` is the bias (-1); a row's links are in target order."""
+    ``geometric``, and the link each came from. ``features[0]`` is the bias (-1)."""
     n_rows = sizes.shape[0]
     starts = np.zeros(n_rows + 1, np.int64)
     for r in range(n_rows):
@@ -29,10 +29,20 @@ def table(features, sizes, targets, W, U, seen, reference, geometric, weight,
     out_V = np.empty((total, planes if averaging else 0), np.float64)
     source = np.empty(total, np.int64)
     k = 0
+    local = np.empty(n_targets + 1, np.int64)
     for q in range(n_rows):
         r = order[q]
         base = (features[r] + 1) * n_targets
+        count = 0  # the row's links in target order (they lie in the order made)
         for j in range(starts[r], starts[r + 1]):
+            at = count
+            while at > 0 and targets[local[at - 1]] > targets[j]:
+                local[at] = local[at - 1]
+                at -= 1
+            local[at] = j
+            count += 1
+        for m in range(count):
+            j = local[m]
             keys[k] = base + targets[j]
             source[k] = j
             for p in range(planes):

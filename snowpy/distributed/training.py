@@ -28,8 +28,9 @@ from snowpy.exceptions import ConfigurationError
 
 __all__ = ["RoundReport", "fit"]
 
-#: Mixtures added up by one task of the tree reduction.
-FAN_IN = 4
+#: Mixtures added up by one task of the tree reduction: pairs, so that the shards of one
+#: worker (consecutive, see ``featurise``) are added up where they lie before any moves.
+FAN_IN = 2
 
 
 @dataclass
@@ -154,9 +155,10 @@ class _Run:
             plan = client.submit(plan_shards, str(data), count, split=split, format=format,
                                  layout=layout, on_error=on_error, pure=False)
             planned = plan.result()
-            self.data = [client.submit(featurise, shard, params, workers=addresses[i % len(
-                addresses)], allow_other_workers=True, key=f"snowpy-featurise-{i}-"
-                f"{self.token}") for i, shard in enumerate(planned)]
+            # consecutive shards on one worker: the tree adds them up before anything moves
+            self.data = [client.submit(featurise, shard, params, workers=addresses[
+                i * len(addresses) // len(planned)], allow_other_workers=True,
+                key=f"snowpy-featurise-{i}-{self.token}") for i, shard in enumerate(planned)]
             self.shard_names = [shard.describe() for shard in planned]
         else:
             import dask
