@@ -157,3 +157,28 @@ def test_command_line_errors_are_clear(tmp_path):
     result = runner.invoke(app, ["train", DEMO, "-o", str(tmp_path / "m.snowpy"),
                                  "--workers", "1", "--resume"])
     assert result.exit_code == 1 and "holds no checkpoint" in result.output
+
+
+def test_a_bag_of_texts_and_a_dataframe_are_trained_where_their_partitions_lie(client):
+    import dask.bag as db
+
+    documents = list(read(DEMO))
+    texts = db.from_sequence([d.text for d in documents], npartitions=3)
+    labels = db.from_sequence([d.label for d in documents], npartitions=3)
+    model = fit(SnowClassifier(epochs=3, calibrate=None), texts, labels, client=client)
+    assert model.distributed_["shards"] == texts.npartitions
+    assert sum(model.distributed_["examples"]) == 400
+    test = list(read(str(demo_path("test"))))
+    assert model.score([d.text for d in test], [d.label for d in test]) >= 0.9
+    with pytest.raises(Exception, match="partition them alike"):
+        fit(SnowClassifier(), texts, labels.repartition(2), client=client)
+    dd = pytest.importorskip("dask.dataframe")
+    pandas = pytest.importorskip("pandas")
+    frame = dd.from_pandas(pandas.DataFrame({"body": [d.text for d in documents],
+                                             "label": [d.label for d in documents]}),
+                           npartitions=2)
+    model = fit(SnowClassifier(epochs=3, calibrate=None), frame, client=client,
+                text_column="body")
+    assert model.distributed_["shards"] == 2
+    with pytest.raises(Exception, match="no column 'text'"):
+        fit(SnowClassifier(), frame, client=client)
