@@ -74,13 +74,13 @@ def test_fit_predict_and_evaluate_on_a_local_cluster(client, tmp_path):
     assert result["documents"] == 120
     assert result["accuracy"] == pytest.approx(model.score(texts, labels))
     lines = (tmp_path / "plain.txt")
-    lines.write_text("\n".join(texts) + "\n")
+    lines.write_text("\n".join(texts * 20) + "\n")  # several blocks of 64 KB
     done = predict(tmp_path / "m.snowpy", str(lines), tmp_path / "pred", client=client,
                    format="lines", shards=3)
-    assert done["documents"] == 120
+    assert done["documents"] == 2400
     written = [line.split("\t")[0] for part in sorted((tmp_path / "pred").glob("part-*.tsv"))
                for line in part.read_text().splitlines()]
-    assert written == model.predict(texts).tolist()
+    assert written == model.predict(texts).tolist() * 20
 
 
 def test_a_worker_killed_mid_round_changes_nothing(client, tmp_path):

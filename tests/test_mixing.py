@@ -174,24 +174,44 @@ def test_geometric_mixing_refuses_signed_weights():
 
 
 @pytest.mark.parametrize("count", [1, 2, 3, 7])
-def test_byte_range_shards_cover_every_line_once(tmp_path, count):
+def test_byte_range_shards_cover_every_line_once(tmp_path, monkeypatch, count):
+    from snowpy.distributed import shards as module
+
+    monkeypatch.setattr(module, "BLOCK_BYTES", 97)  # lines cross blocks, some span several
     rng = np.random.default_rng(count)
-    lines = [f"l{i % 3}\t" + "w" * int(rng.integers(1, 40)) + f" {i}" for i in range(101)]
+    lines = [f"l{i % 3}\t" + "w" * int(rng.integers(1, 250)) + f" {i}" for i in range(101)]
     path = tmp_path / "c.tsv"
     path.write_text("\n".join(lines) + "\n")
-    shards = plan_shards(str(path), count)
-    assert [s.kind for s in shards] == ["bytes"] * count
-    read_back = [t for s in shards for t in read_shard(s).texts]
-    assert read_back == [line.split("\t")[1] for line in lines]
+    planned = plan_shards(str(path), count)
+    assert [s.kind for s in planned] == ["bytes"] * count
+    read_back = [t for s in planned for t in read_shard(s).texts]
+    assert sorted(read_back) == sorted(line.split("\t")[1] for line in lines)
+    assert len(read_back) == len(lines)
+
+
+def test_shards_of_a_file_sorted_by_label_each_hold_every_label(tmp_path, monkeypatch):
+    from snowpy.distributed import shards as module
+
+    monkeypatch.setattr(module, "BLOCK_BYTES", 256)
+    path = tmp_path / "sorted.tsv"
+    path.write_text("".join(f"{label}\tsome words of document {i}\n"
+                            for label in "abcd" for i in range(100)))
+    for shard in plan_shards(str(path), 4):
+        assert set(read_shard(shard).labels) == set("abcd")
 
 
 def test_globs_and_other_formats_are_shared_out(tmp_path):
     for i in range(3):
         (tmp_path / f"part-{i}.tsv").write_text(f"a\tdoc {i} one\nb\tdoc {i} two\n")
     shards = plan_shards(str(tmp_path / "part-*.tsv"), 2)
-    assert [len(s.files) for s in shards] == [2, 1]
+    assert [s.kind for s in shards] == ["bytes", "bytes"]  # blocks of all the files
     assert sorted(t for s in shards for t in read_shard(s).texts) == sorted(
         f"doc {i} {w}" for i in range(3) for w in ("one", "two"))
+    for i in range(3):
+        (tmp_path / f"part-{i}.jsonl").write_text(f'{{"text": "j{i}", "label": "x"}}\n')
+    whole = plan_shards(str(tmp_path / "part-*.jsonl"), 2)
+    assert [len(s.files) for s in whole] == [2, 1]
+    assert sorted(t for s in whole for t in read_shard(s).texts) == ["j0", "j1", "j2"]
     (tmp_path / "c.jsonl").write_text("".join(f'{{"text": "t{i}", "label": "x"}}\n'
                                               for i in range(5)))
     strides = plan_shards(str(tmp_path / "c.jsonl"), 2)
@@ -235,3 +255,22 @@ def test_checkpoints_round_trip_and_refuse_another_run(tmp_path):
         keeper.load(["network"])
     with pytest.raises(ConfigurationError, match="no checkpoint"):
         Checkpoint(tmp_path / "empty", {}).load(["network"])
+
+
+def test_multilabel_shards_mix_into_a_multilabel_network():
+    rng = np.random.default_rng(3)
+    topics = {"sport": ["goal", "match", "team"], "money": ["bank", "price", "market"],
+              "tech": ["chip", "code", "robot"]}
+    texts, labels = [], []
+    for _ in range(300):
+        chosen = tuple(sorted(t for t in topics if rng.random() < 0.4))
+        words = [w for t in chosen for w in rng.choice(topics[t], 2)] + ["the", "a"]
+        texts.append(" ".join(rng.permutation(words)))
+        labels.append(chosen)
+    net = ipm(SnowClassifier("balanced-winnow", epochs=5, calibrate=None, ngrams=1),
+              _parts(texts, labels, 3))
+    assert net.multilabel_ and sorted(net.classes_.tolist()) == ["money", "sport", "tech"]
+    X = SnowClassifier(ngrams=1)._make_featurizer().transform(texts)
+    predicted = net.predict(X)
+    exact = np.mean([set(p) == set(t) for p, t in zip(predicted, labels)])
+    assert exact >= 0.95

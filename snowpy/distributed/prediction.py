@@ -86,7 +86,7 @@ def _run(model: str | os.PathLike, corpus: str, output: str | os.PathLike | None
         count = shards if shards is not None else \
             2 * max(len(connected.scheduler_info()["workers"]), 1)
         planned = connected.submit(plan_shards, str(corpus), count, split=split, format=format,
-                                   layout=layout, on_error=on_error, prefer="test",
+                                   layout=layout, on_error=on_error, prefer="test", interleave=False,
                                    pure=False).result()
         parts = [connected.submit(_predict_shard, model_path, shard,
                                   None if output is None else os.path.abspath(output), proba,
@@ -108,9 +108,9 @@ def predict(model: str | os.PathLike, corpus: str, output: str | os.PathLike, *,
             ) -> dict[str, Any]:
     """Write the predictions of ``model`` for ``corpus`` to the folder ``output``.
 
-    One ``part-NNNNN.tsv`` per shard, in the corpus's order within it (a label
-    per line, and its probability with ``proba``), and ``MANIFEST.json`` listing
-    them. ``corpus`` is anything :func:`snowpy.distributed.fit` reads by path;
+    One ``part-NNNNN.tsv`` per shard (a label per line, and its probability with
+    ``proba``): the parts one after the other follow the corpus's order; and
+    ``MANIFEST.json`` listing them. ``corpus`` is anything :func:`snowpy.distributed.fit` reads by path;
     ``format="lines"`` reads plain text, one document per line.
     """
     results = _run(model, corpus, output, client=client, workers=workers,

@@ -6,10 +6,14 @@ paths need only exist where the workers run) and each worker reads its own
 (:func:`read_shard`). Three kinds:
 
 ``"bytes"``
-    A range of a ``label<TAB>text`` or fastText file: the lines that *begin*
-    in ``[start, stop)``; shards of one file cover every line once.
+    Blocks of 64 KB of ``label<TAB>text``, fastText or plain-text files (one,
+    or a glob of them), dealt round-robin: a block holds the lines that
+    *begin* in it, so the shards cover every line once, and each shard draws
+    from the whole corpus even when a file is sorted by label (IPM wants
+    every shard to look like the corpus; contiguous halves of a sorted file
+    cost 8 points of accuracy on 20 Newsgroups).
 ``"files"``
-    Whole files of a glob (``data/part-*.tsv``), dealt round-robin.
+    Whole files of a glob of other formats, dealt round-robin.
 ``"stride"``
     Every ``count``-th document from ``index`` of anything else snowpy reads
     (class folders, archives, CSV, JSON Lines, registered corpora): each
@@ -31,6 +35,8 @@ __all__ = ["Shard", "ShardRead", "plan_shards", "read_shard"]
 
 #: Formats whose records are single lines (split by byte ranges).
 _LINE_FORMATS = ("tsv", "fasttext", "lines")
+#: The bytes of a block of a line file dealt to the shards.
+BLOCK_BYTES = 1 << 16
 
 
 @dataclass(frozen=True)
@@ -43,15 +49,15 @@ class Shard:
     count: int
     format: str | None = None
     split: str | None = None
-    start: int = 0
-    stop: int = 0
+    blocks: tuple[tuple[str, int, int], ...] = ()  # (path, start, stop) of "bytes" shards
     files: tuple[str, ...] = ()
     options: dict[str, Any] = field(default_factory=dict, hash=False)
     on_error: str = "raise"
 
     def describe(self) -> str:
         if self.kind == "bytes":
-            return f"{self.corpus} bytes {self.start:,}-{self.stop:,}"
+            return f"{len(self.blocks)} blocks of {self.corpus} from byte {self.blocks[0][1]:,}" \
+                if self.blocks else f"no block of {self.corpus}"
         if self.kind == "files":
             return f"{len(self.files)} file(s) of {self.corpus}"
         return f"{self.corpus} documents {self.index}::{self.count}"
@@ -69,12 +75,14 @@ class ShardRead:
 
 def plan_shards(corpus: str, count: int, *, split: str | None = None,
                 format: str | None = None, layout: Any = None,
-                on_error: str = "raise", prefer: str = "train") -> list[Shard]:
+                on_error: str = "raise", prefer: str = "train", interleave: bool = True
+                ) -> list[Shard]:
     """Cut ``corpus`` into ``count`` shards (run where the workers see the paths).
 
     ``layout`` (the command line's read options) gives the reader's keyword
     arguments for the detected format; a corpus with splits is read in ``split``,
-    else in ``prefer``.
+    else in ``prefer``. ``interleave=False`` gives each shard consecutive blocks of a
+    line file (prediction: the parts in order are the corpus in order).
     """
     from snowpy import corpora
 
@@ -82,27 +90,28 @@ def plan_shards(corpus: str, count: int, *, split: str | None = None,
         raise ConfigurationError(f"shards must be at least 1, got {count}")
     common: dict[str, Any] = {"split": split, "on_error": on_error}
     matches = sorted(glob.glob(corpus)) if glob.has_magic(corpus) else []
-    if glob.has_magic(corpus):
-        if not matches:
-            raise ConfigurationError(f"{corpus}: no file matches")
-        kind = format or corpora.detect_format(matches[0])
-        options = _options(layout, kind, corpus)
-        return [Shard(corpus, "files", i, count, kind, files=tuple(matches[i::count]),
-                      options=options, **common)
-                for i in range(min(count, len(matches)))]
+    if glob.has_magic(corpus) and not matches:
+        raise ConfigurationError(f"{corpus}: no file matches")
     path = corpus.split("::")[0]
-    if os.path.exists(path):
-        kind = format or corpora.detect_format(corpus)
-        options = _options(layout, kind, corpus) if kind != "lines" else \
-            _options(layout, "tsv", corpus)
+    if matches or os.path.exists(path):
+        kind = format or corpora.detect_format(matches[0] if matches else corpus)
+        options = _options(layout, "tsv" if kind == "lines" else kind, corpus)
         if kind == "directory" and split is None:
             common["split"] = _default_split(corpus, corpora.splits_of(corpus), prefer)
-        if kind in _LINE_FORMATS and os.path.isfile(corpus) and not _compressed(corpus):
-            size = os.path.getsize(corpus)
-            bounds = [size * i // count for i in range(count + 1)]
-            return [Shard(corpus, "bytes", i, count, kind, start=bounds[i],
-                          stop=bounds[i + 1], options=options, **common)
-                    for i in range(count)]
+        files = matches or [corpus]
+        if kind in _LINE_FORMATS and all(os.path.isfile(f) and not _compressed(f)
+                                         for f in files):
+            blocks = [(f, start, min(start + BLOCK_BYTES, size)) for f in files
+                      for size in (os.path.getsize(f),) for start in range(0, size, BLOCK_BYTES)]
+            dealt = [blocks[i::count] if interleave else
+                     blocks[i * len(blocks) // count:(i + 1) * len(blocks) // count]
+                     for i in range(count)]
+            return [Shard(corpus, "bytes", i, count, kind, blocks=tuple(dealt[i]),
+                          options=options, **common) for i in range(count)]
+        if matches:
+            return [Shard(corpus, "files", i, count, kind, files=tuple(matches[i::count]),
+                          options=options, **common)
+                    for i in range(min(count, len(matches)))]
         return [Shard(corpus, "stride", i, count, kind, options=options, **common)
                 for i in range(count)]
     if os.sep in corpus or "." in os.path.basename(corpus):
@@ -145,10 +154,12 @@ def read_shard(shard: Shard) -> ShardRead:
     if shard.format == "lines":  # plain text to predict: a document per line, no label
         return _plain_lines(shard)
     if shard.kind == "bytes":
-        documents = list(corpora.read_stream(
-            io.BytesIO(_line_range(shard.corpus, shard.start, shard.stop)),
-            format=shard.format, where=f"{shard.corpus} (from byte {shard.start:,}), line",
-            problems=problems, **shard.options))
+        documents: list[Any] = []
+        for path, start, stop in shard.blocks:
+            documents.extend(corpora.read_stream(
+                io.BytesIO(_line_range(path, start, stop)), format=shard.format,
+                where=f"{path} (the block from byte {start:,}), line", problems=problems,
+                **shard.options))
     elif shard.kind == "files":
         documents = []
         for path in shard.files:
@@ -168,19 +179,20 @@ def read_shard(shard: Shard) -> ShardRead:
 
 def _plain_lines(shard: Shard) -> ShardRead:
     if shard.kind == "bytes":
-        chunks = [(_line_range(shard.corpus, shard.start, shard.stop), shard.corpus)]
+        chunks = [(_line_range(path, start, stop), path, start)
+                  for path, start, stop in shard.blocks]
     else:
-        chunks = [(Path(path).read_bytes(), path) for path in shard.files]
+        chunks = [(Path(path).read_bytes(), path, 0) for path in shard.files]
     encoding = shard.options.get("encoding", "utf-8")
     texts: list[Any] = []
-    for data, where in chunks:
+    for data, where, offset in chunks:
         try:
             text = data.decode(encoding, shard.options.get("errors", "strict"))
         except UnicodeDecodeError as exc:
             from snowpy.corpora.documents import CorpusError
 
             raise CorpusError(f"{where}: not valid {encoding} near byte "
-                              f"{shard.start + exc.start:,}") from None
+                              f"{offset + exc.start:,}") from None
         texts.extend(line for line in text.splitlines() if line.strip())
     return ShardRead(texts, [None] * len(texts), 0, [])
 
