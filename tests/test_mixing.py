@@ -76,19 +76,23 @@ def test_one_shard_trains_exactly_as_fit():
     np.testing.assert_array_equal(mixed.predict(X), single.predict(X))
 
 
-@pytest.mark.parametrize("rule,links", [("perceptron", "signed"),
-                                        ("balanced-winnow", "touched")])
-def test_arithmetic_mixing_averages_what_the_shards_predict(rule, links):
-    """One round from the same start: the mixed network scores every example with the
-    shards' scores averaged, weighted by their examples (a missing link counting as a
-    new one, which weighs what a missing one does for these rules and policies)."""
+@pytest.mark.parametrize("rule,links,average_over", [
+    ("perceptron", "signed", "all"), ("balanced-winnow", "touched", "all"),
+    ("perceptron", "signed", "changed"), ("balanced-winnow", "touched", "changed")])
+def test_arithmetic_mixing_averages_what_the_shards_predict(rule, links, average_over):
+    """One round from the same start. Averaged over all shards (IPM as published): the
+    mixed network scores every example with the shards' scores averaged, weighted by
+    their examples (a missing link counting as a new one, which weighs what a missing
+    one does for these rules and policies). Averaged over the shards that changed each
+    link: a link only one shard changed weighs what it weighs there; the others, the
+    average of the shards'."""
     texts, labels = _documents()
     classifier = SnowClassifier(rule, epochs=1, calibrate=None, average=False,
                                 discard=None, links=links)
     parts = [(texts[:100], labels[:100]), (texts[100:], labels[100:])]
     params = classifier.get_params()
     data = [tasks.featurise(part, params) for part in parts]
-    run = _Run(None, classifier, "arithmetic", None, None, None)
+    run = _Run(None, classifier, "arithmetic", None, None, None, average_over)
     run.examples, run.multilabel = [100, 300], False
     run.labels = sorted(set(labels))
     run.mean_active = sum(d.X.nnz for d in data) / 400
@@ -116,35 +120,84 @@ def test_arithmetic_mixing_averages_what_the_shards_predict(rule, links):
     probe = sp.csr_matrix((np.ones(features.size), features, np.arange(features.size + 1)),
                           shape=(features.size, 1 << 22))
     del X
-    expected = 0.25 * shard_nets[0].target_scores(probe) + 0.75 * shard_nets[1].target_scores(
-        probe)
-    np.testing.assert_allclose(mixed.target_scores(probe), expected, rtol=1e-5, atol=1e-5)
+    if average_over == "all":
+        expected = 0.25 * shard_nets[0].target_scores(probe) + \
+            0.75 * shard_nets[1].target_scores(probe)
+        np.testing.assert_allclose(mixed.target_scores(probe), expected, rtol=1e-5, atol=1e-5)
+    else:  # feature by feature and target by target, against the shards' weights
+        start = tasks._network(state, "start")._store.absent
+        initial = float(np.dot(mixed._store.kernel.planes, mixed._store.initial_weights))
+        mixed_table = mixed.effective_weights()
+        checked = 0
+        for feature in features[:300]:
+            row = np.flatnonzero(mixed.feature_ids_ == feature)
+            for t in range(len(mixed.classes_)):
+                moved = []
+                for weight, net in zip((0.25, 0.75), shard_nets):
+                    at = net._store.positions(np.array([feature]), t)[0]
+                    value = net.effective_links_delta()[at] + net._store.absent \
+                        if at >= 0 else None
+                    if value is not None and value != initial:
+                        moved.append((weight, value))
+                got = mixed_table[1 + row[0], t] if row.size else start
+                if len(moved) == 1:
+                    assert got == pytest.approx(moved[0][1], abs=1e-6)
+                    checked += 1
+                elif len(moved) == 2:
+                    assert got == pytest.approx(sum(w * v for w, v in moved), abs=1e-6)
+                    checked += 1
+        assert checked > 50
     assert mixed.n_examples_seen_ == 400
     assert mixed.mistakes_ == [sum(n.mistakes_[0] for n in shard_nets)]
     np.testing.assert_array_equal(mixed.promotions_,
                                   shard_nets[0].promotions_ + shard_nets[1].promotions_)
 
 
-def _mixture(keys, W, V, weight, seen=0.0):
+def _mixture(keys, W, U, C, weight, seen=0.0):
     W = np.asarray(W, dtype=np.float64)
-    return Mixture(np.asarray(keys, np.int64), W, np.asarray(V, np.float64), weight, seen,
-                   np.zeros((2, 0)), np.zeros((2, 2), np.int64), np.zeros(0, np.int64),
-                   np.zeros(0, np.int64), np.zeros(0, np.int64), {"mistakes": 1})
+    return Mixture(np.asarray(keys, np.int64), W, np.asarray(U, np.float64),
+                   np.asarray(C, np.float64), weight, seen, np.zeros((2, 0)),
+                   np.zeros((2, 2), np.int64), np.zeros(0, np.int64), np.zeros(0, np.int64),
+                   np.zeros(0, np.int64), {"mistakes": 1})
 
 
 def test_combine_adds_by_key_in_a_worked_example():
-    a = _mixture([2, 5], [[1.0], [2.0]], [[0.5], [1.0]], 3.0, 30.0)
-    b = _mixture([5, 7], [[4.0], [8.0]], [[2.0], [4.0]], 1.0, 12.0)
+    a = _mixture([2, 5], [[1.0], [2.0]], [[0.5], [1.0]], [3.0, 3.0], 3.0, 30.0)
+    b = _mixture([5, 7], [[4.0], [8.0]], [[2.0], [4.0]], [1.0, 0.0], 1.0, 12.0)
     both = Mixture.combine([a, b])
     assert both.keys.tolist() == [2, 5, 7]
     assert both.W[:, 0].tolist() == [1.0, 6.0, 8.0]
-    assert both.V[:, 0].tolist() == [0.5, 3.0, 4.0]
+    assert both.U[:, 0].tolist() == [0.5, 3.0, 4.0]
+    assert both.C.tolist() == [3.0, 4.0, 0.0]
     assert (both.weight, both.seen, both.stats["mistakes"]) == (4.0, 42.0, 2)
     # any grouping, the same sums
-    c = _mixture([7], [[1.0]], [[1.0]], 1.0)
+    c = _mixture([7], [[1.0]], [[1.0]], [1.0], 1.0)
     left = Mixture.combine([Mixture.combine([a, b]), c])
     right = Mixture.combine([a, Mixture.combine([b, c])])
     np.testing.assert_array_equal(left.W, right.W)
+
+
+def test_mixed_weights_in_a_worked_example():
+    """Start: the bias linked to target 0 at 1.0 (two targets, initial weight 0.5).
+    Shard a (30 examples) moved it to 2.0 and made feature 4's link to target 1 at
+    1.5; shard b (10 examples) moved the bias to 3.0 and made the same link at 0.5
+    (its initial weight: made, not moved)."""
+    from snowpy.distributed.merging import apply
+
+    start_keys = np.array([0], np.int64)            # (-1 + 1) * 2 + 0: the bias, target 0
+    start_W = np.array([[1.0 - 0.5]])               # f(w) - f(initial), arithmetic
+    empty = np.zeros((1, 0))
+    a = _mixture([0, 11], [[30 * 1.0], [30 * 1.0]], [[0.0], [0.0]][:2], [30.0, 30.0], 30.0)
+    b = _mixture([0, 11], [[10 * 2.0], [0.0]], [[0.0], [0.0]], [10.0, 0.0], 10.0)
+    total = Mixture.combine([a, b])
+    for per_link, expected in ((True, [2.25, 1.5]), (False, [2.25, 1.25])):
+        keys, W, _, _ = apply(start_keys, start_W, empty, np.zeros(0, np.int64), total.keys,
+                              total.W, total.U[:, :0], total.C, total.link_counts, 40.0,
+                              per_link)
+        assert keys.tolist() == [0, 11]  # (4 + 1) * 2 + 1
+        # the bias: 1.0 + (30 * 1.0 + 10 * 2.0) / 40 either way; feature 4: only a moved
+        # it, by 1.0 from 0.5 (per link: all of it; over all shards: 30/40 of it)
+        np.testing.assert_allclose(W[:, 0] + 0.5, expected)
 
 
 def test_geometric_mixing_of_winnow_is_the_weighted_geometric_mean():
@@ -154,16 +207,18 @@ def test_geometric_mixing_of_winnow_is_the_weighted_geometric_mean():
                                  discard=None, links="touched"),
                   [(texts[:200], labels[:200]), (texts[200:], labels[200:])], mixing,
                   rounds=1)
-        weights = net.effective_links().data
-        assert np.all(weights > 0)  # multiplicative weights stay positive
-    # two one-link networks by hand: weights 4 and 1 (initial 1), equal examples
-    initial = np.array([1.0])
-    parts = []
-    for w in (4.0, 1.0):
-        log = np.log(np.array([[w]])) - np.log(initial)
-        parts.append(_mixture([3], 10.0 * log, np.zeros((1, 0)), 10.0))
+        assert np.all(net.effective_links().data > 0)  # multiplicative weights stay positive
+    # one link moved from 1 to 4 by a shard of 10 examples and to 1/4 by another of 30:
+    # log-changes 10 * log 4 and 30 * log(1/4); geometric mean 4 ** ((10 - 30) / 40)
+    from snowpy.distributed.merging import apply
+
+    parts = [_mixture([3], [[10 * np.log(4.0)]], np.zeros((1, 0)), [10.0], 10.0),
+             _mixture([3], [[30 * np.log(0.25)]], np.zeros((1, 0)), [30.0], 30.0)]
     total = Mixture.combine(parts)
-    assert np.exp(total.W[0, 0] / total.weight + np.log(1.0)) == pytest.approx(2.0)
+    keys, W, _, _ = apply(np.zeros(0, np.int64), np.zeros((0, 1)), np.zeros((0, 0)),
+                          np.zeros(0, np.int64), total.keys, total.W, total.U, total.C,
+                          total.link_counts, 40.0, True)
+    assert np.exp(W[0, 0]) == pytest.approx(4.0 ** (-0.5))
 
 
 def test_geometric_mixing_refuses_signed_weights():

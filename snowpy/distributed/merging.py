@@ -1,21 +1,21 @@
 """The compiled loops of :mod:`snowpy.distributed.mixing`: a network's links as sorted
-keys and weighted sums, and the linear merge of two such tables."""
+keys, what one round changed, and the linear merges of sorted tables."""
 
 from __future__ import annotations
 
 import numba
 import numpy as np
 
-__all__ = ["merge", "table"]
+__all__ = ["apply", "changes", "merge", "table"]
 
 
 @numba.njit(nogil=True, cache=True)
-def table(features, sizes, targets, W, U, seen, reference, geometric, weight,
+def table(features, sizes, targets, W, U, averaging, reference, geometric,
           n_targets):  # pragma: no cover - compiled
-    """Keys ``(feature + 1) * n_targets + target`` in increasing order, and per key
-    ``weight * (f(w) - f(reference))`` of the current (``W``) and the averaged
-    (``W - U / seen``; ``U`` empty: no averaging) planes, ``f`` the logarithm when
-    ``geometric``, and the link each came from. ``features[0]`` is the bias (-1)."""
+    """Keys ``(feature + 1) * n_targets + target`` in increasing order; per key
+    ``f(w) - f(reference)`` of each weight plane (``f`` the logarithm when
+    ``geometric``), the averaging sums (``U``, when ``averaging``) and the link each
+    came from. ``features[0]`` is the bias (-1); a row's links lie in the order made."""
     n_rows = sizes.shape[0]
     starts = np.zeros(n_rows + 1, np.int64)
     for r in range(n_rows):
@@ -23,17 +23,16 @@ def table(features, sizes, targets, W, U, seen, reference, geometric, weight,
     order = np.argsort(features)
     total = starts[n_rows]
     planes = W.shape[1]
-    averaging = U.shape[0] > 0
     keys = np.empty(total, np.int64)
     out_W = np.empty((total, planes), np.float64)
-    out_V = np.empty((total, planes if averaging else 0), np.float64)
+    out_U = np.empty((total, planes if averaging else 0), np.float64)
     source = np.empty(total, np.int64)
     k = 0
     local = np.empty(n_targets + 1, np.int64)
     for q in range(n_rows):
         r = order[q]
         base = (features[r] + 1) * n_targets
-        count = 0  # the row's links in target order (they lie in the order made)
+        count = 0  # the row's links in target order
         for j in range(starts[r], starts[r + 1]):
             at = count
             while at > 0 and targets[local[at - 1]] > targets[j]:
@@ -47,24 +46,62 @@ def table(features, sizes, targets, W, U, seen, reference, geometric, weight,
             source[k] = j
             for p in range(planes):
                 w = np.float64(W[j, p])
-                ref = reference[p]
+                out_W[k, p] = (np.log(w) - np.log(reference[p])) if geometric \
+                    else w - reference[p]
                 if averaging:
-                    v = w - np.float64(U[j, p]) / seen if seen > 0 else w
-                    out_V[k, p] = weight * ((np.log(v) - np.log(ref)) if geometric else
-                                            (v - ref))
-                out_W[k, p] = weight * ((np.log(w) - np.log(ref)) if geometric else (w - ref))
+                    out_U[k, p] = np.float64(U[j, p])
             k += 1
-    return keys, out_W, out_V, source
+    return keys, out_W, out_U, source
 
 
 @numba.njit(nogil=True, cache=True)
-def merge(ka, Wa, Va, ca, kb, Wb, Vb, cb, adding):  # pragma: no cover - compiled
-    """Two sorted tables as one: values of a key in both added; counts added (``adding``)
-    or the larger kept; empty count arrays stay empty."""
+def changes(start_keys, start_W, start_U, keys, W, U, weight):  # pragma: no cover
+    """What a round changed: the links of the trained table that are new or whose
+    weights or sums moved, with ``weight`` times the change, the weight of the shard
+    as a changer of each (0 for a link made and left at its initial weight: it
+    exists, and says nothing of where the weight should go), and the positions (in
+    the trained table) they came from."""
+    n = keys.shape[0]
+    out_keys = np.empty(n, np.int64)
+    out_W = np.empty((n, W.shape[1]), np.float64)
+    out_U = np.empty((n, U.shape[1]), np.float64)
+    out_C = np.empty(n, np.float64)
+    taken = np.empty(n, np.int64)
+    s = 0
+    k = 0
+    for i in range(n):
+        while s < start_keys.shape[0] and start_keys[s] < keys[i]:
+            s += 1
+        known = s < start_keys.shape[0] and start_keys[s] == keys[i]
+        moved = False
+        for p in range(W.shape[1]):
+            before = start_W[s, p] if known else 0.0
+            out_W[k, p] = weight * (W[i, p] - before)
+            if W[i, p] != before:
+                moved = True
+        for p in range(U.shape[1]):
+            before = start_U[s, p] if known else 0.0
+            out_U[k, p] = weight * (U[i, p] - before)
+            if U[i, p] != before:
+                moved = True
+        if moved or not known:
+            out_keys[k] = keys[i]
+            out_C[k] = weight if moved else 0.0
+            taken[k] = i
+            k += 1
+    return out_keys[:k], out_W[:k], out_U[:k], out_C[:k], taken[:k]
+
+
+@numba.njit(nogil=True, cache=True)
+def merge(ka, Wa, Ua, Ca, ca, kb, Wb, Ub, Cb, cb, adding):  # pragma: no cover - compiled
+    """Two sorted tables as one: the values (``W``, ``U``, and the weights ``C`` of the
+    shards that changed each link) of a key in both added; counts added
+    (``adding``) or the larger kept; empty count arrays stay empty."""
     n = ka.shape[0] + kb.shape[0]
     keys = np.empty(n, np.int64)
     W = np.zeros((n, Wa.shape[1]), np.float64)
-    V = np.zeros((n, Va.shape[1]), np.float64)
+    U = np.zeros((n, Ua.shape[1]), np.float64)
+    C = np.zeros(n, np.float64)
     counting = ca.shape[0] > 0 or cb.shape[0] > 0
     counts = np.zeros(n if counting else 0, np.int64)
     i = j = k = 0
@@ -75,8 +112,9 @@ def merge(ka, Wa, Va, ca, kb, Wb, Vb, cb, adding):  # pragma: no cover - compile
             keys[k] = ka[i]
             for p in range(Wa.shape[1]):
                 W[k, p] += Wa[i, p]
-            for p in range(Va.shape[1]):
-                V[k, p] += Va[i, p]
+            for p in range(Ua.shape[1]):
+                U[k, p] += Ua[i, p]
+            C[k] += Ca[i]
             if counting and ca.shape[0] > 0:
                 counts[k] = ca[i]
             i += 1
@@ -84,8 +122,9 @@ def merge(ka, Wa, Va, ca, kb, Wb, Vb, cb, adding):  # pragma: no cover - compile
             keys[k] = kb[j]
             for p in range(Wb.shape[1]):
                 W[k, p] += Wb[j, p]
-            for p in range(Vb.shape[1]):
-                V[k, p] += Vb[j, p]
+            for p in range(Ub.shape[1]):
+                U[k, p] += Ub[j, p]
+            C[k] += Cb[j]
             if counting and cb.shape[0] > 0:
                 if take_a:
                     counts[k] = counts[k] + cb[j] if adding else max(counts[k], cb[j])
@@ -93,4 +132,45 @@ def merge(ka, Wa, Va, ca, kb, Wb, Vb, cb, adding):  # pragma: no cover - compile
                     counts[k] = cb[j]
             j += 1
         k += 1
-    return keys[:k], W[:k], V[:k], counts[:k]
+    return keys[:k], W[:k], U[:k], C[:k], counts[:k]
+
+
+@numba.njit(nogil=True, cache=True)
+def apply(start_keys, start_W, start_U, start_counts, keys, W, U, C, counts, total,
+          per_link):  # pragma: no cover - compiled
+    """The mixed table: every link of the start and of the changes, the start's values
+    moved by the changes divided by the weight of the shards that made them
+    (``per_link``) or by the ``total`` weight of all shards (a missing change counts
+    as none). Counts: the changes' where they have some, else the start's."""
+    n = start_keys.shape[0] + keys.shape[0]
+    out_keys = np.empty(n, np.int64)
+    out_W = np.zeros((n, start_W.shape[1]), np.float64)
+    out_U = np.zeros((n, start_U.shape[1]), np.float64)
+    counting = start_counts.shape[0] > 0 or counts.shape[0] > 0
+    out_counts = np.zeros(n if counting else 0, np.int64)
+    i = j = k = 0
+    while i < start_keys.shape[0] or j < keys.shape[0]:
+        take_s = j >= keys.shape[0] or (i < start_keys.shape[0] and start_keys[i] <= keys[j])
+        take_c = i >= start_keys.shape[0] or (j < keys.shape[0] and keys[j] <= start_keys[i])
+        if take_s:
+            out_keys[k] = start_keys[i]
+            for p in range(start_W.shape[1]):
+                out_W[k, p] = start_W[i, p]
+            for p in range(start_U.shape[1]):
+                out_U[k, p] = start_U[i, p]
+            if counting and start_counts.shape[0] > 0:
+                out_counts[k] = start_counts[i]
+            i += 1
+        if take_c:
+            out_keys[k] = keys[j]
+            divisor = C[j] if per_link else total
+            if divisor > 0:  # (links only made, never moved, stay where they start)
+                for p in range(W.shape[1]):
+                    out_W[k, p] += W[j, p] / divisor
+                for p in range(U.shape[1]):
+                    out_U[k, p] += U[j, p] / divisor
+            if counting and counts.shape[0] > 0:
+                out_counts[k] = counts[j]
+            j += 1
+        k += 1
+    return out_keys[:k], out_W[:k], out_U[:k], out_counts[:k]

@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
-from snowpy.distributed.mixing import Mixture
+from snowpy.distributed.mixing import Mixture, Table
 from snowpy.distributed.shards import Shard, read_shard
 
 __all__ = ["Setup", "ShardData", "describe", "featurise", "discarded", "finish", "held_out", "train_round"]
@@ -34,6 +34,7 @@ class Setup:
     reference: np.ndarray           # the planes a missing link counts as, in mixing
     folds: int                      # calibration folds trained beside the network (0: none)
     seed: int
+    average_over: str = "changed"   # a link's change averaged over: "changed" or "all" shards
 
 
 @dataclass
@@ -117,6 +118,7 @@ def train_round(state: State, data: ShardData, setup: Setup, round: int, fold: i
     from snowpy.network.training import TrainingCall, train
 
     net = _network(state, f"the mixed network of round {round}")
+    start = Table.of(state, setup.reference, setup.mixing)
     rows = np.arange(data.n)
     if fold >= 0:
         rows = np.flatnonzero(fold_of(data.keys, setup.folds, setup.seed) != fold)
@@ -135,12 +137,12 @@ def train_round(state: State, data: ShardData, setup: Setup, round: int, fold: i
         train(net, call, epochs=1, shuffle=bool(setup.params["shuffle"]), fresh=round == 0)
     mistakes = net.mistakes_[-1] if rows.size else 0
     updates = net.updates_[-1] if rows.size else 0
-    header, arrays = network_state(net)
     stats = {"mistakes": mistakes, "updates": updates,
              "n_examples_seen": net.n_examples_seen_ - figures[0],
              "overflows": net.overflows_ - figures[1], "underflows": net.underflows_ - figures[2]}
-    return Mixture.of_network(arrays, header, setup.reference, setup.mixing, float(rows.size),
-                              net._target_counts() - before, stats, counted=round == 0)
+    return Mixture.of_network(network_state(net), start, setup.reference, setup.mixing,
+                              float(rows.size), net._target_counts() - before, stats,
+                              counted=round == 0)
 
 
 def finish(mixture: Mixture, start: State, setup: Setup, round: int) -> State:
@@ -149,7 +151,8 @@ def finish(mixture: Mixture, start: State, setup: Setup, round: int) -> State:
     from snowpy.network.pruning import keep_top_percent
     from snowpy.network.state import network_state
 
-    state = mixture.state(start, setup.reference, setup.mixing)
+    state = mixture.state(start, setup.reference, setup.mixing,
+                          per_link=setup.average_over == "changed")
     if round > 0 or setup.params.get("eligible_percent") is None:
         return state
     net = _network(state, f"the mixed network of round {round}")

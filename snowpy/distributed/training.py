@@ -59,6 +59,7 @@ class RoundReport:
 def fit(classifier: Any, data: Any, labels: Any = None, *, client: Any = None,
         workers: int | None = None, scheduler: str | None = None,
         shards: int | None = None, mixing: str = "arithmetic",
+        average_over: str = "changed",
         checkpoint: str | os.PathLike | None = None, resume: bool = False,
         split: str | None = None, format: str | None = None, layout: Any = None,
         on_error: str = "raise", text_column: str = "text", label_column: str = "label",
@@ -82,8 +83,13 @@ def fit(classifier: Any, data: Any, labels: Any = None, *, client: Any = None,
         Shards of a corpus given by path (default: twice the workers). A bag's
         or dataframe's partitions are its shards.
     mixing : {"arithmetic", "geometric"}
-        How the shards' weights are averaged each round (``docs/distributed.md``
-        has the measurements).
+        How the shards' changes to the weights are averaged each round: of the
+        weights, or of their logarithms (``docs/distributed.md`` has the
+        measurements).
+    average_over : {"changed", "all"}
+        Each link's change is averaged over the shards that changed it, or over
+        all shards (a shard that did not change it counting as a change of 0:
+        IPM as published).
     checkpoint : path, optional
         A folder where the mixed networks are written after every round.
     resume : bool
@@ -102,6 +108,9 @@ def fit(classifier: Any, data: Any, labels: Any = None, *, client: Any = None,
     """
     if mixing not in MIXING:
         raise ConfigurationError(f"mixing must be one of {', '.join(MIXING)}, got {mixing!r}")
+    if average_over not in ("changed", "all"):
+        raise ConfigurationError(f"average_over must be 'changed' or 'all', got "
+                                 f"{average_over!r}")
     if resume and checkpoint is None:
         raise ConfigurationError("resume needs the checkpoint folder to resume from")
     if getattr(classifier, "keep_names", False):
@@ -114,7 +123,7 @@ def fit(classifier: Any, data: Any, labels: Any = None, *, client: Any = None,
     network.check_options()  # a bad option fails before the cluster starts
     with connect(client, workers=workers, scheduler=scheduler) as connected:
         run = _Run(connected, classifier, mixing, progress, on_submit,
-                   Path(checkpoint) if checkpoint is not None else None)
+                   Path(checkpoint) if checkpoint is not None else None, average_over)
         run.featurise(data, labels, shards=shards, split=split, format=format,
                       layout=layout, on_error=on_error, text_column=text_column,
                       label_column=label_column)
@@ -126,8 +135,10 @@ class _Run:
     """One distributed fit: its client, shards, models and checkpoint."""
 
     def __init__(self, client: Any, classifier: Any, mixing: str, progress: Any,
-                 on_submit: Any, checkpoint: Path | None) -> None:
+                 on_submit: Any, checkpoint: Path | None, average_over: str = "changed"
+                 ) -> None:
         self.client = client
+        self.average_over = average_over
         self.classifier = classifier
         self.params = classifier.get_params()
         self.mixing = mixing
@@ -201,7 +212,7 @@ class _Run:
         calibrate = self.params["calibrate"]
         folds = int(self.params["calibration_folds"]) if calibrate in ("cv", "holdout") else 0
         setup = Setup(self.params, self.mixing, np.asarray(reference, dtype=np.float64),
-                      folds, int(self.params["seed"] or 0))
+                      folds, int(self.params["seed"] or 0), self.average_over)
         return network_state(net), setup
 
     def train(self, resume: bool) -> None:
@@ -298,7 +309,8 @@ class _Run:
         classifier.network_ = net
         classifier.distributed_ = {
             "source": self.source, "shards": len(self.data), "workers": self.n_workers,
-            "mixing": self.mixing, "examples": self.examples, "skipped": self.skipped,
+            "mixing": self.mixing, "average_over": self.average_over,
+            "examples": self.examples, "skipped": self.skipped,
             "messages": self.messages,
             "rounds": [vars(report) for report in self.reports]}
         return classifier
@@ -308,7 +320,8 @@ class _Run:
 
         return {"source": self.source, "shards": self.shard_names, "examples": self.examples,
                 "params": plain({k: v for k, v in self.params.items() if k != "n_jobs"}),
-                "mixing": self.mixing, "labels": plain(self.labels)}
+                "mixing": self.mixing, "average_over": self.average_over,
+                "labels": plain(self.labels)}
 
 
 def _tree(client: Any, parts: list[Any], name: str) -> Any:
