@@ -157,6 +157,12 @@ def test_command_line_errors_are_clear(tmp_path):
     result = runner.invoke(app, ["train", DEMO, "-o", str(tmp_path / "m.snowpy"),
                                  "--workers", "1", "--resume"])
     assert result.exit_code == 1 and "holds no checkpoint" in result.output
+    result = runner.invoke(app, ["train", DEMO, "-o", str(tmp_path / "m.snowpy"),
+                                 "--workers", "1", "--average-over", "some"])
+    assert result.exit_code == 1 and "--average-over changed or all" in result.output
+    result = runner.invoke(app, ["train", "-", "-o", str(tmp_path / "m.snowpy"),
+                                 "--workers", "1"])
+    assert result.exit_code == 1 and "not standard input" in result.output
 
 
 def test_a_bag_of_texts_and_a_dataframe_are_trained_where_their_partitions_lie(client):

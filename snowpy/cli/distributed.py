@@ -35,7 +35,7 @@ def _mb(count: float) -> str:
 
 def train_distributed(classifier: Any, corpus: str, output: Path, *, workers: int | None,
                       scheduler: str | None, shards: int | None, mixing: str,
-                      checkpoint: Path | None, resume: bool, split: str | None,
+                      average_over: str, checkpoint: Path | None, resume: bool, split: str | None,
                       format: str | None, layout: Any, on_error: str,
                       inference_only: bool, quiet: bool, json_output: bool,
                       started: float) -> None:
@@ -44,6 +44,9 @@ def train_distributed(classifier: Any, corpus: str, output: Path, *, workers: in
     from snowpy import distributed
 
     chatty = not (quiet or json_output)
+    if mixing not in distributed.MIXING or average_over not in ("changed", "all"):
+        raise ConfigurationError(f"--mixing is arithmetic or geometric (got {mixing!r}), "
+                                 f"--average-over changed or all (got {average_over!r})")
     folder = checkpoint if checkpoint is not None else output.with_name(
         output.name + ".checkpoint")
     if resume and not (folder / "progress.json").is_file():
@@ -64,7 +67,8 @@ def train_distributed(classifier: Any, corpus: str, output: Path, *, workers: in
     try:
         trained = distributed.fit(
             classifier, corpus, workers=workers, scheduler=scheduler, shards=shards,
-            mixing=mixing, checkpoint=folder, resume=resume, split=split, format=format,
+            mixing=mixing, average_over=average_over, checkpoint=folder, resume=resume,
+            split=split, format=format,
             layout=layout, on_error=on_error, progress=show)
     except KeyboardInterrupt:
         err(f"interrupted: {output} untouched; `--resume` continues from {folder}")
@@ -83,6 +87,7 @@ def train_distributed(classifier: Any, corpus: str, output: Path, *, workers: in
         "classes": len(net.classes_), "rounds_run": len(net.mistakes_),
         "links": net.n_links_, "mistakes": net.mistakes_, "skipped": info["skipped"],
         "workers": info["workers"], "shards": info["shards"], "mixing": mixing,
+        "average_over": average_over,
         "rounds": info["rounds"], "seconds": round(seconds, 3),
         "calibrated": net.calibration_ is not None, "inference_only": inference_only,
     }

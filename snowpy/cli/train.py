@@ -133,8 +133,13 @@ def train(
     scheduler: Scheduler = None,
     shards: Shards = None,
     mixing: Annotated[str, typer.Option(
-        help="with --workers/--scheduler: how the shards' weights are averaged each round, "
-             "arithmetic or geometric (docs/distributed.md)")] = "arithmetic",
+        help="with --workers/--scheduler: how the shards' changes to the weights are "
+             "averaged each round, arithmetic or geometric (docs/distributed.md)")
+    ] = "arithmetic",
+    average_over: Annotated[str, typer.Option(
+        help="with --workers/--scheduler: each link's change averaged over the shards that "
+             "changed it (changed) or over all shards (all: IPM as published)")
+    ] = "changed",
     checkpoint: Annotated[Path | None, typer.Option(
         help="with --workers/--scheduler: the folder of the per-round checkpoints (default "
              "MODEL.checkpoint, removed once MODEL is written)")] = None,
@@ -193,7 +198,8 @@ def train(
         if alone:
             raise ConfigurationError(f"{alone[0]} is not available with --workers/--scheduler")
         train_distributed(classifier, corpus, output, workers=workers, scheduler=scheduler,
-                          shards=shards, mixing=mixing, checkpoint=checkpoint, resume=resume,
+                          shards=shards, mixing=mixing, average_over=average_over,
+                          checkpoint=checkpoint, resume=resume,
                           split=split, format=format, layout=layout, on_error=on_error,
                           inference_only=inference_only, quiet=quiet,
                           json_output=json_output, started=started)
