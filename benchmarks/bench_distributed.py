@@ -84,6 +84,7 @@ def accuracy(corpora: Path, only: str | None) -> None:
                 settings += [("balanced-winnow", "arithmetic", "all", s) for s in (8, 16)]
                 settings += [("balanced-winnow", "geometric", "changed", s) for s in (8, 16)]
                 settings += [("winnow", m, "changed", 8) for m in ("arithmetic", "geometric")]
+            baselines = {}
             for rule in sorted({rule for rule, _, _, _ in settings}):
                 start = time.perf_counter()
                 one = SnowClassifier(rule, calibrate=None).fit(train_texts, train_labels)
