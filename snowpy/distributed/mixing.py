@@ -178,7 +178,7 @@ class Mixture:
 
     # ------------------------------------------------------------ the result
     def state(self, start: State, reference: np.ndarray, mixing: str, *,
-              per_link: bool = True) -> State:
+              per_link: bool = True, before: Table | None = None) -> State:
         """The mixed network as a header and arrays: ``start`` moved by the changes.
 
         Per-round figures (mistakes, updates, examples, clamped updates) add to
@@ -187,7 +187,8 @@ class Mixture:
         header, arrays = copy.deepcopy(start[0]), dict(start[1])
         n_targets = len(header["labels"])
         total = self.weight if self.weight > 0 else 1.0
-        before = Table.of(start, reference, mixing)
+        if before is None:  # (``start`` as a table, when the caller has it already)
+            before = Table.of(start, reference, mixing)
         keys, Wf, U, link_counts = apply(before.keys, before.W, before.U, before.counts,
                                          self.keys, self.W, self.U, self.C, self.link_counts,
                                          float(total), bool(per_link))

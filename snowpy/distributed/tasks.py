@@ -106,19 +106,42 @@ def _network(state: State, where: str) -> Any:
     header, arrays = state
     # arrays that came over the wire may be read-only views: training writes its own
     arrays = {name: np.array(value) for name, value in arrays.items()}
-    return restore_network(Network, header, arrays, where)
+    return restore_network(Network, header, arrays, where, trusted=True)
 
 
-def train_round(state: State, data: ShardData, setup: Setup, round: int, fold: int
-                ) -> Mixture:
+#: The round's networks as tables, per worker process, by the key of their future
+#: (every shard of a worker starts from the same one): the most recent few.
+_TABLES: dict[str, Table] = {}
+
+
+def _start_table(state: State, setup: Setup, key: str | None) -> Table:
+    if key is None:
+        return Table.of(state, setup.reference, setup.mixing)
+    if key not in _TABLES:
+        while len(_TABLES) >= 4:
+            _TABLES.pop(next(iter(_TABLES)))
+        _TABLES[key] = Table.of(state, setup.reference, setup.mixing)
+    return _TABLES[key]
+
+
+def size_of(state: State) -> tuple[int, int]:
+    """``(links, bytes)`` of a network's state (for the round's report)."""
+    return int(state[1]["link_targets"].size), sum(int(np.asarray(a).nbytes)
+                                                  for a in state[1].values())
+
+
+def train_round(state: State, data: ShardData, setup: Setup, round: int, fold: int,
+                state_key: str | None = None) -> Mixture:
     """One epoch of the network ``state`` on this shard (without calibration fold
-    ``fold`` when ``fold >= 0``), as a mixture weighted by the examples learned."""
+    ``fold`` when ``fold >= 0``), as a mixture weighted by the examples learned
+    (``state_key``: the key of ``state``'s future, to share its table among the
+    shards of this worker)."""
     from snowpy.network.labels import encode_labels
     from snowpy.network.state import network_state
     from snowpy.network.training import TrainingCall, train
 
     net = _network(state, f"the mixed network of round {round}")
-    start = Table.of(state, setup.reference, setup.mixing)
+    start = _start_table(state, setup, state_key)
     rows = np.arange(data.n)
     if fold >= 0:
         rows = np.flatnonzero(fold_of(data.keys, setup.folds, setup.seed) != fold)
@@ -145,14 +168,16 @@ def train_round(state: State, data: ShardData, setup: Setup, round: int, fold: i
                               counted=round == 0)
 
 
-def finish(mixture: Mixture, start: State, setup: Setup, round: int) -> State:
+def finish(mixture: Mixture, start: State, setup: Setup, round: int,
+           state_key: str | None = None) -> State:
     """The mixed network of a round: the sum made a network, with SNoW's
     ``eligible_percent`` applied after the first round."""
     from snowpy.network.pruning import keep_top_percent
     from snowpy.network.state import network_state
 
     state = mixture.state(start, setup.reference, setup.mixing,
-                          per_link=setup.average_over == "changed")
+                          per_link=setup.average_over == "changed",
+                          before=_start_table(start, setup, state_key))
     if round > 0 or setup.params.get("eligible_percent") is None:
         return state
     net = _network(state, f"the mixed network of round {round}")

@@ -23,7 +23,15 @@ import numpy as np
 from snowpy.distributed.cluster import connect, worker_bytes_sent
 from snowpy.distributed.mixing import MIXING, Mixture
 from snowpy.distributed.shards import plan_shards
-from snowpy.distributed.tasks import Setup, describe, featurise, finish, held_out, train_round
+from snowpy.distributed.tasks import (
+    Setup,
+    describe,
+    featurise,
+    finish,
+    held_out,
+    size_of,
+    train_round,
+)
 from snowpy.exceptions import ConfigurationError
 
 __all__ = ["RoundReport", "fit"]
@@ -245,14 +253,16 @@ class _Run:
             where = client.who_has(self.data)
             mixed = {}
             for name in active:
-                parts = [client.submit(train_round, futures[name], part, self.setup, r,
-                                       self.fold_of[name], workers=list(where.get(
-                                           part.key, ())) or None, allow_other_workers=True,
+                start = futures[name]
+                parts = [client.submit(train_round, start, part, self.setup, r,
+                                       self.fold_of[name], str(start.key), workers=list(
+                                           where.get(part.key, ())) or None,
+                                       allow_other_workers=True,
                                        key=f"snowpy-train-{name}-r{r}-s{i}-{self.token}")
                          for i, part in enumerate(self.data)]
                 total = _tree(client, parts, f"{name}-r{r}-{self.token}")
                 mixed[name] = (total, client.submit(
-                    finish, total, futures[name], self.setup, r,
+                    finish, total, start, self.setup, r, str(start.key),
                     key=f"snowpy-finish-{name}-r{r}-{self.token}"))
             if self.on_submit is not None:
                 self.on_submit(r, client)
@@ -264,14 +274,13 @@ class _Run:
                 done[name] = (bool(self.params["early_stop"]) and
                               stats[name]["updates"] == 0) or r == epochs - 1
             moved = worker_bytes_sent(client) - sent
-            net_state = client.gather(futures["network"]) if "network" in mixed else None
+            links, size = client.submit(size_of, futures["network"], pure=False).result() \
+                if "network" in mixed else (0, 0)
             report = RoundReport(
                 r + 1, epochs, int(stats.get("network", {}).get("n_examples_seen", 0)),
                 int(stats.get("network", {}).get("mistakes", 0)),
-                int(stats.get("network", {}).get("updates", 0)),
-                int(net_state[1]["link_targets"].size) if net_state else 0,
-                _nbytes(net_state) if net_state else 0, moved, self.n_workers,
-                time.perf_counter() - began, models=len(active),
+                int(stats.get("network", {}).get("updates", 0)), links, size, moved,
+                self.n_workers, time.perf_counter() - began, models=len(active),
                 resumed=bool(first) and r == first)
             if keeper is not None:
                 keeper.save(r + 1, {name: client.gather(futures[name]) for name in active},
@@ -338,10 +347,6 @@ def _tree(client: Any, parts: list[Any], name: str) -> Any:
 
 def _stats(mixture: Mixture) -> dict[str, int]:
     return dict(mixture.stats)
-
-
-def _nbytes(state: Any) -> int:
-    return sum(np.asarray(a).nbytes for a in state[1].values())
 
 
 def _partitions(data: Any, labels: Any, text_column: str, label_column: str) -> list[Any]:
