@@ -242,7 +242,7 @@ class _Run:
         client = self.client
         # every worker holds every mixed network (each trains from it, and a worker lost
         # cannot take the only copy with it: scattered data has no lineage to rerun)
-        futures = {name: client.scatter(state, broadcast=True, hash=False)
+        futures = {name: client.scatter([state], broadcast=True, hash=False)[0]
                    for name, state in states.items()}
         self.reports: list[RoundReport] = []
         for r in range(first, epochs):
