@@ -196,7 +196,9 @@ class Mixture:
             W = np.exp(Wf + np.log(reference)) if mixing == "geometric" else Wf + reference
         features = keys // n_targets - 1
         targets = (keys - (features + 1) * n_targets).astype(np.int32)
-        link_rows, sizes = np.unique(features, return_counts=True)
+        starts = np.flatnonzero(np.diff(features, prepend=features[:1] - 1))  # (sorted)
+        link_rows = features[starts]
+        sizes = np.diff(np.append(starts, features.size))
         if link_rows.size == 0 or link_rows[0] != -1:  # the bias row is always there
             link_rows = np.concatenate([[-1], link_rows])
             sizes = np.concatenate([[0], sizes])
