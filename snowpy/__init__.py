@@ -18,10 +18,11 @@ from snowpy.hookspecs import hookimpl
 
 if TYPE_CHECKING:  # pragma: no cover
     from snowpy.classifier import SnowClassifier
-    from snowpy.network import Network, NumericalWarning
+    from snowpy.network import Cloud, Network, NumericalWarning
     from snowpy.text import Featurizer
 
 __all__ = [
+    "Cloud",
     "Featurizer",
     "ModelFileError",
     "Network",
@@ -34,6 +35,7 @@ __all__ = [
 ]
 
 _LAZY = {
+    "Cloud": "snowpy.network",
     "Network": "snowpy.network",
     "NumericalWarning": "snowpy.network",
     "SnowClassifier": "snowpy.classifier",

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from snowpy.network.cloud import Cloud
 from snowpy.network.network import ABSTAIN, Network, NumericalWarning
 
-__all__ = ["ABSTAIN", "Network", "NumericalWarning"]
+__all__ = ["ABSTAIN", "Cloud", "Network", "NumericalWarning"]
