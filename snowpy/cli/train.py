@@ -119,6 +119,10 @@ def train(
     ] = None,
     save_every: Annotated[int | None, typer.Option(
         help="with --stream, write the model every N documents")] = None,
+    cache: Annotated[Path | None, typer.Option(
+        help="read CORPUS once into this folder of featurised blocks and train every epoch "
+             "from it, in memory that does not grow with the corpus (Vowpal Wabbit's "
+             "--cache_file); reused while CORPUS and the front end stay the same")] = None,
     report_every: Annotated[int | None, typer.Option(
         help="with --stream, report accuracy every N documents too (SNoW -c k)")] = None,
     test: Annotated[str | None, typer.Option(
@@ -156,6 +160,12 @@ def train(
 
     check_output(output, [corpus, save_partial], force=force)
     streaming = corpus == "-" if stream is None else stream
+    if cache is not None:
+        if calibrate in ("cv", "holdout") or save_every or report_every or test:
+            raise ConfigurationError("--cache trains from the cache in bounded memory: "
+                                     "calibration is progressive, and --save-every, "
+                                     "--report-every and --test do not apply")
+        streaming, calibrate = False, calibrate or "progressive"
     if streaming:
         if epochs not in (None, 1):
             raise ConfigurationError("a stream is learned in one pass: --epochs 1 (or save "
@@ -188,6 +198,17 @@ def train(
     started = time.perf_counter()
     layout = ReadOptions(encoding, decode, label_column, text_column or [], header,
                                label_field, text_field or [], multilabel)
+    if cache is not None:
+        from snowpy.cli.training_cache import train_cached
+
+        if wanted(workers, scheduler):
+            raise ConfigurationError("--cache is for one machine; the workers of "
+                                     "--workers/--scheduler keep their shards in memory")
+        train_cached(classifier, corpus, output, cache, epochs=epochs, split=split,
+                     format=format, layout=layout, on_error=on_error,
+                     inference_only=inference_only, quiet=quiet, json_output=json_output,
+                     rule=rule, seed=seed, started=started)
+        return
     if wanted(workers, scheduler):
         if corpus == "-":
             raise ConfigurationError("the workers read the corpus themselves: give a path, "

@@ -1,0 +1,58 @@
+"""``snowpy train --cache DIR``: epochs from featurised blocks on disk."""
+
+from __future__ import annotations
+
+import os
+
+import numpy as np
+from typer.testing import CliRunner
+
+from snowpy import load
+from snowpy.cli import app
+from snowpy.cli import cache as cache_module
+from snowpy.corpora import demo_path, read
+
+runner = CliRunner()
+DEMO = str(demo_path("train"))
+
+
+def _train(*args):
+    return runner.invoke(app, ["train", *map(str, args)])
+
+
+def test_epochs_from_the_cache_reuse_it_and_rebuild_it_when_the_corpus_changes(
+        tmp_path, monkeypatch):
+    monkeypatch.setattr(cache_module, "BLOCK_DOCS", 64)  # several blocks
+    corpus = tmp_path / "c.tsv"
+    corpus.write_bytes(open(DEMO, "rb").read())
+    folder = tmp_path / "cache"
+    first = _train(corpus, "-o", tmp_path / "m.snowpy", "--cache", folder, "--epochs", "4")
+    assert first.exit_code == 0, first.output
+    assert "cached 400 documents in 7 blocks" in first.output
+    assert sorted(p.name for p in folder.iterdir()) == ["MANIFEST.json"] + [
+        f"block-{i:05d}.npz" for i in range(7)]
+    model = load(tmp_path / "m.snowpy")
+    assert len(model.network_.mistakes_) >= 2  # epochs, not blocks
+    test = list(read(str(demo_path("test"))))
+    assert model.score([d.text for d in test], [d.label for d in test]) >= 0.9
+    assert model.network_.calibration_ is not None  # progressive
+    again = _train(corpus, "-o", tmp_path / "m2.snowpy", "--cache", folder, "--epochs", "4")
+    assert "reusing the cache" in again.output
+    np.testing.assert_array_equal(load(tmp_path / "m2.snowpy").network_.effective_links().data,
+                                  model.network_.effective_links().data)
+    with open(corpus, "a") as out:
+        out.write("billing\tan invoice I cannot read\n")
+    os.utime(corpus, ns=(1, 1))
+    changed = _train(corpus, "-o", tmp_path / "m3.snowpy", "--cache", folder)
+    assert "cached 401 documents" in changed.output
+
+
+def test_a_damaged_cache_and_refused_options_say_so(tmp_path):
+    folder = tmp_path / "cache"
+    assert _train(DEMO, "-o", tmp_path / "m.snowpy", "--cache", folder,
+                  "--epochs", "2").exit_code == 0
+    (folder / "block-00000.npz").write_bytes(b"not a block")
+    result = _train(DEMO, "-o", tmp_path / "m.snowpy", "--cache", folder, "--epochs", "2")
+    assert result.exit_code == 1 and "the cache is damaged" in result.output
+    result = _train(DEMO, "-o", tmp_path / "m.snowpy", "--cache", folder, "--calibrate", "cv")
+    assert result.exit_code == 1 and "calibration is progressive" in result.output
