@@ -18,7 +18,8 @@ shard moved it. ``per_link=True`` (the default) averages each link's change
 over the shards that changed it: links every shard updates (the bias,
 frequent words) are averaged as in IPM, a rare feature's link moves as its
 shard moved it. On 20 Newsgroups the published mixing loses 1.1 points of
-accuracy at 8 shards and 3.9 at 16; per link, MEASURED (``docs/distributed.md``).
+accuracy at 8 shards and 4.0 at 16; per link, it gains 0.6 and 0.7
+(``docs/distributed.md``).
 
 A link that is new to the start counts as starting from the planes a new
 link starts with (the rule's initial weights). ``"arithmetic"`` averages the
