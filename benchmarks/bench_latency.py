@@ -51,7 +51,9 @@ def main() -> None:
     from snowpy import SnowClassifier, corpora
 
     train, test = corpora.load("20newsgroups", "train"), corpora.load("20newsgroups", "test")
-    texts = [" ".join(t.split()) for t in test.texts[:args.n]]
+    pick = np.random.default_rng(0).permutation(len(test.texts))[:args.n]  # (sorted by class)
+    texts = [" ".join(test.texts[i].split()) for i in pick]
+    truth = [test.labels[i] for i in pick]
     systems = {
         "snowpy defaults (1-2 grams, calibrated)": SnowClassifier().fit(train.texts,
                                                                          train.labels),
@@ -62,8 +64,8 @@ def main() -> None:
     }
     calls = {name: model.predict_one for name, model in systems.items()}
     with tempfile.NamedTemporaryFile("w", suffix=".txt", delete=False) as out:
-        for text, label in zip(train.texts, train.labels):
-            out.write(f"__label__{label} {' '.join(text.split())}\n")
+        for i in np.random.default_rng(1).permutation(len(train.texts)):  # (SGD: shuffled)
+            out.write(f"__label__{train.labels[i]} {' '.join(train.texts[i].split())}\n")
     ft = fasttext.train_supervised(out.name, verbose=0)
     os.unlink(out.name)
     # (fastText's Python predict breaks on numpy 2: its binding, as predict calls it)
@@ -78,7 +80,7 @@ def main() -> None:
                 best[name] = {"p50_us": round(p50, 1), "p99_us": round(p99, 1)}
     accuracy = {name: float(np.mean([calls[name](t) == y if not name.startswith("fastText")
                                      else calls[name](t)[0][1] == f"__label__{y}"
-                                     for t, y in zip(texts, test.labels[:args.n])]))
+                                     for t, y in zip(texts, truth)]))
                 for name in calls}
     for name in best:
         best[name]["accuracy"] = round(accuracy[name], 4)
