@@ -261,6 +261,15 @@ def test_a_token_pattern_that_backtracks_exponentially_is_refused(tmp_path):
     for pattern in (r"(a+)+$", r"(?:\w+\s?)*"):
         with pytest.raises(ConfigurationError, match="repeats a repetition"):
             snowpy.Featurizer(token_pattern=pattern).transform(["a" * 40 + "!"])
+    # alternatives whose first characters overlap: literals, classes, categories
+    for pattern in (r"(a|a)*", r"(xa|xa)+", r"(\w|\d\d)+$", r"(\w|[0-9]x?)+$",
+                    r"([a-z]|[aeiou]x)+", r"([^a]|bb)+"):
+        with pytest.raises(ConfigurationError, match="repeats overlapping alternatives"):
+            snowpy.Featurizer(token_pattern=pattern).transform(["1" * 40 + "!"])
+    # single-character alternatives become one class in Python's compiler: no backtracking;
+    # disjoint first characters cannot backtrack either
+    for pattern in (r"(\w|\d)+", r"(ab|cd)+", r"(ab|ac)+", r"(a|b\d)+", r"(\s|\S\S)*"):
+        snowpy.Featurizer(token_pattern=pattern).transform(["1" * 40 + "!"])
     safe = snowpy.Featurizer(token_pattern=r"(?u)\b\w\w+\b")  # scikit-learn's default
     assert safe.transform(["a" * 40 + "!"]).nnz == 1
     # a model file carrying the pattern is refused on load, in one line

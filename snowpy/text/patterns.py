@@ -5,10 +5,13 @@ makes Python's backtracking engine take time exponential in the line: a 41-byte 
 ran for hours. Patterns come from users and from model files, which may be
 untrusted; both are checked here before compiling. The check refuses an unbounded
 repetition whose body can itself repeat without bound (star height above one), and an
-unbounded repetition of an alternation whose branches start with the same literal or
-are the same (``(a|a)*``, ``(ab|ac)+``): the common shapes of catastrophic
-backtracking (overlapping character classes, ``(\\w|\\d)+``, are not detected). Possessive
-and atomic forms (``(?>...)``, ``a++``) never backtrack and are allowed.
+unbounded repetition of an alternation whose branches are the same or can start with
+the same character (``(a|a)*``, ``(\\w|\\d\\d)+``, ``([a-z]|[aeiou]x)+``: literals,
+classes and categories compared on a sample of characters): the common shapes of
+catastrophic backtracking. Python's compiler factors common prefixes out first
+(``(ab|ac)+`` becomes ``(a[bc])+``) and merges alternatives of single characters into
+one class (``(\\w|\\d)+``): those never backtrack and are allowed, as are the
+possessive and atomic forms (``(?>...)``, ``a++``).
 """
 
 from __future__ import annotations
@@ -90,10 +93,11 @@ def _repeats(items: list[Any]) -> bool:
 
 
 def _overlapping_branches(items: list[Any]) -> bool:
-    """An alternation (at the top of a repeated body) whose branches can start alike."""
+    """An alternation in a repeated body (outside nested repetitions) whose branches are
+    the same or can start with the same character."""
     for op, argument in items:
-        if op is _c.SUBPATTERN:
-            return _overlapping_branches(list(argument[-1]))
+        if op is _c.SUBPATTERN and _overlapping_branches(list(argument[-1])):
+            return True
         if op is _c.BRANCH:
             branches = [list(branch) for branch in argument[1]]
             firsts = [_first(branch) for branch in branches]
@@ -103,20 +107,74 @@ def _overlapping_branches(items: list[Any]) -> bool:
                     if branches[i] == branches[j] or (a is not None and b is not None
                                                       and a & b):
                         return True
-        return False
+            if any(_overlapping_branches(branch) for branch in branches):
+                return True
     return False
 
 
-def _first(items: list[Any]) -> set[str] | None:
-    """Literal characters a branch can start with; None when it could start with many."""
+#: The characters the first-character sets are compared on: Latin, Greek, Cyrillic,
+#: digits of several scripts, spaces, punctuation, a few CJK and symbols.
+_SAMPLE = "".join(chr(c) for c in range(0x250)) + "".join(
+    chr(c) for c in (*range(0x370, 0x400, 3), *range(0x400, 0x460, 3), 0x660, 0x669, 0x966,
+                     0x2000, 0x2009, 0x3000, 0x4E00, 0x4E8C, 0x65E5, 0xFF10, 0x1F600))
+_CATEGORIES = {
+    "CATEGORY_DIGIT": str.isdecimal, "CATEGORY_SPACE": str.isspace,
+    "CATEGORY_WORD": lambda ch: ch.isalnum() or ch == "_",
+    "CATEGORY_LINEBREAK": lambda ch: ch == "\n",
+}
+
+
+def _category(name: str) -> Any:
+    base = name.replace("_NOT", "").replace("UNI_", "").replace("LOC_", "")
+    test = _CATEGORIES.get(base)
+    if test is None:
+        return None
+    return (lambda ch: not test(ch)) if "_NOT_" in name else test
+
+
+def _matches(op: Any, argument: Any) -> frozenset[str] | None:
+    """The sample characters one element matches, or None when it is not one character."""
+    if op is _c.LITERAL:
+        return frozenset(chr(argument))
+    if op is _c.NOT_LITERAL:
+        return frozenset(ch for ch in _SAMPLE if ord(ch) != argument)
+    if op is _c.ANY:
+        return frozenset(ch for ch in _SAMPLE if ch != "\n")
+    if op is _c.CATEGORY:
+        test = _category(str(argument))
+        return None if test is None else frozenset(ch for ch in _SAMPLE if test(ch))
+    if op is _c.IN:
+        negate, found = False, set()
+        for kind, value in argument:
+            if kind is _c.NEGATE:
+                negate = True
+            elif kind is _c.LITERAL:
+                found.add(chr(value))
+            elif kind is _c.RANGE:
+                found.update(ch for ch in _SAMPLE if value[0] <= ord(ch) <= value[1])
+            elif kind is _c.CATEGORY:
+                test = _category(str(value))
+                if test is None:
+                    return None
+                found.update(ch for ch in _SAMPLE if test(ch))
+            else:
+                return None
+        return frozenset(ch for ch in _SAMPLE if ch not in found) if negate \
+            else frozenset(found)
+    return None
+
+
+def _first(items: list[Any]) -> frozenset[str] | None:
+    """The characters a branch can start with (on the sample); None when unknown."""
     if not items:
         return None
     op, argument = items[0]
-    if op is _c.LITERAL:
-        return {chr(argument)}
     if op is _c.SUBPATTERN:
         return _first(list(argument[-1]))
-    return None
+    if op in _UNBOUNDED or op is _c.MAX_REPEAT:
+        low, _, body = argument
+        return _first(list(body)) if low >= 1 else None
+    return _matches(op, argument)
 
 
 def _show(op: Any, argument: Any) -> str:
