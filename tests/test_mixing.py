@@ -182,18 +182,17 @@ def test_mixed_weights_in_a_worked_example():
     Shard a (30 examples) moved it to 2.0 and made feature 4's link to target 1 at
     1.5; shard b (10 examples) moved the bias to 3.0 and made the same link at 0.5
     (its initial weight: made, not moved)."""
-    from snowpy.distributed.merging import apply
+    from snowpy.distributed.mixing import Table
 
-    start_keys = np.array([0], np.int64)            # (-1 + 1) * 2 + 0: the bias, target 0
-    start_W = np.array([[1.0 - 0.5]])               # f(w) - f(initial), arithmetic
-    empty = np.zeros((1, 0))
+    start = Table(np.array([0], np.int64),          # (-1 + 1) * 2 + 0: the bias, target 0
+                  np.array([[1.0 - 0.5]]),          # f(w) - f(initial), arithmetic
+                  np.zeros((1, 0)), np.zeros(0, np.int64), np.zeros(1, np.int64))
     a = _mixture([0, 11], [[30 * 1.0], [30 * 1.0]], [[0.0], [0.0]][:2], [30.0, 30.0], 30.0)
     b = _mixture([0, 11], [[10 * 2.0], [0.0]], [[0.0], [0.0]], [10.0, 0.0], 10.0)
     total = Mixture.combine([a, b])
     for per_link, expected in ((True, [2.25, 1.5]), (False, [2.25, 1.25])):
-        keys, W, _, _ = apply(start_keys, start_W, empty, np.zeros(0, np.int64), total.keys,
-                              total.W, total.U[:, :0], total.C, total.link_counts, 40.0,
-                              per_link)
+        total.U = total.U[:, :0]
+        keys, W, _, _ = total.applied(start, 40.0, per_link)
         assert keys.tolist() == [0, 11]  # (4 + 1) * 2 + 1
         # the bias: 1.0 + (30 * 1.0 + 10 * 2.0) / 40 either way; feature 4: only a moved
         # it, by 1.0 from 0.5 (per link: all of it; over all shards: 30/40 of it)
@@ -210,14 +209,14 @@ def test_geometric_mixing_of_winnow_is_the_weighted_geometric_mean():
         assert np.all(net.effective_links().data > 0)  # multiplicative weights stay positive
     # one link moved from 1 to 4 by a shard of 10 examples and to 1/4 by another of 30:
     # log-changes 10 * log 4 and 30 * log(1/4); geometric mean 4 ** ((10 - 30) / 40)
-    from snowpy.distributed.merging import apply
+    from snowpy.distributed.mixing import Table
 
     parts = [_mixture([3], [[10 * np.log(4.0)]], np.zeros((1, 0)), [10.0], 10.0),
              _mixture([3], [[30 * np.log(0.25)]], np.zeros((1, 0)), [30.0], 30.0)]
     total = Mixture.combine(parts)
-    keys, W, _, _ = apply(np.zeros(0, np.int64), np.zeros((0, 1)), np.zeros((0, 0)),
-                          np.zeros(0, np.int64), total.keys, total.W, total.U, total.C,
-                          total.link_counts, 40.0, True)
+    empty = Table(np.zeros(0, np.int64), np.zeros((0, 1)), np.zeros((0, 0)),
+                  np.zeros(0, np.int64), np.zeros(0, np.int64))
+    keys, W, _, _ = total.applied(empty, 40.0, True)
     assert np.exp(W[0, 0]) == pytest.approx(4.0 ** (-0.5))
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-__all__ = ["apply", "changes", "merge", "table"]
+__all__ = ["changes", "merge", "table"]
 
 
 @numba.njit(nogil=True, cache=True)
@@ -133,44 +133,3 @@ def merge(ka, Wa, Ua, Ca, ca, kb, Wb, Ub, Cb, cb, adding):  # pragma: no cover -
             j += 1
         k += 1
     return keys[:k], W[:k], U[:k], C[:k], counts[:k]
-
-
-@numba.njit(nogil=True, cache=True)
-def apply(start_keys, start_W, start_U, start_counts, keys, W, U, C, counts, total,
-          per_link):  # pragma: no cover - compiled
-    """The mixed table: every link of the start and of the changes, the start's values
-    moved by the changes divided by the weight of the shards that made them
-    (``per_link``) or by the ``total`` weight of all shards (a missing change counts
-    as none). Counts: the changes' where they have some, else the start's."""
-    n = start_keys.shape[0] + keys.shape[0]
-    out_keys = np.empty(n, np.int64)
-    out_W = np.zeros((n, start_W.shape[1]), np.float64)
-    out_U = np.zeros((n, start_U.shape[1]), np.float64)
-    counting = start_counts.shape[0] > 0 or counts.shape[0] > 0
-    out_counts = np.zeros(n if counting else 0, np.int64)
-    i = j = k = 0
-    while i < start_keys.shape[0] or j < keys.shape[0]:
-        take_s = j >= keys.shape[0] or (i < start_keys.shape[0] and start_keys[i] <= keys[j])
-        take_c = i >= start_keys.shape[0] or (j < keys.shape[0] and keys[j] <= start_keys[i])
-        if take_s:
-            out_keys[k] = start_keys[i]
-            for p in range(start_W.shape[1]):
-                out_W[k, p] = start_W[i, p]
-            for p in range(start_U.shape[1]):
-                out_U[k, p] = start_U[i, p]
-            if counting and start_counts.shape[0] > 0:
-                out_counts[k] = start_counts[i]
-            i += 1
-        if take_c:
-            out_keys[k] = keys[j]
-            divisor = C[j] if per_link else total
-            if divisor > 0:  # (links only made, never moved, stay where they start)
-                for p in range(W.shape[1]):
-                    out_W[k, p] += W[j, p] / divisor
-                for p in range(U.shape[1]):
-                    out_U[k, p] += U[j, p] / divisor
-            if counting and counts.shape[0] > 0:
-                out_counts[k] = counts[j]
-            j += 1
-        k += 1
-    return out_keys[:k], out_W[:k], out_U[:k], out_counts[:k]

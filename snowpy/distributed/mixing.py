@@ -42,7 +42,7 @@ from typing import Any
 
 import numpy as np
 
-from snowpy.distributed.merging import apply, changes, merge, table
+from snowpy.distributed.merging import changes, merge, table
 from snowpy.exceptions import ConfigurationError
 from snowpy.network.links import PRECISIONS
 
@@ -122,6 +122,8 @@ class Mixture:
         """
         header, arrays = state
         trained = Table.of(state, reference, mixing)
+        if start.U.shape[1] != trained.U.shape[1] or start.W.shape[1] != trained.W.shape[1]:
+            raise ValueError("the round's start and the trained network have different planes")
         keys, W, U, C, taken = changes(start.keys, start.W, start.U, trained.keys,
                                        trained.W, trained.U, float(weight))
         link_counts = trained.counts[taken] if trained.counts.size else trained.counts
@@ -147,6 +149,9 @@ class Mixture:
             return parts[0]
         adding = parts[0].summed_counts
         first = parts[0]
+        if any(p.W.shape[1] != first.W.shape[1] or p.U.shape[1] != first.U.shape[1]
+               for p in parts):
+            raise ValueError("mixtures of networks with different planes")
         keys, W, U, C, link_counts = first.keys, first.W, first.U, first.C, first.link_counts
         for part in parts[1:]:  # linear merges of sorted tables, in the order given
             keys, W, U, C, link_counts = merge(keys, W, U, C, link_counts, part.keys, part.W,
@@ -178,6 +183,22 @@ class Mixture:
                                       self.row_counts))
 
     # ------------------------------------------------------------ the result
+    def applied(self, before: Table, total: float, per_link: bool
+                ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """``before``'s links moved by the changes: ``(keys, W, U, link counts)``, ``W`` in
+        the mixing's terms. Each change is divided by the weight of the shards that made
+        it (``per_link``) or by ``total``; links only made, never moved, stay where they
+        start."""
+        if before.U.shape[1] != self.U.shape[1] or before.W.shape[1] != self.W.shape[1]:
+            raise ValueError("the start and the changes have different planes")
+        divisor = self.C if per_link else np.full(self.C.shape, float(total))
+        scale = np.divide(1.0, divisor, out=np.zeros_like(divisor), where=divisor > 0)
+        keys, W, U, _, counts = merge(
+            before.keys, before.W, before.U, np.zeros(before.keys.size), before.counts,
+            self.keys, self.W * scale[:, None], self.U * scale[:, None], self.C,
+            self.link_counts, False)
+        return keys, W, U, counts
+
     def state(self, start: State, reference: np.ndarray, mixing: str, *,
               per_link: bool = True, before: Table | None = None) -> State:
         """The mixed network as a header and arrays: ``start`` moved by the changes.
@@ -190,9 +211,7 @@ class Mixture:
         total = self.weight if self.weight > 0 else 1.0
         if before is None:  # (``start`` as a table, when the caller has it already)
             before = Table.of(start, reference, mixing)
-        keys, Wf, U, link_counts = apply(before.keys, before.W, before.U, before.counts,
-                                         self.keys, self.W, self.U, self.C, self.link_counts,
-                                         float(total), bool(per_link))
+        keys, Wf, U, link_counts = self.applied(before, float(total), per_link)
         with np.errstate(over="ignore", under="ignore"):
             W = np.exp(Wf + np.log(reference)) if mixing == "geometric" else Wf + reference
         features = keys // n_targets - 1
