@@ -328,3 +328,13 @@ def test_multilabel_shards_mix_into_a_multilabel_network():
     predicted = net.predict(X)
     exact = np.mean([set(p) == set(t) for p, t in zip(predicted, labels)])
     assert exact >= 0.95
+
+
+def test_an_empty_shard_changes_nothing():
+    texts, labels = _documents()
+    parts = [(texts[:200], labels[:200]), ([], []), (texts[200:], labels[200:])]
+    with_empty = ipm(SnowClassifier(epochs=3, calibrate=None), parts)
+    without = ipm(SnowClassifier(epochs=3, calibrate=None), [parts[0], parts[2]])
+    for a, b in zip(_links(with_empty), _links(without)):
+        np.testing.assert_array_equal(a, b)
+    assert with_empty.mistakes_ == without.mistakes_

@@ -101,8 +101,11 @@ def plan_shards(corpus: str, count: int, *, split: str | None = None,
         files = matches or [corpus]
         if kind in _LINE_FORMATS and all(os.path.isfile(f) and not _compressed(f)
                                          for f in files):
-            blocks = [(f, start, min(start + BLOCK_BYTES, size)) for f in files
-                      for size in (os.path.getsize(f),) for start in range(0, size, BLOCK_BYTES)]
+            # blocks of 64 KB, smaller for a small corpus, so that every shard gets some
+            total = sum(os.path.getsize(f) for f in files)
+            step = min(BLOCK_BYTES, max(256, total // (4 * count)))
+            blocks = [(f, start, min(start + step, size)) for f in files
+                      for size in (os.path.getsize(f),) for start in range(0, size, step)]
             dealt = [blocks[i::count] if interleave else
                      blocks[i * len(blocks) // count:(i + 1) * len(blocks) // count]
                      for i in range(count)]

@@ -98,7 +98,7 @@ def network_state(net: Any, inference_only: bool = False
         "state": store.S, "promotions": net.promotions_, "demotions": net.demotions_,
     }
     if not inference_only:
-        if layout["U"].shape[0] or store.U.shape[0]:
+        if layout["U"].shape[0] or store.U.shape[0] or store.average:  # (even with no link)
             arrays["link_averaging"] = layout["U"]
         if layout["lcount"].shape[0] or store.lcount.shape[0]:
             arrays["link_counts"] = layout["lcount"]
