@@ -13,6 +13,7 @@ from __future__ import annotations
 import os
 import time
 import uuid
+from concurrent.futures import ThreadPoolExecutor
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -245,6 +246,10 @@ class _Run:
         futures = {name: client.scatter([state], broadcast=True, hash=False)[0]
                    for name, state in states.items()}
         self.reports: list[RoundReport] = []
+        # a checkpoint is written by a thread of its own, overlapping the next round; a
+        # client killed meanwhile leaves the previous one, from which resuming is exact
+        saver = ThreadPoolExecutor(max_workers=1, thread_name_prefix="snowpy-checkpoint")
+        writing: Any = None
         for r in range(first, epochs):
             active = [name for name in names if not done[name]]
             if not active:
@@ -282,12 +287,17 @@ class _Run:
                 int(stats.get("network", {}).get("updates", 0)), links, size, moved,
                 self.n_workers, time.perf_counter() - began, models=len(active),
                 resumed=bool(first) and r == first)
-            if keeper is not None:
-                keeper.save(r + 1, {name: client.gather(futures[name]) for name in active},
-                            done)
+            if keeper is not None:  # written while the next round runs (one at a time)
+                if writing is not None:
+                    writing.result()
+                writing = saver.submit(keeper.save, r + 1, {
+                    name: client.gather(futures[name]) for name in active}, dict(done))
             self.reports.append(report)
             if self.progress is not None:
                 self.progress(report)
+        if writing is not None:
+            writing.result()  # (the last round's checkpoint is on disk before fit returns)
+        saver.shutdown()
         self.futures = futures
         self.keeper = keeper
 
