@@ -62,3 +62,14 @@ def test_a_cloud_refuses_what_it_cannot_be():
         Cloud(("winnow",)).fit(X, ["a", "b", "a"])
     with pytest.raises(ConfigurationError, match="rule name or"):
         Cloud(("winnow", 3)).fit(X, ["a", "b", "a"])
+
+
+def test_the_clouds_experiment_reports_members_and_cloud():
+    from snowpy import experiments
+
+    result = experiments.run("clouds", corpus="demo", epochs=(1, 3))
+    assert [row["epochs"] for row in result.rows] == [1, 3]
+    for row in result.rows:
+        assert 0.8 <= row["cloud"] <= 1.0
+        assert row["cloud_beats_both"] == (row["cloud"] > max(row["winnow"],
+                                                               row["perceptron"]))

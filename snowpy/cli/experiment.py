@@ -12,8 +12,9 @@ from snowpy.cli.common import err, handles_errors
 
 @handles_errors
 def experiment(
-    name: Annotated[str, typer.Argument(help="attribute-efficiency, margin, drift, averaging "
-                                             "or learning-curve")],
+    name: Annotated[str, typer.Argument(help="attribute-efficiency, margin, drift, averaging, "
+                                             "learning-curve, halving, weighted-majority "
+                                             "or clouds")],
     out: Annotated[Path, typer.Option("--out", "-o", help="folder for the table and figure")]
     = Path("."),
     table: Annotated[str, typer.Option(help="csv or json")] = "csv",

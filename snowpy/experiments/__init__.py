@@ -2,8 +2,8 @@
 
 >>> from snowpy import experiments
 >>> sorted(experiments.EXPERIMENTS)  # doctest: +NORMALIZE_WHITESPACE
-['attribute-efficiency', 'averaging', 'drift', 'halving', 'learning-curve', 'margin',
- 'weighted-majority']
+['attribute-efficiency', 'averaging', 'clouds', 'drift', 'halving', 'learning-curve',
+ 'margin', 'weighted-majority']
 >>> result = experiments.run("margin", gammas=(0.4,), examples=100)
 >>> result.rows[0]["separable_mistakes"] <= result.rows[0]["novikoff_bound"]
 True
@@ -19,6 +19,7 @@ from typing import Any
 from snowpy.experiments import (
     attribute_efficiency,
     averaging,
+    clouds,
     drift,
     experts,
     learning_curve,
@@ -35,6 +36,7 @@ EXPERIMENTS = {
     "averaging": averaging.run,
     "learning-curve": learning_curve.run,
     "halving": experts.run_halving,
+    "clouds": clouds.run,
     "weighted-majority": experts.run_weighted_majority,
 }
 

@@ -1,0 +1,66 @@
+"""Clouds: does a cloud of Winnow and Perceptron beat both of its members?
+
+Each rule's network and the :class:`~snowpy.Cloud` of the two (SNoW's clouds,
+voting label by label with weighted-majority confidence) are trained for an
+increasing number of epochs on a corpus's training split (20 Newsgroups when
+``$SNOWPY_DATA`` holds it, otherwise snowpy's demo corpus) and tested on its
+test split. ``benchmarks/bench_cloud.py`` measures the same on three corpora.
+"""
+
+from __future__ import annotations
+
+from snowpy.experiments.common import Result, Series
+from snowpy.network.cloud import Cloud
+from snowpy.text import Featurizer
+
+MEMBERS = ("winnow", "perceptron")
+
+
+def _splits(corpus: str | None):
+    from snowpy import corpora
+    from snowpy.corpora import CorpusError
+
+    if corpus in (None, "20newsgroups"):
+        try:
+            return ("20 Newsgroups", corpora.load("20newsgroups", "train", download=False),
+                    corpora.load("20newsgroups", "test", download=False))
+        except CorpusError:
+            if corpus is not None:
+                raise
+    if corpus not in (None, "demo"):
+        return corpus, corpora.load(corpus, "train"), corpora.load(corpus, "test")
+    train = list(corpora.read_tsv(corpora.demo_path("train")))
+    test = list(corpora.read_tsv(corpora.demo_path("test")))
+
+    class Split:
+        def __init__(self, documents):
+            self.texts = [d.text for d in documents]
+            self.labels = [d.label for d in documents]
+
+    return "the demo corpus", Split(train), Split(test)
+
+
+def run(corpus: str | None = None, epochs=(1, 2, 5, 10), seed: int = 0) -> Result:
+    name, train, test = _splits(corpus)
+    front = Featurizer(ngrams=(1, 2))
+    X_train, X_test = front.transform(train.texts), front.transform(test.texts)
+    rows = []
+    points: dict[str, list[float]] = {system: [] for system in (*MEMBERS, "cloud")}
+    for count in epochs:
+        cloud = Cloud(MEMBERS, epochs=count, seed=seed).fit(X_train, train.labels)
+        row = {"epochs": count, "cloud": cloud.score(X_test, test.labels)}
+        for network in cloud.networks_:
+            row[network.rule] = network.score(X_test, test.labels)
+        row["cloud_beats_both"] = row["cloud"] > max(row[m] for m in MEMBERS)
+        rows.append(row)
+        for system in points:
+            points[system].append(row[system])
+    return Result(
+        name="clouds",
+        title=f"A Winnow+Perceptron cloud against its members on {name}",
+        rows=rows, xlabel="epochs", ylabel="test accuracy",
+        series=[Series(system, list(epochs), values, "-o") for system, values in
+                points.items()],
+        note="the cloud votes label by label with SNoW's confidence (1 / (1 + 2/(100 + m)) "
+             "per mistake m, normalised)",
+    )
