@@ -186,7 +186,7 @@ def test_mixed_weights_in_a_worked_example():
 
     start = Table(np.array([0], np.int64),          # (-1 + 1) * 2 + 0: the bias, target 0
                   np.array([[1.0 - 0.5]]),          # f(w) - f(initial), arithmetic
-                  np.zeros((1, 0)), np.zeros(0, np.int64), np.zeros(1, np.int64))
+                  np.zeros((1, 0)), np.zeros(0, np.int64))
     a = _mixture([0, 11], [[30 * 1.0], [30 * 1.0]], [[0.0], [0.0]][:2], [30.0, 30.0], 30.0)
     b = _mixture([0, 11], [[10 * 2.0], [0.0]], [[0.0], [0.0]], [10.0, 0.0], 10.0)
     total = Mixture.combine([a, b])
@@ -215,7 +215,7 @@ def test_geometric_mixing_of_winnow_is_the_weighted_geometric_mean():
              _mixture([3], [[30 * np.log(0.25)]], np.zeros((1, 0)), [30.0], 30.0)]
     total = Mixture.combine(parts)
     empty = Table(np.zeros(0, np.int64), np.zeros((0, 1)), np.zeros((0, 0)),
-                  np.zeros(0, np.int64), np.zeros(0, np.int64))
+                  np.zeros(0, np.int64))
     keys, W, _, _ = total.applied(empty, 40.0, True)
     assert np.exp(W[0, 0]) == pytest.approx(4.0 ** (-0.5))
 

@@ -14,13 +14,12 @@ rebuilds it.
 
 from __future__ import annotations
 
-import os
-import tempfile
 from collections.abc import Iterable, Iterator
 from itertools import islice
 from pathlib import Path
 from typing import Any
 
+from snowpy._atomic import replacing, write_bytes
 from snowpy.exceptions import ConfigurationError
 
 __all__ = ["BLOCK_DOCS", "FeatureCache"]
@@ -81,16 +80,16 @@ class FeatureCache:
             labels = orjson.dumps([list(d.label) if isinstance(d.label, (tuple, list))
                                    else d.label for d in chunk])
             name = f"block-{len(self.blocks):05d}.npz"
-            _save_atomically(self.folder / name, indptr=X.indptr.astype(np.int64),
-                             indices=X.indices.astype(np.int32),
-                             data=X.data.astype(np.float32), width=np.int64(X.shape[1]),
-                             labels=np.frombuffer(labels, dtype=np.uint8))
+            with replacing(self.folder / name, suffix=".npz") as temporary:
+                np.savez(temporary, indptr=X.indptr.astype(np.int64),
+                         indices=X.indices.astype(np.int32), data=X.data.astype(np.float32),
+                         width=np.int64(X.shape[1]), labels=np.frombuffer(labels, np.uint8))
             self.blocks.append({"file": name, "documents": len(chunk)})
             total += len(chunk)
         record = {"format": _FORMAT, "version": 1, "of": self.fingerprint,
                   "documents": total, "blocks": self.blocks}
-        _write_bytes_atomically(self.folder / "MANIFEST.json",
-                                orjson.dumps(record, option=orjson.OPT_INDENT_2))
+        write_bytes(self.folder / "MANIFEST.json",
+                    orjson.dumps(record, option=orjson.OPT_INDENT_2))
         return total
 
     def read(self, order: Iterable[int], rng: Any = None) -> Iterator[tuple[Any, list[Any]]]:
@@ -119,28 +118,3 @@ class FeatureCache:
                 rows = rng.permutation(X.shape[0])
                 X, labels = X[rows], [labels[i] for i in rows]
             yield X, labels
-
-
-def _save_atomically(path: Path, **arrays: Any) -> None:
-    import numpy as np
-
-    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.",
-                                         suffix=".npz")
-    os.close(handle)
-    try:
-        np.savez(temporary, **arrays)
-        os.replace(temporary, path)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise
-
-
-def _write_bytes_atomically(path: Path, data: bytes) -> None:
-    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
-    try:
-        with os.fdopen(handle, "wb") as out:
-            out.write(data)
-        os.replace(temporary, path)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise

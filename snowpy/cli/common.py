@@ -122,6 +122,16 @@ def echo_json(payload: Any) -> None:
                .decode())
 
 
+def summarise(summary: dict[str, Any], line: str, *, json_output: bool, quiet: bool
+              ) -> None:
+    """A command's summary: JSON on standard output with ``--json``, else ``line`` on
+    standard error unless ``--quiet``."""
+    if json_output:
+        echo_json(summary)
+    elif not quiet:
+        err(line)
+
+
 def parse_optional_float(text: str, option: str) -> float | None:
     """A number, or None for ``none``; a clear error otherwise.
 

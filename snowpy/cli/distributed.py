@@ -9,7 +9,7 @@ from typing import Annotated, Any
 
 import typer
 
-from snowpy.cli.common import echo_json, err
+from snowpy.cli.common import echo_json, err, summarise
 from snowpy.exceptions import ConfigurationError
 
 Workers = Annotated[int | None, typer.Option(
@@ -91,12 +91,10 @@ def train_distributed(classifier: Any, corpus: str, output: Path, *, workers: in
         "rounds": info["rounds"], "seconds": round(seconds, 3),
         "calibrated": net.calibration_ is not None, "inference_only": inference_only,
     }
-    if json_output:
-        echo_json(summary)
-    elif not quiet:
-        err(f"trained on {summary['documents']:,} documents in {info['shards']} shards, "
-            f"{len(net.classes_)} classes, {len(net.mistakes_)} rounds, {net.n_links_:,} "
-            f"links in {seconds:.1f} s; saved {output}")
+    summarise(summary, f"trained on {summary['documents']:,} documents in {info['shards']} "
+              f"shards, {len(net.classes_)} classes, {len(net.mistakes_)} rounds, "
+              f"{net.n_links_:,} links in {seconds:.1f} s; saved {output}",
+              json_output=json_output, quiet=quiet)
 
 
 def evaluate_distributed(model: Path, corpus: str, *, workers: int | None,

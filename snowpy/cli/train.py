@@ -11,12 +11,12 @@ import typer
 
 from snowpy.cli.common import (
     check_output,
-    echo_json,
     err,
     handles_errors,
     parse_optional_float,
     parse_range,
     rule_options,
+    summarise,
 )
 from snowpy.cli.distributed import Scheduler, Shards, Workers, train_distributed, wanted
 from snowpy.cli.progress import Phases, TrainingReporter, compiled_before, run_interruptibly
@@ -302,12 +302,9 @@ def train(
         "calibrated": net.calibration_ is not None, "inference_only": inference_only,
         **({"learning_curve": learning.points} if learning is not None else {}),
     }
-    if json_output:
-        echo_json(summary)
-    elif not quiet:
-        err(f"trained {rule} on {len(texts)} documents, {len(net.classes_)} classes, "
-            f"{len(net.mistakes_)} epochs, {net.n_links_:,} links in {seconds:.1f} s; "
-            f"saved {output}")
+    summarise(summary, f"trained {rule} on {len(texts)} documents, {len(net.classes_)} "
+              f"classes, {len(net.mistakes_)} epochs, {net.n_links_:,} links in "
+              f"{seconds:.1f} s; saved {output}", json_output=json_output, quiet=quiet)
 
 
 def _train_stream(classifier: Any, corpus: str, output: Path, *, format: str | None,
@@ -347,12 +344,10 @@ def _train_stream(classifier: Any, corpus: str, output: Path, *, format: str | N
         "seconds": round(seconds, 3), "calibrated": net.calibration_ is not None,
         "inference_only": inference_only, "peak_memory_mb": _peak_memory_mb(),
     }
-    if json_output:
-        echo_json(summary)
-    elif not quiet:
-        err(f"learned {report.examples:,} documents one at a time ({rule}), "
-            f"{len(net.classes_)} classes, progressive accuracy {report.accuracy:.4f}, "
-            f"{net.n_links_:,} links in {seconds:.1f} s; saved {output}")
+    summarise(summary, f"learned {report.examples:,} documents one at a time ({rule}), "
+              f"{len(net.classes_)} classes, progressive accuracy {report.accuracy:.4f}, "
+              f"{net.n_links_:,} links in {seconds:.1f} s; saved {output}",
+              json_output=json_output, quiet=quiet)
 
 
 def _peak_memory_mb() -> float | None:

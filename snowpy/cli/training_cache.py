@@ -11,14 +11,14 @@ from typing import Any
 import typer
 
 from snowpy.cli.cache import FeatureCache
-from snowpy.cli.common import echo_json, err
+from snowpy.cli.common import err, summarise
 from snowpy.cli.reading import iter_documents
 from snowpy.exceptions import ConfigurationError
 
 __all__ = ["train_cached"]
 
 
-def _fingerprint(classifier: Any, corpus: str, split: str | None, format: str | None,
+def _fingerprint(front: Any, corpus: str, split: str | None, format: str | None,
                  layout: Any) -> dict[str, Any]:
     from snowpy.network.state import plain
 
@@ -31,9 +31,9 @@ def _fingerprint(classifier: Any, corpus: str, split: str | None, format: str | 
         info = os.stat(path)
         where.update(corpus=os.path.abspath(corpus), size=info.st_size,
                      mtime_ns=info.st_mtime_ns)
-    front = classifier._make_featurizer().get_params()
-    front.pop("n_jobs", None)
-    return {"of": where, "front_end": plain(front)}
+    options = front.get_params()
+    options.pop("n_jobs", None)
+    return {"of": where, "front_end": plain(options)}
 
 
 def train_cached(classifier: Any, corpus: str, output: Path, folder: Path, *,
@@ -47,7 +47,8 @@ def train_cached(classifier: Any, corpus: str, output: Path, folder: Path, *,
     epochs = 10 if epochs is None else int(epochs)
     if epochs < 1:
         raise ConfigurationError(f"--epochs must be at least 1, got {epochs}")
-    cache = FeatureCache(folder, _fingerprint(classifier, corpus, split, format, layout))
+    front = classifier._make_featurizer()
+    cache = FeatureCache(folder, _fingerprint(front, corpus, split, format, layout))
     skipped = 0
     if cache.valid():
         if chatty:
@@ -55,18 +56,19 @@ def train_cached(classifier: Any, corpus: str, output: Path, folder: Path, *,
     else:
         documents, problems = iter_documents(corpus, split=split, format=format,
                                              on_error=on_error, layout=layout)
-        count = cache.build(documents, classifier._make_featurizer())
+        count = cache.build(documents, front)
         skipped = problems.skipped
         if not count:
             raise ConfigurationError(f"{corpus}: no documents found")
         if chatty:
             err(f"cached {count:,} documents in {len(cache.blocks)} blocks in {folder}")
-    classifier.featurizer_ = classifier._make_featurizer()
+    classifier.featurizer_ = front
     network = classifier._make_network()
     classifier.network_ = network
     rng = np.random.default_rng(seed)
     per_epoch: list[int] = []
     n_blocks = len(cache.blocks)
+    documents = sum(b["documents"] for b in cache.blocks)
     try:
         for epoch in range(epochs):
             order = range(n_blocks) if epoch == 0 else rng.permutation(n_blocks).tolist()
@@ -75,7 +77,6 @@ def train_cached(classifier: Any, corpus: str, output: Path, folder: Path, *,
             for X, labels in cache.read(order, None if epoch == 0 else rng):
                 network.partial_fit(X, labels)
             per_epoch.append(sum(network.mistakes_[before:]))
-            documents = sum(b["documents"] for b in cache.blocks)
             if chatty:
                 err(f"epoch {epoch + 1}: {per_epoch[-1]:,} mistakes in {documents:,} "
                     f"documents (accuracy while learning {1 - per_epoch[-1] / documents:.4f})")
@@ -90,14 +91,11 @@ def train_cached(classifier: Any, corpus: str, output: Path, folder: Path, *,
     classifier.save(output, inference_only=inference_only)
     seconds = time.perf_counter() - started
     summary = {"model": str(output), "corpus": corpus, "cache": str(folder),
-               "documents": sum(b["documents"] for b in cache.blocks),
+               "documents": documents,
                "classes": len(network.classes_), "rule": rule, "epochs_run": len(per_epoch),
                "mistakes": per_epoch, "links": network.n_links_, "skipped": skipped,
                "seconds": round(seconds, 3), "calibrated": network.calibration_ is not None,
                "inference_only": inference_only}
-    if json_output:
-        echo_json(summary)
-    elif not quiet:
-        err(f"trained {rule} on {summary['documents']:,} documents from the cache, "
-            f"{len(per_epoch)} epochs, {network.n_links_:,} links in {seconds:.1f} s; "
-            f"saved {output}")
+    summarise(summary, f"trained {rule} on {documents:,} documents from the cache, "
+              f"{len(per_epoch)} epochs, {network.n_links_:,} links in {seconds:.1f} s; "
+              f"saved {output}", json_output=json_output, quiet=quiet)

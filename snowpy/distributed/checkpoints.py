@@ -11,15 +11,14 @@ refuses a checkpoint of other data or other parameters.
 
 from __future__ import annotations
 
-import os
 import shutil
-import tempfile
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import orjson
 
+from snowpy._atomic import write_bytes
 from snowpy.exceptions import ConfigurationError, ModelFileError
 from snowpy.model_file import read_model, write_model
 
@@ -45,7 +44,7 @@ class Checkpoint:
             write_model(self.folder / files[name], {"kind": "network", "network": header},
                         arrays)
         record = {"rounds": rounds, "done": done, "run": self.fingerprint, "files": files}
-        _write_atomically(self.folder / _PROGRESS, orjson.dumps(record, option=orjson.OPT_INDENT_2))
+        write_bytes(self.folder / _PROGRESS, orjson.dumps(record, option=orjson.OPT_INDENT_2))
         for old in self.folder.glob("*.snowpy"):  # files of earlier rounds, no longer named
             if old.name not in files.values():
                 old.unlink(missing_ok=True)
@@ -93,16 +92,3 @@ class Checkpoint:
     def complete(self) -> None:
         """The run ended and its model is written: the checkpoint goes."""
         shutil.rmtree(self.folder, ignore_errors=True)
-
-
-def _write_atomically(path: Path, data: bytes) -> None:
-    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
-    try:
-        with os.fdopen(handle, "wb") as out:
-            out.write(data)
-            out.flush()
-            os.fsync(out.fileno())
-        os.replace(temporary, path)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise

@@ -92,6 +92,16 @@ def changes(start_keys, start_W, start_U, keys, W, U, weight):  # pragma: no cov
     return out_keys[:k], out_W[:k], out_U[:k], out_C[:k], taken[:k]
 
 
+@numba.njit(nogil=True, cache=True, inline="always")
+def _add(W, U, C, k, W_from, U_from, C_from, i):  # pragma: no cover - compiled
+    """Row ``i`` of a table added to row ``k`` of the sum."""
+    for p in range(W_from.shape[1]):
+        W[k, p] += W_from[i, p]
+    for p in range(U_from.shape[1]):
+        U[k, p] += U_from[i, p]
+    C[k] += C_from[i]
+
+
 @numba.njit(nogil=True, cache=True)
 def merge(ka, Wa, Ua, Ca, ca, kb, Wb, Ub, Cb, cb, adding):  # pragma: no cover - compiled
     """Two sorted tables as one: the values (``W``, ``U``, and the weights ``C`` of the
@@ -110,21 +120,13 @@ def merge(ka, Wa, Ua, Ca, ca, kb, Wb, Ub, Cb, cb, adding):  # pragma: no cover -
         take_b = i >= ka.shape[0] or (j < kb.shape[0] and kb[j] <= ka[i])
         if take_a:
             keys[k] = ka[i]
-            for p in range(Wa.shape[1]):
-                W[k, p] += Wa[i, p]
-            for p in range(Ua.shape[1]):
-                U[k, p] += Ua[i, p]
-            C[k] += Ca[i]
+            _add(W, U, C, k, Wa, Ua, Ca, i)
             if counting and ca.shape[0] > 0:
                 counts[k] = ca[i]
             i += 1
         if take_b:
             keys[k] = kb[j]
-            for p in range(Wb.shape[1]):
-                W[k, p] += Wb[j, p]
-            for p in range(Ub.shape[1]):
-                U[k, p] += Ub[j, p]
-            C[k] += Cb[j]
+            _add(W, U, C, k, Wb, Ub, Cb, j)
             if counting and cb.shape[0] > 0:
                 if take_a:
                     counts[k] = counts[k] + cb[j] if adding else max(counts[k], cb[j])

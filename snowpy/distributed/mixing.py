@@ -63,7 +63,6 @@ class Table:
     W: np.ndarray
     U: np.ndarray
     counts: np.ndarray
-    source: np.ndarray  # the position of each key's link in the state's arrays
 
     @classmethod
     def of(cls, state: State, reference: np.ndarray, mixing: str) -> Table:
@@ -84,7 +83,7 @@ class Table:
             raise ValueError("a feature is linked twice to the same target")
         counts = arrays["link_counts"][source].astype(np.int64) \
             if "link_counts" in arrays else np.zeros(0, np.int64)
-        return cls(keys, W, U, counts, source)
+        return cls(keys, W, U, counts)
 
 
 @dataclass
@@ -174,13 +173,6 @@ class Mixture:
                        np.sum([p.rule_state for p in parts], axis=0),
                        np.sum([p.counts for p in parts], axis=0), link_counts, row_ids,
                        row_counts, stats, adding)
-
-    @property
-    def nbytes(self) -> int:
-        """Bytes of its arrays (what moving it between workers costs, give or take)."""
-        return sum(a.nbytes for a in (self.keys, self.W, self.U, self.C, self.rule_state,
-                                      self.counts, self.link_counts, self.row_ids,
-                                      self.row_counts))
 
     # ------------------------------------------------------------ the result
     def applied(self, before: Table, total: float, per_link: bool

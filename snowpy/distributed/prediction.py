@@ -9,13 +9,13 @@ back to the client.
 from __future__ import annotations
 
 import os
-import tempfile
 from collections import Counter
 from pathlib import Path
 from typing import Any
 
 import orjson
 
+from snowpy._atomic import write_bytes
 from snowpy.distributed.cluster import connect
 from snowpy.distributed.shards import Shard, plan_shards, read_shard
 from snowpy.exceptions import ConfigurationError
@@ -65,14 +65,7 @@ def _label(value: Any) -> str:
 
 
 def _write_text(path: Path, lines: list[str]) -> None:
-    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
-    try:
-        with os.fdopen(handle, "w", encoding="utf-8") as out:
-            out.write("".join(f"{line}\n" for line in lines))
-        os.replace(temporary, path)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise
+    write_bytes(path, "".join(f"{line}\n" for line in lines).encode("utf-8"))
 
 
 def _run(model: str | os.PathLike, corpus: str, output: str | os.PathLike | None, *,

@@ -15,7 +15,7 @@ import time
 import uuid
 from concurrent.futures import ThreadPoolExecutor
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -58,7 +58,6 @@ class RoundReport:
     seconds: float
     models: int = 1
     resumed: bool = False
-    extra: dict[str, Any] = field(default_factory=dict)
 
     @property
     def bytes_per_worker(self) -> float:

@@ -1,0 +1,40 @@
+"""Files replaced whole or not at all: written beside their target, then renamed.
+
+A reader sees the old file or the new one, never a part; a writer interrupted
+at any moment leaves the old one and no stray temporary.
+(:mod:`snowpy.model_file` writes model files its own way: it also reads them back.)
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+
+__all__ = ["replacing", "write_bytes"]
+
+
+@contextlib.contextmanager
+def replacing(path: str | os.PathLike, suffix: str = "") -> Iterator[Path]:
+    """A temporary path beside ``path`` to write; on leaving without error it replaces
+    ``path`` (a ``suffix`` for writers that insist on one, ``.npz``)."""
+    target = Path(path)
+    handle, temporary = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.",
+                                         suffix=suffix)
+    os.close(handle)
+    try:
+        yield Path(temporary)
+        os.replace(temporary, target)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise
+
+
+def write_bytes(path: str | os.PathLike, data: bytes) -> None:
+    """Replace ``path`` with ``data``, flushed to disk first."""
+    with replacing(path) as temporary, open(temporary, "wb") as out:
+        out.write(data)
+        out.flush()
+        os.fsync(out.fileno())
