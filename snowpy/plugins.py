@@ -61,6 +61,7 @@ BUILTIN_PLUGINS = (
     "snowpy.rules.winnow",
     "snowpy.rules.balanced_winnow",
     "snowpy.rules.aggressive",
+    "snowpy.rules.naive_bayes",
     "snowpy.text.extractors.words",
     "snowpy.text.extractors.skipgrams",
     "snowpy.text.extractors.chars",

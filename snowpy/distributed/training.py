@@ -129,6 +129,7 @@ def fit(classifier: Any, data: Any, labels: Any = None, *, client: Any = None,
                                  "a distributed fit calibrates with 'cv' or 'holdout'")
     network = classifier._make_network()
     network.check_options()  # a bad option fails before the cluster starts
+    _check_mixable(network)
     with connect(client, workers=workers, scheduler=scheduler) as connected:
         run = _Run(connected, classifier, mixing, progress, on_submit,
                    Path(checkpoint) if checkpoint is not None else None, average_over)
@@ -380,3 +381,16 @@ def _partitions(data: Any, labels: Any, text_column: str, label_column: str) -> 
 
 def _frame_part(frame: Any, text_column: str, label_column: str) -> tuple[list, list]:
     return frame[text_column].tolist(), frame[label_column].tolist()
+
+
+def _check_mixable(network: Any) -> None:
+    """Mixing averages weight changes: a rule that counts (Naive Bayes) would need sums."""
+    from snowpy.records.rules import BuildContext
+
+    spec, params = network.resolve_rule()
+    kernel = spec.make_kernel(params, BuildContext(1.0, 1), compile=False)
+    if not kernel.mistake_driven or kernel.refresh is not None:
+        raise ConfigurationError(
+            f"rule {spec.name!r} learns from every example and derives its weights from "
+            "counts; parameter mixing averages weight changes, so it is not available in "
+            "distributed training (train it in one process: counting is one fast pass)")

@@ -32,7 +32,8 @@ from snowpy.network.fastpath import (
 )
 from snowpy.network.labels import normalise_label
 from snowpy.network.links import ONLINE_WIDTH
-from snowpy.network.training import KERNEL_ERRORS, NumericalWarning
+from snowpy.network.refreshing import ensure_fresh
+from snowpy.network.training import KERNEL_ERRORS, NumericalWarning, separator
 from snowpy.records.kernels import kernel_handle
 
 __all__ = ["ONLINE_WIDTH", "OnlineLearning"]
@@ -201,6 +202,7 @@ class OnlineLearning:
     def _score_example(self, ids: np.ndarray, vals: np.ndarray) -> tuple[np.ndarray, int]:
         """Scores of one checked example, and the best target."""
         self._check_fitted()
+        ensure_fresh(self)
         store = self._store
         out = np.empty(store.n_targets, dtype=np.float64)
         constants = self._score_args
@@ -222,8 +224,7 @@ class OnlineLearning:
             cached = self._engine_args = kernel_handle(kernel.compiled), (
                 store.policy_code, store.min_count, bool(kernel.multiplicative),
                 store.min_magnitude, store.max_magnitude, float(params["theta"]),
-                float(params["thickness"]), float(params["negative_thickness"]),
-                self._bias_strength(), bool(self.multilabel_),
+                *separator(self), self._bias_strength(), bool(self.multilabel_),
                 self.multiclass == "constraint")
         return cached
 
@@ -335,6 +336,8 @@ class OnlineLearning:
         if updates:
             self.updates_[-1] += updates
             self._effective_cache.clear()
+            if self.kernel_.refresh is not None:
+                self._planes_stale = True
             if underflows:
                 self.underflows_ += underflows
         if scores.shape[0]:

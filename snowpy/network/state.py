@@ -37,6 +37,7 @@ import numpy as np
 from snowpy.exceptions import ConfigurationError, ModelFileError, SnowpyError
 from snowpy.network.labels import LabelIndex
 from snowpy.network.links import ONLINE_WIDTH, LinkStore
+from snowpy.network.refreshing import ensure_fresh
 from snowpy.plugins import get_rule
 from snowpy.records.rules import BuildContext
 
@@ -58,6 +59,7 @@ def network_state(net: Any, inference_only: bool = False
                   ) -> tuple[dict[str, Any], dict[str, np.ndarray]]:
     """The header and arrays that describe a trained network."""
     net._check_fitted()
+    ensure_fresh(net)
     store = net._store
     inference_only = inference_only or store.frozen
     layout = store.exact()

@@ -8,6 +8,7 @@ grow, so a model trained in chunks is the model trained at once.
 
 from __future__ import annotations
 
+import math
 import sys
 import warnings
 from typing import Any
@@ -19,6 +20,7 @@ import scipy.sparse as sp
 from snowpy.exceptions import NumericalError, PluginError
 from snowpy.network.engine import TOUCHED, run_epoch
 from snowpy.network.pruning import keep_top_percent
+from snowpy.network.refreshing import refresh_planes
 from snowpy.records.kernels import kernel_handle
 
 __all__ = ["NumericalWarning", "TrainingCall", "chunks", "train"]
@@ -52,8 +54,9 @@ class TrainingCall:
         self.max_active = int(np.diff(self.indptr).max()) if self.n else 0
 
 
-def chunks(n: int, chunked: bool, every: int | None = None) -> list[tuple[int, int]]:
-    """Example ranges of one epoch: whole, or cut at 1, 2, 4, 8... and every 16,384, and
+def chunks(n: int, chunked: bool, every: int | None = None, *, cap: int = 16384
+           ) -> list[tuple[int, int]]:
+    """Example ranges of one epoch: whole, or cut at 1, 2, 4, 8... and every ``cap``, and
     at every multiple of ``every`` (a progress reporter that tests every k examples,
     SNoW's ``-c k``).
 
@@ -67,7 +70,7 @@ def chunks(n: int, chunked: bool, every: int | None = None) -> list[tuple[int, i
     bounds = [0]
     mark = 1
     while bounds[-1] < n:
-        step = min(mark, bounds[-1] + 16384)
+        step = min(mark, bounds[-1] + cap)
         bounds.append(min(n, max(step, bounds[-1] + 1)))
         if bounds[-1] >= mark:
             mark *= 2
@@ -135,9 +138,15 @@ def train(net: Any, call: TrainingCall, *, epochs: int, shuffle: bool, progress:
     are ranked for ``eligible_percent`` after the first pass. Updates
     ``net``'s training figures; warns once about clamped overflows.
     """
-    with _KERNEL_ERRORS:
-        _train(net, call, epochs=epochs, shuffle=shuffle, progress=progress, fresh=fresh,
-               record=record, rank_links=rank_links)
+    if not net.kernel_.mistake_driven:
+        epochs = min(epochs, 1)  # a counting rule learns each example once (SNoW's -B)
+    try:
+        with _KERNEL_ERRORS:
+            _train(net, call, epochs=epochs, shuffle=shuffle, progress=progress, fresh=fresh,
+                   record=record, rank_links=rank_links)
+    finally:
+        if net.kernel_.refresh is not None:
+            refresh_planes(net)
 
 
 class _KernelErrors:
@@ -248,8 +257,12 @@ def _epoch(net: Any, call: TrainingCall, epoch: int, order: np.ndarray, counts: 
     """One pass over ``order`` (in chunks when reporting progress)."""
     store = net._store
     mistakes = updates = overflows = 0
-    for start, stop in chunks(order.size, progress is not None,
-                              getattr(progress, "every", None)):
+    # a rule that derives its scores (Naive Bayes) predicts each example from the counts
+    # of the chunks before it: refreshed at 1, 2, 4, 8... examples (and as progress asks)
+    refreshing = net.kernel_.refresh is not None
+    for start, stop in chunks(order.size, progress is not None or refreshing,
+                              getattr(progress, "every", None),
+                              cap=16384 if progress is not None else order.size):
         chunk_mistakes = 0
         position = start
         while position < stop:
@@ -277,11 +290,22 @@ def _epoch(net: Any, call: TrainingCall, epoch: int, order: np.ndarray, counts: 
             position += processed
             if need_room:
                 store.reserve_links(need_room)
+        if refreshing:
+            refresh_planes(net)
         mistakes += chunk_mistakes
         if progress is not None:
             net._effective_cache.clear()
             progress(epoch, stop, order.size, chunk_mistakes)
     return mistakes, updates, overflows
+
+
+def separator(net: Any) -> tuple[float, float]:
+    """The thickness on each side the engine applies: the rule's, or infinite (an update
+    on every example) for a rule that is not mistake-driven."""
+    if not net.kernel_.mistake_driven:
+        return math.inf, math.inf
+    params = net.rule_params_
+    return float(params["thickness"]), float(params["negative_thickness"])
 
 
 def _run(net: Any, call: TrainingCall, order: np.ndarray, counts: np.ndarray, counting: bool,
@@ -297,9 +321,8 @@ def _run(net: Any, call: TrainingCall, order: np.ndarray, counts: np.ndarray, co
             counting, creating, bool(kernel.multiplicative), store.min_magnitude,
             store.max_magnitude, call.indptr, call.rows, call.X.data, order, call.y_indptr,
             call.y_targets, call.a_indptr, call.a_targets, float(params["theta"]),
-            float(params["thickness"]), float(params["negative_thickness"]),
-            net._bias_strength(), bool(net.multilabel_), net.multiclass == "constraint",
-            store.seen, counts, call.max_active, scores,
+            *separator(net), net._bias_strength(), bool(net.multilabel_),
+            net.multiclass == "constraint", store.seen, counts, call.max_active, scores,
         )
     except numba.core.errors.TypingError as exc:
         first = str(exc).strip().splitlines()[0]

@@ -12,6 +12,8 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
+from snowpy.network.refreshing import ensure_fresh
+
 __all__ = ["WeightViews"]
 
 
@@ -39,6 +41,7 @@ class WeightViews:
     def effective_links_delta(self) -> np.ndarray:
         """Per pool slot, the link's prediction weight minus a missing link's (cached)."""
         self._check_fitted()
+        ensure_fresh(self)
         averaged = bool(self.average)
         cached = self._effective_cache.get(averaged)
         if cached is None:

@@ -48,6 +48,25 @@ policy, only those already linked to ``t``; with eligibility, only eligible
 ones. Because the kernel sees gathered weights and never the network's
 storage, it works whatever the links, precision or layout.
 
+Rules that learn from every example
+-----------------------------------
+A rule that is not mistake-driven (Naive Bayes counts every example) says so
+with ``RuleKernel(mistake_driven=False)``: the engine then calls its kernel on
+every example for every target the example is shown to, whatever the
+threshold and thickness, and :meth:`~snowpy.Network.fit` makes one pass (SNoW
+counts in its first cycle only: more passes would count the examples again).
+Such a rule may keep what it learns (counts) in planes of coefficient 0 and
+derive the planes that score from them with ``refresh(W, target, bias, S,
+params)``, a plain function called after every training call and before any
+prediction that follows one-example learning. It receives the live links'
+planes ``W`` (``float64[links, planes]``, written back after the call), each
+link's ``target``, ``bias`` (``float64[links]``: the bias strength for a link of
+the bias row, 0 for every other link) and the per-target state ``S``; it
+updates ``W`` in place. This is how a rule
+expresses a score that is not a sum of independently updated weights (a
+count divided by its target's total, which every example of the target
+changes).
+
 The kernel is written as an ordinary ``@numba.njit`` function; snowpy compiles
 it once more as a C callback of the fixed signature :data:`KERNEL_SIGNATURE`
 (:func:`compile_kernel`). The training loop takes that callback as a
@@ -165,6 +184,14 @@ class RuleKernel:
         The rule only multiplies positive weights (Winnow): a weight can never
         reach zero, so one that does has underflowed, and the engine raises it
         to the smallest magnitude kept (and counts it).
+    mistake_driven : bool
+        ``False`` for a rule that learns from every example (Naive Bayes): its
+        kernel is called on every example for every target shown, whatever the
+        threshold and thickness, and ``fit`` makes a single pass.
+    refresh : callable or None
+        ``refresh(W, target, bias, S, params)``: derive the scoring planes
+        from the learned ones after training (module docstring); ``None`` for
+        rules whose planes are their weights.
     """
 
     update: Callable[..., Any]
@@ -175,8 +202,12 @@ class RuleKernel:
     initial_state: tuple[float, ...] = ()
     resolved: Mapping[str, Any] = field(default_factory=dict)
     multiplicative: bool = False
+    mistake_driven: bool = True
+    refresh: Callable[..., None] | None = None
 
     def __post_init__(self) -> None:
+        if self.refresh is not None and not callable(self.refresh):
+            raise PluginError("refresh must be a function (W, target, bias, S, params)")
         jitted = isinstance(self.update, numba.core.dispatcher.Dispatcher)
         if not (jitted or (numba.config.DISABLE_JIT and callable(self.update))):
             raise PluginError(
