@@ -89,8 +89,9 @@ def write_model(path: str | os.PathLike, header: Mapping[str, Any],
             os.fsync(stream.fileno())
         os.chmod(temporary, _mode_for(target))
         # what replaces a model must load back: read the new file whole (checksums
-        # included) before the rename; a failure leaves the old model where it was
-        read_model(temporary, verify=True)
+        # included, a piece at a time) before the rename; a failure leaves the old
+        # model where it was
+        read_model(temporary, verify=True, check_only=True)
         os.replace(temporary, target)
     except BaseException:
         Path(temporary).unlink(missing_ok=True)
@@ -166,8 +167,32 @@ def _data_offset(path: Path, handle: Any, info: zipfile.ZipInfo) -> int:
 MMAP_MIN_BYTES = 1 << 20
 
 
+def _check_stream(path: Path, name: str, stream: Any, nbytes: int, dtype: np.dtype,
+                  verify: bool) -> str:
+    """Read an array's bytes in pieces: its SHA-256, and (``verify``) whether floats are
+    finite, holding one piece at a time."""
+    digest = hashlib.sha256()
+    remaining = nbytes
+    carry = b""
+    floats = verify and dtype.kind == "f"
+    while remaining:
+        piece = stream.read(min(remaining, 8 << 20))
+        if not piece:
+            raise ModelFileError(f"{path}: array {name!r} is truncated")
+        remaining -= len(piece)
+        digest.update(piece)
+        if floats:
+            piece = carry + piece
+            whole = len(piece) - len(piece) % dtype.itemsize
+            carry = piece[whole:]
+            if not np.all(np.isfinite(np.frombuffer(piece[:whole], dtype=dtype))):
+                raise ModelFileError(f"{path}: array {name!r} holds NaN or infinity")
+    return digest.hexdigest()
+
+
 def _read_array(path: Path, archive: zipfile.ZipFile, name: str, spec: Mapping[str, Any],
-                mmap: bool, verify: bool = True, handle: Any = None) -> np.ndarray:
+                mmap: bool, verify: bool = True, handle: Any = None,
+                check_only: bool = False) -> np.ndarray:
     member = f"arrays/{name}.npy"
     try:
         info = archive.getinfo(member)
@@ -204,6 +229,12 @@ def _read_array(path: Path, archive: zipfile.ZipFile, name: str, spec: Mapping[s
                     f"{path}: array {name!r} is {file_dtype}{tuple(file_shape)}, the header "
                     f"says {dtype}{tuple(shape)}"
                 )
+            if check_only:  # read through, keep nothing (a file just written)
+                digest = _check_stream(path, name, stream, nbytes, np.dtype(dtype), verify)
+                if verify and digest != spec.get("sha256"):
+                    raise ModelFileError(f"{path}: array {name!r} fails its SHA-256 check "
+                                         "(tampered or damaged)")
+                return np.empty(0, dtype=np.dtype(dtype))
             if mmap and nbytes >= MMAP_MIN_BYTES and handle is not None:
                 # mapped from the file already open: a model saved over this path
                 # meanwhile (a new file, renamed in) cannot mix into what is read;
@@ -228,13 +259,15 @@ def _read_array(path: Path, archive: zipfile.ZipFile, name: str, spec: Mapping[s
     return array
 
 
-def read_model(path: str | os.PathLike, *, mmap: bool = False, verify: bool = True
-               ) -> tuple[dict[str, Any], dict[str, np.ndarray]]:
+def read_model(path: str | os.PathLike, *, mmap: bool = False, verify: bool = True,
+               check_only: bool = False) -> tuple[dict[str, Any], dict[str, np.ndarray]]:
     """Read and validate a model file: ``(header, arrays)``.
 
     ``verify=False`` skips the SHA-256 and finiteness checks of the arrays
     (every structural check remains): with ``mmap=True`` loading then reads
-    only the header, whatever the size of the weights.
+    only the header, whatever the size of the weights. ``check_only`` reads
+    every array through, a piece at a time, for every check, and keeps none
+    (the arrays returned are empty): a saved file is checked in little memory.
 
     Raises
     ------
@@ -277,7 +310,8 @@ def read_model(path: str | os.PathLike, *, mmap: bool = False, verify: bool = Tr
             manifest = header.get("arrays")
             if not isinstance(manifest, dict):
                 raise ModelFileError(f"{source}: the header lists no arrays")
-            arrays = {name: _read_array(source, archive, name, spec, mmap, verify, handle)
+            arrays = {name: _read_array(source, archive, name, spec, mmap, verify, handle,
+                                        check_only)
                       for name, spec in manifest.items() if isinstance(spec, dict)}
             if len(arrays) != len(manifest):
                 raise ModelFileError(f"{source}: the header's array list is malformed")

@@ -298,3 +298,39 @@ def test_model_files_get_the_users_permissions(tmp_path):
         assert stat.S_IMODE(path.stat().st_mode) == 0o640
     finally:
         os.umask(umask)
+
+
+class _Trickle(io.BytesIO):
+    """A stream that hands out at most 7 bytes a read (zip members may return less)."""
+
+    def read(self, size=-1):
+        return super().read(min(7, size) if size >= 0 else 7)
+
+
+def test_a_saved_file_is_checked_a_piece_at_a_time(tmp_path):
+    """Issue 15.8: the read-back before the rename keeps no array (it held a second
+    copy of the model at the save, the peak of a large training)."""
+    from snowpy.model_file import _check_stream
+
+    floats = np.array([1.5, -2.0, 3.25, np.inf, 0.0])
+    data = floats.tobytes()
+    with pytest.raises(ModelFileError, match="'w' holds NaN or infinity"):
+        _check_stream(tmp_path, "w", _Trickle(data), len(data), floats.dtype, True)
+    import hashlib
+
+    finite = np.arange(11, dtype=np.float32)
+    digest = _check_stream(tmp_path, "w", _Trickle(finite.tobytes()), finite.nbytes,
+                           finite.dtype, True)
+    assert digest == hashlib.sha256(finite.tobytes()).hexdigest()
+    with pytest.raises(ModelFileError, match="truncated"):
+        _check_stream(tmp_path, "w", _Trickle(finite.tobytes()[:-4]), finite.nbytes,
+                      finite.dtype, True)
+    path = write_model(tmp_path / "m.snowpy", {"kind": "network"}, {"w": finite})
+    header, arrays = read_model(path, check_only=True)
+    assert arrays["w"].size == 0 and header["arrays"]["w"]["shape"] == [11]
+    raw = bytearray(path.read_bytes())
+    at = bytes(raw).index(finite.tobytes())
+    raw[at + 5] ^= 1  # a flipped bit in the weights
+    path.write_bytes(bytes(raw))
+    with pytest.raises(ModelFileError, match="CRC-32|SHA-256"):  # zip's check comes first
+        read_model(path, check_only=True)
