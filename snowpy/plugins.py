@@ -62,6 +62,7 @@ BUILTIN_PLUGINS = (
     "snowpy.rules.balanced_winnow",
     "snowpy.rules.aggressive",
     "snowpy.rules.naive_bayes",
+    "snowpy.rules.normalised_winnow",
     "snowpy.text.extractors.words",
     "snowpy.text.extractors.skipgrams",
     "snowpy.text.extractors.chars",

@@ -99,3 +99,41 @@ def test_perceptron_non_separable_bound():
         shuffle=False, epochs=1, early_stop=False, links="all",
     ).fit(X, single_target(y))
     assert 0 < net.mistakes_[0] <= ((R + D) / gamma) ** 2
+
+
+@pytest.mark.parametrize("n,k", [(64, 3), (1024, 3), (4096, 5)])
+def test_normalised_winnow_bound(n, k):
+    """Seed 003: at most 2 (R_inf / rho_inf)^2 ln N mistakes with eta = rho / R^2; snowpy's
+    sparse rule (a per-target scale instead of touching every weight) makes exactly the
+    mistakes of the notes' pseudo-code, and its normalised weights sum to 1."""
+    from snowpy.experiments.common import positive_first
+    from snowpy.experiments.normalised import majority_data, reference_mistakes
+    from snowpy.rules.normalised_winnow import normalised_weights
+
+    rng = np.random.default_rng(n + k)
+    X, y = majority_data(n, k, 1500, rng)
+    X, y = positive_first(X, y)
+    rho = 1.0 / k  # v = 1 on the k relevant features: y (v . x) >= 1, ||v||_1 = k; R = 1
+    net = snowpy.Network("normalised-winnow", eta=rho, bias=False, average=False,
+                         shuffle=False, links="touched", precision="float64", epochs=100,
+                         discard=None).fit(sp.csr_matrix(X), single_target(y))
+    assert net.mistakes_[-1] == 0, "did not converge"
+    assert net.mistakes_ == reference_mistakes(X, y, rho, passes=100)
+    assert 0 < sum(net.mistakes_) <= 2 * math.log(n) / rho**2
+    weights = normalised_weights(net)  # every row once: seen features, bias, the unseen
+    seen = weights[1:-1, 0].sum() + weights[-1, 0] * (n - net.feature_ids_.size)
+    assert seen == pytest.approx(1.0, rel=1e-9)
+
+
+def test_normalised_winnow_first_update_by_hand():
+    """Four features at 1/4; a mistake on x = (1, -1, 1, 1), y = -1 with eta = ln 2 halves
+    the weights of the features at +1 and doubles the other: (1/2, 2, 1/2, 1/2) / 3.5."""
+    from snowpy.rules.normalised_winnow import normalised_weights
+
+    X = sp.csr_matrix(np.array([[1.0, 1, 1, 1], [1.0, -1, 1, 1]]))
+    net = snowpy.Network("normalised-winnow", eta=math.log(2), bias=False, average=False,
+                         shuffle=False, links="touched", precision="float64", epochs=1,
+                         discard=None).fit(X, [["f"], []])
+    assert net.mistakes_ == [1]  # the first is positive and right (w . x = 1 > 0)
+    np.testing.assert_allclose(normalised_weights(net)[1:5, 0],
+                               np.array([0.5, 2.0, 0.5, 0.5]) / 3.5, rtol=1e-12)

@@ -13,8 +13,8 @@ from snowpy.cli.common import err, handles_errors
 @handles_errors
 def experiment(
     name: Annotated[str, typer.Argument(help="attribute-efficiency, margin, drift, averaging, "
-                                             "learning-curve, halving, weighted-majority "
-                                             "or clouds")],
+                                             "learning-curve, halving, weighted-majority, "
+                                             "clouds or normalised-winnow")],
     out: Annotated[Path, typer.Option("--out", "-o", help="folder for the table and figure")]
     = Path("."),
     table: Annotated[str, typer.Option(help="csv or json")] = "csv",

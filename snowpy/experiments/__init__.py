@@ -3,7 +3,7 @@
 >>> from snowpy import experiments
 >>> sorted(experiments.EXPERIMENTS)  # doctest: +NORMALIZE_WHITESPACE
 ['attribute-efficiency', 'averaging', 'clouds', 'drift', 'halving', 'learning-curve',
- 'margin', 'weighted-majority']
+ 'margin', 'normalised-winnow', 'weighted-majority']
 >>> result = experiments.run("margin", gammas=(0.4,), examples=100)
 >>> result.rows[0]["separable_mistakes"] <= result.rows[0]["novikoff_bound"]
 True
@@ -24,6 +24,7 @@ from snowpy.experiments import (
     experts,
     learning_curve,
     margin,
+    normalised,
 )
 from snowpy.experiments.common import Result
 
@@ -38,6 +39,7 @@ EXPERIMENTS = {
     "halving": experts.run_halving,
     "clouds": clouds.run,
     "weighted-majority": experts.run_weighted_majority,
+    "normalised-winnow": normalised.run,
 }
 
 
