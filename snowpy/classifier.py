@@ -25,6 +25,7 @@ from snowpy.exceptions import ConfigurationError, NotFittedError
 from snowpy.learn_text import learn_text
 from snowpy.model_file import write_model
 from snowpy.network import Network
+from snowpy.network.cloud import Cloud, cloud_members, share_params
 from snowpy.network.labels import is_multilabel, sorted_labels
 from snowpy.text import Featurizer
 from snowpy.text.conventions import as_documents
@@ -225,8 +226,12 @@ class SnowClassifier(RuleParamsEstimator):
     def _make_featurizer(self) -> Featurizer:
         return Featurizer(**{name: getattr(self, name) for name in _FEATURIZER_OPTIONS})
 
-    def _make_network(self) -> Network:
+    def _make_network(self) -> Any:
         options = {name: getattr(self, name) for name in _NETWORK_OPTIONS}
+        members = cloud_members(self.rule)
+        if members is not None:  # "winnow+perceptron": SNoW's cloud
+            shared = {"thickness": self.thickness, **self.rule_params}
+            return Cloud(share_params(members, shared), **options)
         return Network(self.rule, **options, thickness=self.thickness, **self.rule_params)
 
     # -------------------------------------------------------------- training
@@ -247,7 +252,8 @@ class SnowClassifier(RuleParamsEstimator):
         self.network_ = network  # set first: an interrupted fit leaves what was learned
         texts = as_documents(texts)
         if self.epochs == 1 and targets is None and self.calibrate is None \
-                and sample_weight is None and isinstance(texts, (list, tuple)):
+                and sample_weight is None and isinstance(texts, (list, tuple)) \
+                and isinstance(network, Network):
             self._fit_streaming(list(texts), labels, progress)
         else:
             if not isinstance(texts, (list, tuple, np.ndarray)):
@@ -255,7 +261,7 @@ class SnowClassifier(RuleParamsEstimator):
             phase(progress, "featurising", None)
             X = featurizer.transform(texts, names=False)
             if self.shuffle:  # shuffled by what the documents say, not where they stand
-                network._text_keys = text_keys(texts, labels)  # type: ignore[attr-defined]
+                network._text_keys = text_keys(texts, labels)
             network.fit(X, labels, sample_weight=sample_weight, targets=targets,
                         progress=progress)
         self._name_kept_features(texts, network.feature_ids_[network.link_counts() > 0])

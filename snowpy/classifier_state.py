@@ -26,14 +26,20 @@ def classifier_state(classifier: Any, inference_only: bool = False
                      ) -> tuple[dict[str, Any], dict[str, np.ndarray]]:
     """The header and arrays that describe a trained :class:`snowpy.SnowClassifier`."""
     classifier._check_fitted()
-    header, arrays = network_state(classifier.network_, inference_only)
+    network = classifier.network_
+    if hasattr(network, "networks_"):  # a cloud: its members' headers and arrays
+        header, arrays = network._model_state(inference_only)
+        kept = network.feature_ids_
+    else:
+        header, arrays = network_state(network, inference_only)
+        kept = arrays["feature_ids"]
     featurizer = classifier.featurizer_
     params = plain(featurizer.get_params())
     params["extractors"] = [list(item) for item in params.get("extractors", [])]
     header = {"kind": "classifier", "network": header, "featurizer": params,
               "classifier": plain(classifier.get_params())}
     if featurizer.keep_names and featurizer._name_index() is not None:
-        packed, header["names"] = featurizer._names.pack(keep_ids=arrays["feature_ids"])
+        packed, header["names"] = featurizer._names.pack(keep_ids=kept)
         arrays = dict(arrays, names_packed=packed)
     return header, arrays
 
@@ -53,7 +59,14 @@ def restore_classifier(classifier_class: type, network_class: type, header: dict
     """A classifier from what :func:`classifier_state` produced."""
     from snowpy.text import Featurizer
 
-    network = restore_network(network_class, header.get("network") or {}, arrays, where)
+    described = header.get("network") or {}
+    if isinstance(described, dict) and described.get("kind") == "cloud":
+        from snowpy.network.cloud import Cloud
+
+        cloud = described.get("cloud")
+        network = Cloud._restore(cloud if isinstance(cloud, dict) else {}, arrays, where)
+    else:
+        network = restore_network(network_class, described, arrays, where)
     try:
         featurizer = Featurizer(**_tupled(dict(header["featurizer"])))
         featurizer._compile()

@@ -40,7 +40,11 @@ def test_a_cloud_combines_its_members_by_confidence():
     np.testing.assert_allclose(cloud.confidence_, raw / raw.sum(axis=0))
     expected = sum(c * 1 / (1 + np.exp(-n.target_scores(X_test)))
                    for c, n in zip(cloud.confidence_, cloud.networks_))
-    np.testing.assert_allclose(cloud.decision_function(X_test), expected, rtol=1e-12)
+    np.testing.assert_allclose(cloud.activations(X_test), expected, rtol=1e-12)
+    # the scores are the activations' log-odds: the same winner, a claim above 1/2
+    np.testing.assert_allclose(cloud.target_scores(X_test),
+                               np.log(expected) - np.log1p(-expected), rtol=1e-9)
+    assert cloud.predict(X_test).tolist() == cloud.classes_[expected.argmax(1)].tolist()
     assert cloud.score(X_test, y_test) >= 0.9
 
 
@@ -73,3 +77,86 @@ def test_the_clouds_experiment_reports_members_and_cloud():
         assert 0.8 <= row["cloud"] <= 1.0
         assert row["cloud_beats_both"] == (row["cloud"] > max(row["winnow"],
                                                                row["perceptron"]))
+
+
+def _texts():
+    train = list(read(str(demo_path("train"))))
+    test = list(read(str(demo_path("test"))))
+    return ([d.text for d in train], [d.label for d in train],
+            [d.text for d in test], [d.label for d in test])
+
+
+def test_a_classifier_with_a_cloud_rule(tmp_path):
+    texts, labels, test_texts, test_labels = _texts()
+    clf = SnowClassifier(rule="winnow+perceptron", theta=3.0, alpha=1.5).fit(texts, labels)
+    cloud = clf.network_
+    assert isinstance(cloud, Cloud) and cloud.rule == "winnow+perceptron"
+    winnow, perceptron = cloud.networks_
+    # shared parameters go to the members that declare them
+    assert winnow.rule_params_["theta"] == perceptron.rule_params_["theta"] == 3.0
+    assert winnow.rule_params_["alpha"] == 1.5 and "alpha" not in perceptron.rule_params_
+    # each member is the network its rule trains alone with the same options
+    alone = SnowClassifier(rule="perceptron", theta=3.0).fit(texts, labels)
+    np.testing.assert_array_equal(perceptron.target_scores(clf.transform(test_texts)),
+                                  alone.network_.target_scores(clf.transform(test_texts)))
+    # probabilities: the confidence-weighted mixture of the calibrated members'
+    X_test = clf.transform(test_texts)
+    mixed = sum(c * n.predict_proba(X_test) for c, n in zip(cloud.confidence_,
+                                                             cloud.networks_))
+    np.testing.assert_allclose(clf.predict_proba(test_texts),
+                               mixed / mixed.sum(axis=1, keepdims=True), rtol=1e-12)
+    assert clf.score(test_texts, test_labels) >= 0.9
+    one = clf.predict_proba_one(test_texts[0])
+    assert one == pytest.approx(dict(zip(clf.classes_, clf.predict_proba(test_texts[:1])[0])))
+    assert clf.predict_one(test_texts[0]) == clf.predict(test_texts[:1])[0]
+    abstained = clf.predict(test_texts, abstain=0.99)
+    assert any(a is None for a in abstained) and not all(a is None for a in abstained)
+    again = load(clf.save(tmp_path / "cloud.snowpy"))
+    assert isinstance(again.network_, Cloud)
+    np.testing.assert_array_equal(again.predict_proba(test_texts), clf.predict_proba(test_texts))
+    again.partial_fit(test_texts[:20], test_labels[:20])
+    again.learn_one(test_texts[0], test_labels[0])
+    assert again.network_.networks_[0].n_examples_seen_ > winnow.n_examples_seen_
+
+
+def test_a_cloud_rule_is_a_list_of_rules_with_their_parameters():
+    texts, labels, _, _ = _texts()
+    clf = SnowClassifier(rule=[("winnow", {"alpha": 2.0}), "perceptron", "naive-bayes"],
+                         calibrate=None, epochs=2).fit(texts, labels)
+    assert [n.rule for n in clf.network_.networks_] == ["winnow", "perceptron", "naive-bayes"]
+    assert clf.network_.networks_[0].rule_params_["alpha"] == 2.0
+    assert clf.network_.confidence_.shape == (3, 5)
+    with pytest.raises(ConfigurationError, match="no member of the cloud .* 'bogus'"):
+        SnowClassifier(rule="winnow+perceptron", bogus=1.0).fit(texts, labels)
+    with pytest.raises(ConfigurationError, match="joined by"):
+        SnowClassifier(rule="winnow+").fit(texts, labels)
+
+
+def test_the_command_line_trains_evaluates_and_inspects_a_cloud(tmp_path):
+    import json
+
+    from typer.testing import CliRunner
+
+    from snowpy.cli import app
+
+    runner = CliRunner()
+    model = tmp_path / "cloud.snowpy"
+    result = runner.invoke(app, ["train", str(demo_path("train")), "-o", str(model),
+                                 "--rule", "winnow+perceptron", "--alpha", "1.5", "--json"])
+    assert result.exit_code == 0, result.output
+    summary = json.loads(result.stdout)
+    assert summary["rule"] == "winnow+perceptron"
+    assert [p["rule"] for p in summary["rule_params"]] == ["winnow", "perceptron"]
+    result = runner.invoke(app, ["evaluate", str(model), str(demo_path("test")), "--json"])
+    assert result.exit_code == 0 and json.loads(result.stdout)["accuracy"] >= 0.9
+    result = runner.invoke(app, ["inspect", str(model), "--json"])
+    info = json.loads(result.stdout)
+    assert info["kind"] == "cloud" and [m["rule"] for m in info["members"]] == \
+        ["winnow", "perceptron"]
+    bad = runner.invoke(app, ["train", str(demo_path("train")), "-o", str(model),
+                              "--rule", "winnow+perceptron", "--bogus", "1"])
+    assert bad.exit_code != 0 and "--bogus" in bad.output
+    refused = runner.invoke(app, ["train", str(demo_path("train")), "-o", str(model),
+                                  "--rule", "winnow+perceptron", "--test",
+                                  str(demo_path("test"))])
+    assert refused.exit_code != 0 and "one after the other" in refused.output

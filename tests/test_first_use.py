@@ -279,7 +279,7 @@ def test_evaluating_unknown_labels_explains_first_and_stays_finite(tmp_path):
         assert result.exit_code == 0, result.output
         out = result.stdout
         assert "nan" not in out and "Warning" not in result.output
-        note = out.index(f"note: 10 of 30" if n_known else "note: 30 of 30")
+        note = out.index("note: 10 of 30" if n_known else "note: 30 of 30")
         assert note < out.index("accuracy") < out.index("precision")
         report = json.loads(run("evaluate", model, corpus, "--json").stdout)
         assert report["documents_with_unknown_labels"] == 30 - n_known

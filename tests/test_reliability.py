@@ -4,7 +4,6 @@ a model or documents were lost, and asserts the refusal or the report that repla
 from __future__ import annotations
 
 import io
-import json
 import os
 import tarfile
 import zipfile

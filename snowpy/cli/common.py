@@ -163,10 +163,13 @@ def rule_options(rule: str, extra: list[str]) -> dict[str, Any]:
     ``--name=value`` works too; a boolean parameter may be given as a flag
     (``--threshold-relative``, ``--no-threshold-relative``).
     """
+    from snowpy.network.cloud import cloud_members
     from snowpy.plugins import get_rule
 
-    spec = get_rule(rule)
-    params = {p.name: p for p in spec.params}
+    members = cloud_members(rule) or [(rule, {})]
+    params = {}  # a cloud ("winnow+perceptron") takes every member's parameters
+    for name, _ in members:
+        params.update({p.name: p for p in get_rule(name).params if p.name not in params})
     values: dict[str, Any] = {}
     position = 0
     while position < len(extra):

@@ -173,17 +173,67 @@ def inspect(
     loaded = load(model)
     if corpus is not None:
         _recover_names(loaded, corpus, split, top, export_to is not None)
-    if export_to is not None:
-        from rich.progress import Progress
-
-        with Progress(console=Console(stderr=True), transient=True) as bar:
-            task = bar.add_task("exporting", total=len(loaded.classes_))
-            written = export(loaded, export_to,
-                             progress=lambda done, total: bar.update(task, completed=done))
-    info = describe(loaded, top)
-    if json_output:
-        echo_json(info)
+    views = _member_views(loaded)
+    if views is None:
+        written = _export(loaded, export_to) if export_to is not None else 0
+        info = describe(loaded, top)
+        if json_output:
+            echo_json(info)
+            return
+        _show(console, model, info, corpus)
+        if export_to is not None:
+            console.print(f"exported {written:,} links to {export_to}")
         return
+    # a cloud (snowpy train --rule winnow+perceptron): its members one by one
+    cloud = _parts(loaded)[1]
+    members = [describe(view, top) for view in views]
+    confidence = {str(label): [round(float(c), 6) for c in column]
+                  for label, column in zip(cloud.classes_, cloud.confidence_.T)}
+    if json_output:
+        echo_json({"kind": "cloud", "rule": cloud.rule, "members": members,
+                   "confidence": confidence})
+        return
+    console.print(f"[bold]{model}[/bold]: a cloud of {len(members)} rules ({cloud.rule}); "
+                  "confidence of each member per label:")
+    for label, values in confidence.items():
+        console.print(f"  {label}: " + ", ".join(f"{m['rule']} {v:.3f}"
+                                                 for m, v in zip(members, values)))
+    for k, (view, info) in enumerate(zip(views, members)):
+        console.print(f"\n[bold]member {k}[/bold]")
+        _show(console, model, info, corpus)
+        if export_to is not None:
+            target = export_to.with_name(f"{export_to.stem}.member{k}{export_to.suffix}")
+            console.print(f"exported {_export(view, target):,} links to {target}")
+
+
+def _member_views(loaded: Any) -> list[Any] | None:
+    """For a cloud, the model as each member alone (a classifier keeps its front end)."""
+    import copy
+
+    classifier, net, _ = _parts(loaded)
+    if not hasattr(net, "networks_"):
+        return None
+    if classifier is None:
+        return list(net.networks_)
+    views = []
+    for member in net.networks_:
+        view = copy.copy(classifier)
+        view.network_ = member
+        views.append(view)
+    return views
+
+
+def _export(loaded: Any, export_to: Path) -> int:
+    from rich.console import Console
+    from rich.progress import Progress
+
+    with Progress(console=Console(stderr=True), transient=True) as bar:
+        task = bar.add_task("exporting", total=len(loaded.classes_))
+        return export(loaded, export_to,
+                      progress=lambda done, total: bar.update(task, completed=done))
+
+
+def _show(console: Any, model: Path, info: dict[str, Any], corpus: str | None) -> None:
     from rich.table import Table
 
     console.print(f"[bold]{model}[/bold]: {info['kind']}, rule {info['rule']} "
@@ -211,5 +261,3 @@ def inspect(
             shown = " | ".join(item["names"]) if item["names"] else f"#{item['feature']}"
             table.add_row(shown, f"{item['weight']:.4g}")
         console.print(table)
-    if export_to is not None:
-        console.print(f"exported {written:,} links to {export_to}")

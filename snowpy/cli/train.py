@@ -249,6 +249,11 @@ def train(
         err("compiling snowpy's training loops (first run only: some 20 s)")
     learning = None
     if test is not None:
+        if "+" in rule:
+            raise ConfigurationError(
+                f"--test draws a learning curve of one network; the members of the cloud "
+                f"{rule!r} train one after the other: train each rule with --test, or "
+                "evaluate the saved cloud")
         tested = _test_documents(test, layout, on_error)
         if chatty:
             err(describe_read(test, tested) + " (to test on)")

@@ -387,6 +387,9 @@ def _check_mixable(network: Any) -> None:
     """Mixing averages weight changes: a rule that counts (Naive Bayes) would need sums."""
     from snowpy.records.rules import BuildContext
 
+    if hasattr(network, "networks_") or not hasattr(network, "resolve_rule"):
+        raise ConfigurationError("a cloud of rules trains in one process; distributed "
+                                 "training mixes the networks of one rule")
     spec, params = network.resolve_rule()
     kernel = spec.make_kernel(params, BuildContext(1.0, 1), compile=False)
     if not kernel.mistake_driven or kernel.refresh is not None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from snowpy.network.cloud import Cloud
-from snowpy.network.network import ABSTAIN, Network, NumericalWarning
+from snowpy.network.network import Network, NumericalWarning
+from snowpy.network.predicting import ABSTAIN
 
 __all__ = ["ABSTAIN", "Cloud", "Network", "NumericalWarning"]

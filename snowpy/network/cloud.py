@@ -17,8 +17,9 @@ from typing import Any
 import numpy as np
 
 from snowpy.exceptions import ConfigurationError, NotFittedError
+from snowpy.network.predicting import LabelPrediction
 
-__all__ = ["Cloud", "confidence"]
+__all__ = ["Cloud", "cloud_members", "confidence", "share_params"]
 
 
 def confidence(mistakes: Any) -> np.ndarray:
@@ -36,8 +37,89 @@ def _sigmoid(scores: np.ndarray) -> np.ndarray:
     return 0.5 * (1.0 + np.tanh(0.5 * scores))  # 1 / (1 + exp(-s)), without overflow
 
 
-class Cloud:
+def _vote(weights: np.ndarray, member_scores: list[np.ndarray]) -> np.ndarray:
+    """The confidence-weighted sum of the members' sigmoid activations."""
+    total = np.zeros(member_scores[0].shape)
+    for weight, scores in zip(weights, member_scores):
+        total += weight * _sigmoid(scores)
+    return total
+
+
+def _logit(activation: np.ndarray) -> np.ndarray:
+    """``log(a / (1 - a))``, finite: a vote of 0 or 1 is held 1e-15 inside."""
+    a = np.clip(activation, 1e-15, 1.0 - 1e-15)
+    return np.log(a) - np.log1p(-a)
+
+
+def _added(lists: Any) -> list[int]:
+    """Lists of per-epoch figures added element by element (the longest one's length)."""
+    total: list[int] = []
+    for values in lists:
+        for k, value in enumerate(values):
+            if k < len(total):
+                total[k] += int(value)
+            else:
+                total.append(int(value))
+    return total
+
+
+def cloud_members(rule: Any) -> list[tuple[str, dict[str, Any]]] | None:
+    """The members a ``rule`` names, or None for a single rule.
+
+    ``"winnow+perceptron"``, or a list of rule names and ``(name, parameters)`` pairs.
+
+    >>> cloud_members("winnow+perceptron")
+    [('winnow', {}), ('perceptron', {})]
+    >>> cloud_members("winnow") is None
+    True
+    """
+    if isinstance(rule, str):
+        if "+" not in rule:
+            return None
+        names = [part.strip() for part in rule.split("+")]
+        if not all(names):
+            raise ConfigurationError(f"rule {rule!r}: a cloud is rules joined by '+', as "
+                                     "'winnow+perceptron'")
+        return [(name, {}) for name in names]
+    if not isinstance(rule, (list, tuple)):
+        raise ConfigurationError(f"rule must be a rule name, 'a+b' or a list of rules, got "
+                                 f"{rule!r}")
+    members = []
+    for member in rule:
+        name, params = (member, {}) if isinstance(member, str) else (
+            tuple(member) if isinstance(member, (tuple, list)) and len(member) == 2
+            else (None, None))
+        if not isinstance(name, str) or not isinstance(params, dict):
+            raise ConfigurationError(f"a cloud member is a rule name or (rule, parameters), "
+                                     f"got {member!r}")
+        members.append((name, dict(params)))
+    return members
+
+
+def share_params(members: list[tuple[str, dict[str, Any]]], params: dict[str, Any]
+                 ) -> list[tuple[str, dict[str, Any]]]:
+    """Give each member the shared rule parameters it declares (a member's own win);
+    a parameter no member declares is refused."""
+    from snowpy.plugins import get_rule
+
+    declared = [set(get_rule(name).param_names) for name, _ in members]
+    unknown = [name for name in params if not any(name in d for d in declared)]
+    if unknown:
+        rules = "+".join(name for name, _ in members)
+        raise ConfigurationError(f"no member of the cloud {rules!r} has a parameter "
+                                 f"{unknown[0]!r}")
+    return [(name, {**{k: v for k, v in params.items() if k in d}, **own})
+            for (name, own), d in zip(members, declared)]
+
+
+class Cloud(LabelPrediction):
     """Several update rules per label, voting by confidence (SNoW's clouds).
+
+    A network-like estimator: ``fit``, ``partial_fit``, ``learn_one``,
+    ``predict`` (with ``targets`` and ``abstain``), ``predict_proba``,
+    ``decision_function``, and a :class:`~snowpy.SnowClassifier` with
+    ``rule="winnow+perceptron"`` (or ``snowpy train --rule winnow+perceptron``)
+    holds one.
 
     Parameters
     ----------
@@ -45,7 +127,7 @@ class Cloud:
         The rule of each member network, with its rule parameters.
     **options
         :class:`~snowpy.Network` options shared by every member (``epochs``,
-        ``average``, ``links``, ``thickness``...).
+        ``average``, ``links``, ``thickness``, ``calibrate``...).
 
     Attributes
     ----------
@@ -53,6 +135,15 @@ class Cloud:
         The members, trained.
     confidence_ : ndarray, shape (members, labels)
         Each member's confidence per label, normalised within the cloud.
+
+    Notes
+    -----
+    :meth:`activations` is SNoW's cloud activation, from 0 to 1;
+    :meth:`target_scores` is its log-odds (positive: above 1/2, the label
+    claimed), which ``predict`` and ``decision_function`` use as a network's
+    scores. With ``calibrate``, every member is calibrated and the cloud's
+    probability of a label is the confidence-weighted mixture of its members'
+    (rows renormalised for single-label clouds).
 
     Examples
     --------
@@ -79,16 +170,31 @@ class Cloud:
         self.options.update(params)
         return self
 
+    def __getattr__(self, name: str) -> Any:
+        """A :class:`~snowpy.Network` option (``links``, ``epochs``...): the members'."""
+        from snowpy.network.network import Network
+
+        if name in Network._option_names and name != "rule":
+            networks = self.__dict__.get("networks_")
+            if networks:
+                return getattr(networks[0], name)
+            options = self.__dict__.get("options", {})
+            return options.get(name, Network().get_params()[name])
+        raise AttributeError(name)
+
+    @property
+    def rule_params_(self) -> list[dict[str, Any]]:
+        """Each member's rule and parameters, as it trained."""
+        self._check_fitted()
+        return [{"rule": n.rule, **n.rule_params_} for n in self.networks_]
+
+    @property
+    def rule(self) -> str:
+        """The members' rules joined by ``+``."""
+        return "+".join(name for name, _ in self._specs())
+
     def _specs(self) -> list[tuple[str, dict[str, Any]]]:
-        specs = []
-        for member in self.members:
-            rule, params = (member, {}) if isinstance(member, str) else (
-                tuple(member) if isinstance(member, (tuple, list)) and len(member) == 2
-                else (None, None))
-            if not isinstance(rule, str) or not isinstance(params, dict):
-                raise ConfigurationError(f"a cloud member is a rule name or (rule, parameters), "
-                                         f"got {member!r}")
-            specs.append((rule, dict(params)))
+        specs = cloud_members(list(self.members)) or []
         if len(specs) < 2:
             raise ConfigurationError("a cloud needs at least two members")
         return specs
@@ -96,38 +202,113 @@ class Cloud:
     def _make(self) -> list[Any]:
         from snowpy.network.network import Network
 
-        options = {k: v for k, v in self.options.items() if k != "calibrate"}
-        networks = [Network(rule, **options, **params) for rule, params in self._specs()]
+        networks = [Network(rule, **self.options, **params) for rule, params in self._specs()]
         for network in networks:
             network.check_options()
         return networks
+
+    def check_options(self) -> None:
+        """Check every member's rule, parameters and options."""
+        self._make()
 
     # -------------------------------------------------------------- training
     def fit(self, X: Any, y: Sequence[Any], **fit_params: Any) -> Cloud:
         """Train every member on ``(X, y)`` (see :meth:`Network.fit`)."""
         networks = self._make()
+        self.__dict__.pop("_told_mistakes", None)
+        keys = self.__dict__.get("_text_keys")
         for network in networks:
+            if keys is not None:  # the classifier's shuffle keys, for every member
+                network._text_keys = keys
             network.fit(X, y, **fit_params)
         self.networks_ = networks
         return self
 
     def partial_fit(self, X: Any, y: Sequence[Any], **fit_params: Any) -> Cloud:
         """One more pass of every member over ``(X, y)``, in order."""
-        if not hasattr(self, "networks_"):
+        if "networks_" not in self.__dict__:
             self.networks_ = self._make()
+        self.__dict__.pop("_told_mistakes", None)
         for network in self.networks_:
             network.partial_fit(X, y, **fit_params)
         return self
 
+    def learn_one(self, x: Any, y: Any) -> Cloud:
+        """Learn one example (River's protocol), every member."""
+        if "networks_" not in self.__dict__:
+            self.networks_ = self._make()
+        for network in self.networks_:
+            network.learn_one(x, y)
+        return self
+
+    def _learn_example(self, ids: np.ndarray, vals: np.ndarray, y: Any,
+                       width: int | None = None) -> Cloud:
+        if "networks_" not in self.__dict__:
+            self.networks_ = self._make()
+        for network in self.networks_:
+            network._learn_example(ids, vals, y, width=width)
+        return self
+
+    def prune(self) -> int:
+        """Each member's ``eligible_percent`` and ``discard``; the links dropped."""
+        self._check_fitted()
+        return sum(network.prune() for network in self.networks_)
+
     def _check_fitted(self) -> None:
-        if not hasattr(self, "networks_"):
+        if "networks_" not in self.__dict__:
             raise NotFittedError("this Cloud is not trained yet; call fit or partial_fit first")
 
-    # ------------------------------------------------------------ prediction
+    # -------------------------------------------------------- what it holds
     @property
     def classes_(self) -> np.ndarray:
         self._check_fitted()
         return self.networks_[0].classes_
+
+    @property
+    def _labels(self) -> Any:
+        return self.networks_[0]._labels
+
+    @property
+    def _indicator(self) -> bool:
+        return bool(getattr(self.networks_[0], "_indicator", False))
+
+    @property
+    def multilabel_(self) -> bool:  # type: ignore[override]  # (a Network's attribute)
+        self._check_fitted()
+        return bool(self.networks_[0].multilabel_)
+
+    @property
+    def mistakes_(self) -> list[int]:
+        """Per epoch, the members' mistakes added up (or what a trainer set: one
+        figure per epoch of a training it ran block by block)."""
+        told = self.__dict__.get("_told_mistakes")
+        return list(told) if told is not None else _added(n.mistakes_ for n in self.networks_)
+
+    @mistakes_.setter
+    def mistakes_(self, value: list[int]) -> None:
+        self.__dict__["_told_mistakes"] = list(value)
+
+    @property
+    def updates_(self) -> list[int]:
+        """Per epoch, the members' updates added up."""
+        return _added(n.updates_ for n in self.networks_)
+
+    @property
+    def n_links_(self) -> int:
+        """Links held by all members."""
+        self._check_fitted()
+        return sum(n.n_links_ for n in self.networks_)
+
+    @property
+    def feature_ids_(self) -> np.ndarray:
+        """The features any member has seen, sorted."""
+        self._check_fitted()
+        return np.unique(np.concatenate([n.feature_ids_ for n in self.networks_]))
+
+    def link_counts(self, columns: Any = None) -> np.ndarray:
+        """Links per feature over all members (for :attr:`feature_ids_`, or ``columns``)."""
+        columns = self.feature_ids_ if columns is None else np.asarray(columns)
+        return sum(n.link_counts(columns) for n in self.networks_)
 
     @property
     def confidence_(self) -> np.ndarray:
@@ -136,29 +317,64 @@ class Cloud:
         raw = np.stack([confidence(n.promotions_ + n.demotions_) for n in self.networks_])
         return raw / raw.sum(axis=0, keepdims=True)
 
-    def decision_function(self, X: Any) -> np.ndarray:
-        """The cloud's activation of every label, ``float64[n, labels]``, from 0 to 1."""
+    @property
+    def calibration_(self) -> Any:
+        """The members' calibrations when every member has one, else None."""
         self._check_fitted()
-        weights = self.confidence_
-        total = np.zeros(0)
-        for weight, network in zip(weights, self.networks_):
-            part = weight * _sigmoid(network.target_scores(X))
-            total = part if total.size == 0 else total + part
-        return total
+        calibrations = [n.calibration_ for n in self.networks_]
+        return None if any(c is None for c in calibrations) else tuple(calibrations)
 
-    def predict(self, X: Any) -> Any:
-        """The label of the highest cloud activation (multi-label: those above 1/2)."""
-        scores = self.decision_function(X)
-        classes = self.classes_
-        if self.networks_[0].multilabel_:
-            return [tuple(classes[np.flatnonzero(row >= 0.5)].tolist()) for row in scores]
-        return classes[np.argmax(scores, axis=1)]
+    # ------------------------------------------------------------ prediction
+    def activations(self, X: Any) -> np.ndarray:
+        """The cloud's activation of every label, ``float64[n, labels]``, from 0 to 1:
+        the confidence-weighted sum of the members' ``1 / (1 + exp(theta - activation))``."""
+        self._check_fitted()
+        return _vote(self.confidence_, [n.target_scores(X) for n in self.networks_])
 
-    def score(self, X: Any, y: Sequence[Any]) -> float:
-        predicted = self.predict(X)
-        if self.networks_[0].multilabel_:
-            return float(np.mean([set(p) == set(t) for p, t in zip(predicted, y)]))
-        return float(np.mean(np.asarray(predicted, dtype=object) == np.asarray(y, dtype=object)))
+    def target_scores(self, X: Any) -> np.ndarray:
+        """The log-odds of :meth:`activations` (positive: the label is claimed)."""
+        return _logit(self.activations(X))
+
+    def predict_proba(self, X: Any) -> np.ndarray:
+        """The confidence-weighted mixture of the calibrated members' probabilities."""
+        self._check_fitted()
+        if self.calibration_ is None:
+            raise NotFittedError("this cloud has no calibration; train it with "
+                                 "calibrate='cv' to get probabilities")
+        return self._mixture([n.predict_proba(X) for n in self.networks_])
+
+    def _mixture(self, probabilities: list[np.ndarray]) -> np.ndarray:
+        mixed = sum(c * p for c, p in zip(self.confidence_, probabilities))
+        if not self.multilabel_:
+            mixed = mixed / mixed.sum(axis=-1, keepdims=True)
+        return np.asarray(mixed)
+
+    def normalised_scores(self, X: Any) -> np.ndarray:
+        """Probabilities when calibrated, else the softmax of :meth:`target_scores`."""
+        if self.calibration_ is not None:
+            return self.predict_proba(X)
+        scores = self.target_scores(X)
+        shifted = np.exp(scores - scores.max(axis=1, keepdims=True))
+        return shifted / shifted.sum(axis=1, keepdims=True)
+
+    # one example at a time (SnowClassifier.predict_one, predict_proba_one)
+    def _score_example(self, ids: np.ndarray, vals: np.ndarray) -> tuple[np.ndarray, int]:
+        member_scores = [n._score_example(ids, vals)[0] for n in self.networks_]
+        scores = _logit(_vote(self.confidence_, [s[None, :] for s in member_scores]))[0]
+        self._last_example = (scores, member_scores)
+        return scores, int(np.argmax(scores)) if scores.size else -1
+
+    def _label_of(self, scores: np.ndarray, best: int) -> Any:
+        return self.networks_[0]._label_of(scores, best)
+
+    def _probabilities_of(self, scores: np.ndarray) -> dict[Any, float]:
+        last = self.__dict__.get("_last_example")
+        if last is None or last[0] is not scores or self.calibration_ is None:
+            raise ConfigurationError("cloud probabilities of one example need calibrated "
+                                     "members (calibrate='cv') and the example's scores")
+        members = [n.calibration_.probabilities(s[None, :]) for n, s in
+                   zip(self.networks_, last[1])]
+        return dict(zip(self._labels.labels, self._mixture(members)[0].tolist()))
 
     # ------------------------------------------------------------ model files
     def _model_state(self, inference_only: bool = False) -> tuple[dict, dict]:
