@@ -18,11 +18,12 @@ from snowpy.hookspecs import hookimpl
 
 if TYPE_CHECKING:  # pragma: no cover
     from snowpy.classifier import SnowClassifier
-    from snowpy.network import Cloud, Network, NumericalWarning
+    from snowpy.network import Cloud, DualNetwork, Network, NumericalWarning
     from snowpy.text import Featurizer
 
 __all__ = [
     "Cloud",
+    "DualNetwork",
     "Featurizer",
     "ModelFileError",
     "Network",
@@ -36,6 +37,7 @@ __all__ = [
 
 _LAZY = {
     "Cloud": "snowpy.network",
+    "DualNetwork": "snowpy.network",
     "Network": "snowpy.network",
     "NumericalWarning": "snowpy.network",
     "SnowClassifier": "snowpy.classifier",

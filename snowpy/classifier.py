@@ -24,9 +24,10 @@ from snowpy.classifier_state import classifier_state
 from snowpy.exceptions import ConfigurationError, NotFittedError
 from snowpy.learn_text import learn_text
 from snowpy.model_file import write_model
-from snowpy.network import Network
+from snowpy.network import DualNetwork, Network
 from snowpy.network.cloud import Cloud, cloud_members, share_params
 from snowpy.network.labels import is_multilabel, sorted_labels
+from snowpy.plugins import get_rule
 from snowpy.text import Featurizer
 from snowpy.text.conventions import as_documents
 
@@ -232,6 +233,9 @@ class SnowClassifier(RuleParamsEstimator):
         if members is not None:  # "winnow+perceptron": SNoW's cloud
             shared = {"thickness": self.thickness, **self.rule_params}
             return Cloud(share_params(members, shared), **options)
+        if get_rule(self.rule).dual:  # support vectors (the kernel Perceptron)
+            dual = {name: options[name] for name in DualNetwork._option_names if name in options}
+            return DualNetwork(self.rule, **dual, thickness=self.thickness, **self.rule_params)
         return Network(self.rule, **options, thickness=self.thickness, **self.rule_params)
 
     # -------------------------------------------------------------- training

@@ -27,7 +27,8 @@ def classifier_state(classifier: Any, inference_only: bool = False
     """The header and arrays that describe a trained :class:`snowpy.SnowClassifier`."""
     classifier._check_fitted()
     network = classifier.network_
-    if hasattr(network, "networks_"):  # a cloud: its members' headers and arrays
+    if hasattr(network, "networks_") or not hasattr(network, "_store"):
+        # a cloud (its members' headers and arrays) or a dual network (support vectors)
         header, arrays = network._model_state(inference_only)
         kept = network.feature_ids_
     else:
@@ -60,11 +61,14 @@ def restore_classifier(classifier_class: type, network_class: type, header: dict
     from snowpy.text import Featurizer
 
     described = header.get("network") or {}
-    if isinstance(described, dict) and described.get("kind") == "cloud":
+    kind = described.get("kind") if isinstance(described, dict) else None
+    if kind in ("cloud", "dual"):
         from snowpy.network.cloud import Cloud
+        from snowpy.network.dual import DualNetwork
 
-        cloud = described.get("cloud")
-        network = Cloud._restore(cloud if isinstance(cloud, dict) else {}, arrays, where)
+        part = described.get(kind)
+        network = (Cloud if kind == "cloud" else DualNetwork)._restore(
+            part if isinstance(part, dict) else {}, arrays, where)
     else:
         network = restore_network(network_class, described, arrays, where)
     try:
@@ -84,7 +88,8 @@ def restore_classifier(classifier_class: type, network_class: type, header: dict
     featurizer._names_loader = names  # type: ignore[attr-defined]
     options = _tupled(dict(header.get("classifier") or {}))
     for name in ("links", "precision", "discard"):  # format 1 files predate them
-        options.setdefault(name, getattr(network, name))
+        if hasattr(network, name):  # (a dual network has no links)
+            options.setdefault(name, getattr(network, name))
     try:
         classifier = classifier_class(**options)
     except TypeError as exc:

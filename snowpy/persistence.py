@@ -18,7 +18,7 @@ from snowpy.classifier import SnowClassifier
 from snowpy.classifier_state import restore_classifier
 from snowpy.exceptions import ConfigurationError, ModelFileError
 from snowpy.model_file import read_model, write_model
-from snowpy.network import Cloud, Network
+from snowpy.network import Cloud, DualNetwork, Network
 from snowpy.network.state import restore_network
 
 __all__ = ["ModelFileError", "load", "save"]
@@ -39,9 +39,9 @@ def save(model: Any, path: str | os.PathLike, *, inference_only: bool = False) -
     >>> snowpy.load(path).predict(["a"]).tolist()
     ['x']
     """
-    if not isinstance(model, (SnowClassifier, Network, Cloud)):
+    if not isinstance(model, (SnowClassifier, Network, Cloud, DualNetwork)):
         raise ConfigurationError(f"cannot save a {type(model).__name__}; save a Network, a "
-                                 "Cloud or a SnowClassifier")
+                                 "Cloud, a DualNetwork or a SnowClassifier")
     return write_model(path, *model._model_state(inference_only))
 
 
@@ -73,6 +73,9 @@ def load(path: str | os.PathLike, *, mmap: bool = False, verify: bool = True) ->
         if kind == "cloud":
             cloud = header.get("cloud") or {}
             return Cloud._restore(cloud if isinstance(cloud, dict) else {}, arrays, where)
+        if kind == "dual":
+            dual = header.get("dual") or {}
+            return DualNetwork._restore(dual if isinstance(dual, dict) else {}, arrays, where)
     except ModelFileError:
         raise
     except (KeyError, TypeError, ValueError, AttributeError, IndexError) as exc:

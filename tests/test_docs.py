@@ -37,6 +37,35 @@ def test_every_hook_is_documented():
 def test_readme_commands_match_ci():
     readme = (DOCS.parent / "README.md").read_text()
     ci = (DOCS.parent / ".ci" / "run").read_text()
-    test_command = 'python -m pip install -e ".[test]" ./plugins/snowpy-arow && python -m pytest'
+    test_command = ('python -m pip install -e ".[test]" ./plugins/snowpy-arow '
+                    './plugins/snowpy-kernel-perceptron && python -m pytest')
     assert test_command in readme and test_command in ci
     assert "snowpy train corpora/demo/train.tsv -o demo.snowpy" in readme
+
+
+def test_every_parity_row_names_a_test_that_exists():
+    """docs/snow-parity.md: every row links to its test file, and every test it names
+    (``path::name``, or a bare ``test_...`` after a path in the same cell) is defined."""
+    import re
+
+    root = DOCS.parent
+    rows = [line for line in (DOCS / "snow-parity.md").read_text().splitlines()
+            if line.startswith("|") and not line.startswith("|---")]
+    checked = 0
+    for line in rows:
+        cells = [cell.strip() for cell in line.strip("|").split("|")]
+        if cells[0] == "SNoW / LBJava":
+            continue
+        last = cells[-1]
+        links = re.findall(r"\]\(\.\./([^)]+)\)", last)
+        assert links, f"a parity row links to no test: {line[:80]}"
+        for target in links:
+            assert (root / target).is_file(), f"{target} does not exist"
+        current = None
+        for path, name in re.findall(r"`(?:((?:tests|plugins)/[^`:]+\.py)::)?(test_\w+)`", last):
+            current = path or current
+            assert current is not None, f"{name} names no file: {line[:80]}"
+            source = (root / current).read_text()
+            assert re.search(rf"^def {name}\(", source, re.M), f"{current}::{name} is missing"
+            checked += 1
+    assert checked >= 40

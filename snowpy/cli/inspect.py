@@ -173,6 +173,10 @@ def inspect(
     loaded = load(model)
     if corpus is not None:
         _recover_names(loaded, corpus, split, top, export_to is not None)
+    network = _parts(loaded)[1]
+    if not hasattr(network, "_store") and not hasattr(network, "networks_"):
+        _show_dual(console, model, loaded, json_output, export_to)
+        return
     views = _member_views(loaded)
     if views is None:
         written = _export(loaded, export_to) if export_to is not None else 0
@@ -261,3 +265,43 @@ def _show(console: Any, model: Path, info: dict[str, Any], corpus: str | None) -
             shown = " | ".join(item["names"]) if item["names"] else f"#{item['feature']}"
             table.add_row(shown, f"{item['weight']:.4g}")
         console.print(table)
+
+
+def describe_dual(model: Any) -> dict[str, Any]:
+    """A dual network (support vectors, not links): rule, labels, support vectors."""
+    import numpy as np
+
+    classifier, net, _ = _parts(model)
+    n = net.n_support_
+    alpha = net._model_state()[1]["sv_alpha"]
+    return {
+        "kind": "classifier" if classifier else "dual network", "rule": net.rule,
+        "rule_params": net.rule_params_, "classes": [str(c) for c in net.classes_],
+        "support_vectors": n, "budget": net.kernel_.budget,
+        "positive_support_vectors": {str(label): int(np.count_nonzero(alpha[:, t] > 0))
+                                     for t, label in enumerate(net.classes_)},
+        "training": {"examples": int(net.n_examples_seen_),
+                     "mistakes_per_epoch": list(net.mistakes_)},
+        "calibration": net.calibration_.header() if net.calibration_ is not None else None,
+    }
+
+
+def _show_dual(console: Any, model: Path, loaded: Any, json_output: bool,
+               export_to: Path | None) -> None:
+    if export_to is not None:
+        raise ConfigurationError("a dual network (support vectors) has no links to export; "
+                                 "its support vectors are arrays of the model file")
+    info = describe_dual(loaded)
+    if json_output:
+        echo_json(info)
+        return
+    console.print(f"[bold]{model}[/bold]: {info['kind']}, rule {info['rule']} "
+                  f"{info['rule_params']}")
+    budget = info["budget"] or "no budget"
+    console.print(f"{len(info['classes'])} classes, {info['support_vectors']:,} support "
+                  f"vectors ({budget}); trained on {info['training']['examples']:,} examples; "
+                  f"mistakes per epoch {info['training']['mistakes_per_epoch']}")
+    for label, count in info["positive_support_vectors"].items():
+        console.print(f"  {label}: {count} support vectors with a positive coefficient")
+    if info["calibration"]:
+        console.print(f"calibrated: {info['calibration']}")

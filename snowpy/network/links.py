@@ -402,9 +402,21 @@ class LinkStore:
         return keep
 
     def prune(self, keep: np.ndarray) -> int:
-        """Drop the links whose slot in ``keep`` is false; returns how many."""
+        """Drop the links whose slot in ``keep`` is false; returns how many.
+
+        The kept links are gathered array by array, each old array let go before
+        the next new one is made: at the end of a large training, when memory
+        peaks, this holds the pool and one array more, not the pool twice.
+        """
         before = self.n_links
-        self.adopt(self.exact(keep))
+        sizes, positions = _kept_positions(self.start, self.size, self.cap, self.dense,
+                                           self.target, self.n_rows, keep)
+        for name in ("target", "W", "U", "lcount"):
+            old = getattr(self, name)
+            setattr(self, name, old[positions] if old.shape[0] else old[:0])
+            del old
+        self.adopt({"sizes": sizes, "target": self.target, "W": self.W, "U": self.U,
+                    "lcount": self.lcount})
         return before - self.n_links
 
     def live_slots(self) -> np.ndarray:
@@ -439,6 +451,27 @@ def _link_positions(start, size, cap, dense, target, n_rows):  # pragma: no cove
                 out[k] = j
                 k += 1
     return out
+
+
+@numba.njit(nogil=True, cache=True)
+def _kept_positions(start, size, cap, dense, target, n_rows, keep):  # pragma: no cover
+    """New row sizes and the pool slots of the links ``keep`` keeps, in row order (a
+    dense row's links in target order): :func:`_compact`'s order, as int32 indices."""
+    total = 0
+    for r in range(n_rows):
+        for j in range(start[r], start[r] + (cap[r] if dense[r] else size[r])):
+            if target[j] >= 0 and keep[j]:
+                total += 1
+    sizes = np.zeros(n_rows, np.int32)
+    out = np.empty(total, np.int32)
+    k = 0
+    for r in range(n_rows):
+        for j in range(start[r], start[r] + (cap[r] if dense[r] else size[r])):
+            if target[j] >= 0 and keep[j]:
+                out[k] = j
+                sizes[r] += 1
+                k += 1
+    return sizes, out
 
 
 @numba.njit(nogil=True, cache=True)

@@ -38,7 +38,7 @@ from snowpy.network.labels import (
 from snowpy.network.links import PRECISIONS, LinkStore
 from snowpy.network.online import ONLINE_WIDTH, OnlineLearning
 from snowpy.network.options import bias_strength, check_options
-from snowpy.network.predicting import LabelPrediction
+from snowpy.network.predicting import LabelPrediction, gives_probabilities
 from snowpy.network.pruning import discard, prune
 from snowpy.network.scoring import scores as link_scores
 from snowpy.network.state import network_state
@@ -48,13 +48,6 @@ from snowpy.plugins import get_rule
 from snowpy.records.rules import BuildContext, RuleKernel, RuleSpec
 
 __all__ = ["Network", "NumericalWarning"]
-
-def _gives_probabilities(estimator: Any) -> bool:
-    """this model has no calibration; train it with calibrate='cv' to get probabilities
-    (or calibrate='holdout', or calibrate='progressive')"""
-    return estimator.calibrate is not None or \
-        getattr(estimator, "calibration_", None) is not None
-
 
 class Network(LabelPrediction, OnlineLearning, WeightViews, RuleParamsEstimator):
     """A sparse network of target nodes trained online by an update rule.
@@ -575,7 +568,7 @@ class Network(LabelPrediction, OnlineLearning, WeightViews, RuleParamsEstimator)
         return link_scores(self._store, self.effective_links_delta(), X,
                            self._bias_strength(), float(self.rule_params_["theta"]))
 
-    @available_if(_gives_probabilities, NotFittedError)
+    @available_if(gives_probabilities, NotFittedError)
     def predict_proba(self, X: Any) -> np.ndarray:
         """Calibrated probability of every target, ``float64[n, targets]``.
 

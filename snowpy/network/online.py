@@ -97,6 +97,8 @@ class OnlineLearning:
     _cover_new_targets: Callable[[], None]
     _initialise_sized: Callable[..., None]
     _target_counts: Callable[[], Any]
+    _label_of: Callable[..., Any]
+    _probabilities_of: Callable[..., dict[Any, float]]
 
     def learn_one(self, x: Any, y: Any) -> Any:
         """Learn one example: ``x`` a dict of feature id -> strength (or active ids),
@@ -132,22 +134,6 @@ class OnlineLearning:
         return self.predict(X)
 
     # ----------------------------------------------------------------- paths
-    def _label_of(self, scores: np.ndarray, best: int) -> Any:
-        """The prediction of one example from its scores and its best target."""
-        labels = self._labels.labels
-        if self.multilabel_:
-            return tuple(labels[t] for t in np.flatnonzero(scores >= 0))
-        return labels[best] if scores.size else None
-
-    def _probabilities_of(self, scores: np.ndarray) -> dict[Any, float]:
-        if self.calibration_ is None:
-            raise ConfigurationError(
-                "this network has no calibration; train it with calibrate='progressive' "
-                "(online) or calibrate='cv' to get probabilities"
-            )
-        probabilities = self.calibration_.probabilities(scores[None, :])[0]
-        return dict(zip(self._labels.labels, probabilities.tolist()))
-
     def _example(self, x: Any) -> tuple[np.ndarray, np.ndarray]:
         """``(ids, strengths)`` of one example, ids sorted as a CSR row's are."""
         if isinstance(x, tuple) and len(x) == 2 and isinstance(x[0], np.ndarray):

@@ -16,13 +16,20 @@ import numpy as np
 from snowpy._validation import as_csr, check_length
 from snowpy.exceptions import ConfigurationError
 
-__all__ = ["ABSTAIN", "LabelPrediction"]
+__all__ = ["ABSTAIN", "LabelPrediction", "gives_probabilities"]
 
 #: Rows scored at once by ``predict`` (bounds its memory for many targets).
 _PREDICT_BLOCK = 8192
 
 #: What ``predict(..., abstain=k)`` answers for an example it abstains on.
 ABSTAIN = None
+
+
+def gives_probabilities(estimator: Any) -> bool:
+    """this model has no calibration; train it with calibrate='cv' to get probabilities
+    (or calibrate='holdout', or calibrate='progressive')"""
+    return estimator.calibrate is not None or \
+        getattr(estimator, "calibration_", None) is not None
 
 
 class LabelPrediction:
@@ -145,3 +152,20 @@ class LabelPrediction:
         if self.multilabel_:
             return float(np.mean([set(p) == set(t) for p, t in zip(predicted, y)]))
         return float(np.mean(np.asarray(predicted, dtype=object) == np.asarray(y, dtype=object)))
+
+    # one example at a time: its scores to a label, or to probabilities
+    def _label_of(self, scores: np.ndarray, best: int) -> Any:
+        """The prediction of one example from its scores and its best target."""
+        labels = self._labels.labels
+        if self.multilabel_:
+            return tuple(labels[t] for t in np.flatnonzero(scores >= 0))
+        return labels[best] if scores.size else None
+
+    def _probabilities_of(self, scores: np.ndarray) -> dict[Any, float]:
+        if self.calibration_ is None:
+            raise ConfigurationError(
+                "this network has no calibration; train it with calibrate='progressive' "
+                "(online) or calibrate='cv' to get probabilities"
+            )
+        probabilities = self.calibration_.probabilities(scores[None, :])[0]
+        return dict(zip(self._labels.labels, probabilities.tolist()))

@@ -77,8 +77,9 @@ def _register_type() -> None:
 _register_type()
 
 
-def compile_kernel(update: Callable[..., Any]) -> Any:
-    """The kernel as a C callback of :data:`KERNEL_SIGNATURE` (memoised, cached on disk).
+def compile_kernel(update: Callable[..., Any], signature: Any = KERNEL_SIGNATURE) -> Any:
+    """The kernel as a C callback of :data:`KERNEL_SIGNATURE` (memoised, cached on disk);
+    another ``signature`` for the other compiled contracts (a dual rule's similarity).
 
     Compiled with numpy's error model: a division by zero gives an infinity
     or NaN, which the engine clamps or refuses, naming the rule (a C callback
@@ -93,10 +94,10 @@ def compile_kernel(update: Callable[..., Any]) -> Any:
     function = getattr(update, "py_func", update)
     if numba.config.DISABLE_JIT:
         return function
-    compiled = _compiled.get(function)
+    compiled = _compiled.get((function, signature))
     if compiled is None:
         try:
-            compiled = numba.cfunc(KERNEL_SIGNATURE, cache=True, nogil=True,
+            compiled = numba.cfunc(signature, cache=True, nogil=True,
                                    error_model="numpy")(function)
         except Exception as exc:  # any failure to compile is the plugin's: name it
             first = str(exc).strip().splitlines()[0]
@@ -104,10 +105,8 @@ def compile_kernel(update: Callable[..., Any]) -> Any:
                 f"the update kernel {function.__name__!r} does not compile against the "
                 f"kernel contract (see snowpy.records.rules): {first}"
             ) from exc
-        compiled = _compiled[function] = CompiledKernel(compiled)
+        compiled = _compiled[(function, signature)] = CompiledKernel(compiled)
     return compiled
-
-
 
 
 def kernel_handle(kernel: Any) -> Any:

@@ -264,14 +264,19 @@ class RuleSpec:
         The rule assumes feature strengths of 0 or more (Winnow: a multiplicative
         promotion by ``alpha ** v`` demotes for ``v < 0``); a network refuses
         negative strengths, and tells scikit-learn (``positive_only``).
+    dual : bool
+        The rule keeps support vectors instead of weights: ``build`` returns a
+        :class:`snowpy.records.dual.DualKernel`, and its networks are
+        :class:`snowpy.DualNetwork` (the kernel Perceptron).
     """
 
     name: str
-    build: Callable[[dict[str, Any], BuildContext], RuleKernel]
+    build: Callable[[dict[str, Any], BuildContext], Any]
     params: tuple[Param, ...]
     summary: str
     reference: str = ""
     nonnegative: bool = False
+    dual: bool = False
 
     def __post_init__(self) -> None:
         if not isinstance(self.name, str) or not _NAME.match(self.name):
@@ -316,7 +321,7 @@ class RuleSpec:
         return result
 
     def make_kernel(self, params: Mapping[str, Any], context: BuildContext, *,
-                    compile: bool = True) -> RuleKernel:
+                    compile: bool = True) -> Any:
         """Call ``build`` on validated parameters and check what it returns.
 
         ``compile=False`` leaves the kernel's compilation to its first use in
@@ -330,6 +335,18 @@ class RuleSpec:
             raise PluginError(f"rule {self.name!r}: {exc}") from exc
         except Exception as exc:  # a plugin bug: name the rule, keep the cause
             raise PluginError(f"rule {self.name!r}: build failed: {exc!r}") from exc
+        if self.dual:
+            from snowpy.records.dual import DualKernel
+
+            if not isinstance(kernel, DualKernel):
+                raise PluginError(f"rule {self.name!r} is dual: build must return a "
+                                  f"DualKernel, got {type(kernel).__name__}")
+            if compile:
+                try:
+                    kernel.compiled  # a similarity that does not compile fails here
+                except PluginError as exc:
+                    raise PluginError(f"rule {self.name!r}: {exc}") from exc
+            return kernel
         if not isinstance(kernel, RuleKernel):
             raise PluginError(
                 f"rule {self.name!r}: build must return a RuleKernel, got {type(kernel).__name__}"

@@ -36,8 +36,25 @@ def _problem(seed: int = 0, n: int = 300, features: int = 80, classes: int = 3,
     return X, y
 
 
-def _network(rule: str, params: Mapping[str, Any], **options: Any) -> Network:
+def _network(rule: str, params: Mapping[str, Any], **options: Any) -> Any:
+    """A :class:`Network`, or for a dual rule a :class:`DualNetwork` (the options it
+    has no use for, such as links or averaging, left out)."""
+    if get_rule(rule).dual:
+        from snowpy.network import DualNetwork
+
+        kept = {k: v for k, v in options.items() if k in DualNetwork._option_names}
+        return DualNetwork(rule, **{**dict(params), **kept})
     return Network(rule, **{**dict(params), **options})
+
+
+def _state(net: Any) -> np.ndarray:
+    """What a network learned, as one array: the effective weights, or a dual
+    network's support vectors and coefficients."""
+    if hasattr(net, "effective_weights"):
+        return net.effective_weights()
+    _, arrays = net._model_state()
+    return np.concatenate([arrays[name].astype(np.float64).ravel()
+                           for name in ("sv_ids", "sv_vals", "sv_len", "sv_alpha")])
 
 
 def check_parameters(rule: str, params: Mapping[str, Any] | None = None) -> None:
@@ -60,8 +77,8 @@ def check_parameters(rule: str, params: Mapping[str, Any] | None = None) -> None
 def check_deterministic(rule: str, params: Mapping[str, Any] | None = None) -> None:
     """The same seed gives the same weights."""
     X, y = _problem()
-    first = _network(rule, params or {}, epochs=3, seed=7).fit(X, y).effective_weights()
-    second = _network(rule, params or {}, epochs=3, seed=7).fit(X, y).effective_weights()
+    first = _state(_network(rule, params or {}, epochs=3, seed=7).fit(X, y))
+    second = _state(_network(rule, params or {}, epochs=3, seed=7).fit(X, y))
     assert np.array_equal(first, second), f"{rule}: two fits with seed 7 differ"
 
 
@@ -75,6 +92,8 @@ def check_compiled_matches_python(rule: str, params: Mapping[str, Any] | None = 
     from snowpy.records.rules import RuleKernel
 
     X, y = _problem(n=60)
+    if get_rule(rule).dual:
+        return _check_dual_compiled_matches_python(rule, params, X, y)
     compiled = _network(rule, params or {}, epochs=2, precision="float64").fit(X, y) \
         .effective_weights()
     as_python = property(lambda kernel: getattr(kernel.update, "py_func", kernel.update))
@@ -90,6 +109,26 @@ def check_compiled_matches_python(rule: str, params: Mapping[str, Any] | None = 
         f"{np.max(np.abs(compiled - python)):g}"
 
 
+def _check_dual_compiled_matches_python(rule: str, params: Mapping[str, Any] | None,
+                                        X: sp.csr_matrix, y: np.ndarray) -> None:
+    from snowpy.network import dual, dual_engine
+    from snowpy.records.dual import DualKernel
+
+    compiled = _network(rule, params or {}, epochs=2).fit(X, y)
+    as_python = property(lambda kernel: getattr(kernel.similarity, "py_func",
+                                                kernel.similarity))
+    with mock.patch.object(dual, "dual_epoch", dual_engine.dual_epoch.py_func), \
+            mock.patch.object(dual, "dual_scores", dual_engine.dual_scores.py_func), \
+            mock.patch.object(dual_engine, "_score_one", dual_engine._score_one.py_func), \
+            mock.patch.object(DualKernel, "compiled", as_python):
+        python = _network(rule, params or {}, epochs=2).fit(X, y)
+        python_scores = python.decision_function(X)
+    assert np.allclose(_state(compiled), _state(python), rtol=1e-12, atol=1e-300), \
+        f"{rule}: compiled and pure-Python training differ"
+    assert np.allclose(compiled.decision_function(X), python_scores, rtol=1e-9), \
+        f"{rule}: compiled and pure-Python scores differ"
+
+
 def check_finite(rule: str, params: Mapping[str, Any] | None = None) -> None:
     """Thirty epochs on noisy labels leave every weight and score finite."""
     import warnings
@@ -98,7 +137,7 @@ def check_finite(rule: str, params: Mapping[str, Any] | None = None) -> None:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         net = _network(rule, params or {}, epochs=30, early_stop=False).fit(X, y)
-    assert np.all(np.isfinite(net.effective_weights())), \
+    assert np.all(np.isfinite(_state(net))), \
         f"{rule}: non-finite weights after 30 noisy epochs"
     assert np.all(np.isfinite(net.decision_function(X))), f"{rule}: non-finite scores"
 
@@ -117,7 +156,7 @@ def check_no_update_when_correct(rule: str, params: Mapping[str, Any] | None = N
     is exempt: it says so with ``RuleKernel(mistake_driven=False)``)."""
     X, y = _problem()
     zero = {**dict(params or {}), "thickness": 0.0, "negative_thickness": 0.0}
-    if not _network(rule, zero).fit(X[:10], y[:10]).kernel_.mistake_driven:
+    if not getattr(_network(rule, zero).fit(X[:10], y[:10]).kernel_, "mistake_driven", True):
         return
     # every link made up front ("all"): with sparse links a right example still links
     net = _network(rule, zero, epochs=20, average=False, links="all", discard=None).fit(X, y)
@@ -126,9 +165,9 @@ def check_no_update_when_correct(rule: str, params: Mapping[str, Any] | None = N
         target = np.searchsorted(net.classes_, y[i])
         others = np.delete(scores[i], target)
         if scores[i, target] >= 0 and np.all(others < 0):  # every target right at theta
-            before = net.effective_weights()
+            before = _state(net)
             net.partial_fit(X[i], [y[i]])
-            assert net.updates_[-1] == 0 and np.array_equal(before, net.effective_weights()), \
+            assert net.updates_[-1] == 0 and np.array_equal(before, _state(net)), \
                 f"{rule}: a correctly classified example changed the weights"
             return
     raise AssertionError(f"{rule}: no example ended correctly classified at the threshold")
@@ -138,6 +177,20 @@ def check_touches_only_active_rows(rule: str, params: Mapping[str, Any] | None =
     """An update changes only the weights of the example's active features (and the bias)."""
     X, y = _problem()
     net = _network(rule, params or {}, epochs=1, average=False, links="all").fit(X, y)
+    if get_rule(rule).dual:  # a new support vector holds the example's features only
+        before = net._model_state()[1]
+        net.partial_fit(X[:1], [(y[0] + 1) % 3])
+        assert net.updates_[-1] > 0, f"{rule}: a mislabelled example caused no update"
+        after = net._model_state()[1]
+        budget_full = net.kernel_.budget and before["sv_len"].size == net.kernel_.budget
+        if not budget_full:
+            kept = before["sv_len"].size
+            assert np.array_equal(after["sv_alpha"][:kept], before["sv_alpha"]), \
+                f"{rule}: an update changed the coefficients of earlier support vectors"
+            added = after["sv_ids"][before["sv_ids"].size:]
+            assert set(added.tolist()) <= set(X[:1].indices.tolist()), \
+                f"{rule}: the new support vector holds features the example did not have"
+        return
     # a rule that derives its scoring planes (refresh) may move them all: its learned
     # planes are what an update may change only on the active features
     view = _learned_planes if net.kernel_.refresh is not None else \

@@ -1,0 +1,160 @@
+"""The kernel Perceptron plugin: conformance, the primal equivalence, kernels by hand,
+the budget, and the classifier and command line."""
+
+from __future__ import annotations
+
+import json
+import math
+import shutil
+import subprocess
+from pathlib import Path
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+import snowpy
+from snowpy.plugins import list_rules
+from snowpy.testing import conformance_checks
+
+DEMO = Path(__file__).resolve().parents[3] / "corpora" / "demo"
+
+
+def _demo(ngrams=1):
+    from snowpy.corpora import read_tsv
+
+    train = list(read_tsv(DEMO / "train.tsv"))
+    test = list(read_tsv(DEMO / "test.tsv"))
+    return ([d.text for d in train], [d.label for d in train],
+            [d.text for d in test], [d.label for d in test])
+
+
+def test_registered_through_its_entry_point():
+    provided = list_rules()["kernel-perceptron"]
+    assert provided.plugin == "kernel-perceptron"
+    assert provided.distribution.startswith("snowpy-kernel-perceptron")
+    assert provided.record.dual
+
+
+@pytest.mark.parametrize("params", [{}, {"kernel": "gaussian", "gamma": 0.1},
+                                    {"kernel": "linear", "budget": 25}],
+                         ids=["polynomial", "gaussian", "linear-budget"])
+@pytest.mark.parametrize("check", conformance_checks(), ids=lambda check: check.__name__)
+def test_conformance(check, params):
+    check("kernel-perceptron", params)
+
+
+@pytest.mark.parametrize("shuffle", [False, True])
+def test_linear_kernel_makes_the_primal_perceptrons_mistakes(shuffle):
+    """Seed 003: the dual Perceptron is the Perceptron. Binary features, step 1: every
+    sum is a whole number, so the two agree exactly, mistake for mistake."""
+    texts, labels, test_texts, _ = _demo()
+    front = snowpy.Featurizer(bits=18, ngrams=1)
+    X, X_test = front.transform(texts), front.transform(test_texts)
+    dual = snowpy.DualNetwork("kernel-perceptron", kernel="linear", budget=0, epochs=5,
+                              shuffle=shuffle).fit(X, labels)
+    primal = snowpy.Network("perceptron", learning_rate=1.0, bias=False, average=False,
+                            shuffle=shuffle, epochs=5, links="touched", precision="float64",
+                            discard=None).fit(X, labels)
+    assert dual.mistakes_ == primal.mistakes_ and dual.mistakes_[0] > 10
+    assert dual.updates_ == primal.updates_
+    np.testing.assert_array_equal(dual.target_scores(X_test), primal.target_scores(X_test))
+
+
+def test_kernels_by_hand():
+    from snowpy_kernel_perceptron.plugin import similarity
+
+    a_ids, a_vals = np.array([0, 2, 5]), np.array([1.0, 2.0, -1.0])
+    b_ids, b_vals = np.array([2, 3, 5]), np.array([0.5, 4.0, 1.0])
+    dot = 2.0 * 0.5 + (-1.0) * 1.0  # 0: features 2 and 5 shared
+    assert similarity(a_ids, a_vals, b_ids, b_vals, np.array([0.0, 0, 0, 0])) == dot
+    assert similarity(a_ids, a_vals, b_ids, b_vals, np.array([1.0, 3, 0.5, 2.0])) == \
+        pytest.approx((0.5 * dot + 2.0) ** 3)
+    squared = 1 + (2 - 0.5) ** 2 + 16 + (-1 - 1) ** 2  # ||a - b||^2
+    assert similarity(a_ids, a_vals, b_ids, b_vals, np.array([2.0, 0, 0.1, 0])) == \
+        pytest.approx(math.exp(-0.1 * squared))
+
+
+def test_xor_needs_the_kernel():
+    """Not linearly separable: the degree-2 kernel learns it, the Perceptron cannot."""
+    X = sp.csr_matrix(np.array([[1.0, 0], [0, 1], [1, 1], [0, 0]]))
+    xor = ["no", "no", "yes", "yes"]
+    dual = snowpy.DualNetwork("kernel-perceptron", degree=2, epochs=50, shuffle=False)
+    assert dual.fit(X, xor).predict(X).tolist() == xor
+    assert dual.mistakes_[-1] == 0
+    primal = snowpy.Network("perceptron", bias=False, epochs=50, shuffle=False).fit(X, xor)
+    assert primal.predict(X).tolist() != xor
+
+
+def test_the_first_support_vector_by_hand():
+    """All scores start at 0 >= theta: the first example ("a") is a mistake for target b
+    (a negative claimed), and right for a; it becomes a support vector with alpha = (0, -1)
+    (step 1). Next, x = the same example: f_b = -K(x, x) = -(1*2 + 1)^2 = -9 < 0."""
+    X = sp.csr_matrix(np.array([[1.0, 1.0, 0], [0, 0, 1.0]]))
+    net = snowpy.DualNetwork("kernel-perceptron", degree=2, shuffle=False, epochs=1)
+    net.partial_fit(X[:1], ["a"], classes=["a", "b"])
+    state = net._model_state()[1]
+    assert state["sv_ids"].tolist() == [0, 1] and state["sv_alpha"].tolist() == [[0.0, -1.0]]
+    np.testing.assert_allclose(net.target_scores(X[:1]), [[0.0, -9.0]])
+
+
+def test_a_budget_bounds_the_support_vectors_and_drops_the_oldest():
+    rng = np.random.default_rng(0)
+    X = sp.csr_matrix((rng.random((600, 40)) < 0.2).astype(float))
+    y = rng.integers(0, 3, 600)  # noise: a mistake on about every example
+    net = snowpy.DualNetwork("kernel-perceptron", budget=50, shuffle=False, epochs=1)
+    net.fit(X, y)
+    assert net.n_support_ == 50 and net._alpha.shape[0] == 50  # memory stays bounded
+    assert sum(net.mistakes_) > 300
+    held = net._model_state()[1]
+    # the 50 support vectors are the last 50 examples that caused an update, in a ring
+    oldest = net._state[1]
+    ring = np.r_[oldest:50, 0:oldest]
+    rows = [tuple(held["sv_ids"][sum(held["sv_len"][:s]):sum(held["sv_len"][:s + 1])])
+            for s in ring]
+    examples = [tuple(X[i].indices) for i in range(600)]
+    where = [max(i for i, e in enumerate(examples) if e == row) for row in rows]
+    # the same stream one example at a time says which examples caused an update
+    step = snowpy.DualNetwork("kernel-perceptron", budget=50, shuffle=False, epochs=1)
+    updated = []
+    for i in range(600):
+        step.partial_fit(X[i], [y[i]], classes=[0, 1, 2])
+        if step.updates_[-1]:
+            updated.append(i)
+    assert where == updated[-50:]  # the ring, oldest first, holds the last 50 of them
+
+
+def test_classifier_online_and_files(tmp_path):
+    texts, labels, test_texts, test_labels = _demo()
+    clf = snowpy.SnowClassifier("kernel-perceptron", ngrams=1, degree=2).fit(texts, labels)
+    assert isinstance(clf.network_, snowpy.DualNetwork)
+    assert clf.score(test_texts, test_labels) >= 0.85
+    proba = clf.predict_proba(test_texts)
+    assert np.allclose(proba.sum(axis=1), 1.0)
+    again = snowpy.load(clf.save(tmp_path / "kp.snowpy"))
+    np.testing.assert_array_equal(again.predict_proba(test_texts), proba)
+    stream = snowpy.SnowClassifier("kernel-perceptron", ngrams=1, calibrate="progressive")
+    for text, label in zip(texts, labels):
+        stream.learn_one(text, label)
+    assert stream.score(test_texts, test_labels) >= 0.8
+    assert sum(stream.predict_proba_one(test_texts[0]).values()) == pytest.approx(1.0)
+
+
+def test_trains_from_the_command_line(tmp_path):
+    script = shutil.which("snowpy")
+    if script is None:
+        pytest.skip("the snowpy script is not installed")
+    model = tmp_path / "kp.snowpy"
+    result = subprocess.run([script, "train", str(DEMO / "train.tsv"), "-o", str(model),
+                             "--rule", "kernel-perceptron", "--kernel", "gaussian",
+                             "--gamma", "0.2", "--budget", "300", "--json"],
+                            capture_output=True, text=True, timeout=600)
+    assert result.returncode == 0, result.stderr
+    summary = json.loads(result.stdout)
+    assert summary["rule"] == "kernel-perceptron" and summary["rule_params"]["budget"] == 300
+    evaluated = subprocess.run([script, "evaluate", str(model), str(DEMO / "test.tsv"),
+                                "--json"], capture_output=True, text=True, timeout=600)
+    assert evaluated.returncode == 0 and json.loads(evaluated.stdout)["accuracy"] >= 0.85
+    inspected = subprocess.run([script, "inspect", str(model), "--json"],
+                               capture_output=True, text=True, timeout=600)
+    assert json.loads(inspected.stdout)["support_vectors"] <= 300

@@ -1,0 +1,533 @@
+"""``snowpy.DualNetwork``: target nodes that keep support vectors, for dual rules.
+
+The network of a rule whose state is not a weight table
+(:mod:`snowpy.records.dual`): the kernel Perceptron keeps the examples it
+erred on with a coefficient per target, and scores ``f_t(x) = sum_s alpha[s,
+t] K(x_s, x)``. One target per label, winner-take-all (or, multi-label, every
+target at ``theta``), SNoW's test per target, calibration by cross-fitting,
+one example at a time, model files as data: what a :class:`~snowpy.Network`
+offers, with memory bounded by the rule's budget of support vectors.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+import scipy.sparse as sp
+
+from snowpy._progress import phase
+from snowpy._validation import apply_weights, as_csr, require_rows
+from snowpy.base import RuleParamsEstimator, available_if
+from snowpy.exceptions import ConfigurationError, ModelFileError, NotFittedError, SnowpyError
+from snowpy.network.calibrating import (
+    ProgressiveWindow,
+    fit_progressive,
+    held_out_scores,
+    refresh_progressive,
+)
+from snowpy.network.dual_engine import OLDEST, USED, dual_epoch, dual_scores
+from snowpy.network.labels import (
+    LabelIndex,
+    check_y,
+    encode_labels,
+    is_multilabel,
+    label_array,
+    sorted_labels,
+)
+from snowpy.network.predicting import LabelPrediction, gives_probabilities
+from snowpy.network.training import chunks, example_keys, shuffled
+from snowpy.plugins import get_rule
+from snowpy.records.rules import BuildContext
+
+__all__ = ["DualNetwork"]
+
+_MIN_WIDTH = 16
+
+
+class DualNetwork(LabelPrediction, RuleParamsEstimator):
+    """A network of target nodes for a dual rule (the kernel Perceptron).
+
+    Parameters
+    ----------
+    rule : str, default "kernel-perceptron"
+        A rule registered with ``dual=True`` (``snowpy plugins`` lists them).
+    epochs : int, default 10
+        Passes over the data in :meth:`fit` (stopping after one without update).
+    shuffle, seed, early_stop, calibrate, calibration_folds :
+        As for :class:`~snowpy.Network` (``calibrate`` is ``None``, ``"cv"`` or
+        ``"holdout"``).
+    **rule_params
+        The rule's parameters (kernel, degree, budget...).
+
+    Attributes
+    ----------
+    n_support_ : int
+        Support vectors held.
+    mistakes_, updates_ : list of int
+        Per epoch (one entry per ``partial_fit``, or per run of ``learn_one``).
+
+    Examples
+    --------
+    >>> import numpy as np, scipy.sparse as sp
+    >>> from snowpy import DualNetwork
+    >>> X = sp.csr_matrix(np.array([[1, 0], [0, 1], [1, 1], [0, 0]], dtype=float))
+    >>> xor = ["no", "no", "yes", "yes"]  # not linearly separable
+    >>> net = DualNetwork("kernel-perceptron", kernel="polynomial", degree=2,
+    ...                   epochs=50, shuffle=False)  # doctest: +SKIP
+    >>> net.fit(X, xor).predict(X).tolist()  # doctest: +SKIP
+    ['no', 'no', 'yes', 'yes']
+    """
+
+    _option_names = ("rule", "epochs", "shuffle", "seed", "early_stop", "calibrate",
+                     "calibration_folds")
+
+    def __init__(self, rule: str = "kernel-perceptron", *, epochs: int = 10,
+                 shuffle: bool = True, seed: int | None = 0, early_stop: bool = True,
+                 calibrate: str | None = None, calibration_folds: int = 3,
+                 **rule_params: Any) -> None:
+        self.rule = rule
+        self.epochs = epochs
+        self.shuffle = shuffle
+        self.seed = seed
+        self.early_stop = early_stop
+        self.calibrate = calibrate
+        self.calibration_folds = calibration_folds
+        self.rule_params = rule_params
+
+    # ---------------------------------------------------------------- checks
+    def resolve_rule(self) -> tuple[Any, dict[str, Any]]:
+        """The rule's spec and its validated parameters."""
+        spec = get_rule(self.rule)
+        if not spec.dual:
+            raise ConfigurationError(f"rule {self.rule!r} updates weights: use snowpy.Network "
+                                     "(DualNetwork is for rules that keep support vectors)")
+        return spec, spec.validate(self.rule_params)
+
+    def check_options(self) -> None:
+        """Validate the rule, its parameters and the options."""
+        self.resolve_rule()
+        if isinstance(self.epochs, bool) or not isinstance(self.epochs, int) or self.epochs < 1:
+            raise ConfigurationError(f"epochs must be a whole number >= 1, got {self.epochs!r}")
+        if self.calibrate not in (None, "cv", "holdout", "progressive"):
+            raise ConfigurationError(f"calibrate must be None, 'cv', 'holdout' or "
+                                     f"'progressive', got {self.calibrate!r}")
+        folds = self.calibration_folds
+        if isinstance(folds, bool) or not isinstance(folds, int) or not 2 <= folds <= 100:
+            raise ConfigurationError(f"calibration_folds must be from 2 to 100, got {folds!r}")
+
+    def _check_fitted(self) -> None:
+        if "_alpha" not in self.__dict__:
+            raise NotFittedError(f"this {type(self).__name__} is not trained yet; call fit or "
+                                 "partial_fit first")
+
+    # ---------------------------------------------------------------- state
+    def _start(self, n_features: int, multilabel: bool, labels: LabelIndex) -> None:
+        spec, params = self.resolve_rule()
+        kernel = spec.make_kernel(params, BuildContext(mean_active_features=1.0,
+                                                       n_features=n_features))
+        params.update(kernel.resolved)
+        self.kernel_ = kernel
+        self.rule_params_ = params
+        self.n_features_in_ = int(n_features)
+        self.multilabel_ = bool(multilabel)
+        self._labels = labels
+        self._indicator = False
+        self._width = _MIN_WIDTH
+        rows = kernel.budget if 0 < kernel.budget <= 64 else 64
+        self._ids = np.zeros(rows * self._width, np.int64)
+        self._vals = np.zeros(rows * self._width, np.float64)
+        self._len = np.zeros(rows, np.int64)
+        self._alpha = np.zeros((rows, max(len(labels), 1)), np.float64)
+        self._state = np.zeros(2, np.int64)
+        self.mistakes_: list[int] = []
+        self.updates_: list[int] = []
+        self.n_examples_seen_ = 0
+        self.calibration_ = None
+        self._progressive = ProgressiveWindow(len(labels)) \
+            if self.calibrate == "progressive" else None
+        self._rng = np.random.default_rng(self.seed)
+
+    def _widen(self, width: int) -> None:
+        """Slots of ``width`` features (the support vectors moved, not changed)."""
+        rows = self._len.shape[0]
+        ids = np.zeros(rows * width, np.int64)
+        vals = np.zeros(rows * width, np.float64)
+        old = self._width
+        for s in range(int(self._state[USED])):
+            n = int(self._len[s])
+            ids[s * width:s * width + n] = self._ids[s * old:s * old + n]
+            vals[s * width:s * width + n] = self._vals[s * old:s * old + n]
+        self._ids, self._vals, self._width = ids, vals, width
+
+    def _grow(self) -> None:
+        """Twice the slots (at most the budget)."""
+        rows = self._len.shape[0]
+        budget = self.kernel_.budget
+        more = 2 * rows if budget == 0 else min(2 * rows, budget)
+        self._ids = np.concatenate([self._ids, np.zeros((more - rows) * self._width, np.int64)])
+        self._vals = np.concatenate([self._vals, np.zeros((more - rows) * self._width)])
+        self._len = np.concatenate([self._len, np.zeros(more - rows, np.int64)])
+        grown = np.zeros((more, self._alpha.shape[1]))
+        grown[:rows] = self._alpha
+        self._alpha = grown
+
+    def _cover_targets(self) -> None:
+        if len(self._labels) > self._alpha.shape[1]:
+            grown = np.zeros((self._alpha.shape[0], len(self._labels)))
+            grown[:, :self._alpha.shape[1]] = self._alpha
+            self._alpha = grown
+
+    # -------------------------------------------------------------- training
+    def fit(self, X: Any, y: Sequence[Any], *, sample_weight: Any = None,
+            targets: Sequence[Any] | None = None, progress: Any = None) -> DualNetwork:
+        """Train a new network for ``epochs`` passes over ``(X, y)`` (see
+        :meth:`snowpy.Network.fit`; ``targets`` is not available to dual rules)."""
+        self.check_options()
+        _refuse_targets(targets)
+        X = _canonical(X)
+        require_rows(X)
+        y, width = check_y(y, X.shape[0], type(self).__name__)
+        keys = self.__dict__.pop("_text_keys", None)
+        X, y, _, keys = apply_weights(X, y, None, sample_weight, keys)
+        y = label_array(y)
+        multilabel = width is not None or is_multilabel(y)
+        labels = LabelIndex(list(range(width)) if width is not None
+                            else sorted_labels(y, multilabel))
+        if len(labels) < 2 and not multilabel:
+            warnings.warn(f"y holds one class only ({', '.join(map(repr, labels.labels[:1]))})",
+                          UserWarning, stacklevel=2)
+        held_out = held_out_scores(self, X, y, None, labels, multilabel, progress, keys) \
+            if self.calibrate in ("cv", "holdout") else None
+        if held_out is not None:
+            keys = held_out[3]
+        self._start(X.shape[1], multilabel, labels)
+        self._indicator = width is not None
+        phase(progress, "training", X.shape[0] * int(self.epochs))
+        self._learn(X, y, epochs=int(self.epochs), shuffle=bool(self.shuffle),
+                    progress=progress, keys=keys)
+        if held_out is not None:
+            from snowpy.calibration import Calibration
+
+            scores, positives, covered, _ = held_out
+            if not covered.all():
+                scores, positives = scores[covered], positives[covered]
+            self.calibration_ = Calibration.fit(scores, positives,
+                                                normalize="none" if multilabel else "sum",
+                                                method=str(self.calibrate))
+        return self
+
+    def partial_fit(self, X: Any, y: Sequence[Any], *, classes: Sequence[Any] | None = None,
+                    sample_weight: Any = None, targets: Sequence[Any] | None = None,
+                    progress: Any = None) -> DualNetwork:
+        """One pass over ``(X, y)``, continuing from what was learned."""
+        _refuse_targets(targets)
+        X = _canonical(X)
+        y, width = check_y(y, X.shape[0], type(self).__name__)
+        X, y, _, _ = apply_weights(X, y, None, sample_weight, None)
+        y = label_array(y)
+        if "_alpha" not in self.__dict__:
+            self.check_options()
+            multilabel = width is not None or is_multilabel(y)
+            self._start(X.shape[1], multilabel, LabelIndex())
+            self._indicator = width is not None
+        elif X.shape[1] != self.n_features_in_:
+            raise ConfigurationError(f"X has {X.shape[1]} features; the network has "
+                                     f"{self.n_features_in_}")
+        for label in classes or ():
+            self._labels.add(label)
+        self._learn(X, y, epochs=1, shuffle=False, progress=progress, keys=None)
+        return self
+
+    def _learn(self, X: sp.csr_matrix, y: Any, *, epochs: int, shuffle: bool, progress: Any,
+               keys: np.ndarray | None) -> None:
+        y_indptr, y_targets = encode_labels(self._labels, y, self.multilabel_)
+        self._cover_targets()
+        ids = X.indices.astype(np.int64)
+        vals = X.data.astype(np.float64)
+        indptr = X.indptr.astype(np.int64)
+        if shuffle and keys is None:
+            keys = example_keys(X, y_indptr, y_targets)
+        for epoch in range(epochs):
+            order = (shuffled(keys, self._rng) if shuffle and keys is not None
+                     else np.arange(X.shape[0])).astype(np.int64)
+            mistakes = updates = 0
+            for start, stop in chunks(order.size, progress is not None,
+                                      getattr(progress, "every", None)):
+                done_m, done_u = self._run(indptr, ids, vals, order[start:stop], y_indptr,
+                                           y_targets, record=epoch == 0)
+                mistakes += done_m
+                updates += done_u
+                if progress is not None:
+                    progress(epoch, stop, order.size, done_m)
+            self.n_examples_seen_ += int(order.size)
+            self.mistakes_.append(mistakes)
+            self.updates_.append(updates)
+            if self.early_stop and updates == 0:
+                break
+        if self.calibrate == "progressive" and self._progressive is not None \
+                and self._progressive.filled:
+            fit_progressive(self)
+
+    def _run(self, indptr: np.ndarray, ids: np.ndarray, vals: np.ndarray, order: np.ndarray,
+             y_indptr: np.ndarray, y_targets: np.ndarray, record: bool = False
+             ) -> tuple[int, int]:
+        """Learn ``order``; with ``record`` and progressive calibration, the scores
+        before learning go to the progressive window."""
+        kernel, params = self.kernel_, self.rule_params_
+        window = self._progressive if record else None
+        mistakes = updates = 0
+        while order.size:
+            scores = np.empty((order.size if window is not None else 0, self._alpha.shape[1]))
+            done, m, u, need = dual_epoch(
+                kernel.compiled, self._ids, self._vals, self._len, self._width, self._alpha,
+                self._state, kernel.budget, indptr, ids, vals, order, y_indptr, y_targets,
+                kernel.params, float(params["theta"]), float(params["thickness"]),
+                float(params["negative_thickness"]), float(kernel.step), self.multilabel_,
+                scores)
+            if window is not None and done:
+                positives = np.zeros((done, scores.shape[1]), dtype=bool)
+                for row, i in enumerate(order[:done]):
+                    positives[row, y_targets[y_indptr[i]:y_indptr[i + 1]]] = True
+                window.add(scores[:done], positives)
+                refresh_progressive(self)
+            mistakes += m
+            updates += u
+            order = order[done:]
+            if need > 0:
+                self._widen(max(need, 2 * self._width))
+            elif need < 0:
+                self._grow()
+        return mistakes, updates
+
+    # ------------------------------------------------------------ prediction
+    @property
+    def classes_(self) -> np.ndarray:
+        self._check_fitted()
+        return self._labels.as_array()
+
+    @property
+    def n_support_(self) -> int:
+        """Support vectors held (at most the budget)."""
+        self._check_fitted()
+        return int(self._state[USED])
+
+    @property
+    def n_links_(self) -> int:
+        """Non-zero coefficients: what a dual network holds in place of links."""
+        self._check_fitted()
+        return int(np.count_nonzero(self._alpha[:self.n_support_]))
+
+    def target_scores(self, X: Any) -> np.ndarray:
+        """``f_t(x) - theta`` of every target, ``float64[n, targets]``."""
+        self._check_fitted()
+        X = _canonical(X)
+        if X.shape[1] != self.n_features_in_:
+            raise ConfigurationError(f"X has {X.shape[1]} features; the network has "
+                                     f"{self.n_features_in_}")
+        out = np.empty((X.shape[0], len(self._labels)))
+        alpha = np.ascontiguousarray(self._alpha[:, :len(self._labels)])
+        dual_scores(self.kernel_.compiled, self._ids, self._vals, self._len, self._width,
+                    self.n_support_, alpha, X.indptr.astype(np.int64),
+                    X.indices.astype(np.int64), X.data.astype(np.float64), self.kernel_.params,
+                    float(self.rule_params_["theta"]), out)
+        return out
+
+    @available_if(gives_probabilities, NotFittedError)
+    def predict_proba(self, X: Any) -> np.ndarray:
+        """Calibrated probability of every target (needs ``calibrate``)."""
+        self._check_fitted()
+        if self.calibration_ is None:
+            raise NotFittedError("this network has no calibration; train it with "
+                                 "calibrate='cv' to get probabilities")
+        return self.calibration_.probabilities(self.target_scores(X))
+
+    # ------------------------------------------------- one example at a time
+    def _row(self, ids: np.ndarray, vals: np.ndarray) -> sp.csr_matrix:
+        width = getattr(self, "n_features_in_", None) or int(ids.max(initial=-1)) + 1
+        return sp.csr_matrix((vals, ids, [0, ids.size]), shape=(1, width))
+
+    def learn_one(self, x: Any, y: Any) -> DualNetwork:
+        """Learn one example: a dict of feature id -> strength (River's protocol)."""
+        ids, vals = _pairs(x)
+        return self._learn_example(ids, vals, y)
+
+    def _learn_example(self, ids: np.ndarray, vals: np.ndarray, y: Any,
+                       width: int | None = None) -> DualNetwork:
+        if "_alpha" not in self.__dict__:
+            if width is None:
+                raise ConfigurationError("a dual network learns one example at a time once "
+                                         "it knows its width: fit or partial_fit first")
+            self.check_options()
+            self._start(width, isinstance(y, (list, tuple, set, frozenset)), LabelIndex())
+        labels = list(y) if self.multilabel_ else [y]
+        for label in labels:
+            self._labels.add(label)
+        self._cover_targets()
+        y_indptr = np.array([0, len(labels)], np.int64)
+        y_targets = np.array([self._labels.find(label) for label in labels], np.int32)
+        order = np.zeros(1, np.int64)
+        mistakes, updates = self._run(np.array([0, ids.size], np.int64), ids.astype(np.int64),
+                                      vals.astype(np.float64), order, y_indptr, y_targets,
+                                      record=True)
+        if not getattr(self, "_online", False):
+            self.mistakes_.append(0)
+            self.updates_.append(0)
+            self._online = True
+        self.mistakes_[-1] += mistakes
+        self.updates_[-1] += updates
+        self.n_examples_seen_ += 1
+        return self
+
+    def predict_one(self, x: Any) -> Any:
+        """The label of one example (a dict of feature id -> strength)."""
+        return self._label_of(*self._score_example(*_pairs(x)))
+
+    def _score_example(self, ids: np.ndarray, vals: np.ndarray) -> tuple[np.ndarray, int]:
+        scores = self.target_scores(self._row(ids, vals))[0]
+        return scores, int(np.argmax(scores)) if scores.size else -1
+
+    # ------------------------------------------ what a classifier asks of a network
+    @property
+    def feature_ids_(self) -> np.ndarray:
+        """The features of the support vectors, sorted."""
+        self._check_fitted()
+        return np.unique(self._held_ids())
+
+    def link_counts(self, columns: Any = None) -> np.ndarray:
+        """Support vectors holding each feature (of :attr:`feature_ids_`, or ``columns``)."""
+        columns = self.feature_ids_ if columns is None else np.asarray(columns)
+        held = self._held_ids()
+        return np.searchsorted(np.sort(held), columns, side="right") - \
+            np.searchsorted(np.sort(held), columns, side="left")
+
+    def _held_ids(self) -> np.ndarray:
+        parts = [self._ids[s * self._width:s * self._width + int(self._len[s])]
+                 for s in range(self.n_support_)]
+        return np.concatenate(parts) if parts else np.zeros(0, np.int64)
+
+    def prune(self) -> int:
+        """Nothing to drop: the budget bounds the support vectors. Returns 0."""
+        return 0
+
+    # ------------------------------------------------------------ model files
+    def _model_state(self, inference_only: bool = False) -> tuple[dict, dict]:
+        from snowpy.network.state import plain
+
+        self._check_fitted()
+        n = self.n_support_
+        lengths = self._len[:n].copy()
+        header = {
+            "kind": "dual",
+            "dual": {
+                "options": plain(self.get_params()), "rule_params": plain(self.rule_params_),
+                "labels": plain(list(self._labels.labels)), "multilabel": self.multilabel_,
+                "indicator": bool(self._indicator), "n_features": self.n_features_in_,
+                "oldest": int(self._state[OLDEST]), "mistakes": list(self.mistakes_),
+                "updates": list(self.updates_), "examples_seen": int(self.n_examples_seen_),
+                "calibration": (self.calibration_.header()
+                                if self.calibration_ is not None else None),
+            },
+        }
+        arrays = {"sv_ids": self._held_ids(),
+                  "sv_vals": (np.concatenate([self._vals[s * self._width:s * self._width
+                                                         + int(self._len[s])]
+                                              for s in range(n)]) if n else np.zeros(0)),
+                  "sv_len": lengths, "sv_alpha": np.ascontiguousarray(self._alpha[:n])}
+        if self.calibration_ is not None:
+            arrays.update(self.calibration_.arrays())
+        if self._progressive is not None and self._progressive.filled:
+            scores, positives = self._progressive.arrays()
+            arrays.update(progressive_scores=np.ascontiguousarray(scores),
+                          progressive_positives=positives.astype(np.uint8))
+        return header, arrays
+
+    def save(self, path: Any, *, inference_only: bool = False) -> Any:
+        """Save the network atomically (see :func:`snowpy.save`)."""
+        from snowpy.model_file import write_model
+
+        return write_model(path, *self._model_state(inference_only))
+
+    @classmethod
+    def _restore(cls, header: dict[str, Any], arrays: dict[str, np.ndarray], where: str
+                 ) -> DualNetwork:
+        from snowpy.calibration import Calibration
+
+        try:
+            options = dict(header["options"])
+            rule = options.pop("rule")
+            labels = list(header["labels"])
+            net = cls(rule, **options)
+            net.check_options()
+            net._start(int(header["n_features"]), bool(header["multilabel"]),
+                       LabelIndex(labels))
+        except (KeyError, TypeError, ValueError, SnowpyError) as exc:
+            raise ModelFileError(f"{where}: the dual network description is invalid "
+                                 f"({type(exc).__name__}: {exc})") from None
+        lengths = arrays.get("sv_len")
+        alpha = arrays.get("sv_alpha")
+        ids, vals = arrays.get("sv_ids"), arrays.get("sv_vals")
+        if lengths is None or alpha is None or ids is None or vals is None or \
+                lengths.ndim != 1 or alpha.shape != (lengths.size, max(len(labels), 1)) or \
+                ids.size != vals.size or ids.size != int(lengths.sum()) or \
+                np.any(lengths < 0) or (ids.size and (ids.min() < 0 or
+                                                      ids.max() >= net.n_features_in_)):
+            raise ModelFileError(f"{where}: the support vectors are inconsistent")
+        budget = net.kernel_.budget
+        n = int(lengths.size)
+        if budget and n > budget:
+            raise ModelFileError(f"{where}: {n} support vectors exceed the budget {budget}")
+        width = max(_MIN_WIDTH, int(lengths.max(initial=0)))
+        rows = max(n, 1) if budget == 0 else budget
+        net._width = width
+        net._ids = np.zeros(rows * width, np.int64)
+        net._vals = np.zeros(rows * width, np.float64)
+        offsets = np.concatenate([[0], np.cumsum(lengths)])
+        for s in range(n):
+            net._ids[s * width:s * width + lengths[s]] = ids[offsets[s]:offsets[s + 1]]
+            net._vals[s * width:s * width + lengths[s]] = vals[offsets[s]:offsets[s + 1]]
+        net._len = np.zeros(rows, np.int64)
+        net._len[:n] = lengths
+        net._alpha = np.zeros((rows, alpha.shape[1]))
+        net._alpha[:n] = alpha
+        net._state[USED] = n
+        net._state[OLDEST] = int(header.get("oldest", 0)) % max(rows, 1)
+        net.mistakes_ = [int(v) for v in header.get("mistakes", [])]
+        net.updates_ = [int(v) for v in header.get("updates", [])]
+        net.n_examples_seen_ = int(header.get("examples_seen", 0))
+        net._indicator = bool(header.get("indicator", False))
+        if header.get("calibration"):
+            net.calibration_ = Calibration.from_file(header["calibration"], arrays, where)
+        window = arrays.get("progressive_scores")
+        if window is not None and net._progressive is not None:
+            positives = arrays.get("progressive_positives")
+            if positives is None or positives.shape != window.shape or window.ndim != 2:
+                raise ModelFileError(f"{where}: the progressive calibration window is "
+                                     "inconsistent")
+            net._progressive = ProgressiveWindow.restore(window, positives.astype(bool))
+        return net
+
+
+def _canonical(X: Any) -> sp.csr_matrix:
+    """CSR with sorted, unique ids per row (the similarity merges them)."""
+    X = as_csr(X)
+    if not X.has_canonical_format:
+        X = X.copy()
+        X.sum_duplicates()
+    return X
+
+
+def _refuse_targets(targets: Any) -> None:
+    if targets is not None:
+        raise ConfigurationError("targets= (SNoW's sequential model) is not available to dual "
+                                 "rules: every target scores every example")
+
+
+def _pairs(x: Any) -> tuple[np.ndarray, np.ndarray]:
+    if not isinstance(x, dict):
+        raise ConfigurationError("an example is a dict of feature id -> strength")
+    items = sorted((int(k), float(v)) for k, v in x.items())
+    return (np.array([k for k, _ in items], np.int64),
+            np.array([v for _, v in items], np.float64))
