@@ -264,6 +264,11 @@ class RuleSpec:
         The rule assumes feature strengths of 0 or more (Winnow: a multiplicative
         promotion by ``alpha ** v`` demotes for ``v < 0``); a network refuses
         negative strengths, and tells scikit-learn (``positive_only``).
+    signed : bool
+        The rule is meant for features of either sign, each present as +1 or -1
+        (normalised Winnow predicts ``sgn(w . x)`` with positive weights: on
+        nonnegative strengths every target claims every example); the
+        conformance suite tests it on such a problem.
     dual : bool
         The rule keeps support vectors instead of weights: ``build`` returns a
         :class:`snowpy.records.dual.DualKernel`, and its networks are
@@ -276,6 +281,7 @@ class RuleSpec:
     summary: str
     reference: str = ""
     nonnegative: bool = False
+    signed: bool = False
     dual: bool = False
 
     def __post_init__(self) -> None:

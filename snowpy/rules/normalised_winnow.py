@@ -88,6 +88,7 @@ NORMALISED_WINNOW = RuleSpec(
     ),
     summary="exponentiated update normalised to sum 1; bound 2 (R/rho)^2 ln N",
     reference="seed 003 (Mohri: Winnow algorithm and its bound); Littlestone 1988",
+    signed=True,
 )
 
 

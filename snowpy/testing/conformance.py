@@ -22,14 +22,16 @@ from snowpy.plugins import get_rule
 __all__ = ["check_rule", "conformance_checks"]
 
 
-def _problem(seed: int = 0, n: int = 300, features: int = 80, classes: int = 3,
+def _problem(rule: str, seed: int = 0, n: int = 300, features: int = 80, classes: int = 3,
              noise: float = 0.0):
-    """A sparse, linearly separable problem (optionally with flipped labels)."""
+    """A sparse, linearly separable problem (optionally with flipped labels); for a rule
+    declared ``signed``, every feature present as +1 or -1."""
     rng = np.random.default_rng(seed)
     prototypes = rng.random((classes, features)) < 0.15
     y = rng.integers(0, classes, n)
     distortion = rng.random((n, features)) < 0.04
-    X = sp.csr_matrix((prototypes[y] ^ distortion).astype(np.float64))
+    present = (prototypes[y] ^ distortion).astype(np.float64)
+    X = sp.csr_matrix(2.0 * present - 1.0 if get_rule(rule).signed else present)
     if noise:
         flip = rng.random(n) < noise
         y = np.where(flip, rng.integers(0, classes, n), y)
@@ -76,7 +78,7 @@ def check_parameters(rule: str, params: Mapping[str, Any] | None = None) -> None
 
 def check_deterministic(rule: str, params: Mapping[str, Any] | None = None) -> None:
     """The same seed gives the same weights."""
-    X, y = _problem()
+    X, y = _problem(rule)
     first = _state(_network(rule, params or {}, epochs=3, seed=7).fit(X, y))
     second = _state(_network(rule, params or {}, epochs=3, seed=7).fit(X, y))
     assert np.array_equal(first, second), f"{rule}: two fits with seed 7 differ"
@@ -91,7 +93,7 @@ def check_compiled_matches_python(rule: str, params: Mapping[str, Any] | None = 
     from snowpy.network import engine, training
     from snowpy.records.rules import RuleKernel
 
-    X, y = _problem(n=60)
+    X, y = _problem(rule, n=60)
     if get_rule(rule).dual:
         return _check_dual_compiled_matches_python(rule, params, X, y)
     compiled = _network(rule, params or {}, epochs=2, precision="float64").fit(X, y) \
@@ -133,7 +135,7 @@ def check_finite(rule: str, params: Mapping[str, Any] | None = None) -> None:
     """Thirty epochs on noisy labels leave every weight and score finite."""
     import warnings
 
-    X, y = _problem(noise=0.4)
+    X, y = _problem(rule, noise=0.4)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         net = _network(rule, params or {}, epochs=30, early_stop=False).fit(X, y)
@@ -144,7 +146,7 @@ def check_finite(rule: str, params: Mapping[str, Any] | None = None) -> None:
 
 def check_learns_separable(rule: str, params: Mapping[str, Any] | None = None) -> None:
     """A separable three-class problem is learned to at least 95% training accuracy."""
-    X, y = _problem()
+    X, y = _problem(rule)
     net = _network(rule, params or {}, epochs=20).fit(X, y)
     accuracy = net.score(X, y)
     assert accuracy >= 0.95, f"{rule}: training accuracy {accuracy:.3f} on a separable problem"
@@ -154,7 +156,7 @@ def check_no_update_when_correct(rule: str, params: Mapping[str, Any] | None = N
     """With zero thickness, a correctly classified example changes no weight (for
     mistake-driven rules; a rule that learns from every example, such as Naive Bayes,
     is exempt: it says so with ``RuleKernel(mistake_driven=False)``)."""
-    X, y = _problem()
+    X, y = _problem(rule)
     zero = {**dict(params or {}), "thickness": 0.0, "negative_thickness": 0.0}
     if not getattr(_network(rule, zero).fit(X[:10], y[:10]).kernel_, "mistake_driven", True):
         return
@@ -175,7 +177,7 @@ def check_no_update_when_correct(rule: str, params: Mapping[str, Any] | None = N
 
 def check_touches_only_active_rows(rule: str, params: Mapping[str, Any] | None = None) -> None:
     """An update changes only the weights of the example's active features (and the bias)."""
-    X, y = _problem()
+    X, y = _problem(rule)
     net = _network(rule, params or {}, epochs=1, average=False, links="all").fit(X, y)
     if get_rule(rule).dual:  # a new support vector holds the example's features only
         before = net._model_state()[1]
@@ -225,7 +227,7 @@ def check_round_trip(rule: str, params: Mapping[str, Any] | None = None) -> None
     """A saved and loaded network predicts, and continues to learn, exactly like the original."""
     from snowpy.persistence import load, save
 
-    X, y = _problem()
+    X, y = _problem(rule)
     net = _network(rule, params or {}, epochs=3).fit(X[:200], y[:200])
     with TemporaryDirectory() as folder:
         loaded = load(save(net, Path(folder) / "model.snowpy"))
