@@ -21,14 +21,15 @@ import scipy.sparse as sp
 from snowpy._progress import phase
 from snowpy._validation import apply_weights, as_csr, require_rows
 from snowpy.base import RuleParamsEstimator, available_if
-from snowpy.exceptions import ConfigurationError, ModelFileError, NotFittedError, SnowpyError
+from snowpy.exceptions import ConfigurationError, NotFittedError
 from snowpy.network.calibrating import (
     ProgressiveWindow,
     fit_progressive,
     held_out_scores,
     refresh_progressive,
 )
-from snowpy.network.dual_engine import OLDEST, USED, dual_epoch, dual_scores
+from snowpy.network.dual_engine import MIN_WIDTH, USED, dual_epoch, dual_scores
+from snowpy.network.dual_state import dual_state, restore_dual
 from snowpy.network.labels import (
     LabelIndex,
     check_y,
@@ -44,7 +45,6 @@ from snowpy.records.rules import BuildContext
 
 __all__ = ["DualNetwork"]
 
-_MIN_WIDTH = 16
 
 
 class DualNetwork(LabelPrediction, RuleParamsEstimator):
@@ -135,7 +135,7 @@ class DualNetwork(LabelPrediction, RuleParamsEstimator):
         self.multilabel_ = bool(multilabel)
         self._labels = labels
         self._indicator = False
-        self._width = _MIN_WIDTH
+        self._width = MIN_WIDTH
         rows = kernel.budget if 0 < kernel.budget <= 64 else 64
         self._ids = np.zeros(rows * self._width, np.int64)
         self._vals = np.zeros(rows * self._width, np.float64)
@@ -404,9 +404,13 @@ class DualNetwork(LabelPrediction, RuleParamsEstimator):
             np.searchsorted(np.sort(held), columns, side="left")
 
     def _held_ids(self) -> np.ndarray:
-        parts = [self._ids[s * self._width:s * self._width + int(self._len[s])]
+        return self._held(self._ids)
+
+    def _held(self, slots: np.ndarray) -> np.ndarray:
+        """What ``slots`` (ids or strengths) hold for the support vectors, without gaps."""
+        parts = [slots[s * self._width:s * self._width + int(self._len[s])]
                  for s in range(self.n_support_)]
-        return np.concatenate(parts) if parts else np.zeros(0, np.int64)
+        return np.concatenate(parts) if parts else np.zeros(0, slots.dtype)
 
     def prune(self) -> int:
         """Nothing to drop: the budget bounds the support vectors. Returns 0."""
@@ -414,35 +418,8 @@ class DualNetwork(LabelPrediction, RuleParamsEstimator):
 
     # ------------------------------------------------------------ model files
     def _model_state(self, inference_only: bool = False) -> tuple[dict, dict]:
-        from snowpy.network.state import plain
-
-        self._check_fitted()
-        n = self.n_support_
-        lengths = self._len[:n].copy()
-        header = {
-            "kind": "dual",
-            "dual": {
-                "options": plain(self.get_params()), "rule_params": plain(self.rule_params_),
-                "labels": plain(list(self._labels.labels)), "multilabel": self.multilabel_,
-                "indicator": bool(self._indicator), "n_features": self.n_features_in_,
-                "oldest": int(self._state[OLDEST]), "mistakes": list(self.mistakes_),
-                "updates": list(self.updates_), "examples_seen": int(self.n_examples_seen_),
-                "calibration": (self.calibration_.header()
-                                if self.calibration_ is not None else None),
-            },
-        }
-        arrays = {"sv_ids": self._held_ids(),
-                  "sv_vals": (np.concatenate([self._vals[s * self._width:s * self._width
-                                                         + int(self._len[s])]
-                                              for s in range(n)]) if n else np.zeros(0)),
-                  "sv_len": lengths, "sv_alpha": np.ascontiguousarray(self._alpha[:n])}
-        if self.calibration_ is not None:
-            arrays.update(self.calibration_.arrays())
-        if self._progressive is not None and self._progressive.filled:
-            scores, positives = self._progressive.arrays()
-            arrays.update(progressive_scores=np.ascontiguousarray(scores),
-                          progressive_positives=positives.astype(np.uint8))
-        return header, arrays
+        """The network as a header and named arrays (:mod:`snowpy.network.dual_state`)."""
+        return dual_state(self)
 
     def save(self, path: Any, *, inference_only: bool = False) -> Any:
         """Save the network atomically (see :func:`snowpy.save`)."""
@@ -453,61 +430,7 @@ class DualNetwork(LabelPrediction, RuleParamsEstimator):
     @classmethod
     def _restore(cls, header: dict[str, Any], arrays: dict[str, np.ndarray], where: str
                  ) -> DualNetwork:
-        from snowpy.calibration import Calibration
-
-        try:
-            options = dict(header["options"])
-            rule = options.pop("rule")
-            labels = list(header["labels"])
-            net = cls(rule, **options)
-            net.check_options()
-            net._start(int(header["n_features"]), bool(header["multilabel"]),
-                       LabelIndex(labels))
-        except (KeyError, TypeError, ValueError, SnowpyError) as exc:
-            raise ModelFileError(f"{where}: the dual network description is invalid "
-                                 f"({type(exc).__name__}: {exc})") from None
-        lengths = arrays.get("sv_len")
-        alpha = arrays.get("sv_alpha")
-        ids, vals = arrays.get("sv_ids"), arrays.get("sv_vals")
-        if lengths is None or alpha is None or ids is None or vals is None or \
-                lengths.ndim != 1 or alpha.shape != (lengths.size, max(len(labels), 1)) or \
-                ids.size != vals.size or ids.size != int(lengths.sum()) or \
-                np.any(lengths < 0) or (ids.size and (ids.min() < 0 or
-                                                      ids.max() >= net.n_features_in_)):
-            raise ModelFileError(f"{where}: the support vectors are inconsistent")
-        budget = net.kernel_.budget
-        n = int(lengths.size)
-        if budget and n > budget:
-            raise ModelFileError(f"{where}: {n} support vectors exceed the budget {budget}")
-        width = max(_MIN_WIDTH, int(lengths.max(initial=0)))
-        rows = max(n, 1) if budget == 0 else budget
-        net._width = width
-        net._ids = np.zeros(rows * width, np.int64)
-        net._vals = np.zeros(rows * width, np.float64)
-        offsets = np.concatenate([[0], np.cumsum(lengths)])
-        for s in range(n):
-            net._ids[s * width:s * width + lengths[s]] = ids[offsets[s]:offsets[s + 1]]
-            net._vals[s * width:s * width + lengths[s]] = vals[offsets[s]:offsets[s + 1]]
-        net._len = np.zeros(rows, np.int64)
-        net._len[:n] = lengths
-        net._alpha = np.zeros((rows, alpha.shape[1]))
-        net._alpha[:n] = alpha
-        net._state[USED] = n
-        net._state[OLDEST] = int(header.get("oldest", 0)) % max(rows, 1)
-        net.mistakes_ = [int(v) for v in header.get("mistakes", [])]
-        net.updates_ = [int(v) for v in header.get("updates", [])]
-        net.n_examples_seen_ = int(header.get("examples_seen", 0))
-        net._indicator = bool(header.get("indicator", False))
-        if header.get("calibration"):
-            net.calibration_ = Calibration.from_file(header["calibration"], arrays, where)
-        window = arrays.get("progressive_scores")
-        if window is not None and net._progressive is not None:
-            positives = arrays.get("progressive_positives")
-            if positives is None or positives.shape != window.shape or window.ndim != 2:
-                raise ModelFileError(f"{where}: the progressive calibration window is "
-                                     "inconsistent")
-            net._progressive = ProgressiveWindow.restore(window, positives.astype(bool))
-        return net
+        return restore_dual(cls, header, arrays, where)
 
 
 def _canonical(X: Any) -> sp.csr_matrix:

@@ -14,11 +14,14 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-__all__ = ["USED", "OLDEST", "dual_epoch", "dual_scores"]
+__all__ = ["MIN_WIDTH", "OLDEST", "USED", "dual_epoch", "dual_scores"]
 
 #: ``state[USED]``: slots holding a support vector; ``state[OLDEST]``: the next replaced.
 USED = 0
 OLDEST = 1
+
+#: The narrowest slots (features per support vector) a network starts with.
+MIN_WIDTH = 16
 
 
 @numba.njit(nogil=True, cache=True)

@@ -1,0 +1,112 @@
+"""A dual network as plain data: header and arrays (model kind ``dual``).
+
+The support vectors are stored without gaps (their feature ids and strengths
+one after the other, and each one's length), with their coefficients per
+target, the ring position of the oldest, the labels, the options, the
+calibration and the progressive window. Loading checks that every part agrees
+(lengths, shapes, ids within the feature space, the budget) before any of it
+is used.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from snowpy.exceptions import ModelFileError, SnowpyError
+from snowpy.network.calibrating import ProgressiveWindow
+from snowpy.network.dual_engine import MIN_WIDTH, OLDEST, USED
+from snowpy.network.labels import LabelIndex
+from snowpy.network.state import plain
+
+__all__ = ["dual_state", "restore_dual"]
+
+
+
+def dual_state(net: Any) -> tuple[dict[str, Any], dict[str, np.ndarray]]:
+    """The header and arrays that describe a trained :class:`DualNetwork`."""
+    net._check_fitted()
+    n = net.n_support_
+    lengths = net._len[:n].copy()
+    header = {
+        "kind": "dual",
+        "dual": {
+            "options": plain(net.get_params()), "rule_params": plain(net.rule_params_),
+            "labels": plain(list(net._labels.labels)), "multilabel": net.multilabel_,
+            "indicator": bool(net._indicator), "n_features": net.n_features_in_,
+            "oldest": int(net._state[OLDEST]), "mistakes": list(net.mistakes_),
+            "updates": list(net.updates_), "examples_seen": int(net.n_examples_seen_),
+            "calibration": (net.calibration_.header()
+                            if net.calibration_ is not None else None),
+        },
+    }
+    arrays = {"sv_ids": net._held(net._ids), "sv_vals": net._held(net._vals),
+              "sv_len": lengths, "sv_alpha": np.ascontiguousarray(net._alpha[:n])}
+    if net.calibration_ is not None:
+        arrays.update(net.calibration_.arrays())
+    if net._progressive is not None and net._progressive.filled:
+        scores, positives = net._progressive.arrays()
+        arrays.update(progressive_scores=np.ascontiguousarray(scores),
+                      progressive_positives=positives.astype(np.uint8))
+    return header, arrays
+
+
+def restore_dual(network_class: type, header: dict[str, Any], arrays: dict[str, np.ndarray],
+                 where: str) -> Any:
+    """A :class:`DualNetwork` from what :func:`dual_state` produced."""
+    from snowpy.calibration import Calibration
+
+    try:
+        options = dict(header["options"])
+        rule = options.pop("rule")
+        labels = list(header["labels"])
+        net = network_class(rule, **options)
+        net.check_options()
+        net._start(int(header["n_features"]), bool(header["multilabel"]),
+                   LabelIndex(labels))
+    except (KeyError, TypeError, ValueError, SnowpyError) as exc:
+        raise ModelFileError(f"{where}: the dual network description is invalid "
+                             f"({type(exc).__name__}: {exc})") from None
+    lengths = arrays.get("sv_len")
+    alpha = arrays.get("sv_alpha")
+    ids, vals = arrays.get("sv_ids"), arrays.get("sv_vals")
+    if lengths is None or alpha is None or ids is None or vals is None or \
+            lengths.ndim != 1 or alpha.shape != (lengths.size, max(len(labels), 1)) or \
+            ids.size != vals.size or ids.size != int(lengths.sum()) or \
+            np.any(lengths < 0) or (ids.size and (ids.min() < 0 or
+                                                  ids.max() >= net.n_features_in_)):
+        raise ModelFileError(f"{where}: the support vectors are inconsistent")
+    budget = net.kernel_.budget
+    n = int(lengths.size)
+    if budget and n > budget:
+        raise ModelFileError(f"{where}: {n} support vectors exceed the budget {budget}")
+    width = max(MIN_WIDTH, int(lengths.max(initial=0)))
+    rows = max(n, 1) if budget == 0 else budget
+    net._width = width
+    net._ids = np.zeros(rows * width, np.int64)
+    net._vals = np.zeros(rows * width, np.float64)
+    offsets = np.concatenate([[0], np.cumsum(lengths)])
+    for s in range(n):
+        net._ids[s * width:s * width + lengths[s]] = ids[offsets[s]:offsets[s + 1]]
+        net._vals[s * width:s * width + lengths[s]] = vals[offsets[s]:offsets[s + 1]]
+    net._len = np.zeros(rows, np.int64)
+    net._len[:n] = lengths
+    net._alpha = np.zeros((rows, alpha.shape[1]))
+    net._alpha[:n] = alpha
+    net._state[USED] = n
+    net._state[OLDEST] = int(header.get("oldest", 0)) % max(rows, 1)
+    net.mistakes_ = [int(v) for v in header.get("mistakes", [])]
+    net.updates_ = [int(v) for v in header.get("updates", [])]
+    net.n_examples_seen_ = int(header.get("examples_seen", 0))
+    net._indicator = bool(header.get("indicator", False))
+    if header.get("calibration"):
+        net.calibration_ = Calibration.from_file(header["calibration"], arrays, where)
+    window = arrays.get("progressive_scores")
+    if window is not None and net._progressive is not None:
+        positives = arrays.get("progressive_positives")
+        if positives is None or positives.shape != window.shape or window.ndim != 2:
+            raise ModelFileError(f"{where}: the progressive calibration window is "
+                                 "inconsistent")
+        net._progressive = ProgressiveWindow.restore(window, positives.astype(bool))
+    return net
