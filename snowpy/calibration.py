@@ -127,6 +127,47 @@ def _log_sigmoid(z: np.ndarray) -> np.ndarray:
     return -np.logaddexp(0.0, -z)
 
 
+def _fit_softmax_slope(scores: np.ndarray, positives: np.ndarray) -> float:
+    """The ``c`` of ``softmax(c * scores)`` with the least log loss on the held-out
+    examples that have exactly one true label (a temperature ``1/c``; golden-section
+    search on ``log c`` over ``[1e-4, 1e2]``). For scores whose differences between
+    targets are log-likelihoods (Naive Bayes), ``c = 1`` is the model's own posterior."""
+    single = np.flatnonzero(positives.sum(axis=1) == 1)
+    if single.size < 2:
+        return 1.0
+    most = max(POOLED_PAIRS // max(scores.shape[1], 1), 2)  # bounded memory
+    if single.size > most:
+        single = np.sort(np.random.default_rng(0).choice(single, most, replace=False))
+    s = scores[single] - scores[single].max(axis=1, keepdims=True)
+    truth = positives[single].argmax(axis=1)
+    n, k = s.shape
+    # Platt's targets: the true label (n + 1) / (n + 2), the others sharing 1 / (n + 2),
+    # so that held-out examples all ranked right do not drive the slope to infinity
+    off = 1.0 / ((n + 2.0) * (k - 1))
+    targets = np.full(s.shape, off)
+    targets[np.arange(n), truth] = (n + 1.0) / (n + 2.0)
+
+    def loss(log_c: float) -> float:
+        z = np.exp(log_c) * s
+        log_norm = np.log(np.exp(z).sum(axis=1, keepdims=True))
+        return float(-np.mean(np.sum(targets * (z - log_norm), axis=1)))
+
+    low, high = np.log(1e-4), np.log(1e2)
+    ratio = (np.sqrt(5.0) - 1.0) / 2.0
+    x1, x2 = high - ratio * (high - low), low + ratio * (high - low)
+    f1, f2 = loss(x1), loss(x2)
+    for _ in range(60):
+        if f1 < f2:
+            high, x2, f2 = x2, x1, f1
+            x1 = high - ratio * (high - low)
+            f1 = loss(x1)
+        else:
+            low, x1, f1 = x1, x2, f2
+            x2 = low + ratio * (high - low)
+            f2 = loss(x2)
+    return float(np.exp((low + high) / 2))
+
+
 class Calibration:
     """Fitted sigmoids of every target, and how they are combined.
 
@@ -168,6 +209,10 @@ class Calibration:
         of 20 Newsgroups test documents and cost accuracy (Balanced Winnow 0.8528 ->
         0.8493) for log losses no better (0.6677 against 0.6639 shared).
         """
+        if normalize == "softmax" and scores.shape[1] > 1:
+            slope = _fit_softmax_slope(scores, positives)
+            return cls(np.full(scores.shape[1], -slope), np.zeros(scores.shape[1]),
+                       normalize=normalize, method=method)
         if normalize == "none" or scores.shape[1] < 2:
             pairs = [fit_sigmoid(scores[:, t], positives[:, t])
                      for t in range(scores.shape[1])]

@@ -153,3 +153,25 @@ def test_a_hedging_division_is_sharpened_by_a_temperature_and_kept_on_file(tmp_p
     clf.network_.calibration_.temperature = 1.75
     clf.save(tmp_path / "m.snowpy")
     assert snowpy.load(tmp_path / "m.snowpy").network_.calibration_.temperature == 1.75
+
+
+def test_a_softmax_calibration_recovers_the_temperature_of_its_data():
+    """For rules whose scores are log-likelihoods (Naive Bayes: relative_scores): the
+    labels drawn from softmax(0.5 s) give back a slope near 0.5, whatever level each
+    example's scores sit at (shifting a row changes nothing)."""
+    from snowpy.calibration import Calibration
+
+    rng = np.random.default_rng(0)
+    scores = rng.normal(scale=4.0, size=(6000, 4))
+    z = 0.5 * scores
+    p = np.exp(z - z.max(axis=1, keepdims=True))
+    p /= p.sum(axis=1, keepdims=True)
+    truth = np.array([rng.choice(4, p=row) for row in p])
+    positives = np.zeros_like(scores, dtype=bool)
+    positives[np.arange(truth.size), truth] = True
+    shifted = scores - rng.uniform(0, 5000, size=(6000, 1))  # a level per example
+    calibration = Calibration.fit(shifted, positives, normalize="softmax", method="cv")
+    assert -calibration.a[0] == pytest.approx(0.5, abs=0.05)
+    probabilities = calibration.probabilities(shifted)
+    np.testing.assert_allclose(probabilities.sum(axis=1), 1.0)
+    np.testing.assert_allclose(probabilities, p, atol=0.05)

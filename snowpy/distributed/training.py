@@ -322,7 +322,7 @@ class _Run:
             scores = np.concatenate([p[0] for p in parts])
             positives = np.concatenate([p[1] for p in parts])
             net.calibration_ = Calibration.fit(
-                scores, positives, normalize="none" if self.multilabel else "sum",
+                scores, positives, normalize="none" if self.multilabel else "sum",  # (mixable rules)
                 method=str(self.params["calibrate"]))
         classifier.featurizer_ = classifier._make_featurizer()
         classifier.network_ = net

@@ -182,7 +182,7 @@ def fit_progressive(net: Any) -> None:
         positives = np.hstack([positives, np.zeros((positives.shape[0],
                                                     width - positives.shape[1]), bool)])
     net.calibration_ = Calibration.fit(
-        scores, positives, normalize="none" if net.multilabel_ else "sum",
+        scores, positives, normalize=net.kernel_.normalisation(net.multilabel_),
         method="progressive")
     window.since_fit = 0
 

@@ -215,7 +215,7 @@ class DualNetwork(LabelPrediction, RuleParamsEstimator):
             if not covered.all():
                 scores, positives = scores[covered], positives[covered]
             self.calibration_ = Calibration.fit(scores, positives,
-                                                normalize="none" if multilabel else "sum",
+                                                normalize=self.kernel_.normalisation(multilabel),
                                                 method=str(self.calibrate))
         return self
 

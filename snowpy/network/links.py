@@ -187,7 +187,7 @@ class LinkStore:
     @property
     def absent_planes(self) -> np.ndarray:
         """Plane values of a missing link."""
-        if self.policy_code in (POSITIVE, SIGNED):
+        if self.policy_code in (POSITIVE, SIGNED) and not self.kernel.absent_initial:
             return np.zeros(self.n_planes, np.float64)
         return self.initial_weights
 

@@ -417,7 +417,7 @@ class Network(LabelPrediction, OnlineLearning, WeightViews, RuleParamsEstimator)
                 scores, positives = scores[covered], positives[covered]
             self.calibration_ = Calibration.fit(
                 scores, positives,
-                normalize="none" if multilabel else "sum", method=str(self.calibrate),
+                normalize=self.kernel_.normalisation(multilabel), method=str(self.calibrate),
             )
         return self
 

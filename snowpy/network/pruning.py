@@ -26,14 +26,15 @@ def discard(net: Any) -> int:
 
     Negligible: the link's prediction weight differs from a missing link's by
     less than ``discard`` times the rule's initial effective weight, or, for
-    rules whose weights start at 0, times the mean magnitude of the link
-    weights. The bias is kept.
+    rules whose weights start at 0 or are derived (Naive Bayes'
+    log-probabilities), times the mean difference of the link weights from a
+    missing link's. The bias is kept.
     """
     if net.discard is None:
         return 0
     store = net._store
     initial = abs(net.kernel_.initial_effective_weight)
-    if initial > 0:
+    if initial > 0 and net.kernel_.refresh is None:
         scale = initial
     else:
         weights = net.effective_links().data

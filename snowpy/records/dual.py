@@ -102,6 +102,10 @@ class DualKernel:
         object.__setattr__(self, "budget", int(self.budget))
         object.__setattr__(self, "resolved", dict(self.resolved))
 
+    def normalisation(self, multilabel: bool) -> str:
+        """How calibrated probabilities are combined across targets."""
+        return "none" if multilabel else "sum"
+
     @property
     def compiled(self) -> Any:
         """The similarity as the engine calls it (a C callback, cached on disk)."""

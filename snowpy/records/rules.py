@@ -192,6 +192,16 @@ class RuleKernel:
         ``refresh(W, target, bias, S, params)``: derive the scoring planes
         from the learned ones after training (module docstring); ``None`` for
         rules whose planes are their weights.
+    absent_initial : bool
+        A missing link weighs the rule's initial weights whatever the link
+        policy (Naive Bayes: a feature never seen with a target has the
+        smoothing log-probability, not 0); links are still made as the
+        policy says.
+    relative_scores : bool
+        Only the differences between targets' scores mean something (Naive
+        Bayes' log-likelihoods, whose level follows the document's length):
+        a single-label network calibrates them as a softmax with a fitted
+        temperature, not with sigmoids of each score.
     """
 
     update: Callable[..., Any]
@@ -204,6 +214,14 @@ class RuleKernel:
     multiplicative: bool = False
     mistake_driven: bool = True
     refresh: Callable[..., None] | None = None
+    absent_initial: bool = False
+    relative_scores: bool = False
+
+    def normalisation(self, multilabel: bool) -> str:
+        """How calibrated probabilities are combined across targets."""
+        if multilabel:
+            return "none"
+        return "softmax" if self.relative_scores else "sum"
 
     def __post_init__(self) -> None:
         if self.refresh is not None and not callable(self.refresh):

@@ -16,11 +16,12 @@ default, the two agree). The prior rides on the bias feature (with
 
 How it fits the engine: plane 0 (coefficient 0) holds the count ``c_ft``, the
 per-target state ``S[t] = [n_t, examples shown]``; plane 1 (coefficient 1)
-holds the score weight, derived after training by ``refresh``:
-``log(c_ft / n_t) - smoothing``, so that a missing link, which weighs 0,
-stands for ``smoothing``, and every target's activation is its Naive Bayes
-score plus the same ``-smoothing * (active features)``: winner-take-all and a
-softmax over targets are exactly Naive Bayes'. The bias link's weight is
+holds the score weight, derived after training by ``refresh``: ``log(c_ft /
+n_t)``. A missing link weighs ``smoothing`` whatever the link policy
+(``RuleKernel(absent_initial=True)``), so every target's activation is its
+Naive Bayes score ``log P(t) + sum_f log P(f | t)`` (the prior over the
+examples seen), with no offset: winner-take-all, a softmax over targets and
+calibration see Naive Bayes' own numbers. The bias link's weight is
 ``log(n_t / n) / bias strength``, ``n`` the examples seen (the most any target
 was shown; a target met later in a stream was not shown the earlier ones).
 
@@ -62,7 +63,7 @@ def naive_bayes_refresh(W: np.ndarray, target: np.ndarray, bias: np.ndarray, S: 
     counts = W[:, 0]
     with np.errstate(divide="ignore", invalid="ignore"):
         score = np.where((counts > 0) & (positives > 0),
-                         np.log(counts / np.maximum(positives, 1.0)) - smoothing, 0.0)
+                         np.log(counts / np.maximum(positives, 1.0)), smoothing)
         on_bias = bias > 0
         prior = np.where(positives > 0, np.log(np.maximum(positives, 1.0) / shown), smoothing)
         score[on_bias] = prior[on_bias] / bias[on_bias]
@@ -73,11 +74,13 @@ def _build(params: dict, context: BuildContext) -> RuleKernel:
     return RuleKernel(
         update=naive_bayes_update,
         params=[params["smoothing"]],
-        initial_weights=(0.0, 0.0),
+        initial_weights=(0.0, params["smoothing"]),
         planes=(0.0, 1.0),
         state_size=2,
         mistake_driven=False,
         refresh=naive_bayes_refresh,
+        absent_initial=True,
+        relative_scores=True,
     )
 
 
