@@ -127,17 +127,25 @@ def _log_sigmoid(z: np.ndarray) -> np.ndarray:
     return -np.logaddexp(0.0, -z)
 
 
-def _fit_softmax_slope(scores: np.ndarray, positives: np.ndarray) -> float:
-    """The ``c`` of ``softmax(c * scores)`` with the least log loss on the held-out
-    examples that have exactly one true label (a temperature ``1/c``; golden-section
-    search on ``log c`` over ``[1e-4, 1e2]``). For scores whose differences between
-    targets are log-likelihoods (Naive Bayes), ``c = 1`` is the model's own posterior."""
+def _single_label_rows(scores: np.ndarray, positives: np.ndarray) -> np.ndarray:
+    """The held-out examples with exactly one true label, a seeded sample of them when
+    there are more than memory allows (:data:`POOLED_PAIRS` scores)."""
     single = np.flatnonzero(positives.sum(axis=1) == 1)
-    if single.size < 2:
-        return 1.0
-    most = max(POOLED_PAIRS // max(scores.shape[1], 1), 2)  # bounded memory
+    most = max(POOLED_PAIRS // max(scores.shape[1], 1), 2)
     if single.size > most:
         single = np.sort(np.random.default_rng(0).choice(single, most, replace=False))
+    return single
+
+
+def _fit_softmax_slope(scores: np.ndarray, positives: np.ndarray) -> float:
+    """The ``c`` of ``softmax(c * scores)`` with the least log loss on the held-out
+    examples that have exactly one true label, against Platt's smoothed targets (a
+    temperature ``1/c``; golden-section search on ``log c`` over ``[1e-4, 1e2]``). For
+    scores whose differences between targets are log-likelihoods (Naive Bayes), ``c =
+    1`` is the model's own posterior."""
+    single = _single_label_rows(scores, positives)
+    if single.size < 2:
+        return 1.0
     s = scores[single] - scores[single].max(axis=1, keepdims=True)
     truth = positives[single].argmax(axis=1)
     n, k = s.shape
@@ -236,12 +244,9 @@ class Calibration:
         [1/8, 8]. Fitting ``T`` by log loss instead, or matching whenever the two differ,
         made probabilities worse where the held-out folds score unlike the final network
         (the demo corpus: log loss 0.18 -> 0.55); ``docs/calibration.md`` has the figures."""
-        single = np.flatnonzero(positives.sum(axis=1) == 1)
+        single = _single_label_rows(scores, positives)
         if single.size < 2:
             return 1.0
-        most = max(POOLED_PAIRS // max(scores.shape[1], 1), 2)  # bounded memory
-        if single.size > most:
-            single = np.sort(np.random.default_rng(0).choice(single, most, replace=False))
         log_p = _log_sigmoid(-(scores[single] * self.a + self.b))
         accuracy = float(np.mean(log_p.argmax(axis=1) == positives[single].argmax(axis=1)))
 

@@ -26,7 +26,8 @@ def _lbjava_score(counts: dict[int, int], n_t: int, active: list[int],
 
 def test_counts_and_scores_of_a_worked_example():
     net = snowpy.Network("naive-bayes", average=False, discard=None, shuffle=False).fit(X, Y)
-    store = net._store
+    assert net._store.S.tolist() == [[2.0, 3.0], [1.0, 3.0]]
+    assert net.mistakes_ == [1] and net.updates_ == [6]  # every example, every target
     # S[t] = [positives, examples shown]; plane 0 the counts, plane 1 log(c / n_t), the
     # prior log(n_t / n) on the bias; a missing link weighs the smoothing, -15
     a = net._store.planes_of(np.array([-1, 0, 1, 2]), 0)
