@@ -155,10 +155,13 @@ def _fit_softmax_slope(scores: np.ndarray, positives: np.ndarray) -> float:
     targets = np.full(s.shape, off)
     targets[np.arange(n), truth] = (n + 1.0) / (n + 2.0)
 
+    cap = 3.0 * np.log(k)  # an example's loss counts at most three times a uniform guess's
+
     def loss(log_c: float) -> float:
         z = np.exp(log_c) * s
         log_norm = np.log(np.exp(z).sum(axis=1, keepdims=True))
-        return float(-np.mean(np.sum(targets * (z - log_norm), axis=1)))
+        each = -np.sum(targets * (z - log_norm), axis=1)
+        return float(np.mean(np.minimum(each, cap)))
 
     low, high = np.log(1e-4), np.log(1e2)
     ratio = (np.sqrt(5.0) - 1.0) / 2.0

@@ -136,7 +136,9 @@ class LinkStore:
         self.policy = policy
         self.policy_code = POLICIES[policy]
         self.n_features = n_features
-        self.average = average
+        # a rule whose scoring planes are derived (Naive Bayes' log-probabilities from
+        # counts) is not averaged: the derivation is the model
+        self.average = average and kernel.refresh is None
         self.precision = precision
         self.dtype, self.min_magnitude, self.max_magnitude = PRECISIONS[precision]
         self.min_count = int(min_count)
@@ -158,7 +160,7 @@ class LinkStore:
         links = 4096
         self.target = np.zeros(links, np.int32)
         self.W = np.zeros((links, self.n_planes), self.dtype)
-        self.U = np.zeros((links if average else 0, self.n_planes), self.dtype)
+        self.U = np.zeros((links if self.average else 0, self.n_planes), self.dtype)
         self.lcount = np.zeros(links if link_counts else 0, np.int32)
         self.meta = new_meta()
         self.S = np.zeros((0, kernel.state_size), np.float64)

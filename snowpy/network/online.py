@@ -188,7 +188,7 @@ class OnlineLearning:
     def _score_example(self, ids: np.ndarray, vals: np.ndarray) -> tuple[np.ndarray, int]:
         """Scores of one checked example, and the best target."""
         self._check_fitted()
-        ensure_fresh(self)
+        ensure_fresh(self, online=True)
         store = self._store
         out = np.empty(store.n_targets, dtype=np.float64)
         constants = self._score_args
@@ -324,6 +324,7 @@ class OnlineLearning:
             self._effective_cache.clear()
             if self.kernel_.refresh is not None:
                 self._planes_stale = True
+                self._stale_examples = getattr(self, "_stale_examples", 0) + 1
             if underflows:
                 self.underflows_ += underflows
         if scores.shape[0]:

@@ -12,6 +12,8 @@ from typing import Any
 
 import numpy as np
 
+from snowpy.network.refreshing import ensure_fresh
+
 __all__ = ["discard", "keep_top_percent", "prune"]
 
 
@@ -32,6 +34,7 @@ def discard(net: Any) -> int:
     """
     if net.discard is None:
         return 0
+    ensure_fresh(net)  # (a rule's derived weights, as prediction would see them)
     store = net._store
     initial = abs(net.kernel_.initial_effective_weight)
     if initial > 0 and net.kernel_.refresh is None:

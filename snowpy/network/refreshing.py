@@ -4,8 +4,15 @@ A rule that is not a sum of independently updated weights (Naive Bayes: a
 count divided by its target's total, which every example of the target
 changes) keeps what it learns in planes of coefficient 0 and derives the
 planes that score from them (:class:`snowpy.rules.RuleKernel`'s ``refresh``).
-Batch training refreshes once at its end; one-example learning marks the
-network stale, and the next prediction, save or weight view refreshes first.
+Training marks the network stale (batch training also refreshes when the
+examples seen reach 1, 2, 4, 8..., so that it learns from predictions of the
+counts so far); the next batch prediction, save or weight view refreshes
+first, exactly. A prediction of one example (``predict_one``, the progressive
+validation of a stream) refreshes once the examples learned since the last
+refresh reach the network's pool size over :data:`ONLINE_REFRESH_LINKS`:
+every example while the network is small, and never more than that many link
+updates an example on average, instead of a pass over every link per example
+(20 Newsgroups as a stream: more than ten minutes).
 """
 
 from __future__ import annotations
@@ -14,12 +21,16 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["ensure_fresh", "refresh_planes"]
+__all__ = ["ONLINE_REFRESH_LINKS", "ensure_fresh", "refresh_planes"]
+
+#: One-example predictions refresh after (pool slots / this) examples learned.
+ONLINE_REFRESH_LINKS = 20_000
 
 
 def refresh_planes(net: Any) -> None:
     """Call the rule's ``refresh`` on every live link and write the planes back."""
     net._planes_stale = False
+    net._stale_examples = 0
     refresh = net.kernel_.refresh
     store = net._store
     if refresh is None or store.frozen:
@@ -40,7 +51,15 @@ def refresh_planes(net: Any) -> None:
     net._effective_cache.clear()
 
 
-def ensure_fresh(net: Any) -> None:
-    """Refresh when one-example learning left the derived planes behind."""
-    if getattr(net, "_planes_stale", False):
-        refresh_planes(net)
+def ensure_fresh(net: Any, *, online: bool = False) -> None:
+    """Refresh when training left the derived planes behind; ``online`` (a prediction
+    of one example), only once enough examples were learned since the last refresh."""
+    if not getattr(net, "_planes_stale", False):
+        return
+    if online:
+        from snowpy.network.blocks import USED
+
+        waited = getattr(net, "_stale_examples", 0)
+        if waited < int(net._store.meta[USED]) // ONLINE_REFRESH_LINKS:
+            return
+    refresh_planes(net)

@@ -146,7 +146,7 @@ def train(net: Any, call: TrainingCall, *, epochs: int, shuffle: bool, progress:
                    record=record, rank_links=rank_links)
     finally:
         if net.kernel_.refresh is not None:
-            refresh_planes(net)
+            net._planes_stale = True  # refreshed by the next prediction, save or view
 
 
 class _KernelErrors:
@@ -259,10 +259,17 @@ def _epoch(net: Any, call: TrainingCall, epoch: int, order: np.ndarray, counts: 
     mistakes = updates = overflows = 0
     # a rule that derives its scores (Naive Bayes) predicts each example from the counts
     # of the chunks before it: refreshed at 1, 2, 4, 8... examples (and as progress asks)
+    # a rule that derives its scores (Naive Bayes) predicts each example from the counts
+    # refreshed when the examples seen reached 1, 2, 4, 8...: log2(n) refreshes of the
+    # links over a stream, however it is cut into calls
     refreshing = net.kernel_.refresh is not None
-    for start, stop in chunks(order.size, progress is not None or refreshing,
-                              getattr(progress, "every", None),
-                              cap=16384 if progress is not None else order.size):
+    if refreshing and progress is None:
+        cuts = refresh_points(net.n_examples_seen_, order.size)
+        pieces = list(zip([0] + cuts, cuts + [order.size]))
+    else:
+        pieces = chunks(order.size, progress is not None, getattr(progress, "every", None))
+    for start, stop in pieces:
+        seen_before = net.n_examples_seen_
         chunk_mistakes = 0
         position = start
         while position < stop:
@@ -290,13 +297,29 @@ def _epoch(net: Any, call: TrainingCall, epoch: int, order: np.ndarray, counts: 
             position += processed
             if need_room:
                 store.reserve_links(need_room)
-        if refreshing:
-            refresh_planes(net)
+        if refreshing and refresh_points(seen_before, stop - start + 1):
+            refresh_planes(net)  # (the examples seen crossed a power of two)
         mistakes += chunk_mistakes
         if progress is not None:
             net._effective_cache.clear()
             progress(epoch, stop, order.size, chunk_mistakes)
     return mistakes, updates, overflows
+
+
+def refresh_points(seen: int, n: int) -> list[int]:
+    """Positions ``0 < p < n`` of a run of ``n`` examples where the examples seen, ``seen``
+    before it, reach a power of two.
+
+    >>> refresh_points(0, 10), refresh_points(5, 10)
+    ([1, 2, 4, 8], [3])
+    """
+    points = []
+    power = 1
+    while power < seen + n:
+        if power > seen:
+            points.append(power - seen)
+        power *= 2
+    return [p for p in points if 0 < p < n]
 
 
 def separator(net: Any) -> tuple[float, float]:

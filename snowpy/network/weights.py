@@ -55,6 +55,7 @@ class WeightViews:
         missing entries weigh :attr:`absent_weight_`.
         """
         self._check_fitted()
+        ensure_fresh(self)
         return self._store.links_csr(averaged=bool(self.average))
 
     def link_counts(self, columns: Any = None) -> np.ndarray:
@@ -96,6 +97,7 @@ class WeightViews:
         networks and tests; :meth:`effective_links` is the sparse form.
         """
         self._check_fitted()
+        ensure_fresh(self)
         dense = self._store.full_table(averaged=bool(self.average))
         unseen = np.full((1, dense.shape[1]), self._store.absent)
         return np.vstack([dense, unseen])

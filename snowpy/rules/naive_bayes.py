@@ -35,6 +35,8 @@ was shown; a target met later in a stream was not shown the earlier ones).
 
 from __future__ import annotations
 
+import math
+
 import numba
 import numpy as np
 
@@ -46,12 +48,16 @@ __all__ = ["NAIVE_BAYES", "naive_bayes_refresh", "naive_bayes_update"]
 
 @numba.njit(nogil=True, cache=True)
 def naive_bayes_update(w, S, t, y, activation, vals, m, sqnorm, params):  # pragma: no cover
-    """Count the example: ``S[t] = [positives, shown]``, ``w[k, 0]`` the feature's count."""
+    """Count the example: ``S[t] = [positives, shown]``, ``w[k, 0]`` the feature's count,
+    and ``w[k, 1] = log(count / positives)`` for the example's features at once (the
+    other links of ``t`` drift by ``log(n_t / (n_t + 1))`` until the next refresh)."""
     S[t, 1] += 1.0
     if y > 0.0:
         S[t, 0] += 1.0
+        n = S[t, 0]
         for k in range(m):
             w[k, 0] += 1.0
+            w[k, 1] = math.log(w[k, 0] / n)
 
 
 def naive_bayes_refresh(W: np.ndarray, target: np.ndarray, bias: np.ndarray, S: np.ndarray,
