@@ -33,7 +33,7 @@ import numpy as np
 
 from snowpy.exceptions import ConfigurationError
 
-__all__ = ["METHODS", "NORMALIZATIONS", "Calibration", "fit_sigmoid"]
+__all__ = ["METHODS", "NORMALIZATIONS", "Calibration", "fit_sigmoid", "sigmoid"]
 
 #: How held-out scores are obtained: k-fold cross-fitting, or one held-out fraction.
 METHODS = ("cv", "holdout")
@@ -120,6 +120,15 @@ def _pooled(scores: np.ndarray, positives: np.ndarray) -> tuple[np.ndarray, np.n
         keep = np.random.default_rng(0).integers(0, flat_scores.size, POOLED_PAIRS)
         flat_scores, flat_positives = flat_scores[keep], flat_positives[keep]  # all)
     return flat_scores, flat_positives
+
+
+def sigmoid(z: np.ndarray) -> np.ndarray:
+    """The logistic function ``1 / (1 + exp(-z))`` without overflow.
+
+    >>> sigmoid(np.array([-800.0, 0.0, 800.0])).tolist()
+    [0.0, 0.5, 1.0]
+    """
+    return 0.5 * (1.0 + np.tanh(0.5 * z))
 
 
 def _log_sigmoid(z: np.ndarray) -> np.ndarray:
@@ -296,7 +305,7 @@ class Calibration:
             logits = logits - logits.max(axis=1, keepdims=True)
             e = np.exp(logits)
             return e / e.sum(axis=1, keepdims=True)
-        p = 0.5 * (1.0 + np.tanh(0.5 * logits))  # the logistic function without overflow
+        p = sigmoid(logits)
         if self.normalize == "none":
             return p
         if self.temperature != 1.0:  # p^T normalised: a softmax of T log p, in logs

@@ -14,10 +14,20 @@ from typing import Any
 import numpy as np
 
 from snowpy.exceptions import ModelFileError, SnowpyError
+from snowpy.network import Cloud, DualNetwork, Network
 from snowpy.network.state import network_state, plain, restore_network
 from snowpy.text.names import NameIndex
 
-__all__ = ["classifier_state", "restore_classifier"]
+__all__ = ["classifier_state", "restore_classifier", "restore_kind"]
+
+#: The networks that describe themselves in a part of the header named by their kind.
+_KINDS: dict[str, Any] = {"cloud": Cloud, "dual": DualNetwork}
+
+
+def restore_kind(kind: str, part: Any, arrays: dict[str, np.ndarray], where: str) -> Any:
+    """A cloud or a dual network from its part of a model header (``kind`` "cloud" or
+    "dual")."""
+    return _KINDS[kind]._restore(part if isinstance(part, dict) else {}, arrays, where)
 
 _TUPLES = ("ngrams", "char_ngrams", "affixes", "fields")
 
@@ -27,7 +37,7 @@ def classifier_state(classifier: Any, inference_only: bool = False
     """The header and arrays that describe a trained :class:`snowpy.SnowClassifier`."""
     classifier._check_fitted()
     network = classifier.network_
-    if hasattr(network, "networks_") or not hasattr(network, "_store"):
+    if not isinstance(network, Network):
         # a cloud (its members' headers and arrays) or a dual network (support vectors)
         header, arrays = network._model_state(inference_only)
         kept = network.feature_ids_
@@ -62,13 +72,8 @@ def restore_classifier(classifier_class: type, network_class: type, header: dict
 
     described = header.get("network") or {}
     kind = described.get("kind") if isinstance(described, dict) else None
-    if kind in ("cloud", "dual"):
-        from snowpy.network.cloud import Cloud
-        from snowpy.network.dual import DualNetwork
-
-        part = described.get(kind)
-        network = (Cloud if kind == "cloud" else DualNetwork)._restore(
-            part if isinstance(part, dict) else {}, arrays, where)
+    if kind in _KINDS:
+        network = restore_kind(kind, described.get(kind), arrays, where)
     else:
         network = restore_network(network_class, described, arrays, where)
     try:

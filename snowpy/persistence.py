@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from snowpy.classifier import SnowClassifier
-from snowpy.classifier_state import restore_classifier
+from snowpy.classifier_state import restore_classifier, restore_kind
 from snowpy.exceptions import ConfigurationError, ModelFileError
 from snowpy.model_file import read_model, write_model
 from snowpy.network import Cloud, DualNetwork, Network
@@ -70,12 +70,8 @@ def load(path: str | os.PathLike, *, mmap: bool = False, verify: bool = True) ->
                                    arrays, where)
         if kind == "classifier":
             return restore_classifier(SnowClassifier, Network, header, arrays, where)
-        if kind == "cloud":
-            cloud = header.get("cloud") or {}
-            return Cloud._restore(cloud if isinstance(cloud, dict) else {}, arrays, where)
-        if kind == "dual":
-            dual = header.get("dual") or {}
-            return DualNetwork._restore(dual if isinstance(dual, dict) else {}, arrays, where)
+        if kind in ("cloud", "dual"):
+            return restore_kind(kind, header.get(kind), arrays, where)
     except ModelFileError:
         raise
     except (KeyError, TypeError, ValueError, AttributeError, IndexError) as exc:

@@ -173,8 +173,10 @@ def inspect(
     loaded = load(model)
     if corpus is not None:
         _recover_names(loaded, corpus, split, top, export_to is not None)
+    from snowpy.network import DualNetwork
+
     network = _parts(loaded)[1]
-    if not hasattr(network, "_store") and not hasattr(network, "networks_"):
+    if isinstance(network, DualNetwork):
         _show_dual(console, model, loaded, json_output, export_to)
         return
     views = _member_views(loaded)
@@ -189,7 +191,7 @@ def inspect(
             console.print(f"exported {written:,} links to {export_to}")
         return
     # a cloud (snowpy train --rule winnow+perceptron): its members one by one
-    cloud = _parts(loaded)[1]
+    cloud = network
     members = [describe(view, top) for view in views]
     confidence = {str(label): [round(float(c), 6) for c in column]
                   for label, column in zip(cloud.classes_, cloud.confidence_.T)}
@@ -214,8 +216,10 @@ def _member_views(loaded: Any) -> list[Any] | None:
     """For a cloud, the model as each member alone (a classifier keeps its front end)."""
     import copy
 
+    from snowpy.network import Cloud
+
     classifier, net, _ = _parts(loaded)
-    if not hasattr(net, "networks_"):
+    if not isinstance(net, Cloud):
         return None
     if classifier is None:
         return list(net.networks_)
@@ -273,7 +277,7 @@ def describe_dual(model: Any) -> dict[str, Any]:
 
     classifier, net, _ = _parts(model)
     n = net.n_support_
-    alpha = net._model_state()[1]["sv_alpha"]
+    alpha = net.dual_coef_
     return {
         "kind": "classifier" if classifier else "dual network", "rule": net.rule,
         "rule_params": net.rule_params_, "classes": [str(c) for c in net.classes_],

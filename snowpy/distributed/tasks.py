@@ -219,9 +219,9 @@ def held_out(states: list[State], data: ShardData, setup: Setup, total: int
         if mine.size:
             scores[mine] = net.target_scores(data.X[rows[mine]])
     if rows.size and nets:
-        from snowpy.network.labels import encode_labels
+        from snowpy.network.labels import encode_labels, positive_matrix
 
         indptr, targets = encode_labels(nets[0]._labels, [data.labels[i] for i in rows],
                                         nets[0].multilabel_)
-        positives[np.repeat(np.arange(rows.size), np.diff(indptr)), targets] = True
+        positives = positive_matrix(indptr, targets, n_targets)
     return scores, positives

@@ -20,7 +20,7 @@ import scipy.sparse as sp
 
 from snowpy._progress import phase
 from snowpy.calibration import Calibration
-from snowpy.network.labels import LabelIndex
+from snowpy.network.labels import LabelIndex, positive_matrix
 from snowpy.network.training import example_keys, keyed_order
 
 __all__ = [
@@ -48,9 +48,8 @@ def held_out_scores(net: Any, X: sp.csr_matrix, y: Sequence[Any], targets: Any,
     examples' shuffling keys the folds were drawn by (the final training reuses them);
     each fold is announced to ``progress`` as a phase."""
     n = X.shape[0]
-    positives = np.zeros((n, len(labels)), dtype=bool)
     y_indptr, y_targets = labels.encode(y, multilabel=multilabel, grow=False)
-    positives[np.repeat(np.arange(n), np.diff(y_indptr)), y_targets] = True
+    positives = positive_matrix(y_indptr, y_targets, len(labels))
     # folds drawn by what the examples are, not where they stand: the same data in
     # another order (or weighted instead of repeated) is calibrated the same way
     if keys is None:

@@ -16,6 +16,7 @@ from typing import Any
 
 import numpy as np
 
+from snowpy.calibration import sigmoid
 from snowpy.exceptions import ConfigurationError, NotFittedError
 from snowpy.network.predicting import LabelPrediction
 
@@ -33,15 +34,11 @@ def confidence(mistakes: Any) -> np.ndarray:
     return 101.0 * 102.0 / ((101.0 + M) * (102.0 + M))
 
 
-def _sigmoid(scores: np.ndarray) -> np.ndarray:
-    return 0.5 * (1.0 + np.tanh(0.5 * scores))  # 1 / (1 + exp(-s)), without overflow
-
-
 def _vote(weights: np.ndarray, member_scores: list[np.ndarray]) -> np.ndarray:
     """The confidence-weighted sum of the members' sigmoid activations."""
     total = np.zeros(member_scores[0].shape)
     for weight, scores in zip(weights, member_scores):
-        total += weight * _sigmoid(scores)
+        total += weight * sigmoid(scores)
     return total
 
 
@@ -348,14 +345,6 @@ class Cloud(LabelPrediction):
         if not self.multilabel_:
             mixed = mixed / mixed.sum(axis=-1, keepdims=True)
         return np.asarray(mixed)
-
-    def normalised_scores(self, X: Any) -> np.ndarray:
-        """Probabilities when calibrated, else the softmax of :meth:`target_scores`."""
-        if self.calibration_ is not None:
-            return self.predict_proba(X)
-        scores = self.target_scores(X)
-        shifted = np.exp(scores - scores.max(axis=1, keepdims=True))
-        return shifted / shifted.sum(axis=1, keepdims=True)
 
     # one example at a time (SnowClassifier.predict_one, predict_proba_one)
     def _score_example(self, ids: np.ndarray, vals: np.ndarray) -> tuple[np.ndarray, int]:

@@ -20,7 +20,7 @@ import scipy.sparse as sp
 
 from snowpy._progress import phase
 from snowpy._validation import apply_weights, as_csr, require_rows
-from snowpy.base import RuleParamsEstimator, available_if
+from snowpy.base import RuleParamsEstimator
 from snowpy.exceptions import ConfigurationError, NotFittedError
 from snowpy.network.calibrating import (
     ProgressiveWindow,
@@ -36,9 +36,12 @@ from snowpy.network.labels import (
     encode_labels,
     is_multilabel,
     label_array,
+    positive_matrix,
     sorted_labels,
 )
-from snowpy.network.predicting import LabelPrediction, gives_probabilities
+from snowpy.network.online import parse_example
+from snowpy.network.options import check_training_options
+from snowpy.network.predicting import LabelPrediction
 from snowpy.network.training import chunks, example_keys, shuffled
 from snowpy.plugins import get_rule
 from snowpy.records.rules import BuildContext
@@ -109,14 +112,7 @@ class DualNetwork(LabelPrediction, RuleParamsEstimator):
     def check_options(self) -> None:
         """Validate the rule, its parameters and the options."""
         self.resolve_rule()
-        if isinstance(self.epochs, bool) or not isinstance(self.epochs, int) or self.epochs < 1:
-            raise ConfigurationError(f"epochs must be a whole number >= 1, got {self.epochs!r}")
-        if self.calibrate not in (None, "cv", "holdout", "progressive"):
-            raise ConfigurationError(f"calibrate must be None, 'cv', 'holdout' or "
-                                     f"'progressive', got {self.calibrate!r}")
-        folds = self.calibration_folds
-        if isinstance(folds, bool) or not isinstance(folds, int) or not 2 <= folds <= 100:
-            raise ConfigurationError(f"calibration_folds must be from 2 to 100, got {folds!r}")
+        check_training_options(self.get_params())
 
     def _check_fitted(self) -> None:
         if "_alpha" not in self.__dict__:
@@ -250,6 +246,7 @@ class DualNetwork(LabelPrediction, RuleParamsEstimator):
         indptr = X.indptr.astype(np.int64)
         if shuffle and keys is None:
             keys = example_keys(X, y_indptr, y_targets)
+        positives = self._positives(y_indptr, y_targets)
         for epoch in range(epochs):
             order = (shuffled(keys, self._rng) if shuffle and keys is not None
                      else np.arange(X.shape[0])).astype(np.int64)
@@ -257,7 +254,7 @@ class DualNetwork(LabelPrediction, RuleParamsEstimator):
             for start, stop in chunks(order.size, progress is not None,
                                       getattr(progress, "every", None)):
                 done_m, done_u = self._run(indptr, ids, vals, order[start:stop], y_indptr,
-                                           y_targets, record=epoch == 0)
+                                           y_targets, positives if epoch == 0 else None)
                 mistakes += done_m
                 updates += done_u
                 if progress is not None:
@@ -271,27 +268,31 @@ class DualNetwork(LabelPrediction, RuleParamsEstimator):
                 and self._progressive.filled:
             fit_progressive(self)
 
+    def _positives(self, y_indptr: np.ndarray, y_targets: np.ndarray) -> np.ndarray | None:
+        """Which targets each example is positive for, when calibrating progressively."""
+        if self._progressive is None:
+            return None
+        return positive_matrix(y_indptr, y_targets, self._alpha.shape[1])
+
     def _run(self, indptr: np.ndarray, ids: np.ndarray, vals: np.ndarray, order: np.ndarray,
-             y_indptr: np.ndarray, y_targets: np.ndarray, record: bool = False
+             y_indptr: np.ndarray, y_targets: np.ndarray, positives: np.ndarray | None = None
              ) -> tuple[int, int]:
-        """Learn ``order``; with ``record`` and progressive calibration, the scores
-        before learning go to the progressive window."""
+        """Learn ``order``; with the examples' ``positives`` (progressive calibration),
+        the scores before learning go to the progressive window."""
         kernel, params = self.kernel_, self.rule_params_
-        window = self._progressive if record else None
         mistakes = updates = 0
         while order.size:
-            scores = np.empty((order.size if window is not None else 0, self._alpha.shape[1]))
+            scores = np.empty((order.size if positives is not None else 0,
+                               self._alpha.shape[1]))
             done, m, u, need = dual_epoch(
                 kernel.compiled, self._ids, self._vals, self._len, self._width, self._alpha,
                 self._state, kernel.budget, indptr, ids, vals, order, y_indptr, y_targets,
                 kernel.params, float(params["theta"]), float(params["thickness"]),
                 float(params["negative_thickness"]), float(kernel.step), self.multilabel_,
                 scores)
-            if window is not None and done:
-                positives = np.zeros((done, scores.shape[1]), dtype=bool)
-                for row, i in enumerate(order[:done]):
-                    positives[row, y_targets[y_indptr[i]:y_indptr[i + 1]]] = True
-                window.add(scores[:done], positives)
+            window = self._progressive
+            if positives is not None and window is not None and done:
+                window.add(scores[:done], positives[order[:done]])
                 refresh_progressive(self)
             mistakes += m
             updates += u
@@ -315,10 +316,16 @@ class DualNetwork(LabelPrediction, RuleParamsEstimator):
         return int(self._state[USED])
 
     @property
+    def dual_coef_(self) -> np.ndarray:
+        """``float64[support vectors, targets]``: each support vector's coefficients."""
+        self._check_fitted()
+        return self._alpha[:self.n_support_]
+
+    @property
     def n_links_(self) -> int:
         """Non-zero coefficients: what a dual network holds in place of links."""
         self._check_fitted()
-        return int(np.count_nonzero(self._alpha[:self.n_support_]))
+        return int(np.count_nonzero(self.dual_coef_))
 
     def target_scores(self, X: Any) -> np.ndarray:
         """``f_t(x) - theta`` of every target, ``float64[n, targets]``."""
@@ -335,23 +342,15 @@ class DualNetwork(LabelPrediction, RuleParamsEstimator):
                     float(self.rule_params_["theta"]), out)
         return out
 
-    @available_if(gives_probabilities, NotFittedError)
-    def predict_proba(self, X: Any) -> np.ndarray:
-        """Calibrated probability of every target (needs ``calibrate``)."""
-        self._check_fitted()
-        if self.calibration_ is None:
-            raise NotFittedError("this network has no calibration; train it with "
-                                 "calibrate='cv' to get probabilities")
-        return self.calibration_.probabilities(self.target_scores(X))
-
     # ------------------------------------------------- one example at a time
     def _row(self, ids: np.ndarray, vals: np.ndarray) -> sp.csr_matrix:
         width = getattr(self, "n_features_in_", None) or int(ids.max(initial=-1)) + 1
         return sp.csr_matrix((vals, ids, [0, ids.size]), shape=(1, width))
 
     def learn_one(self, x: Any, y: Any) -> DualNetwork:
-        """Learn one example: a dict of feature id -> strength (River's protocol)."""
-        ids, vals = _pairs(x)
+        """Learn one example: a dict of feature id -> strength, or active ids (River's
+        protocol; :func:`snowpy.network.online.parse_example`)."""
+        ids, vals = parse_example(x)
         return self._learn_example(ids, vals, y)
 
     def _learn_example(self, ids: np.ndarray, vals: np.ndarray, y: Any,
@@ -371,7 +370,7 @@ class DualNetwork(LabelPrediction, RuleParamsEstimator):
         order = np.zeros(1, np.int64)
         mistakes, updates = self._run(np.array([0, ids.size], np.int64), ids.astype(np.int64),
                                       vals.astype(np.float64), order, y_indptr, y_targets,
-                                      record=True)
+                                      self._positives(y_indptr, y_targets))
         if not getattr(self, "_online", False):
             self.mistakes_.append(0)
             self.updates_.append(0)
@@ -382,8 +381,8 @@ class DualNetwork(LabelPrediction, RuleParamsEstimator):
         return self
 
     def predict_one(self, x: Any) -> Any:
-        """The label of one example (a dict of feature id -> strength)."""
-        return self._label_of(*self._score_example(*_pairs(x)))
+        """The label of one example (as :meth:`learn_one` takes it)."""
+        return self._label_of(*self._score_example(*parse_example(x)))
 
     def _score_example(self, ids: np.ndarray, vals: np.ndarray) -> tuple[np.ndarray, int]:
         scores = self.target_scores(self._row(ids, vals))[0]
@@ -399,9 +398,9 @@ class DualNetwork(LabelPrediction, RuleParamsEstimator):
     def link_counts(self, columns: Any = None) -> np.ndarray:
         """Support vectors holding each feature (of :attr:`feature_ids_`, or ``columns``)."""
         columns = self.feature_ids_ if columns is None else np.asarray(columns)
-        held = self._held_ids()
-        return np.searchsorted(np.sort(held), columns, side="right") - \
-            np.searchsorted(np.sort(held), columns, side="left")
+        held = np.sort(self._held_ids())
+        return np.searchsorted(held, columns, side="right") - \
+            np.searchsorted(held, columns, side="left")
 
     def _held_ids(self) -> np.ndarray:
         return self._held(self._ids)
@@ -448,9 +447,3 @@ def _refuse_targets(targets: Any) -> None:
                                  "rules: every target scores every example")
 
 
-def _pairs(x: Any) -> tuple[np.ndarray, np.ndarray]:
-    if not isinstance(x, dict):
-        raise ConfigurationError("an example is a dict of feature id -> strength")
-    items = sorted((int(k), float(v)) for k, v in x.items())
-    return (np.array([k for k, _ in items], np.int64),
-            np.array([v for _, v in items], np.float64))

@@ -42,7 +42,7 @@ def dual_state(net: Any) -> tuple[dict[str, Any], dict[str, np.ndarray]]:
         },
     }
     arrays = {"sv_ids": net._held(net._ids), "sv_vals": net._held(net._vals),
-              "sv_len": lengths, "sv_alpha": np.ascontiguousarray(net._alpha[:n])}
+              "sv_len": lengths, "sv_alpha": np.ascontiguousarray(net.dual_coef_)}
     if net.calibration_ is not None:
         arrays.update(net.calibration_.arrays())
     if net._progressive is not None and net._progressive.filled:

@@ -27,6 +27,7 @@ __all__ = [
     "is_multilabel",
     "label_array",
     "normalise_label",
+    "positive_matrix",
     "sorted_labels",
 ]
 
@@ -252,6 +253,18 @@ def sorted_labels(y: Sequence[Any], multilabel: bool) -> list[Any]:
         return sorted(index.labels)
     except TypeError:
         return index.labels
+
+
+def positive_matrix(y_indptr: np.ndarray, y_targets: np.ndarray, n_targets: int
+                    ) -> np.ndarray:
+    """``bool[examples, n_targets]``: which targets each encoded example is positive for.
+
+    >>> positive_matrix(np.array([0, 1, 3]), np.array([1, 0, 2]), 3).astype(int).tolist()
+    [[0, 1, 0], [1, 0, 1]]
+    """
+    positives = np.zeros((y_indptr.shape[0] - 1, n_targets), dtype=bool)
+    positives[np.repeat(np.arange(positives.shape[0]), np.diff(y_indptr)), y_targets] = True
+    return positives
 
 
 def encode_labels(index: LabelIndex, y: Sequence[Any], multilabel: bool

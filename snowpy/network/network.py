@@ -18,7 +18,7 @@ import scipy.sparse as sp
 
 from snowpy._progress import phase
 from snowpy._validation import apply_weights, as_csr, check_length, require_rows
-from snowpy.base import RuleParamsEstimator, available_if
+from snowpy.base import RuleParamsEstimator
 from snowpy.exceptions import CalibrationWarning, ConfigurationError, NotFittedError
 from snowpy.model_file import write_model
 from snowpy.network.calibrating import (
@@ -33,12 +33,13 @@ from snowpy.network.labels import (
     encode_labels,
     is_multilabel,
     label_array,
+    positive_matrix,
     sorted_labels,
 )
 from snowpy.network.links import PRECISIONS, LinkStore
 from snowpy.network.online import ONLINE_WIDTH, OnlineLearning
 from snowpy.network.options import bias_strength, check_options
-from snowpy.network.predicting import LabelPrediction, gives_probabilities
+from snowpy.network.predicting import LabelPrediction
 from snowpy.network.pruning import discard, prune
 from snowpy.network.scoring import scores as link_scores
 from snowpy.network.state import network_state
@@ -480,9 +481,8 @@ class Network(LabelPrediction, OnlineLearning, WeightViews, RuleParamsEstimator)
         train(self, call, epochs=epochs, shuffle=shuffle, progress=progress, record=record,
               rank_links=fitting)
         if record is not None:
-            positives = np.zeros(record.shape, dtype=bool)
-            positives[np.repeat(np.arange(call.n), np.diff(y_indptr)), y_targets] = True
-            self._progressive.add(record, positives)
+            self._progressive.add(record, positive_matrix(y_indptr, y_targets,
+                                                          record.shape[1]))
             refresh_progressive(self)
         return self
 
@@ -567,22 +567,6 @@ class Network(LabelPrediction, OnlineLearning, WeightViews, RuleParamsEstimator)
         self._check_width(X)
         return link_scores(self._store, self.effective_links_delta(), X,
                            self._bias_strength(), float(self.rule_params_["theta"]))
-
-    @available_if(gives_probabilities, NotFittedError)
-    def predict_proba(self, X: Any) -> np.ndarray:
-        """Calibrated probability of every target, ``float64[n, targets]``.
-
-        Rows sum to 1 for single-label networks; for multi-label networks
-        each column is that label's own probability. Needs ``calibrate``.
-        """
-        self._check_fitted()
-        calibration = self.calibration_
-        if calibration is None:
-            raise NotFittedError(
-                "this network has no calibration; train it with calibrate='cv' to get "
-                "probabilities (or calibrate='holdout', or calibrate='progressive')"
-            )
-        return calibration.probabilities(self.target_scores(X))
 
     def _model_state(self, inference_only: bool = False) -> tuple[dict, dict]:
         """The network as a header and named arrays (:mod:`snowpy.network.state`)."""

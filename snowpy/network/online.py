@@ -36,7 +36,7 @@ from snowpy.network.refreshing import ensure_fresh
 from snowpy.network.training import KERNEL_ERRORS, NumericalWarning, separator
 from snowpy.records.kernels import kernel_handle
 
-__all__ = ["ONLINE_WIDTH", "OnlineLearning"]
+__all__ = ["ONLINE_WIDTH", "OnlineLearning", "parse_example"]
 
 
 _COLLECTIONS = (list, tuple, set, frozenset)
@@ -59,6 +59,46 @@ def _checked(ids, vals):  # pragma: no cover - compiled
         if k and ids[k] == ids[k - 1]:
             return 2
     return 0
+
+
+def parse_example(x: Any) -> tuple[np.ndarray, np.ndarray]:
+    """``(ids, strengths)`` of one example, ids sorted as a CSR row's are: a dict of
+    feature id -> strength, active ids, an ``(ids, strengths)`` pair of arrays or a
+    sparse row; bad ids, strengths and repeated features are refused."""
+    if isinstance(x, tuple) and len(x) == 2 and isinstance(x[0], np.ndarray):
+        ids = np.array(x[0], dtype=np.int64)  # a copy: _checked sorts in place
+        vals = np.array(x[1], dtype=np.float64)
+        if ids.shape != vals.shape or ids.ndim != 1:
+            raise ConfigurationError("an (ids, strengths) pair needs two 1-D arrays of "
+                                     "the same length")
+    elif isinstance(x, Mapping):
+        try:
+            ids = np.fromiter(x.keys(), dtype=np.int64, count=len(x))
+            vals = np.fromiter(x.values(), dtype=np.float64, count=len(x))
+        except (TypeError, ValueError, OverflowError):
+            raise ConfigurationError(
+                "an example is a dict of feature id (an integer) -> strength (a number); "
+                "for raw text use snowpy.SnowClassifier") from None
+    elif sp.issparse(x):
+        row = sp.csr_matrix(x)
+        if row.shape[0] != 1:
+            raise ConfigurationError(f"one example is one row, got {row.shape[0]}")
+        row.sum_duplicates()
+        ids, vals = row.indices.astype(np.int64), row.data.astype(np.float64)
+    elif isinstance(x, (str, bytes)):
+        raise ConfigurationError(
+            "a Network takes features (a dict of feature id -> strength, or active ids); "
+            "for raw text use snowpy.SnowClassifier"
+        )
+    else:
+        ids = np.asarray(list(x) if not isinstance(x, np.ndarray) else x, dtype=np.int64)
+        ids = np.unique(ids)
+        vals = np.ones(ids.size)
+    problem = _checked(ids, vals)
+    if problem:
+        raise ConfigurationError("feature ids must be >= 0 and strengths finite"
+                                 if problem == 1 else "an example names a feature twice")
+    return ids, vals
 
 
 class OnlineLearning:
@@ -107,12 +147,12 @@ class OnlineLearning:
         The same weights as :meth:`partial_fit` on the same examples in the same
         order, at the cost of the example alone. Returns the network.
         """
-        ids, vals = self._example(x)
+        ids, vals = parse_example(x)
         return self._learn_example(ids, vals, y)
 
     def predict_one(self, x: Any) -> Any:
         """The label of one example (a tuple of labels for a multi-label network)."""
-        return self._label_of(*self._score_example(*self._example(x)))
+        return self._label_of(*self._score_example(*parse_example(x)))
 
     def predict_proba_one(self, x: Any) -> dict[Any, float]:
         """The calibrated probability of each label for one example, a dict.
@@ -122,7 +162,7 @@ class OnlineLearning:
         learning as the window grows (every 8 examples at first, then whenever
         a tenth more came).
         """
-        scores, _ = self._score_example(*self._example(x))
+        scores, _ = self._score_example(*parse_example(x))
         return self._probabilities_of(scores)
 
     def learn_many(self, X: Any, y: Sequence[Any]) -> Any:
@@ -134,43 +174,6 @@ class OnlineLearning:
         return self.predict(X)
 
     # ----------------------------------------------------------------- paths
-    def _example(self, x: Any) -> tuple[np.ndarray, np.ndarray]:
-        """``(ids, strengths)`` of one example, ids sorted as a CSR row's are."""
-        if isinstance(x, tuple) and len(x) == 2 and isinstance(x[0], np.ndarray):
-            ids = np.array(x[0], dtype=np.int64)  # a copy: _checked sorts in place
-            vals = np.array(x[1], dtype=np.float64)
-            if ids.shape != vals.shape or ids.ndim != 1:
-                raise ConfigurationError("an (ids, strengths) pair needs two 1-D arrays of "
-                                         "the same length")
-        elif isinstance(x, Mapping):
-            try:
-                ids = np.fromiter(x.keys(), dtype=np.int64, count=len(x))
-                vals = np.fromiter(x.values(), dtype=np.float64, count=len(x))
-            except (TypeError, ValueError, OverflowError):
-                raise ConfigurationError(
-                    "an example is a dict of feature id (an integer) -> strength (a number); "
-                    "for raw text use snowpy.SnowClassifier") from None
-        elif sp.issparse(x):
-            row = sp.csr_matrix(x)
-            if row.shape[0] != 1:
-                raise ConfigurationError(f"one example is one row, got {row.shape[0]}")
-            row.sum_duplicates()
-            ids, vals = row.indices.astype(np.int64), row.data.astype(np.float64)
-        elif isinstance(x, (str, bytes)):
-            raise ConfigurationError(
-                "a Network takes features (a dict of feature id -> strength, or active ids); "
-                "for raw text use snowpy.SnowClassifier"
-            )
-        else:
-            ids = np.asarray(list(x) if not isinstance(x, np.ndarray) else x, dtype=np.int64)
-            ids = np.unique(ids)
-            vals = np.ones(ids.size)
-        problem = _checked(ids, vals)
-        if problem:
-            raise ConfigurationError("feature ids must be >= 0 and strengths finite"
-                                     if problem == 1 else "an example names a feature twice")
-        return ids, vals
-
     def _fast_arrays(self, width: int = 0) -> Any:
         """The network's arrays as one compiled argument, repacked when one was replaced
         or when the workspace is narrower than ``width`` features."""

@@ -14,7 +14,8 @@ import numpy as np
 from snowpy.exceptions import ConfigurationError
 from snowpy.network.links import LINK_POLICIES, PRECISIONS
 
-__all__ = ["CALIBRATIONS", "MULTICLASS", "bias_strength", "check_options"]
+__all__ = ["CALIBRATIONS", "MULTICLASS", "bias_strength", "check_options",
+           "check_training_options"]
 
 CALIBRATIONS = (None, "cv", "holdout", "progressive")
 MULTICLASS = ("ova", "constraint")
@@ -52,8 +53,10 @@ MAX_EPOCHS = 1_000_000
 MAX_FOLDS = 1000
 
 
-def check_options(options: dict[str, Any]) -> None:
-    """Check a network's options (``Network.get_params()`` without the rule's)."""
+def check_training_options(options: dict[str, Any]) -> None:
+    """Check the options every network has, whatever keeps what it learns (a
+    :class:`~snowpy.Network`'s links or a :class:`~snowpy.DualNetwork`'s support vectors):
+    ``epochs``, ``calibrate``, ``calibration_folds``, ``seed``."""
     epochs = options["epochs"]
     if not _is_int(epochs) or not 1 <= epochs <= MAX_EPOCHS:
         raise ConfigurationError(f"epochs must be an integer from 1 to {MAX_EPOCHS:,}, "
@@ -63,14 +66,19 @@ def check_options(options: dict[str, Any]) -> None:
     if not _is_int(folds) or not 2 <= folds <= MAX_FOLDS:
         raise ConfigurationError(f"calibration_folds must be an integer from 2 to {MAX_FOLDS}, "
                                  f"got {folds!r}")
-    _choice("multiclass", options["multiclass"], MULTICLASS)
-    _choice("links", options["links"], LINK_POLICIES)
-    _choice("precision", options["precision"], tuple(PRECISIONS))
     seed = options["seed"]
     if seed is not None and (not _is_int(seed) or not 0 <= seed <= _MAX_SEED):
         raise ConfigurationError(
             f"seed must be None or an integer from 0 to {_MAX_SEED}, got {seed!r}"
         )
+
+
+def check_options(options: dict[str, Any]) -> None:
+    """Check a network's options (``Network.get_params()`` without the rule's)."""
+    check_training_options(options)
+    _choice("multiclass", options["multiclass"], MULTICLASS)
+    _choice("links", options["links"], LINK_POLICIES)
+    _choice("precision", options["precision"], tuple(PRECISIONS))
     eligibility = options["eligibility"]
     if not _is_int(eligibility) or eligibility < 1:
         raise ConfigurationError(

@@ -14,7 +14,8 @@ from typing import Any
 import numpy as np
 
 from snowpy._validation import as_csr, check_length
-from snowpy.exceptions import ConfigurationError
+from snowpy.base import available_if
+from snowpy.exceptions import ConfigurationError, NotFittedError
 
 __all__ = ["ABSTAIN", "LabelPrediction", "gives_probabilities"]
 
@@ -115,13 +116,29 @@ class LabelPrediction:
             out[(top[:, 1] - top[:, 0]) < margin] = ABSTAIN
         return out
 
+    @available_if(gives_probabilities, NotFittedError)
+    def predict_proba(self, X: Any) -> np.ndarray:
+        """Calibrated probability of every target, ``float64[n, targets]``.
+
+        Rows sum to 1 for single-label networks; for multi-label networks
+        each column is that label's own probability. Needs ``calibrate``.
+        """
+        self._check_fitted()
+        calibration = self.calibration_
+        if calibration is None:
+            raise NotFittedError(
+                "this network has no calibration; train it with calibrate='cv' to get "
+                "probabilities (or calibrate='holdout', or calibrate='progressive')"
+            )
+        return calibration.probabilities(self.target_scores(X))
+
     def normalised_scores(self, X: Any) -> np.ndarray:
         """Each target's share of an example, summing to 1: the calibrated
         probabilities, or the softmax of the activations without calibration (SNoW's
         normalised output)."""
-        scores = self.target_scores(X)
         if self.calibration_ is not None:
-            return self.calibration_.probabilities(scores)
+            return self.predict_proba(X)
+        scores = self.target_scores(X)
         shifted = np.exp(scores - scores.max(axis=1, keepdims=True))
         return shifted / shifted.sum(axis=1, keepdims=True)
 

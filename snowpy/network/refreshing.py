@@ -21,6 +21,8 @@ from typing import Any
 
 import numpy as np
 
+from snowpy.network.blocks import USED
+
 __all__ = ["ONLINE_REFRESH_LINKS", "ensure_fresh", "refresh_planes"]
 
 #: One-example predictions refresh after (pool slots / this) examples learned.
@@ -57,8 +59,6 @@ def ensure_fresh(net: Any, *, online: bool = False) -> None:
     if not getattr(net, "_planes_stale", False):
         return
     if online:
-        from snowpy.network.blocks import USED
-
         waited = getattr(net, "_stale_examples", 0)
         if waited < int(net._store.meta[USED]) // ONLINE_REFRESH_LINKS:
             return

@@ -54,9 +54,8 @@ class TrainingCall:
         self.max_active = int(np.diff(self.indptr).max()) if self.n else 0
 
 
-def chunks(n: int, chunked: bool, every: int | None = None, *, cap: int = 16384
-           ) -> list[tuple[int, int]]:
-    """Example ranges of one epoch: whole, or cut at 1, 2, 4, 8... and every ``cap``, and
+def chunks(n: int, chunked: bool, every: int | None = None) -> list[tuple[int, int]]:
+    """Example ranges of one epoch: whole, or cut at 1, 2, 4, 8... and every 16,384, and
     at every multiple of ``every`` (a progress reporter that tests every k examples,
     SNoW's ``-c k``).
 
@@ -70,7 +69,7 @@ def chunks(n: int, chunked: bool, every: int | None = None, *, cap: int = 16384
     bounds = [0]
     mark = 1
     while bounds[-1] < n:
-        step = min(mark, bounds[-1] + cap)
+        step = min(mark, bounds[-1] + 16384)
         bounds.append(min(n, max(step, bounds[-1] + 1)))
         if bounds[-1] >= mark:
             mark *= 2
@@ -258,8 +257,6 @@ def _epoch(net: Any, call: TrainingCall, epoch: int, order: np.ndarray, counts: 
     store = net._store
     mistakes = updates = overflows = 0
     # a rule that derives its scores (Naive Bayes) predicts each example from the counts
-    # of the chunks before it: refreshed at 1, 2, 4, 8... examples (and as progress asks)
-    # a rule that derives its scores (Naive Bayes) predicts each example from the counts
     # refreshed when the examples seen reached 1, 2, 4, 8...: log2(n) refreshes of the
     # links over a stream, however it is cut into calls
     refreshing = net.kernel_.refresh is not None
@@ -269,7 +266,7 @@ def _epoch(net: Any, call: TrainingCall, epoch: int, order: np.ndarray, counts: 
     else:
         pieces = chunks(order.size, progress is not None, getattr(progress, "every", None))
     for start, stop in pieces:
-        seen_before = net.n_examples_seen_
+        seen_before = int(net.n_examples_seen_)
         chunk_mistakes = 0
         position = start
         while position < stop:
@@ -297,8 +294,8 @@ def _epoch(net: Any, call: TrainingCall, epoch: int, order: np.ndarray, counts: 
             position += processed
             if need_room:
                 store.reserve_links(need_room)
-        if refreshing and refresh_points(seen_before, stop - start + 1):
-            refresh_planes(net)  # (the examples seen crossed a power of two)
+        if refreshing and int(net.n_examples_seen_).bit_length() > seen_before.bit_length():
+            refresh_planes(net)  # (the examples seen reached a power of two)
         mistakes += chunk_mistakes
         if progress is not None:
             net._effective_cache.clear()

@@ -111,4 +111,5 @@ class DualKernel:
         """The similarity as the engine calls it (a C callback, cached on disk)."""
         from snowpy.records.kernels import compile_kernel
 
-        return compile_kernel(self.similarity, SIMILARITY_SIGNATURE)
+        return compile_kernel(self.similarity, SIMILARITY_SIGNATURE, "similarity",
+                              "similarity contract (see snowpy.records.dual)")

@@ -77,9 +77,12 @@ def _register_type() -> None:
 _register_type()
 
 
-def compile_kernel(update: Callable[..., Any], signature: Any = KERNEL_SIGNATURE) -> Any:
+def compile_kernel(update: Callable[..., Any], signature: Any = KERNEL_SIGNATURE,
+                   what: str = "update kernel",
+                   contract: str = "kernel contract (see snowpy.records.rules)") -> Any:
     """The kernel as a C callback of :data:`KERNEL_SIGNATURE` (memoised, cached on disk);
-    another ``signature`` for the other compiled contracts (a dual rule's similarity).
+    another ``signature`` for the other compiled contracts (a dual rule's similarity),
+    ``what`` and ``contract`` naming them in errors.
 
     Compiled with numpy's error model: a division by zero gives an infinity
     or NaN, which the engine clamps or refuses, naming the rule (a C callback
@@ -102,8 +105,8 @@ def compile_kernel(update: Callable[..., Any], signature: Any = KERNEL_SIGNATURE
         except Exception as exc:  # any failure to compile is the plugin's: name it
             first = str(exc).strip().splitlines()[0]
             raise PluginError(
-                f"the update kernel {function.__name__!r} does not compile against the "
-                f"kernel contract (see snowpy.records.rules): {first}"
+                f"the {what} {function.__name__!r} does not compile against the "
+                f"{contract}: {first}"
             ) from exc
         compiled = _compiled[(function, signature)] = CompiledKernel(compiled)
     return compiled

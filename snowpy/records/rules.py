@@ -57,8 +57,9 @@ threshold and thickness, and :meth:`~snowpy.Network.fit` makes one pass (SNoW
 counts in its first cycle only: more passes would count the examples again).
 Such a rule may keep what it learns (counts) in planes of coefficient 0 and
 derive the planes that score from them with ``refresh(W, target, bias, S,
-params)``, a plain function called after every training call and before any
-prediction that follows one-example learning. It receives the live links'
+params)``, a plain function the network calls when the examples seen reach 1,
+2, 4, 8... and before a prediction, save or weight view that follows training
+(:mod:`snowpy.network.refreshing`). It receives the live links'
 planes ``W`` (``float64[links, planes]``, written back after the call), each
 link's ``target``, ``bias`` (``float64[links]``: the bias strength for a link of
 the bias row, 0 for every other link) and the per-target state ``S``; it

@@ -62,7 +62,8 @@ def naive_bayes_update(w, S, t, y, activation, vals, m, sqnorm, params):  # prag
 
 def naive_bayes_refresh(W: np.ndarray, target: np.ndarray, bias: np.ndarray, S: np.ndarray,
                         params: np.ndarray) -> None:
-    """Score weights from counts: ``log(c / n_t) - smoothing``; the prior on the bias."""
+    """Score weights from counts: ``log(c / n_t)`` (``smoothing`` for a count of 0); the
+    prior ``log(n_t / n)`` on the bias."""
     smoothing = params[0]
     positives = S[target, 0]
     shown = max(float(S[:, 1].max()) if S.shape[0] else 1.0, 1.0)  # the examples seen
