@@ -17,6 +17,7 @@ from snowpy._version import __version__
 from snowpy.hookspecs import hookimpl
 
 if TYPE_CHECKING:  # pragma: no cover
+    from snowpy._jit import jit
     from snowpy.classifier import SnowClassifier
     from snowpy.network import Cloud, DualNetwork, Network, NumericalWarning
     from snowpy.text import Featurizer
@@ -31,6 +32,7 @@ __all__ = [
     "SnowClassifier",
     "__version__",
     "hookimpl",
+    "jit",
     "load",
     "save",
 ]
@@ -45,6 +47,7 @@ _LAZY = {
     "save": "snowpy.persistence",
     "load": "snowpy.persistence",
     "ModelFileError": "snowpy.model_file",
+    "jit": "snowpy._jit",
 }
 
 

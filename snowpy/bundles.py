@@ -23,7 +23,7 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
-import numba
+from snowpy._jit import interpreted
 
 __all__ = ["bundle"]
 
@@ -37,7 +37,7 @@ def bundle(name: str, fields: Sequence[str], module: str) -> type:
     Fields are read-only from Python; to change one, build a new bundle.
     """
     names = tuple(fields)
-    if numba.config.DISABLE_JIT:
+    if interpreted():
         def __init__(self: Any, *values: Any) -> None:
             if len(values) != len(names):
                 raise TypeError(f"{name} takes {len(names)} fields, got {len(values)}")
@@ -47,6 +47,7 @@ def bundle(name: str, fields: Sequence[str], module: str) -> type:
         return type(name, (), {"__init__": __init__, "__module__": module,
                                "__qualname__": name, "__slots__": names})
 
+    import numba
     from numba.core import types as numba_types
     from numba.experimental import structref
 

@@ -12,15 +12,16 @@ range of the keys.
 
 from __future__ import annotations
 
-import numba
 import numpy as np
+
+from snowpy._jit import interpreted, jit
 
 __all__ = ["FeatureMap"]
 
 _EMPTY = -1
 
 
-@numba.njit(nogil=True, cache=True, inline="always")
+@jit(inline="always")
 def _slot(slots, key, mask, shift):  # pragma: no cover - compiled
     """The slot holding ``key``, or the empty slot where it would go (reads only)."""
     slot = int((np.uint64(key) * np.uint64(0x9E3779B97F4A7C15)) >> shift) & mask
@@ -29,7 +30,7 @@ def _slot(slots, key, mask, shift):  # pragma: no cover - compiled
     return slot
 
 
-@numba.njit(nogil=True, cache=True)
+@jit
 def _probe(slots, row_ids, ids, out, start, next_row):  # pragma: no cover - compiled
     """Map ``ids[start:]`` to rows, new keys getting new rows; returns (stop, next_row).
 
@@ -58,7 +59,7 @@ def _probe(slots, row_ids, ids, out, start, next_row):  # pragma: no cover - com
     return ids.size, next_row
 
 
-@numba.njit(nogil=True, cache=True)
+@jit
 def lookup(slots, ids, out, unseen):  # pragma: no cover - compiled
     """Rows of ``ids`` into ``out`` (``unseen`` for a key not in the map), reading the
     table only: a map whose arrays are read-only (memory-mapped, or shared with other
@@ -132,7 +133,7 @@ class FeatureMap:
                 raise ValueError("a narrow map holds keys from 0 to 2**31 - 1")
         out = np.empty(ids.size, dtype=np.int32)
         if not insert:
-            if numba.config.DISABLE_JIT:
+            if interpreted():
                 with np.errstate(over="ignore"):
                     lookup(self._slots, ids, out, unseen)
             else:
@@ -140,7 +141,7 @@ class FeatureMap:
             return out
         start = 0
         while True:
-            if numba.config.DISABLE_JIT:
+            if interpreted():
                 # Fibonacci hashing multiplies modulo 2**64 on purpose: numpy's overflow
                 # warning (pure-Python runs) is not an error here
                 with np.errstate(over="ignore"):

@@ -11,15 +11,14 @@ UTF-8) is left to the two-call path, which handles it.
 
 from __future__ import annotations
 
-import numba
-
+from snowpy._jit import jit
 from snowpy.network.fastpath import learn_example
 from snowpy.text.single import _words_row
 
 __all__ = ["learn_text"]
 
 
-@numba.njit(nogil=True, cache=True)
+@jit
 def learn_text(b, raw, lowercase, strip_marks, mask, mode, l2, bits, a, kernel, targets,
                next_row, policy, min_count, multiplicative, min_magnitude, max_magnitude,
                theta, pos_thickness, neg_thickness, bias, multilabel, constraint, seen,

@@ -390,7 +390,8 @@ def test_the_repr_of_a_corpus_is_one_line(corpora):
 def test_training_says_each_phase_and_warns_of_the_first_compile(tmp_path, monkeypatch):
     # items 11 and 12: the bar sat at 0/N through featurising and calibrating, and the
     # first run compiled for 11-21 s without a word
-    from snowpy.cli.progress import TrainingReporter, compiled_before
+    from snowpy.cli.progress import TrainingReporter
+    from snowpy.cli.tiering import compiled_before
 
     heard = []
 

@@ -8,6 +8,13 @@ from typing import Annotated, Any
 import typer
 
 from snowpy.cli.common import echo_json, err, fail, handles_errors
+from snowpy.cli.distributed import (
+    Scheduler,
+    Shards,
+    Workers,
+    evaluate_distributed,
+    wanted,
+)
 from snowpy.cli.progress import Phases
 from snowpy.cli.reading import (
     Decode,
@@ -22,8 +29,8 @@ from snowpy.cli.reading import (
     describe_read,
     read_documents,
 )
-from snowpy.cli.distributed import Scheduler, Shards, Workers, evaluate_distributed, wanted
 from snowpy.cli.report import print_report, write_confusion
+from snowpy.cli.tiering import for_prediction, input_size
 from snowpy.exceptions import ConfigurationError
 
 
@@ -66,6 +73,8 @@ def evaluate(
     json_output: Annotated[bool, typer.Option("--json", help="machine-readable output")] = False,
 ) -> None:
     """Evaluate MODEL on CORPUS: accuracy, precision, recall, F1, confusion, calibration."""
+    if not wanted(workers, scheduler) and corpus != "-":
+        for_prediction(model, input_size(corpus))
     from snowpy import load
     from snowpy.classifier import SnowClassifier
 

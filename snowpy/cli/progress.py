@@ -1,5 +1,5 @@
 """What a command shows while it works: the phase under way, a training bar with a
-recent rate, and a word before the first run compiles."""
+recent rate."""
 
 from __future__ import annotations
 
@@ -9,10 +9,9 @@ import time
 from collections import deque
 from collections.abc import Iterator
 from contextlib import contextmanager
-from pathlib import Path
 from typing import Any
 
-__all__ = ["Phases", "TrainingReporter", "compiled_before", "run_interruptibly"]
+__all__ = ["Phases", "TrainingReporter", "run_interruptibly"]
 
 #: Seconds over which a rate is measured.
 RATE_WINDOW = 3.0
@@ -118,24 +117,6 @@ class TrainingReporter:
         self.progress.stop()
 
 
-def compiled_before() -> bool:
-    """Whether numba's cache holds snowpy's training loop already (else the first
-    training compiles it: some 20 seconds, once). Looks where numba caches: beside the
-    sources, under ``NUMBA_CACHE_DIR``, or in the user's cache folder."""
-    import snowpy
-
-    package = Path(snowpy.__file__).resolve().parent
-    if os.environ.get("NUMBA_CACHE_DIR"):  # then numba caches there only
-        places = [Path(os.environ["NUMBA_CACHE_DIR"])]
-    else:
-        places = [package / "network" / "__pycache__",
-                  Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "numba"]
-    for place in places:
-        if place.is_dir() and next(place.rglob("engine.epoch_loop-*.nbi"), None) is not None:
-            return True
-    return False
-
-
 class _Stoppable:
     """A progress reporter (or none) that also stops the training, at the next run
     boundary of the engine, once ``stop`` is set (Ctrl-C in the main thread)."""
@@ -167,7 +148,6 @@ def run_interruptibly(train: Any, reporter: Any, *, grace: float = 10.0,
     seconds (a rule's kernel stuck in a loop, which no signal interrupts), or a second
     Ctrl-C, ends the process with status 130 after ``on_stuck()`` (the model file is
     untouched). ``SNOWPY_STOP_GRACE`` sets the seconds to wait."""
-    import os
     import threading
 
     stop = threading.Event()

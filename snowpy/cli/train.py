@@ -19,7 +19,7 @@ from snowpy.cli.common import (
     summarise,
 )
 from snowpy.cli.distributed import Scheduler, Shards, Workers, train_distributed, wanted
-from snowpy.cli.progress import Phases, TrainingReporter, compiled_before, run_interruptibly
+from snowpy.cli.progress import Phases, TrainingReporter, run_interruptibly
 from snowpy.cli.reading import (
     Decode,
     Encoding,
@@ -36,6 +36,7 @@ from snowpy.cli.reading import (
     read_documents,
 )
 from snowpy.cli.stream import StreamReport, learn_stream
+from snowpy.cli.tiering import compiled_before, for_training
 from snowpy.exceptions import ConfigurationError
 
 HELP = """Train a model on CORPUS and save it to MODEL.
@@ -156,10 +157,14 @@ def train(
         "--force", help="replace MODEL even where it is a symbolic link (the link becomes "
         "a file)")] = False,
 ) -> None:
+    streaming = corpus == "-" if stream is None else stream
+    if not (streaming or cache is not None or wanted(workers, scheduler)):
+        for_training(corpus, 10 if epochs is None else epochs,
+                             3 if calibrate in (None, "cv") else 1)
     from snowpy import SnowClassifier
+    from snowpy._jit import interpreted
 
     check_output(output, [corpus, save_partial], force=force)
-    streaming = corpus == "-" if stream is None else stream
     if cache is not None:
         if calibrate in ("cv", "holdout") or save_every or report_every or test:
             raise ConfigurationError("--cache trains from the cache in bounded memory: "
@@ -245,7 +250,7 @@ def train(
     check_classes(corpus, read)
     if problems.skipped and not json_output:
         err(f"skipped {problems.skipped} malformed record(s); first: {problems.messages[0]}")
-    if chatty and not compiled_before():
+    if chatty and not (interpreted() or compiled_before()):
         err("compiling snowpy's training loops (first run only: some 20 s)")
     learning = None
     if test is not None:

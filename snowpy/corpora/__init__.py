@@ -17,9 +17,9 @@ record with its file and line, or archive member):
 from __future__ import annotations
 
 from snowpy.corpora.delimited import read_csv, read_fasttext, read_stream, read_tsv
+from snowpy.corpora.demo import demo_path
 from snowpy.corpora.directory import read_directory, splits_of
 from snowpy.corpora.documents import CorpusError, Document, Problems
-from snowpy.corpora.demo import demo_path
 from snowpy.corpora.formats import FORMATS, detect_format, read
 from snowpy.corpora.jsonl import read_jsonl
 from snowpy.corpora.registry import Corpus, CorpusFile, CorpusSpec, data_dirs, load

@@ -15,8 +15,6 @@ import hashlib
 import os
 import sys
 import tempfile
-import urllib.error
-import urllib.request
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -68,6 +66,8 @@ def _check(path: Path, expected: str | None) -> None:
 
 def _download(file: CorpusFile, directory: Path, corpus: str) -> Path:
     """Fetch ``file.url`` into ``directory`` atomically; verify; return the path."""
+    import urllib.request  # (only here: loading it costs every command 20 ms)
+
     directory.mkdir(parents=True, exist_ok=True)
     target = directory / file.name
     handle, temporary = tempfile.mkstemp(dir=directory, prefix=f".{file.name}.", suffix=".part")
@@ -118,7 +118,7 @@ def locate(spec: CorpusSpec, *, download: bool = True, verify: bool = True) -> P
                 continue
             try:
                 return _download(file, where, spec.name)
-            except (urllib.error.URLError, OSError, TimeoutError) as exc:
+            except OSError as exc:  # URLError and TimeoutError are OSErrors
                 reason = f"downloading {file.url} failed: {getattr(exc, 'reason', exc)}"
         if not any(f.url for f in spec.files):
             reason = "no download location is known for this packaging"

@@ -18,13 +18,19 @@ import os
 import re
 from collections.abc import Collection
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
-import scipy.sparse as sp
 
+from snowpy._lazy import lazy_module
 from snowpy.corpora.documents import Problems
 from snowpy.corpora.sources import decode, read_file
 from snowpy.exceptions import ConfigurationError
+
+if TYPE_CHECKING:  # pragma: no cover
+    import scipy.sparse as sp
+else:
+    sp = lazy_module("scipy.sparse")
 
 __all__ = ["SnowExamples", "parse_targets", "read_snow"]
 

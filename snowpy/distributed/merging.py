@@ -3,13 +3,14 @@ keys, what one round changed, and the linear merges of sorted tables."""
 
 from __future__ import annotations
 
-import numba
 import numpy as np
+
+from snowpy._jit import jit
 
 __all__ = ["changes", "merge", "table"]
 
 
-@numba.njit(nogil=True, cache=True)
+@jit
 def table(features, sizes, targets, W, U, averaging, reference, geometric,
           n_targets):  # pragma: no cover - compiled
     """Keys ``(feature + 1) * n_targets + target`` in increasing order; per key
@@ -54,7 +55,7 @@ def table(features, sizes, targets, W, U, averaging, reference, geometric,
     return keys, out_W, out_U, source
 
 
-@numba.njit(nogil=True, cache=True)
+@jit
 def changes(start_keys, start_W, start_U, keys, W, U, weight):  # pragma: no cover
     """What a round changed: the links of the trained table that are new or whose
     weights or sums moved, with ``weight`` times the change, the weight of the shard
@@ -92,7 +93,7 @@ def changes(start_keys, start_W, start_U, keys, W, U, weight):  # pragma: no cov
     return out_keys[:k], out_W[:k], out_U[:k], out_C[:k], taken[:k]
 
 
-@numba.njit(nogil=True, cache=True, inline="always")
+@jit(inline="always")
 def _add(W, U, C, k, W_from, U_from, C_from, i):  # pragma: no cover - compiled
     """Row ``i`` of a table added to row ``k`` of the sum."""
     for p in range(W_from.shape[1]):
@@ -102,7 +103,7 @@ def _add(W, U, C, k, W_from, U_from, C_from, i):  # pragma: no cover - compiled
     C[k] += C_from[i]
 
 
-@numba.njit(nogil=True, cache=True)
+@jit
 def merge(ka, Wa, Ua, Ca, ca, kb, Wb, Ub, Cb, cb, adding):  # pragma: no cover - compiled
     """Two sorted tables as one: the values (``W``, ``U``, and the weights ``C`` of the
     shards that changed each link) of a key in both added; counts added

@@ -30,8 +30,9 @@ they are compiled as :func:`leaf` functions.
 
 from __future__ import annotations
 
-import numba
 import numpy as np
+
+from snowpy._jit import interpreted, jit
 
 __all__ = [
     "DENSE_SHARE",
@@ -66,10 +67,14 @@ def leaf(function):
     counting (numba's ``_nrt=False``); if a numba version no longer takes
     that option, the plain compiled function is used.
     """
+    if interpreted():
+        return function
+    import numba
+
     try:
         return numba.njit(nogil=True, cache=True, _nrt=False)(function)
     except TypeError:  # pragma: no cover - depends on numba's version
-        return numba.njit(nogil=True, cache=True)(function)
+        return jit(function)
 
 
 def new_meta() -> np.ndarray:
@@ -79,7 +84,7 @@ def new_meta() -> np.ndarray:
     return meta
 
 
-@numba.njit(nogil=True, cache=True, inline="always")
+@jit(inline="always")
 def room_class(room):  # pragma: no cover - compiled
     """Size class ``c`` of a block of ``room`` slots: the largest ``2**c <= room``."""
     c = 0

@@ -13,15 +13,20 @@ The sigmoids themselves are :class:`snowpy.calibration.Calibration`.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import scipy.sparse as sp
 
+from snowpy._lazy import lazy_module
 from snowpy._progress import phase
 from snowpy.calibration import Calibration
 from snowpy.network.labels import LabelIndex, positive_matrix
 from snowpy.network.training import example_keys, keyed_order
+
+if TYPE_CHECKING:  # pragma: no cover
+    import scipy.sparse as sp
+else:
+    sp = lazy_module("scipy.sparse")
 
 __all__ = [
     "PROGRESSIVE_WINDOW",

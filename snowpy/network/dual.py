@@ -13,11 +13,11 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import scipy.sparse as sp
 
+from snowpy._lazy import lazy_module
 from snowpy._progress import phase
 from snowpy._validation import apply_weights, as_csr, require_rows
 from snowpy.base import RuleParamsEstimator
@@ -45,6 +45,11 @@ from snowpy.network.predicting import LabelPrediction
 from snowpy.network.training import chunks, example_keys, shuffled
 from snowpy.plugins import get_rule
 from snowpy.records.rules import BuildContext
+
+if TYPE_CHECKING:  # pragma: no cover
+    import scipy.sparse as sp
+else:
+    sp = lazy_module("scipy.sparse")
 
 __all__ = ["DualNetwork"]
 

@@ -11,8 +11,9 @@ as a first-class function: one compiled loop serves every dual rule.
 
 from __future__ import annotations
 
-import numba
 import numpy as np
+
+from snowpy._jit import jit
 
 __all__ = ["MIN_WIDTH", "OLDEST", "USED", "dual_epoch", "dual_scores"]
 
@@ -24,7 +25,7 @@ OLDEST = 1
 MIN_WIDTH = 16
 
 
-@numba.njit(nogil=True, cache=True)
+@jit
 def _score_one(sim, sv_ids, sv_vals, sv_len, width, n_sv, alpha, x_ids, x_vals, params,
                out):  # pragma: no cover - compiled
     out[:] = 0.0
@@ -37,7 +38,7 @@ def _score_one(sim, sv_ids, sv_vals, sv_len, width, n_sv, alpha, x_ids, x_vals, 
                 out[t] += alpha[s, t] * k
 
 
-@numba.njit(nogil=True, cache=True)
+@jit
 def dual_scores(sim, sv_ids, sv_vals, sv_len, width, n_sv, alpha, indptr, ids, vals, params,
                 theta, out):  # pragma: no cover - compiled
     """``out[i, t] = sum_s alpha[s, t] K(sv_s, x_i) - theta`` for every row of a CSR."""
@@ -50,7 +51,7 @@ def dual_scores(sim, sv_ids, sv_vals, sv_len, width, n_sv, alpha, indptr, ids, v
             out[i, t] = row[t] - theta
 
 
-@numba.njit(nogil=True, cache=True)
+@jit
 def dual_epoch(sim, sv_ids, sv_vals, sv_len, width, alpha, state, budget, indptr, ids, vals,
                order, y_indptr, y_targets, params, theta, pos_thickness, neg_thickness, step,
                multilabel, record):  # pragma: no cover - compiled

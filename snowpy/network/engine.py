@@ -63,9 +63,9 @@ there.
 
 from __future__ import annotations
 
-import numba
 import numpy as np
 
+from snowpy._jit import jit
 from snowpy.network.blocks import DENSE_SHARE, USED, append_link, densify, leaf
 from snowpy.records.kernels import as_kernel
 
@@ -84,7 +84,7 @@ RESULT_FIELDS = ("processed", "mistakes", "updates", "overflows", "underflows", 
                  "seen", "need_room")
 
 
-@numba.njit(nogil=True, cache=True, inline="always")
+@jit(inline="always")
 def _plane_sum(W, j, planes, kind):  # pragma: no cover - compiled
     if kind == 1:
         return W[j, 0]
@@ -96,7 +96,7 @@ def _plane_sum(W, j, planes, kind):  # pragma: no cover - compiled
     return total
 
 
-@numba.njit(nogil=True, cache=True)
+@jit
 def new_workspace(max_active, n_targets, n_planes, W, queue):  # pragma: no cover - compiled
     """The scratch arrays of :func:`epoch_loop`, for examples of up to ``max_active``
     features and ``n_targets`` targets, with ``queue`` entries of link lists (a
@@ -116,7 +116,7 @@ def new_workspace(max_active, n_targets, n_planes, W, queue):  # pragma: no cove
             np.zeros(2, np.int64))
 
 
-@numba.njit(nogil=True, cache=True)
+@jit
 def run_epoch(kernel, start, size, cap, count, dense_rows, target, W, U, lcount, meta, S,
               planes, params, init_w, absent_w, policy, min_count,
               counting, creating, multiplicative, min_magnitude, max_magnitude, indptr, rows,

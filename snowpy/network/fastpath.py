@@ -17,9 +17,9 @@ from __future__ import annotations
 
 from typing import Any
 
-import numba
 import numpy as np
 
+from snowpy._jit import interpreted, jit
 from snowpy.bundles import bundle
 from snowpy.hashmap import _probe, lookup
 from snowpy.network.engine import epoch_loop, new_workspace
@@ -40,7 +40,7 @@ FIELDS = ("slots", "row_ids", "start", "size", "cap", "count", "dense", "target"
 OnlineArrays = bundle("OnlineArrays", FIELDS, __name__)
 
 
-@numba.njit(cache=True)
+@jit(nogil=False)
 def _new_arrays(slots, row_ids, start, size, cap, count, dense, target, W, U, lcount, meta, S,
                 counts, planes, params, init_w, absent_w, indptr, y_indptr, order, none64,
                 none32, no_scores, ws):  # pragma: no cover - compiled
@@ -67,7 +67,7 @@ def pack(store: Any, counts: np.ndarray, kernel_params: np.ndarray, width: int,
         new_workspace(width, store.n_targets, planes.shape[0], store.W, queue))
 
 
-@numba.njit(nogil=True, cache=True)
+@jit
 def score_one(rows, vals, start, size, cap, dense, target, W, U, seen, planes, absent, round32,
               bias, theta, out):  # pragma: no cover - compiled
     """Scores of one example (rows ``-1``: unseen features) from the weights themselves.
@@ -115,7 +115,7 @@ def score_one(rows, vals, start, size, cap, dense, target, W, U, seen, planes, a
         out[t] += base
 
 
-@numba.njit(nogil=True, cache=True)
+@jit
 def learn_example(a, kernel, ids, vals, targets, next_row, policy, min_count, multiplicative,
                   min_magnitude, max_magnitude, theta, pos_thickness, neg_thickness, bias,
                   multilabel, constraint, seen, scores):  # pragma: no cover - compiled
@@ -148,7 +148,7 @@ def learn_example(a, kernel, ids, vals, targets, next_row, policy, min_count, mu
     return 0, next_row, r[0], r[1], r[2], r[3], r[4], r[5], r[6], r[7]
 
 
-@numba.njit(nogil=True, cache=True)
+@jit
 def score_example(a, ids, vals, seen, absent, round32, bias, theta,
                   out):  # pragma: no cover - compiled
     """Scores of one example into ``out``; returns the best target (the first of ties)."""
@@ -165,7 +165,7 @@ def score_example(a, ids, vals, seen, absent, round32, bias, theta,
     return best
 
 
-if numba.config.DISABLE_JIT:  # as Python: the map's hash multiplies modulo 2**64 on purpose
+if interpreted():  # as Python: the map's hash multiplies modulo 2**64 on purpose
     _learn_python, _score_python = learn_example, score_example
 
     def learn_example(*args: Any) -> Any:

@@ -26,14 +26,21 @@ of the target's concept), the rule's initial weight with ``"touched"`` and
 
 from __future__ import annotations
 
-import numba
-import numpy as np
-import scipy.sparse as sp
+from typing import TYPE_CHECKING
 
+import numpy as np
+
+from snowpy._jit import jit
+from snowpy._lazy import lazy_module
 from snowpy.hashmap import FeatureMap
 from snowpy.network.blocks import IDLE, USED, find_link, new_meta
 from snowpy.network.engine import ALL, POLICIES, POSITIVE, SIGNED
 from snowpy.records.rules import RuleKernel
+
+if TYPE_CHECKING:  # pragma: no cover
+    import scipy.sparse as sp
+else:
+    sp = lazy_module("scipy.sparse")
 
 __all__ = ["LINK_POLICIES", "ONLINE_WIDTH", "PRECISIONS", "LinkStore"]
 
@@ -47,7 +54,7 @@ ONLINE_WIDTH = 2**31
 _MAX_LINKS = 2**31 - 1
 
 
-@numba.njit(nogil=True, cache=True)
+@jit
 def _compact(start, size, cap, dense, n_rows, target, W, U, lcount, keep):  # pragma: no cover
     """The links of rows ``0 .. n_rows`` in one exact run, in row order.
 
@@ -440,7 +447,7 @@ class LinkStore:
         return self.policy_code == ALL
 
 
-@numba.njit(nogil=True, cache=True)
+@jit
 def _link_positions(start, size, cap, dense, target, n_rows):  # pragma: no cover - compiled
     total = 0
     for r in range(n_rows):
@@ -455,7 +462,7 @@ def _link_positions(start, size, cap, dense, target, n_rows):  # pragma: no cove
     return out
 
 
-@numba.njit(nogil=True, cache=True)
+@jit
 def _kept_positions(start, size, cap, dense, target, n_rows, keep):  # pragma: no cover
     """New row sizes and the pool slots of the links ``keep`` keeps, in row order (a
     dense row's links in target order): :func:`_compact`'s order, as int32 indices."""
@@ -476,7 +483,7 @@ def _kept_positions(start, size, cap, dense, target, n_rows, keep):  # pragma: n
     return sizes, out
 
 
-@numba.njit(nogil=True, cache=True)
+@jit
 def _positions(start, size, cap, dense, target, rows, t):  # pragma: no cover - compiled
     out = np.full(rows.shape[0], -1, np.int64)
     for k in range(rows.shape[0]):
@@ -488,7 +495,7 @@ def _positions(start, size, cap, dense, target, rows, t):  # pragma: no cover - 
     return out
 
 
-@numba.njit(nogil=True, cache=True)
+@jit
 def _dense_flags(start, size, target, n_rows, n_targets, dense):  # pragma: no cover
     """Mark the rows whose blocks hold targets 0, 1, 2... n_targets - 1 in that order."""
     for r in range(n_rows):
@@ -501,7 +508,7 @@ def _dense_flags(start, size, target, n_rows, n_targets, dense):  # pragma: no c
         dense[r] = flag
 
 
-@numba.njit(nogil=True, cache=True)
+@jit
 def _keep_mask(start, size, cap, dense, target, W, U, seen, planes, absent, round32, threshold,
                n_rows, keep):  # pragma: no cover - compiled
     averaging = U.shape[0] > 0

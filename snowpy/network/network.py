@@ -11,11 +11,11 @@ from __future__ import annotations
 import math
 import warnings
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import scipy.sparse as sp
 
+from snowpy._lazy import lazy_module
 from snowpy._progress import phase
 from snowpy._validation import apply_weights, as_csr, check_length, require_rows
 from snowpy.base import RuleParamsEstimator
@@ -47,6 +47,11 @@ from snowpy.network.training import NumericalWarning, TrainingCall, train
 from snowpy.network.weights import WeightViews
 from snowpy.plugins import get_rule
 from snowpy.records.rules import BuildContext, RuleKernel, RuleSpec
+
+if TYPE_CHECKING:  # pragma: no cover
+    import scipy.sparse as sp
+else:
+    sp = lazy_module("scipy.sparse")
 
 __all__ = ["Network", "NumericalWarning"]
 

@@ -14,12 +14,12 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import numba
 import numpy as np
-import scipy.sparse as sp
 
+from snowpy._jit import jit
+from snowpy._lazy import lazy_module
 from snowpy.exceptions import ConfigurationError
 from snowpy.network.calibrating import refresh_progressive
 from snowpy.network.fastpath import (
@@ -36,6 +36,11 @@ from snowpy.network.refreshing import ensure_fresh
 from snowpy.network.training import KERNEL_ERRORS, NumericalWarning, separator
 from snowpy.records.kernels import kernel_handle
 
+if TYPE_CHECKING:  # pragma: no cover
+    import scipy.sparse as sp
+else:
+    sp = lazy_module("scipy.sparse")
+
 __all__ = ["ONLINE_WIDTH", "OnlineLearning", "parse_example"]
 
 
@@ -43,7 +48,7 @@ _COLLECTIONS = (list, tuple, set, frozenset)
 _NO_SCORES = np.empty((0, 0), dtype=np.float64)
 
 
-@numba.njit(nogil=True, cache=True)
+@jit
 def _checked(ids, vals):  # pragma: no cover - compiled
     """Sort an example by id (insertion sort: examples are short); 0 when fine, else
     1 (a negative id or a non-finite strength) or 2 (an id twice)."""

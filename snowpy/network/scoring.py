@@ -14,13 +14,14 @@ number of targets.
 
 from __future__ import annotations
 
-import numba
 import numpy as np
+
+from snowpy._jit import jit
 
 __all__ = ["score_rows"]
 
 
-@numba.njit(nogil=True, cache=True)
+@jit
 def score_rows(indptr, rows, vals, start, size, cap, dense, target, E, absent, bias, theta,
                out):  # pragma: no cover - compiled
     """Fill ``out[i, t]`` with the score of every example ``i`` of a CSR matrix.

@@ -11,17 +11,22 @@ from __future__ import annotations
 import math
 import sys
 import warnings
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import numba
 import numpy as np
-import scipy.sparse as sp
 
+from snowpy._jit import interpreted
+from snowpy._lazy import lazy_module
 from snowpy.exceptions import NumericalError, PluginError
 from snowpy.network.engine import TOUCHED, run_epoch
 from snowpy.network.pruning import keep_top_percent
 from snowpy.network.refreshing import refresh_planes
 from snowpy.records.kernels import kernel_handle
+
+if TYPE_CHECKING:  # pragma: no cover
+    import scipy.sparse as sp
+else:
+    sp = lazy_module("scipy.sparse")
 
 __all__ = ["NumericalWarning", "TrainingCall", "chunks", "train"]
 
@@ -344,7 +349,7 @@ def _run(net: Any, call: TrainingCall, order: np.ndarray, counts: np.ndarray, co
             *separator(net), net._bias_strength(), bool(net.multilabel_),
             net.multiclass == "constraint", store.seen, counts, call.max_active, scores,
         )
-    except numba.core.errors.TypingError as exc:
+    except _typing_errors() as exc:
         first = str(exc).strip().splitlines()[0]
         raise PluginError(
             f"rule {net.rule!r}: its update kernel does not compile against the kernel "
@@ -355,3 +360,11 @@ def _run(net: Any, call: TrainingCall, order: np.ndarray, counts: np.ndarray, co
             f"rule {net.rule!r}: its update kernel failed: {type(exc).__name__}: {exc}"
         ) from exc
 
+
+def _typing_errors() -> tuple[type[Exception], ...]:
+    """numba's error for a kernel that does not compile (none when interpreting)."""
+    if interpreted():
+        return ()
+    import numba
+
+    return (numba.core.errors.TypingError,)

@@ -14,11 +14,12 @@ stand on it): nothing here imports the rest of snowpy.
 
 from __future__ import annotations
 
+from typing import Any
+
 from snowpy.records.corpora import CorpusFile, CorpusSpec
 from snowpy.records.extractors import ExtractorKernel, ExtractorSpec
 from snowpy.records.params import Param, validate_declared
 from snowpy.records.rules import (
-    KERNEL_SIGNATURE,
     UNIVERSAL_PARAMS,
     BuildContext,
     RuleKernel,
@@ -44,3 +45,11 @@ __all__ = [
     "thickness_params",
     "validate_declared",
 ]
+
+
+def __getattr__(name: str) -> Any:  # KERNEL_SIGNATURE, built when first asked for
+    if name == "KERNEL_SIGNATURE":
+        from snowpy.records.kernels import kernel_signature
+
+        return kernel_signature()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

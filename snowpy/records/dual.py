@@ -42,21 +42,33 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-import numba
 import numpy as np
 
+from snowpy._jit import is_kernel
 from snowpy.exceptions import PluginError
 
-__all__ = ["SIMILARITY_SIGNATURE", "DualKernel"]
+__all__ = ["SIMILARITY_SIGNATURE", "DualKernel"]  # noqa: F822 - module __getattr__
 
-#: ``similarity(a_ids, a_vals, b_ids, b_vals, params) -> float``
-SIMILARITY_SIGNATURE = numba.types.float64(
-    numba.types.int64[::1],
-    numba.types.float64[::1],
-    numba.types.int64[::1],
-    numba.types.float64[::1],
-    numba.types.float64[::1],
-)
+_signature: list[Any] = []
+
+
+def similarity_signature() -> Any:
+    """The numba signature of every similarity (built on first use: interpreting needs
+    no numba): ``similarity(a_ids, a_vals, b_ids, b_vals, params) -> float``."""
+    if not _signature:
+        import numba
+
+        types = numba.types
+        _signature.append(types.float64(types.int64[::1], types.float64[::1],
+                                        types.int64[::1], types.float64[::1],
+                                        types.float64[::1]))
+    return _signature[0]
+
+
+def __getattr__(name: str) -> Any:  # SIMILARITY_SIGNATURE, built when first asked for
+    if name == "SIMILARITY_SIGNATURE":
+        return similarity_signature()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 @dataclass(frozen=True)
@@ -86,8 +98,7 @@ class DualKernel:
     resolved: Mapping[str, Any] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
-        jitted = isinstance(self.similarity, numba.core.dispatcher.Dispatcher)
-        if not (jitted or (numba.config.DISABLE_JIT and callable(self.similarity))):
+        if not is_kernel(self.similarity):
             raise PluginError(
                 f"the similarity {getattr(self.similarity, '__name__', self.similarity)!r} "
                 "must be a numba.njit function")
@@ -111,5 +122,5 @@ class DualKernel:
         """The similarity as the engine calls it (a C callback, cached on disk)."""
         from snowpy.records.kernels import compile_kernel
 
-        return compile_kernel(self.similarity, SIMILARITY_SIGNATURE, "similarity",
+        return compile_kernel(self.similarity, similarity_signature(), "similarity",
                               "similarity contract (see snowpy.records.dual)")

@@ -42,9 +42,9 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-import numba
 import numpy as np
 
+from snowpy._jit import is_kernel
 from snowpy.exceptions import ConfigurationError, PluginError
 from snowpy.records.params import Param, validate_declared
 
@@ -82,8 +82,7 @@ class ExtractorKernel:
     label: Callable[[str], str] | None = None
 
     def __post_init__(self) -> None:
-        jitted = isinstance(self.extract, numba.core.dispatcher.Dispatcher)
-        if not (jitted or (numba.config.DISABLE_JIT and callable(self.extract))):
+        if not is_kernel(self.extract):
             raise PluginError(f"extractor kernel {self.extract!r} must be a numba.njit function")
         packed = np.ascontiguousarray(np.asarray(self.params, dtype=np.float64).reshape(-1))
         object.__setattr__(self, "params", packed)

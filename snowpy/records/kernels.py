@@ -11,24 +11,34 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-import numba
-
+from snowpy._jit import interpreted
 from snowpy.exceptions import PluginError
 
-__all__ = ["KERNEL_SIGNATURE", "CompiledKernel", "as_kernel", "compile_kernel", "kernel_handle"]
+__all__ = ["KERNEL_SIGNATURE", "CompiledKernel", "as_kernel", "compile_kernel", "kernel_handle",  # noqa: F822
+           "kernel_signature"]
 
-#: ``update(w, S, t, y, activation, vals, m, sqnorm, params) -> None``
-KERNEL_SIGNATURE = numba.types.void(
-    numba.types.float64[:, ::1],
-    numba.types.float64[:, ::1],
-    numba.types.int64,
-    numba.types.float64,
-    numba.types.float64,
-    numba.types.float64[::1],
-    numba.types.int64,
-    numba.types.float64,
-    numba.types.float64[::1],
-)
+_signatures: dict[str, Any] = {}
+
+
+def kernel_signature() -> Any:
+    """The numba signature of every update kernel (built on first use: interpreting
+    needs no numba): ``update(w, S, t, y, activation, vals, m, sqnorm, params) -> None``."""
+    if "kernel" not in _signatures:
+        import numba
+
+        types = numba.types
+        _signatures["kernel"] = types.void(
+            types.float64[:, ::1], types.float64[:, ::1], types.int64, types.float64,
+            types.float64, types.float64[::1], types.int64, types.float64,
+            types.float64[::1])
+    return _signatures["kernel"]
+
+
+def __getattr__(name: str) -> Any:  # KERNEL_SIGNATURE, built when first asked for
+    if name == "KERNEL_SIGNATURE":
+        return kernel_signature()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 _compiled: dict[Any, Any] = {}
 
@@ -64,6 +74,8 @@ class CompiledKernel:
 
 
 def _register_type() -> None:
+    if interpreted():
+        return
     from numba.core.typing.typeof import typeof_impl
     from numba.experimental.function_type import WrapperAddressProtocol
 
@@ -77,7 +89,7 @@ def _register_type() -> None:
 _register_type()
 
 
-def compile_kernel(update: Callable[..., Any], signature: Any = KERNEL_SIGNATURE,
+def compile_kernel(update: Callable[..., Any], signature: Any = None,
                    what: str = "update kernel",
                    contract: str = "kernel contract (see snowpy.records.rules)") -> Any:
     """The kernel as a C callback of :data:`KERNEL_SIGNATURE` (memoised, cached on disk);
@@ -95,8 +107,12 @@ def compile_kernel(update: Callable[..., Any], signature: Any = KERNEL_SIGNATURE
         The function does not compile with the kernel's argument types.
     """
     function = getattr(update, "py_func", update)
-    if numba.config.DISABLE_JIT:
+    if interpreted():
         return function
+    import numba
+
+    if signature is None:
+        signature = kernel_signature()
     compiled = _compiled.get((function, signature))
     if compiled is None:
         try:
@@ -125,12 +141,13 @@ def kernel_handle(kernel: Any) -> Any:
 
 
 def _intrinsic_as_kernel() -> Any:
+    import numba
     from llvmlite import ir
     from numba.core import cgutils
     from numba.core.types.function_type import FunctionType
     from numba.extending import intrinsic
 
-    kernel_type = FunctionType(KERNEL_SIGNATURE)
+    kernel_type = FunctionType(kernel_signature())
 
     @intrinsic
     def as_kernel(typingctx: Any, address: Any) -> Any:
@@ -155,4 +172,4 @@ def _identity(handle: Any) -> Any:
 
 
 #: Compiled code's way back from :func:`kernel_handle` to a callable kernel.
-as_kernel = _identity if numba.config.DISABLE_JIT else _intrinsic_as_kernel()
+as_kernel = _identity if interpreted() else _intrinsic_as_kernel()

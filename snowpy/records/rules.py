@@ -83,15 +83,15 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-import numba
 import numpy as np
 
+from snowpy._jit import is_kernel
 from snowpy.exceptions import ConfigurationError, PluginError
-from snowpy.records.kernels import KERNEL_SIGNATURE, compile_kernel
+from snowpy.records.kernels import compile_kernel, kernel_signature
 from snowpy.records.params import Param, validate_declared
 
 __all__ = [
-    "KERNEL_SIGNATURE",
+    "KERNEL_SIGNATURE",  # noqa: F822 - module __getattr__
     "UNIVERSAL_PARAMS",
     "BuildContext",
     "RuleKernel",
@@ -227,8 +227,7 @@ class RuleKernel:
     def __post_init__(self) -> None:
         if self.refresh is not None and not callable(self.refresh):
             raise PluginError("refresh must be a function (W, target, bias, S, params)")
-        jitted = isinstance(self.update, numba.core.dispatcher.Dispatcher)
-        if not (jitted or (numba.config.DISABLE_JIT and callable(self.update))):
+        if not is_kernel(self.update):
             raise PluginError(
                 f"the update kernel {getattr(self.update, '__name__', self.update)!r} "
                 "must be a numba.njit function"
@@ -382,3 +381,9 @@ class RuleSpec:
             except PluginError as exc:
                 raise PluginError(f"rule {self.name!r}: {exc}") from exc
         return kernel
+
+
+def __getattr__(name: str) -> Any:  # KERNEL_SIGNATURE, built when first asked for
+    if name == "KERNEL_SIGNATURE":
+        return kernel_signature()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -10,9 +10,10 @@ re-exported here, where a rule's author looks for them.
 
 from __future__ import annotations
 
+from typing import Any
+
 from snowpy.records.params import Param
 from snowpy.records.rules import (
-    KERNEL_SIGNATURE,
     UNIVERSAL_PARAMS,
     BuildContext,
     RuleKernel,
@@ -31,3 +32,11 @@ __all__ = [
     "theta_param",
     "thickness_params",
 ]
+
+
+def __getattr__(name: str) -> Any:  # KERNEL_SIGNATURE, built when first asked for
+    if name == "KERNEL_SIGNATURE":
+        from snowpy.records.kernels import kernel_signature
+
+        return kernel_signature()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -14,8 +14,7 @@ one on it (still wrong), hence the default margin of 1.
 
 from __future__ import annotations
 
-import numba
-
+from snowpy._jit import jit
 from snowpy.hookspecs import hookimpl
 from snowpy.records.rules import (
     BuildContext,
@@ -31,7 +30,7 @@ __all__ = ["AGGRESSIVE", "PASSIVE_AGGRESSIVE", "aggressive_update", "passive_agg
 _VARIANTS = ("pa", "pa-i", "pa-ii")
 
 
-@numba.njit(nogil=True, cache=True)
+@jit
 def aggressive_update(w, S, t, y, activation, vals, m, sqnorm, params):  # pragma: no cover
     """Step to ``theta + y * margin``; ``params = [theta, margin]``."""
     if sqnorm <= 0.0:
@@ -41,7 +40,7 @@ def aggressive_update(w, S, t, y, activation, vals, m, sqnorm, params):  # pragm
         w[k, 0] += step * vals[k]
 
 
-@numba.njit(nogil=True, cache=True)
+@jit
 def passive_aggressive_update(w, S, t, y, activation, vals, m, sqnorm,
                               params):  # pragma: no cover
     """PA / PA-I / PA-II step; ``params = [theta, C, variant]`` (variant 0, 1, 2)."""

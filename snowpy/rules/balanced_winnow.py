@@ -16,8 +16,7 @@ from __future__ import annotations
 
 import math
 
-import numba
-
+from snowpy._jit import jit
 from snowpy.hookspecs import hookimpl
 from snowpy.records.rules import BuildContext, Param, RuleKernel, RuleSpec, theta_param
 from snowpy.rules.winnow import auto_initial_weight
@@ -25,7 +24,7 @@ from snowpy.rules.winnow import auto_initial_weight
 __all__ = ["BALANCED_WINNOW", "balanced_winnow_update"]
 
 
-@numba.njit(nogil=True, cache=True)
+@jit
 def balanced_winnow_update(w, S, t, y, activation, vals, m, sqnorm,
                            params):  # pragma: no cover
     """Promote one plane and demote the other; ``params = [alpha, beta]``."""

@@ -37,16 +37,16 @@ from __future__ import annotations
 
 import math
 
-import numba
 import numpy as np
 
+from snowpy._jit import jit
 from snowpy.hookspecs import hookimpl
 from snowpy.records.rules import BuildContext, Param, RuleKernel, RuleSpec, theta_param
 
 __all__ = ["NAIVE_BAYES", "naive_bayes_refresh", "naive_bayes_update"]
 
 
-@numba.njit(nogil=True, cache=True)
+@jit
 def naive_bayes_update(w, S, t, y, activation, vals, m, sqnorm, params):  # pragma: no cover
     """Count the example: ``S[t] = [positives, shown]``, ``w[k, 0]`` the feature's count,
     and ``w[k, 1] = log(count / positives)`` for the example's features at once (the

@@ -29,16 +29,16 @@ from __future__ import annotations
 import math
 from typing import Any
 
-import numba
 import numpy as np
 
+from snowpy._jit import jit
 from snowpy.hookspecs import hookimpl
 from snowpy.records.rules import BuildContext, Param, RuleKernel, RuleSpec, theta_param
 
 __all__ = ["NORMALISED_WINNOW", "normalised_weights", "normalised_winnow_update"]
 
 
-@numba.njit(nogil=True, cache=True)
+@jit
 def normalised_winnow_update(w, S, t, y, activation, vals, m, sqnorm,
                              params):  # pragma: no cover - compiled
     """``u_i *= exp(eta y x_i)``; ``log s_t -= log Z`` (``params = [eta]``)."""

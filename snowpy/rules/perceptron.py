@@ -15,8 +15,7 @@ Defaults follow LBJava's ``SparsePerceptron`` (``learning_rate=0.1``,
 
 from __future__ import annotations
 
-import numba
-
+from snowpy._jit import jit
 from snowpy.hookspecs import hookimpl
 from snowpy.records.rules import (
     BuildContext,
@@ -30,7 +29,7 @@ from snowpy.records.rules import (
 __all__ = ["PERCEPTRON", "THICK_SEPARATOR", "perceptron_update"]
 
 
-@numba.njit(nogil=True, cache=True)
+@jit
 def perceptron_update(w, S, t, y, activation, vals, m, sqnorm, params):  # pragma: no cover
     """Additive step ``w += learning_rate * y * x`` (``params = [learning_rate]``)."""
     step = params[0] * y

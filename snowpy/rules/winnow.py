@@ -22,15 +22,14 @@ from __future__ import annotations
 
 import math
 
-import numba
-
+from snowpy._jit import jit
 from snowpy.hookspecs import hookimpl
 from snowpy.records.rules import BuildContext, Param, RuleKernel, RuleSpec, theta_param
 
 __all__ = ["WINNOW", "auto_initial_weight", "winnow_update"]
 
 
-@numba.njit(nogil=True, cache=True)
+@jit
 def winnow_update(w, S, t, y, activation, vals, m, sqnorm, params):  # pragma: no cover
     """Multiplicative step; ``params = [alpha, beta, floor, threshold_relative, theta]``."""
     factor = params[0] if y > 0 else params[1]

@@ -15,15 +15,16 @@ from __future__ import annotations
 
 import math
 
-import numba
 import numpy as np
+
+from snowpy._jit import jit
 
 __all__ = ["VALUE_MODES", "assemble_rows", "sort_hashed"]
 
 VALUE_MODES = ("binary", "count", "log")
 
 
-@numba.njit(nogil=True, cache=True)
+@jit
 def _insertion_sort(a, m):  # pragma: no cover - compiled
     for i in range(1, m):
         x = a[i]
@@ -34,7 +35,7 @@ def _insertion_sort(a, m):  # pragma: no cover - compiled
         a[j + 1] = x
 
 
-@numba.njit(nogil=True, cache=True)
+@jit
 def sort_hashed(a, m, bits, tmp, counts):  # pragma: no cover - compiled
     """Sort ``a[:m]``, values in ``[0, 2**bits)`` spread uniformly (hashes).
 
@@ -64,7 +65,7 @@ def sort_hashed(a, m, bits, tmp, counts):  # pragma: no cover - compiled
         a[i] = tmp[i]
 
 
-@numba.njit(nogil=True, cache=True)
+@jit
 def assemble_rows(ids, ptrs, mode, l2, bits, indptr, indices, data, scratch):  # pragma: no cover
     """Fill ``indptr`` (n_docs + 1), ``indices`` and ``data``; return nnz.
 

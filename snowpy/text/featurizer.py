@@ -17,11 +17,11 @@ import threading
 from collections import deque
 from collections.abc import Iterable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import scipy.sparse as sp
 
+from snowpy._lazy import lazy_module
 from snowpy.exceptions import ConfigurationError
 from snowpy.plugins import get_extractor
 from snowpy.text.assemble import VALUE_MODES
@@ -38,6 +38,11 @@ from snowpy.text.names import NameIndex
 from snowpy.text.patterns import compile_token_pattern
 from snowpy.text.single import WordsOnly
 from snowpy.text.stages import ChunkStages, Segment
+
+if TYPE_CHECKING:  # pragma: no cover
+    import scipy.sparse as sp
+else:
+    sp = lazy_module("scipy.sparse")
 
 __all__ = ["Featurizer"]
 

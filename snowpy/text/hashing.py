@@ -14,8 +14,9 @@ bytes, so ids are identical across processes, machines and PYTHONHASHSEED.
 
 from __future__ import annotations
 
-import numba
 import numpy as np
+
+from snowpy._jit import jit
 
 __all__ = ["DEFAULT_SEED", "feature_seed", "murmur_bytes", "murmurhash3_32"]
 
@@ -25,12 +26,12 @@ DEFAULT_SEED = 0
 _M32 = 0xFFFFFFFF
 
 
-@numba.njit(nogil=True, cache=True, inline="always")
+@jit(inline="always")
 def _rotl(x, r):  # pragma: no cover - compiled
     return ((x << r) | (x >> (32 - r))) & 0xFFFFFFFF
 
 
-@numba.njit(nogil=True, cache=True, inline="always")
+@jit(inline="always")
 def murmur_bytes(data, start, end, seed):  # pragma: no cover - compiled
     """MurmurHash3 x86_32 of ``data[start:end]`` (uint8 array) as an int in [0, 2**32)."""
     c1 = 0xCC9E2D51
@@ -100,7 +101,7 @@ def feature_seed(kind: str, namespace: str = "", seed: int = DEFAULT_SEED) -> in
     return murmurhash3_32(f"{namespace}\x1f{kind}", seed)
 
 
-@numba.njit(nogil=True, cache=True)
+@jit
 def _hash_spans(data, offsets, seed, mask, out):  # pragma: no cover - compiled
     for j in range(out.shape[0]):
         out[j] = murmur_bytes(data, offsets[j], offsets[j + 1], seed) & mask

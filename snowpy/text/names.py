@@ -15,9 +15,9 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
-import numba
 import numpy as np
 
+from snowpy._jit import jit
 from snowpy.hashmap import FeatureMap
 from snowpy.text.hashing import murmur_bytes
 
@@ -28,21 +28,21 @@ _FINGERPRINT_SEED = 0x2545F491
 AS_IS = 255
 
 
-@numba.njit(nogil=True, cache=True)
+@jit
 def _keys(ids, spans, arena, out):  # pragma: no cover - compiled
     for j in range(ids.shape[0]):
         fingerprint = murmur_bytes(arena, spans[j, 0], spans[j, 1], 0x2545F491)
         out[j] = (np.int64(ids[j]) << 32) | np.int64(fingerprint)
 
 
-@numba.njit(nogil=True, cache=True)
+@jit
 def _stored_keys(ids, offsets, blob, out):  # pragma: no cover - compiled
     for j in range(ids.shape[0]):
         fingerprint = murmur_bytes(blob, offsets[j], offsets[j + 1], 0x2545F491)
         out[j] = (np.int64(ids[j]) << 32) | np.int64(fingerprint)
 
 
-@numba.njit(nogil=True, cache=True)
+@jit
 def _novel(rows, keys, first, fresh):  # pragma: no cover - compiled
     """Mark the names not recorded yet, by wanted row: ``first[r]`` keeps the first
     fingerprint seen for row ``r`` (0: none); another fingerprint is a collision
@@ -60,7 +60,7 @@ def _novel(rows, keys, first, fresh):  # pragma: no cover - compiled
             fresh[j] = 2
 
 
-@numba.njit(nogil=True, cache=True)
+@jit
 def _gather(picks, spans, arena, blob, at):  # pragma: no cover - compiled
     """Append the bytes of ``spans[picks]`` to ``blob`` from ``at``; returns the end."""
     for j in picks:

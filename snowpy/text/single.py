@@ -12,9 +12,9 @@ the row is the one ``transform`` gives (a test checks it), for one call.
 
 from __future__ import annotations
 
-import numba
 import numpy as np
 
+from snowpy._jit import jit
 from snowpy.bundles import bundle
 from snowpy.text.assemble import assemble_rows
 from snowpy.text.extractors.words import words_extract
@@ -24,7 +24,7 @@ from snowpy.text.unicode import tables
 __all__ = ["WordsOnly"]
 
 
-@numba.njit(nogil=True, cache=True)
+@jit
 def _words_row(data, offsets, classes, lower, ascii_word, lowercase, strip_marks, out, starts,
                ends, doc_ptr, invalid, params, seeds, mask, ids, ptrs, mode, l2, bits, indptr,
                indices, values, scratch):  # pragma: no cover - compiled
@@ -60,7 +60,7 @@ WordsBuffers = bundle("WordsBuffers", (
     __name__)
 
 
-@numba.njit(cache=True)
+@jit(nogil=False)
 def _new_buffers(offsets, classes, lower, ascii_word, out, starts, ends, doc_ptr, invalid,
                  params, seeds, ids, ptrs, indptr, indices, values,
                  scratch):  # pragma: no cover - compiled
@@ -69,7 +69,7 @@ def _new_buffers(offsets, classes, lower, ascii_word, out, starts, ends, doc_ptr
                         invalid, params, seeds, ids, ptrs, indptr, indices, values, scratch)
 
 
-@numba.njit(nogil=True, cache=True)
+@jit
 def _row(b, raw, lowercase, strip_marks, mask, mode, l2, bits):  # pragma: no cover - compiled
     """:func:`_words_row` on a :data:`WordsBuffers`: ``(ids, strengths, invalid)``,
     ``ids`` None when a buffer is too small."""

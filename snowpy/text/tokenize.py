@@ -25,9 +25,9 @@ from __future__ import annotations
 import functools
 from typing import Any
 
-import numba
 import numpy as np
 
+from snowpy._jit import jit
 from snowpy.text.unicode import MARK, SEPARATOR, SINGLE, WORD, tables
 
 __all__ = [
@@ -39,7 +39,7 @@ __all__ = [
 ]
 
 
-@numba.njit(nogil=True, cache=True, inline="always")
+@jit(inline="always")
 def _put(out, pos, cp):  # pragma: no cover - compiled
     """Write code point ``cp`` as UTF-8 at ``out[pos:]``; return the new position."""
     if cp < 0x80:
@@ -61,7 +61,7 @@ def _put(out, pos, cp):  # pragma: no cover - compiled
     return pos + 4
 
 
-@numba.njit(nogil=True, cache=True)
+@jit
 def _tokenize(data, offsets, classes, lower, ascii_word, lowercase, strip_marks, out, starts,
               ends, doc_ptr, invalid):  # pragma: no cover - compiled
     pos = 0
@@ -258,7 +258,7 @@ def _fresh(name: str, size: int, dtype: Any) -> np.ndarray:
     return np.empty(size, dtype=dtype)
 
 
-@numba.njit(nogil=True, cache=True)
+@jit
 def _split(data, offsets, out, starts, ends, doc_ptr, invalid):  # pragma: no cover - compiled
     pos = 0
     n_tokens = 0
@@ -310,7 +310,7 @@ def split_spaces(data: np.ndarray, offsets: np.ndarray) -> TokenStream:
     return TokenStream(out[:used], starts[:n_tokens], ends[:n_tokens], doc_ptr, invalid)
 
 
-@numba.njit(nogil=True, cache=True)
+@jit
 def _nul_offsets(raw, offsets):  # pragma: no cover - compiled
     """Document offsets in NUL-joined ``raw``: each document keeps its trailing NUL.
 

@@ -8,9 +8,9 @@ a hashed string. Shown as ``"pre-"`` and ``"-ing"``.
 
 from __future__ import annotations
 
-import numba
 import numpy as np
 
+from snowpy._jit import jit
 from snowpy.exceptions import ConfigurationError
 from snowpy.hookspecs import hookimpl
 from snowpy.records.extractors import ExtractorKernel, ExtractorSpec
@@ -26,7 +26,7 @@ from snowpy.text.extractors.kernels import (
 __all__ = ["AFFIXES", "affixes_extract"]
 
 
-@numba.njit(nogil=True, cache=True)
+@jit
 def affixes_extract(text, starts, ends, doc_ptr, params, seed, mask, out_ids, out_ptr, names,
                     arena, spans):  # pragma: no cover - compiled
     """Prefixes and suffixes, ``params = [min_len, max_len]``."""

@@ -13,9 +13,9 @@ character.
 
 from __future__ import annotations
 
-import numba
 import numpy as np
 
+from snowpy._jit import jit
 from snowpy.exceptions import ConfigurationError
 from snowpy.hookspecs import hookimpl
 from snowpy.records.extractors import ExtractorKernel, ExtractorSpec
@@ -31,7 +31,7 @@ from snowpy.text.extractors.kernels import (
 __all__ = ["CHARS", "chars_extract"]
 
 
-@numba.njit(nogil=True, cache=True)
+@jit
 def chars_extract(text, starts, ends, doc_ptr, params, seed, mask, out_ids, out_ptr, names,
                   arena, spans):  # pragma: no cover - compiled
     """Character n-grams, ``params = [min_n, max_n, across]``."""

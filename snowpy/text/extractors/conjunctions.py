@@ -11,9 +11,9 @@ separator, under the extractor's own seed; shown as ``"first & second"``.
 
 from __future__ import annotations
 
-import numba
 import numpy as np
 
+from snowpy._jit import jit
 from snowpy.hookspecs import hookimpl
 from snowpy.records.extractors import ExtractorKernel, ExtractorSpec
 from snowpy.records.params import Param
@@ -24,7 +24,7 @@ __all__ = ["CONJUNCTIONS", "conjunctions_extract"]
 _SEPARATOR = 31  # the unit separator: never inside a token
 
 
-@numba.njit(nogil=True, cache=True)
+@jit
 def _before(text, a_start, a_end, b_start, b_end):  # pragma: no cover - compiled
     """-1, 0 or 1 as token a sorts before, equal to, or after token b (bytewise)."""
     n = min(a_end - a_start, b_end - b_start)
@@ -38,7 +38,7 @@ def _before(text, a_start, a_end, b_start, b_end):  # pragma: no cover - compile
     return 0 if la == lb else (-1 if la < lb else 1)
 
 
-@numba.njit(nogil=True, cache=True)
+@jit
 def conjunctions_extract(text, starts, ends, doc_ptr, params, seed, mask, out_ids, out_ptr,
                          names, arena, spans):  # pragma: no cover - compiled
     """Token pairs, ``params = [window]`` (0: the whole document)."""

@@ -7,21 +7,21 @@ the hashed bytes with :func:`record`.
 
 from __future__ import annotations
 
-import numba
 import numpy as np
 
+from snowpy._jit import jit
 from snowpy.text.hashing import murmur_bytes
 
 __all__ = ["char_starts", "hash_span", "max_token_bytes", "record", "room"]
 
 
-@numba.njit(nogil=True, cache=True, inline="always")
+@jit(inline="always")
 def hash_span(buffer, start, end, seed, mask):  # pragma: no cover - compiled
     """The feature id of ``buffer[start:end]``."""
     return np.int32(murmur_bytes(buffer, start, end, seed) & mask)
 
 
-@numba.njit(nogil=True, cache=True)
+@jit
 def room(out_ids, spans, names, count, needed):  # pragma: no cover - compiled
     """True when ``needed`` more ids (and spans, with names) fit after ``count``."""
     if count + needed > out_ids.shape[0]:
@@ -29,7 +29,7 @@ def room(out_ids, spans, names, count, needed):  # pragma: no cover - compiled
     return not names or count + needed <= spans.shape[0]
 
 
-@numba.njit(nogil=True, cache=True)
+@jit
 def record(buffer, start, end, arena, spans, count, used):  # pragma: no cover - compiled
     """Copy the bytes of feature ``count`` to the arena; the new fill, or -2 when full."""
     length = end - start
@@ -42,7 +42,7 @@ def record(buffer, start, end, arena, spans, count, used):  # pragma: no cover -
     return used + length
 
 
-@numba.njit(nogil=True, cache=True)
+@jit
 def char_starts(buffer, start, end, out):  # pragma: no cover - compiled
     """Byte offsets of the code points of ``buffer[start:end]`` into ``out``, plus ``end``.
 
@@ -57,7 +57,7 @@ def char_starts(buffer, start, end, out):  # pragma: no cover - compiled
     return n
 
 
-@numba.njit(nogil=True, cache=True)
+@jit
 def max_token_bytes(starts, ends):  # pragma: no cover - compiled
     """The longest token, in bytes."""
     longest = 0

@@ -8,9 +8,9 @@ tokens joined by a space, under the extractor's own seed; shown as
 
 from __future__ import annotations
 
-import numba
 import numpy as np
 
+from snowpy._jit import jit
 from snowpy.hookspecs import hookimpl
 from snowpy.records.extractors import ExtractorKernel, ExtractorSpec
 from snowpy.records.params import Param
@@ -19,7 +19,7 @@ from snowpy.text.extractors.kernels import hash_span, max_token_bytes, record, r
 __all__ = ["SKIPGRAMS", "skipgrams_extract"]
 
 
-@numba.njit(nogil=True, cache=True)
+@jit
 def skipgrams_extract(text, starts, ends, doc_ptr, params, seed, mask, out_ids, out_ptr, names,
                       arena, spans):  # pragma: no cover - compiled
     """k-skip-bigrams, ``params = [max_skip]``."""

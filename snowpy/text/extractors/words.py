@@ -7,8 +7,7 @@ HashingVectorizer does.
 
 from __future__ import annotations
 
-import numba
-
+from snowpy._jit import jit
 from snowpy.exceptions import ConfigurationError
 from snowpy.hookspecs import hookimpl
 from snowpy.records.extractors import ExtractorKernel, ExtractorSpec
@@ -18,7 +17,7 @@ from snowpy.text.extractors.kernels import hash_span, record, room
 __all__ = ["WORDS", "words_extract"]
 
 
-@numba.njit(nogil=True, cache=True)
+@jit
 def words_extract(text, starts, ends, doc_ptr, params, seed, mask, out_ids, out_ptr, names,
                   arena, spans):  # pragma: no cover - compiled
     """Word n-grams, ``params = [min_n, max_n]``."""

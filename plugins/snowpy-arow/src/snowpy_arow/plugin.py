@@ -17,15 +17,13 @@ The variance stays positive: ``Sigma_k x_k^2 <= v`` so the factor
 
 from __future__ import annotations
 
-import numba
-
-from snowpy import hookimpl
+from snowpy import hookimpl, jit
 from snowpy.rules import Param, RuleKernel, RuleSpec, theta_param, thickness_params
 
 __all__ = ["arow_update", "AROW", "snowpy_update_rules"]
 
 
-@numba.njit(nogil=True, cache=True)
+@jit
 def arow_update(w, S, t, y, activation, vals, m, sqnorm, params):  # pragma: no cover
     """One AROW step on target ``t``; ``params = [theta, r]``."""
     margin = y * (activation - params[0])

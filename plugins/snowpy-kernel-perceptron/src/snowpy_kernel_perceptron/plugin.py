@@ -15,9 +15,7 @@ from __future__ import annotations
 
 import math
 
-import numba
-
-from snowpy import hookimpl
+from snowpy import hookimpl, jit
 from snowpy.records.dual import DualKernel
 from snowpy.rules import Param, RuleSpec, theta_param
 
@@ -26,7 +24,7 @@ __all__ = ["KERNEL_PERCEPTRON", "similarity"]
 KERNELS = ("linear", "polynomial", "gaussian")
 
 
-@numba.njit(nogil=True, cache=True)
+@jit
 def _dot(a_ids, a_vals, b_ids, b_vals):  # pragma: no cover - compiled
     """The dot product of two sparse vectors with sorted ids (a merge)."""
     i = j = 0
@@ -43,7 +41,7 @@ def _dot(a_ids, a_vals, b_ids, b_vals):  # pragma: no cover - compiled
     return total
 
 
-@numba.njit(nogil=True, cache=True)
+@jit
 def similarity(a_ids, a_vals, b_ids, b_vals, params):  # pragma: no cover - compiled
     """``params = [kernel, degree, gamma, coef0]`` (kernel 0 linear, 1 polynomial, 2
     Gaussian)."""
