@@ -139,7 +139,7 @@ class FeatureMap:
             else:
                 lookup(self._slots, ids, out, unseen)
             return out
-        start = 0
+        start, before = 0, self.next_row
         while True:
             if interpreted():
                 # Fibonacci hashing multiplies modulo 2**64 on purpose: numpy's overflow
@@ -152,12 +152,19 @@ class FeatureMap:
                                               self.next_row)
             if start == ids.size:
                 return out
-            self._grow()
+            # as many new keys to come as the part read so far had, up to four times the
+            # room (each doubling inserts every key again: a batch of 14 million ids
+            # grew the map twelve times); new keys only get rarer, so this overshoots
+            coming = (self.next_row - before) * (ids.size - start) // max(start, 1)
+            self._grow(min(self.next_row + coming, self._slots.size))  # (room: size / 4)
 
-    def _grow(self) -> None:
+    def _grow(self, rows: int = 0) -> None:
+        """Twice the slots, or enough to hold ``rows`` rows at most half full."""
         used = self.row_ids.copy()
         self.generation += 1
         size = self._slots.size  # twice the slots: between a quarter and half full
+        while size < 2 * rows:  # (rows fill at most half the slots)
+            size *= 2
         self._slots = self._empty_slots(size)
         self._row_ids = np.zeros(size // 2, dtype=self._dtype)
         self.next_row = 1

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from snowpy._jit import interpreted
+from snowpy._jit import interpreted, jit
 from snowpy._lazy import lazy_module
 from snowpy.exceptions import NumericalError, PluginError
 from snowpy.network.engine import TOUCHED, run_epoch
@@ -94,16 +94,49 @@ def _mix(values: np.ndarray) -> np.ndarray:
     return z
 
 
+_GOLDEN = np.uint64(0x9E3779B97F4A7C15)
+_MIX_1 = np.uint64(0xBF58476D1CE4E5B9)
+_MIX_2 = np.uint64(0x94D049BB133111EB)
+_LABEL_OFFSET = np.uint64(1 << 40)
+
+
+@jit(inline="always")
+def _mix_one(z):  # pragma: no cover - compiled
+    z ^= z >> np.uint64(30)
+    z *= _MIX_1
+    z ^= z >> np.uint64(27)
+    z *= _MIX_2
+    z ^= z >> np.uint64(31)
+    return z
+
+
+@jit
+def _keys_of(indptr, indices, data_bits, y_indptr, y_targets, keys):  # pragma: no cover
+    """:func:`example_keys` in one pass (numpy's version makes ten passes over
+    temporaries as large as the matrix: 0.9 s for 14 million features)."""
+    for i in range(keys.shape[0]):
+        total = np.uint64(0)
+        for j in range(indptr[i], indptr[i + 1]):
+            total += _mix_one((np.uint64(indices[j]) * _GOLDEN) ^ data_bits[j])
+        for j in range(y_indptr[i], y_indptr[i + 1]):
+            total += _mix_one(np.uint64(y_targets[j]) + _LABEL_OFFSET)
+        keys[i] = total
+
+
 def example_keys(X: Any, y_indptr: np.ndarray, y_targets: np.ndarray) -> np.ndarray:
     """A 64-bit key per example, from its features, strengths and labels only: equal
     examples get equal keys wherever they stand in the data."""
     n = X.shape[0]
     data_bits = np.ascontiguousarray(X.data, dtype=np.float64).view(np.uint64)
-    per_value = _mix(X.indices.astype(np.uint64) * np.uint64(0x9E3779B97F4A7C15)
-                     ^ data_bits)
-    keys = _row_sums(per_value, np.asarray(X.indptr), n)
-    keys += _row_sums(_mix(np.asarray(y_targets).astype(np.uint64) + np.uint64(1 << 40)),
-                      np.asarray(y_indptr), n)
+    if interpreted():  # the same sums by whole arrays (a loop per feature is slow as Python)
+        per_value = _mix(X.indices.astype(np.uint64) * _GOLDEN ^ data_bits)
+        keys = _row_sums(per_value, np.asarray(X.indptr), n)
+        keys += _row_sums(_mix(np.asarray(y_targets).astype(np.uint64) + _LABEL_OFFSET),
+                          np.asarray(y_indptr), n)
+        return keys
+    keys = np.empty(n, dtype=np.uint64)
+    _keys_of(np.asarray(X.indptr), np.asarray(X.indices), data_bits, np.asarray(y_indptr),
+             np.asarray(y_targets), keys)
     return keys
 
 
