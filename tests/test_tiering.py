@@ -131,3 +131,36 @@ def test_too_late_to_interpret_once_kernels_are_compiled():
     if jit_mode.interpreted():
         pytest.skip("this run interprets throughout (NUMBA_DISABLE_JIT=1)")
     assert jit_mode.interpret() is False and not jit_mode.interpreted()
+
+
+def test_compile_warms_every_kernel_and_names_each_step():
+    from typer.testing import CliRunner
+
+    from snowpy.cli import app
+    from snowpy.plugins import list_rules
+
+    result = CliRunner().invoke(app, ["compile"])
+    assert result.exit_code == 0, result.output
+    steps = [line for line in result.stderr.splitlines() if line.startswith("[")]
+    assert len(steps) == 3 + len(list_rules())  # every installed rule, dual ones included
+    assert not [line for line in steps if "skipped" in line]
+    assert "compiled in" in result.stderr
+
+
+def test_compile_refuses_when_the_jit_is_off():
+    environment = dict(os.environ, NUMBA_DISABLE_JIT="1")
+    done = subprocess.run([sys.executable, "-m", "snowpy", "compile"], capture_output=True,
+                          text=True, env=environment, timeout=120)
+    assert done.returncode == 1
+    assert "NUMBA_DISABLE_JIT=1 is set" in done.stderr and "Traceback" not in done.stderr
+
+
+def test_a_network_told_a_dual_rule_says_which_estimator_takes_it():
+    import numpy as np
+    import scipy.sparse as sp
+
+    from snowpy import Network
+    from snowpy.exceptions import ConfigurationError
+
+    with pytest.raises(ConfigurationError, match="keeps support vectors: use snowpy.DualNetwork"):
+        Network(rule="kernel-perceptron").fit(sp.csr_matrix(np.eye(2)), ["a", "b"])

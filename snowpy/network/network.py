@@ -247,6 +247,9 @@ class Network(LabelPrediction, OnlineLearning, WeightViews, RuleParamsEstimator)
         if not isinstance(self.rule, str):
             raise ConfigurationError(f"rule must be a rule name, got {self.rule!r}")
         spec = get_rule(self.rule)
+        if spec.dual:
+            raise ConfigurationError(f"rule {self.rule!r} keeps support vectors: use "
+                                     "snowpy.DualNetwork (or SnowClassifier, which picks it)")
         return spec, spec.validate(self.rule_params)
 
     def _nonnegative_only(self) -> bool:
