@@ -137,9 +137,12 @@ def learn_example(a, kernel, ids, vals, targets, next_row, policy, min_count, mu
         return GROW_ROWS, next_row, 0, 0, 0, 0, 0, 0, seen, 0
     a.indptr[1] = n
     a.y_indptr[1] = targets.shape[0]
+    # (a computed True, not the literal: numba would type a literal as a constant and
+    # compile epoch_loop a second time for this caller, 7 s of a first run)
+    yes = n >= 0
     r = epoch_loop(kernel, a.start, a.size, a.cap, a.count, a.dense, a.target, a.W, a.U,
                    a.lcount, a.meta, a.S, a.planes, a.params, a.init_w, a.absent_w, policy,
-                   min_count, True, True, multiplicative, min_magnitude, max_magnitude,
+                   min_count, yes, yes, multiplicative, min_magnitude, max_magnitude,
                    a.indptr, rows, vals, a.order, a.y_indptr, targets, a.none64, a.none32,
                    theta, pos_thickness, neg_thickness, bias, multilabel, constraint, seen,
                    a.counts, scores, a.ws)

@@ -39,9 +39,10 @@ def _words_row(data, offsets, classes, lower, ascii_word, lowercase, strip_marks
     no_arena = np.empty(0, np.uint8)
     no_spans = np.empty((0, 2), np.int64)
     out_ptr = np.empty(2, np.int64)
+    no_names = used < 0  # (a computed False: a literal would compile words_extract again)
     for s in range(params.shape[0]):
         written = words_extract(text, token_starts, token_ends, doc_ptr, params[s], seeds[s],
-                                mask, ids[count:], out_ptr, False, no_arena, no_spans)
+                                mask, ids[count:], out_ptr, no_names, no_arena, no_spans)
         if written < 0:
             return -1, invalid[0]
         ptrs[s, 0] = count
