@@ -56,8 +56,6 @@ def _run(step: Any) -> str | None:
 
 
 def _steps() -> list[tuple[str, Any]]:
-    import numpy as np
-
     from snowpy import DualNetwork, Network, SnowClassifier, load, save
     from snowpy.corpora import read
     from snowpy.corpora.demo import demo_path
@@ -82,15 +80,15 @@ def _steps() -> list[tuple[str, Any]]:
         model.predict_proba_one(texts[0])
 
     def extractors() -> None:
-        every = [(name, {}) for name in list_extractors() if name != "words"]
+        every: list[tuple[str, dict[str, Any]]] = [
+            (name, {}) for name in list_extractors() if name != "words"]
         Featurizer(ngrams=(1, 2), char_ngrams=(3, 5), extractors=every).transform(texts[:50])
 
     X = Featurizer(ngrams=(1, 1), bits=18).transform(texts)
-    y = np.asarray(labels)
 
     def rule(name: str) -> Any:
         kind = DualNetwork if get_rule(name).dual else Network
-        return lambda: kind(rule=name, epochs=1, calibrate=None, seed=0).fit(X, y)
+        return lambda: kind(rule=name, epochs=1, calibrate=None, seed=0).fit(X, labels)
 
     return [("training, prediction and model files", classifier),
             ("one example at a time", one_at_a_time),

@@ -251,7 +251,8 @@ def train(
     if problems.skipped and not json_output:
         err(f"skipped {problems.skipped} malformed record(s); first: {problems.messages[0]}")
     if chatty and not (interpreted() or compiled_before()):
-        err("compiling snowpy's training loops (first run only: some 20 s)")
+        err("compiling snowpy's training loops (first run only: some 20 s; `snowpy compile` "
+            "does it ahead of time)")
     learning = None
     if test is not None:
         if "+" in rule:
