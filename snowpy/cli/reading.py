@@ -3,9 +3,11 @@ split to read, and what was read (said to the user, never silent)."""
 
 from __future__ import annotations
 
+import gc
 import os
 import sys
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Annotated, Any, NamedTuple
@@ -151,6 +153,27 @@ def read_documents(corpus: str, *, split: str | None, format: str | None, on_err
     whole by default (training on its test documents would leak them): with
     no split given and none preferred that it has, it is refused.
     """
+    with _no_collection():
+        return _read_documents(corpus, split=split, format=format, on_error=on_error,
+                               layout=layout, prefer=prefer)
+
+
+@contextmanager
+def _no_collection() -> Iterator[None]:
+    """Python's cycle collector off while a corpus becomes hundreds of thousands of
+    objects, none in a cycle: it would traverse them again and again as they are made
+    (0.2-0.4 s of reading 160,000 documents)."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
+
+
+def _read_documents(corpus: str, *, split: str | None, format: str | None, on_error: str,
+                    layout: ReadOptions | None, prefer: str | None) -> CorpusRead:
     from snowpy import corpora
     from snowpy.corpora.documents import Problems
 
