@@ -8,8 +8,6 @@ import zipfile
 from pathlib import Path
 
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
 
 from snowpy import corpora
 from snowpy.corpora import CorpusError, Problems
@@ -227,32 +225,6 @@ def test_registered_corpora_load_with_documented_counts(corpora_path, name, spli
 def corpora_path(corpora, monkeypatch):
     monkeypatch.setenv("SNOWPY_DATA", str(corpora))
     return corpora
-
-
-def _line_by_line(path: Path, problems: Problems) -> list:
-    """label<TAB>text documents as the general reader makes them, line by line."""
-    from snowpy.corpora.delimited import _text_lines, tsv_record
-
-    documents = []
-    for at, line in _text_lines(path, "utf-8", "strict", problems):
-        document = tsv_record(line, at, problems)
-        if document is not None:
-            documents.append(document)
-    return documents
-
-
-@settings(max_examples=200, deadline=None)
-@given(st.text(alphabet="ab \t\r\n\x0c\x1cé", max_size=60))
-def test_label_text_lines_read_whole_as_line_by_line(tmp_path_factory, content):
-    # the fast path (the file decoded at once) gives the same documents, sources and
-    # reports as the general one: blank lines, CRLF, \x0c inside a text, labels with
-    # spaces around them, lines without a tab, no newline at the end
-    path = tmp_path_factory.mktemp("tsv") / "c.tsv"
-    path.write_bytes(content.encode("utf-8"))
-    fast, slow = Problems("skip"), Problems("skip")
-    assert list(corpora.read(path, format="tsv", problems=fast)) == \
-        _line_by_line(path, slow)
-    assert (fast.skipped, fast.messages) == (slow.skipped, slow.messages)
 
 
 def test_label_text_with_a_bad_byte_is_reported_by_its_line(tmp_path):

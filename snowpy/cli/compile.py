@@ -11,7 +11,6 @@ any more (``numba.pycc`` is deprecated), so warming its cache is the way.
 
 from __future__ import annotations
 
-import os
 import tempfile
 import time
 from pathlib import Path
@@ -20,6 +19,7 @@ from typing import Annotated, Any
 import typer
 
 from snowpy.cli.common import err, handles_errors
+from snowpy.cli.tiering import numba_cache_places
 from snowpy.exceptions import ConfigurationError
 
 
@@ -44,7 +44,8 @@ def compile(
             err(f"[{number}/{len(steps)}] {what}: "
                 + (f"{took:.1f} s" if problem is None else f"skipped ({problem})"))
     if not quiet:
-        err(f"compiled in {time.perf_counter() - started:.1f} s; cached in {_cache_place()}")
+        places = " or ".join(map(str, numba_cache_places()))
+        err(f"compiled in {time.perf_counter() - started:.1f} s; cached in {places}")
 
 
 def _run(step: Any) -> str | None:
@@ -94,11 +95,3 @@ def _steps() -> list[tuple[str, Any]]:
             ("one example at a time", one_at_a_time),
             ("feature extractors", extractors),
             *((f"rule {name}", rule(name)) for name in list_rules())]
-
-
-def _cache_place() -> str:
-    if os.environ.get("NUMBA_CACHE_DIR"):
-        return os.environ["NUMBA_CACHE_DIR"]
-    import snowpy
-
-    return f"numba's cache beside {Path(snowpy.__file__).resolve().parent} (or ~/.cache/numba)"

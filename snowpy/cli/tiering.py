@@ -25,7 +25,8 @@ import sys
 import time
 from pathlib import Path
 
-__all__ = ["compiled_before", "for_prediction", "for_training", "input_size"]
+__all__ = ["compiled_before", "for_prediction", "for_training", "input_size",
+           "numba_cache_places"]
 
 #: Python's pace at loading a model file's link tables, bytes per second.
 MODEL_BYTES_PER_S = 10e6
@@ -145,17 +146,18 @@ def for_training(corpus: str, epochs: int, networks: int) -> bool:
     return _interpret_if(size * epochs * networks / LEARN_BYTES_PER_S < COLD_TRAINING_S)
 
 
+def numba_cache_places() -> list[Path]:
+    """Where numba caches snowpy's kernels: under ``NUMBA_CACHE_DIR`` alone when it is
+    set, else beside the sources or in the user's cache folder."""
+    if os.environ.get("NUMBA_CACHE_DIR"):
+        return [Path(os.environ["NUMBA_CACHE_DIR"])]
+    package = Path(__file__).resolve().parent.parent
+    return [package / "network" / "__pycache__",
+            Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "numba"]
+
+
 def compiled_before() -> bool:
     """Whether numba's cache holds snowpy's training loop already (else the first
-    compiled training compiles it: some 20 seconds, once). Looks where numba caches:
-    beside the sources, under ``NUMBA_CACHE_DIR``, or in the user's cache folder."""
-    package = Path(__file__).resolve().parent.parent
-    if os.environ.get("NUMBA_CACHE_DIR"):  # then numba caches there only
-        places = [Path(os.environ["NUMBA_CACHE_DIR"])]
-    else:
-        places = [package / "network" / "__pycache__",
-                  Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "numba"]
-    for place in places:
-        if place.is_dir() and next(place.rglob("engine.epoch_loop-*.nbi"), None) is not None:
-            return True
-    return False
+    compiled training compiles it: some 20 seconds, once)."""
+    return any(place.is_dir() and next(place.rglob("engine.epoch_loop-*.nbi"), None)
+               is not None for place in numba_cache_places())

@@ -160,7 +160,7 @@ def train(
     streaming = corpus == "-" if stream is None else stream
     if not (streaming or cache is not None or wanted(workers, scheduler)):
         for_training(corpus, 10 if epochs is None else epochs,
-                             3 if calibrate in (None, "cv") else 1)
+                     3 if calibrate in (None, "cv") else 1)
     from snowpy import SnowClassifier
     from snowpy._jit import interpreted
 

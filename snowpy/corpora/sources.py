@@ -187,29 +187,6 @@ def decode(content: bytes, encoding: str, errors: str, where: str) -> str | None
         raise CorpusError(f"unknown encoding {encoding!r}") from None
 
 
-#: Encodings in which byte 0x0A is always a line feed: a file decoded whole splits at
-#: "\n" exactly where its bytes do.
-_LINE_SAFE = frozenset({"utf8", "latin1", "iso88591", "l1", "ascii", "cp1252"})
-
-
-def decoded_lines(content: bytes, encoding: str) -> list[str] | None:
-    """The lines of a file's content as :func:`iter_lines` gives them, decoded at once;
-    None when it must go line by line (a byte not valid in ``encoding``, a byte-order
-    mark, an encoding whose line feed is not byte 0x0A)."""
-    if encoding.replace("-", "").replace("_", "").lower() not in _LINE_SAFE:
-        return None
-    try:
-        text = content.decode(encoding)
-    except UnicodeDecodeError:
-        return None
-    if "\ufeff" in text:  # (iter_lines drops one wherever a line starts)
-        return None
-    lines = text.split("\n")  # "\n" alone ends a line, as there (not \x0c or \x1c)
-    if not lines[-1]:
-        lines.pop()
-    return [line.rstrip("\r") for line in lines] if "\r" in text else lines
-
-
 def iter_lines(content: bytes, where: str, encoding: str = "utf-8", errors: str = "strict"
                ) -> Iterator[tuple[str, str | None]]:
     """``(where:line, text)`` of each line of a file's content (``None`` when undecodable

@@ -14,10 +14,9 @@ stand on it): nothing here imports the rest of snowpy.
 
 from __future__ import annotations
 
-from typing import Any
-
 from snowpy.records.corpora import CorpusFile, CorpusSpec
 from snowpy.records.extractors import ExtractorKernel, ExtractorSpec
+from snowpy.records.kernels import signature_attribute
 from snowpy.records.params import Param, validate_declared
 from snowpy.records.rules import (
     UNIVERSAL_PARAMS,
@@ -47,9 +46,4 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str) -> Any:  # KERNEL_SIGNATURE, built when first asked for
-    if name == "KERNEL_SIGNATURE":
-        from snowpy.records.kernels import kernel_signature
-
-        return kernel_signature()
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+__getattr__ = signature_attribute(__name__)

@@ -37,6 +37,7 @@ the stream.
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -49,20 +50,15 @@ from snowpy.exceptions import PluginError
 
 __all__ = ["SIMILARITY_SIGNATURE", "DualKernel"]  # noqa: F822 - module __getattr__
 
-_signature: list[Any] = []
-
-
+@functools.cache
 def similarity_signature() -> Any:
     """The numba signature of every similarity (built on first use: interpreting needs
     no numba): ``similarity(a_ids, a_vals, b_ids, b_vals, params) -> float``."""
-    if not _signature:
-        import numba
+    import numba
 
-        types = numba.types
-        _signature.append(types.float64(types.int64[::1], types.float64[::1],
-                                        types.int64[::1], types.float64[::1],
-                                        types.float64[::1]))
-    return _signature[0]
+    types = numba.types
+    return types.float64(types.int64[::1], types.float64[::1], types.int64[::1],
+                         types.float64[::1], types.float64[::1])
 
 
 def __getattr__(name: str) -> Any:  # SIMILARITY_SIGNATURE, built when first asked for

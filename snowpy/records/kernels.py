@@ -8,6 +8,7 @@ itself (what each argument is) is documented in :mod:`snowpy.records.rules`.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from typing import Any
 
@@ -15,30 +16,33 @@ from snowpy._jit import interpreted
 from snowpy.exceptions import PluginError
 
 __all__ = ["KERNEL_SIGNATURE", "CompiledKernel", "as_kernel", "compile_kernel", "kernel_handle",  # noqa: F822
-           "kernel_signature"]
+           "kernel_signature", "signature_attribute"]
 
-_signatures: dict[str, Any] = {}
-
-
+@functools.cache
 def kernel_signature() -> Any:
     """The numba signature of every update kernel (built on first use: interpreting
     needs no numba): ``update(w, S, t, y, activation, vals, m, sqnorm, params) -> None``."""
-    if "kernel" not in _signatures:
-        import numba
+    import numba
 
-        types = numba.types
-        _signatures["kernel"] = types.void(
-            types.float64[:, ::1], types.float64[:, ::1], types.int64, types.float64,
-            types.float64, types.float64[::1], types.int64, types.float64,
-            types.float64[::1])
-    return _signatures["kernel"]
+    types = numba.types
+    return types.void(types.float64[:, ::1], types.float64[:, ::1], types.int64,
+                      types.float64, types.float64, types.float64[::1], types.int64,
+                      types.float64, types.float64[::1])
 
 
-def __getattr__(name: str) -> Any:  # KERNEL_SIGNATURE, built when first asked for
-    if name == "KERNEL_SIGNATURE":
-        return kernel_signature()
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+def signature_attribute(module: str) -> Callable[[str], Any]:
+    """A module ``__getattr__`` giving ``KERNEL_SIGNATURE``, built when first asked for
+    (the modules that export it: ``__getattr__ = signature_attribute(__name__)``)."""
 
+    def __getattr__(name: str) -> Any:
+        if name == "KERNEL_SIGNATURE":
+            return kernel_signature()
+        raise AttributeError(f"module {module!r} has no attribute {name!r}")
+
+    return __getattr__
+
+
+__getattr__ = signature_attribute(__name__)
 
 _compiled: dict[Any, Any] = {}
 

@@ -87,7 +87,7 @@ import numpy as np
 
 from snowpy._jit import is_kernel
 from snowpy.exceptions import ConfigurationError, PluginError
-from snowpy.records.kernels import compile_kernel, kernel_signature
+from snowpy.records.kernels import compile_kernel, signature_attribute
 from snowpy.records.params import Param, validate_declared
 
 __all__ = [
@@ -383,7 +383,4 @@ class RuleSpec:
         return kernel
 
 
-def __getattr__(name: str) -> Any:  # KERNEL_SIGNATURE, built when first asked for
-    if name == "KERNEL_SIGNATURE":
-        return kernel_signature()
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+__getattr__ = signature_attribute(__name__)

@@ -10,8 +10,7 @@ re-exported here, where a rule's author looks for them.
 
 from __future__ import annotations
 
-from typing import Any
-
+from snowpy.records.kernels import signature_attribute
 from snowpy.records.params import Param
 from snowpy.records.rules import (
     UNIVERSAL_PARAMS,
@@ -34,9 +33,4 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str) -> Any:  # KERNEL_SIGNATURE, built when first asked for
-    if name == "KERNEL_SIGNATURE":
-        from snowpy.records.kernels import kernel_signature
-
-        return kernel_signature()
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+__getattr__ = signature_attribute(__name__)
