@@ -13,7 +13,7 @@ PACKAGE = Path(__file__).resolve().parent.parent / "snowpy"
 
 #: Floors, lowest first: a module may import its own floor and those below.
 FLOORS = [
-    ("base", ["_version", "_jit", "_lazy", "_atomic", "exceptions", "_validation", "_progress", "hashmap", "bundles", "model_file",
+    ("base", ["_core", "_version", "_jit", "_lazy", "_atomic", "exceptions", "_validation", "_progress", "hashmap", "bundles", "model_file",
               "metrics", "plots", "calibration", "base"]),
     ("plugin host", ["records", "hookspecs", "plugins"]),
     ("building blocks", ["rules", "text", "corpora", "network"]),

@@ -1,0 +1,43 @@
+"""Build of snowpy's compiled core (``snowpy/_core``): Cython modules compiled when the
+package is installed (``pip install -e .`` or a wheel). Everything else about the
+package is declared in ``pyproject.toml``; ``docs/dependencies.md`` says why setuptools
+and Cython."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from setuptools import Extension, setup
+
+CORE = Path("snowpy") / "_core"
+DIRECTIVES = {
+    "language_level": "3",
+    "boundscheck": False,
+    "wraparound": False,
+    "cdivision": True,
+    "initializedcheck": False,
+    "nonecheck": False,
+    "embedsignature": True,
+    "freethreading_compatible": False,
+}
+
+
+def extensions() -> list[Extension]:
+    from Cython.Build import cythonize
+
+    # -O3 for the loops; SNOWPY_NATIVE=1 adds -march=native for a build that stays on
+    # its machine (wheels are built without it)
+    flags = ["-O3", "-ffp-contract=off", "-fno-strict-aliasing", "-Wno-unreachable-code"]
+    if os.environ.get("SNOWPY_NATIVE") == "1":
+        flags.append("-march=native")
+    modules = [
+        Extension(f"snowpy._core.{path.stem}", [str(path)], extra_compile_args=flags,
+                  define_macros=[("NPY_NO_DEPRECATED_API", "NPY_1_7_API_VERSION")])
+        for path in sorted(CORE.glob("*.pyx"))
+    ]
+    return cythonize(modules, compiler_directives=DIRECTIVES, include_path=["."],
+                     nthreads=os.cpu_count() or 1, quiet=True)
+
+
+setup(ext_modules=extensions())

@@ -1,0 +1,854 @@
+"""The training engine: one compiled epoch over examples and the link pool.
+
+Every rule, built-in or a plugin's, is a C function of one signature (``abi.pxd``)
+that the epoch calls through a pointer: one loop serves them all, with no Python call
+per example. The epoch takes four small objects, as scikit-learn's ``_plain_sgd``
+takes its weight vector, data set and loss: the link :class:`Links` (the pool's
+arrays), the :class:`RuleBinding` (the kernel, its numbers and planes), the
+:class:`Options` (policy, threshold, thickness...) and the examples; it returns an
+:class:`Outcome`. :mod:`snowpy.network.engine` documents what it does per example
+(gather, eligibility, activations, the prediction before learning, links created,
+SNoW's test and the updates, weights checked and written back, dense rows); the stages
+below follow that order.
+
+The pool must have room for the links an example may create; when it has not, the
+epoch stops before that example and reports the room it needs: the caller grows the
+pool and continues from there (``Outcome.need_room``), and likewise for the
+workspace's link lists (``Outcome.need_queue``).
+"""
+
+from libc.math cimport fabs
+from libc.stdint cimport int32_t, int64_t, uint8_t
+from libc.stdlib cimport calloc, free, malloc
+from libc.string cimport memset
+
+from snowpy._core.pool cimport (
+    MAX_PLANES,
+    USED,
+    Pool,
+    append_link,
+    densify,
+    weight_t,
+)
+from snowpy._core.rules cimport UpdateKernel
+
+#: Link policies, as the engine numbers them.
+POLICIES = {"positive": POSITIVE, "touched": TOUCHED, "all": ALL, "signed": SIGNED}
+
+#: A row is laid out densely once it links this share of the targets.
+DENSE_SHARE = 0.5
+
+
+# ------------------------------------------------------------------ workspace
+cdef class Workspace:
+    """Scratch memory of the epoch for examples of up to ``width - 1`` features and
+    ``n_targets`` targets, with ``queue`` entries of link lists. Its clock numbers
+    examples and target visits across calls, so that its stamps are never cleared: the
+    one-example path keeps one from example to example."""
+
+    def __cinit__(self, int64_t max_active, int64_t n_targets, int64_t n_planes,
+                  int64_t queue):
+        memset(&self.w, 0, sizeof(work_t))
+        self._allocate(max_active + 1, n_targets, n_planes, queue)
+
+    cdef int _allocate(self, int64_t width, int64_t n_targets, int64_t n_planes,
+                       int64_t queue) except -1:
+        cdef work_t *w = &self.w
+        cdef int64_t t = n_targets if n_targets > 0 else 1
+        w.width = width
+        w.n_targets = n_targets
+        w.n_planes = n_planes
+        w.queue = queue
+        w.row_buf = <int64_t *>malloc(width * sizeof(int64_t))
+        w.val_buf = <double *>malloc(width * sizeof(double))
+        w.eligible = <uint8_t *>malloc(width)
+        w.dense = <uint8_t *>malloc(width)
+        w.grown = <uint8_t *>calloc(width, 1)
+        w.kmark = <int64_t *>calloc(width, sizeof(int64_t))
+        w.open_k = <int64_t *>malloc(width * sizeof(int64_t))
+        w.wbuf = <double *>malloc(width * n_planes * sizeof(double) + sizeof(double))
+        w.vbuf = <double *>malloc(width * sizeof(double))
+        w.kbuf = <int64_t *>malloc(width * sizeof(int64_t))
+        w.jbuf = <int64_t *>malloc(width * sizeof(int64_t))
+        w.new_w = <double *>malloc(MAX_PLANES * sizeof(double))
+        w.new_u = <double *>malloc(MAX_PLANES * sizeof(double))
+        w.acc = <double *>malloc(t * sizeof(double))
+        w.stamp = <int64_t *>calloc(t, sizeof(int64_t))
+        w.allowed_stamp = <int64_t *>calloc(t, sizeof(int64_t))
+        w.head = <int64_t *>malloc(t * sizeof(int64_t))
+        w.listed = <int64_t *>calloc(t, sizeof(int64_t))
+        w.needed = <int64_t *>calloc(t, sizeof(int64_t))
+        w.qk = <int64_t *>malloc(queue * sizeof(int64_t))
+        w.qo = <int64_t *>malloc(queue * sizeof(int64_t))
+        w.nxt = <int64_t *>malloc(queue * sizeof(int64_t))
+        if (w.row_buf == NULL or w.val_buf == NULL or w.eligible == NULL or w.dense == NULL
+                or w.grown == NULL or w.kmark == NULL or w.open_k == NULL or w.wbuf == NULL
+                or w.vbuf == NULL or w.kbuf == NULL or w.jbuf == NULL or w.new_w == NULL
+                or w.new_u == NULL or w.acc == NULL or w.stamp == NULL
+                or w.allowed_stamp == NULL or w.head == NULL or w.listed == NULL
+                or w.needed == NULL or w.qk == NULL or w.qo == NULL or w.nxt == NULL):
+            raise MemoryError("no memory for the training engine's workspace")
+        return 0
+
+    def __dealloc__(self):
+        cdef work_t *w = &self.w
+        free(w.row_buf)
+        free(w.val_buf)
+        free(w.eligible)
+        free(w.dense)
+        free(w.grown)
+        free(w.kmark)
+        free(w.open_k)
+        free(w.wbuf)
+        free(w.vbuf)
+        free(w.kbuf)
+        free(w.jbuf)
+        free(w.new_w)
+        free(w.new_u)
+        free(w.acc)
+        free(w.stamp)
+        free(w.allowed_stamp)
+        free(w.head)
+        free(w.listed)
+        free(w.needed)
+        free(w.qk)
+        free(w.qo)
+        free(w.nxt)
+
+    @property
+    def width(self):
+        """The most features (the bias included) an example may have."""
+        return self.w.width
+
+    @property
+    def n_targets(self):
+        return self.w.n_targets
+
+    @property
+    def queue(self):
+        return self.w.queue
+
+
+# ---------------------------------------------------------------- the epoch
+cdef inline double _plane_sum(const weight_t *W, int64_t j, const rule_t *rule,
+                              int kind) noexcept nogil:
+    """The effective weight of slot ``j``: w+ - w- is taken in the storage precision
+    (float32 minus float32 is float32, as numpy computes it), a sum of planes in float64."""
+    cdef int64_t n = rule.n_planes
+    cdef double total = 0.0
+    cdef int64_t q
+    if kind == 1:
+        return W[j]
+    if kind == 2:
+        return <double>(<weight_t>(W[2 * j] - W[2 * j + 1]))
+    for q in range(n):
+        total += rule.planes[q] * W[j * n + q]
+    return total
+
+
+cdef inline void _activations(const Pool *p, const weight_t *W, const rule_t *rule, work_t *ws,
+                              int64_t m, int64_t n_targets, double vsum) noexcept nogil:
+    """``acc[t]``: absent * sum_k v_k + sum_k v_k * sum_{links of r_k} (w - absent)."""
+    cdef double absent = rule.absent
+    cdef int64_t t, k, r, first, j, stop
+    cdef double v
+    for t in range(n_targets):
+        ws.acc[t] = absent * vsum
+    for k in range(m):
+        r = ws.row_buf[k]
+        v = ws.val_buf[k]
+        first = p.start[r]
+        if ws.dense[k]:  # a dense row is a vector: target t at offset t
+            stop = p.cap[r] if p.cap[r] < n_targets else n_targets
+            for t in range(stop):
+                ws.acc[t] += v * (_plane_sum(W, first + t, rule, rule.kind) - absent)
+        else:
+            for j in range(first, first + p.size[r]):
+                ws.acc[p.target[j]] += v * (_plane_sum(W, j, rule, rule.kind) - absent)
+
+
+cdef inline void _record_scores(const Pool *p, const weight_t *W, const weight_t *U,
+                                const rule_t *rule, work_t *ws, int64_t m, int64_t n_targets,
+                                int64_t seen, double theta, double *scores) noexcept nogil:
+    """The example's scores before learning (progressive validation), from the averaged
+    weights when averaging, as predict sees them."""
+    cdef int64_t t, k, r, j, first, stop
+    cdef double v
+    for t in range(n_targets):
+        scores[t] = ws.acc[t] - theta
+    if not p.averaging or seen <= 0:
+        return
+    for k in range(m):
+        r = ws.row_buf[k]
+        v = ws.val_buf[k] / seen
+        first = p.start[r]
+        if ws.dense[k]:  # holes hold no averaging sum
+            stop = p.cap[r] if p.cap[r] < n_targets else n_targets
+            for t in range(stop):
+                scores[t] -= v * _plane_sum(U, first + t, rule, 0)
+        else:
+            for j in range(first, first + p.size[r]):
+                scores[p.target[j]] -= v * _plane_sum(U, j, rule, 0)
+
+
+cdef inline void _list_link(work_t *ws, int64_t *q, int64_t t, int64_t k, int64_t offset,
+                            int64_t mark) noexcept nogil:
+    """Thread (row k, offset) onto target t's list of the example's links."""
+    ws.qk[q[0]] = k
+    ws.qo[q[0]] = offset
+    if ws.listed[t] == mark:
+        ws.nxt[q[0]] = ws.head[t]
+    else:
+        ws.nxt[q[0]] = -1
+        ws.listed[t] = mark
+    ws.head[t] = q[0]
+    q[0] += 1
+
+
+cdef inline bint _keep_weight(double *w, const options_t *opt, int64_t *overflows,
+                              int64_t *underflows) noexcept nogil:
+    """Clamp an updated weight into the magnitudes kept (counted); False for NaN."""
+    cdef double value = w[0]
+    cdef double magnitude
+    if value != value:
+        return False
+    magnitude = fabs(value)
+    if opt.multiplicative and value <= 0.0:
+        w[0] = opt.min_magnitude
+        underflows[0] += 1
+    elif magnitude > opt.max_magnitude:
+        w[0] = opt.max_magnitude if value > 0 else -opt.max_magnitude
+        overflows[0] += 1
+    elif magnitude < opt.min_magnitude and value != 0.0:
+        w[0] = opt.min_magnitude if value > 0 else -opt.min_magnitude
+        underflows[0] += 1
+    return True
+
+
+cdef outcome_t epoch(Pool *p, weight_t *W, weight_t *U, const rule_t *rule, const options_t *opt,
+                   const batch_t *b, work_t *ws, int64_t seen, int64_t *counts,
+                   int64_t n_targets) noexcept nogil:
+    """Learn the examples of ``b.order`` in order (see the module)."""
+    cdef outcome_t out
+    cdef int64_t n_planes = rule.n_planes
+    cdef int policy = opt.policy
+    cdef bint restricted = b.a_indptr != NULL
+    cdef bint averaging = p.averaging
+    cdef bint counting_rows = p.count != NULL and b.counting
+    cdef bint counting_links = p.lcount != NULL and b.counting
+    cdef bint creating = b.creating
+    cdef bint creating_now = creating and policy != TOUCHED
+    cdef double initial = rule.initial
+    cdef double absent = rule.absent
+    cdef double theta = opt.theta
+    cdef int64_t capacity = p.capacity
+    cdef int64_t dense_at = <int64_t>(0.5 * n_targets + 0.5)
+    cdef int64_t dense_room = n_targets
+    cdef int64_t qcap = ws.queue
+    cdef int64_t first_mark = ws.mark
+    cdef int64_t tag = ws.tag
+    cdef int64_t pos, i, mark, m, lo, n_allowed, n_positive, linked, fan, need, k, r, c, t
+    cdef int64_t j, first, off, q, wanted, n_open, o, e, g, h, best
+    cdef double vsum, y, true_score, sqnorm, moved, v
+    cdef bint wrong, calls, violated, changed
+    cdef int status
+    cdef weight_t old
+    memset(&out, 0, sizeof(outcome_t))
+    if dense_at < 1:
+        dense_at = 1
+    for pos in range(b.n_order):
+        i = b.order[pos]
+        mark = first_mark + pos + 1
+        ws.mark = mark  # (kept current: every return leaves the clock past what it used)
+        ws.tag = tag
+        # --- gather the example's rows and strengths, the bias first
+        m = 0
+        if opt.bias != 0.0:
+            ws.row_buf[0] = 0
+            ws.val_buf[0] = opt.bias
+            m = 1
+        for j in range(b.indptr[i], b.indptr[i + 1]):
+            ws.row_buf[m] = b.rows[j]
+            ws.val_buf[m] = b.vals[j]
+            m += 1
+        if restricted:
+            lo = b.a_indptr[i]
+            n_allowed = b.a_indptr[i + 1] - lo
+        else:
+            lo = 0
+            n_allowed = n_targets
+        n_positive = b.y_indptr[i + 1] - b.y_indptr[i]
+        for j in range(b.y_indptr[i], b.y_indptr[i + 1]):
+            ws.stamp[b.y_targets[j]] = mark
+        linked = 0
+        vsum = 0.0
+        for k in range(m):
+            r = ws.row_buf[k]
+            ws.dense[k] = p.dense[r] == 1
+            linked += 2 * dense_room if ws.dense[k] else p.size[r]
+            vsum += ws.val_buf[k]
+            ws.grown[k] = False
+            ws.eligible[k] = True
+        fan = n_allowed if policy == ALL else n_positive
+        # --- room for the links this example may create, and for its link lists
+        if policy == TOUCHED or policy == SIGNED or creating:
+            need = 4 * (linked + m * (n_allowed if policy != POSITIVE else n_positive))
+            if p.meta[USED] + need > capacity:
+                out.need_room = need
+                break
+        if linked + m * fan + 1 > qcap:
+            out.need_queue = linked + m * fan + 1
+            break
+        # --- a new row about to link half the targets or more starts dense
+        if creating and policy == ALL and fan >= dense_at:
+            for k in range(m):
+                r = ws.row_buf[k]
+                if p.size[r] == 0 and not ws.dense[k] and p.meta[USED] + dense_room <= capacity:
+                    densify(p, W, U, r, n_targets, rule.absent_w)
+                    ws.dense[k] = True
+        # --- eligibility (SNoW -e): rows count their activity
+        if opt.min_count > 1:
+            for k in range(m):
+                r = ws.row_buf[k]
+                if counting_rows and r > 0 and p.count[r] < 2147483647:
+                    p.count[r] += 1
+                ws.eligible[k] = r == 0 or p.count[r] >= opt.min_count
+        # --- activations, and the scores before learning
+        _activations(p, W, rule, ws, m, n_targets, vsum)
+        if b.scores != NULL:
+            _record_scores(p, W, U, rule, ws, m, n_targets, seen, theta,
+                           b.scores + pos * n_targets)
+        # --- the prediction before learning
+        if n_allowed > 0:
+            wrong = False
+            if opt.multilabel:
+                for c in range(n_allowed):
+                    t = b.a_targets[lo + c] if restricted else c
+                    if (ws.acc[t] >= theta) != (ws.stamp[t] == mark):
+                        wrong = True
+                        break
+            else:
+                best = -1
+                for c in range(n_allowed):
+                    t = b.a_targets[lo + c] if restricted else c
+                    if best < 0 or ws.acc[t] > ws.acc[best]:
+                        best = t
+                wrong = ws.stamp[best] != mark
+            if wrong:
+                out.mistakes += 1
+        # --- the targets that need their links of this example: those that may get
+        #     links, and those whose activation calls for an update
+        tag += 1
+        wanted = 0
+        if creating_now:
+            if restricted:
+                for c in range(n_allowed):
+                    ws.allowed_stamp[b.a_targets[lo + c]] = mark
+            for c in range(fan):
+                if policy == ALL:
+                    t = b.a_targets[lo + c] if restricted else c
+                else:
+                    t = b.y_targets[b.y_indptr[i] + c]
+                    if restricted and ws.allowed_stamp[t] != mark:
+                        continue
+                if ws.needed[t] != tag:
+                    ws.needed[t] = tag
+                    wanted += 1
+        for c in range(n_allowed):
+            t = b.a_targets[lo + c] if restricted else c
+            if ws.needed[t] == tag:
+                continue
+            if opt.constraint:
+                calls = True  # decided below, against the true target's activation
+            elif ws.stamp[t] == mark:
+                calls = ws.acc[t] < theta + opt.pos_thickness
+            else:
+                calls = ws.acc[t] >= theta - opt.neg_thickness
+            if calls:
+                ws.needed[t] = tag
+                wanted += 1
+        q = 0
+        if wanted > 0:
+            for k in range(m):
+                if ws.dense[k]:
+                    continue  # target t's link is at offset t
+                r = ws.row_buf[k]
+                first = p.start[r]
+                for off in range(p.size[r]):
+                    t = p.target[first + off]
+                    if ws.needed[t] != tag:
+                        continue
+                    _list_link(ws, &q, t, k, off, mark)
+        # --- link creation (SNoW's sparse network), after the prediction: the new
+        #     links, at their initial weights, join the activation the updates see
+        if creating_now:
+            for c in range(n_planes):
+                ws.new_w[c] = rule.init_w[c]
+                ws.new_u[c] = seen * (rule.init_w[c] - rule.absent_w[c]) if averaging else 0.0
+            n_open = 0  # the rows that may lack a link: not linked to every target
+            for k in range(m):
+                if not (ws.dense[k] and p.size[ws.row_buf[k]] >= n_targets) and ws.eligible[k]:
+                    ws.open_k[n_open] = k
+                    n_open += 1
+            for c in range(fan):
+                if policy == ALL:
+                    t = b.a_targets[lo + c] if restricted else c
+                else:
+                    t = b.y_targets[b.y_indptr[i] + c]
+                    if restricted and ws.allowed_stamp[t] != mark:
+                        continue
+                tag += 1
+                if ws.listed[t] == mark:
+                    e = ws.head[t]
+                    while e >= 0:
+                        ws.kmark[ws.qk[e]] = tag
+                        if counting_links:
+                            p.lcount[p.start[ws.row_buf[ws.qk[e]]] + ws.qo[e]] += 1
+                        e = ws.nxt[e]
+                if counting_links:  # links of complete rows are counted here
+                    for k in range(m):
+                        if ws.dense[k] and p.size[ws.row_buf[k]] >= n_targets:
+                            p.lcount[p.start[ws.row_buf[k]] + t] += 1
+                for o in range(n_open):
+                    k = ws.open_k[o]
+                    r = ws.row_buf[k]
+                    if ws.dense[k]:
+                        j = p.start[r] + t
+                        if t < p.cap[r] and p.target[j] == t:
+                            if counting_links:
+                                p.lcount[j] += 1
+                            continue
+                        j = append_link(p, W, U, r, t, ws.new_w, ws.new_u, rule.absent_w)
+                        if counting_links:
+                            p.lcount[j] += 1
+                        ws.acc[t] += ws.val_buf[k] * (initial - absent)
+                        continue  # a dense row's link is found at offset t: not listed
+                    if ws.kmark[k] == tag:
+                        continue
+                    j = append_link(p, W, U, r, t, ws.new_w, ws.new_u, rule.absent_w)
+                    ws.grown[k] = True
+                    if counting_links:
+                        p.lcount[j] += 1
+                    ws.acc[t] += ws.val_buf[k] * (initial - absent)
+                    _list_link(ws, &q, t, k, j - p.start[r], mark)
+        true_score = 0.0
+        violated = False
+        if opt.constraint:
+            for j in range(b.y_indptr[i], b.y_indptr[i + 1]):
+                true_score = ws.acc[b.y_targets[j]]
+            for c in range(n_allowed):
+                t = b.a_targets[lo + c] if restricted else c
+                if ws.stamp[t] != mark and ws.acc[t] >= true_score - opt.pos_thickness:
+                    violated = True
+                    break
+        # --- updates
+        for c in range(n_allowed):
+            t = b.a_targets[lo + c] if restricted else c
+            if opt.constraint:
+                if ws.stamp[t] == mark:
+                    if not violated:
+                        continue
+                    y = 1.0
+                else:
+                    if ws.acc[t] < true_score - opt.pos_thickness:
+                        continue
+                    y = -1.0
+            elif ws.stamp[t] == mark:
+                if ws.acc[t] >= theta + opt.pos_thickness:
+                    continue
+                y = 1.0
+            else:
+                if ws.acc[t] < theta - opt.neg_thickness:
+                    continue
+                y = -1.0
+            tag += 1
+            g = 0
+            sqnorm = 0.0
+            for k in range(m):  # dense rows: the link is at offset t
+                if ws.dense[k]:
+                    r = ws.row_buf[k]
+                    j = p.start[r] + t
+                    if t >= p.cap[r] or p.target[j] != t:
+                        continue  # a hole: a missing link
+                    for o in range(n_planes):
+                        ws.wbuf[g * n_planes + o] = W[j * n_planes + o]
+                    ws.kmark[k] = tag
+                    ws.jbuf[g] = j
+                    ws.kbuf[g] = k
+                    ws.vbuf[g] = ws.val_buf[k]
+                    sqnorm += ws.val_buf[k] * ws.val_buf[k]
+                    g += 1
+            if ws.listed[t] == mark:
+                e = ws.head[t]
+                while e >= 0:
+                    k = ws.qk[e]
+                    j = p.start[ws.row_buf[k]] + ws.qo[e]
+                    for o in range(n_planes):
+                        ws.wbuf[g * n_planes + o] = W[j * n_planes + o]
+                    ws.kmark[k] = tag
+                    ws.jbuf[g] = j
+                    ws.kbuf[g] = k
+                    ws.vbuf[g] = ws.val_buf[k]
+                    sqnorm += ws.val_buf[k] * ws.val_buf[k]
+                    g += 1
+                    e = ws.nxt[e]
+            if policy == TOUCHED or (policy == SIGNED and y < 0):
+                for k in range(m):
+                    if not ws.eligible[k] or ws.kmark[k] == tag:
+                        continue
+                    for o in range(n_planes):
+                        ws.wbuf[g * n_planes + o] = rule.init_w[o]
+                    ws.jbuf[g] = -1
+                    ws.kbuf[g] = k
+                    ws.vbuf[g] = ws.val_buf[k]
+                    sqnorm += ws.val_buf[k] * ws.val_buf[k]
+                    g += 1
+            if g == 0:
+                continue
+            status = rule.update(ws.wbuf, g, n_planes, rule.S, n_targets, rule.state_size, t,
+                                 y, ws.acc[t], ws.vbuf, sqnorm, rule.params, rule.n_params,
+                                 rule.user_data)
+            if status != 0:
+                out.failed = True
+                ws.tag = tag
+                out.processed = pos
+                out.seen = seen
+                return out
+            for h in range(g):
+                for o in range(n_planes):
+                    if not _keep_weight(&ws.wbuf[h * n_planes + o], opt, &out.overflows,
+                                        &out.underflows):
+                        out.nonfinite = True
+                        ws.tag = tag
+                        out.processed = pos
+                        out.seen = seen
+                        return out
+                j = ws.jbuf[h]
+                if j >= 0:
+                    for o in range(n_planes):
+                        old = W[j * n_planes + o]
+                        W[j * n_planes + o] = <weight_t>ws.wbuf[h * n_planes + o]
+                        if averaging:  # the change in the storage precision, as numpy
+                            U[j * n_planes + o] = <weight_t>(
+                                <double>U[j * n_planes + o] + <double>seen
+                                * <double>(<weight_t>(W[j * n_planes + o] - old)))
+                    continue
+                # a missing link the update reached: TOUCHED links a weight the update
+                # changed; SIGNED one a demotion took below a missing link's weight
+                if policy == TOUCHED:
+                    changed = False
+                    for o in range(n_planes):
+                        if ws.wbuf[h * n_planes + o] != rule.init_w[o]:
+                            changed = True
+                else:
+                    moved = 0.0
+                    for o in range(n_planes):
+                        moved += rule.planes[o] * ws.wbuf[h * n_planes + o]
+                    changed = moved < absent
+                if changed:
+                    k = ws.kbuf[h]
+                    j = append_link(p, W, U, ws.row_buf[k], t, &ws.wbuf[h * n_planes],
+                                    ws.new_u, rule.absent_w)
+                    ws.grown[k] = True
+                    if averaging:
+                        for o in range(n_planes):
+                            U[j * n_planes + o] = <weight_t>(seen * (
+                                <double>W[j * n_planes + o]
+                                - (rule.init_w[o] if policy == TOUCHED else rule.absent_w[o])))
+            if y > 0:
+                counts[2 * t] += 1
+            else:
+                counts[2 * t + 1] += 1
+            out.updates += 1
+        # --- rows that link half the targets are laid out densely (when the pool has
+        #     the room now; else at a later example)
+        for k in range(m):
+            if ws.grown[k] and not ws.dense[k]:
+                r = ws.row_buf[k]
+                if p.size[r] >= dense_at and p.meta[USED] + dense_room <= capacity:
+                    densify(p, W, U, r, n_targets, rule.absent_w)
+        seen += 1
+    else:
+        pos = b.n_order
+    ws.tag = tag
+    out.processed = pos
+    out.seen = seen
+    return out
+
+
+# ------------------------------------------------------------ the objects
+cdef class Links:
+    """A link store's arrays as the engine reads and writes them (the pool of
+    :mod:`snowpy.network.links`): bound once, used until the store replaces an array.
+    ``count``, ``U`` and ``lcount`` may be empty (rows not counted, no averaging, links
+    not counted); ``W`` and ``U`` are float32 or float64."""
+
+    cdef Pool pool
+    cdef readonly bint single
+    cdef float *Wf
+    cdef float *Uf
+    cdef double *Wd
+    cdef double *Ud
+    cdef object _arrays
+    cdef int64_t[::1] _start
+    cdef int32_t[::1] _size
+    cdef int32_t[::1] _cap
+    cdef int32_t[::1] _count
+    cdef uint8_t[::1] _dense
+    cdef int32_t[::1] _target
+    cdef int32_t[::1] _lcount
+    cdef int64_t[::1] _meta
+
+    def __cinit__(self, start, size, cap, count, dense, target, W, U, lcount, meta):
+        cdef float[:, ::1] wf, uf
+        cdef double[:, ::1] wd, ud
+        self._start = start
+        self._size = size
+        self._cap = cap
+        self._count = count
+        self._dense = dense
+        self._target = target
+        self._lcount = lcount
+        self._meta = meta
+        self._arrays = (W, U)
+        if size.shape[0] != start.shape[0] or cap.shape[0] != start.shape[0] \
+                or dense.shape[0] != start.shape[0] or W.shape[0] != target.shape[0] \
+                or (U.shape[0] and U.shape[0] != target.shape[0]) \
+                or (lcount.shape[0] and lcount.shape[0] != target.shape[0]):
+            raise ValueError("a link store's arrays disagree in length")
+        self.pool.start = &self._start[0]
+        self.pool.size = &self._size[0]
+        self.pool.cap = &self._cap[0]
+        self.pool.count = &self._count[0] if self._count.shape[0] else NULL
+        self.pool.dense = &self._dense[0]
+        self.pool.target = &self._target[0] if self._target.shape[0] else NULL
+        self.pool.lcount = &self._lcount[0] if self._lcount.shape[0] else NULL
+        self.pool.meta = &self._meta[0]
+        self.pool.capacity = self._target.shape[0]
+        self.pool.n_rows_capacity = self._start.shape[0]
+        self.pool.n_planes = W.shape[1]
+        self.pool.averaging = U.shape[0] > 0
+        self.single = W.dtype.itemsize == 4
+        self.Wf = self.Uf = NULL
+        self.Wd = self.Ud = NULL
+        if self.single:
+            wf = W
+            self.Wf = &wf[0, 0] if wf.shape[0] and wf.shape[1] else NULL
+            if U.shape[0]:
+                uf = U
+                self.Uf = &uf[0, 0]
+        else:
+            wd = W
+            self.Wd = &wd[0, 0] if wd.shape[0] and wd.shape[1] else NULL
+            if U.shape[0]:
+                ud = U
+                self.Ud = &ud[0, 0]
+        if self.pool.n_planes > MAX_PLANES or self.pool.n_planes < 1:
+            raise ValueError(f"a rule keeps 1 to {MAX_PLANES} weight planes")
+
+    @property
+    def capacity(self):
+        """Slots of the pool."""
+        return self.pool.capacity
+
+
+cdef class RuleBinding:
+    """A rule as the engine applies it: its kernel (:class:`~snowpy._core.rules.
+    UpdateKernel`), packed numbers, plane coefficients, initial and absent weights (as a
+    pool of that precision stores them) and per-target state ``S``."""
+
+    cdef rule_t rule
+    cdef readonly UpdateKernel kernel
+    cdef double[::1] _params
+    cdef double[::1] _planes
+    cdef double[:, ::1] _S
+
+    def __cinit__(self, UpdateKernel kernel, params, planes, initial_weights,
+                  absent_weights, S, bint single):
+        cdef Py_ssize_t q
+        cdef Py_ssize_t n = len(planes)
+        cdef double value
+        cdef double empty_state = 0.0
+        if n < 1 or n > MAX_PLANES or len(initial_weights) != n or len(absent_weights) != n:
+            raise ValueError(f"a rule keeps 1 to {MAX_PLANES} planes, each with an initial "
+                             "and an absent weight")
+        self.kernel = kernel
+        self._params = params
+        self._planes = planes
+        self._S = S
+        self.rule.update = kernel.fn
+        self.rule.user_data = kernel.user_data
+        self.rule.params = &self._params[0] if self._params.shape[0] else &empty_state
+        self.rule.n_params = self._params.shape[0]
+        self.rule.planes = &self._planes[0]
+        self.rule.n_planes = n
+        self.rule.kind = 0
+        if n == 1 and self._planes[0] == 1.0:
+            self.rule.kind = 1
+        elif n == 2 and self._planes[0] == 1.0 and self._planes[1] == -1.0:
+            self.rule.kind = 2
+        self.rule.initial = 0.0
+        self.rule.absent = 0.0
+        for q in range(n):
+            value = initial_weights[q]
+            self.rule.init_w[q] = <float>value if single else value
+            value = absent_weights[q]
+            self.rule.absent_w[q] = <float>value if single else value
+            self.rule.initial += self._planes[q] * self.rule.init_w[q]
+            self.rule.absent += self._planes[q] * self.rule.absent_w[q]
+        self.rule.S = &self._S[0, 0] if self._S.shape[0] and self._S.shape[1] else NULL
+        self.rule.state_size = self._S.shape[1]
+
+    @property
+    def absent(self):
+        """The effective weight of a missing link, as the pool stores it."""
+        return self.rule.absent
+
+
+cdef class Options:
+    """How a network trains, resolved once: the link policy (``POLICIES``), eligibility's
+    count, whether the rule is multiplicative, the magnitudes kept, the threshold, the
+    thick separator, the bias strength, multi-label, constraint classification."""
+
+    cdef options_t opt
+
+    def __cinit__(self, int policy, int64_t min_count, bint multiplicative,
+                  double min_magnitude, double max_magnitude, double theta,
+                  double pos_thickness, double neg_thickness, double bias, bint multilabel,
+                  bint constraint):
+        self.opt.policy = policy
+        self.opt.min_count = min_count
+        self.opt.multiplicative = multiplicative
+        self.opt.min_magnitude = min_magnitude
+        self.opt.max_magnitude = max_magnitude
+        self.opt.theta = theta
+        self.opt.pos_thickness = pos_thickness
+        self.opt.neg_thickness = neg_thickness
+        self.opt.bias = bias
+        self.opt.multilabel = multilabel
+        self.opt.constraint = constraint
+
+    @property
+    def theta(self):
+        return self.opt.theta
+
+    @property
+    def bias(self):
+        return self.opt.bias
+
+
+cdef class Outcome:
+    """What a run of the engine did: examples processed, mistakes (before learning),
+    target updates, weights clamped (overflows) or raised (underflows), whether a NaN
+    stopped it or the rule failed, the examples seen since the network began (the
+    averaging clock), and the pool room or link-list room it stopped for (0: none)."""
+
+    cdef readonly int64_t processed
+    cdef readonly int64_t mistakes
+    cdef readonly int64_t updates
+    cdef readonly int64_t overflows
+    cdef readonly int64_t underflows
+    cdef readonly bint nonfinite
+    cdef readonly bint failed
+    cdef readonly int64_t seen
+    cdef readonly int64_t need_room
+    cdef readonly int64_t need_queue
+
+    def __repr__(self):
+        return (f"Outcome(processed={self.processed}, mistakes={self.mistakes}, "
+                f"updates={self.updates}, overflows={self.overflows}, "
+                f"underflows={self.underflows}, nonfinite={self.nonfinite}, "
+                f"failed={self.failed}, seen={self.seen}, need_room={self.need_room}, "
+                f"need_queue={self.need_queue})")
+
+
+cdef Outcome _outcome(const outcome_t *o):
+    cdef Outcome out = Outcome.__new__(Outcome)
+    out.processed = o.processed
+    out.mistakes = o.mistakes
+    out.updates = o.updates
+    out.overflows = o.overflows
+    out.underflows = o.underflows
+    out.nonfinite = o.nonfinite
+    out.failed = o.failed
+    out.seen = o.seen
+    out.need_room = o.need_room
+    out.need_queue = o.need_queue
+    return out
+
+
+cdef inline outcome_t _epoch(Links links, const rule_t *rule, const options_t *opt,
+                             const batch_t *b, work_t *ws, int64_t seen, int64_t *counts,
+                             int64_t n_targets) noexcept nogil:
+    if links.single:
+        return epoch(&links.pool, links.Wf, links.Uf, rule, opt, b, ws, seen, counts, n_targets)
+    return epoch(&links.pool, links.Wd, links.Ud, rule, opt, b, ws, seen, counts, n_targets)
+
+
+def run(Links links, RuleBinding rule, Options options, const int64_t[::1] indptr,
+        const int32_t[::1] rows, const double[::1] vals, const int64_t[::1] order,
+        const int64_t[::1] y_indptr, const int32_t[::1] y_targets,
+        const int64_t[::1] a_indptr, const int32_t[::1] a_targets, int64_t seen,
+        int64_t[:, ::1] counts, int64_t max_active, double[:, ::1] scores, bint counting,
+        bint creating, Workspace workspace=None):
+    """Learn the examples of ``order`` (rows of a CSR matrix whose ``rows`` are pool rows);
+    returns an :class:`Outcome`.
+
+    ``counts`` (``int64[targets, 2]``) receives promotions and demotions; with rows in
+    ``scores`` (``[len(order), targets]``), each example's scores before learning.
+    ``a_indptr`` empty: every target sees every example. ``counting``: rows count their
+    activity (data seen for the first time); ``creating``: links may be created. A
+    ``workspace`` (for examples of up to ``max_active`` features and every target) is made
+    when none is given, and remade larger when an example's link lists need more room.
+    """
+    cdef batch_t b
+    cdef outcome_t o
+    cdef outcome_t total
+    cdef int64_t n_targets = counts.shape[0]
+    cdef int64_t done = 0
+    cdef int32_t no_target = 0
+    cdef int64_t no_index = 0
+    cdef double no_value = 0.0
+    if rule.rule.S != NULL and rule._S.shape[0] != n_targets:
+        raise ValueError("the rule's state and the counts disagree on the targets")
+    if indptr.shape[0] < 1 or y_indptr.shape[0] < indptr.shape[0]:
+        raise ValueError("the examples' and the labels' pointers disagree")
+    if scores.shape[0] and (scores.shape[0] < order.shape[0] or scores.shape[1] != n_targets):
+        raise ValueError("scores must have a row per example and a column per target")
+    if workspace is None or workspace.w.width < max_active + 2 \
+            or workspace.w.n_targets < n_targets or workspace.w.n_planes != rule.rule.n_planes:
+        workspace = Workspace(max_active + 1, n_targets, rule.rule.n_planes,
+                              16 * (max_active + 2))
+    memset(&total, 0, sizeof(outcome_t))
+    b.indptr = &indptr[0]
+    b.rows = &rows[0] if rows.shape[0] else &no_target
+    b.vals = &vals[0] if vals.shape[0] else &no_value
+    b.y_indptr = &y_indptr[0]
+    b.y_targets = &y_targets[0] if y_targets.shape[0] else &no_target
+    b.a_indptr = &a_indptr[0] if a_indptr.shape[0] else NULL
+    b.a_targets = &a_targets[0] if a_targets.shape[0] else &no_target
+    b.counting = counting
+    b.creating = creating
+    while True:
+        b.order = &order[done] if done < order.shape[0] else &no_index
+        b.n_order = order.shape[0] - done
+        b.scores = &scores[done, 0] if scores.shape[0] and done < order.shape[0] else NULL
+        with nogil:
+            o = _epoch(links, &rule.rule, &options.opt, &b, &workspace.w, seen,
+                       &counts[0, 0] if n_targets else NULL, n_targets)
+        done += o.processed
+        total.mistakes += o.mistakes
+        total.updates += o.updates
+        total.overflows += o.overflows
+        total.underflows += o.underflows
+        seen = o.seen
+        if o.need_queue == 0 or o.nonfinite or o.failed:
+            total.processed = done
+            total.nonfinite = o.nonfinite
+            total.failed = o.failed
+            total.seen = seen
+            total.need_room = o.need_room
+            return _outcome(&total)
+        # an example with more links than the lists had room for
+        workspace = Workspace(max_active + 1, n_targets, rule.rule.n_planes,
+                              2 * o.need_queue)

@@ -1,0 +1,29 @@
+from libc.stdint cimport int32_t, int64_t, uint8_t, uint32_t
+
+cdef struct Stream:
+    # a chunk's token stream: token k is text[starts[k]:ends[k]], document d has the
+    # tokens doc_ptr[d]:doc_ptr[d + 1]
+    const uint8_t *text
+    const int64_t *starts
+    const int64_t *ends
+    const int64_t *doc_ptr
+    Py_ssize_t n_docs
+    Py_ssize_t n_tokens
+
+cdef struct Found:
+    # where an extractor writes: ids (and with names, the hashed bytes and their spans)
+    int32_t *ids
+    Py_ssize_t capacity
+    int64_t *ptr
+    bint names
+    uint8_t *arena
+    Py_ssize_t arena_size
+    int64_t *spans
+    Py_ssize_t spans_capacity
+
+cdef int64_t words_into(const Stream *s, int64_t min_n, int64_t max_n, uint32_t seed,
+                        int64_t mask, Found *out) noexcept nogil
+cdef int64_t assemble_into(const int32_t *ids, const int64_t *ptrs, Py_ssize_t n_segments,
+                           Py_ssize_t n_docs, int mode, bint l2, int bits, int64_t *indptr,
+                           int32_t *indices, double *data, int32_t *scratch,
+                           int32_t *tmp, int64_t *counts) noexcept nogil

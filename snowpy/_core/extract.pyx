@@ -1,0 +1,591 @@
+"""The built-in feature extractors and the merge of their output into CSR rows, compiled.
+
+Each extractor reads a chunk's token stream (:mod:`snowpy._core.tokenize`) and writes
+hashed feature ids document by document (the contract in
+:mod:`snowpy.records.extractors`): word n-grams, character n-grams, skip-grams,
+affixes and conjunctions. :func:`assemble_rows` then gathers, sorts and counts each
+document's ids into one canonical CSR row.
+"""
+
+from libc.math cimport log, sqrt
+from libc.stdint cimport int32_t, int64_t, uint8_t, uint32_t
+from libc.stdlib cimport free, malloc
+
+from snowpy._core._hash cimport murmur3
+
+cdef enum:
+    TOO_FEW_IDS = -1
+    TOO_SMALL_ARENA = -2
+    NO_MEMORY = -3
+
+
+cdef inline int32_t _hashed(const uint8_t *buffer, int64_t start, int64_t end, uint32_t seed,
+                            int64_t mask) noexcept nogil:
+    return <int32_t>(murmur3(buffer + start, end - start, seed) & mask)
+
+
+cdef inline bint _room(const Found *out, int64_t count, int64_t needed) noexcept nogil:
+    if count + needed > out.capacity:
+        return False
+    return not out.names or count + needed <= out.spans_capacity
+
+
+cdef inline int64_t _record(const uint8_t *buffer, int64_t start, int64_t end, Found *out,
+                            int64_t count, int64_t used) noexcept nogil:
+    """Copy feature ``count``'s bytes to the arena; the new fill, or -2 when full."""
+    cdef int64_t length = end - start
+    cdef int64_t q
+    if used + length > out.arena_size:
+        return TOO_SMALL_ARENA
+    for q in range(length):
+        out.arena[used + q] = buffer[start + q]
+    out.spans[2 * count] = used
+    out.spans[2 * count + 1] = used + length
+    return used + length
+
+
+cdef inline int64_t _char_starts(const uint8_t *buffer, int64_t start, int64_t end,
+                                 int64_t *out) noexcept nogil:
+    """Offsets of the code points of ``buffer[start:end]``, plus ``end``; their number."""
+    cdef int64_t n = 0
+    cdef int64_t i
+    for i in range(start, end):
+        if (buffer[i] & 0xC0) != 0x80:
+            out[n] = i
+            n += 1
+    out[n] = end
+    return n
+
+
+cdef inline int64_t _longest(const Stream *s) noexcept nogil:
+    cdef int64_t longest = 0
+    cdef Py_ssize_t k
+    for k in range(s.n_tokens):
+        if s.ends[k] - s.starts[k] > longest:
+            longest = s.ends[k] - s.starts[k]
+    return longest
+
+
+# ------------------------------------------------------------------ word n-grams
+cdef int64_t words_into(const Stream *s, int64_t min_n, int64_t max_n, uint32_t seed,
+                        int64_t mask, Found *out) noexcept nogil:
+    cdef int64_t count = 0
+    cdef int64_t used = 0
+    cdef Py_ssize_t d, k
+    cdef int64_t first, last, i, n, j
+    if min_n == 1 and max_n == 1 and not out.names:  # unigrams: feature k is token k
+        if s.n_tokens > out.capacity:
+            return TOO_FEW_IDS
+        for k in range(s.n_tokens):
+            out.ids[k] = _hashed(s.text, s.starts[k], s.ends[k], seed, mask)
+        for d in range(s.n_docs + 1):
+            out.ptr[d] = s.doc_ptr[d]
+        return s.n_tokens
+    for d in range(s.n_docs):
+        out.ptr[d] = count
+        first = s.doc_ptr[d]
+        last = s.doc_ptr[d + 1]
+        if not _room(out, count, (last - first) * (max_n - min_n + 1)):
+            return TOO_FEW_IDS
+        for i in range(first, last):
+            for n in range(min_n, max_n + 1):
+                j = i + n - 1
+                if j >= last:
+                    break
+                out.ids[count] = _hashed(s.text, s.starts[i], s.ends[j], seed, mask)
+                if out.names:
+                    used = _record(s.text, s.starts[i], s.ends[j], out, count, used)
+                    if used < 0:
+                        return used
+                count += 1
+    out.ptr[s.n_docs] = count
+    return count
+
+
+# ------------------------------------------------------------- character n-grams
+cdef int64_t _chars_into(const Stream *s, int64_t min_n, int64_t max_n, bint across,
+                         uint32_t seed, int64_t mask, Found *out) noexcept nogil:
+    cdef int64_t longest = _longest(s) + 2
+    cdef Py_ssize_t d
+    cdef int64_t first, last, span, doc_bytes, n_chars, n, i, k, length, q, offset, stop
+    cdef int64_t count = 0
+    cdef int64_t used = 0
+    cdef int64_t result
+    cdef uint8_t *scratch
+    cdef int64_t *cps
+    if across:
+        for d in range(s.n_docs):
+            if s.doc_ptr[d + 1] > s.doc_ptr[d]:
+                span = s.ends[s.doc_ptr[d + 1] - 1] - s.starts[s.doc_ptr[d]]
+                if span > longest:
+                    longest = span
+    scratch = <uint8_t *>malloc(longest + 2)
+    cps = <int64_t *>malloc((longest + 3) * sizeof(int64_t))
+    if scratch == NULL or cps == NULL:
+        free(scratch)
+        free(cps)
+        return NO_MEMORY
+    result = 0
+    for d in range(s.n_docs):
+        out.ptr[d] = count
+        first = s.doc_ptr[d]
+        last = s.doc_ptr[d + 1]
+        if last == first:
+            continue
+        # at most one n-gram per n per byte, plus the two pads of every token
+        doc_bytes = s.ends[last - 1] - s.starts[first] + 2 * (last - first)
+        if not _room(out, count, doc_bytes * (max_n - min_n + 1)):
+            result = TOO_FEW_IDS
+            break
+        if across:
+            n_chars = _char_starts(s.text, s.starts[first], s.ends[last - 1], cps)
+            for n in range(min_n, min(max_n, n_chars) + 1):
+                for i in range(n_chars - n + 1):
+                    out.ids[count] = _hashed(s.text, cps[i], cps[i + n], seed, mask)
+                    if out.names:
+                        used = _record(s.text, cps[i], cps[i + n], out, count, used)
+                        if used < 0:
+                            break
+                    count += 1
+                if used < 0:
+                    break
+            if used < 0:
+                result = used
+                break
+            continue
+        for k in range(first, last):
+            length = s.ends[k] - s.starts[k]
+            scratch[0] = 32
+            for q in range(length):
+                scratch[q + 1] = s.text[s.starts[k] + q]
+            scratch[length + 1] = 32
+            n_chars = _char_starts(scratch, 0, length + 2, cps)
+            for n in range(min_n, max_n + 1):
+                offset = 0
+                stop = min(n_chars, n)
+                out.ids[count] = _hashed(scratch, cps[0], cps[stop], seed, mask)
+                if out.names:
+                    used = _record(scratch, cps[0], cps[stop], out, count, used)
+                    if used < 0:
+                        break
+                count += 1
+                while offset + n < n_chars:
+                    offset += 1
+                    out.ids[count] = _hashed(scratch, cps[offset], cps[offset + n], seed, mask)
+                    if out.names:
+                        used = _record(scratch, cps[offset], cps[offset + n], out, count, used)
+                        if used < 0:
+                            break
+                    count += 1
+                if used < 0 or offset == 0:
+                    break
+            if used < 0:
+                break
+        if used < 0:
+            result = used
+            break
+    free(scratch)
+    free(cps)
+    if result < 0:
+        return result
+    out.ptr[s.n_docs] = count
+    return count
+
+
+# -------------------------------------------------------------------- skip-grams
+cdef int64_t _skipgrams_into(const Stream *s, int64_t max_skip, uint32_t seed, int64_t mask,
+                             Found *out) noexcept nogil:
+    cdef uint8_t *scratch = <uint8_t *>malloc(2 * _longest(s) + 1)
+    cdef int64_t count = 0
+    cdef int64_t used = 0
+    cdef Py_ssize_t d
+    cdef int64_t first, last, i, j, q, gap, first_length, length
+    if scratch == NULL:
+        return NO_MEMORY
+    for d in range(s.n_docs):
+        out.ptr[d] = count
+        first = s.doc_ptr[d]
+        last = s.doc_ptr[d + 1]
+        if not _room(out, count, (last - first) * max_skip):
+            free(scratch)
+            return TOO_FEW_IDS
+        for i in range(first, last):
+            first_length = s.ends[i] - s.starts[i]
+            for q in range(first_length):
+                scratch[q] = s.text[s.starts[i] + q]
+            scratch[first_length] = 32
+            for gap in range(2, max_skip + 2):
+                j = i + gap
+                if j >= last:
+                    break
+                length = first_length + 1
+                for q in range(s.ends[j] - s.starts[j]):
+                    scratch[length] = s.text[s.starts[j] + q]
+                    length += 1
+                out.ids[count] = _hashed(scratch, 0, length, seed, mask)
+                if out.names:
+                    used = _record(scratch, 0, length, out, count, used)
+                    if used < 0:
+                        free(scratch)
+                        return used
+                count += 1
+    free(scratch)
+    out.ptr[s.n_docs] = count
+    return count
+
+
+# ---------------------------------------------------------------------- affixes
+cdef int64_t _affixes_into(const Stream *s, int64_t min_len, int64_t max_len, uint32_t seed,
+                           int64_t mask, Found *out) noexcept nogil:
+    cdef int64_t longest = _longest(s)
+    cdef uint8_t *scratch = <uint8_t *>malloc(longest + 2)
+    cdef int64_t *cps = <int64_t *>malloc((longest + 2) * sizeof(int64_t))
+    cdef int64_t count = 0
+    cdef int64_t used = 0
+    cdef Py_ssize_t d
+    cdef int64_t k, n_chars, length, size, q, begin, needed
+    if scratch == NULL or cps == NULL:
+        free(scratch)
+        free(cps)
+        return NO_MEMORY
+    for d in range(s.n_docs):
+        out.ptr[d] = count
+        needed = 2 * (max_len - min_len + 1) * (s.doc_ptr[d + 1] - s.doc_ptr[d])
+        if not _room(out, count, needed):
+            free(scratch)
+            free(cps)
+            return TOO_FEW_IDS
+        for k in range(s.doc_ptr[d], s.doc_ptr[d + 1]):
+            n_chars = _char_starts(s.text, s.starts[k], s.ends[k], cps)
+            for length in range(min_len, max_len + 1):
+                if n_chars <= length:
+                    break
+                size = cps[length] - s.starts[k]
+                for q in range(size):
+                    scratch[q] = s.text[s.starts[k] + q]
+                scratch[size] = 32
+                out.ids[count] = _hashed(scratch, 0, size + 1, seed, mask)
+                if out.names:
+                    used = _record(scratch, 0, size + 1, out, count, used)
+                    if used < 0:
+                        free(scratch)
+                        free(cps)
+                        return used
+                count += 1
+                begin = cps[n_chars - length]
+                size = s.ends[k] - begin
+                scratch[0] = 32
+                for q in range(size):
+                    scratch[q + 1] = s.text[begin + q]
+                out.ids[count] = _hashed(scratch, 0, size + 1, seed, mask)
+                if out.names:
+                    used = _record(scratch, 0, size + 1, out, count, used)
+                    if used < 0:
+                        free(scratch)
+                        free(cps)
+                        return used
+                count += 1
+    free(scratch)
+    free(cps)
+    out.ptr[s.n_docs] = count
+    return count
+
+
+# ----------------------------------------------------------------- conjunctions
+cdef inline int _before(const uint8_t *text, int64_t a_start, int64_t a_end, int64_t b_start,
+                        int64_t b_end) noexcept nogil:
+    """-1, 0 or 1 as token a sorts before, equal to, or after token b (bytewise)."""
+    cdef int64_t la = a_end - a_start
+    cdef int64_t lb = b_end - b_start
+    cdef int64_t n = la if la < lb else lb
+    cdef int64_t q
+    cdef uint8_t x, y
+    for q in range(n):
+        x = text[a_start + q]
+        y = text[b_start + q]
+        if x != y:
+            return -1 if x < y else 1
+    return 0 if la == lb else (-1 if la < lb else 1)
+
+
+cdef int64_t _conjunctions_into(const Stream *s, int64_t window, uint32_t seed, int64_t mask,
+                                Found *out) noexcept nogil:
+    cdef uint8_t *scratch = <uint8_t *>malloc(2 * _longest(s) + 1)
+    cdef int64_t count = 0
+    cdef int64_t used = 0
+    cdef Py_ssize_t d
+    cdef int64_t first, last, n, pairs, i, j, stop, a, b, length, q
+    cdef int order
+    if scratch == NULL:
+        return NO_MEMORY
+    for d in range(s.n_docs):
+        out.ptr[d] = count
+        first = s.doc_ptr[d]
+        last = s.doc_ptr[d + 1]
+        n = last - first
+        pairs = n * (n - 1) // 2 if window == 0 else n * window
+        if not _room(out, count, pairs):
+            free(scratch)
+            return TOO_FEW_IDS
+        for i in range(first, last):
+            stop = last if window == 0 else min(last, i + window + 1)
+            for j in range(i + 1, stop):
+                order = _before(s.text, s.starts[i], s.ends[i], s.starts[j], s.ends[j])
+                if order == 0:
+                    continue  # a token with itself is the token
+                if order < 0:
+                    a, b = i, j
+                else:
+                    a, b = j, i
+                length = 0
+                for q in range(s.starts[a], s.ends[a]):
+                    scratch[length] = s.text[q]
+                    length += 1
+                scratch[length] = 31  # the unit separator: never inside a token
+                length += 1
+                for q in range(s.starts[b], s.ends[b]):
+                    scratch[length] = s.text[q]
+                    length += 1
+                out.ids[count] = _hashed(scratch, 0, length, seed, mask)
+                if out.names:
+                    used = _record(scratch, 0, length, out, count, used)
+                    if used < 0:
+                        free(scratch)
+                        return used
+                count += 1
+    free(scratch)
+    out.ptr[s.n_docs] = count
+    return count
+
+
+# ------------------------------------------------------- the extractors' contract
+cdef int _bind(const uint8_t[::1] text, const int64_t[::1] starts, const int64_t[::1] ends,
+               const int64_t[::1] doc_ptr, int32_t[::1] out_ids, int64_t[::1] out_ptr,
+               bint names, uint8_t[::1] arena, int64_t[:, ::1] spans, Stream *s,
+               Found *out) except -1:
+    s.text = &text[0] if text.shape[0] else NULL
+    s.starts = &starts[0] if starts.shape[0] else NULL
+    s.ends = &ends[0] if ends.shape[0] else NULL
+    s.doc_ptr = &doc_ptr[0]
+    s.n_docs = doc_ptr.shape[0] - 1
+    s.n_tokens = starts.shape[0]
+    if ends.shape[0] != starts.shape[0] or out_ptr.shape[0] < doc_ptr.shape[0]:
+        raise ValueError("a token stream's starts and ends, and the output's pointers, "
+                         "must match")
+    out.ids = &out_ids[0] if out_ids.shape[0] else NULL
+    out.capacity = out_ids.shape[0]
+    out.ptr = &out_ptr[0]
+    out.names = names
+    out.arena = &arena[0] if arena.shape[0] else NULL
+    out.arena_size = arena.shape[0] if names else 0
+    out.spans = &spans[0, 0] if spans.shape[0] else NULL
+    out.spans_capacity = spans.shape[0] if names else 0
+    return 0
+
+
+def words_extract(const uint8_t[::1] text, const int64_t[::1] starts, const int64_t[::1] ends,
+                  const int64_t[::1] doc_ptr, const double[::1] params, uint32_t seed,
+                  int64_t mask, int32_t[::1] out_ids, int64_t[::1] out_ptr, bint names,
+                  uint8_t[::1] arena, int64_t[:, ::1] spans):
+    """Word n-grams, ``params = [min_n, max_n]`` (the extractor contract)."""
+    cdef Stream s
+    cdef Found out
+    cdef int64_t written
+    _bind(text, starts, ends, doc_ptr, out_ids, out_ptr, names, arena, spans, &s, &out)
+    with nogil:
+        written = words_into(&s, <int64_t>params[0], <int64_t>params[1], seed, mask, &out)
+    return _checked(written)
+
+
+def chars_extract(const uint8_t[::1] text, const int64_t[::1] starts, const int64_t[::1] ends,
+                  const int64_t[::1] doc_ptr, const double[::1] params, uint32_t seed,
+                  int64_t mask, int32_t[::1] out_ids, int64_t[::1] out_ptr, bint names,
+                  uint8_t[::1] arena, int64_t[:, ::1] spans):
+    """Character n-grams, ``params = [min_n, max_n, across]``."""
+    cdef Stream s
+    cdef Found out
+    cdef int64_t written
+    _bind(text, starts, ends, doc_ptr, out_ids, out_ptr, names, arena, spans, &s, &out)
+    with nogil:
+        written = _chars_into(&s, <int64_t>params[0], <int64_t>params[1], params[2] > 0.0,
+                              seed, mask, &out)
+    return _checked(written)
+
+
+def skipgrams_extract(const uint8_t[::1] text, const int64_t[::1] starts,
+                      const int64_t[::1] ends, const int64_t[::1] doc_ptr,
+                      const double[::1] params, uint32_t seed, int64_t mask,
+                      int32_t[::1] out_ids, int64_t[::1] out_ptr, bint names,
+                      uint8_t[::1] arena, int64_t[:, ::1] spans):
+    """k-skip-bigrams, ``params = [max_skip]``."""
+    cdef Stream s
+    cdef Found out
+    cdef int64_t written
+    _bind(text, starts, ends, doc_ptr, out_ids, out_ptr, names, arena, spans, &s, &out)
+    with nogil:
+        written = _skipgrams_into(&s, <int64_t>params[0], seed, mask, &out)
+    return _checked(written)
+
+
+def affixes_extract(const uint8_t[::1] text, const int64_t[::1] starts,
+                    const int64_t[::1] ends, const int64_t[::1] doc_ptr,
+                    const double[::1] params, uint32_t seed, int64_t mask,
+                    int32_t[::1] out_ids, int64_t[::1] out_ptr, bint names,
+                    uint8_t[::1] arena, int64_t[:, ::1] spans):
+    """Prefixes and suffixes, ``params = [min_len, max_len]``."""
+    cdef Stream s
+    cdef Found out
+    cdef int64_t written
+    _bind(text, starts, ends, doc_ptr, out_ids, out_ptr, names, arena, spans, &s, &out)
+    with nogil:
+        written = _affixes_into(&s, <int64_t>params[0], <int64_t>params[1], seed, mask, &out)
+    return _checked(written)
+
+
+def conjunctions_extract(const uint8_t[::1] text, const int64_t[::1] starts,
+                         const int64_t[::1] ends, const int64_t[::1] doc_ptr,
+                         const double[::1] params, uint32_t seed, int64_t mask,
+                         int32_t[::1] out_ids, int64_t[::1] out_ptr, bint names,
+                         uint8_t[::1] arena, int64_t[:, ::1] spans):
+    """Token pairs, ``params = [window]`` (0: the whole document)."""
+    cdef Stream s
+    cdef Found out
+    cdef int64_t written
+    _bind(text, starts, ends, doc_ptr, out_ids, out_ptr, names, arena, spans, &s, &out)
+    with nogil:
+        written = _conjunctions_into(&s, <int64_t>params[0], seed, mask, &out)
+    return _checked(written)
+
+
+cdef int64_t _checked(int64_t written) except? -9:
+    if written == NO_MEMORY:
+        raise MemoryError("no memory for an extractor's scratch buffer")
+    return written
+
+
+# --------------------------------------------------------------- CSR assembly
+cdef inline void _insertion_sort(int32_t *a, int64_t m) noexcept nogil:
+    cdef int64_t i, j
+    cdef int32_t x
+    for i in range(1, m):
+        x = a[i]
+        j = i - 1
+        while j >= 0 and a[j] > x:
+            a[j + 1] = a[j]
+            j -= 1
+        a[j + 1] = x
+
+
+cdef void _sort_hashed(int32_t *a, int64_t m, int bits, int32_t *tmp,
+                       int64_t *counts) noexcept nogil:
+    """Sort ``a[:m]``, values in ``[0, 2**bits)`` spread uniformly (hashes): one bucket
+    pass on the top bits, then an insertion sort of the nearly sorted result."""
+    cdef int level, shift
+    cdef int64_t buckets, b, i
+    if m < 24:
+        _insertion_sort(a, m)
+        return
+    level = 1
+    while ((<int64_t>1) << level) < m and level < bits:
+        level += 1
+    buckets = (<int64_t>1) << level
+    shift = bits - level
+    for b in range(buckets + 1):
+        counts[b] = 0
+    for i in range(m):
+        counts[(a[i] >> shift) + 1] += 1
+    for b in range(buckets):
+        counts[b + 1] += counts[b]
+    for i in range(m):
+        b = a[i] >> shift
+        tmp[counts[b]] = a[i]
+        counts[b] += 1
+    _insertion_sort(tmp, m)
+    for i in range(m):
+        a[i] = tmp[i]
+
+
+cdef int64_t assemble_into(const int32_t *ids, const int64_t *ptrs, Py_ssize_t n_segments,
+                           Py_ssize_t n_docs, int mode, bint l2, int bits, int64_t *indptr,
+                           int32_t *indices, double *data, int32_t *scratch,
+                           int32_t *tmp, int64_t *counts) noexcept nogil:
+    """Each document's ids from every segment, sorted and run-length counted into
+    ``indices`` (and values into ``data`` unless NULL); returns nnz."""
+    cdef int64_t nnz = 0
+    cdef int64_t m, begin, repeats, q, j
+    cdef Py_ssize_t d, seg
+    cdef int32_t previous
+    cdef double total, scale
+    indptr[0] = 0
+    for d in range(n_docs):
+        m = 0
+        for seg in range(n_segments):
+            for j in range(ptrs[seg * (n_docs + 1) + d], ptrs[seg * (n_docs + 1) + d + 1]):
+                scratch[m] = ids[j]
+                m += 1
+        if m > 0:
+            _sort_hashed(scratch, m, bits, tmp, counts)
+            begin = nnz
+            previous = scratch[0]
+            repeats = 1
+            for q in range(1, m + 1):
+                if q < m and scratch[q] == previous:
+                    repeats += 1
+                    continue
+                indices[nnz] = previous
+                if data != NULL:
+                    if mode == 0:
+                        data[nnz] = 1.0
+                    elif mode == 1:
+                        data[nnz] = <double>repeats
+                    else:
+                        data[nnz] = 1.0 + log(<double>repeats)
+                nnz += 1
+                if q < m:
+                    previous = scratch[q]
+                    repeats = 1
+            if l2 and data != NULL:
+                total = 0.0
+                for q in range(begin, nnz):
+                    total += data[q] * data[q]
+                scale = 1.0 / sqrt(total)
+                for q in range(begin, nnz):
+                    data[q] *= scale
+        indptr[d + 1] = nnz
+    return nnz
+
+
+def assemble_rows(const int32_t[::1] ids, const int64_t[:, ::1] ptrs, int mode, bint l2,
+                  int bits, int64_t[::1] indptr, int32_t[::1] indices, double[::1] data,
+                  int32_t[::1] scratch):
+    """Fill ``indptr`` (n_docs + 1), ``indices`` and ``data`` (may be empty: binary rows
+    without a norm); return nnz. ``ptrs[s, d]:ptrs[s, d + 1]`` are document ``d``'s ids
+    from segment ``s``; ``mode`` 0 binary, 1 count, 2 log."""
+    cdef Py_ssize_t n_docs = ptrs.shape[1] - 1
+    cdef Py_ssize_t width = scratch.shape[0]
+    cdef int32_t *tmp = <int32_t *>malloc(max(width, 1) * sizeof(int32_t))
+    cdef int64_t *counts = <int64_t *>malloc((2 * width + 2) * sizeof(int64_t))
+    cdef int64_t nnz
+    cdef int32_t empty_id = 0
+    if tmp == NULL or counts == NULL:
+        free(tmp)
+        free(counts)
+        raise MemoryError("no memory to assemble rows")
+    with nogil:
+        nnz = assemble_into(&ids[0] if ids.shape[0] else &empty_id, &ptrs[0, 0],
+                            ptrs.shape[0], n_docs, mode, l2, bits, &indptr[0],
+                            &indices[0] if indices.shape[0] else NULL,
+                            &data[0] if data.shape[0] else NULL, &scratch[0], tmp, counts)
+    free(tmp)
+    free(counts)
+    return nnz
+
+
+def max_token_bytes(const int64_t[::1] starts, const int64_t[::1] ends):
+    """The longest token, in bytes."""
+    cdef int64_t longest = 0
+    cdef Py_ssize_t k
+    for k in range(starts.shape[0]):
+        if ends[k] - starts[k] > longest:
+            longest = ends[k] - starts[k]
+    return longest

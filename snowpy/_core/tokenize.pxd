@@ -1,0 +1,15 @@
+from libc.stdint cimport int32_t, int64_t, uint8_t
+
+cdef struct Tables:
+    # the tokeniser's character table (snowpy.text.unicode): a class and a lower-case
+    # mapping per code point, and the ASCII fast path's byte table
+    const uint8_t *classes
+    const int32_t *lower
+    const uint8_t *ascii_word
+    bint lowercase
+    bint strip_marks
+
+cdef int64_t tokenize_into(const uint8_t *data, const int64_t *offsets, Py_ssize_t n_docs,
+                           const Tables *tables, uint8_t *out, int64_t *starts,
+                           int64_t *ends, int64_t *doc_ptr, int64_t *invalid,
+                           int64_t *n_tokens) noexcept nogil
