@@ -19,6 +19,7 @@ DIRECTIVES = {
     "initializedcheck": False,
     "nonecheck": False,
     "embedsignature": True,
+    "auto_pickle": False,
     "freethreading_compatible": False,
 }
 

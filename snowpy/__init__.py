@@ -1,7 +1,7 @@
 """snowpy: sparse, online, mistake-driven text classification in the style of SNoW.
 
-Importing snowpy is cheap: it loads no plugin and compiles nothing. The
-estimators are imported on first use.
+Importing snowpy is cheap: it loads no plugin, and its compiled core was compiled
+when snowpy was installed. The estimators are imported on first use.
 
 >>> import snowpy
 >>> snowpy.Network.__name__
@@ -17,7 +17,6 @@ from snowpy._version import __version__
 from snowpy.hookspecs import hookimpl
 
 if TYPE_CHECKING:  # pragma: no cover
-    from snowpy._jit import jit
     from snowpy.classifier import SnowClassifier
     from snowpy.network import Cloud, DualNetwork, Network, NumericalWarning
     from snowpy.text import Featurizer
@@ -32,7 +31,6 @@ __all__ = [
     "SnowClassifier",
     "__version__",
     "hookimpl",
-    "jit",
     "load",
     "save",
 ]
@@ -47,7 +45,6 @@ _LAZY = {
     "save": "snowpy.persistence",
     "load": "snowpy.persistence",
     "ModelFileError": "snowpy.model_file",
-    "jit": "snowpy._jit",
 }
 
 

@@ -22,7 +22,6 @@ from snowpy._progress import phase
 from snowpy.base import RuleParamsEstimator, available_if
 from snowpy.classifier_state import classifier_state
 from snowpy.exceptions import ConfigurationError, NotFittedError
-from snowpy.learn_text import learn_text
 from snowpy.model_file import write_model
 from snowpy.network import DualNetwork, Network
 from snowpy.network.cloud import Cloud, cloud_members, share_params
@@ -379,9 +378,9 @@ class SnowClassifier(RuleParamsEstimator):
         return self.network_._probabilities_of(scores)
 
     def _learn_fused(self, x: str, y: Any, width: int) -> bool:
-        """Featurise and learn a text in one compiled call (:mod:`snowpy.learn_text`)
-        when the front end allows it; False when it was not learned (the caller
-        takes the two-call path)."""
+        """Featurise and learn a text in one compiled call
+        (:meth:`snowpy._core.online.OnlineLearner.learn_text`) when the front end allows
+        it; False when it was not learned (the caller takes the two-call path)."""
         network, featurizer = self.network_, self.featurizer_
         last = getattr(self, "_last_features", None)
         if last is not None and last[0] is x and last[1] is featurizer:
@@ -391,21 +390,18 @@ class SnowClassifier(RuleParamsEstimator):
                 or not hasattr(network, "_store"):
             return False
         raw = np.frombuffer(x.encode("utf-8", "surrogatepass"), dtype=np.uint8)
-        if raw.size > single._size:
+        if raw.size > single.width:
             return False
         targets, scores = network._begin_example(None, y, width)
         store = network._store
-        kernel, constants = network._engine_arguments()
-        result = learn_text(single.buffers, raw, *single.settings, network._fast_arrays(),
-                            kernel, targets, store._map.next_row, *constants, store.seen,
-                            scores)
-        if not result[0]:
+        result = network._online_learner().learn_text(
+            single.words, raw, targets, store.feature_map.next_row, store.seen, scores)
+        if result is None:
             return False
         featurizer.invalid_bytes_ = 0
-        step = result[2:]
-        if not network._step_done(step):
+        if not network._step_done(result):
             return False
-        network._finish_example(step, targets, scores)
+        network._finish_example(result[2], targets, scores)
         return True
 
     def _features_one(self, x: Any) -> tuple[np.ndarray, np.ndarray]:

@@ -1,4 +1,4 @@
-"""A map from 64-bit keys to dense numbers 1, 2, 3..., compiled with numba.
+"""A map from 64-bit keys to dense numbers 1, 2, 3..., probed by compiled code.
 
 A shared building block: the network gives a row to each feature id seen in
 training (:mod:`snowpy.network.links`), and the front end keeps the (feature
@@ -14,63 +14,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from snowpy._jit import interpreted, jit
+from snowpy._core.featuremap import lookup, probe
 
 __all__ = ["FeatureMap"]
 
 _EMPTY = -1
-
-
-@jit(inline="always")
-def _slot(slots, key, mask, shift):  # pragma: no cover - compiled
-    """The slot holding ``key``, or the empty slot where it would go (reads only)."""
-    slot = int((np.uint64(key) * np.uint64(0x9E3779B97F4A7C15)) >> shift) & mask
-    while slots[2 * slot] != key and slots[2 * slot] != -1:
-        slot = (slot + 1) & mask
-    return slot
-
-
-@jit
-def _probe(slots, row_ids, ids, out, start, next_row):  # pragma: no cover - compiled
-    """Map ``ids[start:]`` to rows, new keys getting new rows; returns (stop, next_row).
-
-    ``slots[2 s]`` holds slot ``s``'s key and ``slots[2 s + 1]`` its row: one
-    cache line per probe. Stops early (``stop < ids.size``) when inserting
-    would fill the table beyond half; the caller grows it and calls again
-    from ``stop``.
-    """
-    size = slots.size // 2
-    mask = size - 1
-    shift = np.uint64(64 - int(np.log2(size)))
-    limit = size // 2
-    for j in range(start, ids.size):
-        key = np.int64(ids[j])
-        slot = _slot(slots, key, mask, shift)
-        if slots[2 * slot] == key:
-            out[j] = slots[2 * slot + 1]
-            continue
-        if next_row >= limit:
-            return j, next_row
-        slots[2 * slot] = key
-        slots[2 * slot + 1] = next_row
-        row_ids[next_row - 1] = key
-        out[j] = next_row
-        next_row += 1
-    return ids.size, next_row
-
-
-@jit
-def lookup(slots, ids, out, unseen):  # pragma: no cover - compiled
-    """Rows of ``ids`` into ``out`` (``unseen`` for a key not in the map), reading the
-    table only: a map whose arrays are read-only (memory-mapped, or shared with other
-    processes) answers lookups."""
-    size = slots.size // 2
-    mask = size - 1
-    shift = np.uint64(64 - int(np.log2(size)))
-    for j in range(ids.size):
-        key = np.int64(ids[j])
-        slot = _slot(slots, key, mask, shift)
-        out[j] = slots[2 * slot + 1] if slots[2 * slot] == key else unseen
 
 
 class FeatureMap:
@@ -114,6 +62,13 @@ class FeatureMap:
         return self._row_ids[: len(self)]
 
     @property
+    def arrays(self) -> tuple[np.ndarray, np.ndarray]:
+        """The table of (key, number) pairs and the number-to-key list, for compiled
+        code that probes the map in place (it inserts as :meth:`rows` does, and the
+        caller then sets :attr:`next_row`)."""
+        return self._slots, self._row_ids
+
+    @property
     def nbytes(self) -> int:
         return self._slots.nbytes + self._row_ids.nbytes
 
@@ -133,32 +88,21 @@ class FeatureMap:
                 raise ValueError("a narrow map holds keys from 0 to 2**31 - 1")
         out = np.empty(ids.size, dtype=np.int32)
         if not insert:
-            if interpreted():
-                with np.errstate(over="ignore"):
-                    lookup(self._slots, ids, out, unseen)
-            else:
-                lookup(self._slots, ids, out, unseen)
+            lookup(self._slots, ids, out, unseen)
             return out
         start, before = 0, self.next_row
         while True:
-            if interpreted():
-                # Fibonacci hashing multiplies modulo 2**64 on purpose: numpy's overflow
-                # warning (pure-Python runs) is not an error here
-                with np.errstate(over="ignore"):
-                    start, self.next_row = _probe(self._slots, self._row_ids, ids, out, start,
-                                                  self.next_row)
-            else:
-                start, self.next_row = _probe(self._slots, self._row_ids, ids, out, start,
-                                              self.next_row)
+            start, self.next_row = probe(self._slots, self._row_ids, ids, out, start,
+                                         self.next_row)
             if start == ids.size:
                 return out
             # as many new keys to come as the part read so far had, up to four times the
             # room (each doubling inserts every key again: a batch of 14 million ids
             # grew the map twelve times); new keys only get rarer, so this overshoots
             coming = (self.next_row - before) * (ids.size - start) // max(start, 1)
-            self._grow(min(self.next_row + coming, self._slots.size))  # (room: size / 4)
+            self.grow(min(self.next_row + coming, self._slots.size))  # (room: size / 4)
 
-    def _grow(self, rows: int = 0) -> None:
+    def grow(self, rows: int = 0) -> None:
         """Twice the slots, or enough to hold ``rows`` rows at most half full."""
         used = self.row_ids.copy()
         self.generation += 1

@@ -42,22 +42,22 @@ def snowpy_update_rules() -> Iterable[RuleSpec]:  # type: ignore[empty-body]
 
     Each item is a :class:`snowpy.rules.RuleSpec`: a name, the rule's
     declared parameters and a ``build`` function that turns validated
-    parameter values into a :class:`snowpy.rules.RuleKernel` (the
-    numba-compiled update step and its packed parameters). The training loop
-    calls that kernel directly; no hook is called while training.
+    parameter values into a :class:`snowpy.rules.RuleKernel` (the update
+    step, a C function of one ABI, and its packed parameters). The training
+    loop calls that function directly; no hook is called while training.
+    The step may be written in C or Cython, with numba, or (slowly, to try
+    an idea) in plain Python, as here; ``docs/plugins.md`` shows each.
 
     Example
     -------
-    >>> import numba
     >>> from snowpy import hookimpl
     >>> from snowpy.rules import Param, RuleKernel, RuleSpec, theta_param
-    >>> @numba.njit
-    ... def _halving(w, S, t, y, activation, vals, m, sqnorm, params):
+    >>> def _halving(w, S, t, y, activation, vals, m, sqnorm, params):
     ...     for k in range(m):
     ...         w[k, 0] *= 2.0 ** (y * vals[k])
     >>> def _build(params, context):
     ...     return RuleKernel(update=_halving, params=[],
-    ...                       initial_weights=(1.0,), theta=params["theta"])
+    ...                       initial_weights=(1.0,))
     >>> @hookimpl
     ... def snowpy_update_rules():
     ...     return [RuleSpec(name="halving-winnow", build=_build,
@@ -72,8 +72,8 @@ def snowpy_feature_extractors() -> Iterable[ExtractorSpec]:  # type: ignore[empt
 
     Each item is a :class:`snowpy.text.extractors.ExtractorSpec`: a name, its
     declared parameters and a ``build`` function returning an
-    :class:`~snowpy.text.extractors.ExtractorKernel`, the numba-compiled
-    function that turns a chunk's token stream into hashed feature ids (the
+    :class:`~snowpy.text.extractors.ExtractorKernel`, the function (compiled,
+    or Python) that turns a chunk's token stream into hashed feature ids (the
     contract is in :mod:`snowpy.records.extractors`). Built-in extractors:
     ``words`` (word n-grams), ``skipgrams``, ``chars`` (character n-grams)
     and ``affixes`` (prefixes and suffixes).

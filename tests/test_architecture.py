@@ -13,11 +13,12 @@ PACKAGE = Path(__file__).resolve().parent.parent / "snowpy"
 
 #: Floors, lowest first: a module may import its own floor and those below.
 FLOORS = [
-    ("base", ["_core", "_version", "_jit", "_lazy", "_atomic", "exceptions", "_validation", "_progress", "hashmap", "bundles", "model_file",
+    ("base", ["_core", "_version", "_lazy", "_atomic", "exceptions", "_validation",
+              "_progress", "hashmap", "model_file",
               "metrics", "plots", "calibration", "base"]),
-    ("plugin host", ["records", "hookspecs", "plugins"]),
+    ("plugin host", ["records", "hookspecs", "plugins", "numba_kernels"]),
     ("building blocks", ["rules", "text", "corpora", "network"]),
-    ("estimators", ["learn_text", "classifier", "classifier_state"]),
+    ("estimators", ["classifier", "classifier_state"]),
     ("uses of estimators", ["persistence", "experiments", "testing", "integrations",
                             "distributed"]),
     ("command line", ["cli", "__main__"]),

@@ -277,4 +277,4 @@ def test_many_labels_grow_the_workspace_alike_online_and_in_batches():
     for i in range(1, X.shape[0]):
         online.learn_one(as_dict(X[i]), y[i])
     same_links(batch, online)
-    assert online._fast_queue > 16 * (online._fast_width + 1)  # it did grow
+    assert online._learner_queue > 16 * (online._learner_width + 2)  # it did grow

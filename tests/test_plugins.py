@@ -67,6 +67,43 @@ def test_import_snowpy_loads_no_plugin_and_no_numba():
     assert result.stdout.strip() == "[]"
 
 
+def test_a_process_that_uses_no_numba_plugin_never_imports_numba(tmp_path):
+    """Training, saving, loading, predicting one example at a time, listing every plugin
+    (the installed kernel-Perceptron plugin's rule is written with numba) and the
+    command line's train and predict: numba stays out of the process. A network of the
+    numba rule brings it in, and only then."""
+    corpus = tmp_path / "c.tsv"
+    corpus.write_text("a\thello there\nb\tgood bye\n" * 10)
+    result = run_python(f"""
+        import sys, snowpy
+        from snowpy.plugins import list_rules
+        clf = snowpy.SnowClassifier(epochs=2).fit(["cheap pills", "lunch now"] * 5,
+                                                  ["spam", "ham"] * 5)
+        clf.learn_one("cheap lunch", "spam")
+        clf.save({str(tmp_path / "m.snowpy")!r})
+        loaded = snowpy.load({str(tmp_path / "m.snowpy")!r})
+        loaded.predict_proba_one("cheap")
+        rules = sorted(list_rules())
+        from snowpy.cli import main
+        sys.argv = ["snowpy", "train", {str(corpus)!r}, "-o", {str(tmp_path / "c.snowpy")!r}, "-q"]
+        try:
+            main()
+        except SystemExit:
+            pass
+        print("numba" in sys.modules, "kernel-perceptron" in rules)
+        if "kernel-perceptron" in rules:
+            snowpy.SnowClassifier("kernel-perceptron", calibrate=None).fit(
+                ["a b", "c d"], ["x", "y"])
+            print("numba" in sys.modules)
+        else:
+            print(True)
+    """, tmp_path)
+    assert result.returncode == 0, result.stderr
+    first, then = result.stdout.split("\n")[:2]
+    assert first.split()[0] == "False"
+    assert then == "True"
+
+
 def test_entry_point_plugin_registers_and_trains(tmp_path):
     make_distribution(tmp_path, "snowpy_myrule", {"myrule": "snowpy_myrule_plugin"},
                       {"snowpy_myrule_plugin": GOOD_PLUGIN})

@@ -2,6 +2,7 @@ from libc.stdint cimport int32_t, int64_t, uint8_t
 
 from snowpy._core.abi cimport update_fn
 from snowpy._core.pool cimport Pool
+from snowpy._core.rules cimport UpdateKernel
 
 cdef enum:
     POSITIVE = 0
@@ -101,3 +102,56 @@ cdef class Workspace:
     cdef work_t w
     cdef int _allocate(self, int64_t width, int64_t n_targets, int64_t n_planes,
                        int64_t queue) except -1
+
+cdef class Links:
+    cdef Pool pool
+    cdef readonly bint single
+    cdef float *Wf
+    cdef float *Uf
+    cdef double *Wd
+    cdef double *Ud
+    cdef object _arrays
+    cdef int64_t[::1] _start
+    cdef int32_t[::1] _size
+    cdef int32_t[::1] _cap
+    cdef int32_t[::1] _count
+    cdef uint8_t[::1] _dense
+    cdef int32_t[::1] _target
+    cdef int32_t[::1] _lcount
+    cdef int64_t[::1] _meta
+
+cdef struct guard_t:
+    # a rule's step run on guarded copies of its buffers (checked mode)
+    update_fn fn
+    void *user_data
+    int violation
+    int64_t where
+
+cdef class RuleBinding:
+    cdef rule_t rule
+    cdef guard_t guard
+    cdef readonly bint checked
+    cdef readonly UpdateKernel kernel
+    cdef double[::1] _params
+    cdef double[::1] _planes
+    cdef double[:, ::1] _S
+
+cdef class Options:
+    cdef options_t opt
+
+cdef class Outcome:
+    cdef readonly int64_t processed
+    cdef readonly int64_t mistakes
+    cdef readonly int64_t updates
+    cdef readonly int64_t overflows
+    cdef readonly int64_t underflows
+    cdef readonly bint nonfinite
+    cdef readonly bint failed
+    cdef readonly int64_t seen
+    cdef readonly int64_t need_room
+    cdef readonly int64_t need_queue
+
+cdef outcome_t run_epoch(Links links, const rule_t *rule, const options_t *opt,
+                         const batch_t *b, work_t *ws, int64_t seen, int64_t *counts,
+                         int64_t n_targets) noexcept nogil
+cdef Outcome make_outcome(const outcome_t *o)

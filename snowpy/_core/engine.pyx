@@ -18,9 +18,9 @@ workspace's link lists (``Outcome.need_queue``).
 """
 
 from libc.math cimport fabs
-from libc.stdint cimport int32_t, int64_t, uint8_t
+from libc.stdint cimport int32_t, int64_t, uint8_t, uint64_t
 from libc.stdlib cimport calloc, free, malloc
-from libc.string cimport memset
+from libc.string cimport memcmp, memcpy, memset
 
 from snowpy._core.pool cimport (
     MAX_PLANES,
@@ -30,7 +30,6 @@ from snowpy._core.pool cimport (
     densify,
     weight_t,
 )
-from snowpy._core.rules cimport UpdateKernel
 
 #: Link policies, as the engine numbers them.
 POLICIES = {"positive": POSITIVE, "touched": TOUCHED, "all": ALL, "signed": SIGNED}
@@ -576,28 +575,116 @@ cdef outcome_t epoch(Pool *p, weight_t *W, weight_t *U, const rule_t *rule, cons
     return out
 
 
+# ------------------------------------------------------------ checked mode
+cdef enum:
+    GUARD = 4096           # doubles of guard on each side of a buffer the rule sees
+    OUTSIDE_W = 1
+    CHANGED_VALS = 2
+    CHANGED_PARAMS = 3
+    CHANGED_STATE = 4
+    OUTSIDE_STATE = 5
+    NO_MEMORY = 6
+
+cdef uint64_t CANARY = 0x7FF8DEADBEEFCAFEULL  # a NaN with a payload no rule writes
+
+
+cdef inline void _fill_guard(double *zone) noexcept nogil:
+    cdef int64_t q
+    cdef uint64_t *bits = <uint64_t *>zone
+    for q in range(GUARD):
+        bits[q] = CANARY
+
+
+cdef inline bint _guard_intact(const double *zone) noexcept nogil:
+    cdef int64_t q
+    cdef const uint64_t *bits = <const uint64_t *>zone
+    for q in range(GUARD):
+        if bits[q] != CANARY:
+            return False
+    return True
+
+
+cdef double *_guarded(const double *data, int64_t n) noexcept nogil:
+    """A copy of ``data[:n]`` between two guard zones (the copy starts at GUARD)."""
+    cdef double *buffer = <double *>malloc((2 * GUARD + n + 1) * sizeof(double))
+    if buffer == NULL:
+        return NULL
+    _fill_guard(buffer)
+    if n > 0:
+        memcpy(buffer + GUARD, data, n * sizeof(double))
+    _fill_guard(buffer + GUARD + n)
+    return buffer
+
+
+cdef int guarded_update(double *w, int64_t m, int64_t n_planes, double *state,
+                        int64_t n_targets, int64_t state_size, int64_t t, double y,
+                        double activation, const double *vals, double sqnorm,
+                        const double *params, int64_t n_params,
+                        void *user_data) noexcept nogil:
+    """The rule's step on copies of its buffers between guard zones; a write outside
+    ``w``, or to the example's strengths, the parameters or another target's state, is
+    a violation (the step returns -2 and says which)."""
+    cdef guard_t *g = <guard_t *>user_data
+    cdef int64_t n_w = m * n_planes
+    cdef int64_t n_state = n_targets * state_size
+    cdef double *gw = _guarded(w, n_w)
+    cdef double *gv = _guarded(vals, m)
+    cdef double *gp = _guarded(params, n_params)
+    cdef double *gs = _guarded(state, n_state)
+    cdef int status = -2
+    cdef int64_t q
+    if gw == NULL or gv == NULL or gp == NULL or gs == NULL:
+        g.violation = NO_MEMORY
+    else:
+        status = g.fn(gw + GUARD, m, n_planes, gs + GUARD, n_targets, state_size, t, y,
+                      activation, gv + GUARD, sqnorm, gp + GUARD, n_params, g.user_data)
+        if not (_guard_intact(gw) and _guard_intact(gw + GUARD + n_w)):
+            g.violation = OUTSIDE_W
+        elif memcmp(gv + GUARD, vals, m * sizeof(double)) != 0 \
+                or not (_guard_intact(gv) and _guard_intact(gv + GUARD + m)):
+            g.violation = CHANGED_VALS
+        elif memcmp(gp + GUARD, params, n_params * sizeof(double)) != 0 \
+                or not (_guard_intact(gp) and _guard_intact(gp + GUARD + n_params)):
+            g.violation = CHANGED_PARAMS
+        elif not (_guard_intact(gs) and _guard_intact(gs + GUARD + n_state)):
+            g.violation = OUTSIDE_STATE
+        else:
+            for q in range(n_state):
+                if (q < t * state_size or q >= (t + 1) * state_size) \
+                        and memcmp(&gs[GUARD + q], &state[q], sizeof(double)) != 0:
+                    g.violation = CHANGED_STATE
+                    break
+        if g.violation:
+            g.where = t
+            status = -2
+        else:
+            memcpy(w, gw + GUARD, n_w * sizeof(double))
+            if state_size > 0:
+                memcpy(state + t * state_size, gs + GUARD + t * state_size,
+                       state_size * sizeof(double))
+    free(gw)
+    free(gv)
+    free(gp)
+    free(gs)
+    return status
+
+
+_VIOLATIONS = {
+    OUTSIDE_W: "wrote outside its weights (w has m rows of the rule's planes)",
+    CHANGED_VALS: "changed the example's strengths",
+    CHANGED_PARAMS: "changed the rule's parameters",
+    CHANGED_STATE: "changed another target's state",
+    OUTSIDE_STATE: "wrote outside the rule's state",
+    NO_MEMORY: "could not be checked (no memory for the guarded copies)",
+}
+
+
 # ------------------------------------------------------------ the objects
 cdef class Links:
     """A link store's arrays as the engine reads and writes them (the pool of
     :mod:`snowpy.network.links`): bound once, used until the store replaces an array.
     ``count``, ``U`` and ``lcount`` may be empty (rows not counted, no averaging, links
     not counted); ``W`` and ``U`` are float32 or float64."""
-
-    cdef Pool pool
-    cdef readonly bint single
-    cdef float *Wf
-    cdef float *Uf
-    cdef double *Wd
-    cdef double *Ud
-    cdef object _arrays
-    cdef int64_t[::1] _start
-    cdef int32_t[::1] _size
-    cdef int32_t[::1] _cap
-    cdef int32_t[::1] _count
-    cdef uint8_t[::1] _dense
-    cdef int32_t[::1] _target
-    cdef int32_t[::1] _lcount
-    cdef int64_t[::1] _meta
 
     def __cinit__(self, start, size, cap, count, dense, target, W, U, lcount, meta):
         cdef float[:, ::1] wf, uf
@@ -657,14 +744,8 @@ cdef class RuleBinding:
     UpdateKernel`), packed numbers, plane coefficients, initial and absent weights (as a
     pool of that precision stores them) and per-target state ``S``."""
 
-    cdef rule_t rule
-    cdef readonly UpdateKernel kernel
-    cdef double[::1] _params
-    cdef double[::1] _planes
-    cdef double[:, ::1] _S
-
     def __cinit__(self, UpdateKernel kernel, params, planes, initial_weights,
-                  absent_weights, S, bint single):
+                  absent_weights, S, bint single, bint checked=False):
         cdef Py_ssize_t q
         cdef Py_ssize_t n = len(planes)
         cdef double value
@@ -698,6 +779,22 @@ cdef class RuleBinding:
             self.rule.absent += self._planes[q] * self.rule.absent_w[q]
         self.rule.S = &self._S[0, 0] if self._S.shape[0] and self._S.shape[1] else NULL
         self.rule.state_size = self._S.shape[1]
+        self.checked = checked
+        memset(&self.guard, 0, sizeof(guard_t))
+        if checked:  # the step runs on guarded copies of its buffers
+            self.guard.fn = kernel.fn
+            self.guard.user_data = kernel.user_data
+            self.rule.update = guarded_update
+            self.rule.user_data = &self.guard
+
+    def violation(self):
+        """What a checked rule did outside its arrays (None if nothing), and forget it."""
+        if not self.guard.violation:
+            return None
+        what = _VIOLATIONS.get(self.guard.violation, "did something it may not")
+        self.guard.violation = 0
+        return IndexError(f"the update kernel {what}, updating target {self.guard.where}: "
+                          "it writes outside its arrays")
 
     @property
     def absent(self):
@@ -709,8 +806,6 @@ cdef class Options:
     """How a network trains, resolved once: the link policy (``POLICIES``), eligibility's
     count, whether the rule is multiplicative, the magnitudes kept, the threshold, the
     thick separator, the bias strength, multi-label, constraint classification."""
-
-    cdef options_t opt
 
     def __cinit__(self, int policy, int64_t min_count, bint multiplicative,
                   double min_magnitude, double max_magnitude, double theta,
@@ -743,17 +838,6 @@ cdef class Outcome:
     stopped it or the rule failed, the examples seen since the network began (the
     averaging clock), and the pool room or link-list room it stopped for (0: none)."""
 
-    cdef readonly int64_t processed
-    cdef readonly int64_t mistakes
-    cdef readonly int64_t updates
-    cdef readonly int64_t overflows
-    cdef readonly int64_t underflows
-    cdef readonly bint nonfinite
-    cdef readonly bint failed
-    cdef readonly int64_t seen
-    cdef readonly int64_t need_room
-    cdef readonly int64_t need_queue
-
     def __repr__(self):
         return (f"Outcome(processed={self.processed}, mistakes={self.mistakes}, "
                 f"updates={self.updates}, overflows={self.overflows}, "
@@ -762,7 +846,7 @@ cdef class Outcome:
                 f"need_queue={self.need_queue})")
 
 
-cdef Outcome _outcome(const outcome_t *o):
+cdef Outcome make_outcome(const outcome_t *o):
     cdef Outcome out = Outcome.__new__(Outcome)
     out.processed = o.processed
     out.mistakes = o.mistakes
@@ -777,9 +861,10 @@ cdef Outcome _outcome(const outcome_t *o):
     return out
 
 
-cdef inline outcome_t _epoch(Links links, const rule_t *rule, const options_t *opt,
-                             const batch_t *b, work_t *ws, int64_t seen, int64_t *counts,
-                             int64_t n_targets) noexcept nogil:
+cdef outcome_t run_epoch(Links links, const rule_t *rule, const options_t *opt,
+                         const batch_t *b, work_t *ws, int64_t seen, int64_t *counts,
+                         int64_t n_targets) noexcept nogil:
+    """The epoch on a pool of either precision."""
     if links.single:
         return epoch(&links.pool, links.Wf, links.Uf, rule, opt, b, ws, seen, counts, n_targets)
     return epoch(&links.pool, links.Wd, links.Ud, rule, opt, b, ws, seen, counts, n_targets)
@@ -834,7 +919,7 @@ def run(Links links, RuleBinding rule, Options options, const int64_t[::1] indpt
         b.n_order = order.shape[0] - done
         b.scores = &scores[done, 0] if scores.shape[0] and done < order.shape[0] else NULL
         with nogil:
-            o = _epoch(links, &rule.rule, &options.opt, &b, &workspace.w, seen,
+            o = run_epoch(links, &rule.rule, &options.opt, &b, &workspace.w, seen,
                        &counts[0, 0] if n_targets else NULL, n_targets)
         done += o.processed
         total.mistakes += o.mistakes
@@ -842,13 +927,17 @@ def run(Links links, RuleBinding rule, Options options, const int64_t[::1] indpt
         total.overflows += o.overflows
         total.underflows += o.underflows
         seen = o.seen
+        if o.failed and rule.checked:
+            violation = rule.violation()
+            if violation is not None:
+                rule.kernel.error = violation
         if o.need_queue == 0 or o.nonfinite or o.failed:
             total.processed = done
             total.nonfinite = o.nonfinite
             total.failed = o.failed
             total.seen = seen
             total.need_room = o.need_room
-            return _outcome(&total)
+            return make_outcome(&total)
         # an example with more links than the lists had room for
         workspace = Workspace(max_active + 1, n_targets, rule.rule.n_planes,
                               2 * o.need_queue)

@@ -27,3 +27,34 @@ cdef int64_t assemble_into(const int32_t *ids, const int64_t *ptrs, Py_ssize_t n
                            Py_ssize_t n_docs, int mode, bint l2, int bits, int64_t *indptr,
                            int32_t *indices, double *data, int32_t *scratch,
                            int32_t *tmp, int64_t *counts) noexcept nogil
+
+from snowpy._core.tokenize cimport Tables
+
+cdef class WordsRow:
+    # one document's row in one call: tokenise, word n-grams, one sorted row
+    cdef Tables tables
+    cdef object _keep
+    cdef int64_t n_segments
+    cdef int64_t *min_n
+    cdef int64_t *max_n
+    cdef uint32_t *seeds
+    cdef int64_t per_token
+    cdef int64_t mask
+    cdef int mode
+    cdef bint l2
+    cdef int bits
+    cdef int64_t size
+    cdef uint8_t *out
+    cdef int64_t *starts
+    cdef int64_t *ends
+    cdef int32_t *ids
+    cdef int32_t *sort_tmp
+    cdef int64_t *sort_counts
+    cdef int64_t *ptrs
+    cdef int64_t room
+    cdef readonly object indices
+    cdef readonly object values
+    cdef int32_t[::1] _indices
+    cdef double[::1] _values
+    cdef int _grow(self, int64_t size) except -1
+    cdef int64_t row_of(self, const uint8_t *raw, int64_t n, int64_t *invalid) noexcept nogil

@@ -589,3 +589,148 @@ def max_token_bytes(const int64_t[::1] starts, const int64_t[::1] ends):
         if ends[k] - starts[k] > longest:
             longest = ends[k] - starts[k]
     return longest
+
+
+# ------------------------------------------------------- one document at a time
+from snowpy._core.tokenize cimport tokenize_into
+
+import numpy as np
+
+
+cdef class WordsRow:
+    """One document's row in one call, for front ends made of word n-grams only (the
+    default): tokenise, each extractor's n-grams, one sorted row, the same row the
+    chunk pipeline gives. Buffers grow to the longest document seen.
+
+    ``segments`` are ``(min_n, max_n, seed)`` per word extractor (and field);
+    ``mode`` 0 binary, 1 count, 2 log.
+    """
+
+    def __cinit__(self, classes, lower, ascii_word, bint lowercase, bint strip_marks,
+                  segments, int mode, bint l2, int bits):
+        cdef const uint8_t[::1] c = classes
+        cdef const int32_t[::1] lo = lower
+        cdef const uint8_t[::1] a = ascii_word
+        cdef Py_ssize_t s
+        self._keep = (classes, lower, ascii_word)
+        self.tables.classes = &c[0]
+        self.tables.lower = &lo[0]
+        self.tables.ascii_word = &a[0]
+        self.tables.lowercase = lowercase
+        self.tables.strip_marks = strip_marks
+        self.n_segments = len(segments)
+        self.min_n = <int64_t *>malloc(max(self.n_segments, 1) * sizeof(int64_t))
+        self.max_n = <int64_t *>malloc(max(self.n_segments, 1) * sizeof(int64_t))
+        self.seeds = <uint32_t *>malloc(max(self.n_segments, 1) * sizeof(uint32_t))
+        self.ptrs = <int64_t *>malloc(2 * max(self.n_segments, 1) * sizeof(int64_t))
+        if self.min_n == NULL or self.max_n == NULL or self.seeds == NULL or self.ptrs == NULL:
+            raise MemoryError()
+        self.per_token = 0
+        for s in range(self.n_segments):
+            self.min_n[s], self.max_n[s], self.seeds[s] = segments[s]
+            self.per_token += self.max_n[s] - self.min_n[s] + 1
+        self.mask = ((<int64_t>1) << bits) - 1
+        self.mode = mode
+        self.l2 = l2
+        self.bits = bits
+        self.size = -1
+        self._grow(256)
+
+    def __dealloc__(self):
+        free(self.min_n)
+        free(self.max_n)
+        free(self.seeds)
+        free(self.ptrs)
+        free(self.out)
+        free(self.starts)
+        free(self.ends)
+        free(self.ids)
+        free(self.sort_tmp)
+        free(self.sort_counts)
+
+    cdef int _grow(self, int64_t size) except -1:
+        free(self.out)
+        free(self.starts)
+        free(self.ends)
+        free(self.ids)
+        free(self.sort_tmp)
+        free(self.sort_counts)
+        self.size = size
+        self.room = (size + 1) * self.per_token + 1
+        self.out = <uint8_t *>malloc(2 * size + 1)
+        self.starts = <int64_t *>malloc((size + 1) * sizeof(int64_t))
+        self.ends = <int64_t *>malloc((size + 1) * sizeof(int64_t))
+        self.ids = <int32_t *>malloc(2 * self.room * sizeof(int32_t))  # ids, then scratch
+        self.sort_tmp = <int32_t *>malloc(self.room * sizeof(int32_t))
+        self.sort_counts = <int64_t *>malloc((2 * self.room + 2) * sizeof(int64_t))
+        if self.out == NULL or self.starts == NULL or self.ends == NULL or self.ids == NULL \
+                or self.sort_tmp == NULL or self.sort_counts == NULL:
+            raise MemoryError("no memory for a document's row")
+        self.indices = np.empty(self.room, np.int32)
+        self.values = np.empty(self.room, np.float64)
+        self._indices = self.indices
+        self._values = self.values
+        return 0
+
+    @property
+    def width(self):
+        """The longest document (in bytes) the buffers hold without growing."""
+        return self.size
+
+    cdef int64_t row_of(self, const uint8_t *raw, int64_t n, int64_t *invalid) noexcept nogil:
+        """The row of ``raw[:n]`` (at most ``self.size`` bytes) into ``indices`` and
+        ``values``; its length, or -1 when a buffer is too small."""
+        cdef int64_t offsets[2]
+        cdef int64_t doc_ptr[2]
+        cdef int64_t out_ptr[2]
+        cdef int64_t indptr[2]
+        cdef int64_t n_tokens = 0
+        cdef int64_t used, count, written
+        cdef Py_ssize_t s
+        cdef Stream stream
+        cdef Found found
+        offsets[0] = 0
+        offsets[1] = n
+        used = tokenize_into(raw, offsets, 1, &self.tables, self.out, self.starts, self.ends,
+                             doc_ptr, invalid, &n_tokens)
+        stream.text = self.out
+        stream.starts = self.starts
+        stream.ends = self.ends
+        stream.doc_ptr = doc_ptr
+        stream.n_docs = 1
+        stream.n_tokens = n_tokens
+        found.ptr = out_ptr
+        found.names = False
+        found.arena = NULL
+        found.arena_size = 0
+        found.spans = NULL
+        found.spans_capacity = 0
+        count = 0
+        for s in range(self.n_segments):
+            found.ids = self.ids + count
+            found.capacity = self.room - count
+            written = words_into(&stream, self.min_n[s], self.max_n[s], self.seeds[s],
+                                 self.mask, &found)
+            if written < 0:
+                return -1
+            self.ptrs[2 * s] = count
+            self.ptrs[2 * s + 1] = count + written
+            count += written
+        if count > self.room:
+            return -1
+        return assemble_into(self.ids, self.ptrs, self.n_segments, 1, self.mode, self.l2,
+                             self.bits, indptr, &self._indices[0], &self._values[0],
+                             self.ids + self.room, self.sort_tmp, self.sort_counts)
+
+    def row(self, const uint8_t[::1] raw):
+        """``(ids int64, strengths, invalid bytes)`` of one document's UTF-8 bytes."""
+        cdef int64_t invalid = 0
+        cdef int64_t nnz
+        cdef uint8_t empty = 0
+        if raw.shape[0] > self.size:
+            self._grow(max(raw.shape[0], 2 * self.size))
+        with nogil:
+            nnz = self.row_of(&raw[0] if raw.shape[0] else &empty, raw.shape[0], &invalid)
+        if nnz < 0:  # (the buffers are sized for the longest possible row)
+            raise RuntimeError("a feature buffer was too small")
+        return self.indices[:nnz].astype(np.int64), self.values[:nnz].copy(), invalid

@@ -13,7 +13,6 @@ import typer
 
 from snowpy._version import __version__
 from snowpy.cli.common import state
-from snowpy.cli.compile import compile
 from snowpy.cli.corpus import corpus_app
 from snowpy.cli.evaluate import evaluate
 from snowpy.cli.experiment import experiment
@@ -51,7 +50,6 @@ app.command("predict")(predict)
 app.command("inspect")(inspect)
 app.command("plugins")(plugins)
 app.command("experiment")(experiment)
-app.command("compile")(compile)
 app.add_typer(corpus_app, name="corpus")
 
 

@@ -30,7 +30,6 @@ from snowpy.cli.reading import (
     read_documents,
 )
 from snowpy.cli.report import print_report, write_confusion
-from snowpy.cli.tiering import for_prediction, input_size
 from snowpy.exceptions import ConfigurationError
 
 
@@ -73,8 +72,6 @@ def evaluate(
     json_output: Annotated[bool, typer.Option("--json", help="machine-readable output")] = False,
 ) -> None:
     """Evaluate MODEL on CORPUS: accuracy, precision, recall, F1, confusion, calibration."""
-    if not wanted(workers, scheduler) and corpus != "-":
-        for_prediction(model, input_size(corpus))
     from snowpy import load
     from snowpy.classifier import SnowClassifier
 

@@ -31,9 +31,9 @@ def installed() -> dict[str, list[dict[str, Any]]]:
 def plugins(
     json_output: Annotated[bool, typer.Option("--json", help="machine-readable output")] = False,
     check: Annotated[str | None, typer.Option(
-        help="run the conformance suite on this rule in a separate process, its kernel "
-             "compiled with bounds checking: a kernel that writes outside its arrays is "
-             "named, not a crash of yours")] = None,
+        help="run the conformance suite on this rule in a separate process, its kernel's "
+             "buffers guarded: a kernel that writes outside its arrays is named, not a "
+             "crash of yours")] = None,
 ) -> None:
     """List installed update rules, feature extractors and corpora, with their parameters."""
     if check is not None:
@@ -58,13 +58,13 @@ def plugins(
 
 
 def _check(rule: str) -> None:
-    """The conformance suite on ``rule`` in a child process (numba's bounds checking
-    on, its own compile cache): a pass, a failure named, or the signal that killed it."""
+    """The conformance suite on ``rule`` in a child process, its step run on guarded
+    copies of its buffers (and numba's bounds checking on, for a numba rule): a pass,
+    a failure named, or the signal that killed it."""
     import os
     import signal
     import subprocess
     import sys
-    import tempfile
 
     from snowpy.cli.common import err, fail
     from snowpy.plugins import get_rule, list_rules
@@ -72,15 +72,14 @@ def _check(rule: str) -> None:
     get_rule(rule)  # an unknown rule is named before anything runs
     provided = list_rules()[rule]
     who = f"rule {rule!r} (plugin {provided.plugin!r}, {provided.distribution})"
-    with tempfile.TemporaryDirectory(prefix="snowpy-check-") as cache:
-        env = dict(os.environ, NUMBA_BOUNDSCHECK="1", NUMBA_CACHE_DIR=cache)
-        code = ("import sys; from snowpy.testing import check_rule; "
-                f"check_rule({rule!r}); print('conforms')")
-        err(f"checking {who} with bounds checking (compiles afresh: a minute or so)...")
-        result = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
-                                text=True)
+    env = dict(os.environ, SNOWPY_CHECK_KERNELS="1", NUMBA_BOUNDSCHECK="1")
+    code = ("import sys; from snowpy.testing import check_rule; "
+            f"check_rule({rule!r}); print('conforms')")
+    err(f"checking {who} with its buffers guarded...")
+    result = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
+                            text=True)
     if result.returncode == 0 and "conforms" in result.stdout:
-        typer.echo(f"{who} passes the conformance suite with bounds checking")
+        typer.echo(f"{who} passes the conformance suite with its buffers guarded")
         return
     if result.returncode < 0:
         name = signal.Signals(-result.returncode).name

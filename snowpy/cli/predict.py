@@ -20,7 +20,6 @@ from snowpy.cli.distributed import (
     wanted,
 )
 from snowpy.cli.reading import read_lines
-from snowpy.cli.tiering import for_prediction, input_size
 from snowpy.exceptions import ConfigurationError
 
 
@@ -56,8 +55,6 @@ def predict(
     output is a terminal) each answer is written as soon as its line is read;
     a reader that stops reading (| head) ends it quietly.
     """
-    small = not wanted(workers, scheduler) and \
-        for_prediction(model, input_size(input))
     from snowpy import load
     from snowpy.classifier import SnowClassifier
 
@@ -82,8 +79,7 @@ def predict(
     answer = _Answers(classifier, top_k, jsonl, abstain)
     out = sys.stdout
     with quiet_on_closed_pipe():
-        if batch == 1 or (batch is None and (small or out.isatty())):  # (small: interpreted,
-            # where a line costs what it says and a batch would only build matrices)
+        if batch == 1 or (batch is None and out.isatty()):
             for line in lines:
                 out.write(answer.one(line))
                 out.flush()

@@ -36,7 +36,6 @@ from snowpy.cli.reading import (
     read_documents,
 )
 from snowpy.cli.stream import StreamReport, learn_stream
-from snowpy.cli.tiering import compiled_before, for_training
 from snowpy.exceptions import ConfigurationError
 
 HELP = """Train a model on CORPUS and save it to MODEL.
@@ -158,11 +157,7 @@ def train(
         "a file)")] = False,
 ) -> None:
     streaming = corpus == "-" if stream is None else stream
-    if not (streaming or cache is not None or wanted(workers, scheduler)):
-        for_training(corpus, 10 if epochs is None else epochs,
-                     3 if calibrate in (None, "cv") else 1)
     from snowpy import SnowClassifier
-    from snowpy._jit import interpreted
 
     check_output(output, [corpus, save_partial], force=force)
     if cache is not None:
@@ -250,9 +245,6 @@ def train(
     check_classes(corpus, read)
     if problems.skipped and not json_output:
         err(f"skipped {problems.skipped} malformed record(s); first: {problems.messages[0]}")
-    if chatty and not (interpreted() or compiled_before()):
-        err("compiling snowpy's training loops (first run only: some 20 s; `snowpy compile` "
-            "does it ahead of time)")
     learning = None
     if test is not None:
         if "+" in rule:

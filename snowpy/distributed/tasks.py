@@ -94,9 +94,9 @@ def describe(data: ShardData) -> dict[str, Any]:
 
 def fold_of(keys: np.ndarray, folds: int, seed: int) -> np.ndarray:
     """Each example's calibration fold, from its key (so the same wherever it lies)."""
-    from snowpy.network.training import _mix
+    from snowpy.network.training import mixed_keys
 
-    return (_mix(keys ^ np.uint64(seed + 0x5EED)) % np.uint64(max(folds, 1))).astype(np.int64)
+    return (mixed_keys(keys, seed + 0x5EED) % np.uint64(max(folds, 1))).astype(np.int64)
 
 
 def _network(state: State, where: str) -> Any:
@@ -202,13 +202,13 @@ def held_out(states: list[State], data: ShardData, setup: Setup, total: int
     """Out-of-fold scores of this shard's examples (fold ``f`` scored by the network
     trained without it) and their positives; a sample by key when the corpus has more
     than :data:`CALIBRATION_ROWS` examples."""
-    from snowpy.network.training import _mix
+    from snowpy.network.training import mixed_keys
 
     folds = fold_of(data.keys, setup.folds, setup.seed)
     keep = folds < len(states)  # (holdout: the first fold only)
     if total > CALIBRATION_ROWS:
         share = np.uint64(int(CALIBRATION_ROWS / total * 2.0**63) * 2)
-        keep &= _mix(data.keys ^ np.uint64(setup.seed + 0xCA11B)) < share
+        keep &= mixed_keys(data.keys, setup.seed + 0xCA11B) < share
     nets = [_network(state, f"calibration network {f + 1}") for f, state in enumerate(states)]
     n_targets = len(nets[0]._labels) if nets else 0
     scores = np.zeros((int(keep.sum()), n_targets), dtype=np.float32)

@@ -26,14 +26,16 @@ of the target's concept), the rule's initial weight with ``"touched"`` and
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from snowpy._jit import jit
+from snowpy._core import links as _compiled
+from snowpy._core.engine import Links
+from snowpy._core.scoring import effective_weights
 from snowpy._lazy import lazy_module
 from snowpy.hashmap import FeatureMap
-from snowpy.network.blocks import IDLE, USED, find_link, new_meta
+from snowpy.network.blocks import IDLE, USED, new_meta
 from snowpy.network.engine import ALL, POLICIES, POSITIVE, SIGNED
 from snowpy.records.rules import RuleKernel
 
@@ -52,43 +54,6 @@ _MAX_ROWS = 2**31 - 2
 #: any id below it.
 ONLINE_WIDTH = 2**31
 _MAX_LINKS = 2**31 - 1
-
-
-@jit
-def _compact(start, size, cap, dense, n_rows, target, W, U, lcount, keep):  # pragma: no cover
-    """The links of rows ``0 .. n_rows`` in one exact run, in row order.
-
-    ``keep`` (one flag per pool slot, or empty for all) drops links. Returns
-    the new sizes and the pool arrays, without gaps (a dense row's holes left
-    out, its links in target order).
-    """
-    keeping = keep.shape[0] > 0
-    total = 0
-    for r in range(n_rows):
-        for j in range(start[r], start[r] + (cap[r] if dense[r] else size[r])):
-            if target[j] >= 0 and (not keeping or keep[j]):
-                total += 1
-    sizes = np.zeros(n_rows, np.int32)
-    new_target = np.empty(total, np.int32)
-    new_W = np.empty((total, W.shape[1]), W.dtype)
-    new_U = np.empty((total if U.shape[0] > 0 else 0, U.shape[1]), U.dtype)
-    new_lcount = np.empty(total if lcount.shape[0] > 0 else 0, lcount.dtype)
-    out = 0
-    for r in range(n_rows):
-        for j in range(start[r], start[r] + (cap[r] if dense[r] else size[r])):
-            if target[j] < 0 or (keeping and not keep[j]):
-                continue
-            new_target[out] = target[j]
-            for p in range(W.shape[1]):
-                new_W[out, p] = W[j, p]
-            if new_U.shape[0] > 0:
-                for p in range(U.shape[1]):
-                    new_U[out, p] = U[j, p]
-            if new_lcount.shape[0] > 0:
-                new_lcount[out] = lcount[j]
-            sizes[r] += 1
-            out += 1
-    return sizes, new_target, new_W, new_U, new_lcount
 
 
 def _grown(array: np.ndarray, length: int, fill: float | None = 0) -> np.ndarray:
@@ -172,6 +137,7 @@ class LinkStore:
         self.meta = new_meta()
         self.S = np.zeros((0, kernel.state_size), np.float64)
         self.seen = 0
+        self._bound: tuple[int, Links] | None = None
 
     # ------------------------------------------------------------------ shape
     @property
@@ -233,9 +199,24 @@ class LinkStore:
     # ----------------------------------------------------------------- growth
     def replaced(self) -> None:
         """Record that an array was replaced: compiled callers that hold the arrays
-        (:mod:`snowpy.network.fastpath`) take the new ones. Every method that
+        (:meth:`links`, the one-example path) take the new ones. Every method that
         assigns an array calls it."""
         self.generation += 1
+
+    def __getstate__(self) -> dict[str, Any]:
+        """Pickled without the engine's binding of the arrays (bound again on use)."""
+        state = self.__dict__.copy()
+        state["_bound"] = None
+        return state
+
+    def links(self) -> Links:
+        """The pool as the engine reads and writes it (bound once per generation)."""
+        bound = self._bound
+        if bound is None or bound[0] != self.generation:
+            bound = self._bound = (self.generation, Links(
+                self.start, self.size, self.cap, self.count, self.dense, self.target,
+                self.W, self.U, self.lcount, self.meta))
+        return bound[1]
 
     def add_targets(self, count: int) -> None:
         """Add ``count`` target nodes (they start with no links)."""
@@ -247,7 +228,13 @@ class LinkStore:
         self.S = np.concatenate([self.S, state], axis=0)
         self.replaced()
 
-    def _reserve_rows(self, n_rows: int, *, exact: bool = False) -> None:
+    @property
+    def feature_map(self) -> FeatureMap:
+        """The map from feature ids (columns of ``X``) to rows."""
+        return self._map
+
+    def reserve_rows(self, n_rows: int, *, exact: bool = False) -> None:
+        """Make room for ``n_rows`` rows (half as much again, unless ``exact``)."""
         capacity = self.start.shape[0]
         if n_rows <= capacity:
             return
@@ -286,7 +273,7 @@ class LinkStore:
     def training_rows(self, X: sp.csr_matrix) -> np.ndarray:
         """Rows of ``X.indices``, creating rows for features not seen yet."""
         rows = self._map.rows(X.indices, insert=True)
-        self._reserve_rows(self._map.next_row)
+        self.reserve_rows(self._map.next_row)
         self.n_rows = self._map.next_row
         return rows
 
@@ -304,25 +291,14 @@ class LinkStore:
         holding no link are harmless (never read through a row).
         """
         used = int(self.meta[USED])
-        W = self.W[:used]
-        planes = self.planes
-        averaging = averaged and self.U.shape[0] and self.seen > 0
-        result = np.zeros(used, dtype=np.float64)
-        # slots no row reads (spare room of a block) hold whatever memory held:
-        # their values are computed and never used, so their float flags are noise
-        with np.errstate(all="ignore"):
-            for p, coefficient in enumerate(planes):
-                if coefficient == 0.0:
-                    continue
-                plane = W[:, p].astype(np.float64)
-                if averaging:  # in float64, as the compiled paths do (numpy would keep float32)
-                    plane -= self.U[:used, p].astype(np.float64) / float(self.seen)
-                result += coefficient * plane
-            if self.dtype != np.float64 and not self.frozen:
-                result = result.astype(self.dtype).astype(np.float64)
-        absent = self.absent
-        if absent != 0.0:
-            result -= absent
+        averaging = bool(averaged and self.U.shape[0] and self.seen > 0)
+        result = np.empty(used, dtype=np.float64)
+        # (slots no row reads, spare room of a block, hold whatever memory held: their
+        # values are computed and never used)
+        effective_weights(self.W, self.U if averaging else self.W[:0], used,
+                          float(max(self.seen, 1)),
+                          np.asarray(self.planes, dtype=np.float64), averaging,
+                          self.dtype != np.float64 and not self.frozen, self.absent, result)
         return result
 
     def exact(self, keep: np.ndarray | None = None) -> dict[str, np.ndarray]:
@@ -331,16 +307,18 @@ class LinkStore:
         ``keep`` (a flag per pool slot) leaves links out.
         """
         flags = np.zeros(0, np.bool_) if keep is None else keep
-        sizes, target, W, U, lcount = _compact(self.start, self.size, self.cap, self.dense,
-                                               self.n_rows, self.target, self.W, self.U,
-                                               self.lcount, flags)
+        sizes, target, W, U, lcount = _compiled.compact(
+            self.start, self.size, self.cap, self.dense, self.n_rows, self.target, self.W,
+            self.U if self.U.shape[0] else self.W[:0], self.lcount, flags.view(np.uint8))
+        if not self.U.shape[0]:
+            U = np.zeros((0, self.U.shape[1]), self.U.dtype)
         return {"sizes": sizes, "target": target, "W": W, "U": U, "lcount": lcount}
 
     def adopt(self, layout: dict[str, np.ndarray]) -> None:
         """Take an exact layout (from :meth:`exact` or a model file) as the pool."""
         sizes = np.asarray(layout["sizes"])
         n_rows = sizes.shape[0]
-        self._reserve_rows(n_rows)
+        self.reserve_rows(n_rows)
         self.size[:n_rows] = sizes
         self.size[n_rows:] = 0
         self.cap[:n_rows] = sizes
@@ -359,7 +337,8 @@ class LinkStore:
         self.meta[IDLE] = 0
         self.n_rows = n_rows
         # a row linked to every target, in target order, is a dense row as it lies
-        _dense_flags(self.start, self.size, self.target, n_rows, self.n_targets, self.dense)
+        _compiled.dense_flags(self.start, self.size, self.target, n_rows, self.n_targets,
+                              self.dense)
         self.dense[n_rows:] = 0
 
     def links_csr(self, *, averaged: bool) -> sp.csr_matrix:
@@ -381,8 +360,8 @@ class LinkStore:
         rows = np.zeros(columns.shape, dtype=np.int64)
         features = columns >= 0
         rows[features] = self._map.rows(columns[features], insert=False, unseen=-1)
-        return _positions(self.start, self.size, self.cap, self.dense, self.target, rows,
-                          int(target))
+        return _compiled.positions(self.start, self.size, self.cap, self.dense, self.target,
+                                   rows, int(target))
 
     def planes_of(self, columns: np.ndarray, target: int) -> np.ndarray:
         """Raw weight planes ``[len(columns), planes]`` of ``target`` on those features;
@@ -403,11 +382,11 @@ class LinkStore:
         """
         averaging = averaged and self.U.shape[0] > 0 and self.seen > 0
         keep = np.zeros(self.target.shape[0], dtype=np.bool_)
-        _keep_mask(self.start, self.size, self.cap, self.dense, self.target, self.W,
-                   self.U if averaging else self.U[:0], float(max(self.seen, 1)),
-                   np.asarray(self.planes, dtype=np.float64), self.absent,
-                   self.dtype != np.float64 and not self.frozen, float(threshold),
-                   self.n_rows, keep)
+        _compiled.keep_mask(self.start, self.size, self.cap, self.dense, self.target, self.W,
+                            self.U if averaging else self.W[:0], float(max(self.seen, 1)),
+                            np.asarray(self.planes, dtype=np.float64), self.absent,
+                            self.dtype != np.float64 and not self.frozen, float(threshold),
+                            self.n_rows, keep.view(np.uint8))
         return keep
 
     def prune(self, keep: np.ndarray) -> int:
@@ -418,8 +397,9 @@ class LinkStore:
         peaks, this holds the pool and one array more, not the pool twice.
         """
         before = self.n_links
-        sizes, positions = _kept_positions(self.start, self.size, self.cap, self.dense,
-                                           self.target, self.n_rows, keep)
+        sizes, positions = _compiled.kept_positions(self.start, self.size, self.cap,
+                                                    self.dense, self.target, self.n_rows,
+                                                    keep.view(np.uint8))
         for name in ("target", "W", "U", "lcount"):
             old = getattr(self, name)
             setattr(self, name, old[positions] if old.shape[0] else old[:0])
@@ -430,8 +410,8 @@ class LinkStore:
 
     def live_slots(self) -> np.ndarray:
         """Pool positions that hold a link, in row order."""
-        return _link_positions(self.start, self.size, self.cap, self.dense, self.target,
-                               self.n_rows)
+        return _compiled.link_positions(self.start, self.size, self.cap, self.dense,
+                                        self.target, self.n_rows)
 
     # ------------------------------------------------------------ conversion
     def full_table(self, *, averaged: bool) -> np.ndarray:
@@ -445,86 +425,3 @@ class LinkStore:
     @property
     def creates_all(self) -> bool:
         return self.policy_code == ALL
-
-
-@jit
-def _link_positions(start, size, cap, dense, target, n_rows):  # pragma: no cover - compiled
-    total = 0
-    for r in range(n_rows):
-        total += size[r]
-    out = np.empty(total, np.int64)
-    k = 0
-    for r in range(n_rows):
-        for j in range(start[r], start[r] + (cap[r] if dense[r] else size[r])):
-            if target[j] >= 0:
-                out[k] = j
-                k += 1
-    return out
-
-
-@jit
-def _kept_positions(start, size, cap, dense, target, n_rows, keep):  # pragma: no cover
-    """New row sizes and the pool slots of the links ``keep`` keeps, in row order (a
-    dense row's links in target order): :func:`_compact`'s order, as int32 indices."""
-    total = 0
-    for r in range(n_rows):
-        for j in range(start[r], start[r] + (cap[r] if dense[r] else size[r])):
-            if target[j] >= 0 and keep[j]:
-                total += 1
-    sizes = np.zeros(n_rows, np.int32)
-    out = np.empty(total, np.int32)
-    k = 0
-    for r in range(n_rows):
-        for j in range(start[r], start[r] + (cap[r] if dense[r] else size[r])):
-            if target[j] >= 0 and keep[j]:
-                out[k] = j
-                sizes[r] += 1
-                k += 1
-    return sizes, out
-
-
-@jit
-def _positions(start, size, cap, dense, target, rows, t):  # pragma: no cover - compiled
-    out = np.full(rows.shape[0], -1, np.int64)
-    for k in range(rows.shape[0]):
-        r = rows[k]
-        if r >= 0:
-            j = find_link(target, start[r], size[r], cap[r], dense[r] == 1, t)
-            if j >= 0:
-                out[k] = j
-    return out
-
-
-@jit
-def _dense_flags(start, size, target, n_rows, n_targets, dense):  # pragma: no cover
-    """Mark the rows whose blocks hold targets 0, 1, 2... n_targets - 1 in that order."""
-    for r in range(n_rows):
-        flag = 1 if size[r] == n_targets and n_targets > 0 else 0
-        if flag:
-            for q in range(size[r]):
-                if target[start[r] + q] != q:
-                    flag = 0
-                    break
-        dense[r] = flag
-
-
-@jit
-def _keep_mask(start, size, cap, dense, target, W, U, seen, planes, absent, round32, threshold,
-               n_rows, keep):  # pragma: no cover - compiled
-    averaging = U.shape[0] > 0
-    for r in range(n_rows):
-        for j in range(start[r], start[r] + (cap[r] if dense[r] else size[r])):
-            if target[j] < 0:
-                continue
-            if r == 0:
-                keep[j] = True
-                continue
-            effective = 0.0
-            for p in range(planes.shape[0]):
-                weight = float(W[j, p])
-                if averaging:
-                    weight -= U[j, p] / seen
-                effective += planes[p] * weight
-            if round32:
-                effective = float(np.float32(effective))
-            keep[j] = abs(effective - absent) >= threshold

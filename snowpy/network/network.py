@@ -338,12 +338,21 @@ class Network(LabelPrediction, OnlineLearning, WeightViews, RuleParamsEstimator)
         self._progressive = ProgressiveWindow() if progressive else None
         self._effective_cache: dict[bool, np.ndarray] = {}
         self._online: Any = None
-        self._engine_args: Any = None
         self._score_args: Any = None
         self._single_targets: list[np.ndarray] = []  # [t] for each target t
-        self._fast: Any = None  # the one-example path's arrays (network.fastpath) ...
-        self._fast_key = self._fast_map_key = -1  # ... the generations they were packed at
-        self._fast_width = self._fast_queue = 0
+        self._learner: Any = None  # the one-example path's compiled binding ...
+        self._learner_key = (-1, -1)  # ... the generations it was bound at
+        self._learner_width = self._learner_queue = 0
+
+    def __getstate__(self) -> dict[str, Any]:
+        """In-memory pickling (joblib, deepcopy, multiprocessing): the learned state and
+        the options; the one-example path's compiled binding is made again on first use.
+        Model files never use pickle (:meth:`save`)."""
+        state = self.__dict__.copy()
+        if "_learner" in state:
+            state["_learner"] = None
+            state["_learner_key"] = (-1, -1)
+        return state
 
     def _is_fitted(self) -> bool:
         return hasattr(self, "_store")

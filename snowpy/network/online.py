@@ -18,23 +18,20 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from snowpy._jit import jit
+from snowpy._core.online import GROW_MAP, GROW_QUEUE, GROW_ROWS, OnlineLearner, checked
 from snowpy._lazy import lazy_module
 from snowpy.exceptions import ConfigurationError
 from snowpy.network.calibrating import refresh_progressive
-from snowpy.network.fastpath import (
-    GROW_MAP,
-    GROW_QUEUE,
-    GROW_ROWS,
-    learn_example,
-    pack,
-    score_example,
-)
 from snowpy.network.labels import normalise_label
 from snowpy.network.links import ONLINE_WIDTH
 from snowpy.network.refreshing import ensure_fresh
-from snowpy.network.training import KERNEL_ERRORS, NumericalWarning, separator
-from snowpy.records.kernels import kernel_handle
+from snowpy.network.training import (
+    KERNEL_ERRORS,
+    NumericalWarning,
+    kernel_failure,
+    rule_binding,
+    training_options,
+)
 
 if TYPE_CHECKING:  # pragma: no cover
     import scipy.sparse as sp
@@ -46,24 +43,6 @@ __all__ = ["ONLINE_WIDTH", "OnlineLearning", "parse_example"]
 
 _COLLECTIONS = (list, tuple, set, frozenset)
 _NO_SCORES = np.empty((0, 0), dtype=np.float64)
-
-
-@jit
-def _checked(ids, vals):  # pragma: no cover - compiled
-    """Sort an example by id (insertion sort: examples are short); 0 when fine, else
-    1 (a negative id or a non-finite strength) or 2 (an id twice)."""
-    for a in range(1, ids.shape[0]):
-        b = a
-        while b > 0 and ids[b - 1] > ids[b]:
-            ids[b - 1], ids[b] = ids[b], ids[b - 1]
-            vals[b - 1], vals[b] = vals[b], vals[b - 1]
-            b -= 1
-    for k in range(ids.shape[0]):
-        if ids[k] < 0 or not np.isfinite(vals[k]):
-            return 1
-        if k and ids[k] == ids[k - 1]:
-            return 2
-    return 0
 
 
 def parse_example(x: Any) -> tuple[np.ndarray, np.ndarray]:
@@ -99,7 +78,7 @@ def parse_example(x: Any) -> tuple[np.ndarray, np.ndarray]:
         ids = np.asarray(list(x) if not isinstance(x, np.ndarray) else x, dtype=np.int64)
         ids = np.unique(ids)
         vals = np.ones(ids.size)
-    problem = _checked(ids, vals)
+    problem = checked(ids, vals)
     if problem:
         raise ConfigurationError("feature ids must be >= 0 and strengths finite"
                                  if problem == 1 else "an example names a feature twice")
@@ -117,13 +96,11 @@ class OnlineLearning:
     _effective_cache: dict[bool, Any]
     _single_targets: list[Any]
     _online: Any
-    _engine_args: Any
     _score_args: Any
-    _fast: Any
-    _fast_key: int
-    _fast_map_key: int
-    _fast_width: int
-    _fast_queue: int
+    _learner: Any
+    _learner_key: tuple[int, int]
+    _learner_width: int
+    _learner_queue: int
     calibration_: Any
     kernel_: Any
     mistakes_: list[int]
@@ -179,19 +156,25 @@ class OnlineLearning:
         return self.predict(X)
 
     # ----------------------------------------------------------------- paths
-    def _fast_arrays(self, width: int = 0) -> Any:
-        """The network's arrays as one compiled argument, repacked when one was replaced
-        or when the workspace is narrower than ``width`` features."""
+    def _online_learner(self, width: int = 0) -> OnlineLearner:
+        """What the one-example path needs, bound once (:class:`OnlineLearner`): bound
+        again when the store or the feature map replaced an array, or for an example
+        wider than the workspace."""
         store = self._store
-        if store.generation != self._fast_key or store._map.generation != self._fast_map_key \
-                or width > self._fast_width:
-            if width > self._fast_width:
-                self._fast_width = max(width, 2 * self._fast_width, 256)
-            self._fast_queue = max(self._fast_queue, 16 * (self._fast_width + 1))
-            self._fast = pack(store, self._target_counts(), self.kernel_.params,
-                              self._fast_width, self._fast_queue)
-            self._fast_key, self._fast_map_key = store.generation, store._map.generation
-        return self._fast
+        key = (store.generation, store.feature_map.generation)
+        learner = self._learner
+        if learner is None or key != self._learner_key or width > self._learner_width:
+            if learner is None:
+                KERNEL_ERRORS.watch()  # a numba kernel's exceptions fail the example
+            if width > self._learner_width:
+                self._learner_width = max(width, 2 * self._learner_width, 256)
+            self._learner_queue = max(self._learner_queue, 16 * (self._learner_width + 2))
+            slots, row_ids = store.feature_map.arrays
+            learner = self._learner = OnlineLearner(
+                store.links(), rule_binding(self), training_options(self), slots, row_ids,
+                self._target_counts(), self._learner_width, self._learner_queue)
+            self._learner_key = key
+        return learner
 
     def _score_example(self, ids: np.ndarray, vals: np.ndarray) -> tuple[np.ndarray, int]:
         """Scores of one checked example, and the best target."""
@@ -204,23 +187,10 @@ class OnlineLearning:
             constants = self._score_args = (
                 store.absent, store.dtype != np.float64 and not store.frozen,
                 self._bias_strength(), float(self.rule_params_["theta"]))
-        best = score_example(self._fast_arrays(), ids, vals, float(store.seen), *constants,
-                             out)
+        absent, round32, bias, theta = constants
+        best = self._online_learner(ids.size).score(ids, vals, float(store.seen), absent,
+                                                    round32, bias, theta, out)
         return out, best
-
-    def _engine_arguments(self) -> tuple[Any, tuple]:
-        """The kernel's handle and the engine's arguments that do not change from one
-        example to the next."""
-        cached = self._engine_args
-        if cached is None:  # (reset when the network is created or loaded)
-            KERNEL_ERRORS.watch()  # a kernel's exceptions fail the example (_step_done)
-            store, kernel, params = self._store, self.kernel_, self.rule_params_
-            cached = self._engine_args = kernel_handle(kernel.compiled), (
-                store.policy_code, store.min_count, bool(kernel.multiplicative),
-                store.min_magnitude, store.max_magnitude, float(params["theta"]),
-                *separator(self), self._bias_strength(), bool(self.multilabel_),
-                self.multiclass == "constraint")
-        return cached
 
     def _learn_example(self, ids: np.ndarray, vals: np.ndarray, y: Any,
                        width: int | None = None) -> Any:
@@ -231,12 +201,11 @@ class OnlineLearning:
         line here costs on every example.)"""
         targets, scores = self._begin_example(ids, y, width)
         store = self._store
-        kernel, constants = self._engine_arguments()
         while True:
-            result = learn_example(self._fast_arrays(ids.size), kernel, ids, vals, targets,
-                                   store._map.next_row, *constants, store.seen, scores)
+            result = self._online_learner(ids.size).learn(
+                ids, vals, targets, store.feature_map.next_row, store.seen, scores)
             if self._step_done(result):
-                return self._finish_example(result, targets, scores)
+                return self._finish_example(result[2], targets, scores)
 
     def _begin_example(self, ids: np.ndarray | None, y: Any, width: int | None
                        ) -> tuple[np.ndarray, np.ndarray]:
@@ -286,33 +255,36 @@ class OnlineLearning:
         return targets, np.empty((1, store.S.shape[0]))
 
     def _step_done(self, result: tuple) -> bool:
-        """After a compiled step (:func:`~snowpy.network.fastpath.learn_example`'s
-        figures): record the rows it mapped and grow what it asked for; True when the
+        """After a compiled step (:meth:`OnlineLearner.learn`'s ``(status, next_row,
+        outcome)``): record the rows it mapped and grow what it asked for; True when the
         example was learned, False when the step must be called again."""
         if KERNEL_ERRORS.caught:
             raise KERNEL_ERRORS.failure(self)
+        status, next_row, outcome = result
         store = self._store
-        fmap = store._map
-        status, next_row = result[0], result[1]
+        fmap = store.feature_map
         fmap.next_row = next_row  # (features mapped before a stop keep their rows)
         if next_row > store.n_rows:
             store.n_rows = next_row
+        if outcome.failed:
+            raise kernel_failure(self)
         if status == GROW_MAP:
-            fmap._grow()
+            fmap.grow()
         elif status == GROW_ROWS:
-            store._reserve_rows(next_row)
+            store.reserve_rows(next_row)
         elif status == GROW_QUEUE:
-            self._fast_queue = 2 * result[9]
-            self._fast_key = -1  # repack
-        elif result[2] or not result[9]:  # processed, or no room asked for
+            self._learner_queue = 2 * outcome.need_queue
+            self._learner = None  # bound again, with the room
+        elif outcome.processed or not outcome.need_room:
             return True
         else:
-            store.reserve_links(result[9])
+            store.reserve_links(outcome.need_room)
         return False
 
-    def _finish_example(self, result: tuple, targets: np.ndarray, scores: np.ndarray) -> Any:
+    def _finish_example(self, outcome: Any, targets: np.ndarray, scores: np.ndarray) -> Any:
         """The bookkeeping after an example was learned."""
-        _, _, _, mistakes, updates, overflows, underflows, nonfinite, seen, _ = result
+        mistakes, updates, overflows = outcome.mistakes, outcome.updates, outcome.overflows
+        underflows, nonfinite, seen = outcome.underflows, outcome.nonfinite, outcome.seen
         store = self._store
         if nonfinite:
             from snowpy.exceptions import NumericalError

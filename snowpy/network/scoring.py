@@ -16,48 +16,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from snowpy._jit import jit
+from snowpy._core.scoring import score_rows
 
-__all__ = ["score_rows"]
-
-
-@jit
-def score_rows(indptr, rows, vals, start, size, cap, dense, target, E, absent, bias, theta,
-               out):  # pragma: no cover - compiled
-    """Fill ``out[i, t]`` with the score of every example ``i`` of a CSR matrix.
-
-    ``rows`` are the rows of ``X.indices`` (``-1`` for unseen features); the
-    bias is row 0. Written out flat: a helper taking these arrays would cost
-    a reference count per array per call.
-    """
-    n_targets = out.shape[1]
-    acc = np.empty(n_targets, np.float64)
-    for i in range(out.shape[0]):
-        for t in range(n_targets):
-            acc[t] = 0.0
-        vsum = bias
-        for q in range(indptr[i] - 1, indptr[i + 1]):
-            if q < indptr[i]:  # the bias first
-                if bias == 0.0:
-                    continue
-                r = 0
-                v = bias
-            else:
-                r = rows[q]
-                v = vals[q]
-                vsum += v
-                if r < 0:
-                    continue
-            first = start[r]
-            if dense[r] == 1:  # target t at offset t; a hole weighs nothing
-                for t in range(min(cap[r], n_targets)):
-                    acc[t] += v * E[first + t]
-            else:
-                for j in range(first, first + size[r]):
-                    acc[target[j]] += v * E[j]
-        base = absent * vsum - theta
-        for t in range(n_targets):
-            out[i, t] = acc[t] + base
+__all__ = ["score_rows", "scores"]
 
 
 def scores(store, effective: np.ndarray, X, bias: float, theta: float) -> np.ndarray:

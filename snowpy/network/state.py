@@ -219,11 +219,10 @@ def restore_network(network_class: type, header: dict[str, Any],
     net.calibration_ = None  # an uncalibrated model says so, as a trained one does
     net._progressive = ProgressiveWindow() if net.calibrate == "progressive" else None
     net._online = None
-    net._engine_args = None
     net._score_args = None
-    net._fast = None
-    net._fast_key = net._fast_map_key = -1
-    net._fast_width = net._fast_queue = 0
+    net._learner = None
+    net._learner_key = (-1, -1)
+    net._learner_width = net._learner_queue = 0
     net._single_targets = []
     if header.get("calibration"):
         net.calibration_ = Calibration.from_file(header["calibration"], arrays, where)
@@ -300,7 +299,7 @@ def _adopt(store: LinkStore, header: dict[str, Any], arrays: dict[str, np.ndarra
         if row_counts is None or row_counts.shape != sizes.shape:
             raise ModelFileError(f"{where}: the row counts are missing or do not fit")
         store.count[: sizes.shape[0]] = row_counts
-    store._reserve_rows(sizes.shape[0] + 1, exact=True)
+    store.reserve_rows(sizes.shape[0] + 1, exact=True)
 
 
 def _check_distinct(sizes: np.ndarray, targets: np.ndarray, where: str) -> None:
@@ -358,4 +357,4 @@ def _adopt_legacy(store: LinkStore, arrays: dict[str, np.ndarray], storage: Any,
     store._map.rows(ids[rows_used[1:] - 1], insert=True)
     store.adopt({"sizes": sizes, "target": target_index.astype(np.int32), "W": W, "U": U,
                  "lcount": np.zeros(0, np.int32)})
-    store._reserve_rows(sizes.shape[0] + 1, exact=True)
+    store.reserve_rows(sizes.shape[0] + 1, exact=True)

@@ -1,6 +1,6 @@
 """Driving the engine: epochs, progress chunks, pool growth, and what training reports.
 
-:func:`train` runs :func:`snowpy.network.engine.run_epoch` over one call's
+:func:`train` runs :func:`snowpy.network.engine.run` over one call's
 examples: in chunks when progress is reported (1, 2, 4, 8... examples, then
 every 16,384), resuming where the engine stopped whenever the link pool must
 grow, so a model trained in chunks is the model trained at once.
@@ -9,26 +9,27 @@ grow, so a model trained in chunks is the model trained at once.
 from __future__ import annotations
 
 import math
+import os
 import sys
 import warnings
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from snowpy._jit import interpreted, jit
+from snowpy._core import hashing
 from snowpy._lazy import lazy_module
 from snowpy.exceptions import NumericalError, PluginError
-from snowpy.network.engine import TOUCHED, run_epoch
+from snowpy.network.engine import TOUCHED, Options, Outcome, RuleBinding, run
 from snowpy.network.pruning import keep_top_percent
 from snowpy.network.refreshing import refresh_planes
-from snowpy.records.kernels import kernel_handle
 
 if TYPE_CHECKING:  # pragma: no cover
     import scipy.sparse as sp
 else:
     sp = lazy_module("scipy.sparse")
 
-__all__ = ["NumericalWarning", "TrainingCall", "chunks", "train"]
+__all__ = ["NumericalWarning", "TrainingCall", "chunks", "example_keys", "keyed_order",
+           "mixed_keys", "train"]
 
 _NONE_INT = np.empty(0, dtype=np.int64)
 _NONE_TARGETS = np.empty(0, dtype=np.int32)
@@ -83,71 +84,16 @@ def chunks(n: int, chunked: bool, every: int | None = None) -> list[tuple[int, i
     return list(zip(bounds[:-1], bounds[1:]))
 
 
-def _mix(values: np.ndarray) -> np.ndarray:
-    """splitmix64's finaliser, element-wise on ``uint64`` (wrapping)."""
-    z = values.astype(np.uint64, copy=True)
-    z ^= z >> np.uint64(30)
-    z *= np.uint64(0xBF58476D1CE4E5B9)
-    z ^= z >> np.uint64(27)
-    z *= np.uint64(0x94D049BB133111EB)
-    z ^= z >> np.uint64(31)
-    return z
-
-
-_GOLDEN = np.uint64(0x9E3779B97F4A7C15)
-_MIX_1 = np.uint64(0xBF58476D1CE4E5B9)
-_MIX_2 = np.uint64(0x94D049BB133111EB)
-_LABEL_OFFSET = np.uint64(1 << 40)
-
-
-@jit(inline="always")
-def _mix_one(z):  # pragma: no cover - compiled
-    z ^= z >> np.uint64(30)
-    z *= _MIX_1
-    z ^= z >> np.uint64(27)
-    z *= _MIX_2
-    z ^= z >> np.uint64(31)
-    return z
-
-
-@jit
-def _keys_of(indptr, indices, data_bits, y_indptr, y_targets, keys):  # pragma: no cover
-    """:func:`example_keys` in one pass (numpy's version makes ten passes over
-    temporaries as large as the matrix: 0.9 s for 14 million features)."""
-    for i in range(keys.shape[0]):
-        total = np.uint64(0)
-        for j in range(indptr[i], indptr[i + 1]):
-            total += _mix_one((np.uint64(indices[j]) * _GOLDEN) ^ data_bits[j])
-        for j in range(y_indptr[i], y_indptr[i + 1]):
-            total += _mix_one(np.uint64(y_targets[j]) + _LABEL_OFFSET)
-        keys[i] = total
-
-
 def example_keys(X: Any, y_indptr: np.ndarray, y_targets: np.ndarray) -> np.ndarray:
     """A 64-bit key per example, from its features, strengths and labels only: equal
-    examples get equal keys wherever they stand in the data."""
-    n = X.shape[0]
+    examples get equal keys wherever they stand in the data (the sum of splitmix64 of
+    each feature, strength and label)."""
+    keys = np.empty(X.shape[0], dtype=np.uint64)
     data_bits = np.ascontiguousarray(X.data, dtype=np.float64).view(np.uint64)
-    if interpreted():  # the same sums by whole arrays (a loop per feature is slow as Python)
-        per_value = _mix(X.indices.astype(np.uint64) * _GOLDEN ^ data_bits)
-        keys = _row_sums(per_value, np.asarray(X.indptr), n)
-        keys += _row_sums(_mix(np.asarray(y_targets).astype(np.uint64) + _LABEL_OFFSET),
-                          np.asarray(y_indptr), n)
-        return keys
-    keys = np.empty(n, dtype=np.uint64)
-    _keys_of(np.asarray(X.indptr), np.asarray(X.indices), data_bits, np.asarray(y_indptr),
-             np.asarray(y_targets), keys)
+    hashing.example_keys(np.asarray(X.indptr), np.asarray(X.indices), data_bits,
+                         np.asarray(y_indptr, dtype=np.int64),
+                         np.asarray(y_targets, dtype=np.int32), keys)
     return keys
-
-
-def _row_sums(values: np.ndarray, indptr: np.ndarray, n: int) -> np.ndarray:
-    """The (wrapping) sum of each row's ``values``, rows given by ``indptr``; 0 for an
-    empty row. (np.add.reduceat: np.add.at is ten times slower.)"""
-    sums = np.zeros(n, dtype=np.uint64)
-    filled = np.flatnonzero(np.diff(indptr) > 0)
-    if filled.size:
-        sums[filled] = np.add.reduceat(values, indptr[filled].astype(np.intp))
-    return sums
 
 
 def shuffled(keys: np.ndarray, rng: np.random.Generator) -> np.ndarray:
@@ -158,10 +104,23 @@ def shuffled(keys: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     return keyed_order(keys, int(rng.integers(0, 2**63 - 1, dtype=np.int64)))
 
 
+def mixed_keys(keys: np.ndarray, salt: int) -> np.ndarray:
+    """``splitmix64(keys ^ salt)``: keys spread uniformly, a salt apart.
+
+    >>> mixed = mixed_keys(np.array([1, 1, 2], dtype=np.uint64), 7)
+    >>> bool(mixed[0] == mixed[1]), bool(mixed[0] == mixed[2])
+    (True, False)
+    """
+    mixed = np.empty(keys.shape[0], dtype=np.uint64)
+    hashing.mix_keys(np.ascontiguousarray(keys, dtype=np.uint64),
+                     np.uint64(int(salt) & 0xFFFFFFFFFFFFFFFF), mixed)
+    return mixed
+
+
 def keyed_order(keys: np.ndarray, salt: int) -> np.ndarray:
     """The examples sorted by their keys mixed with ``salt`` (a seeded shuffle that
     depends on what the examples are, not on their positions)."""
-    return np.argsort(_mix(keys ^ np.uint64(salt)), kind="stable")
+    return np.argsort(mixed_keys(keys, salt), kind="stable")
 
 
 def train(net: Any, call: TrainingCall, *, epochs: int, shuffle: bool, progress: Any = None,
@@ -310,18 +269,19 @@ def _epoch(net: Any, call: TrainingCall, epoch: int, order: np.ndarray, counts: 
         while position < stop:
             scores = _NO_SCORES if record is None else \
                 np.empty((stop - position, store.n_targets), dtype=np.float64)
-            result = _run(net, call, order[position:stop], counts, counting, creating, scores)
-            processed, done_mistakes, done_updates, done_overflows, underflows, nonfinite, \
-                seen, need_room = result
+            outcome = _run(net, call, order[position:stop], counts, counting, creating, scores)
+            processed, seen, need_room = outcome.processed, outcome.seen, outcome.need_room
             net.n_examples_seen_ += seen - store.seen
             store.seen = seen
-            net.underflows_ += underflows
-            chunk_mistakes += done_mistakes
-            updates += done_updates
-            overflows += done_overflows
+            net.underflows_ += outcome.underflows
+            chunk_mistakes += outcome.mistakes
+            updates += outcome.updates
+            overflows += outcome.overflows
             if _KERNEL_ERRORS.caught:
                 raise _KERNEL_ERRORS.failure(net)
-            if nonfinite:
+            if outcome.failed:
+                raise kernel_failure(net)
+            if outcome.nonfinite:
                 example = int(order[position + processed])
                 raise NumericalError(
                     f"rule {net.rule!r} produced NaN at example {example}; check its "
@@ -366,38 +326,59 @@ def separator(net: Any) -> tuple[float, float]:
     return float(params["thickness"]), float(params["negative_thickness"])
 
 
-def _run(net: Any, call: TrainingCall, order: np.ndarray, counts: np.ndarray, counting: bool,
-         creating: bool, scores: np.ndarray) -> tuple:
+def checking_kernels() -> bool:
+    """Whether rules' steps run on guarded copies of their buffers
+    (``SNOWPY_CHECK_KERNELS=1``: ``snowpy plugins --check`` and the conformance suite
+    set it): a write outside its arrays stops the training and names the rule."""
+    return os.environ.get("SNOWPY_CHECK_KERNELS", "") not in ("", "0")
+
+
+def rule_binding(net: Any) -> RuleBinding:
+    """The rule as the engine applies it to ``net``'s pool (its kernel, numbers, planes,
+    initial and absent weights, per-target state)."""
     store = net._store
-    kernel = net.kernel_
-    params = net.rule_params_
+    return RuleBinding(net.kernel_.compiled, net.kernel_.params,
+                       np.asarray(store.planes, dtype=np.float64), store.initial_weights,
+                       store.absent_planes, store.S, store.dtype == np.float32,
+                       checking_kernels())
+
+
+def training_options(net: Any) -> Options:
+    """How ``net`` trains, as the engine reads it."""
+    store = net._store
+    return Options(store.policy_code, store.min_count, bool(net.kernel_.multiplicative),
+                   store.min_magnitude, store.max_magnitude, float(net.rule_params_["theta"]),
+                   *separator(net), net._bias_strength(), bool(net.multilabel_),
+                   net.multiclass == "constraint")
+
+
+def kernel_failure(net: Any) -> PluginError:
+    """The error of a rule whose step returned non-zero (a Python rule's exception is
+    its cause)."""
+    kernel = net.kernel_.compiled
+    error, kernel.error = kernel.error, None
     try:
-        return run_epoch(
-            kernel_handle(kernel.compiled), *store.rowinfo, *store.pool, store.S,
-            np.asarray(store.planes, dtype=np.float64), kernel.params,
-            store.initial_weights, store.absent_planes, store.policy_code, store.min_count,
-            counting, creating, bool(kernel.multiplicative), store.min_magnitude,
-            store.max_magnitude, call.indptr, call.rows, call.X.data, order, call.y_indptr,
-            call.y_targets, call.a_indptr, call.a_targets, float(params["theta"]),
-            *separator(net), net._bias_strength(), bool(net.multilabel_),
-            net.multiclass == "constraint", store.seen, counts, call.max_active, scores,
-        )
-    except _typing_errors() as exc:
-        first = str(exc).strip().splitlines()[0]
-        raise PluginError(
-            f"rule {net.rule!r}: its update kernel does not compile against the kernel "
-            f"contract (see snowpy.records.rules): {first}"
-        ) from exc
-    except (ArithmeticError, IndexError, ValueError) as exc:
-        raise PluginError(
-            f"rule {net.rule!r}: its update kernel failed: {type(exc).__name__}: {exc}"
-        ) from exc
+        from snowpy.plugins import list_rules
+
+        provided = list_rules().get(net.rule)
+        where = f" (plugin {provided.plugin!r}, {provided.distribution})" if provided else ""
+    except Exception:  # noqa: BLE001 - the message must not fail
+        where = ""
+    what = f"raised {type(error).__name__}: {error}" if error is not None else \
+        "returned an error"
+    failure = PluginError(f"the update kernel of rule {net.rule!r}{where} {what}; "
+                          "training stopped")
+    failure.__cause__ = error
+    return failure
 
 
-def _typing_errors() -> tuple[type[Exception], ...]:
-    """numba's error for a kernel that does not compile (none when interpreting)."""
-    if interpreted():
-        return ()
-    import numba
-
-    return (numba.core.errors.TypingError,)
+def _run(net: Any, call: TrainingCall, order: np.ndarray, counts: np.ndarray, counting: bool,
+         creating: bool, scores: np.ndarray) -> Outcome:
+    try:
+        rule = rule_binding(net)
+    except (TypeError, ValueError) as exc:  # a plugin's planes or weights of the wrong shape
+        raise PluginError(f"rule {net.rule!r}: {exc}") from exc
+    return run(net._store.links(), rule, training_options(net), call.indptr, call.rows,
+               call.X.data, order, call.y_indptr, call.y_targets, call.a_indptr,
+               call.a_targets, net._store.seen, counts, call.max_active, scores, counting,
+               creating)

@@ -5,8 +5,7 @@ stand on it): nothing here imports the rest of snowpy.
 
 * :mod:`snowpy.records.params`: :class:`Param`, declared parameters;
 * :mod:`snowpy.records.rules`: :class:`RuleSpec`, :class:`RuleKernel` (the
-  update kernel's contract) and :mod:`snowpy.records.kernels` (its compiled
-  signature);
+  update kernel's contract) and :mod:`snowpy.records.kernels` (its C ABI);
 * :mod:`snowpy.records.extractors`: :class:`ExtractorSpec`,
   :class:`ExtractorKernel` (the feature extractor's contract);
 * :mod:`snowpy.records.corpora`: :class:`CorpusSpec`, :class:`CorpusFile`.
@@ -16,21 +15,20 @@ from __future__ import annotations
 
 from snowpy.records.corpora import CorpusFile, CorpusSpec
 from snowpy.records.extractors import ExtractorKernel, ExtractorSpec
-from snowpy.records.kernels import signature_attribute
+from snowpy.records.kernels import UPDATE_SIGNATURE, UpdateKernel
 from snowpy.records.params import Param, validate_declared
 from snowpy.records.rules import (
     UNIVERSAL_PARAMS,
     BuildContext,
     RuleKernel,
     RuleSpec,
-    compile_kernel,
     theta_param,
     thickness_params,
 )
 
 __all__ = [
-    "KERNEL_SIGNATURE",
     "UNIVERSAL_PARAMS",
+    "UPDATE_SIGNATURE",
     "BuildContext",
     "CorpusFile",
     "CorpusSpec",
@@ -39,11 +37,9 @@ __all__ = [
     "Param",
     "RuleKernel",
     "RuleSpec",
-    "compile_kernel",
+    "UpdateKernel",
     "theta_param",
     "thickness_params",
     "validate_declared",
 ]
 
-
-__getattr__ = signature_attribute(__name__)

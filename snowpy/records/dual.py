@@ -16,11 +16,19 @@ engine serves every linear one.
 
 The similarity contract
 -----------------------
-``similarity(a_ids, a_vals, b_ids, b_vals, params) -> float``, a
-``@numba.njit`` function: two sparse examples as their feature ids (sorted,
-unique, ``int64[::1]``) and strengths (``float64[::1]``), and the rule's
-packed parameters. snowpy compiles it as a C callback of
-:data:`SIMILARITY_SIGNATURE`, once, cached on disk.
+``similarity(a_ids, a_vals, b_ids, b_vals, params) -> float``: two sparse
+examples as their feature ids (sorted, unique, ``int64[::1]``) and strengths
+(``float64[::1]``), and the rule's packed parameters. The dual engine calls it
+as a C function of one ABI::
+
+    double similarity(const int64_t *a_ids, const double *a_vals, int64_t a_n,
+                      const int64_t *b_ids, const double *b_vals, int64_t b_n,
+                      const double *params, int64_t n_params, void *user_data);
+
+given as a ``PyCapsule`` named :data:`SIMILARITY_SIGNATURE` (C, Cython), a numba
+``@cfunc`` of ``snowpy.numba_kernels.SIMILARITY`` or a ``@numba.njit`` function of
+the array contract (compiled on first use), or a Python function of the array
+contract (slow: for prototyping); see :func:`snowpy.records.kernels.similarity_kernel`.
 
 The update
 ----------
@@ -45,26 +53,15 @@ from typing import Any
 
 import numpy as np
 
-from snowpy._jit import is_kernel
 from snowpy.exceptions import PluginError
+from snowpy.records.kernels import (
+    SIMILARITY_SIGNATURE,
+    SimilarityKernel,
+    implementation_of,
+    similarity_kernel,
+)
 
-__all__ = ["SIMILARITY_SIGNATURE", "DualKernel"]  # noqa: F822 - module __getattr__
-
-@functools.cache
-def similarity_signature() -> Any:
-    """The numba signature of every similarity (built on first use: interpreting needs
-    no numba): ``similarity(a_ids, a_vals, b_ids, b_vals, params) -> float``."""
-    import numba
-
-    types = numba.types
-    return types.float64(types.int64[::1], types.float64[::1], types.int64[::1],
-                         types.float64[::1], types.float64[::1])
-
-
-def __getattr__(name: str) -> Any:  # SIMILARITY_SIGNATURE, built when first asked for
-    if name == "SIMILARITY_SIGNATURE":
-        return similarity_signature()
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+__all__ = ["SIMILARITY_SIGNATURE", "DualKernel"]
 
 
 @dataclass(frozen=True)
@@ -73,8 +70,8 @@ class DualKernel:
 
     Parameters
     ----------
-    similarity : numba dispatcher
-        The ``@numba.njit`` function of the similarity contract (module docstring).
+    similarity : SimilarityKernel, capsule, numba function or Python function
+        The similarity (module docstring).
     params : sequence of float
         The numbers the similarity reads, in the order it reads them.
     step : float
@@ -85,6 +82,10 @@ class DualKernel:
         keeps every one.
     resolved : mapping
         Values derived for parameters left at ``None``, recorded with the model.
+    reference : callable or None
+        The similarity written in Python (the array contract), which the conformance
+        suite runs beside the compiled one; defaults to ``similarity`` itself when that
+        is a Python or numba function.
     """
 
     similarity: Callable[..., Any]
@@ -92,12 +93,16 @@ class DualKernel:
     step: float = 1.0
     budget: int = 0
     resolved: Mapping[str, Any] = field(default_factory=dict)
+    reference: Callable[..., Any] | None = None
 
     def __post_init__(self) -> None:
-        if not is_kernel(self.similarity):
-            raise PluginError(
-                f"the similarity {getattr(self.similarity, '__name__', self.similarity)!r} "
-                "must be a numba.njit function")
+        if not callable(self.similarity) and type(self.similarity).__name__ != "PyCapsule":
+            raise PluginError(f"the similarity {self.similarity!r} must be a kernel, a "
+                              "capsule or a function")
+        if self.reference is None and implementation_of(self.similarity) in ("python",
+                                                                              "numba"):
+            object.__setattr__(self, "reference", getattr(self.similarity, "py_func", None)
+                               or (self.similarity if callable(self.similarity) else None))
         packed = np.ascontiguousarray(np.asarray(self.params, dtype=np.float64).reshape(-1))
         if not np.all(np.isfinite(packed)):
             raise PluginError(f"similarity parameters must be finite, got {packed.tolist()}")
@@ -113,10 +118,16 @@ class DualKernel:
         """How calibrated probabilities are combined across targets."""
         return "none" if multilabel else "sum"
 
-    @property
-    def compiled(self) -> Any:
-        """The similarity as the engine calls it (a C callback, cached on disk)."""
-        from snowpy.records.kernels import compile_kernel
+    def __getstate__(self) -> dict[str, Any]:
+        """Pickled without its compiled similarity (made again on use)."""
+        return {k: v for k, v in self.__dict__.items() if k != "compiled"}
 
-        return compile_kernel(self.similarity, similarity_signature(), "similarity",
-                              "similarity contract (see snowpy.records.dual)")
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        for name, value in state.items():
+            object.__setattr__(self, name, value)
+
+    @functools.cached_property
+    def compiled(self) -> SimilarityKernel:
+        """The similarity as the dual engine calls it (compiled on first use for a numba
+        function)."""
+        return similarity_kernel(self.similarity, getattr(self.similarity, "__name__", ""))

@@ -33,6 +33,12 @@ names, arena, spans) -> int``
 Return the number of ids written, ``-1`` when ``out_ids`` (or ``spans``) is
 too small, ``-2`` when ``arena`` is; the front end then enlarges the buffer
 and calls again.
+
+The front end calls an extractor once per chunk of documents (about a megabyte of
+text), from Python: the built-in extractors are compiled into snowpy
+(:mod:`snowpy._core.extract`); a plugin's may be a Cython function, a ``@numba.njit``
+function (the helpers of :mod:`snowpy.numba_kernels` hash as snowpy does), or plain
+Python (slow: a loop per token in Python).
 """
 
 from __future__ import annotations
@@ -44,7 +50,6 @@ from typing import Any
 
 import numpy as np
 
-from snowpy._jit import is_kernel
 from snowpy.exceptions import ConfigurationError, PluginError
 from snowpy.records.params import Param, validate_declared
 
@@ -59,8 +64,8 @@ class ExtractorKernel:
 
     Parameters
     ----------
-    extract : numba dispatcher
-        The ``@numba.njit`` function of the kernel contract.
+    extract : callable
+        The function of the kernel contract (compiled: Cython or numba; or Python).
     params : sequence of float
         The numbers the kernel reads.
     kind : str
@@ -82,8 +87,8 @@ class ExtractorKernel:
     label: Callable[[str], str] | None = None
 
     def __post_init__(self) -> None:
-        if not is_kernel(self.extract):
-            raise PluginError(f"extractor kernel {self.extract!r} must be a numba.njit function")
+        if not callable(self.extract):
+            raise PluginError(f"extractor kernel {self.extract!r} must be a function")
         packed = np.ascontiguousarray(np.asarray(self.params, dtype=np.float64).reshape(-1))
         object.__setattr__(self, "params", packed)
         if self.per_token < 0 or self.per_byte < 0:

@@ -1,179 +1,126 @@
-"""The update kernel's compiled contract: one C-callback signature for every rule.
+"""A rule's compiled step as the engine takes it: one C ABI for every implementation.
 
-The training loop takes a rule's update step as a first-class function of the
-fixed signature :data:`KERNEL_SIGNATURE`; :func:`compile_kernel` compiles a
-rule's ``@numba.njit`` function to it, once, cached on disk. The contract
-itself (what each argument is) is documented in :mod:`snowpy.records.rules`.
+The training engine calls a rule's update through a pointer to a plain C function
+(the ABI is written out in ``docs/plugins.md`` and in :mod:`snowpy.records.rules`).
+:func:`update_kernel` turns what a rule provides into that function, held by a
+:class:`~snowpy._core.rules.UpdateKernel`:
+
+* an :class:`UpdateKernel` already (the built-in rules: ``UpdateKernel.builtin(name)``);
+* a ``PyCapsule`` named :data:`UPDATE_SIGNATURE`, holding a C function pointer (a
+  plugin's own C or Cython module; scipy's ``LowLevelCallable`` takes user code the
+  same way);
+* a numba ``@cfunc`` of the ABI's signature (``snowpy.numba_kernels.UPDATE``), or a
+  ``@numba.njit`` function of the array contract, compiled to such a cfunc on first
+  use (:mod:`snowpy.numba_kernels`; numba is imported then, and only then);
+* a plain Python function of the array contract: run through a trampoline, slow (the
+  GIL and a few microseconds per update), for prototyping; ``snowpy plugins`` shows it.
+
+:func:`similarity_kernel` does the same for a dual rule's similarity.
 """
 
 from __future__ import annotations
 
-import functools
-from collections.abc import Callable
 from typing import Any
 
-from snowpy._jit import interpreted
+from snowpy._core.rules import (
+    SIMILARITY_SIGNATURE,
+    UPDATE_SIGNATURE,
+    SimilarityKernel,
+    UpdateKernel,
+)
 from snowpy.exceptions import PluginError
 
-__all__ = ["KERNEL_SIGNATURE", "CompiledKernel", "as_kernel", "compile_kernel", "kernel_handle",  # noqa: F822
-           "kernel_signature", "signature_attribute"]
-
-@functools.cache
-def kernel_signature() -> Any:
-    """The numba signature of every update kernel (built on first use: interpreting
-    needs no numba): ``update(w, S, t, y, activation, vals, m, sqnorm, params) -> None``."""
-    import numba
-
-    types = numba.types
-    return types.void(types.float64[:, ::1], types.float64[:, ::1], types.int64,
-                      types.float64, types.float64, types.float64[::1], types.int64,
-                      types.float64, types.float64[::1])
+__all__ = ["SIMILARITY_SIGNATURE", "UPDATE_SIGNATURE", "SimilarityKernel", "UpdateKernel",
+           "implementation_of", "similarity_kernel", "update_kernel"]
 
 
-def signature_attribute(module: str) -> Callable[[str], Any]:
-    """A module ``__getattr__`` giving ``KERNEL_SIGNATURE``, built when first asked for
-    (the modules that export it: ``__getattr__ = signature_attribute(__name__)``)."""
-
-    def __getattr__(name: str) -> Any:
-        if name == "KERNEL_SIGNATURE":
-            return kernel_signature()
-        raise AttributeError(f"module {module!r} has no attribute {name!r}")
-
-    return __getattr__
+def _is_capsule(obj: Any) -> bool:
+    return type(obj).__name__ == "PyCapsule"
 
 
-__getattr__ = signature_attribute(__name__)
-
-_compiled: dict[Any, Any] = {}
-
-
-class CompiledKernel:
-    """A compiled kernel as the training loop takes it: its C callback, typed once.
-
-    numba types a C callback argument anew on every call of the loop (13 us,
-    more than learning one example costs); this wrapper implements numba's
-    wrapper-address protocol and carries its type, so a call costs what it
-    does.
-    """
-
-    def __init__(self, callback: Any) -> None:
-        from numba.core.types.function_type import FunctionType
-
-        self.callback = callback
-        self.numba_type = FunctionType(callback._sig)
-
-    def __wrapper_address__(self) -> int:
-        return self.callback.address
-
-    @property
-    def address(self) -> int:
-        """The callback's address, which :func:`as_kernel` turns back into the kernel."""
-        return self.callback.address
-
-    def signature(self) -> Any:
-        return self.callback._sig
-
-    def __call__(self, *args: Any) -> Any:  # from Python: the callback itself
-        return self.callback(*args)
+def _is_numba_dispatcher(obj: Any) -> bool:
+    return type(obj).__module__.startswith("numba") and hasattr(obj, "py_func")
 
 
-def _register_type() -> None:
-    if interpreted():
-        return
-    from numba.core.typing.typeof import typeof_impl
-    from numba.experimental.function_type import WrapperAddressProtocol
-
-    WrapperAddressProtocol.register(CompiledKernel)
-
-    @typeof_impl.register(CompiledKernel)
-    def _typeof(value: CompiledKernel, context: Any) -> Any:
-        return value.numba_type
+def _is_numba_cfunc(obj: Any) -> bool:
+    return type(obj).__module__.startswith("numba") and hasattr(obj, "address") \
+        and hasattr(obj, "native_name")
 
 
-_register_type()
+def implementation_of(function: Any) -> str:
+    """What a rule's step is written in: ``"builtin"``, ``"c"`` (a capsule), ``"numba"``
+    or ``"python"`` (slow: a trampoline per update)."""
+    if isinstance(function, (UpdateKernel, SimilarityKernel)):
+        return str(function.implementation)
+    if _is_capsule(function):
+        return "c"
+    if _is_numba_dispatcher(function) or _is_numba_cfunc(function):
+        return "numba"
+    return "python"
 
 
-def compile_kernel(update: Callable[..., Any], signature: Any = None,
-                   what: str = "update kernel",
-                   contract: str = "kernel contract (see snowpy.records.rules)") -> Any:
-    """The kernel as a C callback of :data:`KERNEL_SIGNATURE` (memoised, cached on disk);
-    another ``signature`` for the other compiled contracts (a dual rule's similarity),
-    ``what`` and ``contract`` naming them in errors.
-
-    Compiled with numpy's error model: a division by zero gives an infinity
-    or NaN, which the engine clamps or refuses, naming the rule (a C callback
-    cannot raise). With ``NUMBA_DISABLE_JIT=1`` the Python function itself is
-    returned.
+def update_kernel(update: Any, name: str = "") -> UpdateKernel:
+    """The :class:`UpdateKernel` of what a rule gives as its update (see the module).
 
     Raises
     ------
     PluginError
-        The function does not compile with the kernel's argument types.
+        It is none of those, or does not compile against the ABI.
     """
-    function = getattr(update, "py_func", update)
-    if interpreted():
-        return function
-    import numba
+    if isinstance(update, UpdateKernel):
+        return update
+    try:
+        if _is_capsule(update):
+            return UpdateKernel.from_capsule(update, name)
+        if _is_numba_cfunc(update):
+            from snowpy.numba_kernels import checked_cfunc
 
-    if signature is None:
-        signature = kernel_signature()
-    compiled = _compiled.get((function, signature))
-    if compiled is None:
-        try:
-            compiled = numba.cfunc(signature, cache=True, nogil=True,
-                                   error_model="numpy")(function)
-        except Exception as exc:  # any failure to compile is the plugin's: name it
-            first = str(exc).strip().splitlines()[0]
-            raise PluginError(
-                f"the {what} {function.__name__!r} does not compile against the "
-                f"{contract}: {first}"
-            ) from exc
-        compiled = _compiled[(function, signature)] = CompiledKernel(compiled)
-    return compiled
+            checked_cfunc(update, "update")
+            return UpdateKernel.from_address(update.address, name, "numba", update)
+        if _is_numba_dispatcher(update):
+            from snowpy.numba_kernels import update_cfunc
 
-
-def kernel_handle(kernel: Any) -> Any:
-    """What the engine takes for a compiled kernel: its address, an integer.
-
-    Passing an integer costs the engine's caller nothing, where a function
-    argument is typed anew by numba on every call (5 us, a third of learning
-    one example). The compiled kernel stays alive in this module's memo, so
-    the address stays valid. A plain Python function (``NUMBA_DISABLE_JIT=1``)
-    is its own handle.
-    """
-    return kernel.address if isinstance(kernel, CompiledKernel) else kernel
+            cfunc = update_cfunc(update)
+            return UpdateKernel.from_address(cfunc.address, name, "numba", cfunc)
+        if callable(update):
+            return UpdateKernel.from_python(update, name)
+    except PluginError:
+        raise
+    except Exception as exc:  # a plugin's mistake: name it in one line
+        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        raise PluginError(f"the update kernel {name or update!r} does not fit the update "
+                          f"ABI (see snowpy.records.rules): {first}") from exc
+    raise PluginError(f"the update kernel of rule {name!r} must be a compiled kernel, a "
+                      f"capsule, a numba function or a Python function, got "
+                      f"{type(update).__name__}")
 
 
-def _intrinsic_as_kernel() -> Any:
-    import numba
-    from llvmlite import ir
-    from numba.core import cgutils
-    from numba.core.types.function_type import FunctionType
-    from numba.extending import intrinsic
+def similarity_kernel(similarity: Any, name: str = "") -> SimilarityKernel:
+    """The :class:`SimilarityKernel` of a dual rule's similarity (as
+    :func:`update_kernel`)."""
+    if isinstance(similarity, SimilarityKernel):
+        return similarity
+    try:
+        if _is_capsule(similarity):
+            return SimilarityKernel.from_capsule(similarity, name)
+        if _is_numba_cfunc(similarity):
+            from snowpy.numba_kernels import checked_cfunc
 
-    kernel_type = FunctionType(kernel_signature())
+            checked_cfunc(similarity, "similarity")
+            return SimilarityKernel.from_address(similarity.address, name, "numba", similarity)
+        if _is_numba_dispatcher(similarity):
+            from snowpy.numba_kernels import similarity_cfunc
 
-    @intrinsic
-    def as_kernel(typingctx: Any, address: Any) -> Any:
-        """The kernel at ``address`` (from :func:`kernel_handle`), callable in compiled code."""
-        if not isinstance(address, numba.types.Integer):
-            return None
-
-        def codegen(context: Any, builder: Any, signature: Any, args: Any) -> Any:
-            kernel = cgutils.create_struct_proxy(kernel_type)(context, builder)
-            # the C callback's address; no Python object, no jit entry: calls go
-            # straight to the callback (numba's first-class function model)
-            kernel.c_addr = builder.inttoptr(args[0], ir.IntType(8).as_pointer())
-            return kernel._getvalue()
-
-        return kernel_type(address), codegen
-
-    return as_kernel
-
-
-def _identity(handle: Any) -> Any:
-    return handle
-
-
-#: Compiled code's way back from :func:`kernel_handle` to a callable kernel.
-as_kernel = _identity if interpreted() else _intrinsic_as_kernel()
+            cfunc = similarity_cfunc(similarity)
+            return SimilarityKernel.from_address(cfunc.address, name, "numba", cfunc)
+        if callable(similarity):
+            return SimilarityKernel.from_python(similarity, name)
+    except PluginError:
+        raise
+    except Exception as exc:
+        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        raise PluginError(f"the similarity {name or similarity!r} does not fit the "
+                          f"similarity ABI (see snowpy.records.dual): {first}") from exc
+    raise PluginError(f"the similarity of rule {name!r} must be a compiled kernel, a "
+                      f"capsule, a numba function or a Python function, got "
+                      f"{type(similarity).__name__}")

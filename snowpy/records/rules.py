@@ -9,7 +9,7 @@ keeping weights finite and counting mistakes. A rule supplies only
 * its declared parameters (:class:`Param`), validated before training;
 * how many weight planes it keeps and how they combine into the effective
   weight (one plane for Perceptron and Winnow, two for Balanced Winnow);
-* the update step itself, a numba-compiled function (the *kernel*).
+* the update step itself, a compiled function (the *kernel*).
 
 The kernel contract
 -------------------
@@ -40,7 +40,8 @@ when target ``t`` must be updated on the current example:
     ``float64[:]``, the rule's numeric parameters as :meth:`RuleSpec.build`
     packed them.
 
-The kernel may change ``w[:m]`` and ``S[t]``, and nothing else. It returns
+The kernel may change ``w[:m]`` and ``S[t]``, and nothing else (``snowpy plugins
+--check RULE`` runs it with guards around its buffers and tells). It returns
 nothing. The engine checks the new weights (clamps magnitudes, refuses NaN)
 and keeps averaged weights, so the kernel does neither. The features in
 ``w`` are those the target may learn from: with the ``"positive"`` link
@@ -68,15 +69,29 @@ expresses a score that is not a sum of independently updated weights (a
 count divided by its target's total, which every example of the target
 changes).
 
-The kernel is written as an ordinary ``@numba.njit`` function; snowpy compiles
-it once more as a C callback of the fixed signature :data:`KERNEL_SIGNATURE`
-(:func:`compile_kernel`). The training loop takes that callback as a
-first-class function, so one compiled loop serves every rule, built-in or
-not, and is cached on disk: a new process trains without compiling it again.
+The update is a C function of one ABI, whatever it is written in: the built-in
+rules are compiled into snowpy; a plugin gives a ``PyCapsule`` of its own C or Cython
+function, a numba ``@cfunc`` (or a ``@numba.njit`` function of the array contract
+above, compiled to one on first use: :mod:`snowpy.numba_kernels`), or, slowly, a plain
+Python function of the array contract (:mod:`snowpy.records.kernels`). The engine
+calls it through a pointer: one compiled loop serves every rule at the same speed,
+with no Python call per example (but for a Python rule's trampoline). The ABI, for a
+rule written in C::
+
+    int update(double *w, int64_t m, int64_t n_planes,
+               double *state, int64_t n_targets, int64_t state_size,
+               int64_t target, double y, double activation,
+               const double *vals, double sqnorm,
+               const double *params, int64_t n_params, void *user_data);
+
+``w + k * n_planes`` is row ``k`` of the array contract's ``w``, ``state + t *
+state_size`` target ``t``'s state; it returns 0, or non-zero to stop the training
+with an error.
 """
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 from collections.abc import Callable, Mapping, Sequence
@@ -85,18 +100,22 @@ from typing import Any
 
 import numpy as np
 
-from snowpy._jit import is_kernel
 from snowpy.exceptions import ConfigurationError, PluginError
-from snowpy.records.kernels import compile_kernel, signature_attribute
+from snowpy.records.kernels import (
+    UPDATE_SIGNATURE,
+    UpdateKernel,
+    implementation_of,
+    update_kernel,
+)
 from snowpy.records.params import Param, validate_declared
 
 __all__ = [
-    "KERNEL_SIGNATURE",  # noqa: F822 - module __getattr__
     "UNIVERSAL_PARAMS",
+    "UPDATE_SIGNATURE",
     "BuildContext",
     "RuleKernel",
     "RuleSpec",
-    "compile_kernel",
+    "UpdateKernel",
     "theta_param",
     "thickness_params",
 ]
@@ -164,8 +183,8 @@ class RuleKernel:
 
     Parameters
     ----------
-    update : numba dispatcher
-        The ``@numba.njit`` function of the kernel contract (module docstring).
+    update : UpdateKernel, capsule, numba function or Python function
+        The rule's step (module docstring; :func:`snowpy.records.kernels.update_kernel`).
     params : sequence of float
         The numbers the kernel reads, in the order it reads them.
     initial_weights : tuple of float
@@ -203,6 +222,10 @@ class RuleKernel:
         Bayes' log-likelihoods, whose level follows the document's length):
         a single-label network calibrates them as a softmax with a fitted
         temperature, not with sigmoids of each score.
+    reference : callable or None
+        The same step written in Python (the array contract), which the
+        conformance suite trains beside the compiled one; defaults to
+        ``update`` itself when that is a Python or numba function.
     """
 
     update: Callable[..., Any]
@@ -217,6 +240,7 @@ class RuleKernel:
     refresh: Callable[..., None] | None = None
     absent_initial: bool = False
     relative_scores: bool = False
+    reference: Callable[..., Any] | None = None
 
     def normalisation(self, multilabel: bool) -> str:
         """How calibrated probabilities are combined across targets."""
@@ -227,11 +251,16 @@ class RuleKernel:
     def __post_init__(self) -> None:
         if self.refresh is not None and not callable(self.refresh):
             raise PluginError("refresh must be a function (W, target, bias, S, params)")
-        if not is_kernel(self.update):
-            raise PluginError(
-                f"the update kernel {getattr(self.update, '__name__', self.update)!r} "
-                "must be a numba.njit function"
-            )
+        kind = implementation_of(self.update)
+        if kind != "python" and not isinstance(self.update, UpdateKernel) \
+                and type(self.update).__name__ != "PyCapsule" \
+                and not type(self.update).__module__.startswith("numba"):
+            raise PluginError(f"the update kernel {self.update!r} is not a kernel")
+        if kind == "python" and not callable(self.update):
+            raise PluginError(f"the update kernel {self.update!r} must be callable")
+        if self.reference is None and kind in ("python", "numba"):
+            object.__setattr__(self, "reference", getattr(self.update, "py_func", None)
+                               or (self.update if kind == "python" else None))
         packed = np.ascontiguousarray(np.asarray(self.params, dtype=np.float64).reshape(-1))
         if not np.all(np.isfinite(packed)):
             raise PluginError(f"kernel parameters must be finite, got {packed.tolist()}")
@@ -248,10 +277,25 @@ class RuleKernel:
         object.__setattr__(self, "initial_weights", init)
         object.__setattr__(self, "resolved", dict(self.resolved))
 
+    def __getstate__(self) -> dict[str, Any]:
+        """Pickled without its compiled kernel (made again on use: a capsule or a
+        cfunc cannot be pickled)."""
+        return {k: v for k, v in self.__dict__.items() if k != "compiled"}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        for name, value in state.items():
+            object.__setattr__(self, name, value)
+
+    @functools.cached_property
+    def compiled(self) -> UpdateKernel:
+        """The update as the engine calls it: an :class:`UpdateKernel` (compiled on first
+        use for a numba function)."""
+        return update_kernel(self.update, getattr(self.update, "__name__", ""))
+
     @property
-    def compiled(self) -> Any:
-        """The update as the engine calls it (see :func:`compile_kernel`)."""
-        return compile_kernel(self.update)
+    def implementation(self) -> str:
+        """``"builtin"``, ``"c"``, ``"numba"`` or ``"python"`` (slow: for prototyping)."""
+        return implementation_of(self.update)
 
     @property
     def initial_effective_weight(self) -> float:
@@ -377,10 +421,7 @@ class RuleSpec:
             )
         if compile:
             try:
-                compile_kernel(kernel.update)  # a kernel that does not compile fails here
+                kernel.compiled  # a kernel that does not fit the ABI fails here
             except PluginError as exc:
                 raise PluginError(f"rule {self.name!r}: {exc}") from exc
         return kernel
-
-
-__getattr__ = signature_attribute(__name__)

@@ -10,27 +10,27 @@ re-exported here, where a rule's author looks for them.
 
 from __future__ import annotations
 
-from snowpy.records.kernels import signature_attribute
 from snowpy.records.params import Param
 from snowpy.records.rules import (
     UNIVERSAL_PARAMS,
+    UPDATE_SIGNATURE,
     BuildContext,
     RuleKernel,
     RuleSpec,
+    UpdateKernel,
     theta_param,
     thickness_params,
 )
 
 __all__ = [
-    "KERNEL_SIGNATURE",
     "UNIVERSAL_PARAMS",
+    "UPDATE_SIGNATURE",
     "BuildContext",
     "Param",
     "RuleKernel",
     "RuleSpec",
+    "UpdateKernel",
     "theta_param",
     "thickness_params",
 ]
 
-
-__getattr__ = signature_attribute(__name__)

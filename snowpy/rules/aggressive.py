@@ -14,7 +14,7 @@ one on it (still wrong), hence the default margin of 1.
 
 from __future__ import annotations
 
-from snowpy._jit import jit
+from snowpy._core.rules import UpdateKernel
 from snowpy.hookspecs import hookimpl
 from snowpy.records.rules import (
     BuildContext,
@@ -30,8 +30,7 @@ __all__ = ["AGGRESSIVE", "PASSIVE_AGGRESSIVE", "aggressive_update", "passive_agg
 _VARIANTS = ("pa", "pa-i", "pa-ii")
 
 
-@jit
-def aggressive_update(w, S, t, y, activation, vals, m, sqnorm, params):  # pragma: no cover
+def aggressive_update(w, S, t, y, activation, vals, m, sqnorm, params):
     """Step to ``theta + y * margin``; ``params = [theta, margin]``."""
     if sqnorm <= 0.0:
         return
@@ -40,9 +39,8 @@ def aggressive_update(w, S, t, y, activation, vals, m, sqnorm, params):  # pragm
         w[k, 0] += step * vals[k]
 
 
-@jit
 def passive_aggressive_update(w, S, t, y, activation, vals, m, sqnorm,
-                              params):  # pragma: no cover
+                              params):
     """PA / PA-I / PA-II step; ``params = [theta, C, variant]`` (variant 0, 1, 2)."""
     loss = 1.0 - y * (activation - params[0])
     if loss <= 0.0 or sqnorm <= 0.0:
@@ -61,7 +59,8 @@ def passive_aggressive_update(w, S, t, y, activation, vals, m, sqnorm,
 
 def _build_aggressive(params: dict, context: BuildContext) -> RuleKernel:
     return RuleKernel(
-        update=aggressive_update,
+        update=UpdateKernel.builtin("aggressive"),
+        reference=aggressive_update,
         params=[params["theta"], params["margin"]],
         initial_weights=(params["initial_weight"],),
     )
@@ -69,7 +68,8 @@ def _build_aggressive(params: dict, context: BuildContext) -> RuleKernel:
 
 def _build_pa(params: dict, context: BuildContext) -> RuleKernel:
     return RuleKernel(
-        update=passive_aggressive_update,
+        update=UpdateKernel.builtin("passive-aggressive"),
+        reference=passive_aggressive_update,
         params=[params["theta"], params["C"], float(_VARIANTS.index(params["variant"]))],
         initial_weights=(0.0,),
     )

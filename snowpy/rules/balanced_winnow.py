@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import math
 
-from snowpy._jit import jit
+from snowpy._core.rules import UpdateKernel
 from snowpy.hookspecs import hookimpl
 from snowpy.records.rules import BuildContext, Param, RuleKernel, RuleSpec, theta_param
 from snowpy.rules.winnow import auto_initial_weight
@@ -24,9 +24,8 @@ from snowpy.rules.winnow import auto_initial_weight
 __all__ = ["BALANCED_WINNOW", "balanced_winnow_update"]
 
 
-@jit
 def balanced_winnow_update(w, S, t, y, activation, vals, m, sqnorm,
-                           params):  # pragma: no cover
+                           params):
     """Promote one plane and demote the other; ``params = [alpha, beta]``."""
     up = params[0] if y > 0 else params[1]
     down = params[1] if y > 0 else params[0]
@@ -52,7 +51,8 @@ def _build(params: dict, context: BuildContext) -> RuleKernel:
             1.0, params["theta"], context
         )
     return RuleKernel(
-        update=balanced_winnow_update,
+        update=UpdateKernel.builtin("balanced-winnow"),
+        reference=balanced_winnow_update,
         params=[params["alpha"], params["beta"]],
         initial_weights=(positive, negative),
         planes=(1.0, -1.0),

@@ -39,15 +39,14 @@ import math
 
 import numpy as np
 
-from snowpy._jit import jit
+from snowpy._core.rules import UpdateKernel
 from snowpy.hookspecs import hookimpl
 from snowpy.records.rules import BuildContext, Param, RuleKernel, RuleSpec, theta_param
 
 __all__ = ["NAIVE_BAYES", "naive_bayes_refresh", "naive_bayes_update"]
 
 
-@jit
-def naive_bayes_update(w, S, t, y, activation, vals, m, sqnorm, params):  # pragma: no cover
+def naive_bayes_update(w, S, t, y, activation, vals, m, sqnorm, params):
     """Count the example: ``S[t] = [positives, shown]``, ``w[k, 0]`` the feature's count,
     and ``w[k, 1] = log(count / positives)`` for the example's features at once (the
     other links of ``t`` drift by ``log(n_t / (n_t + 1))`` until the next refresh)."""
@@ -79,7 +78,8 @@ def naive_bayes_refresh(W: np.ndarray, target: np.ndarray, bias: np.ndarray, S: 
 
 def _build(params: dict, context: BuildContext) -> RuleKernel:
     return RuleKernel(
-        update=naive_bayes_update,
+        update=UpdateKernel.builtin("naive-bayes"),
+        reference=naive_bayes_update,
         params=[params["smoothing"]],
         initial_weights=(0.0, params["smoothing"]),
         planes=(0.0, 1.0),

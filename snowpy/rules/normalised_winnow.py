@@ -31,16 +31,15 @@ from typing import Any
 
 import numpy as np
 
-from snowpy._jit import jit
+from snowpy._core.rules import UpdateKernel
 from snowpy.hookspecs import hookimpl
 from snowpy.records.rules import BuildContext, Param, RuleKernel, RuleSpec, theta_param
 
 __all__ = ["NORMALISED_WINNOW", "normalised_weights", "normalised_winnow_update"]
 
 
-@jit
 def normalised_winnow_update(w, S, t, y, activation, vals, m, sqnorm,
-                             params):  # pragma: no cover - compiled
+                             params):
     """``u_i *= exp(eta y x_i)``; ``log s_t -= log Z`` (``params = [eta]``)."""
     eta = params[0]
     scale = math.exp(S[t, 0])
@@ -66,7 +65,8 @@ def _build(params: dict, context: BuildContext) -> RuleKernel:
     if w0 is None:
         w0 = resolved["initial_weight"] = 1.0 / max(context.n_features, 1)
     return RuleKernel(
-        update=normalised_winnow_update,
+        update=UpdateKernel.builtin("normalised-winnow"),
+        reference=normalised_winnow_update,
         params=[params["eta"]],
         initial_weights=(w0,),
         state_size=1,

@@ -15,7 +15,7 @@ Defaults follow LBJava's ``SparsePerceptron`` (``learning_rate=0.1``,
 
 from __future__ import annotations
 
-from snowpy._jit import jit
+from snowpy._core.rules import UpdateKernel
 from snowpy.hookspecs import hookimpl
 from snowpy.records.rules import (
     BuildContext,
@@ -29,8 +29,7 @@ from snowpy.records.rules import (
 __all__ = ["PERCEPTRON", "THICK_SEPARATOR", "perceptron_update"]
 
 
-@jit
-def perceptron_update(w, S, t, y, activation, vals, m, sqnorm, params):  # pragma: no cover
+def perceptron_update(w, S, t, y, activation, vals, m, sqnorm, params):
     """Additive step ``w += learning_rate * y * x`` (``params = [learning_rate]``)."""
     step = params[0] * y
     for k in range(m):
@@ -46,7 +45,8 @@ _PARAMS = (
 
 def _build(params: dict, context: BuildContext) -> RuleKernel:
     return RuleKernel(
-        update=perceptron_update,
+        update=UpdateKernel.builtin("perceptron"),
+        reference=perceptron_update,
         params=[params["learning_rate"]],
         initial_weights=(params["initial_weight"],),
     )

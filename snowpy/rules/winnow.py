@@ -22,15 +22,14 @@ from __future__ import annotations
 
 import math
 
-from snowpy._jit import jit
+from snowpy._core.rules import UpdateKernel
 from snowpy.hookspecs import hookimpl
 from snowpy.records.rules import BuildContext, Param, RuleKernel, RuleSpec, theta_param
 
 __all__ = ["WINNOW", "auto_initial_weight", "winnow_update"]
 
 
-@jit
-def winnow_update(w, S, t, y, activation, vals, m, sqnorm, params):  # pragma: no cover
+def winnow_update(w, S, t, y, activation, vals, m, sqnorm, params):
     """Multiplicative step; ``params = [alpha, beta, floor, threshold_relative, theta]``."""
     factor = params[0] if y > 0 else params[1]
     floor = params[2]
@@ -57,7 +56,8 @@ def _build(params: dict, context: BuildContext) -> RuleKernel:
     if w0 is None:
         w0 = resolved["initial_weight"] = auto_initial_weight(3.0, params["theta"], context)
     return RuleKernel(
-        update=winnow_update,
+        update=UpdateKernel.builtin("winnow"),
+        reference=winnow_update,
         params=[
             params["alpha"],
             params["beta"],

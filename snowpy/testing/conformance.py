@@ -6,6 +6,7 @@ Each check takes a rule name (and optional parameters) and raises an
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from tempfile import TemporaryDirectory
@@ -85,25 +86,25 @@ def check_deterministic(rule: str, params: Mapping[str, Any] | None = None) -> N
 
 
 def check_compiled_matches_python(rule: str, params: Mapping[str, Any] | None = None) -> None:
-    """The compiled kernel and the same code run as plain Python give the same weights.
+    """The compiled step and its Python reference (``RuleKernel.reference``: the same
+    arithmetic written in Python) train the same weights; a rule with no reference is
+    exempt.
 
     Stored in float64: compiled float64 arithmetic may differ from Python's in the last
     bit (fused multiply-adds), which float32 storage would round either way.
     """
-    from snowpy.network import engine, training
+    from snowpy.records.kernels import UpdateKernel
     from snowpy.records.rules import RuleKernel
 
     X, y = _problem(rule, n=60)
     if get_rule(rule).dual:
         return _check_dual_compiled_matches_python(rule, params, X, y)
-    compiled = _network(rule, params or {}, epochs=2, precision="float64").fit(X, y) \
-        .effective_weights()
-    as_python = property(lambda kernel: getattr(kernel.update, "py_func", kernel.update))
-    with mock.patch.object(training, "run_epoch", engine.run_epoch.py_func), \
-            mock.patch.object(RuleKernel, "compiled", as_python), \
-            mock.patch.object(engine, "as_kernel", lambda kernel: kernel), \
-            mock.patch.object(engine, "epoch_loop", engine.epoch_loop.py_func), \
-            mock.patch.object(engine, "new_workspace", engine.new_workspace.py_func):
+    net = _network(rule, params or {}, epochs=2, precision="float64")
+    compiled = net.fit(X, y).effective_weights()
+    if net.kernel_.reference is None:
+        return
+    as_python = property(lambda kernel: UpdateKernel.from_python(kernel.reference, rule))
+    with mock.patch.object(RuleKernel, "compiled", as_python):
         python = _network(rule, params or {}, epochs=2, precision="float64").fit(X, y) \
             .effective_weights()
     assert np.allclose(compiled, python, rtol=1e-12, atol=1e-300), \
@@ -113,22 +114,36 @@ def check_compiled_matches_python(rule: str, params: Mapping[str, Any] | None = 
 
 def _check_dual_compiled_matches_python(rule: str, params: Mapping[str, Any] | None,
                                         X: sp.csr_matrix, y: np.ndarray) -> None:
-    from snowpy.network import dual, dual_engine
     from snowpy.records.dual import DualKernel
+    from snowpy.records.kernels import SimilarityKernel
 
     compiled = _network(rule, params or {}, epochs=2).fit(X, y)
-    as_python = property(lambda kernel: getattr(kernel.similarity, "py_func",
-                                                kernel.similarity))
-    with mock.patch.object(dual, "dual_epoch", dual_engine.dual_epoch.py_func), \
-            mock.patch.object(dual, "dual_scores", dual_engine.dual_scores.py_func), \
-            mock.patch.object(dual_engine, "_score_one", dual_engine._score_one.py_func), \
-            mock.patch.object(DualKernel, "compiled", as_python):
+    if compiled.kernel_.reference is None:
+        return
+    as_python = property(lambda kernel: SimilarityKernel.from_python(kernel.reference, rule))
+    with mock.patch.object(DualKernel, "compiled", as_python):
         python = _network(rule, params or {}, epochs=2).fit(X, y)
         python_scores = python.decision_function(X)
     assert np.allclose(_state(compiled), _state(python), rtol=1e-12, atol=1e-300), \
         f"{rule}: compiled and pure-Python training differ"
     assert np.allclose(compiled.decision_function(X), python_scores, rtol=1e-9), \
         f"{rule}: compiled and pure-Python scores differ"
+
+
+def check_stays_in_its_arrays(rule: str, params: Mapping[str, Any] | None = None) -> None:
+    """With its buffers between guard zones (``SNOWPY_CHECK_KERNELS=1``), the step writes
+    only its target's weights and state: training, one example at a time too, stops at
+    no violation. (A write far outside, beyond the guards, kills the process:
+    ``snowpy plugins --check`` runs the suite in a child process for that.)"""
+    if get_rule(rule).dual:
+        return
+    X, y = _problem(rule, n=80)
+    with mock.patch.dict(os.environ, {"SNOWPY_CHECK_KERNELS": "1"}):
+        net = _network(rule, params or {}, epochs=2)
+        net.fit(X, y)
+        online = _network(rule, params or {})
+        for i in range(20):
+            online.learn_one(dict(zip(X[i].indices.tolist(), X[i].data.tolist())), y[i])
 
 
 def check_finite(rule: str, params: Mapping[str, Any] | None = None) -> None:
@@ -240,8 +255,8 @@ def check_round_trip(rule: str, params: Mapping[str, Any] | None = None) -> None
 
 
 _CHECKS: tuple[Callable[..., None], ...] = (
-    check_parameters, check_deterministic, check_compiled_matches_python, check_finite,
-    check_learns_separable, check_no_update_when_correct, check_touches_only_active_rows,
+    check_parameters, check_deterministic, check_compiled_matches_python,
+    check_stays_in_its_arrays, check_finite, check_learns_separable, check_no_update_when_correct, check_touches_only_active_rows,
     check_round_trip,
 )
 

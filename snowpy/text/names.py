@@ -17,57 +17,13 @@ from typing import Any
 
 import numpy as np
 
-from snowpy._jit import jit
+from snowpy._core.hashing import gather_names, name_keys, novel_names, stored_name_keys
 from snowpy.hashmap import FeatureMap
-from snowpy.text.hashing import murmur_bytes
 
 __all__ = ["AS_IS", "NameIndex"]
 
-_FINGERPRINT_SEED = 0x2545F491
 #: Extractor number of a name stored already readable (model files of format 1).
 AS_IS = 255
-
-
-@jit
-def _keys(ids, spans, arena, out):  # pragma: no cover - compiled
-    for j in range(ids.shape[0]):
-        fingerprint = murmur_bytes(arena, spans[j, 0], spans[j, 1], 0x2545F491)
-        out[j] = (np.int64(ids[j]) << 32) | np.int64(fingerprint)
-
-
-@jit
-def _stored_keys(ids, offsets, blob, out):  # pragma: no cover - compiled
-    for j in range(ids.shape[0]):
-        fingerprint = murmur_bytes(blob, offsets[j], offsets[j + 1], 0x2545F491)
-        out[j] = (np.int64(ids[j]) << 32) | np.int64(fingerprint)
-
-
-@jit
-def _novel(rows, keys, first, fresh):  # pragma: no cover - compiled
-    """Mark the names not recorded yet, by wanted row: ``first[r]`` keeps the first
-    fingerprint seen for row ``r`` (0: none); another fingerprint is a collision
-    (``fresh`` 2: the caller checks it against the rare collisions it keeps)."""
-    for j in range(rows.shape[0]):
-        r = rows[j]
-        fresh[j] = 0
-        if r < 0:
-            continue
-        key = keys[j] | 1  # never 0
-        if first[r] == 0:
-            first[r] = key
-            fresh[j] = 1
-        elif first[r] != key:
-            fresh[j] = 2
-
-
-@jit
-def _gather(picks, spans, arena, blob, at):  # pragma: no cover - compiled
-    """Append the bytes of ``spans[picks]`` to ``blob`` from ``at``; returns the end."""
-    for j in picks:
-        for b in range(spans[j, 0], spans[j, 1]):
-            blob[at] = arena[b]
-            at += 1
-    return at
 
 
 def _grown(array: np.ndarray, length: int) -> np.ndarray:
@@ -115,11 +71,11 @@ class NameIndex:
         self._first = np.zeros(wanted.next_row, dtype=np.int64)
         if self._count:  # names known already (a model file): their fingerprints
             keys = np.empty(self._count, dtype=np.int64)
-            _stored_keys(self._ids[:self._count], self._offsets[:self._count + 1], self._blob,
+            stored_name_keys(self._ids[:self._count], self._offsets[:self._count + 1], self._blob,
                          keys)
             rows = wanted.rows(self._ids[:self._count], insert=False, unseen=-1)
             fresh = np.empty(self._count, dtype=np.int8)
-            _novel(rows, keys, self._first, fresh)
+            novel_names(rows, keys, self._first, fresh)
             self._collided = {int(k) for k in keys[fresh == 2]}
         room = self._count + int(1.05 * ids.size) + 16
         self._ids, self._segments = _grown(self._ids, room), _grown(self._segments, room)
@@ -131,11 +87,11 @@ class NameIndex:
         if ids.size == 0:
             return
         keys = np.empty(ids.size, dtype=np.int64)
-        _keys(ids, spans, arena, keys)
+        name_keys(ids, spans, arena, keys)
         if self._wanted is not None:
             rows = self._wanted.rows(ids, insert=False, unseen=-1)
             fresh = np.empty(ids.size, dtype=np.int8)
-            _novel(rows, keys, self._first, fresh)
+            novel_names(rows, keys, self._first, fresh)
             picks = np.flatnonzero(fresh == 1)
             for j in np.flatnonzero(fresh == 2):  # another string for an id: rare
                 if int(keys[j]) not in self._collided:
@@ -163,7 +119,7 @@ class NameIndex:
         self._ids[count:new_count] = ids[picks]
         self._segments[count:new_count] = segment
         self._offsets[count + 1:new_count + 1] = end + np.cumsum(lengths)
-        _gather(picks, spans, arena, self._blob, end)
+        gather_names(picks, spans, arena, self._blob, end)
         self._count = new_count
         self._order = None
 
@@ -173,7 +129,7 @@ class NameIndex:
             pairs = FeatureMap()
             if self._count:
                 keys = np.empty(self._count, dtype=np.int64)
-                _stored_keys(self._ids[:self._count], self._offsets[:self._count + 1],
+                stored_name_keys(self._ids[:self._count], self._offsets[:self._count + 1],
                              self._blob, keys)
                 pairs.rows(keys, insert=True)
             self._pairs = pairs
@@ -233,7 +189,7 @@ class NameIndex:
         lengths = offsets[order + 1] - offsets[order]
         spans = np.stack([offsets[order], offsets[order + 1]], axis=1)
         blob = np.empty(int(lengths.sum()), dtype=np.uint8)
-        _gather(np.arange(order.size), spans, self._blob, blob, 0)
+        gather_names(np.arange(order.size), spans, self._blob, blob, 0)
         return {"names_ids": ids[order].copy(), "names_segments": self._segments[order].copy(),
                 "names_offsets": np.r_[0, np.cumsum(lengths)].astype(np.int64),
                 "names_blob": blob}

@@ -1,4 +1,4 @@
-"""Tokenisation of UTF-8 bytes into a normalised token stream (numba).
+"""Tokenisation of UTF-8 bytes into a normalised token stream (compiled).
 
 The rule, applied to each document's code points (:mod:`snowpy.text.unicode`
 defines the classes):
@@ -27,8 +27,8 @@ from typing import Any
 
 import numpy as np
 
-from snowpy._jit import jit
-from snowpy.text.unicode import MARK, SEPARATOR, SINGLE, WORD, tables
+import snowpy._core.tokenize as _compiled
+from snowpy.text.unicode import SEPARATOR, WORD, tables
 
 __all__ = [
     "TokenStream",
@@ -37,139 +37,6 @@ __all__ = [
     "split_spaces",
     "tokenize_bytes",
 ]
-
-
-@jit(inline="always")
-def _put(out, pos, cp):  # pragma: no cover - compiled
-    """Write code point ``cp`` as UTF-8 at ``out[pos:]``; return the new position."""
-    if cp < 0x80:
-        out[pos] = cp
-        return pos + 1
-    if cp < 0x800:
-        out[pos] = 0xC0 | (cp >> 6)
-        out[pos + 1] = 0x80 | (cp & 0x3F)
-        return pos + 2
-    if cp < 0x10000:
-        out[pos] = 0xE0 | (cp >> 12)
-        out[pos + 1] = 0x80 | ((cp >> 6) & 0x3F)
-        out[pos + 2] = 0x80 | (cp & 0x3F)
-        return pos + 3
-    out[pos] = 0xF0 | (cp >> 18)
-    out[pos + 1] = 0x80 | ((cp >> 12) & 0x3F)
-    out[pos + 2] = 0x80 | ((cp >> 6) & 0x3F)
-    out[pos + 3] = 0x80 | (cp & 0x3F)
-    return pos + 4
-
-
-@jit
-def _tokenize(data, offsets, classes, lower, ascii_word, lowercase, strip_marks, out, starts,
-              ends, doc_ptr, invalid):  # pragma: no cover - compiled
-    pos = 0
-    n_tokens = 0
-    for d in range(offsets.shape[0] - 1):
-        doc_ptr[d] = n_tokens
-        first = n_tokens  # the document's first token (a local: no reload of doc_ptr)
-        i = offsets[d]
-        stop = offsets[d + 1]
-        in_token = False
-        bad = 0
-        while i < stop:
-            b = np.int64(data[i])
-            c = ascii_word[b]
-            if c == 0 and b < 0x80:  # an ASCII separator (no ASCII character is SINGLE)
-                if in_token:
-                    ends[n_tokens] = pos
-                    n_tokens += 1
-                    in_token = False
-                i += 1
-                continue
-            if c != 0:
-                # fast path: a run of ASCII word characters (one table lookup per byte:
-                # the lower-cased byte, or 0 where the run ends)
-                if not in_token:
-                    if n_tokens > first:
-                        out[pos] = 32
-                        pos += 1
-                    starts[n_tokens] = pos
-                    in_token = True
-                out[pos] = c
-                pos += 1
-                i += 1
-                while i < stop:
-                    c = ascii_word[data[i]]
-                    if c == 0:
-                        break
-                    out[pos] = c
-                    pos += 1
-                    i += 1
-                continue
-            # decode one code point (cp < 0: invalid byte)
-            if b < 0x80:
-                cp = b
-                i += 1
-            else:
-                cp = -1  # type: ignore[assignment]  # (numba types it as int64 throughout)
-                if 0xC2 <= b <= 0xDF:
-                    if i + 1 < stop and (data[i + 1] & 0xC0) == 0x80:
-                        cp = ((b & 0x1F) << 6) | (np.int64(data[i + 1]) & 0x3F)
-                        i += 2
-                elif 0xE0 <= b <= 0xEF:
-                    if i + 2 < stop and (data[i + 1] & 0xC0) == 0x80 \
-                            and (data[i + 2] & 0xC0) == 0x80:
-                        c1 = np.int64(data[i + 1])
-                        if not ((b == 0xE0 and c1 < 0xA0) or (b == 0xED and c1 >= 0xA0)):
-                            cp = ((b & 0x0F) << 12) | ((c1 & 0x3F) << 6) \
-                                | (np.int64(data[i + 2]) & 0x3F)
-                            i += 3
-                elif 0xF0 <= b <= 0xF4:
-                    if i + 3 < stop and (data[i + 1] & 0xC0) == 0x80 \
-                            and (data[i + 2] & 0xC0) == 0x80 and (data[i + 3] & 0xC0) == 0x80:
-                        c1 = np.int64(data[i + 1])
-                        if not ((b == 0xF0 and c1 < 0x90) or (b == 0xF4 and c1 >= 0x90)):
-                            cp = ((b & 0x07) << 18) | ((c1 & 0x3F) << 12) \
-                                | ((np.int64(data[i + 2]) & 0x3F) << 6) \
-                                | (np.int64(data[i + 3]) & 0x3F)
-                            i += 4
-                if cp < 0:
-                    bad += 1
-                    i += 1
-                    if in_token:
-                        ends[n_tokens] = pos
-                        n_tokens += 1
-                        in_token = False
-                    continue
-            kind = classes[cp]
-            if lowercase:
-                cp = lower[cp]
-            if kind == WORD or (kind == MARK and in_token):
-                if kind == MARK and strip_marks:
-                    continue
-                if not in_token:
-                    if n_tokens > first:
-                        out[pos] = 32
-                        pos += 1
-                    starts[n_tokens] = pos
-                    in_token = True
-                pos = _put(out, pos, cp)
-            else:
-                if in_token:
-                    ends[n_tokens] = pos
-                    n_tokens += 1
-                    in_token = False
-                if kind == SINGLE:
-                    if n_tokens > first:
-                        out[pos] = 32
-                        pos += 1
-                    starts[n_tokens] = pos
-                    pos = _put(out, pos, cp)
-                    ends[n_tokens] = pos
-                    n_tokens += 1
-        if in_token:
-            ends[n_tokens] = pos
-            n_tokens += 1
-        invalid[d] = bad
-    doc_ptr[offsets.shape[0] - 1] = n_tokens
-    return pos, n_tokens
 
 
 class TokenStream:
@@ -235,9 +102,9 @@ def tokenize_bytes(
     ends = get("ends", size + 1, np.int64)
     doc_ptr = np.zeros(n_docs + 1, dtype=np.int64)
     invalid = np.zeros(n_docs, dtype=np.int64)
-    used, n_tokens = _tokenize(data, offsets.astype(np.int64, copy=False), classes, lower,
-                               _ascii_word(bool(lowercase)), lowercase, strip_marks, out, starts,
-                               ends, doc_ptr, invalid)
+    used, n_tokens = _compiled.tokenize(data, offsets.astype(np.int64, copy=False), classes,
+                                        lower, _ascii_word(bool(lowercase)), lowercase,
+                                        strip_marks, out, starts, ends, doc_ptr, invalid)
     return TokenStream(out[:used], starts[:n_tokens], ends[:n_tokens], doc_ptr, invalid)
 
 
@@ -258,36 +125,6 @@ def _fresh(name: str, size: int, dtype: Any) -> np.ndarray:
     return np.empty(size, dtype=dtype)
 
 
-@jit
-def _split(data, offsets, out, starts, ends, doc_ptr, invalid):  # pragma: no cover - compiled
-    pos = 0
-    n_tokens = 0
-    for d in range(offsets.shape[0] - 1):
-        doc_ptr[d] = n_tokens
-        in_token = False
-        for i in range(offsets[d], offsets[d + 1]):
-            b = data[i]
-            if b == 32 or b == 0:  # NUL: the end of a NUL-joined document
-                if in_token:
-                    ends[n_tokens] = pos
-                    n_tokens += 1
-                    in_token = False
-                continue
-            if not in_token:
-                if n_tokens > doc_ptr[d]:
-                    out[pos] = 32
-                    pos += 1
-                starts[n_tokens] = pos
-                in_token = True
-            out[pos] = b
-            pos += 1
-        if in_token:
-            ends[n_tokens] = pos
-            n_tokens += 1
-    doc_ptr[offsets.shape[0] - 1] = n_tokens
-    return pos, n_tokens
-
-
 def split_spaces(data: np.ndarray, offsets: np.ndarray) -> TokenStream:
     """A token stream from text whose tokens are already separated by spaces.
 
@@ -305,44 +142,9 @@ def split_spaces(data: np.ndarray, offsets: np.ndarray) -> TokenStream:
     ends = np.empty(size + 1, dtype=np.int64)
     doc_ptr = np.zeros(n_docs + 1, dtype=np.int64)
     invalid = np.zeros(n_docs, dtype=np.int64)
-    used, n_tokens = _split(data, offsets.astype(np.int64, copy=False), out, starts, ends,
-                            doc_ptr, invalid)
+    used, n_tokens = _compiled.split_spaces(data, offsets.astype(np.int64, copy=False), out,
+                                            starts, ends, doc_ptr)
     return TokenStream(out[:used], starts[:n_tokens], ends[:n_tokens], doc_ptr, invalid)
-
-
-@jit
-def _nul_offsets(raw, offsets):  # pragma: no cover - compiled
-    """Document offsets in NUL-joined ``raw``: each document keeps its trailing NUL.
-
-    Returns the number of documents found, or -1 when ``raw`` holds more NULs
-    than separators (a document holds one). The tokenisers treat NUL as a
-    separator, so the documents need no copy. Eight bytes are tested at once
-    (NULs are rare).
-    """
-    n = 1
-    last = offsets.shape[0] - 1
-    words = raw.shape[0] // 8
-    view = raw[:words * 8].view(np.uint64)
-    seven = np.uint64(0x7F7F7F7F7F7F7F7F)
-    ones = np.uint64(0xFFFFFFFFFFFFFFFF)
-    for w in range(words):
-        v = view[w]
-        if (((v & seven) + seven) | v | seven) == ones:  # no zero byte (and no overflow)
-            continue
-        for i in range(8 * w, 8 * w + 8):
-            if raw[i] == 0:
-                if n == last:
-                    return -1
-                offsets[n] = i + 1
-                n += 1
-    for i in range(words * 8, raw.shape[0]):
-        if raw[i] == 0:
-            if n == last:
-                return -1
-            offsets[n] = i + 1
-            n += 1
-    offsets[n] = raw.shape[0]
-    return n
 
 
 def encode_documents(items: list) -> tuple[np.ndarray, np.ndarray | None]:
@@ -388,7 +190,7 @@ def split_documents(raw: np.ndarray, offsets: np.ndarray | None, n_docs: int,
     if offsets is not None:
         return raw, offsets
     offsets = np.zeros(n_docs + 1, dtype=np.int64)
-    if n_docs and _nul_offsets(raw, offsets) != n_docs:  # a document holds a NUL
+    if n_docs and _compiled.nul_offsets(raw, offsets) != n_docs:  # a document holds a NUL
         if items is None:
             raise ValueError("documents hold NUL characters; pass them as items")
         return _one_by_one(items)

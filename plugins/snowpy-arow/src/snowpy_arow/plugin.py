@@ -13,19 +13,24 @@ thickness of 1), with ``v = sum_k Sigma_k x_k^2``:
 
 The variance stays positive: ``Sigma_k x_k^2 <= v`` so the factor
 ``1 - beta Sigma_k x_k^2`` is at least ``r / (v + r)``.
+
+The step runs as a C function of snowpy's update ABI, from this plugin's own Cython
+module (``_kernel.pyx``, compiled when the plugin is installed); :func:`arow_update`
+is the same arithmetic in Python, the reference snowpy's conformance suite trains
+beside it.
 """
 
 from __future__ import annotations
 
-from snowpy import hookimpl, jit
+from snowpy import hookimpl
 from snowpy.rules import Param, RuleKernel, RuleSpec, theta_param, thickness_params
+from snowpy_arow._kernel import update_capsule
 
 __all__ = ["arow_update", "AROW", "snowpy_update_rules"]
 
 
-@jit
-def arow_update(w, S, t, y, activation, vals, m, sqnorm, params):  # pragma: no cover
-    """One AROW step on target ``t``; ``params = [theta, r]``."""
+def arow_update(w, S, t, y, activation, vals, m, sqnorm, params):
+    """One AROW step on target ``t``, in Python (the reference); ``params = [theta, r]``."""
     margin = y * (activation - params[0])
     if margin >= 1.0:
         return
@@ -43,7 +48,8 @@ def arow_update(w, S, t, y, activation, vals, m, sqnorm, params):  # pragma: no 
 
 def _build(params: dict, context) -> RuleKernel:
     return RuleKernel(
-        update=arow_update,
+        update=update_capsule(),
+        reference=arow_update,
         params=[params["theta"], params["r"]],
         initial_weights=(0.0, params["initial_variance"]),
         planes=(1.0, 0.0),

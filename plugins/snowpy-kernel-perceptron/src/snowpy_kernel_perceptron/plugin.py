@@ -9,13 +9,18 @@ with a coefficient per target, ``f_t(x) = sum_s alpha[s, t] K(x_s, x)``
 * ``gaussian``: ``exp(-gamma ||x - z||^2)``.
 
 ``budget`` bounds the support vectors (the oldest goes for a new one).
+
+The similarity runs as a numba ``@cfunc`` of snowpy's similarity ABI
+(:mod:`snowpy_kernel_perceptron._numba`, imported when a network of the rule is
+built: listing the plugin imports no numba); :func:`similarity` is the same
+arithmetic in Python, the reference the conformance suite runs beside it.
 """
 
 from __future__ import annotations
 
 import math
 
-from snowpy import hookimpl, jit
+from snowpy import hookimpl
 from snowpy.records.dual import DualKernel
 from snowpy.rules import Param, RuleSpec, theta_param
 
@@ -24,8 +29,7 @@ __all__ = ["KERNEL_PERCEPTRON", "similarity"]
 KERNELS = ("linear", "polynomial", "gaussian")
 
 
-@jit
-def _dot(a_ids, a_vals, b_ids, b_vals):  # pragma: no cover - compiled
+def _dot(a_ids, a_vals, b_ids, b_vals):
     """The dot product of two sparse vectors with sorted ids (a merge)."""
     i = j = 0
     total = 0.0
@@ -41,10 +45,9 @@ def _dot(a_ids, a_vals, b_ids, b_vals):  # pragma: no cover - compiled
     return total
 
 
-@jit
-def similarity(a_ids, a_vals, b_ids, b_vals, params):  # pragma: no cover - compiled
-    """``params = [kernel, degree, gamma, coef0]`` (kernel 0 linear, 1 polynomial, 2
-    Gaussian)."""
+def similarity(a_ids, a_vals, b_ids, b_vals, params):
+    """The similarity in Python (the reference); ``params = [kernel, degree, gamma,
+    coef0]`` (kernel 0 linear, 1 polynomial, 2 Gaussian)."""
     dot = _dot(a_ids, a_vals, b_ids, b_vals)
     kind = params[0]
     if kind == 0.0:
@@ -61,8 +64,11 @@ def similarity(a_ids, a_vals, b_ids, b_vals, params):  # pragma: no cover - comp
 
 
 def _build(params: dict, context) -> DualKernel:
+    from snowpy_kernel_perceptron._numba import similarity as compiled
+
     return DualKernel(
-        similarity=similarity,
+        similarity=compiled,
+        reference=similarity,
         params=[float(KERNELS.index(params["kernel"])), float(params["degree"]),
                 params["gamma"], params["coef0"]],
         step=params["learning_rate"],

@@ -1,0 +1,38 @@
+from collections.abc import Sequence
+
+import numpy as np
+
+def words_extract(text: np.ndarray, starts: np.ndarray, ends: np.ndarray, doc_ptr: np.ndarray,
+                  params: np.ndarray, seed: int, mask: int, out_ids: np.ndarray,
+                  out_ptr: np.ndarray, names: bool, arena: np.ndarray,
+                  spans: np.ndarray) -> int: ...
+def chars_extract(text: np.ndarray, starts: np.ndarray, ends: np.ndarray, doc_ptr: np.ndarray,
+                  params: np.ndarray, seed: int, mask: int, out_ids: np.ndarray,
+                  out_ptr: np.ndarray, names: bool, arena: np.ndarray,
+                  spans: np.ndarray) -> int: ...
+def skipgrams_extract(text: np.ndarray, starts: np.ndarray, ends: np.ndarray,
+                      doc_ptr: np.ndarray, params: np.ndarray, seed: int, mask: int,
+                      out_ids: np.ndarray, out_ptr: np.ndarray, names: bool,
+                      arena: np.ndarray, spans: np.ndarray) -> int: ...
+def affixes_extract(text: np.ndarray, starts: np.ndarray, ends: np.ndarray,
+                    doc_ptr: np.ndarray, params: np.ndarray, seed: int, mask: int,
+                    out_ids: np.ndarray, out_ptr: np.ndarray, names: bool, arena: np.ndarray,
+                    spans: np.ndarray) -> int: ...
+def conjunctions_extract(text: np.ndarray, starts: np.ndarray, ends: np.ndarray,
+                         doc_ptr: np.ndarray, params: np.ndarray, seed: int, mask: int,
+                         out_ids: np.ndarray, out_ptr: np.ndarray, names: bool,
+                         arena: np.ndarray, spans: np.ndarray) -> int: ...
+def assemble_rows(ids: np.ndarray, ptrs: np.ndarray, mode: int, l2: bool, bits: int,
+                  indptr: np.ndarray, indices: np.ndarray, data: np.ndarray,
+                  scratch: np.ndarray) -> int: ...
+def max_token_bytes(starts: np.ndarray, ends: np.ndarray) -> int: ...
+
+class WordsRow:
+    indices: np.ndarray
+    values: np.ndarray
+    def __init__(self, classes: np.ndarray, lower: np.ndarray, ascii_word: np.ndarray,
+                 lowercase: bool, strip_marks: bool, segments: Sequence[tuple[int, int, int]],
+                 mode: int, l2: bool, bits: int) -> None: ...
+    @property
+    def width(self) -> int: ...
+    def row(self, raw: np.ndarray) -> tuple[np.ndarray, np.ndarray, int]: ...

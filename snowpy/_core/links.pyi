@@ -1,0 +1,19 @@
+import numpy as np
+
+def compact(start: np.ndarray, size: np.ndarray, cap: np.ndarray, dense: np.ndarray,
+            n_rows: int, target: np.ndarray, W: np.ndarray, U: np.ndarray, lcount: np.ndarray,
+            keep: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray,
+                                       np.ndarray]: ...
+def link_positions(start: np.ndarray, size: np.ndarray, cap: np.ndarray, dense: np.ndarray,
+                   target: np.ndarray, n_rows: int) -> np.ndarray: ...
+def kept_positions(start: np.ndarray, size: np.ndarray, cap: np.ndarray, dense: np.ndarray,
+                   target: np.ndarray, n_rows: int,
+                   keep: np.ndarray) -> tuple[np.ndarray, np.ndarray]: ...
+def positions(start: np.ndarray, size: np.ndarray, cap: np.ndarray, dense: np.ndarray,
+              target: np.ndarray, rows: np.ndarray, t: int) -> np.ndarray: ...
+def dense_flags(start: np.ndarray, size: np.ndarray, target: np.ndarray, n_rows: int,
+                n_targets: int, dense: np.ndarray) -> None: ...
+def keep_mask(start: np.ndarray, size: np.ndarray, cap: np.ndarray, dense: np.ndarray,
+              target: np.ndarray, W: np.ndarray, U: np.ndarray, seen: float,
+              planes: np.ndarray, absent: float, round32: bool, threshold: float, n_rows: int,
+              keep: np.ndarray) -> None: ...

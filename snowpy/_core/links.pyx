@@ -1,0 +1,176 @@
+"""The link store's whole-pool passes, compiled: its links in row order without gaps,
+their slots, the slot of a (row, target) link, dense rows recognised, and which links
+are worth keeping. (The per-example block operations are in ``pool.pxd``.)"""
+
+from libc.stdint cimport int32_t, int64_t, uint8_t
+
+import numpy as np
+
+from snowpy._core.pool cimport weight_t
+
+ctypedef fused plane_t:
+    float
+    double
+
+
+def compact(const int64_t[::1] start, const int32_t[::1] size, const int32_t[::1] cap,
+            const uint8_t[::1] dense, int64_t n_rows, const int32_t[::1] target,
+            const plane_t[:, ::1] W, const plane_t[:, ::1] U, const int32_t[::1] lcount,
+            const uint8_t[::1] keep):
+    """The links of rows ``0 .. n_rows`` in one exact run, in row order (a dense row's
+    holes left out, its links in target order): ``(sizes, target, W, U, lcount)``.
+    ``keep`` (a flag per pool slot, or empty for all) drops links."""
+    cdef bint keeping = keep.shape[0] > 0
+    cdef int64_t total = 0
+    cdef int64_t r, j, stop, out = 0
+    cdef Py_ssize_t q
+    cdef Py_ssize_t planes = W.shape[1]
+    cdef bint averaging = U.shape[0] > 0
+    cdef bint counted = lcount.shape[0] > 0
+    for r in range(n_rows):
+        stop = start[r] + (cap[r] if dense[r] else size[r])
+        for j in range(start[r], stop):
+            if target[j] >= 0 and (not keeping or keep[j]):
+                total += 1
+    dtype = np.float32 if plane_t is float else np.float64
+    sizes_array = np.zeros(n_rows, np.int32)
+    target_array = np.empty(total, np.int32)
+    W_array = np.empty((total, planes), dtype)
+    U_array = np.empty((total if averaging else 0, U.shape[1]), dtype)
+    lcount_array = np.empty(total if counted else 0, np.int32)
+    cdef int32_t[::1] sizes = sizes_array
+    cdef int32_t[::1] new_target = target_array
+    cdef plane_t[:, ::1] new_W = W_array
+    cdef plane_t[:, ::1] new_U = U_array
+    cdef int32_t[::1] new_lcount = lcount_array
+    with nogil:
+        for r in range(n_rows):
+            stop = start[r] + (cap[r] if dense[r] else size[r])
+            for j in range(start[r], stop):
+                if target[j] < 0 or (keeping and not keep[j]):
+                    continue
+                new_target[out] = target[j]
+                for q in range(planes):
+                    new_W[out, q] = W[j, q]
+                if averaging:
+                    for q in range(U.shape[1]):
+                        new_U[out, q] = U[j, q]
+                if counted:
+                    new_lcount[out] = lcount[j]
+                sizes[r] += 1
+                out += 1
+    return sizes_array, target_array, W_array, U_array, lcount_array
+
+
+def link_positions(const int64_t[::1] start, const int32_t[::1] size, const int32_t[::1] cap,
+                   const uint8_t[::1] dense, const int32_t[::1] target, int64_t n_rows):
+    """Pool slots that hold a link, in row order."""
+    cdef int64_t total = 0
+    cdef int64_t r, j, k = 0
+    for r in range(n_rows):
+        total += size[r]
+    positions = np.empty(total, np.int64)
+    cdef int64_t[::1] out = positions
+    with nogil:
+        for r in range(n_rows):
+            for j in range(start[r], start[r] + (cap[r] if dense[r] else size[r])):
+                if target[j] >= 0:
+                    out[k] = j
+                    k += 1
+    return positions
+
+
+def kept_positions(const int64_t[::1] start, const int32_t[::1] size, const int32_t[::1] cap,
+                   const uint8_t[::1] dense, const int32_t[::1] target, int64_t n_rows,
+                   const uint8_t[::1] keep):
+    """New row sizes and the pool slots of the links ``keep`` keeps, in :func:`compact`'s
+    order, as int32 indices."""
+    cdef int64_t total = 0
+    cdef int64_t r, j, k = 0
+    for r in range(n_rows):
+        for j in range(start[r], start[r] + (cap[r] if dense[r] else size[r])):
+            if target[j] >= 0 and keep[j]:
+                total += 1
+    sizes_array = np.zeros(n_rows, np.int32)
+    positions = np.empty(total, np.int32)
+    cdef int32_t[::1] sizes = sizes_array
+    cdef int32_t[::1] out = positions
+    with nogil:
+        for r in range(n_rows):
+            for j in range(start[r], start[r] + (cap[r] if dense[r] else size[r])):
+                if target[j] >= 0 and keep[j]:
+                    out[k] = <int32_t>j
+                    sizes[r] += 1
+                    k += 1
+    return sizes_array, positions
+
+
+def positions(const int64_t[::1] start, const int32_t[::1] size, const int32_t[::1] cap,
+              const uint8_t[::1] dense, const int32_t[::1] target, const int64_t[::1] rows,
+              int64_t t):
+    """The slot of target ``t``'s link in each row (-1 for a row -1 or no link)."""
+    found = np.full(rows.shape[0], -1, np.int64)
+    cdef int64_t[::1] out = found
+    cdef Py_ssize_t k
+    cdef int64_t r, j, first
+    with nogil:
+        for k in range(rows.shape[0]):
+            r = rows[k]
+            if r < 0:
+                continue
+            first = start[r]
+            if dense[r]:
+                if t < cap[r] and target[first + t] == t:
+                    out[k] = first + t
+                continue
+            for j in range(first, first + size[r]):
+                if target[j] == t:
+                    out[k] = j
+                    break
+    return found
+
+
+def dense_flags(const int64_t[::1] start, const int32_t[::1] size, const int32_t[::1] target,
+                int64_t n_rows, int64_t n_targets, uint8_t[::1] dense):
+    """Mark the rows whose blocks hold targets 0, 1, 2... n_targets - 1 in that order."""
+    cdef int64_t r, q
+    cdef uint8_t flag
+    with nogil:
+        for r in range(n_rows):
+            flag = 1 if size[r] == n_targets and n_targets > 0 else 0
+            if flag:
+                for q in range(size[r]):
+                    if target[start[r] + q] != q:
+                        flag = 0
+                        break
+            dense[r] = flag
+
+
+def keep_mask(const int64_t[::1] start, const int32_t[::1] size, const int32_t[::1] cap,
+              const uint8_t[::1] dense, const int32_t[::1] target, const plane_t[:, ::1] W,
+              const plane_t[:, ::1] U, double seen, const double[::1] planes, double absent,
+              bint round32, double threshold, int64_t n_rows, uint8_t[::1] keep):
+    """Per pool slot, whether a link's prediction weight differs from a missing link's by
+    ``threshold`` or more (the bias row's links always kept)."""
+    cdef bint averaging = U.shape[0] > 0
+    cdef int64_t r, j
+    cdef Py_ssize_t q
+    cdef double effective, weight
+    with nogil:
+        for r in range(n_rows):
+            for j in range(start[r], start[r] + (cap[r] if dense[r] else size[r])):
+                if target[j] < 0:
+                    continue
+                if r == 0:
+                    keep[j] = True
+                    continue
+                effective = 0.0
+                for q in range(planes.shape[0]):
+                    weight = W[j, q]
+                    if averaging:
+                        weight -= U[j, q] / seen
+                    effective += planes[q] * weight
+                if round32:
+                    effective = <float>effective
+                keep[j] = (effective - absent if effective >= absent else absent - effective) \
+                    >= threshold

@@ -1,0 +1,23 @@
+import numpy as np
+
+from snowpy._core.engine import Links, Options, Outcome, RuleBinding
+from snowpy._core.extract import WordsRow
+
+GROW_MAP: int
+GROW_ROWS: int
+GROW_QUEUE: int
+
+def checked(ids: np.ndarray, vals: np.ndarray) -> int: ...
+
+class OnlineLearner:
+    width: int
+    def __init__(self, links: Links, rule: RuleBinding, options: Options, slots: np.ndarray,
+                 row_ids: np.ndarray, counts: np.ndarray, width: int, queue: int) -> None: ...
+    @property
+    def queue(self) -> int: ...
+    def learn(self, ids: np.ndarray, vals: np.ndarray, targets: np.ndarray, next_row: int,
+              seen: int, scores: np.ndarray) -> tuple[int, int, Outcome]: ...
+    def learn_text(self, words: WordsRow, raw: np.ndarray, targets: np.ndarray, next_row: int,
+                   seen: int, scores: np.ndarray) -> tuple[int, int, Outcome] | None: ...
+    def score(self, ids: np.ndarray, vals: np.ndarray, seen: float, absent: float,
+              round32: bool, bias: float, theta: float, out: np.ndarray) -> int: ...

@@ -1,0 +1,352 @@
+"""One example at a time, compiled: River's ``learn_one``/``predict_one`` cost what the
+example costs.
+
+:class:`OnlineLearner` binds, once, what learning one example needs (the link pool, the
+rule, the options, the feature map's arrays and a workspace): a call maps the example's
+feature ids to rows (new ids get new rows), runs the epoch on that one example, and
+hands back an :class:`~snowpy._core.engine.Outcome`. :meth:`OnlineLearner.score` scores
+an example straight from the weights and the averaging sums (lazy averaging: ``W - U /
+seen``), with the arithmetic of the batch path, so the two score alike.
+:meth:`OnlineLearner.learn_text` featurises a text and learns it in one call.
+
+A call that needs room first returns a status instead: the feature map must grow
+(:data:`GROW_MAP`), the rows (:data:`GROW_ROWS`), the pool (the outcome's
+``need_room``) or the workspace (:data:`GROW_QUEUE`); nothing was learned, the
+features already mapped keep their rows, and the caller grows and calls again.
+"""
+
+from libc.math cimport isfinite
+from libc.stdint cimport int32_t, int64_t, uint8_t
+from libc.string cimport memset
+
+from snowpy._core._hash cimport fibonacci
+from snowpy._core.engine cimport (
+    Links,
+    Options,
+    Outcome,
+    RuleBinding,
+    Workspace,
+    batch_t,
+    make_outcome,
+    outcome_t,
+    run_epoch,
+)
+from snowpy._core.extract cimport WordsRow
+from snowpy._core.pool cimport Pool
+
+cdef enum:
+    _GROW_MAP = 1
+    _GROW_ROWS = 2
+    _GROW_QUEUE = 3
+
+#: Statuses of :meth:`OnlineLearner.learn`: grow the feature map, the rows, the workspace.
+GROW_MAP = _GROW_MAP
+GROW_ROWS = _GROW_ROWS
+GROW_QUEUE = _GROW_QUEUE
+
+ctypedef fused plane_t:
+    float
+    double
+
+
+def checked(int64_t[::1] ids, double[::1] vals):
+    """Sort an example by id (insertion sort: examples are short); 0 when fine, else 1
+    (a negative id or a non-finite strength) or 2 (an id twice)."""
+    cdef Py_ssize_t a, b, k
+    cdef int64_t i
+    cdef double v
+    for a in range(1, ids.shape[0]):
+        b = a
+        while b > 0 and ids[b - 1] > ids[b]:
+            i = ids[b - 1]
+            ids[b - 1] = ids[b]
+            ids[b] = i
+            v = vals[b - 1]
+            vals[b - 1] = vals[b]
+            vals[b] = v
+            b -= 1
+    for k in range(ids.shape[0]):
+        if ids[k] < 0 or not isfinite(vals[k]):
+            return 1
+        if k and ids[k] == ids[k - 1]:
+            return 2
+    return 0
+
+
+cdef inline int _shift_of(Py_ssize_t size) noexcept nogil:
+    cdef int log = 0
+    while (<Py_ssize_t>1 << log) < size:
+        log += 1
+    return 64 - log
+
+
+cdef class OnlineLearner:
+    """What learning and scoring one example needs, bound once (see the module).
+
+    Rebuilt by its owner when the store or the feature map replaces an array, or an
+    example is wider than the workspace (``width``).
+    """
+
+    cdef Links links
+    cdef RuleBinding rule
+    cdef Options options
+    cdef Workspace ws
+    cdef object _map
+    cdef int32_t *slots32
+    cdef int64_t *slots64
+    cdef int32_t *rows32
+    cdef int64_t *rows64
+    cdef Py_ssize_t n_slots
+    cdef int64_t[:, ::1] _counts
+    cdef readonly int64_t width
+    cdef int32_t[::1] _rows
+    cdef int64_t[::1] _ids
+
+    def __cinit__(self, Links links, RuleBinding rule, Options options, slots, row_ids,
+                  int64_t[:, ::1] counts, int64_t width, int64_t queue):
+        cdef int32_t[::1] s32, r32
+        cdef int64_t[::1] s64, r64
+        self.links = links
+        self.rule = rule
+        self.options = options
+        self._counts = counts
+        self.width = width
+        self.ws = Workspace(width, counts.shape[0], rule.rule.n_planes, queue)
+        self._map = (slots, row_ids)
+        self.slots32 = self.rows32 = NULL
+        self.slots64 = self.rows64 = NULL
+        if slots.dtype.itemsize == 4:
+            s32, r32 = slots, row_ids
+            self.slots32, self.rows32 = &s32[0], &r32[0]
+        else:
+            s64, r64 = slots, row_ids
+            self.slots64, self.rows64 = &s64[0], &r64[0]
+        self.n_slots = slots.shape[0] // 2
+        self._rows = memoryview(bytearray(4 * (width + 1))).cast("i")
+        self._ids = memoryview(bytearray(8 * (width + 1))).cast("q")
+
+    @property
+    def queue(self):
+        return self.ws.w.queue
+
+    cdef int64_t _probe(self, const int64_t *ids, Py_ssize_t n, int32_t *rows,
+                        int64_t *next_row) noexcept nogil:
+        """Rows of ``ids``, new keys getting new rows; how many were mapped (fewer than
+        ``n`` when the map would fill beyond half)."""
+        cdef Py_ssize_t mask = self.n_slots - 1
+        cdef int shift = _shift_of(self.n_slots)
+        cdef int64_t limit = self.n_slots // 2
+        cdef Py_ssize_t j, slot
+        cdef int64_t key, found
+        for j in range(n):
+            key = ids[j]
+            slot = fibonacci(key, mask, shift)
+            if self.slots32 != NULL:
+                while self.slots32[2 * slot] != key and self.slots32[2 * slot] != -1:
+                    slot = (slot + 1) & mask
+                found = self.slots32[2 * slot]
+            else:
+                while self.slots64[2 * slot] != key and self.slots64[2 * slot] != -1:
+                    slot = (slot + 1) & mask
+                found = self.slots64[2 * slot]
+            if found == key:
+                rows[j] = <int32_t>(self.slots32[2 * slot + 1] if self.slots32 != NULL
+                                    else self.slots64[2 * slot + 1])
+                continue
+            if next_row[0] >= limit:
+                return j
+            if self.slots32 != NULL:
+                self.slots32[2 * slot] = <int32_t>key
+                self.slots32[2 * slot + 1] = <int32_t>next_row[0]
+                self.rows32[next_row[0] - 1] = <int32_t>key
+            else:
+                self.slots64[2 * slot] = key
+                self.slots64[2 * slot + 1] = next_row[0]
+                self.rows64[next_row[0] - 1] = key
+            rows[j] = <int32_t>next_row[0]
+            next_row[0] += 1
+        return n
+
+    cdef int _learn(self, const int64_t *ids, const double *vals, Py_ssize_t n,
+                    const int32_t *targets, Py_ssize_t n_targets_shown, int64_t *next_row,
+                    int64_t seen, double *scores, outcome_t *out) noexcept nogil:
+        cdef int32_t *rows = &self._rows[0]
+        cdef int64_t indptr[2]
+        cdef int64_t y_indptr[2]
+        cdef int64_t order = 0
+        cdef batch_t b
+        memset(out, 0, sizeof(outcome_t))
+        out.seen = seen
+        if self._probe(ids, n, rows, next_row) < n:
+            return _GROW_MAP
+        if next_row[0] > self.links.pool.n_rows_capacity:
+            return _GROW_ROWS
+        indptr[0] = 0
+        indptr[1] = n
+        y_indptr[0] = 0
+        y_indptr[1] = n_targets_shown
+        b.indptr = indptr
+        b.rows = rows
+        b.vals = vals
+        b.order = &order
+        b.n_order = 1
+        b.y_indptr = y_indptr
+        b.y_targets = targets
+        b.a_indptr = NULL
+        b.a_targets = NULL
+        b.scores = scores
+        b.counting = True
+        b.creating = True
+        out[0] = run_epoch(self.links, &self.rule.rule, &self.options.opt, &b, &self.ws.w,
+                           seen, &self._counts[0, 0] if self._counts.shape[0] else NULL,
+                           self._counts.shape[0])
+        if out.need_queue:
+            return _GROW_QUEUE
+        return 0
+
+    def learn(self, const int64_t[::1] ids, const double[::1] vals,
+              const int32_t[::1] targets, int64_t next_row, int64_t seen,
+              double[:, ::1] scores):
+        """Learn one example (ids sorted and unique, at most ``width``):
+        ``(status, next_row, outcome)``; ``scores`` (``[1, targets]`` or empty) receives
+        its scores before learning."""
+        cdef outcome_t out
+        cdef int status
+        cdef int32_t no_target = 0
+        cdef double no_value = 0.0
+        cdef int64_t no_id = 0
+        if ids.shape[0] > self.width:
+            raise ValueError("the example is wider than the workspace")
+        with nogil:
+            status = self._learn(&ids[0] if ids.shape[0] else &no_id,
+                                 &vals[0] if vals.shape[0] else &no_value, ids.shape[0],
+                                 &targets[0] if targets.shape[0] else &no_target,
+                                 targets.shape[0], &next_row, seen,
+                                 &scores[0, 0] if scores.shape[0] else NULL, &out)
+        self._checked_failure(&out)
+        return status, next_row, make_outcome(&out)
+
+    cdef void _checked_failure(self, const outcome_t *out):
+        cdef object violation
+        if out.failed and self.rule.checked:
+            violation = self.rule.violation()
+            if violation is not None:
+                self.rule.kernel.error = violation
+
+    def learn_text(self, WordsRow words, const uint8_t[::1] raw, const int32_t[::1] targets,
+                   int64_t next_row, int64_t seen, double[:, ::1] scores):
+        """Featurise one document's UTF-8 bytes with ``words`` and learn it, in one call:
+        ``(status, next_row, outcome)``, or None when it was not learned here (a buffer
+        too small, invalid bytes, a row wider than the workspace): the caller takes the
+        two-call path."""
+        cdef outcome_t out
+        cdef int status
+        cdef int64_t invalid = 0
+        cdef int64_t nnz
+        cdef int64_t k
+        cdef int32_t no_target = 0
+        cdef uint8_t empty = 0
+        if raw.shape[0] > words.size:
+            return None
+        with nogil:
+            nnz = words.row_of(&raw[0] if raw.shape[0] else &empty, raw.shape[0], &invalid)
+        if nnz < 0 or invalid or nnz > self.width:
+            return None
+        for k in range(nnz):
+            self._ids[k] = words._indices[k]
+        with nogil:
+            status = self._learn(&self._ids[0], &words._values[0], nnz,
+                                 &targets[0] if targets.shape[0] else &no_target,
+                                 targets.shape[0], &next_row, seen,
+                                 &scores[0, 0] if scores.shape[0] else NULL, &out)
+        self._checked_failure(&out)
+        return status, next_row, make_outcome(&out)
+
+    def score(self, const int64_t[::1] ids, const double[::1] vals, double seen,
+              double absent, bint round32, double bias, double theta, double[::1] out):
+        """Scores of one example into ``out``; returns the best target (the first of
+        ties). Features never seen weigh a missing link's weight."""
+        cdef int32_t *rows = &self._rows[0]
+        cdef Py_ssize_t n = ids.shape[0]
+        cdef Py_ssize_t mask = self.n_slots - 1
+        cdef int shift = _shift_of(self.n_slots)
+        cdef Py_ssize_t j, slot, best, t
+        cdef int64_t key
+        if n > self.width:
+            raise ValueError("the example is wider than the workspace")
+        with nogil:
+            for j in range(n):
+                key = ids[j]
+                slot = fibonacci(key, mask, shift)
+                rows[j] = -1
+                if self.slots32 != NULL:
+                    while self.slots32[2 * slot] != key and self.slots32[2 * slot] != -1:
+                        slot = (slot + 1) & mask
+                    if self.slots32[2 * slot] == key:
+                        rows[j] = self.slots32[2 * slot + 1]
+                else:
+                    while self.slots64[2 * slot] != key and self.slots64[2 * slot] != -1:
+                        slot = (slot + 1) & mask
+                    if self.slots64[2 * slot] == key:
+                        rows[j] = <int32_t>self.slots64[2 * slot + 1]
+            if self.links.single:
+                _score_one(&self.links.pool, self.links.Wf, self.links.Uf, &self.rule.rule.planes[0],
+                           self.rule.rule.n_planes, rows, &vals[0] if n else NULL, n, seen, absent,
+                           round32, bias, theta, &out[0], out.shape[0])
+            else:
+                _score_one(&self.links.pool, self.links.Wd, self.links.Ud, &self.rule.rule.planes[0],
+                           self.rule.rule.n_planes, rows, &vals[0] if n else NULL, n, seen, absent,
+                           round32, bias, theta, &out[0], out.shape[0])
+            best = 0
+            for t in range(1, out.shape[0]):
+                if out[t] > out[best]:
+                    best = t
+        return best
+
+
+cdef void _score_one(const Pool *p, const plane_t *W, const plane_t *U, const double *planes,
+                     int64_t n_planes, const int32_t *rows, const double *vals, Py_ssize_t n,
+                     double seen, double absent, bint round32, double bias, double theta,
+                     double *out, Py_ssize_t n_targets) noexcept nogil:
+    """The arithmetic, in the order, of the batch path's effective weights and scoring:
+    one example scores exactly as a batch scores it."""
+    cdef bint averaging = p.averaging and seen > 0
+    cdef Py_ssize_t t, k, q
+    cdef int64_t r, first, j, stop
+    cdef bint is_dense
+    cdef double v, vsum, effective, weight, base
+    for t in range(n_targets):
+        out[t] = 0.0
+    vsum = bias
+    for k in range(-1, n):
+        if k < 0:
+            if bias == 0.0:
+                continue
+            r = 0
+            v = bias
+        else:
+            r = rows[k]
+            v = vals[k]
+            vsum += v
+            if r < 0:
+                continue
+        first = p.start[r]
+        is_dense = p.dense[r] == 1
+        stop = first + ((p.cap[r] if p.cap[r] < n_targets else n_targets) if is_dense
+                        else p.size[r])
+        for j in range(first, stop):
+            effective = 0.0
+            for q in range(n_planes):
+                if planes[q] == 0.0:
+                    continue
+                weight = W[j * n_planes + q]
+                if averaging:
+                    weight -= <double>U[j * n_planes + q] / seen
+                effective += planes[q] * weight
+            if round32:
+                effective = <float>effective
+            t = j - first if is_dense else p.target[j]
+            out[t] += v * (effective - absent)
+    base = absent * vsum - theta
+    for t in range(n_targets):
+        out[t] += base

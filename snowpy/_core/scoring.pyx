@@ -1,0 +1,85 @@
+"""Scoring examples through the links, compiled: activations minus the threshold.
+
+The score of target ``t`` on an example with strengths ``v_k`` on rows ``r_k`` (the
+bias first, with its strength) is ``absent * sum_k v_k + sum_k v_k * sum_{links j of
+r_k} E[j] - theta``, ``E[j]`` link ``j``'s effective weight minus the absent weight; a
+feature never seen (row -1) and a missing link both weigh the absent weight. The cost
+is the links of the active features, whatever the number of targets.
+"""
+
+from libc.stdint cimport int32_t, int64_t, uint8_t
+from libc.stdlib cimport free, malloc
+
+from snowpy._core._types cimport index_t
+
+ctypedef fused plane_t:
+    float
+    double
+
+
+def score_rows(const index_t[::1] indptr, const int32_t[::1] rows, const double[::1] vals,
+               const int64_t[::1] start, const int32_t[::1] size, const int32_t[::1] cap,
+               const uint8_t[::1] dense, const int32_t[::1] target, const double[::1] E,
+               double absent, double bias, double theta, double[:, ::1] out):
+    """Fill ``out[i, t]`` with the score of every row ``i`` of a CSR matrix whose
+    ``rows`` are pool rows (-1: a feature never seen); the bias is row 0."""
+    cdef Py_ssize_t n_targets = out.shape[1]
+    cdef double *acc = <double *>malloc((n_targets if n_targets else 1) * sizeof(double))
+    cdef Py_ssize_t i, t, stop
+    cdef int64_t q, r, first, j
+    cdef double v, vsum, base
+    if acc == NULL:
+        raise MemoryError("no memory to score")
+    with nogil:
+        for i in range(out.shape[0]):
+            for t in range(n_targets):
+                acc[t] = 0.0
+            vsum = bias
+            for q in range(indptr[i] - 1, indptr[i + 1]):
+                if q < indptr[i]:  # the bias first
+                    if bias == 0.0:
+                        continue
+                    r = 0
+                    v = bias
+                else:
+                    r = rows[q]
+                    v = vals[q]
+                    vsum += v
+                    if r < 0:
+                        continue
+                first = start[r]
+                if dense[r] == 1:  # target t at offset t; a hole weighs nothing
+                    stop = cap[r] if cap[r] < n_targets else n_targets
+                    for t in range(stop):
+                        acc[t] += v * E[first + t]
+                else:
+                    for j in range(first, first + size[r]):
+                        acc[target[j]] += v * E[j]
+            base = absent * vsum - theta
+            for t in range(n_targets):
+                out[i, t] = acc[t] + base
+    free(acc)
+
+
+def effective_weights(const plane_t[:, ::1] W, const plane_t[:, ::1] U, int64_t used,
+                      double seen, const double[::1] planes, bint averaging, bint round32,
+                      double absent, double[::1] out):
+    """Per pool slot up to ``used``, ``sum_p planes[p] * (W[:, p] - U[:, p] / seen)`` (the
+    averaged weights when ``averaging``), rounded to float32 when ``round32``, minus the
+    absent weight: the numbers :func:`score_rows` reads."""
+    cdef int64_t j
+    cdef Py_ssize_t q
+    cdef double effective, plane
+    with nogil:
+        for j in range(used):
+            effective = 0.0
+            for q in range(planes.shape[0]):
+                if planes[q] == 0.0:
+                    continue
+                plane = W[j, q]
+                if averaging:
+                    plane -= <double>U[j, q] / seen
+                effective += planes[q] * plane
+            if round32:
+                effective = <float>effective
+            out[j] = effective - absent
