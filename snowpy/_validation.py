@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from snowpy._lazy import lazy_module
+from snowpy._rows import Rows
 from snowpy.exceptions import ConfigurationError, DataTypeError
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -34,6 +35,8 @@ def as_csr(X: Any, *, name: str = "X") -> sp.csr_matrix:
     array([[0. , 1.5],
            [2. , 0. ]])
     """
+    if isinstance(X, Rows):  # snowpy's own rows: canonical, float64, finite by making
+        return X
     if isinstance(X, str) or (isinstance(X, (list, tuple)) and X and isinstance(X[0], str)):
         raise ConfigurationError(
             f"{name} holds text; a Network takes feature vectors (for raw text use "

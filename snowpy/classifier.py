@@ -262,7 +262,7 @@ class SnowClassifier(RuleParamsEstimator):
             if not isinstance(texts, (list, tuple, np.ndarray)):
                 texts = list(texts)  # read again for the names
             phase(progress, "featurising", None)
-            X = featurizer.transform(texts, names=False)
+            X = featurizer.rows(texts, names=False)
             if self.shuffle:  # shuffled by what the documents say, not where they stand
                 network._text_keys = text_keys(texts, labels)
             network.fit(X, labels, sample_weight=sample_weight, targets=targets,
@@ -336,7 +336,7 @@ class SnowClassifier(RuleParamsEstimator):
         texts = as_documents(texts)
         if not isinstance(texts, (list, tuple, np.ndarray)):
             texts = list(texts)
-        X = self.featurizer_.transform(texts, names=False)
+        X = self.featurizer_.rows(texts, names=False)
         self.network_.partial_fit(X, labels, classes=classes, sample_weight=sample_weight,
                                   targets=targets)
         if self.keep_names:
@@ -435,22 +435,27 @@ class SnowClassifier(RuleParamsEstimator):
         self._check_fitted()
         return self.featurizer_.transform(texts, names=False)
 
+    def _rows(self, texts: Iterable[Any]) -> Any:
+        """The active-feature sets of ``texts`` as the network reads them (no scipy)."""
+        self._check_fitted()
+        return self.featurizer_.rows(texts, names=False)
+
     def target_scores(self, texts: Iterable[Any]) -> np.ndarray:
         """Activation minus threshold of every target, ``[n_texts, n_targets]``."""
         self._check_fitted()
-        return self.network_.target_scores(self.transform(texts))
+        return self.network_.target_scores(self._rows(texts))
 
     def decision_function(self, texts: Iterable[Any]) -> np.ndarray:
         """scikit-learn's decision scores: :meth:`target_scores`, or for two labels
         ``[n_texts]``, the score of ``classes_[1]`` minus that of ``classes_[0]``."""
         self._check_fitted()
-        return self.network_.decision_function(self.transform(texts))
+        return self.network_.decision_function(self._rows(texts))
 
     @available_if(_gives_probabilities, NotFittedError)
     def predict_proba(self, texts: Iterable[Any]) -> np.ndarray:
         """Calibrated probabilities, ``[n_texts, n_targets]`` (needs ``calibrate``)."""
         self._check_fitted()
-        return self.network_.predict_proba(self.transform(texts))
+        return self.network_.predict_proba(self._rows(texts))
 
     def _model_state(self, inference_only: bool = False) -> tuple[dict, dict]:
         """The classifier as a header and named arrays (:mod:`snowpy.classifier_state`)."""
@@ -466,12 +471,12 @@ class SnowClassifier(RuleParamsEstimator):
         with ``abstain=k``, ``None`` where the two most probable labels are less than
         ``k`` apart (SNoW's ``-p k``; see :meth:`Network.predict`)."""
         self._check_fitted()
-        return self.network_.predict(self.transform(texts), targets=targets, abstain=abstain)
+        return self.network_.predict(self._rows(texts), targets=targets, abstain=abstain)
 
     def score(self, texts: Iterable[Any], labels: Sequence[Any]) -> float:
         """Accuracy (exact set match for multi-label models)."""
         self._check_fitted()
-        return self.network_.score(self.transform(texts), labels)
+        return self.network_.score(self._rows(texts), labels)
 
     @property
     def classes_(self) -> np.ndarray:

@@ -180,7 +180,7 @@ class _Answers:
         """Answers that may be an abstention: ``(abstain)``, or ``"label": null,
         "abstained": true`` in JSON, where the top two labels are too close."""
         classifier = self.classifier
-        X = classifier.transform(lines)
+        X = classifier._rows(lines)
         network = self.network
         labels = network.predict(X, abstain=self.abstain)
         shares = network.normalised_scores(X)

@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from snowpy._lazy import lazy_module
+from snowpy._rows import Rows
 from snowpy.exceptions import ConfigurationError
 from snowpy.plugins import get_extractor
 from snowpy.text.assemble import VALUE_MODES
@@ -266,10 +267,15 @@ class Featurizer(TransformerConventions, ChunkStages):
         """Featurise documents into a CSR matrix ``(n_docs, 2**bits)``.
 
         Blocks are copied into the result as they arrive, while the threads
-        featurise the next chunks; binary values are written here, once.
-        ``names`` (default ``keep_names``) says whether this pass records
-        feature names.
+        featurise the next chunks. ``names`` (default ``keep_names``) says whether
+        this pass records feature names.
         """
+        return self.rows(texts, names=names).tocsr()
+
+    def rows(self, texts: Iterable[Any], *, names: bool | None = None) -> Rows:
+        """As :meth:`transform`, the rows as plain arrays (:class:`snowpy._rows.Rows`,
+        the CSR layout without scipy): what snowpy's estimators read. Binary rows
+        without a norm carry no strengths array (every strength is 1)."""
         texts = as_documents(texts)
         binary = self.values == "binary" and self.norm is None
         expected = len(texts) if hasattr(texts, "__len__") else None  # type: ignore[arg-type]
@@ -286,20 +292,21 @@ class Featurizer(TransformerConventions, ChunkStages):
                                / max(rows + n_docs, 1)) if indices is None else 0
                 capacity = max(estimate, need, 2 * (indices.size if indices is not None else 0))
                 indices = grown(indices, capacity, np.int32, nnz)
-                data = grown(data, capacity, np.float64, nnz)
+                if not binary:
+                    data = grown(data, capacity, np.float64, nnz)
             indices[nnz:need] = block_indices
-            data[nnz:need] = 1.0 if binary else block_data
+            if not binary:
+                data[nnz:need] = block_data
             indptr_parts.append(indptr[1:] + nnz)
             nnz = need
             rows += n_docs
         if indices is None:
-            return sp.csr_matrix((rows, 1 << self.bits), dtype=np.float64)
+            return Rows(np.zeros(rows + 1, dtype=np.int64), np.zeros(0, np.int32), None,
+                        1 << self.bits)
         # give back the room grown beyond the documents (in place: realloc, no copy)
-        indices, data = trimmed(indices, nnz), trimmed(data, nnz)
-        matrix = sp.csr_matrix((data, indices, np.concatenate(indptr_parts)),
-                               shape=(rows, 1 << self.bits))
-        matrix.has_canonical_format = True
-        return matrix
+        indices = trimmed(indices, nnz)
+        data = None if binary else trimmed(data, nnz)
+        return Rows(np.concatenate(indptr_parts), indices, data, 1 << self.bits)
 
     def fit_transform(self, texts: Iterable[Any], y: Any = None) -> sp.csr_matrix:
         return self.transform(texts)

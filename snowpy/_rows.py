@@ -1,0 +1,115 @@
+"""Rows of active features as plain arrays: the CSR layout without scipy.
+
+What the front end hands the network inside snowpy (featurised text, a corpus file
+read by the compiled reader) is a :class:`Rows`: ``indptr``, ``indices`` and ``data``
+as a CSR matrix holds them, sorted and without duplicates. The network reads exactly
+those attributes, so it takes a :class:`Rows` or a scipy CSR matrix alike; scipy,
+whose import costs a tenth of a second, is imported only when a caller asks for a
+scipy matrix (:meth:`Rows.tocsr`), which the public ``Featurizer.transform`` does.
+
+>>> import numpy as np
+>>> rows = Rows(np.array([0, 2, 3]), np.array([1, 4, 2], dtype=np.int32),
+...             np.array([1.0, 2.0, 1.0]), width=5)
+>>> rows.shape, rows.nnz
+((2, 5), 3)
+>>> rows[np.array([1, 0, 1])].indices.tolist()
+[2, 1, 4, 2]
+>>> rows.toarray().tolist()
+[[0.0, 1.0, 0.0, 0.0, 2.0], [0.0, 0.0, 1.0, 0.0, 0.0]]
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+__all__ = ["Rows"]
+
+
+class Rows:
+    """Rows of a sparse matrix, CSR layout, canonical (sorted ids, no repeats).
+
+    Parameters
+    ----------
+    indptr : int array, shape (n + 1,)
+    indices : int32 or int64 array
+        The feature ids (columns) of each row, ``indices[indptr[i]:indptr[i + 1]]``.
+    data : float64 array, or None
+        Their strengths; None means every strength is 1 (binary features), made
+        when first read.
+    width : int
+        The number of columns.
+    """
+
+    has_canonical_format = True
+    dtype = np.dtype(np.float64)
+    format = "csr"
+    ndim = 2
+
+    def __init__(self, indptr: np.ndarray, indices: np.ndarray, data: np.ndarray | None,
+                 width: int) -> None:
+        self.indptr = np.asarray(indptr)
+        self.indices = np.asarray(indices)
+        self._data = None if data is None else np.asarray(data, dtype=np.float64)
+        self.shape = (int(self.indptr.shape[0]) - 1, int(width))
+
+    @property
+    def data(self) -> np.ndarray:
+        """The strengths (ones for binary rows, made on first use)."""
+        if self._data is None:
+            self._data = np.ones(self.indices.shape[0], dtype=np.float64)
+        return self._data
+
+    @property
+    def nnz(self) -> int:
+        return int(self.indices.shape[0])
+
+    def __len__(self) -> int:
+        return self.shape[0]
+
+    def __getitem__(self, which: Any) -> Rows:
+        """The rows ``which`` selects (an array of row numbers, a boolean mask or a
+        slice), in that order."""
+        if isinstance(which, slice):
+            which = np.arange(self.shape[0])[which]
+        which = np.asarray(which)
+        if which.dtype == bool:
+            which = np.flatnonzero(which)
+        starts = self.indptr[which].astype(np.int64)
+        lengths = self.indptr[which + 1].astype(np.int64) - starts
+        indptr = np.zeros(which.shape[0] + 1, dtype=np.int64)
+        np.cumsum(lengths, out=indptr[1:])
+        # the positions of the kept entries: each row's start, then one more per entry
+        positions = np.repeat(starts - indptr[:-1], lengths) + np.arange(indptr[-1])
+        data = None if self._data is None else self._data[positions]
+        return Rows(indptr, self.indices[positions], data, self.shape[1])
+
+    def copy(self) -> Rows:
+        return Rows(self.indptr.copy(), self.indices.copy(),
+                    None if self._data is None else self._data.copy(), self.shape[1])
+
+    def sum_duplicates(self) -> None:
+        """Nothing to do: rows are canonical."""
+
+    def astype(self, dtype: Any) -> Rows:
+        if np.dtype(dtype) != np.float64:
+            raise TypeError("rows hold float64 strengths")
+        return self
+
+    def tocsr(self) -> Any:
+        """The rows as a scipy CSR matrix (imports scipy)."""
+        import scipy.sparse as sp
+
+        matrix = sp.csr_matrix((self.data, self.indices, self.indptr), shape=self.shape)
+        matrix.has_canonical_format = True
+        return matrix
+
+    def toarray(self) -> np.ndarray:
+        out = np.zeros(self.shape)
+        rows = np.repeat(np.arange(self.shape[0]), np.diff(self.indptr))
+        out[rows, self.indices] = self.data
+        return out
+
+    def __repr__(self) -> str:
+        return f"<Rows {self.shape[0]} x {self.shape[1]}, {self.nnz} active features>"
