@@ -29,6 +29,7 @@ from snowpy.network.labels import is_multilabel, sorted_labels
 from snowpy.plugins import get_rule
 from snowpy.text import Featurizer
 from snowpy.text.conventions import as_documents
+from snowpy.text.keys import document_keys
 
 __all__ = ["SnowClassifier"]
 
@@ -70,19 +71,9 @@ _NETWORK_OPTIONS = tuple(name for name in Network._option_names if name != "rule
 def text_keys(texts: Any, labels: Any) -> np.ndarray:
     """A stable 64-bit key per (document, label): training shuffles by these keys, so
     the same corpus in another order trains the same model, whether its documents are
-    featurised first or as they stream."""
-    import hashlib
-
-    import orjson
-
-    keys = np.empty(len(texts), dtype=np.uint64)
-    for i, (text, label) in enumerate(zip(texts, labels)):
-        raw = text.encode("utf-8", "surrogatepass") if isinstance(text, str) else \
-            orjson.dumps(text, default=str, option=orjson.OPT_SORT_KEYS)
-        digest = hashlib.blake2b(raw, digest_size=8, person=b"snowpy-doc")
-        digest.update(repr(label).encode("utf-8", "surrogatepass"))
-        keys[i] = int.from_bytes(digest.digest(), "little")
-    return keys
+    featurised first, as they stream, or read from a file by the compiled reader
+    (:mod:`snowpy.text.keys`)."""
+    return document_keys(texts, labels)
 
 
 def _gives_probabilities(classifier: Any) -> bool:

@@ -66,3 +66,80 @@ cdef inline Py_ssize_t fibonacci(int64_t key, Py_ssize_t mask, int shift) noexce
     """The first slot of ``key`` in a table of ``mask + 1`` slots (``shift`` is 64 minus
     its log2): Fibonacci hashing."""
     return <Py_ssize_t>((<uint64_t>key * 0x9E3779B97F4A7C15ULL) >> shift) & mask
+
+
+cdef inline uint64_t _rotl64(uint64_t x, int r) noexcept nogil:
+    return (x << r) | (x >> (64 - r))
+
+
+cdef inline uint64_t _fmix64(uint64_t k) noexcept nogil:
+    k ^= k >> 33
+    k *= 0xFF51AFD7ED558CCDULL
+    k ^= k >> 33
+    k *= 0xC4CEB9FE1A85EC53ULL
+    k ^= k >> 33
+    return k
+
+
+cdef inline uint64_t _block64(const uint8_t *p) noexcept nogil:
+    return (<uint64_t>p[0] | (<uint64_t>p[1] << 8) | (<uint64_t>p[2] << 16)
+            | (<uint64_t>p[3] << 24) | (<uint64_t>p[4] << 32) | (<uint64_t>p[5] << 40)
+            | (<uint64_t>p[6] << 48) | (<uint64_t>p[7] << 56))
+
+
+cdef inline uint64_t murmur3_64(const uint8_t *data, Py_ssize_t length,
+                                uint64_t seed) noexcept nogil:
+    """The first half of MurmurHash3 x64_128 of ``data[:length]``: the 64-bit key of a
+    document's text (shuffling, folds)."""
+    cdef uint64_t c1 = 0x87C37B91114253D5ULL
+    cdef uint64_t c2 = 0x4CF5AD432745937FULL
+    cdef uint64_t h1 = seed
+    cdef uint64_t h2 = seed
+    cdef uint64_t k1, k2
+    cdef Py_ssize_t blocks = length // 16
+    cdef Py_ssize_t i
+    cdef const uint8_t *tail
+    cdef int rest
+    for i in range(blocks):
+        k1 = _block64(data + 16 * i)
+        k2 = _block64(data + 16 * i + 8)
+        k1 *= c1
+        k1 = _rotl64(k1, 31)
+        k1 *= c2
+        h1 ^= k1
+        h1 = _rotl64(h1, 27)
+        h1 += h2
+        h1 = h1 * 5 + 0x52DCE729ULL
+        k2 *= c2
+        k2 = _rotl64(k2, 33)
+        k2 *= c1
+        h2 ^= k2
+        h2 = _rotl64(h2, 31)
+        h2 += h1
+        h2 = h2 * 5 + 0x38495AB5ULL
+    tail = data + 16 * blocks
+    rest = length & 15
+    k1 = 0
+    k2 = 0
+    if rest > 8:
+        for i in range(rest - 1, 7, -1):
+            k2 ^= (<uint64_t>tail[i]) << (8 * (i - 8))
+        k2 *= c2
+        k2 = _rotl64(k2, 33)
+        k2 *= c1
+        h2 ^= k2
+    if rest > 0:
+        for i in range((rest if rest < 8 else 8) - 1, -1, -1):
+            k1 ^= (<uint64_t>tail[i]) << (8 * i)
+        k1 *= c1
+        k1 = _rotl64(k1, 31)
+        k1 *= c2
+        h1 ^= k1
+    h1 ^= <uint64_t>length
+    h2 ^= <uint64_t>length
+    h1 += h2
+    h2 += h1
+    h1 = _fmix64(h1)
+    h2 = _fmix64(h2)
+    h1 += h2
+    return h1

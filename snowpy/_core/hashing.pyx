@@ -116,3 +116,30 @@ def gather_names(const int64_t[::1] picks, const int64_t[:, ::1] spans,
                 blob[at] = arena[b]
                 at += 1
     return at
+
+
+from snowpy._core._hash cimport murmur3_64
+
+
+def murmurhash3_64(const uint8_t[::1] data, uint64_t seed=0):
+    """The first 64 bits of MurmurHash3 x64_128 of a bytes-like object."""
+    if data.shape[0] == 0:
+        return murmur3_64(NULL, 0, seed)
+    return murmur3_64(&data[0], data.shape[0], seed)
+
+
+def hash_documents(const uint8_t[::1] data, const int64_t[::1] offsets, uint64_t seed,
+                   uint64_t[::1] out, bint joined):
+    """``out[d]``: the 64-bit hash of document ``d``'s bytes ``data[offsets[d]:offsets[d
+    + 1]]``; ``joined``: the documents are NUL-joined, each keeping its separator, left
+    out of the hash."""
+    cdef Py_ssize_t d
+    cdef int64_t begin, end
+    cdef const uint8_t *base = &data[0] if data.shape[0] else NULL
+    with nogil:
+        for d in range(out.shape[0]):
+            begin = offsets[d]
+            end = offsets[d + 1]
+            if joined and end > begin and base[end - 1] == 0:
+                end -= 1
+            out[d] = murmur3_64(base + begin, end - begin, seed)
