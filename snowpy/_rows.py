@@ -62,6 +62,17 @@ class Rows:
         return self._data
 
     @property
+    def binary(self) -> bool:
+        """Whether every strength is 1 (no strengths array is kept)."""
+        return self._data is None
+
+    @property
+    def strengths(self) -> np.ndarray | None:
+        """The strengths, or None for binary rows (what compiled code reads: None means
+        every strength is 1, with no array of ones made)."""
+        return self._data
+
+    @property
     def nnz(self) -> int:
         return int(self.indices.shape[0])
 

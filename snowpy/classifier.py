@@ -10,10 +10,7 @@ dependency on scikit-learn).
 from __future__ import annotations
 
 import inspect
-from collections import deque
 from collections.abc import Iterable, Sequence
-from concurrent.futures import ThreadPoolExecutor
-from operator import itemgetter
 from typing import Any
 
 import numpy as np
@@ -25,40 +22,12 @@ from snowpy.exceptions import ConfigurationError, NotFittedError
 from snowpy.model_file import write_model
 from snowpy.network import DualNetwork, Network
 from snowpy.network.cloud import Cloud, cloud_members, share_params
-from snowpy.network.labels import is_multilabel, sorted_labels
 from snowpy.plugins import get_rule
 from snowpy.text import Featurizer
 from snowpy.text.conventions import as_documents
 from snowpy.text.keys import document_keys
 
 __all__ = ["SnowClassifier"]
-
-
-def _take(values: Sequence[Any], order: list[int]) -> Any:
-    """``values`` in ``order`` (a numpy array stays one)."""
-    if isinstance(values, np.ndarray):
-        return values[order]
-    return list(itemgetter(*order)(values)) if len(order) > 1 else [values[i] for i in order]
-
-
-def _classes(labels: Sequence[Any]) -> tuple[list[Any], bool]:
-    """``(classes, multilabel)``: the labels in ``fit``'s order (sorted, or by first
-    appearance when they do not sort), hashed once.
-
-    >>> _classes(["b", "a", "b"])
-    (['a', 'b'], False)
-    """
-    if isinstance(labels, np.ndarray) and labels.ndim == 1 and labels.dtype.kind in "iuUSb":
-        return np.unique(labels).tolist(), False
-    try:
-        keys = list(dict.fromkeys(labels))
-    except TypeError:  # unhashable labels: lists of labels, or a mistake
-        keys = None
-    if keys is None or any(isinstance(key, (list, tuple, set, frozenset)) for key in keys):
-        if is_multilabel(labels):  # raises when collections and single labels mix
-            return sorted_labels(labels, True), True
-        raise ConfigurationError("labels must be hashable (strings or integers)")
-    return sorted_labels(keys, False), False
 
 
 _FEATURIZER_OPTIONS = tuple(
@@ -74,6 +43,36 @@ def text_keys(texts: Any, labels: Any) -> np.ndarray:
     featurised first, as they stream, or read from a file by the compiled reader
     (:mod:`snowpy.text.keys`)."""
     return document_keys(texts, labels)
+
+
+def _check_labels(texts: Any, labels: Any) -> None:
+    """A label per text, each hashable (a collection of them, multi-label), before any
+    work: the message names what is wrong."""
+    try:
+        n_labels = len(labels)
+    except TypeError:
+        raise ConfigurationError("labels must be a sequence, one per text") from None
+    if n_labels != len(texts):
+        raise ConfigurationError(f"{len(texts)} texts but {n_labels} labels")
+    if isinstance(labels, np.ndarray) and labels.dtype.kind in "iuUSb":
+        return
+    collections = 0
+    for label in labels:
+        if isinstance(label, (list, tuple, set, frozenset)):
+            collections += 1
+            items = label
+        else:
+            items = (label,)
+        for item in items:
+            try:
+                hash(item)
+            except TypeError:
+                raise ConfigurationError(f"labels must be hashable (strings or integers), "
+                                         f"got {item!r}") from None
+    if 0 < collections < n_labels:
+        raise ConfigurationError("labels mixes single labels and collections of labels; "
+                                 "give one label per text, or a collection per text "
+                                 "(multi-label)")
 
 
 def _gives_probabilities(classifier: Any) -> bool:
@@ -245,20 +244,59 @@ class SnowClassifier(RuleParamsEstimator):
         self.featurizer_ = featurizer
         self.network_ = network  # set first: an interrupted fit leaves what was learned
         texts = as_documents(texts)
-        if self.epochs == 1 and targets is None and self.calibrate is None \
-                and sample_weight is None and isinstance(texts, (list, tuple)) \
-                and isinstance(network, Network):
-            self._fit_streaming(list(texts), labels, progress)
-        else:
-            if not isinstance(texts, (list, tuple, np.ndarray)):
-                texts = list(texts)  # read again for the names
-            phase(progress, "featurising", None)
-            X = featurizer.rows(texts, names=False)
-            if self.shuffle:  # shuffled by what the documents say, not where they stand
-                network._text_keys = text_keys(texts, labels)
-            network.fit(X, labels, sample_weight=sample_weight, targets=targets,
-                        progress=progress)
+        if not isinstance(texts, (list, tuple, np.ndarray)):
+            texts = list(texts)  # read again for the names
+        _check_labels(texts, labels)
+        phase(progress, "featurising", None)
+        X = featurizer.rows(texts, names=False)
+        # shuffled by what the documents say, not where they stand
+        keys = text_keys(texts, labels) if self.shuffle else None
+        self._fit_rows(X, labels, keys, sample_weight=sample_weight, targets=targets,
+                       progress=progress)
         self._name_kept_features(texts, network.feature_ids_[network.link_counts() > 0])
+        return self
+
+    def _fit_rows(self, X: Any, labels: Sequence[Any], keys: np.ndarray | None, *,
+                  sample_weight: Any = None, targets: Sequence[Any] | None = None,
+                  progress: Any = None) -> None:
+        """Train the network on featurised documents (``keys``: their shuffling keys)."""
+        network = self.network_
+        if keys is not None:
+            network._text_keys = keys
+        network.fit(X, labels, sample_weight=sample_weight, targets=targets,
+                    progress=progress)
+
+    def fit_file(self, path: Any, *, format: str | None = None, multilabel: bool = False,
+                 progress: Any = None) -> SnowClassifier:
+        """Train on a corpus file of ``label<TAB>text`` or fastText lines, or any file
+        :func:`snowpy.corpora.read` reads (``format``: guessed from the name and the first
+        line when None).
+
+        A clean ``label<TAB>text`` or fastText file read with a word n-gram front end is
+        read and featurised in compiled code, in parallel, with no Python object per
+        document (:mod:`snowpy.files`); anything else is read by the Python reader. The
+        model is the one :meth:`fit` trains on the same documents and labels, whatever
+        their order in the file.
+        """
+        from snowpy import corpora
+        from snowpy.files import read_rows
+
+        network = self._make_network()
+        network.check_options()
+        self.featurizer_ = self._make_featurizer()
+        self.network_ = network
+        kind = format or corpora.detect_format(path)
+        phase(progress, "reading", None)
+        read = None if self.keep_names else read_rows(path, self.featurizer_, format=kind,
+                                                       multilabel=multilabel)
+        if read is None:
+            options: dict[str, Any] = {"multilabel": True} \
+                if multilabel and kind == "fasttext" else {}
+            documents = list(corpora.read(path, format=kind, **options))
+            return self.fit([d.text for d in documents], [d.label for d in documents],
+                            progress=progress)
+        self._fit_rows(read.rows, read.labels, read.keys if self.shuffle else None,
+                       progress=progress)
         return self
 
     def _name_kept_features(self, texts: Any, ids: np.ndarray) -> None:
@@ -266,50 +304,6 @@ class SnowClassifier(RuleParamsEstimator):
         of its own after training, so training never pays for names)."""
         if self.keep_names and ids.size:
             self.featurizer_.collect_names(texts, ids)
-
-    def _fit_streaming(self, texts: list[Any], labels: Sequence[Any], progress: Any
-                       ) -> SnowClassifier:
-        """One epoch as a pipeline: the next chunk is featurised (in threads) while the
-        network learns the current one. The order is the permutation ``fit`` would use,
-        the classes are sorted as ``fit`` sorts them; SNoW's rho (for data-derived
-        initial weights) is estimated on the first chunk."""
-        n = len(texts)
-        if len(labels) != n:
-            raise ConfigurationError(f"{n} texts but {len(labels)} labels")
-        if not isinstance(labels, (list, tuple, np.ndarray)):
-            labels = list(labels)
-        classes, _ = _classes(labels)  # fit's order, from the labels as given
-        if self.shuffle:  # the order fit's network would draw from the same keys
-            from snowpy.network.training import keyed_order
-
-            salt = int(np.random.default_rng(self.seed).integers(0, 2**63 - 1,
-                                                                 dtype=np.int64))
-            order = keyed_order(text_keys(texts, labels), salt).tolist()
-            texts, labels = _take(texts, order), _take(labels, order)
-        network = self.network_
-        done = 0
-        # a learner thread trains on block k (the engine releases the GIL) while this
-        # thread encodes the next chunks for the featurising threads
-        with ThreadPoolExecutor(max_workers=1) as learner:
-            pending: deque = deque()
-            for block in self.featurizer_.iter_blocks(texts, names=False):
-                stop = done + block.shape[0]
-                report = None if progress is None else (
-                    lambda epoch, seen, total, wrong, base=done: progress(0, base + seen, n,
-                                                                          wrong))
-                pending.append(learner.submit(network.partial_fit, block, labels[done:stop],
-                                              classes=classes if done == 0 else None,
-                                              progress=report))
-                done = stop
-                while len(pending) > 2:
-                    pending.popleft().result()
-            while pending:
-                pending.popleft().result()
-        if done and network.mistakes_:  # one epoch, however many blocks
-            network.mistakes_ = [sum(network.mistakes_)]
-            network.updates_ = [sum(network.updates_)]
-            network.prune()  # what fit does after its (first and last) epoch
-        return self
 
     def partial_fit(self, texts: Iterable[Any], labels: Sequence[Any], *,
                     classes: Sequence[Any] | None = None, sample_weight: Any = None,

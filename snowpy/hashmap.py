@@ -14,11 +14,15 @@ from __future__ import annotations
 
 import numpy as np
 
-from snowpy._core.featuremap import lookup, probe
+from snowpy._core.featuremap import direct_lookup, direct_probe, lookup, probe
 
-__all__ = ["FeatureMap"]
+__all__ = ["DIRECT_WIDTH", "FeatureMap"]
 
 _EMPTY = -1
+
+#: The widest key space looked up in a direct table (16 MB of int32): 2**22, the
+#: command line's default hash width.
+DIRECT_WIDTH = 1 << 22
 
 
 class FeatureMap:
@@ -36,15 +40,22 @@ class FeatureMap:
     [7, 1099511627776]
     """
 
-    def __init__(self, capacity: int = 1024, *, narrow: bool = False) -> None:
+    def __init__(self, capacity: int = 1024, *, narrow: bool = False,
+                 width: int | None = None) -> None:
         #: keys below 2**31: (key, number) pairs of int32, half the memory
-        self.narrow = narrow
-        self._dtype = np.int32 if narrow else np.int64
+        self.narrow = narrow or (width is not None and width <= DIRECT_WIDTH)
+        self._dtype = np.int32 if self.narrow else np.int64
         size = 1 << max(4, int(np.ceil(np.log2(max(capacity, 2) * 2))))
         #: counts the times the arrays were replaced (compiled callers holding them
         #: compare it to know when to take the new ones)
         self.generation = 0
-        self._slots = self._empty_slots(size)
+        #: keys below ``width`` (at most :data:`DIRECT_WIDTH`) are looked up in a table of
+        #: a number per key, one memory access, no probing; other maps hash
+        self.direct = width is not None and width <= DIRECT_WIDTH
+        if self.direct:  # (calloc: pages of the table are zero until a key lands there)
+            self._slots = np.zeros(int(width or 0), dtype=np.int32)
+        else:
+            self._slots = self._empty_slots(size)
         self._row_ids = np.zeros(size // 2, dtype=self._dtype)
         self.next_row = 1
 
@@ -87,6 +98,8 @@ class FeatureMap:
                     and (ids.max() >= 2**31 or ids.min() < 0):
                 raise ValueError("a narrow map holds keys from 0 to 2**31 - 1")
         out = np.empty(ids.size, dtype=np.int32)
+        if self.direct:
+            return self._direct_rows(ids, out, insert, unseen)
         if not insert:
             lookup(self._slots, ids, out, unseen)
             return out
@@ -102,8 +115,30 @@ class FeatureMap:
             coming = (self.next_row - before) * (ids.size - start) // max(start, 1)
             self.grow(min(self.next_row + coming, self._slots.size))  # (room: size / 4)
 
+    def _direct_rows(self, ids: np.ndarray, out: np.ndarray, insert: bool,
+                     unseen: int) -> np.ndarray:
+        if not insert:
+            direct_lookup(self._slots, ids, out, unseen)
+            return out
+        start = 0
+        while True:
+            start, self.next_row = direct_probe(self._slots, self._row_ids, ids, out, start,
+                                                self.next_row)
+            if start == ids.size:
+                return out
+            self.grow(self.next_row + (ids.size - start))
+
     def grow(self, rows: int = 0) -> None:
-        """Twice the slots, or enough to hold ``rows`` rows at most half full."""
+        """Twice the slots, or enough to hold ``rows`` rows at most half full (a direct
+        map: room for ``rows`` rows in its number-to-key list)."""
+        if self.direct:
+            room = max(2 * self._row_ids.size, rows + 1,
+                       self._row_ids.size + self._row_ids.size // 2)
+            grown = np.zeros(min(room, self._slots.size + 1), dtype=self._dtype)
+            grown[:self._row_ids.size] = self._row_ids
+            self._row_ids = grown
+            self.generation += 1
+            return
         used = self.row_ids.copy()
         self.generation += 1
         size = self._slots.size  # twice the slots: between a quarter and half full

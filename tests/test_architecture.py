@@ -18,7 +18,7 @@ FLOORS = [
               "metrics", "plots", "calibration", "base"]),
     ("plugin host", ["records", "hookspecs", "plugins", "numba_kernels"]),
     ("building blocks", ["rules", "text", "corpora", "network"]),
-    ("estimators", ["classifier", "classifier_state"]),
+    ("estimators", ["classifier", "classifier_state", "files"]),
     ("uses of estimators", ["persistence", "experiments", "testing", "integrations",
                             "distributed"]),
     ("command line", ["cli", "__main__"]),

@@ -58,7 +58,7 @@ class Outcome:
     need_queue: int
 
 def run(links: Links, rule: RuleBinding, options: Options, indptr: np.ndarray,
-        rows: np.ndarray, vals: np.ndarray, order: np.ndarray, y_indptr: np.ndarray,
+        rows: np.ndarray, vals: np.ndarray | None, order: np.ndarray, y_indptr: np.ndarray,
         y_targets: np.ndarray, a_indptr: np.ndarray, a_targets: np.ndarray, seen: int,
         counts: np.ndarray, max_active: int, scores: np.ndarray, counting: bool,
         creating: bool, workspace: Workspace | None = ...) -> Outcome: ...

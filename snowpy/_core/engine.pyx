@@ -129,6 +129,40 @@ cdef class Workspace:
 
 
 # ---------------------------------------------------------------- the epoch
+cdef extern from *:
+    """
+    #if defined(__GNUC__) || defined(__clang__)
+    #define SNOWPY_PREFETCH(address) __builtin_prefetch((const void *)(address))
+    #else
+    #define SNOWPY_PREFETCH(address) ((void)0)
+    #endif
+    """
+    void SNOWPY_PREFETCH(const void *address) noexcept nogil
+
+
+cdef inline void _prefetch_rows(const Pool *p, const batch_t *b, int64_t i) noexcept nogil:
+    """Ask the memory for example ``i``'s rows' bookkeeping (the rows are known ahead:
+    their lines arrive while the example before is learned)."""
+    cdef int64_t j, r
+    for j in range(b.indptr[i], b.indptr[i + 1]):
+        r = b.rows[j]
+        SNOWPY_PREFETCH(&p.start[r])
+        SNOWPY_PREFETCH(&p.size[r])
+        SNOWPY_PREFETCH(&p.dense[r])
+
+
+cdef inline void _prefetch_links(const Pool *p, const weight_t *W, const batch_t *b,
+                                 int64_t i) noexcept nogil:
+    """Ask the memory for example ``i``'s rows' links (their bookkeeping asked for an
+    example earlier)."""
+    cdef int64_t j, r, first
+    for j in range(b.indptr[i], b.indptr[i + 1]):
+        r = b.rows[j]
+        first = p.start[r]
+        SNOWPY_PREFETCH(&p.target[first])
+        SNOWPY_PREFETCH(&W[first * p.n_planes])
+
+
 cdef inline double _plane_sum(const weight_t *W, int64_t j, const rule_t *rule,
                               int kind) noexcept nogil:
     """The effective weight of slot ``j``: w+ - w- is taken in the storage precision
@@ -255,8 +289,17 @@ cdef outcome_t epoch(Pool *p, weight_t *W, weight_t *U, const rule_t *rule, cons
     memset(&out, 0, sizeof(outcome_t))
     if dense_at < 1:
         dense_at = 1
+    if b.n_order > 0:
+        _prefetch_rows(p, b, b.order[0])
+    if b.n_order > 1:
+        _prefetch_rows(p, b, b.order[1])
     for pos in range(b.n_order):
         i = b.order[pos]
+        # the memory for the next two examples, asked for while this one is learned
+        if pos + 2 < b.n_order:
+            _prefetch_rows(p, b, b.order[pos + 2])
+        if pos + 1 < b.n_order:
+            _prefetch_links(p, W, b, b.order[pos + 1])
         mark = first_mark + pos + 1
         ws.mark = mark  # (kept current: every return leaves the clock past what it used)
         ws.tag = tag
@@ -266,10 +309,16 @@ cdef outcome_t epoch(Pool *p, weight_t *W, weight_t *U, const rule_t *rule, cons
             ws.row_buf[0] = 0
             ws.val_buf[0] = opt.bias
             m = 1
-        for j in range(b.indptr[i], b.indptr[i + 1]):
-            ws.row_buf[m] = b.rows[j]
-            ws.val_buf[m] = b.vals[j]
-            m += 1
+        if b.vals != NULL:
+            for j in range(b.indptr[i], b.indptr[i + 1]):
+                ws.row_buf[m] = b.rows[j]
+                ws.val_buf[m] = b.vals[j]
+                m += 1
+        else:  # binary rows: every strength is 1
+            for j in range(b.indptr[i], b.indptr[i + 1]):
+                ws.row_buf[m] = b.rows[j]
+                ws.val_buf[m] = 1.0
+                m += 1
         if restricted:
             lo = b.a_indptr[i]
             n_allowed = b.a_indptr[i + 1] - lo
@@ -907,7 +956,12 @@ def run(Links links, RuleBinding rule, Options options, const int64_t[::1] indpt
     memset(&total, 0, sizeof(outcome_t))
     b.indptr = &indptr[0]
     b.rows = &rows[0] if rows.shape[0] else &no_target
-    b.vals = &vals[0] if vals.shape[0] else &no_value
+    if vals is None:  # binary rows: every strength is 1
+        b.vals = NULL
+    elif vals.shape[0] < rows.shape[0]:
+        raise ValueError("the rows have fewer strengths than features")
+    else:
+        b.vals = &vals[0] if vals.shape[0] else &no_value
     b.y_indptr = &y_indptr[0]
     b.y_targets = &y_targets[0] if y_targets.shape[0] else &no_target
     b.a_indptr = &a_indptr[0] if a_indptr.shape[0] else NULL

@@ -72,3 +72,48 @@ def lookup(const key_t[::1] slots, const index_t[::1] ids, int32_t[::1] out, int
             while slots[2 * slot] != key and slots[2 * slot] != -1:
                 slot = (slot + 1) & mask
             out[j] = <int32_t>slots[2 * slot + 1] if slots[2 * slot] == key else unseen
+
+
+def direct_probe(int32_t[::1] table, key_t[::1] row_ids, const index_t[::1] ids,
+                 int32_t[::1] out, Py_ssize_t start, int64_t next_row):
+    """As :func:`probe` for a direct table (``table[key]``: the key's number, 0 for none):
+    stops early when ``row_ids`` is full."""
+    cdef Py_ssize_t j
+    cdef int64_t key
+    cdef int32_t found
+    cdef Py_ssize_t stop = ids.shape[0]
+    cdef int64_t capacity = row_ids.shape[0]
+    cdef int64_t width = table.shape[0]
+    for j in range(start, ids.shape[0]):
+        if ids[j] < 0 or ids[j] >= width:
+            raise ValueError(f"feature id {ids[j]} is beyond the map's {width}")
+    with nogil:
+        for j in range(start, ids.shape[0]):
+            key = ids[j]
+            found = table[key]
+            if found:
+                out[j] = found
+                continue
+            if next_row > capacity:
+                stop = j
+                break
+            table[key] = <int32_t>next_row
+            row_ids[next_row - 1] = <key_t>key
+            out[j] = <int32_t>next_row
+            next_row += 1
+    return stop, next_row
+
+
+def direct_lookup(const int32_t[::1] table, const index_t[::1] ids, int32_t[::1] out,
+                  int32_t unseen):
+    """As :func:`lookup` for a direct table (ids beyond it are unseen)."""
+    cdef Py_ssize_t j
+    cdef int64_t key
+    cdef int64_t width = table.shape[0]
+    with nogil:
+        for j in range(ids.shape[0]):
+            key = ids[j]
+            if key < 0 or key >= width or table[key] == 0:
+                out[j] = unseen
+            else:
+                out[j] = table[key]

@@ -38,6 +38,7 @@ cdef enum:
     _GROW_MAP = 1
     _GROW_ROWS = 2
     _GROW_QUEUE = 3
+    _BEYOND = 4
 
 #: Statuses of :meth:`OnlineLearner.learn`: grow the feature map, the rows, the workspace.
 GROW_MAP = _GROW_MAP
@@ -97,13 +98,15 @@ cdef class OnlineLearner:
     cdef int32_t *rows32
     cdef int64_t *rows64
     cdef Py_ssize_t n_slots
+    cdef bint direct
+    cdef int64_t n_row_ids
     cdef int64_t[:, ::1] _counts
     cdef readonly int64_t width
     cdef int32_t[::1] _rows
     cdef int64_t[::1] _ids
 
     def __cinit__(self, Links links, RuleBinding rule, Options options, slots, row_ids,
-                  int64_t[:, ::1] counts, int64_t width, int64_t queue):
+                  int64_t[:, ::1] counts, int64_t width, int64_t queue, bint direct=False):
         cdef int32_t[::1] s32, r32
         cdef int64_t[::1] s64, r64
         self.links = links
@@ -121,7 +124,11 @@ cdef class OnlineLearner:
         else:
             s64, r64 = slots, row_ids
             self.slots64, self.rows64 = &s64[0], &r64[0]
-        self.n_slots = slots.shape[0] // 2
+        self.direct = direct
+        self.n_row_ids = row_ids.shape[0]
+        self.n_slots = slots.shape[0] if direct else slots.shape[0] // 2
+        if direct and self.slots32 == NULL:
+            raise ValueError("a direct feature map is a table of int32")
         self._rows = memoryview(bytearray(4 * (width + 1))).cast("i")
         self._ids = memoryview(bytearray(8 * (width + 1))).cast("q")
 
@@ -138,6 +145,21 @@ cdef class OnlineLearner:
         cdef int64_t limit = self.n_slots // 2
         cdef Py_ssize_t j, slot
         cdef int64_t key, found
+        if self.direct:
+            for j in range(n):
+                key = ids[j]
+                if key < 0 or key >= self.n_slots:
+                    return -1
+                if self.slots32[key]:
+                    rows[j] = self.slots32[key]
+                    continue
+                if next_row[0] > self.n_row_ids:
+                    return j
+                self.slots32[key] = <int32_t>next_row[0]
+                self.rows32[next_row[0] - 1] = <int32_t>key
+                rows[j] = <int32_t>next_row[0]
+                next_row[0] += 1
+            return n
         for j in range(n):
             key = ids[j]
             slot = fibonacci(key, mask, shift)
@@ -174,10 +196,14 @@ cdef class OnlineLearner:
         cdef int64_t indptr[2]
         cdef int64_t y_indptr[2]
         cdef int64_t order = 0
+        cdef int64_t mapped
         cdef batch_t b
         memset(out, 0, sizeof(outcome_t))
         out.seen = seen
-        if self._probe(ids, n, rows, next_row) < n:
+        mapped = self._probe(ids, n, rows, next_row)
+        if mapped < 0:
+            return _BEYOND
+        if mapped < n:
             return _GROW_MAP
         if next_row[0] > self.links.pool.n_rows_capacity:
             return _GROW_ROWS
@@ -223,6 +249,8 @@ cdef class OnlineLearner:
                                  &targets[0] if targets.shape[0] else &no_target,
                                  targets.shape[0], &next_row, seen,
                                  &scores[0, 0] if scores.shape[0] else NULL, &out)
+        if status == _BEYOND:
+            raise ValueError("a feature id is beyond the network's features")
         self._checked_failure(&out)
         return status, next_row, make_outcome(&out)
 
@@ -259,6 +287,8 @@ cdef class OnlineLearner:
                                  &targets[0] if targets.shape[0] else &no_target,
                                  targets.shape[0], &next_row, seen,
                                  &scores[0, 0] if scores.shape[0] else NULL, &out)
+        if status == _BEYOND:
+            raise ValueError("a feature id is beyond the network's features")
         self._checked_failure(&out)
         return status, next_row, make_outcome(&out)
 
@@ -277,8 +307,12 @@ cdef class OnlineLearner:
         with nogil:
             for j in range(n):
                 key = ids[j]
-                slot = fibonacci(key, mask, shift)
                 rows[j] = -1
+                if self.direct:
+                    if 0 <= key < self.n_slots and self.slots32[key]:
+                        rows[j] = self.slots32[key]
+                    continue
+                slot = fibonacci(key, mask, shift)
                 if self.slots32 != NULL:
                     while self.slots32[2 * slot] != key and self.slots32[2 * slot] != -1:
                         slot = (slot + 1) & mask

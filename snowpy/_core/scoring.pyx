@@ -28,8 +28,12 @@ def score_rows(const index_t[::1] indptr, const int32_t[::1] rows, const double[
     cdef Py_ssize_t i, t, stop
     cdef int64_t q, r, first, j
     cdef double v, vsum, base
+    cdef bint binary = vals is None
     if acc == NULL:
         raise MemoryError("no memory to score")
+    if not binary and vals.shape[0] < rows.shape[0]:
+        free(acc)
+        raise ValueError("the rows have fewer strengths than features")
     with nogil:
         for i in range(out.shape[0]):
             for t in range(n_targets):
@@ -43,7 +47,7 @@ def score_rows(const index_t[::1] indptr, const int32_t[::1] rows, const double[
                     v = bias
                 else:
                     r = rows[q]
-                    v = vals[q]
+                    v = 1.0 if binary else vals[q]
                     vsum += v
                     if r < 0:
                         continue

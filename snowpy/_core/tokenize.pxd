@@ -13,3 +13,8 @@ cdef int64_t tokenize_into(const uint8_t *data, const int64_t *offsets, Py_ssize
                            const Tables *tables, uint8_t *out, int64_t *starts,
                            int64_t *ends, int64_t *doc_ptr, int64_t *invalid,
                            int64_t *n_tokens) noexcept nogil
+
+cdef int64_t tokenize_spans(const uint8_t *data, const int64_t *begins, const int64_t *ends,
+                            Py_ssize_t n_docs, const Tables *tables, uint8_t *out,
+                            int64_t *starts, int64_t *token_ends, int64_t *doc_ptr,
+                            int64_t *invalid, int64_t *n_tokens) noexcept nogil

@@ -44,6 +44,16 @@ cdef int64_t tokenize_into(const uint8_t *data, const int64_t *offsets, Py_ssize
                            int64_t *n_tokens) noexcept nogil:
     """Tokenise documents ``data[offsets[d]:offsets[d + 1]]``; returns the bytes written
     to ``out`` (at most twice the input plus one) and sets ``n_tokens``."""
+    return tokenize_spans(data, offsets, offsets + 1, n_docs, tables, out, starts, ends,
+                          doc_ptr, invalid, n_tokens)
+
+
+cdef int64_t tokenize_spans(const uint8_t *data, const int64_t *begins, const int64_t *doc_ends,
+                            Py_ssize_t n_docs, const Tables *tables, uint8_t *out,
+                            int64_t *starts, int64_t *ends, int64_t *doc_ptr,
+                            int64_t *invalid, int64_t *n_tokens) noexcept nogil:
+    """Tokenise documents ``data[begins[d]:doc_ends[d]]`` (anywhere in ``data``); as
+    :func:`tokenize_into`, ``invalid`` may be NULL."""
     cdef const uint8_t *classes = tables.classes
     cdef const int32_t *lower = tables.lower
     cdef const uint8_t *ascii_word = tables.ascii_word
@@ -60,8 +70,8 @@ cdef int64_t tokenize_into(const uint8_t *data, const int64_t *offsets, Py_ssize
     for d in range(n_docs):
         doc_ptr[d] = count
         first = count
-        i = offsets[d]
-        stop = offsets[d + 1]
+        i = begins[d]
+        stop = doc_ends[d]
         in_token = False
         bad = 0
         while i < stop:
@@ -157,7 +167,8 @@ cdef int64_t tokenize_into(const uint8_t *data, const int64_t *offsets, Py_ssize
         if in_token:
             ends[count] = pos
             count += 1
-        invalid[d] = bad
+        if invalid != NULL:
+            invalid[d] = bad
     doc_ptr[n_docs] = count
     n_tokens[0] = count
     return pos

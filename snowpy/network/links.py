@@ -26,6 +26,7 @@ of the target's concept), the rule's initial weight with ``"touched"`` and
 
 from __future__ import annotations
 
+import sys
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -56,28 +57,31 @@ ONLINE_WIDTH = 2**31
 _MAX_LINKS = 2**31 - 1
 
 
-def _grown(array: np.ndarray, length: int, fill: float | None = 0) -> np.ndarray:
-    """``array`` with ``length`` rows, the new ones set to ``fill`` (left as they come
-    when ``None``: a pool slot is written before it is read).
+def _grown(holder: Any, name: str, length: int, fill: float | None = 0) -> None:
+    """``holder.name`` grown to ``length`` rows, the new ones set to ``fill`` (left as
+    they come when ``None``: a pool slot is written before it is read).
 
-    In place when nothing else refers to it (``realloc``: the kernel moves
-    the pages of a large block instead of copying them); otherwise (a view
-    is held, or the array is memory-mapped from a model file) by a copy.
+    In place when nothing else refers to the array (``realloc``: the kernel moves the
+    pages of a large block instead of copying them, and the old and new arrays are never
+    held at once); otherwise (a view or a buffer is held, or the array is memory-mapped
+    from a model file) by a copy. numpy's own reference check refuses any array passed
+    to a function, so the references are counted here: the attribute is taken off its
+    holder first, and only this frame's must remain.
     """
+    array = getattr(holder, name)
+    setattr(holder, name, None)
     old = array.shape[0]
     shape = (length,) + array.shape[1:]
-    if array.base is None and array.flags.c_contiguous and array.flags.owndata:
-        try:
-            array.resize(shape, refcheck=True)
-        except ValueError:  # referred to elsewhere
-            pass
+    if array.base is None and array.flags.c_contiguous and array.flags.owndata \
+            and sys.getrefcount(array) <= 2:  # (this frame's name, and getrefcount's own)
+        array.resize(shape, refcheck=False)
     if array.shape != shape:
         grown = np.empty(shape, dtype=array.dtype)
         grown[:old] = array
         array = grown
     if fill is not None:
         array[old:] = fill
-    return array
+    setattr(holder, name, array)
 
 
 class LinkStore:
@@ -121,7 +125,7 @@ class LinkStore:
         self._frozen_absent = 0.0  # a frozen (inference-only) store's missing-link weight
         #: counts the times an array was replaced (see :meth:`replaced`)
         self.generation = 0
-        self._map = FeatureMap(narrow=n_features <= 2**31)
+        self._map = FeatureMap(narrow=n_features <= 2**31, width=n_features)
         self.n_rows = 1
         rows = 1024
         self.start = np.zeros(rows, np.int64)
@@ -222,6 +226,7 @@ class LinkStore:
         """Add ``count`` target nodes (they start with no links)."""
         if count <= 0:
             return
+        self._bound = None
         state = np.zeros((count, self.kernel.state_size), np.float64)
         if self.kernel.initial_state:
             state[:] = np.asarray(self.kernel.initial_state, dtype=np.float64)
@@ -240,13 +245,15 @@ class LinkStore:
             return
         if n_rows > _MAX_ROWS:
             raise ValueError("the network cannot hold more than 2**31 - 2 features")
+        self._bound = None  # (the engine's binding holds the arrays: they could not grow
+        #                    in place)
         new = n_rows if exact else min(max(n_rows, capacity + capacity // 2), _MAX_ROWS)
-        self.start = _grown(self.start, new)
-        self.size = _grown(self.size, new)
-        self.cap = _grown(self.cap, new)
-        self.dense = _grown(self.dense, new, 0)
+        _grown(self, "start", new)
+        _grown(self, "size", new)
+        _grown(self, "cap", new)
+        _grown(self, "dense", new, 0)
         if self.count.shape[0]:
-            self.count = _grown(self.count, new)
+            _grown(self, "count", new)
         self.replaced()
 
     def reserve_links(self, room: int) -> None:
@@ -256,17 +263,18 @@ class LinkStore:
         if used + room <= capacity:
             return
         new = max(capacity + capacity // 4, used + room)  # 1.25x: little idle room at the peak
+        self._bound = None  # (the engine's binding holds the arrays: they grow in place)
         if new > _MAX_LINKS:
             if used + room > _MAX_LINKS:
                 raise MemoryError("the network cannot hold more than 2**31 - 1 links")
             new = _MAX_LINKS
-        self.target = _grown(self.target, new, None)
-        self.W = _grown(self.W, new, None)
+        _grown(self, "target", new, None)
+        _grown(self, "W", new, None)
         if self.U.shape[0] or (self.average and not self.frozen):
             # (an averaged pool compacted to no links has no rows of sums left to grow)
-            self.U = _grown(self.U, new, None)
+            _grown(self, "U", new, None)
         if self.lcount.shape[0]:
-            self.lcount = _grown(self.lcount, new, None)
+            _grown(self, "lcount", new, None)
         self.replaced()
 
     # ------------------------------------------------------------- row lookup

@@ -260,6 +260,8 @@ class Network(LabelPrediction, OnlineLearning, WeightViews, RuleParamsEstimator)
 
     def _check_strengths(self, X: sp.csr_matrix) -> None:
         """Refuse negative strengths for a rule that assumes none (Winnow)."""
+        if getattr(X, "binary", False):
+            return
         if self._nonnegative_only() and X.data.size and X.data.min() < 0:
             raise ConfigurationError(
                 f"Negative values in data passed to Network: rule {self.rule!r} takes "

@@ -169,10 +169,11 @@ class OnlineLearning:
             if width > self._learner_width:
                 self._learner_width = max(width, 2 * self._learner_width, 256)
             self._learner_queue = max(self._learner_queue, 16 * (self._learner_width + 2))
-            slots, row_ids = store.feature_map.arrays
+            fmap = store.feature_map
+            slots, row_ids = fmap.arrays
             learner = self._learner = OnlineLearner(
                 store.links(), rule_binding(self), training_options(self), slots, row_ids,
-                self._target_counts(), self._learner_width, self._learner_queue)
+                self._target_counts(), self._learner_width, self._learner_queue, fmap.direct)
             self._learner_key = key
         return learner
 
@@ -268,6 +269,8 @@ class OnlineLearning:
             store.n_rows = next_row
         if outcome.failed:
             raise kernel_failure(self)
+        if status or not (outcome.processed or not outcome.need_room):
+            self._learner = None  # (it holds the arrays about to grow: they grow in place)
         if status == GROW_MAP:
             fmap.grow()
         elif status == GROW_ROWS:

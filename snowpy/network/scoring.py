@@ -17,6 +17,7 @@ from __future__ import annotations
 import numpy as np
 
 from snowpy._core.scoring import score_rows
+from snowpy._rows import Rows
 
 __all__ = ["score_rows", "scores"]
 
@@ -25,6 +26,7 @@ def scores(store, effective: np.ndarray, X, bias: float, theta: float) -> np.nda
     """Scores ``float64[n, targets]`` of the rows of CSR matrix ``X``."""
     rows = store.prediction_rows(X)
     out = np.empty((X.shape[0], store.n_targets), dtype=np.float64)
-    score_rows(X.indptr, rows, X.data, store.start, store.size, store.cap, store.dense,
+    vals = X.strengths if isinstance(X, Rows) else X.data
+    score_rows(X.indptr, rows, vals, store.start, store.size, store.cap, store.dense,
                store.target, effective, store.absent, bias, theta, out)
     return out

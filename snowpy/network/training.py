@@ -18,6 +18,7 @@ import numpy as np
 
 from snowpy._core import hashing
 from snowpy._lazy import lazy_module
+from snowpy._rows import Rows
 from snowpy.exceptions import NumericalError, PluginError
 from snowpy.network.engine import TOUCHED, Options, Outcome, RuleBinding, run
 from snowpy.network.pruning import keep_top_percent
@@ -52,6 +53,8 @@ class TrainingCall:
         self.keys = keys
         self.rows = rows
         self.indptr = X.indptr.astype(np.int64, copy=False)
+        #: the strengths, None for binary rows (the engine reads 1)
+        self.vals = X.strengths if isinstance(X, Rows) else X.data
         self.y_indptr = y_indptr
         self.y_targets = y_targets
         self.a_indptr = _NONE_INT if a_indptr is None else a_indptr
@@ -379,6 +382,6 @@ def _run(net: Any, call: TrainingCall, order: np.ndarray, counts: np.ndarray, co
     except (TypeError, ValueError) as exc:  # a plugin's planes or weights of the wrong shape
         raise PluginError(f"rule {net.rule!r}: {exc}") from exc
     return run(net._store.links(), rule, training_options(net), call.indptr, call.rows,
-               call.X.data, order, call.y_indptr, call.y_targets, call.a_indptr,
+               call.vals, order, call.y_indptr, call.y_targets, call.a_indptr,
                call.a_targets, net._store.seen, counts, call.max_active, scores, counting,
                creating)

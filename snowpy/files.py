@@ -1,0 +1,197 @@
+"""A corpus file read in compiled code: from its bytes to rows, labels and keys.
+
+``label<TAB>text`` and fastText files, the formats of corpora that are large, are
+read by :func:`snowpy._core.reader.parse_lines` in pieces of about 8 MB, one thread
+per core: no Python object per document, the front end's tokeniser and word n-grams
+applied as the pieces are read (the same features as :meth:`Featurizer.rows` gives
+for the texts a Python reader reads: ``tests/test_files.py``). The file is mapped into
+memory, not copied.
+
+The compiled reader takes clean files only: a line the Python reader treats in a way
+of its own (bytes that are not UTF-8, a malformed line, an empty label, whitespace
+outside ASCII where it splits) makes :func:`read_rows` return None with the reason,
+and the caller reads the file in Python (:func:`snowpy.corpora.read`), which reports,
+skips or replaces as it always does. So do front ends other than word n-grams.
+
+>>> import tempfile, os
+>>> from snowpy.text import Featurizer
+>>> with tempfile.TemporaryDirectory() as folder:
+...     path = os.path.join(folder, "c.tsv")
+...     _ = open(path, "w").write("ham\\tsee you at lunch\\nspam\\twin a prize\\n")
+...     read = read_rows(path, Featurizer(ngrams=(1, 2)), format="tsv")
+>>> read.rows.shape[0], read.labels.tolist()
+(2, ['ham', 'spam'])
+"""
+
+from __future__ import annotations
+
+import mmap
+import os
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from snowpy._core.reader import parse_lines
+from snowpy._rows import Rows
+from snowpy.text.keys import keys_of, label_parts
+from snowpy.text.tokenize import _ascii_word
+from snowpy.text.unicode import tables
+
+__all__ = ["FileRows", "read_rows", "reads_in_compiled_code"]
+
+#: Bytes per piece a thread reads.
+PIECE = 8 << 20
+
+
+@dataclass
+class FileRows:
+    """What :func:`read_rows` read: the rows of features, each document's label (a
+    numpy array of strings) or labels (a list of tuples, multi-label), each document's
+    shuffling key, and the lines read."""
+
+    rows: Rows
+    labels: Any
+    keys: np.ndarray
+    lines: int
+    notes: list[str] = field(default_factory=list)
+
+    def __len__(self) -> int:
+        return self.rows.shape[0]
+
+
+def reads_in_compiled_code(featurizer: Any) -> bool:
+    """Whether the front end is one the compiled reader applies: word n-grams only, no
+    token pattern, no Unicode normalisation, one text field."""
+    return featurizer.fields is None and not featurizer.unicode_form \
+        and not featurizer.strip_accents and featurizer._single() is not None
+
+
+def _pieces(content: Any, size: int) -> list[tuple[int, int]]:
+    """``(begin, end)`` of pieces of about :data:`PIECE` bytes, cut after line feeds."""
+    bounds = [0]
+    while bounds[-1] < size:
+        cut = bounds[-1] + PIECE
+        if cut >= size:
+            bounds.append(size)
+            break
+        newline = content.find(b"\n", cut)
+        bounds.append(size if newline < 0 else newline + 1)
+    return list(zip(bounds[:-1], bounds[1:]))
+
+
+class NotCompiled(Exception):
+    """The file is one the compiled reader leaves to the Python reader (the reason)."""
+
+
+def read_rows(path: str | os.PathLike, featurizer: Any, *, format: str,
+              multilabel: bool = False, prefix: str = "__label__",
+              threads: int | None = None) -> FileRows | None:
+    """Read and featurise a ``tsv`` (``label<TAB>text``) or ``fasttext`` file; None when
+    the file or the front end is not one the compiled reader takes (see the module)."""
+    try:
+        return _read_rows(Path(path), featurizer, format, multilabel, prefix, threads)
+    except NotCompiled:
+        return None
+
+
+def _read_rows(path: Path, featurizer: Any, format: str, multilabel: bool, prefix: str,
+               threads: int | None) -> FileRows:
+    if format not in ("tsv", "fasttext") or not reads_in_compiled_code(featurizer):
+        raise NotCompiled(f"{format} files, or this front end")
+    if not path.is_file():
+        raise NotCompiled("not a regular file")
+    segments = [(int(s.kernel.params[0]), int(s.kernel.params[1]), int(s.seed))
+                for s in featurizer._compile()]
+    classes, lower = tables()
+    settings = (1 if format == "fasttext" else 0, bool(multilabel),
+                prefix.encode("utf-8"), classes, lower, _ascii_word(bool(featurizer.lowercase)),
+                bool(featurizer.lowercase), bool(featurizer.strip_accents), segments,
+                ("binary", "count", "log").index(featurizer.values),
+                featurizer.norm == "l2", int(featurizer.bits))
+    with open(path, "rb") as handle:
+        size = os.fstat(handle.fileno()).st_size
+        if size == 0:
+            raise NotCompiled("an empty file")
+        with mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ) as content:
+            pieces = _pieces(content, size)
+            view = memoryview(content)
+
+            def parse(bounds: tuple[int, int]) -> dict[str, Any]:
+                piece = view[bounds[0]:bounds[1]]
+                try:
+                    return parse_lines(piece, *settings)
+                finally:
+                    piece.release()
+
+            try:
+                jobs = threads or os.cpu_count() or 1
+                with ThreadPoolExecutor(max_workers=jobs) as pool:
+                    parsed = list(pool.map(parse, pieces))
+            finally:
+                view.release()
+    return _merged(parsed, format, multilabel, 1 << int(featurizer.bits))
+
+
+def _merged(parsed: list[dict[str, Any]], format: str, multilabel: bool,
+            width: int) -> FileRows:
+    for part in parsed:
+        if part["anomaly"] is not None:
+            raise NotCompiled(part["anomaly"][0])
+    names: list[str] = []
+    number: dict[str, int] = {}
+    local: list[np.ndarray] = []
+    for part in parsed:  # each piece's labels, decoded and merged into one table
+        ids = np.empty(len(part["labels"]), dtype=np.int32)
+        for i, raw in enumerate(part["labels"]):
+            try:
+                label = raw.decode("utf-8")
+            except UnicodeDecodeError:
+                raise NotCompiled("a label that is not UTF-8") from None
+            if format == "tsv":
+                label = label.strip()  # (as the Python reader: whitespace outside ASCII too)
+                if not label:
+                    raise NotCompiled("an empty label")
+            ids[i] = number.setdefault(label, len(names))
+            if ids[i] == len(names):
+                names.append(label)
+        local.append(ids)
+    n_docs = sum(p["indptr"].shape[0] - 1 for p in parsed)
+    indptr = np.empty(n_docs + 1, dtype=np.int64)
+    indptr[0] = 0
+    at = nnz = 0
+    for part in parsed:
+        count = part["indptr"].shape[0] - 1
+        indptr[at + 1:at + count + 1] = part["indptr"][1:] + nnz
+        at += count
+        nnz += part["indices"].shape[0]
+    indices = np.concatenate([p["indices"] for p in parsed]) if parsed else \
+        np.zeros(0, np.int32)
+    binary = parsed[0]["data"] is None
+    data = None if binary else np.concatenate([p["data"] for p in parsed])
+    label_ids = np.concatenate([local[k][p["label_ids"]] for k, p in enumerate(parsed)])
+    label_ptr = np.empty(n_docs + 1, dtype=np.int64)
+    label_ptr[0] = 0
+    at = done = 0
+    for part in parsed:
+        count = part["label_ptr"].shape[0] - 1
+        label_ptr[at + 1:at + count + 1] = part["label_ptr"][1:] + done
+        at += count
+        done += part["label_ids"].shape[0]
+    parts = label_parts(names)
+    if multilabel:
+        labels: Any = [tuple(names[g] for g in label_ids[label_ptr[d]:label_ptr[d + 1]])
+                       for d in range(n_docs)]
+        per_doc = np.zeros(n_docs, dtype=np.uint64)
+        filled = np.flatnonzero(np.diff(label_ptr) > 0)
+        if filled.size:
+            per_doc[filled] = np.add.reduceat(parts[label_ids], label_ptr[filled].astype(np.intp))
+    else:
+        labels = np.asarray(names, dtype=object)[label_ids].astype(str) if n_docs else \
+            np.zeros(0, dtype=str)
+        per_doc = parts[label_ids]
+    text_hashes = np.concatenate([p["text_hashes"] for p in parsed])
+    return FileRows(Rows(indptr, indices, data, width), labels, keys_of(text_hashes, per_doc),
+                    sum(p["lines"] for p in parsed))
