@@ -105,9 +105,8 @@ def _read_rows(path: Path, featurizer: Any, format: str, multilabel: bool, prefi
         raise NotCompiled("not a regular file")
     segments = [(int(s.kernel.params[0]), int(s.kernel.params[1]), int(s.seed))
                 for s in featurizer._compile()]
-    classes, lower = tables()
     settings = (1 if format == "fasttext" else 0, bool(multilabel),
-                prefix.encode("utf-8"), classes, lower, _ascii_word(bool(featurizer.lowercase)),
+                prefix.encode("utf-8"), tables(), _ascii_word(bool(featurizer.lowercase)),
                 bool(featurizer.lowercase), bool(featurizer.strip_accents), segments,
                 ("binary", "count", "log").index(featurizer.values),
                 featurizer.norm == "l2", int(featurizer.bits))

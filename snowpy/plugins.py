@@ -16,6 +16,16 @@ Environment variables
 
 The rest of snowpy asks this module for records by name
 (:func:`get_rule`) and never calls ``pm.hook`` itself.
+
+Names
+-----
+A built-in name (``winnow``, ``words``...) always means snowpy's own record: a
+plugin that registers one too is named in a warning, and its record is reached as
+``plugin:name`` (``--rule impostor:winnow``). Two plugins claiming one other name
+are a conflict; each is reached as ``plugin:name``, and looking the bare name up
+raises :class:`~snowpy.exceptions.PluginConflictError` naming both. So a built-in
+name resolves without loading the installed plugins at all (a command using the
+built-in rules never pays for the entry points' scan).
 """
 
 from __future__ import annotations
@@ -172,7 +182,10 @@ def _record_type(hook: str) -> type:
 
 
 @functools.cache
-def _collect(hook: str) -> tuple[dict[str, Provided], dict[str, tuple[Provided, ...]]]:
+def _collect(hook: str) -> tuple[dict[str, Provided], dict[str, tuple[Provided, ...]],
+                                 dict[str, tuple[Provided, ...]]]:
+    """``(unique, conflicts, every)``: the record of each name (a built-in name: the
+    built-in's), the names two plugins claim, and every provider of every name."""
     pm = get_plugin_manager()
     kind = _KINDS[hook][0]
     record_type = _record_type(hook)
@@ -202,16 +215,31 @@ def _collect(hook: str) -> tuple[dict[str, Provided], dict[str, tuple[Provided, 
                 continue
             found.setdefault(getattr(record, "name"), []).append(  # noqa: B009 - typed object
                 Provided(record, plugin, provider))
-    unique = {name: items[0] for name, items in found.items() if len(items) == 1}
-    conflicts = {name: tuple(items) for name, items in found.items() if len(items) > 1}
-    for name, items in conflicts.items():
-        warnings.warn(_conflict_message(kind, name, items), PluginWarning, stacklevel=3)
-    return unique, conflicts
+    unique: dict[str, Provided] = {}
+    conflicts: dict[str, tuple[Provided, ...]] = {}
+    for name, items in found.items():
+        builtin = [p for p in items if p.plugin in BUILTIN_PLUGINS]
+        if builtin and len(items) > 1:  # a built-in name is the built-in's
+            unique[name] = builtin[0]
+            others = ", ".join(f"plugin {p.plugin!r} ({p.distribution})"
+                               for p in items if p.plugin not in BUILTIN_PLUGINS)
+            warnings.warn(f"{kind} {name!r} is snowpy's built-in; {others} registers that "
+                          f"name too: the built-in is used, and the plugin's is "
+                          f"'{items[-1].plugin}:{name}'", PluginWarning, stacklevel=3)
+        elif len(items) == 1:
+            unique[name] = items[0]
+        else:
+            conflicts[name] = tuple(items)
+            warnings.warn(_conflict_message(kind, name, conflicts[name]), PluginWarning,
+                          stacklevel=3)
+    return unique, conflicts, {name: tuple(items) for name, items in found.items()}
 
 
 def _conflict_message(kind: str, name: str, items: tuple[Provided, ...]) -> str:
     who = " and ".join(f"plugin {p.plugin!r} ({p.distribution})" for p in items)
-    return f"{kind} {name!r} is provided by both {who}; disable one with SNOWPY_DISABLE_PLUGINS"
+    which = " or ".join(f"'{p.plugin}:{name}'" for p in items)
+    return (f"{kind} {name!r} is provided by both {who}; choose one as {which}, or "
+            "disable one with SNOWPY_DISABLE_PLUGINS")
 
 
 def collect(hook: str) -> dict[str, Provided]:
@@ -223,8 +251,39 @@ def collect(hook: str) -> dict[str, Provided]:
     return dict(_collect(hook)[0])
 
 
+@functools.cache
+def _builtin(hook: str) -> dict[str, Provided]:
+    """The built-in plugins' records of one hook (not those disabled), found without the
+    manager: importing the built-in modules, never scanning entry points."""
+    disabled = _disabled()
+    found: dict[str, Provided] = {}
+    for module_name in BUILTIN_PLUGINS:
+        if module_name in disabled:
+            continue
+        module = importlib.import_module(module_name)
+        function = getattr(module, hook, None)
+        if function is None:
+            continue
+        for record in function() or ():
+            found[record.name] = Provided(record, module_name, "snowpy (built-in)")
+    return found
+
+
 def _get(hook: str, name: str) -> Provided:
-    unique, conflicts = _collect(hook)
+    if not isinstance(name, str):
+        raise UnknownNameError(_KINDS[hook][0], repr(name), list(_collect(hook)[0]))
+    plugin, colon, bare = name.rpartition(":")
+    if colon:  # "plugin:name": a plugin's record of that name, built-in name or not
+        for provided in _collect(hook)[2].get(bare, ()):
+            if provided.plugin == plugin:
+                return provided
+        raise UnknownNameError(_KINDS[hook][0], name, [
+            f"{p.plugin}:{n}" for n, items in _collect(hook)[2].items() for p in items])
+    if get_plugin_manager.cache_info().currsize == 0:  # no manager yet: built-ins first
+        builtin = _builtin(hook).get(name)
+        if builtin is not None:
+            return builtin
+    unique, conflicts, _ = _collect(hook)
     if name in unique:
         return unique[name]
     kind = _KINDS[hook][0]
@@ -286,6 +345,7 @@ def list_corpora() -> dict[str, Provided]:
 def reset() -> None:
     """Forget the cached manager and registries (after registering a plugin)."""
     _collect.cache_clear()
+    _builtin.cache_clear()
 
 
 @contextlib.contextmanager

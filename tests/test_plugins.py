@@ -123,6 +123,8 @@ def test_plugin_that_fails_to_import_is_named_and_skipped(tmp_path):
                       {"snowpy_broken_plugin": "raise ImportError('needs libfoo')\n"})
     result = run_python("""
         import snowpy
+        from snowpy.plugins import list_rules
+        list_rules()  # (a built-in rule alone never loads the installed plugins)
         net = snowpy.Network("winnow").fit([[1.0, 0.0], [0.0, 1.0]], ["a", "b"])
         print(net.predict([[0.0, 1.0]])[0])
     """, tmp_path)
@@ -132,26 +134,40 @@ def test_plugin_that_fails_to_import_is_named_and_skipped(tmp_path):
     assert "could not be loaded and was skipped: ImportError: needs libfoo" in result.stderr
 
 
-def test_two_plugins_claiming_one_name_are_both_named(tmp_path):
+def test_a_plugin_claiming_a_builtin_name_never_replaces_the_builtin(tmp_path):
+    # issue 33.7: a plugin registering "winnow" disabled the built-in everywhere; a
+    # built-in name is the built-in's, the plugin is named, and its rule is "clash:winnow"
     make_distribution(tmp_path, "snowpy_clash", {"clash": "snowpy_clash_plugin"},
                       {"snowpy_clash_plugin": CLASH_PLUGIN})
     result = run_python("""
         import snowpy
-        try:
-            snowpy.Network("winnow").fit([[1.0]], ["a"])
-        except snowpy.exceptions.PluginConflictError as error:
-            print(error)
+        from snowpy.plugins import get_rule, list_rules
+        print(snowpy.Network("winnow").fit([[1.0]], ["a"]).rule_spec_.summary)
+        print(list_rules()["winnow"].plugin)
+        print(get_rule("clash:winnow").summary)
+        print(snowpy.Network("clash:winnow").fit([[1.0]], ["a"]).rule_spec_.summary)
     """, tmp_path)
     assert result.returncode == 0, result.stderr
-    assert ("update rule 'winnow' is provided by both plugin 'snowpy.rules.winnow' "
-            "(snowpy (built-in)) and plugin 'clash' (snowpy_clash 0.1)") in result.stdout
-    # the other rules keep working, and the conflict can be resolved by disabling one
-    result = run_python("""
-        import snowpy
-        print(snowpy.Network("winnow").fit([[1.0]], ["a"]).rule_spec_.summary)
-    """, tmp_path, SNOWPY_DISABLE_PLUGINS="clash")
-    assert result.returncode == 0, result.stderr
-    assert "multiplicative" in result.stdout
+    lines = result.stdout.splitlines()
+    assert "multiplicative" in lines[0] and lines[1] == "snowpy.rules.winnow"
+    assert lines[2] == lines[3] == "an impostor"
+    assert ("update rule 'winnow' is snowpy's built-in; plugin 'clash' (snowpy_clash 0.1) "
+            "registers that name too: the built-in is used, and the plugin's is "
+            "'clash:winnow'") in result.stderr
+
+
+def test_two_plugins_claiming_one_name_are_both_named():
+    mine = dataclasses.replace(get_rule("perceptron"), name="shared-rule", summary="mine")
+    theirs = dataclasses.replace(get_rule("perceptron"), name="shared-rule", summary="theirs")
+    first = types.SimpleNamespace(snowpy_update_rules=snowpy.hookimpl(lambda: [mine]))
+    second = types.SimpleNamespace(snowpy_update_rules=snowpy.hookimpl(lambda: [theirs]))
+    with pytest.warns(UserWarning, match="provided by both"):
+        with temporary_plugin(first, "first"), temporary_plugin(second, "second"):
+            with pytest.raises(PluginConflictError, match="plugin 'first' .* and plugin "
+                                                          "'second'.*'first:shared-rule' or "
+                                                          "'second:shared-rule'"):
+                get_rule("shared-rule")
+            assert get_rule("second:shared-rule").summary == "theirs"
 
 
 def test_disable_and_trace_environment_variables():
@@ -169,11 +185,11 @@ def test_disable_and_trace_environment_variables():
 def test_temporary_plugin_conflict_in_process():
     clash = dataclasses.replace(get_rule("winnow"), summary="an impostor")
     plugin = types.SimpleNamespace(snowpy_update_rules=snowpy.hookimpl(lambda: [clash]))
-    with pytest.warns(UserWarning, match="provided by both"):
+    with pytest.warns(UserWarning, match="registers that name too"):
         with temporary_plugin(plugin, "impostor"):
-            with pytest.raises(PluginConflictError, match="'impostor'"):
-                get_rule("winnow")
-            assert "winnow" not in list_rules()
+            assert get_rule("winnow").summary != "an impostor"
+            assert list_rules()["winnow"].plugin == "snowpy.rules.winnow"
+            assert get_rule("impostor:winnow").summary == "an impostor"
     assert get_rule("winnow").summary != "an impostor"
 
 
@@ -203,6 +219,8 @@ def test_a_plugin_with_a_misspelled_hook_is_named_and_skipped(tmp_path):
                       """})
     result = run_python("""
         import snowpy
+        from snowpy.plugins import list_rules
+        list_rules()  # (a built-in rule alone never loads the installed plugins)
         net = snowpy.Network("winnow").fit([[1.0, 0.0], [0.0, 1.0]], ["a", "b"])
         print(net.predict([[0.0, 1.0]])[0])
     """, tmp_path)

@@ -30,7 +30,7 @@ def max_token_bytes(starts: np.ndarray, ends: np.ndarray) -> int: ...
 class WordsRow:
     indices: np.ndarray
     values: np.ndarray
-    def __init__(self, classes: np.ndarray, lower: np.ndarray, ascii_word: np.ndarray,
+    def __init__(self, unicode_tables: object, ascii_word: np.ndarray,
                  lowercase: bool, strip_marks: bool, segments: Sequence[tuple[int, int, int]],
                  mode: int, l2: bool, bits: int) -> None: ...
     @property

@@ -592,7 +592,7 @@ def max_token_bytes(const int64_t[::1] starts, const int64_t[::1] ends):
 
 
 # ------------------------------------------------------- one document at a time
-from snowpy._core.tokenize cimport tokenize_into
+from snowpy._core.tokenize cimport bind_tables, tokenize_into
 
 import numpy as np
 
@@ -606,18 +606,11 @@ cdef class WordsRow:
     ``mode`` 0 binary, 1 count, 2 log.
     """
 
-    def __cinit__(self, classes, lower, ascii_word, bint lowercase, bint strip_marks,
+    def __cinit__(self, unicode_tables, ascii_word, bint lowercase, bint strip_marks,
                   segments, int mode, bint l2, int bits):
-        cdef const uint8_t[::1] c = classes
-        cdef const int32_t[::1] lo = lower
-        cdef const uint8_t[::1] a = ascii_word
         cdef Py_ssize_t s
-        self._keep = (classes, lower, ascii_word)
-        self.tables.classes = &c[0]
-        self.tables.lower = &lo[0]
-        self.tables.ascii_word = &a[0]
-        self.tables.lowercase = lowercase
-        self.tables.strip_marks = strip_marks
+        self._keep = (unicode_tables, ascii_word)
+        bind_tables(unicode_tables, ascii_word, lowercase, strip_marks, &self.tables)
         self.n_segments = len(segments)
         self.min_n = <int64_t *>malloc(max(self.n_segments, 1) * sizeof(int64_t))
         self.max_n = <int64_t *>malloc(max(self.n_segments, 1) * sizeof(int64_t))

@@ -4,7 +4,7 @@ import numpy as np
 
 ANOMALIES: dict[int, str]
 
-def parse_lines(data: Any, fmt: int, multilabel: bool, prefix: bytes, classes: np.ndarray,
-                lower: np.ndarray, ascii_word: np.ndarray, lowercase: bool,
+def parse_lines(data: Any, fmt: int, multilabel: bool, prefix: bytes, unicode_tables: Any,
+                ascii_word: np.ndarray, lowercase: bool,
                 strip_marks: bool, segments: list[tuple[int, int, int]], mode: int, l2: bool,
                 bits: int) -> dict[str, Any]: ...

@@ -23,7 +23,7 @@ import numpy as np
 
 from snowpy._core._hash cimport murmur3_64
 from snowpy._core.extract cimport Found, Stream, assemble_into, words_into
-from snowpy._core.tokenize cimport Tables, tokenize_spans
+from snowpy._core.tokenize cimport Tables, bind_tables, tokenize_spans
 
 
 cdef extern from "string.h" nogil:
@@ -509,9 +509,9 @@ cdef int _features(const Front *f, const uint8_t *data, const int64_t *begins,
     return OK
 
 
-def parse_lines(const uint8_t[::1] data, int fmt, bint multilabel, bytes prefix, classes,
-                lower, ascii_word, bint lowercase, bint strip_marks, segments, int mode,
-                bint l2, int bits):
+def parse_lines(const uint8_t[::1] data, int fmt, bint multilabel, bytes prefix,
+                unicode_tables, ascii_word, bint lowercase, bint strip_marks, segments,
+                int mode, bint l2, int bits):
     """Read every line of ``data`` (a piece of a file, complete lines) as ``fmt`` (0:
     ``label<TAB>text``, 1: fastText with ``prefix``) and featurise its texts with the
     word n-gram front end (``segments``: ``(min_n, max_n, seed)`` per extractor).
@@ -525,9 +525,6 @@ def parse_lines(const uint8_t[::1] data, int fmt, bint multilabel, bytes prefix,
     cdef Front f
     cdef Out out
     cdef Scratch w
-    cdef const uint8_t[::1] c = classes
-    cdef const int32_t[::1] lo = lower
-    cdef const uint8_t[::1] aw = ascii_word
     cdef const uint8_t *prefix_p = prefix
     cdef int64_t n_docs, d, first, stop, chunk_bytes
     cdef int64_t invalid_doc = -1
@@ -542,11 +539,7 @@ def parse_lines(const uint8_t[::1] data, int fmt, bint multilabel, bytes prefix,
     s.multilabel = multilabel
     s.prefix = prefix_p
     s.prefix_len = len(prefix)
-    f.tables.classes = &c[0]
-    f.tables.lower = &lo[0]
-    f.tables.ascii_word = &aw[0]
-    f.tables.lowercase = lowercase
-    f.tables.strip_marks = strip_marks
+    bind_tables(unicode_tables, ascii_word, lowercase, strip_marks, &f.tables)
     f.n_segments = len(segments)
     f.min_n = <int64_t *>malloc(max(f.n_segments, 1) * sizeof(int64_t))
     f.max_n = <int64_t *>malloc(max(f.n_segments, 1) * sizeof(int64_t))

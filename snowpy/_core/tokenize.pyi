@@ -1,6 +1,8 @@
+from typing import Any
+
 import numpy as np
 
-def tokenize(data: np.ndarray, offsets: np.ndarray, classes: np.ndarray, lower: np.ndarray,
+def tokenize(data: np.ndarray, offsets: np.ndarray, unicode_tables: Any,
              ascii_word: np.ndarray, lowercase: bool, strip_marks: bool, out: np.ndarray,
              starts: np.ndarray, ends: np.ndarray, doc_ptr: np.ndarray,
              invalid: np.ndarray) -> tuple[int, int]: ...

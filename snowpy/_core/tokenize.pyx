@@ -54,8 +54,10 @@ cdef int64_t tokenize_spans(const uint8_t *data, const int64_t *begins, const in
                             int64_t *invalid, int64_t *n_tokens) noexcept nogil:
     """Tokenise documents ``data[begins[d]:doc_ends[d]]`` (anywhere in ``data``); as
     :func:`tokenize_into`, ``invalid`` may be NULL."""
-    cdef const uint8_t *classes = tables.classes
-    cdef const int32_t *lower = tables.lower
+    cdef const int32_t *class_index = tables.class_index
+    cdef const uint8_t *class_pages = tables.class_pages
+    cdef const int32_t *lower_index = tables.lower_index
+    cdef const int32_t *lower_pages = tables.lower_pages
     cdef const uint8_t *ascii_word = tables.ascii_word
     cdef bint lowercase = tables.lowercase
     cdef bint strip_marks = tables.strip_marks
@@ -138,9 +140,9 @@ cdef int64_t tokenize_spans(const uint8_t *data, const int64_t *begins, const in
                         count += 1
                         in_token = False
                     continue
-            kind = classes[cp]
+            kind = class_pages[(<int64_t>class_index[cp >> 8] << 8) | (cp & 255)]
             if lowercase:
-                cp = lower[cp]
+                cp = cp + lower_pages[(<int64_t>lower_index[cp >> 8] << 8) | (cp & 255)]
             if kind == WORD or (kind == MARK and in_token):
                 if kind == MARK and strip_marks:
                     continue
@@ -174,12 +176,33 @@ cdef int64_t tokenize_spans(const uint8_t *data, const int64_t *begins, const in
     return pos
 
 
-def tokenize(const uint8_t[::1] data, const int64_t[::1] offsets,
-             const uint8_t[::1] classes, const int32_t[::1] lower,
+cdef int bind_tables(object unicode_tables, const uint8_t[::1] ascii_word, bint lowercase,
+                     bint strip_marks, Tables *out) except -1:
+    """Point ``out`` at the arrays of a :class:`snowpy.text.unicode.UnicodeTables` (the
+    caller keeps them alive)."""
+    cdef const int32_t[::1] class_index = unicode_tables.class_index
+    cdef const uint8_t[::1] class_pages = unicode_tables.class_pages
+    cdef const int32_t[::1] lower_index = unicode_tables.lower_index
+    cdef const int32_t[::1] lower_pages = unicode_tables.lower_pages
+    if class_index.shape[0] != 0x110000 // 256 or lower_index.shape[0] != 0x110000 // 256 \
+            or ascii_word.shape[0] != 256:
+        raise ValueError("the tokeniser's tables have the wrong shape")
+    out.class_index = &class_index[0]
+    out.class_pages = &class_pages[0]
+    out.lower_index = &lower_index[0]
+    out.lower_pages = &lower_pages[0]
+    out.ascii_word = &ascii_word[0]
+    out.lowercase = lowercase
+    out.strip_marks = strip_marks
+    return 0
+
+
+def tokenize(const uint8_t[::1] data, const int64_t[::1] offsets, unicode_tables,
              const uint8_t[::1] ascii_word, bint lowercase, bint strip_marks,
              uint8_t[::1] out, int64_t[::1] starts, int64_t[::1] ends, int64_t[::1] doc_ptr,
              int64_t[::1] invalid):
-    """Tokenise the documents of ``data`` (see the module); returns ``(used, n_tokens)``.
+    """Tokenise the documents of ``data`` (see the module) with ``unicode_tables`` (a
+    :class:`snowpy.text.unicode.UnicodeTables`); returns ``(used, n_tokens)``.
 
     ``out`` holds at least ``2 * size + 1`` bytes and ``starts``/``ends``
     ``size + 1`` entries, ``size`` the documents' bytes.
@@ -189,11 +212,7 @@ def tokenize(const uint8_t[::1] data, const int64_t[::1] offsets,
     cdef int64_t used
     cdef Py_ssize_t n_docs = offsets.shape[0] - 1
     cdef uint8_t empty = 0
-    tables.classes = &classes[0]
-    tables.lower = &lower[0]
-    tables.ascii_word = &ascii_word[0]
-    tables.lowercase = lowercase
-    tables.strip_marks = strip_marks
+    bind_tables(unicode_tables, ascii_word, lowercase, strip_marks, &tables)
     if n_docs < 0:
         return 0, 0
     with nogil:

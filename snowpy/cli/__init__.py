@@ -7,6 +7,7 @@ error, 130 interrupted. ``--debug`` (or ``SNOWPY_DEBUG=1``) shows tracebacks.
 
 from __future__ import annotations
 
+import os
 from typing import Annotated
 
 import typer
@@ -55,4 +56,7 @@ app.add_typer(corpus_app, name="corpus")
 
 def main() -> None:
     """Entry point of the ``snowpy`` script."""
+    # numpy's OpenBLAS starts a thread per core at import, which then spin: the commands
+    # do no linear algebra worth them (and a single thread steadies numpy's import)
+    os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
     app(prog_name="snowpy")

@@ -26,10 +26,9 @@ class WordsOnly:
 
     def __init__(self, segments: list, lowercase: bool, strip_marks: bool, mode: int,
                  l2: bool, bits: int) -> None:
-        classes, lower = tables()
         spec = [(int(segment.kernel.params[0]), int(segment.kernel.params[1]),
                  int(segment.seed)) for segment in segments]
-        self.words = WordsRow(classes, lower, _ascii_word(bool(lowercase)), bool(lowercase),
+        self.words = WordsRow(tables(), _ascii_word(bool(lowercase)), bool(lowercase),
                               bool(strip_marks), spec, int(mode), bool(l2), int(bits))
 
     @property

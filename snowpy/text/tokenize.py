@@ -91,7 +91,6 @@ def tokenize_bytes(
     >>> stream.tokens(0)
     ['hello', 'wörld', '東', '京', 'ok', '😀']
     """
-    classes, lower = tables()
     size = int(offsets[-1] - offsets[0]) if offsets.size else 0
     n_docs = max(offsets.size - 1, 0)
     # lower-casing can lengthen a code point by one byte (2 -> 3), spaces add one per token;
@@ -102,8 +101,8 @@ def tokenize_bytes(
     ends = get("ends", size + 1, np.int64)
     doc_ptr = np.zeros(n_docs + 1, dtype=np.int64)
     invalid = np.zeros(n_docs, dtype=np.int64)
-    used, n_tokens = _compiled.tokenize(data, offsets.astype(np.int64, copy=False), classes,
-                                        lower, _ascii_word(bool(lowercase)), lowercase,
+    used, n_tokens = _compiled.tokenize(data, offsets.astype(np.int64, copy=False), tables(),
+                                        _ascii_word(bool(lowercase)), lowercase,
                                         strip_marks, out, starts, ends, doc_ptr, invalid)
     return TokenStream(out[:used], starts[:n_tokens], ends[:n_tokens], doc_ptr, invalid)
 
@@ -111,7 +110,10 @@ def tokenize_bytes(
 @functools.cache
 def _ascii_word(lowercase: bool) -> np.ndarray:
     """Per byte: its (lower-cased) value for an ASCII word character, else 0."""
-    classes, lower = tables()
+    unicode_tables = tables()  # (the page of the first 256 code points)
+    classes = unicode_tables.class_pages.reshape(-1, 256)[unicode_tables.class_index[0]]
+    lower = np.arange(256) + unicode_tables.lower_pages.reshape(-1, 256)[
+        unicode_tables.lower_index[0]]
     # the tokeniser's ASCII fast path relies on this
     assert np.isin(classes[:128], (WORD, SEPARATOR)).all()
     table = np.zeros(256, dtype=np.uint8)
