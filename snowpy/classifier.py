@@ -266,6 +266,21 @@ class SnowClassifier(RuleParamsEstimator):
         network.fit(X, labels, sample_weight=sample_weight, targets=targets,
                     progress=progress)
 
+    def fit_rows(self, rows: Any, labels: Sequence[Any], *, keys: np.ndarray | None = None,
+                 progress: Any = None) -> SnowClassifier:
+        """Train on documents featurised already by this classifier's front end: rows
+        from :meth:`Featurizer.rows` (or a CSR matrix) of ``2**bits`` columns, or what
+        :func:`snowpy.files.read_rows` read. ``keys``: the documents' shuffling keys
+        (:func:`snowpy.text.keys.document_keys`, which ``fit`` uses); without them the
+        examples shuffle by their features. ``fit(texts, labels)`` is ``fit_rows`` of
+        their rows and keys."""
+        network = self._make_network()
+        network.check_options()
+        self.featurizer_ = self._make_featurizer()
+        self.network_ = network
+        self._fit_rows(rows, labels, keys if self.shuffle else None, progress=progress)
+        return self
+
     def fit_file(self, path: Any, *, format: str | None = None, multilabel: bool = False,
                  progress: Any = None) -> SnowClassifier:
         """Train on a corpus file of ``label<TAB>text`` or fastText lines, or any file
@@ -281,23 +296,18 @@ class SnowClassifier(RuleParamsEstimator):
         from snowpy import corpora
         from snowpy.files import read_rows
 
-        network = self._make_network()
-        network.check_options()
-        self.featurizer_ = self._make_featurizer()
-        self.network_ = network
+        self._make_network().check_options()  # a bad option fails before the reading
         kind = format or corpora.detect_format(path)
         phase(progress, "reading", None)
-        read = None if self.keep_names else read_rows(path, self.featurizer_, format=kind,
-                                                       multilabel=multilabel)
+        read = None if self.keep_names else read_rows(path, self._make_featurizer(),
+                                                       format=kind, multilabel=multilabel)
         if read is None:
             options: dict[str, Any] = {"multilabel": True} \
                 if multilabel and kind == "fasttext" else {}
             documents = list(corpora.read(path, format=kind, **options))
             return self.fit([d.text for d in documents], [d.label for d in documents],
                             progress=progress)
-        self._fit_rows(read.rows, read.labels, read.keys if self.shuffle else None,
-                       progress=progress)
-        return self
+        return self.fit_rows(read.rows, read.labels, keys=read.keys, progress=progress)
 
     def _name_kept_features(self, texts: Any, ids: np.ndarray) -> None:
         """With ``keep_names``: the strings of the features the network keeps (a pass

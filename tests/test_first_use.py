@@ -404,10 +404,20 @@ def test_training_says_each_phase_and_compiles_nothing(tmp_path, monkeypatch):
     monkeypatch.setattr(sys.modules["snowpy.cli.train"], "TrainingReporter", Listening)
     result = run("train", TRAIN, "-o", tmp_path / "m.snowpy", "--epochs", "2")
     assert result.exit_code == 0, result.output
-    assert heard == [("featurising", None), ("calibration fold 1 of 3", None),
+    # (a clean label<TAB>text file is featurised as it is read: no phase of its own)
+    assert heard == [("calibration fold 1 of 3", None),
                      ("calibration fold 2 of 3", None), ("calibration fold 3 of 3", None),
                      ("training", 800), ("calibrating", None), ("saving", None)]
     assert "compiling" not in result.stderr
+    heard.clear()  # a corpus the Python reader reads (a folder here) is featurised after
+    texts = tmp_path / "texts"
+    for label in ("a", "b"):
+        (texts / label).mkdir(parents=True)
+        for i in range(5):
+            (texts / label / f"{i}.txt").write_text(f"{label} words number {i}")
+    result = run("train", texts, "-o", tmp_path / "m.snowpy", "--epochs", "2")
+    assert result.exit_code == 0, result.output
+    assert heard[0] == ("featurising", None) and heard[-1] == ("saving", None)
 
 
 def test_the_training_rate_is_over_a_recent_window(monkeypatch):

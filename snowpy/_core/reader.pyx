@@ -412,7 +412,7 @@ cdef void scratch_free(Scratch *w) noexcept nogil:
 cdef int scratch_fit(Scratch *w, int64_t size, int64_t n_docs, int64_t room,
                      int64_t n_segments) noexcept nogil:
     """Buffers for ``size`` bytes of text in ``n_docs`` documents, ``room`` ids."""
-    if size > w.size_cap:
+    if size > w.size_cap or w.text == NULL:
         free(w.text)
         free(w.starts)
         free(w.token_ends)
@@ -420,7 +420,7 @@ cdef int scratch_fit(Scratch *w, int64_t size, int64_t n_docs, int64_t room,
         w.text = <uint8_t *>malloc(2 * w.size_cap + 1)
         w.starts = <int64_t *>malloc((w.size_cap + 1) * sizeof(int64_t))
         w.token_ends = <int64_t *>malloc((w.size_cap + 1) * sizeof(int64_t))
-    if n_docs > w.docs_cap:
+    if n_docs > w.docs_cap or w.doc_ptr == NULL:
         free(w.doc_ptr)
         free(w.invalid)
         free(w.ptrs)
@@ -430,7 +430,7 @@ cdef int scratch_fit(Scratch *w, int64_t size, int64_t n_docs, int64_t room,
         w.invalid = <int64_t *>malloc((w.docs_cap + 1) * sizeof(int64_t))
         w.ptrs = <int64_t *>malloc(n_segments * (w.docs_cap + 1) * sizeof(int64_t))
         w.indptr = <int64_t *>malloc((w.docs_cap + 1) * sizeof(int64_t))
-    if room > w.room_cap:
+    if room > w.room_cap or w.ids == NULL:
         free(w.ids)
         free(w.scratch)
         free(w.tmp)

@@ -102,15 +102,17 @@ def evaluate(
     with phases("reading"):
         read = read_documents(corpus, split=split, format=format, on_error=on_error,
                               layout=layout, prefer="test")
+    texts = read.texts
+    assert texts is not None  # (read_documents reads the texts)
     if not json_output:
         err(describe_read(corpus, read))
     if abstain is not None and not 0.0 <= abstain <= 1.0:
         raise typer.BadParameter("must be a probability margin from 0 to 1",
                                  param_hint="--abstain")
     network = classifier.network_
-    with phases(f"featurising {len(read.texts):,} documents"):  # once, for every figure
-        X = classifier.transform(read.texts)
-    with phases(f"predicting {len(read.texts):,} documents"):
+    with phases(f"featurising {len(texts):,} documents"):  # once, for every figure
+        X = classifier._rows(texts)
+    with phases(f"predicting {len(texts):,} documents"):
         predicted = network.predict(X)
     report = _measure(network, X, read.labels, predicted, bins, phases)
     if (abstain is not None or plot is not None) and not network.multilabel_:
@@ -126,7 +128,7 @@ def evaluate(
                                  "accuracy_answered": accuracy or 0.0}
     if errors is not None:
         report["errors_file"] = str(errors)
-        report["errors_written"] = _write_errors(network, X, read.texts, read.labels,
+        report["errors_written"] = _write_errors(network, X, texts, read.labels,
                                                  predicted, errors)
     report["split"] = read.split
     report["skipped"] = read.problems.skipped

@@ -23,6 +23,7 @@ __all__ = [
     "describe_read",
     "iter_documents",
     "read_documents",
+    "read_featurised",
     "read_lines",
 ]
 
@@ -133,12 +134,47 @@ def _column_number(value: str, option: str) -> int:
 
 
 class CorpusRead(NamedTuple):
-    """What :func:`read_documents` read: texts, labels, the problems report, the split."""
+    """What :func:`read_documents` read: texts, labels, the problems report, the split;
+    or, read by the compiled reader (:func:`read_featurised`), no texts but their rows
+    of features and shuffling keys."""
 
-    texts: list[Any]
-    labels: list[Any]
+    texts: list[Any] | None
+    labels: Any
     problems: Any
     split: str | None
+    rows: Any = None
+    keys: Any = None
+
+    def __len__(self) -> int:  # (the documents read)
+        return len(self.labels)
+
+
+def read_featurised(corpus: str, featurizer: Any, *, split: str | None, format: str | None,
+                    layout: ReadOptions | None = None) -> CorpusRead | None:
+    """A ``label<TAB>text`` or fastText file read and featurised in compiled code
+    (:func:`snowpy.files.read_rows`), or None when CORPUS, its layout or the front end
+    is one the Python reader reads (then :func:`read_documents`)."""
+    from snowpy import corpora
+    from snowpy.corpora.documents import Problems
+    from snowpy.files import read_rows, reads_in_compiled_code
+
+    layout = layout or ReadOptions()
+    path = Path(corpus)
+    if corpus == "-" or split is not None or "::" in corpus or not path.is_file() \
+            or featurizer.keep_names or not reads_in_compiled_code(featurizer):
+        return None
+    if (layout.encoding or "utf-8").lower().replace("_", "-") not in ("utf-8", "utf8"):
+        return None
+    if layout.label_column is not None or layout.text_column or layout.header is not None \
+            or layout.label_field or layout.text_field:
+        return None
+    kind = format or corpora.detect_format(corpus)
+    if kind not in ("tsv", "fasttext") or (layout.multilabel and kind != "fasttext"):
+        return None
+    read = read_rows(path, featurizer, format=kind, multilabel=layout.multilabel)
+    if read is None:
+        return None
+    return CorpusRead(None, read.labels, Problems(), None, read.rows, read.keys)
 
 
 def read_documents(corpus: str, *, split: str | None, format: str | None, on_error: str,
@@ -252,7 +288,9 @@ def check_classes(corpus: str, read: CorpusRead) -> None:
             "or csv file, a label column: see --label-column)")
 
 
-def _classes(labels: list[Any]) -> set[Any]:
+def _classes(labels: Any) -> set[Any]:
+    if hasattr(labels, "tolist"):  # (an array of strings: Python's strings, as read)
+        labels = labels.tolist()
     names: set[Any] = set()
     for label in labels:
         names.update(label if isinstance(label, (list, tuple)) else (label,))
@@ -264,7 +302,7 @@ def describe_read(corpus: str, read: CorpusRead) -> str:
     20 classes``, then a line for each note a reader made (a header row recognised...)."""
     names = _classes(read.labels)
     where = f"{corpus}, split {read.split}" if read.split else corpus
-    lines = [f"read {where}: {len(read.texts):,} document{'s' * (len(read.texts) != 1)}, "
+    lines = [f"read {where}: {len(read):,} document{'s' * (len(read) != 1)}, "
              f"{len(names):,} class{'es' * (len(names) != 1)}"]
     lines += [f"note: {note}" for note in getattr(read.problems, "notes", ())]
     return "\n".join(lines)

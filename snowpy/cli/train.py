@@ -34,6 +34,7 @@ from snowpy.cli.reading import (
     describe_read,
     iter_documents,
     read_documents,
+    read_featurised,
 )
 from snowpy.cli.stream import StreamReport, learn_stream
 from snowpy.exceptions import ConfigurationError
@@ -237,9 +238,11 @@ def train(
         return
     chatty = not (quiet or json_output)
     with Phases(quiet=not chatty)("reading"):
-        read = read_documents(corpus, split=split, format=format, on_error=on_error,
+        read = read_featurised(corpus, classifier._make_featurizer(), split=split,
+                               format=format, layout=layout) \
+            or read_documents(corpus, split=split, format=format, on_error=on_error,
                               layout=layout, prefer="train")
-    texts, labels, problems, split = read
+    texts, labels, problems, split = read[:4]
     if chatty:
         err(describe_read(corpus, read))
     check_classes(corpus, read)
@@ -255,15 +258,18 @@ def train(
         tested = _test_documents(test, layout, on_error)
         if chatty:
             err(describe_read(test, tested) + " (to test on)")
-        learning = LearningCurve(classifier, tested, test_every or max(len(texts) // 10, 1),
-                                 len(texts), say=err if chatty else None)
+        learning = LearningCurve(classifier, tested, test_every or max(len(read) // 10, 1),
+                                 len(read), say=err if chatty else None)
     elif test_every is not None or curve is not None:
         raise ConfigurationError("--test-every and --curve go with --test CORPUS")
-    reporter: Any = TrainingReporter(len(texts), epochs) if chatty else None
+    reporter: Any = TrainingReporter(len(read), epochs) if chatty else None
     if learning is not None:
         reporter = learning.around(reporter)
     try:
-        run_interruptibly(lambda progress: classifier.fit(texts, labels, progress=progress),
+        run_interruptibly(lambda progress: classifier.fit(texts, labels, progress=progress)
+                          if texts is not None else
+                          classifier.fit_rows(read.rows, labels, keys=read.keys,
+                                              progress=progress),
                           reporter, on_stuck=lambda: err(
                               f"interrupted: the training did not stop in time (the rule's "
                               f"update kernel did not return); stopped without saving "
@@ -297,7 +303,7 @@ def train(
     seconds = time.perf_counter() - started
     net = classifier.network_
     summary = {
-        "model": str(output), "corpus": corpus, "split": split, "documents": len(texts),
+        "model": str(output), "corpus": corpus, "split": split, "documents": len(read),
         "classes": len(net.classes_),
         "rule": rule, "rule_params": net.rule_params_, "epochs_run": len(net.mistakes_),
         "links": net.n_links_,
@@ -305,7 +311,7 @@ def train(
         "calibrated": net.calibration_ is not None, "inference_only": inference_only,
         **({"learning_curve": learning.points} if learning is not None else {}),
     }
-    summarise(summary, f"trained {rule} on {len(texts)} documents, {len(net.classes_)} "
+    summarise(summary, f"trained {rule} on {len(read):,} documents, {len(net.classes_)} "
               f"classes, {len(net.mistakes_)} epochs, {net.n_links_:,} links in "
               f"{seconds:.1f} s; saved {output}", json_output=json_output, quiet=quiet)
 

@@ -1,0 +1,147 @@
+"""The compiled reader of corpus files (snowpy.files): the same documents, labels,
+features and shuffling keys as the Python reader and the front end, and every line the
+Python reader treats in a way of its own left to it."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import snowpy
+from snowpy import corpora
+from snowpy.files import read_rows
+from snowpy.text import Featurizer
+from snowpy.text.keys import document_keys
+
+
+def python_read(path, featurizer, format, multilabel=False):
+    options = {"multilabel": True} if multilabel else {}
+    documents = list(corpora.read(path, format=format, **options))
+    texts = [d.text for d in documents]
+    labels = [d.label for d in documents]
+    return featurizer.rows(texts), labels, document_keys(texts, labels)
+
+
+def assert_same(path, format, featurizer=None, multilabel=False):
+    featurizer = featurizer or Featurizer(ngrams=(1, 2), bits=18)
+    read = read_rows(path, featurizer, format=format, multilabel=multilabel)
+    assert read is not None, "the compiled reader refused a clean file"
+    X, labels, keys = python_read(path, featurizer, format, multilabel)
+    assert np.array_equal(read.rows.indptr, X.indptr)
+    assert np.array_equal(read.rows.indices, X.indices)
+    got = read.labels if multilabel else read.labels.tolist()
+    assert got == labels
+    assert np.array_equal(read.keys, keys)
+    return read
+
+
+LINES = [
+    "ham\tsee you at lunch\n",
+    "spam\tWIN a FREE prize!!! café Ünïcödé 東京 😀\r\n",
+    "\n",
+    "   \t  \n",
+    "  ham  \tpadded label, tab\tinside the text\n",
+    "spam\t\n",
+    "ham\tthe last line has no line feed",
+]
+
+
+def test_a_tsv_file_reads_as_the_python_reader_reads_it(tmp_path):
+    path = tmp_path / "c.tsv"
+    path.write_text("".join(LINES), encoding="utf-8")
+    for featurizer in (Featurizer(bits=18), Featurizer(ngrams=(1, 3), bits=20),
+                       Featurizer(ngrams=2, lowercase=False, values="count", norm="l2")):
+        read = assert_same(path, "tsv", featurizer)
+    assert len(read) == 5 and read.lines == 7
+
+
+def test_fasttext_files_single_and_multilabel(tmp_path):
+    path = tmp_path / "c.txt"
+    path.write_text("__label__ham see you\n__label__spam  win   money\t now\n\n"
+                    "  __label__ham tabs\tand  spaces\n", encoding="utf-8")
+    assert_same(path, "fasttext")
+    multi = tmp_path / "m.txt"
+    multi.write_text("__label__a __label__b two labels\n__label__b one\n"
+                     "__label__a __label__a twice\n", encoding="utf-8")
+    read = assert_same(multi, "fasttext", multilabel=True)
+    assert read.labels[0] == ("a", "b")
+    assert read_rows(multi, Featurizer(), format="fasttext") is None  # several: single
+
+
+def test_pieces_read_in_threads_join_as_one(tmp_path, monkeypatch):
+    import snowpy.files as files
+
+    path = tmp_path / "c.tsv"
+    with path.open("w", encoding="utf-8") as out:
+        for i in range(3000):
+            out.write(f"{'abc'[i % 3]}\tdocument {i} words {i * 7 % 101} and más\n")
+    monkeypatch.setattr(files, "PIECE", 4096)  # many pieces, each ending at a line feed
+    read = assert_same(path, "tsv")
+    assert len(read) == 3000
+
+
+@pytest.mark.parametrize("content, why", [
+    (b"ham\tok\nspam\tbad \xff byte\n", "not UTF-8"),
+    (b"ham\tok\nno tab on this line\n", "a line without a tab"),
+    (b"ham\tok\n  \tno label\n", "an empty label"),
+    (b"ham\tok\nsp\x00am\ta NUL in the label\n", "a control byte"),
+    (b"ham\tok\n\xc2\xa0\tnbsp label\n", "an empty label, after Python's strip"),
+])
+def test_lines_the_python_reader_treats_its_own_way_are_left_to_it(tmp_path, content, why):
+    path = tmp_path / "c.tsv"
+    path.write_bytes(content)
+    assert read_rows(path, Featurizer(), format="tsv") is None, why
+
+
+def test_fasttext_whitespace_outside_ascii_is_left_to_python(tmp_path):
+    path = tmp_path / "c.txt"
+    path.write_text("__label__a one\u00a0two\n", encoding="utf-8")
+    assert read_rows(path, Featurizer(), format="fasttext") is None
+
+
+def test_front_ends_other_than_word_ngrams_are_left_to_python(tmp_path):
+    path = tmp_path / "c.tsv"
+    path.write_text("".join(LINES), encoding="utf-8")
+    for featurizer in (Featurizer(char_ngrams=(2, 4)), Featurizer(token_pattern=r"\w+"),
+                       Featurizer(strip_accents=True), Featurizer(unicode_form="NFKC")):
+        assert read_rows(path, featurizer, format="tsv") is None
+
+
+def test_fit_file_trains_the_model_fit_trains(tmp_path):
+    path = tmp_path / "c.tsv"
+    texts = [f"doc {i} about {'ab'[i % 2]} topic {i % 7}" for i in range(200)]
+    labels = ["ab"[i % 2] for i in range(200)]
+    path.write_text("".join(f"{y}\t{t}\n" for y, t in zip(labels, texts)), encoding="utf-8")
+    options = dict(epochs=3, calibrate="cv", bits=18)
+    from_file = snowpy.SnowClassifier(**options).fit_file(path)
+    from_texts = snowpy.SnowClassifier(**options).fit(texts[::-1], labels[::-1])  # any order
+    # the same network (its rows numbered in another order: by first appearance)
+    assert from_file.network_.n_links_ == from_texts.network_.n_links_
+    assert from_file.network_.mistakes_ == from_texts.network_.mistakes_
+    assert np.array_equal(from_file.decision_function(texts),
+                          from_texts.decision_function(texts))
+    assert np.array_equal(from_file.predict_proba(texts), from_texts.predict_proba(texts))
+
+
+_TEXT = st.text(alphabet=st.characters(blacklist_categories=("Cs",),
+                                       blacklist_characters="\n\r\t\x00\x85\u2028\u2029"),
+                max_size=40)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from(["a", "b", "c-d", "é"]), _TEXT), min_size=1,
+                max_size=20))
+def test_any_clean_file_reads_as_the_python_reader_reads_it(tmp_path_factory, rows):
+    path = tmp_path_factory.mktemp("files") / "c.tsv"
+    path.write_text("".join(f"{label}\t{text}\n" for label, text in rows), encoding="utf-8")
+    featurizer = Featurizer(ngrams=(1, 2), bits=16)
+    read = read_rows(path, featurizer, format="tsv")
+    if read is None:  # (whitespace outside ASCII alone on a line: the Python reader's)
+        return
+    X, labels, keys = python_read(path, featurizer, "tsv")
+    assert read.labels.tolist() == labels
+    assert np.array_equal(read.rows.indices, X.indices)
+    assert np.array_equal(read.rows.indptr, X.indptr)
+    assert np.array_equal(read.keys, keys)
