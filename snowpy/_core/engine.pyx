@@ -151,18 +151,6 @@ cdef inline void _prefetch_rows(const Pool *p, const batch_t *b, int64_t i) noex
         SNOWPY_PREFETCH(&p.dense[r])
 
 
-cdef inline void _prefetch_links(const Pool *p, const weight_t *W, const batch_t *b,
-                                 int64_t i) noexcept nogil:
-    """Ask the memory for example ``i``'s rows' links (their bookkeeping asked for an
-    example earlier)."""
-    cdef int64_t j, r, first
-    for j in range(b.indptr[i], b.indptr[i + 1]):
-        r = b.rows[j]
-        first = p.start[r]
-        SNOWPY_PREFETCH(&p.target[first])
-        SNOWPY_PREFETCH(&W[first * p.n_planes])
-
-
 cdef inline double _plane_sum(const weight_t *W, int64_t j, const rule_t *rule,
                               int kind) noexcept nogil:
     """The effective weight of slot ``j``: w+ - w- is taken in the storage precision
@@ -179,15 +167,29 @@ cdef inline double _plane_sum(const weight_t *W, int64_t j, const rule_t *rule,
     return total
 
 
-cdef inline void _activations(const Pool *p, const weight_t *W, const rule_t *rule, work_t *ws,
-                              int64_t m, int64_t n_targets, double vsum) noexcept nogil:
-    """``acc[t]``: absent * sum_k v_k + sum_k v_k * sum_{links of r_k} (w - absent)."""
+cdef inline void _activations(const Pool *p, const weight_t *W, const weight_t *U,
+                              const rule_t *rule, work_t *ws, int64_t m, int64_t n_targets,
+                              double vsum, const batch_t *b, int64_t next_i) noexcept nogil:
+    """``acc[t]``: absent * sum_k v_k + sum_k v_k * sum_{links of r_k} (w - absent).
+
+    As each row is read, the memory of a row of the next example (``next_i``, -1 for
+    none) is asked for: its links' targets, weights and averaging sums, spread over the
+    example so that the requests never queue up at once."""
     cdef double absent = rule.absent
     cdef int64_t t, k, r, first, j, stop
+    cdef int64_t ahead = b.indptr[next_i] if next_i >= 0 else 0
+    cdef int64_t ahead_stop = b.indptr[next_i + 1] if next_i >= 0 else 0
     cdef double v
     for t in range(n_targets):
         ws.acc[t] = absent * vsum
     for k in range(m):
+        if ahead < ahead_stop:
+            j = p.start[b.rows[ahead]]
+            SNOWPY_PREFETCH(&p.target[j])
+            SNOWPY_PREFETCH(&W[j * p.n_planes])
+            if p.averaging:
+                SNOWPY_PREFETCH(&U[j * p.n_planes])
+            ahead += 1
         r = ws.row_buf[k]
         v = ws.val_buf[k]
         first = p.start[r]
@@ -298,8 +300,6 @@ cdef outcome_t epoch(Pool *p, weight_t *W, weight_t *U, const rule_t *rule, cons
         # the memory for the next two examples, asked for while this one is learned
         if pos + 2 < b.n_order:
             _prefetch_rows(p, b, b.order[pos + 2])
-        if pos + 1 < b.n_order:
-            _prefetch_links(p, W, b, b.order[pos + 1])
         mark = first_mark + pos + 1
         ws.mark = mark  # (kept current: every return leaves the clock past what it used)
         ws.tag = tag
@@ -362,7 +362,8 @@ cdef outcome_t epoch(Pool *p, weight_t *W, weight_t *U, const rule_t *rule, cons
                     p.count[r] += 1
                 ws.eligible[k] = r == 0 or p.count[r] >= opt.min_count
         # --- activations, and the scores before learning
-        _activations(p, W, rule, ws, m, n_targets, vsum)
+        _activations(p, W, U, rule, ws, m, n_targets, vsum, b,
+                     b.order[pos + 1] if pos + 1 < b.n_order else -1)
         if b.scores != NULL:
             _record_scores(p, W, U, rule, ws, m, n_targets, seen, theta,
                            b.scores + pos * n_targets)

@@ -289,8 +289,10 @@ def check_classes(corpus: str, read: CorpusRead) -> None:
 
 
 def _classes(labels: Any) -> set[Any]:
-    if hasattr(labels, "tolist"):  # (an array of strings: Python's strings, as read)
-        labels = labels.tolist()
+    if hasattr(labels, "tolist"):  # an array of strings: its distinct ones, as Python's
+        import numpy as np
+
+        return set(np.unique(labels).tolist())
     names: set[Any] = set()
     for label in labels:
         names.update(label if isinstance(label, (list, tuple)) else (label,))
