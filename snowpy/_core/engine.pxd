@@ -1,7 +1,7 @@
 from libc.stdint cimport int32_t, int64_t, uint8_t
 
 from snowpy._core.abi cimport update_fn
-from snowpy._core.pool cimport Pool
+from snowpy._core.pool cimport Pool, row_t
 from snowpy._core.rules cimport UpdateKernel
 
 cdef enum:
@@ -111,11 +111,8 @@ cdef class Links:
     cdef double *Wd
     cdef double *Ud
     cdef object _arrays
-    cdef int64_t[::1] _start
-    cdef int32_t[::1] _size
-    cdef int32_t[::1] _cap
+    cdef row_t[::1] _rows
     cdef int32_t[::1] _count
-    cdef uint8_t[::1] _dense
     cdef int32_t[::1] _target
     cdef int32_t[::1] _lcount
     cdef int64_t[::1] _meta

@@ -18,9 +18,9 @@ class Workspace:
 
 class Links:
     single: bool
-    def __init__(self, start: np.ndarray, size: np.ndarray, cap: np.ndarray,
-                 count: np.ndarray, dense: np.ndarray, target: np.ndarray, W: np.ndarray,
-                 U: np.ndarray, lcount: np.ndarray, meta: np.ndarray) -> None: ...
+    def __init__(self, rows: np.ndarray, count: np.ndarray, target: np.ndarray,
+                 W: np.ndarray, U: np.ndarray, lcount: np.ndarray, meta: np.ndarray
+                 ) -> None: ...
     @property
     def capacity(self) -> int: ...
 

@@ -146,9 +146,32 @@ cdef inline void _prefetch_rows(const Pool *p, const batch_t *b, int64_t i) noex
     cdef int64_t j, r
     for j in range(b.indptr[i], b.indptr[i + 1]):
         r = b.rows[j]
-        SNOWPY_PREFETCH(&p.start[r])
-        SNOWPY_PREFETCH(&p.size[r])
-        SNOWPY_PREFETCH(&p.dense[r])
+        SNOWPY_PREFETCH(&p.rows[r])
+
+
+cdef inline void _prefetch_example(const batch_t *b, int64_t i) noexcept nogil:
+    """Ask the memory for example ``i``'s row list and labels (its offsets asked for
+    earlier): in a shuffled order every example's lists lie somewhere new."""
+    cdef int64_t j
+    cdef int64_t first = b.indptr[i]
+    cdef int64_t stop = b.indptr[i + 1]
+    j = first
+    while j < stop:
+        SNOWPY_PREFETCH(&b.rows[j])
+        if b.vals != NULL:
+            SNOWPY_PREFETCH(&b.vals[j])
+        j += 16
+    SNOWPY_PREFETCH(&b.y_targets[b.y_indptr[i]])
+    if b.a_indptr != NULL:
+        SNOWPY_PREFETCH(&b.a_targets[b.a_indptr[i]])
+
+
+cdef inline void _prefetch_offsets(const batch_t *b, int64_t i) noexcept nogil:
+    """Ask the memory for example ``i``'s offsets into the row and label lists."""
+    SNOWPY_PREFETCH(&b.indptr[i])
+    SNOWPY_PREFETCH(&b.y_indptr[i])
+    if b.a_indptr != NULL:
+        SNOWPY_PREFETCH(&b.a_indptr[i])
 
 
 cdef inline double _plane_sum(const weight_t *W, int64_t j, const rule_t *rule,
@@ -184,7 +207,7 @@ cdef inline void _activations(const Pool *p, const weight_t *W, const weight_t *
         ws.acc[t] = absent * vsum
     for k in range(m):
         if ahead < ahead_stop:
-            j = p.start[b.rows[ahead]]
+            j = p.rows[b.rows[ahead]].start
             SNOWPY_PREFETCH(&p.target[j])
             SNOWPY_PREFETCH(&W[j * p.n_planes])
             if p.averaging:
@@ -192,13 +215,13 @@ cdef inline void _activations(const Pool *p, const weight_t *W, const weight_t *
             ahead += 1
         r = ws.row_buf[k]
         v = ws.val_buf[k]
-        first = p.start[r]
+        first = p.rows[r].start
         if ws.dense[k]:  # a dense row is a vector: target t at offset t
-            stop = p.cap[r] if p.cap[r] < n_targets else n_targets
+            stop = p.rows[r].cap if p.rows[r].cap < n_targets else n_targets
             for t in range(stop):
                 ws.acc[t] += v * (_plane_sum(W, first + t, rule, rule.kind) - absent)
         else:
-            for j in range(first, first + p.size[r]):
+            for j in range(first, first + p.rows[r].size):
                 ws.acc[p.target[j]] += v * (_plane_sum(W, j, rule, rule.kind) - absent)
 
 
@@ -216,13 +239,13 @@ cdef inline void _record_scores(const Pool *p, const weight_t *W, const weight_t
     for k in range(m):
         r = ws.row_buf[k]
         v = ws.val_buf[k] / seen
-        first = p.start[r]
+        first = p.rows[r].start
         if ws.dense[k]:  # holes hold no averaging sum
-            stop = p.cap[r] if p.cap[r] < n_targets else n_targets
+            stop = p.rows[r].cap if p.rows[r].cap < n_targets else n_targets
             for t in range(stop):
                 scores[t] -= v * _plane_sum(U, first + t, rule, 0)
         else:
-            for j in range(first, first + p.size[r]):
+            for j in range(first, first + p.rows[r].size):
                 scores[p.target[j]] -= v * _plane_sum(U, j, rule, 0)
 
 
@@ -297,7 +320,13 @@ cdef outcome_t epoch(Pool *p, weight_t *W, weight_t *U, const rule_t *rule, cons
         _prefetch_rows(p, b, b.order[1])
     for pos in range(b.n_order):
         i = b.order[pos]
-        # the memory for the next two examples, asked for while this one is learned
+        # the memory of the examples ahead, asked for in stages while this one is learned:
+        # offsets eight ahead, lists four ahead, rows' bookkeeping two ahead (and links
+        # one ahead, as the activations are summed)
+        if pos + 8 < b.n_order:
+            _prefetch_offsets(b, b.order[pos + 8])
+        if pos + 4 < b.n_order:
+            _prefetch_example(b, b.order[pos + 4])
         if pos + 2 < b.n_order:
             _prefetch_rows(p, b, b.order[pos + 2])
         mark = first_mark + pos + 1
@@ -332,8 +361,8 @@ cdef outcome_t epoch(Pool *p, weight_t *W, weight_t *U, const rule_t *rule, cons
         vsum = 0.0
         for k in range(m):
             r = ws.row_buf[k]
-            ws.dense[k] = p.dense[r] == 1
-            linked += 2 * dense_room if ws.dense[k] else p.size[r]
+            ws.dense[k] = p.rows[r].dense == 1
+            linked += 2 * dense_room if ws.dense[k] else p.rows[r].size
             vsum += ws.val_buf[k]
             ws.grown[k] = False
             ws.eligible[k] = True
@@ -351,7 +380,7 @@ cdef outcome_t epoch(Pool *p, weight_t *W, weight_t *U, const rule_t *rule, cons
         if creating and policy == ALL and fan >= dense_at:
             for k in range(m):
                 r = ws.row_buf[k]
-                if p.size[r] == 0 and not ws.dense[k] and p.meta[USED] + dense_room <= capacity:
+                if p.rows[r].size == 0 and not ws.dense[k] and p.meta[USED] + dense_room <= capacity:
                     densify(p, W, U, r, n_targets, rule.absent_w)
                     ws.dense[k] = True
         # --- eligibility (SNoW -e): rows count their activity
@@ -422,8 +451,8 @@ cdef outcome_t epoch(Pool *p, weight_t *W, weight_t *U, const rule_t *rule, cons
                 if ws.dense[k]:
                     continue  # target t's link is at offset t
                 r = ws.row_buf[k]
-                first = p.start[r]
-                for off in range(p.size[r]):
+                first = p.rows[r].start
+                for off in range(p.rows[r].size):
                     t = p.target[first + off]
                     if ws.needed[t] != tag:
                         continue
@@ -436,7 +465,7 @@ cdef outcome_t epoch(Pool *p, weight_t *W, weight_t *U, const rule_t *rule, cons
                 ws.new_u[c] = seen * (rule.init_w[c] - rule.absent_w[c]) if averaging else 0.0
             n_open = 0  # the rows that may lack a link: not linked to every target
             for k in range(m):
-                if not (ws.dense[k] and p.size[ws.row_buf[k]] >= n_targets) and ws.eligible[k]:
+                if not (ws.dense[k] and p.rows[ws.row_buf[k]].size >= n_targets) and ws.eligible[k]:
                     ws.open_k[n_open] = k
                     n_open += 1
             for c in range(fan):
@@ -452,18 +481,18 @@ cdef outcome_t epoch(Pool *p, weight_t *W, weight_t *U, const rule_t *rule, cons
                     while e >= 0:
                         ws.kmark[ws.qk[e]] = tag
                         if counting_links:
-                            p.lcount[p.start[ws.row_buf[ws.qk[e]]] + ws.qo[e]] += 1
+                            p.lcount[p.rows[ws.row_buf[ws.qk[e]]].start + ws.qo[e]] += 1
                         e = ws.nxt[e]
                 if counting_links:  # links of complete rows are counted here
                     for k in range(m):
-                        if ws.dense[k] and p.size[ws.row_buf[k]] >= n_targets:
-                            p.lcount[p.start[ws.row_buf[k]] + t] += 1
+                        if ws.dense[k] and p.rows[ws.row_buf[k]].size >= n_targets:
+                            p.lcount[p.rows[ws.row_buf[k]].start + t] += 1
                 for o in range(n_open):
                     k = ws.open_k[o]
                     r = ws.row_buf[k]
                     if ws.dense[k]:
-                        j = p.start[r] + t
-                        if t < p.cap[r] and p.target[j] == t:
+                        j = p.rows[r].start + t
+                        if t < p.rows[r].cap and p.target[j] == t:
                             if counting_links:
                                 p.lcount[j] += 1
                             continue
@@ -479,7 +508,7 @@ cdef outcome_t epoch(Pool *p, weight_t *W, weight_t *U, const rule_t *rule, cons
                     if counting_links:
                         p.lcount[j] += 1
                     ws.acc[t] += ws.val_buf[k] * (initial - absent)
-                    _list_link(ws, &q, t, k, j - p.start[r], mark)
+                    _list_link(ws, &q, t, k, j - p.rows[r].start, mark)
         true_score = 0.0
         violated = False
         if opt.constraint:
@@ -516,8 +545,8 @@ cdef outcome_t epoch(Pool *p, weight_t *W, weight_t *U, const rule_t *rule, cons
             for k in range(m):  # dense rows: the link is at offset t
                 if ws.dense[k]:
                     r = ws.row_buf[k]
-                    j = p.start[r] + t
-                    if t >= p.cap[r] or p.target[j] != t:
+                    j = p.rows[r].start + t
+                    if t >= p.rows[r].cap or p.target[j] != t:
                         continue  # a hole: a missing link
                     for o in range(n_planes):
                         ws.wbuf[g * n_planes + o] = W[j * n_planes + o]
@@ -531,7 +560,7 @@ cdef outcome_t epoch(Pool *p, weight_t *W, weight_t *U, const rule_t *rule, cons
                 e = ws.head[t]
                 while e >= 0:
                     k = ws.qk[e]
-                    j = p.start[ws.row_buf[k]] + ws.qo[e]
+                    j = p.rows[ws.row_buf[k]].start + ws.qo[e]
                     for o in range(n_planes):
                         ws.wbuf[g * n_planes + o] = W[j * n_planes + o]
                     ws.kmark[k] = tag
@@ -614,7 +643,7 @@ cdef outcome_t epoch(Pool *p, weight_t *W, weight_t *U, const rule_t *rule, cons
         for k in range(m):
             if ws.grown[k] and not ws.dense[k]:
                 r = ws.row_buf[k]
-                if p.size[r] >= dense_at and p.meta[USED] + dense_room <= capacity:
+                if p.rows[r].size >= dense_at and p.meta[USED] + dense_room <= capacity:
                     densify(p, W, U, r, n_targets, rule.absent_w)
         seen += 1
     else:
@@ -736,33 +765,27 @@ cdef class Links:
     ``count``, ``U`` and ``lcount`` may be empty (rows not counted, no averaging, links
     not counted); ``W`` and ``U`` are float32 or float64."""
 
-    def __cinit__(self, start, size, cap, count, dense, target, W, U, lcount, meta):
+    def __cinit__(self, rows, count, target, W, U, lcount, meta):
         cdef float[:, ::1] wf, uf
         cdef double[:, ::1] wd, ud
-        self._start = start
-        self._size = size
-        self._cap = cap
+        self._rows = rows
         self._count = count
-        self._dense = dense
         self._target = target
         self._lcount = lcount
         self._meta = meta
         self._arrays = (W, U)
-        if size.shape[0] != start.shape[0] or cap.shape[0] != start.shape[0] \
-                or dense.shape[0] != start.shape[0] or W.shape[0] != target.shape[0] \
+        if (count.shape[0] and count.shape[0] != rows.shape[0]) \
+                or W.shape[0] != target.shape[0] \
                 or (U.shape[0] and U.shape[0] != target.shape[0]) \
                 or (lcount.shape[0] and lcount.shape[0] != target.shape[0]):
             raise ValueError("a link store's arrays disagree in length")
-        self.pool.start = &self._start[0]
-        self.pool.size = &self._size[0]
-        self.pool.cap = &self._cap[0]
+        self.pool.rows = &self._rows[0]
         self.pool.count = &self._count[0] if self._count.shape[0] else NULL
-        self.pool.dense = &self._dense[0]
         self.pool.target = &self._target[0] if self._target.shape[0] else NULL
         self.pool.lcount = &self._lcount[0] if self._lcount.shape[0] else NULL
         self.pool.meta = &self._meta[0]
         self.pool.capacity = self._target.shape[0]
-        self.pool.n_rows_capacity = self._start.shape[0]
+        self.pool.n_rows_capacity = self._rows.shape[0]
         self.pool.n_planes = W.shape[1]
         self.pool.averaging = U.shape[0] > 0
         self.single = W.dtype.itemsize == 4

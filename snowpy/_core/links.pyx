@@ -6,15 +6,19 @@ from libc.stdint cimport int32_t, int64_t, uint8_t
 
 import numpy as np
 
-from snowpy._core.pool cimport weight_t
+from snowpy._core.pool cimport row_t, weight_t
 
 ctypedef fused plane_t:
     float
     double
 
 
-def compact(const int64_t[::1] start, const int32_t[::1] size, const int32_t[::1] cap,
-            const uint8_t[::1] dense, int64_t n_rows, const int32_t[::1] target,
+cdef inline int64_t _stop(const row_t row) noexcept nogil:
+    """The end of a row's slots: its links (sparse), or its whole block (dense)."""
+    return row.start + (row.cap if row.dense else row.size)
+
+
+def compact(const row_t[::1] rows, int64_t n_rows, const int32_t[::1] target,
             const plane_t[:, ::1] W, const plane_t[:, ::1] U, const int32_t[::1] lcount,
             const uint8_t[::1] keep):
     """The links of rows ``0 .. n_rows`` in one exact run, in row order (a dense row's
@@ -28,8 +32,8 @@ def compact(const int64_t[::1] start, const int32_t[::1] size, const int32_t[::1
     cdef bint averaging = U.shape[0] > 0
     cdef bint counted = lcount.shape[0] > 0
     for r in range(n_rows):
-        stop = start[r] + (cap[r] if dense[r] else size[r])
-        for j in range(start[r], stop):
+        stop = _stop(rows[r])
+        for j in range(rows[r].start, stop):
             if target[j] >= 0 and (not keeping or keep[j]):
                 total += 1
     dtype = np.float32 if plane_t is float else np.float64
@@ -45,8 +49,8 @@ def compact(const int64_t[::1] start, const int32_t[::1] size, const int32_t[::1
     cdef int32_t[::1] new_lcount = lcount_array
     with nogil:
         for r in range(n_rows):
-            stop = start[r] + (cap[r] if dense[r] else size[r])
-            for j in range(start[r], stop):
+            stop = _stop(rows[r])
+            for j in range(rows[r].start, stop):
                 if target[j] < 0 or (keeping and not keep[j]):
                     continue
                 new_target[out] = target[j]
@@ -62,33 +66,31 @@ def compact(const int64_t[::1] start, const int32_t[::1] size, const int32_t[::1
     return sizes_array, target_array, W_array, U_array, lcount_array
 
 
-def link_positions(const int64_t[::1] start, const int32_t[::1] size, const int32_t[::1] cap,
-                   const uint8_t[::1] dense, const int32_t[::1] target, int64_t n_rows):
+def link_positions(const row_t[::1] rows, const int32_t[::1] target, int64_t n_rows):
     """Pool slots that hold a link, in row order."""
     cdef int64_t total = 0
     cdef int64_t r, j, k = 0
     for r in range(n_rows):
-        total += size[r]
+        total += rows[r].size
     positions = np.empty(total, np.int64)
     cdef int64_t[::1] out = positions
     with nogil:
         for r in range(n_rows):
-            for j in range(start[r], start[r] + (cap[r] if dense[r] else size[r])):
+            for j in range(rows[r].start, _stop(rows[r])):
                 if target[j] >= 0:
                     out[k] = j
                     k += 1
     return positions
 
 
-def kept_positions(const int64_t[::1] start, const int32_t[::1] size, const int32_t[::1] cap,
-                   const uint8_t[::1] dense, const int32_t[::1] target, int64_t n_rows,
+def kept_positions(const row_t[::1] rows, const int32_t[::1] target, int64_t n_rows,
                    const uint8_t[::1] keep):
     """New row sizes and the pool slots of the links ``keep`` keeps, in :func:`compact`'s
     order, as int32 indices."""
     cdef int64_t total = 0
     cdef int64_t r, j, k = 0
     for r in range(n_rows):
-        for j in range(start[r], start[r] + (cap[r] if dense[r] else size[r])):
+        for j in range(rows[r].start, _stop(rows[r])):
             if target[j] >= 0 and keep[j]:
                 total += 1
     sizes_array = np.zeros(n_rows, np.int32)
@@ -97,7 +99,7 @@ def kept_positions(const int64_t[::1] start, const int32_t[::1] size, const int3
     cdef int32_t[::1] out = positions
     with nogil:
         for r in range(n_rows):
-            for j in range(start[r], start[r] + (cap[r] if dense[r] else size[r])):
+            for j in range(rows[r].start, _stop(rows[r])):
                 if target[j] >= 0 and keep[j]:
                     out[k] = <int32_t>j
                     sizes[r] += 1
@@ -105,49 +107,48 @@ def kept_positions(const int64_t[::1] start, const int32_t[::1] size, const int3
     return sizes_array, positions
 
 
-def positions(const int64_t[::1] start, const int32_t[::1] size, const int32_t[::1] cap,
-              const uint8_t[::1] dense, const int32_t[::1] target, const int64_t[::1] rows,
+def positions(const row_t[::1] rows, const int32_t[::1] target, const int64_t[::1] which,
               int64_t t):
-    """The slot of target ``t``'s link in each row (-1 for a row -1 or no link)."""
-    found = np.full(rows.shape[0], -1, np.int64)
+    """The slot of target ``t``'s link in each row of ``which`` (-1 for a row -1 or no
+    link)."""
+    found = np.full(which.shape[0], -1, np.int64)
     cdef int64_t[::1] out = found
     cdef Py_ssize_t k
     cdef int64_t r, j, first
     with nogil:
-        for k in range(rows.shape[0]):
-            r = rows[k]
+        for k in range(which.shape[0]):
+            r = which[k]
             if r < 0:
                 continue
-            first = start[r]
-            if dense[r]:
-                if t < cap[r] and target[first + t] == t:
+            first = rows[r].start
+            if rows[r].dense:
+                if t < rows[r].cap and target[first + t] == t:
                     out[k] = first + t
                 continue
-            for j in range(first, first + size[r]):
+            for j in range(first, first + rows[r].size):
                 if target[j] == t:
                     out[k] = j
                     break
     return found
 
 
-def dense_flags(const int64_t[::1] start, const int32_t[::1] size, const int32_t[::1] target,
-                int64_t n_rows, int64_t n_targets, uint8_t[::1] dense):
+def dense_flags(row_t[::1] rows, const int32_t[::1] target, int64_t n_rows,
+                int64_t n_targets):
     """Mark the rows whose blocks hold targets 0, 1, 2... n_targets - 1 in that order."""
     cdef int64_t r, q
-    cdef uint8_t flag
+    cdef int32_t flag
     with nogil:
         for r in range(n_rows):
-            flag = 1 if size[r] == n_targets and n_targets > 0 else 0
+            flag = 1 if rows[r].size == n_targets and n_targets > 0 else 0
             if flag:
-                for q in range(size[r]):
-                    if target[start[r] + q] != q:
+                for q in range(rows[r].size):
+                    if target[rows[r].start + q] != q:
                         flag = 0
                         break
-            dense[r] = flag
+            rows[r].dense = flag
 
 
-def keep_mask(const int64_t[::1] start, const int32_t[::1] size, const int32_t[::1] cap,
-              const uint8_t[::1] dense, const int32_t[::1] target, const plane_t[:, ::1] W,
+def keep_mask(const row_t[::1] rows, const int32_t[::1] target, const plane_t[:, ::1] W,
               const plane_t[:, ::1] U, double seen, const double[::1] planes, double absent,
               bint round32, double threshold, int64_t n_rows, uint8_t[::1] keep):
     """Per pool slot, whether a link's prediction weight differs from a missing link's by
@@ -158,7 +159,7 @@ def keep_mask(const int64_t[::1] start, const int32_t[::1] size, const int32_t[:
     cdef double effective, weight
     with nogil:
         for r in range(n_rows):
-            for j in range(start[r], start[r] + (cap[r] if dense[r] else size[r])):
+            for j in range(rows[r].start, _stop(rows[r])):
                 if target[j] < 0:
                     continue
                 if r == 0:

@@ -364,10 +364,10 @@ cdef void _score_one(const Pool *p, const plane_t *W, const plane_t *U, const do
             vsum += v
             if r < 0:
                 continue
-        first = p.start[r]
-        is_dense = p.dense[r] == 1
-        stop = first + ((p.cap[r] if p.cap[r] < n_targets else n_targets) if is_dense
-                        else p.size[r])
+        first = p.rows[r].start
+        is_dense = p.rows[r].dense == 1
+        stop = first + ((p.rows[r].cap if p.rows[r].cap < n_targets else n_targets) if is_dense
+                        else p.rows[r].size)
         for j in range(first, stop):
             effective = 0.0
             for q in range(n_planes):

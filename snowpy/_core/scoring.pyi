@@ -1,8 +1,7 @@
 import numpy as np
 
 def score_rows(indptr: np.ndarray, rows: np.ndarray, vals: np.ndarray | None,
-               start: np.ndarray,
-               size: np.ndarray, cap: np.ndarray, dense: np.ndarray, target: np.ndarray,
+               pool_rows: np.ndarray, target: np.ndarray,
                E: np.ndarray, absent: float, bias: float, theta: float,
                out: np.ndarray) -> None: ...
 def effective_weights(W: np.ndarray, U: np.ndarray, used: int, seen: float,

@@ -11,6 +11,7 @@ from libc.stdint cimport int32_t, int64_t, uint8_t
 from libc.stdlib cimport free, malloc
 
 from snowpy._core._types cimport index_t
+from snowpy._core.pool cimport row_t
 
 ctypedef fused plane_t:
     float
@@ -18,11 +19,12 @@ ctypedef fused plane_t:
 
 
 def score_rows(const index_t[::1] indptr, const int32_t[::1] rows, const double[::1] vals,
-               const int64_t[::1] start, const int32_t[::1] size, const int32_t[::1] cap,
-               const uint8_t[::1] dense, const int32_t[::1] target, const double[::1] E,
+               const row_t[::1] pool_rows, const int32_t[::1] target, const double[::1] E,
                double absent, double bias, double theta, double[:, ::1] out):
     """Fill ``out[i, t]`` with the score of every row ``i`` of a CSR matrix whose
-    ``rows`` are pool rows (-1: a feature never seen); the bias is row 0."""
+    ``rows`` are pool rows (-1: a feature never seen; the bias is row 0), whose
+    bookkeeping is ``pool_rows``."""
+    cdef row_t row
     cdef Py_ssize_t n_targets = out.shape[1]
     cdef double *acc = <double *>malloc((n_targets if n_targets else 1) * sizeof(double))
     cdef Py_ssize_t i, t, stop
@@ -51,13 +53,14 @@ def score_rows(const index_t[::1] indptr, const int32_t[::1] rows, const double[
                     vsum += v
                     if r < 0:
                         continue
-                first = start[r]
-                if dense[r] == 1:  # target t at offset t; a hole weighs nothing
-                    stop = cap[r] if cap[r] < n_targets else n_targets
+                row = pool_rows[r]
+                first = row.start
+                if row.dense == 1:  # target t at offset t; a hole weighs nothing
+                    stop = row.cap if row.cap < n_targets else n_targets
                     for t in range(stop):
                         acc[t] += v * E[first + t]
                 else:
-                    for j in range(first, first + size[r]):
+                    for j in range(first, first + row.size):
                         acc[target[j]] += v * E[j]
             base = absent * vsum - theta
             for t in range(n_targets):

@@ -4,7 +4,8 @@ A network's links live in one *pool* of parallel arrays (:mod:`snowpy.network.li
 ``target[j]`` (``int32``), ``W[j, p]`` (the weight planes), ``U[j, p]`` (the
 averaging sums, when averaging) and ``lcount[j]`` (the link's count, when
 kept). Each feature row ``r`` owns one *block* of the pool, ``start[r]`` to
-``start[r] + size[r]``, with room for ``cap[r]`` links. Links are appended to
+``start[r] + size[r]``, with room for ``cap[r]`` links (one 16-byte record per row,
+:data:`snowpy.network.links.ROW`, read whole). Links are appended to
 their block, never moved within it while an example is being learned, so a
 link's *offset* in its block is stable; a full block moves, whole, to a block
 of twice the room, and the old one goes on a free list of its size class,

@@ -45,7 +45,7 @@ if TYPE_CHECKING:  # pragma: no cover
 else:
     sp = lazy_module("scipy.sparse")
 
-__all__ = ["LINK_POLICIES", "ONLINE_WIDTH", "PRECISIONS", "LinkStore"]
+__all__ = ["LINK_POLICIES", "ONLINE_WIDTH", "PRECISIONS", "ROW", "LinkStore"]
 
 #: Storage precision of the weights: name -> (dtype, smallest and largest magnitude kept).
 PRECISIONS = {"float64": (np.float64, 1e-100, 1e100), "float32": (np.float32, 1e-30, 1e30)}
@@ -55,6 +55,12 @@ _MAX_ROWS = 2**31 - 2
 #: any id below it.
 ONLINE_WIDTH = 2**31
 _MAX_LINKS = 2**31 - 1
+#: A row's bookkeeping, one record of 16 bytes (``row_t`` of ``snowpy/_core/pool.pxd``):
+#: the first slot of its block, the links in it, the block's slots, and whether the
+#: row is dense. The engine reads it for every active feature, in an order no
+#: prefetcher foresees: one cache line, not four arrays' lines.
+ROW = np.dtype([("start", np.int32), ("size", np.int32), ("cap", np.int32),
+                ("dense", np.int32)])
 
 
 def _grown(holder: Any, name: str, length: int, fill: float | None = 0) -> None:
@@ -128,11 +134,8 @@ class LinkStore:
         self._map = FeatureMap(narrow=n_features <= 2**31, width=n_features)
         self.n_rows = 1
         rows = 1024
-        self.start = np.zeros(rows, np.int64)
-        self.size = np.zeros(rows, np.int32)
-        self.cap = np.zeros(rows, np.int32)
+        self.rows = np.zeros(rows, ROW)
         self.count = np.zeros(rows if self.min_count > 1 else 0, np.int32)
-        self.dense = np.zeros(rows, np.uint8)
         links = 4096
         self.target = np.zeros(links, np.int32)
         self.W = np.zeros((links, self.n_planes), self.dtype)
@@ -183,8 +186,24 @@ class LinkStore:
         return self._map.row_ids.astype(np.int64, copy=False)
 
     @property
-    def rowinfo(self) -> tuple[np.ndarray, ...]:
-        return self.start, self.size, self.cap, self.count, self.dense
+    def start(self) -> np.ndarray:
+        """Each row's first slot (a view of :attr:`rows`)."""
+        return self.rows["start"]
+
+    @property
+    def size(self) -> np.ndarray:
+        """The links of each row (a view of :attr:`rows`)."""
+        return self.rows["size"]
+
+    @property
+    def cap(self) -> np.ndarray:
+        """The slots of each row's block (a view of :attr:`rows`)."""
+        return self.rows["cap"]
+
+    @property
+    def dense(self) -> np.ndarray:
+        """1 for a row laid out by target, slot t for target t (a view of :attr:`rows`)."""
+        return self.rows["dense"]
 
     @property
     def pool(self) -> tuple[np.ndarray, ...]:
@@ -192,7 +211,7 @@ class LinkStore:
 
     def nbytes(self) -> int:
         """Bytes allocated for rows, links, state and the feature map."""
-        arrays = (self.start, self.size, self.cap, self.count, self.dense, self.target,
+        arrays = (self.rows, self.count, self.target,
                   self.W, self.U, self.lcount, self.S)
         return sum(a.nbytes for a in arrays) + self._map.nbytes
 
@@ -218,8 +237,7 @@ class LinkStore:
         bound = self._bound
         if bound is None or bound[0] != self.generation:
             bound = self._bound = (self.generation, Links(
-                self.start, self.size, self.cap, self.count, self.dense, self.target,
-                self.W, self.U, self.lcount, self.meta))
+                self.rows, self.count, self.target, self.W, self.U, self.lcount, self.meta))
         return bound[1]
 
     def add_targets(self, count: int) -> None:
@@ -240,7 +258,7 @@ class LinkStore:
 
     def reserve_rows(self, n_rows: int, *, exact: bool = False) -> None:
         """Make room for ``n_rows`` rows (half as much again, unless ``exact``)."""
-        capacity = self.start.shape[0]
+        capacity = self.rows.shape[0]
         if n_rows <= capacity:
             return
         if n_rows > _MAX_ROWS:
@@ -248,10 +266,7 @@ class LinkStore:
         self._bound = None  # (the engine's binding holds the arrays: they could not grow
         #                    in place)
         new = n_rows if exact else min(max(n_rows, capacity + capacity // 2), _MAX_ROWS)
-        _grown(self, "start", new)
-        _grown(self, "size", new)
-        _grown(self, "cap", new)
-        _grown(self, "dense", new, 0)
+        _grown(self, "rows", new)
         if self.count.shape[0]:
             _grown(self, "count", new)
         self.replaced()
@@ -316,7 +331,7 @@ class LinkStore:
         """
         flags = np.zeros(0, np.bool_) if keep is None else keep
         sizes, target, W, U, lcount = _compiled.compact(
-            self.start, self.size, self.cap, self.dense, self.n_rows, self.target, self.W,
+            self.rows, self.n_rows, self.target, self.W,
             self.U if self.U.shape[0] else self.W[:0], self.lcount, flags.view(np.uint8))
         if not self.U.shape[0]:
             U = np.zeros((0, self.U.shape[1]), self.U.dtype)
@@ -345,8 +360,7 @@ class LinkStore:
         self.meta[IDLE] = 0
         self.n_rows = n_rows
         # a row linked to every target, in target order, is a dense row as it lies
-        _compiled.dense_flags(self.start, self.size, self.target, n_rows, self.n_targets,
-                              self.dense)
+        _compiled.dense_flags(self.rows, self.target, n_rows, self.n_targets)
         self.dense[n_rows:] = 0
 
     def links_csr(self, *, averaged: bool) -> sp.csr_matrix:
@@ -368,8 +382,7 @@ class LinkStore:
         rows = np.zeros(columns.shape, dtype=np.int64)
         features = columns >= 0
         rows[features] = self._map.rows(columns[features], insert=False, unseen=-1)
-        return _compiled.positions(self.start, self.size, self.cap, self.dense, self.target,
-                                   rows, int(target))
+        return _compiled.positions(self.rows, self.target, rows, int(target))
 
     def planes_of(self, columns: np.ndarray, target: int) -> np.ndarray:
         """Raw weight planes ``[len(columns), planes]`` of ``target`` on those features;
@@ -390,7 +403,7 @@ class LinkStore:
         """
         averaging = averaged and self.U.shape[0] > 0 and self.seen > 0
         keep = np.zeros(self.target.shape[0], dtype=np.bool_)
-        _compiled.keep_mask(self.start, self.size, self.cap, self.dense, self.target, self.W,
+        _compiled.keep_mask(self.rows, self.target, self.W,
                             self.U if averaging else self.W[:0], float(max(self.seen, 1)),
                             np.asarray(self.planes, dtype=np.float64), self.absent,
                             self.dtype != np.float64 and not self.frozen, float(threshold),
@@ -405,8 +418,7 @@ class LinkStore:
         peaks, this holds the pool and one array more, not the pool twice.
         """
         before = self.n_links
-        sizes, positions = _compiled.kept_positions(self.start, self.size, self.cap,
-                                                    self.dense, self.target, self.n_rows,
+        sizes, positions = _compiled.kept_positions(self.rows, self.target, self.n_rows,
                                                     keep.view(np.uint8))
         for name in ("target", "W", "U", "lcount"):
             old = getattr(self, name)
@@ -418,8 +430,7 @@ class LinkStore:
 
     def live_slots(self) -> np.ndarray:
         """Pool positions that hold a link, in row order."""
-        return _compiled.link_positions(self.start, self.size, self.cap, self.dense,
-                                        self.target, self.n_rows)
+        return _compiled.link_positions(self.rows, self.target, self.n_rows)
 
     # ------------------------------------------------------------ conversion
     def full_table(self, *, averaged: bool) -> np.ndarray:

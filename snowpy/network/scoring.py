@@ -27,6 +27,6 @@ def scores(store, effective: np.ndarray, X, bias: float, theta: float) -> np.nda
     rows = store.prediction_rows(X)
     out = np.empty((X.shape[0], store.n_targets), dtype=np.float64)
     vals = X.strengths if isinstance(X, Rows) else X.data
-    score_rows(X.indptr, rows, vals, store.start, store.size, store.cap, store.dense,
-               store.target, effective, store.absent, bias, theta, out)
+    score_rows(X.indptr, rows, vals, store.rows, store.target, effective, store.absent,
+               bias, theta, out)
     return out
