@@ -249,7 +249,8 @@ def _read_array(path: Path, archive: zipfile.ZipFile, name: str, spec: Mapping[s
                 array = np.frombuffer(data, dtype=np.dtype(dtype)).reshape(shape).copy()
     except ModelFileError:
         raise
-    except (ValueError, OSError, EOFError, zipfile.BadZipFile, struct.error) as exc:
+    except (ValueError, OSError, EOFError, zipfile.BadZipFile, struct.error,
+            NotImplementedError, RuntimeError) as exc:  # (zipfile: RuntimeError, "encrypted")
         raise ModelFileError(f"{path}: array {name!r} cannot be read ({exc})") from None
     if verify and _sha256(array) != spec.get("sha256"):
         raise ModelFileError(f"{path}: array {name!r} fails its SHA-256 check (tampered or "
@@ -318,7 +319,7 @@ def read_model(path: str | os.PathLike, *, mmap: bool = False, verify: bool = Tr
     except ModelFileError:
         raise
     except (zipfile.BadZipFile, zipfile.LargeZipFile, OSError, EOFError, KeyError,
-            ValueError, NotImplementedError, struct.error) as exc:
+            ValueError, NotImplementedError, RuntimeError, struct.error) as exc:
         raise ModelFileError(f"{source}: not a readable snowpy model ({type(exc).__name__}: "
                              f"{exc})") from None
     return header, arrays

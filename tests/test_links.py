@@ -81,6 +81,33 @@ def test_discard_for_rules_that_start_at_zero_is_relative_to_the_mean_weight():
     assert net.n_links_ == before - dropped
 
 
+@pytest.mark.parametrize("links", ["positive", "signed", "touched", "all"])
+def test_pruning_moves_the_kept_links_in_place_and_training_goes_on_alike(tmp_path, links):
+    """Discarding compacts the pool where it lies (blocks moved and dense rows included:
+    twelve classes, two epochs): exactly the links whose weight is far enough from a
+    missing link's stay, with their weights, and the network goes on learning as the
+    same network read back from its file (whose pool is laid out afresh)."""
+    rng = np.random.default_rng(5)
+    X = sp.csr_matrix((rng.random((300, 200)) < 0.06).astype(float))
+    y = rng.integers(0, 12, 300)
+    net = snowpy.Network("balanced-winnow", links=links, epochs=2, early_stop=False,
+                         discard=None).fit(X, y)
+    before = net.effective_links().tocoo()
+    distance = np.abs(before.data - net.absent_weight_)
+    scale = abs(net.kernel_.initial_effective_weight) or distance.mean()  # (pruning.discard)
+    net.set_params(discard=0.3)
+    dropped = net.prune()
+    far = (distance >= 0.3 * scale) | (before.row == 0)
+    after = net.effective_links().tocoo()
+    assert dropped == int((~far).sum()) > 0 and net.n_links_ == int(far.sum())
+    assert sorted(zip(after.row, after.col, after.data)) == \
+        sorted(zip(before.row[far], before.col[far], before.data[far]))
+    loaded = snowpy.load(net.save(tmp_path / "m.snowpy"))
+    for model in (net, loaded):
+        model.partial_fit(X[:100], y[:100])
+    np.testing.assert_array_equal(net.decision_function(X), loaded.decision_function(X))
+
+
 def test_eligible_percent_keeps_each_targets_most_active_features():
     """SNoW -e percent:50: after the first epoch, each target keeps the links of the half
     of its features most often active in its positive examples (ties kept)."""

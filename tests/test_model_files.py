@@ -198,6 +198,16 @@ def test_non_finite_and_reshaped_arrays_are_refused(tmp_path, monkeypatch):
         read_model(tmp_path / "missing.snowpy")
 
 
+def test_a_member_marked_encrypted_is_a_model_file_error(tmp_path, saved):
+    # (found by the fuzzing below: zipfile raises RuntimeError for bit 0 of a member's
+    # flags, "encrypted", in its local or central header)
+    blob = bytearray(saved)
+    at = blob.rfind(b"PK\x01\x02")  # the last member's central directory entry
+    blob[at + 8] |= 1
+    with pytest.raises(ModelFileError, match="encrypted"):
+        snowpy.load(write(tmp_path, bytes(blob)))
+
+
 @settings(max_examples=60, deadline=None,
           suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(data=st.data())

@@ -83,30 +83,6 @@ def link_positions(const row_t[::1] rows, const int32_t[::1] target, int64_t n_r
     return positions
 
 
-def kept_positions(const row_t[::1] rows, const int32_t[::1] target, int64_t n_rows,
-                   const uint8_t[::1] keep):
-    """New row sizes and the pool slots of the links ``keep`` keeps, in :func:`compact`'s
-    order, as int32 indices."""
-    cdef int64_t total = 0
-    cdef int64_t r, j, k = 0
-    for r in range(n_rows):
-        for j in range(rows[r].start, _stop(rows[r])):
-            if target[j] >= 0 and keep[j]:
-                total += 1
-    sizes_array = np.zeros(n_rows, np.int32)
-    positions = np.empty(total, np.int32)
-    cdef int32_t[::1] sizes = sizes_array
-    cdef int32_t[::1] out = positions
-    with nogil:
-        for r in range(n_rows):
-            for j in range(rows[r].start, _stop(rows[r])):
-                if target[j] >= 0 and keep[j]:
-                    out[k] = <int32_t>j
-                    sizes[r] += 1
-                    k += 1
-    return sizes_array, positions
-
-
 def positions(const row_t[::1] rows, const int32_t[::1] target, const int64_t[::1] which,
               int64_t t):
     """The slot of target ``t``'s link in each row of ``which`` (-1 for a row -1 or no
@@ -148,30 +124,76 @@ def dense_flags(row_t[::1] rows, const int32_t[::1] target, int64_t n_rows,
             rows[r].dense = flag
 
 
-def keep_mask(const row_t[::1] rows, const int32_t[::1] target, const plane_t[:, ::1] W,
-              const plane_t[:, ::1] U, double seen, const double[::1] planes, double absent,
-              bint round32, double threshold, int64_t n_rows, uint8_t[::1] keep):
-    """Per pool slot, whether a link's prediction weight differs from a missing link's by
-    ``threshold`` or more (the bias row's links always kept)."""
+def compact_in_place(row_t[::1] rows, int64_t n_rows, int64_t used, int32_t[::1] target,
+                     plane_t[:, ::1] W, plane_t[:, ::1] U, int32_t[::1] lcount,
+                     const uint8_t[::1] keep, double threshold, bint averaged, double seen,
+                     const double[::1] planes, double absent, bint round32):
+    """Drop links in place and leave every row a tight block; returns the slots used.
+
+    A link goes when its slot's ``keep`` flag is false, or, with ``keep`` empty, when its
+    prediction weight (planes weighted, the averaged weights ``W - U / seen`` when
+    ``averaged``, rounded to float32 when ``round32``) differs from a missing link's (``absent``) by less than
+    ``threshold``; the bias row's links always stay then. The blocks are visited in the
+    order they lie in the pool and each kept link moves down to the first free slot, so
+    no link is written over before it is read, and a row's links keep their order (the
+    sums of a score are taken alike). The free lists are left for the caller to empty,
+    and the dense flags to set again.
+    """
+    cdef bint by_mask = keep.shape[0] > 0
     cdef bint averaging = U.shape[0] > 0
-    cdef int64_t r, j
+    cdef bint counted = lcount.shape[0] > 0
+    cdef Py_ssize_t n_planes = W.shape[1]
+    if averaged and not averaging:
+        raise ValueError("averaged weights asked of a pool without averaging sums")
     cdef Py_ssize_t q
+    cdef int64_t r, j, s, stop, first, out = 0
     cdef double effective, weight
+    cdef bint kept
+    owner_array = np.full(used, -1, np.int32)  # the row whose block starts at each slot
+    cdef int32_t[::1] owner = owner_array
     with nogil:
         for r in range(n_rows):
-            for j in range(rows[r].start, _stop(rows[r])):
-                if target[j] < 0:
+            if rows[r].cap > 0:
+                owner[rows[r].start] = <int32_t>r
+            else:
+                rows[r].start = rows[r].size = rows[r].dense = 0
+        for j in range(used):
+            r = owner[j]
+            if r < 0:
+                continue
+            first = out
+            stop = _stop(rows[r])
+            for s in range(j, stop):
+                if target[s] < 0:
                     continue
-                if r == 0:
-                    keep[j] = True
+                if by_mask:
+                    kept = keep[s] != 0
+                elif r == 0:
+                    kept = True
+                else:
+                    effective = 0.0
+                    for q in range(n_planes):
+                        weight = W[s, q]
+                        if averaged:
+                            weight -= U[s, q] / seen
+                        effective += planes[q] * weight
+                    if round32:
+                        effective = <float>effective
+                    kept = (effective - absent if effective >= absent
+                            else absent - effective) >= threshold
+                if not kept:
                     continue
-                effective = 0.0
-                for q in range(planes.shape[0]):
-                    weight = W[j, q]
+                if s != out:
+                    target[out] = target[s]
+                    for q in range(n_planes):
+                        W[out, q] = W[s, q]
                     if averaging:
-                        weight -= U[j, q] / seen
-                    effective += planes[q] * weight
-                if round32:
-                    effective = <float>effective
-                keep[j] = (effective - absent if effective >= absent else absent - effective) \
-                    >= threshold
+                        for q in range(n_planes):
+                            U[out, q] = U[s, q]
+                    if counted:
+                        lcount[out] = lcount[s]
+                out += 1
+            rows[r].start = <int32_t>first
+            rows[r].size = rows[r].cap = <int32_t>(out - first)
+            rows[r].dense = 0
+    return out

@@ -90,6 +90,20 @@ def _grown(holder: Any, name: str, length: int, fill: float | None = 0) -> None:
     setattr(holder, name, array)
 
 
+def _shrunk(holder: Any, name: str, length: int) -> None:
+    """``holder.name`` cut to its first ``length`` rows: in place when nothing else refers
+    to the array (as :func:`_grown`), else a copy of them."""
+    array = getattr(holder, name)
+    setattr(holder, name, None)
+    shape = (length,) + array.shape[1:]
+    if array.base is None and array.flags.c_contiguous and array.flags.owndata \
+            and sys.getrefcount(array) <= 2:  # (this frame's name, and getrefcount's own)
+        array.resize(shape, refcheck=False)
+    else:
+        array = array[:length].copy()
+    setattr(holder, name, array)
+
+
 class LinkStore:
     """Rows, links, per-target state and the averaging clock of one network.
 
@@ -394,38 +408,36 @@ class LinkStore:
         return out
 
     # --------------------------------------------------------------- pruning
-    def negligible(self, threshold: float, *, averaged: bool) -> np.ndarray:
-        """Per pool slot, whether the link is worth keeping: its prediction weight
-        differs from a missing link's by ``threshold`` or more (the bias always is).
+    def prune(self, keep: np.ndarray | None = None, *, threshold: float = 0.0,
+              averaged: bool = False) -> int:
+        """Drop links in place; returns how many.
 
-        One pass over the links, no temporary per slot (this runs at the end of
-        training, when memory peaks).
-        """
-        averaging = averaged and self.U.shape[0] > 0 and self.seen > 0
-        keep = np.zeros(self.target.shape[0], dtype=np.bool_)
-        _compiled.keep_mask(self.rows, self.target, self.W,
-                            self.U if averaging else self.W[:0], float(max(self.seen, 1)),
-                            np.asarray(self.planes, dtype=np.float64), self.absent,
-                            self.dtype != np.float64 and not self.frozen, float(threshold),
-                            self.n_rows, keep.view(np.uint8))
-        return keep
+        ``keep`` (a flag per pool slot) names the links to keep; without it, a link
+        stays when its prediction weight (averaged when ``averaged``) differs from a
+        missing link's by ``threshold`` or more, and the bias's links always stay.
 
-    def prune(self, keep: np.ndarray) -> int:
-        """Drop the links whose slot in ``keep`` is false; returns how many.
-
-        The kept links are gathered array by array, each old array let go before
-        the next new one is made: at the end of a large training, when memory
-        peaks, this holds the pool and one array more, not the pool twice.
+        The links move down the pool in one pass, block by block as they lie in it
+        (:func:`snowpy._core.links.compact_in_place`), every row left a tight block, and
+        the arrays shrink to the links kept: no second copy of the pool at the end of a
+        large training, when memory peaks.
         """
         before = self.n_links
-        sizes, positions = _compiled.kept_positions(self.rows, self.target, self.n_rows,
-                                                    keep.view(np.uint8))
+        averaging = bool(averaged and self.U.shape[0] and self.seen > 0)
+        flags = np.zeros(0, np.uint8) if keep is None else keep.view(np.uint8)
+        used = _compiled.compact_in_place(
+            self.rows, self.n_rows, int(self.meta[USED]), self.target, self.W,
+            self.U if self.U.shape[0] else self.W[:0], self.lcount, flags,
+            float(threshold), averaging, float(max(self.seen, 1)),
+            np.asarray(self.planes, dtype=np.float64), self.absent,
+            self.dtype != np.float64 and not self.frozen)
+        self._bound = None  # (the engine's binding holds the arrays: they shrink)
         for name in ("target", "W", "U", "lcount"):
-            old = getattr(self, name)
-            setattr(self, name, old[positions] if old.shape[0] else old[:0])
-            del old
-        self.adopt({"sizes": sizes, "target": self.target, "W": self.W, "U": self.U,
-                    "lcount": self.lcount})
+            if getattr(self, name).shape[0]:
+                _shrunk(self, name, used)
+        self.meta = new_meta()
+        self.meta[USED] = used
+        self.replaced()
+        _compiled.dense_flags(self.rows, self.target, self.n_rows, self.n_targets)
         return before - self.n_links
 
     def live_slots(self) -> np.ndarray:

@@ -43,8 +43,7 @@ def discard(net: Any) -> int:
         weights = net.effective_links().data
         scale = float(np.abs(weights - store.absent).mean()) if weights.size else 0.0
     net._effective_cache.clear()
-    keep = store.negligible(float(net.discard) * scale, averaged=bool(net.average))
-    return store.prune(keep)
+    return store.prune(threshold=float(net.discard) * scale, averaged=bool(net.average))
 
 
 def keep_top_percent(net: Any) -> int:
