@@ -45,8 +45,8 @@ from snowpy.exceptions import ModelFileError
 __all__ = ["FORMAT_VERSION", "MAGIC", "ModelFileError", "read_model", "write_model"]
 
 MAGIC = "snowpy-model"
-FORMAT_VERSION = 2
-_DTYPES = {"float64", "float32", "int64", "int32", "uint8", "bool"}
+FORMAT_VERSION = 3
+_DTYPES = {"float64", "float32", "int64", "int32", "uint32", "uint16", "uint8", "bool"}
 _LIMIT_DIMS = 4
 
 
@@ -168,26 +168,33 @@ MMAP_MIN_BYTES = 1 << 20
 
 
 def _check_stream(path: Path, name: str, stream: Any, nbytes: int, dtype: np.dtype,
-                  verify: bool) -> str:
-    """Read an array's bytes in pieces: its SHA-256, and (``verify``) whether floats are
-    finite, holding one piece at a time."""
-    digest = hashlib.sha256()
+                  verify: bool, into: np.ndarray | None = None) -> str:
+    """Read an array's bytes in pieces, holding one piece at a time: (``verify``) their
+    SHA-256 (else "") and whether floats are finite; ``into``, the array of those bytes to
+    fill (no second copy of it is ever held)."""
+    digest = hashlib.sha256() if verify else None
     remaining = nbytes
     carry = b""
     floats = verify and dtype.kind == "f"
+    out = None if into is None else into.reshape(-1).view(np.uint8)
+    done = 0
     while remaining:
         piece = stream.read(min(remaining, 8 << 20))
         if not piece:
             raise ModelFileError(f"{path}: array {name!r} is truncated")
         remaining -= len(piece)
-        digest.update(piece)
+        if digest is not None:
+            digest.update(piece)
+        if out is not None:
+            out[done:done + len(piece)] = np.frombuffer(piece, dtype=np.uint8)
+            done += len(piece)
         if floats:
             piece = carry + piece
             whole = len(piece) - len(piece) % dtype.itemsize
             carry = piece[whole:]
             if not np.all(np.isfinite(np.frombuffer(piece[:whole], dtype=dtype))):
                 raise ModelFileError(f"{path}: array {name!r} holds NaN or infinity")
-    return digest.hexdigest()
+    return "" if digest is None else digest.hexdigest()
 
 
 def _read_array(path: Path, archive: zipfile.ZipFile, name: str, spec: Mapping[str, Any],
@@ -229,13 +236,19 @@ def _read_array(path: Path, archive: zipfile.ZipFile, name: str, spec: Mapping[s
                     f"{path}: array {name!r} is {file_dtype}{tuple(file_shape)}, the header "
                     f"says {dtype}{tuple(shape)}"
                 )
+            mapped = mmap and nbytes >= MMAP_MIN_BYTES and handle is not None
+            into = None if check_only or mapped else np.empty(tuple(shape), np.dtype(dtype))
+            # every byte read through the stream once, a piece at a time: checked, and
+            # copied into the array (or, mapped, left in the file: a mapped array's pages
+            # come into memory only as they are read)
+            digest = _check_stream(path, name, stream, nbytes, np.dtype(dtype), verify, into) \
+                if verify or into is not None else None
+            if verify and digest != spec.get("sha256"):
+                raise ModelFileError(f"{path}: array {name!r} fails its SHA-256 check "
+                                     "(tampered or damaged)")
             if check_only:  # read through, keep nothing (a file just written)
-                digest = _check_stream(path, name, stream, nbytes, np.dtype(dtype), verify)
-                if verify and digest != spec.get("sha256"):
-                    raise ModelFileError(f"{path}: array {name!r} fails its SHA-256 check "
-                                         "(tampered or damaged)")
                 return np.empty(0, dtype=np.dtype(dtype))
-            if mmap and nbytes >= MMAP_MIN_BYTES and handle is not None:
+            if mapped:
                 # mapped from the file already open: a model saved over this path
                 # meanwhile (a new file, renamed in) cannot mix into what is read;
                 # copy-on-write, so training a loaded model never writes into the file
@@ -243,20 +256,13 @@ def _read_array(path: Path, archive: zipfile.ZipFile, name: str, spec: Mapping[s
                 array: np.ndarray = np.memmap(handle, dtype=np.dtype(dtype), mode="c",
                                               offset=offset, shape=tuple(shape))
             else:
-                data = stream.read(nbytes)
-                if len(data) != nbytes:
-                    raise ModelFileError(f"{path}: array {name!r} is truncated")
-                array = np.frombuffer(data, dtype=np.dtype(dtype)).reshape(shape).copy()
+                assert into is not None
+                array = into
     except ModelFileError:
         raise
     except (ValueError, OSError, EOFError, zipfile.BadZipFile, struct.error,
             NotImplementedError, RuntimeError) as exc:  # (zipfile: RuntimeError, "encrypted")
         raise ModelFileError(f"{path}: array {name!r} cannot be read ({exc})") from None
-    if verify and _sha256(array) != spec.get("sha256"):
-        raise ModelFileError(f"{path}: array {name!r} fails its SHA-256 check (tampered or "
-                             "damaged)")
-    if verify and array.dtype.kind == "f" and not np.all(np.isfinite(array)):
-        raise ModelFileError(f"{path}: array {name!r} holds NaN or infinity")
     return array
 
 

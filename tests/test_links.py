@@ -179,3 +179,32 @@ def test_touched_predicts_exactly_like_all_on_a_real_corpus(corpora, rule):
                                   full.decision_function(X[2000:]))
     assert touched.mistakes_ == full.mistakes_
     assert touched.n_links_ <= full.n_links_
+
+
+@pytest.mark.parametrize("rule", ["balanced-winnow", "perceptron", "naive-bayes"])
+@pytest.mark.parametrize("precision", ["float32", "float64"])
+@pytest.mark.parametrize("average", [True, False])
+def test_a_few_documents_score_through_their_links_alone_alike(rule, precision, average):
+    """A few documents of a large network are scored from their own links' weights, each
+    computed as it is read (a loaded model's other links never touched), not from a table
+    of every link's: the scores are the table's bit for bit, for every rule, precision
+    and averaging; one of many documents builds the table, and keeps it."""
+    from snowpy.network.scoring import scores, worth_a_table
+
+    rng = np.random.default_rng(3)
+    X = sp.csr_matrix((rng.random((400, 3000)) < 0.02).astype(float))
+    y = rng.integers(0, 7, 400)
+    net = snowpy.Network(rule, precision=precision, average=average, links="all",
+                         epochs=2).fit(X, y)
+    store, one = net._store, X[:1]
+    assert not worth_a_table(store, one) and worth_a_table(store, X)
+    theta, bias = float(net.rule_params_["theta"]), net._bias_strength()
+    table = net.effective_links_delta()
+    np.testing.assert_array_equal(scores(store, None, X, bias, theta, averaged=average),
+                                  scores(store, table, X, bias, theta, averaged=average))
+    net._effective_cache.clear()
+    np.testing.assert_array_equal(net.target_scores(one), scores(store, table, one, bias,
+                                                                theta, averaged=average))
+    assert not net._effective_cache  # (one document: no table built)
+    net.target_scores(X)
+    assert net._effective_cache  # (many: the table, kept)

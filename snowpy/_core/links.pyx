@@ -197,3 +197,29 @@ def compact_in_place(row_t[::1] rows, int64_t n_rows, int64_t used, int32_t[::1]
             rows[r].size = rows[r].cap = <int32_t>(out - first)
             rows[r].dense = 0
     return out
+
+
+def distinct_links(const int32_t[::1] sizes, const int32_t[::1] targets, int64_t n_targets):
+    """Whether no row of an exact layout (``sizes`` links per row, their ``targets`` in
+    row order, each in ``0 .. n_targets - 1``) links a target twice: one pass, a mark per
+    target, no temporary the size of the links."""
+    marks_array = np.full(n_targets if n_targets > 0 else 1, -1, np.int64)
+    cdef int64_t[::1] marks = marks_array
+    cdef int64_t r, j = 0, stop, t
+    cdef bint distinct = True
+    with nogil:
+        for r in range(sizes.shape[0]):
+            stop = j + sizes[r]
+            if stop > targets.shape[0]:
+                distinct = False
+                break
+            while j < stop:
+                t = targets[j]
+                if t < 0 or t >= n_targets or marks[t] == r:
+                    distinct = False
+                    break
+                marks[t] = r
+                j += 1
+            if not distinct:
+                break
+    return distinct

@@ -18,24 +18,65 @@ ctypedef fused plane_t:
     double
 
 
+cdef inline double _delta(const plane_t *W, const plane_t *U, int64_t j, Py_ssize_t n,
+                          const double *planes, double seen, bint averaging, bint round32,
+                          double absent) noexcept nogil:
+    """Slot ``j``'s effective weight minus the absent weight: ``sum_p planes[p] * (W[j, p]
+    - U[j, p] / seen)`` (the averaged weights when ``averaging``), rounded to float32 when
+    ``round32``. The one place this number is computed, for a table or on the way."""
+    cdef double effective = 0.0
+    cdef double plane
+    cdef Py_ssize_t q
+    for q in range(n):
+        if planes[q] == 0.0:
+            continue
+        plane = W[j * n + q]
+        if averaging:
+            plane -= <double>U[j * n + q] / seen
+        effective += planes[q] * plane
+    if round32:
+        effective = <float>effective
+    return effective - absent
+
+
 def score_rows(const index_t[::1] indptr, const int32_t[::1] rows, const double[::1] vals,
                const row_t[::1] pool_rows, const int32_t[::1] target, const double[::1] E,
-               double absent, double bias, double theta, double[:, ::1] out):
+               const plane_t[:, ::1] W, const plane_t[:, ::1] U, double seen,
+               const double[::1] planes, bint averaging, bint round32, double absent,
+               double bias, double theta, double[:, ::1] out):
     """Fill ``out[i, t]`` with the score of every row ``i`` of a CSR matrix whose
     ``rows`` are pool rows (-1: a feature never seen; the bias is row 0), whose
-    bookkeeping is ``pool_rows``."""
+    bookkeeping is ``pool_rows``.
+
+    ``E``: every slot's effective weight minus the absent weight
+    (:func:`effective_weights`); or None, and each link's is computed as it is read from
+    ``W`` and ``U`` (``seen``, ``planes``, ``averaging``, ``round32`` as there): the
+    same numbers, for a few examples of a large network, whose other links are never
+    read (nor brought into memory, from a mapped file)."""
     cdef row_t row
     cdef Py_ssize_t n_targets = out.shape[1]
-    cdef double *acc = <double *>malloc((n_targets if n_targets else 1) * sizeof(double))
+    cdef double *acc
     cdef Py_ssize_t i, t, stop
     cdef int64_t q, r, first, j
     cdef double v, vsum, base
     cdef bint binary = vals is None
+    cdef bint table = E is not None
+    cdef const double *e = NULL
+    cdef const plane_t *w = NULL
+    cdef const plane_t *u = NULL
+    cdef Py_ssize_t n_planes = W.shape[1]
+    if not binary and vals.shape[0] < rows.shape[0]:
+        raise ValueError("the rows have fewer strengths than features")
+    if table:
+        e = &E[0] if E.shape[0] else NULL
+    else:
+        if planes.shape[0] != n_planes or (averaging and U.shape[0] != W.shape[0]):
+            raise ValueError("the weight planes do not match")
+        w = &W[0, 0] if W.shape[0] and n_planes else NULL
+        u = &U[0, 0] if averaging and U.shape[0] else NULL
+    acc = <double *>malloc((n_targets if n_targets else 1) * sizeof(double))
     if acc == NULL:
         raise MemoryError("no memory to score")
-    if not binary and vals.shape[0] < rows.shape[0]:
-        free(acc)
-        raise ValueError("the rows have fewer strengths than features")
     with nogil:
         for i in range(out.shape[0]):
             for t in range(n_targets):
@@ -58,10 +99,13 @@ def score_rows(const index_t[::1] indptr, const int32_t[::1] rows, const double[
                 if row.dense == 1:  # target t at offset t; a hole weighs nothing
                     stop = row.cap if row.cap < n_targets else n_targets
                     for t in range(stop):
-                        acc[t] += v * E[first + t]
+                        acc[t] += v * (e[first + t] if table else _delta(
+                            w, u, first + t, n_planes, &planes[0], seen, averaging, round32,
+                            absent))
                 else:
                     for j in range(first, first + row.size):
-                        acc[target[j]] += v * E[j]
+                        acc[target[j]] += v * (e[j] if table else _delta(
+                            w, u, j, n_planes, &planes[0], seen, averaging, round32, absent))
             base = absent * vsum - theta
             for t in range(n_targets):
                 out[i, t] = acc[t] + base
@@ -75,18 +119,12 @@ def effective_weights(const plane_t[:, ::1] W, const plane_t[:, ::1] U, int64_t 
     averaged weights when ``averaging``), rounded to float32 when ``round32``, minus the
     absent weight: the numbers :func:`score_rows` reads."""
     cdef int64_t j
-    cdef Py_ssize_t q
-    cdef double effective, plane
+    cdef Py_ssize_t n = W.shape[1]
+    cdef const plane_t *w = &W[0, 0] if W.shape[0] and n else NULL
+    cdef const plane_t *u = &U[0, 0] if averaging and U.shape[0] else NULL
+    if planes.shape[0] != n or (averaging and U.shape[0] < used) or W.shape[0] < used \
+            or out.shape[0] < used:
+        raise ValueError("the weight planes do not match")
     with nogil:
         for j in range(used):
-            effective = 0.0
-            for q in range(planes.shape[0]):
-                if planes[q] == 0.0:
-                    continue
-                plane = W[j, q]
-                if averaging:
-                    plane -= <double>U[j, q] / seen
-                effective += planes[q] * plane
-            if round32:
-                effective = <float>effective
-            out[j] = effective - absent
+            out[j] = _delta(w, u, j, n, &planes[0], seen, averaging, round32, absent)

@@ -92,7 +92,7 @@ def evaluate(
 
     if bins < 1:
         raise typer.BadParameter("must be at least 1", param_hint="--bins")
-    classifier = load(model)
+    classifier = load(model, mmap=True)  # (the pages of the weights it reads, no more)
     if not isinstance(classifier, SnowClassifier):
         raise typer.BadParameter("this model holds a Network without a front end; evaluate "
                                  "it from Python", param_hint="MODEL")

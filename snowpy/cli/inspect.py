@@ -170,7 +170,7 @@ def inspect(
     from snowpy import load
 
     console = Console(stderr=json_output)
-    loaded = load(model)
+    loaded = load(model, mmap=True)
     if corpus is not None:
         _recover_names(loaded, corpus, split, top, export_to is not None)
     from snowpy.network import DualNetwork

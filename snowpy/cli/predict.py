@@ -69,7 +69,7 @@ def predict(
         raise typer.BadParameter("must be at least 1", param_hint="--top-k")
     if batch is not None and batch < 1:
         raise typer.BadParameter("must be at least 1", param_hint="--batch")
-    classifier = load(model)
+    classifier = load(model, mmap=True)  # (the pages of the weights it reads, no more)
     if not isinstance(classifier, SnowClassifier):
         raise typer.BadParameter("this model has no text front end", param_hint="MODEL")
     lines = read_lines(input, encoding, decode)

@@ -32,6 +32,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from snowpy._core import links as _compiled
+from snowpy._core.block import Block
 from snowpy._core.engine import Links
 from snowpy._core.scoring import effective_weights
 from snowpy._lazy import lazy_module
@@ -63,45 +64,43 @@ ROW = np.dtype([("start", np.int32), ("size", np.int32), ("cap", np.int32),
                 ("dense", np.int32)])
 
 
-def _grown(holder: Any, name: str, length: int, fill: float | None = 0) -> None:
-    """``holder.name`` grown to ``length`` rows, the new ones set to ``fill`` (left as
-    they come when ``None``: a pool slot is written before it is read).
+def _resized(holder: Any, name: str, length: int, fill: float | None = 0) -> None:
+    """``holder.name`` grown or cut to ``length`` rows, any new ones set to ``fill`` (left
+    as they come when ``None``: a pool slot is written before it is read).
 
-    In place when nothing else refers to the array (``realloc``: the kernel moves the
-    pages of a large block instead of copying them, and the old and new arrays are never
-    held at once); otherwise (a view or a buffer is held, or the array is memory-mapped
-    from a model file) by a copy. numpy's own reference check refuses any array passed
-    to a function, so the references are counted here: the attribute is taken off its
-    holder first, and only this frame's must remain.
+    The pool's arrays are views of a :class:`~snowpy._core.block.Block`, which grows with
+    ``realloc``: the kernel moves the pages of a large block instead of copying them, the
+    old and new arrays are never held at once, and the room added is not touched (numpy's
+    ``resize`` writes zeros over it, bringing all of it into memory: room the longest
+    example might need, seldom used). The block moves only when nothing but ``holder``
+    refers to the array and nothing but the array to the block (the references are
+    counted: the attribute is taken off its holder first); otherwise (a view is held, or
+    the array is a model file's mapping, or a plain array) it is copied into a new block.
     """
     array = getattr(holder, name)
     setattr(holder, name, None)
     old = array.shape[0]
     shape = (length,) + array.shape[1:]
-    if array.base is None and array.flags.c_contiguous and array.flags.owndata \
-            and sys.getrefcount(array) <= 2:  # (this frame's name, and getrefcount's own)
-        array.resize(shape, refcheck=False)
-    if array.shape != shape:
-        grown = np.empty(shape, dtype=array.dtype)
-        grown[:old] = array
-        array = grown
-    if fill is not None:
-        array[old:] = fill
-    setattr(holder, name, array)
-
-
-def _shrunk(holder: Any, name: str, length: int) -> None:
-    """``holder.name`` cut to its first ``length`` rows: in place when nothing else refers
-    to the array (as :func:`_grown`), else a copy of them."""
-    array = getattr(holder, name)
-    setattr(holder, name, None)
-    shape = (length,) + array.shape[1:]
-    if array.base is None and array.flags.c_contiguous and array.flags.owndata \
-            and sys.getrefcount(array) <= 2:  # (this frame's name, and getrefcount's own)
-        array.resize(shape, refcheck=False)
+    dtype = array.dtype
+    nbytes = int(np.prod(shape, dtype=np.int64)) * dtype.itemsize
+    block = array.base if isinstance(array.base, Block) else None
+    alone = block is not None and array.nbytes == block.nbytes \
+        and array.__array_interface__["data"][0] == block.address \
+        and sys.getrefcount(array) <= 2 and sys.getrefcount(block) <= 3
+    # (this frame's names and getrefcount's own; the block's: the array's base too)
+    memory: Any = block if alone else Block(max(nbytes, 1))  # (numpy's stubs: no Block)
+    if alone:
+        del array
+        memory.resize(max(nbytes, 1))
+        resized = np.ndarray(shape, dtype, buffer=memory)
     else:
-        array = array[:length].copy()
-    setattr(holder, name, array)
+        resized = np.ndarray(shape, dtype, buffer=memory)
+        kept = min(old, length)
+        resized[:kept] = array[:kept]
+        del array
+    if fill is not None and length > old:
+        resized[old:] = fill
+    setattr(holder, name, resized)
 
 
 class LinkStore:
@@ -280,9 +279,9 @@ class LinkStore:
         self._bound = None  # (the engine's binding holds the arrays: they could not grow
         #                    in place)
         new = n_rows if exact else min(max(n_rows, capacity + capacity // 2), _MAX_ROWS)
-        _grown(self, "rows", new)
+        _resized(self, "rows", new)
         if self.count.shape[0]:
-            _grown(self, "count", new)
+            _resized(self, "count", new)
         self.replaced()
 
     def reserve_links(self, room: int) -> None:
@@ -297,13 +296,13 @@ class LinkStore:
             if used + room > _MAX_LINKS:
                 raise MemoryError("the network cannot hold more than 2**31 - 1 links")
             new = _MAX_LINKS
-        _grown(self, "target", new, None)
-        _grown(self, "W", new, None)
+        _resized(self, "target", new, None)
+        _resized(self, "W", new, None)
         if self.U.shape[0] or (self.average and not self.frozen):
             # (an averaged pool compacted to no links has no rows of sums left to grow)
-            _grown(self, "U", new, None)
+            _resized(self, "U", new, None)
         if self.lcount.shape[0]:
-            _grown(self, "lcount", new, None)
+            _resized(self, "lcount", new, None)
         self.replaced()
 
     # ------------------------------------------------------------- row lookup
@@ -328,15 +327,20 @@ class LinkStore:
         holding no link are harmless (never read through a row).
         """
         used = int(self.meta[USED])
-        averaging = bool(averaged and self.U.shape[0] and self.seen > 0)
         result = np.empty(used, dtype=np.float64)
         # (slots no row reads, spare room of a block, hold whatever memory held: their
         # values are computed and never used)
-        effective_weights(self.W, self.U if averaging else self.W[:0], used,
-                          float(max(self.seen, 1)),
-                          np.asarray(self.planes, dtype=np.float64), averaging,
-                          self.dtype != np.float64 and not self.frozen, self.absent, result)
+        W, U, seen, planes, averaging, round32, absent = self.weighing(averaged=averaged)
+        effective_weights(W, U, used, seen, planes, averaging, round32, absent, result)
         return result
+
+    def weighing(self, *, averaged: bool) -> tuple[Any, ...]:
+        """How a link's effective weight is computed, as the compiled scoring takes it:
+        ``(W, U, seen, planes, averaging, round32, absent)`` (see :meth:`effective`)."""
+        averaging = bool(averaged and self.U.shape[0] and self.seen > 0)
+        return (self.W, self.U if averaging else self.W[:0], float(max(self.seen, 1)),
+                np.asarray(self.planes, dtype=np.float64), averaging,
+                self.dtype != np.float64 and not self.frozen, self.absent)
 
     def exact(self, keep: np.ndarray | None = None) -> dict[str, np.ndarray]:
         """The links in row order without gaps: ``sizes``, ``target``, ``W``, ``U``, ``lcount``.
@@ -433,7 +437,7 @@ class LinkStore:
         self._bound = None  # (the engine's binding holds the arrays: they shrink)
         for name in ("target", "W", "U", "lcount"):
             if getattr(self, name).shape[0]:
-                _shrunk(self, name, used)
+                _resized(self, name, used, None)
         self.meta = new_meta()
         self.meta[USED] = used
         self.replaced()

@@ -41,7 +41,9 @@ from snowpy.network.online import ONLINE_WIDTH, OnlineLearning
 from snowpy.network.options import bias_strength, check_options
 from snowpy.network.predicting import LabelPrediction
 from snowpy.network.pruning import discard, prune
+from snowpy.network.refreshing import ensure_fresh
 from snowpy.network.scoring import scores as link_scores
+from snowpy.network.scoring import worth_a_table
 from snowpy.network.state import network_state
 from snowpy.network.training import NumericalWarning, TrainingCall, train
 from snowpy.network.weights import WeightViews
@@ -584,8 +586,14 @@ class Network(LabelPrediction, OnlineLearning, WeightViews, RuleParamsEstimator)
         self._check_fitted()
         X = as_csr(X)
         self._check_width(X)
-        return link_scores(self._store, self.effective_links_delta(), X,
-                           self._bias_strength(), float(self.rule_params_["theta"]))
+        averaged = bool(self.average)
+        table = self._effective_cache.get(averaged)
+        if table is None and worth_a_table(self._store, X):
+            table = self.effective_links_delta()
+        elif table is None:
+            ensure_fresh(self)  # (a rule's derived weights, as the table would hold them)
+        return link_scores(self._store, table, X, self._bias_strength(),
+                           float(self.rule_params_["theta"]), averaged=averaged)
 
     def _model_state(self, inference_only: bool = False) -> tuple[dict, dict]:
         """The network as a header and named arrays (:mod:`snowpy.network.state`)."""

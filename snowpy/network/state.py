@@ -34,6 +34,7 @@ from typing import Any
 
 import numpy as np
 
+from snowpy._core.links import distinct_links
 from snowpy.exceptions import ConfigurationError, ModelFileError, SnowpyError
 from snowpy.network.labels import LabelIndex
 from snowpy.network.links import ONLINE_WIDTH, LinkStore
@@ -41,7 +42,7 @@ from snowpy.network.refreshing import ensure_fresh
 from snowpy.plugins import get_rule
 from snowpy.records.rules import BuildContext
 
-__all__ = ["network_state", "plain", "restore_network"]
+__all__ = ["narrowest", "network_state", "plain", "restore_network"]
 
 
 def plain(value: Any) -> Any:
@@ -53,6 +54,19 @@ def plain(value: Any) -> Any:
     if isinstance(value, dict):
         return {str(k): plain(v) for k, v in value.items()}
     return value
+
+
+def narrowest(values: np.ndarray, bound: int) -> np.ndarray:
+    """``values``, all in ``0 .. bound - 1``, in the narrowest unsigned integer type that
+    holds that range (by the bound, not the values: a model's types follow its shape).
+
+    >>> narrowest(np.array([3, 7]), 20).dtype, narrowest(np.array([3]), 2**20).dtype
+    (dtype('uint8'), dtype('uint32'))
+    """
+    for dtype in (np.uint8, np.uint16, np.uint32):
+        if bound - 1 <= np.iinfo(dtype).max:
+            return values.astype(dtype, copy=False)
+    return values
 
 
 def network_state(net: Any, inference_only: bool = False
@@ -92,10 +106,11 @@ def network_state(net: Any, inference_only: bool = False
         weights = effective.astype(store.dtype)[:, None]
     else:
         weights = layout["W"]
-    arrays = {
-        "feature_ids": store.feature_ids[keep_rows[1:]],
-        "row_sizes": layout["sizes"][keep_rows],
-        "link_targets": layout["target"],
+    n_targets = store.n_targets
+    arrays = {  # (each integer array in the narrowest type its bound allows: format 3)
+        "feature_ids": narrowest(store.feature_ids[keep_rows[1:]], store.n_features),
+        "row_sizes": narrowest(layout["sizes"][keep_rows], n_targets + 1),
+        "link_targets": narrowest(layout["target"], n_targets),
         "link_weights": np.ascontiguousarray(weights),
         "state": store.S, "promotions": net.promotions_, "demotions": net.demotions_,
     }
@@ -256,10 +271,15 @@ def _adopt(store: LinkStore, header: dict[str, Any], arrays: dict[str, np.ndarra
     targets = arrays["link_targets"]
     weights = arrays["link_weights"]
     n_planes = 1 if frozen else store.n_planes
-    if sizes.ndim != 1 or ids.shape != (sizes.shape[0] - 1,):
+    if any(a.dtype.kind not in "iu" for a in (ids, sizes, targets)):
+        raise ModelFileError(f"{where}: feature ids, row sizes and link targets must be "
+                             "integers")
+    if sizes.ndim != 1 or ids.shape != (sizes.shape[0] - 1,) or targets.ndim != 1:
         raise ModelFileError(f"{where}: feature ids and rows do not match")
-    if int(sizes.sum(dtype=np.int64)) != targets.shape[0] or np.any(sizes < 0):
+    if int(sizes.sum(dtype=np.int64)) != targets.shape[0] or np.any(sizes < 0) \
+            or (sizes.size and int(sizes.max()) > n_targets):
         raise ModelFileError(f"{where}: the row sizes do not add up to the links")
+    sizes = sizes.astype(np.int32)
     if weights.shape != (targets.shape[0], n_planes):
         raise ModelFileError(f"{where}: link weights of shape {weights.shape} do not fit "
                              f"{targets.shape[0]} links of {n_planes} plane(s)")
@@ -268,6 +288,7 @@ def _adopt(store: LinkStore, header: dict[str, Any], arrays: dict[str, np.ndarra
                              f"{store.precision}")
     if targets.size and (targets.min() < 0 or targets.max() >= n_targets):
         raise ModelFileError(f"{where}: a link names a target outside 0..{n_targets - 1}")
+    targets = targets.astype(np.int32, copy=False)
     averaging = arrays.get("link_averaging")
     if averaging is not None and (frozen or averaging.shape != weights.shape
                                   or averaging.dtype != weights.dtype):
@@ -279,17 +300,19 @@ def _adopt(store: LinkStore, header: dict[str, Any], arrays: dict[str, np.ndarra
     if store.lcount.shape[0] and not frozen and (counts is None
                                                  or counts.shape != targets.shape):
         raise ModelFileError(f"{where}: the link counts are missing or do not fit")
-    if not trusted:
-        _check_distinct(sizes, targets, where)
+    if not trusted and not distinct_links(sizes, targets, n_targets):
+        raise ModelFileError(f"{where}: a feature is linked twice to the same target")
     if frozen:
         store.n_planes = 1
         store.W = np.zeros((0, 1), store.dtype)
         store.replaced()
         store._frozen_absent = float(header["links"]["absent"])
+    if ids.dtype.itemsize <= 4 and (ids.size == 0 or int(ids.max()) < 2**31):
+        ids = ids.astype(np.int32, copy=False)  # (the map's own key type: no int64 copy)
     store._map.rows(ids, insert=True)
     if store._map.next_row != sizes.shape[0]:
         raise ModelFileError(f"{where}: a feature id appears twice")
-    store.adopt({"sizes": sizes.astype(np.int32), "target": targets,
+    store.adopt({"sizes": sizes, "target": targets,
                  "W": weights, "U": averaging if averaging is not None else
                  np.zeros((0, n_planes), store.dtype),
                  "lcount": counts if (counts is not None and not frozen) else
@@ -300,17 +323,6 @@ def _adopt(store: LinkStore, header: dict[str, Any], arrays: dict[str, np.ndarra
             raise ModelFileError(f"{where}: the row counts are missing or do not fit")
         store.count[: sizes.shape[0]] = row_counts
     store.reserve_rows(sizes.shape[0] + 1, exact=True)
-
-
-def _check_distinct(sizes: np.ndarray, targets: np.ndarray, where: str) -> None:
-    """A row may link to a target once."""
-    if targets.size < 2:
-        return
-    rows = np.repeat(np.arange(sizes.shape[0], dtype=np.int64), sizes.astype(np.int64))
-    keys = rows * (int(targets.max()) + 1) + targets
-    keys.sort()
-    if np.any(keys[1:] == keys[:-1]):
-        raise ModelFileError(f"{where}: a feature is linked twice to the same target")
 
 
 def _adopt_legacy(store: LinkStore, arrays: dict[str, np.ndarray], storage: Any,
