@@ -24,6 +24,49 @@ def test_sigmoid_recovers_known_probabilities(a, b, scale):
     assert np.max(np.abs(fitted - truth)) < 0.02
 
 
+def test_the_compiled_fit_is_platts_optimum_and_a_warm_start_reaches_it_sooner():
+    """The compiled Newton fit stops where the gradient of Platt's smoothed log loss
+    vanishes (checked here in numpy, in the original scores); started from the last fit
+    of a window that moved on a little, it reaches the same optimum in fewer steps."""
+    from snowpy._core import platt
+
+    rng = np.random.default_rng(4)
+    scores = rng.normal(3.0, 5.0, 3000)
+    positive = rng.random(3000) < 1 / (1 + np.exp(0.7 * scores - 1.2))
+    flags = positive.view(np.uint8)
+    a, b, cold_steps = platt.fit(scores, flags, 0.0, 0.0, False, 100)
+    n_pos = positive.sum()
+    targets = np.where(positive, (n_pos + 1) / (n_pos + 2), 1 / (scores.size - n_pos + 2))
+    p = 1 / (1 + np.exp(a * scores + b))
+    gradient = [np.sum((targets - p) * scores), np.sum(targets - p)]
+    assert np.allclose(gradient, 0.0, atol=1e-3) and 0.6 < a < 0.8 and 1.0 < -b < 1.4
+    moved = np.r_[scores[300:], rng.normal(3.0, 5.0, 300)]  # a tenth more, a tenth gone
+    moved_flags = np.r_[flags[300:], (rng.random(300) < 0.5).view(np.uint8)]
+    cold = platt.fit(moved, moved_flags, 0.0, 0.0, False, 100)
+    warm = platt.fit(moved, moved_flags, a, b, True, 100)
+    assert abs(warm[0] - cold[0]) < 1e-6 and abs(warm[1] - cold[1]) < 1e-6
+    assert warm[2] < cold[2] and cold_steps >= 4
+
+
+def test_the_compiled_division_check_agrees_with_numpy():
+    """What decides the temperature (the accuracy and the plain division's mean top
+    probability over the examples with one true label), in one compiled pass."""
+    from snowpy._core import platt
+    from snowpy.calibration import sigmoid
+
+    rng = np.random.default_rng(8)
+    scores = rng.normal(size=(500, 6))
+    positives = rng.random((500, 6)) < 0.2  # some rows with 0 or several true labels
+    a, b = np.full(6, -1.3), np.full(6, 0.4)
+    counted, accuracy, plain = platt.division(scores, positives.view(np.uint8), a, b)
+    single = positives.sum(axis=1) == 1
+    logits = -(scores[single] * a + b)
+    p = sigmoid(logits)
+    assert counted == single.sum() > 50
+    assert accuracy == np.mean(logits.argmax(1) == positives[single].argmax(1))
+    assert plain == pytest.approx(np.mean(p.max(1) / p.sum(1)), rel=1e-12)
+
+
 @pytest.mark.parametrize("positives", [0, 1, 2])
 def test_tiny_classes_give_finite_parameters(positives):
     scores = np.array([-1.0, 0.0, 1.0, 2.0, 3.0])

@@ -138,6 +138,30 @@ class ProgressiveWindow:
         self.filled = min(size, self.filled + n)
         self.since_fit += n
 
+    def add_one(self, scores: np.ndarray, targets: np.ndarray) -> None:
+        """Append one example's scores ``[1, targets]`` and its true targets: :meth:`add`
+        for the one-example path, a row written in place (the rare case, a wider row or
+        a buffer to grow, goes through :meth:`add`)."""
+        size, width = self.scores.shape
+        if scores.shape[1] != width or (self.filled == size and size < self.limit):
+            positives = np.zeros((1, scores.shape[1]), dtype=bool)
+            positives[0, targets] = True
+            self.add(scores, positives)
+            return
+        row = self.position
+        values = scores[0]
+        self.scores[row] = values
+        flags = self.positives[row]
+        flags[:] = False
+        flags[targets] = True
+        low = min(values.tolist()) if width <= 16 else float(values.min())  # (no reduce)
+        if low < self.low:
+            self.low = low
+        self.position = (row + 1) % size
+        if self.filled < size:
+            self.filled += 1
+        self.since_fit += 1
+
     def _widen(self, width: int) -> None:
         extra = width - self.scores.shape[1]
         self.scores = np.hstack([self.scores, np.full((self.scores.shape[0], extra),
@@ -187,7 +211,7 @@ def fit_progressive(net: Any) -> None:
                                                     width - positives.shape[1]), bool)])
     net.calibration_ = Calibration.fit(
         scores, positives, normalize=net.kernel_.normalisation(net.multilabel_),
-        method="progressive")
+        method="progressive", start=net.calibration_)  # (the window moved on a little)
     window.since_fit = 0
 
 

@@ -344,6 +344,7 @@ class Network(LabelPrediction, OnlineLearning, WeightViews, RuleParamsEstimator)
         self._online: Any = None
         self._score_args: Any = None
         self._single_targets: list[np.ndarray] = []  # [t] for each target t
+        self._score_buffer = None  # an example's progressive scores (the window copies)
         self._learner: Any = None  # the one-example path's compiled binding ...
         self._learner_key = (-1, -1)  # ... the generations it was bound at
         self._learner_width = self._learner_queue = 0

@@ -101,6 +101,7 @@ class OnlineLearning:
     _learner_key: tuple[int, int]
     _learner_width: int
     _learner_queue: int
+    _score_buffer: np.ndarray | None
     calibration_: Any
     kernel_: Any
     mistakes_: list[int]
@@ -253,7 +254,10 @@ class OnlineLearning:
             self._cover_new_targets()
         if self._progressive is None:
             return targets, _NO_SCORES
-        return targets, np.empty((1, store.S.shape[0]))
+        buffer = getattr(self, "_score_buffer", None)  # (one per network: the window copies)
+        if buffer is None or buffer.shape[1] != store.S.shape[0]:
+            buffer = self._score_buffer = np.empty((1, store.S.shape[0]))
+        return targets, buffer
 
     def _step_done(self, result: tuple) -> bool:
         """After a compiled step (:meth:`OnlineLearner.learn`'s ``(status, next_row,
@@ -311,9 +315,7 @@ class OnlineLearning:
             if underflows:
                 self.underflows_ += underflows
         if scores.shape[0]:
-            positives = np.zeros((1, store.n_targets), dtype=bool)
-            positives[0, targets] = True
-            self._progressive.add(scores, positives)
+            self._progressive.add_one(scores, targets)
             refresh_progressive(self)  # here, not when predicting: predictions change nothing
         if overflows:
             self.overflows_ += overflows

@@ -239,6 +239,7 @@ def restore_network(network_class: type, header: dict[str, Any],
     net._learner_key = (-1, -1)
     net._learner_width = net._learner_queue = 0
     net._single_targets = []
+    net._score_buffer = None
     if header.get("calibration"):
         net.calibration_ = Calibration.from_file(header["calibration"], arrays, where)
     if "progressive_scores" in arrays:

@@ -1,0 +1,6 @@
+import numpy as np
+
+def fit(scores: np.ndarray, positive: np.ndarray, start_a: float, start_b: float, warm: bool,
+        max_iter: int) -> tuple[float, float, int]: ...
+def division(scores: np.ndarray, positives: np.ndarray, a: np.ndarray, b: np.ndarray
+             ) -> tuple[int, float, float]: ...
