@@ -62,5 +62,5 @@ def hash_names(names: list[str], seed: int, mask: int) -> np.ndarray:
     data = np.frombuffer(b"".join(encoded), dtype=np.uint8) if encoded else \
         np.zeros(0, np.uint8)
     out = np.empty(len(encoded), dtype=np.int64)
-    hashing.hash_spans(data, offsets, int(seed) & _M32, np.int64(mask), out)
+    hashing.hash_spans(data, offsets, int(seed) & _M32, int(mask), out)
     return out
