@@ -109,7 +109,15 @@ class SnowClassifier(RuleParamsEstimator):
         0.086 there; as good as cv on SMS Spam); ``None`` gives none. A classifier
         started by ``partial_fit`` or ``learn_one`` sees its data once: with
         ``"cv"`` or ``"holdout"`` it calibrates progressively.
-    epochs, average, shuffle, seed, bias, early_stop, links, eligibility, eligible_percent,
+    links : {"signed", "touched", "positive", "all"}, default "signed"
+        When a feature is linked to a target (see :class:`snowpy.Network`, whose
+        default is ``"touched"``, the rule over every feature). A text classifier
+        keeps SNoW's sparse mode with negative evidence: a feature met in a
+        target's documents is part of its concept, which on text is a useful bias
+        (20 Newsgroups at the defaults: 0.854 with a 38 MB model, against 0.850
+        and 85 MB with ``"touched"``). On features that are not words, many of
+        them noise, it can learn nothing: ``docs/rules.md``.
+    epochs, average, shuffle, seed, bias, early_stop, eligibility, eligible_percent,
     discard, precision, multiclass, calibration_folds :
         The network's options; see :class:`snowpy.Network`.
     **rule_params

@@ -57,7 +57,7 @@ def test_discard_drops_negligible_links_at_the_end_of_fit():
     weight are dropped (and then weigh what a missing link weighs: 0)."""
     X = rows([1, 1], [0, 1], [0, 1], [0, 1])
     options = dict(links="positive", initial_weight=1.0, theta=1.5, alpha=2.0, beta=0.25,
-                   bias=False, average=False, epochs=1, shuffle=False)
+                   bias=False, average=False, epochs=1, shuffle=False, thickness=0.0)
     labels = ["a", "b", "a", "a"]
     # 1: x0-a, x1-a at 1 (activation 2, right); 2: x1-b at 1, b promoted to 2;
     # 3: a promoted on x1 (1 -> 2), b demoted on x1 (2 -> 0.5); 4: right for both

@@ -75,13 +75,14 @@ def random_problem(seed=0, n=60, F=30, T=3, binary=False):
 
 @pytest.mark.parametrize("rule,params,theta", [
     ("perceptron", {"learning_rate": 0.5}, 0.0),
-    ("winnow", {"alpha": 1.5, "beta": 0.7, "initial_weight": 0.3}, 1.0),
-])
+    ("winnow", {"alpha": 1.5, "beta": 0.7, "initial_weight": 0.3, "thickness": 0.0}, 1.0),
+])  # (the plain mistake-driven rules: no thick separator, which Winnow's default has)
 @pytest.mark.parametrize("links", ["all", "touched", "positive"])
 def test_engine_matches_reference(rule, params, theta, links):
     X, labels = random_problem(binary=rule == "winnow")
     W, averaged, mistakes, linked = reference_train(
-        X, labels, 3, rule=rule, params=params, theta=theta, bias=True, epochs=4, seed=3,
+        X, labels, 3, rule=rule, params={k: v for k, v in params.items() if k != "thickness"},
+        theta=theta, bias=True, epochs=4, seed=3,
         links="positive" if links == "positive" else "all")
     net = snowpy.Network(rule, epochs=4, seed=3, early_stop=False, links=links,
                          precision="float64", discard=None, theta=theta, **params).fit(X, labels)
@@ -110,7 +111,7 @@ def test_positive_links_worked_example():
     X = sp.csr_matrix(np.array([[1.0, 1.0, 0.0], [0.0, 1.0, 1.0]]))
     net = snowpy.Network("winnow", links="positive", initial_weight=2.0, theta=3.0,
                          alpha=2.0, beta=0.5, average=False, bias=False, epochs=1,
-                         shuffle=False).fit(X, ["a", "b"])
+                         shuffle=False, thickness=0.0).fit(X, ["a", "b"])
     # example 1 ("a"): links x0-a, x1-a at 2; a = 4 >= 3 right, b has no links: 0
     # example 2 ("b"): links x1-b, x2-b at 2; a = 2 (x1 only) < 3 right, b = 4 >= 3 right
     assert net.n_links_ == 4 and net.updates_ == [0]

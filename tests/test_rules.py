@@ -58,7 +58,7 @@ def test_thick_separator_positive_and_negative_thickness():
 
 
 def test_thickness_on_top_of_winnow():
-    plain = unit("winnow", alpha=2, beta=0.5, theta=4, initial_weight=1)
+    plain = unit("winnow", alpha=2, beta=0.5, theta=4, initial_weight=1, thickness=0)
     thick = unit("winnow", alpha=2, beta=0.5, theta=4, initial_weight=1, thickness=3)
     for net in (plain, thick):
         for _ in range(3):
@@ -106,7 +106,8 @@ def test_passive_aggressive_variants(variant, second):
 
 
 def test_winnow_r_floor():
-    net = unit("winnow", alpha=2, beta=0.5, theta=0.4, initial_weight=1, floor=0.5)
+    net = unit("winnow", alpha=2, beta=0.5, theta=0.4, initial_weight=1, floor=0.5,
+               thickness=0)
     step(net, [0, 1], True)  # 1 >= 0.4: correct
     for _ in range(3):
         step(net, [1, 0], False)  # demoted once to the floor, then held there
@@ -126,11 +127,14 @@ def test_winnow_real_strengths_use_powers():
     np.testing.assert_allclose(net.coef_[0], [2**0.5, 4.0, 1.0])
 
 
-def test_winnow_default_initial_weight_is_snows():
+def test_winnow_default_initial_weight_puts_the_average_example_at_threshold():
     X = sp.csr_matrix(np.array([[1, 1, 1, 0], [0, 1, 1, 1]], dtype=float))
     net = snowpy.Network("winnow").fit(X, ["a", "b"])
     rho = 3 + 1  # three active features and the bias
-    assert net.rule_params_["initial_weight"] == pytest.approx(3 * 4.0 / rho)
+    assert net.rule_params_["initial_weight"] == pytest.approx(4.0 / rho)
+    # SNoW's 3 theta / rho stays one parameter away
+    snow = snowpy.Network("winnow", initial_weight=3 * 4.0 / rho)
+    assert snow.fit(X, ["a", "b"]).rule_params_["initial_weight"] == 3.0
 
 
 def test_every_builtin_rule_is_registered_through_the_hook():

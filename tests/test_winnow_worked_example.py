@@ -37,8 +37,8 @@ def expected(**given: float) -> np.ndarray:
 def make_network() -> snowpy.Network:
     return snowpy.Network(
         "winnow", alpha=2, beta=0.5, theta=N, initial_weight=1, bias=False,
-        average=False, links="all", precision="float64", discard=None,
-    )
+        average=False, links="all", precision="float64", discard=None, thickness=0,
+    )  # (every attribute linked: the test sets the slides' state link by link)
 
 
 def test_slides_table_row_by_row():

@@ -306,6 +306,7 @@ class _Run:
         from snowpy.calibration import Calibration
         from snowpy.distributed.tasks import discarded
         from snowpy.network import Network
+        from snowpy.network.calibrating import normalisation_of
         from snowpy.network.state import restore_network
 
         client, classifier = self.client, self.classifier
@@ -322,7 +323,7 @@ class _Run:
             scores = np.concatenate([p[0] for p in parts])
             positives = np.concatenate([p[1] for p in parts])
             net.calibration_ = Calibration.fit(
-                scores, positives, normalize="none" if self.multilabel else "sum",  # (mixable rules)
+                scores, positives, normalize=normalisation_of(net, self.multilabel),
                 method=str(self.params["calibrate"]))
         classifier.featurizer_ = classifier._make_featurizer()
         classifier.network_ = net

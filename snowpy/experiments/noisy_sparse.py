@@ -100,7 +100,8 @@ def run(rules: tuple[str, ...] = RULES, policies: tuple[str, ...] = POLICIES,
         reference = _sklearn_perceptron(X[:cut], y[:cut], X[cut:], y[cut:])
         for rule in rules:
             for policy in policies:
-                net = Network(rule, links=policy, epochs=10, seed=0).fit(X[:cut], y[:cut])
+                net = Network(rule, links=policy, epochs=10, seed=0).fit(X[:cut],
+                                                                        y[:cut].tolist())
                 accuracy = float(np.mean(net.predict(X[cut:]) == y[cut:]))
                 rows.append({"shape": shape.name, "rule": rule, "links": policy,
                              "accuracy": round(accuracy, 4), "n_links": int(net.n_links_),

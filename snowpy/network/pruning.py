@@ -29,8 +29,8 @@ def discard(net: Any) -> int:
     Negligible: the link's prediction weight differs from a missing link's by
     less than ``discard`` times the rule's initial effective weight, or, for
     rules whose weights start at 0 or are derived (Naive Bayes'
-    log-probabilities), times the mean difference of the link weights from a
-    missing link's. The bias is kept.
+    log-probabilities), times the mean difference from a missing link's of the link
+    weights that differ from it. The bias is kept.
     """
     if net.discard is None:
         return 0
@@ -39,9 +39,11 @@ def discard(net: Any) -> int:
     initial = abs(net.kernel_.initial_effective_weight)
     if initial > 0 and net.kernel_.refresh is None:
         scale = initial
-    else:
-        weights = net.effective_links().data
-        scale = float(np.abs(weights - store.absent).mean()) if weights.size else 0.0
+    else:  # the links that moved: a link still at the missing weight (links="all" has
+        #    one per feature seen) says nothing of the scale, and must not lower it
+        moved = np.abs(net.effective_links().data - store.absent)
+        moved = moved[moved > 0]
+        scale = float(moved.mean()) if moved.size else 0.0
     net._effective_cache.clear()
     return store.prune(threshold=float(net.discard) * scale, averaged=bool(net.average))
 

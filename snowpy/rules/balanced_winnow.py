@@ -18,7 +18,14 @@ import math
 
 from snowpy._core.rules import UpdateKernel
 from snowpy.hookspecs import hookimpl
-from snowpy.records.rules import BuildContext, Param, RuleKernel, RuleSpec, theta_param
+from snowpy.records.rules import (
+    BuildContext,
+    Param,
+    RuleKernel,
+    RuleSpec,
+    theta_param,
+    thickness_params,
+)
 from snowpy.rules.winnow import auto_initial_weight
 
 __all__ = ["BALANCED_WINNOW", "balanced_winnow_update"]
@@ -72,7 +79,7 @@ BALANCED_WINNOW = RuleSpec(
               low=0.0, low_open=True),
         Param("negative_initial_weight", None, "initial w-; None means theta / rho",
               low=0.0, low_open=True),
-    ),
+    ) + thickness_params(default=1.0),
     summary="Winnow over two planes w+ and w-, effective weight w+ - w-",
     reference="seed 000 section 6.6, seed 002; Dagan, Karov and Roth 1997",
 )

@@ -33,7 +33,14 @@ import numpy as np
 
 from snowpy._core.rules import UpdateKernel
 from snowpy.hookspecs import hookimpl
-from snowpy.records.rules import BuildContext, Param, RuleKernel, RuleSpec, theta_param
+from snowpy.records.rules import (
+    BuildContext,
+    Param,
+    RuleKernel,
+    RuleSpec,
+    theta_param,
+    thickness_params,
+)
 
 __all__ = ["NORMALISED_WINNOW", "normalised_weights", "normalised_winnow_update"]
 
@@ -85,7 +92,7 @@ NORMALISED_WINNOW = RuleSpec(
         theta_param(0.0),
         Param("initial_weight", None, "initial weight; None means 1/N, N the features",
               low=0.0, low_open=True),
-    ),
+    ) + thickness_params(default=0.01),
     summary="exponentiated update normalised to sum 1; bound 2 (R/rho)^2 ln N",
     reference="seed 003 (Mohri: Winnow algorithm and its bound); Littlestone 1988",
     signed=True,

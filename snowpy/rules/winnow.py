@@ -13,9 +13,17 @@ few promotions. ``threshold_relative`` is SNoW's ``-t +``: the factor is
 scaled by ``theta / activation`` so one update moves the activation about as
 far as the threshold.
 
-Defaults are SNoW's ``-W 1.35,0.8,4.0`` with its initial weight ``3 theta /
-rho`` (rho: average number of active features per example), computed from
-the first training batch when ``initial_weight`` is left at ``None``.
+Defaults are SNoW's ``-W 1.35,0.8,4.0`` and the thick separator of LBJava's
+default ``SparseWinnow(1.35, 0.8, 4, thickness=1)``, with an initial weight
+``theta / rho`` (rho: average number of active features per example), computed
+from the first training batch when ``initial_weight`` is left at ``None``: an
+average example starts at the threshold, as Balanced Winnow's default does.
+SNoW's ``3 theta / rho`` was made for its sparse network, where a target counts
+only the features linked to it; with every feature weighing (the default
+``links="touched"``) it put every target three times above its threshold, so
+every target was demoted on the features of every example, memorising noise
+features (docs/rules.md, "The sparse network must learn what the full network
+learns").
 """
 
 from __future__ import annotations
@@ -24,7 +32,14 @@ import math
 
 from snowpy._core.rules import UpdateKernel
 from snowpy.hookspecs import hookimpl
-from snowpy.records.rules import BuildContext, Param, RuleKernel, RuleSpec, theta_param
+from snowpy.records.rules import (
+    BuildContext,
+    Param,
+    RuleKernel,
+    RuleSpec,
+    theta_param,
+    thickness_params,
+)
 
 __all__ = ["WINNOW", "auto_initial_weight", "winnow_update"]
 
@@ -44,7 +59,8 @@ def winnow_update(w, S, t, y, activation, vals, m, sqnorm, params):
 
 
 def auto_initial_weight(multiple: float, theta: float, context: BuildContext) -> float:
-    """SNoW's data-dependent initial weight ``multiple * theta / rho`` (1.0 when theta <= 0)."""
+    """A data-dependent initial weight ``multiple * theta / rho`` (SNoW's, with multiple
+    3; 1.0 when theta <= 0)."""
     if theta <= 0.0:
         return 1.0
     return multiple * theta / max(context.mean_active_features, 1.0)
@@ -54,7 +70,7 @@ def _build(params: dict, context: BuildContext) -> RuleKernel:
     w0 = params["initial_weight"]
     resolved = {}
     if w0 is None:
-        w0 = resolved["initial_weight"] = auto_initial_weight(3.0, params["theta"], context)
+        w0 = resolved["initial_weight"] = auto_initial_weight(1.0, params["theta"], context)
     return RuleKernel(
         update=UpdateKernel.builtin("winnow"),
         reference=winnow_update,
@@ -80,13 +96,14 @@ WINNOW = RuleSpec(
         Param("beta", 0.8, "demotion factor applied on a mistake on a negative example",
               low=0.0, high=1.0, low_open=True, high_open=True),
         theta_param(4.0),
-        Param("initial_weight", None, "initial weight; None means SNoW's 3 * theta / rho",
+        Param("initial_weight", None, "initial weight; None means theta / rho (SNoW's: 3 "
+              "theta / rho)",
               low=0.0, low_open=True),
         Param("floor", 0.0, "Winnow-R: no weight falls below this value (0: plain Winnow)",
               low=0.0),
         Param("threshold_relative", False, "SNoW -t +: scale the factor by theta / activation",
               type=bool),
-    ),
+    ) + thickness_params(default=1.0),
     summary="multiplicative promotion/demotion of active weights (attribute-efficient)",
     reference="Littlestone 1988; seed 000 sections 5 and 6.7, seeds 001, 002; SNoW -W",
     nonnegative=True,
