@@ -88,3 +88,20 @@ def test_the_default_links_are_the_full_network_stored_sparsely(rule):
     full = snowpy.Network(rule, epochs=5, seed=0, discard=None, links="all").fit(X, y.tolist())
     np.testing.assert_array_equal(sparse.decision_function(X), full.decision_function(X))
     assert sparse.n_links_ < full.n_links_
+
+
+def test_the_benchmark_table_measures_what_the_sparse_network_saves():
+    """``run`` (``benchmarks/bench_sparse_problems.py``'s table): one row per shape,
+    rule and policy, with the links kept against the full table and the file's size."""
+    from snowpy.experiments.noisy_sparse import run
+
+    shape = Shape(classes=4, features=2000, noise=20, examples=600)
+    rows = run(rules=("winnow", "perceptron"), policies=("touched", "all"),
+               shapes=(shape,)).rows
+    assert [(r["rule"], r["links"]) for r in rows] == [
+        ("winnow", "touched"), ("winnow", "all"), ("perceptron", "touched"),
+        ("perceptron", "all")]
+    for touched, full in (rows[:2], rows[2:]):
+        assert touched["accuracy"] == full["accuracy"] > 0.5
+        assert 0 < touched["n_links"] < touched["full_links"]
+        assert touched["model_kb"] > 0
