@@ -464,9 +464,10 @@ class SnowClassifier(RuleParamsEstimator):
         """The classifier as a header and named arrays (:mod:`snowpy.classifier_state`)."""
         return classifier_state(self, inference_only)
 
-    def save(self, path: Any, *, inference_only: bool = False) -> Any:
+    def save(self, path: Any, *, inference_only: bool = False, key: bytes | None = None
+             ) -> Any:
         """Save the trained classifier atomically (see :func:`snowpy.save`)."""
-        return write_model(path, *self._model_state(inference_only))
+        return write_model(path, *self._model_state(inference_only), key=key)
 
     def predict(self, texts: Iterable[Any], *, targets: Sequence[Any] | None = None,
                 abstain: float | None = None) -> Any:

@@ -27,6 +27,7 @@ Ctrl-C never leaves a half-written model in place of the previous one.
 from __future__ import annotations
 
 import hashlib
+import hmac
 import math
 import os
 import struct
@@ -55,11 +56,12 @@ def _sha256(array: np.ndarray) -> str:
 
 
 def write_model(path: str | os.PathLike, header: Mapping[str, Any],
-                arrays: Mapping[str, np.ndarray]) -> Path:
+                arrays: Mapping[str, np.ndarray], *, key: bytes | None = None) -> Path:
     """Write a model file atomically; returns its path.
 
     ``header`` must be JSON-serialisable (orjson); the array manifest,
-    magic and versions are added here.
+    magic and versions are added here. ``key`` signs the file: an HMAC-SHA256 of the
+    header (which holds every array's SHA-256), checked by ``read_model(..., key=key)``.
     """
     target = Path(path)
     directory = target.parent if str(target.parent) else Path(".")
@@ -76,6 +78,8 @@ def write_model(path: str | os.PathLike, header: Mapping[str, Any],
     full = _encode_floats({"magic": MAGIC, "format_version": FORMAT_VERSION,
                            "snowpy_version": __version__, **header, "arrays": manifest})
     full["header_sha256"] = _header_digest(full)
+    if key is not None:
+        full["header_hmac"] = _signature(full, key)
     payload = orjson.dumps(full, option=orjson.OPT_SERIALIZE_NUMPY | orjson.OPT_INDENT_2)
     handle, temporary = tempfile.mkstemp(dir=directory, prefix=f".{target.name}.", suffix=".tmp")
     try:
@@ -132,12 +136,28 @@ def _decode_floats(value: Any) -> Any:
     return value
 
 
+_UNSIGNED = ("header_sha256", "header_hmac")
+
+
+def _canonical(header: Mapping[str, Any]) -> bytes:
+    """The header's canonical JSON (sorted keys), its own checksum and signature left out."""
+    return orjson.dumps({key: item for key, item in header.items() if key not in _UNSIGNED},
+                        option=orjson.OPT_SORT_KEYS | orjson.OPT_SERIALIZE_NUMPY)
+
+
 def _header_digest(header: Mapping[str, Any]) -> str:
-    """SHA-256 of the header's canonical JSON (sorted keys), its own checksum left out:
-    the arrays have theirs, and this one covers labels, parameters and the front end."""
-    canonical = {key: item for key, item in header.items() if key != "header_sha256"}
-    return hashlib.sha256(orjson.dumps(canonical, option=orjson.OPT_SORT_KEYS
-                                       | orjson.OPT_SERIALIZE_NUMPY)).hexdigest()
+    """SHA-256 of the header's canonical JSON: the arrays have theirs, and this one covers
+    labels, parameters and the front end. It detects damage, not tampering: whoever edits
+    a file can recompute it (a signature, ``key``, detects that)."""
+    return hashlib.sha256(_canonical(header)).hexdigest()
+
+
+def _signature(header: Mapping[str, Any], key: bytes) -> str:
+    """HMAC-SHA256 of the header's canonical JSON under ``key``. The header holds every
+    array's SHA-256, so the signature covers the arrays too once they are verified."""
+    if not isinstance(key, (bytes, bytearray)) or len(key) < 16:
+        raise ValueError("a signing key is bytes, at least 16 of them")
+    return hmac.new(bytes(key), _canonical(header), hashlib.sha256).hexdigest()
 
 
 def _mode_for(target: Path) -> int:
@@ -267,7 +287,8 @@ def _read_array(path: Path, archive: zipfile.ZipFile, name: str, spec: Mapping[s
 
 
 def read_model(path: str | os.PathLike, *, mmap: bool = False, verify: bool = True,
-               check_only: bool = False) -> tuple[dict[str, Any], dict[str, np.ndarray]]:
+               check_only: bool = False, key: bytes | None = None
+               ) -> tuple[dict[str, Any], dict[str, np.ndarray]]:
     """Read and validate a model file: ``(header, arrays)``.
 
     ``verify=False`` skips the SHA-256 and finiteness checks of the arrays
@@ -275,6 +296,8 @@ def read_model(path: str | os.PathLike, *, mmap: bool = False, verify: bool = Tr
     only the header, whatever the size of the weights. ``check_only`` reads
     every array through, a piece at a time, for every check, and keeps none
     (the arrays returned are empty): a saved file is checked in little memory.
+    ``key``: the file must carry a signature made with it (``write_model(..., key=)``);
+    the arrays are then always verified.
 
     Raises
     ------
@@ -283,6 +306,8 @@ def read_model(path: str | os.PathLike, *, mmap: bool = False, verify: bool = Tr
         missing or malformed array, checksum, non-finite values.
     """
     source = Path(path)
+    if key is not None:
+        verify = True
     if not source.is_file():
         raise ModelFileError(f"{source}: no such model file")
     try:
@@ -299,15 +324,25 @@ def read_model(path: str | os.PathLike, *, mmap: bool = False, verify: bool = Tr
                 raise ModelFileError(f"{source}: the header is not valid JSON ({exc})") from None
             if not isinstance(header, dict) or header.get("magic") != MAGIC:
                 raise ModelFileError(f"{source}: not a snowpy model (wrong magic)")
+            version = header.get("format_version")
+            if not isinstance(version, int) or isinstance(version, bool) or version < 1:
+                raise ModelFileError(f"{source}: the header has no valid format version "
+                                     f"({version!r})")
             digest = header.pop("header_sha256", None)
+            signature = header.pop("header_hmac", None)
+            if digest is None and version >= 2:  # format 1 predates the header checksum
+                raise ModelFileError(f"{source}: the header's checksum (header_sha256) is "
+                                     f"missing; every format-{version} file has one")
             if digest is not None and digest != _header_digest(header):
                 raise ModelFileError(f"{source}: the header was altered after saving (its "
                                      "checksum does not match): labels, parameters or the "
                                      "front end cannot be trusted")
+            if key is not None and (not isinstance(signature, str) or not hmac.compare_digest(
+                    signature, _signature(header, key))):
+                raise ModelFileError(f"{source}: " + ("not signed" if signature is None else
+                                     "its signature does not match the key given") +
+                                     ": refused (the file may have been altered)")
             header = _decode_floats(header)
-            version = header.get("format_version")
-            if not isinstance(version, int):
-                raise ModelFileError(f"{source}: the header has no format version")
             if version > FORMAT_VERSION:
                 raise ModelFileError(
                     f"{source}: written by snowpy {header.get('snowpy_version', '?')} in model "

@@ -17,14 +17,15 @@ from typing import Any
 from snowpy.classifier import SnowClassifier
 from snowpy.classifier_state import restore_classifier, restore_kind
 from snowpy.exceptions import ConfigurationError, ModelFileError
-from snowpy.model_file import read_model, write_model
+from snowpy.model_file import read_model
 from snowpy.network import Cloud, DualNetwork, Network
 from snowpy.network.state import restore_network
 
 __all__ = ["ModelFileError", "load", "save"]
 
 
-def save(model: Any, path: str | os.PathLike, *, inference_only: bool = False) -> Path:
+def save(model: Any, path: str | os.PathLike, *, inference_only: bool = False,
+         key: bytes | None = None) -> Path:
     """Save a trained :class:`Network` or :class:`SnowClassifier` atomically.
 
     With ``inference_only`` the file keeps only what prediction needs: the
@@ -32,6 +33,10 @@ def save(model: Any, path: str | os.PathLike, *, inference_only: bool = False) -
     averaging sums, counts or progressive-calibration window. Its
     predictions and probabilities are bit-identical to the full model's; it
     cannot continue training (``partial_fit`` refuses; ``fit`` starts afresh).
+
+    ``key`` (bytes, at least 16) signs the file with an HMAC-SHA256; ``load(path,
+    key=key)`` then refuses a file that was not signed with it. Without a key, a
+    file's checksums detect damage, not tampering.
 
     >>> import snowpy, tempfile, os
     >>> clf = snowpy.SnowClassifier(epochs=2).fit(["a b", "c d"], ["x", "y"])
@@ -42,23 +47,25 @@ def save(model: Any, path: str | os.PathLike, *, inference_only: bool = False) -
     if not isinstance(model, (SnowClassifier, Network, Cloud, DualNetwork)):
         raise ConfigurationError(f"cannot save a {type(model).__name__}; save a Network, a "
                                  "Cloud, a DualNetwork or a SnowClassifier")
-    return write_model(path, *model._model_state(inference_only))
+    return model.save(path, inference_only=inference_only, key=key)
 
 
-def load(path: str | os.PathLike, *, mmap: bool = False, verify: bool = True) -> Any:
+def load(path: str | os.PathLike, *, mmap: bool = False, verify: bool = True,
+         key: bytes | None = None) -> Any:
     """Load a model file written by :func:`save`, validating it.
 
     ``mmap=True`` maps the weights from the file (copy-on-write) instead of
     reading them: fast to load, memory shared between processes.
     ``verify=False`` skips the arrays' checksums (for a trusted file): with
-    ``mmap=True``, loading then costs the header only.
+    ``mmap=True``, loading then costs the header only. ``key``: the file must be
+    signed with it (``save(..., key=key)``); a file from others is trusted only so.
 
     Raises
     ------
     ModelFileError
         The file is not a valid snowpy model; the message says why.
     """
-    header, arrays = read_model(path, mmap=mmap, verify=verify)
+    header, arrays = read_model(path, mmap=mmap, verify=verify, key=key)
     # (mapped arrays come copy-on-write, from the file as it was opened: training a
     # loaded model never writes into the file, and a save racing the load cannot mix in)
     where = str(path)

@@ -216,3 +216,25 @@ class quiet_on_closed_pipe:
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
         raise typer.Exit(0)
+
+
+#: The environment variable naming a file of key bytes: every model the command line
+#: saves is signed with it, and every model it loads must be signed with it.
+KEY_VARIABLE = "SNOWPY_MODEL_KEY_FILE"
+
+
+def model_key() -> bytes | None:
+    """The signing key of ``$SNOWPY_MODEL_KEY_FILE`` (None when unset)."""
+    where = os.environ.get(KEY_VARIABLE)
+    if not where:
+        return None
+    try:
+        with open(where, "rb") as stream:
+            key = stream.read(1 << 16)
+    except OSError as exc:
+        raise ConfigurationError(f"{KEY_VARIABLE}={where}: cannot read the key "
+                                 f"({exc.strerror or exc})") from None
+    if len(key) < 16:
+        raise ConfigurationError(f"{KEY_VARIABLE}={where}: a key has at least 16 bytes, "
+                                 f"this one {len(key)}")
+    return key

@@ -9,7 +9,7 @@ from typing import Annotated, Any
 
 import typer
 
-from snowpy.cli.common import echo_json, err, summarise
+from snowpy.cli.common import echo_json, err, model_key, summarise
 from snowpy.exceptions import ConfigurationError
 
 Workers = Annotated[int | None, typer.Option(
@@ -73,7 +73,7 @@ def train_distributed(classifier: Any, corpus: str, output: Path, *, workers: in
     except KeyboardInterrupt:
         err(f"interrupted: {output} untouched; `--resume` continues from {folder}")
         raise typer.Exit(130) from None
-    trained.save(output, inference_only=inference_only)
+    trained.save(output, inference_only=inference_only, key=model_key())
     from snowpy.distributed.checkpoints import Checkpoint
 
     Checkpoint(folder, {}).complete()

@@ -7,7 +7,7 @@ from typing import Annotated, Any
 
 import typer
 
-from snowpy.cli.common import echo_json, err, fail, handles_errors
+from snowpy.cli.common import echo_json, err, fail, handles_errors, model_key
 from snowpy.cli.distributed import (
     Scheduler,
     Shards,
@@ -92,7 +92,7 @@ def evaluate(
 
     if bins < 1:
         raise typer.BadParameter("must be at least 1", param_hint="--bins")
-    classifier = load(model, mmap=True)  # (the pages of the weights it reads, no more)
+    classifier = load(model, mmap=True, key=model_key())  # (the pages of the weights it reads, no more)
     if not isinstance(classifier, SnowClassifier):
         raise typer.BadParameter("this model holds a Network without a front end; evaluate "
                                  "it from Python", param_hint="MODEL")

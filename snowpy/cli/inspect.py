@@ -7,7 +7,7 @@ from typing import Annotated, Any
 
 import typer
 
-from snowpy.cli.common import echo_json, handles_errors
+from snowpy.cli.common import echo_json, handles_errors, model_key
 from snowpy.exceptions import ConfigurationError
 
 
@@ -170,7 +170,7 @@ def inspect(
     from snowpy import load
 
     console = Console(stderr=json_output)
-    loaded = load(model, mmap=True)
+    loaded = load(model, mmap=True, key=model_key())
     if corpus is not None:
         _recover_names(loaded, corpus, split, top, export_to is not None)
     from snowpy.network import DualNetwork

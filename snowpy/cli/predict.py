@@ -11,7 +11,7 @@ from typing import Annotated, Any
 import orjson
 import typer
 
-from snowpy.cli.common import handles_errors, quiet_on_closed_pipe
+from snowpy.cli.common import handles_errors, model_key, quiet_on_closed_pipe
 from snowpy.cli.distributed import (
     Scheduler,
     Shards,
@@ -69,7 +69,7 @@ def predict(
         raise typer.BadParameter("must be at least 1", param_hint="--top-k")
     if batch is not None and batch < 1:
         raise typer.BadParameter("must be at least 1", param_hint="--batch")
-    classifier = load(model, mmap=True)  # (the pages of the weights it reads, no more)
+    classifier = load(model, mmap=True, key=model_key())  # (the pages of the weights it reads, no more)
     if not isinstance(classifier, SnowClassifier):
         raise typer.BadParameter("this model has no text front end", param_hint="MODEL")
     lines = read_lines(input, encoding, decode)

@@ -17,7 +17,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from snowpy.cli.common import err
+from snowpy.cli.common import err, model_key
 
 __all__ = ["StreamReport", "learn_stream"]
 
@@ -80,7 +80,7 @@ def learn_stream(classifier: Any, documents: Iterable[Any], report: StreamReport
         classifier.learn_one(text, label)
         report.add(wrong)
         if save_every and report.examples % save_every == 0:
-            classifier.save(output, inference_only=inference_only)
+            classifier.save(output, inference_only=inference_only, key=model_key())
             checkpoints += 1
     if report.since_examples:
         report.row()

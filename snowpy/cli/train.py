@@ -13,6 +13,7 @@ from snowpy.cli.common import (
     check_output,
     err,
     handles_errors,
+    model_key,
     parse_optional_float,
     parse_range,
     rule_options,
@@ -280,14 +281,14 @@ def train(
         if save_partial is not None and hasattr(classifier, "network_") \
                 and hasattr(classifier.network_, "_store"):
             classifier.network_.calibration_ = None
-            classifier.save(save_partial)
+            classifier.save(save_partial, key=model_key())
             err(f"interrupted: what was learned so far is in {save_partial}; {output} untouched")
         else:
             err(f"interrupted: {output} was not written")
         raise typer.Exit(130) from None
     if reporter:
         reporter.phase("saving")
-    classifier.save(output, inference_only=inference_only)
+    classifier.save(output, inference_only=inference_only, key=model_key())
     if reporter:
         reporter.close()
     if learning is not None and curve is not None:
@@ -330,7 +331,7 @@ def _train_stream(classifier: Any, corpus: str, output: Path, *, format: str | N
                                    save_every=save_every, inference_only=inference_only)
     except KeyboardInterrupt:
         if save_partial is not None and hasattr(classifier, "network_"):
-            classifier.save(save_partial)
+            classifier.save(save_partial, key=model_key())
             err(f"interrupted after {report.examples:,} documents: what was learned is in "
                 f"{save_partial}")
         else:
@@ -343,7 +344,7 @@ def _train_stream(classifier: Any, corpus: str, output: Path, *, format: str | N
         err(f"skipped {problems.skipped} malformed record(s); first: {problems.messages[0]}")
     net = classifier.network_
     net.prune()  # discard (SNoW -d) and eligible percent apply at the end, as after fit
-    classifier.save(output, inference_only=inference_only)
+    classifier.save(output, inference_only=inference_only, key=model_key())
     seconds = time.perf_counter() - started
     summary = {
         "model": str(output), "documents": report.examples, "classes": len(net.classes_),

@@ -11,7 +11,7 @@ from typing import Any
 import typer
 
 from snowpy.cli.cache import FeatureCache
-from snowpy.cli.common import err, summarise
+from snowpy.cli.common import err, model_key, summarise
 from snowpy.cli.reading import iter_documents
 from snowpy.exceptions import ConfigurationError
 
@@ -88,7 +88,7 @@ def train_cached(classifier: Any, corpus: str, output: Path, folder: Path, *,
         raise typer.Exit(130) from None
     network.mistakes_ = per_epoch
     network.prune()  # eligible percent and discard, as after fit
-    classifier.save(output, inference_only=inference_only)
+    classifier.save(output, inference_only=inference_only, key=model_key())
     seconds = time.perf_counter() - started
     summary = {"model": str(output), "corpus": corpus, "cache": str(folder),
                "documents": documents,

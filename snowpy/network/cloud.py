@@ -377,11 +377,12 @@ class Cloud(LabelPrediction):
             arrays.update({f"member{k}.{name}": a for name, a in member_arrays.items()})
         return {"kind": "cloud", "cloud": {"members": members}}, arrays
 
-    def save(self, path: Any, *, inference_only: bool = False) -> Any:
+    def save(self, path: Any, *, inference_only: bool = False, key: bytes | None = None
+             ) -> Any:
         """Save the cloud atomically (see :func:`snowpy.save`)."""
         from snowpy.model_file import write_model
 
-        return write_model(path, *self._model_state(inference_only))
+        return write_model(path, *self._model_state(inference_only), key=key)
 
     @classmethod
     def _restore(cls, header: dict[str, Any], arrays: dict[str, np.ndarray], where: str

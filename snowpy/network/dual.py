@@ -425,11 +425,12 @@ class DualNetwork(LabelPrediction, RuleParamsEstimator):
         """The network as a header and named arrays (:mod:`snowpy.network.dual_state`)."""
         return dual_state(self)
 
-    def save(self, path: Any, *, inference_only: bool = False) -> Any:
+    def save(self, path: Any, *, inference_only: bool = False, key: bytes | None = None
+             ) -> Any:
         """Save the network atomically (see :func:`snowpy.save`)."""
         from snowpy.model_file import write_model
 
-        return write_model(path, *self._model_state(inference_only))
+        return write_model(path, *self._model_state(inference_only), key=key)
 
     @classmethod
     def _restore(cls, header: dict[str, Any], arrays: dict[str, np.ndarray], where: str

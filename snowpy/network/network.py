@@ -607,9 +607,10 @@ class Network(LabelPrediction, OnlineLearning, WeightViews, RuleParamsEstimator)
         header, arrays = network_state(self, inference_only)
         return {"kind": "network", "network": header}, arrays
 
-    def save(self, path: Any, *, inference_only: bool = False) -> Any:
+    def save(self, path: Any, *, inference_only: bool = False, key: bytes | None = None
+             ) -> Any:
         """Save the trained network atomically (see :func:`snowpy.save`)."""
-        return write_model(path, *self._model_state(inference_only))
+        return write_model(path, *self._model_state(inference_only), key=key)
 
     @property
     def n_iter_(self) -> int:
