@@ -66,7 +66,8 @@ def _tupled(params: dict[str, Any]) -> dict[str, Any]:
 
 
 def restore_classifier(classifier_class: type, network_class: type, header: dict[str, Any],
-                       arrays: dict[str, np.ndarray], where: str) -> Any:
+                       arrays: dict[str, np.ndarray], where: str, *,
+                       trust_pattern: bool = False) -> Any:
     """A classifier from what :func:`classifier_state` produced."""
     from snowpy.text import Featurizer
 
@@ -78,6 +79,8 @@ def restore_classifier(classifier_class: type, network_class: type, header: dict
         network = restore_network(network_class, described, arrays, where)
     try:
         featurizer = Featurizer(**_tupled(dict(header["featurizer"])))
+        if not trust_pattern:
+            featurizer.distrust_pattern()
         featurizer._compile()
     except (KeyError, TypeError, ValueError, SnowpyError) as exc:
         raise ModelFileError(f"{where}: the front-end description is invalid ({exc})") from None

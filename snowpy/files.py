@@ -36,6 +36,7 @@ import numpy as np
 
 from snowpy._core.reader import parse_lines
 from snowpy._rows import Rows
+from snowpy.corpora.documents import max_document_bytes
 from snowpy.text.keys import keys_of, label_parts
 from snowpy.text.tokenize import _ascii_word
 from snowpy.text.unicode import tables
@@ -109,7 +110,7 @@ def _read_rows(path: Path, featurizer: Any, format: str, multilabel: bool, prefi
                 prefix.encode("utf-8"), tables(), _ascii_word(bool(featurizer.lowercase)),
                 bool(featurizer.lowercase), bool(featurizer.strip_accents), segments,
                 ("binary", "count", "log").index(featurizer.values),
-                featurizer.norm == "l2", int(featurizer.bits))
+                featurizer.norm == "l2", int(featurizer.bits), max_document_bytes())
     with open(path, "rb") as handle:
         size = os.fstat(handle.fileno()).st_size
         if size == 0:
@@ -131,7 +132,11 @@ def _read_rows(path: Path, featurizer: Any, format: str, multilabel: bool, prefi
                     parsed = list(pool.map(parse, pieces))
             finally:
                 view.release()
-    return _merged(parsed, format, multilabel, 1 << int(featurizer.bits))
+    read = _merged(parsed, format, multilabel, 1 << int(featurizer.bits))
+    blank = sum(p["blank"] for p in parsed)
+    if blank:  # (said as the Python reader says it)
+        read.notes.append(f"{path}: {blank:,} blank line(s) skipped")
+    return read
 
 
 def _merged(parsed: list[dict[str, Any]], format: str, multilabel: bool,

@@ -51,7 +51,7 @@ def save(model: Any, path: str | os.PathLike, *, inference_only: bool = False,
 
 
 def load(path: str | os.PathLike, *, mmap: bool = False, verify: bool = True,
-         key: bytes | None = None) -> Any:
+         key: bytes | None = None, trust_pattern: bool = False) -> Any:
     """Load a model file written by :func:`save`, validating it.
 
     ``mmap=True`` maps the weights from the file (copy-on-write) instead of
@@ -59,6 +59,9 @@ def load(path: str | os.PathLike, *, mmap: bool = False, verify: bool = True,
     ``verify=False`` skips the arrays' checksums (for a trusted file): with
     ``mmap=True``, loading then costs the header only. ``key``: the file must be
     signed with it (``save(..., key=key)``); a file from others is trusted only so.
+    A custom ``token_pattern`` read from the file runs under a time budget per
+    document, and only in the main thread; ``trust_pattern=True`` lets it run in any
+    thread (unbudgeted there, as a pattern the user gives).
 
     Raises
     ------
@@ -76,7 +79,8 @@ def load(path: str | os.PathLike, *, mmap: bool = False, verify: bool = True,
             return restore_network(Network, network if isinstance(network, dict) else {},
                                    arrays, where)
         if kind == "classifier":
-            return restore_classifier(SnowClassifier, Network, header, arrays, where)
+            return restore_classifier(SnowClassifier, Network, header, arrays, where,
+                                      trust_pattern=trust_pattern)
         if kind in ("cloud", "dual"):
             return restore_kind(kind, header.get(kind), arrays, where)
     except ModelFileError:

@@ -66,9 +66,11 @@ def test_tsv_reader_reports_malformed_lines(tmp_path):
         list(corpora.read_tsv(path))
     problems = Problems("skip")
     documents = list(corpora.read_tsv(path, problems=problems))
-    assert [(d.label, d.text) for d in documents] == [("ham", "hello\tthere"), ("spam", ""),
+    assert [(d.label, d.text) for d in documents] == [("ham", "hello\tthere"),
                                                       ("spam", "win")]
-    assert problems.skipped == 2 and "sms.tsv:5: empty label" in problems.messages[1]
+    assert problems.skipped == 3 and "sms.tsv:4: empty text" in problems.messages[1]
+    assert "sms.tsv:5: empty label" in problems.messages[2]
+    assert problems.notes == [f"{path}: 1 blank line(s) skipped"]
     swapped = tmp_path / "uci.txt"
     swapped.write_text("great phone\t1\n")
     assert next(corpora.read_tsv(swapped, label_column=1, text_column=0)).label == "1"

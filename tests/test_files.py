@@ -43,7 +43,6 @@ LINES = [
     "\n",
     "   \t  \n",
     "  ham  \tpadded label, tab\tinside the text\n",
-    "spam\t\n",
     "ham\tthe last line has no line feed",
 ]
 
@@ -54,7 +53,8 @@ def test_a_tsv_file_reads_as_the_python_reader_reads_it(tmp_path):
     for featurizer in (Featurizer(bits=18), Featurizer(ngrams=(1, 3), bits=20),
                        Featurizer(ngrams=2, lowercase=False, values="count", norm="l2")):
         read = assert_same(path, "tsv", featurizer)
-    assert len(read) == 5 and read.lines == 7
+    assert len(read) == 4 and read.lines == 6
+    assert read.notes == [f"{path}: 2 blank line(s) skipped"]
 
 
 def test_fasttext_files_single_and_multilabel(tmp_path):
@@ -145,3 +145,14 @@ def test_any_clean_file_reads_as_the_python_reader_reads_it(tmp_path_factory, ro
     assert np.array_equal(read.rows.indices, X.indices)
     assert np.array_equal(read.rows.indptr, X.indptr)
     assert np.array_equal(read.keys, keys)
+
+
+@pytest.mark.parametrize("line,why", [("spam\t  \n", "empty"), ("spam\t" + "x" * 200 + "\n",
+                                                                 "long")])
+def test_what_the_python_reader_reports_is_left_to_it(tmp_path, monkeypatch, line, why):
+    """An empty text and a document over the bound are reported by the Python reader (with
+    file and line); the compiled reader leaves such a file to it."""
+    monkeypatch.setenv("SNOWPY_MAX_DOCUMENT_BYTES", "100")
+    path = tmp_path / "c.tsv"
+    path.write_text("ham\tsee you\n" + line)
+    assert read_rows(path, Featurizer(), format="tsv") is None

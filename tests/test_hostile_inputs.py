@@ -7,12 +7,14 @@ import zipfile
 from pathlib import Path
 
 import orjson
+from hypothesis import given, settings
+from hypothesis import strategies as st
 import pytest
 from typer.testing import CliRunner
 
 import snowpy
 from snowpy.cli import app
-from snowpy.exceptions import ModelFileError
+from snowpy.exceptions import ConfigurationError, ModelFileError, SnowpyError
 from snowpy.model_file import _header_digest
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -111,3 +113,202 @@ def test_the_command_line_signs_and_checks_with_the_key_file(tmp_path, monkeypat
     monkeypatch.setenv("SNOWPY_MODEL_KEY_FILE", str(tmp_path / "absent"))
     result = run("predict", out, input="hello\n")
     assert result.exit_code == 1 and "SNOWPY_MODEL_KEY_FILE" in result.stderr
+
+
+# 33.1: token patterns that hang predict -----------------------------------------------
+
+#: The issue's patterns, each with a line that makes Python's engine backtrack.
+HANGING = [
+    (r"(a|aa)+$", "a" * 40 + "!"), (r"(aa|a)+$", "a" * 40 + "!"),
+    (r"(a?a?)+$", "a" * 40 + "!"), (r"(?:a{1,2}){1,50}$", "a" * 40 + "!"),
+    (r"(?=(a+a+)+b)", "a" * 40), (r"(.*,){12}X", "," * 3000),
+    (r"a*a*a*a*a*b", "a" * 3000), (r"\s*\s*\s*\s*\s*\s*x", " " * 3000),
+]
+
+
+def with_pattern(model: Path, out: Path, pattern: str) -> Path:
+    def edit(header):
+        header["featurizer"]["token_pattern"] = pattern
+    return rewrite(model, out, edit, checksum=True)
+
+
+@pytest.mark.parametrize("pattern,line", HANGING)
+def test_a_model_files_token_pattern_cannot_hang_predict(model, tmp_path, monkeypatch,
+                                                         pattern, line):
+    """Each pattern is refused when the file loads or stops at its time budget (here
+    0.2 s) with one line naming the document: never a hang, never a traceback."""
+    monkeypatch.setenv("SNOWPY_PATTERN_BUDGET", "0.2")
+    hostile = with_pattern(model, tmp_path / "hostile.snowpy", pattern)
+    result = run("predict", hostile, input=line + "\n")
+    assert result.exit_code == 1, result.output
+    message = result.stderr.strip()
+    assert len(message.splitlines()) == 1 and "Traceback" not in message
+    assert ("budget" in message and "document 0" in message) or "token_pattern" in message
+
+
+@pytest.mark.parametrize("pattern", [r"a{4294967295}", r"(", 7])
+def test_an_invalid_pattern_in_a_file_is_one_line(model, tmp_path, pattern):
+    hostile = with_pattern(model, tmp_path / "bad.snowpy", pattern)
+    for command in ("predict", "inspect"):
+        result = run(command, hostile, input="hello\n")
+        assert result.exit_code == 1 and "Traceback" not in result.stderr
+        assert "token_pattern" in result.stderr or "front-end" in result.stderr
+
+
+def test_a_pattern_from_a_file_runs_in_another_thread_only_when_trusted(model, tmp_path):
+    import threading
+
+    path = with_pattern(model, tmp_path / "custom.snowpy", r"[a-z]+")
+    outcome = {}
+
+    def predict(trust):
+        try:
+            outcome[trust] = snowpy.load(path, trust_pattern=trust).predict(["hello"]).tolist()
+        except SnowpyError as exc:
+            outcome[trust] = str(exc)
+
+    for trust in (False, True):
+        worker = threading.Thread(target=predict, args=(trust,))
+        worker.start()
+        worker.join()
+    assert "trust_pattern=True" in outcome[False]
+    assert isinstance(outcome[True], list)
+    assert snowpy.load(path).predict(["hello"]).tolist() == outcome[True]  # main thread
+
+
+def test_the_built_in_patterns_run_unbudgeted_and_others_budgeted(monkeypatch):
+    from snowpy.text.patterns import BUILT_IN_PATTERNS, TokenPattern
+
+    assert TokenPattern(r"(?u)\b\w\w+\b").budgeted is False
+    assert r"(?u)\b\w\w+\b" in BUILT_IN_PATTERNS
+    monkeypatch.setenv("SNOWPY_PATTERN_BUDGET", "0.05")
+    slow = TokenPattern(r"[a-z]+\d")  # quadratic under findall on a run of letters
+    assert slow.budgeted
+    with pytest.raises(ConfigurationError, match="document 7 .200,000 characters"):
+        slow.tokens(["a" * 200_000], lowercase=False, first_doc=7)
+    assert slow.tokens(["ab1 cd2"], lowercase=False) == ["ab1 cd2"]
+
+
+@given(st.recursive(
+    st.sampled_from(["a", "a?", "a*", "a+", r"\w", r"\s*", ".", "(a|aa)", "[ab]"]),
+    lambda inner: st.tuples(inner, inner, st.sampled_from(["*", "+", "{1,9}", "?", ""]))
+    .map(lambda t: f"(?:{t[0]}{t[1]}){t[2]}"),
+    max_leaves=4))
+@settings(max_examples=40, deadline=None)
+def test_generated_nested_quantifiers_never_hang(pattern):
+    """Any nesting of quantifiers: refused when compiled, or tokens within the budget, or
+    a one-line budget error; nothing else."""
+    import os
+
+    from snowpy.text.patterns import TokenPattern
+
+    os.environ["SNOWPY_PATTERN_BUDGET"] = "0.05"
+    try:
+        TokenPattern(pattern + "$").tokens(["a" * 30 + "!", " " * 500], lowercase=False)
+    except ConfigurationError as exc:
+        assert "\n" not in str(exc)
+    finally:
+        del os.environ["SNOWPY_PATTERN_BUDGET"]
+
+
+# 33.4: memory exhaustion ------------------------------------------------------------------
+
+def test_a_line_longer_than_the_bound_is_reported_never_held(monkeypatch):
+    import io
+
+    from snowpy.corpora.delimited import read_stream
+    from snowpy.corpora.documents import CorpusError, Problems
+
+    monkeypatch.setenv("SNOWPY_MAX_DOCUMENT_BYTES", "1000")
+    stream = b"a\t" + b"x" * 50_000 + b"\nb\tfine\n"
+    with pytest.raises(CorpusError, match=r"<stdin>:1: a line of more than 1,000 bytes"):
+        list(read_stream(io.BytesIO(stream)))
+    problems = Problems("skip")
+    assert [d.text for d in read_stream(io.BytesIO(stream), problems=problems)] == ["fine"]
+    assert problems.skipped == 1
+    result = run("train", "-", "-o", "/dev/null/x", input=stream.decode())
+    assert result.exit_code == 1 and "<stdin>:1: a line of more than 1,000 bytes" in \
+        result.stderr and "Traceback" not in result.stderr
+
+
+def test_a_document_longer_than_the_bound_is_malformed(tmp_path, monkeypatch):
+    from snowpy import corpora
+    from snowpy.corpora.documents import CorpusError
+
+    monkeypatch.setenv("SNOWPY_MAX_DOCUMENT_BYTES", "100")
+    path = tmp_path / "long.tsv"
+    path.write_text("a\t" + "word " * 100 + "\nb\tshort\n")
+    with pytest.raises(CorpusError, match=r"long.tsv:1: a document of 500 characters"):
+        list(corpora.read(path))
+
+
+def test_archive_members_are_bounded_before_they_are_read(tmp_path, monkeypatch):
+    import tarfile
+
+    from snowpy import corpora
+    from snowpy.corpora.documents import CorpusError
+
+    bomb = tmp_path / "bomb.zip"
+    with zipfile.ZipFile(bomb, "w", compression=zipfile.ZIP_DEFLATED) as archive:
+        archive.writestr("ham/1.txt", b"hello there")
+        archive.writestr("spam/1.txt", b"\0" * 30_000_000)
+    assert bomb.stat().st_size < 100_000
+    with pytest.raises(CorpusError, match="spam/1.txt: expands 1,0[0-9][0-9] times"):
+        list(corpora.read(bomb))
+    monkeypatch.setenv("SNOWPY_MAX_MEMBER_BYTES", "5")
+    with pytest.raises(CorpusError, match="a member of 11 bytes"):
+        list(corpora.read(bomb))
+    monkeypatch.delenv("SNOWPY_MAX_MEMBER_BYTES")
+    packed = tmp_path / "links.tar.gz"
+    (tmp_path / "ham").mkdir()
+    (tmp_path / "ham" / "1.txt").write_text("hello there")
+    (tmp_path / "spam").mkdir()
+    (tmp_path / "spam" / "1.txt").write_text("win a prize")
+    with tarfile.open(packed, "w:gz") as archive:
+        archive.add(tmp_path / "ham", "c/ham")
+        archive.add(tmp_path / "spam", "c/spam")
+        link = tarfile.TarInfo("c/spam/2.txt")
+        link.type, link.linkname = tarfile.SYMTYPE, "/etc/passwd"
+        archive.addfile(link)
+    problems = corpora.Problems()
+    assert len(list(corpora.read(packed, problems=problems))) == 2
+    assert any("1 symbolic or hard link member(s) not read" in n for n in problems.notes)
+
+
+def test_memory_exhaustion_is_one_line():
+    import typer
+
+    from snowpy.cli.common import handles_errors
+
+    small = typer.Typer()
+
+    @small.command()
+    @handles_errors
+    def grow() -> None:
+        raise MemoryError
+
+    result = runner.invoke(small, [])
+    assert result.exit_code == 1 and "Traceback" not in result.output
+    assert "out of memory" in result.stderr and len(result.stderr.strip().splitlines()) == 1
+
+
+# 33.6: records dropped or taken without a word --------------------------------------------
+
+def test_records_are_learned_or_reported(tmp_path):
+    from snowpy import corpora
+    from snowpy.corpora.documents import CorpusError
+
+    nul = tmp_path / "nul.tsv"
+    nul.write_text("neg\x00\tbad film\npos\tgood film\n")
+    with pytest.raises(CorpusError, match=r"nul.tsv:1: label 'neg\\x00' holds a control"):
+        list(corpora.read(nul))
+    empty = tmp_path / "empty.tsv"
+    empty.write_text("pos\t\nneg\tbad\n")
+    with pytest.raises(CorpusError, match="empty.tsv:1: empty text"):
+        list(corpora.read(empty))
+    blank = tmp_path / "blank.tsv"
+    blank.write_text("pos\tgood\n\n   \nneg\tbad\n\t\n")
+    problems = corpora.Problems("skip")
+    assert len(list(corpora.read(blank, problems=problems))) == 2
+    assert any("3 blank line(s) skipped" in n for n in problems.notes)  # ("\t" is blank)
+    assert problems.skipped == 0

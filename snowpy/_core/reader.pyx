@@ -42,13 +42,16 @@ cdef enum:
     ODD_SPACE = 6
     LABEL_CONTROL = 7
     NO_MEMORY = 8
+    EMPTY_TEXT = 9
+    LONG_DOCUMENT = 10
 
 #: Why a piece stopped (the caller reads the file in Python instead).
 ANOMALIES = {NOT_UTF8: "bytes that are not UTF-8", MALFORMED: "a line without a tab",
              EMPTY_LABEL: "an empty label", NO_LABEL: "a line without a label",
              SEVERAL_LABELS: "several labels on a single-label line",
              ODD_SPACE: "whitespace outside ASCII", LABEL_CONTROL: "a control byte in a label",
-             NO_MEMORY: "no memory"}
+             NO_MEMORY: "no memory", EMPTY_TEXT: "an empty text",
+             LONG_DOCUMENT: "a document over the size bound"}
 
 #: Text read per pass of the front end, as the chunk pipeline's default.
 cdef int64_t CHUNK = 1 << 20
@@ -224,6 +227,8 @@ cdef struct Parse:
     # what a piece's lines hold, before the front end reads the texts
     int fmt
     bint multilabel
+    int64_t max_document     # the longest text read here (the Python reader reports more)
+    int64_t blank            # blank lines skipped
     const uint8_t *prefix
     int64_t prefix_len
     Vec text_begins          # int64
@@ -331,6 +336,7 @@ cdef int _lines(Parse *s, const uint8_t *data, int64_t size) noexcept nogil:
     cdef const void *found
     cdef bint blank
     cdef int status
+    cdef int64_t tb, te
     while begin < size:
         found = memchr(data + begin, 10, size - begin)
         stop = size if found == NULL else <const uint8_t *>found - data
@@ -343,13 +349,27 @@ cdef int _lines(Parse *s, const uint8_t *data, int64_t size) noexcept nogil:
             if not _ascii_space(data[q]):
                 blank = False
                 break
-        if not blank:
+        status = OK
+        if blank:
+            s.blank += 1
+        else:
             status = _tsv_line(s, data, begin, end) if s.fmt == TSV else \
                 _fasttext_line(s, data, begin, end)
-            if status != OK:
-                s.anomaly = status
-                s.anomaly_line = s.lines
-                return status
+            if status == OK:  # empty and over-long texts: reported by the Python reader
+                tb = (<int64_t *>s.text_begins.p)[s.text_begins.n - 1]
+                te = (<int64_t *>s.text_ends.p)[s.text_ends.n - 1]
+                if te - tb > s.max_document:
+                    status = LONG_DOCUMENT
+                else:
+                    status = EMPTY_TEXT
+                    for q in range(tb, te):
+                        if not _ascii_space(data[q]):
+                            status = OK
+                            break
+        if status != OK:
+            s.anomaly = status
+            s.anomaly_line = s.lines
+            return status
         begin = stop + 1
     return OK
 
@@ -511,10 +531,12 @@ cdef int _features(const Front *f, const uint8_t *data, const int64_t *begins,
 
 def parse_lines(const uint8_t[::1] data, int fmt, bint multilabel, bytes prefix,
                 unicode_tables, ascii_word, bint lowercase, bint strip_marks, segments,
-                int mode, bint l2, int bits):
+                int mode, bint l2, int bits, int64_t max_document):
     """Read every line of ``data`` (a piece of a file, complete lines) as ``fmt`` (0:
     ``label<TAB>text``, 1: fastText with ``prefix``) and featurise its texts with the
-    word n-gram front end (``segments``: ``(min_n, max_n, seed)`` per extractor).
+    word n-gram front end (``segments``: ``(min_n, max_n, seed)`` per extractor). Blank
+    lines are counted (``blank``); an empty text or one longer than ``max_document``
+    bytes stops the piece (the Python reader reports them).
 
     Returns a dict: ``lines`` read, the rows (``indptr``, ``indices``, ``data``: None for
     binary values), ``label_ptr`` and ``label_ids`` (each document's labels, numbers of
@@ -537,6 +559,7 @@ def parse_lines(const uint8_t[::1] data, int fmt, bint multilabel, bytes prefix,
     memset(&out, 0, sizeof(Out))
     s.fmt = fmt
     s.multilabel = multilabel
+    s.max_document = max_document
     s.prefix = prefix_p
     s.prefix_len = len(prefix)
     bind_tables(unicode_tables, ascii_word, lowercase, strip_marks, &f.tables)
@@ -589,6 +612,7 @@ def parse_lines(const uint8_t[::1] data, int fmt, bint multilabel, bytes prefix,
         n_docs = s.text_begins.n
         result = {
             "lines": s.lines,
+            "blank": s.blank,
             "anomaly": None if status == OK else (ANOMALIES[status], s.anomaly_line),
             "labels": [PyBytes_FromStringAndSize(
                 <const char *>base + (<int64_t *>s.labels.begins.p)[d],

@@ -63,6 +63,13 @@ def handles_errors(command: Callable[..., Any]) -> Callable[..., Any]:
             if isinstance(exc, OSError) and exc.filename:
                 fail(f"{exc.filename}: {exc.strerror or exc}")
             fail(cli_words(str(exc)))
+        except MemoryError as exc:  # the last resort: the bounds below name what was large
+            if state.debug:
+                raise
+            what = f" ({exc})" if str(exc) else ""
+            fail(f"out of memory{what}: the input or the model is too large for this "
+                 "machine; bound documents with --max-document-bytes, or use fewer --bits "
+                 "or n-grams")
     return wrapper
 
 

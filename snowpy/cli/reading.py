@@ -174,7 +174,10 @@ def read_featurised(corpus: str, featurizer: Any, *, split: str | None, format: 
     read = read_rows(path, featurizer, format=kind, multilabel=layout.multilabel)
     if read is None:
         return None
-    return CorpusRead(None, read.labels, Problems(), None, read.rows, read.keys)
+    problems = Problems()
+    for note in read.notes:
+        problems.note(note)
+    return CorpusRead(None, read.labels, problems, None, read.rows, read.keys)
 
 
 def read_documents(corpus: str, *, split: str | None, format: str | None, on_error: str,

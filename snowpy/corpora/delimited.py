@@ -9,7 +9,13 @@ import os
 from collections.abc import Iterator, Sequence
 from typing import Any, BinaryIO
 
-from snowpy.corpora.documents import CorpusError, Document, Problems
+from snowpy.corpora.documents import (
+    CorpusError,
+    Document,
+    Problems,
+    checked,
+    max_document_bytes,
+)
 from snowpy.corpora.sources import decode, iter_lines, read_file
 
 __all__ = ["HEADER_WORDS", "columns_by_name", "fasttext_record", "looks_like_header", "read_csv", "read_fasttext", "read_stream", "read_tsv", "tsv_record"]
@@ -19,11 +25,16 @@ def _text_lines(source: str | os.PathLike, encoding: str, errors: str,
                 problems: Problems) -> Iterator[tuple[str, str]]:
     """``(where:line, text)`` of each non-blank line; undecodable lines are reported."""
     where, content = read_file(source)
+    blank = 0
     for at, line in iter_lines(content, where, encoding, errors):
         if line is None:
             problems.report(at, f"not valid {encoding}")
         elif line.strip():
             yield at, line
+        else:
+            blank += 1
+    if blank:
+        problems.note(f"{where}: {blank:,} blank line(s) skipped")
 
 
 def read_tsv(
@@ -63,7 +74,7 @@ def tsv_record(line: str, at: str, problems: Problems, *, label_column: int = 0,
     if not label:
         problems.report(at, "empty label")
         return None
-    return Document(fields[text_column], label, at)
+    return checked(Document(fields[text_column], label, at), problems)
 
 
 def read_csv(
@@ -130,7 +141,9 @@ def read_csv(
         if not label:
             problems.report(at, "empty label")
             continue
-        yield Document(document, label, at)
+        checked_document = checked(Document(document, label, at), problems)
+        if checked_document is not None:
+            yield checked_document
 
 
 #: Words that name a column rather than hold a value: a first row made of them is a header.
@@ -218,7 +231,8 @@ def fasttext_record(line: str, at: str, problems: Problems, *, multilabel: bool 
         problems.report(at, f"{len(labels)} labels on a single-label line "
                             "(read with multilabel=True)")
         return None
-    return Document(" ".join(words), tuple(labels) if multilabel else labels[0], at)
+    return checked(Document(" ".join(words), tuple(labels) if multilabel else labels[0], at),
+                   problems)
 
 
 def read_stream(stream: BinaryIO, *, format: str | None = None, where: str = "<stdin>",
@@ -236,8 +250,13 @@ def read_stream(stream: BinaryIO, *, format: str | None = None, where: str = "<s
     problems = problems or Problems()
     if format not in (None, "tsv", "fasttext"):
         raise CorpusError(f"{where}: a stream is read as tsv or fasttext lines, not {format!r}")
-    for number, raw in enumerate(stream, 1):
+    blank = 0
+    for number, raw in enumerate(_bounded_lines(stream, max_document_bytes()), 1):
         at = f"{where}:{number}"
+        if raw is None:
+            problems.report(at, f"a line of more than {max_document_bytes():,} bytes "
+                            "(SNOWPY_MAX_DOCUMENT_BYTES)")
+            continue
         try:
             line = raw.decode(encoding, "strict" if errors == "skip" else errors)
         except UnicodeDecodeError:
@@ -245,6 +264,7 @@ def read_stream(stream: BinaryIO, *, format: str | None = None, where: str = "<s
             continue
         line = line.rstrip("\r\n")
         if not line.strip():
+            blank += 1
             continue
         if format is None:
             format = "fasttext" if line.lstrip().startswith(
@@ -253,3 +273,21 @@ def read_stream(stream: BinaryIO, *, format: str | None = None, where: str = "<s
             else tsv_record(line, at, problems, **options)
         if document is not None:
             yield document
+    if blank:
+        problems.note(f"{where}: {blank:,} blank line(s) skipped")
+
+
+def _bounded_lines(stream: BinaryIO, limit: int) -> Iterator[bytes | None]:
+    """The stream's lines, each read with a bound: a line longer than ``limit`` bytes is
+    read through and dropped (None), never held whole (``/dev/zero`` is one endless
+    line)."""
+    while True:
+        raw = stream.readline(limit + 1)
+        if not raw:
+            return
+        if len(raw) <= limit or raw.endswith(b"\n"):
+            yield raw
+            continue
+        while raw and not raw.endswith(b"\n"):  # the rest of the long line
+            raw = stream.readline(1 << 20)
+        yield None

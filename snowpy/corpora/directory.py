@@ -90,6 +90,9 @@ def read_directory(
     """
     problems = problems or Problems()
     files = Files(source)
+    if files.links:
+        problems.note(f"{source}: {files.links:,} symbolic or hard link member(s) not read "
+                      "(a link in an archive may point anywhere)")
     folders = {name.rpartition("/")[0] for name in files.names}
     inner = {folder.rpartition("/")[0] for folder in folders}
     ancestors = set()

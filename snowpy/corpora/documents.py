@@ -2,16 +2,44 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from snowpy.exceptions import ConfigurationError, SnowpyError
 
-__all__ = ["ON_ERROR", "CorpusError", "Document", "Problems"]
+__all__ = ["ON_ERROR", "CorpusError", "Document", "Problems", "checked", "max_document_bytes",
+           "max_member_bytes"]
 
 #: What a reader does with a malformed record: stop with an error, or skip it (counted).
 ON_ERROR = ("raise", "skip")
+
+
+def _limit(variable: str, default: int) -> int:
+    value = os.environ.get(variable)
+    if not value:
+        return default
+    try:
+        limit = int(value)
+    except ValueError:
+        raise ConfigurationError(f"{variable}={value!r}: a number of bytes") from None
+    if limit < 1:
+        raise ConfigurationError(f"{variable}={value!r}: a positive number of bytes")
+    return limit
+
+
+def max_document_bytes() -> int:
+    """The largest document read (10 MB; ``SNOWPY_MAX_DOCUMENT_BYTES``): a longer record
+    is malformed (an error naming file and line, or skipped and counted), so that one
+    line cannot take the process's memory."""
+    return _limit("SNOWPY_MAX_DOCUMENT_BYTES", 10_000_000)
+
+
+def max_member_bytes() -> int:
+    """The largest archive member or file read whole (1 GiB; ``SNOWPY_MAX_MEMBER_BYTES``):
+    a 2 MB zip can declare a member of 2 GiB."""
+    return _limit("SNOWPY_MAX_MEMBER_BYTES", 1 << 30)
 
 
 class CorpusError(SnowpyError, ValueError):
@@ -69,3 +97,25 @@ class Problems:
         self.skipped += 1
         if len(self.messages) < 20:
             self.messages.append(message)
+
+
+def checked(document: Document, problems: Problems) -> Document | None:
+    """``document``, or None (reported) when its text is empty or too long, or a label
+    holds a control character (a NUL once made a class of its own)."""
+    text = document.text
+    if isinstance(text, str):
+        if not text.strip():
+            problems.report(document.source, "empty text")
+            return None
+        if len(text) > max_document_bytes():
+            problems.report(document.source, f"a document of {len(text):,} characters, more "
+                            f"than the {max_document_bytes():,} allowed "
+                            "(SNOWPY_MAX_DOCUMENT_BYTES)")
+            return None
+    labels = document.label if isinstance(document.label, tuple) else (document.label,)
+    for label in labels:
+        if isinstance(label, str) and any(ord(ch) < 32 for ch in label):
+            problems.report(document.source, f"label {label!r} holds a control character")
+            return None
+    return document
+

@@ -7,7 +7,7 @@ from collections.abc import Iterator, Sequence
 
 import orjson
 
-from snowpy.corpora.documents import Document, Problems
+from snowpy.corpora.documents import Document, Problems, checked
 from snowpy.corpora.sources import read_file
 
 __all__ = ["read_jsonl"]
@@ -72,4 +72,6 @@ def read_jsonl(
             texts[field] = value
         else:
             text = texts if as_fields else "\n\n".join(t for t in texts.values() if t)
-            yield Document(text, label, at)
+            document = checked(Document(text, label, at), problems)
+            if document is not None:
+                yield document

@@ -16,7 +16,7 @@ import zipfile
 from collections.abc import Iterator
 from pathlib import Path
 
-from snowpy.corpora.documents import CorpusError
+from snowpy.corpora.documents import CorpusError, max_member_bytes
 
 __all__ = ["Files", "decode", "is_archive", "iter_lines", "read_file"]
 
@@ -61,6 +61,8 @@ class Files:
 
     def __init__(self, source: str | os.PathLike) -> None:
         self.path = Path(source)
+        #: symbolic and hard links in a tar archive: not read (a link may point anywhere)
+        self.links = 0
         if not self.path.exists():
             raise CorpusError(f"{self.path}: no such file or folder")
         self.kind = ("folder" if self.path.is_dir() else "zip" if self.path.name.lower()
@@ -80,7 +82,9 @@ class Files:
                                             if not i.is_dir()])
             if self.kind == "tar":
                 with tarfile.open(self.path) as archive:
-                    return self._contained([m.name for m in archive if m.isfile()])
+                    members = list(archive)
+                self.links = sum(1 for m in members if m.issym() or m.islnk())
+                return self._contained([m.name for m in members if m.isfile()])
         except zipfile.BadZipFile as exc:
             raise CorpusError(f"{self.path}: not a readable zip archive ({exc})") from None
         except (tarfile.TarError, EOFError, OSError) as exc:
@@ -106,12 +110,14 @@ class Files:
         elif self.kind == "zip":
             with zipfile.ZipFile(self.path) as archive:
                 for name in self.names:
-                    yield name, f"{self.path}::{top + name}", archive.read(top + name)
+                    yield name, f"{self.path}::{top + name}", _member(archive, top + name,
+                                                                       self.path)
         elif self.kind == "tar":
             try:
                 with tarfile.open(self.path) as archive:
                     for member in archive:
                         if member.isfile():
+                            _bounded(member.size, f"{self.path}::{member.name}")
                             handle = archive.extractfile(member)
                             content = handle.read() if handle is not None else b""
                             yield member.name[len(top):], f"{self.path}::{member.name}", content
@@ -133,7 +139,8 @@ class Files:
                 present = set(archive.namelist())
                 for candidate in candidates:
                     if candidate in present:
-                        return f"{self.path}::{candidate}", archive.read(candidate)
+                        return f"{self.path}::{candidate}", _member(archive, candidate,
+                                                                     self.path)
         elif self.kind == "tar":
             with tarfile.open(self.path) as archive:
                 for candidate in candidates:
@@ -142,11 +149,37 @@ class Files:
                     except KeyError:
                         continue
                     if member.isfile():
+                        _bounded(member.size, f"{self.path}::{member.name}")
                         handle = archive.extractfile(member)
                         return f"{self.path}::{member.name}", handle.read() if handle else b""
         elif name == self.path.name:
             return str(self.path), self.path.read_bytes()
         raise CorpusError(f"{self.path}: no file {name!r} in it")
+
+
+def _bounded(size: int, where: str) -> None:
+    """Refuse a member larger than :func:`max_member_bytes` before reading it."""
+    if size > max_member_bytes():
+        raise CorpusError(f"{where}: a member of {size:,} bytes, more than the "
+                          f"{max_member_bytes():,} read whole (SNOWPY_MAX_MEMBER_BYTES)")
+
+
+#: The most a zip member may expand: deflate's limit is about 1,032 to 1; text
+#: compresses 3 to 10 times, a repeated line a few hundred.
+MAX_RATIO = 1000
+
+
+def _member(archive: zipfile.ZipFile, name: str, path: Path) -> bytes:
+    """A zip member's bytes, its declared size and ratio checked first (zipfile stops
+    at the declared size, so the check bounds what is read)."""
+    info = archive.getinfo(name)
+    where = f"{path}::{name}"
+    _bounded(info.file_size, where)
+    if info.file_size > 10_000_000 and info.file_size > MAX_RATIO * max(info.compress_size, 1):
+        raise CorpusError(f"{where}: expands {info.file_size // max(info.compress_size, 1):,} "
+                          f"times ({info.compress_size:,} to {info.file_size:,} bytes): "
+                          "refused as a zip bomb")
+    return archive.read(name)
 
 
 def _walk(root: Path) -> list[str]:

@@ -36,7 +36,7 @@ from snowpy.text.chunks import (
 from snowpy.text.conventions import TransformerConventions, as_documents
 from snowpy.text.hashing import DEFAULT_SEED, feature_seed, hash_names
 from snowpy.text.names import NameIndex
-from snowpy.text.patterns import compile_token_pattern
+from snowpy.text.patterns import TokenPattern
 from snowpy.text.single import WordsOnly
 from snowpy.text.stages import ChunkStages, Segment
 
@@ -214,6 +214,13 @@ class Featurizer(TransformerConventions, ChunkStages):
             raise ConfigurationError("no feature extractor configured (ngrams=None and no other)")
         return config
 
+    def distrust_pattern(self) -> None:
+        """Mark ``token_pattern`` as read from a model file: it then runs only under its
+        time budget, in the main thread (:class:`snowpy.text.patterns.TokenPattern`).
+        :func:`snowpy.load` calls it unless given ``trust_pattern=True``."""
+        self._pattern_trusted = False
+        self.__dict__.pop("_compiled", None)
+
     def _compile(self) -> list[Segment]:
         compiled = self.__dict__.get("_compiled")
         if compiled is not None:
@@ -234,7 +241,8 @@ class Featurizer(TransformerConventions, ChunkStages):
         if self.errors not in ("replace", "strict"):
             raise ConfigurationError(f"errors must be 'replace' or 'strict', got {self.errors!r}")
         if self.token_pattern is not None:
-            self._pattern = compile_token_pattern(self.token_pattern)
+            self._pattern = TokenPattern(self.token_pattern,
+                                         trusted=getattr(self, "_pattern_trusted", True))
         fields = [""] if self.fields is None else [str(f) for f in self.fields]
         segments = []
         for name, params in self.extractor_config():

@@ -12,12 +12,27 @@ catastrophic backtracking. Python's compiler factors common prefixes out first
 (``(ab|ac)+`` becomes ``(a[bc])+``) and merges alternatives of single characters into
 one class (``(\\w|\\d)+``): those never backtrack and are allowed, as are the
 possessive and atomic forms (``(?>...)``, ``a++``).
+
+A static check cannot find every pattern that backtracks: ``(.*,){12}X`` is polynomial,
+``(?=(a+a+)+b)`` hides its nesting in a lookahead, and ``a+b`` alone is quadratic under
+``findall`` on a long run of ``a``. The guarantee is therefore structural
+(:class:`TokenPattern`): snowpy's own patterns (:data:`BUILT_IN_PATTERNS`, each linear
+under ``findall``) run as they are; any other runs under a time budget per document,
+``1 s + 1 s per million characters`` (``SNOWPY_PATTERN_BUDGET`` changes the first
+term), past which tokenising stops with a one-line error naming the document. Python's
+engine checks for signals as it matches, so the budget is a timer signal, which only
+the main thread receives: in another thread a pattern runs unbudgeted when the user gave
+it, and is refused when it came from a model file not loaded with
+``trust_pattern=True``.
 """
 
 from __future__ import annotations
 
 import importlib
+import os
 import re
+import signal
+import threading
 from typing import Any
 
 from snowpy.exceptions import ConfigurationError
@@ -26,7 +41,15 @@ from snowpy.exceptions import ConfigurationError
 _p: Any = importlib.import_module("re._parser")
 _c: Any = importlib.import_module("re._constants")
 
-__all__ = ["compile_token_pattern"]
+__all__ = ["BUILT_IN_PATTERNS", "TokenPattern", "compile_token_pattern"]
+
+#: Patterns that run in time linear in a document under ``findall`` (each attempt either
+#: fails on its first character or consumes what it examined): scikit-learn's default,
+#: words, non-space runs, words and punctuation. They run without a budget.
+BUILT_IN_PATTERNS = frozenset({
+    r"(?u)\b\w\w+\b", r"\b\w\w+\b", r"\w\w+", r"\w+", r"\b\w+\b", r"(?u)\b\w+\b",
+    r"\S+", r"[^\s]+", r"\w+|[^\w\s]", r"\w+|[^\w\s]+", r"[^\W\d_]+", r"\d+",
+})
 
 _UNBOUNDED = (_c.MAX_REPEAT, _c.MIN_REPEAT)
 
@@ -41,16 +64,103 @@ def compile_token_pattern(pattern: str, *, where: str = "token_pattern") -> re.P
     ...
     snowpy.exceptions.ConfigurationError: token_pattern '(a+)+$' repeats a repetition ('(a+)+'): it can take time exponential in the length of a line; write it without the nesting (a+ for (a+)+)
     """
+    if not isinstance(pattern, str):
+        raise ConfigurationError(f"{where} must be a string, got {type(pattern).__name__}")
     try:
         parsed = _p.parse(pattern)
-    except re.error as exc:
+    except (re.error, OverflowError, RecursionError, ValueError) as exc:
         raise ConfigurationError(f"{where} is not a valid regular expression: {exc}") from None
     problem = _nested(list(parsed))
     if problem is not None:
         raise ConfigurationError(
             f"{where} {pattern!r} {problem}: it can take time exponential in the length of "
             "a line; write it without the nesting (a+ for (a+)+)")
-    return re.compile(pattern)
+    try:
+        compiled = re.compile(pattern)
+    except (re.error, OverflowError, RecursionError, ValueError) as exc:
+        raise ConfigurationError(f"{where} is not a valid regular expression: {exc}") from None
+    if compiled.groups > 1:  # (scikit-learn's rule: one group is the token)
+        raise ConfigurationError(f"{where} {pattern!r} has {compiled.groups} capturing groups; "
+                                 "a token is the whole match or its one group: write the "
+                                 "others (?:...)")
+    return compiled
+
+
+class _OverBudget(BaseException):
+    """Raised by the timer signal inside a match (a BaseException: no ``except
+    Exception`` between the signal and the loop swallows it)."""
+
+
+def _budget_base() -> float:
+    try:
+        return max(float(os.environ.get("SNOWPY_PATTERN_BUDGET", "1.0")), 0.001)
+    except ValueError:
+        return 1.0
+
+
+class TokenPattern:
+    """A user's ``token_pattern``, run so that no document can hang the process.
+
+    Parameters
+    ----------
+    pattern : str
+        The regular expression; checked by :func:`compile_token_pattern`.
+    trusted : bool, default True
+        False for a pattern read from a model file not loaded with
+        ``trust_pattern=True``: it never runs without its budget.
+
+    Examples
+    --------
+    >>> TokenPattern(r"[a-z]+").tokens(["Hello, world"], lowercase=True)
+    ['hello world']
+    """
+
+    def __init__(self, pattern: str, *, trusted: bool = True) -> None:
+        self.pattern = pattern
+        self.trusted = trusted
+        self.compiled = compile_token_pattern(pattern)
+        self.budgeted = pattern not in BUILT_IN_PATTERNS
+
+    def tokens(self, texts: list[str], *, lowercase: bool, first_doc: int = 0) -> list[str]:
+        """Each text's tokens, joined by single spaces."""
+        findall = self.compiled.findall
+        texts = [t.lower() for t in texts] if lowercase else texts
+        if not self.budgeted:
+            return [" ".join(findall(t)) for t in texts]
+        if threading.current_thread() is not threading.main_thread() \
+                or signal.getitimer(signal.ITIMER_REAL)[0] > 0:  # (the caller's own timer)
+            if not self.trusted:
+                raise ConfigurationError(
+                    f"token_pattern {self.pattern!r} came from a model file and can run only "
+                    "in the main thread, under its time budget; load the model with "
+                    "trust_pattern=True if you trust the pattern")
+            return [" ".join(findall(t)) for t in texts]
+        return self._budgeted(texts, first_doc)
+
+    def _budgeted(self, texts: list[str], first_doc: int) -> list[str]:
+        findall, base = self.compiled.findall, _budget_base()
+
+        def expire(signum: int, frame: Any) -> None:
+            raise _OverBudget
+
+        previous = signal.signal(signal.SIGALRM, expire)
+        out, number = [], 0
+        try:
+            for number, text in enumerate(texts):
+                signal.setitimer(signal.ITIMER_REAL, base + len(text) * 1e-6)
+                out.append(" ".join(findall(text)))
+                signal.setitimer(signal.ITIMER_REAL, 0)
+        except _OverBudget:
+            text = texts[number]
+            raise ConfigurationError(
+                f"token_pattern {self.pattern!r} ran past its budget of "
+                f"{base + len(text) * 1e-6:.1f} s on document {first_doc + number} "
+                f"({len(text):,} characters): it backtracks; write it so that it cannot "
+                "(docs/reliability.md) or use the built-in tokeniser") from None
+        finally:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+            signal.signal(signal.SIGALRM, previous)
+        return out
 
 
 def _nested(items: list[Any], inside: bool = False) -> str | None:

@@ -151,9 +151,8 @@ class ChunkStages:
             return raw, offsets, joined
         items = self._normalised(items)
         if self.token_pattern is not None:
-            pattern = self._pattern
-            lower = self.lowercase
-            items = [" ".join(pattern.findall(t.lower() if lower else t)) for t in items]
+            items = self._pattern.tokens(items, lowercase=bool(self.lowercase),
+                                         first_doc=first_doc)
         raw, offsets = encode_documents(items)
         return raw, offsets, items
 
