@@ -231,6 +231,13 @@ def test_a_line_longer_than_the_bound_is_reported_never_held(monkeypatch):
         result.stderr and "Traceback" not in result.stderr
 
 
+def test_predict_reads_its_input_with_the_bound(model, monkeypatch):
+    monkeypatch.setenv("SNOWPY_MAX_DOCUMENT_BYTES", "1000")
+    result = run("predict", model, input="fine\n" + "x" * 5000)
+    assert result.exit_code == 1 and "Traceback" not in result.stderr
+    assert "standard input:2: a line of more than 1,000 bytes" in result.stderr
+
+
 def test_a_document_longer_than_the_bound_is_malformed(tmp_path, monkeypatch):
     from snowpy import corpora
     from snowpy.corpora.documents import CorpusError

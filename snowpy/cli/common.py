@@ -68,7 +68,7 @@ def handles_errors(command: Callable[..., Any]) -> Callable[..., Any]:
                 raise
             what = f" ({exc})" if str(exc) else ""
             fail(f"out of memory{what}: the input or the model is too large for this "
-                 "machine; bound documents with --max-document-bytes, or use fewer --bits "
+                 "machine; bound documents with SNOWPY_MAX_DOCUMENT_BYTES, or use fewer --bits "
                  "or n-grams")
     return wrapper
 

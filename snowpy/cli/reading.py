@@ -366,13 +366,18 @@ def read_lines(source: str | None, encoding: str | None = None, decode: str = "s
 
 def _lines(stream: Any, where: str, encoding: str, decode: str, close: bool = False
            ) -> Iterator[str]:
+    from snowpy.corpora.documents import max_document_bytes
+    from snowpy.corpora.sources import bounded_lines
+
     try:
         number = 0
-        while True:
-            raw = stream.readline()  # returns once a line is complete: no read-ahead wait
-            if not raw:
-                return
+        limit = max_document_bytes()
+        # each line returned once complete (no read-ahead wait), and read with a bound
+        for raw in bounded_lines(stream, limit):
             number += 1
+            if raw is None:
+                raise ConfigurationError(f"{where}:{number}: a line of more than {limit:,} "
+                                         "bytes (SNOWPY_MAX_DOCUMENT_BYTES)")
             try:
                 line = raw.decode(encoding, decode)
             except UnicodeDecodeError as exc:

@@ -16,7 +16,7 @@ from snowpy.corpora.documents import (
     checked,
     max_document_bytes,
 )
-from snowpy.corpora.sources import decode, iter_lines, read_file
+from snowpy.corpora.sources import bounded_lines, decode, iter_lines, read_file
 
 __all__ = ["HEADER_WORDS", "columns_by_name", "fasttext_record", "looks_like_header", "read_csv", "read_fasttext", "read_stream", "read_tsv", "tsv_record"]
 
@@ -251,7 +251,7 @@ def read_stream(stream: BinaryIO, *, format: str | None = None, where: str = "<s
     if format not in (None, "tsv", "fasttext"):
         raise CorpusError(f"{where}: a stream is read as tsv or fasttext lines, not {format!r}")
     blank = 0
-    for number, raw in enumerate(_bounded_lines(stream, max_document_bytes()), 1):
+    for number, raw in enumerate(bounded_lines(stream, max_document_bytes()), 1):
         at = f"{where}:{number}"
         if raw is None:
             problems.report(at, f"a line of more than {max_document_bytes():,} bytes "
@@ -275,19 +275,3 @@ def read_stream(stream: BinaryIO, *, format: str | None = None, where: str = "<s
             yield document
     if blank:
         problems.note(f"{where}: {blank:,} blank line(s) skipped")
-
-
-def _bounded_lines(stream: BinaryIO, limit: int) -> Iterator[bytes | None]:
-    """The stream's lines, each read with a bound: a line longer than ``limit`` bytes is
-    read through and dropped (None), never held whole (``/dev/zero`` is one endless
-    line)."""
-    while True:
-        raw = stream.readline(limit + 1)
-        if not raw:
-            return
-        if len(raw) <= limit or raw.endswith(b"\n"):
-            yield raw
-            continue
-        while raw and not raw.endswith(b"\n"):  # the rest of the long line
-            raw = stream.readline(1 << 20)
-        yield None

@@ -15,10 +15,11 @@ import tarfile
 import zipfile
 from collections.abc import Iterator
 from pathlib import Path
+from typing import BinaryIO
 
 from snowpy.corpora.documents import CorpusError, max_member_bytes
 
-__all__ = ["Files", "decode", "is_archive", "iter_lines", "read_file"]
+__all__ = ["Files", "bounded_lines", "decode", "is_archive", "iter_lines", "read_file"]
 
 _TAR = (".tar.gz", ".tgz", ".tar", ".tar.bz2", ".tar.xz")
 
@@ -239,3 +240,19 @@ def read_file(source: str | os.PathLike) -> tuple[str, bytes]:
     if not path.is_file():
         raise CorpusError(f"{path}: no such file")
     return str(path), path.read_bytes()
+
+
+def bounded_lines(stream: BinaryIO, limit: int) -> Iterator[bytes | None]:
+    """The stream's lines, each read with a bound: a line longer than ``limit`` bytes is
+    read through and dropped (None), never held whole (``/dev/zero`` is one endless
+    line)."""
+    while True:
+        raw = stream.readline(limit + 1)
+        if not raw:
+            return
+        if len(raw) <= limit or raw.endswith(b"\n"):
+            yield raw
+            continue
+        while raw and not raw.endswith(b"\n"):  # the rest of the long line
+            raw = stream.readline(1 << 20)
+        yield None
