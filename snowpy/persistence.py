@@ -18,6 +18,7 @@ from snowpy.classifier import SnowClassifier
 from snowpy.classifier_state import restore_classifier, restore_kind
 from snowpy.exceptions import ConfigurationError, ModelFileError
 from snowpy.model_file import read_model
+from snowpy.model_schema import check_header
 from snowpy.network import Cloud, DualNetwork, Network
 from snowpy.network.state import restore_network
 
@@ -69,6 +70,7 @@ def load(path: str | os.PathLike, *, mmap: bool = False, verify: bool = True,
         The file is not a valid snowpy model; the message says why.
     """
     header, arrays = read_model(path, mmap=mmap, verify=verify, key=key)
+    check_header(header, str(path))
     # (mapped arrays come copy-on-write, from the file as it was opened: training a
     # loaded model never writes into the file, and a save racing the load cannot mix in)
     where = str(path)

@@ -14,7 +14,7 @@ PACKAGE = Path(__file__).resolve().parent.parent / "snowpy"
 #: Floors, lowest first: a module may import its own floor and those below.
 FLOORS = [
     ("base", ["_core", "_rows", "_version", "_lazy", "_atomic", "exceptions", "_validation",
-              "_progress", "hashmap", "model_file",
+              "_progress", "hashmap", "model_file", "model_schema",
               "metrics", "plots", "calibration", "base"]),
     ("plugin host", ["records", "hookspecs", "plugins", "numba_kernels"]),
     ("building blocks", ["rules", "text", "corpora", "network"]),

@@ -319,3 +319,73 @@ def test_records_are_learned_or_reported(tmp_path):
     assert len(list(corpora.read(blank, problems=problems))) == 2
     assert any("3 blank line(s) skipped" in n for n in problems.notes)  # ("\t" is blank)
     assert problems.skipped == 0
+
+
+# 33.5: one schema for the header ------------------------------------------------------------
+
+def _set(*path, value):
+    def edit(header):
+        place = header
+        for key in path[:-1]:
+            place = place[key]
+        place[path[-1]] = value
+    return edit
+
+
+SCHEMA_EDITS = {
+    "fields as an object": (_set("featurizer", "fields", value={"a": "b"}),
+                            "'featurizer.fields' must be an array"),
+    "format_version -1": (_set("format_version", value=-1), "format version"),
+    "float16 precision": (_set("network", "options", "precision", value="float16"),
+                          "'network.options.precision' must be one of"),
+    "NaN eligible_percent": (_set("network", "options", "eligible_percent",
+                                  value={"$float": "nan"}), "eligible_percent' must be null"),
+    "alpha 1e308": (_set("network", "rule_params", "alpha", value=1e308),
+                    "'network.rule_params.alpha' must be"),
+    "negative chunk_bytes": (_set("featurizer", "chunk_bytes", value=-5),
+                             "'featurizer.chunk_bytes' must be an integer from 1"),
+    "n_jobs 100000": (_set("featurizer", "n_jobs", value=100_000), "'featurizer.n_jobs'"),
+    "n_jobs -100000": (_set("featurizer", "n_jobs", value=-100_000), "'featurizer.n_jobs'"),
+    "an unknown field": (_set("network", "surprise", value=1),
+                         "'network.surprise' is not a field snowpy writes"),
+    "a feature id beyond n_features": (_set("network", "n_features", value=3),
+                                       "beyond the map's 3"),
+}
+
+
+@pytest.mark.parametrize("name", SCHEMA_EDITS)
+def test_the_header_schema_refuses_what_loaded_before(model, tmp_path, name):
+    """Each edit loaded with exit status 0 (or crashed in predict) before the schema."""
+    edit, message = SCHEMA_EDITS[name]
+    edited = rewrite(model, tmp_path / "edited.snowpy", edit, checksum=True)
+    with pytest.raises(ModelFileError, match=message):
+        snowpy.load(edited)
+    result = run("predict", edited, input="hello\n")
+    assert result.exit_code == 1 and len(result.stderr.strip().splitlines()) == 1
+    assert "Traceback" not in result.stderr
+
+
+def test_float_feature_ids_are_refused(model, tmp_path):
+    import hashlib
+    import io
+
+    import numpy as np
+
+    with zipfile.ZipFile(model) as archive:
+        members = {info.filename: archive.read(info) for info in archive.infolist()}
+    ids = np.load(io.BytesIO(members["arrays/feature_ids.npy"])).astype(np.float64)
+    buffer = io.BytesIO()
+    np.save(buffer, ids)
+    members["arrays/feature_ids.npy"] = buffer.getvalue()
+    header = orjson.loads(members["header.json"])
+    header["arrays"]["feature_ids"].update(dtype="float64", nbytes=ids.nbytes,
+                                           sha256=hashlib.sha256(ids.tobytes()).hexdigest())
+    header.pop("header_sha256")
+    header["header_sha256"] = _header_digest(header)
+    members["header.json"] = orjson.dumps(header)
+    edited = tmp_path / "floats.snowpy"
+    with zipfile.ZipFile(edited, "w") as archive:
+        for name, content in members.items():
+            archive.writestr(name, content)
+    with pytest.raises(ModelFileError, match="array 'feature_ids' must hold int32 or int64"):
+        snowpy.load(edited)

@@ -89,7 +89,7 @@ def test_inference_only_flag_is_validated(tmp_path, saved):
         snowpy.load(write(tmp_path, header_change(original, flag)))
     with pytest.raises(ModelFileError, match="do not fit .* links of 1 plane"):
         snowpy.load(write(tmp_path, header_change(original, flag_and_drop_sums)))
-    with pytest.raises(ModelFileError, match="inference-only flag is invalid"):
+    with pytest.raises(ModelFileError, match="'network.inference_only' must be true or false"):
         snowpy.load(write(tmp_path, header_change(
             saved, lambda h: h["network"].update(inference_only="yes"))))
 
