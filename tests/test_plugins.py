@@ -10,11 +10,14 @@ import textwrap
 import types
 from pathlib import Path
 
+import orjson
 import pytest
 
 import snowpy
 from snowpy.exceptions import PluginConflictError
 from snowpy.plugins import get_rule, list_rules, temporary_plugin
+
+TRAIN = Path(__file__).resolve().parent.parent / "corpora" / "demo" / "train.tsv"
 
 
 def make_distribution(root: Path, dist: str, entry_points: dict[str, str], modules: dict[str, str]):
@@ -299,6 +302,46 @@ def test_plugins_check_names_a_kernel_that_writes_outside_its_arrays(tmp_path):
     assert "IndexError" in result.stderr or "outside its arrays" in result.stderr
 
 
+def test_a_plugin_kernel_is_checked_before_it_first_trains_and_never_replaces_a_model(
+        tmp_path):
+    # issue 33.3: such a kernel crashed train (SIGSEGV, heap corruption), and in 2 runs of
+    # 10 the existing model was replaced by one trained on corrupted memory
+    make_distribution(tmp_path, "snowpy_oob", {"oob": "snowpy_oob_plugin"},
+                      {"snowpy_oob_plugin": OUT_OF_BOUNDS_PLUGIN})
+    model = tmp_path / "model.snowpy"
+    assert run_python(f"""
+        import snowpy
+        snowpy.SnowClassifier(epochs=1).fit(["a b", "c d"], ["x", "y"]).save({str(model)!r})
+    """).returncode == 0
+    before = model.read_bytes()
+    train = f"""
+        import sys
+        from snowpy.cli import main
+        sys.argv = ["snowpy", "train", {str(TRAIN)!r}, "-o", {str(model)!r}, "--rule",
+                    "out-of-bounds", "--epochs", "1", "--calibrate", "none"]
+        main()
+    """
+    result = run_python(train, tmp_path, SNOWPY_CACHE_DIR=str(tmp_path / "cache"))
+    assert result.returncode == 1, result.stderr
+    assert "rule 'out-of-bounds' (plugin 'oob', snowpy_oob 0.1)" in result.stderr
+    assert "does not train" in result.stderr and "Traceback" not in result.stderr
+    assert model.read_bytes() == before
+    assert not (tmp_path / "cache" / "checked-rules.json").exists()
+
+
+def test_a_plugin_rule_that_passes_is_checked_once_per_version(tmp_path, monkeypatch):
+    from snowpy.cli.rule_check import check_rule_once
+
+    monkeypatch.setenv("SNOWPY_CACHE_DIR", str(tmp_path))
+    monkeypatch.delenv("SNOWPY_TRUST_PLUGINS", raising=False)
+    assert check_rule_once("perceptron") is None  # snowpy's own
+    said = check_rule_once("arow")
+    assert said is not None and "passes the conformance suite" in said
+    assert check_rule_once("arow") is None  # recorded
+    assert any("arow|" in key for key in orjson.loads(
+        (tmp_path / "checked-rules.json").read_bytes()))
+
+
 STUCK_PLUGIN = """
     import dataclasses
 
@@ -334,7 +377,8 @@ def test_ctrl_c_ends_a_training_whose_kernel_is_stuck(tmp_path):
     corpus.write_text("a\thello there\nb\tgood bye\n" * 20)
     model = tmp_path / "m.snowpy"
     model.write_bytes(b"the previous model")
-    environment = dict(os.environ, SNOWPY_STOP_GRACE="2", PYTHONPATH=os.pathsep.join(
+    environment = dict(os.environ, SNOWPY_STOP_GRACE="2", SNOWPY_TRUST_PLUGINS="1",  # (Ctrl-C
+                       PYTHONPATH=os.pathsep.join(  # in training, not in the first check)
         [str(tmp_path), os.environ.get("PYTHONPATH", "")]))
     process = subprocess.Popen(
         [sys.executable, "-m", "snowpy", "train", str(corpus), "-o", str(model), "--rule",

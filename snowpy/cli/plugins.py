@@ -61,29 +61,15 @@ def _check(rule: str) -> None:
     """The conformance suite on ``rule`` in a child process, its step run on guarded
     copies of its buffers (and numba's bounds checking on, for a numba rule): a pass,
     a failure named, or the signal that killed it."""
-    import os
-    import signal
-    import subprocess
-    import sys
-
     from snowpy.cli.common import err, fail
+    from snowpy.cli.rule_check import verify_rule
     from snowpy.plugins import get_rule, list_rules
 
     get_rule(rule)  # an unknown rule is named before anything runs
     provided = list_rules()[rule]
-    who = f"rule {rule!r} (plugin {provided.plugin!r}, {provided.distribution})"
-    env = dict(os.environ, SNOWPY_CHECK_KERNELS="1", NUMBA_BOUNDSCHECK="1")
-    code = ("import sys; from snowpy.testing import check_rule; "
-            f"check_rule({rule!r}); print('conforms')")
-    err(f"checking {who} with its buffers guarded...")
-    result = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
-                            text=True)
-    if result.returncode == 0 and "conforms" in result.stdout:
-        typer.echo(f"{who} passes the conformance suite with its buffers guarded")
-        return
-    if result.returncode < 0:
-        name = signal.Signals(-result.returncode).name
-        fail(f"{who} killed the checking process ({name}): its kernel reads or writes "
-             "outside its arrays")
-    last = [line for line in result.stderr.strip().splitlines() if line.strip()]
-    fail(f"{who} fails the conformance suite: {last[-1] if last else 'no message'}")
+    err(f"checking rule {rule!r} (plugin {provided.plugin!r}, {provided.distribution}) "
+        "with its buffers guarded...")
+    ok, message = verify_rule(rule)
+    if not ok:
+        fail(message)
+    typer.echo(message)

@@ -37,6 +37,7 @@ from snowpy.cli.reading import (
     read_documents,
     read_featurised,
 )
+from snowpy.cli.rule_check import check_rule_once
 from snowpy.cli.stream import StreamReport, learn_stream
 from snowpy.exceptions import ConfigurationError
 
@@ -197,6 +198,10 @@ def train(
         **rule_params,
     )
     classifier._make_network().check_options()  # every option before the corpus is read
+    for member in ([rule] if "+" not in rule else rule.split("+")):
+        said = check_rule_once(member)  # a third party's kernel, before it first trains
+        if said and not quiet:
+            err(said)
     started = time.perf_counter()
     layout = ReadOptions(encoding, decode, label_column, text_column or [], header,
                                label_field, text_field or [], multilabel)
