@@ -32,6 +32,7 @@ import math
 import os
 import struct
 import tempfile
+import time
 import zipfile
 from collections.abc import Mapping
 from pathlib import Path
@@ -81,7 +82,9 @@ def write_model(path: str | os.PathLike, header: Mapping[str, Any],
     if key is not None:
         full["header_hmac"] = _signature(full, key)
     payload = orjson.dumps(full, option=orjson.OPT_SERIALIZE_NUMPY | orjson.OPT_INDENT_2)
-    handle, temporary = tempfile.mkstemp(dir=directory, prefix=f".{target.name}.", suffix=".tmp")
+    _remove_stale(directory, target.name)
+    handle, temporary = tempfile.mkstemp(dir=directory, prefix=f".{target.name}.{os.getpid()}.",
+                                         suffix=".tmp")
     try:
         with os.fdopen(handle, "wb") as stream:
             with zipfile.ZipFile(stream, "w", compression=zipfile.ZIP_STORED) as archive:
@@ -97,8 +100,10 @@ def write_model(path: str | os.PathLike, header: Mapping[str, Any],
         # model where it was
         read_model(temporary, verify=True, check_only=True)
         os.replace(temporary, target)
-    except BaseException:
+    except BaseException as exc:
         Path(temporary).unlink(missing_ok=True)
+        if isinstance(exc, OSError) and not exc.filename:  # (a full disk: say where)
+            raise OSError(exc.errno, exc.strerror or str(exc), str(target)) from None
         raise
     try:  # make the rename itself durable
         fd = os.open(directory, os.O_RDONLY)
@@ -109,6 +114,30 @@ def write_model(path: str | os.PathLike, header: Mapping[str, Any],
     except OSError:
         pass
     return target
+
+
+def _remove_stale(directory: Path, name: str) -> None:
+    """Remove the temporary files of earlier saves of ``name`` whose process is gone (a
+    kill -9 during a save left them beside the model for ever). A save names its
+    temporary file with its process id; one without (older snowpy) is stale after a day."""
+    for candidate in directory.glob(f".{name}.*.tmp"):
+        middle = candidate.name[len(name) + 2:-4].split(".", 1)[0]
+        try:
+            if middle.isdigit():
+                if int(middle) == os.getpid():
+                    continue
+                try:
+                    os.kill(int(middle), 0)
+                    continue  # a save in progress in another process
+                except ProcessLookupError:
+                    pass
+                except PermissionError:
+                    continue
+            elif time.time() - candidate.stat().st_mtime < 86400:
+                continue
+            candidate.unlink()
+        except OSError:
+            pass
 
 
 _NON_FINITE = {"inf": float("inf"), "-inf": float("-inf"), "nan": float("nan")}

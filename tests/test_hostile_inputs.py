@@ -389,3 +389,51 @@ def test_float_feature_ids_are_refused(model, tmp_path):
             archive.writestr(name, content)
     with pytest.raises(ModelFileError, match="array 'feature_ids' must hold int32 or int64"):
         snowpy.load(edited)
+
+
+# 33.7: smaller ----------------------------------------------------------------------------
+
+def test_stale_temporary_files_of_killed_saves_are_removed(tmp_path):
+    import os
+    import subprocess
+    import sys
+
+    classifier = snowpy.SnowClassifier(epochs=1).fit(["a b", "c d"], ["x", "y"])
+    gone = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],
+                          capture_output=True, text=True).stdout.strip()
+    stale = tmp_path / f".m.snowpy.{gone}.abc123.tmp"  # a save killed by kill -9
+    stale.write_bytes(b"half a model")
+    alive = tmp_path / f".m.snowpy.{os.getppid()}.def456.tmp"  # a save in progress
+    alive.write_bytes(b"being written")
+    other = tmp_path / f".other.snowpy.{gone}.x.tmp"  # another model's
+    other.write_bytes(b"not ours")
+    classifier.save(tmp_path / "m.snowpy")
+    assert not stale.exists() and alive.exists() and other.exists()
+    assert sorted(p.name for p in tmp_path.iterdir() if p.name.endswith(".tmp")) == \
+        sorted([alive.name, other.name])
+
+
+def test_a_device_or_a_pipe_is_named_as_such(tmp_path):
+    import os
+
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    for target in (fifo, "/dev/zero"):
+        result = run("train", target, "-o", tmp_path / "m.snowpy")
+        assert result.exit_code == 1 and "not a regular file" in result.stderr, result.stderr
+
+
+def test_a_full_disk_names_the_model_file(tmp_path, monkeypatch):
+    import errno
+
+    classifier = snowpy.SnowClassifier(epochs=1).fit(["a b", "c d"], ["x", "y"])
+
+    def full(*args, **kwargs):
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr("snowpy.model_file.os.fsync", full)
+    with pytest.raises(OSError) as caught:
+        classifier.save(tmp_path / "m.snowpy")
+    assert caught.value.filename == str(tmp_path / "m.snowpy")
+    assert caught.value.errno == errno.ENOSPC
+    assert not list(tmp_path.iterdir())  # no temporary file left

@@ -359,8 +359,10 @@ def read_lines(source: str | None, encoding: str | None = None, decode: str = "s
     if source in (None, "-"):
         return _lines(sys.stdin.buffer, "standard input", encoding, decode)
     path = Path(source)
-    if not path.is_file():
-        raise ConfigurationError(f"{path}: no such file")
+    if not path.exists() or path.is_dir():  # (a named pipe is read as it comes, a device
+        #                                      line by line with the document bound)
+        raise ConfigurationError(f"{path}: " + ("a folder, not a file of lines"
+                                                if path.is_dir() else "no such file"))
     return _lines(path.open("rb"), str(path), encoding, decode, close=True)
 
 

@@ -66,6 +66,9 @@ class Files:
         self.links = 0
         if not self.path.exists():
             raise CorpusError(f"{self.path}: no such file or folder")
+        if not self.path.is_dir() and not self.path.is_file():  # (/dev/zero has no end)
+            raise CorpusError(f"{self.path}: not a regular file (a pipe, a device or a "
+                              "socket); give - to read standard input")
         self.kind = ("folder" if self.path.is_dir() else "zip" if self.path.name.lower()
                      .endswith(".zip") else "tar" if self.path.name.lower().endswith(_TAR)
                      else "file")
@@ -238,7 +241,9 @@ def read_file(source: str | os.PathLike) -> tuple[str, bytes]:
         return Files(archive).read(member)
     path = Path(text)
     if not path.is_file():
-        raise CorpusError(f"{path}: no such file")
+        raise CorpusError(f"{path}: " + ("not a regular file (a pipe, a device or a socket); "
+                                         "give - to read standard input" if path.exists()
+                                         else "no such file"))
     return str(path), path.read_bytes()
 
 
