@@ -437,3 +437,23 @@ def test_a_full_disk_names_the_model_file(tmp_path, monkeypatch):
     assert caught.value.filename == str(tmp_path / "m.snowpy")
     assert caught.value.errno == errno.ENOSPC
     assert not list(tmp_path.iterdir())  # no temporary file left
+
+
+def test_training_that_cannot_fit_is_refused_before_reading(tmp_path, monkeypatch):
+    from snowpy.cli import memory
+
+    corpus = tmp_path / "c.tsv"
+    corpus.write_text("a\tsome words here\n" * 6000)  # 108,000 bytes
+    monkeypatch.setattr(memory, "available_bytes", lambda: 30_000_000)
+    wide = snowpy.SnowClassifier(ngrams=(1, 16), char_ngrams=(1, 32))
+    # 108,000 / 6 words x 16 orders + 108,000 characters x 32 orders, 12 bytes each
+    assert memory.estimate_bytes(108_000, wide) == (18_000 * 16 + 108_000 * 32) * 12
+    result = run("train", corpus, "-o", tmp_path / "m.snowpy", "--ngrams", "1-16",
+                 "--char-ngrams", "1-32")
+    assert result.exit_code == 1 and "need up to 44.9 MB" in result.stderr
+    assert "this machine has 30.0 MB free" in result.stderr and "Traceback" not in result.stderr
+    assert not result.stderr.startswith("read ")  # (refused before the corpus is read)
+    assert memory.check_memory(str(corpus), snowpy.SnowClassifier(ngrams=(1, 2))) is None
+    monkeypatch.setattr(memory, "available_bytes", lambda: 600_000)
+    said = memory.check_memory(str(corpus), snowpy.SnowClassifier(ngrams=(1, 2)))
+    assert said is not None and said.startswith("warning:")

@@ -20,6 +20,7 @@ from snowpy.cli.common import (
     summarise,
 )
 from snowpy.cli.distributed import Scheduler, Shards, Workers, train_distributed, wanted
+from snowpy.cli.memory import check_memory
 from snowpy.cli.progress import Phases, TrainingReporter, run_interruptibly
 from snowpy.cli.reading import (
     Decode,
@@ -202,6 +203,9 @@ def train(
         said = check_rule_once(member)  # a third party's kernel, before it first trains
         if said and not quiet:
             err(said)
+    warned = check_memory(corpus, classifier)  # (its front end's n-gram options)
+    if warned:
+        err(warned)
     started = time.perf_counter()
     layout = ReadOptions(encoding, decode, label_column, text_column or [], header,
                                label_field, text_field or [], multilabel)
