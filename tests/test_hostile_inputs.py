@@ -457,3 +457,15 @@ def test_training_that_cannot_fit_is_refused_before_reading(tmp_path, monkeypatc
     monkeypatch.setattr(memory, "available_bytes", lambda: 600_000)
     said = memory.check_memory(str(corpus), snowpy.SnowClassifier(ngrams=(1, 2)))
     assert said is not None and said.startswith("warning:")
+
+
+def test_arrays_out_of_their_declared_bounds_are_never_saved():
+    import numpy as np
+
+    from snowpy.network.state import narrowest
+
+    assert narrowest(np.array([0, 19]), 20).tolist() == [0, 19]
+    with pytest.raises(SnowpyError, match="a value 97 where 0 to 19 are declared"):
+        narrowest(np.array([3, 97]), 20)
+    with pytest.raises(SnowpyError, match="a value -1 where"):
+        narrowest(np.array([-1, 3]), 20)

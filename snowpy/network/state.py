@@ -62,7 +62,16 @@ def narrowest(values: np.ndarray, bound: int) -> np.ndarray:
 
     >>> narrowest(np.array([3, 7]), 20).dtype, narrowest(np.array([3]), 2**20).dtype
     (dtype('uint8'), dtype('uint32'))
+
+    A value out of that range is refused before anything is written: the arrays are not
+    what the network declares (memory written over by a plugin's kernel), and the file
+    would replace a good model (issue 33.3).
     """
+    if values.size and (int(values.min()) < 0 or int(values.max()) >= bound):
+        raise SnowpyError(f"the network's arrays are inconsistent (a value "
+                          f"{int(values.max()) if values.max() >= bound else int(values.min())}"
+                          f" where 0 to {bound - 1} are declared): its memory was written "
+                          "over, and it is not saved")
     for dtype in (np.uint8, np.uint16, np.uint32):
         if bound - 1 <= np.iinfo(dtype).max:
             return values.astype(dtype, copy=False)
