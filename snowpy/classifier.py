@@ -369,14 +369,23 @@ class SnowClassifier(RuleParamsEstimator):
         return self
 
     def predict_one(self, x: Any) -> Any:
-        """The label of one document (a tuple of labels for a multi-label model)."""
-        self._check_fitted()
+        """The label of one document (a tuple of labels for a multi-label model); None
+        before the first document is learned, as River's classifiers answer.
+
+        >>> clf = SnowClassifier()
+        >>> clf.predict_one("free prize") is None, clf.predict_proba_one("free prize")
+        (True, {})
+        """
+        if not self._trained():
+            return None
         return self.network_._label_of(*self.network_._score_example(*self._features_one(x)))
 
     def predict_proba_one(self, x: Any) -> dict[Any, float]:
         """The probability of each label for one document, a dict (needs ``calibrate``;
-        ``calibrate="progressive"`` follows a stream from its first examples)."""
-        self._check_fitted()
+        ``calibrate="progressive"`` follows a stream from its first examples); ``{}``
+        before the first document is learned."""
+        if not self._trained():
+            return {}
         scores, _ = self.network_._score_example(*self._features_one(x))
         return self.network_._probabilities_of(scores)
 
@@ -427,6 +436,13 @@ class SnowClassifier(RuleParamsEstimator):
         return self.predict(texts)
 
     # ------------------------------------------------------------ prediction
+    def _trained(self) -> bool:
+        try:
+            self._check_fitted()
+        except NotFittedError:
+            return False
+        return True
+
     def _check_fitted(self) -> None:
         if not hasattr(self, "network_"):
             raise NotFittedError(

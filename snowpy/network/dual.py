@@ -386,7 +386,12 @@ class DualNetwork(LabelPrediction, RuleParamsEstimator):
         return self
 
     def predict_one(self, x: Any) -> Any:
-        """The label of one example (as :meth:`learn_one` takes it)."""
+        """The label of one example (as :meth:`learn_one` takes it); None before the first
+        example is learned, as River's classifiers answer."""
+        try:
+            self._check_fitted()
+        except NotFittedError:
+            return None
         return self._label_of(*self._score_example(*parse_example(x)))
 
     def _score_example(self, ids: np.ndarray, vals: np.ndarray) -> tuple[np.ndarray, int]:

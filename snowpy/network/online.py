@@ -20,7 +20,7 @@ import numpy as np
 
 from snowpy._core.online import GROW_MAP, GROW_QUEUE, GROW_ROWS, OnlineLearner, checked
 from snowpy._lazy import lazy_module
-from snowpy.exceptions import ConfigurationError
+from snowpy.exceptions import ConfigurationError, NotFittedError
 from snowpy.network.calibrating import refresh_progressive
 from snowpy.network.labels import normalise_label
 from snowpy.network.links import ONLINE_WIDTH
@@ -134,8 +134,18 @@ class OnlineLearning:
         return self._learn_example(ids, vals, y)
 
     def predict_one(self, x: Any) -> Any:
-        """The label of one example (a tuple of labels for a multi-label network)."""
+        """The label of one example (a tuple of labels for a multi-label network); None
+        before the first example is learned, as River's classifiers answer."""
+        if not self._trained():
+            return None
         return self._label_of(*self._score_example(*parse_example(x)))
+
+    def _trained(self) -> bool:
+        try:
+            self._check_fitted()
+        except NotFittedError:
+            return False
+        return True
 
     def predict_proba_one(self, x: Any) -> dict[Any, float]:
         """The calibrated probability of each label for one example, a dict.
@@ -145,6 +155,8 @@ class OnlineLearning:
         learning as the window grows (every 8 examples at first, then whenever
         a tenth more came).
         """
+        if not self._trained():
+            return {}  # (River's answer before the first example)
         scores, _ = self._score_example(*parse_example(x))
         return self._probabilities_of(scores)
 

@@ -1,0 +1,53 @@
+"""What users hit in their first hour (issue 32): each test follows the user's steps."""
+
+from __future__ import annotations
+
+import copy
+import pickle
+
+import pytest
+
+import snowpy
+
+
+@pytest.mark.parametrize("make", [
+    lambda: snowpy.SnowClassifier(),
+    lambda: snowpy.SnowClassifier(rule="winnow+perceptron"),
+    lambda: snowpy.SnowClassifier(calibrate="progressive", ngrams=1),
+])
+def test_a_classifier_predicts_before_it_learns_as_river_does(make):
+    """River's protocol predicts before the first learn_one: None, and {} for the
+    probabilities (the README's online snippet once failed on its first line)."""
+    clf = make()
+    assert clf.predict_one("win a free prize") is None
+    assert clf.predict_proba_one("win a free prize") == {}
+    clf.learn_one("win a free prize", "spam")
+    clf.learn_one("see you at lunch", "ham")
+    assert clf.predict_one("win a free prize") in ("spam", "ham")
+
+
+def test_a_network_predicts_before_it_learns_as_river_does():
+    net = snowpy.Network("perceptron")
+    assert net.predict_one({3: 1.0}) is None and net.predict_proba_one({3: 1.0}) == {}
+    net.learn_one({3: 1.0}, "a")
+    net.learn_one({4: 1.0}, "b")
+    assert net.predict_one({4: 1.0}) == "b"
+
+
+def test_pickle_and_deepcopy_after_every_public_method():
+    """joblib, clone after warm starts and River's habits pickle estimators mid-stream
+    (numba's objects once made that a TypeError)."""
+    texts = ["win a free prize", "see you at lunch", "free cash now", "lunch at noon"] * 3
+    labels = ["spam", "ham", "spam", "ham"] * 3
+    clf = snowpy.SnowClassifier(calibrate="progressive", epochs=2)
+    steps = [lambda: clf.predict_one("free"), lambda: clf.learn_one(texts[0], labels[0]),
+             lambda: clf.learn_one(texts[1], labels[1]), lambda: clf.predict_one("free"),
+             lambda: clf.predict_proba_one("free"), lambda: clf.partial_fit(texts, labels),
+             lambda: clf.predict(texts), lambda: clf.predict_proba(texts),
+             lambda: clf.decision_function(texts), lambda: clf.fit(texts, labels)]
+    for step in steps:
+        step()
+        for other in (pickle.loads(pickle.dumps(clf)), copy.deepcopy(clf)):
+            if clf.predict_one("free") is not None:
+                assert other.predict_one("free") == clf.predict_one("free")
+                assert other.predict_proba_one("free") == clf.predict_proba_one("free")
