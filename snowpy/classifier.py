@@ -79,7 +79,7 @@ def _gives_probabilities(classifier: Any) -> bool:
     """this model has no calibration; train it with calibrate='cv' to get probabilities
     (or calibrate='holdout', or calibrate='progressive')"""
     network = getattr(classifier, "network_", None)
-    return classifier.calibrate is not None or \
+    return classifier.calibrate not in (None, "none") or \
         getattr(network, "calibration_", None) is not None
 
 class SnowClassifier(RuleParamsEstimator):

@@ -139,7 +139,7 @@ _NETWORK_OPTIONS = {
     "eligibility": _int(1, _BIG), "eligible_percent": _any_of(_NULL, _float(1e-12, 100)),
     "discard": _any_of(_NULL, _float(0, _MAX_PARAM)),
     "precision": _choice("float32", "float64"), "multiclass": _choice("ova", "constraint"),
-    "calibrate": _choice(None, "cv", "holdout", "progressive"),
+    "calibrate": _choice(None, "none", "cv", "holdout", "progressive"),
     "calibration_folds": _int(2, 1000),
     "storage": _any_of(_NULL, _text(100)),  # (format 1)
 }

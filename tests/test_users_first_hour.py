@@ -51,3 +51,28 @@ def test_pickle_and_deepcopy_after_every_public_method():
             if clf.predict_one("free") is not None:
                 assert other.predict_one("free") == clf.predict_one("free")
                 assert other.predict_proba_one("free") == clf.predict_proba_one("free")
+
+
+def test_smaller_things_a_user_sees(tmp_path):
+    """32.8: a closed pipe ends a command with status 0; calibrate="none" (the command
+    line's spelling) works in Python; counts read as counts."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    listing = subprocess.run(f"{sys.executable} -m snowpy plugins | head -1", shell=True,
+                             capture_output=True, text=True, executable="/bin/bash")
+    assert listing.returncode == 0
+    piped = subprocess.run(["bash", "-c", f"set -o pipefail; {sys.executable} -m snowpy "
+                            "plugins | head -1 > /dev/null"], capture_output=True, text=True)
+    assert piped.returncode == 0, piped.stderr
+    clf = snowpy.SnowClassifier(calibrate="none").fit(["a b", "c d"], ["x", "y"])
+    assert clf.predict(["a"]).tolist() == ["x"] and not hasattr(clf, "predict_proba")
+    from typer.testing import CliRunner
+
+    from snowpy.cli import app
+
+    demo = Path(__file__).resolve().parent.parent / "corpora" / "demo" / "train.tsv"
+    result = CliRunner().invoke(app, ["train", str(demo), "-o", str(tmp_path / "m.snowpy"),
+                                      "--epochs", "1", "--calibrate", "none"])
+    assert "400 documents, 5 classes, 1 epoch, " in result.output

@@ -56,7 +56,8 @@ def handles_errors(command: Callable[..., Any]) -> Callable[..., Any]:
     @functools.wraps(command)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         try:
-            return command(*args, **kwargs)
+            with quiet_on_closed_pipe():  # (snowpy plugins | head -1: status 0)
+                return command(*args, **kwargs)
         except (SnowpyError, OSError) as exc:
             if state.debug:
                 raise
@@ -245,3 +246,24 @@ def model_key() -> bytes | None:
         raise ConfigurationError(f"{KEY_VARIABLE}={where}: a key has at least 16 bytes, "
                                  f"this one {len(key)}")
     return key
+
+
+def console(**options: Any) -> Any:
+    """A rich console whose closed pipe ends the command with status 0, as
+    :class:`quiet_on_closed_pipe` does (rich's own answer is status 1)."""
+    from rich.console import Console
+
+    class _Console(Console):
+        def on_broken_pipe(self) -> None:
+            raise BrokenPipeError
+
+    return _Console(**options)
+
+
+def counted(number: int, noun: str, plural: str | None = None) -> str:
+    """``1 epoch``, ``2 epochs``, ``4,837 documents``: a count as a user reads it.
+
+    >>> counted(1, "epoch"), counted(4837, "document"), counted(2, "class", "classes")
+    ('1 epoch', '4,837 documents', '2 classes')
+    """
+    return f"{number:,} {noun if number == 1 else plural or noun + 's'}"

@@ -33,14 +33,14 @@ def list_(json_output: Annotated[bool, typer.Option("--json")] = False) -> None:
     if json_output:
         echo_json(rows)
         return
-    from rich.console import Console
+    from snowpy.cli.common import console
     from rich.table import Table
 
     table = Table("name", "splits", "file", "summary")
     for row in rows:
         table.add_row(row["name"], ", ".join(row["splits"]), row["present"] or "absent",
                       row["summary"])
-    Console().print(table)
+    console().print(table)
 
 
 @corpus_app.command("info")

@@ -7,7 +7,7 @@ from typing import Annotated, Any
 
 import typer
 
-from snowpy.cli.common import echo_json, handles_errors, model_key
+from snowpy.cli.common import counted, echo_json, handles_errors, model_key
 from snowpy.exceptions import ConfigurationError
 
 
@@ -165,11 +165,10 @@ def inspect(
     split: Annotated[str | None, typer.Option(help="split of --corpus")] = None,
 ) -> None:
     """Show MODEL: rule, parameters, classes, training figures, heaviest features."""
-    from rich.console import Console
-
     from snowpy import load
+    from snowpy.cli.common import console as make_console
 
-    console = Console(stderr=json_output)
+    console = make_console(stderr=json_output)
     loaded = load(model, mmap=True, key=model_key())
     if corpus is not None:
         _recover_names(loaded, corpus, split, top, export_to is not None)
@@ -248,7 +247,7 @@ def _show(console: Any, model: Path, info: dict[str, Any], corpus: str | None) -
                   f"{info['rule_params']}")
     console.print(f"{len(info['classes'])} classes, {info['links']:,} links "
                   f"({info['options']['links']}) over {info['features_seen']:,} features seen of "
-                  f"{info['n_features']:,}; trained {info['training']['epochs']} epochs on "
+                  f"{info['n_features']:,}; trained {counted(info['training']['epochs'], 'epoch')} on "
                   f"{info['training']['examples']:,} examples; mistakes per epoch "
                   f"{info['training']['mistakes_per_epoch']}")
     console.print(f"activation = bias weight x {info['bias_strength']:g} + sum of linked "

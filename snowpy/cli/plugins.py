@@ -43,10 +43,10 @@ def plugins(
     if json_output:
         echo_json(data)
         return
-    from rich.console import Console
+    from snowpy.cli.common import console as make_console
     from rich.table import Table
 
-    console = Console()
+    console = make_console()
     for kind, records in data.items():
         table = Table("name", "from", "summary", "parameters (default)", title=kind,
                       title_justify="left", show_lines=kind == "rules")

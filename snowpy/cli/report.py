@@ -17,10 +17,10 @@ FOLDED_CELLS = 15
 
 def print_report(report: dict[str, Any], multilabel: bool, confusion_file: Path | None) -> None:
     """Print an evaluation report: what the figures cover first, then the figures."""
-    from rich.console import Console
+    from snowpy.cli.common import console as make_console
     from rich.table import Table
 
-    console = Console()
+    console = make_console()
     if report.get("unknown_labels"):
         n = report["documents_with_unknown_labels"]
         names = ", ".join(report["unknown_labels"][:10])

@@ -11,6 +11,7 @@ import typer
 
 from snowpy.cli.common import (
     check_output,
+    counted,
     err,
     handles_errors,
     model_key,
@@ -321,8 +322,9 @@ def train(
         "calibrated": net.calibration_ is not None, "inference_only": inference_only,
         **({"learning_curve": learning.points} if learning is not None else {}),
     }
-    summarise(summary, f"trained {rule} on {len(read):,} documents, {len(net.classes_)} "
-              f"classes, {len(net.mistakes_)} epochs, {net.n_links_:,} links in "
+    summarise(summary, f"trained {rule} on {counted(len(read), 'document')}, "
+              f"{counted(len(net.classes_), 'class', 'classes')}, "
+              f"{counted(len(net.mistakes_), 'epoch')}, {net.n_links_:,} links in "
               f"{seconds:.1f} s; saved {output}", json_output=json_output, quiet=quiet)
 
 

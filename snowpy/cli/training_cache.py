@@ -11,7 +11,7 @@ from typing import Any
 import typer
 
 from snowpy.cli.cache import FeatureCache
-from snowpy.cli.common import err, model_key, summarise
+from snowpy.cli.common import counted, err, model_key, summarise
 from snowpy.cli.reading import iter_documents
 from snowpy.exceptions import ConfigurationError
 
@@ -97,5 +97,5 @@ def train_cached(classifier: Any, corpus: str, output: Path, folder: Path, *,
                "seconds": round(seconds, 3), "calibrated": network.calibration_ is not None,
                "inference_only": inference_only}
     summarise(summary, f"trained {rule} on {documents:,} documents from the cache, "
-              f"{len(per_epoch)} epochs, {network.n_links_:,} links in {seconds:.1f} s; "
+              f"{counted(len(per_epoch), 'epoch')}, {network.n_links_:,} links in {seconds:.1f} s; "
               f"saved {output}", json_output=json_output, quiet=quiet)

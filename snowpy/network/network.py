@@ -434,7 +434,7 @@ class Network(LabelPrediction, OnlineLearning, WeightViews, RuleParamsEstimator)
         self._learn(X, y, targets, epochs=int(self.epochs), shuffle=bool(self.shuffle),
                     progress=progress, fitting=True, keys=keys)
         discard(self)
-        if self.calibrate is not None:
+        if self.calibrate not in (None, "none"):
             phase(progress, "calibrating")
         if self.calibrate == "progressive":
             fit_progressive(self)

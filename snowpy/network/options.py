@@ -17,7 +17,7 @@ from snowpy.network.links import LINK_POLICIES, PRECISIONS
 __all__ = ["CALIBRATIONS", "MULTICLASS", "bias_strength", "check_options",
            "check_training_options"]
 
-CALIBRATIONS = (None, "cv", "holdout", "progressive")
+CALIBRATIONS = (None, "none", "cv", "holdout", "progressive")  # ("none": the CLI's spelling)
 MULTICLASS = ("ova", "constraint")
 _MAX_SEED = 2**32 - 1
 

@@ -29,7 +29,7 @@ ABSTAIN = None
 def gives_probabilities(estimator: Any) -> bool:
     """this model has no calibration; train it with calibrate='cv' to get probabilities
     (or calibrate='holdout', or calibrate='progressive')"""
-    return estimator.calibrate is not None or \
+    return estimator.calibrate not in (None, "none") or \
         getattr(estimator, "calibration_", None) is not None
 
 
