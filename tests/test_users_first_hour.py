@@ -76,3 +76,22 @@ def test_smaller_things_a_user_sees(tmp_path):
     result = CliRunner().invoke(app, ["train", str(demo), "-o", str(tmp_path / "m.snowpy"),
                                       "--epochs", "1", "--calibrate", "none"])
     assert "400 documents, 5 classes, 1 epoch, " in result.output
+
+
+def test_ngrams_2_says_it_means_bigrams_only_and_the_cli_says_it_in_one_line(tmp_path):
+    from pathlib import Path
+
+    from typer.testing import CliRunner
+
+    from snowpy.cli import app
+
+    with pytest.warns(UserWarning, match=r"ngrams=2 means 2-grams only; .* ngrams=\(1, 2\)"):
+        snowpy.Featurizer(ngrams=2).transform(["a b c"])
+    demo = Path(__file__).resolve().parent.parent / "corpora" / "demo" / "train.tsv"
+    result = CliRunner().invoke(app, ["train", str(demo), "-o", str(tmp_path / "m.snowpy"),
+                                      "--epochs", "1", "--ngrams", "2"])
+    assert result.exit_code == 0
+    said = [line for line in result.stderr.splitlines() if "2-grams" in line]
+    assert said == ["warning: --ngrams 2 means 2-grams only; for every length up to 2, "
+                    "give --ngrams 1-2"]
+    assert "featurizer.py" not in result.stderr  # (no source line)

@@ -7,6 +7,7 @@ import functools
 import os
 import re
 import sys
+import warnings
 from collections.abc import Callable
 from typing import Any
 
@@ -56,7 +57,9 @@ def handles_errors(command: Callable[..., Any]) -> Callable[..., Any]:
     @functools.wraps(command)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         try:
-            with quiet_on_closed_pipe():  # (snowpy plugins | head -1: status 0)
+            with quiet_on_closed_pipe(), warnings.catch_warnings():  # (| head -1: status 0)
+                if not state.debug:
+                    warnings.showwarning = _one_line
                 return command(*args, **kwargs)
         except (SnowpyError, OSError) as exc:
             if state.debug:
@@ -72,6 +75,17 @@ def handles_errors(command: Callable[..., Any]) -> Callable[..., Any]:
                  "machine; bound documents with SNOWPY_MAX_DOCUMENT_BYTES, or use fewer --bits "
                  "or n-grams")
     return wrapper
+
+
+def _one_line(message: Any, category: Any, filename: str, lineno: int, file: Any = None,
+              line: Any = None) -> None:
+    """A library warning as the command line says it: one ``warning:`` line, without
+    the library's source line."""
+    text = re.sub(r"\b(char_)?ngrams=\((\d+), (\d+)\)",
+                  lambda m: f"--{'char-' if m[1] else ''}ngrams {m[2]}-{m[3]}", str(message))
+    text = re.sub(r"\b(char_)?ngrams=(\d+)", lambda m: f"--{'char-' if m[1] else ''}ngrams "
+                  f"{m[2]}", text)
+    err(f"warning: {cli_words(text)}")
 
 
 #: Python keyword arguments the library's messages name, and the options that set them.

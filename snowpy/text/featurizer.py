@@ -14,6 +14,7 @@ import inspect
 import itertools
 import os
 import threading
+import warnings
 from collections import deque
 from collections.abc import Iterable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -191,6 +192,11 @@ class Featurizer(TransformerConventions, ChunkStages):
         """The extractors this configuration runs, as ``(name, params)``."""
         config: list[tuple[str, dict[str, Any]]] = []
         words = _range(self.ngrams, "ngrams")
+        if isinstance(self.ngrams, (int, np.integer)) and not isinstance(self.ngrams, bool) \
+                and self.ngrams > 1:  # (scikit-learn's readers think of ngram_range=(1, n))
+            warnings.warn(f"ngrams={self.ngrams} means {self.ngrams}-grams only; for every "
+                          f"length up to {self.ngrams}, give ngrams=(1, {self.ngrams})",
+                          UserWarning, stacklevel=3)
         if words:
             config.append(("words", {"min_n": words[0], "max_n": words[1]}))
         chars = _range(self.char_ngrams, "char_ngrams")
