@@ -20,13 +20,13 @@ def wheel(tmp_path_factory) -> Path:
     subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps",
                     "-q", str(ROOT), "-w", str(out)], check=True, capture_output=True,
                    timeout=300)
-    return next(out.glob("snowpy-*.whl"))
+    return next(out.glob("snowpy_learn-*.whl"))  # (the distribution: snowpy-learn)
 
 
 def test_the_wheel_carries_the_demo_corpus(wheel):
     names = zipfile.ZipFile(wheel).namelist()
     for split in ("train", "test"):
-        assert f"snowpy-0.1.0.data/data/share/snowpy/demo/{split}.tsv" in names
+        assert f"snowpy_learn-0.1.0.data/data/share/snowpy/demo/{split}.tsv" in names
     assert not any(name.startswith("tests/") for name in names)
 
 

@@ -307,7 +307,7 @@ def train(
         try:
             plots.plot_curve(learning.points, str(curve), f"{output.name}: accuracy on {test}")
         except ImportError:
-            err("the learning curve needs matplotlib: pip install 'snowpy[plot]'")
+            err("the learning curve needs matplotlib: pip install 'snowpy-learn[plot]'")
         else:
             if chatty:
                 err(f"wrote {curve}")

@@ -1,7 +1,7 @@
 """Connecting to Dask: an existing client, a scheduler address, or a LocalCluster.
 
 The only module of snowpy that imports ``dask.distributed`` at run time
-(``pip install "snowpy[dask]"``).
+(``pip install "snowpy-learn[dask]"``).
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ def _distributed() -> Any:
     except ImportError:
         raise ConfigurationError(
             "training on a Dask cluster needs dask.distributed: pip install "
-            "'snowpy[dask]'") from None
+            "'snowpy-learn[dask]'") from None
     return distributed
 
 
