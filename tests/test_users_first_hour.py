@@ -95,3 +95,33 @@ def test_ngrams_2_says_it_means_bigrams_only_and_the_cli_says_it_in_one_line(tmp
     assert said == ["warning: --ngrams 2 means 2-grams only; for every length up to 2, "
                     "give --ngrams 1-2"]
     assert "featurizer.py" not in result.stderr  # (no source line)
+
+
+def test_predict_answers_a_pipe_when_its_input_pauses(tmp_path):
+    """32.8: reading a pipe, snowpy predict waited to fill a batch of 10,000 lines; it
+    now answers what it has when nothing more is ready, and keeps batching a flow."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    demo = Path(__file__).resolve().parent.parent / "corpora" / "demo" / "train.tsv"
+    model = tmp_path / "m.snowpy"
+    subprocess.run([sys.executable, "-m", "snowpy", "train", str(demo), "-o", str(model),
+                    "--epochs", "1", "-q"], check=True, timeout=120)
+    process = subprocess.Popen([sys.executable, "-m", "snowpy", "predict", str(model)],
+                               stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    try:
+        process.stdin.write("my parcel never arrived\n")
+        process.stdin.flush()
+        # before: no answer until 10,000 lines or the end of the input (a test that
+        # would hang, so it waits 60 s at most)
+        import select
+
+        answered, _, _ = select.select([process.stdout], [], [], 60)
+        assert answered, "no answer while the input pauses"
+        assert process.stdout.readline().strip()
+        rest, _ = process.communicate("".join(f"line {i}\n" for i in range(25_000)),
+                                      timeout=120)
+    finally:
+        process.kill()
+    assert len(rest.splitlines()) == 25_000 and process.returncode == 0

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import os
 import sys
+import threading
+from collections import deque
 from collections.abc import Iterator
 from itertools import islice
 from pathlib import Path
@@ -85,10 +88,21 @@ def predict(
                 out.flush()
         else:
             with _Counter() as counter:
-                for chunk in _chunks(lines, batch or 10000):
+                for chunk in _chunks(lines, batch or 10000, regular=_regular(input)):
                     out.write("".join(answer.many(chunk)))
                     counter.add(len(chunk))
             out.flush()
+
+
+def _regular(source: str | None) -> bool:
+    """Whether the input is a regular file (standard input redirected from one, too)."""
+    import stat
+
+    try:
+        mode = os.fstat(0).st_mode if source in (None, "-") else os.stat(source).st_mode
+    except OSError:
+        return False
+    return stat.S_ISREG(mode)
 
 
 class _Counter:
@@ -117,9 +131,68 @@ class _Counter:
             self.status.stop()
 
 
-def _chunks(lines: Iterator[str], size: int) -> Iterator[list[str]]:
-    while chunk := list(islice(lines, size)):
-        yield chunk
+def _chunks(lines: Iterator[str], size: int, *, regular: bool) -> Iterator[list[str]]:
+    """Batches of up to ``size`` lines. From a regular file, full batches; from a pipe or
+    a terminal, a batch also ends where the input pauses, so ``producer | snowpy
+    predict`` answers what it has as soon as nothing more is ready, and keeps batching
+    while the input flows (a thread reads ahead, at most ``2 * size`` lines)."""
+    if regular:
+        while full := list(islice(lines, size)):
+            yield full
+        return
+    ready: deque[Any] = deque()
+    changed = threading.Condition()
+    end = object()
+
+    def read() -> None:
+        try:
+            for line in lines:
+                ready.append(line)
+                if len(ready) == 1:  # the reader of the batches may be waiting
+                    with changed:
+                        changed.notify()
+                elif len(ready) >= 2 * size:  # far enough ahead
+                    with changed:
+                        while len(ready) >= size:
+                            changed.wait(0.1)
+        except BaseException as exc:  # (said where the lines are used)
+            ready.append(_Failed(exc))
+        else:
+            ready.append(end)
+        with changed:
+            changed.notify()
+
+    threading.Thread(target=read, daemon=True, name="snowpy-predict-input").start()
+    chunk: list[str] = []
+    while True:
+        if not ready:
+            if chunk:  # the input pauses: answer what came
+                yield chunk
+                chunk = []
+            with changed:
+                while not ready:
+                    changed.wait()
+        item = ready.popleft()
+        if len(ready) == size - 1:  # the reading thread may wait for room
+            with changed:
+                changed.notify()
+        if item is end or isinstance(item, _Failed):
+            if chunk:
+                yield chunk
+            if isinstance(item, _Failed):
+                raise item.error
+            return
+        chunk.append(item)
+        if len(chunk) >= size:
+            yield chunk
+            chunk = []
+
+
+class _Failed:
+    """The input's error, carried from the reading thread."""
+
+    def __init__(self, error: BaseException) -> None:
+        self.error = error
 
 
 #: The answer of a multi-label model that gives a document no label.
