@@ -125,3 +125,26 @@ def test_predict_answers_a_pipe_when_its_input_pauses(tmp_path):
     finally:
         process.kill()
     assert len(rest.splitlines()) == 25_000 and process.returncode == 0
+
+
+def test_a_glob_of_files_trains_and_evaluates_on_one_machine(tmp_path):
+    """32.8: 'data/part-*.tsv' worked only with --workers."""
+    from pathlib import Path
+
+    from typer.testing import CliRunner
+
+    from snowpy.cli import app
+
+    lines = (Path(__file__).resolve().parent.parent / "corpora" / "demo" / "train.tsv"
+             ).read_text().splitlines(keepends=True)
+    (tmp_path / "part-1.tsv").write_text("".join(lines[:150]))
+    (tmp_path / "part-2.tsv").write_text("".join(lines[150:]))
+    runner = CliRunner()
+    pattern = str(tmp_path / "part-*.tsv")
+    result = runner.invoke(app, ["train", pattern, "-o", str(tmp_path / "m.snowpy"),
+                                 "--epochs", "1", "--calibrate", "none"])
+    assert result.exit_code == 0, result.output
+    assert f"on {len(lines)} documents" in result.output
+    result = runner.invoke(app, ["train", str(tmp_path / "none-*.tsv"), "-o",
+                                 str(tmp_path / "n.snowpy")])
+    assert result.exit_code == 1 and "no file matches this pattern" in result.stderr

@@ -4,6 +4,7 @@ split to read, and what was read (said to the user, never silent)."""
 from __future__ import annotations
 
 import gc
+import glob
 import os
 import sys
 from collections.abc import Iterator
@@ -233,6 +234,15 @@ def _read_documents(corpus: str, *, split: str | None, format: str | None, on_er
             split = _default_split(corpus, corpora.splits_of(corpus), prefer)
         documents = list(corpora.read(corpus, format=kind, split=split, problems=problems,
                                       **layout.for_format(kind, corpus)))
+    elif glob.has_magic(corpus):  # part-*.tsv: the files it matches, in name order
+        matches = sorted(name for name in glob.glob(corpus) if Path(name).is_file())
+        if not matches:
+            raise ConfigurationError(f"{corpus}: no file matches this pattern")
+        documents = []
+        for path in matches:
+            kind = format or corpora.detect_format(path)
+            documents.extend(corpora.read(path, format=kind, problems=problems,
+                                          **layout.for_format(kind, path)))
     elif os.sep in corpus or "." in Path(corpus).name:
         raise ConfigurationError(f"{corpus}: no such file or folder")
     else:
