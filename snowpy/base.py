@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
-from snowpy.exceptions import ConfigurationError
+from snowpy.exceptions import ConfigurationError, NotFittedError
 
 __all__ = ["RuleParamsEstimator", "available_if"]
 
@@ -62,6 +62,16 @@ class RuleParamsEstimator:
     _takes_text: ClassVar[bool] = False
     _estimator_type = "classifier"
     _rule_params: dict[str, Any]
+    _check_fitted: Any  # (each estimator's own: raises NotFittedError)
+
+    def _trained(self) -> bool:
+        """Whether the estimator has learned anything yet: River's one-example calls
+        answer ``None`` (``{}`` for probabilities) before it has."""
+        try:
+            self._check_fitted()
+        except NotFittedError:
+            return False
+        return True
 
     @property
     def rule_params(self) -> dict[str, Any]:

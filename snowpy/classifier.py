@@ -436,13 +436,6 @@ class SnowClassifier(RuleParamsEstimator):
         return self.predict(texts)
 
     # ------------------------------------------------------------ prediction
-    def _trained(self) -> bool:
-        try:
-            self._check_fitted()
-        except NotFittedError:
-            return False
-        return True
-
     def _check_fitted(self) -> None:
         if not hasattr(self, "network_"):
             raise NotFittedError(

@@ -33,11 +33,15 @@ def model(tmp_path_factory) -> Path:
     return path
 
 
-def rewrite(model: Path, out: Path, edit, *, checksum: bool = False) -> Path:
-    """A copy of ``model`` with its header edited by ``edit`` (and, with ``checksum``,
-    the header checksum recomputed, as a forger would)."""
+def rewrite(model: Path, out: Path, edit, *, checksum: bool = False, members_edit=None
+            ) -> Path:
+    """A copy of ``model`` with its members edited by ``members_edit(members)`` first, then
+    its header by ``edit`` (and, with ``checksum``, the header checksum recomputed, as a
+    forger would)."""
     with zipfile.ZipFile(model) as archive:
         members = {info.filename: archive.read(info) for info in archive.infolist()}
+    if members_edit is not None:
+        members_edit(members)
     header = orjson.loads(members["header.json"])
     edit(header)
     if checksum:
@@ -371,22 +375,21 @@ def test_float_feature_ids_are_refused(model, tmp_path):
 
     import numpy as np
 
-    with zipfile.ZipFile(model) as archive:
-        members = {info.filename: archive.read(info) for info in archive.infolist()}
-    ids = np.load(io.BytesIO(members["arrays/feature_ids.npy"])).astype(np.float64)
-    buffer = io.BytesIO()
-    np.save(buffer, ids)
-    members["arrays/feature_ids.npy"] = buffer.getvalue()
-    header = orjson.loads(members["header.json"])
-    header["arrays"]["feature_ids"].update(dtype="float64", nbytes=ids.nbytes,
-                                           sha256=hashlib.sha256(ids.tobytes()).hexdigest())
-    header.pop("header_sha256")
-    header["header_sha256"] = _header_digest(header)
-    members["header.json"] = orjson.dumps(header)
-    edited = tmp_path / "floats.snowpy"
-    with zipfile.ZipFile(edited, "w") as archive:
-        for name, content in members.items():
-            archive.writestr(name, content)
+    floats = {}
+
+    def as_floats(members):
+        floats["ids"] = np.load(io.BytesIO(members["arrays/feature_ids.npy"])).astype(float)
+        buffer = io.BytesIO()
+        np.save(buffer, floats["ids"])
+        members["arrays/feature_ids.npy"] = buffer.getvalue()
+
+    def declare(header):
+        ids = floats["ids"]
+        header["arrays"]["feature_ids"].update(
+            dtype="float64", nbytes=ids.nbytes, sha256=hashlib.sha256(ids.tobytes()).hexdigest())
+
+    edited = rewrite(model, tmp_path / "floats.snowpy", declare, checksum=True,
+                     members_edit=as_floats)
     with pytest.raises(ModelFileError, match="array 'feature_ids' must hold int32 or int64"):
         snowpy.load(edited)
 

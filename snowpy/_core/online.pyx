@@ -31,6 +31,7 @@ from snowpy._core.engine cimport (
     outcome_t,
     run_epoch,
 )
+from snowpy._core.effective cimport delta, plane_t
 from snowpy._core.extract cimport WordsRow
 from snowpy._core.pool cimport Pool
 
@@ -44,10 +45,6 @@ cdef enum:
 GROW_MAP = _GROW_MAP
 GROW_ROWS = _GROW_ROWS
 GROW_QUEUE = _GROW_QUEUE
-
-ctypedef fused plane_t:
-    float
-    double
 
 
 def checked(int64_t[::1] ids, double[::1] vals):
@@ -345,10 +342,10 @@ cdef void _score_one(const Pool *p, const plane_t *W, const plane_t *U, const do
     """The arithmetic, in the order, of the batch path's effective weights and scoring:
     one example scores exactly as a batch scores it."""
     cdef bint averaging = p.averaging and seen > 0
-    cdef Py_ssize_t t, k, q
+    cdef Py_ssize_t t, k
     cdef int64_t r, first, j, stop
     cdef bint is_dense
-    cdef double v, vsum, effective, weight, base
+    cdef double v, vsum, base
     for t in range(n_targets):
         out[t] = 0.0
     vsum = bias
@@ -369,18 +366,8 @@ cdef void _score_one(const Pool *p, const plane_t *W, const plane_t *U, const do
         stop = first + ((p.rows[r].cap if p.rows[r].cap < n_targets else n_targets) if is_dense
                         else p.rows[r].size)
         for j in range(first, stop):
-            effective = 0.0
-            for q in range(n_planes):
-                if planes[q] == 0.0:
-                    continue
-                weight = W[j * n_planes + q]
-                if averaging:
-                    weight -= <double>U[j * n_planes + q] / seen
-                effective += planes[q] * weight
-            if round32:
-                effective = <float>effective
             t = j - first if is_dense else p.target[j]
-            out[t] += v * (effective - absent)
+            out[t] += v * delta(W, U, j, n_planes, planes, seen, averaging, round32, absent)
     base = absent * vsum - theta
     for t in range(n_targets):
         out[t] += base

@@ -11,32 +11,8 @@ from libc.stdint cimport int32_t, int64_t, uint8_t
 from libc.stdlib cimport free, malloc
 
 from snowpy._core._types cimport index_t
+from snowpy._core.effective cimport delta as _delta, plane_t
 from snowpy._core.pool cimport row_t
-
-ctypedef fused plane_t:
-    float
-    double
-
-
-cdef inline double _delta(const plane_t *W, const plane_t *U, int64_t j, Py_ssize_t n,
-                          const double *planes, double seen, bint averaging, bint round32,
-                          double absent) noexcept nogil:
-    """Slot ``j``'s effective weight minus the absent weight: ``sum_p planes[p] * (W[j, p]
-    - U[j, p] / seen)`` (the averaged weights when ``averaging``), rounded to float32 when
-    ``round32``. The one place this number is computed, for a table or on the way."""
-    cdef double effective = 0.0
-    cdef double plane
-    cdef Py_ssize_t q
-    for q in range(n):
-        if planes[q] == 0.0:
-            continue
-        plane = W[j * n + q]
-        if averaging:
-            plane -= <double>U[j * n + q] / seen
-        effective += planes[q] * plane
-    if round32:
-        effective = <float>effective
-    return effective - absent
 
 
 def score_rows(const index_t[::1] indptr, const int32_t[::1] rows, const double[::1] vals,

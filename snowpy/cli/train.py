@@ -199,14 +199,7 @@ def train(
         discard=parse_optional_float(discard, "--discard"), precision=precision,
         **rule_params,
     )
-    classifier._make_network().check_options()  # every option before the corpus is read
-    for member in ([rule] if "+" not in rule else rule.split("+")):
-        said = check_rule_once(member)  # a third party's kernel, before it first trains
-        if said and not quiet:
-            err(said)
-    warned = check_memory(corpus, classifier)  # (its front end's n-gram options)
-    if warned:
-        err(warned)
+    _before_reading(rule, corpus, classifier, quiet)
     started = time.perf_counter()
     layout = ReadOptions(encoding, decode, label_column, text_column or [], header,
                                label_field, text_field or [], multilabel)
@@ -326,6 +319,19 @@ def train(
               f"{counted(len(net.classes_), 'class', 'classes')}, "
               f"{counted(len(net.mistakes_), 'epoch')}, {net.n_links_:,} links in "
               f"{seconds:.1f} s; saved {output}", json_output=json_output, quiet=quiet)
+
+
+def _before_reading(rule: str, corpus: str, classifier: Any, quiet: bool) -> None:
+    """What is checked before the corpus is read: every option, a third party's kernel
+    before it first trains (each member of a cloud), the memory the n-grams will take."""
+    classifier._make_network().check_options()
+    for member in rule.split("+"):
+        said = check_rule_once(member)
+        if said and not quiet:
+            err(said)
+    warned = check_memory(corpus, classifier)  # (its front end's n-gram options)
+    if warned:
+        err(warned)
 
 
 def _train_stream(classifier: Any, corpus: str, output: Path, *, format: str | None,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -99,6 +100,9 @@ class Problems:
             self.messages.append(message)
 
 
+_CONTROL = re.compile("[\x00-\x1f]")
+
+
 def checked(document: Document, problems: Problems) -> Document | None:
     """``document``, or None (reported) when its text is empty or too long, or a label
     holds a control character (a NUL once made a class of its own)."""
@@ -114,7 +118,7 @@ def checked(document: Document, problems: Problems) -> Document | None:
             return None
     labels = document.label if isinstance(document.label, tuple) else (document.label,)
     for label in labels:
-        if isinstance(label, str) and any(ord(ch) < 32 for ch in label):
+        if isinstance(label, str) and _CONTROL.search(label):
             problems.report(document.source, f"label {label!r} holds a control character")
             return None
     return document

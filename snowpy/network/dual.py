@@ -388,9 +388,7 @@ class DualNetwork(LabelPrediction, RuleParamsEstimator):
     def predict_one(self, x: Any) -> Any:
         """The label of one example (as :meth:`learn_one` takes it); None before the first
         example is learned, as River's classifiers answer."""
-        try:
-            self._check_fitted()
-        except NotFittedError:
+        if not self._trained():
             return None
         return self._label_of(*self._score_example(*parse_example(x)))
 

@@ -20,7 +20,7 @@ import numpy as np
 
 from snowpy._core.online import GROW_MAP, GROW_QUEUE, GROW_ROWS, OnlineLearner, checked
 from snowpy._lazy import lazy_module
-from snowpy.exceptions import ConfigurationError, NotFittedError
+from snowpy.exceptions import ConfigurationError
 from snowpy.network.calibrating import refresh_progressive
 from snowpy.network.labels import normalise_label
 from snowpy.network.links import ONLINE_WIDTH
@@ -117,6 +117,7 @@ class OnlineLearning:
     predict: Callable[..., Any]
     _bias_strength: Callable[[], float]
     _check_fitted: Callable[[], None]
+    _trained: Callable[[], bool]  # (RuleParamsEstimator's)
     _cover_new_targets: Callable[[], None]
     _initialise_sized: Callable[..., None]
     _target_counts: Callable[[], Any]
@@ -139,13 +140,6 @@ class OnlineLearning:
         if not self._trained():
             return None
         return self._label_of(*self._score_example(*parse_example(x)))
-
-    def _trained(self) -> bool:
-        try:
-            self._check_fitted()
-        except NotFittedError:
-            return False
-        return True
 
     def predict_proba_one(self, x: Any) -> dict[Any, float]:
         """The calibrated probability of each label for one example, a dict.

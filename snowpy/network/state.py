@@ -67,11 +67,11 @@ def narrowest(values: np.ndarray, bound: int) -> np.ndarray:
     what the network declares (memory written over by a plugin's kernel), and the file
     would replace a good model (issue 33.3).
     """
-    if values.size and (int(values.min()) < 0 or int(values.max()) >= bound):
+    low, high = (int(values.min()), int(values.max())) if values.size else (0, 0)
+    if low < 0 or high >= bound:
         raise SnowpyError(f"the network's arrays are inconsistent (a value "
-                          f"{int(values.max()) if values.max() >= bound else int(values.min())}"
-                          f" where 0 to {bound - 1} are declared): its memory was written "
-                          "over, and it is not saved")
+                          f"{high if high >= bound else low} where 0 to {bound - 1} are "
+                          "declared): its memory was written over, and it is not saved")
     for dtype in (np.uint8, np.uint16, np.uint32):
         if bound - 1 <= np.iinfo(dtype).max:
             return values.astype(dtype, copy=False)
@@ -248,7 +248,6 @@ def restore_network(network_class: type, header: dict[str, Any],
     net._learner_key = (-1, -1)
     net._learner_width = net._learner_queue = 0
     net._single_targets = []
-    net._score_buffer = None
     if header.get("calibration"):
         net.calibration_ = Calibration.from_file(header["calibration"], arrays, where)
     if "progressive_scores" in arrays:
