@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+import sysconfig
 import venv
 import zipfile
 from pathlib import Path
@@ -32,8 +33,16 @@ def test_the_wheel_carries_the_demo_corpus(wheel):
 
 def test_an_installed_snowpy_runs_the_learning_curve_on_its_demo(wheel, tmp_path):
     env_dir = tmp_path / "venv"
-    venv.create(env_dir, system_site_packages=True, with_pip=False)
+    venv.create(env_dir, with_pip=False)
     python = env_dir / "bin" / "python"
+    # The run-time dependencies come from the interpreter running the suite. Inside a venv,
+    # system_site_packages would point at the base Python instead, which lacks them (issue
+    # 32.9); a .pth line adds our site-packages after the new venv's own.
+    site_dir = subprocess.run([str(python), "-c", "import sysconfig; "
+                               "print(sysconfig.get_paths()['purelib'])"],
+                              capture_output=True, text=True, check=True).stdout.strip()
+    ours = {sysconfig.get_paths()[key] for key in ("purelib", "platlib")}
+    Path(site_dir, "_suite_dependencies.pth").write_text("\n".join(sorted(ours)) + "\n")
     subprocess.run([sys.executable, "-m", "pip", "--python", str(python), "install", "-q",
                     "--no-deps", "--no-index", str(wheel)], check=True, capture_output=True,
                    timeout=300)
