@@ -157,15 +157,18 @@ def _measure(network: Any, X: Any, labels: list[Any], predicted: Any, bins: int,
         truth = [tuple(x) if isinstance(x, (list, tuple)) else (x,) for x in labels]
         report = metrics.multilabel_report(truth, predicted, classes)
         seen = {str(label) for labels_ in truth for label in labels_}
-        known = np.ones(len(truth), dtype=bool)
+        known = np.ones(len(truth), dtype=bool)  # (every document keeps its probabilities)
+        unknown_in = np.array([any(str(x) not in known_names for x in labels_)
+                               for labels_ in truth], dtype=bool)
     else:
         report = metrics.classification_report(labels, predicted.tolist(), classes)
         seen = {str(x) for x in labels}
         known = np.array([str(x) in known_names for x in labels], dtype=bool)
+        unknown_in = ~known
     unknown = sorted(seen - known_names)
     if unknown:
         report["unknown_labels"] = unknown
-        report["documents_with_unknown_labels"] = int((~known).sum())
+        report["documents_with_unknown_labels"] = int(unknown_in.sum())
     if network.calibration_ is None or not known.any():
         return report
     with phases("probabilities"):

@@ -22,10 +22,12 @@ __all__ = [
     "ReadOptions",
     "check_classes",
     "describe_read",
+    "is_multilabel",
     "iter_documents",
     "read_documents",
     "read_featurised",
     "read_lines",
+    "settled_labels",
 ]
 
 _PANEL = "Corpus layout"
@@ -51,7 +53,11 @@ LabelField = Annotated[str | None, typer.Option(
 TextField = Annotated[list[str] | None, typer.Option(
     help="jsonl: the field holding the text; repeat to join several", rich_help_panel=_PANEL)]
 Multilabel = Annotated[bool, typer.Option(
-    "--multilabel", help="fasttext: a line may carry several __label__ tags",
+    "--multilabel", help="each document has a set of labels, each decided on its own (VW's "
+    "--multilabel_oaa, fastText's -loss ova). Recognised without it from the labels: a "
+    "JSON list, or several fastText __label__ tags on a line. A multi-label corpus is "
+    "trained at the multi-label defaults (--thickness 6 --negative-thickness 3 --alpha 1.2 "
+    "--beta 0.8 --epochs 20 --links touched) where those options are not given",
     rich_help_panel=_PANEL)]
 
 #: Which formats take each layout option, by the option's command-line name.
@@ -60,7 +66,8 @@ _APPLIES = {
     "--decode": ("tsv", "csv", "fasttext", "directory"),
     "--label-column": ("tsv", "csv"), "--text-column": ("tsv", "csv"),
     "--header": ("csv",), "--no-header": ("csv",),
-    "--label-field": ("jsonl",), "--text-field": ("jsonl",), "--multilabel": ("fasttext",),
+    "--label-field": ("jsonl",), "--text-field": ("jsonl",),
+    "--multilabel": ("tsv", "csv", "fasttext", "jsonl", "directory"),
 }
 
 
@@ -86,9 +93,11 @@ class ReadOptions:
                  "--multilabel": self.multilabel or None}
         return [name for name, value in named.items() if value]
 
-    def for_format(self, kind: str, where: str) -> dict[str, Any]:
+    def for_format(self, kind: str, where: str, recognise: bool = False) -> dict[str, Any]:
         """The reader's keyword arguments for a ``kind`` corpus; an option that does not
-        apply to it is refused by name (``--text-field`` on a tsv file)."""
+        apply to it is refused by name (``--text-field`` on a tsv file). ``recognise``
+        reads fastText lines as multi-label whatever ``multilabel`` says, for
+        :func:`settled_labels` to decide from the labels read."""
         wrong = [name for name in self.given() if kind not in _APPLIES[name]]
         if wrong:
             raise ConfigurationError(
@@ -118,7 +127,9 @@ class ReadOptions:
                 options["label_field"] = self.label_field
             if self.text_field:
                 options["text_fields"] = list(self.text_field)
-        if kind == "fasttext" and self.multilabel:
+            if self.multilabel:
+                options["multilabel"] = True
+        if kind == "fasttext" and (self.multilabel or recognise):
             options["multilabel"] = True
         return options
 
@@ -170,15 +181,35 @@ def read_featurised(corpus: str, featurizer: Any, *, split: str | None, format: 
             or layout.label_field or layout.text_field:
         return None
     kind = format or corpora.detect_format(corpus)
-    if kind not in ("tsv", "fasttext") or (layout.multilabel and kind != "fasttext"):
+    if kind not in ("tsv", "fasttext"):
         return None
-    read = read_rows(path, featurizer, format=kind, multilabel=layout.multilabel)
+    read = read_rows(path, featurizer, format=kind, multilabel=kind == "fasttext")
     if read is None:
         return None
     problems = Problems()
     for note in read.notes:
         problems.note(note)
-    return CorpusRead(None, read.labels, problems, None, read.rows, read.keys)
+    labels = settled_labels(read.labels, kind == "fasttext", layout.multilabel)
+    return CorpusRead(None, labels, problems, None, read.rows, read.keys)
+
+
+def settled_labels(labels: Any, recognising: bool, multilabel: bool) -> Any:
+    """The labels a multi-label corpus is recognised by. fastText lines are read as
+    multi-label (``recognising``) and become single labels again when no line carries
+    more than one; with ``multilabel`` (``--multilabel``) every label is a set, of one
+    where a document has one. A JSON list is multi-label as read."""
+    if multilabel:
+        return [tuple(x) if isinstance(x, (list, tuple)) else (x,) for x in labels]
+    if recognising and len(labels) and all(len(x) == 1 for x in labels):
+        import numpy as np
+
+        return np.array([x[0] for x in labels], dtype=str)
+    return labels
+
+
+def is_multilabel(labels: Any) -> bool:
+    """Whether the labels read are sets of labels (a multi-label corpus)."""
+    return not hasattr(labels, "dtype") and any(isinstance(x, (list, tuple)) for x in labels)
 
 
 def read_documents(corpus: str, *, split: str | None, format: str | None, on_error: str,
@@ -220,20 +251,23 @@ def _read_documents(corpus: str, *, split: str | None, format: str | None, on_er
 
     problems = Problems(on_error)
     layout = layout or ReadOptions()
+    kinds = set()
     if corpus == "-":
         data = sys.stdin.buffer.read()
         with _temporary(data) as path:
             kind = format or ("fasttext" if data.lstrip()[:9] == b"__label__" else "tsv")
+            kinds.add(kind)
             documents = list(corpora.read(path, format=kind, problems=problems,
-                                          **layout.for_format(kind, "standard input")))
+                                          **layout.for_format(kind, "standard input", True)))
             documents = [type(d)(d.text, d.label, d.source.replace(str(path), "<stdin>"))
                          for d in documents]
     elif Path(corpus.split("::")[0]).exists():
         kind = format or corpora.detect_format(corpus)
         if split is None and kind == "directory":
             split = _default_split(corpus, corpora.splits_of(corpus), prefer)
+        kinds.add(kind)
         documents = list(corpora.read(corpus, format=kind, split=split, problems=problems,
-                                      **layout.for_format(kind, corpus)))
+                                      **layout.for_format(kind, corpus, True)))
     elif glob.has_magic(corpus):  # part-*.tsv: the files it matches, in name order
         matches = sorted(name for name in glob.glob(corpus) if Path(name).is_file())
         if not matches:
@@ -241,16 +275,18 @@ def _read_documents(corpus: str, *, split: str | None, format: str | None, on_er
         documents = []
         for path in matches:
             kind = format or corpora.detect_format(path)
+            kinds.add(kind)
             documents.extend(corpora.read(path, format=kind, problems=problems,
-                                          **layout.for_format(kind, path)))
+                                          **layout.for_format(kind, path, True)))
     elif os.sep in corpus or "." in Path(corpus).name:
         raise ConfigurationError(f"{corpus}: no such file or folder")
     else:
         from snowpy.plugins import get_corpus
 
-        if layout.given():
+        given = [name for name in layout.given() if name != "--multilabel"]
+        if given:
             raise ConfigurationError(f"{corpus} is a registered corpus, read as its manifest "
-                                     f"says: {', '.join(layout.given())} cannot apply")
+                                     f"says: {', '.join(given)} cannot apply")
         if split is None:
             split = _default_split(corpus, list(get_corpus(corpus).splits), prefer)
         loaded = corpora.load(corpus, split, on_error=on_error)
@@ -261,8 +297,9 @@ def _read_documents(corpus: str, *, split: str | None, format: str | None, on_er
         raise ConfigurationError(f"{corpus}: no documents found"
                                  + (f" in split {split!r}" if split else "")
                                  + "".join(f"; {note}" for note in problems.notes))
-    return CorpusRead([d.text for d in documents], [d.label for d in documents], problems,
-                      split)
+    labels = settled_labels([d.label for d in documents], kinds == {"fasttext"},
+                            layout.multilabel)
+    return CorpusRead([d.text for d in documents], labels, problems, split)
 
 
 def iter_documents(corpus: str, *, split: str | None, format: str | None, on_error: str,

@@ -35,6 +35,7 @@ from snowpy.cli.reading import (
     TextField,
     check_classes,
     describe_read,
+    is_multilabel,
     iter_documents,
     read_documents,
     read_featurised,
@@ -199,6 +200,8 @@ def train(
         discard=parse_optional_float(discard, "--discard"), precision=precision,
         **rule_params,
     )
+    if multilabel:
+        epochs = _multilabel(ctx, classifier, rule_params, "--multilabel", streaming, quiet)
     _before_reading(rule, corpus, classifier, quiet)
     started = time.perf_counter()
     layout = ReadOptions(encoding, decode, label_column, text_column or [], header,
@@ -249,6 +252,9 @@ def train(
     texts, labels, problems, split = read[:4]
     if chatty:
         err(describe_read(corpus, read))
+    if not multilabel and is_multilabel(labels):
+        epochs = _multilabel(ctx, classifier, rule_params, "a multi-label corpus (documents "
+                             "with a set of labels)", False, not chatty)
     check_classes(corpus, read)
     if problems.skipped and not json_output:
         err(f"skipped {problems.skipped} malformed record(s); first: {problems.messages[0]}")
@@ -319,6 +325,18 @@ def train(
               f"{counted(len(net.classes_), 'class', 'classes')}, "
               f"{counted(len(net.mistakes_), 'epoch')}, {net.n_links_:,} links in "
               f"{seconds:.1f} s; saved {output}", json_output=json_output, quiet=quiet)
+
+
+def _multilabel(ctx: typer.Context, classifier: Any, rule_params: dict[str, Any], why: str,
+                streaming: bool, quiet: bool) -> int:
+    """The multi-label defaults set where the options were not given, said; the epochs."""
+    from snowpy.cli.multilabel import apply_multilabel_defaults, said
+
+    chosen = apply_multilabel_defaults(ctx, classifier, classifier.rule, rule_params,
+                                       streaming=streaming)
+    if not quiet:
+        err(said(chosen, why))
+    return int(classifier.epochs)
 
 
 def _before_reading(rule: str, corpus: str, classifier: Any, quiet: bool) -> None:
