@@ -20,6 +20,8 @@ from pathlib import Path
 
 import numpy as np
 
+from snowpy.presets import MULTILABEL
+
 BITS = 20
 
 
@@ -39,11 +41,9 @@ SNOWPY_SETTINGS = {
                              calibrate=None),
     # the documented defaults: word 1-2 grams, ten averaged epochs, calibrated
     "default": dict(rule="balanced-winnow", calibrate="cv"),
-    # multi-label text categorisation (Reuters): asymmetric thick separator; touched
-    # links (its alpha and beta never take a missing weight below zero, so "signed"
-    # links are "positive" ones there: docs/benchmarks.md, "The sparse network")
-    "multilabel": dict(rule="balanced-winnow", thickness=6.0, negative_thickness=3.0,
-                       alpha=1.2, beta=0.8, epochs=20, links="touched"),
+    # multi-label text categorisation (Reuters): the multi-label defaults of the command
+    # line, snowpy.presets.MULTILABEL (asymmetric thick separator, touched links)
+    "multilabel": dict(MULTILABEL),
 }
 
 
