@@ -473,10 +473,19 @@ class SnowClassifier(RuleParamsEstimator):
         """The classifier as a header and named arrays (:mod:`snowpy.classifier_state`)."""
         return classifier_state(self, inference_only)
 
-    def save(self, path: Any, *, inference_only: bool = False, key: bytes | None = None
-             ) -> Any:
-        """Save the trained classifier atomically (see :func:`snowpy.save`)."""
-        return write_model(path, *self._model_state(inference_only), key=key)
+    def save(self, path: Any, *, inference_only: bool = False, key: bytes | None = None,
+             read_with: dict[str, Any] | None = None) -> Any:
+        """Save the trained classifier atomically (see :func:`snowpy.save`).
+
+        ``read_with``: how the training corpus was read (plain JSON values: the format,
+        its encoding, label field...), kept in the file as data; a loaded classifier
+        gives it back as ``read_with_`` (``{}`` where none was kept), and ``snowpy
+        evaluate`` reads a corpus of the same format the same way unless told otherwise.
+        """
+        header, arrays = self._model_state(inference_only)
+        if read_with:
+            header = {**header, "read_with": dict(read_with)}
+        return write_model(path, header, arrays, key=key)
 
     def predict(self, texts: Iterable[Any], *, targets: Sequence[Any] | None = None,
                 abstain: float | None = None) -> Any:

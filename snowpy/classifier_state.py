@@ -104,4 +104,5 @@ def restore_classifier(classifier_class: type, network_class: type, header: dict
         raise ModelFileError(f"{where}: the classifier description is invalid ({exc})") from None
     classifier.featurizer_ = featurizer
     classifier.network_ = network
+    classifier.read_with_ = dict(header.get("read_with") or {})
     return classifier

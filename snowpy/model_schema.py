@@ -170,6 +170,9 @@ _TOP = {
     "kind": _choice("network", "classifier", "cloud", "dual"),
     "arrays": Obj(extra=Obj(extra=_ANY)),
     "names": Obj(extra=_ANY, null=True),
+    # how the training corpus was read (the command line's layout options and format)
+    "read_with": Obj(extra=_any_of(_NULL, _BOOL, _text(1000), Items(_text(1000), 0, 256)),
+                     null=True),
 }
 #: Kinds whose network part has a structure of its own, checked as it is restored
 #: (:mod:`snowpy.network.cloud`, :mod:`snowpy.network.dual`).

@@ -246,3 +246,44 @@ def test_a_jsonl_file_without_a_label_field_we_know_names_its_fields(tmp_path):
     assert result.stderr.strip().endswith(
         "x.jsonl:1: no label field among 'kind', 'words': give it (label_field, "
         "--label-field)")
+
+
+def test_a_model_remembers_how_its_corpus_was_read(tmp_path):
+    """32.7: evaluate failed unless the user repeated --decode replace, --label-field and
+    --text-field from training. The model file keeps them; an option given still wins."""
+    import orjson
+    from typer.testing import CliRunner
+
+    from snowpy.cli import app
+
+    path = tmp_path / "c.jsonl"
+    path.write_bytes(b"".join(orjson.dumps({"kind": "spam" if i % 2 else "ham", "words":
+                                            "win cash" if i % 2 else "lunch at noon"}) + b"\n"
+                              for i in range(20)))
+    tsv = tmp_path / "c.tsv"
+    tsv.write_bytes(b"".join(b"%s\twin cash caf\xe9\n" % b"spam" if i % 2 else
+                             b"ham\tlunch at noon\n" for i in range(20)))
+    runner = CliRunner()
+    result = runner.invoke(app, ["train", str(tsv), "-o", str(tmp_path / "t.snowpy"),
+                                 "--decode", "replace", "--epochs", "2", "--calibrate", "none"])
+    assert result.exit_code == 0, result.output
+    assert snowpy.load(tmp_path / "t.snowpy").read_with_ == {"decode": "replace",
+                                                              "format": "tsv"}
+    result = runner.invoke(app, ["evaluate", str(tmp_path / "t.snowpy"), str(tsv)])
+    assert result.exit_code == 0, result.output
+    assert "read as the model's training corpus was: --decode replace" in result.output
+    assert "accuracy 1.0000" in result.output
+    result = runner.invoke(app, ["evaluate", str(tmp_path / "t.snowpy"), str(tsv),
+                                 "--decode", "strict"])  # given: it wins
+    assert result.exit_code == 1 and "c.tsv:2: byte 17 is not valid utf-8" in result.stderr
+    result = runner.invoke(app, ["train", str(path), "-o", str(tmp_path / "j.snowpy"),
+                                 "--label-field", "kind", "--text-field", "words",
+                                 "--epochs", "2", "--calibrate", "none"])
+    assert result.exit_code == 0, result.output
+    result = runner.invoke(app, ["evaluate", str(tmp_path / "j.snowpy"), str(path)])
+    assert result.exit_code == 0, result.output
+    assert "was: --label-field kind --text-field words" in result.output
+    # a corpus of another format is read as its own (the options would not apply)
+    result = runner.invoke(app, ["evaluate", str(tmp_path / "j.snowpy"), str(tsv),
+                                 "--decode", "replace"])
+    assert result.exit_code == 0 and "training corpus was" not in result.output

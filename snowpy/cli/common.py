@@ -20,6 +20,7 @@ __all__ = [
     "echo_json",
     "err",
     "fail",
+    "given_options",
     "check_output",
     "cli_words",
     "handles_errors",
@@ -281,3 +282,14 @@ def counted(number: int, noun: str, plural: str | None = None) -> str:
     ('1 epoch', '4,837 documents', '2 classes')
     """
     return f"{number:,} {noun if number == 1 else plural or noun + 's'}"
+
+
+def given_options(ctx: Any) -> set[str]:
+    """The parameters the command line gave (by name), not left at their defaults. (By the
+    source's name: typer may carry its own copy of click's enum.)"""
+    given = set()
+    for name in ctx.params:
+        source = ctx.get_parameter_source(name)
+        if source is not None and source.name != "DEFAULT":
+            given.add(name)
+    return given

@@ -73,7 +73,8 @@ def train_distributed(classifier: Any, corpus: str, output: Path, *, workers: in
     except KeyboardInterrupt:
         err(f"interrupted: {output} untouched; `--resume` continues from {folder}")
         raise typer.Exit(130) from None
-    trained.save(output, inference_only=inference_only, key=model_key())
+    trained.save(output, inference_only=inference_only, key=model_key(),
+                 read_with=layout.recorded(corpus, format))
     from snowpy.distributed.checkpoints import Checkpoint
 
     Checkpoint(folder, {}).complete()

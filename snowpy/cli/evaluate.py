@@ -7,7 +7,7 @@ from typing import Annotated, Any
 
 import typer
 
-from snowpy.cli.common import echo_json, err, fail, handles_errors, model_key
+from snowpy.cli.common import echo_json, err, fail, given_options, handles_errors, model_key
 from snowpy.cli.distributed import (
     Scheduler,
     Shards,
@@ -35,6 +35,7 @@ from snowpy.exceptions import ConfigurationError
 
 @handles_errors
 def evaluate(
+    ctx: typer.Context,
     model: Annotated[Path, typer.Argument(help="model file")],
     corpus: Annotated[str, typer.Argument(help="path, registered corpus name, or -")],
     split: Annotated[str | None, typer.Option(
@@ -96,8 +97,12 @@ def evaluate(
     if not isinstance(classifier, SnowClassifier):
         raise typer.BadParameter("this model holds a Network without a front end; evaluate "
                                  "it from Python", param_hint="MODEL")
-    layout = ReadOptions(encoding, decode, label_column, text_column or [], header,
-                         label_field, text_field or [], multilabel)
+    layout, taken = ReadOptions(encoding, decode, label_column, text_column or [], header,
+                                label_field, text_field or [], multilabel
+                                ).completed(getattr(classifier, "read_with_", {}), corpus,
+                                            format, given_options(ctx))
+    if taken and not json_output:
+        err(f"note: {corpus} read as the model's training corpus was: {' '.join(taken)}")
     phases = Phases(quiet=json_output)
     with phases("reading"):
         read = read_documents(corpus, split=split, format=format, on_error=on_error,

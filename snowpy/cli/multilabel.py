@@ -17,15 +17,12 @@ def apply_multilabel_defaults(ctx: typer.Context, classifier: Any, rule: str,
     """Set on ``classifier`` each multi-label setting for ``rule`` whose option was not on
     the command line (a typer option left at its default, or a rule parameter absent from
     ``given_rule_params``); the settings made. A stream keeps its one pass."""
+    from snowpy.cli.common import given_options
     from snowpy.presets import multilabel_settings
 
-    chosen = {}
+    chosen, given = {}, given_options(ctx) | set(given_rule_params)
     for name, value in multilabel_settings(rule).items():
-        if name in ctx.params:
-            source = ctx.get_parameter_source(name)  # (by name: typer may carry its own
-            if source is None or source.name != "DEFAULT":  # copy of click's enum)
-                continue
-        elif name in given_rule_params:
+        if name in given:
             continue
         if name == "epochs" and streaming:
             continue

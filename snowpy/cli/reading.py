@@ -9,7 +9,7 @@ import os
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Annotated, Any, NamedTuple
 
@@ -93,6 +93,33 @@ class ReadOptions:
                  "--multilabel": self.multilabel or None}
         return [name for name, value in named.items() if value]
 
+    def recorded(self, corpus: str, format: str | None) -> dict[str, Any]:
+        """The options given and the format CORPUS is read in, as a model file keeps them
+        (``read_with``), for :meth:`completed` to read another corpus the same way."""
+        defaults = asdict(ReadOptions())
+        kept = {name: value for name, value in asdict(self).items() if value != defaults[name]}
+        kind = format or _kind_of(corpus)
+        return {**kept, "format": kind} if kind else kept
+
+    def completed(self, recorded: Any, corpus: str, format: str | None,
+                  given: set[str] | None = None) -> tuple[ReadOptions, list[str]]:
+        """These options, with each one not given taken from ``recorded`` (a model's
+        ``read_with``) where CORPUS is read in the recorded format and the option applies
+        to it; and the options taken, by their command-line names. ``given``: the options
+        on the command line, by field name (else those that differ from the defaults)."""
+        kind = format or _kind_of(corpus)
+        if not isinstance(recorded, dict) or kind is None or recorded.get("format") != kind:
+            return self, []
+        ours, defaults, taken = asdict(self), asdict(ReadOptions()), {}
+        if given is None:
+            given = {name for name, value in ours.items() if value != defaults[name]}
+        for name, value in recorded.items():
+            flag = "--" + name.replace("_", "-")
+            if name in ours and name not in given and kind in _APPLIES[flag]:
+                taken[name] = value
+        return ReadOptions(**{**ours, **taken}), [_flag(name, value)
+                                                    for name, value in taken.items()]
+
     def for_format(self, kind: str, where: str, recognise: bool = False) -> dict[str, Any]:
         """The reader's keyword arguments for a ``kind`` corpus; an option that does not
         apply to it is refused by name (``--text-field`` on a tsv file). ``recognise``
@@ -132,6 +159,26 @@ class ReadOptions:
         if kind == "fasttext" and (self.multilabel or recognise):
             options["multilabel"] = True
         return options
+
+
+def _flag(name: str, value: Any) -> str:
+    """An option as the command line writes it: ``--decode replace``, ``--no-header``."""
+    flag = "--" + name.replace("_", "-")
+    if isinstance(value, bool):
+        return flag if value else "--no-" + flag[2:]
+    return " ".join(f"{flag} {item}" for item in (value if isinstance(value, list) else [value]))
+
+
+def _kind_of(corpus: str) -> str | None:
+    """The format a file, a folder or a glob's first file is read in; None for standard
+    input and a registered corpus (read as its manifest says)."""
+    from snowpy import corpora
+
+    if corpus != "-" and glob.has_magic(corpus) and not Path(corpus).exists():
+        corpus = next(iter(sorted(glob.glob(corpus))), "-")
+    if corpus == "-" or not Path(corpus.split("::")[0]).exists():
+        return None
+    return corpora.detect_format(corpus)
 
 
 def _column(value: str) -> int | str:

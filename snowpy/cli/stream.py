@@ -62,7 +62,8 @@ class StreamReport:
 
 
 def learn_stream(classifier: Any, documents: Iterable[Any], report: StreamReport, *,
-                 output: Path, save_every: int | None, inference_only: bool) -> int:
+                 output: Path, save_every: int | None, inference_only: bool,
+                 read_with: dict[str, Any] | None = None) -> int:
     """Predict then learn each document, in order; returns the checkpoints written.
 
     The first document cannot be predicted (there is no model yet): it counts
@@ -80,7 +81,8 @@ def learn_stream(classifier: Any, documents: Iterable[Any], report: StreamReport
         classifier.learn_one(text, label)
         report.add(wrong)
         if save_every and report.examples % save_every == 0:
-            classifier.save(output, inference_only=inference_only, key=model_key())
+            classifier.save(output, inference_only=inference_only, key=model_key(),
+                            read_with=read_with)
             checkpoints += 1
     if report.since_examples:
         report.row()

@@ -290,14 +290,16 @@ def train(
         if save_partial is not None and hasattr(classifier, "network_") \
                 and hasattr(classifier.network_, "_store"):
             classifier.network_.calibration_ = None
-            classifier.save(save_partial, key=model_key())
+            classifier.save(save_partial, key=model_key(),
+                            read_with=layout.recorded(corpus, format))
             err(f"interrupted: what was learned so far is in {save_partial}; {output} untouched")
         else:
             err(f"interrupted: {output} was not written")
         raise typer.Exit(130) from None
     if reporter:
         reporter.phase("saving")
-    classifier.save(output, inference_only=inference_only, key=model_key())
+    classifier.save(output, inference_only=inference_only, key=model_key(),
+                    read_with=layout.recorded(corpus, format))
     if reporter:
         reporter.close()
     if learning is not None and curve is not None:
@@ -363,10 +365,12 @@ def _train_stream(classifier: Any, corpus: str, output: Path, *, format: str | N
     report = StreamReport(report_every, show=not (quiet or json_output))
     try:
         checkpoints = learn_stream(classifier, documents, report, output=output,
-                                   save_every=save_every, inference_only=inference_only)
+                                   save_every=save_every, inference_only=inference_only,
+                                   read_with=layout.recorded(corpus, format))
     except KeyboardInterrupt:
         if save_partial is not None and hasattr(classifier, "network_"):
-            classifier.save(save_partial, key=model_key())
+            classifier.save(save_partial, key=model_key(),
+                            read_with=layout.recorded(corpus, format))
             err(f"interrupted after {report.examples:,} documents: what was learned is in "
                 f"{save_partial}")
         else:
@@ -379,7 +383,8 @@ def _train_stream(classifier: Any, corpus: str, output: Path, *, format: str | N
         err(f"skipped {problems.skipped} malformed record(s); first: {problems.messages[0]}")
     net = classifier.network_
     net.prune()  # discard (SNoW -d) and eligible percent apply at the end, as after fit
-    classifier.save(output, inference_only=inference_only, key=model_key())
+    classifier.save(output, inference_only=inference_only, key=model_key(),
+                    read_with=layout.recorded(corpus, format))
     seconds = time.perf_counter() - started
     summary = {
         "model": str(output), "documents": report.examples, "classes": len(net.classes_),

@@ -88,7 +88,8 @@ def train_cached(classifier: Any, corpus: str, output: Path, folder: Path, *,
         raise typer.Exit(130) from None
     network.mistakes_ = per_epoch
     network.prune()  # eligible percent and discard, as after fit
-    classifier.save(output, inference_only=inference_only, key=model_key())
+    classifier.save(output, inference_only=inference_only, key=model_key(),
+                    read_with=layout.recorded(corpus, format))
     seconds = time.perf_counter() - started
     summary = {"model": str(output), "corpus": corpus, "cache": str(folder),
                "documents": documents,
