@@ -287,3 +287,36 @@ def test_a_model_remembers_how_its_corpus_was_read(tmp_path):
     result = runner.invoke(app, ["evaluate", str(tmp_path / "j.snowpy"), str(tsv),
                                  "--decode", "replace"])
     assert result.exit_code == 0 and "training corpus was" not in result.output
+
+
+def test_a_class_folder_with_a_subfolder_is_still_a_class(tmp_path):
+    """32.8: a/1.txt a/2.txt a/3.txt a/sub/x.txt b/... trained on the classes sub and b
+    and dropped a's files. Top-level folders are the classes; files below belong to them
+    (as Keras's text_dataset_from_directory); a split folder still holds classes."""
+    from typer.testing import CliRunner
+
+    from snowpy.cli import app
+    from snowpy.corpora.directory import read_directory
+    from snowpy.corpora.documents import Problems
+
+    for root in (tmp_path / "flat", tmp_path / "split" / "train", tmp_path / "split" / "test"):
+        for label, word in (("a", "apple"), ("b", "banana")):
+            (root / label).mkdir(parents=True)
+            for i in range(3):
+                (root / label / f"{i}.txt").write_text(f"{word} {i}")
+        (root / "a" / "sub").mkdir()
+        (root / "a" / "sub" / "x.txt").write_text("apple pie")
+    problems = Problems()
+    read = sorted((d.label, d.source) for d in read_directory(tmp_path / "flat",
+                                                              problems=problems))
+    assert [label for label, _ in read] == ["a"] * 4 + ["b"] * 3
+    assert read[3][1].endswith("a/sub/x.txt")
+    assert problems.notes == ["1 class folder(s) hold subfolders, whose files belong to the "
+                              "class (first: a)"]
+    assert sorted(d.label for d in read_directory(tmp_path / "split", split="train")) == \
+        ["a"] * 4 + ["b"] * 3
+    result = CliRunner().invoke(app, ["train", str(tmp_path / "flat"), "-o",
+                                      str(tmp_path / "m.snowpy"), "--epochs", "2",
+                                      "--calibrate", "none"])
+    assert result.exit_code == 0, result.output
+    assert "7 documents, 2 classes" in result.output

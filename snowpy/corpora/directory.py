@@ -1,7 +1,9 @@
 """Directory-per-class corpora: ``<label>/<file>``, optionally under split folders.
 
-A document is a file in a *leaf* folder (one without subfolders); the
-folder's name is its label. So ``20news-bydate-train/alt.atheism/49960``
+A document is a file in a *class* folder: a leaf folder (one without
+subfolders), or a sibling of one, whose subfolders' files belong to it
+(:class:`_ClassFolders`); the folder's name is its label. So
+``20news-bydate-train/alt.atheism/49960``
 is a document of ``alt.atheism`` in the ``train`` split, while
 ``README`` files next to the class folders, or ``enron1/Summary.txt`` beside
 ``enron1/ham/``, are not documents. A split matches a folder named after it,
@@ -101,10 +103,12 @@ def read_directory(
             ancestors.add(folder)
             folder = folder.rpartition("/")[0]
     leaves = {folder for folder in folders if folder and folder not in ancestors}
+    class_of = _ClassFolders(leaves)
     outside: list[str] = []
     for name, where, content in files:
         folder, _, base = name.rpartition("/")
-        if folder not in leaves:
+        folder = class_of(folder)
+        if folder is None:
             if not _METADATA.match(base):
                 outside.append(where)
             continue
@@ -119,6 +123,46 @@ def read_directory(
             problems.report(where, f"not valid {encoding}; skipped")
             continue
         yield Document(text, label_of(label, base) if label_of else label, where)
+    if class_of.nested:
+        first = min(class_of.nested)
+        problems.note(f"{len(class_of.nested):,} class folder(s) hold subfolders, whose "
+                      f"files belong to the class (first: {first})")
     if outside:  # files beside the class folders, or above them: not documents of a class
         problems.note(f"{len(outside):,} file(s) not in a class folder were not read "
                       f"(first: {outside[0]}); a class is a folder of documents")
+
+
+class _ClassFolders:
+    """The class folder of a file's folder. The class folders are the folders beside a
+    leaf folder (one without subfolders): the leaves themselves, and a sibling of a leaf
+    that has subfolders, whose files, however deep, then belong to it (``a/1.txt``,
+    ``a/sub/x.txt`` and ``b/2.txt``: the classes ``a`` and ``b``, as Keras's
+    ``text_dataset_from_directory`` reads them). A folder named for a split (``train``)
+    that is not a leaf holds classes rather than being one. Files above every class
+    folder (``enron1/Summary.txt`` beside ``enron1/ham/``) belong to none."""
+
+    def __init__(self, leaves: set[str]) -> None:
+        self.leaves = leaves
+        self.parents = {leaf.rpartition("/")[0] for leaf in leaves}
+        self.nested: set[str] = set()  # class folders found to hold subfolders
+        self._known: dict[str, str | None] = {}
+
+    def __call__(self, folder: str) -> str | None:
+        if folder not in self._known:
+            self._known[folder] = self._find(folder)
+        return self._known[folder]
+
+    def _find(self, folder: str) -> str | None:
+        if not folder:
+            return None
+        parts = folder.split("/")
+        for depth in range(1, len(parts) + 1):
+            candidate = "/".join(parts[:depth])
+            if "/".join(parts[:depth - 1]) not in self.parents:
+                continue
+            if candidate in self.leaves:
+                return candidate
+            if not any(split_matches(parts[depth - 1], split) for split in SPLIT_NAMES):
+                self.nested.add(candidate)
+                return candidate
+        return None
