@@ -145,6 +145,10 @@ def test_a_glob_of_files_trains_and_evaluates_on_one_machine(tmp_path):
                                  "--epochs", "1", "--calibrate", "none"])
     assert result.exit_code == 0, result.output
     assert f"on {len(lines)} documents" in result.output
+    result = runner.invoke(app, ["train", pattern, "-o", str(tmp_path / "s.snowpy"),
+                                 "--stream"])  # (one pass, the files in turn)
+    assert result.exit_code == 0, result.output
+    assert f"learned {len(lines)} documents one at a time" in result.output
     result = runner.invoke(app, ["train", str(tmp_path / "none-*.tsv"), "-o",
                                  str(tmp_path / "n.snowpy")])
     assert result.exit_code == 1 and "no file matches this pattern" in result.stderr

@@ -316,9 +316,7 @@ def _read_documents(corpus: str, *, split: str | None, format: str | None, on_er
         documents = list(corpora.read(corpus, format=kind, split=split, problems=problems,
                                       **layout.for_format(kind, corpus, True)))
     elif glob.has_magic(corpus):  # part-*.tsv: the files it matches, in name order
-        matches = sorted(name for name in glob.glob(corpus) if Path(name).is_file())
-        if not matches:
-            raise ConfigurationError(f"{corpus}: no file matches this pattern")
+        matches = _matches(corpus)
         documents = []
         for path in matches:
             kind = format or corpora.detect_format(path)
@@ -368,10 +366,30 @@ def iter_documents(corpus: str, *, split: str | None, format: str | None, on_err
         kind = format or corpora.detect_format(corpus)
         return iter(corpora.read(corpus, format=kind, split=split, problems=problems,
                                  **layout.for_format(kind, corpus))), problems
+    if glob.has_magic(corpus):  # part-*.tsv: each file it matches in name order, in turn
+        return _each_file(_matches(corpus), format, layout, problems), problems
     if os.sep in corpus or "." in Path(corpus).name:
         raise ConfigurationError(f"{corpus}: no such file or folder")
     loaded = corpora.load(corpus, split, on_error=on_error)
     return iter(loaded.documents()), loaded.problems
+
+
+def _each_file(paths: list[str], format: str | None, layout: ReadOptions, problems: Any
+               ) -> Iterator[Any]:
+    from snowpy import corpora
+
+    for path in paths:
+        kind = format or corpora.detect_format(path)
+        yield from corpora.read(path, format=kind, problems=problems,
+                                **layout.for_format(kind, path))
+
+
+def _matches(pattern: str) -> list[str]:
+    """The files a glob matches, in name order; none is an error."""
+    matches = sorted(name for name in glob.glob(pattern) if Path(name).is_file())
+    if not matches:
+        raise ConfigurationError(f"{pattern}: no file matches this pattern")
+    return matches
 
 
 def check_classes(corpus: str, read: CorpusRead) -> None:
