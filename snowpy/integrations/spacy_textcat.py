@@ -128,7 +128,15 @@ class SnowTextCat:
 
     @property
     def is_trainable(self) -> bool:
+        """Yes: spaCy's training loop updates it (``spacy train``)."""
         return True
+
+    @property
+    def model(self) -> Any:
+        """The component's model, as spaCy's ``TrainablePipe`` protocol names it: the
+        :class:`snowpy.SnowClassifier` (None before ``initialize``). spaCy's loop calls
+        :meth:`finish_update` on a component whose model is set."""
+        return self.classifier
 
     # ----------------------------------------------------------- prediction
     def __call__(self, doc: Doc) -> Doc:
