@@ -188,3 +188,60 @@ def test_a_bag_of_texts_and_a_dataframe_are_trained_where_their_partitions_lie(c
     assert model.distributed_["shards"] == 2
     with pytest.raises(Exception, match="no column 'text'"):
         fit(SnowClassifier(), frame, client=client)
+
+
+@pytest.fixture
+def bare_cluster(tmp_path):
+    """A `dask scheduler` and two `dask worker --no-nanny` processes, as a user starts
+    them: a worker killed stays dead (no nanny restarts it)."""
+    import json
+
+    scheduler_file = tmp_path / "scheduler.json"
+    dask = [sys.executable, "-m", "distributed.cli.dask_scheduler"]
+    processes = [subprocess.Popen(dask + ["--scheduler-file", str(scheduler_file), "--port",
+                                          "0", "--no-dashboard"],
+                                  stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)]
+    try:
+        for _ in range(300):
+            if scheduler_file.exists() and scheduler_file.stat().st_size:
+                break
+            time.sleep(0.1)
+        for name in ("w1", "w2"):
+            processes.append(subprocess.Popen(
+                [sys.executable, "-m", "distributed.cli.dask_worker", "--scheduler-file",
+                 str(scheduler_file), "--no-nanny", "--nthreads", "1", "--no-dashboard",
+                 "--name", name], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
+        address = json.loads(scheduler_file.read_text())["address"]
+        with distributed.Client(address, timeout="30s") as connected:
+            connected.wait_for_workers(2, timeout=60)
+            yield address, {name: process for name, process in zip(("w1", "w2"),
+                                                                   processes[1:])}
+    finally:
+        for process in processes:
+            process.kill()
+            process.wait()
+
+
+def test_a_dask_worker_without_nanny_killed_by_its_pid_mid_round(bare_cluster, tmp_path):
+    """Issue 32.5: a `dask worker --no-nanny` killed by its PID mid-round: the training
+    finishes, with the weights of a run without fault (so the same accuracy), and the
+    round reports no negative bytes moved."""
+    address, workers = bare_cluster
+    corpus = _corpus(tmp_path / "c.tsv", 3000)
+    settings = {"epochs": 4, "calibrate": "cv", "early_stop": False}
+    clean = fit(SnowClassifier(**settings), corpus, scheduler=address, shards=4)
+    killed, reports = [], []
+
+    def kill_one(round, connected):
+        if round == 1 and not killed:
+            workers["w2"].kill()  # SIGKILL to its PID
+            killed.append(workers["w2"].pid)
+
+    faulty = fit(SnowClassifier(**settings), corpus, scheduler=address, shards=4,
+                 on_submit=kill_one, progress=reports.append)
+    assert killed and workers["w2"].poll() is not None
+    for a, b in zip(_weights(clean), _weights(faulty)):
+        np.testing.assert_array_equal(a, b)
+    texts = [d.text for d in read(corpus)]
+    assert (faulty.predict(texts) == clean.predict(texts)).all()
+    assert all(report.bytes_between_workers >= 0 for report in reports)

@@ -12,7 +12,7 @@ from typing import Any
 
 from snowpy.exceptions import ConfigurationError
 
-__all__ = ["connect", "worker_bytes_sent"]
+__all__ = ["bytes_moved", "connect", "worker_bytes_sent"]
 
 
 def _distributed() -> Any:
@@ -56,9 +56,20 @@ def connect(client: Any = None, *, workers: int | None = None,
         yield local
 
 
-def worker_bytes_sent(client: Any) -> int:
-    """Bytes the workers have sent one another so far (Dask's own count)."""
+def worker_bytes_sent(client: Any) -> dict[str, int]:
+    """Bytes each worker has sent the others so far (Dask's own count), by address."""
     def sent(dask_worker: Any) -> int:
         return int(getattr(dask_worker, "transfer_outgoing_bytes_total", 0))
 
-    return sum(client.run(sent).values())
+    return {str(address): int(count) for address, count in client.run(sent).items()}
+
+
+def bytes_moved(before: dict[str, int], after: dict[str, int]) -> int:
+    """The bytes sent between two counts: each worker's own increase, a worker lost
+    meanwhile counting for nothing (its count left the sum, not the network) and a new
+    worker from zero.
+
+    >>> bytes_moved({"a": 10, "b": 50}, {"a": 25})  # (b was lost)
+    15
+    """
+    return sum(max(count - before.get(address, 0), 0) for address, count in after.items())

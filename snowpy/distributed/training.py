@@ -21,7 +21,7 @@ from typing import Any
 
 import numpy as np
 
-from snowpy.distributed.cluster import connect, worker_bytes_sent
+from snowpy.distributed.cluster import bytes_moved, connect, worker_bytes_sent
 from snowpy.distributed.mixing import MIXING, Mixture
 from snowpy.distributed.shards import plan_shards
 from snowpy.distributed.tasks import (
@@ -278,14 +278,15 @@ class _Run:
                 futures[name] = state
                 done[name] = (bool(self.params["early_stop"]) and
                               stats[name]["updates"] == 0) or r == epochs - 1
-            moved = worker_bytes_sent(client) - sent
+            now = worker_bytes_sent(client)
+            moved = bytes_moved(sent, now)
             links, size = client.submit(size_of, futures["network"], pure=False).result() \
                 if "network" in mixed else (0, 0)
             report = RoundReport(
                 r + 1, epochs, int(stats.get("network", {}).get("n_examples_seen", 0)),
                 int(stats.get("network", {}).get("mistakes", 0)),
                 int(stats.get("network", {}).get("updates", 0)), links, size, moved,
-                self.n_workers, time.perf_counter() - began, models=len(active),
+                len(now) or self.n_workers, time.perf_counter() - began, models=len(active),
                 resumed=bool(first) and r == first)
             if keeper is not None:  # written while the next round runs (one at a time)
                 if writing is not None:
