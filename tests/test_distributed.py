@@ -245,3 +245,26 @@ def test_a_dask_worker_without_nanny_killed_by_its_pid_mid_round(bare_cluster, t
     texts = [d.text for d in read(corpus)]
     assert (faulty.predict(texts) == clean.predict(texts)).all()
     assert all(report.bytes_between_workers >= 0 for report in reports)
+
+
+def test_resume_with_fewer_workers_reuses_the_checkpoints_shards(client, tmp_path):
+    """Issue 32.5: --resume with fewer workers was refused ("its shards differ"): the
+    default shard count followed the workers. The checkpoint's shards are reused."""
+    corpus = _corpus(tmp_path / "c.tsv", 2000)
+    settings = {"epochs": 4, "calibrate": None, "early_stop": False}
+    clean = fit(SnowClassifier(**settings), corpus, client=client)  # (2 workers: 4 shards)
+    folder = tmp_path / "ck"
+
+    def stop(round, connected):
+        if round == 2:
+            raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        fit(SnowClassifier(**settings), corpus, client=client, checkpoint=folder,
+            on_submit=stop)
+    resumed = fit(SnowClassifier(**settings), corpus, workers=1, checkpoint=folder,
+                  resume=True)
+    assert resumed.distributed_["shards"] == 4 and resumed.distributed_["workers"] == 1
+    assert resumed.distributed_["rounds"][0]["resumed"]
+    for a, b in zip(_weights(clean), _weights(resumed)):
+        np.testing.assert_array_equal(a, b)

@@ -61,6 +61,13 @@ class Checkpoint:
             raise ConfigurationError(f"{path}: not a snowpy checkpoint (no round count)")
         return record
 
+    def shards(self) -> int | None:
+        """How many shards the checkpointed run had (None: no checkpoint, or no count): a
+        resumed run reuses them, whatever its number of workers."""
+        record = self._progress()
+        shards = (record or {}).get("run", {}).get("shards")
+        return len(shards) if isinstance(shards, list) and shards else None
+
     def load(self, names: list[str]) -> tuple[int, dict[str, Any], dict[str, bool]]:
         """``(rounds done, the networks' states, which are finished)`` to resume from."""
         record = self._progress()

@@ -88,8 +88,9 @@ def fit(classifier: Any, data: Any, labels: Any = None, *, client: Any = None,
         A ``distributed.Client``, or the number of worker processes of a new
         ``LocalCluster`` (default: 1), or a scheduler's address.
     shards : int, optional
-        Shards of a corpus given by path (default: twice the workers). A bag's
-        or dataframe's partitions are its shards.
+        Shards of a corpus given by path (default: twice the workers; when
+        resuming, the checkpoint's, whatever the workers now). A bag's or
+        dataframe's partitions are its shards.
     mixing : {"arithmetic", "geometric"}
         How the shards' changes to the weights are averaged each round: of the
         weights, or of their logarithms (``docs/distributed.md`` has the
@@ -130,6 +131,10 @@ def fit(classifier: Any, data: Any, labels: Any = None, *, client: Any = None,
     network = classifier._make_network()
     network.check_options()  # a bad option fails before the cluster starts
     _check_mixable(network)
+    if resume and shards is None and checkpoint is not None:
+        from snowpy.distributed.checkpoints import Checkpoint
+
+        shards = Checkpoint(Path(checkpoint), {}).shards()  # (not twice today's workers)
     with connect(client, workers=workers, scheduler=scheduler) as connected:
         run = _Run(connected, classifier, mixing, progress, on_submit,
                    Path(checkpoint) if checkpoint is not None else None, average_over)
