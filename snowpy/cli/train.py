@@ -20,7 +20,14 @@ from snowpy.cli.common import (
     rule_options,
     summarise,
 )
-from snowpy.cli.distributed import Scheduler, Shards, Workers, train_distributed, wanted
+from snowpy.cli.distributed import (
+    Scheduler,
+    Shards,
+    Workers,
+    cluster_worth_it,
+    train_distributed,
+    wanted,
+)
 from snowpy.cli.memory import check_memory
 from snowpy.cli.progress import Phases, TrainingReporter, run_interruptibly
 from snowpy.cli.reading import (
@@ -217,6 +224,9 @@ def train(
                      inference_only=inference_only, quiet=quiet, json_output=json_output,
                      rule=rule, seed=seed, started=started)
         return
+    if wanted(workers, scheduler) and corpus != "-" and \
+            not cluster_worth_it(corpus, workers, scheduler, quiet or json_output):
+        workers = scheduler = None  # (the user took one process, offered at a terminal)
     if wanted(workers, scheduler):
         if corpus == "-":
             raise ConfigurationError("the workers read the corpus themselves: give a path, "

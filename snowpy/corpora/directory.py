@@ -106,8 +106,8 @@ def read_directory(
     class_of = _ClassFolders(leaves)
     outside: list[str] = []
     for name, where, content in files:
-        folder, _, base = name.rpartition("/")
-        folder = class_of(folder)
+        within, _, base = name.rpartition("/")
+        folder = class_of(within)
         if folder is None:
             if not _METADATA.match(base):
                 outside.append(where)

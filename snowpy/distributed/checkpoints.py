@@ -35,14 +35,18 @@ class Checkpoint:
         self.fingerprint = orjson.loads(orjson.dumps(fingerprint, default=str))
 
     def save(self, rounds: int, states: dict[str, Any], done: dict[str, bool]) -> None:
-        """Write the networks of ``states`` after ``rounds`` rounds, then the progress."""
+        """Write the networks of ``states`` after ``rounds`` rounds, then the progress.
+        A state is ``(header, arrays)``, or a callable that returns it: fetched as it is
+        written, one network in memory at a time."""
         self.folder.mkdir(parents=True, exist_ok=True)
         previous = self._progress() or {}
         files = dict(previous.get("files", {}))
-        for name, (header, arrays) in states.items():
+        for name, state in states.items():
+            header, arrays = state() if callable(state) else state
             files[name] = f"{name}.round-{rounds}.snowpy"
             write_model(self.folder / files[name], {"kind": "network", "network": header},
                         arrays)
+            del header, arrays  # (before the next network is fetched)
         record = {"rounds": rounds, "done": done, "run": self.fingerprint, "files": files}
         write_bytes(self.folder / _PROGRESS, orjson.dumps(record, option=orjson.OPT_INDENT_2))
         for old in self.folder.glob("*.snowpy"):  # files of earlier rounds, no longer named

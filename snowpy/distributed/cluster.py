@@ -51,7 +51,7 @@ def connect(client: Any = None, *, workers: int | None = None,
     if count < 1:
         raise ConfigurationError(f"--workers must be at least 1, got {count}")
     with distributed.LocalCluster(n_workers=count, threads_per_worker=1, processes=True,
-                                  dashboard_address=":0", silence_logs=40) as cluster, \
+                                  dashboard_address=":0", silence_logs=50) as cluster, \
             distributed.Client(cluster) as local:
         yield local
 

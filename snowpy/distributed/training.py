@@ -16,6 +16,7 @@ import uuid
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -296,8 +297,11 @@ class _Run:
             if keeper is not None:  # written while the next round runs (one at a time)
                 if writing is not None:
                     writing.result()
+                # each network fetched from the workers as it is written: the client
+                # holds one network at a time, not every network of the round
                 writing = saver.submit(keeper.save, r + 1, {
-                    name: client.gather(futures[name]) for name in active}, dict(done))
+                    name: partial(client.gather, futures[name]) for name in active},
+                    dict(done))
             self.reports.append(report)
             if self.progress is not None:
                 self.progress(report)
