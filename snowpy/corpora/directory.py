@@ -107,12 +107,12 @@ def read_directory(
     outside: list[str] = []
     for name, where, content in files:
         within, _, base = name.rpartition("/")
-        folder = class_of(within)
-        if folder is None:
+        found = class_of(within)
+        if found is None:
             if not _METADATA.match(base):
                 outside.append(where)
             continue
-        parts = folder.split("/")
+        parts = found.split("/")
         label = parts[-1]
         if split is not None and not any(split_matches(part, split) for part in parts[:-1]):
             continue
