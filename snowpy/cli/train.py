@@ -405,7 +405,8 @@ def _train_stream(classifier: Any, corpus: str, output: Path, *, format: str | N
         "inference_only": inference_only, "peak_memory_mb": _peak_memory_mb(),
     }
     summarise(summary, f"learned {report.examples:,} documents one at a time ({rule}), "
-              f"{len(net.classes_)} classes, progressive accuracy {report.accuracy:.4f}, "
+              f"{counted(len(net.classes_), 'class', 'classes')}, "
+              f"progressive accuracy {report.accuracy:.4f}, "
               f"{net.n_links_:,} links in {seconds:.1f} s; saved {output}",
               json_output=json_output, quiet=quiet)
 
