@@ -176,9 +176,9 @@ def test_predict_decodes_its_input_as_told(tmp_path):
 
 def test_error_hints_name_command_line_options(tmp_path):
     # item 15: hints said `errors='replace'`, `multilabel=True` on the command line
-    corpus = tmp_path / "c.txt"
-    corpus.write_text("__label__a __label__b some words\n__label__a more words\n")
-    result = run("train", corpus, "--format", "fasttext", "-o", tmp_path / "m.snowpy")
+    # (a file is recognised as multi-label from its lines; a stream is read as it comes)
+    result = run("train", "-", "--format", "fasttext", "-o", tmp_path / "m.snowpy",
+                 input="__label__a more words\n__label__a __label__b some words\n")
     assert result.exit_code != 0
     assert "(read with --multilabel)" in result.stderr and "=True" not in result.stderr
 

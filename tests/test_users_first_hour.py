@@ -248,8 +248,8 @@ def test_a_jsonl_file_without_a_label_field_we_know_names_its_fields(tmp_path):
     result = CliRunner().invoke(app, ["train", str(path), "-o", str(tmp_path / "m.snowpy")])
     assert result.exit_code == 1
     assert result.stderr.strip().endswith(
-        "x.jsonl:1: no label field among 'kind', 'words': give it (label_field, "
-        "--label-field)")
+        "x.jsonl:1: no field 'label' (the fields: 'kind', 'words'; name the label's field, "
+        "as --label-field kind)")
 
 
 def test_a_model_remembers_how_its_corpus_was_read(tmp_path):

@@ -76,6 +76,8 @@ def evaluate(
     from snowpy import load
     from snowpy.classifier import SnowClassifier
 
+    layout = ReadOptions(encoding, decode, label_column, text_column or [], header,
+                         label_field, text_field or [], multilabel)
     if wanted(workers, scheduler):
         extra = [name for name, value in (("--plot", plot), ("--reliability-diagram",
                  reliability_diagram), ("--confusion", confusion), ("--errors", errors),
@@ -84,10 +86,7 @@ def evaluate(
             raise ConfigurationError(f"{extra[0]} is not available with --workers/--scheduler "
                                      "(accuracy and macro-F1 are)")
         evaluate_distributed(model, corpus, workers=workers, scheduler=scheduler,
-                             shards=shards, split=split, format=format,
-                             layout=ReadOptions(encoding, decode, label_column,
-                                                text_column or [], header, label_field,
-                                                text_field or [], multilabel),
+                             shards=shards, split=split, format=format, layout=layout,
                              on_error=on_error, output=predictions, json_output=json_output)
         return
 
@@ -97,10 +96,8 @@ def evaluate(
     if not isinstance(classifier, SnowClassifier):
         raise typer.BadParameter("this model holds a Network without a front end; evaluate "
                                  "it from Python", param_hint="MODEL")
-    layout, taken = ReadOptions(encoding, decode, label_column, text_column or [], header,
-                                label_field, text_field or [], multilabel
-                                ).completed(getattr(classifier, "read_with_", {}), corpus,
-                                            format, given_options(ctx))
+    layout, taken = layout.completed(getattr(classifier, "read_with_", {}), corpus, format,
+                                     given_options(ctx))
     if taken and not json_output:
         err(f"note: {corpus} read as the model's training corpus was: {' '.join(taken)}")
     phases = Phases(quiet=json_output)

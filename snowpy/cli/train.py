@@ -268,20 +268,8 @@ def train(
     check_classes(corpus, read)
     if problems.skipped and not json_output:
         err(f"skipped {problems.skipped} malformed record(s); first: {problems.messages[0]}")
-    learning = None
-    if test is not None:
-        if "+" in rule:
-            raise ConfigurationError(
-                f"--test draws a learning curve of one network; the members of the cloud "
-                f"{rule!r} train one after the other: train each rule with --test, or "
-                "evaluate the saved cloud")
-        tested = _test_documents(test, layout, on_error)
-        if chatty:
-            err(describe_read(test, tested) + " (to test on)")
-        learning = LearningCurve(classifier, tested, test_every or max(len(read) // 10, 1),
-                                 len(read), say=err if chatty else None)
-    elif test_every is not None or curve is not None:
-        raise ConfigurationError("--test-every and --curve go with --test CORPUS")
+    learning = _learning_curve(classifier, rule, test, test_every, curve, layout, on_error,
+                               len(read), chatty)
     reporter: Any = TrainingReporter(len(read), epochs) if chatty else None
     if learning is not None:
         reporter = learning.around(reporter)
@@ -337,6 +325,26 @@ def train(
               f"{counted(len(net.classes_), 'class', 'classes')}, "
               f"{counted(len(net.mistakes_), 'epoch')}, {net.n_links_:,} links in "
               f"{seconds:.1f} s; saved {output}", json_output=json_output, quiet=quiet)
+
+
+def _learning_curve(classifier: Any, rule: str, test: str | None, test_every: int | None,
+                    curve: Path | None, layout: ReadOptions, on_error: str, n: int,
+                    chatty: bool) -> LearningCurve | None:
+    """The learning curve ``--test CORPUS`` asks for (None without it)."""
+    if test is None:
+        if test_every is not None or curve is not None:
+            raise ConfigurationError("--test-every and --curve go with --test CORPUS")
+        return None
+    if "+" in rule:
+        raise ConfigurationError(
+            f"--test draws a learning curve of one network; the members of the cloud "
+            f"{rule!r} train one after the other: train each rule with --test, or "
+            "evaluate the saved cloud")
+    tested = _test_documents(test, layout, on_error)
+    if chatty:
+        err(describe_read(test, tested) + " (to test on)")
+    return LearningCurve(classifier, tested, test_every or max(n // 10, 1), n,
+                         say=err if chatty else None)
 
 
 def _multilabel(ctx: typer.Context, classifier: Any, rule_params: dict[str, Any], why: str,

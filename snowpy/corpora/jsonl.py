@@ -76,7 +76,10 @@ def read_jsonl(
         if label_field is None or fields is None:
             label_field, fields = _recognised(record, label_field, fields, at, problems)
         if label_field not in record:
-            problems.report(at, f"no field {label_field!r}")
+            names = list(record)[:12]
+            problems.report(at, f"no field {label_field!r} (the fields: "
+                                f"{', '.join(map(repr, names))}; name the label's field, "
+                                f"as label_field='{names[0] if names else 'label'}')")
             continue
         label = record[label_field]
         if isinstance(label, list):
@@ -115,20 +118,10 @@ def _recognised(record: dict, label_field: str | None, fields: tuple[str, ...] |
     """The fields not given, recognised from the first record's names (said); a record
     naming none is an error that lists its fields."""
     label, texts = jsonl_fields(record)
-    names = ", ".join(map(repr, list(record)[:12]))
-    if label_field is None:
-        if label is None:
-            problems.on_error = "raise"
-            problems.report(at, f"no label field among {names}: give it (label_field, "
-                                "--label-field)")
-        label_field = label
+    if label_field is None:  # (none recognised: "label", reported as missing line by line)
+        label_field = label or "label"
     if fields is None:
-        texts = tuple(name for name in texts if name != label_field)
-        if not texts:
-            problems.on_error = "raise"
-            problems.report(at, f"no text field among {names}: give it (text_fields, "
-                                "--text-field)")
-        fields = texts
+        fields = tuple(name for name in texts if name != label_field) or ("text",)
     if (label_field, fields) != ("label", ("text",)):  # (the plain names go unsaid)
         problems.note(f"{at.rsplit(':', 1)[0]}: labels from the field {label_field!r}, text "
                       f"from {' + '.join(map(repr, fields))}")
