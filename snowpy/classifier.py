@@ -452,6 +452,38 @@ class SnowClassifier(RuleParamsEstimator):
         self._check_fitted()
         return self.featurizer_.rows(texts, names=False)
 
+    def explain(self, text: Any, *, top_k: int = 3, features: int | None = 20
+                ) -> dict[str, Any]:
+        """Why the classifier answers what it does for ``text``, as plain data.
+
+        The predicted label, its probability, the margin to the runner-up, and for the
+        ``top_k`` highest-scoring targets each term of the score: the bias, and every
+        active feature's contribution (strength x link weight) with its name as it
+        appeared in the text, its hashed id and whether it collides with another string
+        (the ``features`` largest contributions are listed, the rest summed in
+        ``others``). The terms add up to the target's score: ``bias.contribution + sum
+        of the contributions - theta == score`` (``residual`` is the float64 rounding
+        between the two sums). A cloud is explained member by member, a dual network
+        support vector by support vector (:mod:`snowpy.explanation`).
+
+        >>> from snowpy import SnowClassifier
+        >>> clf = SnowClassifier("perceptron", epochs=2, calibrate=None, ngrams=(1, 1))
+        >>> clf = clf.fit(["cheap pills now", "lunch at noon", "cheap pills", "lunch"],
+        ...               ["spam", "ham", "spam", "ham"])
+        >>> why = clf.explain("cheap lunch", top_k=1)
+        >>> why["label"], [f["name"] for f in why["targets"][0]["features"]]
+        ('spam', ['cheap', 'lunch'])
+        >>> target = why["targets"][0]
+        >>> total = target["bias"]["contribution"] - target["theta"] + sum(
+        ...     f["contribution"] for f in target["features"])
+        >>> abs(total - target["score"]) < 1e-12
+        True
+        """
+        from snowpy.explanation import explain_document
+
+        self._check_fitted()
+        return explain_document(self, text, top_k=top_k, features=features)
+
     def target_scores(self, texts: Iterable[Any]) -> np.ndarray:
         """Activation minus threshold of every target, ``[n_texts, n_targets]``."""
         self._check_fitted()

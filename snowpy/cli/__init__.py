@@ -18,6 +18,7 @@ from snowpy.cli.common import state
 from snowpy.cli.corpus import corpus_app
 from snowpy.cli.evaluate import evaluate
 from snowpy.cli.experiment import experiment
+from snowpy.cli.explain import explain
 from snowpy.cli.inspect import inspect
 from snowpy.cli.plugins import plugins
 from snowpy.cli.predict import predict
@@ -50,6 +51,7 @@ app.command("train", help=TRAIN_HELP,
 app.command("evaluate")(evaluate)
 app.command("predict")(predict)
 app.command("inspect")(inspect)
+app.command("explain")(explain)
 app.command("plugins")(plugins)
 app.command("experiment")(experiment)
 app.add_typer(corpus_app, name="corpus")

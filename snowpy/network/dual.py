@@ -347,6 +347,27 @@ class DualNetwork(LabelPrediction, RuleParamsEstimator):
                     float(self.rule_params_["theta"]), out)
         return out
 
+    def kernel_values(self, X: Any) -> np.ndarray:
+        """``K(s, x)`` of each support vector ``s`` with each row ``x`` of ``X``,
+        ``float64[n, support vectors]``: a target's score is ``kernel_values(X) @
+        dual_coef_[:, t] - theta``, which :meth:`snowpy.SnowClassifier.explain` lays out
+        support vector by support vector."""
+        self._check_fitted()
+        X = _canonical(X)
+        n_support, width = self.n_support_, self._width
+        out = np.empty((X.shape[0], n_support))
+        indptr, indices = X.indptr.astype(np.int64), X.indices.astype(np.int64)
+        data = X.data.astype(np.float64)
+        for start in range(0, n_support, 256):  # (an identity of coefficients, by blocks)
+            end = min(start + 256, n_support)
+            block = np.empty((X.shape[0], end - start))
+            dual_scores(self.kernel_.compiled, self._ids[start * width:end * width],
+                        self._vals[start * width:end * width], self._len[start:end], width,
+                        end - start, np.eye(end - start), indptr, indices, data,
+                        self.kernel_.params, 0.0, block)
+            out[:, start:end] = block
+        return out
+
     # ------------------------------------------------- one example at a time
     def _row(self, ids: np.ndarray, vals: np.ndarray) -> sp.csr_matrix:
         width = getattr(self, "n_features_in_", None) or int(ids.max(initial=-1)) + 1

@@ -53,6 +53,37 @@ class WeightViews:
             cached = self._effective_cache[averaged] = self._store.effective(averaged=averaged)
         return cached
 
+    def link_weights(self, columns: Any) -> tuple[np.ndarray, np.ndarray]:
+        """The weight of the link from each feature (column of ``X``; ``-1``: the bias) to
+        every target as prediction uses it, ``float64[len(columns), targets]``, and
+        whether each is a link of its own (False: a missing link, or a feature never seen,
+        weighing :attr:`absent_weight_`). A score is ``sum(strength * weight) - theta``
+        over the bias and the active features: what :meth:`snowpy.SnowClassifier.explain`
+        lays out.
+
+        >>> from snowpy import Network
+        >>> import scipy.sparse as sp
+        >>> net = Network("perceptron", epochs=1, calibrate=None).fit(
+        ...     sp.csr_matrix([[1.0, 0.0], [0.0, 1.0]]), ["a", "b"])
+        >>> weights, linked = net.link_weights([-1, 0])   # the bias, then feature 0
+        >>> weights.tolist(), linked.tolist()
+        ([[-0.05, -0.05], [0.0, -0.1]], [[True, True], [False, True]])
+        >>> (weights[0] + weights[1]).tolist(), net.target_scores(sp.csr_matrix([[1.0, 0.0]]))
+        ([-0.05, -0.15], array([[-0.05, -0.15]]))
+        """
+        self._check_fitted()
+        columns = np.asarray(columns, dtype=np.int64)
+        store = self._store
+        delta = self.effective_links_delta()
+        weights = np.full((columns.size, store.n_targets), float(store.absent))
+        linked = np.zeros((columns.size, store.n_targets), dtype=bool)
+        for target in range(store.n_targets):
+            where = store.positions(columns, target)
+            found = where >= 0
+            weights[found, target] += delta[where[found]].astype(np.float64)
+            linked[found, target] = True
+        return weights, linked
+
     def effective_links(self) -> sp.csr_matrix:
         """The weight of every link as prediction uses it, ``[rows, targets]``.
 

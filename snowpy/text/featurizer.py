@@ -437,6 +437,22 @@ class Featurizer(TransformerConventions, ChunkStages):
                 self._names = NameIndex([segment.label for segment in self._compile()])
         self.collect_names(texts, ids)
 
+    def names_in(self, doc: Any) -> dict[int, list[str]]:
+        """The strings behind each feature of one document (the word or n-gram as it
+        appeared in it), by feature id; read by a front end of the same parameters, so
+        this one's names stay as they were. More than one string for an id is a
+        collision of the hash within the document.
+
+        >>> sorted(Featurizer(ngrams=(1, 2)).names_in("red apple").values())
+        [['apple'], ['red'], ['red apple']]
+        """
+        sibling = Featurizer(**{**self.get_params(), "keep_names": True})
+        if not getattr(self, "_pattern_trusted", True):
+            sibling.distrust_pattern()  # (a pattern from a model file keeps its budget)
+        ids, _ = self.features_one(doc)
+        sibling.recover_names([doc], ids)
+        return sibling.names_of(ids.tolist())
+
     def record_names(self, texts: Iterable[Any]) -> None:
         """Record the strings behind every feature of ``texts`` (for a model learning
         one document at a time, whose kept features are known only when it is saved:

@@ -1,0 +1,176 @@
+"""Why a classifier gave its answer: each active feature's contribution to the targets.
+
+A target's score is ``sum(strength * weight) - theta`` over the bias and the document's
+active features (:meth:`snowpy.Network.link_weights`), so an explanation is that sum laid
+out term by term, with each feature's *name* (the word or n-gram as it appeared in the
+text, :meth:`snowpy.Featurizer.names_in`), its hashed id, its strength and its link
+weight. The terms add up to the score the network computed (``residual``: the float64
+rounding between the two sums, tested to be nothing more). Vowpal Wabbit's ``--audit``
+prints the same terms; eli5's ``show_prediction`` draws them.
+
+A cloud is explained member by member (each member's own terms, and its confidence in
+the vote); a dual network (a kernel rule) by its support vectors, whose terms are
+``K(s, x) * coefficient``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+__all__ = ["explain_document", "shortened"]
+
+
+def explain_document(classifier: Any, text: Any, *, top_k: int = 3,
+                     features: int | None = 20) -> dict[str, Any]:
+    """The explanation of one document as plain data (see
+    :meth:`snowpy.SnowClassifier.explain`)."""
+    network = classifier.network_
+    featurizer = classifier.featurizer_
+    rows = featurizer.rows([text], names=False)
+    ids = np.asarray(rows.indices[rows.indptr[0]:rows.indptr[1]], dtype=np.int64)
+    strengths = np.asarray(rows.strengths[rows.indptr[0]:rows.indptr[1]], dtype=np.float64) \
+        if rows.strengths is not None else np.ones(ids.size)
+    names = featurizer.names_in(text)
+    kept = _kept_names(featurizer, ids)
+    scores = network.target_scores(rows)[0]
+    classes = list(network.classes_)
+    order = np.argsort(-scores, kind="stable")
+    chosen = order[:max(int(top_k), 1)]
+    probabilities = _probabilities(network, rows)
+    out: dict[str, Any] = {
+        "text": text if isinstance(text, str) else str(text),
+        "label": _label(classifier.predict([text])[0]),
+        "probability": None if probabilities is None else float(probabilities[order[0]]),
+        "margin": float(scores[order[0]] - scores[order[1]]) if len(order) > 1 else None,
+        "runner_up": _label(classes[order[1]]) if len(order) > 1 else None,
+        "n_features": int(ids.size),
+    }
+    if hasattr(network, "networks_"):  # a cloud: each member's own terms
+        out["kind"] = "cloud"
+        out["targets"] = [{"label": _label(classes[t]), "score": float(scores[t]),
+                           "probability": _at(probabilities, t)} for t in chosen]
+        out["members"] = [
+            {"rule": member.rule, "confidence": [float(network.confidence_[m, t])
+                                                 for t in chosen],
+             "targets": _link_terms(member, ids, strengths, names, kept, chosen,
+                                    member.target_scores(rows)[0], None)}
+            for m, member in enumerate(network.networks_)]
+    elif hasattr(network, "kernel_values"):  # a dual network: its support vectors
+        out["kind"] = "dual"
+        out["targets"] = _support_terms(network, rows, chosen, scores, probabilities)
+    else:
+        out["kind"] = "network"
+        out["targets"] = _link_terms(network, ids, strengths, names, kept, chosen, scores,
+                                     probabilities)
+    return shortened(out, features)
+
+
+def shortened(explained: dict[str, Any], features: int | None) -> dict[str, Any]:
+    """An explanation whose lists of terms keep their ``features`` largest contributions,
+    the rest summed in each target's ``others`` (None: every term)."""
+    def cut(target: dict[str, Any]) -> dict[str, Any]:
+        key = "support_vectors" if "support_vectors" in target else "features"
+        terms = target[key]
+        rest = [] if features is None else terms[int(features):]
+        others = target.get("others", {"count": 0, "contribution": 0.0})
+        return {**target, key: terms if features is None else terms[:int(features)],
+                "others": {"count": others["count"] + len(rest),
+                           "contribution": others["contribution"]
+                           + float(sum(r["contribution"] for r in rest))}}
+
+    out = {**explained, "targets": [cut(t) if "features" in t or "support_vectors" in t
+                                    else t for t in explained["targets"]]}
+    if "members" in explained:
+        out["members"] = [{**m, "targets": [cut(t) for t in m["targets"]]}
+                          for m in explained["members"]]
+    return out
+
+
+def _link_terms(network: Any, ids: np.ndarray, strengths: np.ndarray,
+                names: dict[int, list[str]], kept: dict[int, list[str]], chosen: Any,
+                scores: np.ndarray, probabilities: Any) -> list[dict[str, Any]]:
+    from snowpy.network.options import bias_strength
+
+    columns = np.concatenate([[-1], ids])
+    weights, linked = network.link_weights(columns)
+    bias = bias_strength(network.bias)
+    theta = float(network.rule_params_["theta"])
+    classes = list(network.classes_)
+    targets = []
+    for t in chosen:
+        terms = strengths * weights[1:, t]
+        total = bias * weights[0, t] + float(terms.sum()) - theta
+        rows = [{
+            "name": " | ".join(names.get(int(i), [])) or f"#{int(i)}",
+            "id": int(i), "strength": float(v), "weight": float(w),
+            "contribution": float(c), "linked": bool(k),
+            **_collision(names.get(int(i), []), kept.get(int(i), [])),
+        } for i, v, w, c, k in zip(ids, strengths, weights[1:, t], terms, linked[1:, t])]
+        rows.sort(key=lambda row: -abs(row["contribution"]))
+        targets.append({
+            "label": _label(classes[t]), "score": float(scores[t]),
+            "probability": _at(probabilities, t), "theta": theta,
+            "bias": {"strength": bias, "weight": float(weights[0, t]),
+                     "contribution": bias * float(weights[0, t])},
+            "features": rows, "residual": float(scores[t] - total),
+        })
+    return targets
+
+
+def _support_terms(network: Any, rows: Any, chosen: Any, scores: np.ndarray,
+                   probabilities: Any) -> list[dict[str, Any]]:
+    kernel = network.kernel_values(rows.tocsr())[0]
+    coefficients = network.dual_coef_
+    theta = float(network.rule_params_["theta"])
+    classes = list(network.classes_)
+    targets = []
+    for t in chosen:
+        terms = kernel * coefficients[:, t]
+        support = [{"support_vector": int(s), "kernel": float(kernel[s]),
+                    "coefficient": float(coefficients[s, t]), "contribution": float(terms[s])}
+                   for s in np.flatnonzero(terms)]
+        support.sort(key=lambda row: -abs(row["contribution"]))
+        targets.append({
+            "label": _label(classes[t]), "score": float(scores[t]),
+            "probability": _at(probabilities, t), "theta": theta,
+            "support_vectors": support, "residual": float(scores[t] - (float(terms.sum()) - theta)),
+        })
+    return targets
+
+
+def _collision(here: list[str], kept: list[str]) -> dict[str, Any]:
+    """A feature id shared by several strings: in this document, or (where the model
+    kept names) in the training corpus."""
+    others = sorted(set(kept) - set(here))
+    if len(here) > 1 or others:
+        return {"collision": True, "shared_with": sorted(set(here[1:]) | set(others))}
+    return {"collision": False}
+
+
+def _kept_names(featurizer: Any, ids: np.ndarray) -> dict[int, list[str]]:
+    """The strings the model kept for these ids (none unless trained with keep_names)."""
+    if not featurizer.keep_names:
+        return {}
+    try:
+        return featurizer.names_of(ids.tolist())
+    except Exception:  # (a model whose names were not kept in its file)
+        return {}
+
+
+def _probabilities(network: Any, rows: Any) -> np.ndarray | None:
+    if getattr(network, "calibration_", None) is None:
+        return None
+    return np.asarray(network.predict_proba(rows))[0]
+
+
+def _at(probabilities: np.ndarray | None, t: int) -> float | None:
+    return None if probabilities is None else float(probabilities[t])
+
+
+def _label(value: Any) -> Any:
+    """A label as plain data (numpy scalars and tuples become Python's)."""
+    if isinstance(value, tuple):
+        return [_label(v) for v in value]
+    return value.item() if hasattr(value, "item") else value
