@@ -22,6 +22,7 @@ from snowpy.cli.explain import explain
 from snowpy.cli.inspect import inspect
 from snowpy.cli.plugins import plugins
 from snowpy.cli.predict import predict
+from snowpy.cli.serve import serve
 from snowpy.cli.train import HELP as TRAIN_HELP
 from snowpy.cli.train import train
 
@@ -52,6 +53,7 @@ app.command("evaluate")(evaluate)
 app.command("predict")(predict)
 app.command("inspect")(inspect)
 app.command("explain")(explain)
+app.command("serve")(serve)
 app.command("plugins")(plugins)
 app.command("experiment")(experiment)
 app.add_typer(corpus_app, name="corpus")

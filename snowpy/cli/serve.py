@@ -1,0 +1,65 @@
+"""``snowpy serve MODEL --port 8080``: a model as an HTTP service that keeps learning
+(Vowpal Wabbit's ``--daemon``), on Starlette under uvicorn."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from snowpy.cli.common import err, handles_errors, model_key
+from snowpy.exceptions import ConfigurationError
+
+
+@handles_errors
+def serve(
+    model: Annotated[Path, typer.Argument(help="model file to serve")],
+    host: Annotated[str, typer.Option(
+        help="address to listen on (loopback unless told otherwise)")] = "127.0.0.1",
+    port: Annotated[int, typer.Option(help="port to listen on")] = 8080,
+    state: Annotated[Path | None, typer.Option(
+        help="folder of the journal and snapshots (default MODEL.serve)")] = None,
+    token_file: Annotated[Path | None, typer.Option(
+        help="a file holding the bearer token POST /learn needs (or SNOWPY_SERVE_TOKEN); "
+             "without one, /learn is refused beyond loopback")] = None,
+    snapshot_every: Annotated[int, typer.Option(
+        help="write a snapshot after this many examples learned")] = 1000,
+    snapshot_seconds: Annotated[float, typer.Option(
+        help="... or this many seconds after the first example not in one")] = 60.0,
+    max_body: Annotated[int, typer.Option(help="largest request body, in bytes")] = 1 << 20,
+    max_batch: Annotated[int, typer.Option(help="most documents or examples a request")
+                         ] = 1000,
+) -> None:
+    """Serve MODEL over HTTP: POST /predict, POST /learn (feedback learned online, in a
+    write-ahead journal before it is acknowledged), GET /health, GET /metrics
+    (Prometheus). A restart, even after kill -9, recovers the last snapshot and the
+    journal: no acknowledged example is lost."""
+    try:
+        import uvicorn
+
+        from snowpy.serving.app import make_app
+        from snowpy.serving.service import Service
+    except ImportError:
+        raise ConfigurationError("snowpy serve needs Starlette and uvicorn: pip install "
+                                 "'snowpy-learn[serve]'") from None
+    token = os.environ.get("SNOWPY_SERVE_TOKEN") or None
+    if token_file is not None:
+        try:
+            token = token_file.read_text().strip()
+        except OSError as exc:
+            raise ConfigurationError(f"--token-file {token_file}: {exc.strerror}") from None
+        if len(token) < 16:
+            raise ConfigurationError(f"--token-file {token_file}: a token of at least 16 "
+                                     "characters")
+    service = Service(model, state, snapshot_every=snapshot_every,
+                      snapshot_seconds=snapshot_seconds, key=model_key())
+    app = make_app(service, token=token, host=host, max_body=max_body, max_batch=max_batch)
+    learning = "needs the bearer token" if token else (
+        "open (loopback only)" if host in ("127.0.0.1", "::1", "localhost") else
+        "refused (no token beyond loopback)")
+    err(f"serving {model} on http://{host}:{port} ({service.seq:,} examples learned, "
+        f"{service.replayed:,} replayed from the journal; /learn {learning})")
+    uvicorn.run(app, host=host, port=port, log_level="warning", timeout_keep_alive=5,
+                limit_concurrency=256)

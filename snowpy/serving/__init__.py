@@ -1,0 +1,25 @@
+"""Serving a model that keeps learning (``pip install 'snowpy-learn[serve]'``):
+:class:`Service` (the model, its journal and snapshots) and :func:`make_app` (its HTTP
+routes, on Starlette under uvicorn). ``snowpy serve MODEL --port 8080`` runs both."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # pragma: no cover
+    from snowpy.serving.app import make_app
+    from snowpy.serving.service import Service
+
+__all__ = ["Service", "make_app"]
+
+
+def __getattr__(name: str) -> Any:  # (starlette is imported only when the app is made)
+    if name == "Service":
+        from snowpy.serving.service import Service
+
+        return Service
+    if name == "make_app":
+        from snowpy.serving.app import make_app
+
+        return make_app
+    raise AttributeError(f"module 'snowpy.serving' has no attribute {name!r}")

@@ -1,0 +1,160 @@
+"""``snowpy serve``'s web layer: a Starlette application over a :class:`Service`.
+
+Routes: ``POST /predict`` (one document or many, probabilities, optional explanations),
+``POST /learn`` (labelled feedback, learned online, durable before it is acknowledged),
+``GET /health`` and ``GET /metrics`` (Prometheus text). Safe by default: request bodies
+and batches are bounded, bad JSON is a 400 with a one-line reason, the model's work runs
+in a thread pool so a slow client or a long batch does not stall the event loop, and
+``/learn`` needs the bearer token when one is configured, and is refused without one
+when the service listens beyond loopback.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hmac
+import time
+from collections.abc import AsyncIterator
+from typing import Any
+
+import orjson
+from starlette.applications import Starlette
+from starlette.concurrency import run_in_threadpool
+from starlette.requests import Request
+from starlette.responses import PlainTextResponse, Response
+from starlette.routing import Route
+
+from snowpy.serving.service import Service
+
+__all__ = ["make_app"]
+
+LOOPBACK = ("127.0.0.1", "::1", "localhost")
+
+
+class _Refused(Exception):
+    """A request answered with ``status`` and a one-line ``reason``."""
+
+    def __init__(self, status: int, reason: str) -> None:
+        super().__init__(reason)
+        self.status, self.reason = status, reason
+
+
+def _json(payload: Any, status: int = 200) -> Response:
+    return Response(orjson.dumps(payload, option=orjson.OPT_SERIALIZE_NUMPY), status,
+                    media_type="application/json")
+
+
+def make_app(service: Service, *, token: str | None = None, host: str = "127.0.0.1",
+             max_body: int = 1 << 20, max_batch: int = 1000) -> Starlette:
+    """The application serving ``service`` (see the module)."""
+    open_learning = token is None and host in LOOPBACK
+
+    async def body_of(request: Request) -> Any:
+        declared = request.headers.get("content-length")
+        if declared is not None and (not declared.isdigit() or int(declared) > max_body):
+            raise _Refused(413, f"the request body is over {max_body:,} bytes")
+        data = bytearray()
+        async for chunk in request.stream():
+            data += chunk
+            if len(data) > max_body:
+                raise _Refused(413, f"the request body is over {max_body:,} bytes")
+        try:
+            return orjson.loads(bytes(data))
+        except orjson.JSONDecodeError as exc:
+            raise _Refused(400, f"the body is not JSON: {exc}") from None
+
+    def documents(body: Any) -> list[str]:
+        if not isinstance(body, dict):
+            raise _Refused(400, 'the body must be a JSON object: {"text": ...} or '
+                                '{"texts": [...]}')
+        texts = [body["text"]] if "text" in body else body.get("texts")
+        if not isinstance(texts, list) or not texts:
+            raise _Refused(400, 'give "text" (a string) or "texts" (a list of strings)')
+        if len(texts) > max_batch:
+            raise _Refused(413, f"{len(texts):,} documents: at most {max_batch:,} a request")
+        if not all(isinstance(t, str) for t in texts):
+            raise _Refused(400, "every document must be a string")
+        return texts
+
+    def examples(body: Any) -> list[tuple[str, Any]]:
+        if not isinstance(body, dict):
+            raise _Refused(400, 'the body must be a JSON object: {"text": ..., "label": ...} '
+                                'or {"examples": [...]}')
+        items = [body] if "text" in body else body.get("examples")
+        if not isinstance(items, list) or not items:
+            raise _Refused(400, 'give "text" and "label", or "examples": [{"text", "label"}]')
+        if len(items) > max_batch:
+            raise _Refused(413, f"{len(items):,} examples: at most {max_batch:,} a request")
+        out = []
+        for i, item in enumerate(items):
+            if not isinstance(item, dict) or not isinstance(item.get("text"), str) or \
+                    not _is_label(item.get("label")):
+                raise _Refused(400, f"example {i}: needs a string \"text\" and a \"label\" "
+                                    "(a string, an integer, or a list of them)")
+            out.append((item["text"], item["label"]))
+        return out
+
+    def authorised(request: Request) -> None:
+        if token is None:
+            if not open_learning:
+                raise _Refused(403, f"learning is refused: the service listens on {host}, "
+                                    "beyond loopback, with no token (snowpy serve --token-file)")
+            return
+        given = request.headers.get("authorization", "")
+        if not hmac.compare_digest(given.encode(), f"Bearer {token}".encode()):
+            raise _Refused(401, "learning needs the service's bearer token "
+                                "(Authorization: Bearer ...)")
+
+    async def predict(request: Request) -> Response:
+        body = await body_of(request)
+        texts = documents(body)
+        top_k = body.get("top_k", 1)
+        if not isinstance(top_k, int) or isinstance(top_k, bool) or top_k < 1:
+            raise _Refused(400, '"top_k" must be a positive integer')
+        answers = await run_in_threadpool(service.predict, texts, top_k=top_k,
+                                          explain=bool(body.get("explain", False)))
+        return _json({"predictions": answers})
+
+    async def learn(request: Request) -> Response:
+        authorised(request)
+        learned = await run_in_threadpool(service.learn, examples(await body_of(request)))
+        return _json(learned)
+
+    async def health(request: Request) -> Response:
+        return _json(await run_in_threadpool(service.health))
+
+    async def metrics(request: Request) -> Response:
+        return PlainTextResponse(service.metrics.render(),
+                                 media_type="text/plain; version=0.0.4")
+
+    def measured(endpoint: Any, route: str) -> Any:
+        async def handler(request: Request) -> Response:
+            began = time.perf_counter()
+            try:
+                response = await endpoint(request)
+            except _Refused as refused:
+                response = _json({"error": refused.reason}, refused.status)
+            service.metrics.request(route, response.status_code, time.perf_counter() - began)
+            return response
+        return handler
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        service.start()
+        try:
+            yield
+        finally:
+            await run_in_threadpool(service.close)
+
+    return Starlette(routes=[
+        Route("/predict", measured(predict, "/predict"), methods=["POST"]),
+        Route("/learn", measured(learn, "/learn"), methods=["POST"]),
+        Route("/health", measured(health, "/health"), methods=["GET"]),
+        Route("/metrics", measured(metrics, "/metrics"), methods=["GET"]),
+    ], lifespan=lifespan)
+
+
+def _is_label(value: Any) -> bool:
+    def one(x: Any) -> bool:
+        return isinstance(x, (str, int)) and not isinstance(x, bool)
+    return one(value) or (isinstance(value, list) and all(one(x) for x in value))

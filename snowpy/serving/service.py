@@ -1,0 +1,169 @@
+"""A model that answers and keeps learning: predictions, feedback learned online through
+the journal (:mod:`snowpy.serving.journal`), snapshots every N examples or T seconds,
+and recovery after a crash. The web layer is :mod:`snowpy.serving.app`."""
+
+from __future__ import annotations
+
+import os
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+from snowpy.exceptions import ConfigurationError
+from snowpy.serving.journal import Journal
+from snowpy.serving.metrics import Metrics
+
+__all__ = ["Service"]
+
+
+class Service:
+    """One served classifier.
+
+    Parameters
+    ----------
+    model : path
+        The model file to start from (``snowpy train ... -o model.snowpy``).
+    state : path
+        The folder of the journal and snapshots (default ``MODEL.serve``). When it holds
+        a snapshot, the service starts from the newest one and learns again the journal's
+        examples after it: what was acknowledged before a crash is all there.
+    snapshot_every, snapshot_seconds
+        A snapshot after this many examples learned, or this long after the first
+        example not yet in one (whichever comes first).
+    key : bytes, optional
+        The key the model file is signed with (and the snapshots are signed with).
+    """
+
+    def __init__(self, model: str | os.PathLike, state: str | os.PathLike | None = None, *,
+                 snapshot_every: int = 1000, snapshot_seconds: float = 60.0,
+                 key: bytes | None = None) -> None:
+        import snowpy
+        from snowpy.classifier import SnowClassifier
+
+        if snapshot_every < 1 or snapshot_seconds <= 0:
+            raise ConfigurationError("snapshot_every must be at least 1 and snapshot_seconds "
+                                     "positive")
+        self.model_path = Path(model)
+        self.journal = Journal(state if state is not None else
+                               self.model_path.with_name(self.model_path.name + ".serve"))
+        self.snapshot_every, self.snapshot_seconds, self.key = \
+            snapshot_every, float(snapshot_seconds), key
+        latest = self.journal.latest_snapshot()
+        self.snapshot_seq, source = latest if latest is not None else (0, self.model_path)
+        self.model = snowpy.load(source, key=key)
+        if not isinstance(self.model, SnowClassifier):
+            raise ConfigurationError(f"{source}: a network without a front end cannot read "
+                                     "text; serve a classifier (snowpy train ... -o MODEL)")
+        self.lock = threading.RLock()
+        self.metrics = Metrics()
+        self.seq = self.snapshot_seq
+        self.replayed = 0
+        for record in self.journal.replay(self.snapshot_seq):
+            self.model.learn_one(record["text"], _label(record["label"]))
+            self.seq = int(record["seq"])
+            self.replayed += 1
+        self.started_from = str(source)
+        self._dirty_since: float | None = time.monotonic() if self.replayed else None
+        self._timer: threading.Thread | None = None
+        self._stopping = threading.Event()
+
+    # -------------------------------------------------------------- answering
+    def predict(self, texts: list[str], *, top_k: int = 1, explain: bool = False
+                ) -> list[dict[str, Any]]:
+        """Each text's label (labels, for a multi-label model), its ``top_k`` most
+        probable labels with their probabilities where the model is calibrated, and
+        optionally its explanation (:meth:`snowpy.SnowClassifier.explain`)."""
+        with self.lock:
+            model = self.model
+            labels = model.predict(texts)
+            calibrated = model.network_.calibration_ is not None
+            probabilities = model.predict_proba(texts) if calibrated else None
+            classes = [_plain(c) for c in model.classes_]
+            out = []
+            for i, text in enumerate(texts):
+                answer: dict[str, Any] = {"label": _plain(labels[i])}
+                if probabilities is not None:
+                    row = probabilities[i]
+                    best = sorted(range(len(classes)), key=lambda j: -row[j])[:top_k]
+                    answer["probabilities"] = {str(classes[j]): float(row[j]) for j in best}
+                if explain:
+                    answer["explanation"] = model.explain(text, top_k=top_k, features=10)
+                out.append(answer)
+            return out
+
+    # --------------------------------------------------------------- learning
+    def learn(self, examples: list[tuple[str, Any]]) -> dict[str, Any]:
+        """Learn labelled examples online, each made durable in the journal first; what
+        the service acknowledges (the returned ``seq``) survives a crash."""
+        with self.lock:
+            records = [{"seq": self.seq + i + 1, "text": text, "label": _plain(label)}
+                       for i, (text, label) in enumerate(examples)]
+            self.journal.append(records)  # (on the disk before anything is learned)
+            correct = 0
+            for text, label in examples:
+                label = _label(label)
+                guessed = self.model.predict_one(text)
+                right = guessed is not None and (
+                    set(guessed) == set(label) if isinstance(label, tuple) else
+                    _plain(guessed) == _plain(label))
+                correct += right
+                self.model.learn_one(text, label)
+                self.metrics.learned(right)
+            self.seq += len(records)
+            if self._dirty_since is None:
+                self._dirty_since = time.monotonic()
+            if self.seq - self.snapshot_seq >= self.snapshot_every:
+                self.snapshot()
+            return {"learned": len(records), "seq": self.seq, "correct_before": correct}
+
+    def snapshot(self) -> Path | None:
+        """Write the model as it is now (atomically) and trim the journal; None when
+        nothing was learned since the last snapshot."""
+        with self.lock:
+            if self.seq == self.snapshot_seq:
+                return None
+            path = self.journal.snapshot(self.seq, lambda p: self.model.save(p, key=self.key))
+            self.snapshot_seq, self._dirty_since = self.seq, None
+            return path
+
+    def due(self) -> bool:
+        """Whether the time-based snapshot is due."""
+        return self._dirty_since is not None and \
+            time.monotonic() - self._dirty_since >= self.snapshot_seconds
+
+    def start(self) -> None:
+        """Snapshot on time from a thread of its own (until :meth:`close`)."""
+        def tick() -> None:
+            while not self._stopping.wait(min(1.0, self.snapshot_seconds / 4)):
+                if self.due():
+                    self.snapshot()
+
+        self._timer = threading.Thread(target=tick, name="snowpy-snapshots", daemon=True)
+        self._timer.start()
+
+    def close(self) -> None:
+        """A last snapshot, and the journal closed (a clean stop)."""
+        self._stopping.set()
+        if self._timer is not None:
+            self._timer.join(timeout=5)
+        self.snapshot()
+        self.journal.close()
+
+    def health(self) -> dict[str, Any]:
+        with self.lock:
+            return {"status": "ok", "model": str(self.model_path),
+                    "started_from": self.started_from, "classes": len(self.model.classes_),
+                    "seq": self.seq, "snapshot_seq": self.snapshot_seq,
+                    "replayed": self.replayed, "examples_learned": self.metrics.examples}
+
+
+def _label(value: Any) -> Any:
+    """A label from JSON: a list is a multi-label document's set of labels."""
+    return tuple(value) if isinstance(value, list) else value
+
+
+def _plain(value: Any) -> Any:
+    if isinstance(value, tuple):
+        return [_plain(v) for v in value]
+    return value.item() if hasattr(value, "item") else value

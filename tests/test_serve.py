@@ -1,0 +1,170 @@
+"""``snowpy serve`` (issue 34.3): a model that predicts, learns feedback online and loses
+nothing: the routes and their bounds in process, and a real server killed with SIGKILL
+and restarted."""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from pathlib import Path
+
+import orjson
+import pytest
+
+pytest.importorskip("starlette")
+pytest.importorskip("uvicorn")
+
+import snowpy  # noqa: E402
+from snowpy.serving import Service, make_app  # noqa: E402
+
+ROOT = Path(__file__).resolve().parent.parent
+ROWS = [line.split("\t", 1) for line in
+        (ROOT / "corpora" / "demo" / "train.tsv").read_text().splitlines() if line]
+FEEDBACK = [(text, label) for label, text in
+            [line.split("\t", 1) for line in
+             (ROOT / "corpora" / "demo" / "test.tsv").read_text().splitlines() if line][:20]]
+
+
+@pytest.fixture(scope="module")
+def model(tmp_path_factory):
+    path = tmp_path_factory.mktemp("serve") / "m.snowpy"
+    snowpy.SnowClassifier(epochs=3, calibrate="progressive").fit(
+        [t for _, t in ROWS], [label for label, _ in ROWS]).save(path)
+    return path
+
+
+def _client(model, tmp_path, **options):
+    from starlette.testclient import TestClient
+
+    service = Service(model, tmp_path / "state", snapshot_every=5)
+    return TestClient(make_app(service, **options)), service
+
+
+def test_predict_learn_health_and_metrics(model, tmp_path):
+    client, service = _client(model, tmp_path)
+    with client:
+        answer = client.post("/predict", json={"texts": ["my parcel never arrived",
+                                                         "i was charged twice"], "top_k": 2})
+        assert answer.status_code == 200
+        predictions = answer.json()["predictions"]
+        reference = snowpy.load(model)
+        assert [p["label"] for p in predictions] == reference.predict(
+            ["my parcel never arrived", "i was charged twice"]).tolist()
+        assert all(len(p["probabilities"]) == 2 for p in predictions)
+        explained = client.post("/predict", json={"text": "my parcel", "explain": True})
+        assert explained.json()["predictions"][0]["explanation"]["targets"]
+        learned = client.post("/learn", json={"examples": [{"text": t, "label": y}
+                                                           for t, y in FEEDBACK[:7]]})
+        assert learned.status_code == 200 and learned.json()["seq"] == 7
+        assert client.get("/health").json()["snapshot_seq"] == 7  # (every 5: due at 7)
+        metrics = client.get("/metrics").text
+        assert 'snowpy_requests_total{route="/learn",status="200"} 1' in metrics
+        assert "snowpy_examples_learned_total 7" in metrics
+        assert 'snowpy_request_seconds_bucket{route="/predict",le="+Inf"} 2' in metrics
+    for text, label in FEEDBACK[:7]:
+        reference.learn_one(text, label)
+    assert service.model.predict_proba(["my parcel"]).tolist() == \
+        reference.predict_proba(["my parcel"]).tolist()
+
+
+def test_bad_requests_get_a_one_line_reason(model, tmp_path):
+    client, _ = _client(model, tmp_path, max_body=2000, max_batch=3)
+    with client:
+        bad = client.post("/predict", content=b"{not json")
+        assert bad.status_code == 400 and bad.json()["error"].startswith("the body is not JSON")
+        assert client.post("/predict", json=["a"]).status_code == 400
+        assert client.post("/predict", json={"texts": [1]}).json()["error"] == \
+            "every document must be a string"
+        big = client.post("/predict", json={"text": "x" * 5000})
+        assert big.status_code == 413 and "over 2,000 bytes" in big.json()["error"]
+        many = client.post("/predict", json={"texts": ["a"] * 4})
+        assert many.status_code == 413 and "at most 3" in many.json()["error"]
+        label = client.post("/learn", json={"text": "a", "label": {"x": 1}})
+        assert label.status_code == 400 and "example 0" in label.json()["error"]
+        assert client.get("/predict").status_code == 405
+
+
+def test_learning_needs_the_token_and_is_refused_beyond_loopback_without_one(model, tmp_path):
+    token = "s3cret-token-0123456789"
+    client, _ = _client(model, tmp_path, token=token)
+    with client:
+        example = {"text": "parcel lost", "label": "shipping"}
+        assert client.post("/learn", json=example).status_code == 401
+        assert client.post("/learn", json=example, headers={
+            "Authorization": "Bearer wrong"}).status_code == 401
+        assert client.post("/learn", json=example, headers={
+            "Authorization": f"Bearer {token}"}).status_code == 200
+        assert client.post("/predict", json=example).status_code == 200  # (no token needed)
+    client, _ = _client(model, tmp_path / "open", host="0.0.0.0")
+    with client:
+        refused = client.post("/learn", json={"text": "a", "label": "shipping"})
+        assert refused.status_code == 403 and "beyond loopback" in refused.json()["error"]
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _call(port, path, payload=None):
+    request = urllib.request.Request(f"http://127.0.0.1:{port}{path}",
+                                     data=None if payload is None else orjson.dumps(payload),
+                                     method="GET" if payload is None else "POST")
+    with urllib.request.urlopen(request, timeout=30) as response:
+        return orjson.loads(response.read())
+
+
+def _start(model, state, port):
+    process = subprocess.Popen([sys.executable, "-m", "snowpy", "serve", str(model), "--port",
+                                str(port), "--state", str(state), "--snapshot-every", "7",
+                                "--snapshot-seconds", "3600"],
+                               stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    for _ in range(300):
+        try:
+            return process, _call(port, "/health")
+        except (urllib.error.URLError, ConnectionError):
+            if process.poll() is not None:
+                raise AssertionError(process.stderr.read().decode())
+            time.sleep(0.1)
+    process.kill()
+    raise AssertionError("the service did not start")
+
+
+def test_a_server_killed_with_sigkill_loses_no_acknowledged_example(model, tmp_path):
+    state, port = tmp_path / "state", _free_port()
+    process, health = _start(model, state, port)
+    try:
+        assert health["seq"] == 0
+        for i, (text, label) in enumerate(FEEDBACK):
+            assert _call(port, "/learn", {"text": text, "label": label})["seq"] == i + 1
+    finally:
+        os.kill(process.pid, signal.SIGKILL)  # no clean stop: no last snapshot
+        process.wait()
+    assert sorted(p.name for p in state.glob("snapshot-*")) == \
+        ["snapshot-000000000014.snowpy"]  # (every 7 examples; the newest kept)
+    process, health = _start(model, state, port)
+    try:
+        assert health["seq"] == 20 and health["replayed"] == 6
+        reference = snowpy.load(model)
+        for text, label in FEEDBACK:
+            reference.learn_one(text, label)
+        texts = [text for _, text in ROWS[:50]]
+        served = _call(port, "/predict", {"texts": texts, "top_k": 5})["predictions"]
+        expected = reference.predict_proba(texts)
+        classes = [str(c) for c in reference.classes_]
+        for answer, row in zip(served, expected):
+            assert answer["probabilities"] == pytest.approx(
+                {c: float(p) for c, p in zip(classes, row)}, abs=1e-12)
+    finally:
+        process.send_signal(signal.SIGTERM)  # a clean stop writes a last snapshot
+        process.wait(timeout=60)
+    assert sorted(p.name for p in state.glob("snapshot-*")) == \
+        ["snapshot-000000000020.snowpy"]
+    assert (state / "journal.jsonl").read_bytes() == b""
