@@ -25,6 +25,7 @@ from snowpy.cli.predict import predict
 from snowpy.cli.serve import serve
 from snowpy.cli.train import HELP as TRAIN_HELP
 from snowpy.cli.train import train
+from snowpy.cli.tune import tune
 
 __all__ = ["app", "main"]
 
@@ -54,6 +55,7 @@ app.command("predict")(predict)
 app.command("inspect")(inspect)
 app.command("explain")(explain)
 app.command("serve")(serve)
+app.command("tune")(tune)
 app.command("plugins")(plugins)
 app.command("experiment")(experiment)
 app.add_typer(corpus_app, name="corpus")

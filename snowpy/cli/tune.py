@@ -1,0 +1,104 @@
+"""``snowpy tune CORPUS -o MODEL --budget 5m``: search the settings for a corpus, within a
+time budget, and save the best model (fastText's ``-autotune-validation``)."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from snowpy.cli.common import (
+    check_output,
+    counted,
+    err,
+    handles_errors,
+    model_key,
+    summarise,
+)
+from snowpy.cli.reading import describe_read, read_documents
+from snowpy.exceptions import ConfigurationError
+
+
+def parse_budget(text: str) -> float:
+    """Seconds from ``90``, ``90s``, ``5m``, ``1h30m``.
+
+    >>> parse_budget("5m"), parse_budget("1h30m"), parse_budget("45")
+    (300.0, 5400.0, 45.0)
+    """
+    parts = re.fullmatch(r"\s*(?:(\d+(?:\.\d+)?)h)?\s*(?:(\d+(?:\.\d+)?)m)?\s*"
+                         r"(?:(\d+(?:\.\d+)?)s?)?\s*", text)
+    if not text.strip() or parts is None or not any(parts.groups()):
+        raise ConfigurationError(f"--budget {text!r}: give a time such as 300, 90s, 5m or "
+                                 "1h30m")
+    hours, minutes, seconds = (float(x) if x else 0.0 for x in parts.groups())
+    return hours * 3600 + minutes * 60 + seconds
+
+
+@handles_errors
+def tune(
+    corpus: Annotated[str, typer.Argument(help="path or registered corpus name")],
+    output: Annotated[Path, typer.Option("--output", "-o", help="model file to write")],
+    budget: Annotated[str, typer.Option(
+        help="time for the whole search, the final training included: 300, 90s, 5m, 1h")
+    ] = "5m",
+    validation: Annotated[float, typer.Option(
+        help="share of the training documents each trial is scored on")] = 0.2,
+    report: Annotated[Path | None, typer.Option(
+        help="write an HTML report of the trials, with the score against time")] = None,
+    study: Annotated[Path | None, typer.Option(
+        help="a file keeping every trial: given again, the search continues")] = None,
+    seed: Annotated[int, typer.Option(help="seed of the split and the sampler")] = 0,
+    split: Annotated[str | None, typer.Option(
+        help="split of the corpus (default: its train split; a test split is never read "
+             "unless named)")] = None,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q")] = False,
+    json_output: Annotated[bool, typer.Option("--json", help="a JSON summary")] = False,
+) -> None:
+    """Search the rule, its parameters, the n-grams, bits, thickness, epochs and link
+    policy for CORPUS (Optuna's TPE, bad trials pruned early), scoring each on a
+    validation split carved from the training documents, then train the best setting on
+    them all and save it to MODEL."""
+    from snowpy import tuning
+
+    seconds = parse_budget(budget)
+    check_output(output, [corpus])
+    chatty = not (quiet or json_output)
+    read = read_documents(corpus, split=split, format=None, on_error="raise",
+                          prefer="train")
+    if chatty:
+        err(describe_read(corpus, read))
+    assert read.texts is not None
+
+    def show(progress: tuning.Progress) -> None:
+        if chatty:
+            from snowpy.tuning.space import described
+
+            left = max(progress.budget - progress.elapsed, 0.0)
+            err(f"trial {progress.trials} ({progress.pruned} pruned): best "
+                f"{progress.best_score:.4f} ({described(progress.best)}); "
+                f"{left:.0f} s left")
+
+    result = tuning.tune(read.texts, list(read.labels), budget=seconds,
+                         validation=validation, seed=seed,
+                         study=None if study is None else str(study), progress=show)
+    result.classifier.save(output, key=model_key())
+    if report is not None:
+        from snowpy._atomic import write_bytes
+        from snowpy.tuning.report import report_html
+
+        write_bytes(report, report_html(result, f"snowpy tune {corpus}").encode())
+    from snowpy.tuning.space import described
+
+    summary = {"model": str(output), "corpus": corpus, "metric": result.metric,
+               "best_score": result.best_score, "baseline_score": result.baseline_score,
+               "best": result.best_params, "trials": len(result.trials),
+               "seconds": round(result.seconds, 1)}
+    summarise(summary, f"tuned on {counted(len(read), 'document')} in "
+              f"{counted(len(result.trials), 'trial')}, {result.seconds:.0f} s: validation "
+              f"{result.metric} {result.best_score:.4f}"
+              + ("" if result.baseline_score is None else
+                 f" (defaults {result.baseline_score:.4f})")
+              + f" with {described(result.best_params)}; saved {output}",
+              json_output=json_output, quiet=quiet)

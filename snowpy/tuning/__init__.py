@@ -1,0 +1,258 @@
+"""``snowpy tune``: a classifier that chooses its own settings (``pip install
+'snowpy-learn[tune]'``), as fastText's ``-autotune-validation`` and ``vw-hyperopt`` do.
+
+Optuna's TPE sampler proposes settings (:mod:`snowpy.tuning.space`); each trial trains on
+the tuning split and is scored on a validation split carved from the *training* data (a
+corpus's test split is never read). A trial is first trained on a quarter of the tuning
+split and pruned there when it falls below the median of the trials before it (Optuna's
+median pruner), so bad settings cost a quarter of a training. The search stops when the
+budget, less the time the final training is expected to take, is spent; the best
+setting is then trained on all the training data, calibrated, and returned. A study file
+keeps every trial, so a search can be resumed."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from snowpy.exceptions import ConfigurationError
+
+__all__ = ["Progress", "TuneResult", "tune"]
+
+
+@dataclass
+class Progress:
+    """What a search has done so far: passed to ``progress`` after every trial."""
+
+    trials: int
+    pruned: int
+    best_score: float
+    best: dict[str, Any]
+    elapsed: float
+    budget: float
+
+
+@dataclass
+class TuneResult:
+    """The tuned classifier and the trials that chose it."""
+
+    classifier: Any
+    best_params: dict[str, Any]
+    best_score: float
+    metric: str
+    trials: list[dict[str, Any]] = field(default_factory=list)
+    seconds: float = 0.0
+    baseline_score: float | None = None
+
+
+def _optuna() -> Any:
+    try:
+        import optuna
+    except ImportError:
+        raise ConfigurationError("tuning needs Optuna: pip install 'snowpy-learn[tune]'"
+                                 ) from None
+    optuna.logging.set_verbosity(optuna.logging.WARNING)
+    return optuna
+
+
+def tune(texts: Sequence[Any], labels: Sequence[Any], *, budget: float = 300.0,
+         validation: float = 0.2, seed: int = 0, study: str | None = None,
+         progress: Callable[[Progress], None] | None = None) -> TuneResult:
+    """Search settings for ``texts`` and ``labels`` within ``budget`` seconds; returns
+    the best setting trained on all of them (:class:`TuneResult`).
+
+    Parameters
+    ----------
+    texts, labels
+        The training data (a list of labels per text makes it multi-label, scored by
+        micro-F1; otherwise accuracy).
+    budget : float
+        Seconds for the whole search, the final training included.
+    validation : float
+        The share of ``texts`` each trial is scored on (never trained on).
+    seed : int
+        Seeds the split and the sampler: the same budget of trials is the same search.
+    study : str, optional
+        A file keeping the trials (Optuna's journal storage); a search given the same
+        file continues where it stopped.
+
+    Examples
+    --------
+    >>> import snowpy.tuning as tuning                                # doctest: +SKIP
+    >>> result = tuning.tune(texts, labels, budget=60)                # doctest: +SKIP
+    >>> result.best_params, result.classifier.predict(["where is my parcel"])  # doctest: +SKIP
+    """
+    optuna = _optuna()
+    started = time.monotonic()
+    if not 0.0 < validation < 0.9:
+        raise ConfigurationError(f"validation must be a share from 0 to 0.9, got {validation}")
+    labels = [tuple(y) if isinstance(y, list) else y for y in labels]
+    texts = list(texts)
+    if len(texts) != len(labels) or len(texts) < 10:
+        raise ConfigurationError("tuning needs at least 10 labelled documents")
+    search = _Search(texts, labels, validation, seed)
+    sampler = optuna.samplers.TPESampler(seed=seed, n_startup_trials=8, multivariate=True)
+    pruner = optuna.pruners.MedianPruner(n_startup_trials=4, n_warmup_steps=0)
+    storage = None
+    if study is not None:
+        from optuna.storages import JournalStorage
+        from optuna.storages.journal import JournalFileBackend
+
+        storage = JournalStorage(JournalFileBackend(str(study)))
+    found = optuna.create_study(direction="maximize", sampler=sampler, pruner=pruner,
+                                storage=storage, study_name="snowpy-tune",
+                                load_if_exists=True)
+    from snowpy.tuning.space import first_trials
+
+    if not found.trials:
+        for params in first_trials(search.multilabel):
+            found.enqueue_trial(params, skip_if_exists=True)
+
+    def stop_in_time(study_: Any, trial: Any) -> None:
+        elapsed = time.monotonic() - started
+        if progress is not None and study_.best_trials:
+            pruned = sum(t.state == optuna.trial.TrialState.PRUNED for t in study_.trials)
+            progress(Progress(len(study_.trials), pruned, study_.best_value,
+                              study_.best_params, elapsed, budget))
+        if elapsed + search.final_estimate() >= budget:
+            study_.stop()
+
+    if time.monotonic() - started + search.final_estimate() < budget:
+        found.optimize(search.objective, timeout=max(budget - search.final_estimate(), 1.0),
+                       callbacks=[stop_in_time], catch=(ConfigurationError,))
+    done = [t for t in found.trials if t.state == optuna.trial.TrialState.COMPLETE]
+    if not done:
+        raise ConfigurationError(f"no trial finished within the budget of {budget:.0f} s: "
+                                 "give a larger budget")
+    best = found.best_trial
+    classifier = search.final(best.params)
+    return TuneResult(classifier, dict(best.params), float(best.value), search.metric,
+                      [_row(t) for t in found.trials], time.monotonic() - started,
+                      _baseline(done))
+
+
+def _baseline(done: list[Any]) -> float | None:
+    first = min(done, key=lambda t: t.number)
+    return float(first.value) if first.number == 0 else None
+
+
+def _row(trial: Any) -> dict[str, Any]:
+    return {"number": trial.number, "state": trial.state.name.lower(),
+            "score": trial.value, "params": dict(trial.params),
+            "seconds": trial.user_attrs.get("seconds"),
+            "finished_at": trial.user_attrs.get("finished_at")}
+
+
+class _Search:
+    """The data of one search: the tuning and validation splits, the features of each
+    front end met so far, and the objective."""
+
+    def __init__(self, texts: list[Any], labels: list[Any], validation: float, seed: int
+                 ) -> None:
+        from snowpy.classifier import text_keys
+
+        self.texts, self.labels = texts, labels
+        self.multilabel = any(isinstance(y, tuple) for y in labels)
+        self.metric = "micro-F1" if self.multilabel else "accuracy"
+        order = np.random.default_rng(seed).permutation(len(texts))
+        cut = max(int(round(len(texts) * validation)), 1)
+        self.valid, self.train = np.sort(order[:cut]), np.sort(order[cut:])
+        self.quarter = np.sort(self.train[np.random.default_rng(seed + 1).permutation(
+            len(self.train))[:max(len(self.train) // 4, 1)]])
+        self.keys = text_keys(texts, labels)
+        self._rows: dict[tuple, Any] = {}
+        self._slowest = 0.0
+        self.started = time.monotonic()
+
+    def rows(self, front: dict[str, Any]) -> Any:
+        key = tuple(sorted((k, str(v)) for k, v in front.items()))
+        if key not in self._rows:
+            from snowpy.text import Featurizer
+
+            if len(self._rows) >= 4:  # (features of a few front ends kept, not all)
+                self._rows.pop(next(iter(self._rows)))
+            self._rows[key] = Featurizer(**front).rows(self.texts, names=False)
+        return self._rows[key]
+
+    def score(self, classifier: Any, rows: Any) -> float:
+        from snowpy import metrics
+
+        truth = [self.labels[i] for i in self.valid]
+        predicted = classifier.network_.predict(rows[self.valid])
+        if self.multilabel:
+            return float(metrics.multilabel_report(truth, predicted, list(
+                classifier.network_.classes_))["micro"]["f1"])
+        return float(np.mean([str(p) == str(t) for p, t in zip(predicted, truth)]))
+
+    def objective(self, trial: Any) -> float:
+        import warnings
+
+        import optuna
+
+        from snowpy.tuning.space import suggest
+
+        began = time.monotonic()
+        options = suggest(trial, self.multilabel)
+        with warnings.catch_warnings():  # (a trial's overflows and notes are its score's)
+            warnings.simplefilter("ignore")
+            value = self._trained(trial, options, optuna)
+        seconds = time.monotonic() - began
+        self._slowest = max(self._slowest, seconds)
+        trial.set_user_attr("seconds", round(seconds, 3))
+        trial.set_user_attr("finished_at", round(time.monotonic() - self.started, 3))
+        return value
+
+    def _trained(self, trial: Any, options: dict[str, Any], optuna: Any) -> float:
+        from snowpy import SnowClassifier
+        from snowpy.tuning.space import FRONT_END
+
+        rows = self.rows({k: options[k] for k in FRONT_END})
+        classifier = SnowClassifier(**options, calibrate=None)
+        for step, subset in enumerate((self.quarter, self.train)):
+            if step == 0 and len(self.train) < 2000:
+                continue  # (a small corpus: the whole split costs little more)
+            classifier.fit_rows(rows[subset], [self.labels[i] for i in subset],
+                                keys=self.keys[subset])
+            value = self.score(classifier, rows)
+            trial.report(value, step)
+            if step == 0 and trial.should_prune():
+                raise optuna.TrialPruned()
+        return value
+
+    def final_estimate(self) -> float:
+        """Seconds the final training may take: the slowest trial, on all the data (a
+        fifth more than the tuning split) and calibrated (three folds more)."""
+        return self._slowest * 1.25 * 4
+
+    def final(self, params: dict[str, Any]) -> Any:
+        """The best setting trained on every document, calibrated."""
+        import warnings
+
+        from snowpy import SnowClassifier
+        from snowpy.tuning.space import suggest
+
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return SnowClassifier(**suggest(_Fixed(params), self.multilabel)).fit(
+                self.texts, self.labels)
+
+
+class _Fixed:
+    """A trial whose answers are given (the best trial's parameters, to rebuild its
+    options through :func:`snowpy.tuning.space.suggest`)."""
+
+    def __init__(self, params: dict[str, Any]) -> None:
+        self.params = params
+
+    def suggest_categorical(self, name: str, choices: Sequence[Any]) -> Any:
+        return self.params[name]
+
+    def suggest_float(self, name: str, low: float, high: float, log: bool = False) -> float:
+        return float(self.params[name])
+
+    def suggest_int(self, name: str, low: int, high: int, log: bool = False) -> int:
+        return int(self.params[name])

@@ -1,0 +1,94 @@
+"""What ``snowpy tune`` searches: the rule (clouds too), the parameters each rule declares
+(:class:`snowpy.records.Param`: its default, bounds and type give the range), the front
+end (word and character n-grams, bits, values), and the network (thickness, epochs, link
+policy, averaging); for a multi-label corpus the negative thickness too. The first
+trials are the defaults (and :data:`snowpy.presets.MULTILABEL` for a multi-label corpus),
+so a search never ends below them on its validation split."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from snowpy.presets import MULTILABEL
+
+__all__ = ["FRONT_END", "RULES", "first_trials", "suggest"]
+
+#: The rules searched: snowpy's mistake-driven rules, and one cloud.
+RULES = ("balanced-winnow", "winnow", "perceptron", "passive-aggressive", "aggressive",
+         "normalised-winnow", "balanced-winnow+perceptron")
+#: The options of the front end: a trial's features are made once per distinct setting.
+FRONT_END = ("ngrams", "char_ngrams", "bits", "values")
+_NGRAMS = {"1": (1, 1), "1-2": (1, 2), "1-3": (1, 3)}
+_CHARS = {"none": None, "2-4": (2, 4), "3-5": (3, 5)}
+#: Rule parameters the network searches itself (thickness), or that set a scale rather
+#: than a speed (a threshold, an initial weight): left at the rule's defaults.
+_NOT_SEARCHED = {"theta", "initial_weight", "negative_initial_weight", "thickness",
+                 "negative_thickness", "floor"}
+
+
+def _range(param: Any) -> tuple[float, float, bool] | None:
+    """``(low, high, log)`` around a numeric parameter's default, inside its bounds."""
+    default = param.default
+    if param.type is not float or not isinstance(default, (int, float)) or default <= 0:
+        return None
+    low, high = default / 3, default * 3
+    if param.low is not None:
+        low = max(low, param.low + (1e-3 if param.low_open else 0.0))
+    if param.high is not None:
+        high = min(high, param.high - (1e-3 if param.high_open else 0.0))
+    return (low, high, low > 0 and high / low > 5) if high > low else None
+
+
+def suggest(trial: Any, multilabel: bool) -> dict[str, Any]:
+    """The :class:`snowpy.SnowClassifier` options of one trial."""
+    from snowpy.plugins import get_rule
+
+    rule = trial.suggest_categorical("rule", RULES)
+    options: dict[str, Any] = {
+        "ngrams": _NGRAMS[trial.suggest_categorical("ngrams", tuple(_NGRAMS))],
+        "char_ngrams": _CHARS[trial.suggest_categorical("char_ngrams", tuple(_CHARS))],
+        "bits": trial.suggest_categorical("bits", (18, 20, 22)),
+        "values": trial.suggest_categorical("values", ("binary", "log")),
+        "thickness": trial.suggest_float("thickness", 0.0, 8.0),
+        "epochs": trial.suggest_int("epochs", 3, 30, log=True),
+        "links": trial.suggest_categorical("links", ("signed", "touched")),
+        "average": trial.suggest_categorical("average", (True, False)),
+    }
+    if multilabel:
+        options["negative_thickness"] = trial.suggest_float("negative_thickness", 0.0, 6.0)
+    if "+" not in rule:  # (a cloud's members keep their defaults)
+        for param in get_rule(rule).params:
+            found = None if param.name in _NOT_SEARCHED else _range(param)
+            if found is not None:
+                low, high, log = found
+                options[param.name] = trial.suggest_float(f"{rule}:{param.name}", low, high,
+                                                          log=log)
+    return {"rule": rule, **options}
+
+
+def first_trials(multilabel: bool) -> list[dict[str, Any]]:
+    """The settings tried first, as trial parameters: the defaults, and for a multi-label
+    corpus the multi-label preset."""
+    defaults = {"rule": "balanced-winnow", "ngrams": "1-2", "char_ngrams": "none",
+                "bits": 22, "values": "binary", "thickness": 1.0, "epochs": 10,
+                "links": "signed", "average": True}
+    if not multilabel:
+        return [defaults]
+    preset = {**defaults, "thickness": MULTILABEL["thickness"],
+              "negative_thickness": MULTILABEL["negative_thickness"],
+              "epochs": MULTILABEL["epochs"], "links": MULTILABEL["links"],
+              "balanced-winnow:alpha": MULTILABEL["alpha"],
+              "balanced-winnow:beta": MULTILABEL["beta"]}
+    return [preset, {**defaults, "negative_thickness": 1.0}]
+
+
+def described(params: dict[str, Any]) -> str:
+    """A trial's parameters in one line, as the command line would take them."""
+    parts = []
+    for name, value in params.items():
+        name = name.split(":")[-1].replace("_", "-")
+        if isinstance(value, float) and not math.isnan(value):
+            value = f"{value:.3g}"
+        parts.append(f"--{name} {value}" if name != "rule" else str(value))
+    return " ".join(parts)
