@@ -95,6 +95,7 @@ def tune(texts: Sequence[Any], labels: Sequence[Any], *, budget: float = 300.0,
     if len(texts) != len(labels) or len(texts) < 10:
         raise ConfigurationError("tuning needs at least 10 labelled documents")
     search = _Search(texts, labels, validation, seed)
+    search.deadline = started + budget
     sampler = optuna.samplers.TPESampler(seed=seed, n_startup_trials=8, multivariate=True)
     pruner = optuna.pruners.MedianPruner(n_startup_trials=4, n_warmup_steps=0)
     storage = None
@@ -118,12 +119,11 @@ def tune(texts: Sequence[Any], labels: Sequence[Any], *, budget: float = 300.0,
             pruned = sum(t.state == optuna.trial.TrialState.PRUNED for t in study_.trials)
             progress(Progress(len(study_.trials), pruned, study_.best_value,
                               study_.best_params, elapsed, budget))
-        if elapsed + search.final_estimate() >= budget:
+        if elapsed + search.final_estimate(study_) >= budget:
             study_.stop()
 
-    if time.monotonic() - started + search.final_estimate() < budget:
-        found.optimize(search.objective, timeout=max(budget - search.final_estimate(), 1.0),
-                       callbacks=[stop_in_time], catch=(ConfigurationError,))
+    found.optimize(search.objective, timeout=budget, callbacks=[stop_in_time],
+                   catch=(ConfigurationError,))
     done = [t for t in found.trials if t.state == optuna.trial.TrialState.COMPLETE]
     if not done:
         raise ConfigurationError(f"no trial finished within the budget of {budget:.0f} s: "
@@ -147,6 +147,27 @@ def _row(trial: Any) -> dict[str, Any]:
             "finished_at": trial.user_attrs.get("finished_at")}
 
 
+def held_out(labels: Sequence[Any], share: float) -> np.ndarray:
+    """The validation documents: the last ``share`` of each label's documents in corpus
+    order (a multi-label document goes with its first label). A corpus in time order is
+    then validated on its latest documents, as its test split tests them: a random
+    split puts messages and their quotations on both sides, which rewards settings
+    that memorise (20 Newsgroups: a random fifth chose character n-grams and
+    conjunctions, 0.905 on it and 0.830 on the test split, below the defaults' 0.854).
+
+    >>> held_out(["a", "a", "b", "a", "b", "a", "b", "b", "a", "b"], 0.2).tolist()
+    [8, 9]
+    """
+    groups: dict[Any, list[int]] = {}
+    for i, label in enumerate(labels):
+        key = label[0] if isinstance(label, tuple) and label else label
+        groups.setdefault(str(key), []).append(i)
+    chosen = [i for members in groups.values()
+              for i in members[len(members) - int(round(len(members) * share)):]
+              if len(members) > 1]
+    return np.array(sorted(chosen), dtype=np.int64)
+
+
 class _Search:
     """The data of one search: the tuning and validation splits, the features of each
     front end met so far, and the objective."""
@@ -158,15 +179,15 @@ class _Search:
         self.texts, self.labels = texts, labels
         self.multilabel = any(isinstance(y, tuple) for y in labels)
         self.metric = "micro-F1" if self.multilabel else "accuracy"
-        order = np.random.default_rng(seed).permutation(len(texts))
-        cut = max(int(round(len(texts) * validation)), 1)
-        self.valid, self.train = np.sort(order[:cut]), np.sort(order[cut:])
-        self.quarter = np.sort(self.train[np.random.default_rng(seed + 1).permutation(
+        self.valid = held_out(labels, validation)
+        self.train = np.setdiff1d(np.arange(len(texts)), self.valid)
+        self.quarter = np.sort(self.train[np.random.default_rng(seed).permutation(
             len(self.train))[:max(len(self.train) // 4, 1)]])
         self.keys = text_keys(texts, labels)
         self._rows: dict[tuple, Any] = {}
         self._slowest = 0.0
         self.started = time.monotonic()
+        self.deadline = float("inf")
 
     def rows(self, front: dict[str, Any]) -> Any:
         key = tuple(sorted((k, str(v)) for k, v in front.items()))
@@ -201,7 +222,7 @@ class _Search:
             warnings.simplefilter("ignore")
             value = self._trained(trial, options, optuna)
         seconds = time.monotonic() - began
-        self._slowest = max(self._slowest, seconds)
+        self._slowest = max(self._slowest, seconds)  # (until a trial finishes)
         trial.set_user_attr("seconds", round(seconds, 3))
         trial.set_user_attr("finished_at", round(time.monotonic() - self.started, 3))
         return value
@@ -210,6 +231,7 @@ class _Search:
         from snowpy import SnowClassifier
         from snowpy.tuning.space import FRONT_END
 
+        began = time.monotonic()
         rows = self.rows({k: options[k] for k in FRONT_END})
         classifier = SnowClassifier(**options, calibrate=None)
         for step, subset in enumerate((self.quarter, self.train)):
@@ -219,14 +241,26 @@ class _Search:
                                 keys=self.keys[subset])
             value = self.score(classifier, rows)
             trial.report(value, step)
-            if step == 0 and trial.should_prune():
-                raise optuna.TrialPruned()
+            if step == 0 and trial.number > 0:
+                # the whole split costs about four quarters: a trial that would end past
+                # the budget (less the final training) stops here
+                projected = (time.monotonic() - began) * 4
+                if time.monotonic() + projected + self.final_estimate(trial.study) > \
+                        self.deadline:
+                    trial.set_user_attr("out_of_time", True)
+                    raise optuna.TrialPruned()
+                if trial.should_prune():
+                    raise optuna.TrialPruned()
         return value
 
-    def final_estimate(self) -> float:
-        """Seconds the final training may take: the slowest trial, on all the data (a
+    def final_estimate(self, study: Any) -> float:
+        """Seconds the final training may take: the best trial's, on all the data (a
         fifth more than the tuning split) and calibrated (three folds more)."""
-        return self._slowest * 1.25 * 4
+        try:
+            seconds = float(study.best_trial.user_attrs.get("seconds", self._slowest))
+        except ValueError:  # (no trial finished yet)
+            seconds = self._slowest
+        return seconds * 1.25 * 4
 
     def final(self, params: dict[str, Any]) -> Any:
         """The best setting trained on every document, calibrated."""
