@@ -3,8 +3,8 @@
 For each corpus: the held-out *test* score of (a) snowpy at its defaults (multi-label
 defaults for a multi-label corpus), (b) ``snowpy.tuning.tune`` with the budget, and
 (c) fastText's ``-autotune-validation`` with the same budget and the same validation
-split (20% of the training documents, carved with the same seed; fastText's test score
-from its tuned model). Neither tuner sees the test split. Accuracy for single-label
+split (the last fifth of each label's training documents, :func:`snowpy.tuning.held_out`;
+fastText's test score from its tuned model). Neither tuner sees the test split. Accuracy for single-label
 corpora, micro-F1 for multi-label ones (fastText: ``-loss ova``, labels above 0.5).
 
 Usage: python benchmarks/bench_tune.py [--corpora DIR] [--corpus NAME]... [--budget S]
@@ -74,9 +74,10 @@ def _clean(text: str) -> str:
 def fasttext_tuned(train, y, test, truth, multilabel, budget):
     import fasttext
 
-    order = np.random.default_rng(0).permutation(len(train))
-    cut = int(round(len(train) * 0.2))
-    valid, fit = set(order[:cut].tolist()), order[cut:]
+    from snowpy.tuning import held_out
+
+    valid = set(held_out([tuple(t) if isinstance(t, list) else t for t in y], 0.2).tolist())
+    fit = [i for i in range(len(train)) if i not in valid]
 
     def line(i):
         labels = y[i] if multilabel else [y[i]]
