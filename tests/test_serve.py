@@ -142,8 +142,14 @@ def test_a_server_killed_with_sigkill_loses_no_acknowledged_example(model, tmp_p
     process, health = _start(model, state, port)
     try:
         assert health["seq"] == 0
+        # a slow client: its body never comes; the others are answered meanwhile
+        slow = socket.create_connection(("127.0.0.1", port))
+        slow.sendall(b"POST /learn HTTP/1.1\r\nHost: x\r\nContent-Type: application/json"
+                     b"\r\nContent-Length: 100000\r\n\r\n{\"text\": ")
+        assert _call(port, "/predict", {"text": "my parcel"})["predictions"]
         for i, (text, label) in enumerate(FEEDBACK):
             assert _call(port, "/learn", {"text": text, "label": label})["seq"] == i + 1
+        slow.close()
     finally:
         os.kill(process.pid, signal.SIGKILL)  # no clean stop: no last snapshot
         process.wait()

@@ -59,8 +59,12 @@ class Service:
         self.metrics = Metrics()
         self.seq = self.snapshot_seq
         self.replayed = 0
+        self.unreplayable = 0
         for record in self.journal.replay(self.snapshot_seq):
-            self.model.learn_one(record["text"], _label(record["label"]))
+            try:
+                self.model.learn_one(record["text"], _label(record["label"]))
+            except (KeyError, TypeError, ValueError):  # (never learned before the crash:
+                self.unreplayable += 1                 # its request failed; counted)
             self.seq = int(record["seq"])
             self.replayed += 1
         self.started_from = str(source)
@@ -155,7 +159,8 @@ class Service:
             return {"status": "ok", "model": str(self.model_path),
                     "started_from": self.started_from, "classes": len(self.model.classes_),
                     "seq": self.seq, "snapshot_seq": self.snapshot_seq,
-                    "replayed": self.replayed, "examples_learned": self.metrics.examples}
+                    "replayed": self.replayed, "unreplayable": self.unreplayable,
+                    "examples_learned": self.metrics.examples}
 
 
 def _label(value: Any) -> Any:
