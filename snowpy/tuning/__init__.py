@@ -189,21 +189,38 @@ class _Search:
         self.started = time.monotonic()
         self.deadline = float("inf")
 
-    def rows(self, front: dict[str, Any]) -> Any:
+    def rows(self, front: dict[str, Any], indices: np.ndarray) -> Any:
+        """The features of documents ``indices`` (CSR, in that order) under a front end:
+        each document featurised once per front end, and only when a trial needs it
+        (the quarter and the validation split first: a trial stopped there never
+        featurises the rest)."""
+        import scipy.sparse as sp
+
+        from snowpy.text import Featurizer
+
         key = tuple(sorted((k, str(v)) for k, v in front.items()))
         if key not in self._rows:
-            from snowpy.text import Featurizer
-
             if len(self._rows) >= 4:  # (features of a few front ends kept, not all)
                 self._rows.pop(next(iter(self._rows)))
-            self._rows[key] = Featurizer(**front).rows(self.texts, names=False)
-        return self._rows[key]
+            self._rows[key] = {"position": np.full(len(self.texts), -1, np.int64),
+                               "matrix": None}
+        entry = self._rows[key]
+        missing = indices[entry["position"][indices] < 0]
+        if missing.size:
+            made = Featurizer(**front).transform([self.texts[i] for i in missing],
+                                                 names=False)
+            before = 0 if entry["matrix"] is None else entry["matrix"].shape[0]
+            entry["matrix"] = made if entry["matrix"] is None else \
+                sp.vstack([entry["matrix"], made], format="csr")
+            entry["position"][missing] = before + np.arange(missing.size)
+        return entry["matrix"][entry["position"][indices]]
 
     def score(self, classifier: Any, rows: Any) -> float:
+        """The validation score (``rows``: the validation split's features)."""
         from snowpy import metrics
 
         truth = [self.labels[i] for i in self.valid]
-        predicted = classifier.network_.predict(rows[self.valid])
+        predicted = classifier.network_.predict(rows)
         if self.multilabel:
             return float(metrics.multilabel_report(truth, predicted, list(
                 classifier.network_.classes_))["micro"]["f1"])
@@ -232,14 +249,14 @@ class _Search:
         from snowpy.tuning.space import FRONT_END
 
         began = time.monotonic()
-        rows = self.rows({k: options[k] for k in FRONT_END})
+        front = {k: options[k] for k in FRONT_END}
         classifier = SnowClassifier(**options, calibrate=None)
         for step, subset in enumerate((self.quarter, self.train)):
             if step == 0 and len(self.train) < 2000:
                 continue  # (a small corpus: the whole split costs little more)
-            classifier.fit_rows(rows[subset], [self.labels[i] for i in subset],
+            classifier.fit_rows(self.rows(front, subset), [self.labels[i] for i in subset],
                                 keys=self.keys[subset])
-            value = self.score(classifier, rows)
+            value = self.score(classifier, self.rows(front, self.valid))
             trial.report(value, step)
             if step == 0 and trial.number > 0:
                 # the whole split costs about four quarters: a trial that would end past

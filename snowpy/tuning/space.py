@@ -1,6 +1,7 @@
 """What ``snowpy tune`` searches: the rule (clouds too), the parameters each rule declares
 (:class:`snowpy.records.Param`: its default, bounds and type give the range), the front
-end (word and character n-grams, skip-grams, conjunctions, bits, values), and the network (thickness, epochs, link
+end (word and character n-grams, skip-grams, conjunctions, bits, values, l2 norm), and
+the network (thickness, epochs, link
 policy, averaging); for a multi-label corpus the negative thickness too. The first
 trials are the defaults (and :data:`snowpy.presets.MULTILABEL` for a multi-label corpus),
 so a search never ends below them on its validation split."""
@@ -18,7 +19,7 @@ __all__ = ["FRONT_END", "RULES", "first_trials", "suggest"]
 RULES = ("balanced-winnow", "winnow", "perceptron", "passive-aggressive", "aggressive",
          "normalised-winnow", "balanced-winnow+perceptron")
 #: The options of the front end: a trial's features are made once per distinct setting.
-FRONT_END = ("ngrams", "char_ngrams", "skipgrams", "extractors", "bits", "values")
+FRONT_END = ("ngrams", "char_ngrams", "skipgrams", "extractors", "bits", "values", "norm")
 _CONJUNCTIONS = {"none": (), "2": (("conjunctions", {"window": 2}),),
                  "4": (("conjunctions", {"window": 4}),)}
 _NGRAMS = {"1": (1, 1), "1-2": (1, 2), "1-3": (1, 3)}
@@ -56,6 +57,7 @@ def suggest(trial: Any, multilabel: bool) -> dict[str, Any]:
                                                               tuple(_CONJUNCTIONS))],
         "bits": trial.suggest_categorical("bits", (18, 20, 22)),
         "values": trial.suggest_categorical("values", ("binary", "log")),
+        "norm": {"none": None, "l2": "l2"}[trial.suggest_categorical("norm", ("none", "l2"))],
         "thickness": trial.suggest_float("thickness", 0.0, 8.0),
         "epochs": trial.suggest_int("epochs", 3, 30, log=True),
         "links": trial.suggest_categorical("links", ("signed", "touched")),
@@ -77,7 +79,8 @@ def first_trials(multilabel: bool) -> list[dict[str, Any]]:
     """The settings tried first, as trial parameters: the defaults, and for a multi-label
     corpus the multi-label preset."""
     defaults = {"rule": "balanced-winnow", "ngrams": "1-2", "char_ngrams": "none",
-                "skipgrams": 0, "conjunctions": "none", "bits": 22, "values": "binary", "thickness": 1.0, "epochs": 10,
+                "skipgrams": 0, "conjunctions": "none", "bits": 22, "values": "binary",
+                "norm": "none", "thickness": 1.0, "epochs": 10,
                 "links": "signed", "average": True}
     if not multilabel:
         return [defaults]
