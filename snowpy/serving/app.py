@@ -44,47 +44,51 @@ def _json(payload: Any, status: int = 200) -> Response:
                     media_type="application/json")
 
 
-def make_app(service: Service, *, token: str | None = None, host: str = "127.0.0.1",
-             max_body: int = 1 << 20, max_batch: int = 1000) -> Starlette:
-    """The application serving ``service`` (see the module)."""
-    open_learning = token is None and host in LOOPBACK
+class _Bounds:
+    """What a request may be: its body's size, its batch, and who may teach."""
 
-    async def body_of(request: Request) -> Any:
+    def __init__(self, token: str | None, host: str, max_body: int, max_batch: int) -> None:
+        self.token, self.host, self.max_body, self.max_batch = token, host, max_body, max_batch
+        self.open_learning = token is None and host in LOOPBACK
+
+    async def body(self, request: Request) -> Any:
         declared = request.headers.get("content-length")
-        if declared is not None and (not declared.isdigit() or int(declared) > max_body):
-            raise _Refused(413, f"the request body is over {max_body:,} bytes")
+        if declared is not None and (not declared.isdigit() or int(declared) > self.max_body):
+            raise _Refused(413, f"the request body is over {self.max_body:,} bytes")
         data = bytearray()
         async for chunk in request.stream():
             data += chunk
-            if len(data) > max_body:
-                raise _Refused(413, f"the request body is over {max_body:,} bytes")
+            if len(data) > self.max_body:
+                raise _Refused(413, f"the request body is over {self.max_body:,} bytes")
         try:
             return orjson.loads(bytes(data))
         except orjson.JSONDecodeError as exc:
             raise _Refused(400, f"the body is not JSON: {exc}") from None
 
-    def documents(body: Any) -> list[str]:
+    def documents(self, body: Any) -> list[str]:
         if not isinstance(body, dict):
             raise _Refused(400, 'the body must be a JSON object: {"text": ...} or '
                                 '{"texts": [...]}')
         texts = [body["text"]] if "text" in body else body.get("texts")
         if not isinstance(texts, list) or not texts:
             raise _Refused(400, 'give "text" (a string) or "texts" (a list of strings)')
-        if len(texts) > max_batch:
-            raise _Refused(413, f"{len(texts):,} documents: at most {max_batch:,} a request")
+        if len(texts) > self.max_batch:
+            raise _Refused(413, f"{len(texts):,} documents: at most {self.max_batch:,} a "
+                                "request")
         if not all(isinstance(t, str) for t in texts):
             raise _Refused(400, "every document must be a string")
         return texts
 
-    def examples(body: Any) -> list[tuple[str, Any]]:
+    def examples(self, body: Any) -> list[tuple[str, Any]]:
         if not isinstance(body, dict):
             raise _Refused(400, 'the body must be a JSON object: {"text": ..., "label": ...} '
                                 'or {"examples": [...]}')
         items = [body] if "text" in body else body.get("examples")
         if not isinstance(items, list) or not items:
             raise _Refused(400, 'give "text" and "label", or "examples": [{"text", "label"}]')
-        if len(items) > max_batch:
-            raise _Refused(413, f"{len(items):,} examples: at most {max_batch:,} a request")
+        if len(items) > self.max_batch:
+            raise _Refused(413, f"{len(items):,} examples: at most {self.max_batch:,} a "
+                                "request")
         out = []
         for i, item in enumerate(items):
             if not isinstance(item, dict) or not isinstance(item.get("text"), str) or \
@@ -94,20 +98,27 @@ def make_app(service: Service, *, token: str | None = None, host: str = "127.0.0
             out.append((item["text"], item["label"]))
         return out
 
-    def authorised(request: Request) -> None:
-        if token is None:
-            if not open_learning:
-                raise _Refused(403, f"learning is refused: the service listens on {host}, "
-                                    "beyond loopback, with no token (snowpy serve --token-file)")
+    def authorise(self, request: Request) -> None:
+        if self.token is None:
+            if not self.open_learning:
+                raise _Refused(403, f"learning is refused: the service listens on "
+                                    f"{self.host}, beyond loopback, with no token (snowpy "
+                                    "serve --token-file)")
             return
         given = request.headers.get("authorization", "")
-        if not hmac.compare_digest(given.encode(), f"Bearer {token}".encode()):
+        if not hmac.compare_digest(given.encode(), f"Bearer {self.token}".encode()):
             raise _Refused(401, "learning needs the service's bearer token "
                                 "(Authorization: Bearer ...)")
 
+
+def make_app(service: Service, *, token: str | None = None, host: str = "127.0.0.1",
+             max_body: int = 1 << 20, max_batch: int = 1000) -> Starlette:
+    """The application serving ``service`` (see the module)."""
+    bounds = _Bounds(token, host, max_body, max_batch)
+
     async def predict(request: Request) -> Response:
-        body = await body_of(request)
-        texts = documents(body)
+        body = await bounds.body(request)
+        texts = bounds.documents(body)
         top_k = body.get("top_k", 1)
         if not isinstance(top_k, int) or isinstance(top_k, bool) or top_k < 1:
             raise _Refused(400, '"top_k" must be a positive integer')
@@ -116,8 +127,9 @@ def make_app(service: Service, *, token: str | None = None, host: str = "127.0.0
         return _json({"predictions": answers})
 
     async def learn(request: Request) -> Response:
-        authorised(request)
-        learned = await run_in_threadpool(service.learn, examples(await body_of(request)))
+        bounds.authorise(request)
+        learned = await run_in_threadpool(service.learn,
+                                          bounds.examples(await bounds.body(request)))
         return _json(learned)
 
     async def health(request: Request) -> Response:
