@@ -311,7 +311,7 @@ def _read_documents(corpus: str, *, split: str | None, format: str | None, on_er
     elif Path(corpus.split("::")[0]).exists():
         kind = format or corpora.detect_format(corpus)
         if split is None and kind == "directory":
-            split = _default_split(corpus, corpora.splits_of(corpus), prefer)
+            split = corpora.default_split(corpus, corpora.splits_of(corpus), prefer)
         kinds.add(kind)
         documents = list(corpora.read(corpus, format=kind, split=split, problems=problems,
                                       **layout.for_format(kind, corpus, True)))
@@ -333,7 +333,7 @@ def _read_documents(corpus: str, *, split: str | None, format: str | None, on_er
             raise ConfigurationError(f"{corpus} is a registered corpus, read as its manifest "
                                      f"says: {', '.join(given)} cannot apply")
         if split is None:
-            split = _default_split(corpus, list(get_corpus(corpus).splits), prefer)
+            split = corpora.default_split(corpus, list(get_corpus(corpus).splits), prefer)
         loaded = corpora.load(corpus, split, on_error=on_error)
         documents = loaded.documents()
         problems = loaded.problems
@@ -423,20 +423,6 @@ def describe_read(corpus: str, read: CorpusRead) -> str:
              f"{len(names):,} class{'es' * (len(names) != 1)}"]
     lines += [f"note: {note}" for note in getattr(read.problems, "notes", ())]
     return "\n".join(lines)
-
-
-def _default_split(corpus: str, splits: list[str], prefer: str | None) -> str | None:
-    """The split to read when none was asked for: ``prefer`` when the corpus has it, the
-    only split of a one-split corpus, else a refusal naming the splits."""
-    if not splits or (len(splits) == 1 and splits[0] == "all"):
-        return None if not splits else splits[0]
-    if prefer in splits:
-        return prefer
-    if len(splits) == 1:
-        return splits[0]
-    raise ConfigurationError(f"{corpus} has the splits {', '.join(splits)}; choose one with "
-                             "--split (reading them together would mix training and test "
-                             "documents)")
 
 
 class _temporary:

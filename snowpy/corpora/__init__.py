@@ -22,7 +22,14 @@ from snowpy.corpora.directory import read_directory, splits_of
 from snowpy.corpora.documents import CorpusError, Document, Problems
 from snowpy.corpora.formats import FORMATS, detect_format, read
 from snowpy.corpora.jsonl import read_jsonl
-from snowpy.corpora.registry import Corpus, CorpusFile, CorpusSpec, data_dirs, load
+from snowpy.corpora.registry import (
+    Corpus,
+    CorpusFile,
+    CorpusSpec,
+    data_dirs,
+    default_split,
+    load,
+)
 from snowpy.corpora.snow import SnowExamples, read_snow
 
 __all__ = [
@@ -35,6 +42,7 @@ __all__ = [
     "Problems",
     "SnowExamples",
     "data_dirs",
+    "default_split",
     "demo_path",
     "detect_format",
     "load",

@@ -25,7 +25,8 @@ from snowpy.exceptions import ConfigurationError
 from snowpy.records.corpora import CorpusFile, CorpusSpec
 from snowpy.records.params import validate_declared
 
-__all__ = ["Corpus", "CorpusFile", "CorpusSpec", "data_dirs", "load", "locate", "sha256_of"]
+__all__ = ["Corpus", "CorpusFile", "CorpusSpec", "data_dirs", "default_split", "load", "locate",
+           "sha256_of"]
 
 
 def data_dirs() -> list[Path]:
@@ -224,3 +225,26 @@ def load(name: str, split: str | None = None, *, path: str | os.PathLike | None 
     else:
         found = locate(spec, download=download, verify=verify)
     return Corpus(spec, split, found, values, Problems(on_error))
+
+
+def default_split(corpus: str, splits: list[str], prefer: str | None) -> str | None:
+    """The split to read of a corpus with ``splits`` when none was asked for: ``prefer``
+    when the corpus has it, the only split of a one-split corpus, else a refusal naming
+    the splits (reading them together would mix training and test documents).
+
+    >>> default_split("c", ["train", "test"], "train"), default_split("c", [], "train")
+    ('train', None)
+    >>> default_split("c", ["train", "dev"], "test")
+    Traceback (most recent call last):
+    ...
+    snowpy.exceptions.ConfigurationError: c has the splits train, dev; choose one with split='NAME' (reading them together would mix training and test documents)
+    """
+    if not splits or (len(splits) == 1 and splits[0] == "all"):
+        return None if not splits else splits[0]
+    if prefer in splits:
+        return prefer
+    if len(splits) == 1:
+        return splits[0]
+    raise ConfigurationError(f"{corpus} has the splits {', '.join(splits)}; choose one with "
+                             "split='NAME' (reading them together would mix training and test "
+                             "documents)")

@@ -97,7 +97,7 @@ def plan_shards(corpus: str, count: int, *, split: str | None = None,
         kind = format or corpora.detect_format(matches[0] if matches else corpus)
         options = _options(layout, "tsv" if kind == "lines" else kind, corpus)
         if kind == "directory" and split is None:
-            common["split"] = _default_split(corpus, corpora.splits_of(corpus), prefer)
+            common["split"] = corpora.default_split(corpus, corpora.splits_of(corpus), prefer)
         files = matches or [corpus]
         if kind in _LINE_FORMATS and all(os.path.isfile(f) and not _compressed(f)
                                          for f in files):
@@ -123,19 +123,8 @@ def plan_shards(corpus: str, count: int, *, split: str | None = None,
 
     splits = list(get_corpus(corpus).splits)  # (an unknown name is refused, naming those known)
     if split is None:
-        common["split"] = _default_split(corpus, splits, prefer)
+        common["split"] = corpora.default_split(corpus, splits, prefer)
     return [Shard(corpus, "stride", i, count, None, **common) for i in range(count)]
-
-
-def _default_split(corpus: str, splits: list[str], prefer: str) -> str | None:
-    """``prefer`` when the corpus has it (or its only split); several others are refused:
-    reading them together would mix training and test documents."""
-    if not splits or (len(splits) == 1 and splits[0] == "all"):
-        return splits[0] if splits else None
-    if prefer in splits or len(splits) == 1:
-        return prefer if prefer in splits else splits[0]
-    raise ConfigurationError(f"{corpus} has the splits {', '.join(splits)}; choose one "
-                             "(reading them together would mix training and test documents)")
 
 
 def _options(layout: Any, kind: str, where: str) -> dict[str, Any]:
