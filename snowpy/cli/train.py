@@ -189,7 +189,7 @@ def train(
         epochs, calibrate = 1, "progressive" if calibrate is None else calibrate
     elif save_every or report_every:
         raise ConfigurationError("--save-every and --report-every go with --stream")
-    epochs = 10 if epochs is None else epochs
+    epochs = _default_epochs() if epochs is None else epochs
     calibrate = "cv" if calibrate is None else calibrate
     for name, value in (("--save-every", save_every), ("--report-every", report_every)):
         if value is not None and value < 1:
@@ -325,6 +325,15 @@ def train(
               f"{counted(len(net.classes_), 'class', 'classes')}, "
               f"{counted(len(net.mistakes_), 'epoch')}, {net.n_links_:,} links in "
               f"{seconds:.1f} s; saved {output}", json_output=json_output, quiet=quiet)
+
+
+def _default_epochs() -> int:
+    """The estimator's default epochs, stated once there."""
+    import inspect
+
+    from snowpy import SnowClassifier
+
+    return int(inspect.signature(SnowClassifier).parameters["epochs"].default)
 
 
 def _learning_curve(classifier: Any, rule: str, test: str | None, test_every: int | None,

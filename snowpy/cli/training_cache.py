@@ -44,7 +44,7 @@ def train_cached(classifier: Any, corpus: str, output: Path, folder: Path, *,
     import numpy as np
 
     chatty = not (quiet or json_output)
-    epochs = 10 if epochs is None else int(epochs)
+    epochs = int(classifier.epochs) if epochs is None else int(epochs)
     if epochs < 1:
         raise ConfigurationError(f"--epochs must be at least 1, got {epochs}")
     front = classifier._make_featurizer()
