@@ -130,9 +130,10 @@ def tune(texts: Sequence[Any], labels: Sequence[Any], *, budget: float = 300.0,
                                  "give a larger budget")
     best = found.best_trial
     classifier = search.final(best.params)
+    waiting = optuna.trial.TrialState.WAITING  # (enqueued first trials not yet run)
     return TuneResult(classifier, dict(best.params), float(best.value), search.metric,
-                      [_row(t) for t in found.trials], time.monotonic() - started,
-                      _baseline(done))
+                      [_row(t) for t in found.trials if t.state != waiting],
+                      time.monotonic() - started, _baseline(done))
 
 
 def _baseline(done: list[Any]) -> float | None:

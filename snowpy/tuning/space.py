@@ -76,20 +76,32 @@ def suggest(trial: Any, multilabel: bool) -> dict[str, Any]:
 
 
 def first_trials(multilabel: bool) -> list[dict[str, Any]]:
-    """The settings tried first, as trial parameters: the defaults, and for a multi-label
-    corpus the multi-label preset."""
+    """The settings tried first, as trial parameters: the defaults (then each rule with
+    the default front end: a costly front end sampled early could take the whole budget
+    of a large corpus), and for a multi-label corpus the multi-label preset."""
     defaults = {"rule": "balanced-winnow", "ngrams": "1-2", "char_ngrams": "none",
                 "skipgrams": 0, "conjunctions": "none", "bits": 22, "values": "binary",
                 "norm": "none", "thickness": 1.0, "epochs": 10,
                 "links": "signed", "average": True}
-    if not multilabel:
-        return [defaults]
+    if not multilabel:  # (then each rule on the default features: cheap trials first)
+        return [{**defaults, "rule": rule, **_rule_defaults(rule)} for rule in RULES]
     preset = {**defaults, "thickness": MULTILABEL["thickness"],
               "negative_thickness": MULTILABEL["negative_thickness"],
               "epochs": MULTILABEL["epochs"], "links": MULTILABEL["links"],
               "balanced-winnow:alpha": MULTILABEL["alpha"],
               "balanced-winnow:beta": MULTILABEL["beta"]}
-    return [preset, {**defaults, "negative_thickness": 1.0}]
+    return [preset, {**defaults, "negative_thickness": 1.0,
+                     **_rule_defaults("balanced-winnow")}]
+
+
+def _rule_defaults(rule: str) -> dict[str, Any]:
+    """A rule's searched parameters at their defaults, as trial parameters."""
+    from snowpy.plugins import get_rule
+
+    if "+" in rule:
+        return {}
+    return {f"{rule}:{param.name}": float(param.default) for param in get_rule(rule).params
+            if param.name not in _NOT_SEARCHED and _range(param) is not None}
 
 
 def described(params: dict[str, Any]) -> str:
