@@ -143,6 +143,9 @@ class SnowClassifier(RuleParamsEstimator):
 
     _option_names = ("rule", "thickness") + _FEATURIZER_OPTIONS + _NETWORK_OPTIONS
     _takes_text = True
+    #: How the training corpus was read, on a classifier loaded from a file (``{}`` where
+    #: the file kept none; see :meth:`save`).
+    read_with_: dict[str, Any]
 
     def __init__(
         self,

@@ -19,6 +19,8 @@ from typing import Any
 
 import numpy as np
 
+from snowpy.exceptions import SnowpyError
+
 __all__ = ["explain_document", "shortened"]
 
 
@@ -41,7 +43,7 @@ def explain_document(classifier: Any, text: Any, *, top_k: int = 3,
     probabilities = _probabilities(network, rows)
     out: dict[str, Any] = {
         "text": text if isinstance(text, str) else str(text),
-        "label": _label(classifier.predict([text])[0]),
+        "label": _label(network.predict(rows)[0]),
         "probability": None if probabilities is None else float(probabilities[order[0]]),
         "margin": float(scores[order[0]] - scores[order[1]]) if len(order) > 1 else None,
         "runner_up": _label(classes[order[1]]) if len(order) > 1 else None,
@@ -155,7 +157,7 @@ def _kept_names(featurizer: Any, ids: np.ndarray) -> dict[int, list[str]]:
         return {}
     try:
         return featurizer.names_of(ids.tolist())
-    except Exception:  # (a model whose names were not kept in its file)
+    except SnowpyError:  # (a model whose names were not kept in its file)
         return {}
 
 

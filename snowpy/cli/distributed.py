@@ -48,7 +48,7 @@ def cluster_worth_it(corpus: str, workers: int | None, scheduler: str | None,
 
     if not wanted(workers, scheduler) or os.environ.get("SNOWPY_NO_CLUSTER_CHECK"):
         return wanted(workers, scheduler)
-    size = corpus_size(corpus, corpus_bytes)
+    size = corpus_bytes(corpus)
     if size is None or size >= SMALL_FOR_A_CLUSTER:
         return True
     asked = f"--workers {workers}" if workers is not None else "--scheduler"
@@ -62,25 +62,6 @@ def cluster_worth_it(corpus: str, workers: int | None, scheduler: str | None,
     if not quiet:
         err(f"warning: {said}; training with {asked} as asked (without it: one process)")
     return True
-
-
-def corpus_size(corpus: str, of_path: Any) -> int | None:
-    """The text a corpus path, a glob of files or a registered corpus holds, about."""
-    import glob
-
-    if glob.has_magic(corpus) and not Path(corpus).exists():
-        sizes = [of_path(name) for name in glob.glob(corpus)]
-        return sum(size for size in sizes if size) if sizes else None
-    size = of_path(corpus)
-    if size is not None or "/" in corpus or "." in Path(corpus).name:
-        return size
-    try:
-        from snowpy.corpora.registry import locate
-        from snowpy.plugins import get_corpus
-
-        return of_path(str(locate(get_corpus(corpus), download=False, verify=False)))
-    except Exception:  # (an unknown name is refused later, with its own message)
-        return None
 
 
 def _mb(count: float) -> str:

@@ -27,6 +27,7 @@ from snowpy.cli.reading import (
     TextColumn,
     TextField,
     describe_read,
+    read_as_trained,
     read_documents,
 )
 from snowpy.cli.report import print_report, write_confusion
@@ -96,10 +97,8 @@ def evaluate(
     if not isinstance(classifier, SnowClassifier):
         raise typer.BadParameter("this model holds a Network without a front end; evaluate "
                                  "it from Python", param_hint="MODEL")
-    layout, taken = layout.completed(getattr(classifier, "read_with_", {}), corpus, format,
-                                     given_options(ctx))
-    if taken and not json_output:
-        err(f"note: {corpus} read as the model's training corpus was: {' '.join(taken)}")
+    layout = read_as_trained(layout, classifier.read_with_, corpus, format,
+                             given_options(ctx), quiet=json_output)
     phases = Phases(quiet=json_output)
     with phases("reading"):
         read = read_documents(corpus, split=split, format=format, on_error=on_error,

@@ -39,8 +39,22 @@ def available_bytes() -> int | None:
 
 
 def corpus_bytes(corpus: str) -> int | None:
-    """The text a corpus path holds, about (None: standard input or a registered name)."""
+    """The text a corpus holds, about: a file, a folder, a glob of files, or a registered
+    corpus's file (None: standard input, or a corpus not found)."""
+    import glob
+
+    if glob.has_magic(corpus) and not Path(corpus).exists():
+        sizes = [corpus_bytes(name) for name in glob.glob(corpus)]
+        return sum(size for size in sizes if size) if sizes else None
     path = Path(corpus)
+    if not path.exists() and corpus != "-" and "/" not in corpus and "." not in path.name:
+        try:  # a registered corpus, where it is on disk (never downloaded for this)
+            from snowpy.corpora.registry import locate
+            from snowpy.plugins import get_corpus
+
+            path = locate(get_corpus(corpus), download=False, verify=False)
+        except Exception:  # (an unknown name is refused later, with its own message)
+            return None
     try:
         if path.is_file():
             size = path.stat().st_size

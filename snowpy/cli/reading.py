@@ -26,6 +26,7 @@ __all__ = [
     "iter_documents",
     "read_documents",
     "read_featurised",
+    "read_as_trained",
     "read_lines",
     "settled_labels",
 ]
@@ -159,6 +160,18 @@ class ReadOptions:
         if kind == "fasttext" and (self.multilabel or recognise):
             options["multilabel"] = True
         return options
+
+
+def read_as_trained(layout: ReadOptions, recorded: Any, corpus: str, format: str | None,
+                    given: set[str], *, quiet: bool) -> ReadOptions:
+    """``layout`` completed by a model's recorded reader options
+    (:meth:`ReadOptions.completed`), the options taken said in a note."""
+    completed, taken = layout.completed(recorded, corpus, format, given)
+    if taken and not quiet:
+        from snowpy.cli.common import err
+
+        err(f"note: {corpus} read as the model's training corpus was: {' '.join(taken)}")
+    return completed
 
 
 def _flag(name: str, value: Any) -> str:

@@ -36,8 +36,12 @@ def detect_format(path: str | os.PathLike) -> str:
     if name.endswith(".snow"):
         return "snow"
     try:
-        _, content = read_file(path)
-    except CorpusError:
+        if "::" in text or not Path(text).is_file():  # (a pipe or a device: refused)
+            _, content = read_file(path)
+        else:  # (the head says it: a large corpus is not read for its first line)
+            with open(text, "rb") as handle:
+                content = handle.read(1 << 16)
+    except (CorpusError, OSError):
         return "tsv"
     return "fasttext" if content.lstrip()[:9] == b"__label__" else "tsv"
 
