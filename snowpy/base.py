@@ -10,7 +10,7 @@ from typing import Any, ClassVar
 
 from snowpy.exceptions import ConfigurationError, NotFittedError
 
-__all__ = ["RuleParamsEstimator", "available_if"]
+__all__ = ["RuleParamsEstimator", "SavesModel", "available_if"]
 
 
 class available_if:
@@ -49,6 +49,22 @@ class available_if:
                 f"{type(instance).__name__!r} has no attribute {self.name!r} here: "
                 f"{' '.join((self.check.__doc__ or 'not available').split())}")
         return self.method.__get__(instance, owner)
+
+
+class SavesModel:
+    """Mixin: ``save`` for a model that describes itself as a header and named arrays
+    (``to_state``). The model knows its state, :mod:`snowpy.model_file` the file."""
+
+    def to_state(self, inference_only: bool = False) -> tuple[dict[str, Any], dict[str, Any]]:
+        """The model as a JSON-able header (its ``kind`` included) and named arrays."""
+        raise NotImplementedError
+
+    def save(self, path: Any, *, inference_only: bool = False, key: bytes | None = None
+             ) -> Any:
+        """Save the trained model atomically (see :func:`snowpy.save`)."""
+        from snowpy.model_file import write_model
+
+        return write_model(path, *self.to_state(inference_only), key=key)
 
 
 class RuleParamsEstimator:

@@ -16,9 +16,10 @@ from typing import Any
 import numpy as np
 
 from snowpy._progress import phase
-from snowpy.base import RuleParamsEstimator, available_if
-from snowpy.classifier_state import classifier_state
+from snowpy.base import RuleParamsEstimator, SavesModel, available_if
+from snowpy.classifier_state import classifier_state, restore_classifier
 from snowpy.exceptions import ConfigurationError, NotFittedError
+from snowpy.model_kinds import model_kind
 from snowpy.model_file import write_model
 from snowpy.network import DualNetwork, Network
 from snowpy.network.cloud import Cloud, cloud_members, share_params
@@ -82,7 +83,8 @@ def _gives_probabilities(classifier: Any) -> bool:
     return classifier.calibrate not in (None, "none") or \
         getattr(network, "calibration_", None) is not None
 
-class SnowClassifier(RuleParamsEstimator):
+@model_kind("classifier")
+class SnowClassifier(SavesModel, RuleParamsEstimator):
     """A text classifier: hashed features and a sparse network of target nodes.
 
     Parameters
@@ -504,9 +506,18 @@ class SnowClassifier(RuleParamsEstimator):
         self._check_fitted()
         return self.network_.predict_proba(self._rows(texts))
 
-    def _model_state(self, inference_only: bool = False) -> tuple[dict, dict]:
-        """The classifier as a header and named arrays (:mod:`snowpy.classifier_state`)."""
+    def to_state(self, inference_only: bool = False) -> tuple[dict, dict]:
+        """The classifier as a header and named arrays (:mod:`snowpy.classifier_state`):
+        its network's, its front end's parameters and, when kept, the feature names."""
+        self._check_fitted()
         return classifier_state(self, inference_only)
+
+    @classmethod
+    def from_state(cls, header: dict[str, Any], arrays: dict[str, np.ndarray],
+                   where: str = "model", *, trust_pattern: bool = False) -> SnowClassifier:
+        """The classifier :meth:`to_state` described, validated. A custom
+        ``token_pattern`` runs under a time budget unless ``trust_pattern``."""
+        return restore_classifier(cls, header, arrays, where, trust_pattern=trust_pattern)
 
     def save(self, path: Any, *, inference_only: bool = False, key: bytes | None = None,
              read_with: dict[str, Any] | None = None) -> Any:
@@ -517,7 +528,7 @@ class SnowClassifier(RuleParamsEstimator):
         gives it back as ``read_with_`` (``{}`` where none was kept), and ``snowpy
         evaluate`` reads a corpus of the same format the same way unless told otherwise.
         """
-        header, arrays = self._model_state(inference_only)
+        header, arrays = self.to_state(inference_only)
         if read_with:
             header = {**header, "read_with": dict(read_with)}
         return write_model(path, header, arrays, key=key)

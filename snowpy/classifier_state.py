@@ -13,21 +13,12 @@ from typing import Any
 
 import numpy as np
 
+from snowpy import model_kinds
 from snowpy.exceptions import ModelFileError, SnowpyError
-from snowpy.network import Cloud, DualNetwork, Network
-from snowpy.network.state import network_state, plain, restore_network
+from snowpy.network.state import plain
 from snowpy.text.names import NameIndex
 
-__all__ = ["classifier_state", "restore_classifier", "restore_kind"]
-
-#: The networks that describe themselves in a part of the header named by their kind.
-_KINDS: dict[str, Any] = {"cloud": Cloud, "dual": DualNetwork}
-
-
-def restore_kind(kind: str, part: Any, arrays: dict[str, np.ndarray], where: str) -> Any:
-    """A cloud or a dual network from its part of a model header (``kind`` "cloud" or
-    "dual")."""
-    return _KINDS[kind]._restore(part if isinstance(part, dict) else {}, arrays, where)
+__all__ = ["classifier_state", "restore_classifier"]
 
 _TUPLES = ("ngrams", "char_ngrams", "affixes", "fields")
 
@@ -35,15 +26,12 @@ _TUPLES = ("ngrams", "char_ngrams", "affixes", "fields")
 def classifier_state(classifier: Any, inference_only: bool = False
                      ) -> tuple[dict[str, Any], dict[str, np.ndarray]]:
     """The header and arrays that describe a trained :class:`snowpy.SnowClassifier`."""
-    classifier._check_fitted()
     network = classifier.network_
-    if not isinstance(network, Network):
-        # a cloud (its members' headers and arrays) or a dual network (support vectors)
-        header, arrays = network._model_state(inference_only)
-        kept = network.feature_ids_
-    else:
-        header, arrays = network_state(network, inference_only)
-        kept = arrays["feature_ids"]
+    header, arrays = network.to_state(inference_only)
+    if header["kind"] == "network":  # (its own part only: the file format of 0.1)
+        header = header["network"]
+    # the features a network's file keeps (a row whose links were all dropped is not)
+    kept = arrays["feature_ids"] if "feature_ids" in arrays else network.feature_ids_
     featurizer = classifier.featurizer_
     params = plain(featurizer.get_params())
     params["extractors"] = [list(item) for item in params.get("extractors", [])]
@@ -65,18 +53,18 @@ def _tupled(params: dict[str, Any]) -> dict[str, Any]:
     return params
 
 
-def restore_classifier(classifier_class: type, network_class: type, header: dict[str, Any],
+def restore_classifier(classifier_class: type, header: dict[str, Any],
                        arrays: dict[str, np.ndarray], where: str, *,
                        trust_pattern: bool = False) -> Any:
     """A classifier from what :func:`classifier_state` produced."""
     from snowpy.text import Featurizer
 
     described = header.get("network") or {}
-    kind = described.get("kind") if isinstance(described, dict) else None
-    if kind in _KINDS:
-        network = restore_kind(kind, described.get(kind), arrays, where)
-    else:
-        network = restore_network(network_class, described, arrays, where)
+    if not isinstance(described, dict):
+        raise ModelFileError(f"{where}: the network description is invalid")
+    if "kind" not in described:  # a network's own part
+        described = {"kind": "network", "network": described}
+    network = model_kinds.restore(described, arrays, where)
     try:
         featurizer = Featurizer(**_tupled(dict(header["featurizer"])))
         if not trust_pattern:

@@ -1,8 +1,9 @@
 """Saving and loading networks and classifiers (see :mod:`snowpy.model_file`).
 
-Each estimator describes itself as plain data (``_model_state``: a header and
-named arrays; :mod:`snowpy.network.state`, :mod:`snowpy.classifier_state`);
-:mod:`snowpy.model_file` writes and validates the file. Everything needed to
+Each kind of model describes itself as plain data (``to_state``: a header and
+named arrays; :mod:`snowpy.network.state`, :mod:`snowpy.classifier_state`) and is
+restored by its class's ``from_state``, found in one registry
+(:mod:`snowpy.model_kinds`); :mod:`snowpy.model_file` writes and validates the file. Everything needed to
 reproduce predictions and to continue training exactly is stored. A loaded
 model predicts bit for bit like the saved one, and ``partial_fit`` continues
 where the saved model would have.
@@ -14,13 +15,11 @@ import os
 from pathlib import Path
 from typing import Any
 
-from snowpy.classifier import SnowClassifier
-from snowpy.classifier_state import restore_classifier, restore_kind
-from snowpy.exceptions import ConfigurationError, ModelFileError
+import snowpy.classifier  # noqa: F401 - registers the kinds of model (and the networks')
+from snowpy import model_kinds
+from snowpy.exceptions import ModelFileError
 from snowpy.model_file import read_model
 from snowpy.model_schema import check_header
-from snowpy.network import Cloud, DualNetwork, Network
-from snowpy.network.state import restore_network
 
 __all__ = ["ModelFileError", "load", "save"]
 
@@ -45,9 +44,7 @@ def save(model: Any, path: str | os.PathLike, *, inference_only: bool = False,
     >>> snowpy.load(path).predict(["a"]).tolist()
     ['x']
     """
-    if not isinstance(model, (SnowClassifier, Network, Cloud, DualNetwork)):
-        raise ConfigurationError(f"cannot save a {type(model).__name__}; save a Network, a "
-                                 "Cloud, a DualNetwork or a SnowClassifier")
+    model_kinds.kind_of(model)  # (a ConfigurationError for what no kind describes)
     return model.save(path, inference_only=inference_only, key=key)
 
 
@@ -74,21 +71,11 @@ def load(path: str | os.PathLike, *, mmap: bool = False, verify: bool = True,
     # (mapped arrays come copy-on-write, from the file as it was opened: training a
     # loaded model never writes into the file, and a save racing the load cannot mix in)
     where = str(path)
-    kind = header.get("kind")
     try:
-        if kind == "network":
-            network = header.get("network") or {}
-            return restore_network(Network, network if isinstance(network, dict) else {},
-                                   arrays, where)
-        if kind == "classifier":
-            return restore_classifier(SnowClassifier, Network, header, arrays, where,
-                                      trust_pattern=trust_pattern)
-        if kind in ("cloud", "dual"):
-            return restore_kind(kind, header.get(kind), arrays, where)
+        return model_kinds.restore(header, arrays, where, trust_pattern=trust_pattern)
     except ModelFileError:
         raise
     except (KeyError, TypeError, ValueError, AttributeError, IndexError) as exc:
         # a header whose fields have the wrong types: one line, never a traceback
         raise ModelFileError(f"{where}: the header is malformed ({type(exc).__name__}: "
                              f"{exc})") from None
-    raise ModelFileError(f"{where}: unknown model kind {kind!r}")

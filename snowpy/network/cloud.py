@@ -16,8 +16,10 @@ from typing import Any
 
 import numpy as np
 
+from snowpy.base import SavesModel
 from snowpy.calibration import sigmoid
 from snowpy.exceptions import ConfigurationError, NotFittedError
+from snowpy.model_kinds import model_kind
 from snowpy.network.predicting import LabelPrediction
 
 __all__ = ["Cloud", "cloud_members", "confidence", "share_params"]
@@ -109,7 +111,8 @@ def share_params(members: list[tuple[str, dict[str, Any]]], params: dict[str, An
             for (name, own), d in zip(members, declared)]
 
 
-class Cloud(LabelPrediction):
+@model_kind("cloud")
+class Cloud(LabelPrediction, SavesModel):
     """Several update rules per label, voting by confidence (SNoW's clouds).
 
     A network-like estimator: ``fit``, ``partial_fit``, ``learn_one``,
@@ -366,32 +369,26 @@ class Cloud(LabelPrediction):
         return dict(zip(self._labels.labels, self._mixture(members)[0].tolist()))
 
     # ------------------------------------------------------------ model files
-    def _model_state(self, inference_only: bool = False) -> tuple[dict, dict]:
-        from snowpy.network.state import network_state
-
+    def to_state(self, inference_only: bool = False) -> tuple[dict, dict]:
+        """The cloud as a header and named arrays: each member's, prefixed."""
         self._check_fitted()
         members, arrays = [], {}
         for k, network in enumerate(self.networks_):
-            header, member_arrays = network_state(network, inference_only)
-            members.append(header)
+            header, member_arrays = network.to_state(inference_only)
+            members.append(header["network"])
             arrays.update({f"member{k}.{name}": a for name, a in member_arrays.items()})
         return {"kind": "cloud", "cloud": {"members": members}}, arrays
 
-    def save(self, path: Any, *, inference_only: bool = False, key: bytes | None = None
-             ) -> Any:
-        """Save the cloud atomically (see :func:`snowpy.save`)."""
-        from snowpy.model_file import write_model
-
-        return write_model(path, *self._model_state(inference_only), key=key)
-
     @classmethod
-    def _restore(cls, header: dict[str, Any], arrays: dict[str, np.ndarray], where: str
-                 ) -> Cloud:
+    def from_state(cls, header: dict[str, Any], arrays: dict[str, np.ndarray],
+                   where: str = "model", *, trust_pattern: bool = False) -> Cloud:
+        """The cloud :meth:`to_state` described, validated (``trust_pattern``: the load
+        option of a model with a front end; a cloud has none)."""
         from snowpy.exceptions import ModelFileError
         from snowpy.network.network import Network
-        from snowpy.network.state import restore_network
 
-        members = header.get("members")
+        part = header.get("cloud")
+        members = part.get("members") if isinstance(part, dict) else None
         if not isinstance(members, list) or len(members) < 2:
             raise ModelFileError(f"{where}: a cloud lists at least two members")
         networks = []
@@ -399,7 +396,8 @@ class Cloud(LabelPrediction):
             prefix = f"member{k}."
             part = {name[len(prefix):]: a for name, a in arrays.items()
                     if name.startswith(prefix)}
-            networks.append(restore_network(Network, member, part, f"{where} (member {k})"))
+            networks.append(Network.from_state({"kind": "network", "network": member},
+                                               part, f"{where} (member {k})"))
         if any(n.classes_.tolist() != networks[0].classes_.tolist() for n in networks):
             raise ModelFileError(f"{where}: the cloud's members have different labels")
         options = {k: v for k, v in (members[0].get("options") or {}).items() if k != "rule"}

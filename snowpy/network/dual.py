@@ -20,8 +20,9 @@ import numpy as np
 from snowpy._lazy import lazy_module
 from snowpy._progress import phase
 from snowpy._validation import apply_weights, as_csr, require_rows
-from snowpy.base import RuleParamsEstimator
+from snowpy.base import RuleParamsEstimator, SavesModel
 from snowpy.exceptions import ConfigurationError, NotFittedError
+from snowpy.model_kinds import model_kind
 from snowpy.network.calibrating import (
     ProgressiveWindow,
     fit_progressive,
@@ -55,7 +56,8 @@ __all__ = ["DualNetwork"]
 
 
 
-class DualNetwork(LabelPrediction, RuleParamsEstimator):
+@model_kind("dual")
+class DualNetwork(LabelPrediction, SavesModel, RuleParamsEstimator):
     """A network of target nodes for a dual rule (the kernel Perceptron).
 
     Parameters
@@ -445,21 +447,18 @@ class DualNetwork(LabelPrediction, RuleParamsEstimator):
         return 0
 
     # ------------------------------------------------------------ model files
-    def _model_state(self, inference_only: bool = False) -> tuple[dict, dict]:
-        """The network as a header and named arrays (:mod:`snowpy.network.dual_state`)."""
+    def to_state(self, inference_only: bool = False) -> tuple[dict, dict]:
+        """The network as a header and named arrays (:mod:`snowpy.network.dual_state`);
+        the support vectors are what prediction needs, so ``inference_only`` keeps all."""
         return dual_state(self)
 
-    def save(self, path: Any, *, inference_only: bool = False, key: bytes | None = None
-             ) -> Any:
-        """Save the network atomically (see :func:`snowpy.save`)."""
-        from snowpy.model_file import write_model
-
-        return write_model(path, *self._model_state(inference_only), key=key)
-
     @classmethod
-    def _restore(cls, header: dict[str, Any], arrays: dict[str, np.ndarray], where: str
-                 ) -> DualNetwork:
-        return restore_dual(cls, header, arrays, where)
+    def from_state(cls, header: dict[str, Any], arrays: dict[str, np.ndarray],
+                   where: str = "model", *, trust_pattern: bool = False) -> DualNetwork:
+        """The network :meth:`to_state` described, validated (``trust_pattern``: the
+        load option of a model with a front end; a network has none)."""
+        part = header.get("dual")
+        return restore_dual(cls, part if isinstance(part, dict) else {}, arrays, where)
 
 
 def _canonical(X: Any) -> sp.csr_matrix:

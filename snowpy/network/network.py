@@ -18,9 +18,9 @@ import numpy as np
 from snowpy._lazy import lazy_module
 from snowpy._progress import phase
 from snowpy._validation import apply_weights, as_csr, check_length, require_rows
-from snowpy.base import RuleParamsEstimator
+from snowpy.base import RuleParamsEstimator, SavesModel
 from snowpy.exceptions import CalibrationWarning, ConfigurationError, NotFittedError
-from snowpy.model_file import write_model
+from snowpy.model_kinds import model_kind
 from snowpy.network.calibrating import (
     ProgressiveWindow,
     fit_progressive,
@@ -45,7 +45,7 @@ from snowpy.network.pruning import discard, prune
 from snowpy.network.refreshing import ensure_fresh
 from snowpy.network.scoring import scores as link_scores
 from snowpy.network.scoring import worth_a_table
-from snowpy.network.state import network_state
+from snowpy.network.state import network_state, restore_network
 from snowpy.network.training import NumericalWarning, TrainingCall, train
 from snowpy.network.weights import WeightViews
 from snowpy.plugins import get_rule
@@ -58,7 +58,8 @@ else:
 
 __all__ = ["Network", "NumericalWarning"]
 
-class Network(LabelPrediction, OnlineLearning, WeightViews, RuleParamsEstimator):
+@model_kind("network")
+class Network(LabelPrediction, OnlineLearning, WeightViews, SavesModel, RuleParamsEstimator):
     """A sparse network of target nodes trained online by an update rule.
 
     Parameters
@@ -602,15 +603,31 @@ class Network(LabelPrediction, OnlineLearning, WeightViews, RuleParamsEstimator)
         return link_scores(self._store, table, X, self._bias_strength(),
                            float(self.rule_params_["theta"]), averaged=averaged)
 
-    def _model_state(self, inference_only: bool = False) -> tuple[dict, dict]:
-        """The network as a header and named arrays (:mod:`snowpy.network.state`)."""
+    def to_state(self, inference_only: bool = False) -> tuple[dict, dict]:
+        """The network as a header and named arrays (:mod:`snowpy.network.state`), what
+        :meth:`save` writes and :meth:`from_state` reads.
+
+        >>> import numpy as np
+        >>> net = Network("perceptron").fit(np.eye(2), ["a", "b"])
+        >>> header, arrays = net.to_state()
+        >>> header["kind"], Network.from_state(header, arrays).predict(np.eye(2)).tolist()
+        ('network', ['a', 'b'])
+        """
         header, arrays = network_state(self, inference_only)
         return {"kind": "network", "network": header}, arrays
 
-    def save(self, path: Any, *, inference_only: bool = False, key: bytes | None = None
-             ) -> Any:
-        """Save the trained network atomically (see :func:`snowpy.save`)."""
-        return write_model(path, *self._model_state(inference_only), key=key)
+    @classmethod
+    def from_state(cls, header: dict[str, Any], arrays: dict[str, np.ndarray],
+                   where: str = "model", *, trusted: bool = False,
+                   trust_pattern: bool = False) -> Network:
+        """The network :meth:`to_state` described, validated (a ``ModelFileError`` naming
+        ``where`` when it is not consistent). ``trusted``: made by snowpy in this process
+        (a distributed round's mix), so the costly check that no link is stored twice is
+        skipped. ``trust_pattern`` is the load option of a model with a front end; a
+        network has none."""
+        part = header.get("network")
+        return restore_network(cls, part if isinstance(part, dict) else {}, arrays, where,
+                               trusted=trusted)
 
     @property
     def n_iter_(self) -> int:

@@ -8,13 +8,9 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
-
 from snowpy.exceptions import PluginError
+from snowpy.records.documents import Document
 from snowpy.records.params import Param
-
-if TYPE_CHECKING:  # pragma: no cover
-    from snowpy.corpora.documents import Document
 
 __all__ = ["CorpusFile", "CorpusSpec"]
 

@@ -55,7 +55,7 @@ def _state(net: Any) -> np.ndarray:
     network's support vectors and coefficients."""
     if hasattr(net, "effective_weights"):
         return net.effective_weights()
-    _, arrays = net._model_state()
+    _, arrays = net.to_state()
     return np.concatenate([arrays[name].astype(np.float64).ravel()
                            for name in ("sv_ids", "sv_vals", "sv_len", "sv_alpha")])
 
@@ -195,10 +195,10 @@ def check_touches_only_active_rows(rule: str, params: Mapping[str, Any] | None =
     X, y = _problem(rule)
     net = _network(rule, params or {}, epochs=1, average=False, links="all").fit(X, y)
     if get_rule(rule).dual:  # a new support vector holds the example's features only
-        before = net._model_state()[1]
+        before = net.to_state()[1]
         net.partial_fit(X[:1], [(y[0] + 1) % 3])
         assert net.updates_[-1] > 0, f"{rule}: a mislabelled example caused no update"
-        after = net._model_state()[1]
+        after = net.to_state()[1]
         budget_full = net.kernel_.budget and before["sv_len"].size == net.kernel_.budget
         if not budget_full:
             kept = before["sv_len"].size

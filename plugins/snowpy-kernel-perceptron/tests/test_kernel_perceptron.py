@@ -93,7 +93,7 @@ def test_the_first_support_vector_by_hand():
     X = sp.csr_matrix(np.array([[1.0, 1.0, 0], [0, 0, 1.0]]))
     net = snowpy.DualNetwork("kernel-perceptron", degree=2, shuffle=False, epochs=1)
     net.partial_fit(X[:1], ["a"], classes=["a", "b"])
-    state = net._model_state()[1]
+    state = net.to_state()[1]
     assert state["sv_ids"].tolist() == [0, 1] and state["sv_alpha"].tolist() == [[0.0, -1.0]]
     np.testing.assert_allclose(net.target_scores(X[:1]), [[0.0, -9.0]])
 
@@ -106,7 +106,7 @@ def test_a_budget_bounds_the_support_vectors_and_drops_the_oldest():
     net.fit(X, y)
     assert net.n_support_ == 50 and net._alpha.shape[0] == 50  # memory stays bounded
     assert sum(net.mistakes_) > 300
-    held = net._model_state()[1]
+    held = net.to_state()[1]
     # the 50 support vectors are the last 50 examples that caused an update, in a ring
     oldest = net._state[1]
     ring = np.r_[oldest:50, 0:oldest]
