@@ -31,7 +31,7 @@ def main() -> None:
     rows = []
     for name in ("20newsgroups", "sms-spam", "trec"):
         splits = corpora.load(name, "train"), corpora.load(name, "test")
-        front = SnowClassifier()._make_featurizer()
+        front = SnowClassifier().make_featurizer()
         X_train, X_test = (front.transform(split.texts) for split in splits)
         y_train, y_test = splits[0].labels, splits[1].labels
         cloud = Cloud(("winnow", "perceptron"), thickness=1.0).fit(X_train, y_train)

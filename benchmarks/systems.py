@@ -63,14 +63,14 @@ def snowpy_system(setting: str, train, y, test, multilabel: bool, workdir: Path)
     network = clf.network_
     if options.get("epochs") == 1:  # one pass: measure the two stages apart as well
         t0 = _clock()
-        X = clf._make_featurizer().transform(train)
+        X = clf.make_featurizer().transform(train)
         featurise_s = _clock() - t0
         t0 = _clock()
-        clf._make_network().fit(X, y)
+        clf.make_network().fit(X, y)
         learn_s = _clock() - t0
     else:
         t0 = _clock()
-        clf._make_featurizer().transform(train)
+        clf.make_featurizer().transform(train)
         featurise_s = _clock() - t0
         learn_s = (trained - start) - featurise_s
     path = clf.save(workdir / "model.snowpy")

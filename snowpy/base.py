@@ -10,7 +10,17 @@ from typing import Any, ClassVar
 
 from snowpy.exceptions import ConfigurationError, NotFittedError
 
-__all__ = ["RuleParamsEstimator", "SavesModel", "available_if"]
+__all__ = ["RuleParamsEstimator", "SavesModel", "available_if", "is_fitted"]
+
+
+def is_fitted(model: Any) -> bool:
+    """Whether a snowpy model (an estimator, a network of any kind) has learned anything.
+
+    >>> import snowpy
+    >>> is_fitted(snowpy.Network()), is_fitted(snowpy.Network().learn_one({0: 1}, "a"))
+    (False, True)
+    """
+    return bool(model.__sklearn_is_fitted__())
 
 
 class available_if:
@@ -79,6 +89,17 @@ class RuleParamsEstimator:
     _estimator_type = "classifier"
     _rule_params: dict[str, Any]
     _check_fitted: Any  # (each estimator's own: raises NotFittedError)
+
+    @classmethod
+    def option_names(cls) -> tuple[str, ...]:
+        """The names of the estimator's options (its ``__init__`` parameters but the
+        rule's own)."""
+        return cls._option_names
+
+    def __sklearn_is_fitted__(self) -> bool:
+        """Whether the estimator has learned (scikit-learn's ``check_is_fitted`` asks;
+        :func:`is_fitted` is the same question without scikit-learn)."""
+        return self._trained()
 
     def _trained(self) -> bool:
         """Whether the estimator has learned anything yet: River's one-example calls

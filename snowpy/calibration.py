@@ -233,10 +233,10 @@ class Calibration:
             b = np.full(scores.shape[1], shared[1])
         calibration = cls(a, b, normalize=normalize, method=method)
         if normalize == "sum" and scores.shape[1] > 1:
-            calibration.temperature = calibration._fit_temperature(scores, positives)
+            calibration.temperature = calibration.fit_temperature(scores, positives)
         return calibration
 
-    def _fit_temperature(self, scores: np.ndarray, positives: np.ndarray) -> float:
+    def fit_temperature(self, scores: np.ndarray, positives: np.ndarray) -> float:
         """The ``T`` of ``p_t^T / sum_k p_k^T``: 1, unless the plain division hedges, its
         mean top probability on the held-out examples (those with exactly one true class)
         falling more than :data:`HEDGING` below their accuracy (Winnow on 20 Newsgroups:

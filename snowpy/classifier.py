@@ -34,7 +34,7 @@ __all__ = ["SnowClassifier"]
 _FEATURIZER_OPTIONS = tuple(
     name for name in inspect.signature(Featurizer.__init__).parameters if name != "self"
 )
-_NETWORK_OPTIONS = tuple(name for name in Network._option_names if name != "rule")
+_NETWORK_OPTIONS = tuple(name for name in Network.option_names() if name != "rule")
 
 
 
@@ -226,17 +226,25 @@ class SnowClassifier(SavesModel, RuleParamsEstimator):
         self.calibration_folds = calibration_folds
         self.rule_params = rule_params
 
-    def _make_featurizer(self) -> Featurizer:
+    def make_featurizer(self) -> Featurizer:
+        """An unfitted front end with this classifier's settings (what :meth:`fit` uses).
+
+        >>> SnowClassifier(ngrams=(1, 2)).make_featurizer().ngrams
+        (1, 2)
+        """
         return Featurizer(**{name: getattr(self, name) for name in _FEATURIZER_OPTIONS})
 
-    def _make_network(self) -> Any:
+    def make_network(self) -> Any:
+        """An untrained network with this classifier's settings: a
+        :class:`~snowpy.Network`, a :class:`~snowpy.DualNetwork` for a rule that keeps
+        support vectors, or a :class:`~snowpy.Cloud` for several rules."""
         options = {name: getattr(self, name) for name in _NETWORK_OPTIONS}
         members = cloud_members(self.rule)
         if members is not None:  # "winnow+perceptron": SNoW's cloud
             shared = {"thickness": self.thickness, **self.rule_params}
             return Cloud(share_params(members, shared), **options)
         if get_rule(self.rule).dual:  # support vectors (the kernel Perceptron)
-            dual = {name: options[name] for name in DualNetwork._option_names if name in options}
+            dual = {name: options[name] for name in DualNetwork.option_names() if name in options}
             return DualNetwork(self.rule, **dual, thickness=self.thickness, **self.rule_params)
         return Network(self.rule, **options, thickness=self.thickness, **self.rule_params)
 
@@ -251,9 +259,9 @@ class SnowClassifier(SavesModel, RuleParamsEstimator):
         how many times each text counts; ``targets`` restricts examples to some targets
         and ``progress`` reports training as it goes (see :meth:`Network.fit`).
         """
-        network = self._make_network()
+        network = self.make_network()
         network.check_options()  # a bad option or rule parameter fails before featurising
-        featurizer = self._make_featurizer()
+        featurizer = self.make_featurizer()
         self.featurizer_ = featurizer
         self.network_ = network  # set first: an interrupted fit leaves what was learned
         texts = as_documents(texts)
@@ -273,11 +281,8 @@ class SnowClassifier(SavesModel, RuleParamsEstimator):
                   sample_weight: Any = None, targets: Sequence[Any] | None = None,
                   progress: Any = None) -> None:
         """Train the network on featurised documents (``keys``: their shuffling keys)."""
-        network = self.network_
-        if keys is not None:
-            network._text_keys = keys
-        network.fit(X, labels, sample_weight=sample_weight, targets=targets,
-                    progress=progress)
+        self.network_.fit(X, labels, sample_weight=sample_weight, targets=targets,
+                          progress=progress, shuffle_keys=keys)
 
     def fit_rows(self, rows: Any, labels: Sequence[Any], *, keys: np.ndarray | None = None,
                  progress: Any = None) -> SnowClassifier:
@@ -287,9 +292,9 @@ class SnowClassifier(SavesModel, RuleParamsEstimator):
         (:func:`snowpy.text.keys.document_keys`, which ``fit`` uses); without them the
         examples shuffle by their features. ``fit(texts, labels)`` is ``fit_rows`` of
         their rows and keys."""
-        network = self._make_network()
+        network = self.make_network()
         network.check_options()
-        self.featurizer_ = self._make_featurizer()
+        self.featurizer_ = self.make_featurizer()
         self.network_ = network
         self._fit_rows(rows, labels, keys if self.shuffle else None, progress=progress)
         return self
@@ -309,10 +314,10 @@ class SnowClassifier(SavesModel, RuleParamsEstimator):
         from snowpy import corpora
         from snowpy.files import read_rows
 
-        self._make_network().check_options()  # a bad option fails before the reading
+        self.make_network().check_options()  # a bad option fails before the reading
         kind = format or corpora.detect_format(path)
         phase(progress, "reading", None)
-        read = None if self.keep_names else read_rows(path, self._make_featurizer(),
+        read = None if self.keep_names else read_rows(path, self.make_featurizer(),
                                                        format=kind, multilabel=multilabel)
         if read is None:
             options: dict[str, Any] = {"multilabel": True} \
@@ -337,9 +342,9 @@ class SnowClassifier(SavesModel, RuleParamsEstimator):
         scikit-learn's incremental learners.
         """
         if not hasattr(self, "network_"):
-            network = self._make_network()
+            network = self.make_network()
             network.check_options()
-            self.featurizer_ = self._make_featurizer()
+            self.featurizer_ = self.make_featurizer()
             self.network_ = network
         texts = as_documents(texts)
         if not isinstance(texts, (list, tuple, np.ndarray)):
@@ -361,14 +366,14 @@ class SnowClassifier(SavesModel, RuleParamsEstimator):
         cost of the document alone: no thread, no matrix, no pass over the model.
         """
         if not hasattr(self, "network_"):
-            network = self._make_network()
+            network = self.make_network()
             network.check_options()
-            self.featurizer_ = self._make_featurizer()
+            self.featurizer_ = self.make_featurizer()
             self.network_ = network
         width = 1 << int(self.featurizer_.bits)
         if not (type(x) is str and self._learn_fused(x, y, width)):
-            ids, vals = self._features_one(x)  # sorted, unique, checked
-            self.network_._learn_example(ids, vals, y, width=width)
+            ids, vals = self.features_one(x)  # sorted, unique, checked
+            self.network_.learn_example(ids, vals, y, width=width)
         if self.keep_names and not isinstance(x, dict):
             self.featurizer_.record_names([x])
         return self
@@ -383,7 +388,7 @@ class SnowClassifier(SavesModel, RuleParamsEstimator):
         """
         if not self._trained():
             return None
-        return self.network_._label_of(*self.network_._score_example(*self._features_one(x)))
+        return self.network_.label_of(*self.network_.score_example(*self.features_one(x)))
 
     def predict_proba_one(self, x: Any) -> dict[Any, float]:
         """The probability of each label for one document, a dict (needs ``calibrate``;
@@ -391,8 +396,8 @@ class SnowClassifier(SavesModel, RuleParamsEstimator):
         before the first document is learned."""
         if not self._trained():
             return {}
-        scores, _ = self.network_._score_example(*self._features_one(x))
-        return self.network_._probabilities_of(scores)
+        scores, _ = self.network_.score_example(*self.features_one(x))
+        return self.network_.probabilities_of(scores)
 
     def _learn_fused(self, x: str, y: Any, width: int) -> bool:
         """Featurise and learn a text in one compiled call
@@ -402,26 +407,16 @@ class SnowClassifier(SavesModel, RuleParamsEstimator):
         last = getattr(self, "_last_features", None)
         if last is not None and last[0] is x and last[1] is featurizer:
             return False  # featurised already (predict, then learn)
-        single = featurizer._single()
-        if single is None or featurizer.unicode_form or featurizer.strip_accents \
-                or not hasattr(network, "_store"):
+        single = featurizer.words_only()
+        if single is None or featurizer.unicode_form or featurizer.strip_accents:
             return False
         raw = np.frombuffer(x.encode("utf-8", "surrogatepass"), dtype=np.uint8)
-        if raw.size > single.width:
-            return False
-        targets, scores = network._begin_example(None, y, width)
-        store = network._store
-        result = network._online_learner().learn_text(
-            single.words, raw, targets, store.feature_map.next_row, store.seen, scores)
-        if result is None:
+        if raw.size > single.width or not network.learn_text(single.words, raw, y, width):
             return False
         featurizer.invalid_bytes_ = 0
-        if not network._step_done(result):
-            return False
-        network._finish_example(result[2], targets, scores)
         return True
 
-    def _features_one(self, x: Any) -> tuple[np.ndarray, np.ndarray]:
+    def features_one(self, x: Any) -> tuple[np.ndarray, np.ndarray]:
         """The features of one document; those of the last text again when it is the same
         object (predict, then learn: the text is featurised once; strings do not change)."""
         last = getattr(self, "_last_features", None)  # (text, featurizer, features)
@@ -452,7 +447,7 @@ class SnowClassifier(SavesModel, RuleParamsEstimator):
         self._check_fitted()
         return self.featurizer_.transform(texts, names=False)
 
-    def _rows(self, texts: Iterable[Any]) -> Any:
+    def rows(self, texts: Iterable[Any]) -> Any:
         """The active-feature sets of ``texts`` as the network reads them (no scipy)."""
         self._check_fitted()
         return self.featurizer_.rows(texts, names=False)
@@ -492,19 +487,19 @@ class SnowClassifier(SavesModel, RuleParamsEstimator):
     def target_scores(self, texts: Iterable[Any]) -> np.ndarray:
         """Activation minus threshold of every target, ``[n_texts, n_targets]``."""
         self._check_fitted()
-        return self.network_.target_scores(self._rows(texts))
+        return self.network_.target_scores(self.rows(texts))
 
     def decision_function(self, texts: Iterable[Any]) -> np.ndarray:
         """scikit-learn's decision scores: :meth:`target_scores`, or for two labels
         ``[n_texts]``, the score of ``classes_[1]`` minus that of ``classes_[0]``."""
         self._check_fitted()
-        return self.network_.decision_function(self._rows(texts))
+        return self.network_.decision_function(self.rows(texts))
 
     @available_if(_gives_probabilities, NotFittedError)
     def predict_proba(self, texts: Iterable[Any]) -> np.ndarray:
         """Calibrated probabilities, ``[n_texts, n_targets]`` (needs ``calibrate``)."""
         self._check_fitted()
-        return self.network_.predict_proba(self._rows(texts))
+        return self.network_.predict_proba(self.rows(texts))
 
     def to_state(self, inference_only: bool = False) -> tuple[dict, dict]:
         """The classifier as a header and named arrays (:mod:`snowpy.classifier_state`):
@@ -539,12 +534,12 @@ class SnowClassifier(SavesModel, RuleParamsEstimator):
         with ``abstain=k``, ``None`` where the two most probable labels are less than
         ``k`` apart (SNoW's ``-p k``; see :meth:`Network.predict`)."""
         self._check_fitted()
-        return self.network_.predict(self._rows(texts), targets=targets, abstain=abstain)
+        return self.network_.predict(self.rows(texts), targets=targets, abstain=abstain)
 
     def score(self, texts: Iterable[Any], labels: Sequence[Any]) -> float:
         """Accuracy (exact set match for multi-label models)."""
         self._check_fitted()
-        return self.network_.score(self._rows(texts), labels)
+        return self.network_.score(self.rows(texts), labels)
 
     @property
     def classes_(self) -> np.ndarray:

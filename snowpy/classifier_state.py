@@ -37,8 +37,9 @@ def classifier_state(classifier: Any, inference_only: bool = False
     params["extractors"] = [list(item) for item in params.get("extractors", [])]
     header = {"kind": "classifier", "network": header, "featurizer": params,
               "classifier": plain(classifier.get_params())}
-    if featurizer.keep_names and featurizer._name_index() is not None:
-        packed, header["names"] = featurizer._names.pack(keep_ids=kept)
+    names = featurizer.packed_names(kept)
+    if names is not None:
+        packed, header["names"] = names
         arrays = dict(arrays, names_packed=packed)
     return header, arrays
 
@@ -69,11 +70,11 @@ def restore_classifier(classifier_class: type, header: dict[str, Any],
         featurizer = Featurizer(**_tupled(dict(header["featurizer"])))
         if not trust_pattern:
             featurizer.distrust_pattern()
-        featurizer._compile()
+        featurizer.segments()
     except (KeyError, TypeError, ValueError, SnowpyError) as exc:
         raise ModelFileError(f"{where}: the front-end description is invalid ({exc})") from None
     stored = {k: v for k, v in arrays.items() if k.startswith("names_")}
-    labels = [segment.label for segment in featurizer._compile()]
+    labels = [segment.label for segment in featurizer.segments()]
     info = header.get("names")
 
     def names() -> NameIndex:  # on first use: loading stays fast
@@ -81,7 +82,7 @@ def restore_classifier(classifier_class: type, header: dict[str, Any],
             if "names_packed" in stored else stored
         return NameIndex.from_arrays(unpacked, labels, where)
 
-    featurizer._names_loader = names  # type: ignore[attr-defined]
+    featurizer.load_names_later(names)
     options = _tupled(dict(header.get("classifier") or {}))
     for name in ("links", "precision", "discard"):  # format 1 files predate them
         if hasattr(network, name):  # (a dual network has no links)

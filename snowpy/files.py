@@ -67,7 +67,7 @@ def reads_in_compiled_code(featurizer: Any) -> bool:
     """Whether the front end is one the compiled reader applies: word n-grams only, no
     token pattern, no Unicode normalisation, one text field."""
     return featurizer.fields is None and not featurizer.unicode_form \
-        and not featurizer.strip_accents and featurizer._single() is not None
+        and not featurizer.strip_accents and featurizer.words_only() is not None
 
 
 def _pieces(content: Any, size: int) -> list[tuple[int, int]]:
@@ -105,7 +105,7 @@ def _read_rows(path: Path, featurizer: Any, format: str, multilabel: bool, prefi
     if not path.is_file():
         raise NotCompiled("not a regular file")
     segments = [(int(s.kernel.params[0]), int(s.kernel.params[1]), int(s.seed))
-                for s in featurizer._compile()]
+                for s in featurizer.segments()]
     settings = (1 if format == "fasttext" else 0, bool(multilabel),
                 prefix.encode("utf-8"), tables(), _ascii_word(bool(featurizer.lowercase)),
                 bool(featurizer.lowercase), bool(featurizer.strip_accents), segments,

@@ -101,10 +101,9 @@ def test_one_epoch_fit_streams_blocks_yet_equals_the_matrix_fit(kind):
                    negative_initial_weight=0.25, seed=3)
     streamed = snowpy.SnowClassifier(**options).fit(texts, y)
     clf = snowpy.SnowClassifier(**options)
-    X = clf._make_featurizer().transform(texts)
-    whole = clf._make_network()
-    whole._text_keys = text_keys(texts, y)  # what SnowClassifier.fit shuffles by
-    whole.fit(X, y)
+    X = clf.make_featurizer().transform(texts)
+    whole = clf.make_network()
+    whole.fit(X, y, shuffle_keys=text_keys(texts, y))  # what SnowClassifier.fit shuffles by
     assert streamed.network_.classes_.tolist() == whole.classes_.tolist()
     assert streamed.network_.mistakes_ == whole.mistakes_ and whole.mistakes_[0] > 10
     np.testing.assert_array_equal(streamed.network_.decision_function(X),

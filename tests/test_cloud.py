@@ -23,7 +23,7 @@ def test_confidence_is_snow_weighted_majority_step_by_step():
 def _demo():
     train = list(read(str(demo_path("train"))))
     test = list(read(str(demo_path("test"))))
-    front = SnowClassifier(ngrams=1)._make_featurizer()
+    front = SnowClassifier(ngrams=1).make_featurizer()
     return (front.transform([d.text for d in train]), [d.label for d in train],
             front.transform([d.text for d in test]), [d.label for d in test])
 

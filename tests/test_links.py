@@ -34,7 +34,7 @@ def test_eligibility_links_a_feature_from_its_kth_occurrence():
     # 2: x0 seen twice: linked to b (with the bias); x2 seen once
     # 3: x0 (3), x1 (2): both linked to a
     assert links_of(net) == {(-1, "a"), (-1, "b"), (0, "b"), (0, "a"), (1, "a")}
-    store = net._store
+    store = net.state_.store
     counts = store.count[store.prediction_rows(sp.csr_matrix(np.eye(3)))]
     assert counts.tolist() == [3, 2, 1]
     assert net.coef_[:, 2].tolist() == [0.0, 0.0]  # x2 is in no target's concept
@@ -196,15 +196,15 @@ def test_a_few_documents_score_through_their_links_alone_alike(rule, precision, 
     y = rng.integers(0, 7, 400)
     net = snowpy.Network(rule, precision=precision, average=average, links="all",
                          epochs=2).fit(X, y)
-    store, one = net._store, X[:1]
+    store, one = net.state_.store, X[:1]
     assert not worth_a_table(store, one) and worth_a_table(store, X)
     theta, bias = float(net.rule_params_["theta"]), net._bias_strength()
     table = net.effective_links_delta()
     np.testing.assert_array_equal(scores(store, None, X, bias, theta, averaged=average),
                                   scores(store, table, X, bias, theta, averaged=average))
-    net._effective_cache.clear()
+    net.state_.cache.invalidate()
     np.testing.assert_array_equal(net.target_scores(one), scores(store, table, one, bias,
                                                                 theta, averaged=average))
-    assert not net._effective_cache  # (one document: no table built)
+    assert not net.state_.cache.effective  # (one document: no table built)
     net.target_scores(X)
-    assert net._effective_cache  # (many: the table, kept)
+    assert net.state_.cache.effective  # (many: the table, kept)

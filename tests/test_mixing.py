@@ -106,9 +106,9 @@ def test_arithmetic_mixing_averages_what_the_shards_predict(rule, links, average
         from snowpy.network.labels import encode_labels
         from snowpy.network.training import TrainingCall, train
 
-        indptr, targets = encode_labels(net._labels, part.labels, False)
-        net._rng = np.random.default_rng(0)
-        train(net, TrainingCall(part.X, net._store.training_rows(part.X), indptr, targets,
+        indptr, targets = encode_labels(net.state_.labels, part.labels, False)
+        net.state_.rng = np.random.default_rng(0)
+        train(net, TrainingCall(part.X, net.state_.store.training_rows(part.X), indptr, targets,
                                 None, None, part.keys), epochs=1, shuffle=True)
         shard_nets.append(net)
     mixed = restore_network(Network, *tasks.finish(Mixture.combine(mixtures), state, setup, 0),
@@ -125,8 +125,8 @@ def test_arithmetic_mixing_averages_what_the_shards_predict(rule, links, average
             0.75 * shard_nets[1].target_scores(probe)
         np.testing.assert_allclose(mixed.target_scores(probe), expected, rtol=1e-5, atol=1e-5)
     else:  # feature by feature and target by target, against the shards' weights
-        start = tasks._network(state, "start")._store.absent
-        initial = float(np.dot(mixed._store.kernel.planes, mixed._store.initial_weights))
+        start = tasks._network(state, "start").state_.store.absent
+        initial = float(np.dot(mixed.state_.store.kernel.planes, mixed.state_.store.initial_weights))
         mixed_table = mixed.effective_weights()
         checked = 0
         for feature in features[:300]:
@@ -134,8 +134,8 @@ def test_arithmetic_mixing_averages_what_the_shards_predict(rule, links, average
             for t in range(len(mixed.classes_)):
                 moved = []
                 for weight, net in zip((0.25, 0.75), shard_nets):
-                    at = net._store.positions(np.array([feature]), t)[0]
-                    value = net.effective_links_delta()[at] + net._store.absent \
+                    at = net.state_.store.positions(np.array([feature]), t)[0]
+                    value = net.effective_links_delta()[at] + net.state_.store.absent \
                         if at >= 0 else None
                     if value is not None and value != initial:
                         moved.append((weight, value))
@@ -324,7 +324,7 @@ def test_multilabel_shards_mix_into_a_multilabel_network():
     net = ipm(SnowClassifier("balanced-winnow", epochs=5, calibrate=None, ngrams=1),
               _parts(texts, labels, 3))
     assert net.multilabel_ and sorted(net.classes_.tolist()) == ["money", "sport", "tech"]
-    X = SnowClassifier(ngrams=1)._make_featurizer().transform(texts)
+    X = SnowClassifier(ngrams=1).make_featurizer().transform(texts)
     predicted = net.predict(X)
     exact = np.mean([set(p) == set(t) for p, t in zip(predicted, labels)])
     assert exact >= 0.95

@@ -89,7 +89,7 @@ def test_engine_matches_reference(rule, params, theta, links):
     assert net.mistakes_ == mistakes
     columns = np.r_[-1, np.arange(X.shape[1])]  # the bias, then every feature
     for t in range(3):
-        np.testing.assert_allclose(net._store.planes_of(columns, t)[:, 0], W[:, t], rtol=1e-12)
+        np.testing.assert_allclose(net.state_.store.planes_of(columns, t)[:, 0], W[:, t], rtol=1e-12)
     np.testing.assert_allclose(net.intercept_, averaged[0] - theta, rtol=1e-10, atol=1e-12)
     np.testing.assert_allclose(net.coef_, averaged[1:].T, rtol=1e-10, atol=1e-12)
     if links == "positive":  # a link exactly where a feature met a positive example
@@ -158,11 +158,11 @@ def test_pool_growth_in_place_or_by_copy_keeps_every_weight():
     free, held = snowpy.Network("balanced-winnow"), snowpy.Network("balanced-winnow")
     for X, y in zip(blocks, labels):
         free.partial_fit(X, y)
-        view = held._store.W[:10] if held._is_fitted() else None  # forces the copy
+        view = held.state_.store.W[:10] if held._is_fitted() else None  # forces the copy
         held.partial_fit(X, y)
         if view is not None:
             assert np.isfinite(view).all()
-    assert free._store.W.shape[0] > 4096  # it grew
+    assert free.state_.store.W.shape[0] > 4096  # it grew
     for net in (free, held):
         np.testing.assert_allclose(net.decision_function(blocks[0]),
                                    whole.decision_function(blocks[0]), rtol=1e-12)
@@ -214,7 +214,7 @@ def test_memory_follows_the_links():
                          precision="float64").fit(X, labels)
     pairs = {(c, t) for i, t in enumerate(labels) for c in X[i].indices}
     assert net.n_links_ == len(pairs) + T  # one per (feature, label) met, and the biases
-    store = net._store
+    store = net.state_.store
     seen = np.unique(X.indices).size
     assert store.n_rows == seen + 1
     # links: a target, a weight; rows: start, size, room and the feature map (<= 80 bytes)

@@ -23,7 +23,7 @@ _, MIN_MAGNITUDE, MAX_MAGNITUDE = PRECISIONS["float64"]
 
 def link_weights(net):
     """Every link's weight planes, ``[links, planes]``."""
-    store = net._store
+    store = net.state_.store
     return store.W[store.live_slots()]
 
 

@@ -119,15 +119,15 @@ def test_lazy_averaging_equals_the_mean_of_the_weights_after_each_example(rule):
 
 
 def _state(net):
-    store = net._store
+    store = net.state_.store
     used = int(store.meta[0])
     calibration = net.calibration_
     return (store.W[:used].copy(), store.U[:used].copy(), store.target[:used].copy(),
             store.start[:store.n_rows].copy(), store.size[:store.n_rows].copy(), store.seen,
-            list(net.mistakes_), net.n_examples_seen_, net._counts.copy(),
+            list(net.mistakes_), net.n_examples_seen_, net.state_.counts.copy(),
             None if calibration is None else calibration.a.copy(),
             None if calibration is None else calibration.b.copy(),
-            net._progressive.since_fit, net._progressive.filled)
+            net.state_.progressive.since_fit, net.state_.progressive.filled)
 
 
 def test_predicting_leaves_a_network_learning_online_unchanged():
@@ -149,7 +149,7 @@ def test_predicting_leaves_a_network_learning_online_unchanged():
         net.learn_one(as_dict(X[i]), y[i])
         twin.learn_one(as_dict(X[i]), y[i])
     same_links(net, twin)
-    assert net._effective_cache.keys() == twin._effective_cache.keys()
+    assert net.state_.cache.effective.keys() == twin.state_.cache.effective.keys()
 
 
 def test_predict_one_scores_exactly_as_the_batch_path():
@@ -157,12 +157,12 @@ def test_predict_one_scores_exactly_as_the_batch_path():
     net = snowpy.Network("winnow", calibrate="progressive")
     for i in range(150):
         net.learn_one(as_dict(X[i]), y[i])
-    assert not net._effective_cache  # online prediction builds no weight table ...
+    assert not net.state_.cache.effective  # online prediction builds no weight table ...
     predicted = [net.predict_one(as_dict(X[i])) for i in range(150, 200)]
-    scores = np.array([net._score_example(X[i].indices.astype(np.int64), X[i].data)[0]
+    scores = np.array([net.score_example(X[i].indices.astype(np.int64), X[i].data)[0]
                        for i in range(150, 200)])
     probabilities = [net.predict_proba_one(as_dict(X[i])) for i in range(150, 200)]
-    assert not net._effective_cache  # ... however many predictions
+    assert not net.state_.cache.effective  # ... however many predictions
     assert np.array_equal(scores, net.decision_function(X[150:]))  # bit for bit
     assert predicted == net.predict(X[150:]).tolist()
     batch = net.predict_proba(X[150:])
@@ -277,4 +277,5 @@ def test_many_labels_grow_the_workspace_alike_online_and_in_batches():
     for i in range(1, X.shape[0]):
         online.learn_one(as_dict(X[i]), y[i])
     same_links(batch, online)
-    assert online._learner_queue > 16 * (online._learner_width + 2)  # it did grow
+    cache = online.state_.cache
+    assert cache.learner_queue > 16 * (cache.learner_width + 2)  # it did grow

@@ -62,8 +62,8 @@ def test_slides_table_row_by_row():
     # (the slides skip the steps) and continue with the table's last two rows.
     state = np.full(N, 512.0)
     state[1] = 256.0
-    net._store.W[net._store.positions(np.arange(N), 0), 0] = state
-    net._effective_cache.clear()
+    net.state_.store.W[net.state_.store.positions(np.arange(N), 0), 0] = state
+    net.state_.cache.invalidate()
 
     net.partial_fit(example(3, 4), [[]])  # negative, activation 1024 >= theta: demote
     assert net.mistakes_[-1] == 1

@@ -112,7 +112,7 @@ def evaluate(
                                  param_hint="--abstain")
     network = classifier.network_
     with phases(f"featurising {len(texts):,} documents"):  # once, for every figure
-        X = classifier._rows(texts)
+        X = classifier.rows(texts)
     with phases(f"predicting {len(texts):,} documents"):
         predicted = network.predict(X)
     report = _measure(network, X, read.labels, predicted, bins, phases)

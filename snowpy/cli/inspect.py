@@ -9,6 +9,7 @@ import typer
 
 from snowpy.cli.common import counted, echo_json, handles_errors, model_key
 from snowpy.exceptions import ConfigurationError
+from snowpy.network.options import bias_strength
 
 
 def _parts(model: Any) -> tuple[Any, Any, Any]:
@@ -61,7 +62,7 @@ def _by_target(net: Any) -> tuple[Any, Any]:
 def describe(model: Any, top: int) -> dict[str, Any]:
     """Everything ``inspect`` shows, as a dict."""
     classifier, net, featurizer = _parts(model)
-    store = net._store
+    store = net.state_.store
     classes = net.classes_.tolist()
     links, ids = _by_target(net)
     heaviest: dict[str, Any] = {}
@@ -81,7 +82,7 @@ def describe(model: Any, top: int) -> dict[str, Any]:
     return {
         "kind": "classifier" if classifier else "network",
         "rule": net.rule, "rule_params": net.rule_params_,
-        "options": {name: getattr(net, name) for name in net._option_names if name != "rule"},
+        "options": {name: getattr(net, name) for name in net.option_names() if name != "rule"},
         "front_end": featurizer.get_params() if featurizer is not None else None,
         "classes": classes, "multilabel": net.multilabel_,
         "features_seen": int(store.n_rows - 1), "n_features": int(net.n_features_in_),
@@ -91,7 +92,7 @@ def describe(model: Any, top: int) -> dict[str, Any]:
                      "updates_per_epoch": net.updates_, "examples": net.n_examples_seen_,
                      "promotions": net.promotions_.tolist(), "demotions": net.demotions_.tolist(),
                      "overflows": net.overflows_, "underflows": net.underflows_},
-        "bias_strength": net._bias_strength(), "theta": float(net.rule_params_["theta"]),
+        "bias_strength": bias_strength(net.bias), "theta": float(net.rule_params_["theta"]),
         "bias_weight": biases,
         "calibration": net.calibration_.header() if net.calibration_ is not None else None,
         "inference_only": bool(store.frozen),
@@ -115,7 +116,7 @@ def export(model: Any, path: Path, progress: Any = None) -> int:
     absent = float(net.absent_weight_)
     theta = float(net.rule_params_["theta"])
     head = {"rule": net.rule, "rule_params": net.rule_params_, "links": net.links,
-            "absent_weight": absent, "theta": theta, "bias_strength": net._bias_strength()}
+            "absent_weight": absent, "theta": theta, "bias_strength": bias_strength(net.bias)}
     as_json = path.suffix.lower() == ".json"
     with open(path, "wb") as out:
         if as_json:

@@ -219,9 +219,9 @@ class _Answers:
         if self.abstain is not None:
             return next(self.many([line]))
         network = self.network
-        scores, best = network._score_example(*self.classifier._features_one(line))
+        scores, best = network.score_example(*self.classifier.features_one(line))
         if network.multilabel_:
-            labels = network._label_of(scores, best)
+            labels = network.label_of(scores, best)
             if self.top_k == 1 and not self.jsonl:
                 return self._labels(labels)
             if self.calibration is not None:
@@ -253,7 +253,7 @@ class _Answers:
         """Answers that may be an abstention: ``(abstain)``, or ``"label": null,
         "abstained": true`` in JSON, where the top two labels are too close."""
         classifier = self.classifier
-        X = classifier._rows(lines)
+        X = classifier.rows(lines)
         network = self.network
         labels = network.predict(X, abstain=self.abstain)
         shares = network.normalised_scores(X)

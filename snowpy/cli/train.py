@@ -9,6 +9,7 @@ from typing import Annotated, Any
 
 import typer
 
+from snowpy.base import is_fitted
 from snowpy.cli.common import (
     check_output,
     counted,
@@ -255,7 +256,7 @@ def train(
         return
     chatty = not (quiet or json_output)
     with Phases(quiet=not chatty)("reading"):
-        read = read_featurised(corpus, classifier._make_featurizer(), split=split,
+        read = read_featurised(corpus, classifier.make_featurizer(), split=split,
                                format=format, layout=layout) \
             or read_documents(corpus, split=split, format=format, on_error=on_error,
                               layout=layout, prefer="train")
@@ -286,7 +287,7 @@ def train(
         if reporter:
             reporter.close()
         if save_partial is not None and hasattr(classifier, "network_") \
-                and hasattr(classifier.network_, "_store"):
+                and is_fitted(classifier.network_):
             classifier.network_.calibration_ = None
             classifier.save(save_partial, key=model_key(),
                             read_with=layout.recorded(corpus, format))
@@ -371,7 +372,7 @@ def _multilabel(ctx: typer.Context, classifier: Any, rule_params: dict[str, Any]
 def _before_reading(rule: str, corpus: str, classifier: Any, quiet: bool) -> None:
     """What is checked before the corpus is read: every option, a third party's kernel
     before it first trains (each member of a cloud), the memory the n-grams will take."""
-    classifier._make_network().check_options()
+    classifier.make_network().check_options()
     for member in rule.split("+"):
         said = check_rule_once(member)
         if said and not quiet:
@@ -462,9 +463,9 @@ class LearningCurve:
         network = self.classifier.network_
         if self._X is None:
             self._X = self.classifier.featurizer_.transform(self.texts, names=False)
-        network._effective_cache.clear()  # the weights of this moment
+        network.state_.cache.invalidate()  # the weights of this moment
         accuracy = float(network.score(self._X, self.labels))
-        network._effective_cache.clear()
+        network.state_.cache.invalidate()
         seen = epoch * self.n + done
         self.points.append({"examples": seen, "epoch": epoch + 1, "accuracy": accuracy})
         if self.say is not None:

@@ -47,7 +47,7 @@ def train_cached(classifier: Any, corpus: str, output: Path, folder: Path, *,
     epochs = int(classifier.epochs) if epochs is None else int(epochs)
     if epochs < 1:
         raise ConfigurationError(f"--epochs must be at least 1, got {epochs}")
-    front = classifier._make_featurizer()
+    front = classifier.make_featurizer()
     cache = FeatureCache(folder, _fingerprint(front, corpus, split, format, layout))
     skipped = 0
     if cache.valid():
@@ -63,7 +63,7 @@ def train_cached(classifier: Any, corpus: str, output: Path, folder: Path, *,
         if chatty:
             err(f"cached {count:,} documents in {len(cache.blocks)} blocks in {folder}")
     classifier.featurizer_ = front
-    network = classifier._make_network()
+    network = classifier.make_network()
     classifier.network_ = network
     rng = np.random.default_rng(seed)
     per_epoch: list[int] = []

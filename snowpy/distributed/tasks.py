@@ -70,7 +70,7 @@ def featurise(source: Any, params: dict[str, Any]) -> ShardData:
 
         raise ConfigurationError(f"a partition holds {len(texts)} texts but {len(labels)} "
                                  "labels")
-    featurizer = SnowClassifier(**{**params, "n_jobs": 1})._make_featurizer()
+    featurizer = SnowClassifier(**{**params, "n_jobs": 1}).make_featurizer()
     texts = as_documents(texts)
     X = featurizer.transform(texts, names=False) if len(texts) else \
         sp.csr_matrix((0, 1 << int(params["bits"])))
@@ -147,12 +147,13 @@ def train_round(state: State, data: ShardData, setup: Setup, round: int, fold: i
         rows = np.flatnonzero(fold_of(data.keys, setup.folds, setup.seed) != fold)
     X = data.X[rows] if rows.size != data.n else data.X
     labels = [data.labels[i] for i in rows]
-    store = net._store
-    net._rng = rng = np.random.default_rng(setup.seed)  # the salts Network.fit draws:
-    for _ in range(round):                                # one shard trains as fit does
+    learned = net.state_
+    store = learned.store
+    learned.rng = rng = np.random.default_rng(setup.seed)  # the salts Network.fit draws:
+    for _ in range(round):                                  # one shard trains as fit does
         rng.integers(0, 2**63 - 1, dtype=np.int64)
-    y_indptr, y_targets = encode_labels(net._labels, labels, net.multilabel_)
-    before = net._target_counts().copy()
+    y_indptr, y_targets = encode_labels(learned.labels, labels, net.multilabel_)
+    before = learned.target_counts().copy()
     figures = (net.n_examples_seen_, net.overflows_, net.underflows_)
     if rows.size:
         call = TrainingCall(X, store.training_rows(X), y_indptr, y_targets, None, None,
@@ -164,7 +165,7 @@ def train_round(state: State, data: ShardData, setup: Setup, round: int, fold: i
              "n_examples_seen": net.n_examples_seen_ - figures[0],
              "overflows": net.overflows_ - figures[1], "underflows": net.underflows_ - figures[2]}
     return Mixture.of_network(network_state(net), start, setup.reference, setup.mixing,
-                              float(rows.size), net._target_counts() - before, stats,
+                              float(rows.size), learned.target_counts() - before, stats,
                               counted=round == 0)
 
 
@@ -210,7 +211,7 @@ def held_out(states: list[State], data: ShardData, setup: Setup, total: int
         share = np.uint64(int(CALIBRATION_ROWS / total * 2.0**63) * 2)
         keep &= mixed_keys(data.keys, setup.seed + 0xCA11B) < share
     nets = [_network(state, f"calibration network {f + 1}") for f, state in enumerate(states)]
-    n_targets = len(nets[0]._labels) if nets else 0
+    n_targets = len(nets[0].classes_) if nets else 0
     scores = np.zeros((int(keep.sum()), n_targets), dtype=np.float32)
     positives = np.zeros(scores.shape, dtype=bool)
     rows = np.flatnonzero(keep)
@@ -221,7 +222,7 @@ def held_out(states: list[State], data: ShardData, setup: Setup, total: int
     if rows.size and nets:
         from snowpy.network.labels import encode_labels, positive_matrix
 
-        indptr, targets = encode_labels(nets[0]._labels, [data.labels[i] for i in rows],
+        indptr, targets = encode_labels(nets[0].state_.labels, [data.labels[i] for i in rows],
                                         nets[0].multilabel_)
         positives = positive_matrix(indptr, targets, n_targets)
     return scores, positives

@@ -129,7 +129,7 @@ def fit(classifier: Any, data: Any, labels: Any = None, *, client: Any = None,
     if classifier.calibrate == "progressive":
         raise ConfigurationError("calibrate='progressive' follows a stream in one process; "
                                  "a distributed fit calibrates with 'cv' or 'holdout'")
-    network = classifier._make_network()
+    network = classifier.make_network()
     network.check_options()  # a bad option fails before the cluster starts
     _check_mixable(network)
     if resume and shards is None and checkpoint is not None:
@@ -213,17 +213,12 @@ class _Run:
     # -------------------------------------------------------------- training
     def _start(self) -> tuple[Any, Setup]:
         """The untrained network every model starts from, and the round's setup."""
-        from snowpy.network.labels import LabelIndex
         from snowpy.network.state import network_state
 
-        net = self.classifier._make_network()
-        net._initialise_sized(1 << int(self.params["bits"]), self.mean_active, self.multilabel)
-        net._labels = LabelIndex(self.labels)
-        net._indicator = False
-        net._store.add_targets(len(self.labels))
-        net._target_counts()
-        store = net._store
-        reference = store.initial_weights  # (docs/distributed.md: why not the absent planes)
+        net = self.classifier.make_network().start(
+            1 << int(self.params["bits"]), self.labels, multilabel=self.multilabel,
+            mean_active=self.mean_active)
+        reference = net.state_.store.initial_weights  # (docs/distributed.md: why not the absent planes)
         calibrate = self.params["calibrate"]
         folds = int(self.params["calibration_folds"]) if calibrate in ("cv", "holdout") else 0
         setup = Setup(self.params, self.mixing, np.asarray(reference, dtype=np.float64),
@@ -335,7 +330,7 @@ class _Run:
             net.calibration_ = Calibration.fit(
                 scores, positives, normalize=normalisation_of(net, self.multilabel),
                 method=str(self.params["calibrate"]))
-        classifier.featurizer_ = classifier._make_featurizer()
+        classifier.featurizer_ = classifier.make_featurizer()
         classifier.network_ = net
         classifier.distributed_ = {
             "source": self.source, "shards": len(self.data), "workers": self.n_workers,

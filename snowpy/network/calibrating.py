@@ -76,14 +76,14 @@ def held_out_scores(net: Any, X: sp.csr_matrix, y: Sequence[Any], targets: Any,
         part_y = [y[i] for i in train]
         part_targets = None if targets is None else [targets[i] for i in train]
         clone = type(net)(**params)
-        clone._text_keys = keys[train]  # the same examples shuffle alike in every fold
         check = getattr(progress, "check_stop", None)  # (a stop asked for, as Ctrl-C)
         clone.fit(X[train], part_y, targets=part_targets,
-                  progress=None if check is None else (lambda *args: check()))
+                  progress=None if check is None else (lambda *args: check()),
+                  shuffle_keys=keys[train])  # (the same examples shuffle alike in every fold)
         part_scores = clone.target_scores(X[held])
         # a label missing from the other folds scores as the lowest seen
         columns = np.full((held.size, len(labels)), part_scores.min() - 1.0)
-        for column, label in enumerate(clone._labels.labels):
+        for column, label in enumerate(clone.classes_.tolist()):
             columns[:, labels.find(label)] = part_scores[:, column]
         scores[held] = columns
         covered[held] = True
@@ -216,11 +216,10 @@ def normalisation_of(net: Any, multilabel: bool) -> str:
     return chosen
 
 
-def fit_progressive(net: Any) -> None:
+def fit_progressive(net: Any, window: ProgressiveWindow) -> None:
     """Fit the network's sigmoids on its progressive window."""
-    window = net._progressive
     scores, positives = window.arrays()
-    width = len(net._labels)
+    width = len(net.classes_)
     if scores.shape[1] < width:  # targets known before any score recorded for them
         scores = np.hstack([scores, np.full((scores.shape[0], width - scores.shape[1]),
                                             window.low - 1.0)])
@@ -232,10 +231,9 @@ def fit_progressive(net: Any) -> None:
     window.since_fit = 0
 
 
-def refresh_progressive(net: Any) -> None:
+def refresh_progressive(net: Any, window: ProgressiveWindow, n_targets: int) -> None:
     """Refit the progressive sigmoids when the window is stale or new targets came
-    (every target has a sigmoid as soon as it exists)."""
-    window = net._progressive
+    (every target has a sigmoid as soon as it exists; the network has ``n_targets``)."""
     if window.filled and (window.stale() or net.calibration_ is None
-                          or net.calibration_.a.size != len(net._labels)):
-        fit_progressive(net)
+                          or net.calibration_.a.size != n_targets):
+        fit_progressive(net, window)

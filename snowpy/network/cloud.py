@@ -174,7 +174,7 @@ class Cloud(LabelPrediction, SavesModel):
         """A :class:`~snowpy.Network` option (``links``, ``epochs``...): the members'."""
         from snowpy.network.network import Network
 
-        if name in Network._option_names and name != "rule":
+        if name in Network.option_names() and name != "rule":
             networks = self.__dict__.get("networks_")
             if networks:
                 return getattr(networks[0], name)
@@ -216,10 +216,7 @@ class Cloud(LabelPrediction, SavesModel):
         """Train every member on ``(X, y)`` (see :meth:`Network.fit`)."""
         networks = self._make()
         self.__dict__.pop("_told_mistakes", None)
-        keys = self.__dict__.get("_text_keys")
-        for network in networks:
-            if keys is not None:  # the classifier's shuffle keys, for every member
-                network._text_keys = keys
+        for network in networks:  # (shuffle_keys, when given, for every member)
             network.fit(X, y, **fit_params)
         self.networks_ = networks
         return self
@@ -241,18 +238,29 @@ class Cloud(LabelPrediction, SavesModel):
             network.learn_one(x, y)
         return self
 
-    def _learn_example(self, ids: np.ndarray, vals: np.ndarray, y: Any,
+    def learn_text(self, words: Any, raw: np.ndarray, y: Any, width: int) -> bool:
+        """A cloud learns a text through its members' features: False (see
+        :meth:`snowpy.Network.learn_text`)."""
+        return False
+
+    def learn_example(self, ids: np.ndarray, vals: np.ndarray, y: Any,
                        width: int | None = None) -> Cloud:
+        """Learn one checked example with every member (see
+        :meth:`snowpy.Network.learn_example`)."""
         if "networks_" not in self.__dict__:
             self.networks_ = self._make()
         for network in self.networks_:
-            network._learn_example(ids, vals, y, width=width)
+            network.learn_example(ids, vals, y, width=width)
         return self
 
     def prune(self) -> int:
         """Each member's ``eligible_percent`` and ``discard``; the links dropped."""
         self._check_fitted()
         return sum(network.prune() for network in self.networks_)
+
+    def __sklearn_is_fitted__(self) -> bool:
+        """Whether the cloud has learned (scikit-learn's ``check_is_fitted`` asks)."""
+        return "networks_" in self.__dict__
 
     def _check_fitted(self) -> None:
         if "networks_" not in self.__dict__:
@@ -266,7 +274,7 @@ class Cloud(LabelPrediction, SavesModel):
 
     @property
     def _labels(self) -> Any:
-        return self.networks_[0]._labels
+        return self.networks_[0].state_.labels
 
     @property
     def _indicator(self) -> bool:
@@ -350,16 +358,19 @@ class Cloud(LabelPrediction, SavesModel):
         return np.asarray(mixed)
 
     # one example at a time (SnowClassifier.predict_one, predict_proba_one)
-    def _score_example(self, ids: np.ndarray, vals: np.ndarray) -> tuple[np.ndarray, int]:
-        member_scores = [n._score_example(ids, vals)[0] for n in self.networks_]
+    def score_example(self, ids: np.ndarray, vals: np.ndarray) -> tuple[np.ndarray, int]:
+        """The cloud's scores of one checked example per target (its members' votes, by
+        confidence), and the best target."""
+        member_scores = [n.score_example(ids, vals)[0] for n in self.networks_]
         scores = _logit(_vote(self.confidence_, [s[None, :] for s in member_scores]))[0]
         self._last_example = (scores, member_scores)
         return scores, int(np.argmax(scores)) if scores.size else -1
 
-    def _label_of(self, scores: np.ndarray, best: int) -> Any:
-        return self.networks_[0]._label_of(scores, best)
+    def label_of(self, scores: np.ndarray, best: int) -> Any:
+        """The prediction of one example from its scores and its best target."""
+        return self.networks_[0].label_of(scores, best)
 
-    def _probabilities_of(self, scores: np.ndarray) -> dict[Any, float]:
+    def probabilities_of(self, scores: np.ndarray) -> dict[Any, float]:
         last = self.__dict__.get("_last_example")
         if last is None or last[0] is not scores or self.calibration_ is None:
             raise ConfigurationError("cloud probabilities of one example need calibrated "

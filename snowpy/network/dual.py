@@ -185,7 +185,8 @@ class DualNetwork(LabelPrediction, SavesModel, RuleParamsEstimator):
 
     # -------------------------------------------------------------- training
     def fit(self, X: Any, y: Sequence[Any], *, sample_weight: Any = None,
-            targets: Sequence[Any] | None = None, progress: Any = None) -> DualNetwork:
+            targets: Sequence[Any] | None = None, progress: Any = None,
+            shuffle_keys: np.ndarray | None = None) -> DualNetwork:
         """Train a new network for ``epochs`` passes over ``(X, y)`` (see
         :meth:`snowpy.Network.fit`; ``targets`` is not available to dual rules)."""
         self.check_options()
@@ -193,8 +194,7 @@ class DualNetwork(LabelPrediction, SavesModel, RuleParamsEstimator):
         X = _canonical(X)
         require_rows(X)
         y, width = check_y(y, X.shape[0], type(self).__name__)
-        keys = self.__dict__.pop("_text_keys", None)
-        X, y, _, keys = apply_weights(X, y, None, sample_weight, keys)
+        X, y, _, keys = apply_weights(X, y, None, sample_weight, shuffle_keys)
         y = label_array(y)
         multilabel = width is not None or is_multilabel(y)
         labels = LabelIndex(list(range(width)) if width is not None
@@ -273,7 +273,7 @@ class DualNetwork(LabelPrediction, SavesModel, RuleParamsEstimator):
                 break
         if self.calibrate == "progressive" and self._progressive is not None \
                 and self._progressive.filled:
-            fit_progressive(self)
+            fit_progressive(self, self._progressive)
 
     def _positives(self, y_indptr: np.ndarray, y_targets: np.ndarray) -> np.ndarray | None:
         """Which targets each example is positive for, when calibrating progressively."""
@@ -300,7 +300,7 @@ class DualNetwork(LabelPrediction, SavesModel, RuleParamsEstimator):
             window = self._progressive
             if positives is not None and window is not None and done:
                 window.add(scores[:done], positives[order[:done]])
-                refresh_progressive(self)
+                refresh_progressive(self, window, len(self._labels))
             mistakes += m
             updates += u
             order = order[done:]
@@ -379,10 +379,17 @@ class DualNetwork(LabelPrediction, SavesModel, RuleParamsEstimator):
         """Learn one example: a dict of feature id -> strength, or active ids (River's
         protocol; :func:`snowpy.network.online.parse_example`)."""
         ids, vals = parse_example(x)
-        return self._learn_example(ids, vals, y)
+        return self.learn_example(ids, vals, y)
 
-    def _learn_example(self, ids: np.ndarray, vals: np.ndarray, y: Any,
+    def learn_text(self, words: Any, raw: np.ndarray, y: Any, width: int) -> bool:
+        """A dual network has no one-call text path: False (see
+        :meth:`snowpy.Network.learn_text`)."""
+        return False
+
+    def learn_example(self, ids: np.ndarray, vals: np.ndarray, y: Any,
                        width: int | None = None) -> DualNetwork:
+        """Learn one checked example (``ids`` sorted, unique; the public protocol of
+        every kind of network, see :meth:`snowpy.Network.learn_example`)."""
         if "_alpha" not in self.__dict__:
             if width is None:
                 raise ConfigurationError("a dual network learns one example at a time once "
@@ -413,9 +420,10 @@ class DualNetwork(LabelPrediction, SavesModel, RuleParamsEstimator):
         example is learned, as River's classifiers answer."""
         if not self._trained():
             return None
-        return self._label_of(*self._score_example(*parse_example(x)))
+        return self.label_of(*self.score_example(*parse_example(x)))
 
-    def _score_example(self, ids: np.ndarray, vals: np.ndarray) -> tuple[np.ndarray, int]:
+    def score_example(self, ids: np.ndarray, vals: np.ndarray) -> tuple[np.ndarray, int]:
+        """The scores of one checked example per target, and the best target."""
         scores = self.target_scores(self._row(ids, vals))[0]
         return scores, int(np.argmax(scores)) if scores.size else -1
 

@@ -176,6 +176,11 @@ class LabelIndex:
             self.labels.append(label)
         return target
 
+    def target_of(self, label: Any) -> int | None:
+        """The target of a label exactly as stored (a ``str``, say), or None: the
+        one-example path's look-up, without normalising."""
+        return self._index.get(label)
+
     def find(self, label: Any) -> int | None:
         """The target of a known label, or None."""
         try:

@@ -264,6 +264,12 @@ class LinkStore:
         self.S = np.concatenate([self.S, state], axis=0)
         self.replaced()
 
+    def freeze(self, absent: float) -> None:
+        """Hold only the effective weights from now on (an inference-only model), a
+        missing link weighing ``absent``."""
+        self.frozen = True
+        self._frozen_absent = float(absent)
+
     @property
     def feature_map(self) -> FeatureMap:
         """The map from feature ids (columns of ``X``) to rows."""

@@ -37,6 +37,7 @@ from snowpy.network.labels import (
     positive_matrix,
     sorted_labels,
 )
+from snowpy.network.learned import NetworkState
 from snowpy.network.links import PRECISIONS, LinkStore
 from snowpy.network.online import ONLINE_WIDTH, OnlineLearning
 from snowpy.network.options import bias_strength, check_options
@@ -326,48 +327,126 @@ class Network(LabelPrediction, OnlineLearning, WeightViews, SavesModel, RulePara
             )
         if multilabel and self.multiclass == "constraint":
             raise ConfigurationError("multiclass='constraint' needs one label per example")
-        self.rule_spec_: RuleSpec = spec
-        self.rule_params_: dict[str, Any] = params
-        self.kernel_: RuleKernel = kernel
-        self.multilabel_ = multilabel
-        self.n_features_in_ = n_features
-        self._open_features = False  # see OnlineLearning._learn_example
-        self._labels = LabelIndex()
-        self._store = store
-        self._rng = np.random.default_rng(self.seed)
-        self.mistakes_: list[int] = []
-        self.updates_: list[int] = []
-        self.n_examples_seen_ = 0
-        self.overflows_ = 0
-        self.underflows_ = 0
-        self._counts = np.zeros((0, 2), dtype=np.int64)  # promotions, demotions per target
-        self.calibration_ = None
         # a network started by partial_fit or learn_one sees its data once: cv and holdout
         # (which need it twice) calibrate it progressively, as the stream goes
         progressive = self.calibrate == "progressive" or (
             streamed and self.calibrate in ("cv", "holdout"))
-        self._progressive = ProgressiveWindow() if progressive else None
-        self._effective_cache: dict[bool, np.ndarray] = {}
-        self._online: Any = None
-        self._score_args: Any = None
-        self._single_targets: list[np.ndarray] = []  # [t] for each target t
-        self._score_buffer = None  # an example's progressive scores (the window copies)
-        self._learner: Any = None  # the one-example path's compiled binding ...
-        self._learner_key = (-1, -1)  # ... the generations it was bound at
-        self._learner_width = self._learner_queue = 0
+        self._state = NetworkState(
+            spec, params, kernel, store, LabelIndex(), multilabel=multilabel,
+            n_features=n_features, seed=self.seed,
+            progressive=ProgressiveWindow() if progressive else None)
 
-    def __getstate__(self) -> dict[str, Any]:
-        """In-memory pickling (joblib, deepcopy, multiprocessing): the learned state and
-        the options; the one-example path's compiled binding is made again on first use.
-        Model files never use pickle (:meth:`save`)."""
-        state = self.__dict__.copy()
-        if "_learner" in state:
-            state["_learner"] = None
-            state["_learner_key"] = (-1, -1)
-        return state
+    def start(self, n_features: int, labels: Sequence[Any], *, multilabel: bool = False,
+              mean_active: float = 1.0) -> Network:
+        """An untrained network of ``n_features`` columns with a target per label, before
+        any example (``mean_active``: features per example, SNoW's rho, for rules whose
+        initial weight derives from it). A distributed training's rounds start from it;
+        returns the network.
+
+        >>> net = Network("perceptron").start(4, ["a", "b"])
+        >>> net.classes_.tolist(), net.n_links_
+        (['a', 'b'], 0)
+        """
+        self._initialise_sized(int(n_features), float(mean_active), bool(multilabel))
+        state = self._state
+        state.labels = LabelIndex(labels)
+        state.store.add_targets(len(state.labels))
+        state.target_counts()
+        return self
 
     def _is_fitted(self) -> bool:
-        return hasattr(self, "_store")
+        return "_state" in self.__dict__
+
+    def __sklearn_is_fitted__(self) -> bool:
+        """Whether the network has learned (scikit-learn's ``check_is_fitted`` asks)."""
+        return self._is_fitted()
+
+    # ------------------------------------------------------- the learned state
+    @property
+    def state_(self) -> NetworkState:
+        """Everything the network has learned, as one value
+        (:class:`~snowpy.network.learned.NetworkState`); :meth:`to_state` gives it as
+        plain data."""
+        self._check_fitted()
+        return self._state
+
+    def adopt_state(self, state: NetworkState) -> Network:
+        """Take ``state`` as what this network has learned (loading a model, or a
+        distributed round's mix, builds it); returns the network."""
+        self._state = state
+        return self
+
+    @property
+    def rule_spec_(self) -> RuleSpec:
+        """The update rule's record."""
+        return self.state_.spec
+
+    @property  # (the mixins declare these as attributes; the network's are read-only)
+    def rule_params_(self) -> dict[str, Any]:  # type: ignore[override]
+        """Every rule parameter as used, defaults and derived values included."""
+        return self.state_.params
+
+    @property
+    def kernel_(self) -> RuleKernel:
+        """The rule's compiled kernel."""
+        return self.state_.kernel
+
+    @property
+    def multilabel_(self) -> bool:  # type: ignore[override]
+        """Whether the network was trained with a set of labels per example."""
+        return self.state_.multilabel
+
+    @property
+    def n_features_in_(self) -> int:  # type: ignore[override]
+        """The width of ``X`` the network takes."""
+        return self.state_.n_features
+
+    @property
+    def mistakes_(self) -> list[int]:
+        """Per epoch (per call for :meth:`partial_fit`), the examples mispredicted."""
+        return self.state_.mistakes
+
+    @mistakes_.setter
+    def mistakes_(self, per_epoch: list[int]) -> None:
+        # (training block by block from a cache: one entry per epoch, not per block)
+        self.state_.mistakes = [int(m) for m in per_epoch]
+
+    @property
+    def updates_(self) -> list[int]:
+        """Per epoch, the target updates made."""
+        return self.state_.updates
+
+    @property
+    def n_examples_seen_(self) -> int:
+        """Examples processed by training, epochs counted."""
+        return self.state_.n_examples_seen
+
+    @property
+    def overflows_(self) -> int:
+        """Weight updates clamped to the largest magnitude kept."""
+        return self.state_.overflows
+
+    @property
+    def underflows_(self) -> int:
+        """Weight updates raised to the smallest magnitude kept."""
+        return self.state_.underflows
+
+    @property
+    def calibration_(self) -> Any:
+        """The sigmoids from scores to probabilities, or None."""
+        return self.state_.calibration
+
+    @calibration_.setter
+    def calibration_(self, calibration: Any) -> None:
+        self.state_.calibration = calibration
+
+    @property
+    def _labels(self) -> LabelIndex:  # (what LabelPrediction reads, as every kind gives it)
+        return self._state.labels
+
+    @property
+    def _indicator(self) -> bool:
+        return self._state.indicator
 
     def _check_fitted(self) -> None:
         if not self._is_fitted():
@@ -377,7 +456,8 @@ class Network(LabelPrediction, OnlineLearning, WeightViews, SavesModel, RulePara
 
     # -------------------------------------------------------------- training
     def fit(self, X: Any, y: Sequence[Any], *, sample_weight: Any = None,
-            targets: Sequence[Any] | None = None, progress: Any = None) -> Network:
+            targets: Sequence[Any] | None = None, progress: Any = None,
+            shuffle_keys: np.ndarray | None = None) -> Network:
         """Train a new network for ``epochs`` passes over ``(X, y)``.
 
         Parameters
@@ -401,6 +481,11 @@ class Network(LabelPrediction, OnlineLearning, WeightViews, SavesModel, RulePara
             goes: after 1, 2, 4, 8... examples of each epoch (and at least
             every 16,384), with the mistakes made since the previous call.
             Training in such chunks gives the same model.
+        shuffle_keys : array of uint64, optional
+            A key per example that the shuffle orders by (the examples are sorted by
+            their keys mixed with a salt per epoch). By default the keys come from the
+            features and labels; :class:`~snowpy.SnowClassifier` gives keys of the
+            texts. Equal keys shuffle alike whatever the examples' positions.
 
         Returns
         -------
@@ -410,8 +495,7 @@ class Network(LabelPrediction, OnlineLearning, WeightViews, SavesModel, RulePara
         require_rows(X)
         self._check_strengths(X)
         y, width = check_y(y, X.shape[0], type(self).__name__)
-        keys = self.__dict__.pop("_text_keys", None)  # SnowClassifier's, from the texts
-        X, y, targets, keys = apply_weights(X, y, targets, sample_weight, keys)
+        X, y, targets, keys = apply_weights(X, y, targets, sample_weight, shuffle_keys)
         y = label_array(y)
         multilabel = width is not None or is_multilabel(y)
         self.check_options()
@@ -429,8 +513,8 @@ class Network(LabelPrediction, OnlineLearning, WeightViews, SavesModel, RulePara
         if held_out is not None:
             keys = held_out[3]  # (computed once: the folds and the final shuffle share them)
         self._initialise(X, multilabel)
-        self._labels = labels
-        self._indicator = width is not None
+        self._state.labels = labels
+        self._state.indicator = width is not None
         phase(progress, "training", X.shape[0] * int(self.epochs))
         self._learn(X, y, targets, epochs=int(self.epochs), shuffle=bool(self.shuffle),
                     progress=progress, fitting=True, keys=keys)
@@ -438,7 +522,7 @@ class Network(LabelPrediction, OnlineLearning, WeightViews, SavesModel, RulePara
         if self.calibrate not in (None, "none"):
             phase(progress, "calibrating")
         if self.calibrate == "progressive":
-            fit_progressive(self)
+            fit_progressive(self, self._state.progressive)
         if held_out is not None:
             from snowpy.calibration import Calibration
 
@@ -463,7 +547,7 @@ class Network(LabelPrediction, OnlineLearning, WeightViews, SavesModel, RulePara
         label not seen before grows a new target node at any time, so it is
         never required.
         """
-        if self._is_fitted() and self._store.frozen:
+        if self._is_fitted() and self._state.store.frozen:
             raise ConfigurationError(
                 "this network was loaded from an inference-only model file: it keeps no "
                 "training state to continue from; train afresh with fit, or keep a full "
@@ -478,41 +562,41 @@ class Network(LabelPrediction, OnlineLearning, WeightViews, SavesModel, RulePara
                                            else getattr(self, "multilabel_", False))
         if not self._is_fitted():
             self._initialise(X, multilabel, streamed=True)
-            self._indicator = width is not None
+            self._state.indicator = width is not None
             if width is not None:
                 for column in range(width):
-                    self._labels.add(column)
+                    self._state.labels.add(column)
         elif multilabel != self.multilabel_:
             kind = "multi-label" if self.multilabel_ else "single-label"
             raise ConfigurationError(f"this network was trained {kind}; y must be {kind} too")
         if classes is not None:
             for label in classes:
-                self._labels.add(label)
+                self._state.labels.add(label)
         return self._learn(X, y, targets, epochs=1, shuffle=False, progress=progress)
 
     def _learn(self, X: sp.csr_matrix, y: Sequence[Any], targets: Any, *, epochs: int,
                shuffle: bool, progress: Any = None, fitting: bool = False,
                keys: np.ndarray | None = None) -> Network:
         self._check_width(X, learning=True)
-        store = self._store
-        y_indptr, y_targets = encode_labels(self._labels, y, self.multilabel_)
+        store = self._state.store
+        y_indptr, y_targets = encode_labels(self._state.labels, y, self.multilabel_)
         a_indptr = a_targets = None
         if targets is not None:
             check_length(X.shape[0], targets, "targets")
-            a_indptr, a_targets = self._labels.encode(targets, multilabel=True)
-        if len(self._labels) > store.n_targets:
-            store.add_targets(len(self._labels) - store.n_targets)
+            a_indptr, a_targets = self._state.labels.encode(targets, multilabel=True)
+        if len(self._state.labels) > store.n_targets:
+            store.add_targets(len(self._state.labels) - store.n_targets)
             self._cover_new_targets()
         call = TrainingCall(X, store.training_rows(X), y_indptr, y_targets, a_indptr,
                             a_targets, keys)
-        progressive = self._progressive is not None
+        progressive = self._state.progressive is not None
         record = np.empty((call.n, store.n_targets)) if progressive else None
         train(self, call, epochs=epochs, shuffle=shuffle, progress=progress, record=record,
               rank_links=fitting)
         if record is not None:
-            self._progressive.add(record, positive_matrix(y_indptr, y_targets,
+            self._state.progressive.add(record, positive_matrix(y_indptr, y_targets,
                                                           record.shape[1]))
-            refresh_progressive(self)
+            refresh_progressive(self, self._state.progressive, len(self._state.labels))
         return self
 
     def _cover_new_targets(self) -> None:
@@ -520,11 +604,11 @@ class Network(LabelPrediction, OnlineLearning, WeightViews, SavesModel, RulePara
         median of the others), with a warning: probabilities stay available, and say
         little of the new labels until the network is calibrated again."""
         calibration = self.calibration_
-        if calibration is None or self._progressive is not None:
+        if calibration is None or self._state.progressive is not None:
             return  # (progressive sigmoids are refitted as the stream goes)
-        n_targets = len(self._labels)
+        n_targets = len(self._state.labels)
         if calibration.a.size < n_targets:
-            new = [str(label) for label in self._labels.labels[calibration.a.size:]]
+            new = [str(label) for label in self._state.labels.labels[calibration.a.size:]]
             self.calibration_ = calibration.extended(n_targets)
             warnings.warn(
                 f"label(s) {', '.join(new[:5])}{' ...' if len(new) > 5 else ''} came after "
@@ -532,33 +616,23 @@ class Network(LabelPrediction, OnlineLearning, WeightViews, SavesModel, RulePara
                 "calibrated again (fit with calibrate, or calibrate='progressive' to follow "
                 "a stream)", CalibrationWarning, stacklevel=4)
 
-    def _target_counts(self) -> np.ndarray:
-        """Promotions and demotions per target, ``int64[targets, 2]``, grown to every target;
-        the engine adds to it in place."""
-        n_targets = self._store.n_targets
-        if self._counts.shape[0] < n_targets:
-            grown = np.zeros((n_targets, 2), dtype=np.int64)
-            grown[:self._counts.shape[0]] = self._counts
-            self._counts = grown
-        return self._counts
-
     @property
     def promotions_(self) -> np.ndarray:
         """Per target, the updates made on examples positive for it."""
         self._check_fitted()
-        return self._target_counts()[:, 0].copy()
+        return self._state.target_counts()[:, 0].copy()
 
     @property
     def demotions_(self) -> np.ndarray:
         """Per target, the updates made on examples negative for it."""
         self._check_fitted()
-        return self._target_counts()[:, 1].copy()
+        return self._state.target_counts()[:, 1].copy()
 
     def _check_width(self, X: sp.csr_matrix, *, learning: bool = False) -> None:
-        if self._open_features and X.shape[1] <= ONLINE_WIDTH:
+        if self._state.open_features and X.shape[1] <= ONLINE_WIDTH:
             # started one example at a time, without a width: any ids below 2**31
             if learning:
-                self.n_features_in_ = max(self.n_features_in_, X.shape[1])
+                self._state.n_features = max(self.n_features_in_, X.shape[1])
             return
         if X.shape[1] != self.n_features_in_:
             raise ConfigurationError(
@@ -583,7 +657,7 @@ class Network(LabelPrediction, OnlineLearning, WeightViews, SavesModel, RulePara
     def classes_(self) -> np.ndarray:
         """The labels, one per target node, in target order."""
         self._check_fitted()
-        return self._labels.as_array()
+        return self._state.labels.as_array()
 
     def target_scores(self, X: Any) -> np.ndarray:
         """Activation minus threshold of every target, ``float64[n, targets]``: SNoW's
@@ -595,12 +669,12 @@ class Network(LabelPrediction, OnlineLearning, WeightViews, SavesModel, RulePara
         X = as_csr(X)
         self._check_width(X)
         averaged = bool(self.average)
-        table = self._effective_cache.get(averaged)
-        if table is None and worth_a_table(self._store, X):
+        table = self._state.cache.effective.get(averaged)
+        if table is None and worth_a_table(self._state.store, X):
             table = self.effective_links_delta()
         elif table is None:
             ensure_fresh(self)  # (a rule's derived weights, as the table would hold them)
-        return link_scores(self._store, table, X, self._bias_strength(),
+        return link_scores(self._state.store, table, X, self._bias_strength(),
                            float(self.rule_params_["theta"]), averaged=averaged)
 
     def to_state(self, inference_only: bool = False) -> tuple[dict, dict]:

@@ -23,6 +23,7 @@ from snowpy._lazy import lazy_module
 from snowpy.exceptions import ConfigurationError
 from snowpy.network.calibrating import refresh_progressive
 from snowpy.network.labels import normalise_label
+from snowpy.network.learned import NetworkState
 from snowpy.network.links import ONLINE_WIDTH
 from snowpy.network.refreshing import ensure_fresh
 from snowpy.network.training import (
@@ -90,29 +91,11 @@ class OnlineLearning:
     ``predict_many``: a mixin of :class:`snowpy.Network`."""
 
     # what the Network this mixes into provides (declared for the type checker)
-    _store: Any
-    _labels: Any
-    _progressive: Any
-    _effective_cache: dict[bool, Any]
-    _single_targets: list[Any]
-    _online: Any
-    _score_args: Any
-    _learner: Any
-    _learner_key: tuple[int, int]
-    _learner_width: int
-    _learner_queue: int
-    _score_buffer: np.ndarray | None
+    _state: NetworkState
     calibration_: Any
-    kernel_: Any
-    mistakes_: list[int]
-    updates_: list[int]
     multilabel_: bool
-    multiclass: str
-    n_examples_seen_: int
-    overflows_: int
-    underflows_: int
+    n_features_in_: int
     rule: str
-    rule_params_: dict[str, Any]
     partial_fit: Callable[..., Any]
     predict: Callable[..., Any]
     _bias_strength: Callable[[], float]
@@ -120,9 +103,8 @@ class OnlineLearning:
     _trained: Callable[[], bool]  # (RuleParamsEstimator's)
     _cover_new_targets: Callable[[], None]
     _initialise_sized: Callable[..., None]
-    _target_counts: Callable[[], Any]
-    _label_of: Callable[..., Any]
-    _probabilities_of: Callable[..., dict[Any, float]]
+    label_of: Callable[..., Any]
+    probabilities_of: Callable[..., dict[Any, float]]
 
     def learn_one(self, x: Any, y: Any) -> Any:
         """Learn one example: ``x`` a dict of feature id -> strength (or active ids),
@@ -132,14 +114,14 @@ class OnlineLearning:
         order, at the cost of the example alone. Returns the network.
         """
         ids, vals = parse_example(x)
-        return self._learn_example(ids, vals, y)
+        return self.learn_example(ids, vals, y)
 
     def predict_one(self, x: Any) -> Any:
         """The label of one example (a tuple of labels for a multi-label network); None
         before the first example is learned, as River's classifiers answer."""
         if not self._trained():
             return None
-        return self._label_of(*self._score_example(*parse_example(x)))
+        return self.label_of(*self.score_example(*parse_example(x)))
 
     def predict_proba_one(self, x: Any) -> dict[Any, float]:
         """The calibrated probability of each label for one example, a dict.
@@ -151,8 +133,8 @@ class OnlineLearning:
         """
         if not self._trained():
             return {}  # (River's answer before the first example)
-        scores, _ = self._score_example(*parse_example(x))
-        return self._probabilities_of(scores)
+        scores, _ = self.score_example(*parse_example(x))
+        return self.probabilities_of(scores)
 
     def learn_many(self, X: Any, y: Sequence[Any]) -> Any:
         """Learn a mini-batch in order (River's name for :meth:`partial_fit`)."""
@@ -167,102 +149,136 @@ class OnlineLearning:
         """What the one-example path needs, bound once (:class:`OnlineLearner`): bound
         again when the store or the feature map replaced an array, or for an example
         wider than the workspace."""
-        store = self._store
+        state = self._state
+        store, cache = state.store, state.cache
         key = (store.generation, store.feature_map.generation)
-        learner = self._learner
-        if learner is None or key != self._learner_key or width > self._learner_width:
+        learner = cache.learner
+        if learner is None or key != cache.learner_key or width > cache.learner_width:
             if learner is None:
                 KERNEL_ERRORS.watch()  # a numba kernel's exceptions fail the example
-            if width > self._learner_width:
-                self._learner_width = max(width, 2 * self._learner_width, 256)
-            self._learner_queue = max(self._learner_queue, 16 * (self._learner_width + 2))
+            if width > cache.learner_width:
+                cache.learner_width = max(width, 2 * cache.learner_width, 256)
+            cache.learner_queue = max(cache.learner_queue, 16 * (cache.learner_width + 2))
             fmap = store.feature_map
             slots, row_ids = fmap.arrays
-            learner = self._learner = OnlineLearner(
+            learner = cache.learner = OnlineLearner(
                 store.links(), rule_binding(self), training_options(self), slots, row_ids,
-                self._target_counts(), self._learner_width, self._learner_queue, fmap.direct)
-            self._learner_key = key
+                state.target_counts(), cache.learner_width, cache.learner_queue,
+                fmap.direct)
+            cache.learner_key = key
         return learner
 
-    def _score_example(self, ids: np.ndarray, vals: np.ndarray) -> tuple[np.ndarray, int]:
-        """Scores of one checked example, and the best target."""
+    def score_example(self, ids: np.ndarray, vals: np.ndarray) -> tuple[np.ndarray, int]:
+        """The scores of one example (``ids`` sorted, unique, checked: what
+        :func:`parse_example` gives) per target, and the best target. With
+        :meth:`label_of` and :meth:`probabilities_of`, the one-example protocol that every
+        kind of network offers (:meth:`predict_one` is ``label_of(*score_example(...))``).
+
+        >>> import snowpy
+        >>> net = snowpy.Network("perceptron").fit(np.eye(2), ["a", "b"])
+        >>> scores, best = net.score_example(*parse_example({1: 1.0}))
+        >>> net.label_of(scores, best)
+        'b'
+        """
         self._check_fitted()
         ensure_fresh(self, online=True)
-        store = self._store
+        state = self._state
+        store = state.store
         out = np.empty(store.n_targets, dtype=np.float64)
-        constants = self._score_args
+        constants = state.cache.score_args
         if constants is None:  # (reset when the network is created or loaded)
-            constants = self._score_args = (
+            constants = state.cache.score_args = (
                 store.absent, store.dtype != np.float64 and not store.frozen,
-                self._bias_strength(), float(self.rule_params_["theta"]))
+                self._bias_strength(), float(state.params["theta"]))
         absent, round32, bias, theta = constants
         best = self._online_learner(ids.size).score(ids, vals, float(store.seen), absent,
                                                     round32, bias, theta, out)
         return out, best
 
-    def _learn_example(self, ids: np.ndarray, vals: np.ndarray, y: Any,
+    def learn_example(self, ids: np.ndarray, vals: np.ndarray, y: Any,
                        width: int | None = None) -> Any:
-        """Learn one checked example (ids sorted, unique, >= 0). A network it starts
+        """Learn one checked example (ids sorted, unique, >= 0: :func:`parse_example`
+        gives them; :meth:`learn_one` is ``learn_example(*parse_example(x), y)``). A
+        network it starts
         has ``width`` features (the caller then knows the ids are below it), or with
         none an open feature space: any id below :data:`ONLINE_WIDTH`,
         ``n_features_in_`` one past the largest seen. (The one-example path: every
         line here costs on every example.)"""
         targets, scores = self._begin_example(ids, y, width)
-        store = self._store
+        store = self._state.store
         while True:
             result = self._online_learner(ids.size).learn(
                 ids, vals, targets, store.feature_map.next_row, store.seen, scores)
             if self._step_done(result):
                 return self._finish_example(result[2], targets, scores)
 
+    def learn_text(self, words: Any, raw: np.ndarray, y: Any, width: int) -> bool:
+        """Featurise and learn one text in one compiled call: ``raw`` its UTF-8 bytes,
+        ``words`` a word-n-gram front end's compiled path
+        (:meth:`snowpy.text.Featurizer.words_only`), ``width`` the network's feature
+        space. False when the text was not learned (a network not started yet, or a
+        text the compiled path cannot take): featurise it and call
+        :meth:`learn_example`."""
+        if "_state" not in self.__dict__:
+            return False
+        targets, scores = self._begin_example(None, y, width)
+        store = self._state.store
+        result = self._online_learner().learn_text(
+            words, raw, targets, store.feature_map.next_row, store.seen, scores)
+        if result is None or not self._step_done(result):
+            return False
+        self._finish_example(result[2], targets, scores)
+        return True
+
     def _begin_example(self, ids: np.ndarray | None, y: Any, width: int | None
                        ) -> tuple[np.ndarray, np.ndarray]:
         """Check an example about to be learned (``ids`` None: known to fit the network,
         which exists), create its labels' targets; ``(targets, scores buffer)``."""
         multilabel = isinstance(y, _COLLECTIONS)
-        store = getattr(self, "_store", None)
-        if store is None:
+        state = self.__dict__.get("_state")
+        if state is None:
             assert ids is not None  # (None only for an example known to fit the network)
             self._initialise_sized(width or ONLINE_WIDTH, float(ids.size), multilabel,
                                    streamed=True)
-            store = self._store
+            state = self._state
             if width is None:
-                self._open_features = True
-                self.n_features_in_ = 0
-        elif store.frozen:
+                state.open_features = True
+                state.n_features = 0
+        store = state.store
+        if store.frozen:
             raise ConfigurationError(
                 "this network was loaded from an inference-only model file: it keeps no "
                 "training state to continue from"
             )
-        elif multilabel != self.multilabel_:
-            kind = "multi-label" if self.multilabel_ else "single-label"
+        if multilabel != state.multilabel:
+            kind = "multi-label" if state.multilabel else "single-label"
             raise ConfigurationError(f"this network was trained {kind}; y must be {kind} too")
-        if ids is not None and width is None and ids.size and ids[-1] >= self.n_features_in_:
-            if not (self._open_features and ids[-1] < ONLINE_WIDTH):
-                limit = ONLINE_WIDTH if self._open_features else self.n_features_in_
+        if ids is not None and width is None and ids.size and ids[-1] >= state.n_features:
+            if not (state.open_features and ids[-1] < ONLINE_WIDTH):
+                limit = ONLINE_WIDTH if state.open_features else state.n_features
                 raise ConfigurationError(
                     f"feature id {int(ids[-1])} is beyond the network's {limit} features")
-            self.n_features_in_ = int(ids[-1]) + 1
-        labels = self._labels
+            state.n_features = int(ids[-1]) + 1
+        labels = state.labels
         if multilabel:
             targets = np.unique(np.array([labels.add(normalise_label(label)) for label in y],
                                          dtype=np.int32))
         else:
-            target = labels._index.get(y) if type(y) is str else None
+            target = labels.target_of(y) if type(y) is str else None
             if target is None:
                 target = labels.add(normalise_label(y))
-            singles = self._single_targets  # one array per target, made once
+            singles = state.cache.single_targets  # one array per target, made once
             while len(singles) <= target:
                 singles.append(np.array([len(singles)], dtype=np.int32))
             targets = singles[target]
         if len(labels) > store.S.shape[0]:
             store.add_targets(len(labels) - store.S.shape[0])
             self._cover_new_targets()
-        if self._progressive is None:
+        if state.progressive is None:
             return targets, _NO_SCORES
-        buffer = getattr(self, "_score_buffer", None)  # (one per network: the window copies)
+        buffer = state.cache.score_buffer  # (one per network: the window copies)
         if buffer is None or buffer.shape[1] != store.S.shape[0]:
-            buffer = self._score_buffer = np.empty((1, store.S.shape[0]))
+            buffer = state.cache.score_buffer = np.empty((1, store.S.shape[0]))
         return targets, buffer
 
     def _step_done(self, result: tuple) -> bool:
@@ -272,7 +288,8 @@ class OnlineLearning:
         if KERNEL_ERRORS.caught:
             raise KERNEL_ERRORS.failure(self)
         status, next_row, outcome = result
-        store = self._store
+        cache = self._state.cache
+        store = self._state.store
         fmap = store.feature_map
         fmap.next_row = next_row  # (features mapped before a stop keep their rows)
         if next_row > store.n_rows:
@@ -280,14 +297,14 @@ class OnlineLearning:
         if outcome.failed:
             raise kernel_failure(self)
         if status or not (outcome.processed or not outcome.need_room):
-            self._learner = None  # (it holds the arrays about to grow: they grow in place)
+            cache.learner = None  # (it holds the arrays about to grow: they grow in place)
         if status == GROW_MAP:
             fmap.grow()
         elif status == GROW_ROWS:
             store.reserve_rows(next_row)
         elif status == GROW_QUEUE:
-            self._learner_queue = 2 * outcome.need_queue
-            self._learner = None  # bound again, with the room
+            cache.learner_queue = 2 * outcome.need_queue
+            cache.learner = None  # bound again, with the room
         elif outcome.processed or not outcome.need_room:
             return True
         else:
@@ -298,33 +315,35 @@ class OnlineLearning:
         """The bookkeeping after an example was learned."""
         mistakes, updates, overflows = outcome.mistakes, outcome.updates, outcome.overflows
         underflows, nonfinite, seen = outcome.underflows, outcome.nonfinite, outcome.seen
-        store = self._store
+        state = self._state
+        store = state.store
         if nonfinite:
             from snowpy.exceptions import NumericalError
 
             raise NumericalError(f"rule {self.rule!r} produced NaN; check its parameters "
-                                 f"{self.kernel_.params.tolist()}")
+                                 f"{np.asarray(state.kernel.params).tolist()}")
         store.seen = seen
-        self.n_examples_seen_ += 1
-        if not self._online:  # one entry of mistakes_ for a run of learn_one calls
-            self.mistakes_.append(0)
-            self.updates_.append(0)
-            self._online = True
+        state.n_examples_seen += 1
+        if not state.online:  # one entry of mistakes_ for a run of learn_one calls
+            state.mistakes.append(0)
+            state.updates.append(0)
+            state.online = True
         if mistakes:
-            self.mistakes_[-1] += mistakes
+            state.mistakes[-1] += mistakes
         if updates:
-            self.updates_[-1] += updates
-            self._effective_cache.clear()
-            if self.kernel_.refresh is not None:
-                self._planes_stale = True
-                self._stale_examples = getattr(self, "_stale_examples", 0) + 1
+            state.updates[-1] += updates
+            state.cache.invalidate()
+            if state.kernel.refresh is not None:
+                state.planes_stale = True
+                state.stale_examples += 1
             if underflows:
-                self.underflows_ += underflows
+                state.underflows += underflows
         if scores.shape[0]:
-            self._progressive.add_one(scores, targets)
-            refresh_progressive(self)  # here, not when predicting: predictions change nothing
+            state.progressive.add_one(scores, targets)
+            # (here, not when predicting: predictions change nothing)
+            refresh_progressive(self, state.progressive, len(state.labels))
         if overflows:
-            self.overflows_ += overflows
+            state.overflows += overflows
             warnings.warn(f"{overflows} weight updates exceeded the largest magnitude kept "
                           f"({store.max_magnitude:g}) and were clamped", NumericalWarning,
                           stacklevel=4)

@@ -171,14 +171,15 @@ class LabelPrediction:
         return float(np.mean(np.asarray(predicted, dtype=object) == np.asarray(y, dtype=object)))
 
     # one example at a time: its scores to a label, or to probabilities
-    def _label_of(self, scores: np.ndarray, best: int) -> Any:
+    def label_of(self, scores: np.ndarray, best: int) -> Any:
         """The prediction of one example from its scores and its best target."""
         labels = self._labels.labels
         if self.multilabel_:
             return tuple(labels[t] for t in np.flatnonzero(scores >= 0))
         return labels[best] if scores.size else None
 
-    def _probabilities_of(self, scores: np.ndarray) -> dict[Any, float]:
+    def probabilities_of(self, scores: np.ndarray) -> dict[Any, float]:
+        """The calibrated probability of each label, from one example's scores."""
         if self.calibration_ is None:
             raise ConfigurationError(
                 "this network has no calibration; train it with calibrate='progressive' "

@@ -35,7 +35,7 @@ def discard(net: Any) -> int:
     if net.discard is None:
         return 0
     ensure_fresh(net)  # (a rule's derived weights, as prediction would see them)
-    store = net._store
+    store = net.state_.store
     initial = abs(net.kernel_.initial_effective_weight)
     if initial > 0 and net.kernel_.refresh is None:
         scale = initial
@@ -44,7 +44,7 @@ def discard(net: Any) -> int:
         moved = np.abs(net.effective_links().data - store.absent)
         moved = moved[moved > 0]
         scale = float(moved.mean()) if moved.size else 0.0
-    net._effective_cache.clear()
+    net.state_.cache.invalidate()
     return store.prune(threshold=float(net.discard) * scale, averaged=bool(net.average))
 
 
@@ -54,7 +54,7 @@ def keep_top_percent(net: Any) -> int:
     Activity is the link's count of positive examples (``links="positive"``);
     ties at the cut are kept. Returns the links dropped.
     """
-    store = net._store
+    store = net.state_.store
     positions = store.live_slots()
     targets = store.target[positions]
     counts = store.lcount[positions]
@@ -70,5 +70,5 @@ def keep_top_percent(net: Any) -> int:
         floor = counts[members[quota - 1]]
         keep[positions[members[counts[members] >= floor]]] = True
     dropped = store.prune(keep)
-    net._effective_cache.clear()
+    net.state_.cache.invalidate()
     return dropped

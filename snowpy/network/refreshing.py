@@ -22,6 +22,7 @@ from typing import Any
 import numpy as np
 
 from snowpy.network.blocks import USED
+from snowpy.network.options import bias_strength
 
 __all__ = ["ONLINE_REFRESH_LINKS", "ensure_fresh", "refresh_planes"]
 
@@ -31,10 +32,11 @@ ONLINE_REFRESH_LINKS = 20_000
 
 def refresh_planes(net: Any) -> None:
     """Call the rule's ``refresh`` on every live link and write the planes back."""
-    net._planes_stale = False
-    net._stale_examples = 0
-    refresh = net.kernel_.refresh
-    store = net._store
+    state = net.state_
+    state.planes_stale = False
+    state.stale_examples = 0
+    refresh = state.kernel.refresh
+    store = state.store
     if refresh is None or store.frozen:
         return
     live = store.live_slots()
@@ -43,23 +45,22 @@ def refresh_planes(net: Any) -> None:
     bias_end = store.start[0] + (store.cap[0] if store.dense[0] else store.size[0]) \
         if store.n_rows else 0
     in_bias = (live >= (store.start[0] if store.n_rows else 0)) & (live < bias_end)
-    bias = np.where(in_bias, net._bias_strength(), 0.0)
+    bias = np.where(in_bias, bias_strength(net.bias), 0.0)
     refresh(W, target, bias, store.S, net.kernel_.params)
     if not np.all(np.isfinite(W)):
         from snowpy.exceptions import NumericalError
 
         raise NumericalError(f"rule {net.rule!r}: refresh produced non-finite weights")
     store.W[live] = W.astype(store.W.dtype)
-    net._effective_cache.clear()
+    net.state_.cache.invalidate()
 
 
 def ensure_fresh(net: Any, *, online: bool = False) -> None:
     """Refresh when training left the derived planes behind; ``online`` (a prediction
     of one example), only once enough examples were learned since the last refresh."""
-    if not getattr(net, "_planes_stale", False):
+    state = net.state_
+    if not state.planes_stale:
         return
-    if online:
-        waited = getattr(net, "_stale_examples", 0)
-        if waited < int(net._store.meta[USED]) // ONLINE_REFRESH_LINKS:
-            return
+    if online and state.stale_examples < int(state.store.meta[USED]) // ONLINE_REFRESH_LINKS:
+        return
     refresh_planes(net)

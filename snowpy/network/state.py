@@ -37,6 +37,7 @@ import numpy as np
 from snowpy._core.links import distinct_links
 from snowpy.exceptions import ConfigurationError, ModelFileError, SnowpyError
 from snowpy.network.labels import LabelIndex
+from snowpy.network.learned import NetworkState
 from snowpy.network.links import ONLINE_WIDTH, LinkStore
 from snowpy.network.refreshing import ensure_fresh
 from snowpy.plugins import get_rule
@@ -81,9 +82,9 @@ def narrowest(values: np.ndarray, bound: int) -> np.ndarray:
 def network_state(net: Any, inference_only: bool = False
                   ) -> tuple[dict[str, Any], dict[str, np.ndarray]]:
     """The header and arrays that describe a trained network."""
-    net._check_fitted()
+    state = net.state_
     ensure_fresh(net)
-    store = net._store
+    store = state.store
     inference_only = inference_only or store.frozen
     layout = store.exact()
     keep_rows = layout["sizes"] > 0
@@ -93,19 +94,19 @@ def network_state(net: Any, inference_only: bool = False
     if counts is not None:
         keep_rows |= counts > 0
     header = {
-        "options": plain({name: getattr(net, name) for name in net._option_names}),
+        "options": plain({name: getattr(net, name) for name in net.option_names()}),
         "params": plain(net.get_params()),
-        "rule_params": plain(net.rule_params_),
-        "labels": plain(list(net._labels.labels)),
-        "multilabel": bool(net.multilabel_),
-        "indicator": bool(getattr(net, "_indicator", False)),
-        "n_features": int(net.n_features_in_),
-        "open_features": bool(net._open_features),
+        "rule_params": plain(state.params),
+        "labels": plain(list(state.labels.labels)),
+        "multilabel": bool(state.multilabel),
+        "indicator": bool(state.indicator),
+        "n_features": int(state.n_features),
+        "open_features": bool(state.open_features),
         "seen": int(store.seen),
-        "stats": {"mistakes": net.mistakes_, "updates": net.updates_,
-                  "n_examples_seen": int(net.n_examples_seen_),
-                  "overflows": int(net.overflows_), "underflows": int(net.underflows_)},
-        "calibration": net.calibration_.header() if net.calibration_ is not None else None,
+        "stats": {"mistakes": state.mistakes, "updates": state.updates,
+                  "n_examples_seen": int(state.n_examples_seen),
+                  "overflows": int(state.overflows), "underflows": int(state.underflows)},
+        "calibration": state.calibration.header() if state.calibration is not None else None,
         "inference_only": inference_only,
         "links": {"policy": store.policy, "precision": store.precision,
                   "absent": float(store.absent)},
@@ -130,14 +131,14 @@ def network_state(net: Any, inference_only: bool = False
             arrays["link_counts"] = layout["lcount"]
         if counts is not None:
             arrays["row_counts"] = counts[keep_rows]
-    if net.calibration_ is not None:
-        arrays.update(net.calibration_.arrays())
-    if net._progressive is not None and net._progressive.filled and not inference_only:
-        scores, positives = net._progressive.arrays()
+    if state.calibration is not None:
+        arrays.update(state.calibration.arrays())
+    window = state.progressive
+    if window is not None and window.filled and not inference_only:
+        scores, positives = window.arrays()
         arrays["progressive_scores"] = scores
         arrays["progressive_positives"] = positives.astype(np.uint8)
-        header["progressive"] = {"since_fit": int(net._progressive.since_fit),
-                                 "low": float(net._progressive.low)}
+        header["progressive"] = {"since_fit": int(window.since_fit), "low": float(window.low)}
     return header, arrays
 
 
@@ -149,9 +150,6 @@ def restore_network(network_class: type, header: dict[str, Any],
     mixed network), not read from a file: the check that no link is stored twice (a
     sort of every link) is skipped; every other check stays.
     """
-    from snowpy.calibration import Calibration
-    from snowpy.network.calibrating import ProgressiveWindow
-
     try:
         options = dict(header["options"])
         rule = options.pop("rule")
@@ -189,6 +187,27 @@ def restore_network(network_class: type, header: dict[str, Any],
     space = ONLINE_WIDTH if open_features else n_features
     kernel = spec.make_kernel(validated, BuildContext(mean_active_features=1.0,
                                                       n_features=space), compile=False)
+    store = _store(net, kernel, space, header, arrays, len(labels), where,
+                   legacy=legacy, storage=storage, trusted=trusted)
+    multilabel = bool(header.get("multilabel", False))
+    try:
+        index = LabelIndex(labels)
+    except ConfigurationError as exc:
+        raise ModelFileError(f"{where}: a label is invalid: {exc}") from None
+    if len(index) != len(labels):
+        raise ModelFileError(f"{where}: the labels are not distinct")
+    state = NetworkState(spec, validated, kernel, store, index, multilabel=multilabel,
+                         n_features=n_features, seed=net.seed, open_features=open_features,
+                         indicator=bool(header.get("indicator", False)) and multilabel)
+    _adopt_figures(state, stats, arrays, where)
+    _adopt_calibration(state, net.calibrate, header, arrays, where)
+    return net.adopt_state(state)
+
+
+def _store(net: Any, kernel: Any, space: int, header: dict[str, Any],
+           arrays: dict[str, np.ndarray], n_targets: int, where: str, *, legacy: bool,
+           storage: Any, trusted: bool) -> LinkStore:
+    """The link store a file describes, checked."""
     frozen = header.get("inference_only", False)
     if not isinstance(frozen, bool) or (frozen and ("link_averaging" in arrays
                                                     or "averaging" in arrays)):
@@ -198,7 +217,6 @@ def restore_network(network_class: type, header: dict[str, Any],
                       precision=net.precision, min_count=int(net.eligibility),
                       link_counts=net.eligible_percent is not None)
     store.frozen = frozen
-    n_targets = len(labels)
     store.add_targets(n_targets)
     try:
         if legacy:
@@ -209,52 +227,46 @@ def restore_network(network_class: type, header: dict[str, Any],
         raise
     except (KeyError, TypeError, ValueError) as exc:
         raise ModelFileError(f"{where}: the links are inconsistent ({exc})") from None
-    state = arrays.get("state")
-    if state is not None:
-        if state.shape != store.S.shape:
-            raise ModelFileError(f"{where}: the per-target state has shape {state.shape}, "
-                                 f"expected {store.S.shape}")
-        store.S = np.array(state)
+    per_target = arrays.get("state")
+    if per_target is not None:
+        if per_target.shape != store.S.shape:
+            raise ModelFileError(f"{where}: the per-target state has shape "
+                                 f"{per_target.shape}, expected {store.S.shape}")
+        store.S = np.array(per_target)
         store.replaced()
     store.seen = int(header.get("seen", 0))
-    net.rule_spec_ = spec
-    net.rule_params_ = validated
-    net.kernel_ = kernel
-    net.multilabel_ = bool(header.get("multilabel", False))
-    net._indicator = bool(header.get("indicator", False)) and net.multilabel_
-    net.n_features_in_ = n_features
-    net._open_features = open_features
-    try:
-        net._labels = LabelIndex(labels)
-    except ConfigurationError as exc:
-        raise ModelFileError(f"{where}: a label is invalid: {exc}") from None
-    if len(net._labels) != n_targets:
-        raise ModelFileError(f"{where}: the labels are not distinct")
-    net._store = store
-    net._rng = np.random.default_rng(net.seed)
-    net.mistakes_ = list(stats.get("mistakes", []))
-    net.updates_ = list(stats.get("updates", []))
-    net.n_examples_seen_ = int(stats.get("n_examples_seen", 0))
-    net.overflows_ = int(stats.get("overflows", 0))
-    net.underflows_ = int(stats.get("underflows", 0))
-    net._counts = np.stack([_per_target(arrays, "promotions", n_targets, where),
-                            _per_target(arrays, "demotions", n_targets, where)], axis=1)
-    net._effective_cache = {}
-    net.calibration_ = None  # an uncalibrated model says so, as a trained one does
-    net._progressive = ProgressiveWindow() if net.calibrate == "progressive" else None
-    net._online = None
-    net._score_args = None
-    net._learner = None
-    net._learner_key = (-1, -1)
-    net._learner_width = net._learner_queue = 0
-    net._single_targets = []
+    return store
+
+
+def _adopt_figures(state: NetworkState, stats: dict[str, Any],
+                   arrays: dict[str, np.ndarray], where: str) -> None:
+    """What training reported: mistakes and updates per epoch, examples seen, clamped
+    updates, promotions and demotions per target."""
+    n_targets = len(state.labels)
+    state.mistakes = list(stats.get("mistakes", []))
+    state.updates = list(stats.get("updates", []))
+    state.n_examples_seen = int(stats.get("n_examples_seen", 0))
+    state.overflows = int(stats.get("overflows", 0))
+    state.underflows = int(stats.get("underflows", 0))
+    state.counts = np.stack([_per_target(arrays, "promotions", n_targets, where),
+                             _per_target(arrays, "demotions", n_targets, where)], axis=1)
+
+
+def _adopt_calibration(state: NetworkState, calibrate: Any, header: dict[str, Any],
+                       arrays: dict[str, np.ndarray], where: str) -> None:
+    """The sigmoids and the progressive window (an uncalibrated model says so, as a
+    trained one does)."""
+    from snowpy.calibration import Calibration
+    from snowpy.network.calibrating import ProgressiveWindow
+
+    state.progressive = ProgressiveWindow() if calibrate == "progressive" else None
     if header.get("calibration"):
-        net.calibration_ = Calibration.from_file(header["calibration"], arrays, where)
+        state.calibration = Calibration.from_file(header["calibration"], arrays, where)
     if "progressive_scores" in arrays:
         scores, positives = arrays["progressive_scores"], arrays.get("progressive_positives")
         if positives is None or positives.shape != scores.shape or scores.ndim != 2:
             raise ModelFileError(f"{where}: the progressive calibration window is inconsistent")
-        net._progressive = window = ProgressiveWindow.restore(scores, positives)
+        state.progressive = window = ProgressiveWindow.restore(scores, positives)
         progress = header.get("progressive") or {}
         try:  # (files of 0.x before this field: refit after a tenth more)
             window.since_fit = int(progress.get("since_fit", 0))
@@ -262,7 +274,6 @@ def restore_network(network_class: type, header: dict[str, Any],
         except (TypeError, ValueError, AttributeError):
             raise ModelFileError(f"{where}: the progressive calibration state is invalid: "
                                  f"{progress!r}") from None
-    return net
 
 
 def _per_target(arrays: dict[str, np.ndarray], name: str, n_targets: int, where: str
@@ -315,11 +326,11 @@ def _adopt(store: LinkStore, header: dict[str, Any], arrays: dict[str, np.ndarra
         store.n_planes = 1
         store.W = np.zeros((0, 1), store.dtype)
         store.replaced()
-        store._frozen_absent = float(header["links"]["absent"])
+        store.freeze(float(header["links"]["absent"]))
     if ids.dtype.itemsize <= 4 and (ids.size == 0 or int(ids.max()) < 2**31):
         ids = ids.astype(np.int32, copy=False)  # (the map's own key type: no int64 copy)
-    store._map.rows(ids, insert=True)
-    if store._map.next_row != sizes.shape[0]:
+    store.feature_map.rows(ids, insert=True)
+    if store.feature_map.next_row != sizes.shape[0]:
         raise ModelFileError(f"{where}: a feature id appears twice")
     store.adopt({"sizes": sizes, "target": targets,
                  "W": weights, "U": averaging if averaging is not None else
@@ -358,7 +369,7 @@ def _adopt_legacy(store: LinkStore, arrays: dict[str, np.ndarray], storage: Any,
         ids = found
     if frozen:
         initial = np.array([store.kernel.initial_effective_weight])
-        store._frozen_absent = float(initial[0])
+        store.freeze(float(initial[0]))
     else:
         initial = store.initial_weights
     differs = np.any(weights != initial[None, :, None], axis=1)
@@ -375,7 +386,7 @@ def _adopt_legacy(store: LinkStore, arrays: dict[str, np.ndarray], storage: Any,
         if averaging is not None and not frozen else np.zeros((0, n_planes), store.dtype)
     if frozen:
         store.n_planes = 1
-    store._map.rows(ids[rows_used[1:] - 1], insert=True)
+    store.feature_map.rows(ids[rows_used[1:] - 1], insert=True)
     store.adopt({"sizes": sizes, "target": target_index.astype(np.int32), "W": W, "U": U,
                  "lcount": np.zeros(0, np.int32)})
     store.reserve_rows(sizes.shape[0] + 1, exact=True)

@@ -21,6 +21,7 @@ from snowpy._lazy import lazy_module
 from snowpy._rows import Rows
 from snowpy.exceptions import NumericalError, PluginError
 from snowpy.network.engine import TOUCHED, Options, Outcome, RuleBinding, run
+from snowpy.network.options import bias_strength
 from snowpy.network.pruning import keep_top_percent
 from snowpy.network.refreshing import refresh_planes
 
@@ -145,7 +146,7 @@ def train(net: Any, call: TrainingCall, *, epochs: int, shuffle: bool, progress:
                    record=record, rank_links=rank_links)
     finally:
         if net.kernel_.refresh is not None:
-            net._planes_stale = True  # refreshed by the next prediction, save or view
+            net.state_.planes_stale = True  # refreshed by the next prediction, save or view
 
 
 class _KernelErrors:
@@ -212,23 +213,23 @@ KERNEL_ERRORS = _KERNEL_ERRORS  # (for the one-example paths)
 
 def _train(net: Any, call: TrainingCall, *, epochs: int, shuffle: bool, progress: Any,
            fresh: bool, record: np.ndarray | None, rank_links: bool) -> None:
-    store = net._store
-    counts = net._target_counts()
-    net._online = False  # a later learn_one starts an entry of its own in mistakes_
+    store = net.state_.store
+    counts = net.state_.target_counts()
+    net.state_.online = False  # a later learn_one starts an entry of its own in mistakes_
     overflows = 0
     creating = True
     keys = (call.keys if call.keys is not None
             else example_keys(call.X, call.y_indptr, call.y_targets)) if shuffle else None
     try:
         for epoch in range(epochs):
-            order = shuffled(keys, net._rng) if keys is not None else np.arange(call.n)
+            order = shuffled(keys, net.state_.rng) if keys is not None else np.arange(call.n)
             order = order.astype(np.int64)
             mistakes, updates, epoch_overflows = _epoch(
                 net, call, epoch, order, counts, progress, counting=fresh and epoch == 0,
                 creating=creating, record=record if epoch == 0 else None)
             overflows += epoch_overflows
-            net.mistakes_.append(mistakes)
-            net.updates_.append(updates)
+            net.state_.mistakes.append(mistakes)
+            net.state_.updates.append(updates)
             if epoch == 0 and rank_links and net.eligible_percent is not None:
                 keep_top_percent(net)
             # the same examples cannot call for new links again, unless eligibility let
@@ -238,9 +239,9 @@ def _train(net: Any, call: TrainingCall, *, epochs: int, shuffle: bool, progress
             if net.early_stop and updates == 0:
                 break
     finally:  # an interrupted training still leaves a consistent network
-        net._effective_cache.clear()
+        net.state_.cache.invalidate()
     if overflows:
-        net.overflows_ += overflows
+        net.state_.overflows += overflows
         warnings.warn(
             f"{overflows} weight updates exceeded the largest magnitude kept "
             f"({store.max_magnitude:g}) and were clamped; use milder promotion/demotion, or a "
@@ -254,7 +255,7 @@ def _epoch(net: Any, call: TrainingCall, epoch: int, order: np.ndarray, counts: 
            progress: Any, *, counting: bool, creating: bool, record: np.ndarray | None
            ) -> tuple[int, int, int]:
     """One pass over ``order`` (in chunks when reporting progress)."""
-    store = net._store
+    store = net.state_.store
     mistakes = updates = overflows = 0
     # a rule that derives its scores (Naive Bayes) predicts each example from the counts
     # refreshed when the examples seen reached 1, 2, 4, 8...: log2(n) refreshes of the
@@ -274,9 +275,9 @@ def _epoch(net: Any, call: TrainingCall, epoch: int, order: np.ndarray, counts: 
                 np.empty((stop - position, store.n_targets), dtype=np.float64)
             outcome = _run(net, call, order[position:stop], counts, counting, creating, scores)
             processed, seen, need_room = outcome.processed, outcome.seen, outcome.need_room
-            net.n_examples_seen_ += seen - store.seen
+            net.state_.n_examples_seen += seen - store.seen
             store.seen = seen
-            net.underflows_ += outcome.underflows
+            net.state_.underflows += outcome.underflows
             chunk_mistakes += outcome.mistakes
             updates += outcome.updates
             overflows += outcome.overflows
@@ -299,7 +300,7 @@ def _epoch(net: Any, call: TrainingCall, epoch: int, order: np.ndarray, counts: 
             refresh_planes(net)  # (the examples seen reached a power of two)
         mistakes += chunk_mistakes
         if progress is not None:
-            net._effective_cache.clear()
+            net.state_.cache.invalidate()
             progress(epoch, stop, order.size, chunk_mistakes)
     return mistakes, updates, overflows
 
@@ -339,7 +340,7 @@ def checking_kernels() -> bool:
 def rule_binding(net: Any) -> RuleBinding:
     """The rule as the engine applies it to ``net``'s pool (its kernel, numbers, planes,
     initial and absent weights, per-target state)."""
-    store = net._store
+    store = net.state_.store
     return RuleBinding(net.kernel_.compiled, net.kernel_.params,
                        np.asarray(store.planes, dtype=np.float64), store.initial_weights,
                        store.absent_planes, store.S, store.dtype == np.float32,
@@ -348,10 +349,10 @@ def rule_binding(net: Any) -> RuleBinding:
 
 def training_options(net: Any) -> Options:
     """How ``net`` trains, as the engine reads it."""
-    store = net._store
+    store = net.state_.store
     return Options(store.policy_code, store.min_count, bool(net.kernel_.multiplicative),
                    store.min_magnitude, store.max_magnitude, float(net.rule_params_["theta"]),
-                   *separator(net), net._bias_strength(), bool(net.multilabel_),
+                   *separator(net), bias_strength(net.bias), bool(net.multilabel_),
                    net.multiclass == "constraint")
 
 
@@ -381,7 +382,7 @@ def _run(net: Any, call: TrainingCall, order: np.ndarray, counts: np.ndarray, co
         rule = rule_binding(net)
     except (TypeError, ValueError) as exc:  # a plugin's planes or weights of the wrong shape
         raise PluginError(f"rule {net.rule!r}: {exc}") from exc
-    return run(net._store.links(), rule, training_options(net), call.indptr, call.rows,
+    return run(net.state_.store.links(), rule, training_options(net), call.indptr, call.rows,
                call.vals, order, call.y_indptr, call.y_targets, call.a_indptr,
-               call.a_targets, net._store.seen, counts, call.max_active, scores, counting,
+               call.a_targets, net.state_.store.seen, counts, call.max_active, scores, counting,
                creating)

@@ -19,14 +19,16 @@ if TYPE_CHECKING:  # pragma: no cover
 else:
     sp = lazy_module("scipy.sparse")
 
+if TYPE_CHECKING:  # pragma: no cover
+    from snowpy.network.learned import NetworkState
+
 __all__ = ["WeightViews"]
 
 
 class WeightViews:
-    """The weight views of a trained network (needs ``_store`` and ``_check_fitted``)."""
+    """The weight views of a trained network (needs ``_state`` and ``_check_fitted``)."""
 
-    _store: Any
-    _effective_cache: dict[bool, np.ndarray]
+    _state: NetworkState
     average: bool
     n_features_in_: int
     rule_params_: dict[str, Any]
@@ -41,16 +43,17 @@ class WeightViews:
     def n_links_(self) -> int:
         """Links held: feature-target pairs with a weight of their own."""
         self._check_fitted()
-        return self._store.n_links
+        return self._state.store.n_links
 
     def effective_links_delta(self) -> np.ndarray:
         """Per pool slot, the link's prediction weight minus a missing link's (cached)."""
         self._check_fitted()
         ensure_fresh(self)
         averaged = bool(self.average)
-        cached = self._effective_cache.get(averaged)
+        cached = self._state.cache.effective.get(averaged)
         if cached is None:
-            cached = self._effective_cache[averaged] = self._store.effective(averaged=averaged)
+            cached = self._state.cache.effective[averaged] = \
+                self._state.store.effective(averaged=averaged)
         return cached
 
     def link_weights(self, columns: Any) -> tuple[np.ndarray, np.ndarray]:
@@ -73,7 +76,7 @@ class WeightViews:
         """
         self._check_fitted()
         columns = np.asarray(columns, dtype=np.int64)
-        store = self._store
+        store = self._state.store
         delta = self.effective_links_delta()
         weights = np.full((columns.size, store.n_targets), float(store.absent))
         linked = np.zeros((columns.size, store.n_targets), dtype=bool)
@@ -92,7 +95,7 @@ class WeightViews:
         """
         self._check_fitted()
         ensure_fresh(self)
-        return self._store.links_csr(averaged=bool(self.average))
+        return self._state.store.links_csr(averaged=bool(self.average))
 
     def link_counts(self, columns: Any = None) -> np.ndarray:
         """Links held by each feature (column of ``X``): all features seen, or ``columns``.
@@ -101,7 +104,7 @@ class WeightViews:
         the counts follow :attr:`feature_ids_`.
         """
         self._check_fitted()
-        store = self._store
+        store = self._state.store
         if columns is None:
             return store.size[1:store.n_rows].astype(np.int64)
         columns = np.asarray(columns, dtype=np.int64)
@@ -117,13 +120,13 @@ class WeightViews:
     def feature_ids_(self) -> np.ndarray:
         """The feature (column of ``X``) of each row of :meth:`effective_links` from 1 on."""
         self._check_fitted()
-        return self._store.feature_ids
+        return self._state.store.feature_ids
 
     @property
     def absent_weight_(self) -> float:
         """The weight of a missing link, and of a feature never seen in training."""
         self._check_fitted()
-        return self._store.absent
+        return self._state.store.absent
 
     def effective_weights(self) -> np.ndarray:
         """Every weight as prediction uses it, dense: ``float64[rows + 1, targets]``.
@@ -134,8 +137,8 @@ class WeightViews:
         """
         self._check_fitted()
         ensure_fresh(self)
-        dense = self._store.full_table(averaged=bool(self.average))
-        unseen = np.full((1, dense.shape[1]), self._store.absent)
+        dense = self._state.store.full_table(averaged=bool(self.average))
+        unseen = np.full((1, dense.shape[1]), self._state.store.absent)
         return np.vstack([dense, unseen])
 
     @property
@@ -143,9 +146,10 @@ class WeightViews:
         """Effective weights as scikit-learn lays them out, ``[targets, n_features]`` (dense)."""
         self._check_fitted()
         links = self.effective_links().tocoo()
-        coef = np.full((self._store.n_targets, self.n_features_in_), self._store.absent)
+        store = self._state.store
+        coef = np.full((store.n_targets, self.n_features_in_), store.absent)
         features = links.row >= 1
-        ids = self._store.feature_ids
+        ids = self._state.store.feature_ids
         coef[links.col[features], ids[links.row[features] - 1]] = links.data[features]
         return coef
 
@@ -153,7 +157,7 @@ class WeightViews:
     def intercept_(self) -> np.ndarray:
         """Bias weight minus threshold, per target (zero bias when ``bias=False``)."""
         self._check_fitted()
-        bias = np.full(self._store.n_targets, self._store.absent)
+        bias = np.full(self._state.store.n_targets, self._state.store.absent)
         row = self.effective_links()[0].tocoo()
         bias[row.col] = row.data
         return self._bias_strength() * bias - float(self.rule_params_["theta"])

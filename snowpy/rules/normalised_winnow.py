@@ -62,7 +62,7 @@ def normalised_winnow_update(w, S, t, y, activation, vals, m, sqnorm,
 def normalised_weights(network: Any) -> np.ndarray:
     """The normalised weights ``float64[features + 1, targets]`` (rows as
     :meth:`~snowpy.Network.effective_weights`: the bias first, the unseen last)."""
-    scale = np.exp(network._store.S[:, 0])
+    scale = np.exp(network.state_.store.S[:, 0])
     return network.effective_weights() * scale[None, :]
 
 

@@ -45,7 +45,7 @@ def _network(rule: str, params: Mapping[str, Any], **options: Any) -> Any:
     if get_rule(rule).dual:
         from snowpy.network import DualNetwork
 
-        kept = {k: v for k, v in options.items() if k in DualNetwork._option_names}
+        kept = {k: v for k, v in options.items() if k in DualNetwork.option_names()}
         return DualNetwork(rule, **{**dict(params), **kept})
     return Network(rule, **{**dict(params), **options})
 
@@ -229,7 +229,7 @@ def check_touches_only_active_rows(rule: str, params: Mapping[str, Any] | None =
 
 def _learned_planes(net: Network) -> np.ndarray:
     """``float64[rows, targets * learned planes]``: the planes of coefficient 0, row by row."""
-    store = net._store
+    store = net.state_.store
     layout = store.exact()
     learned = [p for p, c in enumerate(store.planes) if c == 0.0]
     table = np.zeros((store.n_rows, store.n_targets, len(learned)))

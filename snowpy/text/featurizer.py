@@ -227,7 +227,8 @@ class Featurizer(TransformerConventions, ChunkStages):
         self._pattern_trusted = False
         self.__dict__.pop("_compiled", None)
 
-    def _compile(self) -> list[Segment]:
+    def segments(self) -> list[Segment]:
+        """The front end's compiled extractors, one segment each (built once)."""
         compiled = self.__dict__.get("_compiled")
         if compiled is not None:
             return compiled
@@ -258,11 +259,23 @@ class Featurizer(TransformerConventions, ChunkStages):
                 segments.append(Segment(index, namespace, name, kernel, seed))
         self._compiled = segments
         self._local = threading.local()
-        if self.keep_names and self._name_index() is None:
+        if self.keep_names and self.name_index() is None:
             self._names = NameIndex([segment.label for segment in segments])
         return segments
 
-    def _name_index(self) -> NameIndex | None:
+    def load_names_later(self, loader: Any) -> None:
+        """The inverse map comes from ``loader()`` on first use (a model file's names:
+        loading stays fast)."""
+        self._names_loader = loader
+
+    def packed_names(self, keep_ids: Any) -> tuple[np.ndarray, dict[str, Any]] | None:
+        """The inverse map of ``keep_ids`` packed for a model file (array, header), or
+        None when no names are kept."""
+        if not self.keep_names or self.name_index() is None:
+            return None
+        return self._names.pack(keep_ids=keep_ids)
+
+    def name_index(self) -> NameIndex | None:
         """The inverse map, rebuilt on first use when it came from a model file."""
         loader = self.__dict__.pop("_names_loader", None)
         if loader is not None:
@@ -274,7 +287,7 @@ class Featurizer(TransformerConventions, ChunkStages):
     # -------------------------------------------------------------- transform
     def fit(self, texts: Any = None, y: Any = None) -> Featurizer:
         """Nothing to learn (hashing); checks the configuration. Returns self."""
-        self._compile()
+        self.segments()
         return self
 
     def transform(self, texts: Iterable[Any], *, names: bool | None = None) -> sp.csr_matrix:
@@ -349,7 +362,7 @@ class Featurizer(TransformerConventions, ChunkStages):
         """
         if isinstance(doc, dict) and self.fields is None:
             return self._features_of_dict(doc)
-        single = self._single()
+        single = self.words_only()
         if single is not None and isinstance(doc, str):
             text = self._normalised([doc])[0] if self.unicode_form or self.strip_accents \
                 else doc
@@ -361,17 +374,17 @@ class Featurizer(TransformerConventions, ChunkStages):
                     f"the document holds {invalid} invalid UTF-8 byte(s); use errors='replace' "
                     "to treat them as separators")
             return ids, vals
-        segments = self._compile()
+        segments = self.segments()
         n_fields = 1 if self.fields is None else len(self.fields)
         fields = [self._encode([doc], field, 0) for field in range(n_fields)]
         (_, _, indices, data), invalid, _ = self._featurize(fields, 1, segments, 0, True)
         self.invalid_bytes_ = invalid
         return indices.astype(np.int64), data
 
-    def _single(self) -> WordsOnly | None:
+    def words_only(self) -> WordsOnly | None:
         """The one-call path for one document, when the front end is word n-grams only."""
         if "_single_path" not in self.__dict__:
-            segments = self._compile()
+            segments = self.segments()
             plain = self.fields is None and self.token_pattern is None and \
                 all(segment.name == "words" for segment in segments)
             self._single_path = WordsOnly(
@@ -412,7 +425,7 @@ class Featurizer(TransformerConventions, ChunkStages):
         """
         if not self.keep_names:
             raise ConfigurationError("names are kept only with keep_names=True")
-        self._compile()
+        self.segments()
         self._record_pending()
         self._names.collect_for(np.asarray(ids, dtype=np.int64))
         try:
@@ -433,8 +446,8 @@ class Featurizer(TransformerConventions, ChunkStages):
         """
         if not self.keep_names:
             self.keep_names = True
-            if self._name_index() is None:
-                self._names = NameIndex([segment.label for segment in self._compile()])
+            if self.name_index() is None:
+                self._names = NameIndex([segment.label for segment in self.segments()])
         self.collect_names(texts, ids)
 
     def names_in(self, doc: Any) -> dict[int, list[str]]:
@@ -472,7 +485,7 @@ class Featurizer(TransformerConventions, ChunkStages):
         pending = self.__dict__.pop("_pending_names", None)
         if not pending:
             return
-        self._compile()
+        self.segments()
         if self._names._wanted is not None:  # (a collect_names interrupted)
             self._names.seal()
         for _ in self._parts(pending, None, False, True):
@@ -487,7 +500,7 @@ class Featurizer(TransformerConventions, ChunkStages):
         if collect and not self.keep_names:
             raise ConfigurationError("names are kept only with keep_names=True")
         texts = as_documents(texts)
-        segments = self._compile()
+        segments = self.segments()
         self.invalid_bytes_ = 0
         jobs = self._jobs()
         n_fields = 1 if self.fields is None else len(self.fields)
@@ -562,7 +575,7 @@ class Featurizer(TransformerConventions, ChunkStages):
         return self._kept_names().names_of(ids)
 
     def _kept_names(self) -> NameIndex:
-        index = self._name_index() if self.keep_names else None
+        index = self.name_index() if self.keep_names else None
         if index is None:
             raise ConfigurationError("the inverse map is kept only with keep_names=True")
         return index
