@@ -29,7 +29,7 @@ from snowpy.network.calibrating import (
     held_out_scores,
     refresh_progressive,
 )
-from snowpy.network.dual_engine import MIN_WIDTH, USED, dual_epoch, dual_scores
+from snowpy.network.dual_engine import USED, dual_epoch, dual_scores
 from snowpy.network.dual_state import dual_state, restore_dual
 from snowpy.network.labels import (
     LabelIndex,
@@ -43,6 +43,7 @@ from snowpy.network.labels import (
 from snowpy.network.online import parse_example
 from snowpy.network.options import check_training_options
 from snowpy.network.predicting import LabelPrediction
+from snowpy.network.support import DualState
 from snowpy.network.training import chunks, example_keys, shuffled
 from snowpy.plugins import get_rule
 from snowpy.records.rules import BuildContext
@@ -122,12 +123,15 @@ class DualNetwork(LabelPrediction, SavesModel, RuleParamsEstimator):
         check_training_options(self.get_params())
 
     def _check_fitted(self) -> None:
-        if "_alpha" not in self.__dict__:
+        if "_dual" not in self.__dict__:
             raise NotFittedError(f"this {type(self).__name__} is not trained yet; call fit or "
                                  "partial_fit first")
 
     # ---------------------------------------------------------------- state
-    def _start(self, n_features: int, multilabel: bool, labels: LabelIndex) -> None:
+    def start(self, n_features: int, labels: Any = (), *, multilabel: bool = False
+              ) -> DualNetwork:
+        """An untrained network of ``n_features`` columns with a target per label, before
+        any example; returns the network."""
         spec, params = self.resolve_rule()
         kernel = spec.make_kernel(params, BuildContext(mean_active_features=1.0,
                                                        n_features=n_features))
@@ -136,52 +140,32 @@ class DualNetwork(LabelPrediction, SavesModel, RuleParamsEstimator):
         self.rule_params_ = params
         self.n_features_in_ = int(n_features)
         self.multilabel_ = bool(multilabel)
-        self._labels = labels
-        self._indicator = False
-        self._width = MIN_WIDTH
-        rows = kernel.budget if 0 < kernel.budget <= 64 else 64
-        self._ids = np.zeros(rows * self._width, np.int64)
-        self._vals = np.zeros(rows * self._width, np.float64)
-        self._len = np.zeros(rows, np.int64)
-        self._alpha = np.zeros((rows, max(len(labels), 1)), np.float64)
-        self._state = np.zeros(2, np.int64)
+        index = labels if isinstance(labels, LabelIndex) else LabelIndex(labels)
+        self._dual = DualState(index, kernel.budget, seed=self.seed,
+                               progressive=ProgressiveWindow(len(index))
+                               if self.calibrate == "progressive" else None)
         self.mistakes_: list[int] = []
         self.updates_: list[int] = []
         self.n_examples_seen_ = 0
         self.calibration_ = None
-        self._progressive = ProgressiveWindow(len(labels)) \
-            if self.calibrate == "progressive" else None
-        self._rng = np.random.default_rng(self.seed)
+        self._online = False
+        return self
 
-    def _widen(self, width: int) -> None:
-        """Slots of ``width`` features (the support vectors moved, not changed)."""
-        rows = self._len.shape[0]
-        ids = np.zeros(rows * width, np.int64)
-        vals = np.zeros(rows * width, np.float64)
-        old = self._width
-        for s in range(int(self._state[USED])):
-            n = int(self._len[s])
-            ids[s * width:s * width + n] = self._ids[s * old:s * old + n]
-            vals[s * width:s * width + n] = self._vals[s * old:s * old + n]
-        self._ids, self._vals, self._width = ids, vals, width
+    @property
+    def state_(self) -> DualState:
+        """Everything the network has learned but its figures, as one value
+        (:class:`~snowpy.network.support.DualState`): the support vectors, their
+        coefficients, the labels; :meth:`to_state` gives it as plain data."""
+        self._check_fitted()
+        return self._dual
 
-    def _grow(self) -> None:
-        """Twice the slots (at most the budget)."""
-        rows = self._len.shape[0]
-        budget = self.kernel_.budget
-        more = 2 * rows if budget == 0 else min(2 * rows, budget)
-        self._ids = np.concatenate([self._ids, np.zeros((more - rows) * self._width, np.int64)])
-        self._vals = np.concatenate([self._vals, np.zeros((more - rows) * self._width)])
-        self._len = np.concatenate([self._len, np.zeros(more - rows, np.int64)])
-        grown = np.zeros((more, self._alpha.shape[1]))
-        grown[:rows] = self._alpha
-        self._alpha = grown
+    @property
+    def _labels(self) -> LabelIndex:  # (what LabelPrediction reads, as every kind gives it)
+        return self._dual.labels
 
-    def _cover_targets(self) -> None:
-        if len(self._labels) > self._alpha.shape[1]:
-            grown = np.zeros((self._alpha.shape[0], len(self._labels)))
-            grown[:, :self._alpha.shape[1]] = self._alpha
-            self._alpha = grown
+    @property
+    def _indicator(self) -> bool:
+        return self._dual.indicator
 
     # -------------------------------------------------------------- training
     def fit(self, X: Any, y: Sequence[Any], *, sample_weight: Any = None,
@@ -206,8 +190,8 @@ class DualNetwork(LabelPrediction, SavesModel, RuleParamsEstimator):
             if self.calibrate in ("cv", "holdout") else None
         if held_out is not None:
             keys = held_out[3]
-        self._start(X.shape[1], multilabel, labels)
-        self._indicator = width is not None
+        self.start(X.shape[1], labels, multilabel=multilabel)
+        self._dual.indicator = width is not None
         phase(progress, "training", X.shape[0] * int(self.epochs))
         self._learn(X, y, epochs=int(self.epochs), shuffle=bool(self.shuffle),
                     progress=progress, keys=keys)
@@ -231,23 +215,23 @@ class DualNetwork(LabelPrediction, SavesModel, RuleParamsEstimator):
         y, width = check_y(y, X.shape[0], type(self).__name__)
         X, y, _, _ = apply_weights(X, y, None, sample_weight, None)
         y = label_array(y)
-        if "_alpha" not in self.__dict__:
+        if "_dual" not in self.__dict__:
             self.check_options()
             multilabel = width is not None or is_multilabel(y)
-            self._start(X.shape[1], multilabel, LabelIndex())
-            self._indicator = width is not None
+            self.start(X.shape[1], multilabel=multilabel)
+            self._dual.indicator = width is not None
         elif X.shape[1] != self.n_features_in_:
             raise ConfigurationError(f"X has {X.shape[1]} features; the network has "
                                      f"{self.n_features_in_}")
         for label in classes or ():
-            self._labels.add(label)
+            self._dual.labels.add(label)
         self._learn(X, y, epochs=1, shuffle=False, progress=progress, keys=None)
         return self
 
     def _learn(self, X: sp.csr_matrix, y: Any, *, epochs: int, shuffle: bool, progress: Any,
                keys: np.ndarray | None) -> None:
         y_indptr, y_targets = encode_labels(self._labels, y, self.multilabel_)
-        self._cover_targets()
+        self._dual.cover_targets()
         ids = X.indices.astype(np.int64)
         vals = X.data.astype(np.float64)
         indptr = X.indptr.astype(np.int64)
@@ -255,7 +239,7 @@ class DualNetwork(LabelPrediction, SavesModel, RuleParamsEstimator):
             keys = example_keys(X, y_indptr, y_targets)
         positives = self._positives(y_indptr, y_targets)
         for epoch in range(epochs):
-            order = (shuffled(keys, self._rng) if shuffle and keys is not None
+            order = (shuffled(keys, self._dual.rng) if shuffle and keys is not None
                      else np.arange(X.shape[0])).astype(np.int64)
             mistakes = updates = 0
             for start, stop in chunks(order.size, progress is not None,
@@ -271,15 +255,15 @@ class DualNetwork(LabelPrediction, SavesModel, RuleParamsEstimator):
             self.updates_.append(updates)
             if self.early_stop and updates == 0:
                 break
-        if self.calibrate == "progressive" and self._progressive is not None \
-                and self._progressive.filled:
-            fit_progressive(self, self._progressive)
+        if self.calibrate == "progressive" and self._dual.progressive is not None \
+                and self._dual.progressive.filled:
+            fit_progressive(self, self._dual.progressive)
 
     def _positives(self, y_indptr: np.ndarray, y_targets: np.ndarray) -> np.ndarray | None:
         """Which targets each example is positive for, when calibrating progressively."""
-        if self._progressive is None:
+        if self._dual.progressive is None:
             return None
-        return positive_matrix(y_indptr, y_targets, self._alpha.shape[1])
+        return positive_matrix(y_indptr, y_targets, self._dual.alpha.shape[1])
 
     def _run(self, indptr: np.ndarray, ids: np.ndarray, vals: np.ndarray, order: np.ndarray,
              y_indptr: np.ndarray, y_targets: np.ndarray, positives: np.ndarray | None = None
@@ -290,14 +274,14 @@ class DualNetwork(LabelPrediction, SavesModel, RuleParamsEstimator):
         mistakes = updates = 0
         while order.size:
             scores = np.empty((order.size if positives is not None else 0,
-                               self._alpha.shape[1]))
+                               self._dual.alpha.shape[1]))
             done, m, u, need = dual_epoch(
-                kernel.compiled, self._ids, self._vals, self._len, self._width, self._alpha,
-                self._state, kernel.budget, indptr, ids, vals, order, y_indptr, y_targets,
+                kernel.compiled, self._dual.ids, self._dual.vals, self._dual.lengths, self._dual.width, self._dual.alpha,
+                self._dual.ring, kernel.budget, indptr, ids, vals, order, y_indptr, y_targets,
                 kernel.params, float(params["theta"]), float(params["thickness"]),
                 float(params["negative_thickness"]), float(kernel.step), self.multilabel_,
                 scores)
-            window = self._progressive
+            window = self._dual.progressive
             if positives is not None and window is not None and done:
                 window.add(scores[:done], positives[order[:done]])
                 refresh_progressive(self, window, len(self._labels))
@@ -305,9 +289,9 @@ class DualNetwork(LabelPrediction, SavesModel, RuleParamsEstimator):
             updates += u
             order = order[done:]
             if need > 0:
-                self._widen(max(need, 2 * self._width))
+                self._dual.widen(max(need, 2 * self._dual.width))
             elif need < 0:
-                self._grow()
+                self._dual.grow(self.kernel_.budget)
         return mistakes, updates
 
     # ------------------------------------------------------------ prediction
@@ -320,13 +304,13 @@ class DualNetwork(LabelPrediction, SavesModel, RuleParamsEstimator):
     def n_support_(self) -> int:
         """Support vectors held (at most the budget)."""
         self._check_fitted()
-        return int(self._state[USED])
+        return int(self._dual.ring[USED])
 
     @property
     def dual_coef_(self) -> np.ndarray:
         """``float64[support vectors, targets]``: each support vector's coefficients."""
         self._check_fitted()
-        return self._alpha[:self.n_support_]
+        return self._dual.alpha[:self.n_support_]
 
     @property
     def n_links_(self) -> int:
@@ -342,8 +326,8 @@ class DualNetwork(LabelPrediction, SavesModel, RuleParamsEstimator):
             raise ConfigurationError(f"X has {X.shape[1]} features; the network has "
                                      f"{self.n_features_in_}")
         out = np.empty((X.shape[0], len(self._labels)))
-        alpha = np.ascontiguousarray(self._alpha[:, :len(self._labels)])
-        dual_scores(self.kernel_.compiled, self._ids, self._vals, self._len, self._width,
+        alpha = np.ascontiguousarray(self._dual.alpha[:, :len(self._labels)])
+        dual_scores(self.kernel_.compiled, self._dual.ids, self._dual.vals, self._dual.lengths, self._dual.width,
                     self.n_support_, alpha, X.indptr.astype(np.int64),
                     X.indices.astype(np.int64), X.data.astype(np.float64), self.kernel_.params,
                     float(self.rule_params_["theta"]), out)
@@ -356,15 +340,15 @@ class DualNetwork(LabelPrediction, SavesModel, RuleParamsEstimator):
         support vector by support vector."""
         self._check_fitted()
         X = _canonical(X)
-        n_support, width = self.n_support_, self._width
+        n_support, width = self.n_support_, self._dual.width
         out = np.empty((X.shape[0], n_support))
         indptr, indices = X.indptr.astype(np.int64), X.indices.astype(np.int64)
         data = X.data.astype(np.float64)
         for start in range(0, n_support, 256):  # (an identity of coefficients, by blocks)
             end = min(start + 256, n_support)
             block = np.empty((X.shape[0], end - start))
-            dual_scores(self.kernel_.compiled, self._ids[start * width:end * width],
-                        self._vals[start * width:end * width], self._len[start:end], width,
+            dual_scores(self.kernel_.compiled, self._dual.ids[start * width:end * width],
+                        self._dual.vals[start * width:end * width], self._dual.lengths[start:end], width,
                         end - start, np.eye(end - start), indptr, indices, data,
                         self.kernel_.params, 0.0, block)
             out[:, start:end] = block
@@ -390,23 +374,23 @@ class DualNetwork(LabelPrediction, SavesModel, RuleParamsEstimator):
                        width: int | None = None) -> DualNetwork:
         """Learn one checked example (``ids`` sorted, unique; the public protocol of
         every kind of network, see :meth:`snowpy.Network.learn_example`)."""
-        if "_alpha" not in self.__dict__:
+        if "_dual" not in self.__dict__:
             if width is None:
                 raise ConfigurationError("a dual network learns one example at a time once "
                                          "it knows its width: fit or partial_fit first")
             self.check_options()
-            self._start(width, isinstance(y, (list, tuple, set, frozenset)), LabelIndex())
+            self.start(width, multilabel=isinstance(y, (list, tuple, set, frozenset)))
         labels = list(y) if self.multilabel_ else [y]
         for label in labels:
-            self._labels.add(label)
-        self._cover_targets()
+            self._dual.labels.add(label)
+        self._dual.cover_targets()
         y_indptr = np.array([0, len(labels)], np.int64)
         y_targets = np.array([self._labels.find(label) for label in labels], np.int32)
         order = np.zeros(1, np.int64)
         mistakes, updates = self._run(np.array([0, ids.size], np.int64), ids.astype(np.int64),
                                       vals.astype(np.float64), order, y_indptr, y_targets,
                                       self._positives(y_indptr, y_targets))
-        if not getattr(self, "_online", False):
+        if not self._online:
             self.mistakes_.append(0)
             self.updates_.append(0)
             self._online = True
@@ -432,23 +416,14 @@ class DualNetwork(LabelPrediction, SavesModel, RuleParamsEstimator):
     def feature_ids_(self) -> np.ndarray:
         """The features of the support vectors, sorted."""
         self._check_fitted()
-        return np.unique(self._held_ids())
+        return np.unique(self._dual.held(self._dual.ids))
 
     def link_counts(self, columns: Any = None) -> np.ndarray:
         """Support vectors holding each feature (of :attr:`feature_ids_`, or ``columns``)."""
         columns = self.feature_ids_ if columns is None else np.asarray(columns)
-        held = np.sort(self._held_ids())
+        held = np.sort(self._dual.held(self._dual.ids))
         return np.searchsorted(held, columns, side="right") - \
             np.searchsorted(held, columns, side="left")
-
-    def _held_ids(self) -> np.ndarray:
-        return self._held(self._ids)
-
-    def _held(self, slots: np.ndarray) -> np.ndarray:
-        """What ``slots`` (ids or strengths) hold for the support vectors, without gaps."""
-        parts = [slots[s * self._width:s * self._width + int(self._len[s])]
-                 for s in range(self.n_support_)]
-        return np.concatenate(parts) if parts else np.zeros(0, slots.dtype)
 
     def prune(self) -> int:
         """Nothing to drop: the budget bounds the support vectors. Returns 0."""

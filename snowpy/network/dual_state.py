@@ -16,8 +16,7 @@ import numpy as np
 
 from snowpy.exceptions import ModelFileError, SnowpyError
 from snowpy.network.calibrating import ProgressiveWindow
-from snowpy.network.dual_engine import MIN_WIDTH, OLDEST, USED
-from snowpy.network.labels import LabelIndex
+from snowpy.network.dual_engine import OLDEST
 from snowpy.network.state import plain
 
 __all__ = ["dual_state", "restore_dual"]
@@ -26,27 +25,27 @@ __all__ = ["dual_state", "restore_dual"]
 
 def dual_state(net: Any) -> tuple[dict[str, Any], dict[str, np.ndarray]]:
     """The header and arrays that describe a trained :class:`DualNetwork`."""
-    net._check_fitted()
-    n = net.n_support_
-    lengths = net._len[:n].copy()
+    state = net.state_
+    n = state.n_support
+    lengths = state.lengths[:n].copy()
     header = {
         "kind": "dual",
         "dual": {
             "options": plain(net.get_params()), "rule_params": plain(net.rule_params_),
-            "labels": plain(list(net._labels.labels)), "multilabel": net.multilabel_,
-            "indicator": bool(net._indicator), "n_features": net.n_features_in_,
-            "oldest": int(net._state[OLDEST]), "mistakes": list(net.mistakes_),
+            "labels": plain(list(state.labels.labels)), "multilabel": net.multilabel_,
+            "indicator": bool(state.indicator), "n_features": net.n_features_in_,
+            "oldest": int(state.ring[OLDEST]), "mistakes": list(net.mistakes_),
             "updates": list(net.updates_), "examples_seen": int(net.n_examples_seen_),
             "calibration": (net.calibration_.header()
                             if net.calibration_ is not None else None),
         },
     }
-    arrays = {"sv_ids": net._held(net._ids), "sv_vals": net._held(net._vals),
+    arrays = {"sv_ids": state.held(state.ids), "sv_vals": state.held(state.vals),
               "sv_len": lengths, "sv_alpha": np.ascontiguousarray(net.dual_coef_)}
     if net.calibration_ is not None:
         arrays.update(net.calibration_.arrays())
-    if net._progressive is not None and net._progressive.filled:
-        scores, positives = net._progressive.arrays()
+    if state.progressive is not None and state.progressive.filled:
+        scores, positives = state.progressive.arrays()
         arrays.update(progressive_scores=np.ascontiguousarray(scores),
                       progressive_positives=positives.astype(np.uint8))
     return header, arrays
@@ -63,8 +62,7 @@ def restore_dual(network_class: type, header: dict[str, Any], arrays: dict[str, 
         labels = list(header["labels"])
         net = network_class(rule, **options)
         net.check_options()
-        net._start(int(header["n_features"]), bool(header["multilabel"]),
-                   LabelIndex(labels))
+        net.start(int(header["n_features"]), labels, multilabel=bool(header["multilabel"]))
     except (KeyError, TypeError, ValueError, SnowpyError) as exc:
         raise ModelFileError(f"{where}: the dual network description is invalid "
                              f"({type(exc).__name__}: {exc})") from None
@@ -81,32 +79,19 @@ def restore_dual(network_class: type, header: dict[str, Any], arrays: dict[str, 
     n = int(lengths.size)
     if budget and n > budget:
         raise ModelFileError(f"{where}: {n} support vectors exceed the budget {budget}")
-    width = max(MIN_WIDTH, int(lengths.max(initial=0)))
-    rows = max(n, 1) if budget == 0 else budget
-    net._width = width
-    net._ids = np.zeros(rows * width, np.int64)
-    net._vals = np.zeros(rows * width, np.float64)
-    offsets = np.concatenate([[0], np.cumsum(lengths)])
-    for s in range(n):
-        net._ids[s * width:s * width + lengths[s]] = ids[offsets[s]:offsets[s + 1]]
-        net._vals[s * width:s * width + lengths[s]] = vals[offsets[s]:offsets[s + 1]]
-    net._len = np.zeros(rows, np.int64)
-    net._len[:n] = lengths
-    net._alpha = np.zeros((rows, alpha.shape[1]))
-    net._alpha[:n] = alpha
-    net._state[USED] = n
-    net._state[OLDEST] = int(header.get("oldest", 0)) % max(rows, 1)
+    state = net.state_
+    state.adopt(ids, vals, lengths, alpha, int(header.get("oldest", 0)), budget)
     net.mistakes_ = [int(v) for v in header.get("mistakes", [])]
     net.updates_ = [int(v) for v in header.get("updates", [])]
     net.n_examples_seen_ = int(header.get("examples_seen", 0))
-    net._indicator = bool(header.get("indicator", False))
+    state.indicator = bool(header.get("indicator", False))
     if header.get("calibration"):
         net.calibration_ = Calibration.from_file(header["calibration"], arrays, where)
     window = arrays.get("progressive_scores")
-    if window is not None and net._progressive is not None:
+    if window is not None and state.progressive is not None:
         positives = arrays.get("progressive_positives")
         if positives is None or positives.shape != window.shape or window.ndim != 2:
             raise ModelFileError(f"{where}: the progressive calibration window is "
                                  "inconsistent")
-        net._progressive = ProgressiveWindow.restore(window, positives.astype(bool))
+        state.progressive = ProgressiveWindow.restore(window, positives.astype(bool))
     return net

@@ -20,17 +20,14 @@ __all__ = ["Inline", "SequenceChunks", "Workspace", "approximate_size", "grown",
 class Workspace:
     """Buffers reused from chunk to chunk, grown when too small."""
 
-    def __init__(self) -> None:
-        self._buffers: dict[str, np.ndarray] = {}
+    def __init__(self, buffers: dict[str, np.ndarray] | None = None, prefix: str = ""
+                 ) -> None:
+        self._buffers: dict[str, np.ndarray] = {} if buffers is None else buffers
+        self._prefix = prefix
 
     def view(self, prefix: str) -> Workspace:
         """The same workspace with buffer names under ``prefix`` (one per field)."""
-        scoped = Workspace()
-        scoped._buffers = self._buffers
-        scoped._prefix = self._prefix + prefix
-        return scoped
-
-    _prefix = ""
+        return Workspace(self._buffers, self._prefix + prefix)
 
     def get(self, name: str, shape: int | tuple[int, ...], dtype: Any) -> np.ndarray:
         """A buffer of ``shape`` (its contents are whatever the last chunk left).

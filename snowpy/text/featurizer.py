@@ -486,7 +486,7 @@ class Featurizer(TransformerConventions, ChunkStages):
         if not pending:
             return
         self.segments()
-        if self._names._wanted is not None:  # (a collect_names interrupted)
+        if self._names.collecting:  # (a collect_names interrupted)
             self._names.seal()
         for _ in self._parts(pending, None, False, True):
             pass

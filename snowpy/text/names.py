@@ -40,7 +40,8 @@ class NameIndex:
     ``labels`` turns an extractor's number and raw bytes into a readable name.
     """
 
-    def __init__(self, labels: Sequence[Callable[[str], str]] = ()) -> None:
+    def __init__(self, labels: Sequence[Callable[[str], str]] = (), *,
+                 stored: tuple[np.ndarray, ...] | None = None) -> None:
         self.labels = list(labels)
         self._pairs: FeatureMap | None = FeatureMap()
         self._ids = np.empty(1024, dtype=np.int64)
@@ -48,6 +49,14 @@ class NameIndex:
         self._offsets = np.zeros(1025, dtype=np.int64)
         self._blob = np.empty(1 << 16, dtype=np.uint8)
         self._count = 0
+        if stored is not None:  # (ids, segments, offsets, blob) of a model file, checked
+            ids, segments, offsets, blob = stored
+            self._pairs = None
+            self._ids = np.array(ids, dtype=np.int64)
+            self._segments = np.array(segments, dtype=np.uint8)
+            self._offsets = np.array(offsets, dtype=np.int64)
+            self._blob = np.array(blob, dtype=np.uint8)
+            self._count = ids.size
         self._order: np.ndarray | None = None
         self._wanted: FeatureMap | None = None
         self._first = np.zeros(0, dtype=np.int64)
@@ -134,6 +143,11 @@ class NameIndex:
                 pairs.rows(keys, insert=True)
             self._pairs = pairs
         return self._pairs
+
+    @property
+    def collecting(self) -> bool:
+        """A :meth:`collect_for` is under way (not sealed yet)."""
+        return self._wanted is not None
 
     def seal(self) -> None:
         """Free what keeps names from being recorded twice (rebuilt if needed)."""
@@ -251,8 +265,6 @@ class NameIndex:
         """Names from :meth:`arrays` (or the per-feature layout of format 1 files)."""
         from snowpy.exceptions import ModelFileError
 
-        index = cls(labels)
-        index._pairs = None
         if "names_offsets" in arrays:
             ids, segments = arrays["names_ids"], arrays["names_segments"]
             offsets, blob = arrays["names_offsets"], arrays["names_blob"]
@@ -265,14 +277,9 @@ class NameIndex:
             offsets = np.r_[0, np.cumsum(lengths)].astype(np.int64)
             blob = arrays["names_blob"]
         else:
-            return index
+            return cls(labels)
         if ids.ndim != 1 or segments.shape != ids.shape or offsets.shape != (ids.size + 1,) \
                 or offsets[0] != 0 or np.any(np.diff(offsets) < 0) \
                 or offsets[-1] != blob.size:
             raise ModelFileError(f"{where}: the inverse feature map is inconsistent")
-        index._ids = np.array(ids, dtype=np.int64)
-        index._segments = np.array(segments, dtype=np.uint8)
-        index._offsets = np.array(offsets, dtype=np.int64)
-        index._blob = np.array(blob, dtype=np.uint8)
-        index._count = ids.size
-        return index
+        return cls(labels, stored=(ids, segments, offsets, blob))
