@@ -21,7 +21,7 @@ FLOORS = [
     ("estimators", ["classifier", "classifier_state", "files", "explanation",
                     "explanation_html"]),
     ("uses of estimators", ["persistence", "experiments", "testing", "integrations",
-                            "distributed", "serving", "tuning"]),
+                            "distributed", "serving", "tuning", "training"]),
     ("command line", ["cli", "__main__"]),
 ]
 #: The building blocks stand side by side: none imports another.

@@ -9,7 +9,7 @@ from typer.testing import CliRunner
 
 from snowpy import load
 from snowpy.cli import app
-from snowpy.cli import cache as cache_module
+from snowpy.training import cache as cache_module
 from snowpy.corpora import demo_path, read
 
 runner = CliRunner()

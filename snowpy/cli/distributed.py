@@ -9,7 +9,7 @@ from typing import Annotated, Any
 
 import typer
 
-from snowpy.cli.common import counted, echo_json, err, model_key, summarise
+from snowpy.cli.common import counted, echo_json, err
 from snowpy.exceptions import ConfigurationError
 
 Workers = Annotated[int | None, typer.Option(
@@ -68,17 +68,15 @@ def _mb(count: float) -> str:
     return f"{count / 1e6:,.1f} MB"
 
 
-def train_distributed(classifier: Any, corpus: str, output: Path, *, workers: int | None,
-                      scheduler: str | None, shards: int | None, mixing: str,
-                      average_over: str, checkpoint: Path | None, resume: bool, split: str | None,
-                      format: str | None, layout: Any, on_error: str,
-                      inference_only: bool, quiet: bool, json_output: bool,
-                      started: float) -> None:
+def train_distributed(classifier: Any, run: Any, cluster: Any) -> None:
     """``snowpy train CORPUS --workers N``: iterative parameter mixing, a line per round,
-    the model written as any other, the checkpoint removed once it is."""
+    the model written as any other, the checkpoint removed once it is (``run``: a
+    :class:`snowpy.cli.run.Run`; ``cluster``: a :class:`snowpy.cli.run.Cluster`)."""
     from snowpy import distributed
 
-    chatty = not (quiet or json_output)
+    chatty, output, corpus = run.chatty, run.output, run.corpus
+    workers, scheduler, checkpoint = cluster.workers, cluster.scheduler, cluster.checkpoint
+    mixing, average_over, resume = cluster.mixing, cluster.average_over, cluster.resume
     if mixing not in distributed.MIXING or average_over not in ("changed", "all"):
         raise ConfigurationError(f"--mixing is arithmetic or geometric (got {mixing!r}), "
                                  f"--average-over changed or all (got {average_over!r})")
@@ -101,22 +99,21 @@ def train_distributed(classifier: Any, corpus: str, output: Path, *, workers: in
         err(f"training on {where}" + (f", resuming from {folder}" if resume else ""))
     try:
         trained = distributed.fit(
-            classifier, corpus, workers=workers, scheduler=scheduler, shards=shards,
+            classifier, corpus, workers=workers, scheduler=scheduler, shards=cluster.shards,
             mixing=mixing, average_over=average_over, checkpoint=folder, resume=resume,
-            split=split, format=format,
-            layout=layout, on_error=on_error, progress=show)
+            split=run.split, format=run.format,
+            layout=run.layout, on_error=run.on_error, progress=show)
     except KeyboardInterrupt:
         err(f"interrupted: {output} untouched; `--resume` continues from {folder}")
         raise typer.Exit(130) from None
-    trained.save(output, inference_only=inference_only, key=model_key(),
-                 read_with=layout.recorded(corpus, format))
+    run.save(trained)
     from snowpy.distributed.checkpoints import Checkpoint
 
     Checkpoint(folder, {}).complete()
     info = trained.distributed_
     net = trained.network_
-    seconds = time.perf_counter() - started
-    if info["skipped"] and not json_output:
+    seconds = time.perf_counter() - run.started
+    if info["skipped"] and not run.json_output:
         err(f"skipped {info['skipped']} malformed record(s); first: {info['messages'][0]}")
     summary = {
         "model": str(output), "corpus": corpus, "documents": sum(info["examples"]),
@@ -125,14 +122,13 @@ def train_distributed(classifier: Any, corpus: str, output: Path, *, workers: in
         "workers": info["workers"], "shards": info["shards"], "mixing": mixing,
         "average_over": average_over,
         "rounds": info["rounds"], "seconds": round(seconds, 3),
-        "calibrated": net.calibration_ is not None, "inference_only": inference_only,
+        "calibrated": net.calibration_ is not None, "inference_only": run.inference_only,
     }
-    summarise(summary, f"trained on {counted(summary['documents'], 'document')} in "
+    run.summarise(summary, f"trained on {counted(summary['documents'], 'document')} in "
               f"{counted(info['shards'], 'shard')}, "
               f"{counted(len(net.classes_), 'class', 'classes')}, "
               f"{counted(len(net.mistakes_), 'round')}, "
-              f"{net.n_links_:,} links in {seconds:.1f} s; saved {output}",
-              json_output=json_output, quiet=quiet)
+              f"{net.n_links_:,} links in {seconds:.1f} s; saved {output}")
 
 
 def evaluate_distributed(model: Path, corpus: str, *, workers: int | None,

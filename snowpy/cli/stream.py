@@ -13,13 +13,10 @@ writes the model (atomically) every N examples.
 from __future__ import annotations
 
 import time
-from collections.abc import Iterable
-from pathlib import Path
-from typing import Any
 
-from snowpy.cli.common import err, model_key
+from snowpy.cli.common import err
 
-__all__ = ["StreamReport", "learn_stream"]
+__all__ = ["StreamReport"]
 
 
 class StreamReport:
@@ -56,34 +53,11 @@ class StreamReport:
                 f"{self.accuracy:>12.4f} {rate:>10,.0f}")
         self.since_examples = self.since_mistakes = 0
 
+    def close(self) -> None:
+        """The last row, for the documents since the previous one."""
+        if self.since_examples:
+            self.row()
+
     @property
     def accuracy(self) -> float:
         return 1 - self.mistakes / max(self.examples, 1)
-
-
-def learn_stream(classifier: Any, documents: Iterable[Any], report: StreamReport, *,
-                 output: Path, save_every: int | None, inference_only: bool,
-                 read_with: dict[str, Any] | None = None) -> int:
-    """Predict then learn each document, in order; returns the checkpoints written.
-
-    The first document cannot be predicted (there is no model yet): it counts
-    as a mistake, as in SNoW's and Vowpal Wabbit's progressive figures.
-    """
-    checkpoints = 0
-    for document in documents:
-        text, label = document.text, document.label
-        if hasattr(classifier, "network_"):
-            predicted = classifier.predict_one(text)
-            wrong = set(predicted) != set(label) if isinstance(label, (list, tuple)) \
-                else predicted != label
-        else:
-            wrong = True
-        classifier.learn_one(text, label)
-        report.add(wrong)
-        if save_every and report.examples % save_every == 0:
-            classifier.save(output, inference_only=inference_only, key=model_key(),
-                            read_with=read_with)
-            checkpoints += 1
-    if report.since_examples:
-        report.row()
-    return checkpoints

@@ -15,11 +15,9 @@ from snowpy.cli.common import (
     counted,
     err,
     handles_errors,
-    model_key,
     parse_optional_float,
     parse_range,
     rule_options,
-    summarise,
 )
 from snowpy.cli.distributed import (
     Scheduler,
@@ -44,12 +42,13 @@ from snowpy.cli.reading import (
     check_classes,
     describe_read,
     is_multilabel,
-    iter_documents,
     read_documents,
     read_featurised,
 )
 from snowpy.cli.rule_check import check_rule_once
-from snowpy.cli.stream import StreamReport, learn_stream
+from snowpy.cli.run import Cluster, Run
+from snowpy.cli.stream import StreamReport
+from snowpy.cli.training_cache import train_cached
 from snowpy.exceptions import ConfigurationError
 
 HELP = """Train a model on CORPUS and save it to MODEL.
@@ -170,10 +169,52 @@ def train(
         "--force", help="replace MODEL even where it is a symbolic link (the link becomes "
         "a file)")] = False,
 ) -> None:
-    streaming = corpus == "-" if stream is None else stream
     from snowpy import SnowClassifier
 
     check_output(output, [corpus, save_partial], force=force)
+    streaming, epochs, calibrate = _mode(corpus, stream, cache, epochs, calibrate, save_every,
+                                         report_every, test)
+    rule_params = rule_options(rule, ctx.args)
+    classifier = SnowClassifier(
+        rule, thickness=thickness, ngrams=parse_range(ngrams, "--ngrams"),
+        char_ngrams=parse_range(char_ngrams, "--char-ngrams"), bits=bits, values=values,
+        extractors=[] if conjunctions is None else [("conjunctions", {"window": conjunctions})],
+        norm="l2" if l2 else None, epochs=epochs, average=average, seed=seed,
+        early_stop=early_stop,
+        calibrate=None if calibrate == "none" else calibrate,
+        calibration_folds=calibration_folds, keep_names=keep_names, links=links,
+        eligibility=eligibility, eligible_percent=eligible_percent,
+        discard=parse_optional_float(discard, "--discard"), precision=precision,
+        **rule_params,
+    )
+    if multilabel:
+        _multilabel(ctx, classifier, rule_params, "--multilabel", streaming, quiet)
+    _before_reading(rule, corpus, classifier, quiet)
+    run = Run(corpus, output, split, format,
+              ReadOptions(encoding, decode, label_column, text_column or [], header,
+                          label_field, text_field or [], multilabel),
+              on_error, inference_only, quiet, json_output, rule, time.perf_counter(),
+              save_partial)
+    cluster = Cluster(workers, scheduler, shards, mixing, average_over, checkpoint, resume)
+    if cache is not None:
+        if wanted(workers, scheduler):
+            raise ConfigurationError("--cache is for one machine; the workers of "
+                                     "--workers/--scheduler keep their shards in memory")
+        train_cached(classifier, run, cache, seed=seed)
+    elif _on_cluster(run, cluster, streaming=streaming, test=test, keep_names=keep_names):
+        train_distributed(classifier, run, cluster)
+    elif streaming:
+        _train_stream(classifier, run, save_every=save_every, report_every=report_every)
+    else:
+        _train_in_memory(ctx, classifier, run, rule_params, (test, test_every, curve))
+
+
+def _mode(corpus: str, stream: bool | None, cache: Path | None, epochs: int | None,
+          calibrate: str | None, save_every: int | None, report_every: int | None,
+          test: str | None) -> tuple[bool, int, str]:
+    """Whether CORPUS is learned as a stream, the epochs and the calibration, checked
+    against the options that go with each mode."""
+    streaming = corpus == "-" if stream is None else stream
     if cache is not None:
         if calibrate in ("cv", "holdout") or save_every or report_every or test:
             raise ConfigurationError("--cache trains from the cache in bounded memory: "
@@ -190,90 +231,90 @@ def train(
         epochs, calibrate = 1, "progressive" if calibrate is None else calibrate
     elif save_every or report_every:
         raise ConfigurationError("--save-every and --report-every go with --stream")
-    epochs = _default_epochs() if epochs is None else epochs
-    calibrate = "cv" if calibrate is None else calibrate
     for name, value in (("--save-every", save_every), ("--report-every", report_every)):
         if value is not None and value < 1:
             raise ConfigurationError(f"{name} must be at least 1, got {value}")
-    rule_params = rule_options(rule, ctx.args)
-    classifier = SnowClassifier(
-        rule, thickness=thickness, ngrams=parse_range(ngrams, "--ngrams"),
-        char_ngrams=parse_range(char_ngrams, "--char-ngrams"), bits=bits, values=values,
-        extractors=[] if conjunctions is None else [("conjunctions", {"window": conjunctions})],
-        norm="l2" if l2 else None, epochs=epochs, average=average, seed=seed,
-        early_stop=early_stop,
-        calibrate=None if calibrate == "none" else calibrate,
-        calibration_folds=calibration_folds, keep_names=keep_names, links=links,
-        eligibility=eligibility, eligible_percent=eligible_percent,
-        discard=parse_optional_float(discard, "--discard"), precision=precision,
-        **rule_params,
-    )
-    if multilabel:
-        epochs = _multilabel(ctx, classifier, rule_params, "--multilabel", streaming, quiet)
-    _before_reading(rule, corpus, classifier, quiet)
-    started = time.perf_counter()
-    layout = ReadOptions(encoding, decode, label_column, text_column or [], header,
-                               label_field, text_field or [], multilabel)
-    if cache is not None:
-        from snowpy.cli.training_cache import train_cached
+    return (streaming, _default_epochs() if epochs is None else epochs,
+            "cv" if calibrate is None else calibrate)
 
-        if wanted(workers, scheduler):
-            raise ConfigurationError("--cache is for one machine; the workers of "
-                                     "--workers/--scheduler keep their shards in memory")
-        train_cached(classifier, corpus, output, cache, epochs=epochs, split=split,
-                     format=format, layout=layout, on_error=on_error,
-                     inference_only=inference_only, quiet=quiet, json_output=json_output,
-                     rule=rule, seed=seed, started=started)
-        return
-    if wanted(workers, scheduler) and corpus != "-" and \
-            not cluster_worth_it(corpus, workers, scheduler, quiet or json_output):
-        workers = scheduler = None  # (the user took one process, offered at a terminal)
-    if wanted(workers, scheduler):
-        if corpus == "-":
-            raise ConfigurationError("the workers read the corpus themselves: give a path, "
-                                     "a glob or a registered corpus, not standard input")
-        alone = [name for name, value in (
-            ("--stream", streaming), ("--test", test), ("--save-partial", save_partial),
-            ("--keep-names", keep_names)) if value]
-        if alone:
-            raise ConfigurationError(f"{alone[0]} is not available with --workers/--scheduler")
-        train_distributed(classifier, corpus, output, workers=workers, scheduler=scheduler,
-                          shards=shards, mixing=mixing, average_over=average_over,
-                          checkpoint=checkpoint, resume=resume,
-                          split=split, format=format, layout=layout, on_error=on_error,
-                          inference_only=inference_only, quiet=quiet,
-                          json_output=json_output, started=started)
-        return
-    if resume or checkpoint is not None or shards is not None:
-        raise ConfigurationError("--shards, --checkpoint and --resume go with --workers or "
-                                 "--scheduler")
-    if streaming:
-        _train_stream(classifier, corpus, output, format=format, layout=layout,
-                      split=split, on_error=on_error, save_every=save_every,
-                      report_every=report_every, save_partial=save_partial,
-                      inference_only=inference_only, quiet=quiet, json_output=json_output,
-                      rule=rule, started=started)
-        return
-    chatty = not (quiet or json_output)
+
+def _on_cluster(run: Run, cluster: Cluster, *, streaming: bool, test: str | None,
+                keep_names: bool) -> bool:
+    """Whether the training goes to a cluster (asked, worth it or insisted on), with the
+    options that do not go with one refused."""
+    asked = wanted(cluster.workers, cluster.scheduler)
+    if asked and run.corpus != "-" and not cluster_worth_it(
+            run.corpus, cluster.workers, cluster.scheduler, not run.chatty):
+        return False  # (the user took one process, offered at a terminal)
+    if not asked:
+        if cluster.resume or cluster.checkpoint is not None or cluster.shards is not None:
+            raise ConfigurationError("--shards, --checkpoint and --resume go with --workers "
+                                     "or --scheduler")
+        return False
+    if run.corpus == "-":
+        raise ConfigurationError("the workers read the corpus themselves: give a path, "
+                                 "a glob or a registered corpus, not standard input")
+    alone = [name for name, value in (
+        ("--stream", streaming), ("--test", test), ("--save-partial", run.save_partial),
+        ("--keep-names", keep_names)) if value]
+    if alone:
+        raise ConfigurationError(f"{alone[0]} is not available with --workers/--scheduler")
+    return True
+
+
+def _train_in_memory(ctx: typer.Context, classifier: Any, run: Run,
+                     rule_params: dict[str, Any], testing: tuple[Any, Any, Any]) -> None:
+    """Read CORPUS into memory, train every epoch (``testing``: ``--test``,
+    ``--test-every``, ``--curve``), save."""
+    test, test_every, curve = testing
+    chatty = run.chatty
     with Phases(quiet=not chatty)("reading"):
-        read = read_featurised(corpus, classifier.make_featurizer(), split=split,
-                               format=format, layout=layout) \
-            or read_documents(corpus, split=split, format=format, on_error=on_error,
-                              layout=layout, prefer="train")
+        read = read_featurised(run.corpus, classifier.make_featurizer(), split=run.split,
+                               format=run.format, layout=run.layout) \
+            or read_documents(run.corpus, split=run.split, format=run.format,
+                              on_error=run.on_error, layout=run.layout, prefer="train")
     texts, labels, problems, split = read[:4]
     if chatty:
-        err(describe_read(corpus, read))
-    if not multilabel and is_multilabel(labels):
-        epochs = _multilabel(ctx, classifier, rule_params, "a multi-label corpus (documents "
-                             "with a set of labels)", False, not chatty)
-    check_classes(corpus, read)
-    if problems.skipped and not json_output:
-        err(f"skipped {problems.skipped} malformed record(s); first: {problems.messages[0]}")
-    learning = _learning_curve(classifier, rule, test, test_every, curve, layout, on_error,
-                               len(read), chatty)
-    reporter: Any = TrainingReporter(len(read), epochs) if chatty else None
+        err(describe_read(run.corpus, read))
+    if not run.layout.multilabel and is_multilabel(labels):
+        _multilabel(ctx, classifier, rule_params, "a multi-label corpus (documents with a "
+                    "set of labels)", False, not chatty)
+    check_classes(run.corpus, read)
+    run.skipped(problems)
+    learning = _learning_curve(classifier, run.rule, test, test_every, curve, run.layout,
+                               run.on_error, len(read), chatty)
+    reporter: Any = TrainingReporter(len(read), int(classifier.epochs)) if chatty else None
     if learning is not None:
         reporter = learning.around(reporter)
+    _fit_interruptibly(classifier, run, read, reporter)
+    if reporter:
+        reporter.phase("saving")
+    run.save(classifier)
+    if reporter:
+        reporter.close()
+    if learning is not None and curve is not None:
+        _draw(learning.points, curve, f"{run.output.name}: accuracy on {test}", chatty)
+    seconds = time.perf_counter() - run.started
+    net = classifier.network_
+    summary = {
+        "model": str(run.output), "corpus": run.corpus, "split": split,
+        "documents": len(read), "classes": len(net.classes_),
+        "rule": run.rule, "rule_params": net.rule_params_, "epochs_run": len(net.mistakes_),
+        "links": net.n_links_,
+        "mistakes": net.mistakes_, "skipped": problems.skipped, "seconds": round(seconds, 3),
+        "calibrated": net.calibration_ is not None, "inference_only": run.inference_only,
+        **({"learning_curve": learning.points} if learning is not None else {}),
+    }
+    run.summarise(summary, f"trained {run.rule} on {counted(len(read), 'document')}, "
+                  f"{counted(len(net.classes_), 'class', 'classes')}, "
+                  f"{counted(len(net.mistakes_), 'epoch')}, {net.n_links_:,} links in "
+                  f"{seconds:.1f} s; saved {run.output}")
+
+
+def _fit_interruptibly(classifier: Any, run: Run, read: Any, reporter: Any) -> None:
+    """Train on what was read; on Ctrl-C, keep MODEL and save what was learned to
+    ``--save-partial`` (exit status 130)."""
+    texts, labels = read[0], read[1]
     try:
         run_interruptibly(lambda progress: classifier.fit(texts, labels, progress=progress)
                           if texts is not None else
@@ -282,50 +323,31 @@ def train(
                           reporter, on_stuck=lambda: err(
                               f"interrupted: the training did not stop in time (the rule's "
                               f"update kernel did not return); stopped without saving "
-                              f"({output} untouched)"))
+                              f"({run.output} untouched)"))
     except KeyboardInterrupt:
         if reporter:
             reporter.close()
-        if save_partial is not None and hasattr(classifier, "network_") \
+        if run.save_partial is not None and hasattr(classifier, "network_") \
                 and is_fitted(classifier.network_):
             classifier.network_.calibration_ = None
-            classifier.save(save_partial, key=model_key(),
-                            read_with=layout.recorded(corpus, format))
-            err(f"interrupted: what was learned so far is in {save_partial}; {output} untouched")
+            run.save_partial_model(classifier)
+            err(f"interrupted: what was learned so far is in {run.save_partial}; "
+                f"{run.output} untouched")
         else:
-            err(f"interrupted: {output} was not written")
+            err(f"interrupted: {run.output} was not written")
         raise typer.Exit(130) from None
-    if reporter:
-        reporter.phase("saving")
-    classifier.save(output, inference_only=inference_only, key=model_key(),
-                    read_with=layout.recorded(corpus, format))
-    if reporter:
-        reporter.close()
-    if learning is not None and curve is not None:
-        from snowpy import plots
 
-        try:
-            plots.plot_curve(learning.points, str(curve), f"{output.name}: accuracy on {test}")
-        except ImportError:
-            err("the learning curve needs matplotlib: pip install 'snowpy-learn[plot]'")
-        else:
-            if chatty:
-                err(f"wrote {curve}")
-    seconds = time.perf_counter() - started
-    net = classifier.network_
-    summary = {
-        "model": str(output), "corpus": corpus, "split": split, "documents": len(read),
-        "classes": len(net.classes_),
-        "rule": rule, "rule_params": net.rule_params_, "epochs_run": len(net.mistakes_),
-        "links": net.n_links_,
-        "mistakes": net.mistakes_, "skipped": problems.skipped, "seconds": round(seconds, 3),
-        "calibrated": net.calibration_ is not None, "inference_only": inference_only,
-        **({"learning_curve": learning.points} if learning is not None else {}),
-    }
-    summarise(summary, f"trained {rule} on {counted(len(read), 'document')}, "
-              f"{counted(len(net.classes_), 'class', 'classes')}, "
-              f"{counted(len(net.mistakes_), 'epoch')}, {net.n_links_:,} links in "
-              f"{seconds:.1f} s; saved {output}", json_output=json_output, quiet=quiet)
+
+def _draw(points: Any, curve: Path, title: str, chatty: bool) -> None:
+    from snowpy import plots
+
+    try:
+        plots.plot_curve(points, str(curve), title)
+    except ImportError:
+        err("the learning curve needs matplotlib: pip install 'snowpy-learn[plot]'")
+    else:
+        if chatty:
+            err(f"wrote {curve}")
 
 
 def _default_epochs() -> int:
@@ -382,51 +404,54 @@ def _before_reading(rule: str, corpus: str, classifier: Any, quiet: bool) -> Non
         err(warned)
 
 
-def _train_stream(classifier: Any, corpus: str, output: Path, *, format: str | None,
-                  layout: ReadOptions, split: str | None, on_error: str,
-                  save_every: int | None, report_every: int | None,
-                  save_partial: Path | None, inference_only: bool, quiet: bool,
-                  json_output: bool, rule: str, started: float) -> None:
-    """One pass over CORPUS as a stream (see :mod:`snowpy.cli.stream`), then save."""
-    documents, problems = iter_documents(corpus, split=split, format=format,
-                                         on_error=on_error, layout=layout)
-    report = StreamReport(report_every, show=not (quiet or json_output))
+def _train_stream(classifier: Any, run: Run, *, save_every: int | None,
+                  report_every: int | None) -> None:
+    """One pass over CORPUS as a stream (:func:`snowpy.training.learn_stream`), the
+    progressive table as it goes, checkpoints every ``save_every``; then save."""
+    from snowpy.training import learn_stream
+
+    documents, problems = run.documents()
+    report = StreamReport(report_every, show=run.chatty)
+    checkpoints = 0
+
+    def after(figures: Any, wrong: bool) -> None:
+        nonlocal checkpoints
+        report.add(wrong)
+        if save_every and figures.examples % save_every == 0:
+            run.save(classifier)
+            checkpoints += 1
+
     try:
-        checkpoints = learn_stream(classifier, documents, report, output=output,
-                                   save_every=save_every, inference_only=inference_only,
-                                   read_with=layout.recorded(corpus, format))
+        learn_stream(classifier, documents, after=after)
+        report.close()
     except KeyboardInterrupt:
-        if save_partial is not None and hasattr(classifier, "network_"):
-            classifier.save(save_partial, key=model_key(),
-                            read_with=layout.recorded(corpus, format))
+        if run.save_partial is not None and hasattr(classifier, "network_"):
+            run.save_partial_model(classifier)
             err(f"interrupted after {report.examples:,} documents: what was learned is in "
-                f"{save_partial}")
+                f"{run.save_partial}")
         else:
-            err(f"interrupted after {report.examples:,} documents: {output} "
+            err(f"interrupted after {report.examples:,} documents: {run.output} "
                 + ("holds the last checkpoint" if save_every else "was not written"))
         raise typer.Exit(130) from None
     if not hasattr(classifier, "network_"):
-        raise ConfigurationError(f"{corpus}: no documents found")
-    if problems.skipped and not json_output:
-        err(f"skipped {problems.skipped} malformed record(s); first: {problems.messages[0]}")
+        raise ConfigurationError(f"{run.corpus}: no documents found")
+    run.skipped(problems)
     net = classifier.network_
     net.prune()  # discard (SNoW -d) and eligible percent apply at the end, as after fit
-    classifier.save(output, inference_only=inference_only, key=model_key(),
-                    read_with=layout.recorded(corpus, format))
-    seconds = time.perf_counter() - started
+    run.save(classifier)
+    seconds = time.perf_counter() - run.started
     summary = {
-        "model": str(output), "documents": report.examples, "classes": len(net.classes_),
-        "rule": rule, "rule_params": net.rule_params_, "stream": True,
+        "model": str(run.output), "documents": report.examples, "classes": len(net.classes_),
+        "rule": run.rule, "rule_params": net.rule_params_, "stream": True,
         "progressive_accuracy": round(report.accuracy, 6), "mistakes": report.mistakes,
         "links": net.n_links_, "checkpoints": checkpoints, "skipped": problems.skipped,
         "seconds": round(seconds, 3), "calibrated": net.calibration_ is not None,
-        "inference_only": inference_only, "peak_memory_mb": _peak_memory_mb(),
+        "inference_only": run.inference_only, "peak_memory_mb": _peak_memory_mb(),
     }
-    summarise(summary, f"learned {report.examples:,} documents one at a time ({rule}), "
-              f"{counted(len(net.classes_), 'class', 'classes')}, "
-              f"progressive accuracy {report.accuracy:.4f}, "
-              f"{net.n_links_:,} links in {seconds:.1f} s; saved {output}",
-              json_output=json_output, quiet=quiet)
+    run.summarise(summary, f"learned {report.examples:,} documents one at a time "
+                  f"({run.rule}), {counted(len(net.classes_), 'class', 'classes')}, "
+                  f"progressive accuracy {report.accuracy:.4f}, "
+                  f"{net.n_links_:,} links in {seconds:.1f} s; saved {run.output}")
 
 
 def _peak_memory_mb() -> float | None:
@@ -463,9 +488,8 @@ class LearningCurve:
         network = self.classifier.network_
         if self._X is None:
             self._X = self.classifier.featurizer_.transform(self.texts, names=False)
-        network.state_.cache.invalidate()  # the weights of this moment
-        accuracy = float(network.score(self._X, self.labels))
-        network.state_.cache.invalidate()
+        accuracy = float(network.score(self._X, self.labels))  # (training invalidated
+        # the network's cache before calling: the weights of this moment)
         seen = epoch * self.n + done
         self.points.append({"examples": seen, "epoch": epoch + 1, "accuracy": accuracy})
         if self.say is not None:

@@ -1,0 +1,78 @@
+"""One ``snowpy train`` run: where it reads and writes and how it speaks, given once to
+each training mode (in memory, stream, cache, cluster) instead of a dozen options each."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from snowpy.cli.common import err, model_key, summarise
+from snowpy.cli.reading import ReadOptions, iter_documents
+
+__all__ = ["Cluster", "Run"]
+
+
+@dataclass(frozen=True)
+class Run:
+    """The options every training mode shares."""
+
+    corpus: str
+    output: Path
+    split: str | None
+    format: str | None
+    layout: ReadOptions
+    on_error: str
+    inference_only: bool
+    quiet: bool
+    json_output: bool
+    rule: str
+    started: float
+    save_partial: Path | None = None
+
+    @property
+    def chatty(self) -> bool:
+        """Whether progress is said on standard error."""
+        return not (self.quiet or self.json_output)
+
+    def read_with(self) -> dict[str, Any]:
+        """How the corpus was read, kept in the model file."""
+        return self.layout.recorded(self.corpus, self.format)
+
+    def documents(self) -> Any:
+        """The corpus's documents as a stream, and the reader's problems."""
+        return iter_documents(self.corpus, split=self.split, format=self.format,
+                              on_error=self.on_error, layout=self.layout)
+
+    def save(self, classifier: Any) -> None:
+        """Write the model (atomically), as the options ask."""
+        classifier.save(self.output, inference_only=self.inference_only, key=model_key(),
+                        read_with=self.read_with())
+
+    def save_partial_model(self, classifier: Any) -> None:
+        """Write what was learned so far to ``--save-partial`` (a full model)."""
+        assert self.save_partial is not None
+        classifier.save(self.save_partial, key=model_key(), read_with=self.read_with())
+
+    def skipped(self, problems: Any) -> None:
+        """Say how many malformed records were skipped, and the first."""
+        if problems.skipped and not self.json_output:
+            err(f"skipped {problems.skipped} malformed record(s); first: "
+                f"{problems.messages[0]}")
+
+    def summarise(self, summary: dict[str, Any], line: str) -> None:
+        """The run's summary: a JSON object, or one line."""
+        summarise(summary, line, json_output=self.json_output, quiet=self.quiet)
+
+
+@dataclass(frozen=True)
+class Cluster:
+    """Where and how a training on a Dask cluster runs (``--workers`` and its options)."""
+
+    workers: int | None
+    scheduler: str | None
+    shards: int | None
+    mixing: str
+    average_over: str
+    checkpoint: Path | None
+    resume: bool

@@ -1,0 +1,56 @@
+"""The training modes as library calls (snowpy.training): what ``snowpy train --stream``
+and ``--cache`` do, from Python, giving the models the command line gives."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+from typer.testing import CliRunner
+
+import snowpy
+from snowpy.cli import app
+from snowpy.corpora import read
+from snowpy.training import FeatureCache, learn_stream, train_from_cache
+
+DEMO = Path(__file__).resolve().parent.parent / "corpora" / "demo"
+
+
+def _documents(name: str) -> list:
+    return list(read(DEMO / name))
+
+
+def test_a_stream_learned_from_python_is_the_command_lines_model(tmp_path):
+    documents = _documents("train.tsv")
+    seen = []
+    clf = snowpy.SnowClassifier(epochs=1, calibrate="progressive")
+    figures = learn_stream(clf, documents, after=lambda f, wrong: seen.append(wrong))
+    assert figures.examples == len(documents) == len(seen) == 400
+    assert figures.mistakes == sum(seen)
+    assert 0.80 < figures.accuracy < 1.0  # (progressive: every document before it is learned)
+    clf.network_.prune()  # as the command line does at the end of a stream
+    model = tmp_path / "m.snowpy"
+    result = CliRunner().invoke(app, ["train", str(DEMO / "train.tsv"), "-o", str(model),
+                                      "--stream", "--json"])
+    assert result.exit_code == 0, result.output
+    loaded = snowpy.load(model)
+    texts = [d.text for d in _documents("test.tsv")]
+    np.testing.assert_array_equal(loaded.decision_function(texts),
+                                  clf.decision_function(texts))
+
+
+def test_epochs_from_a_cache_of_blocks_learn_the_corpus(tmp_path):
+    documents = _documents("train.tsv")
+    clf = snowpy.SnowClassifier(calibrate="progressive")
+    front = clf.make_featurizer()
+    cache = FeatureCache(tmp_path / "cache", {"of": "the demo corpus"})
+    assert not cache.valid()
+    assert cache.build(iter(documents), front, block_docs=64) == 400
+    assert len(cache.blocks) == 7 and cache.valid()
+    said = []
+    per_epoch = train_from_cache(clf, cache, front, epochs=4,
+                                 on_epoch=lambda epoch, mistakes: said.append(mistakes))
+    assert per_epoch == said == clf.network_.mistakes_
+    assert per_epoch[0] > per_epoch[-1]  # it learns: fewer mistakes in the later epochs
+    tests = _documents("test.tsv")
+    assert clf.score([d.text for d in tests], [d.label for d in tests]) > 0.9
