@@ -74,8 +74,7 @@ def evaluate(
     json_output: Annotated[bool, typer.Option("--json", help="machine-readable output")] = False,
 ) -> None:
     """Evaluate MODEL on CORPUS: accuracy, precision, recall, F1, confusion, calibration."""
-    from snowpy import load
-    from snowpy.classifier import SnowClassifier
+    from snowpy import load, model_kinds
 
     layout = ReadOptions(encoding, decode, label_column, text_column or [], header,
                          label_field, text_field or [], multilabel)
@@ -94,7 +93,7 @@ def evaluate(
     if bins < 1:
         raise typer.BadParameter("must be at least 1", param_hint="--bins")
     classifier = load(model, mmap=True, key=model_key())  # (the pages of the weights it reads, no more)
-    if not isinstance(classifier, SnowClassifier):
+    if model_kinds.kind_of(classifier) != "classifier":
         raise typer.BadParameter("this model holds a Network without a front end; evaluate "
                                  "it from Python", param_hint="MODEL")
     layout = read_as_trained(layout, classifier.read_with_, corpus, format,
@@ -117,16 +116,7 @@ def evaluate(
         predicted = network.predict(X)
     report = _measure(network, X, read.labels, predicted, bins, phases)
     if (abstain is not None or plot is not None) and not network.multilabel_:
-        margin, correct = _margins(network, X, read.labels)
-        report["coverage_curve"] = []
-        for step in range(21):  # margins 0, 0.05, ... 1
-            coverage, _, accuracy = _abstention(margin, correct, step / 20)
-            report["coverage_curve"].append({"margin": step / 20, "coverage": coverage,
-                                             "accuracy": accuracy})
-        if abstain is not None:
-            coverage, answered, accuracy = _abstention(margin, correct, abstain)
-            report["abstain"] = {"margin": abstain, "coverage": coverage, "answered": answered,
-                                 "accuracy_answered": accuracy or 0.0}
+        report.update(_coverage(network, X, read.labels, abstain))
     if errors is not None:
         report["errors_file"] = str(errors)
         report["errors_written"] = _write_errors(network, X, texts, read.labels,
@@ -142,6 +132,22 @@ def evaluate(
     else:
         print_report(report, classifier.network_.multilabel_, confusion)
     _figures(report, title, plot, reliability_diagram, quiet=json_output)
+
+
+def _coverage(network: Any, X: Any, labels: Any, abstain: float | None) -> dict[str, Any]:
+    """Coverage and accuracy when abstaining below each margin 0, 0.05, ... 1 (and at
+    ``abstain``, SNoW's ``-p``)."""
+    margin, correct = _margins(network, X, labels)
+    found: dict[str, Any] = {"coverage_curve": []}
+    for step in range(21):
+        coverage, _, accuracy = _abstention(margin, correct, step / 20)
+        found["coverage_curve"].append({"margin": step / 20, "coverage": coverage,
+                                        "accuracy": accuracy})
+    if abstain is not None:
+        coverage, answered, accuracy = _abstention(margin, correct, abstain)
+        found["abstain"] = {"margin": abstain, "coverage": coverage, "answered": answered,
+                            "accuracy_answered": accuracy or 0.0}
+    return found
 
 
 def _measure(network: Any, X: Any, labels: list[Any], predicted: Any, bins: int,

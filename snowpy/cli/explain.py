@@ -35,13 +35,13 @@ def explain(
     weight) to the top targets, with its name, hashed id and weight; the terms add up to
     the target's score."""
     from snowpy import load
-    from snowpy.classifier import SnowClassifier
     from snowpy.cli.reading import read_lines
+    from snowpy.model_kinds import kind_of
 
     if top_k < 1 or features < 0:
         raise ConfigurationError("--top-k must be at least 1 and --features at least 0")
     classifier = load(model, key=model_key())
-    if not isinstance(classifier, SnowClassifier):
+    if kind_of(classifier) != "classifier":
         raise ConfigurationError(f"{model} holds a network without a front end: explain it "
                                  "from Python (Network.link_weights)")
     if (texts and file) or not (texts or file):

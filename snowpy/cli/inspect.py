@@ -14,9 +14,9 @@ from snowpy.network.options import bias_strength
 
 def _parts(model: Any) -> tuple[Any, Any, Any]:
     """``(classifier or None, network, featurizer or None)``."""
-    from snowpy.classifier import SnowClassifier
+    from snowpy.model_kinds import kind_of
 
-    if isinstance(model, SnowClassifier):
+    if kind_of(model) == "classifier":
         return model, model.network_, model.featurizer_
     return None, model, None
 
@@ -173,10 +173,10 @@ def inspect(
     loaded = load(model, mmap=True, key=model_key())
     if corpus is not None:
         _recover_names(loaded, corpus, split, top, export_to is not None)
-    from snowpy.network import DualNetwork
+    from snowpy.model_kinds import kind_of
 
     network = _parts(loaded)[1]
-    if isinstance(network, DualNetwork):
+    if kind_of(network) == "dual":
         _show_dual(console, model, loaded, json_output, export_to)
         return
     views = _member_views(loaded)
@@ -216,10 +216,10 @@ def _member_views(loaded: Any) -> list[Any] | None:
     """For a cloud, the model as each member alone (a classifier keeps its front end)."""
     import copy
 
-    from snowpy.network import Cloud
+    from snowpy.model_kinds import kind_of
 
     classifier, net, _ = _parts(loaded)
-    if not isinstance(net, Cloud):
+    if kind_of(net) != "cloud":
         return None
     if classifier is None:
         return list(net.networks_)

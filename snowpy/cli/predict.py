@@ -59,7 +59,7 @@ def predict(
     a reader that stops reading (| head) ends it quietly.
     """
     from snowpy import load
-    from snowpy.classifier import SnowClassifier
+    from snowpy.model_kinds import kind_of
 
     if wanted(workers, scheduler):
         if input in (None, "-") or output_dir is None:
@@ -73,7 +73,7 @@ def predict(
     if batch is not None and batch < 1:
         raise typer.BadParameter("must be at least 1", param_hint="--batch")
     classifier = load(model, mmap=True, key=model_key())  # (the pages of the weights it reads, no more)
-    if not isinstance(classifier, SnowClassifier):
+    if kind_of(classifier) != "classifier":
         raise typer.BadParameter("this model has no text front end", param_hint="MODEL")
     lines = read_lines(input, encoding, decode)
     if abstain is not None and not 0.0 <= abstain <= 1.0:

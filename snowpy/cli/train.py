@@ -5,7 +5,7 @@ from __future__ import annotations
 import sys
 import time
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Any
 
 import typer
 
@@ -48,6 +48,49 @@ from snowpy.cli.reading import (
 from snowpy.cli.rule_check import check_rule_once
 from snowpy.cli.run import Cluster, Run
 from snowpy.cli.stream import StreamReport
+from snowpy.cli.train_options import (
+    AverageOption,
+    AverageOverOption,
+    BitsOption,
+    CacheOption,
+    CalibrateOption,
+    CalibrationFoldsOption,
+    CharNgramsOption,
+    CheckpointOption,
+    ConjunctionsOption,
+    CorpusOption,
+    CurveOption,
+    DiscardOption,
+    EarlyStopOption,
+    EligibilityOption,
+    EligiblePercentOption,
+    EpochsOption,
+    ForceOption,
+    FormatOption,
+    InferenceOnlyOption,
+    JsonOutputOption,
+    KeepNamesOption,
+    L2Option,
+    LinksOption,
+    MixingOption,
+    NgramsOption,
+    OnErrorOption,
+    OutputOption,
+    PrecisionOption,
+    QuietOption,
+    ReportEveryOption,
+    ResumeOption,
+    RuleOption,
+    SaveEveryOption,
+    SavePartialOption,
+    SeedOption,
+    SplitOption,
+    StreamOption,
+    TestEveryOption,
+    TestOption,
+    ThicknessOption,
+    ValuesOption,
+)
 from snowpy.cli.training_cache import train_cached
 from snowpy.exceptions import ConfigurationError
 
@@ -70,48 +113,30 @@ Rule parameters are options too: --rule winnow --alpha 1.35 --beta 0.8
 @handles_errors
 def train(
     ctx: typer.Context,
-    corpus: Annotated[str, typer.Argument(help="path, registered corpus name, or -")],
-    output: Annotated[Path, typer.Option("--output", "-o", help="model file to write")],
-    rule: Annotated[str, typer.Option(help="update rule (snowpy plugins)")] = "balanced-winnow",
-    thickness: Annotated[float, typer.Option(help="thick separator, every rule")] = 1.0,
-    ngrams: Annotated[str, typer.Option(help="word n-grams, e.g. 1-2, or none")] = "1-2",
-    char_ngrams: Annotated[str, typer.Option(help="character n-grams, e.g. 3-5")] = "none",
-    conjunctions: Annotated[int | None, typer.Option(
-        help="add pairwise conjunctions of tokens within this window, 0 for the whole "
-             "document (SNoW -g +)")] = None,
-    bits: Annotated[int, typer.Option(help="hash into 2**bits features")] = 22,
-    values: Annotated[str, typer.Option(help="binary, count or log")] = "binary",
-    l2: Annotated[bool, typer.Option("--l2/--no-l2", help="l2-normalise rows")] = False,
-    epochs: Annotated[int | None, typer.Option(
-        help="passes over the data (default 10; a stream is learned in one)")] = None,
-    average: Annotated[bool, typer.Option("--average/--no-average")] = True,
-    early_stop: Annotated[bool, typer.Option(
-        "--early-stop/--no-early-stop", help="stop after an epoch without update")] = True,
-    links: Annotated[str, typer.Option(
-        help="when a feature is linked to a target: signed, positive (SNoW), touched or all "
-             "(SNoW -s f)")] = "signed",
-    eligibility: Annotated[int, typer.Option(
-        help="link a feature once it was active this many times (SNoW -e count:k)")] = 1,
-    eligible_percent: Annotated[float | None, typer.Option(
-        help="keep each target's top percent of features by count (SNoW -e percent:p; "
-             "with --links positive)")] = None,
-    discard: Annotated[str, typer.Option(
-        help="drop links weighing less than this fraction of the initial weight after "
-             "training (SNoW -d), or none")] = "0.5",
-    precision: Annotated[str, typer.Option(help="weights stored as float32 or float64")
-                         ] = "float32",
-    seed: Annotated[int, typer.Option(help="seed of the shuffling")] = 0,
-    calibrate: Annotated[str | None, typer.Option(
-        help="none, cv, holdout or progressive (default cv; progressive for a stream)")
-    ] = None,
-    calibration_folds: Annotated[int, typer.Option(help="folds for calibration")] = 3,
-    keep_names: Annotated[bool, typer.Option(
-        "--keep-names/--no-keep-names",
-        help="store the names of the features the model keeps (a pass over the corpus of "
-             "its own; without them `snowpy inspect --corpus` names features on demand)")
-    ] = False,
-    split: Annotated[str | None, typer.Option(help="split of the corpus")] = None,
-    format: Annotated[str | None, typer.Option(help="input format (guessed)")] = None,
+    corpus: CorpusOption,
+    output: OutputOption,
+    rule: RuleOption = "balanced-winnow",
+    thickness: ThicknessOption = 1.0,
+    ngrams: NgramsOption = "1-2",
+    char_ngrams: CharNgramsOption = "none",
+    conjunctions: ConjunctionsOption = None,
+    bits: BitsOption = 22,
+    values: ValuesOption = "binary",
+    l2: L2Option = False,
+    epochs: EpochsOption = None,
+    average: AverageOption = True,
+    early_stop: EarlyStopOption = True,
+    links: LinksOption = "signed",
+    eligibility: EligibilityOption = 1,
+    eligible_percent: EligiblePercentOption = None,
+    discard: DiscardOption = "0.5",
+    precision: PrecisionOption = "float32",
+    seed: SeedOption = 0,
+    calibrate: CalibrateOption = None,
+    calibration_folds: CalibrationFoldsOption = 3,
+    keep_names: KeepNamesOption = False,
+    split: SplitOption = None,
+    format: FormatOption = None,
     encoding: Encoding = None,
     decode: Decode = "strict",
     label_column: LabelColumn = None,
@@ -120,54 +145,26 @@ def train(
     label_field: LabelField = None,
     text_field: TextField = None,
     multilabel: Multilabel = False,
-    on_error: Annotated[str, typer.Option(help="malformed records: raise or skip")] = "raise",
-    save_partial: Annotated[Path | None, typer.Option(
-        help="on Ctrl-C, save what was learned so far here")] = None,
-    inference_only: Annotated[bool, typer.Option(
-        "--inference-only", help="save only what prediction needs (a smaller file that "
-        "cannot continue training)")] = False,
-    stream: Annotated[bool | None, typer.Option(
-        "--stream/--no-stream", help="learn in one pass, each document predicted then "
-        "learned (progressive validation, SNoW -i +); the default for standard input")
-    ] = None,
-    save_every: Annotated[int | None, typer.Option(
-        help="with --stream, write the model every N documents")] = None,
-    cache: Annotated[Path | None, typer.Option(
-        help="read CORPUS once into this folder of featurised blocks and train every epoch "
-             "from it, in memory that does not grow with the corpus (Vowpal Wabbit's "
-             "--cache_file); reused while CORPUS and the front end stay the same")] = None,
-    report_every: Annotated[int | None, typer.Option(
-        help="with --stream, report accuracy every N documents too (SNoW -c k)")] = None,
-    test: Annotated[str | None, typer.Option(
-        help="a corpus to test on as training goes: a learning curve (SNoW -c k)")] = None,
-    test_every: Annotated[int | None, typer.Option(
-        help="with --test, test every K training examples (default: a tenth of an epoch)")
-    ] = None,
-    curve: Annotated[Path | None, typer.Option(
-        help="with --test, draw the learning curve to this PNG or SVG (needs matplotlib)")
-    ] = None,
+    on_error: OnErrorOption = "raise",
+    save_partial: SavePartialOption = None,
+    inference_only: InferenceOnlyOption = False,
+    stream: StreamOption = None,
+    save_every: SaveEveryOption = None,
+    cache: CacheOption = None,
+    report_every: ReportEveryOption = None,
+    test: TestOption = None,
+    test_every: TestEveryOption = None,
+    curve: CurveOption = None,
     workers: Workers = None,
     scheduler: Scheduler = None,
     shards: Shards = None,
-    mixing: Annotated[str, typer.Option(
-        help="with --workers/--scheduler: how the shards' changes to the weights are "
-             "averaged each round, arithmetic or geometric (docs/distributed.md)")
-    ] = "arithmetic",
-    average_over: Annotated[str, typer.Option(
-        help="with --workers/--scheduler: each link's change averaged over the shards that "
-             "changed it (changed) or over all shards (all: IPM as published)")
-    ] = "changed",
-    checkpoint: Annotated[Path | None, typer.Option(
-        help="with --workers/--scheduler: the folder of the per-round checkpoints (default "
-             "MODEL.checkpoint, removed once MODEL is written)")] = None,
-    resume: Annotated[bool, typer.Option(
-        "--resume", help="with --workers/--scheduler: continue from the last checkpoint")
-    ] = False,
-    quiet: Annotated[bool, typer.Option("--quiet", "-q")] = False,
-    json_output: Annotated[bool, typer.Option("--json", help="a JSON summary")] = False,
-    force: Annotated[bool, typer.Option(
-        "--force", help="replace MODEL even where it is a symbolic link (the link becomes "
-        "a file)")] = False,
+    mixing: MixingOption = "arithmetic",
+    average_over: AverageOverOption = "changed",
+    checkpoint: CheckpointOption = None,
+    resume: ResumeOption = False,
+    quiet: QuietOption = False,
+    json_output: JsonOutputOption = False,
+    force: ForceOption = False,
 ) -> None:
     from snowpy import SnowClassifier
 
@@ -273,7 +270,7 @@ def _train_in_memory(ctx: typer.Context, classifier: Any, run: Run,
                                format=run.format, layout=run.layout) \
             or read_documents(run.corpus, split=run.split, format=run.format,
                               on_error=run.on_error, layout=run.layout, prefer="train")
-    texts, labels, problems, split = read[:4]
+    labels, problems, split = read[1:4]
     if chatty:
         err(describe_read(run.corpus, read))
     if not run.layout.multilabel and is_multilabel(labels):

@@ -39,7 +39,7 @@ class Service:
                  snapshot_every: int = 1000, snapshot_seconds: float = 60.0,
                  key: bytes | None = None) -> None:
         import snowpy
-        from snowpy.classifier import SnowClassifier
+        from snowpy.model_kinds import kind_of
 
         if snapshot_every < 1 or snapshot_seconds <= 0:
             raise ConfigurationError("snapshot_every must be at least 1 and snapshot_seconds "
@@ -52,7 +52,7 @@ class Service:
         latest = self.journal.latest_snapshot()
         self.snapshot_seq, source = latest if latest is not None else (0, self.model_path)
         self.model = snowpy.load(source, key=key)
-        if not isinstance(self.model, SnowClassifier):
+        if kind_of(self.model) != "classifier":
             raise ConfigurationError(f"{source}: a network without a front end cannot read "
                                      "text; serve a classifier (snowpy train ... -o MODEL)")
         self.lock = threading.RLock()
