@@ -22,12 +22,14 @@ import pluggy
 if TYPE_CHECKING:  # pragma: no cover
     from snowpy.records.corpora import CorpusSpec
     from snowpy.records.extractors import ExtractorSpec
+    from snowpy.records.formats import FormatSpec
     from snowpy.records.rules import RuleSpec
 
 __all__ = [
     "hookimpl",
     "hookspec",
     "snowpy_corpora",
+    "snowpy_corpus_formats",
     "snowpy_feature_extractors",
     "snowpy_update_rules",
 ]
@@ -86,6 +88,34 @@ def snowpy_feature_extractors() -> Iterable[ExtractorSpec]:  # type: ignore[empt
     >>> @hookimpl
     ... def snowpy_feature_extractors():
     ...     return [dataclasses.replace(WORDS, name="tokens", summary="words, renamed")]
+    """
+
+
+@hookspec
+def snowpy_corpus_formats() -> Iterable[FormatSpec]:  # type: ignore[empty-body]
+    """Return the corpus file formats this plugin provides.
+
+    Each item is a :class:`snowpy.records.formats.FormatSpec`: a name (what
+    ``--format`` takes), how a file of the format is recognised (its name's
+    ending, or its first bytes), the layout options it takes and its reader.
+    ``snowpy.corpora.read``, ``detect_format`` and every command read it then.
+
+    Example
+    -------
+    >>> from snowpy import hookimpl
+    >>> from snowpy.corpora import Document
+    >>> from snowpy.records.formats import FormatSpec
+    >>> def read_pipes(path, *, problems=None, encoding="utf-8"):
+    ...     with open(path, encoding=encoding) as lines:
+    ...         for number, line in enumerate(lines, 1):
+    ...             label, _, text = line.rstrip("\\n").partition("|")
+    ...             yield Document(text, label, f"{path}:{number}")
+    >>> @hookimpl
+    ... def snowpy_corpus_formats():
+    ...     return [FormatSpec("pipes", "label|text lines", read_pipes,
+    ...                        extensions=(".pipes",), options=("encoding",),
+    ...                        layout=lambda given: {"encoding": given["encoding"]}
+    ...                        if given.get("encoding") else {})]
     """
 
 

@@ -52,10 +52,12 @@ __all__ = [
     "Provided",
     "collect",
     "get_corpus",
+    "get_format",
     "get_extractor",
     "get_plugin_manager",
     "get_rule",
     "list_corpora",
+    "list_formats",
     "list_extractors",
     "list_rules",
     "reset",
@@ -78,6 +80,7 @@ BUILTIN_PLUGINS = (
     "snowpy.text.extractors.affixes",
     "snowpy.text.extractors.conjunctions",
     "snowpy.corpora.builtin",
+    "snowpy.corpora.builtin_formats",
 )
 
 #: hook name -> (record kind used in messages, record type path)
@@ -85,6 +88,7 @@ _KINDS = {
     "snowpy_update_rules": ("update rule", "snowpy.records.rules:RuleSpec"),
     "snowpy_feature_extractors": ("feature extractor", "snowpy.records.extractors:ExtractorSpec"),
     "snowpy_corpora": ("corpus", "snowpy.records.corpora:CorpusSpec"),
+    "snowpy_corpus_formats": ("corpus format", "snowpy.records.formats:FormatSpec"),
 }
 
 
@@ -341,6 +345,16 @@ def get_corpus(name: str) -> Any:
 def list_corpora() -> dict[str, Provided]:
     """Every registered corpus by name, with its provider."""
     return collect("snowpy_corpora")
+
+
+def get_format(name: str) -> Any:
+    """The :class:`~snowpy.records.formats.FormatSpec` registered under ``name``."""
+    return _get("snowpy_corpus_formats", name).record
+
+
+def list_formats() -> dict[str, Provided]:
+    """Every corpus file format by name, with its provider."""
+    return collect("snowpy_corpus_formats")
 
 
 def reset() -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import http.server
+import json
 import threading
 import zipfile
 from pathlib import Path
@@ -234,3 +235,60 @@ def test_label_text_with_a_bad_byte_is_reported_by_its_line(tmp_path):
     path.write_bytes(b"spam\tcheap pills\nham\tlunch \xff today\n")
     with pytest.raises(CorpusError, match=r"bad.tsv:2: byte 10 is not valid utf-8"):
         list(corpora.read(path, format="tsv"))
+
+
+class _PipesFormat:
+    """A third party's corpus format: ``label|text`` lines in ``.pipes`` files."""
+
+    @staticmethod
+    def read(path, *, problems=None, encoding="utf-8"):
+        with open(path, encoding=encoding) as lines:
+            for number, line in enumerate(lines, 1):
+                label, _, text = line.rstrip("\n").partition("|")
+                yield corpora.Document(text, label, f"{path}:{number}")
+
+    @staticmethod
+    def snowpy_corpus_formats():
+        from snowpy.records.formats import FormatSpec
+
+        return [FormatSpec("pipes", "label|text lines", _PipesFormat.read,
+                           extensions=(".pipes",), options=("encoding",),
+                           layout=lambda given: {"encoding": given["encoding"]}
+                           if given.get("encoding") else {})]
+
+
+def test_a_plugin_adds_a_corpus_format_that_every_reader_and_command_takes(tmp_path):
+    """One module and its registration: detected by its extension, read by
+    snowpy.corpora.read, trained on and evaluated by the command line, its options
+    checked as the built-in formats' are."""
+    from typer.testing import CliRunner
+
+    from snowpy.cli import app
+    from snowpy.hookspecs import hookimpl
+    from snowpy.plugins import temporary_plugin
+
+    plugin = _PipesFormat()
+    plugin.snowpy_corpus_formats = hookimpl(_PipesFormat.snowpy_corpus_formats)
+    lines = [f"{'spam' if i % 2 else 'ham'}|{'win a free prize' if i % 2 else 'lunch at noon'}"
+             f" {i}" for i in range(40)]
+    path = tmp_path / "mail.pipes"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    with pytest.raises(CorpusError, match="unknown corpus format 'pipes'"):
+        list(corpora.read(path, format="pipes"))
+    with temporary_plugin(plugin, "pipes-plugin"):
+        assert corpora.detect_format(path) == "pipes"
+        documents = list(corpora.read(path))
+        assert [d.label for d in documents[:2]] == ["ham", "spam"]
+        assert documents[1].text == "win a free prize 1"
+        model = tmp_path / "m.snowpy"
+        runner = CliRunner()
+        trained = runner.invoke(app, ["train", str(path), "-o", str(model), "--epochs", "2",
+                                      "--calibrate", "none", "--encoding", "utf-8"])
+        assert trained.exit_code == 0, trained.output
+        evaluated = runner.invoke(app, ["evaluate", str(model), str(path), "--json"])
+        assert evaluated.exit_code == 0, evaluated.output
+        assert json.loads(evaluated.stdout)["accuracy"] == 1.0
+        refused = runner.invoke(app, ["train", str(path), "-o", str(model),
+                                      "--label-column", "1"])
+        assert refused.exit_code == 1
+        assert "--label-column does not apply" in refused.output

@@ -26,8 +26,8 @@ def test_every_hook_is_documented():
 
     hooks = [name for name, value in inspect.getmembers(hookspecs, inspect.isfunction)
              if name.startswith("snowpy_")]
-    assert hooks == sorted(["snowpy_corpora", "snowpy_feature_extractors",
-                            "snowpy_update_rules"])
+    assert hooks == sorted(["snowpy_corpora", "snowpy_corpus_formats",
+                            "snowpy_feature_extractors", "snowpy_update_rules"])
     text = (DOCS / "plugins.md").read_text()
     for hook in hooks:
         assert f"### `{hook}`" in text, f"{hook} is not documented in docs/plugins.md"

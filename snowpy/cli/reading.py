@@ -61,15 +61,13 @@ Multilabel = Annotated[bool, typer.Option(
     "--beta 0.8 --epochs 20 --links touched) where those options are not given",
     rich_help_panel=_PANEL)]
 
-#: Which formats take each layout option, by the option's command-line name.
-_APPLIES = {
-    "--encoding": ("tsv", "csv", "fasttext", "directory"),
-    "--decode": ("tsv", "csv", "fasttext", "directory"),
-    "--label-column": ("tsv", "csv"), "--text-column": ("tsv", "csv"),
-    "--header": ("csv",), "--no-header": ("csv",),
-    "--label-field": ("jsonl",), "--text-field": ("jsonl",),
-    "--multilabel": ("tsv", "csv", "fasttext", "jsonl", "directory"),
-}
+def _applies(flag: str) -> tuple[str, ...]:
+    """The formats that take a layout option, by its command-line name (each format says
+    which it takes: :attr:`snowpy.records.formats.FormatSpec.options`)."""
+    from snowpy.corpora import corpus_formats
+
+    name = "header" if flag == "--no-header" else flag[2:].replace("-", "_")
+    return tuple(spec.name for spec in corpus_formats().values() if name in spec.options)
 
 
 @dataclass(frozen=True)
@@ -116,7 +114,7 @@ class ReadOptions:
             given = {name for name, value in ours.items() if value != defaults[name]}
         for name, value in recorded.items():
             flag = "--" + name.replace("_", "-")
-            if name in ours and name not in given and kind in _APPLIES[flag]:
+            if name in ours and name not in given and kind in _applies(flag):
                 taken[name] = value
         return ReadOptions(**{**ours, **taken}), [_flag(name, value)
                                                     for name, value in taken.items()]
@@ -126,40 +124,18 @@ class ReadOptions:
         apply to it is refused by name (``--text-field`` on a tsv file). ``recognise``
         reads fastText lines as multi-label whatever ``multilabel`` says, for
         :func:`settled_labels` to decide from the labels read."""
-        wrong = [name for name in self.given() if kind not in _APPLIES[name]]
+        from snowpy.plugins import get_format
+
+        spec = get_format(kind)
+        wrong = [name for name in self.given() if kind not in _applies(name)]
         if wrong:
             raise ConfigurationError(
                 f"{where} is read as {kind}: {', '.join(wrong)} "
                 f"{'does' if len(wrong) == 1 else 'do'} not apply (they go with: "
-                + "; ".join(f"{name} {'/'.join(_APPLIES[name])}" for name in wrong) + ")")
-        options: dict[str, Any] = {}
-        if self.encoding:
-            options["encoding"] = self.encoding
-        if self.decode != "strict":
-            options["errors"] = self.decode
-        if kind == "tsv":
-            for name, value in (("label_column", self.label_column),
-                                ("text_column", self.text_column[-1:] or None)):
-                if value is not None:
-                    options[name] = _column_number(value[0] if isinstance(value, list)
-                                                   else value, f"--{name.replace('_', '-')}")
-        if kind == "csv":
-            if self.label_column is not None:
-                options["label_column"] = _column(self.label_column)
-            if self.text_column:
-                options["text_columns"] = [_column(c) for c in self.text_column]
-            if self.header is not None:
-                options["header"] = self.header
-        if kind == "jsonl":
-            if self.label_field:
-                options["label_field"] = self.label_field
-            if self.text_field:
-                options["text_fields"] = list(self.text_field)
-            if self.multilabel:
-                options["multilabel"] = True
-        if kind == "fasttext" and (self.multilabel or recognise):
-            options["multilabel"] = True
-        return options
+                + "; ".join(f"{name} {'/'.join(_applies(name))}" for name in wrong) + ")")
+        values = asdict(self)
+        values["multilabel"] = self.multilabel or (recognise and spec.several_labels)
+        return spec.layout({name: values[name] for name in spec.options})
 
 
 def read_as_trained(layout: ReadOptions, recorded: Any, corpus: str, format: str | None,
@@ -192,17 +168,6 @@ def _kind_of(corpus: str) -> str | None:
     if corpus == "-" or not Path(corpus.split("::")[0]).exists():
         return None
     return corpora.detect_format(corpus)
-
-
-def _column(value: str) -> int | str:
-    return int(value) if value.isdigit() else value
-
-
-def _column_number(value: str, option: str) -> int:
-    if not value.isdigit():
-        raise ConfigurationError(f"{option} {value!r}: a tsv file has no header; give the "
-                                 "column's number, counting from 0")
-    return int(value)
 
 
 class CorpusRead(NamedTuple):

@@ -20,7 +20,7 @@ from snowpy.corpora.delimited import read_csv, read_fasttext, read_stream, read_
 from snowpy.corpora.demo import demo_path
 from snowpy.corpora.directory import read_directory, splits_of
 from snowpy.corpora.documents import CorpusError, Document, Problems
-from snowpy.corpora.formats import FORMATS, detect_format, read
+from snowpy.corpora.formats import FORMATS, corpus_formats, detect_format, read
 from snowpy.corpora.jsonl import read_jsonl
 from snowpy.corpora.registry import (
     Corpus,
@@ -40,6 +40,7 @@ __all__ = [
     "CorpusSpec",
     "Document",
     "Problems",
+    "corpus_formats",
     "SnowExamples",
     "data_dirs",
     "default_split",

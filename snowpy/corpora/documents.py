@@ -5,7 +5,6 @@ from __future__ import annotations
 import os
 import re
 from dataclasses import dataclass, field
-from typing import Any
 
 from snowpy.exceptions import ConfigurationError, SnowpyError
 from snowpy.records.documents import Document

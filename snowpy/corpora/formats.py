@@ -7,15 +7,13 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from snowpy.corpora.delimited import read_csv, read_fasttext, read_tsv
-from snowpy.corpora.directory import read_directory
 from snowpy.corpora.documents import CorpusError, Document, Problems
-from snowpy.corpora.jsonl import read_jsonl
 from snowpy.corpora.sources import is_archive, read_file
 
-__all__ = ["FORMATS", "detect_format", "read"]
+__all__ = ["FORMATS", "corpus_formats", "detect_format", "read"]
 
-#: Formats :func:`read` knows; ``snow`` (SNoW examples) is read by :func:`read_snow`.
+#: The built-in formats (:func:`corpus_formats` has the plugins' too); ``snow`` (SNoW examples)
+#: is read by :func:`read_snow`.
 FORMATS = ("directory", "tsv", "csv", "jsonl", "fasttext", "snow")
 
 
@@ -29,12 +27,12 @@ def detect_format(path: str | os.PathLike) -> str:
     name = Path(text.split("::")[-1]).name.lower()
     if "::" not in text and (Path(text).is_dir() or is_archive(text)):
         return "directory"
-    if name.endswith((".jsonl", ".ndjson", ".json")):
-        return "jsonl"
-    if name.endswith(".csv"):
-        return "csv"
     if name.endswith(".snow"):
         return "snow"
+    specs = corpus_formats()
+    for spec in specs.values():
+        if spec.extensions and name.endswith(spec.extensions):
+            return spec.name
     try:
         if "::" in text or not Path(text).is_file():  # (a pipe or a device: refused)
             _, content = read_file(path)
@@ -43,7 +41,11 @@ def detect_format(path: str | os.PathLike) -> str:
                 content = handle.read(1 << 16)
     except (CorpusError, OSError):
         return "tsv"
-    return "fasttext" if content.lstrip()[:9] == b"__label__" else "tsv"
+    head = content[:1 << 16]
+    for spec in specs.values():
+        if spec.sniff is not None and spec.sniff(head):
+            return spec.name
+    return "tsv"
 
 
 def read(path: str | os.PathLike, *, format: str | None = None, split: str | None = None,
@@ -54,15 +56,24 @@ def read(path: str | os.PathLike, *, format: str | None = None, split: str | Non
     ``encoding=...``); ``split`` applies to directory corpora.
     """
     chosen = format or detect_format(path)
-    if chosen not in FORMATS:
-        raise CorpusError(f"unknown corpus format {chosen!r}; choose one of: {', '.join(FORMATS)}")
     if chosen == "snow":
         raise CorpusError(f"{path}: SNoW example files hold features, not text; "
                           "read them with snowpy.corpora.read_snow")
-    if chosen != "directory" and split is not None:
+    specs = corpus_formats()
+    spec = specs.get(chosen)
+    if spec is None:
+        raise CorpusError(f"unknown corpus format {chosen!r}; choose one of: "
+                          f"{', '.join([*specs, 'snow'])}")
+    if spec.splits:
+        return spec.read(path, split=split, problems=problems, **options)
+    if split is not None:
         raise CorpusError(f"{path}: a {chosen} file has no splits (split={split!r})")
-    readers: dict[str, Any] = {"tsv": read_tsv, "csv": read_csv, "jsonl": read_jsonl,
-                               "fasttext": read_fasttext}
-    if chosen == "directory":
-        return read_directory(path, split=split, problems=problems, **options)
-    return readers[chosen](path, problems=problems, **options)
+    return spec.read(path, problems=problems, **options)
+
+
+def corpus_formats() -> dict[str, Any]:
+    """Every corpus format by name (:class:`~snowpy.records.formats.FormatSpec`), the
+    built-in ones first, then the plugins'."""
+    from snowpy.plugins import list_formats
+
+    return {name: provided.record for name, provided in list_formats().items()}

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
+
 from snowpy.exceptions import PluginError
 from snowpy.records.documents import Document
 from snowpy.records.params import Param
