@@ -160,3 +160,16 @@ def test_the_command_line_trains_evaluates_and_inspects_a_cloud(tmp_path):
                                   "--rule", "winnow+perceptron", "--test",
                                   str(demo_path("test"))])
     assert refused.exit_code != 0 and "one after the other" in refused.output
+
+
+def test_a_cloud_learns_and_predicts_one_example_at_a_time_on_its_own():
+    """River's protocol on a Cloud alone, not only inside SnowClassifier (issue 30)."""
+    cloud = Cloud(("winnow", "perceptron"), calibrate="progressive")
+    assert cloud.predict_one({0: 1}) is None and cloud.predict_proba_one({0: 1}) == {}
+    stream = [({0: 1, 1: 1}, "a"), ({2: 1, 3: 1}, "b"), ({0: 1, 3: 1}, "a"),
+              ({2: 1}, "b")] * 5
+    for x, y in stream:
+        assert cloud.learn_one(x, y) is cloud
+    assert cloud.predict_one({0: 1, 1: 1}) == "a" and cloud.predict_one([2, 3]) == "b"
+    assert [len(n.mistakes_) for n in cloud.networks_] == [1, 1]  # one run of learn_one
+    assert cloud.n_links_ > 0

@@ -20,6 +20,7 @@ from snowpy.base import SavesModel
 from snowpy.calibration import sigmoid
 from snowpy.exceptions import ConfigurationError, NotFittedError
 from snowpy.model_kinds import model_kind
+from snowpy.network.kind import NetworkKind
 from snowpy.network.predicting import LabelPrediction
 
 __all__ = ["Cloud", "cloud_members", "confidence", "share_params"]
@@ -112,7 +113,7 @@ def share_params(members: list[tuple[str, dict[str, Any]]], params: dict[str, An
 
 
 @model_kind("cloud")
-class Cloud(LabelPrediction, SavesModel):
+class Cloud(LabelPrediction, SavesModel, NetworkKind):
     """Several update rules per label, voting by confidence (SNoW's clouds).
 
     A network-like estimator: ``fit``, ``partial_fit``, ``learn_one``,
@@ -230,14 +231,6 @@ class Cloud(LabelPrediction, SavesModel):
             network.partial_fit(X, y, **fit_params)
         return self
 
-    def learn_one(self, x: Any, y: Any) -> Cloud:
-        """Learn one example (River's protocol), every member."""
-        if "networks_" not in self.__dict__:
-            self.networks_ = self._make()
-        for network in self.networks_:
-            network.learn_one(x, y)
-        return self
-
     def learn_text(self, words: Any, raw: np.ndarray, y: Any, width: int) -> bool:
         """A cloud learns a text through its members' features: False (see
         :meth:`snowpy.Network.learn_text`)."""
@@ -326,7 +319,7 @@ class Cloud(LabelPrediction, SavesModel):
         return raw / raw.sum(axis=0, keepdims=True)
 
     @property
-    def calibration_(self) -> Any:
+    def calibration_(self) -> Any:  # type: ignore[override]  # (the members' calibration)
         """The members' calibrations when every member has one, else None."""
         self._check_fitted()
         calibrations = [n.calibration_ for n in self.networks_]

@@ -11,14 +11,12 @@ offers, with memory bounded by the rule's budget of support vectors.
 
 from __future__ import annotations
 
-import warnings
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from snowpy._lazy import lazy_module
-from snowpy._progress import phase
 from snowpy._validation import apply_weights, as_csr, require_rows
 from snowpy.base import RuleParamsEstimator, SavesModel
 from snowpy.exceptions import ConfigurationError, NotFittedError
@@ -26,11 +24,11 @@ from snowpy.model_kinds import model_kind
 from snowpy.network.calibrating import (
     ProgressiveWindow,
     fit_progressive,
-    held_out_scores,
     refresh_progressive,
 )
 from snowpy.network.dual_engine import USED, dual_epoch, dual_scores
 from snowpy.network.dual_state import dual_state, restore_dual
+from snowpy.network.kind import NetworkKind
 from snowpy.network.labels import (
     LabelIndex,
     check_y,
@@ -38,9 +36,7 @@ from snowpy.network.labels import (
     is_multilabel,
     label_array,
     positive_matrix,
-    sorted_labels,
 )
-from snowpy.network.online import parse_example
 from snowpy.network.options import check_training_options
 from snowpy.network.predicting import LabelPrediction
 from snowpy.network.support import DualState
@@ -58,7 +54,7 @@ __all__ = ["DualNetwork"]
 
 
 @model_kind("dual")
-class DualNetwork(LabelPrediction, SavesModel, RuleParamsEstimator):
+class DualNetwork(LabelPrediction, SavesModel, RuleParamsEstimator, NetworkKind):
     """A network of target nodes for a dual rule (the kernel Perceptron).
 
     Parameters
@@ -168,43 +164,29 @@ class DualNetwork(LabelPrediction, SavesModel, RuleParamsEstimator):
         return self._dual.indicator
 
     # -------------------------------------------------------------- training
-    def fit(self, X: Any, y: Sequence[Any], *, sample_weight: Any = None,
-            targets: Sequence[Any] | None = None, progress: Any = None,
-            shuffle_keys: np.ndarray | None = None) -> DualNetwork:
-        """Train a new network for ``epochs`` passes over ``(X, y)`` (see
-        :meth:`snowpy.Network.fit`; ``targets`` is not available to dual rules)."""
-        self.check_options()
+    # -------------------------------------------- fit's steps (NetworkKind.fit)
+    def fit_matrix(self, X: Any, targets: Any) -> Any:
+        """``X`` in canonical CSR with rows; ``targets`` is not available to dual rules."""
         _refuse_targets(targets)
         X = _canonical(X)
         require_rows(X)
-        y, width = check_y(y, X.shape[0], type(self).__name__)
-        X, y, _, keys = apply_weights(X, y, None, sample_weight, shuffle_keys)
-        y = label_array(y)
-        multilabel = width is not None or is_multilabel(y)
-        labels = LabelIndex(list(range(width)) if width is not None
-                            else sorted_labels(y, multilabel))
-        if len(labels) < 2 and not multilabel:
-            warnings.warn(f"y holds one class only ({', '.join(map(repr, labels.labels[:1]))})",
-                          UserWarning, stacklevel=2)
-        held_out = held_out_scores(self, X, y, None, labels, multilabel, progress, keys) \
-            if self.calibrate in ("cv", "holdout") else None
-        if held_out is not None:
-            keys = held_out[3]
+        return X
+
+    def begin_fit(self, X: Any, labels: LabelIndex, multilabel: bool, indicator: bool
+                  ) -> None:
+        """No support vector yet, a target per label."""
         self.start(X.shape[1], labels, multilabel=multilabel)
-        self._dual.indicator = width is not None
-        phase(progress, "training", X.shape[0] * int(self.epochs))
+        self._dual.indicator = indicator
+
+    def learn_rows(self, X: Any, y: Any, targets: Any, *, progress: Any,
+                   keys: np.ndarray | None) -> None:
+        """``epochs`` passes (the progressive sigmoids fitted at the end)."""
         self._learn(X, y, epochs=int(self.epochs), shuffle=bool(self.shuffle),
                     progress=progress, keys=keys)
-        if held_out is not None:
-            from snowpy.calibration import Calibration
 
-            scores, positives, covered, _ = held_out
-            if not covered.all():
-                scores, positives = scores[covered], positives[covered]
-            self.calibration_ = Calibration.fit(scores, positives,
-                                                normalize=self.kernel_.normalisation(multilabel),
-                                                method=str(self.calibrate))
-        return self
+    def normalisation(self, multilabel: bool) -> str:
+        """How calibrated probabilities combine across targets: as the rule says."""
+        return self.kernel_.normalisation(multilabel)
 
     def partial_fit(self, X: Any, y: Sequence[Any], *, classes: Sequence[Any] | None = None,
                     sample_weight: Any = None, targets: Sequence[Any] | None = None,
@@ -359,12 +341,6 @@ class DualNetwork(LabelPrediction, SavesModel, RuleParamsEstimator):
         width = getattr(self, "n_features_in_", None) or int(ids.max(initial=-1)) + 1
         return sp.csr_matrix((vals, ids, [0, ids.size]), shape=(1, width))
 
-    def learn_one(self, x: Any, y: Any) -> DualNetwork:
-        """Learn one example: a dict of feature id -> strength, or active ids (River's
-        protocol; :func:`snowpy.network.online.parse_example`)."""
-        ids, vals = parse_example(x)
-        return self.learn_example(ids, vals, y)
-
     def learn_text(self, words: Any, raw: np.ndarray, y: Any, width: int) -> bool:
         """A dual network has no one-call text path: False (see
         :meth:`snowpy.Network.learn_text`)."""
@@ -398,13 +374,6 @@ class DualNetwork(LabelPrediction, SavesModel, RuleParamsEstimator):
         self.updates_[-1] += updates
         self.n_examples_seen_ += 1
         return self
-
-    def predict_one(self, x: Any) -> Any:
-        """The label of one example (as :meth:`learn_one` takes it); None before the first
-        example is learned, as River's classifiers answer."""
-        if not self._trained():
-            return None
-        return self.label_of(*self.score_example(*parse_example(x)))
 
     def score_example(self, ids: np.ndarray, vals: np.ndarray) -> tuple[np.ndarray, int]:
         """The scores of one checked example per target, and the best target."""

@@ -24,10 +24,10 @@ from snowpy.model_kinds import model_kind
 from snowpy.network.calibrating import (
     ProgressiveWindow,
     fit_progressive,
-    held_out_scores,
     normalisation_of,
     refresh_progressive,
 )
+from snowpy.network.kind import NetworkKind
 from snowpy.network.labels import (
     LabelIndex,
     check_y,
@@ -35,7 +35,6 @@ from snowpy.network.labels import (
     is_multilabel,
     label_array,
     positive_matrix,
-    sorted_labels,
 )
 from snowpy.network.learned import NetworkState
 from snowpy.network.links import PRECISIONS, LinkStore
@@ -60,7 +59,8 @@ else:
 __all__ = ["Network", "NumericalWarning"]
 
 @model_kind("network")
-class Network(LabelPrediction, OnlineLearning, WeightViews, SavesModel, RuleParamsEstimator):
+class Network(LabelPrediction, OnlineLearning, WeightViews, SavesModel, RuleParamsEstimator,
+              NetworkKind):
     """A sparse network of target nodes trained online by an update rule.
 
     Parameters
@@ -455,67 +455,24 @@ class Network(LabelPrediction, OnlineLearning, WeightViews, SavesModel, RulePara
             )
 
     # -------------------------------------------------------------- training
-    def fit(self, X: Any, y: Sequence[Any], *, sample_weight: Any = None,
-            targets: Sequence[Any] | None = None, progress: Any = None,
-            shuffle_keys: np.ndarray | None = None) -> Network:
-        """Train a new network for ``epochs`` passes over ``(X, y)``.
-
-        Parameters
-        ----------
-        X : sparse matrix or array, shape (n_examples, n_features)
-            Active features: binary presence or real strengths.
-        y : sequence or array
-            One label per example, or one collection of labels per example
-            (multi-label; an empty collection is negative for every target), or
-            a 0/1 indicator matrix (scikit-learn's multi-label form: ``predict``
-            then answers with one too).
-        sample_weight : array of whole numbers, optional
-            How many times each example counts: an example of weight 2 is
-            learned as two copies of it (an online learner has no other
-            meaning for a weight), 0 drops it.
-        targets : sequence of collections of labels, optional
-            Per example, the only targets that see it (SNoW's sequential
-            model); targets not listed are neither trained nor predicted.
-        progress : callable, optional
-            ``progress(epoch, done, total, mistakes)`` is called as training
-            goes: after 1, 2, 4, 8... examples of each epoch (and at least
-            every 16,384), with the mistakes made since the previous call.
-            Training in such chunks gives the same model.
-        shuffle_keys : array of uint64, optional
-            A key per example that the shuffle orders by (the examples are sorted by
-            their keys mixed with a salt per epoch). By default the keys come from the
-            features and labels; :class:`~snowpy.SnowClassifier` gives keys of the
-            texts. Equal keys shuffle alike whatever the examples' positions.
-
-        Returns
-        -------
-        self
-        """
+    # -------------------------------------------- fit's steps (NetworkKind.fit)
+    def fit_matrix(self, X: Any, targets: Any) -> Any:
+        """``X`` as a CSR matrix with rows, its strengths checked against the rule."""
         X = as_csr(X)
         require_rows(X)
         self._check_strengths(X)
-        y, width = check_y(y, X.shape[0], type(self).__name__)
-        X, y, targets, keys = apply_weights(X, y, targets, sample_weight, shuffle_keys)
-        y = label_array(y)
-        multilabel = width is not None or is_multilabel(y)
-        self.check_options()
-        labels = LabelIndex(list(range(width)) if width is not None
-                            else sorted_labels(y, multilabel))
-        if len(labels) < 2 and not multilabel:
-            warnings.warn(
-                f"y holds one class only ({', '.join(map(repr, labels.labels[:1]))}): every "
-                "prediction will be it until partial_fit meets another", UserWarning,
-                stacklevel=3)
-        # the fold networks are trained (and freed) before the final one exists, so
-        # calibrating never holds two networks at once
-        held_out = held_out_scores(self, X, y, targets, labels, multilabel, progress, keys) \
-            if self.calibrate in ("cv", "holdout") else None
-        if held_out is not None:
-            keys = held_out[3]  # (computed once: the folds and the final shuffle share them)
+        return X
+
+    def begin_fit(self, X: Any, labels: LabelIndex, multilabel: bool, indicator: bool
+                  ) -> None:
+        """A fresh link store for ``X``'s width, a target per label."""
         self._initialise(X, multilabel)
         self._state.labels = labels
-        self._state.indicator = width is not None
-        phase(progress, "training", X.shape[0] * int(self.epochs))
+        self._state.indicator = indicator
+
+    def learn_rows(self, X: Any, y: Any, targets: Any, *, progress: Any,
+                   keys: np.ndarray | None) -> None:
+        """``epochs`` passes, ``discard`` at the end, the progressive sigmoids fitted."""
         self._learn(X, y, targets, epochs=int(self.epochs), shuffle=bool(self.shuffle),
                     progress=progress, fitting=True, keys=keys)
         discard(self)
@@ -523,17 +480,11 @@ class Network(LabelPrediction, OnlineLearning, WeightViews, SavesModel, RulePara
             phase(progress, "calibrating")
         if self.calibrate == "progressive":
             fit_progressive(self, self._state.progressive)
-        if held_out is not None:
-            from snowpy.calibration import Calibration
 
-            scores, positives, covered, _ = held_out
-            if not covered.all():  # (holdout: the held-out fold only; cv covers all)
-                scores, positives = scores[covered], positives[covered]
-            self.calibration_ = Calibration.fit(
-                scores, positives,
-                normalize=normalisation_of(self, multilabel), method=str(self.calibrate),
-            )
-        return self
+    def normalisation(self, multilabel: bool) -> str:
+        """How calibrated probabilities combine across targets (:func:`~snowpy.network.
+        calibrating.normalisation_of`)."""
+        return normalisation_of(self, multilabel)
 
     def partial_fit(
         self, X: Any, y: Sequence[Any], *, classes: Sequence[Any] | None = None,

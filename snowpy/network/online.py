@@ -13,7 +13,7 @@ the model's size, however it grows.
 from __future__ import annotations
 
 import warnings
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -87,8 +87,10 @@ def parse_example(x: Any) -> tuple[np.ndarray, np.ndarray]:
 
 
 class OnlineLearning:
-    """``learn_one``, ``predict_one``, ``predict_proba_one``, ``learn_many``,
-    ``predict_many``: a mixin of :class:`snowpy.Network`."""
+    """One example at a time through the links (:meth:`score_example`,
+    :meth:`learn_example`, :meth:`learn_text`): a mixin of :class:`snowpy.Network`;
+    River's ``learn_one``, ``predict_one``... are written over them once, in
+    :class:`snowpy.network.kind.NetworkKind`."""
 
     # what the Network this mixes into provides (declared for the type checker)
     _state: NetworkState
@@ -105,44 +107,6 @@ class OnlineLearning:
     _initialise_sized: Callable[..., None]
     label_of: Callable[..., Any]
     probabilities_of: Callable[..., dict[Any, float]]
-
-    def learn_one(self, x: Any, y: Any) -> Any:
-        """Learn one example: ``x`` a dict of feature id -> strength (or active ids),
-        ``y`` its label (a collection of labels for a multi-label network).
-
-        The same weights as :meth:`partial_fit` on the same examples in the same
-        order, at the cost of the example alone. Returns the network.
-        """
-        ids, vals = parse_example(x)
-        return self.learn_example(ids, vals, y)
-
-    def predict_one(self, x: Any) -> Any:
-        """The label of one example (a tuple of labels for a multi-label network); None
-        before the first example is learned, as River's classifiers answer."""
-        if not self._trained():
-            return None
-        return self.label_of(*self.score_example(*parse_example(x)))
-
-    def predict_proba_one(self, x: Any) -> dict[Any, float]:
-        """The calibrated probability of each label for one example, a dict.
-
-        With ``calibrate="progressive"`` the sigmoids follow the stream: fitted
-        on the scores examples got before they were learned, refitted by the
-        learning as the window grows (every 8 examples at first, then whenever
-        a tenth more came).
-        """
-        if not self._trained():
-            return {}  # (River's answer before the first example)
-        scores, _ = self.score_example(*parse_example(x))
-        return self.probabilities_of(scores)
-
-    def learn_many(self, X: Any, y: Sequence[Any]) -> Any:
-        """Learn a mini-batch in order (River's name for :meth:`partial_fit`)."""
-        return self.partial_fit(X, y)
-
-    def predict_many(self, X: Any) -> Any:
-        """The labels of a mini-batch (River's name for :meth:`predict`)."""
-        return self.predict(X)
 
     # ----------------------------------------------------------------- paths
     def _online_learner(self, width: int = 0) -> OnlineLearner:
