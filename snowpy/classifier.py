@@ -19,11 +19,12 @@ from snowpy._progress import phase
 from snowpy.base import RuleParamsEstimator, SavesModel, available_if
 from snowpy.classifier_state import classifier_state, restore_classifier
 from snowpy.exceptions import ConfigurationError, NotFittedError
-from snowpy.model_kinds import model_kind
 from snowpy.model_file import write_model
+from snowpy.model_kinds import model_kind
 from snowpy.network import DualNetwork, Network
 from snowpy.network.cloud import Cloud, cloud_members, share_params
 from snowpy.plugins import get_rule
+from snowpy.presets import CLASSIFIER
 from snowpy.text import Featurizer
 from snowpy.text.conventions import as_documents
 from snowpy.text.keys import document_keys
@@ -151,42 +152,42 @@ class SnowClassifier(SavesModel, RuleParamsEstimator):
 
     def __init__(
         self,
-        rule: str = "balanced-winnow",
+        rule: str = CLASSIFIER["rule"],
         *,
-        thickness: float = 1.0,
-        ngrams: Any = (1, 2),
+        thickness: float = CLASSIFIER["thickness"],
+        ngrams: Any = CLASSIFIER["ngrams"],
         char_ngrams: Any = None,
         char_boundaries: str = "within",
         skipgrams: int | None = None,
         affixes: Any = None,
         extractors: Sequence[tuple[str, dict]] = (),
-        bits: int = 22,
+        bits: int = CLASSIFIER["bits"],
         lowercase: bool = True,
         unicode_form: str | None = None,
         strip_accents: bool = False,
         token_pattern: str | None = None,
-        values: str = "binary",
+        values: str = CLASSIFIER["values"],
         norm: str | None = None,
         fields: Sequence[str] | None = None,
-        keep_names: bool = False,
+        keep_names: bool = CLASSIFIER["keep_names"],
         hash_seed: int = 0,
         errors: str = "replace",
         chunk_bytes: int = 1 << 20,
         n_jobs: int = -1,
-        epochs: int = 10,
-        average: bool = True,
+        epochs: int = CLASSIFIER["epochs"],
+        average: bool = CLASSIFIER["average"],
         shuffle: bool = True,
-        seed: int | None = 0,
+        seed: int | None = CLASSIFIER["seed"],
         bias: bool | float = True,
-        early_stop: bool = True,
-        links: str = "signed",
-        eligibility: int = 1,
-        eligible_percent: float | None = None,
-        discard: float | None = 0.5,
-        precision: str = "float32",
+        early_stop: bool = CLASSIFIER["early_stop"],
+        links: str = CLASSIFIER["links"],
+        eligibility: int = CLASSIFIER["eligibility"],
+        eligible_percent: float | None = CLASSIFIER["eligible_percent"],
+        discard: float | None = CLASSIFIER["discard"],
+        precision: str = CLASSIFIER["precision"],
         multiclass: str = "ova",
-        calibrate: str | None = "cv",
-        calibration_folds: int = 3,
+        calibrate: str | None = CLASSIFIER["calibrate"],
+        calibration_folds: int = CLASSIFIER["calibration_folds"],
         **rule_params: Any,
     ) -> None:
         self.rule = rule

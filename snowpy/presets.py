@@ -6,13 +6,24 @@ defaults where the problem is recognised, and Python users pass them by name.
 (6.0, 'touched')
 >>> multilabel_settings("perceptron")  # the thickness and steps were found for one rule
 {'epochs': 20, 'links': 'touched'}
+>>> CLASSIFIER["bits"], CLASSIFIER["links"]
+(22, 'signed')
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["MULTILABEL", "multilabel_settings"]
+__all__ = ["CLASSIFIER", "MULTILABEL", "multilabel_settings"]
+
+#: The text classifier's defaults, written once: :class:`~snowpy.SnowClassifier`'s
+#: signature and ``snowpy train``'s options both read them.
+CLASSIFIER: dict[str, Any] = {
+    "rule": "balanced-winnow", "thickness": 1.0, "ngrams": (1, 2), "bits": 22,
+    "values": "binary", "epochs": 10, "average": True, "seed": 0, "early_stop": True,
+    "links": "signed", "eligibility": 1, "eligible_percent": None, "discard": 0.5,
+    "precision": "float32", "calibrate": "cv", "calibration_folds": 3, "keep_names": False,
+}
 
 #: Multi-label text categorisation (each target decides alone whether its label applies),
 #: as Vowpal Wabbit's ``--multilabel_oaa`` and fastText's ``-loss ova`` are switches.

@@ -93,6 +93,7 @@ from snowpy.cli.train_options import (
 )
 from snowpy.cli.training_cache import train_cached
 from snowpy.exceptions import ConfigurationError
+from snowpy.presets import CLASSIFIER
 
 HELP = """Train a model on CORPUS and save it to MODEL.
 
@@ -115,26 +116,26 @@ def train(
     ctx: typer.Context,
     corpus: CorpusOption,
     output: OutputOption,
-    rule: RuleOption = "balanced-winnow",
-    thickness: ThicknessOption = 1.0,
-    ngrams: NgramsOption = "1-2",
+    rule: RuleOption = CLASSIFIER["rule"],
+    thickness: ThicknessOption = CLASSIFIER["thickness"],
+    ngrams: NgramsOption = "-".join(map(str, CLASSIFIER["ngrams"])),
     char_ngrams: CharNgramsOption = "none",
     conjunctions: ConjunctionsOption = None,
-    bits: BitsOption = 22,
-    values: ValuesOption = "binary",
+    bits: BitsOption = CLASSIFIER["bits"],
+    values: ValuesOption = CLASSIFIER["values"],
     l2: L2Option = False,
     epochs: EpochsOption = None,
-    average: AverageOption = True,
-    early_stop: EarlyStopOption = True,
-    links: LinksOption = "signed",
-    eligibility: EligibilityOption = 1,
-    eligible_percent: EligiblePercentOption = None,
-    discard: DiscardOption = "0.5",
-    precision: PrecisionOption = "float32",
-    seed: SeedOption = 0,
+    average: AverageOption = CLASSIFIER["average"],
+    early_stop: EarlyStopOption = CLASSIFIER["early_stop"],
+    links: LinksOption = CLASSIFIER["links"],
+    eligibility: EligibilityOption = CLASSIFIER["eligibility"],
+    eligible_percent: EligiblePercentOption = CLASSIFIER["eligible_percent"],
+    discard: DiscardOption = str(CLASSIFIER["discard"]),
+    precision: PrecisionOption = CLASSIFIER["precision"],
+    seed: SeedOption = CLASSIFIER["seed"],
     calibrate: CalibrateOption = None,
-    calibration_folds: CalibrationFoldsOption = 3,
-    keep_names: KeepNamesOption = False,
+    calibration_folds: CalibrationFoldsOption = CLASSIFIER["calibration_folds"],
+    keep_names: KeepNamesOption = CLASSIFIER["keep_names"],
     split: SplitOption = None,
     format: FormatOption = None,
     encoding: Encoding = None,
@@ -232,7 +233,7 @@ def _mode(corpus: str, stream: bool | None, cache: Path | None, epochs: int | No
         if value is not None and value < 1:
             raise ConfigurationError(f"{name} must be at least 1, got {value}")
     return (streaming, _default_epochs() if epochs is None else epochs,
-            "cv" if calibrate is None else calibrate)
+            CLASSIFIER["calibrate"] if calibrate is None else calibrate)
 
 
 def _on_cluster(run: Run, cluster: Cluster, *, streaming: bool, test: str | None,
@@ -348,12 +349,8 @@ def _draw(points: Any, curve: Path, title: str, chatty: bool) -> None:
 
 
 def _default_epochs() -> int:
-    """The estimator's default epochs, stated once there."""
-    import inspect
-
-    from snowpy import SnowClassifier
-
-    return int(inspect.signature(SnowClassifier).parameters["epochs"].default)
+    """The estimator's default epochs, stated once (:data:`snowpy.presets.CLASSIFIER`)."""
+    return int(CLASSIFIER["epochs"])
 
 
 def _learning_curve(classifier: Any, rule: str, test: str | None, test_every: int | None,
