@@ -20,6 +20,7 @@ from typing import Any
 import numpy as np
 
 from snowpy.exceptions import SnowpyError
+from snowpy.model_kinds import kind_of
 
 __all__ = ["explain_document", "shortened"]
 
@@ -49,8 +50,8 @@ def explain_document(classifier: Any, text: Any, *, top_k: int = 3,
         "runner_up": _label(classes[order[1]]) if len(order) > 1 else None,
         "n_features": int(ids.size),
     }
-    if hasattr(network, "networks_"):  # a cloud: each member's own terms
-        out["kind"] = "cloud"
+    out["kind"] = kind = kind_of(network)
+    if kind == "cloud":  # each member's own terms
         out["targets"] = [{"label": _label(classes[t]), "score": float(scores[t]),
                            "probability": _at(probabilities, t)} for t in chosen]
         out["members"] = [
@@ -59,11 +60,9 @@ def explain_document(classifier: Any, text: Any, *, top_k: int = 3,
              "targets": _link_terms(member, ids, strengths, names, kept, chosen,
                                     member.target_scores(rows)[0], None)}
             for m, member in enumerate(network.networks_)]
-    elif hasattr(network, "kernel_values"):  # a dual network: its support vectors
-        out["kind"] = "dual"
+    elif kind == "dual":  # its support vectors
         out["targets"] = _support_terms(network, rows, chosen, scores, probabilities)
     else:
-        out["kind"] = "network"
         out["targets"] = _link_terms(network, ids, strengths, names, kept, chosen, scores,
                                      probabilities)
     return shortened(out, features)

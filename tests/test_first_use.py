@@ -428,6 +428,7 @@ def test_the_training_rate_is_over_a_recent_window(monkeypatch):
     monkeypatch.setattr(progress.time, "perf_counter", lambda: next(clock))
     reporter = progress.TrainingReporter.__new__(progress.TrainingReporter)
     reporter.recent = progress.deque()
+    # (the reporter's rate, private: what it prints is tested by the command's tests)
     reporter._rate(0)  # t = 0: the start; 100 s of reading and featurising follow
     rates = [reporter._rate(done) for done in (1000, 2000, 3000, 4000)]  # t = 100..101.5
     assert rates[-1] == "2,000 docs/s"  # 3000 in the last 1.5 s; since t = 0: 39 docs/s

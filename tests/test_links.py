@@ -7,6 +7,7 @@ import pytest
 import scipy.sparse as sp
 
 import snowpy
+from snowpy.network.options import bias_strength
 from snowpy.plugins import list_rules
 
 BUILTIN_RULES = ["perceptron", "winnow", "balanced-winnow", "thick-separator", "aggressive",
@@ -198,7 +199,7 @@ def test_a_few_documents_score_through_their_links_alone_alike(rule, precision, 
                          epochs=2).fit(X, y)
     store, one = net.state_.store, X[:1]
     assert not worth_a_table(store, one) and worth_a_table(store, X)
-    theta, bias = float(net.rule_params_["theta"]), net._bias_strength()
+    theta, bias = float(net.rule_params_["theta"]), bias_strength(net.bias)
     table = net.effective_links_delta()
     np.testing.assert_array_equal(scores(store, None, X, bias, theta, averaged=average),
                                   scores(store, table, X, bias, theta, averaged=average))

@@ -36,7 +36,7 @@ def ipm(classifier: SnowClassifier, shards: list, mixing: str = "arithmetic",
     run.multilabel = any(d["multilabel"] for d in described)
     run.labels = sorted(set().union(*[d["labels"] for d in described]))
     run.mean_active = sum(d["nnz"] for d in described) / sum(run.examples)
-    state, setup = run._start()
+    state, setup = run._start()  # (the run's own steps: the mixing, round by round)
     for r in range(rounds or classifier.epochs):
         mixture = Mixture.combine([tasks.train_round(state, part, setup, r, -1)
                                    for part in data])
@@ -96,13 +96,13 @@ def test_arithmetic_mixing_averages_what_the_shards_predict(rule, links, average
     run.examples, run.multilabel = [100, 300], False
     run.labels = sorted(set(labels))
     run.mean_active = sum(d.X.nnz for d in data) / 400
-    state, setup = run._start()
+    state, setup = run._start()  # (the run's own steps: the mixing, round by round)
     shard_nets = []
     mixtures = []
     for part in data:
         mixtures.append(tasks.train_round(state, part, setup, 0, -1))
         # the shard's own network, trained the same way, for comparison
-        net = tasks._network(state, "test")
+        net = tasks._network(state, "test")  # (a worker's step, as the round runs it)
         from snowpy.network.labels import encode_labels
         from snowpy.network.training import TrainingCall, train
 

@@ -9,6 +9,7 @@ import pytest
 import scipy.sparse as sp
 
 import snowpy
+from snowpy.base import is_fitted
 from snowpy.network.training import example_keys, keyed_order
 from snowpy.exceptions import ConfigurationError, NotFittedError
 
@@ -158,7 +159,7 @@ def test_pool_growth_in_place_or_by_copy_keeps_every_weight():
     free, held = snowpy.Network("balanced-winnow"), snowpy.Network("balanced-winnow")
     for X, y in zip(blocks, labels):
         free.partial_fit(X, y)
-        view = held.state_.store.W[:10] if held._is_fitted() else None  # forces the copy
+        view = held.state_.store.W[:10] if is_fitted(held) else None  # forces the copy
         held.partial_fit(X, y)
         if view is not None:
             assert np.isfinite(view).all()

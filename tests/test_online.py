@@ -272,8 +272,7 @@ def test_many_labels_grow_the_workspace_alike_online_and_in_batches():
     batch.partial_fit(X[1:], y[1:], classes=labels)
     online = snowpy.Network("perceptron", links="all")
     online.learn_one(as_dict(X[0]), y[0])
-    for label in labels:  # the same targets, in the same order, before the rest
-        online._begin_example(None, label, 40)
+    online.partial_fit(X[:0], y[:0], classes=labels)  # the same targets, in the same order
     for i in range(1, X.shape[0]):
         online.learn_one(as_dict(X[i]), y[i])
     same_links(batch, online)

@@ -35,6 +35,7 @@ from snowpy.distributed.tasks import (
     train_round,
 )
 from snowpy.exceptions import ConfigurationError
+from snowpy.model_kinds import kind_of
 
 __all__ = ["RoundReport", "fit"]
 
@@ -393,7 +394,7 @@ def _check_mixable(network: Any) -> None:
     """Mixing averages weight changes: a rule that counts (Naive Bayes) would need sums."""
     from snowpy.records.rules import BuildContext
 
-    if hasattr(network, "networks_") or not hasattr(network, "resolve_rule"):
+    if kind_of(network) == "cloud":
         raise ConfigurationError("a cloud of rules trains in one process; distributed "
                                  "training mixes the networks of one rule")
     spec, params = network.resolve_rule()
