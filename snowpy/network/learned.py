@@ -17,7 +17,7 @@ from snowpy.network.labels import LabelIndex
 from snowpy.network.links import LinkStore
 from snowpy.records.rules import RuleKernel, RuleSpec
 
-__all__ = ["NetworkCache", "NetworkState"]
+__all__ = ["LearnedFigures", "NetworkCache", "NetworkState"]
 
 
 class NetworkCache:
@@ -131,3 +131,77 @@ class NetworkState:
             grown[:self.counts.shape[0]] = self.counts
             self.counts = grown
         return self.counts
+
+
+class LearnedFigures:
+    """A :class:`~snowpy.Network`'s fitted attributes (scikit-learn's trailing
+    underscores), read from its :class:`NetworkState` (``state_``, which raises
+    ``NotFittedError`` before training)."""
+
+    @property
+    def state_(self) -> NetworkState:  # pragma: no cover - the network's
+        raise NotImplementedError
+
+    @property
+    def rule_spec_(self) -> RuleSpec:
+        """The update rule's record."""
+        return self.state_.spec
+
+    @property
+    def rule_params_(self) -> dict[str, Any]:
+        """Every rule parameter as used, defaults and derived values included."""
+        return self.state_.params
+
+    @property
+    def kernel_(self) -> RuleKernel:
+        """The rule's compiled kernel."""
+        return self.state_.kernel
+
+    @property
+    def multilabel_(self) -> bool:
+        """Whether the network was trained with a set of labels per example."""
+        return self.state_.multilabel
+
+    @property
+    def n_features_in_(self) -> int:
+        """The width of ``X`` the network takes."""
+        return self.state_.n_features
+
+    @property
+    def mistakes_(self) -> list[int]:
+        """Per epoch (per call for :meth:`partial_fit`), the examples mispredicted."""
+        return self.state_.mistakes
+
+    @mistakes_.setter
+    def mistakes_(self, per_epoch: list[int]) -> None:
+        # (training block by block from a cache: one entry per epoch, not per block)
+        self.state_.mistakes = [int(m) for m in per_epoch]
+
+    @property
+    def updates_(self) -> list[int]:
+        """Per epoch, the target updates made."""
+        return self.state_.updates
+
+    @property
+    def n_examples_seen_(self) -> int:
+        """Examples processed by training, epochs counted."""
+        return self.state_.n_examples_seen
+
+    @property
+    def overflows_(self) -> int:
+        """Weight updates clamped to the largest magnitude kept."""
+        return self.state_.overflows
+
+    @property
+    def underflows_(self) -> int:
+        """Weight updates raised to the smallest magnitude kept."""
+        return self.state_.underflows
+
+    @property
+    def calibration_(self) -> Any:
+        """The sigmoids from scores to probabilities, or None."""
+        return self.state_.calibration
+
+    @calibration_.setter
+    def calibration_(self, calibration: Any) -> None:
+        self.state_.calibration = calibration

@@ -49,7 +49,7 @@ from snowpy.network.state import network_state, restore_network
 from snowpy.network.training import NumericalWarning, TrainingCall, train
 from snowpy.network.weights import WeightViews
 from snowpy.plugins import get_rule
-from snowpy.records.rules import BuildContext, RuleKernel, RuleSpec
+from snowpy.records.rules import BuildContext, RuleSpec
 
 if TYPE_CHECKING:  # pragma: no cover
     import scipy.sparse as sp
@@ -375,70 +375,6 @@ class Network(LabelPrediction, OnlineLearning, WeightViews, SavesModel, RulePara
         distributed round's mix, builds it); returns the network."""
         self._state = state
         return self
-
-    @property
-    def rule_spec_(self) -> RuleSpec:
-        """The update rule's record."""
-        return self.state_.spec
-
-    @property  # (the mixins declare these as attributes; the network's are read-only)
-    def rule_params_(self) -> dict[str, Any]:  # type: ignore[override]
-        """Every rule parameter as used, defaults and derived values included."""
-        return self.state_.params
-
-    @property
-    def kernel_(self) -> RuleKernel:
-        """The rule's compiled kernel."""
-        return self.state_.kernel
-
-    @property
-    def multilabel_(self) -> bool:  # type: ignore[override]
-        """Whether the network was trained with a set of labels per example."""
-        return self.state_.multilabel
-
-    @property
-    def n_features_in_(self) -> int:  # type: ignore[override]
-        """The width of ``X`` the network takes."""
-        return self.state_.n_features
-
-    @property
-    def mistakes_(self) -> list[int]:
-        """Per epoch (per call for :meth:`partial_fit`), the examples mispredicted."""
-        return self.state_.mistakes
-
-    @mistakes_.setter
-    def mistakes_(self, per_epoch: list[int]) -> None:
-        # (training block by block from a cache: one entry per epoch, not per block)
-        self.state_.mistakes = [int(m) for m in per_epoch]
-
-    @property
-    def updates_(self) -> list[int]:
-        """Per epoch, the target updates made."""
-        return self.state_.updates
-
-    @property
-    def n_examples_seen_(self) -> int:
-        """Examples processed by training, epochs counted."""
-        return self.state_.n_examples_seen
-
-    @property
-    def overflows_(self) -> int:
-        """Weight updates clamped to the largest magnitude kept."""
-        return self.state_.overflows
-
-    @property
-    def underflows_(self) -> int:
-        """Weight updates raised to the smallest magnitude kept."""
-        return self.state_.underflows
-
-    @property
-    def calibration_(self) -> Any:
-        """The sigmoids from scores to probabilities, or None."""
-        return self.state_.calibration
-
-    @calibration_.setter
-    def calibration_(self, calibration: Any) -> None:
-        self.state_.calibration = calibration
 
     @property
     def _labels(self) -> LabelIndex:  # (what LabelPrediction reads, as every kind gives it)

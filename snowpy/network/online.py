@@ -23,7 +23,7 @@ from snowpy._lazy import lazy_module
 from snowpy.exceptions import ConfigurationError
 from snowpy.network.calibrating import refresh_progressive
 from snowpy.network.labels import normalise_label
-from snowpy.network.learned import NetworkState
+from snowpy.network.learned import LearnedFigures, NetworkState
 from snowpy.network.links import ONLINE_WIDTH
 from snowpy.network.refreshing import ensure_fresh
 from snowpy.network.training import (
@@ -86,7 +86,7 @@ def parse_example(x: Any) -> tuple[np.ndarray, np.ndarray]:
     return ids, vals
 
 
-class OnlineLearning:
+class OnlineLearning(LearnedFigures):
     """One example at a time through the links (:meth:`score_example`,
     :meth:`learn_example`, :meth:`learn_text`): a mixin of :class:`snowpy.Network`;
     River's ``learn_one``, ``predict_one``... are written over them once, in
@@ -94,9 +94,6 @@ class OnlineLearning:
 
     # what the Network this mixes into provides (declared for the type checker)
     _state: NetworkState
-    calibration_: Any
-    multilabel_: bool
-    n_features_in_: int
     rule: str
     partial_fit: Callable[..., Any]
     predict: Callable[..., Any]

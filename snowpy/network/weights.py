@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from snowpy._lazy import lazy_module
+from snowpy.network.learned import LearnedFigures
 from snowpy.network.refreshing import ensure_fresh
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -25,13 +26,11 @@ if TYPE_CHECKING:  # pragma: no cover
 __all__ = ["WeightViews"]
 
 
-class WeightViews:
+class WeightViews(LearnedFigures):
     """The weight views of a trained network (needs ``_state`` and ``_check_fitted``)."""
 
     _state: NetworkState
     average: bool
-    n_features_in_: int
-    rule_params_: dict[str, Any]
 
     def _check_fitted(self) -> None:  # pragma: no cover - the estimator's
         raise NotImplementedError
