@@ -12,7 +12,7 @@ The sigmoids themselves are :class:`snowpy.calibration.Calibration`.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Sequence, Sized
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -231,9 +231,9 @@ def fit_progressive(net: Any, window: ProgressiveWindow) -> None:
     window.since_fit = 0
 
 
-def refresh_progressive(net: Any, window: ProgressiveWindow, n_targets: int) -> None:
+def refresh_progressive(net: Any, window: ProgressiveWindow, labels: Sized) -> None:
     """Refit the progressive sigmoids when the window is stale or new targets came
-    (every target has a sigmoid as soon as it exists; the network has ``n_targets``)."""
+    (every target has a sigmoid as soon as it exists; ``labels``: the network's)."""
     if window.filled and (window.stale() or net.calibration_ is None
-                          or net.calibration_.a.size != n_targets):
+                          or net.calibration_.a.size != len(labels)):
         fit_progressive(net, window)

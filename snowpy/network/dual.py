@@ -266,7 +266,7 @@ class DualNetwork(LabelPrediction, SavesModel, RuleParamsEstimator, NetworkKind)
             window = self._dual.progressive
             if positives is not None and window is not None and done:
                 window.add(scores[:done], positives[order[:done]])
-                refresh_progressive(self, window, len(self._labels))
+                refresh_progressive(self, window, self._labels)
             mistakes += m
             updates += u
             order = order[done:]

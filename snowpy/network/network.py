@@ -367,8 +367,11 @@ class Network(LabelPrediction, OnlineLearning, WeightViews, SavesModel, RulePara
         """Everything the network has learned, as one value
         (:class:`~snowpy.network.learned.NetworkState`); :meth:`to_state` gives it as
         plain data."""
-        self._check_fitted()
-        return self._state
+        try:  # (read on every example by the fitted attributes: one look-up)
+            return self.__dict__["_state"]
+        except KeyError:
+            self._check_fitted()  # (raises NotFittedError)
+            raise
 
     def adopt_state(self, state: NetworkState) -> Network:
         """Take ``state`` as what this network has learned (loading a model, or a
@@ -483,7 +486,7 @@ class Network(LabelPrediction, OnlineLearning, WeightViews, SavesModel, RulePara
         if record is not None:
             self._state.progressive.add(record, positive_matrix(y_indptr, y_targets,
                                                           record.shape[1]))
-            refresh_progressive(self, self._state.progressive, len(self._state.labels))
+            refresh_progressive(self, self._state.progressive, self._state.labels)
         return self
 
     def _cover_new_targets(self) -> None:

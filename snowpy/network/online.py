@@ -142,8 +142,9 @@ class OnlineLearning(LearnedFigures):
         'b'
         """
         self._check_fitted()
-        ensure_fresh(self, online=True)
         state = self._state
+        if state.planes_stale:  # (a rule's derived planes: checked here, on every example)
+            ensure_fresh(self, online=True)
         store = state.store
         out = np.empty(store.n_targets, dtype=np.float64)
         constants = state.cache.score_args
@@ -302,7 +303,7 @@ class OnlineLearning(LearnedFigures):
         if scores.shape[0]:
             state.progressive.add_one(scores, targets)
             # (here, not when predicting: predictions change nothing)
-            refresh_progressive(self, state.progressive, len(state.labels))
+            refresh_progressive(self, state.progressive, state.labels)
         if overflows:
             state.overflows += overflows
             warnings.warn(f"{overflows} weight updates exceeded the largest magnitude kept "
