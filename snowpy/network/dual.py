@@ -40,7 +40,7 @@ from snowpy.network.labels import (
 from snowpy.network.options import check_training_options
 from snowpy.network.predicting import LabelPrediction
 from snowpy.network.support import DualState
-from snowpy.network.training import chunks, example_keys, shuffled
+from snowpy.network.training import chunks, example_keys, run_epochs, shuffled
 from snowpy.plugins import get_rule
 from snowpy.records.rules import BuildContext
 
@@ -220,7 +220,8 @@ class DualNetwork(LabelPrediction, SavesModel, RuleParamsEstimator, NetworkKind)
         if shuffle and keys is None:
             keys = example_keys(X, y_indptr, y_targets)
         positives = self._positives(y_indptr, y_targets)
-        for epoch in range(epochs):
+
+        def one_epoch(epoch: int) -> int:
             order = (shuffled(keys, self._dual.rng) if shuffle and keys is not None
                      else np.arange(X.shape[0])).astype(np.int64)
             mistakes = updates = 0
@@ -235,8 +236,9 @@ class DualNetwork(LabelPrediction, SavesModel, RuleParamsEstimator, NetworkKind)
             self.n_examples_seen_ += int(order.size)
             self.mistakes_.append(mistakes)
             self.updates_.append(updates)
-            if self.early_stop and updates == 0:
-                break
+            return updates
+
+        run_epochs(epochs, bool(self.early_stop), one_epoch)
         if self.calibrate == "progressive" and self._dual.progressive is not None \
                 and self._dual.progressive.filled:
             fit_progressive(self, self._dual.progressive)

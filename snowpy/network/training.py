@@ -12,6 +12,7 @@ import math
 import os
 import sys
 import warnings
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -31,7 +32,7 @@ else:
     sp = lazy_module("scipy.sparse")
 
 __all__ = ["NumericalWarning", "TrainingCall", "chunks", "example_keys", "keyed_order",
-           "mixed_keys", "train"]
+           "mixed_keys", "run_epochs", "train"]
 
 _NONE_INT = np.empty(0, dtype=np.int64)
 _NONE_TARGETS = np.empty(0, dtype=np.int32)
@@ -127,6 +128,21 @@ def keyed_order(keys: np.ndarray, salt: int) -> np.ndarray:
     return np.argsort(mixed_keys(keys, salt), kind="stable")
 
 
+def run_epochs(epochs: int, early_stop: bool, one_epoch: Callable[[int], int]) -> int:
+    """The epoch driver of every training (a network's, a dual network's, epochs from a
+    feature cache): ``one_epoch(epoch)`` runs a pass and returns its updates; with
+    ``early_stop``, training stops after a pass without one (SNoW). Returns the passes
+    run.
+
+    >>> run_epochs(10, True, lambda epoch: [5, 2, 0, 7][epoch])
+    3
+    """
+    for epoch in range(epochs):
+        if one_epoch(epoch) == 0 and early_stop:
+            return epoch + 1
+    return epochs
+
+
 def train(net: Any, call: TrainingCall, *, epochs: int, shuffle: bool, progress: Any = None,
           fresh: bool = True, record: np.ndarray | None = None,
           rank_links: bool = False) -> None:
@@ -220,24 +236,27 @@ def _train(net: Any, call: TrainingCall, *, epochs: int, shuffle: bool, progress
     creating = True
     keys = (call.keys if call.keys is not None
             else example_keys(call.X, call.y_indptr, call.y_targets)) if shuffle else None
+
+    def one_epoch(epoch: int) -> int:
+        nonlocal overflows, creating
+        order = shuffled(keys, net.state_.rng) if keys is not None else np.arange(call.n)
+        order = order.astype(np.int64)
+        mistakes, updates, epoch_overflows = _epoch(
+            net, call, epoch, order, counts, progress, counting=fresh and epoch == 0,
+            creating=creating, record=record if epoch == 0 else None)
+        overflows += epoch_overflows
+        net.state_.mistakes.append(mistakes)
+        net.state_.updates.append(updates)
+        if epoch == 0 and rank_links and net.eligible_percent is not None:
+            keep_top_percent(net)
+        # the same examples cannot call for new links again, unless eligibility let
+        # rows in during the pass (or links were dropped by eligible_percent)
+        creating = store.policy_code == TOUCHED or (
+            store.min_count > 1 and net.eligible_percent is None)
+        return updates
+
     try:
-        for epoch in range(epochs):
-            order = shuffled(keys, net.state_.rng) if keys is not None else np.arange(call.n)
-            order = order.astype(np.int64)
-            mistakes, updates, epoch_overflows = _epoch(
-                net, call, epoch, order, counts, progress, counting=fresh and epoch == 0,
-                creating=creating, record=record if epoch == 0 else None)
-            overflows += epoch_overflows
-            net.state_.mistakes.append(mistakes)
-            net.state_.updates.append(updates)
-            if epoch == 0 and rank_links and net.eligible_percent is not None:
-                keep_top_percent(net)
-            # the same examples cannot call for new links again, unless eligibility let
-            # rows in during the pass (or links were dropped by eligible_percent)
-            creating = store.policy_code == TOUCHED or (
-                store.min_count > 1 and net.eligible_percent is None)
-            if net.early_stop and updates == 0:
-                break
+        run_epochs(epochs, bool(net.early_stop), one_epoch)
     finally:  # an interrupted training still leaves a consistent network
         net.state_.cache.invalidate()
     if overflows:

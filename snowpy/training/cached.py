@@ -9,6 +9,7 @@ from typing import Any
 import numpy as np
 
 from snowpy.exceptions import ConfigurationError
+from snowpy.network.training import run_epochs
 from snowpy.training.cache import FeatureCache
 
 __all__ = ["train_from_cache"]
@@ -37,7 +38,8 @@ def train_from_cache(classifier: Any, cache: FeatureCache, featurizer: Any, *,
     rng = np.random.default_rng(seed)
     per_epoch: list[int] = []
     n_blocks = len(cache.blocks)
-    for epoch in range(epochs):
+
+    def one_epoch(epoch: int) -> int:
         order = range(n_blocks) if epoch == 0 else rng.permutation(n_blocks).tolist()
         before = len(getattr(network, "mistakes_", []))
         updates_before = sum(getattr(network, "updates_", []))
@@ -46,8 +48,9 @@ def train_from_cache(classifier: Any, cache: FeatureCache, featurizer: Any, *,
         per_epoch.append(sum(network.mistakes_[before:]))
         if on_epoch is not None:
             on_epoch(epoch, per_epoch[-1])
-        if sum(network.updates_) == updates_before and classifier.early_stop:
-            break  # an epoch without update (SNoW)
+        return sum(network.updates_) - updates_before
+
+    run_epochs(epochs, bool(classifier.early_stop), one_epoch)
     network.mistakes_ = per_epoch
     network.prune()
     return per_epoch
