@@ -9,7 +9,6 @@ import typer
 
 from snowpy.cli.common import counted, echo_json, handles_errors, model_key
 from snowpy.exceptions import ConfigurationError
-from snowpy.network.options import bias_strength
 
 
 def _parts(model: Any) -> tuple[Any, Any, Any]:
@@ -61,6 +60,8 @@ def _by_target(net: Any) -> tuple[Any, Any]:
 
 def describe(model: Any, top: int) -> dict[str, Any]:
     """Everything ``inspect`` shows, as a dict."""
+    from snowpy.network.options import bias_strength
+
     classifier, net, featurizer = _parts(model)
     store = net.state_.store
     classes = net.classes_.tolist()
@@ -107,6 +108,8 @@ def export(model: Any, path: Path, progress: Any = None) -> int:
     after each target. Returns the links written.
     """
     import orjson
+
+    from snowpy.network.options import bias_strength
 
     classifier, net, featurizer = _parts(model)
     names = _names(featurizer)
