@@ -18,18 +18,20 @@ import numpy as np
 from snowpy._progress import phase
 from snowpy.base import RuleParamsEstimator, SavesModel, available_if
 from snowpy.classifier_state import classifier_state, restore_classifier
+from snowpy.declared import CLASSIFIER, defaults
 from snowpy.exceptions import ConfigurationError, NotFittedError
 from snowpy.model_file import write_model
 from snowpy.model_kinds import model_kind
 from snowpy.network import DualNetwork, Network
 from snowpy.network.cloud import Cloud, cloud_members, share_params
 from snowpy.plugins import get_rule
-from snowpy.presets import CLASSIFIER
 from snowpy.text import Featurizer
 from snowpy.text.conventions import as_documents
 from snowpy.text.keys import document_keys
 
 __all__ = ["SnowClassifier"]
+
+_DEFAULTS = defaults(CLASSIFIER)  # (the signature's defaults: snowpy.declared)
 
 
 _FEATURIZER_OPTIONS = tuple(
@@ -152,42 +154,42 @@ class SnowClassifier(SavesModel, RuleParamsEstimator):
 
     def __init__(
         self,
-        rule: str = CLASSIFIER["rule"],
+        rule: str = _DEFAULTS["rule"],
         *,
-        thickness: float = CLASSIFIER["thickness"],
-        ngrams: Any = CLASSIFIER["ngrams"],
-        char_ngrams: Any = None,
-        char_boundaries: str = "within",
-        skipgrams: int | None = None,
-        affixes: Any = None,
-        extractors: Sequence[tuple[str, dict]] = (),
-        bits: int = CLASSIFIER["bits"],
-        lowercase: bool = True,
-        unicode_form: str | None = None,
-        strip_accents: bool = False,
-        token_pattern: str | None = None,
-        values: str = CLASSIFIER["values"],
-        norm: str | None = None,
-        fields: Sequence[str] | None = None,
-        keep_names: bool = CLASSIFIER["keep_names"],
-        hash_seed: int = 0,
-        errors: str = "replace",
-        chunk_bytes: int = 1 << 20,
-        n_jobs: int = -1,
-        epochs: int = CLASSIFIER["epochs"],
-        average: bool = CLASSIFIER["average"],
-        shuffle: bool = True,
-        seed: int | None = CLASSIFIER["seed"],
-        bias: bool | float = True,
-        early_stop: bool = CLASSIFIER["early_stop"],
-        links: str = CLASSIFIER["links"],
-        eligibility: int = CLASSIFIER["eligibility"],
-        eligible_percent: float | None = CLASSIFIER["eligible_percent"],
-        discard: float | None = CLASSIFIER["discard"],
-        precision: str = CLASSIFIER["precision"],
-        multiclass: str = "ova",
-        calibrate: str | None = CLASSIFIER["calibrate"],
-        calibration_folds: int = CLASSIFIER["calibration_folds"],
+        thickness: float = _DEFAULTS["thickness"],
+        ngrams: Any = _DEFAULTS["ngrams"],
+        char_ngrams: Any = _DEFAULTS["char_ngrams"],
+        char_boundaries: str = _DEFAULTS["char_boundaries"],
+        skipgrams: int | None = _DEFAULTS["skipgrams"],
+        affixes: Any = _DEFAULTS["affixes"],
+        extractors: Sequence[tuple[str, dict]] = _DEFAULTS["extractors"],
+        bits: int = _DEFAULTS["bits"],
+        lowercase: bool = _DEFAULTS["lowercase"],
+        unicode_form: str | None = _DEFAULTS["unicode_form"],
+        strip_accents: bool = _DEFAULTS["strip_accents"],
+        token_pattern: str | None = _DEFAULTS["token_pattern"],
+        values: str = _DEFAULTS["values"],
+        norm: str | None = _DEFAULTS["norm"],
+        fields: Sequence[str] | None = _DEFAULTS["fields"],
+        keep_names: bool = _DEFAULTS["keep_names"],
+        hash_seed: int = _DEFAULTS["hash_seed"],
+        errors: str = _DEFAULTS["errors"],
+        chunk_bytes: int = _DEFAULTS["chunk_bytes"],
+        n_jobs: int = _DEFAULTS["n_jobs"],
+        epochs: int = _DEFAULTS["epochs"],
+        average: bool = _DEFAULTS["average"],
+        shuffle: bool = _DEFAULTS["shuffle"],
+        seed: int | None = _DEFAULTS["seed"],
+        bias: bool | float = _DEFAULTS["bias"],
+        early_stop: bool = _DEFAULTS["early_stop"],
+        links: str = _DEFAULTS["links"],
+        eligibility: int = _DEFAULTS["eligibility"],
+        eligible_percent: float | None = _DEFAULTS["eligible_percent"],
+        discard: float | None = _DEFAULTS["discard"],
+        precision: str = _DEFAULTS["precision"],
+        multiclass: str = _DEFAULTS["multiclass"],
+        calibrate: str | None = _DEFAULTS["calibrate"],
+        calibration_folds: int = _DEFAULTS["calibration_folds"],
         **rule_params: Any,
     ) -> None:
         self.rule = rule

@@ -14,16 +14,14 @@ from __future__ import annotations
 
 from typing import Any
 
+from snowpy import declared
+from snowpy.declared import defaults
+
 __all__ = ["CLASSIFIER", "MULTILABEL", "multilabel_settings"]
 
-#: The text classifier's defaults, written once: :class:`~snowpy.SnowClassifier`'s
-#: signature and ``snowpy train``'s options both read them.
-CLASSIFIER: dict[str, Any] = {
-    "rule": "balanced-winnow", "thickness": 1.0, "ngrams": (1, 2), "bits": 22,
-    "values": "binary", "epochs": 10, "average": True, "seed": 0, "early_stop": True,
-    "links": "signed", "eligibility": 1, "eligible_percent": None, "discard": 0.5,
-    "precision": "float32", "calibrate": "cv", "calibration_folds": 3, "keep_names": False,
-}
+#: The text classifier's defaults, by name (declared once, with what each parameter does,
+#: in :data:`snowpy.declared.CLASSIFIER`).
+CLASSIFIER: dict[str, Any] = defaults(declared.CLASSIFIER)
 
 #: Multi-label text categorisation (each target decides alone whether its label applies),
 #: as Vowpal Wabbit's ``--multilabel_oaa`` and fastText's ``-loss ova`` are switches.

@@ -21,7 +21,7 @@ PACKAGE = Path(__file__).resolve().parent.parent / "snowpy"
 FLOORS = [
     ("base", ["_core", "_rows", "_version", "_lazy", "_atomic", "exceptions", "_validation",
               "_progress", "hashmap", "model_file", "model_schema", "model_kinds",
-              "metrics", "plots", "calibration", "base", "presets"]),
+              "metrics", "plots", "calibration", "base", "presets", "declared"]),
     ("plugin host", ["records", "hookspecs", "plugins", "numba_kernels"]),
     ("building blocks", ["rules", "text", "corpora", "network"]),
     ("estimators", ["classifier", "classifier_state", "files", "explanation",

@@ -340,26 +340,3 @@ def test_a_stream_learns_in_memory_that_does_not_grow_with_it(tmp_path):
 
     small, large = peak(10_000), peak(80_000)
     assert large < small + 20, (small, large)
-
-
-def test_train_defaults_are_the_classifiers_own():
-    """A default is written once (snowpy.presets.CLASSIFIER): every option of `snowpy
-    train` that is a SnowClassifier parameter defaults to the estimator's value."""
-    import inspect
-
-    import typer.main
-
-    from snowpy import SnowClassifier
-    from snowpy.cli import app
-
-    command = typer.main.get_command(app).commands["train"]  # type: ignore[attr-defined]
-    given = {param.name: param.default for param in command.params}
-    ours = inspect.signature(SnowClassifier).parameters
-    span = lambda v: "none" if v is None else "-".join(map(str, v))  # noqa: E731
-    spelled = {"ngrams": span, "char_ngrams": span, "discard": str}
-    compared = 0
-    for name, param in ours.items():
-        if name in given and given[name] is not None and param.default is not param.empty:
-            assert given[name] == spelled.get(name, lambda v: v)(param.default), name
-            compared += 1
-    assert compared >= 14

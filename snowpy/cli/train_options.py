@@ -1,12 +1,16 @@
 """The options of ``snowpy train``, one alias each (typer reads the help from them),
-so that the command's signature is a list of names and defaults."""
+so that the command's signature is a list of names and defaults. The options that are
+the classifier's parameters are built from its table (:data:`snowpy.declared.CLASSIFIER`):
+their help is the declared line, and the command reads their defaults there too."""
 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
+
+from snowpy.declared import CLASSIFIER
 
 __all__ = [
     "AverageOption", "AverageOverOption", "BitsOption", "CacheOption",
@@ -18,49 +22,56 @@ __all__ = [
     "OnErrorOption", "OutputOption", "PrecisionOption", "QuietOption",
     "ReportEveryOption", "ResumeOption", "RuleOption", "SaveEveryOption",
     "SavePartialOption", "SeedOption", "SplitOption", "StreamOption", "TestEveryOption",
-    "TestOption", "ThicknessOption", "ValuesOption",
+    "TestOption", "ThicknessOption", "ValuesOption", "declared", "spelled",
 ]
+
+
+
+def declared(name: str, *flags: str, note: str = "") -> Any:
+    """The option of the classifier's parameter ``name``: its help is the declared line,
+    then ``note`` (how the command line writes a value, or decides a default)."""
+    doc = CLASSIFIER[name].doc
+    return typer.Option(*flags, help=f"{doc} ({note})" if note else doc)
+
+
+def spelled(name: str) -> str:
+    """The classifier's default of ``name``, as the command line writes it (a range of
+    lengths as 1-2, None as none)."""
+    value = CLASSIFIER[name].default
+    if value is None:
+        return "none"
+    return "-".join(map(str, value)) if isinstance(value, tuple) else str(value)
+
 
 CorpusOption = Annotated[str, typer.Argument(help="path, registered corpus name, or -")]
 OutputOption = Annotated[Path, typer.Option("--output", "-o", help="model file to write")]
-RuleOption = Annotated[str, typer.Option(help="update rule (snowpy plugins)")]
-ThicknessOption = Annotated[float, typer.Option(help="thick separator, every rule")]
-NgramsOption = Annotated[str, typer.Option(help="word n-grams, e.g. 1-2, or none")]
-CharNgramsOption = Annotated[str, typer.Option(help="character n-grams, e.g. 3-5")]
+RuleOption = Annotated[str, declared("rule")]
+ThicknessOption = Annotated[float, declared("thickness")]
+NgramsOption = Annotated[str, declared("ngrams", note="e.g. 1-2, or none")]
+CharNgramsOption = Annotated[str, declared("char_ngrams", note="e.g. 3-5, or none")]
 ConjunctionsOption = Annotated[int | None, typer.Option(
         help="add pairwise conjunctions of tokens within this window, 0 for the whole "
              "document (SNoW -g +)")]
-BitsOption = Annotated[int, typer.Option(help="hash into 2**bits features")]
-ValuesOption = Annotated[str, typer.Option(help="binary, count or log")]
-L2Option = Annotated[bool, typer.Option("--l2/--no-l2", help="l2-normalise rows")]
-EpochsOption = Annotated[int | None, typer.Option(
-        help="passes over the data (default 10; a stream is learned in one)")]
-AverageOption = Annotated[bool, typer.Option("--average/--no-average")]
-EarlyStopOption = Annotated[bool, typer.Option(
-        "--early-stop/--no-early-stop", help="stop after an epoch without update")]
-LinksOption = Annotated[str, typer.Option(
-        help="when a feature is linked to a target: signed, positive (SNoW), touched or all "
-             "(SNoW -s f)")]
-EligibilityOption = Annotated[int, typer.Option(
-        help="link a feature once it was active this many times (SNoW -e count:k)")]
-EligiblePercentOption = Annotated[float | None, typer.Option(
-        help="keep each target's top percent of features by count (SNoW -e percent:p; "
-             "with --links positive)")]
-DiscardOption = Annotated[str, typer.Option(
-        help="drop links weighing less than this fraction of the initial weight after "
-             "training (SNoW -d), or none")]
-PrecisionOption = Annotated[str, typer.Option(help="weights stored as float32 or float64")
-                         ]
-SeedOption = Annotated[int, typer.Option(help="seed of the shuffling")]
-CalibrateOption = Annotated[str | None, typer.Option(
-        help="none, cv, holdout or progressive (default cv; progressive for a stream)")
-    ]
-CalibrationFoldsOption = Annotated[int, typer.Option(help="folds for calibration")]
-KeepNamesOption = Annotated[bool, typer.Option(
-        "--keep-names/--no-keep-names",
-        help="store the names of the features the model keeps (a pass over the corpus of "
-             "its own; without them `snowpy inspect --corpus` names features on demand)")
-    ]
+BitsOption = Annotated[int, declared("bits")]
+ValuesOption = Annotated[str, declared("values")]
+L2Option = Annotated[bool, declared("norm", "--l2/--no-l2")]
+EpochsOption = Annotated[int | None, declared(
+        "epochs", note=f"default {CLASSIFIER['epochs'].default}; a stream is learned in one")]
+AverageOption = Annotated[bool, declared("average", "--average/--no-average")]
+EarlyStopOption = Annotated[bool, declared("early_stop", "--early-stop/--no-early-stop")]
+LinksOption = Annotated[str, declared("links")]
+EligibilityOption = Annotated[int, declared("eligibility")]
+EligiblePercentOption = Annotated[float | None, declared("eligible_percent")]
+DiscardOption = Annotated[str, declared("discard", note="or none")]
+PrecisionOption = Annotated[str, declared("precision")]
+SeedOption = Annotated[int, declared("seed")]
+CalibrateOption = Annotated[str | None, declared(
+        "calibrate", note=f"default {CLASSIFIER['calibrate'].default}; progressive for a "
+                          "stream")]
+CalibrationFoldsOption = Annotated[int, declared("calibration_folds")]
+KeepNamesOption = Annotated[bool, declared(
+        "keep_names", "--keep-names/--no-keep-names", note="a pass over the corpus of its "
+        "own; without them `snowpy inspect --corpus` names features on demand")]
 SplitOption = Annotated[str | None, typer.Option(help="split of the corpus")]
 FormatOption = Annotated[str | None, typer.Option(help="input format (guessed)")]
 OnErrorOption = Annotated[str, typer.Option(help="malformed records: raise or skip")]

@@ -11,14 +11,14 @@ offers, with memory bounded by the rule's budget of support vectors.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from snowpy._lazy import lazy_module
-from snowpy._validation import apply_weights, as_csr, require_rows
+from snowpy._validation import as_csr
 from snowpy.base import RuleParamsEstimator, SavesModel
+from snowpy.declared import DUAL_NETWORK, defaults
 from snowpy.exceptions import ConfigurationError, NotFittedError
 from snowpy.model_kinds import model_kind
 from snowpy.network.calibrating import (
@@ -31,10 +31,7 @@ from snowpy.network.dual_state import dual_state, restore_dual
 from snowpy.network.kind import NetworkKind
 from snowpy.network.labels import (
     LabelIndex,
-    check_y,
     encode_labels,
-    is_multilabel,
-    label_array,
     positive_matrix,
 )
 from snowpy.network.options import check_training_options
@@ -50,6 +47,8 @@ else:
     sp = lazy_module("scipy.sparse")
 
 __all__ = ["DualNetwork"]
+
+_DEFAULTS = defaults(DUAL_NETWORK)  # (the signature's defaults: snowpy.declared)
 
 
 
@@ -91,9 +90,11 @@ class DualNetwork(LabelPrediction, SavesModel, RuleParamsEstimator, NetworkKind)
     _option_names = ("rule", "epochs", "shuffle", "seed", "early_stop", "calibrate",
                      "calibration_folds")
 
-    def __init__(self, rule: str = "kernel-perceptron", *, epochs: int = 10,
-                 shuffle: bool = True, seed: int | None = 0, early_stop: bool = True,
-                 calibrate: str | None = None, calibration_folds: int = 3,
+    def __init__(self, rule: str = _DEFAULTS["rule"], *, epochs: int = _DEFAULTS["epochs"],
+                 shuffle: bool = _DEFAULTS["shuffle"], seed: int | None = _DEFAULTS["seed"],
+                 early_stop: bool = _DEFAULTS["early_stop"],
+                 calibrate: str | None = _DEFAULTS["calibrate"],
+                 calibration_folds: int = _DEFAULTS["calibration_folds"],
                  **rule_params: Any) -> None:
         self.rule = rule
         self.epochs = epochs
@@ -165,12 +166,10 @@ class DualNetwork(LabelPrediction, SavesModel, RuleParamsEstimator, NetworkKind)
 
     # -------------------------------------------------------------- training
     # -------------------------------------------- fit's steps (NetworkKind.fit)
-    def fit_matrix(self, X: Any, targets: Any) -> Any:
-        """``X`` in canonical CSR with rows; ``targets`` is not available to dual rules."""
+    def as_input(self, X: Any, targets: Any) -> Any:
+        """``X`` in canonical CSR; ``targets`` is not available to dual rules."""
         _refuse_targets(targets)
-        X = _canonical(X)
-        require_rows(X)
-        return X
+        return _canonical(X)
 
     def begin_fit(self, X: Any, labels: LabelIndex, multilabel: bool, indicator: bool
                   ) -> None:
@@ -188,27 +187,20 @@ class DualNetwork(LabelPrediction, SavesModel, RuleParamsEstimator, NetworkKind)
         """How calibrated probabilities combine across targets: as the rule says."""
         return self.kernel_.normalisation(multilabel)
 
-    def partial_fit(self, X: Any, y: Sequence[Any], *, classes: Sequence[Any] | None = None,
-                    sample_weight: Any = None, targets: Sequence[Any] | None = None,
-                    progress: Any = None) -> DualNetwork:
-        """One pass over ``(X, y)``, continuing from what was learned."""
-        _refuse_targets(targets)
-        X = _canonical(X)
-        y, width = check_y(y, X.shape[0], type(self).__name__)
-        X, y, _, _ = apply_weights(X, y, None, sample_weight, None)
-        y = label_array(y)
-        if "_dual" not in self.__dict__:
-            self.check_options()
-            multilabel = width is not None or is_multilabel(y)
-            self.start(X.shape[1], multilabel=multilabel)
-            self._dual.indicator = width is not None
-        elif X.shape[1] != self.n_features_in_:
+    def begin_stream(self, X: Any, multilabel: bool) -> None:
+        """No support vector yet; targets grow with the labels met."""
+        self.check_options()
+        self.start(X.shape[1], multilabel=multilabel)
+
+    def check_continues(self, X: Any) -> None:
+        """Refuse ``X`` of another width than the support vectors'."""
+        if X.shape[1] != self.n_features_in_:
             raise ConfigurationError(f"X has {X.shape[1]} features; the network has "
                                      f"{self.n_features_in_}")
-        for label in classes or ():
-            self._dual.labels.add(label)
+
+    def learn_pass(self, X: Any, y: Any, targets: Any, *, progress: Any) -> None:
+        """One pass in the given order (the progressive sigmoids refitted)."""
         self._learn(X, y, epochs=1, shuffle=False, progress=progress, keys=None)
-        return self
 
     def _learn(self, X: sp.csr_matrix, y: Any, *, epochs: int, shuffle: bool, progress: Any,
                keys: np.ndarray | None) -> None:

@@ -7,21 +7,24 @@ one-example protocol (:meth:`~NetworkKind.score_example`,
 :meth:`~NetworkKind.probabilities_of`) and its model file (``to_state`` and
 ``from_state``, registered with :func:`snowpy.model_kinds.model_kind`). River's
 protocol is written here once over it; a kind that trains its own engine on a
-matrix also takes :meth:`~NetworkKind.fit` from here (the checks, the labels,
-cross-fitted calibration), supplying :meth:`~NetworkKind.begin_fit` and
-:meth:`~NetworkKind.learn_rows`.
+matrix also takes :meth:`~NetworkKind.fit` and :meth:`~NetworkKind.partial_fit` from
+here (the checks, the labels, cross-fitted calibration), supplying
+:meth:`~NetworkKind.as_input`, :meth:`~NetworkKind.begin_fit`,
+:meth:`~NetworkKind.learn_rows`, :meth:`~NetworkKind.begin_stream`,
+:meth:`~NetworkKind.check_continues` and :meth:`~NetworkKind.learn_pass`.
 """
 
 from __future__ import annotations
 
 import warnings
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from snowpy._progress import phase
-from snowpy._validation import apply_weights
+from snowpy._validation import apply_weights, require_rows
+from snowpy.exceptions import ConfigurationError
 from snowpy.network.calibrating import held_out_scores
 from snowpy.network.labels import (
     LabelIndex,
@@ -41,6 +44,14 @@ class NetworkKind:
     calibrate: Any
     epochs: Any
     shuffle: Any
+    if TYPE_CHECKING:  # (what each kind has: its options' check and its learned state)
+        def check_options(self) -> None: ...
+
+        @property
+        def state_(self) -> Any: ...
+
+        @property
+        def multilabel_(self) -> bool: ...
 
     # -------------------------------------------------- the engine's protocol
     def score_example(self, ids: np.ndarray, vals: np.ndarray) -> tuple[np.ndarray, int]:
@@ -94,14 +105,14 @@ class NetworkKind:
 
     def learn_many(self, X: Any, y: Sequence[Any]) -> Any:
         """Learn a mini-batch in order (River's name for ``partial_fit``)."""
-        return self.partial_fit(X, y)  # type: ignore[attr-defined]
+        return self.partial_fit(X, y)
 
     def predict_many(self, X: Any) -> Any:
         """The labels of a mini-batch (River's name for ``predict``)."""
         return self.predict(X)  # type: ignore[attr-defined]
 
     # ----------------------------------------- fit, for a kind with an engine
-    def fit_matrix(self, X: Any, targets: Any) -> Any:
+    def as_input(self, X: Any, targets: Any) -> Any:
         """``X`` as the engine reads it, checked (a kind refuses what it cannot take)."""
         raise NotImplementedError
 
@@ -118,6 +129,20 @@ class NetworkKind:
 
     def normalisation(self, multilabel: bool) -> str:
         """How calibrated probabilities combine across targets."""
+        raise NotImplementedError
+
+    def begin_stream(self, X: Any, multilabel: bool) -> None:
+        """A fresh engine for ``X``'s width, before the first example of a stream."""
+        raise NotImplementedError
+
+    def check_continues(self, X: Any) -> None:
+        """Refuse what a trained engine cannot continue from (``X`` of another width, a
+        model that kept no training state)."""
+        raise NotImplementedError
+
+    def learn_pass(self, X: Any, y: Any, targets: Any, *, progress: Any) -> None:
+        """One pass over ``(X, y)`` in the given order, continuing from what was
+        learned."""
         raise NotImplementedError
 
     def fit(self, X: Any, y: Sequence[Any], *, sample_weight: Any = None,
@@ -156,12 +181,13 @@ class NetworkKind:
         -------
         self
         """
-        X = self.fit_matrix(X, targets)
+        X = self.as_input(X, targets)
+        require_rows(X)
         y, width = check_y(y, X.shape[0], type(self).__name__)
         X, y, targets, keys = apply_weights(X, y, targets, sample_weight, shuffle_keys)
         y = label_array(y)
         multilabel = width is not None or is_multilabel(y)
-        self.check_options()  # type: ignore[attr-defined]
+        self.check_options()
         labels = LabelIndex(list(range(width)) if width is not None
                             else sorted_labels(y, multilabel))
         if len(labels) < 2 and not multilabel:
@@ -187,4 +213,48 @@ class NetworkKind:
             self.calibration_ = Calibration.fit(
                 scores, positives, normalize=self.normalisation(multilabel),
                 method=str(self.calibrate))
+        return self
+
+    def partial_fit(self, X: Any, y: Sequence[Any], *, classes: Sequence[Any] | None = None,
+                    sample_weight: Any = None, targets: Sequence[Any] | None = None,
+                    progress: Any = None) -> Any:
+        """Learn from ``(X, y)`` in one pass, in the given order.
+
+        The first call creates the network. ``classes``, when given, fixes the
+        order of the first targets (scikit-learn's incremental protocol); a
+        label not seen before grows a new target node at any time, so it is
+        never required. The other parameters are :meth:`fit`'s.
+
+        Returns
+        -------
+        self
+
+        Raises
+        ------
+        ConfigurationError
+            ``y`` is single-label where the network learned sets of labels (or the
+            reverse), or the network cannot continue from ``X``.
+        """
+        fitted = self.__sklearn_is_fitted__()
+        X = self.as_input(X, targets)
+        y, width = check_y(y, X.shape[0], type(self).__name__)
+        X, y, targets, _ = apply_weights(X, y, targets, sample_weight)
+        y = label_array(y)
+        multilabel = width is not None or (
+            is_multilabel(y) if len(y) else fitted and self.multilabel_)
+        if not fitted:
+            self.begin_stream(X, multilabel)
+            state = self.state_
+            state.indicator = width is not None
+            for column in range(width or 0):
+                state.labels.add(column)
+        else:
+            self.check_continues(X)
+            if multilabel != self.multilabel_:
+                kind = "multi-label" if self.multilabel_ else "single-label"
+                raise ConfigurationError(f"this network was trained {kind}; y must be {kind} "
+                                         "too")
+        for label in () if classes is None else classes:
+            self.state_.labels.add(label)
+        self.learn_pass(X, y, targets, progress=progress)
         return self

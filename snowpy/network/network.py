@@ -17,8 +17,9 @@ import numpy as np
 
 from snowpy._lazy import lazy_module
 from snowpy._progress import phase
-from snowpy._validation import apply_weights, as_csr, check_length, require_rows
+from snowpy._validation import as_csr, check_length
 from snowpy.base import RuleParamsEstimator, SavesModel
+from snowpy.declared import NETWORK, defaults
 from snowpy.exceptions import CalibrationWarning, ConfigurationError, NotFittedError
 from snowpy.model_kinds import model_kind
 from snowpy.network.calibrating import (
@@ -30,10 +31,7 @@ from snowpy.network.calibrating import (
 from snowpy.network.kind import NetworkKind
 from snowpy.network.labels import (
     LabelIndex,
-    check_y,
     encode_labels,
-    is_multilabel,
-    label_array,
     positive_matrix,
 )
 from snowpy.network.learned import NetworkState
@@ -57,6 +55,8 @@ else:
     sp = lazy_module("scipy.sparse")
 
 __all__ = ["Network", "NumericalWarning"]
+
+_DEFAULTS = defaults(NETWORK)  # (the signature's defaults: snowpy.declared)
 
 @model_kind("network")
 class Network(LabelPrediction, OnlineLearning, WeightViews, SavesModel, RuleParamsEstimator,
@@ -208,22 +208,22 @@ class Network(LabelPrediction, OnlineLearning, WeightViews, SavesModel, RulePara
 
     def __init__(
         self,
-        rule: str = "winnow",
+        rule: str = _DEFAULTS["rule"],
         *,
-        epochs: int = 10,
-        average: bool = True,
-        shuffle: bool = True,
-        seed: int | None = 0,
-        bias: bool | float = True,
-        early_stop: bool = True,
-        links: str = "touched",
-        eligibility: int = 1,
-        eligible_percent: float | None = None,
-        discard: float | None = 0.5,
-        precision: str = "float32",
-        multiclass: str = "ova",
-        calibrate: str | None = None,
-        calibration_folds: int = 3,
+        epochs: int = _DEFAULTS["epochs"],
+        average: bool = _DEFAULTS["average"],
+        shuffle: bool = _DEFAULTS["shuffle"],
+        seed: int | None = _DEFAULTS["seed"],
+        bias: bool | float = _DEFAULTS["bias"],
+        early_stop: bool = _DEFAULTS["early_stop"],
+        links: str = _DEFAULTS["links"],
+        eligibility: int = _DEFAULTS["eligibility"],
+        eligible_percent: float | None = _DEFAULTS["eligible_percent"],
+        discard: float | None = _DEFAULTS["discard"],
+        precision: str = _DEFAULTS["precision"],
+        multiclass: str = _DEFAULTS["multiclass"],
+        calibrate: str | None = _DEFAULTS["calibrate"],
+        calibration_folds: int = _DEFAULTS["calibration_folds"],
         **rule_params: Any,
     ) -> None:
         self.rule = rule
@@ -395,10 +395,9 @@ class Network(LabelPrediction, OnlineLearning, WeightViews, SavesModel, RulePara
 
     # -------------------------------------------------------------- training
     # -------------------------------------------- fit's steps (NetworkKind.fit)
-    def fit_matrix(self, X: Any, targets: Any) -> Any:
-        """``X`` as a CSR matrix with rows, its strengths checked against the rule."""
+    def as_input(self, X: Any, targets: Any) -> Any:
+        """``X`` as a CSR matrix, its strengths checked against the rule."""
         X = as_csr(X)
-        require_rows(X)
         self._check_strengths(X)
         return X
 
@@ -425,44 +424,23 @@ class Network(LabelPrediction, OnlineLearning, WeightViews, SavesModel, RulePara
         calibrating.normalisation_of`)."""
         return normalisation_of(self, multilabel)
 
-    def partial_fit(
-        self, X: Any, y: Sequence[Any], *, classes: Sequence[Any] | None = None,
-        sample_weight: Any = None, targets: Sequence[Any] | None = None,
-        progress: Any = None,
-    ) -> Network:
-        """Learn from ``(X, y)`` in one pass, in the given order.
+    def begin_stream(self, X: Any, multilabel: bool) -> None:
+        """A fresh link store for ``X``'s width; targets grow with the labels met."""
+        self._initialise(X, multilabel, streamed=True)
 
-        The first call creates the network. ``classes``, when given, fixes the
-        order of the first targets (scikit-learn's incremental protocol); a
-        label not seen before grows a new target node at any time, so it is
-        never required.
-        """
-        if self._is_fitted() and self._state.store.frozen:
+    def check_continues(self, X: Any) -> None:
+        """Refuse to continue a network loaded from an inference-only model file (its
+        width is checked as it learns: a network started one example at a time widens)."""
+        if self._state.store.frozen:
             raise ConfigurationError(
                 "this network was loaded from an inference-only model file: it keeps no "
                 "training state to continue from; train afresh with fit, or keep a full "
                 "model file (saved without inference_only) to continue training"
             )
-        X = as_csr(X)
-        self._check_strengths(X)
-        y, width = check_y(y, X.shape[0], type(self).__name__)
-        X, y, targets, _ = apply_weights(X, y, targets, sample_weight)
-        y = label_array(y)
-        multilabel = width is not None or (is_multilabel(y) if len(y)
-                                           else getattr(self, "multilabel_", False))
-        if not self._is_fitted():
-            self._initialise(X, multilabel, streamed=True)
-            self._state.indicator = width is not None
-            if width is not None:
-                for column in range(width):
-                    self._state.labels.add(column)
-        elif multilabel != self.multilabel_:
-            kind = "multi-label" if self.multilabel_ else "single-label"
-            raise ConfigurationError(f"this network was trained {kind}; y must be {kind} too")
-        if classes is not None:
-            for label in classes:
-                self._state.labels.add(label)
-        return self._learn(X, y, targets, epochs=1, shuffle=False, progress=progress)
+
+    def learn_pass(self, X: Any, y: Any, targets: Any, *, progress: Any) -> None:
+        """One pass in the given order, the progressive window filled as it goes."""
+        self._learn(X, y, targets, epochs=1, shuffle=False, progress=progress)
 
     def _learn(self, X: sp.csr_matrix, y: Sequence[Any], targets: Any, *, epochs: int,
                shuffle: bool, progress: Any = None, fitting: bool = False,

@@ -24,6 +24,7 @@ import numpy as np
 
 from snowpy._lazy import lazy_module
 from snowpy._rows import Rows
+from snowpy.declared import FEATURIZER, defaults
 from snowpy.exceptions import ConfigurationError
 from snowpy.plugins import get_extractor
 from snowpy.text.assemble import VALUE_MODES
@@ -35,7 +36,7 @@ from snowpy.text.chunks import (
     trimmed,
 )
 from snowpy.text.conventions import TransformerConventions, as_documents
-from snowpy.text.hashing import DEFAULT_SEED, feature_seed, hash_names
+from snowpy.text.hashing import feature_seed, hash_names
 from snowpy.text.names import NameIndex
 from snowpy.text.patterns import TokenPattern
 from snowpy.text.single import WordsOnly
@@ -47,6 +48,8 @@ else:
     sp = lazy_module("scipy.sparse")
 
 __all__ = ["Featurizer"]
+
+_DEFAULTS = defaults(FEATURIZER)  # (the signature's defaults: snowpy.declared)
 
 #: Texts :meth:`Featurizer.record_names` keeps before reading their names in one batch.
 PENDING_NAMES = 1024
@@ -132,25 +135,25 @@ class Featurizer(TransformerConventions, ChunkStages):
     def __init__(
         self,
         *,
-        ngrams: Any = 1,
-        char_ngrams: Any = None,
-        char_boundaries: str = "within",
-        skipgrams: int | None = None,
-        affixes: Any = None,
-        extractors: Sequence[tuple[str, dict]] = (),
-        bits: int = 20,
-        lowercase: bool = True,
-        unicode_form: str | None = None,
-        strip_accents: bool = False,
-        token_pattern: str | None = None,
-        values: str = "binary",
-        norm: str | None = None,
-        fields: Sequence[str] | None = None,
-        keep_names: bool = False,
-        hash_seed: int = DEFAULT_SEED,
-        errors: str = "replace",
-        chunk_bytes: int = 1 << 20,
-        n_jobs: int = -1,
+        ngrams: Any = _DEFAULTS["ngrams"],
+        char_ngrams: Any = _DEFAULTS["char_ngrams"],
+        char_boundaries: str = _DEFAULTS["char_boundaries"],
+        skipgrams: int | None = _DEFAULTS["skipgrams"],
+        affixes: Any = _DEFAULTS["affixes"],
+        extractors: Sequence[tuple[str, dict]] = _DEFAULTS["extractors"],
+        bits: int = _DEFAULTS["bits"],
+        lowercase: bool = _DEFAULTS["lowercase"],
+        unicode_form: str | None = _DEFAULTS["unicode_form"],
+        strip_accents: bool = _DEFAULTS["strip_accents"],
+        token_pattern: str | None = _DEFAULTS["token_pattern"],
+        values: str = _DEFAULTS["values"],
+        norm: str | None = _DEFAULTS["norm"],
+        fields: Sequence[str] | None = _DEFAULTS["fields"],
+        keep_names: bool = _DEFAULTS["keep_names"],
+        hash_seed: int = _DEFAULTS["hash_seed"],
+        errors: str = _DEFAULTS["errors"],
+        chunk_bytes: int = _DEFAULTS["chunk_bytes"],
+        n_jobs: int = _DEFAULTS["n_jobs"],
     ) -> None:
         self.ngrams = ngrams
         self.char_ngrams = char_ngrams

@@ -17,11 +17,13 @@ from __future__ import annotations
 import numpy as np
 
 from snowpy._core import hashing
+from snowpy.declared import FEATURIZER
 
 __all__ = ["DEFAULT_SEED", "feature_seed", "hash_names", "murmurhash3_32"]
 
-#: Base seed of feature hashing; a model records the seed it used.
-DEFAULT_SEED = 0
+#: Base seed of feature hashing (the front end's ``hash_seed``); a model records the
+#: seed it used.
+DEFAULT_SEED: int = FEATURIZER["hash_seed"].default
 
 _M32 = 0xFFFFFFFF
 

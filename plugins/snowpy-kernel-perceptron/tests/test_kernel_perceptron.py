@@ -14,6 +14,7 @@ import pytest
 import scipy.sparse as sp
 
 import snowpy
+from snowpy.exceptions import ConfigurationError
 from snowpy.plugins import list_rules
 from snowpy.testing import conformance_checks
 
@@ -96,6 +97,21 @@ def test_the_first_support_vector_by_hand():
     state = net.to_state()[1]
     assert state["sv_ids"].tolist() == [0, 1] and state["sv_alpha"].tolist() == [[0.0, -1.0]]
     np.testing.assert_allclose(net.target_scores(X[:1]), [[0.0, -9.0]])
+
+
+def test_partial_fit_is_the_networks_an_indicator_its_columns_a_switch_refused():
+    """partial_fit is written once for every kind (snowpy.network.kind): a stream of 0/1
+    indicator rows has a target per column from the first call, even a column never set
+    (as Network's), and a single-label y after it is refused."""
+    X = sp.csr_matrix(np.array([[1.0, 0, 0], [0, 1.0, 0]]))
+    net = snowpy.DualNetwork("kernel-perceptron", shuffle=False)
+    net.partial_fit(X, np.array([[1, 0, 0], [0, 1, 0]]))
+    assert net.classes_.tolist() == [0, 1, 2] and net.multilabel_
+    assert net.predict(X).shape == (2, 3)
+    with pytest.raises(ConfigurationError, match="trained multi-label; y must be"):
+        net.partial_fit(X, ["a", "b"])
+    with pytest.raises(ConfigurationError, match="X has 4 features"):
+        net.partial_fit(sp.csr_matrix((1, 4)), np.array([[1, 0, 0]]))
 
 
 def test_a_budget_bounds_the_support_vectors_and_drops_the_oldest():
