@@ -2,14 +2,29 @@
 
 from __future__ import annotations
 
+import json
+import warnings
+from pathlib import Path
+
 import numpy as np
 import pytest
 import scipy.sparse as sp
+from typer.testing import CliRunner
 
 import snowpy
+from snowpy import SnowClassifier
 from snowpy.calibration import Calibration, fit_sigmoid
-from snowpy.exceptions import ConfigurationError, NotFittedError
+from snowpy.cli import app
+from snowpy.exceptions import CalibrationWarning, ConfigurationError, NotFittedError
 from snowpy.metrics import expected_calibration_error, log_loss
+
+ROOT = Path(__file__).resolve().parent.parent
+TRAIN = ROOT / "corpora" / "demo" / "train.tsv"
+runner = CliRunner()
+
+
+def run(*args, input: str | None = None, **kwargs):
+    return runner.invoke(app, [str(a) for a in args], input=input, **kwargs)
 
 
 @pytest.mark.parametrize("a,b,scale", [(-2.0, 0.5, 1.0), (-0.5, -1.0, 10.0),
@@ -218,3 +233,26 @@ def test_a_softmax_calibration_recovers_the_temperature_of_its_data():
     probabilities = calibration.probabilities(shifted)
     np.testing.assert_allclose(probabilities.sum(axis=1), 1.0)
     np.testing.assert_allclose(probabilities, p, atol=0.05)
+
+
+def test_a_label_met_by_partial_fit_after_calibrating_keeps_probabilities(demo_rows, tmp_path):
+    # item 3: "the calibration covers 18 targets, the scores have 20" everywhere after save
+    rows = demo_rows
+    texts, labels = [t for _, t in rows], [lab for lab, _ in rows]
+    clf = SnowClassifier(calibrate="cv").fit(texts, labels)
+    with pytest.warns(CalibrationWarning, match="came after calibrating"):
+        clf.partial_fit(["a brand new kind of message", "another new one"],
+                        ["novel", "newer"])
+    proba = clf.predict_proba(texts[:10])
+    assert proba.shape == (10, 7)
+    np.testing.assert_allclose(proba.sum(axis=1), 1.0)
+    path = tmp_path / "grown.snowpy"
+    clf.save(path)
+    assert run("predict", path, input="a brand new kind of message\n").exit_code == 0
+    result = run("evaluate", path, TRAIN, "--json")
+    assert result.exit_code == 0, result.output
+    assert np.isfinite(json.loads(result.stdout)["log_loss"])
+    # the warning is said once, when the labels arrive, not on every later call
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", CalibrationWarning)
+        clf.partial_fit(["a brand new kind of message"], ["novel"])

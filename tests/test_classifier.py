@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import copy
+import pickle
+
 import numpy as np
 import pytest
 
 import snowpy
+from snowpy import SnowClassifier
 from snowpy.classifier import text_keys
 from snowpy.exceptions import ConfigurationError, NotFittedError, UnknownNameError
 
@@ -117,3 +121,39 @@ def test_one_epoch_fit_names_bad_labels():
         snowpy.SnowClassifier(epochs=1, calibrate=None).fit(TEXTS, [{"spam": 1}] * len(TEXTS))
     with pytest.raises(ConfigurationError, match="6 texts but 5 labels"):
         snowpy.SnowClassifier(epochs=1, calibrate=None).fit(TEXTS, LABELS[1:])
+
+
+def test_a_default_classifier_gives_calibrated_probabilities(demo_rows):
+    # item 8: SnowClassifier().fit(...).predict_proba(...) raised; the CLI calibrated
+    rows = demo_rows
+    texts, labels = [t for _, t in rows], [lab for lab, _ in rows]
+    clf = SnowClassifier().fit(texts, labels)
+    assert clf.calibrate == "cv" and clf.network_.calibration_ is not None
+    proba = clf.predict_proba(texts[:50])
+    np.testing.assert_allclose(proba.sum(axis=1), 1.0)
+    assert clf.keep_names is False  # as the command line's default (--no-keep-names)
+    # started one example at a time, the same default calibrates progressively
+    online = SnowClassifier()
+    for text, label in zip(texts, labels):
+        online.learn_one(text, label)
+    assert online.network_.state_.progressive is not None
+    assert abs(sum(online.predict_proba_one(texts[0]).values()) - 1.0) < 1e-9
+
+
+def test_pickle_and_deepcopy_after_every_public_method():
+    """joblib, clone after warm starts and River's habits pickle estimators mid-stream
+    (numba's objects once made that a TypeError)."""
+    texts = ["win a free prize", "see you at lunch", "free cash now", "lunch at noon"] * 3
+    labels = ["spam", "ham", "spam", "ham"] * 3
+    clf = snowpy.SnowClassifier(calibrate="progressive", epochs=2)
+    steps = [lambda: clf.predict_one("free"), lambda: clf.learn_one(texts[0], labels[0]),
+             lambda: clf.learn_one(texts[1], labels[1]), lambda: clf.predict_one("free"),
+             lambda: clf.predict_proba_one("free"), lambda: clf.partial_fit(texts, labels),
+             lambda: clf.predict(texts), lambda: clf.predict_proba(texts),
+             lambda: clf.decision_function(texts), lambda: clf.fit(texts, labels)]
+    for step in steps:
+        step()
+        for other in (pickle.loads(pickle.dumps(clf)), copy.deepcopy(clf)):
+            if clf.predict_one("free") is not None:
+                assert other.predict_one("free") == clf.predict_one("free")
+                assert other.predict_proba_one("free") == clf.predict_proba_one("free")

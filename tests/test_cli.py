@@ -11,20 +11,21 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-
-import snowpy
 from typer.testing import CliRunner
 
+import snowpy
+from snowpy import SnowClassifier
 from snowpy.cli import app
+from snowpy.exceptions import ConfigurationError
 
 ROOT = Path(__file__).resolve().parent.parent
-TRAIN = str(ROOT / "corpora" / "demo" / "train.tsv")
-TEST = str(ROOT / "corpora" / "demo" / "test.tsv")
+TRAIN = ROOT / "corpora" / "demo" / "train.tsv"
+TEST = ROOT / "corpora" / "demo" / "test.tsv"
 runner = CliRunner()
 
 
-def run(*args: str, input: str | None = None):
-    return runner.invoke(app, list(args), input=input)
+def run(*args, input: str | None = None, **kwargs):
+    return runner.invoke(app, [str(a) for a in args], input=input, **kwargs)
 
 
 @pytest.fixture(scope="module")
@@ -340,3 +341,237 @@ def test_a_stream_learns_in_memory_that_does_not_grow_with_it(tmp_path):
 
     small, large = peak(10_000), peak(80_000)
     assert large < small + 20, (small, large)
+
+
+def test_error_hints_name_command_line_options(tmp_path):
+    # item 15: hints said `errors='replace'`, `multilabel=True` on the command line
+    # (a file is recognised as multi-label from its lines; a stream is read as it comes)
+    result = run("train", "-", "--format", "fasttext", "-o", tmp_path / "m.snowpy",
+                 input="__label__a more words\n__label__a __label__b some words\n")
+    assert result.exit_code != 0
+    assert "(read with --multilabel)" in result.stderr and "=True" not in result.stderr
+
+
+def test_a_corpus_a_classifier_cannot_learn_from_is_refused(tmp_path):
+    # item 5: a one-class corpus trained and predicted "ham 1.0000" for everything
+    one = tmp_path / "one.tsv"
+    one.write_text("ham\thello there\nham\tsee you soon\n")
+    result = run("train", one, "-o", tmp_path / "m.snowpy")
+    assert result.exit_code != 0
+    assert "every document has the class 'ham'; a classifier needs at least two" \
+        in result.stderr
+    with pytest.warns(UserWarning, match="y holds one class only"):  # the library warns
+        SnowClassifier(calibrate=None).fit(["hello there", "see you soon"], ["ham", "ham"])
+    # a folder of files without class folders: nothing read, and said why
+    flat = tmp_path / "flat"
+    flat.mkdir()
+    for i in range(3):
+        (flat / f"{i}.txt").write_text("some words")
+    result = run("train", flat, "-o", tmp_path / "m.snowpy")
+    assert result.exit_code != 0
+    assert "no documents found; 3 file(s) not in a class folder were not read" in result.stderr
+    # files beside class folders are said, not lost silently
+    for label in ("a", "b"):
+        (flat / label).mkdir()
+        (flat / label / "1.txt").write_text(f"{label} words")
+    result = run("train", flat, "-o", tmp_path / "m.snowpy", "--epochs", "1",
+                 "--calibrate", "none")
+    assert result.exit_code == 0, result.output
+    assert "2 documents, 2 classes" in result.stderr
+    assert "note: " in result.stderr and "3 file(s) not in a class folder" in result.stderr
+
+
+@pytest.mark.parametrize("rule", ["winnow", "balanced-winnow", "perceptron"])
+def test_inspect_and_export_show_the_same_bias(tmp_path, rule):
+    # item 7: inspect showed a bias of -1.01 where the export held -0.00998
+    model = tmp_path / "m.snowpy"
+    assert run("train", TRAIN, "-o", model, "--rule", rule, "--epochs", "3",
+               "--calibrate", "none").exit_code == 0
+    shown = json.loads(run("inspect", model, "--json").stdout)
+    assert run("inspect", model, "--export", tmp_path / "links.json").exit_code == 0
+    assert run("inspect", model, "--export", tmp_path / "links.txt").exit_code == 0
+    exported = json.loads((tmp_path / "links.json").read_text())
+    in_text = {line.split()[2]: float(line.split()[4]) for line in
+               (tmp_path / "links.txt").read_text().splitlines() if line.startswith("target ")}
+    assert exported["bias_strength"] == shown["bias_strength"]
+    for target in exported["targets"]:
+        assert target["bias"] == shown["bias_weight"][target["label"]]
+        assert in_text[target["label"]] == pytest.approx(target["bias"], rel=1e-5)
+    assert len({t["bias"] for t in exported["targets"]}) > 1  # learned, not all the default
+    # the table says the same number (to its 4 significant digits)
+    table = run("inspect", model).stdout.replace("\n", "")
+    first = exported["targets"][0]
+    assert f"{first['label']} (bias weight {first['bias']:.4g})" in table.replace("  ", " ") \
+        or f"bias weight {first['bias']:.4g}" in table
+
+
+def test_training_says_each_phase_and_compiles_nothing(tmp_path, monkeypatch):
+    # items 11 and 12: the bar sat at 0/N through featurising and calibrating, and the
+    # first run compiled for 11-21 s without a word; the core is compiled at install now
+    from snowpy.cli.progress import TrainingReporter
+
+    heard = []
+
+    class Listening(TrainingReporter):
+        def phase(self, name, total=None):
+            heard.append((name, total))
+            super().phase(name, total)
+
+    import sys
+
+    monkeypatch.setattr(sys.modules["snowpy.cli.train"], "TrainingReporter", Listening)
+    result = run("train", TRAIN, "-o", tmp_path / "m.snowpy", "--epochs", "2")
+    assert result.exit_code == 0, result.output
+    # (a clean label<TAB>text file is featurised as it is read: no phase of its own)
+    assert heard == [("calibration fold 1 of 3", None),
+                     ("calibration fold 2 of 3", None), ("calibration fold 3 of 3", None),
+                     ("training", 800), ("calibrating", None), ("saving", None)]
+    assert "compiling" not in result.stderr
+    heard.clear()  # a corpus the Python reader reads (a folder here) is featurised after
+    texts = tmp_path / "texts"
+    for label in ("a", "b"):
+        (texts / label).mkdir(parents=True)
+        for i in range(5):
+            (texts / label / f"{i}.txt").write_text(f"{label} words number {i}")
+    result = run("train", texts, "-o", tmp_path / "m.snowpy", "--epochs", "2")
+    assert result.exit_code == 0, result.output
+    assert heard[0] == ("featurising", None) and heard[-1] == ("saving", None)
+
+
+def test_the_training_rate_is_over_a_recent_window(monkeypatch):
+    # item 11: the rate was since t = 0 (28 s of reading and featurising included)
+    from snowpy.cli import progress
+
+    clock = iter([0.0, 100.0, 100.5, 101.0, 101.5, 110.0, 112.0])
+    monkeypatch.setattr(progress.time, "perf_counter", lambda: next(clock))
+    reporter = progress.TrainingReporter.__new__(progress.TrainingReporter)
+    reporter.recent = progress.deque()
+    # (the reporter's rate, private: what it prints is tested by the command's tests)
+    reporter._rate(0)  # t = 0: the start; 100 s of reading and featurising follow
+    rates = [reporter._rate(done) for done in (1000, 2000, 3000, 4000)]  # t = 100..101.5
+    assert rates[-1] == "2,000 docs/s"  # 3000 in the last 1.5 s; since t = 0: 39 docs/s
+    reporter._rate(4200)  # t = 110
+    assert reporter._rate(5200) == "500 docs/s"  # t = 112: 1000 in the last 2 s
+
+
+def test_memory_exhaustion_is_one_line():
+    import typer
+
+    from snowpy.cli.common import handles_errors
+
+    small = typer.Typer()
+
+    @small.command()
+    @handles_errors
+    def grow() -> None:
+        raise MemoryError
+
+    result = runner.invoke(small, [])
+    assert result.exit_code == 1 and "Traceback" not in result.output
+    assert "out of memory" in result.stderr and len(result.stderr.strip().splitlines()) == 1
+
+
+def test_training_that_cannot_fit_is_refused_before_reading(tmp_path, monkeypatch):
+    from snowpy.cli import memory
+
+    corpus = tmp_path / "c.tsv"
+    corpus.write_text("a\tsome words here\n" * 6000)  # 108,000 bytes
+    monkeypatch.setattr(memory, "available_bytes", lambda: 30_000_000)
+    wide = snowpy.SnowClassifier(ngrams=(1, 16), char_ngrams=(1, 32))
+    # 108,000 / 6 words x 16 orders + 108,000 characters x 32 orders, 12 bytes each
+    assert memory.estimate_bytes(108_000, wide) == (18_000 * 16 + 108_000 * 32) * 12
+    result = run("train", corpus, "-o", tmp_path / "m.snowpy", "--ngrams", "1-16",
+                 "--char-ngrams", "1-32")
+    assert result.exit_code == 1 and "need up to 44.9 MB" in result.stderr
+    assert "this machine has 30.0 MB free" in result.stderr and "Traceback" not in result.stderr
+    assert not result.stderr.startswith("read ")  # (refused before the corpus is read)
+    assert memory.check_memory(str(corpus), snowpy.SnowClassifier(ngrams=(1, 2))) is None
+    monkeypatch.setattr(memory, "available_bytes", lambda: 600_000)
+    said = memory.check_memory(str(corpus), snowpy.SnowClassifier(ngrams=(1, 2)))
+    assert said is not None and said.startswith("warning:")
+
+
+def test_absurd_values_are_refused_before_anything_is_written(fresh_model):
+    # 15.1: --theta 1e308 gave NaN calibration, and the good model was replaced
+    before = fresh_model.read_bytes()
+    result = run("train", TRAIN, "-o", fresh_model, "--rule", "perceptron", "--theta", "1e308")
+    assert result.exit_code == 1
+    assert "theta=1e+308 is beyond the largest weight magnitude kept" in result.stderr
+    assert fresh_model.read_bytes() == before
+    with pytest.raises(ConfigurationError, match="beyond the largest"):
+        snowpy.Network("winnow", theta=1e40).fit(np.eye(3), [0, 1, 0])
+
+
+def test_output_paths_that_would_destroy_something_are_refused(fresh_model, tmp_path):
+    # 15.2: -o the corpus, a device, a symbolic link, a folder
+    corpus = tmp_path / "c.tsv"
+    corpus.write_text(TRAIN.read_text())
+    cases = [(corpus, "is the corpus"), (Path(os.devnull), "not a regular file"),
+             (tmp_path, "a folder, not a model file")]
+    link = tmp_path / "link.snowpy"
+    link.symlink_to(fresh_model)
+    cases.append((link, "a symbolic link"))
+    for output, message in cases:
+        result = run("train", corpus, "-o", output, "--epochs", "1")
+        assert result.exit_code == 1 and message in result.stderr, (output, result.output)
+    assert corpus.read_text() == TRAIN.read_text() and link.is_symlink()
+    assert run("train", corpus, "-o", link, "--epochs", "1", "--calibrate", "none",
+               "--force").exit_code == 0
+    assert not link.is_symlink() and snowpy.load(link) is not None
+
+
+@pytest.mark.parametrize("option,value,message", [
+    ("--seed", "-1", "seed must be None or an integer from 0 to 4294967295"),
+    ("--calibration-folds", "99999999999", "calibration_folds must be an integer from 2"),
+    ("--epochs", "99999999999999999999", "epochs must be an integer from 1 to 1,000,000"),
+    ("--theta", "nan", "theta"),
+])
+def test_absurd_options_fail_in_one_line_before_training(tmp_path, option, value, message):
+    # 15.9: a MemoryError traceback, or a failure only when saving after the training
+    result = run("train", TRAIN, "-o", tmp_path / "m.snowpy", option, value)
+    assert result.exit_code in (1, 2) and message in result.output
+    assert "Traceback" not in result.output and not (tmp_path / "m.snowpy").exists()
+
+
+def test_smaller_things_a_user_sees(tmp_path):
+    """32.8: a closed pipe ends a command with status 0; calibrate="none" (the command
+    line's spelling) works in Python; counts read as counts."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    listing = subprocess.run(f"{sys.executable} -m snowpy plugins | head -1", shell=True,
+                             capture_output=True, text=True, executable="/bin/bash")
+    assert listing.returncode == 0
+    piped = subprocess.run(["bash", "-c", f"set -o pipefail; {sys.executable} -m snowpy "
+                            "plugins | head -1 > /dev/null"], capture_output=True, text=True)
+    assert piped.returncode == 0, piped.stderr
+    clf = snowpy.SnowClassifier(calibrate="none").fit(["a b", "c d"], ["x", "y"])
+    assert clf.predict(["a"]).tolist() == ["x"] and not hasattr(clf, "predict_proba")
+    from typer.testing import CliRunner
+
+    from snowpy.cli import app
+
+    demo = Path(__file__).resolve().parent.parent / "corpora" / "demo" / "train.tsv"
+    result = CliRunner().invoke(app, ["train", str(demo), "-o", str(tmp_path / "m.snowpy"),
+                                      "--epochs", "1", "--calibrate", "none"])
+    assert "400 documents, 5 classes, 1 epoch, " in result.output
+
+
+def test_ngrams_2_says_it_means_bigrams_only_and_the_cli_says_it_in_one_line(tmp_path):
+    from pathlib import Path
+
+    from typer.testing import CliRunner
+
+    from snowpy.cli import app
+
+    with pytest.warns(UserWarning, match=r"ngrams=2 means 2-grams only; .* ngrams=\(1, 2\)"):
+        snowpy.Featurizer(ngrams=2).transform(["a b c"])
+    demo = Path(__file__).resolve().parent.parent / "corpora" / "demo" / "train.tsv"
+    result = CliRunner().invoke(app, ["train", str(demo), "-o", str(tmp_path / "m.snowpy"),
+                                      "--epochs", "1", "--ngrams", "2"])
+    assert result.exit_code == 0
+    said = [line for line in result.stderr.splitlines() if "2-grams" in line]
+    assert said == ["warning: --ngrams 2 means 2-grams only; for every length up to 2, "
+                    "give --ngrams 1-2"]
+    assert "featurizer.py" not in result.stderr  # (no source line)

@@ -3,17 +3,30 @@
 from __future__ import annotations
 
 import http.server
+import io
 import json
+import os
+import tarfile
 import threading
 import zipfile
 from pathlib import Path
 
 import pytest
+from typer.testing import CliRunner
 
 from snowpy import corpora
+from snowpy.cli import app
 from snowpy.corpora import CorpusError, Problems
 from snowpy.corpora.registry import CorpusFile, locate
 from snowpy.exceptions import ConfigurationError
+
+ROOT = Path(__file__).resolve().parent.parent
+TRAIN = ROOT / "corpora" / "demo" / "train.tsv"
+runner = CliRunner()
+
+
+def run(*args, input: str | None = None, **kwargs):
+    return runner.invoke(app, [str(a) for a in args], input=input, **kwargs)
 
 
 def make_tree(root: Path, files: dict[str, bytes | str]) -> Path:
@@ -292,3 +305,182 @@ def test_a_plugin_adds_a_corpus_format_that_every_reader_and_command_takes(tmp_p
                                       "--label-column", "1"])
         assert refused.exit_code == 1
         assert "--label-column does not apply" in refused.output
+
+
+@pytest.mark.corpus
+def test_the_repr_of_a_corpus_is_one_line(corpora):
+    # item 16: repr(Corpus) dumped the whole corpus
+    from snowpy.corpora import load
+
+    spam = load("sms-spam", "train", path=corpora / "sms_spam_collection.tar.gz")
+    assert repr(spam) == f"Corpus('sms-spam', split='train', path='{spam.path}', not read yet)"
+    n = len(spam)
+    assert repr(spam) == f"Corpus('sms-spam', split='train', path='{spam.path}', {n:,} documents)"
+    assert n > 4000 and "\n" not in repr(spam) and len(repr(spam)) < 200
+
+
+def test_a_line_longer_than_the_bound_is_reported_never_held(monkeypatch):
+    import io
+
+    from snowpy.corpora.delimited import read_stream
+    from snowpy.corpora.documents import CorpusError, Problems
+
+    monkeypatch.setenv("SNOWPY_MAX_DOCUMENT_BYTES", "1000")
+    stream = b"a\t" + b"x" * 50_000 + b"\nb\tfine\n"
+    with pytest.raises(CorpusError, match=r"<stdin>:1: a line of more than 1,000 bytes"):
+        list(read_stream(io.BytesIO(stream)))
+    problems = Problems("skip")
+    assert [d.text for d in read_stream(io.BytesIO(stream), problems=problems)] == ["fine"]
+    assert problems.skipped == 1
+    result = run("train", "-", "-o", "/dev/null/x", input=stream.decode())
+    assert result.exit_code == 1 and "<stdin>:1: a line of more than 1,000 bytes" in \
+        result.stderr and "Traceback" not in result.stderr
+
+
+def test_a_document_longer_than_the_bound_is_malformed(tmp_path, monkeypatch):
+    from snowpy import corpora
+    from snowpy.corpora.documents import CorpusError
+
+    monkeypatch.setenv("SNOWPY_MAX_DOCUMENT_BYTES", "100")
+    path = tmp_path / "long.tsv"
+    path.write_text("a\t" + "word " * 100 + "\nb\tshort\n")
+    with pytest.raises(CorpusError, match=r"long.tsv:1: a document of 500 characters"):
+        list(corpora.read(path))
+
+
+def test_archive_members_are_bounded_before_they_are_read(tmp_path, monkeypatch):
+    import tarfile
+
+    from snowpy import corpora
+    from snowpy.corpora.documents import CorpusError
+
+    bomb = tmp_path / "bomb.zip"
+    with zipfile.ZipFile(bomb, "w", compression=zipfile.ZIP_DEFLATED) as archive:
+        archive.writestr("ham/1.txt", b"hello there")
+        archive.writestr("spam/1.txt", b"\0" * 30_000_000)
+    assert bomb.stat().st_size < 100_000
+    with pytest.raises(CorpusError, match="spam/1.txt: expands 1,0[0-9][0-9] times"):
+        list(corpora.read(bomb))
+    monkeypatch.setenv("SNOWPY_MAX_MEMBER_BYTES", "5")
+    with pytest.raises(CorpusError, match="a member of 11 bytes"):
+        list(corpora.read(bomb))
+    monkeypatch.delenv("SNOWPY_MAX_MEMBER_BYTES")
+    packed = tmp_path / "links.tar.gz"
+    (tmp_path / "ham").mkdir()
+    (tmp_path / "ham" / "1.txt").write_text("hello there")
+    (tmp_path / "spam").mkdir()
+    (tmp_path / "spam" / "1.txt").write_text("win a prize")
+    with tarfile.open(packed, "w:gz") as archive:
+        archive.add(tmp_path / "ham", "c/ham")
+        archive.add(tmp_path / "spam", "c/spam")
+        link = tarfile.TarInfo("c/spam/2.txt")
+        link.type, link.linkname = tarfile.SYMTYPE, "/etc/passwd"
+        archive.addfile(link)
+    problems = corpora.Problems()
+    assert len(list(corpora.read(packed, problems=problems))) == 2
+    assert any("1 symbolic or hard link member(s) not read" in n for n in problems.notes)
+
+
+def test_records_are_learned_or_reported(tmp_path):
+    from snowpy import corpora
+    from snowpy.corpora.documents import CorpusError
+
+    nul = tmp_path / "nul.tsv"
+    nul.write_text("neg\x00\tbad film\npos\tgood film\n")
+    with pytest.raises(CorpusError, match=r"nul.tsv:1: label 'neg\\x00' holds a control"):
+        list(corpora.read(nul))
+    empty = tmp_path / "empty.tsv"
+    empty.write_text("pos\t\nneg\tbad\n")
+    with pytest.raises(CorpusError, match="empty.tsv:1: empty text"):
+        list(corpora.read(empty))
+    blank = tmp_path / "blank.tsv"
+    blank.write_text("pos\tgood\n\n   \nneg\tbad\n\t\n")
+    problems = corpora.Problems("skip")
+    assert len(list(corpora.read(blank, problems=problems))) == 2
+    assert any("3 blank line(s) skipped" in n for n in problems.notes)  # ("\t" is blank)
+    assert problems.skipped == 0
+
+
+def test_documents_are_learned_or_reported(tmp_path):
+    # 15.3: a byte-order mark made a class, a JSON Lines record without text trained as
+    # an empty document, files beside subfolders vanished, '..' dropped classes
+    bom = tmp_path / "bom.tsv"
+    bom.write_bytes(b"\xef\xbb\xbfham\thello there\nspam\twin now\n")
+    assert {d.label for d in corpora.read(bom)} == {"ham", "spam"}
+    jsonl = tmp_path / "c.jsonl"
+    jsonl.write_text('{"label": "a"}\n{"label": "b", "text": "hi"}\n')
+    problems = Problems("skip")
+    assert [d.text for d in corpora.read(jsonl, problems=problems)] == ["hi"]
+    assert problems.skipped == 1 and "no field 'text'" in problems.messages[0]
+    with pytest.raises(CorpusError, match="no field 'text'"):
+        list(corpora.read(jsonl))
+    folder = tmp_path / "nested"
+    (folder / "spam" / "old").mkdir(parents=True)
+    (folder / "ham").mkdir()
+    (folder / "spam" / "1.txt").write_text("win")
+    (folder / "spam" / "old" / "2.txt").write_text("prize")
+    (folder / "ham" / "3.txt").write_text("hello")
+    problems = Problems()
+    labels = sorted(d.label for d in corpora.read(folder, problems=problems))
+    assert labels == ["ham", "spam", "spam"]  # (a class folder keeps its subfolder: 32.8)
+    assert problems.notes == ["1 class folder(s) hold subfolders, whose files belong to the "
+                              "class (first: spam)"]
+    archive = tmp_path / "dots.tar.gz"
+    with tarfile.open(archive, "w:gz") as tar:
+        for name in ("corpus/ham/1.txt", "corpus/../spam/2.txt"):
+            data = b"some words"
+            info = tarfile.TarInfo(name)
+            info.size = len(data)
+            tar.addfile(info, io.BytesIO(data))
+    with pytest.raises(CorpusError, match="leaves the archive"):
+        list(corpora.read(archive))
+
+
+def test_an_unreadable_folder_is_an_error_not_a_missing_class(tmp_path, monkeypatch):
+    # 15.3: an unreadable class folder was skipped without a word (a one-class model)
+    for label in ("ham", "spam"):
+        (tmp_path / label).mkdir()
+        (tmp_path / label / "1.txt").write_text(f"{label} words")
+    real = os.scandir
+
+    def scandir(path="."):
+        if str(path).endswith("spam"):
+            raise PermissionError(13, "Permission denied", str(path))
+        return real(path)
+
+    monkeypatch.setattr(os, "scandir", scandir)
+    with pytest.raises(CorpusError, match="spam: cannot be read"):
+        list(corpora.read(tmp_path))
+
+
+def test_a_class_folder_with_a_subfolder_is_still_a_class(tmp_path):
+    """32.8: a/1.txt a/2.txt a/3.txt a/sub/x.txt b/... trained on the classes sub and b
+    and dropped a's files. Top-level folders are the classes; files below belong to them
+    (as Keras's text_dataset_from_directory); a split folder still holds classes."""
+    from typer.testing import CliRunner
+
+    from snowpy.cli import app
+    from snowpy.corpora.directory import read_directory
+    from snowpy.corpora.documents import Problems
+
+    for root in (tmp_path / "flat", tmp_path / "split" / "train", tmp_path / "split" / "test"):
+        for label, word in (("a", "apple"), ("b", "banana")):
+            (root / label).mkdir(parents=True)
+            for i in range(3):
+                (root / label / f"{i}.txt").write_text(f"{word} {i}")
+        (root / "a" / "sub").mkdir()
+        (root / "a" / "sub" / "x.txt").write_text("apple pie")
+    problems = Problems()
+    read = sorted((d.label, d.source) for d in read_directory(tmp_path / "flat",
+                                                              problems=problems))
+    assert [label for label, _ in read] == ["a"] * 4 + ["b"] * 3
+    assert read[3][1].endswith("a/sub/x.txt")
+    assert problems.notes == ["1 class folder(s) hold subfolders, whose files belong to the "
+                              "class (first: a)"]
+    assert sorted(d.label for d in read_directory(tmp_path / "split", split="train")) == \
+        ["a"] * 4 + ["b"] * 3
+    result = CliRunner().invoke(app, ["train", str(tmp_path / "flat"), "-o",
+                                      str(tmp_path / "m.snowpy"), "--epochs", "2",
+                                      "--calibrate", "none"])
+    assert result.exit_code == 0, result.output
+    assert "7 documents, 2 classes" in result.output

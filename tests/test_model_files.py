@@ -9,6 +9,7 @@ import subprocess
 import sys
 import time
 import zipfile
+from pathlib import Path
 
 import numpy as np
 import orjson
@@ -16,9 +17,20 @@ import pytest
 import scipy.sparse as sp
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from typer.testing import CliRunner
 
 import snowpy
-from snowpy.model_file import ModelFileError, read_model, write_model
+from snowpy.cli import app
+from snowpy.exceptions import SnowpyError
+from snowpy.model_file import ModelFileError, _header_digest, read_model, write_model
+
+ROOT = Path(__file__).resolve().parent.parent
+TRAIN = ROOT / "corpora" / "demo" / "train.tsv"
+runner = CliRunner()
+
+
+def run(*args, input: str | None = None, **kwargs):
+    return runner.invoke(app, [str(a) for a in args], input=input, **kwargs)
 
 RULES = ["perceptron", "winnow", "balanced-winnow", "thick-separator", "aggressive",
          "passive-aggressive"]
@@ -146,9 +158,8 @@ def rezip(original: bytes, change) -> bytes:
 
 def header_change(original: bytes, edit) -> bytes:
     """The file with its header edited, the header's checksum recomputed as a hostile
-    editor would (so that the checks behind it are reached; test_reliability checks
-    that an edit without it is caught)."""
-    from snowpy.model_file import _header_digest
+    editor would (so that the checks behind it are reached;
+    test_an_altered_header_is_detected checks that an edit without it is caught)."""
 
     def change(name, data):
         if name != "header.json":
@@ -388,3 +399,309 @@ def test_a_saved_file_is_checked_a_piece_at_a_time(tmp_path):
     path.write_bytes(bytes(raw))
     with pytest.raises(ModelFileError, match="CRC-32|SHA-256"):  # zip's check comes first
         read_model(path, check_only=True)
+
+
+def swap_labels(header: dict) -> None:
+    labels = header["network"]["labels"]
+    labels[0], labels[1] = labels[1], labels[0]
+
+
+def test_a_header_without_its_checksum_is_refused(forge, quick_model, tmp_path):
+    def strip(header):
+        swap_labels(header)
+        del header["header_sha256"]
+
+    edited = forge(quick_model, tmp_path / "stripped.snowpy", strip)
+    with pytest.raises(ModelFileError, match="checksum .header_sha256. is missing"):
+        snowpy.load(edited)
+    result = run("predict", edited, input="hello\n")
+    assert result.exit_code == 1 and "header_sha256" in result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1
+
+
+@pytest.mark.parametrize("version", [-1, 0, True, "3", None])
+def test_an_invalid_format_version_is_refused(forge, quick_model, tmp_path, version):
+    edited = forge(quick_model, tmp_path / "v.snowpy",
+                     lambda header: header.update(format_version=version), checksum=True)
+    with pytest.raises(ModelFileError, match="format version"):
+        snowpy.load(edited)
+
+
+def test_a_signed_model_loads_only_with_its_key(forge, quick_model, tmp_path):
+    key, other = b"k" * 32, b"o" * 32
+    classifier = snowpy.load(quick_model)
+    signed = classifier.save(tmp_path / "signed.snowpy", key=key)
+    assert snowpy.load(signed, key=key).predict(["hello"]).tolist() == \
+        classifier.predict(["hello"]).tolist()
+    assert snowpy.load(signed) is not None  # no key given: checked for damage only
+    with pytest.raises(ModelFileError, match="does not match the key"):
+        snowpy.load(signed, key=other)
+    with pytest.raises(ModelFileError, match="not signed"):
+        snowpy.load(quick_model, key=key)
+    # a forger who edits the labels and recomputes the checksum passes the checksum,
+    # not the signature
+    forged = forge(signed, tmp_path / "forged.snowpy", swap_labels, checksum=True)
+    assert snowpy.load(forged).classes_.tolist() != classifier.classes_.tolist()
+    with pytest.raises(ModelFileError, match="does not match the key"):
+        snowpy.load(forged, key=key)
+    with pytest.raises(ValueError, match="at least 16"):
+        classifier.save(tmp_path / "short.snowpy", key=b"short")
+
+
+def test_the_command_line_signs_and_checks_with_the_key_file(tmp_path, monkeypatch):
+    key_file, other = tmp_path / "key", tmp_path / "other"
+    key_file.write_bytes(b"s" * 32)
+    other.write_bytes(b"t" * 32)
+    out = tmp_path / "m.snowpy"
+    monkeypatch.setenv("SNOWPY_MODEL_KEY_FILE", str(key_file))
+    assert run("train", TRAIN, "-o", out, "--epochs", "1", "--calibrate", "none").exit_code == 0
+    assert run("predict", out, input="hello\n").exit_code == 0
+    monkeypatch.setenv("SNOWPY_MODEL_KEY_FILE", str(other))
+    result = run("predict", out, input="hello\n")
+    assert result.exit_code == 1 and "does not match the key" in result.stderr
+    monkeypatch.setenv("SNOWPY_MODEL_KEY_FILE", str(tmp_path / "absent"))
+    result = run("predict", out, input="hello\n")
+    assert result.exit_code == 1 and "SNOWPY_MODEL_KEY_FILE" in result.stderr
+
+
+def _set(*path, value):
+    def edit(header):
+        place = header
+        for key in path[:-1]:
+            place = place[key]
+        place[path[-1]] = value
+    return edit
+
+
+SCHEMA_EDITS = {
+    "fields as an object": (_set("featurizer", "fields", value={"a": "b"}),
+                            "'featurizer.fields' must be an array"),
+    "format_version -1": (_set("format_version", value=-1), "format version"),
+    "float16 precision": (_set("network", "options", "precision", value="float16"),
+                          "'network.options.precision' must be one of"),
+    "NaN eligible_percent": (_set("network", "options", "eligible_percent",
+                                  value={"$float": "nan"}), "eligible_percent' must be null"),
+    "alpha 1e308": (_set("network", "rule_params", "alpha", value=1e308),
+                    "'network.rule_params.alpha' must be"),
+    "negative chunk_bytes": (_set("featurizer", "chunk_bytes", value=-5),
+                             "'featurizer.chunk_bytes' must be an integer from 1"),
+    "n_jobs 100000": (_set("featurizer", "n_jobs", value=100_000), "'featurizer.n_jobs'"),
+    "n_jobs -100000": (_set("featurizer", "n_jobs", value=-100_000), "'featurizer.n_jobs'"),
+    "an unknown field": (_set("network", "surprise", value=1),
+                         "'network.surprise' is not a field snowpy writes"),
+    "a feature id beyond n_features": (_set("network", "n_features", value=3),
+                                       "beyond the map's 3"),
+}
+
+
+@pytest.mark.parametrize("name", SCHEMA_EDITS)
+def test_the_header_schema_refuses_what_loaded_before(forge, quick_model, tmp_path, name):
+    """Each edit loaded with exit status 0 (or crashed in predict) before the schema."""
+    edit, message = SCHEMA_EDITS[name]
+    edited = forge(quick_model, tmp_path / "edited.snowpy", edit, checksum=True)
+    with pytest.raises(ModelFileError, match=message):
+        snowpy.load(edited)
+    result = run("predict", edited, input="hello\n")
+    assert result.exit_code == 1 and len(result.stderr.strip().splitlines()) == 1
+    assert "Traceback" not in result.stderr
+
+
+def test_float_feature_ids_are_refused(forge, quick_model, tmp_path):
+    import hashlib
+    import io
+
+    import numpy as np
+
+    floats = {}
+
+    def as_floats(members):
+        floats["ids"] = np.load(io.BytesIO(members["arrays/feature_ids.npy"])).astype(float)
+        buffer = io.BytesIO()
+        np.save(buffer, floats["ids"])
+        members["arrays/feature_ids.npy"] = buffer.getvalue()
+
+    def declare(header):
+        ids = floats["ids"]
+        header["arrays"]["feature_ids"].update(
+            dtype="float64", nbytes=ids.nbytes, sha256=hashlib.sha256(ids.tobytes()).hexdigest())
+
+    edited = forge(quick_model, tmp_path / "floats.snowpy", declare, checksum=True,
+                     members_edit=as_floats)
+    with pytest.raises(ModelFileError, match="array 'feature_ids' must hold int32 or int64"):
+        snowpy.load(edited)
+
+
+def test_stale_temporary_files_of_killed_saves_are_removed(tmp_path):
+    import os
+    import subprocess
+    import sys
+
+    classifier = snowpy.SnowClassifier(epochs=1).fit(["a b", "c d"], ["x", "y"])
+    gone = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],
+                          capture_output=True, text=True).stdout.strip()
+    stale = tmp_path / f".m.snowpy.{gone}.abc123.tmp"  # a save killed by kill -9
+    stale.write_bytes(b"half a model")
+    alive = tmp_path / f".m.snowpy.{os.getppid()}.def456.tmp"  # a save in progress
+    alive.write_bytes(b"being written")
+    other = tmp_path / f".other.snowpy.{gone}.x.tmp"  # another model's
+    other.write_bytes(b"not ours")
+    classifier.save(tmp_path / "m.snowpy")
+    assert not stale.exists() and alive.exists() and other.exists()
+    assert sorted(p.name for p in tmp_path.iterdir() if p.name.endswith(".tmp")) == \
+        sorted([alive.name, other.name])
+
+
+def test_a_device_or_a_pipe_is_named_as_such(tmp_path):
+    import os
+
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    for target in (fifo, "/dev/zero"):
+        result = run("train", target, "-o", tmp_path / "m.snowpy")
+        assert result.exit_code == 1 and "not a regular file" in result.stderr, result.stderr
+
+
+def test_a_full_disk_names_the_model_file(tmp_path, monkeypatch):
+    import errno
+
+    classifier = snowpy.SnowClassifier(epochs=1).fit(["a b", "c d"], ["x", "y"])
+
+    def full(*args, **kwargs):
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr("snowpy.model_file.os.fsync", full)
+    with pytest.raises(OSError) as caught:
+        classifier.save(tmp_path / "m.snowpy")
+    assert caught.value.filename == str(tmp_path / "m.snowpy")
+    assert caught.value.errno == errno.ENOSPC
+    assert not list(tmp_path.iterdir())  # no temporary file left
+
+
+def test_arrays_out_of_their_declared_bounds_are_never_saved():
+    import numpy as np
+
+    from snowpy.network.state import narrowest
+
+    assert narrowest(np.array([0, 19]), 20).tolist() == [0, 19]
+    with pytest.raises(SnowpyError, match="a value 97 where 0 to 19 are declared"):
+        narrowest(np.array([3, 97]), 20)
+    with pytest.raises(SnowpyError, match="a value -1 where"):
+        narrowest(np.array([-1, 3]), 20)
+
+
+def test_an_infinite_thickness_saves_and_loads(tmp_path):
+    # 15.1: --thickness inf was saved as null, and the file did not load
+    X, y = np.eye(4), [0, 1, 0, 1]
+    net = snowpy.Network("perceptron", thickness=float("inf")).fit(X, y)
+    loaded = snowpy.load(net.save(tmp_path / "m.snowpy"))
+    assert loaded.rule_params_["thickness"] == float("inf")
+    np.testing.assert_array_equal(loaded.target_scores(X), net.target_scores(X))
+
+
+def test_a_file_that_would_not_load_never_replaces_a_model(fresh_model, monkeypatch):
+    # 15.1: check before the rename
+    import snowpy.model_file as model_file
+
+    before = fresh_model.read_bytes()
+    monkeypatch.setattr(model_file, "read_model", lambda *a, **k: (_ for _ in ()).throw(
+        ModelFileError("the new file does not load")))
+    classifier = snowpy.load(fresh_model)
+    with pytest.raises(ModelFileError, match="does not load"):
+        classifier.save(fresh_model)
+    assert fresh_model.read_bytes() == before
+    assert not [p for p in fresh_model.parent.iterdir() if p.name.endswith(".tmp")]
+
+
+def test_an_altered_header_is_detected(fresh_model, tmp_path):
+    # 15.7: only the arrays had checksums; labels or theta could be edited undetected
+    with zipfile.ZipFile(fresh_model) as archive:
+        members = {info.filename: archive.read(info) for info in archive.infolist()}
+    header = orjson.loads(members["header.json"])
+    header["network"]["labels"][0] = "tampered"
+    members["header.json"] = orjson.dumps(header)
+    edited = tmp_path / "edited.snowpy"
+    with zipfile.ZipFile(edited, "w") as archive:
+        for name, content in members.items():
+            archive.writestr(name, content)
+    with pytest.raises(ModelFileError, match="header was altered after saving"):
+        snowpy.load(edited)
+    result = runner.invoke(app, ["predict", str(edited)], input="hello\n")
+    assert result.exit_code == 1 and "altered" in result.stderr
+
+
+def test_a_memory_mapped_load_racing_saves_reads_one_model_whole(tmp_path, monkeypatch):
+    # 15.4: the loader checked the file, then reopened it by name: a save landing in
+    # between gave weights of the new file at the old file's offsets (4 in 1,060 loads),
+    # and spurious errors
+    import threading
+
+    import snowpy.model_file as model_file
+
+    monkeypatch.setattr(model_file, "MMAP_MIN_BYTES", 0)  # map every array
+    rng = np.random.default_rng(0)
+    X = (rng.random((300, 400)) < 0.05).astype(float)
+    nets = [snowpy.Network(rule, epochs=3).fit(X, rng.integers(0, 4, 300))
+            for rule in ("perceptron", "balanced-winnow")]
+    expected = [net.target_scores(X) for net in nets]
+    path = tmp_path / "served.snowpy"
+    nets[0].save(path)
+    stop = threading.Event()
+
+    def saver():
+        i = 0
+        while not stop.is_set():
+            nets[i % 2].save(path)
+            i += 1
+
+    thread = threading.Thread(target=saver)
+    thread.start()
+    try:
+        for _ in range(150):
+            loaded = snowpy.load(path, mmap=True)
+            scores = loaded.target_scores(X)
+            assert any(np.array_equal(scores, e) for e in expected)
+    finally:
+        stop.set()
+        thread.join()
+
+
+def test_small_arrays_of_a_mapped_model_are_in_memory(tmp_path):
+    # 15.5: a file rewritten in place killed a serving process (SIGBUS); the small arrays
+    # (calibration, labels, maps) are read, only large weight tables are mapped
+    texts = [line.split("\t", 1)[1] for line in TRAIN.read_text().splitlines() if line]
+    labels = [line.split("\t", 1)[0] for line in TRAIN.read_text().splitlines() if line]
+    clf = snowpy.SnowClassifier(calibrate="cv").fit(texts, labels)
+    header, arrays = snowpy.model_file.read_model(clf.save(tmp_path / "m.snowpy"), mmap=True)
+    for name, array in arrays.items():
+        assert isinstance(array, np.memmap) == (array.nbytes >= (1 << 20)), name
+
+
+@pytest.mark.parametrize("field,value", [
+    ("labels", "xy"), ("labels", ["x", "x"]), ("n_features", "many"), ("rule_params", [1, 2]),
+    ("options", None), ("stats", "x"), ("seen", "x"), (None, "classifier"),
+    (None, "featurizer"),
+])
+def test_headers_with_wrong_types_fail_in_one_line(tmp_path, field, value):
+    # 15.9: model headers with wrong types (9 variants) and duplicated labels gave
+    # tracebacks; a hostile editor can recompute the header checksum, so the fields are
+    # checked too
+
+    source = snowpy.SnowClassifier(calibrate=None).fit(["a b", "c d", "e f", "g h"],
+                                                       ["x", "y", "x", "y"])
+    path = source.save(tmp_path / "m.snowpy")
+    with zipfile.ZipFile(path) as archive:
+        members = {info.filename: archive.read(info) for info in archive.infolist()}
+    header = orjson.loads(members["header.json"])
+    if field is None:
+        header[value] = "not a mapping"
+    else:
+        header["network"][field] = value
+    header["header_sha256"] = _header_digest(header)
+    members["header.json"] = orjson.dumps(header)
+    with zipfile.ZipFile(path, "w") as archive:
+        for name, content in members.items():
+            archive.writestr(name, content)
+    with pytest.raises(ModelFileError):
+        snowpy.load(path)
+    result = runner.invoke(app, ["predict", str(path)], input="a b\n")
+    assert result.exit_code == 1 and "Traceback" not in result.output

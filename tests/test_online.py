@@ -278,3 +278,27 @@ def test_many_labels_grow_the_workspace_alike_online_and_in_batches():
     same_links(batch, online)
     cache = online.state_.cache
     assert cache.learner_queue > 16 * (cache.learner_width + 2)  # it did grow
+
+
+@pytest.mark.parametrize("make", [
+    lambda: snowpy.SnowClassifier(),
+    lambda: snowpy.SnowClassifier(rule="winnow+perceptron"),
+    lambda: snowpy.SnowClassifier(calibrate="progressive", ngrams=1),
+])
+def test_a_classifier_predicts_before_it_learns_as_river_does(make):
+    """River's protocol predicts before the first learn_one: None, and {} for the
+    probabilities (the README's online snippet once failed on its first line)."""
+    clf = make()
+    assert clf.predict_one("win a free prize") is None
+    assert clf.predict_proba_one("win a free prize") == {}
+    clf.learn_one("win a free prize", "spam")
+    clf.learn_one("see you at lunch", "ham")
+    assert clf.predict_one("win a free prize") in ("spam", "ham")
+
+
+def test_a_network_predicts_before_it_learns_as_river_does():
+    net = snowpy.Network("perceptron")
+    assert net.predict_one({3: 1.0}) is None and net.predict_proba_one({3: 1.0}) == {}
+    net.learn_one({3: 1.0}, "a")
+    net.learn_one({4: 1.0}, "b")
+    assert net.predict_one({4: 1.0}) == "b"

@@ -102,3 +102,5 @@ def test_rivers_scikit_learn_bridge_drives_a_network():
     assert net.classes_.tolist() == ["up", "down"]
     probabilities = model.predict_proba_one({f"f{k}": 0.5 for k in range(6)})
     assert probabilities == dict(zip(["up", "down"], net.predict_proba([[0.5] * 6])[0]))
+
+

@@ -1,0 +1,98 @@
+"""`snowpy predict` (cli/predict.py): decoding its input, batches, pipes, top-k."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from typer.testing import CliRunner
+
+from snowpy.cli import app
+
+ROOT = Path(__file__).resolve().parent.parent
+TRAIN = ROOT / "corpora" / "demo" / "train.tsv"
+runner = CliRunner()
+
+
+def run(*args, input: str | None = None, **kwargs):
+    return runner.invoke(app, [str(a) for a in args], input=input, **kwargs)
+
+
+def test_predict_decodes_its_input_as_told(tmp_path):
+    model = tmp_path / "m.snowpy"
+    assert run("train", TRAIN, "-o", model, "--epochs", "2").exit_code == 0
+    lines = tmp_path / "lines.txt"
+    lines.write_bytes("free entry to win a café prize\n".encode("latin-1"))
+    result = run("predict", model, lines)
+    assert result.exit_code != 0
+    assert "lines.txt:1: byte 23 is not valid utf-8" in result.stderr
+    assert "--encoding" in result.stderr and "Traceback" not in result.output
+    as_latin = run("predict", model, lines, "--encoding", "latin-1")
+    utf8 = tmp_path / "utf8.txt"
+    utf8.write_text("free entry to win a café prize\n")
+    assert as_latin.exit_code == 0 and as_latin.stdout == run("predict", model, utf8).stdout
+    assert run("predict", model, lines, "--decode", "replace").exit_code == 0
+
+
+def test_multilabel_predict_honours_top_k_and_never_answers_blank(multilabel_model):
+    # item 13: -k was ignored (no probabilities), a document with no label gave a blank line
+    model, _ = multilabel_model
+    documents = "Thanks, the support team was wonderful and quick\n" \
+                "I was charged twice on my card this month, please refund\n"
+    for batch in ("1", "100"):
+        result = run("predict", model, "-k", "3", "--batch", batch, input=documents)
+        assert result.exit_code == 0, result.output
+        rows = [line.split("\t") for line in result.stdout.splitlines()]
+        assert [len(row) for row in rows] == [3, 3]
+        probabilities = [[float(pair.rsplit(" ", 1)[1]) for pair in row] for row in rows]
+        assert all(0 <= p <= 1 for row in probabilities for p in row)
+        assert all(row == sorted(row, reverse=True) for row in probabilities)
+        assert {rows[1][0].split()[0], rows[1][1].split()[0]} == {"billing", "money"}
+        plain = run("predict", model, "--batch", batch, input=documents).stdout.splitlines()
+        assert plain[0] == "(none)" and set(plain[1].split(",")) == {"billing", "money"}
+        answers = [json.loads(line) for line in run(
+            "predict", model, "--jsonl", "-k", "2", "--batch", batch, input=documents
+        ).stdout.splitlines()]
+        assert answers[0]["labels"] == [] and len(answers[1]["top"]) == 2
+
+
+def test_predict_reads_its_input_with_the_bound(quick_model, monkeypatch):
+    monkeypatch.setenv("SNOWPY_MAX_DOCUMENT_BYTES", "1000")
+    result = run("predict", quick_model, input="fine\n" + "x" * 5000)
+    assert result.exit_code == 1 and "Traceback" not in result.stderr
+    assert "standard input:2: a line of more than 1,000 bytes" in result.stderr
+
+
+def test_predict_refuses_a_batch_below_one(fresh_model):
+    result = runner.invoke(app, ["predict", str(fresh_model), "--batch", "-1"], input="hello\n")
+    assert result.exit_code == 2 and "at least 1" in result.output
+
+
+def test_predict_answers_a_pipe_when_its_input_pauses(tmp_path):
+    """32.8: reading a pipe, snowpy predict waited to fill a batch of 10,000 lines; it
+    now answers what it has when nothing more is ready, and keeps batching a flow."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    demo = Path(__file__).resolve().parent.parent / "corpora" / "demo" / "train.tsv"
+    model = tmp_path / "m.snowpy"
+    subprocess.run([sys.executable, "-m", "snowpy", "train", str(demo), "-o", str(model),
+                    "--epochs", "1", "-q"], check=True, timeout=120)
+    process = subprocess.Popen([sys.executable, "-m", "snowpy", "predict", str(model)],
+                               stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    try:
+        process.stdin.write("my parcel never arrived\n")
+        process.stdin.flush()
+        # before: no answer until 10,000 lines or the end of the input (a test that
+        # would hang, so it waits 60 s at most)
+        import select
+
+        answered, _, _ = select.select([process.stdout], [], [], 60)
+        assert answered, "no answer while the input pauses"
+        assert process.stdout.readline().strip()
+        rest, _ = process.communicate("".join(f"line {i}\n" for i in range(25_000)),
+                                      timeout=120)
+    finally:
+        process.kill()
+    assert len(rest.splitlines()) == 25_000 and process.returncode == 0
