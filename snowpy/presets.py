@@ -14,14 +14,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from snowpy import declared
+from snowpy.declared import CLASSIFIER as _DECLARED
 from snowpy.declared import defaults
 
 __all__ = ["CLASSIFIER", "MULTILABEL", "multilabel_settings"]
 
 #: The text classifier's defaults, by name (declared once, with what each parameter does,
 #: in :data:`snowpy.declared.CLASSIFIER`).
-CLASSIFIER: dict[str, Any] = defaults(declared.CLASSIFIER)
+CLASSIFIER: dict[str, Any] = defaults(_DECLARED)
 
 #: Multi-label text categorisation (each target decides alone whether its label applies),
 #: as Vowpal Wabbit's ``--multilabel_oaa`` and fastText's ``-loss ova`` are switches.

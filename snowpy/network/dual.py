@@ -156,14 +156,6 @@ class DualNetwork(LabelPrediction, SavesModel, RuleParamsEstimator, NetworkKind)
         self._check_fitted()
         return self._dual
 
-    @property
-    def _labels(self) -> LabelIndex:  # (what LabelPrediction reads, as every kind gives it)
-        return self._dual.labels
-
-    @property
-    def _indicator(self) -> bool:
-        return self._dual.indicator
-
     # -------------------------------------------------------------- training
     # -------------------------------------------- fit's steps (NetworkKind.fit)
     def as_input(self, X: Any, targets: Any) -> Any:

@@ -75,6 +75,14 @@ class NetworkKind:
     def __sklearn_is_fitted__(self) -> bool:  # pragma: no cover - each kind's
         raise NotImplementedError
 
+    @property
+    def _labels(self) -> LabelIndex:  # (what LabelPrediction reads; a cloud its members')
+        return self.state_.labels
+
+    @property
+    def _indicator(self) -> bool:
+        return bool(self.state_.indicator)
+
     # ------------------------------------------------- River's, written once
     def learn_one(self, x: Any, y: Any) -> Any:
         """Learn one example: ``x`` a dict of feature id -> strength (or active ids, an

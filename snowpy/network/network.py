@@ -379,14 +379,6 @@ class Network(LabelPrediction, OnlineLearning, WeightViews, SavesModel, RulePara
         self._state = state
         return self
 
-    @property
-    def _labels(self) -> LabelIndex:  # (what LabelPrediction reads, as every kind gives it)
-        return self._state.labels
-
-    @property
-    def _indicator(self) -> bool:
-        return self._state.indicator
-
     def _check_fitted(self) -> None:
         if not self._is_fitted():
             raise NotFittedError(
