@@ -97,7 +97,8 @@ def accuracy(corpora: Path, only: str | None) -> None:
             for rule, mixing, average_over, shards in settings:
                 start = time.perf_counter()
                 model = snow_distributed.fit(SnowClassifier(rule, calibrate=None), str(path),
-                                             client=client, shards=shards, mixing=mixing,
+                                             cluster=client, mixing=mixing,
+                                             reading=snow_distributed.Reading(shards=shards),
                                              average_over=average_over)
                 score = model.score(test_texts, test_labels)
                 rounds = model.distributed_["rounds"]
@@ -131,7 +132,7 @@ def speed(docs: int, shards: int, rounds: int) -> None:
             start = time.perf_counter()
             model = snow_distributed.fit(
                 SnowClassifier(epochs=rounds, calibrate=None, early_stop=False), str(path),
-                client=client, shards=shards)
+                cluster=client, reading=snow_distributed.Reading(shards=shards))
             seconds = time.perf_counter() - start
         reports = model.distributed_["rounds"]
         moved = [r["bytes_between_workers"] / r["workers"] for r in reports[1:]]

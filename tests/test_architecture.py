@@ -209,9 +209,6 @@ WIDE_FUNCTIONS = {
     "set_params, clone and grid searches see it",
     "snowpy/text/featurizer.py:__init__": "scikit-learn's convention (as SnowClassifier)",
     "snowpy/network/network.py:__init__": "scikit-learn's convention (as SnowClassifier)",
-    "snowpy/distributed/training.py:fit": "the library's distributed training: every "
-    "option of `snowpy train --workers` as a keyword of one call (a ROADMAP item to group "
-    "the cluster's and the reader's options)",
     "snowpy/numba_kernels.py:adapter": "the C signature of a rule's step, one parameter "
     "per pointer of the ABI (records/kernels.py)",
 }

@@ -17,7 +17,7 @@ distributed = pytest.importorskip("distributed")
 
 from snowpy import SnowClassifier, load  # noqa: E402
 from snowpy.corpora import demo_path, read  # noqa: E402
-from snowpy.distributed import evaluate, fit, predict  # noqa: E402
+from snowpy.distributed import Reading, evaluate, fit, predict  # noqa: E402
 
 pytestmark = pytest.mark.slow
 DEMO = str(demo_path("train"))
@@ -56,7 +56,7 @@ def _corpus(path, n=3000):
 def test_fit_predict_and_evaluate_on_a_local_cluster(client, tmp_path):
     texts = [d.text for d in read(str(demo_path("test")))]
     labels = [d.label for d in read(str(demo_path("test")))]
-    model = fit(SnowClassifier(epochs=4), DEMO, client=client, shards=4)
+    model = fit(SnowClassifier(epochs=4), DEMO, cluster=client, reading=Reading(shards=4))
     one = SnowClassifier(epochs=4).fit(*zip(*[(d.text, d.label) for d in read(DEMO)]))
     assert model.score(texts, labels) >= one.score(texts, labels) - 0.02
     proba = model.predict_proba(texts)
@@ -70,14 +70,14 @@ def test_fit_predict_and_evaluate_on_a_local_cluster(client, tmp_path):
     again = load(tmp_path / "m.snowpy")
     assert again.predict(texts).tolist() == model.predict(texts).tolist()
     # prediction and evaluation on the workers
-    result = evaluate(tmp_path / "m.snowpy", str(demo_path("test")), client=client,
+    result = evaluate(tmp_path / "m.snowpy", str(demo_path("test")), cluster=client,
                       output=tmp_path / "out")
     assert result["documents"] == 120
     assert result["accuracy"] == pytest.approx(model.score(texts, labels))
     lines = (tmp_path / "plain.txt")
     lines.write_text("\n".join(texts * 20) + "\n")  # several blocks of 64 KB
-    done = predict(tmp_path / "m.snowpy", str(lines), tmp_path / "pred", client=client,
-                   format="lines", shards=3)
+    done = predict(tmp_path / "m.snowpy", str(lines), tmp_path / "pred", cluster=client,
+                   reading=Reading(shards=3, format="lines"))
     assert done["documents"] == 2400
     written = [line.split("\t")[0] for part in sorted((tmp_path / "pred").glob("part-*.tsv"))
                for line in part.read_text().splitlines()]
@@ -87,7 +87,7 @@ def test_fit_predict_and_evaluate_on_a_local_cluster(client, tmp_path):
 def test_a_worker_killed_mid_round_changes_nothing(client, tmp_path):
     corpus = _corpus(tmp_path / "c.tsv", 2000)
     settings = {"epochs": 3, "calibrate": None}
-    clean = fit(SnowClassifier(**settings), corpus, client=client, shards=4)
+    clean = fit(SnowClassifier(**settings), corpus, cluster=client, reading=Reading(shards=4))
     killed = []
 
     def kill_one(round, connected):
@@ -97,7 +97,7 @@ def test_a_worker_killed_mid_round_changes_nothing(client, tmp_path):
             os.kill(pids[victim], signal.SIGKILL)
             killed.append(victim)
 
-    faulty = fit(SnowClassifier(**settings), corpus, client=client, shards=4,
+    faulty = fit(SnowClassifier(**settings), corpus, cluster=client, reading=Reading(shards=4),
                  on_submit=kill_one)
     assert killed
     for a, b in zip(_weights(clean), _weights(faulty)):
@@ -164,6 +164,15 @@ def test_command_line_errors_are_clear(tmp_path):
     result = runner.invoke(app, ["train", "-", "-o", str(tmp_path / "m.snowpy"),
                                  "--workers", "1"])
     assert result.exit_code == 1 and "not standard input" in result.output
+    result = runner.invoke(app, ["evaluate", DEMO, DEMO, "--workers", "0"])
+    assert result.exit_code == 1 and "--workers must be at least 1, got 0" in result.output
+
+
+def test_the_cluster_is_a_client_an_address_or_a_number_of_workers():
+    with pytest.raises(Exception, match="at least 1 worker, got 0"):
+        fit(SnowClassifier(), DEMO, cluster=0)
+    with pytest.raises(Exception, match="a number of workers, got list"):
+        fit(SnowClassifier(), DEMO, cluster=[2])
 
 
 def test_a_bag_of_texts_and_a_dataframe_are_trained_where_their_partitions_lie(client):
@@ -172,23 +181,23 @@ def test_a_bag_of_texts_and_a_dataframe_are_trained_where_their_partitions_lie(c
     documents = list(read(DEMO))
     texts = db.from_sequence([d.text for d in documents], npartitions=3)
     labels = db.from_sequence([d.label for d in documents], npartitions=3)
-    model = fit(SnowClassifier(epochs=3, calibrate=None), texts, labels, client=client)
+    model = fit(SnowClassifier(epochs=3, calibrate=None), texts, labels, cluster=client)
     assert model.distributed_["shards"] == texts.npartitions
     assert sum(model.distributed_["examples"]) == 400
     test = list(read(str(demo_path("test"))))
     assert model.score([d.text for d in test], [d.label for d in test]) >= 0.9
     with pytest.raises(Exception, match="partition them alike"):
-        fit(SnowClassifier(), texts, labels.repartition(2), client=client)
+        fit(SnowClassifier(), texts, labels.repartition(2), cluster=client)
     dd = pytest.importorskip("dask.dataframe")
     pandas = pytest.importorskip("pandas")
     frame = dd.from_pandas(pandas.DataFrame({"body": [d.text for d in documents],
                                              "label": [d.label for d in documents]}),
                            npartitions=2)
-    model = fit(SnowClassifier(epochs=3, calibrate=None), frame, client=client,
-                text_column="body")
+    model = fit(SnowClassifier(epochs=3, calibrate=None), frame, cluster=client,
+                reading=Reading(text_column="body"))
     assert model.distributed_["shards"] == 2
     with pytest.raises(Exception, match="no column 'text'"):
-        fit(SnowClassifier(), frame, client=client)
+        fit(SnowClassifier(), frame, cluster=client)
 
 
 @pytest.fixture
@@ -230,7 +239,7 @@ def test_a_dask_worker_without_nanny_killed_by_its_pid_mid_round(bare_cluster, t
     address, workers = bare_cluster
     corpus = _corpus(tmp_path / "c.tsv", 3000)
     settings = {"epochs": 4, "calibrate": "cv", "early_stop": False}
-    clean = fit(SnowClassifier(**settings), corpus, scheduler=address, shards=4)
+    clean = fit(SnowClassifier(**settings), corpus, cluster=address, reading=Reading(shards=4))
     killed, reports = [], []
 
     def kill_one(round, connected):
@@ -238,7 +247,7 @@ def test_a_dask_worker_without_nanny_killed_by_its_pid_mid_round(bare_cluster, t
             workers["w2"].kill()  # SIGKILL to its PID
             killed.append(workers["w2"].pid)
 
-    faulty = fit(SnowClassifier(**settings), corpus, scheduler=address, shards=4,
+    faulty = fit(SnowClassifier(**settings), corpus, cluster=address, reading=Reading(shards=4),
                  on_submit=kill_one, progress=reports.append)
     assert killed and workers["w2"].poll() is not None
     for a, b in zip(_weights(clean), _weights(faulty)):
@@ -253,7 +262,7 @@ def test_resume_with_fewer_workers_reuses_the_checkpoints_shards(client, tmp_pat
     default shard count followed the workers. The checkpoint's shards are reused."""
     corpus = _corpus(tmp_path / "c.tsv", 2000)
     settings = {"epochs": 4, "calibrate": None, "early_stop": False}
-    clean = fit(SnowClassifier(**settings), corpus, client=client)  # (2 workers: 4 shards)
+    clean = fit(SnowClassifier(**settings), corpus, cluster=client)  # (2 workers: 4 shards)
     folder = tmp_path / "ck"
 
     def stop(round, connected):
@@ -261,9 +270,9 @@ def test_resume_with_fewer_workers_reuses_the_checkpoints_shards(client, tmp_pat
             raise KeyboardInterrupt
 
     with pytest.raises(KeyboardInterrupt):
-        fit(SnowClassifier(**settings), corpus, client=client, checkpoint=folder,
+        fit(SnowClassifier(**settings), corpus, cluster=client, checkpoint=folder,
             on_submit=stop)
-    resumed = fit(SnowClassifier(**settings), corpus, workers=1, checkpoint=folder,
+    resumed = fit(SnowClassifier(**settings), corpus, cluster=1, checkpoint=folder,
                   resume=True)
     assert resumed.distributed_["shards"] == 4 and resumed.distributed_["workers"] == 1
     assert resumed.distributed_["rounds"][0]["resumed"]

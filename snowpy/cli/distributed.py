@@ -29,6 +29,17 @@ def wanted(workers: int | None, scheduler: str | None) -> bool:
     return workers is not None or scheduler is not None
 
 
+def cluster_of(workers: int | None, scheduler: str | None) -> int | str:
+    """The ``cluster`` of :func:`snowpy.distributed.fit` that ``--workers`` or
+    ``--scheduler`` asks for."""
+    wanted(workers, scheduler)
+    if scheduler is not None:
+        return scheduler
+    if workers is None or workers < 1:
+        raise ConfigurationError(f"--workers must be at least 1, got {workers}")
+    return workers
+
+
 #: Below this much text a cluster's rounds cost more than they save: each round sends the
 #: whole network to every worker, a cost fixed per round that pays off only when the
 #: shards' training outweighs it (docs/distributed.md: 20 Newsgroups, 22 MB, trains in
@@ -99,10 +110,12 @@ def train_distributed(classifier: Any, run: Any, cluster: Any) -> None:
         err(f"training on {where}" + (f", resuming from {folder}" if resume else ""))
     try:
         trained = distributed.fit(
-            classifier, corpus, workers=workers, scheduler=scheduler, shards=cluster.shards,
+            classifier, corpus, cluster=cluster_of(workers, scheduler),
+            reading=distributed.Reading(shards=cluster.shards, split=run.split,
+                                        format=run.format, layout=run.layout,
+                                        on_error=run.on_error),
             mixing=mixing, average_over=average_over, checkpoint=folder, resume=resume,
-            split=run.split, format=run.format,
-            layout=run.layout, on_error=run.on_error, progress=show)
+            progress=show)
     except KeyboardInterrupt:
         err(f"interrupted: {output} untouched; `--resume` continues from {folder}")
         raise typer.Exit(130) from None
@@ -131,17 +144,15 @@ def train_distributed(classifier: Any, run: Any, cluster: Any) -> None:
               f"{net.n_links_:,} links in {seconds:.1f} s; saved {output}")
 
 
-def evaluate_distributed(model: Path, corpus: str, *, workers: int | None,
-                         scheduler: str | None, shards: int | None, split: str | None,
-                         format: str | None, layout: Any, on_error: str,
+def evaluate_distributed(model: Path, corpus: str, *, cluster: int | str, reading: Any,
                          output: Path | None, json_output: bool) -> None:
     """``snowpy evaluate MODEL CORPUS --workers N``: accuracy and macro-F1 from the
-    confusion counts the workers send back."""
+    confusion counts the workers send back (``cluster``: :func:`cluster_of`'s;
+    ``reading``: a :class:`snowpy.distributed.Reading`)."""
     from snowpy import distributed
 
-    result = distributed.evaluate(model, corpus, workers=workers, scheduler=scheduler,
-                                  shards=shards, split=split, format=format, layout=layout,
-                                  on_error=on_error, output=output)
+    result = distributed.evaluate(model, corpus, cluster=cluster, reading=reading,
+                                  output=output)
     if json_output:
         echo_json(result)
         return
@@ -152,14 +163,14 @@ def evaluate_distributed(model: Path, corpus: str, *, workers: int | None,
         err(f"predictions in {output}")
 
 
-def predict_distributed(model: Path, corpus: str, output: Path, *, workers: int | None,
-                        scheduler: str | None, shards: int | None, format: str | None,
-                        proba: bool, json_output: bool) -> None:
-    """``snowpy predict MODEL CORPUS --workers N --output-dir DIR``."""
+def predict_distributed(model: Path, corpus: str, output: Path, *, cluster: int | str,
+                        shards: int | None, json_output: bool) -> None:
+    """``snowpy predict MODEL CORPUS --workers N --output-dir DIR``: a document per line,
+    its label and probability (``cluster``: :func:`cluster_of`'s)."""
     from snowpy import distributed
 
-    result = distributed.predict(model, corpus, output, workers=workers, scheduler=scheduler,
-                                 shards=shards, format=format or "lines", proba=proba)
+    result = distributed.predict(model, corpus, output, cluster=cluster, proba=True,
+                                 reading=distributed.Reading(shards=shards, format="lines"))
     if json_output:
         echo_json(result)
     else:

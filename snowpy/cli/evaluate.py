@@ -12,6 +12,7 @@ from snowpy.cli.distributed import (
     Scheduler,
     Shards,
     Workers,
+    cluster_of,
     evaluate_distributed,
     wanted,
 )
@@ -85,9 +86,11 @@ def evaluate(
         if extra:
             raise ConfigurationError(f"{extra[0]} is not available with --workers/--scheduler "
                                      "(accuracy and macro-F1 are)")
-        evaluate_distributed(model, corpus, workers=workers, scheduler=scheduler,
-                             shards=shards, split=split, format=format, layout=layout,
-                             on_error=on_error, output=predictions, json_output=json_output)
+        from snowpy.distributed.shards import Reading
+
+        evaluate_distributed(model, corpus, cluster=cluster_of(workers, scheduler),
+                             reading=Reading(shards, split, format, layout, on_error),
+                             output=predictions, json_output=json_output)
         return
 
     if bins < 1:

@@ -19,6 +19,7 @@ from snowpy.cli.distributed import (
     Scheduler,
     Shards,
     Workers,
+    cluster_of,
     predict_distributed,
     wanted,
 )
@@ -65,8 +66,8 @@ def predict(
         if input in (None, "-") or output_dir is None:
             raise ConfigurationError("with --workers/--scheduler, give INPUT as a path the "
                                      "workers read and --output-dir for the predictions")
-        predict_distributed(model, input, output_dir, workers=workers, scheduler=scheduler,
-                            shards=shards, format=None, proba=True, json_output=jsonl)
+        predict_distributed(model, input, output_dir, cluster=cluster_of(workers, scheduler),
+                            shards=shards, json_output=jsonl)
         return
     if top_k < 1:
         raise typer.BadParameter("must be at least 1", param_hint="--top-k")

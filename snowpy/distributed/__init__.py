@@ -9,6 +9,7 @@ and the measurements. Nothing else in snowpy imports Dask.
 
 from snowpy.distributed.mixing import MIXING, Mixture
 from snowpy.distributed.prediction import evaluate, predict
+from snowpy.distributed.shards import Reading
 from snowpy.distributed.training import RoundReport, fit
 
-__all__ = ["MIXING", "Mixture", "RoundReport", "evaluate", "fit", "predict"]
+__all__ = ["MIXING", "Mixture", "Reading", "RoundReport", "evaluate", "fit", "predict"]

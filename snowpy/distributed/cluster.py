@@ -26,33 +26,34 @@ def _distributed() -> Any:
 
 
 @contextlib.contextmanager
-def connect(client: Any = None, *, workers: int | None = None,
-            scheduler: str | None = None) -> Iterator[Any]:
-    """A ``distributed.Client``: ``client`` itself, one connected to ``scheduler``
-    (``tcp://host:8786``), or one of a new ``LocalCluster`` of ``workers`` processes
-    with one thread each (closed, processes and all, on leaving)."""
-    given = sum(x is not None for x in (client, workers, scheduler))
-    if given > 1:
-        raise ConfigurationError("give one of a client, a number of workers or a scheduler "
-                                 "address")
-    if client is not None:
-        yield client
+def connect(cluster: Any = None) -> Iterator[Any]:
+    """A ``distributed.Client`` for ``cluster``: a client itself (used as it is), a
+    scheduler's address (``"tcp://host:8786"``: a client connected to it), or a number
+    of worker processes (a new ``LocalCluster`` of that many, one thread each, closed,
+    processes and all, on leaving; ``None``: one)."""
+    if cluster is not None and not isinstance(cluster, (str, int)) or \
+            isinstance(cluster, bool):
+        if not hasattr(cluster, "scheduler_info"):
+            raise ConfigurationError(
+                f"cluster must be a distributed.Client, a scheduler's address or a number "
+                f"of workers, got {type(cluster).__name__}")
+        yield cluster
         return
     distributed = _distributed()
-    if scheduler is not None:
+    if isinstance(cluster, str):
         try:
-            with distributed.Client(scheduler, timeout="20s") as connected:
+            with distributed.Client(cluster, timeout="20s") as connected:
                 yield connected
         except OSError as exc:
-            raise ConfigurationError(f"cannot reach the Dask scheduler at {scheduler}: "
+            raise ConfigurationError(f"cannot reach the Dask scheduler at {cluster}: "
                                      f"{exc}") from None
         return
-    count = 1 if workers is None else int(workers)
+    count = 1 if cluster is None else int(cluster)
     if count < 1:
-        raise ConfigurationError(f"--workers must be at least 1, got {count}")
+        raise ConfigurationError(f"a local cluster needs at least 1 worker, got {count}")
     with distributed.LocalCluster(n_workers=count, threads_per_worker=1, processes=True,
-                                  dashboard_address=":0", silence_logs=50) as cluster, \
-            distributed.Client(cluster) as local:
+                                  dashboard_address=":0", silence_logs=50) as local_cluster, \
+            distributed.Client(local_cluster) as local:
         yield local
 
 

@@ -17,7 +17,7 @@ import orjson
 
 from snowpy._atomic import write_bytes
 from snowpy.distributed.cluster import connect
-from snowpy.distributed.shards import Shard, plan_shards, read_shard
+from snowpy.distributed.shards import Reading, Shard, plan_shards, read_shard
 from snowpy.exceptions import ConfigurationError
 
 __all__ = ["evaluate", "predict"]
@@ -69,17 +69,17 @@ def _write_text(path: Path, lines: list[str]) -> None:
 
 
 def _run(model: str | os.PathLike, corpus: str, output: str | os.PathLike | None, *,
-         client: Any, workers: int | None, scheduler: str | None, shards: int | None,
-         split: str | None, format: str | None, layout: Any, on_error: str,
-         proba: bool) -> list[dict[str, Any]]:
+         cluster: Any, reading: Reading | None, proba: bool) -> list[dict[str, Any]]:
     model_path = os.path.abspath(model)
+    reading = Reading() if reading is None else reading
     if output is not None:
         Path(output).mkdir(parents=True, exist_ok=True)
-    with connect(client, workers=workers, scheduler=scheduler) as connected:
-        count = shards if shards is not None else \
+    with connect(cluster) as connected:
+        count = reading.shards if reading.shards is not None else \
             2 * max(len(connected.scheduler_info()["workers"]), 1)
-        planned = connected.submit(plan_shards, str(corpus), count, split=split, format=format,
-                                   layout=layout, on_error=on_error, prefer="test", interleave=False,
+        planned = connected.submit(plan_shards, str(corpus), count, split=reading.split,
+                                   format=reading.format, layout=reading.layout,
+                                   on_error=reading.on_error, prefer="test", interleave=False,
                                    pure=False).result()
         parts = [connected.submit(_predict_shard, model_path, shard,
                                   None if output is None else os.path.abspath(output), proba,
@@ -95,35 +95,29 @@ def _run(model: str | os.PathLike, corpus: str, output: str | os.PathLike | None
 
 
 def predict(model: str | os.PathLike, corpus: str, output: str | os.PathLike, *,
-            client: Any = None, workers: int | None = None, scheduler: str | None = None,
-            shards: int | None = None, split: str | None = None, format: str | None = None,
-            layout: Any = None, on_error: str = "raise", proba: bool = False
+            cluster: Any = None, reading: Reading | None = None, proba: bool = False
             ) -> dict[str, Any]:
     """Write the predictions of ``model`` for ``corpus`` to the folder ``output``.
 
     One ``part-NNNNN.tsv`` per shard (a label per line, and its probability with
     ``proba``): the parts one after the other follow the corpus's order; and
-    ``MANIFEST.json`` listing them. ``corpus`` is anything :func:`snowpy.distributed.fit` reads by path;
-    ``format="lines"`` reads plain text, one document per line.
+    ``MANIFEST.json`` listing them. ``corpus`` is anything
+    :func:`snowpy.distributed.fit` reads by path, read as ``reading`` says
+    (``Reading(format="lines")`` reads plain text, one document per line); ``cluster``
+    is as :func:`~snowpy.distributed.fit`'s.
     """
-    results = _run(model, corpus, output, client=client, workers=workers,
-                   scheduler=scheduler, shards=shards, split=split, format=format,
-                   layout=layout, on_error=on_error, proba=proba)
+    results = _run(model, corpus, output, cluster=cluster, reading=reading, proba=proba)
     return {"documents": sum(r["documents"] for r in results), "parts": len(results),
             "skipped": sum(r["skipped"] for r in results), "output": str(output)}
 
 
-def evaluate(model: str | os.PathLike, corpus: str, *, client: Any = None,
-             workers: int | None = None, scheduler: str | None = None,
-             shards: int | None = None, split: str | None = None, format: str | None = None,
-             layout: Any = None, on_error: str = "raise",
-             output: str | os.PathLike | None = None) -> dict[str, Any]:
+def evaluate(model: str | os.PathLike, corpus: str, *, cluster: Any = None,
+             reading: Reading | None = None, output: str | os.PathLike | None = None
+             ) -> dict[str, Any]:
     """Accuracy, macro-averaged F1 and the confusion counts of ``model`` on ``corpus``
     (single-label), computed on the workers; predictions written to ``output`` too
-    when given."""
-    results = _run(model, corpus, output, client=client, workers=workers,
-                   scheduler=scheduler, shards=shards, split=split, format=format,
-                   layout=layout, on_error=on_error, proba=False)
+    when given. ``cluster`` and ``reading`` are as :func:`predict`'s."""
+    results = _run(model, corpus, output, cluster=cluster, reading=reading, proba=False)
     pairs: Counter = Counter()
     for result in results:
         pairs.update({tuple(k) if isinstance(k, list) else k: v

@@ -31,12 +31,52 @@ from typing import Any
 
 from snowpy.exceptions import ConfigurationError
 
-__all__ = ["Shard", "ShardRead", "plan_shards", "read_shard"]
+__all__ = ["Reading", "Shard", "ShardRead", "plan_shards", "read_shard"]
 
 #: Formats whose records are single lines (split by byte ranges).
 _LINE_FORMATS = ("tsv", "fasttext", "lines")
 #: The bytes of a block of a line file dealt to the shards.
 BLOCK_BYTES = 1 << 16
+
+
+@dataclass(frozen=True)
+class Reading:
+    """How the workers read a corpus: its shards, split, format and layout, what to do
+    with a malformed record; and which columns of a dataframe hold the texts and labels.
+
+    Parameters
+    ----------
+    shards : int, optional
+        Shards of a corpus given by path (default: twice the workers). A bag's or a
+        dataframe's partitions are its shards.
+    split : str, optional
+        The split of a corpus that has splits (default: its training split to train,
+        its test split to predict and evaluate).
+    format : str, optional
+        The corpus format (default: detected); ``"lines"`` to predict plain text, one
+        document per line.
+    layout : object, optional
+        The reader's options: an object whose ``for_format(kind, where)`` gives the
+        reader's keyword arguments for the format read (the command line's
+        ``--encoding``, ``--text-column`` and the like).
+    on_error : {"raise", "skip"}
+        A malformed record stops the run, or is counted and skipped.
+    text_column, label_column : str
+        A dataframe's columns of texts and of labels.
+
+    Examples
+    --------
+    >>> Reading(split="test", on_error="skip").split
+    'test'
+    """
+
+    shards: int | None = None
+    split: str | None = None
+    format: str | None = None
+    layout: Any = None
+    on_error: str = "raise"
+    text_column: str = "text"
+    label_column: str = "label"
 
 
 @dataclass(frozen=True)

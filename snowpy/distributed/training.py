@@ -15,7 +15,7 @@ import time
 import uuid
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -24,7 +24,7 @@ import numpy as np
 
 from snowpy.distributed.cluster import bytes_moved, connect, worker_bytes_sent
 from snowpy.distributed.mixing import MIXING, Mixture
-from snowpy.distributed.shards import plan_shards
+from snowpy.distributed.shards import Reading, plan_shards
 from snowpy.distributed.tasks import (
     Setup,
     describe,
@@ -66,13 +66,10 @@ class RoundReport:
         return self.bytes_between_workers / max(self.workers, 1)
 
 
-def fit(classifier: Any, data: Any, labels: Any = None, *, client: Any = None,
-        workers: int | None = None, scheduler: str | None = None,
-        shards: int | None = None, mixing: str = "arithmetic",
+def fit(classifier: Any, data: Any, labels: Any = None, *, cluster: Any = None,
+        reading: Reading | None = None, mixing: str = "arithmetic",
         average_over: str = "changed",
         checkpoint: str | os.PathLike | None = None, resume: bool = False,
-        split: str | None = None, format: str | None = None, layout: Any = None,
-        on_error: str = "raise", text_column: str = "text", label_column: str = "label",
         progress: Callable[[RoundReport], None] | None = None,
         on_submit: Callable[[int, Any], None] | None = None) -> Any:
     """Train ``classifier`` on a Dask cluster; returns it, trained.
@@ -86,13 +83,13 @@ def fit(classifier: Any, data: Any, labels: Any = None, *, client: Any = None,
         corpus name); or a bag of texts (with ``labels``, a bag of labels
         partitioned alike); or a dataframe with ``text_column`` and
         ``label_column``. Each partition is featurised where it lies.
-    client, workers, scheduler
-        A ``distributed.Client``, or the number of worker processes of a new
-        ``LocalCluster`` (default: 1), or a scheduler's address.
-    shards : int, optional
-        Shards of a corpus given by path (default: twice the workers; when
-        resuming, the checkpoint's, whatever the workers now). A bag's or
-        dataframe's partitions are its shards.
+    cluster : distributed.Client, str or int, optional
+        Where to train: a client, a scheduler's address (``"tcp://host:8786"``),
+        or the number of worker processes of a new ``LocalCluster`` (default: 1).
+    reading : Reading, optional
+        How the workers read ``data``: shards (default: twice the workers; when
+        resuming, the checkpoint's, whatever the workers now), split, format,
+        layout, ``on_error``, and a dataframe's text and label columns.
     mixing : {"arithmetic", "geometric"}
         How the shards' changes to the weights are averaged each round: of the
         weights, or of their logarithms (``docs/distributed.md`` has the
@@ -115,7 +112,7 @@ def fit(classifier: Any, data: Any, labels: Any = None, *, client: Any = None,
     --------
     >>> from snowpy import SnowClassifier                      # doctest: +SKIP
     >>> from snowpy.distributed import fit                     # doctest: +SKIP
-    >>> model = fit(SnowClassifier(), "data/part-*.tsv", workers=4)  # doctest: +SKIP
+    >>> model = fit(SnowClassifier(), "data/part-*.tsv", cluster=4)  # doctest: +SKIP
     """
     if mixing not in MIXING:
         raise ConfigurationError(f"mixing must be one of {', '.join(MIXING)}, got {mixing!r}")
@@ -133,16 +130,16 @@ def fit(classifier: Any, data: Any, labels: Any = None, *, client: Any = None,
     network = classifier.make_network()
     network.check_options()  # a bad option fails before the cluster starts
     _check_mixable(network)
-    if resume and shards is None and checkpoint is not None:
+    reading = Reading() if reading is None else reading
+    if resume and reading.shards is None and checkpoint is not None:
         from snowpy.distributed.checkpoints import Checkpoint
 
-        shards = Checkpoint(Path(checkpoint), {}).shards()  # (not twice today's workers)
-    with connect(client, workers=workers, scheduler=scheduler) as connected:
+        # (not twice today's workers)
+        reading = replace(reading, shards=Checkpoint(Path(checkpoint), {}).shards())
+    with connect(cluster) as connected:
         run = _Run(connected, classifier, mixing, progress, on_submit,
                    Path(checkpoint) if checkpoint is not None else None, average_over)
-        run.featurise(data, labels, shards=shards, split=split, format=format,
-                      layout=layout, on_error=on_error, text_column=text_column,
-                      label_column=label_column)
+        run.featurise(data, labels, reading)
         run.train(resume)
         return run.finished()
 
@@ -167,9 +164,7 @@ class _Run:
         self.messages: list[str] = []
 
     # --------------------------------------------------------------- reading
-    def featurise(self, data: Any, labels: Any, *, shards: int | None, split: str | None,
-                  format: str | None, layout: Any, on_error: str, text_column: str,
-                  label_column: str) -> None:
+    def featurise(self, data: Any, labels: Any, reading: Reading) -> None:
         client = self.client
         addresses = sorted(client.scheduler_info()["workers"])
         if not addresses:
@@ -177,10 +172,11 @@ class _Run:
         self.n_workers = len(addresses)
         params = self.params
         if isinstance(data, (str, os.PathLike)):
-            count = shards if shards is not None else 2 * len(addresses)
+            count = reading.shards if reading.shards is not None else 2 * len(addresses)
             self.source = str(data)
-            plan = client.submit(plan_shards, str(data), count, split=split, format=format,
-                                 layout=layout, on_error=on_error, pure=False)
+            plan = client.submit(plan_shards, str(data), count, split=reading.split,
+                                 format=reading.format, layout=reading.layout,
+                                 on_error=reading.on_error, pure=False)
             planned = plan.result()
             # consecutive shards on one worker: the tree adds them up before anything moves
             self.data = [client.submit(featurise, shard, params, workers=addresses[
@@ -190,7 +186,7 @@ class _Run:
         else:
             import dask
 
-            parts = _partitions(data, labels, text_column, label_column)
+            parts = _partitions(data, labels, reading.text_column, reading.label_column)
             self.source = f"{type(data).__name__} of {len(parts)} partitions"
             self.data = client.compute([dask.delayed(featurise)(part, params) for part in parts])
             self.shard_names = [f"partition {i}" for i in range(len(parts))]
