@@ -105,7 +105,7 @@ class SnowClassifier(SavesModel, RuleParamsEstimator):
     lowercase, unicode_form, strip_accents, token_pattern, values, norm,
     fields, keep_names, hash_seed, errors, chunk_bytes, n_jobs :
         The front end's options; see :class:`snowpy.Featurizer`.
-    calibrate : {"cv", "holdout", "progressive", None}, default "cv"
+    calibrate : {"cv", "holdout", "progressive", None} or str, default "cv"
         How probabilities are calibrated (see :class:`snowpy.Network`). By default
         a classifier gives calibrated probabilities, as the command line does:
         three extra trainings on folds (20 Newsgroups, Balanced Winnow: 28.3 s
@@ -122,8 +122,8 @@ class SnowClassifier(SavesModel, RuleParamsEstimator):
         (20 Newsgroups at the defaults: 0.854 with a 38 MB model, against 0.850
         and 85 MB with ``"touched"``). On features that are not words, many of
         them noise, it can learn nothing: ``docs/rules.md``.
-    epochs, average, shuffle, seed, bias, early_stop, eligibility, eligible_percent,
-    discard, precision, multiclass, calibration_folds :
+    epochs, average, shuffle, seed, bias, early_stop, eligibility, discard, precision,
+    multiclass :
         The network's options; see :class:`snowpy.Network`.
     **rule_params
         Parameters of the rule.
@@ -183,13 +183,11 @@ class SnowClassifier(SavesModel, RuleParamsEstimator):
         bias: bool | float = _DEFAULTS["bias"],
         early_stop: bool = _DEFAULTS["early_stop"],
         links: str = _DEFAULTS["links"],
-        eligibility: int = _DEFAULTS["eligibility"],
-        eligible_percent: float | None = _DEFAULTS["eligible_percent"],
+        eligibility: int | str = _DEFAULTS["eligibility"],
         discard: float | None = _DEFAULTS["discard"],
         precision: str = _DEFAULTS["precision"],
         multiclass: str = _DEFAULTS["multiclass"],
         calibrate: str | None = _DEFAULTS["calibrate"],
-        calibration_folds: int = _DEFAULTS["calibration_folds"],
         **rule_params: Any,
     ) -> None:
         self.rule = rule
@@ -221,12 +219,10 @@ class SnowClassifier(SavesModel, RuleParamsEstimator):
         self.early_stop = early_stop
         self.links = links
         self.eligibility = eligibility
-        self.eligible_percent = eligible_percent
         self.discard = discard
         self.precision = precision
         self.multiclass = multiclass
         self.calibrate = calibrate
-        self.calibration_folds = calibration_folds
         self.rule_params = rule_params
 
     def make_featurizer(self) -> Featurizer:

@@ -15,6 +15,7 @@ import numpy as np
 
 from snowpy import model_kinds
 from snowpy.exceptions import ModelFileError, SnowpyError
+from snowpy.network.options import upgraded
 from snowpy.network.state import plain
 from snowpy.text.names import NameIndex
 
@@ -45,7 +46,7 @@ def classifier_state(classifier: Any, inference_only: bool = False
 
 
 def _tupled(params: dict[str, Any]) -> dict[str, Any]:
-    params = dict(params)
+    params = upgraded(params)  # (the names of snowpy 0.1's files)
     for name in _TUPLES:
         if isinstance(params.get(name), list):
             params[name] = tuple(params[name])

@@ -94,25 +94,23 @@ NETWORK: Mapping[str, Setting] = _table({
     "early_stop": Setting(True, "stop after an epoch without update"),
     "links": Setting("touched", "when a feature is linked to a target: signed, positive "
                                 "(SNoW), touched or all (SNoW -s f)"),
-    "eligibility": Setting(1, "link a feature once it was active this many times (SNoW "
-                              "-e count:k)"),
-    "eligible_percent": Setting(None, "keep each target's top percent of features by "
-                                      "count (SNoW -e percent:p; with links positive)"),
+    "eligibility": Setting(1, "SNoW -e: link a feature once it was active k times (k or "
+                              "count:k), or keep each target's top p percent of features "
+                              "by count (percent:p, with links positive)"),
     "discard": Setting(0.5, "drop links weighing less than this fraction of the initial "
                             "weight after training (SNoW -d)"),
     "precision": Setting("float32", "weights stored as float32 or float64"),
     "multiclass": Setting("ova", "targets trained one against all (ova) or by "
                                  "constraint classification"),
-    "calibrate": Setting(None, "how probabilities are calibrated: none, cv, holdout or "
-                               "progressive"),
-    "calibration_folds": Setting(3, "folds for calibration"),
+    "calibrate": Setting(None, "how probabilities are calibrated: none, cv or holdout (3 "
+                               "folds; cv:k, holdout:k with k), or progressive"),
 })
 
 #: :class:`~snowpy.DualNetwork`'s parameters: the network's that apply to support vectors.
 DUAL_NETWORK: Mapping[str, Setting] = _table({
     "rule": Setting("kernel-perceptron", "update rule that keeps support vectors"),
     **{name: NETWORK[name] for name in ("epochs", "shuffle", "seed", "early_stop",
-                                        "calibrate", "calibration_folds")},
+                                        "calibrate")},
 })
 
 _TEXT = "the best of the measurements in docs/benchmarks.md (20 Newsgroups)"

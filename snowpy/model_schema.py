@@ -136,11 +136,12 @@ _NETWORK_OPTIONS = {
     "seed": _any_of(_NULL, _int(0, _MAX_SEED)),
     "bias": _any_of(_BOOL, _float(0, _MAX_PARAM)), "early_stop": _BOOL,
     "links": _choice("signed", "positive", "touched", "all"),
-    "eligibility": _int(1, _BIG), "eligible_percent": _any_of(_NULL, _float(1e-12, 100)),
+    "eligibility": _any_of(_int(1, _BIG), _text(40)),  # (k, "count:k" or "percent:p")
     "discard": _any_of(_NULL, _float(0, _MAX_PARAM)),
     "precision": _choice("float32", "float64"), "multiclass": _choice("ova", "constraint"),
-    "calibrate": _choice(None, "none", "cv", "holdout", "progressive"),
-    "calibration_folds": _int(2, 1000),
+    "calibrate": _any_of(_NULL, _text(40)),  # ("cv", "cv:k"...: checked as options are)
+    # (snowpy 0.1's files: eligibility "percent:p" and the folds of "cv:k" were these)
+    "eligible_percent": _any_of(_NULL, _float(1e-12, 100)), "calibration_folds": _int(2, 1000),
     "storage": _any_of(_NULL, _text(100)),  # (format 1)
 }
 _RULE_PARAM = _any_of(_BOOL, _NULL, _text(200), _float(-_MAX_PARAM, _MAX_PARAM, infinite=True))

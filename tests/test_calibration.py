@@ -134,7 +134,7 @@ def test_holdout_and_a_class_with_one_example():
     X, y = separable(seed=3)
     y = y.copy()
     y[0] = 9  # a class seen once
-    net = snowpy.Network("perceptron", calibrate="holdout", calibration_folds=4).fit(X, y)
+    net = snowpy.Network("perceptron", calibrate="holdout:4").fit(X, y)
     p = net.predict_proba(X)
     assert np.all(np.isfinite(p)) and np.allclose(p.sum(axis=1), 1.0)
 

@@ -522,7 +522,8 @@ def test_output_paths_that_would_destroy_something_are_refused(fresh_model, tmp_
 
 @pytest.mark.parametrize("option,value,message", [
     ("--seed", "-1", "seed must be None or an integer from 0 to 4294967295"),
-    ("--calibration-folds", "99999999999", "calibration_folds must be an integer from 2"),
+    ("--calibrate", "cv:99999999999", "'cv:K' or 'holdout:K' with K folds from 2 to 1000"),
+    ("--eligibility", "percent:0", "'percent:P' with 0 < P <= 100 (SNoW -e), got 'percent:0'"),
     ("--epochs", "99999999999999999999", "epochs must be an integer from 1 to 1,000,000"),
     ("--theta", "nan", "theta"),
 ])

@@ -69,13 +69,12 @@ def test_train_options_are_built_from_the_classifiers_table():
     command = typer.main.get_command(app).commands["train"]  # type: ignore[attr-defined]
     options = {param.name: param for param in command.params}
     span = lambda v: "none" if v is None else "-".join(map(str, v))  # noqa: E731
-    spelled = {"ngrams": span, "char_ngrams": span, "discard": str}
+    spelled = {"ngrams": span, "char_ngrams": span, "discard": str, "eligibility": str}
     options["norm"] = options.pop("l2")  # (a switch: --l2)
     built = [name for name in declared.CLASSIFIER if name in options]
     assert built == ["rule", "thickness", "ngrams", "char_ngrams", "bits", "values", "norm",
                      "keep_names", "epochs", "average", "seed", "early_stop", "links",
-                     "eligibility", "eligible_percent", "discard", "precision", "calibrate",
-                     "calibration_folds"]
+                     "eligibility", "discard", "precision", "calibrate"]
     for name in built:
         setting, option = declared.CLASSIFIER[name], options[name]
         assert option.help.startswith(setting.doc), name

@@ -109,12 +109,12 @@ def test_pruning_moves_the_kept_links_in_place_and_training_goes_on_alike(tmp_pa
     np.testing.assert_array_equal(net.decision_function(X), loaded.decision_function(X))
 
 
-def test_eligible_percent_keeps_each_targets_most_active_features():
+def test_eligibility_by_percent_keeps_each_targets_most_active_features():
     """SNoW -e percent:50: after the first epoch, each target keeps the links of the half
     of its features most often active in its positive examples (ties kept)."""
     X = rows([1, 1, 0], [1, 0, 1], [1, 0, 0], [0, 1, 0], [0, 1, 1])
     labels = ["a", "a", "a", "b", "b"]
-    net = snowpy.Network("perceptron", links="positive", eligible_percent=50, epochs=2,
+    net = snowpy.Network("perceptron", links="positive", eligibility="percent:50", epochs=2,
                          early_stop=False, shuffle=False).fit(X, labels)
     # a: bias 3, x0 3, x1 1, x2 1 -> bias, x0; b: bias 2, x1 2, x2 1 -> bias, x1
     assert links_of(net) == {(-1, "a"), (0, "a"), (-1, "b"), (1, "b")}

@@ -481,6 +481,8 @@ SCHEMA_EDITS = {
                           "'network.options.precision' must be one of"),
     "NaN eligible_percent": (_set("network", "options", "eligible_percent",
                                   value={"$float": "nan"}), "eligible_percent' must be null"),
+    "eligibility percent:abc": (_set("network", "params", "eligibility", value="percent:a"),
+                                "'count:K' or 'percent:P'"),
     "alpha 1e308": (_set("network", "rule_params", "alpha", value=1e308),
                     "'network.rule_params.alpha' must be"),
     "negative chunk_bytes": (_set("featurizer", "chunk_bytes", value=-5),
@@ -492,6 +494,32 @@ SCHEMA_EDITS = {
     "a feature id beyond n_features": (_set("network", "n_features", value=3),
                                        "beyond the map's 3"),
 }
+
+
+def test_files_of_snowpy_0_1_load_with_todays_parameters(forge, tmp_path):
+    """snowpy 0.1 wrote eligible_percent and calibration_folds; they are the numbers of
+    eligibility="percent:p" and calibrate="cv:k" now, and such a file goes on learning
+    as it was set to."""
+    import scipy.sparse as sp
+
+    X = sp.csr_matrix(np.eye(6)[[0, 1, 2, 3, 4, 5] * 5])
+    y = ["a", "b", "c"] * 10
+    net = snowpy.Network("perceptron", links="positive", eligibility="percent:50",
+                         calibrate="holdout:5").fit(X, y)
+    net.save(tmp_path / "now.snowpy")
+
+    def as_in_0_1(header):
+        for options in (header["network"]["options"], header["network"]["params"]):
+            options.update(eligibility=1, eligible_percent=50.0, calibrate="holdout",
+                           calibration_folds=5)
+
+    old = forge(tmp_path / "now.snowpy", tmp_path / "old.snowpy", as_in_0_1, checksum=True)
+    loaded = snowpy.load(old)
+    assert loaded.get_params()["eligibility"] == "percent:50"
+    assert loaded.get_params()["calibrate"] == "holdout:5"
+    assert loaded.predict(X).tolist() == net.predict(X).tolist()
+    again = snowpy.Network(**loaded.get_params()).fit(X, y)
+    np.testing.assert_array_equal(again.predict_proba(X), net.predict_proba(X))
 
 
 @pytest.mark.parametrize("name", SCHEMA_EDITS)

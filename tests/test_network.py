@@ -330,7 +330,7 @@ def test_get_and_set_params_follow_scikit_learn():
      "links must be one of 'positive', 'touched', 'all', 'signed', got 'some'"),
     (lambda: snowpy.Network(eligibility=0).fit([[1.0]], ["a"]), ConfigurationError,
      "eligibility must be an integer >= 1"),
-    (lambda: snowpy.Network(links="touched", eligible_percent=10).fit([[1.0]], ["a"]),
+    (lambda: snowpy.Network(links="touched", eligibility="percent:10").fit([[1.0]], ["a"]),
      ConfigurationError, "only links='positive' counts"),
     (lambda: snowpy.Network(precision="float16").fit([[1.0]], ["a"]), ConfigurationError,
      "precision must be one of 'float64', 'float32'"),

@@ -54,7 +54,6 @@ from snowpy.cli.train_options import (
     BitsOption,
     CacheOption,
     CalibrateOption,
-    CalibrationFoldsOption,
     CharNgramsOption,
     CheckpointOption,
     ConjunctionsOption,
@@ -63,7 +62,6 @@ from snowpy.cli.train_options import (
     DiscardOption,
     EarlyStopOption,
     EligibilityOption,
-    EligiblePercentOption,
     EpochsOption,
     ForceOption,
     FormatOption,
@@ -129,13 +127,11 @@ def train(
     average: AverageOption = CLASSIFIER["average"],
     early_stop: EarlyStopOption = CLASSIFIER["early_stop"],
     links: LinksOption = CLASSIFIER["links"],
-    eligibility: EligibilityOption = CLASSIFIER["eligibility"],
-    eligible_percent: EligiblePercentOption = CLASSIFIER["eligible_percent"],
+    eligibility: EligibilityOption = spelled("eligibility"),
     discard: DiscardOption = spelled("discard"),
     precision: PrecisionOption = CLASSIFIER["precision"],
     seed: SeedOption = CLASSIFIER["seed"],
     calibrate: CalibrateOption = None,
-    calibration_folds: CalibrationFoldsOption = CLASSIFIER["calibration_folds"],
     keep_names: KeepNamesOption = CLASSIFIER["keep_names"],
     split: SplitOption = None,
     format: FormatOption = None,
@@ -181,8 +177,8 @@ def train(
         norm="l2" if l2 else None, epochs=epochs, average=average, seed=seed,
         early_stop=early_stop,
         calibrate=None if calibrate == "none" else calibrate,
-        calibration_folds=calibration_folds, keep_names=keep_names, links=links,
-        eligibility=eligibility, eligible_percent=eligible_percent,
+        keep_names=keep_names, links=links,
+        eligibility=int(eligibility) if eligibility.isdigit() else eligibility,
         discard=parse_optional_float(discard, "--discard"), precision=precision,
         **rule_params,
     )
@@ -213,9 +209,11 @@ def _mode(corpus: str, stream: bool | None, cache: Path | None, epochs: int | No
           test: str | None) -> tuple[bool, int, str]:
     """Whether CORPUS is learned as a stream, the epochs and the calibration, checked
     against the options that go with each mode."""
+    from snowpy.network.options import calibrating
+
     streaming = corpus == "-" if stream is None else stream
     if cache is not None:
-        if calibrate in ("cv", "holdout") or save_every or report_every or test:
+        if calibrating(calibrate).cross_fits or save_every or report_every or test:
             raise ConfigurationError("--cache trains from the cache in bounded memory: "
                                      "calibration is progressive, and --save-every, "
                                      "--report-every and --test do not apply")
@@ -224,7 +222,7 @@ def _mode(corpus: str, stream: bool | None, cache: Path | None, epochs: int | No
         if epochs not in (None, 1):
             raise ConfigurationError("a stream is learned in one pass: --epochs 1 (or save "
                                      "the stream to a file and train from it)")
-        if calibrate in ("cv", "holdout"):
+        if calibrating(calibrate).cross_fits:
             raise ConfigurationError(f"--calibrate {calibrate} needs the data twice; a stream "
                                      "is calibrated progressively (--calibrate progressive)")
         epochs, calibrate = 1, "progressive" if calibrate is None else calibrate

@@ -14,9 +14,9 @@ from snowpy.declared import CLASSIFIER
 
 __all__ = [
     "AverageOption", "AverageOverOption", "BitsOption", "CacheOption",
-    "CalibrateOption", "CalibrationFoldsOption", "CharNgramsOption", "CheckpointOption",
+    "CalibrateOption", "CharNgramsOption", "CheckpointOption",
     "ConjunctionsOption", "CorpusOption", "CurveOption", "DiscardOption",
-    "EarlyStopOption", "EligibilityOption", "EligiblePercentOption", "EpochsOption",
+    "EarlyStopOption", "EligibilityOption", "EpochsOption",
     "ForceOption", "FormatOption", "InferenceOnlyOption", "JsonOutputOption",
     "KeepNamesOption", "L2Option", "LinksOption", "MixingOption", "NgramsOption",
     "OnErrorOption", "OutputOption", "PrecisionOption", "QuietOption",
@@ -60,15 +60,13 @@ EpochsOption = Annotated[int | None, declared(
 AverageOption = Annotated[bool, declared("average", "--average/--no-average")]
 EarlyStopOption = Annotated[bool, declared("early_stop", "--early-stop/--no-early-stop")]
 LinksOption = Annotated[str, declared("links")]
-EligibilityOption = Annotated[int, declared("eligibility")]
-EligiblePercentOption = Annotated[float | None, declared("eligible_percent")]
+EligibilityOption = Annotated[str, declared("eligibility")]
 DiscardOption = Annotated[str, declared("discard", note="or none")]
 PrecisionOption = Annotated[str, declared("precision")]
 SeedOption = Annotated[int, declared("seed")]
 CalibrateOption = Annotated[str | None, declared(
         "calibrate", note=f"default {CLASSIFIER['calibrate'].default}; progressive for a "
                           "stream")]
-CalibrationFoldsOption = Annotated[int, declared("calibration_folds")]
 KeepNamesOption = Annotated[bool, declared(
         "keep_names", "--keep-names/--no-keep-names", note="a pass over the corpus of its "
         "own; without them `snowpy inspect --corpus` names features on demand")]

@@ -57,7 +57,7 @@ State = tuple[dict[str, Any], dict[str, np.ndarray]]
 @dataclass
 class Table:
     """A network's links as sorted keys: ``f(w) - f(reference)`` per plane, the
-    averaging sums, and the link counts (``eligible_percent``), in key order."""
+    averaging sums, and the link counts (``eligibility="percent:p"``), in key order."""
 
     keys: np.ndarray
     W: np.ndarray
@@ -101,7 +101,7 @@ class Mixture:
     seen: float               # sum of n_i * seen_i (the averaging clocks)
     rule_state: np.ndarray    # sum of n_i * per-target rule state
     counts: np.ndarray        # int64 [targets, 2]: promotions, demotions made this round
-    link_counts: np.ndarray   # int64 per key (eligible_percent), or empty
+    link_counts: np.ndarray   # int64 per key (eligibility by percent), or empty
     row_ids: np.ndarray       # int64 feature ids with an eligibility count ...
     row_counts: np.ndarray    # ... and the counts
     stats: dict[str, int] = field(default_factory=dict)  # mistakes, updates, examples...

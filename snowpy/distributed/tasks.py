@@ -172,14 +172,15 @@ def train_round(state: State, data: ShardData, setup: Setup, round: int, fold: i
 def finish(mixture: Mixture, start: State, setup: Setup, round: int,
            state_key: str | None = None) -> State:
     """The mixed network of a round: the sum made a network, with SNoW's
-    ``eligible_percent`` applied after the first round."""
+    eligibility by percent applied after the first round."""
+    from snowpy.network.options import eligibility_of
     from snowpy.network.pruning import keep_top_percent
     from snowpy.network.state import network_state
 
     state = mixture.state(start, setup.reference, setup.mixing,
                           per_link=setup.average_over == "changed",
                           before=_start_table(start, setup, state_key))
-    if round > 0 or setup.params.get("eligible_percent") is None:
+    if round > 0 or eligibility_of(setup.params["eligibility"]).percent is None:
         return state
     net = _network(state, f"the mixed network of round {round}")
     keep_top_percent(net)

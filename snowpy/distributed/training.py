@@ -36,6 +36,7 @@ from snowpy.distributed.tasks import (
 )
 from snowpy.exceptions import ConfigurationError
 from snowpy.model_kinds import kind_of
+from snowpy.network.options import calibrating
 
 __all__ = ["RoundReport", "fit"]
 
@@ -216,8 +217,8 @@ class _Run:
             1 << int(self.params["bits"]), self.labels, multilabel=self.multilabel,
             mean_active=self.mean_active)
         reference = net.state_.store.initial_weights  # (docs/distributed.md: why not the absent planes)
-        calibrate = self.params["calibrate"]
-        folds = int(self.params["calibration_folds"]) if calibrate in ("cv", "holdout") else 0
+        plan = calibrating(self.params["calibrate"])
+        folds = plan.folds if plan.cross_fits else 0
         setup = Setup(self.params, self.mixing, np.asarray(reference, dtype=np.float64),
                       folds, int(self.params["seed"] or 0), self.average_over)
         return network_state(net), setup
@@ -228,7 +229,8 @@ class _Run:
         start, self.setup = self._start()
         folds = self.setup.folds
         names = ["network"] + [f"fold-{f + 1}" for f in
-                               range(1 if self.params["calibrate"] == "holdout" else folds)]
+                               range(1 if calibrating(self.params["calibrate"]).method ==
+                                     "holdout" else folds)]
         self.fold_of = {name: (-1 if name == "network" else int(name[5:]) - 1)
                         for name in names}
         epochs = int(self.params["epochs"])
@@ -326,7 +328,7 @@ class _Run:
             positives = np.concatenate([p[1] for p in parts])
             net.calibration_ = Calibration.fit(
                 scores, positives, normalize=normalisation_of(net, self.multilabel),
-                method=str(self.params["calibrate"]))
+                method=str(calibrating(self.params["calibrate"]).method))
         classifier.featurizer_ = classifier.make_featurizer()
         classifier.network_ = net
         classifier.distributed_ = {

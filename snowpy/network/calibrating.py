@@ -21,6 +21,7 @@ from snowpy._lazy import lazy_module
 from snowpy._progress import phase
 from snowpy.calibration import Calibration
 from snowpy.network.labels import LabelIndex, positive_matrix
+from snowpy.network.options import calibrating
 from snowpy.network.training import example_keys, keyed_order
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -60,9 +61,10 @@ def held_out_scores(net: Any, X: sp.csr_matrix, y: Sequence[Any], targets: Any,
     # another order (or weighted instead of repeated) is calibrated the same way
     if keys is None:
         keys = example_keys(X, y_indptr, y_targets)
+    plan = calibrating(net.calibrate)
     folds = np.array_split(keyed_order(keys, 0 if net.seed is None else int(net.seed)),
-                           int(net.calibration_folds))
-    if net.calibrate == "holdout":
+                           plan.folds)
+    if plan.method == "holdout":
         folds = folds[:1]
     scores = np.zeros((n, len(labels)), dtype=np.float32)  # (n x labels: half in float32)
     covered = np.zeros(n, dtype=bool)

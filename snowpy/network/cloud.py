@@ -247,7 +247,7 @@ class Cloud(LabelPrediction, SavesModel, NetworkKind):
         return self
 
     def prune(self) -> int:
-        """Each member's ``eligible_percent`` and ``discard``; the links dropped."""
+        """Each member's eligibility by percent and ``discard``; the links dropped."""
         self._check_fitted()
         return sum(network.prune() for network in self.networks_)
 

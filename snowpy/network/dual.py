@@ -62,9 +62,9 @@ class DualNetwork(LabelPrediction, SavesModel, RuleParamsEstimator, NetworkKind)
         A rule registered with ``dual=True`` (``snowpy plugins`` lists them).
     epochs : int, default 10
         Passes over the data in :meth:`fit` (stopping after one without update).
-    shuffle, seed, early_stop, calibrate, calibration_folds :
+    shuffle, seed, early_stop, calibrate :
         As for :class:`~snowpy.Network` (``calibrate`` is ``None``, ``"cv"`` or
-        ``"holdout"``).
+        ``"holdout"``, with their number of folds, or ``"progressive"``).
     **rule_params
         The rule's parameters (kernel, degree, budget...).
 
@@ -87,14 +87,12 @@ class DualNetwork(LabelPrediction, SavesModel, RuleParamsEstimator, NetworkKind)
     ['no', 'no', 'yes', 'yes']
     """
 
-    _option_names = ("rule", "epochs", "shuffle", "seed", "early_stop", "calibrate",
-                     "calibration_folds")
+    _option_names = ("rule", "epochs", "shuffle", "seed", "early_stop", "calibrate")
 
     def __init__(self, rule: str = _DEFAULTS["rule"], *, epochs: int = _DEFAULTS["epochs"],
                  shuffle: bool = _DEFAULTS["shuffle"], seed: int | None = _DEFAULTS["seed"],
                  early_stop: bool = _DEFAULTS["early_stop"],
                  calibrate: str | None = _DEFAULTS["calibrate"],
-                 calibration_folds: int = _DEFAULTS["calibration_folds"],
                  **rule_params: Any) -> None:
         self.rule = rule
         self.epochs = epochs
@@ -102,7 +100,6 @@ class DualNetwork(LabelPrediction, SavesModel, RuleParamsEstimator, NetworkKind)
         self.seed = seed
         self.early_stop = early_stop
         self.calibrate = calibrate
-        self.calibration_folds = calibration_folds
         self.rule_params = rule_params
 
     # ---------------------------------------------------------------- checks

@@ -17,6 +17,7 @@ import numpy as np
 from snowpy.exceptions import ModelFileError, SnowpyError
 from snowpy.network.calibrating import ProgressiveWindow
 from snowpy.network.dual_engine import OLDEST
+from snowpy.network.options import upgraded
 from snowpy.network.state import plain
 
 __all__ = ["dual_state", "restore_dual"]
@@ -57,7 +58,7 @@ def restore_dual(network_class: type, header: dict[str, Any], arrays: dict[str, 
     from snowpy.calibration import Calibration
 
     try:
-        options = dict(header["options"])
+        options = upgraded(header["options"])
         rule = options.pop("rule")
         labels = list(header["labels"])
         net = network_class(rule, **options)

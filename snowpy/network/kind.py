@@ -34,6 +34,7 @@ from snowpy.network.labels import (
     sorted_labels,
 )
 from snowpy.network.online import parse_example
+from snowpy.network.options import calibrating
 
 __all__ = ["NetworkKind"]
 
@@ -206,7 +207,7 @@ class NetworkKind:
         # the fold networks are trained (and freed) before the final one exists, so
         # calibrating never holds two networks at once
         held_out = held_out_scores(self, X, y, targets, labels, multilabel, progress, keys) \
-            if self.calibrate in ("cv", "holdout") else None
+            if calibrating(self.calibrate).cross_fits else None
         if held_out is not None:
             keys = held_out[3]  # (computed once: the folds and the final shuffle share them)
         self.begin_fit(X, labels, multilabel, width is not None)
@@ -220,7 +221,7 @@ class NetworkKind:
                 scores, positives = scores[covered], positives[covered]
             self.calibration_ = Calibration.fit(
                 scores, positives, normalize=self.normalisation(multilabel),
-                method=str(self.calibrate))
+                method=str(calibrating(self.calibrate).method))
         return self
 
     def partial_fit(self, X: Any, y: Sequence[Any], *, classes: Sequence[Any] | None = None,

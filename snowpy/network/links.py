@@ -121,7 +121,7 @@ class LinkStore:
     min_count : int
         Eligibility: rows count their activity when ``min_count > 1``.
     link_counts : bool
-        Keep a count per link (for ``eligible_percent``).
+        Keep a count per link (for ``eligibility="percent:p"``).
     """
 
     def __init__(self, kernel: RuleKernel, n_features: int, *, policy: str = "positive",

@@ -37,7 +37,12 @@ from snowpy.network.labels import (
 from snowpy.network.learned import NetworkState
 from snowpy.network.links import PRECISIONS, LinkStore
 from snowpy.network.online import ONLINE_WIDTH, OnlineLearning
-from snowpy.network.options import bias_strength, check_options
+from snowpy.network.options import (
+    bias_strength,
+    calibrating,
+    check_options,
+    eligibility_of,
+)
 from snowpy.network.predicting import LabelPrediction
 from snowpy.network.pruning import discard, prune
 from snowpy.network.refreshing import ensure_fresh
@@ -106,17 +111,16 @@ class Network(LabelPrediction, OnlineLearning, WeightViews, SavesModel, RulePara
         (:class:`~snowpy.SnowClassifier` keeps ``"signed"``, as accurate in
         half the memory). ``docs/benchmarks.md`` has the measured size and
         accuracy of each.
-    eligibility : int, default 1
-        SNoW's ``-e count:k``: a feature is linked only once it has been
-        active in ``eligibility`` training examples (counted on data seen for
-        the first time: the first epoch of :meth:`fit`, every
-        :meth:`partial_fit`); until then it is neither linked nor updated.
-        SNoW's own default was 2.
-    eligible_percent : float or None, default None
-        SNoW's ``-e percent:p`` (with ``links="positive"``): after the first
-        epoch of :meth:`fit`, each target keeps only the links of the ``p``
-        percent of its features most often active in its positive examples
-        (ties kept), and the remaining epochs create no links.
+    eligibility : int or str, default 1
+        SNoW's ``-e``. An integer ``k`` (or ``"count:k"``): a feature is
+        linked only once it has been active in ``k`` training examples
+        (counted on data seen for the first time: the first epoch of
+        :meth:`fit`, every :meth:`partial_fit`); until then it is neither
+        linked nor updated. SNoW's own default was 2. ``"percent:p"`` (with
+        ``links="positive"``): after the first epoch of :meth:`fit`, each
+        target keeps only the links of the ``p`` percent of its features most
+        often active in its positive examples (ties kept), and the remaining
+        epochs create no links.
     discard : float or None, default 0.5
         SNoW's ``-d``: at the end of :meth:`fit` (and on :meth:`prune`), drop
         every link whose effective weight differs from a missing link's by
@@ -137,21 +141,19 @@ class Network(LabelPrediction, OnlineLearning, WeightViews, SavesModel, RulePara
         only its true target (promoted) and the targets whose activation comes
         within ``thickness`` of it (demoted), as the multiclass Perceptron
         does; ``theta`` then plays no part in training.
-    calibrate : {None, "cv", "holdout", "progressive"}, default None
+    calibrate : {None, "cv", "holdout", "progressive"} or str, default None
         Fit a sigmoid per target (:mod:`snowpy.calibration`) so that
-        :meth:`predict_proba` gives probabilities: ``"cv"`` trains
-        ``calibration_folds`` networks on the other folds to score each
-        example out of fold (as scikit-learn's CalibratedClassifierCV does),
-        ``"holdout"`` only the first of those folds; the network itself is
-        always trained on all the data, so calibration leaves its
-        predictions unchanged. ``"progressive"`` costs nothing more: it fits
-        the sigmoids on the scores each example got *before* the network
-        learned from it (the first epoch of :meth:`fit`, and every
-        :meth:`partial_fit`, the most recent 100,000 kept), the choice for
-        streaming training; they are refitted when probabilities are next
-        asked for.
-    calibration_folds : int, default 3
-        Folds for ``calibrate``.
+        :meth:`predict_proba` gives probabilities: ``"cv"`` cuts the examples
+        in 3 folds (``"cv:k"``: in ``k``) and trains a network on the other
+        folds to score each example out of fold (as scikit-learn's
+        CalibratedClassifierCV does), ``"holdout"`` (``"holdout:k"``) only
+        the first of those folds; the network itself is always trained on all
+        the data, so calibration leaves its predictions unchanged.
+        ``"progressive"`` costs nothing more: it fits the sigmoids on the
+        scores each example got *before* the network learned from it (the
+        first epoch of :meth:`fit`, and every :meth:`partial_fit`, the most
+        recent 100,000 kept), the choice for streaming training; they are
+        refitted when probabilities are next asked for.
     **rule_params
         Parameters of the rule (``alpha=1.5``, ``theta=2``, ``thickness=1``);
         checked at fit against what the rule declares. Every rule accepts
@@ -203,8 +205,8 @@ class Network(LabelPrediction, OnlineLearning, WeightViews, SavesModel, RulePara
     """
 
     _option_names = ("rule", "epochs", "average", "shuffle", "seed", "bias", "early_stop",
-                     "links", "eligibility", "eligible_percent", "discard", "precision",
-                     "multiclass", "calibrate", "calibration_folds")
+                     "links", "eligibility", "discard", "precision", "multiclass",
+                     "calibrate")
 
     def __init__(
         self,
@@ -217,13 +219,11 @@ class Network(LabelPrediction, OnlineLearning, WeightViews, SavesModel, RulePara
         bias: bool | float = _DEFAULTS["bias"],
         early_stop: bool = _DEFAULTS["early_stop"],
         links: str = _DEFAULTS["links"],
-        eligibility: int = _DEFAULTS["eligibility"],
-        eligible_percent: float | None = _DEFAULTS["eligible_percent"],
+        eligibility: int | str = _DEFAULTS["eligibility"],
         discard: float | None = _DEFAULTS["discard"],
         precision: str = _DEFAULTS["precision"],
         multiclass: str = _DEFAULTS["multiclass"],
         calibrate: str | None = _DEFAULTS["calibrate"],
-        calibration_folds: int = _DEFAULTS["calibration_folds"],
         **rule_params: Any,
     ) -> None:
         self.rule = rule
@@ -235,12 +235,10 @@ class Network(LabelPrediction, OnlineLearning, WeightViews, SavesModel, RulePara
         self.early_stop = early_stop
         self.links = links
         self.eligibility = eligibility
-        self.eligible_percent = eligible_percent
         self.discard = discard
         self.precision = precision
         self.multiclass = multiclass
         self.calibrate = calibrate
-        self.calibration_folds = calibration_folds
         self.rule_params = rule_params
 
     # ---------------------------------------------------------------- set-up
@@ -316,9 +314,10 @@ class Network(LabelPrediction, OnlineLearning, WeightViews, SavesModel, RulePara
         )
         kernel = spec.make_kernel(params, context)
         params.update(kernel.resolved)
+        eligible = eligibility_of(self.eligibility)
         store = LinkStore(kernel, n_features, policy=self.links, average=bool(self.average),
-                          precision=self.precision, min_count=int(self.eligibility),
-                          link_counts=self.eligible_percent is not None)
+                          precision=self.precision, min_count=eligible.times,
+                          link_counts=eligible.percent is not None)
         too_large = [w for w in kernel.initial_weights if abs(w) > store.max_magnitude]
         if too_large:
             raise ConfigurationError(
@@ -329,8 +328,8 @@ class Network(LabelPrediction, OnlineLearning, WeightViews, SavesModel, RulePara
             raise ConfigurationError("multiclass='constraint' needs one label per example")
         # a network started by partial_fit or learn_one sees its data once: cv and holdout
         # (which need it twice) calibrate it progressively, as the stream goes
-        progressive = self.calibrate == "progressive" or (
-            streamed and self.calibrate in ("cv", "holdout"))
+        calibrate = calibrating(self.calibrate)
+        progressive = calibrate.method == "progressive" or (streamed and calibrate.cross_fits)
         self._state = NetworkState(
             spec, params, kernel, store, LabelIndex(), multilabel=multilabel,
             n_features=n_features, seed=self.seed,
@@ -502,9 +501,9 @@ class Network(LabelPrediction, OnlineLearning, WeightViews, SavesModel, RulePara
 
     # ---------------------------------------------------------------- links
     def prune(self) -> int:
-        """Apply ``eligible_percent`` and ``discard`` now; returns the links dropped.
+        """Apply ``eligibility="percent:p"`` and ``discard`` now; returns the links dropped.
 
-        :meth:`fit` applies them itself (``eligible_percent`` after the first
+        :meth:`fit` applies them itself (the percent after the first
         epoch, ``discard`` at the end); a network learning online, or trained
         block by block with :meth:`partial_fit`, calls this from time to time
         (or once at the end) to keep its size in check.

@@ -7,17 +7,20 @@ option and the value, so the command line can print one line for it.
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
 from snowpy.exceptions import ConfigurationError
 from snowpy.network.links import LINK_POLICIES, PRECISIONS
 
-__all__ = ["CALIBRATIONS", "MULTICLASS", "bias_strength", "check_options",
-           "check_training_options"]
+__all__ = ["CALIBRATIONS", "DEFAULT_FOLDS", "MULTICLASS", "Calibrating", "Eligibility",
+           "bias_strength", "calibrating", "check_options", "check_training_options",
+           "eligibility_of", "upgraded"]
 
 CALIBRATIONS = (None, "none", "cv", "holdout", "progressive")  # ("none": the CLI's spelling)
+#: Folds of ``calibrate="cv"`` and ``"holdout"`` when the value names none.
+DEFAULT_FOLDS = 3
 MULTICLASS = ("ova", "constraint")
 _MAX_SEED = 2**32 - 1
 
@@ -53,19 +56,114 @@ MAX_EPOCHS = 1_000_000
 MAX_FOLDS = 1000
 
 
+def _counted(value: str, prefix: str) -> str | None:
+    """What follows ``prefix:`` in ``value`` (``None``: another value)."""
+    if isinstance(value, str) and value.startswith(prefix + ":"):
+        return value[len(prefix) + 1:]
+    return None
+
+
+class Calibrating(NamedTuple):
+    """What ``calibrate`` asks for: the method (``None``, ``"cv"``, ``"holdout"`` or
+    ``"progressive"``) and the folds the examples are cut in (0 without folds)."""
+
+    method: str | None
+    folds: int
+
+    @property
+    def cross_fits(self) -> bool:
+        """Whether networks trained on other folds score the examples (cv, holdout)."""
+        return self.method in ("cv", "holdout")
+
+
+def calibrating(value: Any) -> Calibrating:
+    """``calibrate`` read: ``None`` (or ``"none"``), ``"progressive"``, ``"cv"`` or
+    ``"holdout"`` (3 folds), ``"cv:K"`` or ``"holdout:K"`` (K folds, from 2 to 1000).
+
+    >>> calibrating("cv"), calibrating("holdout:5"), calibrating(None)
+    (Calibrating(method='cv', folds=3), Calibrating(method='holdout', folds=5), \
+Calibrating(method=None, folds=0))
+    """
+    if value in (None, "none"):
+        return Calibrating(None, 0)
+    if value in ("cv", "holdout"):
+        return Calibrating(value, DEFAULT_FOLDS)
+    if value == "progressive":
+        return Calibrating(value, 0)
+    for method in ("cv", "holdout"):
+        folds = _counted(value, method)
+        if folds is not None and folds.isdigit() and 2 <= int(folds) <= MAX_FOLDS:
+            return Calibrating(method, int(folds))
+    raise ConfigurationError(
+        f"calibrate must be None, 'progressive', 'cv' or 'holdout' (3 folds), or "
+        f"'cv:K' or 'holdout:K' with K folds from 2 to {MAX_FOLDS}, got {value!r}")
+
+
+class Eligibility(NamedTuple):
+    """SNoW's ``-e``: a feature is linked once it was active ``times`` times, or each
+    target keeps, after the first epoch, the ``percent`` of its features most often
+    active in its positive examples (``None``: every one)."""
+
+    times: int
+    percent: float | None
+
+
+def eligibility_of(value: Any) -> Eligibility:
+    """``eligibility`` read: an integer K or ``"count:K"`` (K >= 1), or ``"percent:P"``
+    (0 < P <= 100), as SNoW's ``-e`` writes them.
+
+    >>> eligibility_of(2), eligibility_of("percent:12.5")
+    (Eligibility(times=2, percent=None), Eligibility(times=1, percent=12.5))
+    """
+    count: Any = value
+    given = _counted(value, "count")
+    if given is not None:
+        count = int(given) if given.isdigit() else given
+    if _is_int(count) and count >= 1:
+        return Eligibility(int(count), None)
+    given = _counted(value, "percent")
+    if given is not None:
+        try:
+            percent = float(given)
+        except ValueError:
+            percent = math.nan
+        if 0 < percent <= 100:
+            return Eligibility(1, percent)
+    raise ConfigurationError(
+        f"eligibility must be an integer >= 1 (the times a feature must be active before "
+        f"it is linked), 'count:K' or 'percent:P' with 0 < P <= 100 (SNoW -e), got "
+        f"{value!r}")
+
+
+def upgraded(options: dict[str, Any]) -> dict[str, Any]:
+    """A network's options as snowpy 0.1 wrote them into model files, in today's
+    parameters: ``eligible_percent`` is ``eligibility="percent:P"``, and
+    ``calibration_folds`` the number of ``calibrate="cv:K"`` or ``"holdout:K"``.
+
+    >>> upgraded({"eligibility": 1, "eligible_percent": 50.0, "calibrate": "cv",
+    ...           "calibration_folds": 5})
+    {'eligibility': 'percent:50', 'calibrate': 'cv:5'}
+    """
+    options = dict(options)
+    percent = options.pop("eligible_percent", None)
+    if percent is not None:  # (0.1 allowed a count beside it, which SNoW's -e did not)
+        options["eligibility"] = f"percent:{float(percent):.15g}"
+    folds = options.pop("calibration_folds", None)
+    if folds is not None and folds != DEFAULT_FOLDS and options.get("calibrate") in (
+            "cv", "holdout"):
+        options["calibrate"] = f"{options['calibrate']}:{int(folds)}"
+    return options
+
+
 def check_training_options(options: dict[str, Any]) -> None:
     """Check the options every network has, whatever keeps what it learns (a
     :class:`~snowpy.Network`'s links or a :class:`~snowpy.DualNetwork`'s support vectors):
-    ``epochs``, ``calibrate``, ``calibration_folds``, ``seed``."""
+    ``epochs``, ``calibrate``, ``seed``."""
     epochs = options["epochs"]
     if not _is_int(epochs) or not 1 <= epochs <= MAX_EPOCHS:
         raise ConfigurationError(f"epochs must be an integer from 1 to {MAX_EPOCHS:,}, "
                                  f"got {epochs!r}")
-    _choice("calibrate", options["calibrate"], CALIBRATIONS)
-    folds = options["calibration_folds"]
-    if not _is_int(folds) or not 2 <= folds <= MAX_FOLDS:
-        raise ConfigurationError(f"calibration_folds must be an integer from 2 to {MAX_FOLDS}, "
-                                 f"got {folds!r}")
+    calibrating(options["calibrate"])
     seed = options["seed"]
     if seed is not None and (not _is_int(seed) or not 0 <= seed <= _MAX_SEED):
         raise ConfigurationError(
@@ -79,26 +177,12 @@ def check_options(options: dict[str, Any]) -> None:
     _choice("multiclass", options["multiclass"], MULTICLASS)
     _choice("links", options["links"], LINK_POLICIES)
     _choice("precision", options["precision"], tuple(PRECISIONS))
-    eligibility = options["eligibility"]
-    if not _is_int(eligibility) or eligibility < 1:
+    if eligibility_of(options["eligibility"]).percent is not None and \
+            options["links"] != "positive":
         raise ConfigurationError(
-            f"eligibility must be an integer >= 1 (the times a feature must be active before "
-            f"it is linked), got {eligibility!r}"
-        )
-    percent = options["eligible_percent"]
-    if percent is not None:
-        if isinstance(percent, (bool, np.bool_)) or not isinstance(percent, (int, float,
-                                                                             np.number)) \
-                or not 0 < percent <= 100:
-            raise ConfigurationError(
-                f"eligible_percent must be None or a number in (0, 100], got {percent!r}"
-            )
-        if options["links"] != "positive":
-            raise ConfigurationError(
-                "eligible_percent ranks each target's links by how often the feature was "
-                "active in the target's positive examples, which only links='positive' "
-                f"counts; got links={options['links']!r}"
-            )
+            "eligibility 'percent:P' ranks each target's links by how often the feature "
+            "was active in the target's positive examples, which only links='positive' "
+            f"counts; got links={options['links']!r}")
     discard = options["discard"]
     if discard is not None and (isinstance(discard, (bool, np.bool_))
                                 or not isinstance(discard, (int, float, np.number))

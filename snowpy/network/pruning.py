@@ -1,6 +1,6 @@
 """Pruning a trained network's links: SNoW's eligibility by percent and discarding.
 
-``eligible_percent`` keeps, per target, the links of its most active features;
+``eligibility="percent:p"`` keeps, per target, the links of its most active features;
 ``discard`` drops links whose weight is negligible. :meth:`snowpy.Network.fit`
 applies them (after its first epoch and at its end); :meth:`snowpy.Network.prune`
 applies both on demand.
@@ -12,14 +12,15 @@ from typing import Any
 
 import numpy as np
 
+from snowpy.network.options import eligibility_of
 from snowpy.network.refreshing import ensure_fresh
 
 __all__ = ["discard", "keep_top_percent", "prune"]
 
 
 def prune(net: Any) -> int:
-    """``eligible_percent`` then ``discard``; returns the links dropped."""
-    dropped = keep_top_percent(net) if net.eligible_percent is not None else 0
+    """``eligibility="percent:p"`` then ``discard``; returns the links dropped."""
+    dropped = keep_top_percent(net) if eligibility_of(net.eligibility).percent else 0
     return dropped + discard(net)
 
 
@@ -49,7 +50,8 @@ def discard(net: Any) -> int:
 
 
 def keep_top_percent(net: Any) -> int:
-    """Keep, per target, the links of its ``eligible_percent`` most active features.
+    """Keep, per target, the links of its ``p`` percent most active features
+    (``eligibility="percent:p"``).
 
     Activity is the link's count of positive examples (``links="positive"``);
     ties at the cut are kept. Returns the links dropped.
@@ -59,7 +61,7 @@ def keep_top_percent(net: Any) -> int:
     targets = store.target[positions]
     counts = store.lcount[positions]
     keep = np.zeros(store.target.shape[0], dtype=bool)
-    share = float(net.eligible_percent) / 100.0
+    share = float(eligibility_of(net.eligibility).percent or 100.0) / 100.0
     order = np.lexsort((-counts, targets))
     bounds = np.searchsorted(targets[order], np.arange(store.n_targets + 1))
     for t in range(store.n_targets):

@@ -16,7 +16,7 @@ Arrays of a full network (format 2)
     Activity count of each row (eligibility), when ``eligibility > 1``.
 ``link_targets``, ``link_weights``, ``link_averaging``, ``link_counts``
     Per link, in row order: its target, its weight planes, its averaging
-    sums (when averaging) and its count (with ``eligible_percent``).
+    sums (when averaging) and its count (with ``eligibility="percent:p"``).
 ``state``, ``promotions``, ``demotions``
     Per target: the rule's state and the updates made.
 
@@ -39,6 +39,7 @@ from snowpy.exceptions import ConfigurationError, ModelFileError, SnowpyError
 from snowpy.network.labels import LabelIndex
 from snowpy.network.learned import NetworkState
 from snowpy.network.links import ONLINE_WIDTH, LinkStore
+from snowpy.network.options import eligibility_of, upgraded
 from snowpy.network.refreshing import ensure_fresh
 from snowpy.plugins import get_rule
 from snowpy.records.rules import BuildContext
@@ -167,7 +168,7 @@ def restore_network(network_class: type, header: dict[str, Any],
     except SnowpyError as exc:
         raise ModelFileError(f"{where}: the model was trained with rule {rule!r}: {exc}") \
             from None
-    user = dict(header.get("params") or {"rule": rule, **options, **params})
+    user = upgraded(header.get("params") or {"rule": rule, **options, **params})
     user.pop("rule", None)
     legacy = "links" not in header
     storage = user.pop("storage", None)
@@ -213,9 +214,10 @@ def _store(net: Any, kernel: Any, space: int, header: dict[str, Any],
                                                     or "averaging" in arrays)):
         raise ModelFileError(f"{where}: the inference-only flag is invalid (an inference-only "
                              "file holds no averaging sums)")
+    eligible = eligibility_of(net.eligibility)
     store = LinkStore(kernel, space, policy=net.links, average=bool(net.average),
-                      precision=net.precision, min_count=int(net.eligibility),
-                      link_counts=net.eligible_percent is not None)
+                      precision=net.precision, min_count=eligible.times,
+                      link_counts=eligible.percent is not None)
     store.frozen = frozen
     store.add_targets(n_targets)
     try:

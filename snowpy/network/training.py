@@ -22,7 +22,7 @@ from snowpy._lazy import lazy_module
 from snowpy._rows import Rows
 from snowpy.exceptions import NumericalError, PluginError
 from snowpy.network.engine import TOUCHED, Options, Outcome, RuleBinding, run
-from snowpy.network.options import bias_strength
+from snowpy.network.options import bias_strength, eligibility_of
 from snowpy.network.pruning import keep_top_percent
 from snowpy.network.refreshing import refresh_planes
 
@@ -151,7 +151,7 @@ def train(net: Any, call: TrainingCall, *, epochs: int, shuffle: bool, progress:
     ``fresh`` data is counted for eligibility in its first pass. ``record``
     (``[n, targets]``) receives each example's progressive scores in the
     first pass. With ``rank_links`` (a :meth:`~snowpy.Network.fit`), the links
-    are ranked for ``eligible_percent`` after the first pass. Updates
+    are ranked for ``eligibility="percent:p"`` after the first pass. Updates
     ``net``'s training figures; warns once about clamped overflows.
     """
     if not net.kernel_.mistake_driven:
@@ -234,6 +234,7 @@ def _train(net: Any, call: TrainingCall, *, epochs: int, shuffle: bool, progress
     net.state_.online = False  # a later learn_one starts an entry of its own in mistakes_
     overflows = 0
     creating = True
+    by_percent = eligibility_of(net.eligibility).percent is not None
     keys = (call.keys if call.keys is not None
             else example_keys(call.X, call.y_indptr, call.y_targets)) if shuffle else None
 
@@ -247,12 +248,11 @@ def _train(net: Any, call: TrainingCall, *, epochs: int, shuffle: bool, progress
         overflows += epoch_overflows
         net.state_.mistakes.append(mistakes)
         net.state_.updates.append(updates)
-        if epoch == 0 and rank_links and net.eligible_percent is not None:
+        if epoch == 0 and rank_links and by_percent:
             keep_top_percent(net)
         # the same examples cannot call for new links again, unless eligibility let
-        # rows in during the pass (or links were dropped by eligible_percent)
-        creating = store.policy_code == TOUCHED or (
-            store.min_count > 1 and net.eligible_percent is None)
+        # rows in during the pass (or links were dropped by eligibility "percent:p")
+        creating = store.policy_code == TOUCHED or (store.min_count > 1 and not by_percent)
         return updates
 
     try:

@@ -24,7 +24,7 @@ def train_from_cache(classifier: Any, cache: FeatureCache, featurizer: Any, *,
     The first epoch goes in the corpus's order (its mistakes are progressive: made
     before learning each document), the later ones in a seeded random order of
     blocks and of documents within each. Training stops after an epoch without an
-    update when the classifier's ``early_stop`` says so; ``eligible_percent`` and
+    update when the classifier's ``early_stop`` says so; ``eligibility="percent:p"`` and
     ``discard`` apply at the end, as after ``fit``. ``on_epoch(epoch, mistakes)``
     is called after each epoch. An interruption (``KeyboardInterrupt``) leaves the
     cache as it was.
