@@ -7,6 +7,7 @@ The only module of snowpy that imports ``dask.distributed`` at run time
 from __future__ import annotations
 
 import contextlib
+import numbers
 from collections.abc import Iterator
 from typing import Any
 
@@ -31,14 +32,14 @@ def connect(cluster: Any = None) -> Iterator[Any]:
     scheduler's address (``"tcp://host:8786"``: a client connected to it), or a number
     of worker processes (a new ``LocalCluster`` of that many, one thread each, closed,
     processes and all, on leaving; ``None``: one)."""
-    if cluster is not None and not isinstance(cluster, (str, int)) or \
-            isinstance(cluster, bool):
-        if not hasattr(cluster, "scheduler_info"):
-            raise ConfigurationError(
-                f"cluster must be a distributed.Client, a scheduler's address or a number "
-                f"of workers, got {type(cluster).__name__}")
+    if hasattr(cluster, "scheduler_info"):  # a client (of any kind of cluster)
         yield cluster
         return
+    if not (cluster is None or isinstance(cluster, (str, numbers.Integral))) or \
+            isinstance(cluster, bool):
+        raise ConfigurationError(
+            f"cluster must be a distributed.Client, a scheduler's address or a number of "
+            f"workers, got {type(cluster).__name__}")
     distributed = _distributed()
     if isinstance(cluster, str):
         try:
