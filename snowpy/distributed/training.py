@@ -155,6 +155,7 @@ class _Run:
         self.average_over = average_over
         self.classifier = classifier
         self.params = classifier.get_params()
+        self.calibration = calibrating(self.params["calibrate"])
         self.mixing = mixing
         self.progress = progress
         self.on_submit = on_submit
@@ -217,8 +218,7 @@ class _Run:
             1 << int(self.params["bits"]), self.labels, multilabel=self.multilabel,
             mean_active=self.mean_active)
         reference = net.state_.store.initial_weights  # (docs/distributed.md: why not the absent planes)
-        plan = calibrating(self.params["calibrate"])
-        folds = plan.folds if plan.cross_fits else 0
+        folds = self.calibration.folds if self.calibration.cross_fits else 0
         setup = Setup(self.params, self.mixing, np.asarray(reference, dtype=np.float64),
                       folds, int(self.params["seed"] or 0), self.average_over)
         return network_state(net), setup
@@ -229,8 +229,7 @@ class _Run:
         start, self.setup = self._start()
         folds = self.setup.folds
         names = ["network"] + [f"fold-{f + 1}" for f in
-                               range(1 if calibrating(self.params["calibrate"]).method ==
-                                     "holdout" else folds)]
+                               range(1 if self.calibration.method == "holdout" else folds)]
         self.fold_of = {name: (-1 if name == "network" else int(name[5:]) - 1)
                         for name in names}
         epochs = int(self.params["epochs"])
@@ -328,7 +327,7 @@ class _Run:
             positives = np.concatenate([p[1] for p in parts])
             net.calibration_ = Calibration.fit(
                 scores, positives, normalize=normalisation_of(net, self.multilabel),
-                method=str(calibrating(self.params["calibrate"]).method))
+                method=str(self.calibration.method))
         classifier.featurizer_ = classifier.make_featurizer()
         classifier.network_ = net
         classifier.distributed_ = {

@@ -14,11 +14,10 @@ import numpy as np
 from snowpy.exceptions import ConfigurationError
 from snowpy.network.links import LINK_POLICIES, PRECISIONS
 
-__all__ = ["CALIBRATIONS", "DEFAULT_FOLDS", "MULTICLASS", "Calibrating", "Eligibility",
+__all__ = ["DEFAULT_FOLDS", "MULTICLASS", "Calibrating", "Eligibility",
            "bias_strength", "calibrating", "check_options", "check_training_options",
            "eligibility_of", "upgraded"]
 
-CALIBRATIONS = (None, "none", "cv", "holdout", "progressive")  # ("none": the CLI's spelling)
 #: Folds of ``calibrate="cv"`` and ``"holdout"`` when the value names none.
 DEFAULT_FOLDS = 3
 MULTICLASS = ("ova", "constraint")
