@@ -104,12 +104,12 @@ def test_arithmetic_mixing_averages_what_the_shards_predict(rule, links, average
         # the shard's own network, trained the same way, for comparison
         net = tasks._network(state, "test")  # (a worker's step, as the round runs it)
         from snowpy.network.labels import encode_labels
-        from snowpy.network.training import TrainingCall, train
+        from snowpy.network.engine import Block
 
         indptr, targets = encode_labels(net.state_.labels, part.labels, False)
         net.state_.rng = np.random.default_rng(0)
-        train(net, TrainingCall(part.X, net.state_.store.training_rows(part.X), indptr, targets,
-                                None, None, part.keys), epochs=1, shuffle=True)
+        net.state_.learn(Block(part.X, net.state_.store.training_rows(part.X), indptr, targets,
+                               None, None, part.keys), epochs=1, shuffle=True, early_stop=True)
         shard_nets.append(net)
     mixed = restore_network(Network, *tasks.finish(Mixture.combine(mixtures), state, setup, 0),
                             "test")

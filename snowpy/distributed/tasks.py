@@ -136,9 +136,9 @@ def train_round(state: State, data: ShardData, setup: Setup, round: int, fold: i
     ``fold`` when ``fold >= 0``), as a mixture weighted by the examples learned
     (``state_key``: the key of ``state``'s future, to share its table among the
     shards of this worker)."""
+    from snowpy.network.engine import Block
     from snowpy.network.labels import encode_labels
     from snowpy.network.state import network_state
-    from snowpy.network.training import TrainingCall, train
 
     net = _network(state, f"the mixed network of round {round}")
     start = _start_table(state, setup, state_key)
@@ -156,9 +156,10 @@ def train_round(state: State, data: ShardData, setup: Setup, round: int, fold: i
     before = learned.target_counts().copy()
     figures = (net.n_examples_seen_, net.overflows_, net.underflows_)
     if rows.size:
-        call = TrainingCall(X, store.training_rows(X), y_indptr, y_targets, None, None,
-                            data.keys[rows])
-        train(net, call, epochs=1, shuffle=bool(setup.params["shuffle"]), fresh=round == 0)
+        block = Block(X, store.training_rows(X), y_indptr, y_targets, None, None,
+                      data.keys[rows])
+        learned.learn(block, epochs=1, shuffle=bool(setup.params["shuffle"]), early_stop=False,
+                      fresh=round == 0)
     mistakes = net.mistakes_[-1] if rows.size else 0
     updates = net.updates_[-1] if rows.size else 0
     stats = {"mistakes": mistakes, "updates": updates,
@@ -174,7 +175,6 @@ def finish(mixture: Mixture, start: State, setup: Setup, round: int,
     """The mixed network of a round: the sum made a network, with SNoW's
     eligibility by percent applied after the first round."""
     from snowpy.network.options import eligibility_of
-    from snowpy.network.pruning import keep_top_percent
     from snowpy.network.state import network_state
 
     state = mixture.state(start, setup.reference, setup.mixing,
@@ -183,19 +183,18 @@ def finish(mixture: Mixture, start: State, setup: Setup, round: int,
     if round > 0 or eligibility_of(setup.params["eligibility"]).percent is None:
         return state
     net = _network(state, f"the mixed network of round {round}")
-    keep_top_percent(net)
+    net.state_.keep_top_percent()
     return network_state(net)
 
 
 def discarded(state: State, setup: Setup) -> State:
     """The last mixed network with SNoW's ``discard`` applied, as ``fit`` ends."""
-    from snowpy.network.pruning import discard
     from snowpy.network.state import network_state
 
     if setup.params.get("discard") is None:
         return state
     net = _network(state, "the mixed network")
-    discard(net)
+    net.state_.discard(net.discard, averaged=bool(net.average))
     return network_state(net)
 
 

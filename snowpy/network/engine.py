@@ -1,13 +1,21 @@
-"""The training epoch: one compiled loop over a CSR matrix and the link pool.
+"""The engine of a :class:`~snowpy.Network`: what it has learned, and what is done to it.
 
-:func:`run` (compiled ahead of time, :mod:`snowpy._core.engine`) takes four objects,
-as scikit-learn's ``_plain_sgd`` takes a weight vector, a data set and a loss: the
-pool's :class:`Links`, the :class:`RuleBinding` (the rule's C function, its numbers,
-planes and state), the :class:`Options` (link policy, threshold, thick separator,
-bias...) and the examples; it returns an :class:`Outcome`. The rule's update is a C
-function of one ABI (:mod:`snowpy.records.kernels`) called through a pointer: one
-loop serves every rule, built-in or third-party, at the same speed, with no Python or
-pluggy call per example.
+An :class:`Engine` holds the learned state (the link store, the labels, the rule
+and its resolved parameters, the counters, the progressive window, the sigmoids)
+and the operations on it: :meth:`~Engine.learn` a block of examples,
+:meth:`~Engine.prune` the links, refresh a rule's derived planes, and
+:meth:`~Engine.to_arrays` for the model file. The estimator (``Network``) keeps its
+parameters, checks them once per fit, builds an engine and hands it blocks; loading
+a model builds the engine through the same constructor.
+
+:meth:`Engine.learn` runs the compiled epoch (:func:`snowpy._core.engine.run`),
+which takes four objects, as scikit-learn's ``_plain_sgd`` takes a weight vector, a
+data set and a loss: the pool's ``Links``, the ``RuleBinding`` (the rule's C
+function, its numbers, planes and state), the ``Options`` (link policy, threshold,
+thick separator, bias...) and the examples; it returns an ``Outcome``. The rule's
+update is a C function of one ABI (:mod:`snowpy.records.kernels`) called through a
+pointer: one loop serves every rule, built-in or third-party, at the same speed,
+with no Python or pluggy call per example.
 
 Per example ``i`` (in the order given):
 
@@ -16,21 +24,21 @@ Per example ``i`` (in the order given):
    a row is *eligible* once its count reaches ``min_count``;
 2. the activation of every target from its links: ``absent * sum_k v_k +
    sum_k v_k * sum_{links of r_k} (w - absent)``, where ``absent`` is the
-   effective weight of a missing link (0 for ``POSITIVE``, the initial
+   effective weight of a missing link (0 for ``positive``, the initial
    effective weight otherwise);
 3. the network's prediction before learning (winner-take-all over the
    allowed targets, or for multi-label networks every target at or above
    ``theta``) and whether it was a mistake;
-4. create links (SNoW's sparse network): with ``POSITIVE`` every eligible
+4. create links (SNoW's sparse network): with ``positive`` every eligible
    active row is linked to each target the example is positive for, with
-   ``ALL`` to every target it is shown to; a new link's initial weight joins
+   ``all`` to every target it is shown to; a new link's initial weight joins
    the target's activation from here on (the prediction was made without
    it: the example's label must not leak into it);
 5. for every allowed target, SNoW's test: a positive example needs
    ``activation >= theta + thickness``, a negative one ``activation < theta -
    negative_thickness``; otherwise the target's weights on the example's
    eligible rows are gathered (a missing link at its initial weights with
-   ``TOUCHED``; skipped with ``POSITIVE``) and the rule's kernel updates them.
+   ``touched``; skipped with ``positive``) and the rule's kernel updates them.
    With ``constraint`` (SNoW's constraint classification, ``-O +``) the test
    is relative: every other allowed target whose activation is at least the
    true target's minus the thickness is demoted, and the true target
@@ -38,35 +46,495 @@ Per example ``i`` (in the order given):
 6. the updated weights are checked and written back: magnitudes clamped into
    ``[min_magnitude, max_magnitude]`` (a multiplicative rule's weight that
    reached zero is raised to the floor: an underflow), counted, never
-   silent; NaN stops the epoch. ``TOUCHED`` creates the link of a weight the
+   silent; NaN stops the epoch. ``touched`` creates the link of a weight the
    update changed. Averaged weights are kept with the usual trick ``U +=
    c * delta``, so that the average is ``W - U / c``.
 
-Nothing is searched for. A dense row (linked to every target, in target
-order: :mod:`snowpy.network.blocks`) holds target ``t``'s link at offset
-``t``, and is scored as a plain vector. The links of the other rows that
-belong to the targets an example needs (those that get links, and those an
-update calls for) are threaded onto a list per target (``head[t]``,
-``nxt[q]``) in one pass, so creating a target's missing links and gathering
-its weights walk that target's links of the example and nothing else. Links
-are appended to their row's block and keep their offset in it, so the lists
-stay valid when a block moves; a block completed out of order is sorted
-after the example.
+Nothing is searched for. A dense row (linked to every target, in target order:
+:mod:`snowpy.network.blocks`) holds target ``t``'s link at offset ``t``, and is
+scored as a plain vector. The links of the other rows that belong to the targets
+an example needs are threaded onto a list per target in one pass, so creating a
+target's missing links and gathering its weights walk that target's links of the
+example and nothing else.
 
-The pool must have room for the links an example may create; when it has
-not, the epoch stops before that example and reports the room it needs
-(``Outcome.need_room``): the caller grows the pool and continues from there.
+The pool must have room for the links an example may create; when it has not, the
+epoch stops before that example and reports the room it needs
+(``Outcome.need_room``): :meth:`Engine.learn` grows the pool and continues from
+there, so a model trained in chunks is the model trained at once.
 """
 
 from __future__ import annotations
 
-from snowpy._core.engine import POLICIES, Links, Options, Outcome, RuleBinding, Workspace, run
+import math
+import warnings
+from typing import TYPE_CHECKING, Any
 
-__all__ = ["ALL", "POLICIES", "POSITIVE", "SIGNED", "TOUCHED", "Links", "Options", "Outcome",
-           "RuleBinding", "Workspace", "run"]
+import numpy as np
 
-#: Link policies (``links=`` of :class:`snowpy.Network`), as the engine numbers them.
-POSITIVE = POLICIES["positive"]
-TOUCHED = POLICIES["touched"]
-ALL = POLICIES["all"]
-SIGNED = POLICIES["signed"]
+from snowpy._core.engine import Options, Outcome, RuleBinding, run
+from snowpy._lazy import lazy_module
+from snowpy._rows import Rows
+from snowpy.exceptions import NumericalError, PluginError
+from snowpy.network.blocks import USED
+from snowpy.network.labels import LabelIndex
+from snowpy.network.links import TOUCHED, LinkStore
+from snowpy.network.training import (
+    KERNEL_ERRORS,
+    NumericalWarning,
+    checking_kernels,
+    chunks,
+    example_keys,
+    refresh_points,
+    run_epochs,
+    shuffled,
+)
+from snowpy.records.rules import RuleKernel, RuleSpec
+
+if TYPE_CHECKING:  # pragma: no cover
+    import scipy.sparse as sp
+else:
+    sp = lazy_module("scipy.sparse")
+
+__all__ = ["ONLINE_REFRESH_LINKS", "Block", "Engine", "EngineCache"]
+
+#: One-example predictions refresh a rule's derived planes after (pool slots / this)
+#: examples learned: every example while the network is small, and never more than
+#: that many link updates an example on average (20 Newsgroups as a stream with Naive
+#: Bayes: more than ten minutes when every prediction refreshed).
+ONLINE_REFRESH_LINKS = 20_000
+
+_NONE_INT = np.empty(0, dtype=np.int64)
+_NONE_TARGETS = np.empty(0, dtype=np.int32)
+_NO_SCORES = np.empty((0, 0), dtype=np.float64)
+
+
+class Block:
+    """A block of encoded examples: what :meth:`Engine.learn` takes.
+
+    ``X`` (CSR, or :class:`~snowpy._rows.Rows`), the pool rows of its columns, the
+    labels as targets (``y_indptr``, ``y_targets``), the targets each example may be
+    shown to (``a_indptr``, ``a_targets``; None: every target) and the examples'
+    shuffling keys, when the caller has better ones than the features give
+    (SnowClassifier: from the texts).
+    """
+
+    def __init__(self, X: sp.csr_matrix, rows: np.ndarray, y_indptr: np.ndarray,
+                 y_targets: np.ndarray, a_indptr: np.ndarray | None = None,
+                 a_targets: np.ndarray | None = None, keys: np.ndarray | None = None) -> None:
+        self.X = X
+        self.keys = keys
+        self.rows = rows
+        self.indptr = X.indptr.astype(np.int64, copy=False)
+        #: the strengths, None for binary rows (the engine reads 1)
+        self.vals = X.strengths if isinstance(X, Rows) else X.data
+        self.y_indptr = y_indptr
+        self.y_targets = y_targets
+        self.a_indptr = _NONE_INT if a_indptr is None else a_indptr
+        self.a_targets = _NONE_TARGETS if a_targets is None else a_targets
+        self.n = X.shape[0]
+        self.max_active = int(np.diff(self.indptr).max()) if self.n else 0
+
+
+class EngineCache:
+    """What is derived from an engine's state and kept only for speed: the effective
+    link tables, the one-example path's compiled binding and its buffers.
+
+    :meth:`invalidate` is the one call that says the weights changed. The compiled
+    binding is checked against the store's generations where it is used, and is not
+    pickled (it is made again on first use).
+    """
+
+    def __init__(self) -> None:
+        #: effective weights per link, minus a missing link's (key: averaged or not)
+        self.effective: dict[bool, np.ndarray] = {}
+        #: the one-example scoring's constants (absent weight, rounding, bias, theta)
+        self.score_args: Any = None
+        #: ``[t]`` for each target ``t``, made once (the one-example path's targets)
+        self.single_targets: list[np.ndarray] = []
+        #: one example's progressive scores (the window copies them)
+        self.score_buffer: np.ndarray | None = None
+        #: the one-example path's compiled binding, and the generations it was bound at
+        self.learner: Any = None
+        self.learner_key = (-1, -1)
+        self.learner_width = 0
+        self.learner_queue = 0
+
+    def invalidate(self) -> None:
+        """The weights changed: the effective tables are stale."""
+        self.effective.clear()
+
+    def __getstate__(self) -> dict[str, Any]:
+        state = self.__dict__.copy()
+        state["learner"] = None
+        state["learner_key"] = (-1, -1)
+        return state
+
+
+class Engine:
+    """What a :class:`~snowpy.Network` has learned, and the operations on it.
+
+    Attributes
+    ----------
+    spec, params, kernel
+        The update rule's record, its parameters as used (defaults and derived
+        values included) and its compiled kernel.
+    store : LinkStore
+        The links and their weights.
+    labels : LabelIndex
+        The labels, one per target node, in target order.
+    multilabel, indicator : bool
+        Trained with a set of labels per example; given them as a 0/1 matrix.
+    bias : float
+        The strength of SNoW's fixed feature (0: none).
+    constraint : bool
+        SNoW's constraint classification (``multiclass="constraint"``).
+    percent : float or None
+        ``eligibility="percent:p"``: the share of links each target keeps.
+    n_features : int
+        The width of ``X``; with ``open_features``, one past the largest id seen
+        (a network started one example at a time, without a width).
+    rng : numpy.random.Generator
+        The shuffling's salts, drawn one per epoch.
+    counts : ndarray of int64, shape (targets, 2)
+        Promotions and demotions per target (:meth:`target_counts` grows it).
+    progressive : ProgressiveWindow or None
+        The recent scores progressive calibration fits its sigmoids on.
+    calibration : Calibration or None
+        The sigmoids from scores to probabilities.
+    mistakes, updates : list of int
+        Per epoch (per call of ``partial_fit``; one entry for a run of
+        ``learn_one``), mistakes made and target updates.
+    n_examples_seen, overflows, underflows : int
+        Examples processed; updates clamped at the largest and the smallest
+        magnitude kept.
+    online : bool
+        A run of ``learn_one`` has its entry in ``mistakes`` open.
+    planes_stale : bool
+        A rule that derives its scoring planes (Naive Bayes) learned since
+        they were derived; ``stale_examples`` counts the examples since.
+    cache : EngineCache
+        What is derived from the rest, for speed.
+    """
+
+    def __init__(self, spec: RuleSpec, params: dict[str, Any], kernel: RuleKernel,
+                 store: LinkStore, labels: LabelIndex, *, multilabel: bool, n_features: int,
+                 seed: int | None, rule: str | None = None, bias: float = 1.0,
+                 constraint: bool = False, percent: float | None = None,
+                 open_features: bool = False, indicator: bool = False,
+                 progressive: Any = None) -> None:
+        self.spec = spec
+        self.rule = spec.name if rule is None else rule
+        self.params = params
+        self.kernel = kernel
+        self.store = store
+        self.labels = labels
+        self.multilabel = multilabel
+        self.indicator = indicator
+        self.bias = float(bias)
+        self.constraint = bool(constraint)
+        self.percent = percent
+        self.n_features = n_features
+        self.open_features = open_features
+        self.rng = np.random.default_rng(seed)
+        self.counts = np.zeros((0, 2), dtype=np.int64)
+        self.progressive = progressive
+        self.calibration: Any = None
+        self.mistakes: list[int] = []
+        self.updates: list[int] = []
+        self.n_examples_seen = 0
+        self.overflows = 0
+        self.underflows = 0
+        self.online = False
+        self.planes_stale = False
+        self.stale_examples = 0
+        self.cache = EngineCache()
+
+    def target_counts(self) -> np.ndarray:
+        """Promotions and demotions per target, ``int64[targets, 2]``, grown to every
+        target; the engine adds to it in place."""
+        n_targets = self.store.n_targets
+        if self.counts.shape[0] < n_targets:
+            grown = np.zeros((n_targets, 2), dtype=np.int64)
+            grown[:self.counts.shape[0]] = self.counts
+            self.counts = grown
+        return self.counts
+
+    # ------------------------------------------------------------- the rule, bound
+    def binding(self) -> RuleBinding:
+        """The rule as the compiled loops apply it to the pool (its kernel, numbers,
+        planes, initial and absent weights, per-target state)."""
+        store = self.store
+        try:
+            return RuleBinding(self.kernel.compiled, np.asarray(self.kernel.params),
+                               np.asarray(store.planes, dtype=np.float64),
+                               store.initial_weights, store.absent_planes, store.S,
+                               store.dtype == np.float32, checking_kernels())
+        except (TypeError, ValueError) as exc:  # a plugin's planes or weights, mis-shaped
+            raise PluginError(f"rule {self.rule!r}: {exc}") from exc
+
+    def options(self) -> Options:
+        """How the engine trains, as the compiled loops read it."""
+        store = self.store
+        if self.kernel.mistake_driven:
+            thick = (float(self.params["thickness"]), float(self.params["negative_thickness"]))
+        else:  # an update on every example
+            thick = (math.inf, math.inf)
+        return Options(store.policy_code, store.min_count, bool(self.kernel.multiplicative),
+                       store.min_magnitude, store.max_magnitude, float(self.params["theta"]),
+                       *thick, self.bias, bool(self.multilabel), self.constraint)
+
+    def kernel_failure(self) -> PluginError:
+        """The error of a rule whose step returned non-zero (a Python rule's exception is
+        its cause)."""
+        kernel = self.kernel.compiled
+        error, kernel.error = kernel.error, None
+        what = f"raised {type(error).__name__}: {error}" if error is not None else \
+            "returned an error"
+        failure = PluginError(f"the update kernel of rule {self.rule!r}{_provided(self.rule)} "
+                              f"{what}; training stopped")
+        failure.__cause__ = error
+        return failure
+
+    def kernel_exception(self) -> PluginError:
+        """The error of a rule whose compiled step raised (collected by
+        :data:`~snowpy.network.training.KERNEL_ERRORS`)."""
+        first, count = KERNEL_ERRORS.take()
+        return PluginError(f"the update kernel of rule {self.rule!r}{_provided(self.rule)} "
+                           f"raised {type(first).__name__}: {first} ({count} time(s)); "
+                           "training stopped")
+
+    # --------------------------------------------------------------- learning
+    def learn(self, block: Block, *, epochs: int, shuffle: bool, early_stop: bool,
+              progress: Any = None, fresh: bool = True, record: np.ndarray | None = None,
+              rank_links: bool = False) -> None:
+        """Run ``epochs`` passes over ``block``.
+
+        ``fresh`` data is counted for eligibility in its first pass. ``record``
+        (``[n, targets]``) receives each example's progressive scores in the
+        first pass. With ``rank_links`` (a :meth:`~snowpy.Network.fit`), the links
+        are ranked for ``eligibility="percent:p"`` after the first pass. Updates the
+        training figures; warns once about clamped overflows.
+        """
+        if not self.kernel.mistake_driven:
+            epochs = min(epochs, 1)  # a counting rule learns each example once (SNoW's -B)
+        try:
+            with KERNEL_ERRORS:
+                self._learn(block, epochs=epochs, shuffle=shuffle, early_stop=early_stop,
+                            progress=progress, fresh=fresh, record=record,
+                            rank_links=rank_links)
+        finally:
+            if self.kernel.refresh is not None:
+                self.planes_stale = True  # refreshed by the next prediction, save or view
+
+    def _learn(self, block: Block, *, epochs: int, shuffle: bool, early_stop: bool,
+               progress: Any, fresh: bool, record: np.ndarray | None,
+               rank_links: bool) -> None:
+        store = self.store
+        counts = self.target_counts()
+        self.online = False  # a later learn_one starts an entry of its own in mistakes_
+        overflows = 0
+        creating = True
+        by_percent = self.percent is not None
+        keys = (block.keys if block.keys is not None
+                else example_keys(block.X, block.y_indptr, block.y_targets)) if shuffle \
+            else None
+
+        def one_epoch(epoch: int) -> int:
+            nonlocal overflows, creating
+            order = shuffled(keys, self.rng) if keys is not None else np.arange(block.n)
+            mistakes, updates, epoch_overflows = self._epoch(
+                block, epoch, order.astype(np.int64), counts, progress,
+                counting=fresh and epoch == 0, creating=creating,
+                record=record if epoch == 0 else None)
+            overflows += epoch_overflows
+            self.mistakes.append(mistakes)
+            self.updates.append(updates)
+            if epoch == 0 and rank_links and by_percent:
+                self.keep_top_percent()
+            # the same examples cannot call for new links again, unless eligibility let
+            # rows in during the pass (or links were dropped by eligibility "percent:p")
+            creating = store.policy_code == TOUCHED or (store.min_count > 1 and not by_percent)
+            return updates
+
+        try:
+            run_epochs(epochs, early_stop, one_epoch)
+        finally:  # an interrupted training still leaves a consistent network
+            self.cache.invalidate()
+        if overflows:
+            self.overflows += overflows
+            warnings.warn(
+                f"{overflows} weight updates exceeded the largest magnitude kept "
+                f"({store.max_magnitude:g}) and were clamped; use milder promotion/demotion, "
+                "or a bias strength closer to the feature strengths",
+                NumericalWarning,
+                stacklevel=4,
+            )
+
+    def _epoch(self, block: Block, epoch: int, order: np.ndarray, counts: np.ndarray,
+               progress: Any, *, counting: bool, creating: bool, record: np.ndarray | None
+               ) -> tuple[int, int, int]:
+        """One pass over ``order`` (in chunks when reporting progress)."""
+        store = self.store
+        mistakes = updates = overflows = 0
+        # a rule that derives its scores (Naive Bayes) predicts each example from the
+        # counts refreshed when the examples seen reached 1, 2, 4, 8...: log2(n)
+        # refreshes of the links over a stream, however it is cut into calls
+        refreshing = self.kernel.refresh is not None
+        if refreshing and progress is None:
+            cuts = refresh_points(self.n_examples_seen, order.size)
+            pieces = list(zip([0] + cuts, cuts + [order.size]))
+        else:
+            pieces = chunks(order.size, progress is not None, getattr(progress, "every", None))
+        rule = self.binding()
+        options = self.options()
+        for start, stop in pieces:
+            seen_before = int(self.n_examples_seen)
+            chunk_mistakes = 0
+            position = start
+            while position < stop:
+                scores = _NO_SCORES if record is None else \
+                    np.empty((stop - position, store.n_targets), dtype=np.float64)
+                outcome: Outcome = run(
+                    store.links(), rule, options, block.indptr, block.rows, block.vals,
+                    order[position:stop], block.y_indptr, block.y_targets, block.a_indptr,
+                    block.a_targets, store.seen, counts, block.max_active, scores, counting,
+                    creating)
+                processed, need_room = outcome.processed, outcome.need_room
+                self.n_examples_seen += outcome.seen - store.seen
+                store.seen = outcome.seen
+                self.underflows += outcome.underflows
+                chunk_mistakes += outcome.mistakes
+                updates += outcome.updates
+                overflows += outcome.overflows
+                if KERNEL_ERRORS.caught:
+                    raise self.kernel_exception()
+                if outcome.failed:
+                    raise self.kernel_failure()
+                if outcome.nonfinite:
+                    example = int(order[position + processed])
+                    raise NumericalError(
+                        f"rule {self.rule!r} produced NaN at example {example}; check its "
+                        f"parameters {np.asarray(self.kernel.params).tolist()}"
+                    )
+                if record is not None:
+                    record[order[position:position + processed]] = scores[:processed]
+                position += processed
+                if need_room:
+                    store.reserve_links(need_room)
+                    rule = self.binding()  # (the pool's arrays grew: bound again)
+            if refreshing and int(self.n_examples_seen).bit_length() > seen_before.bit_length():
+                self.refresh_planes()  # (the examples seen reached a power of two)
+                rule = self.binding()
+            mistakes += chunk_mistakes
+            if progress is not None:
+                self.cache.invalidate()
+                progress(epoch, stop, order.size, chunk_mistakes)
+        return mistakes, updates, overflows
+
+    # --------------------------------------------------------------- derived planes
+    def refresh_planes(self) -> None:
+        """Call the rule's ``refresh`` on every live link and write the planes back
+        (a rule that is not a sum of independently updated weights, Naive Bayes, keeps
+        what it learns in planes of coefficient 0 and derives the planes that score)."""
+        self.planes_stale = False
+        self.stale_examples = 0
+        refresh = self.kernel.refresh
+        store = self.store
+        if refresh is None or store.frozen:
+            return
+        live = store.live_slots()
+        W = store.W[live].astype(np.float64)
+        target = store.target[live].astype(np.int64)
+        bias_end = store.start[0] + (store.cap[0] if store.dense[0] else store.size[0]) \
+            if store.n_rows else 0
+        in_bias = (live >= (store.start[0] if store.n_rows else 0)) & (live < bias_end)
+        bias = np.where(in_bias, self.bias, 0.0)
+        refresh(W, target, bias, store.S, self.kernel.params)
+        if not np.all(np.isfinite(W)):
+            raise NumericalError(f"rule {self.rule!r}: refresh produced non-finite weights")
+        store.W[live] = W.astype(store.W.dtype)
+        self.cache.invalidate()
+
+    def ensure_fresh(self, *, online: bool = False) -> None:
+        """Refresh when training left the derived planes behind; ``online`` (a prediction
+        of one example), only once enough examples were learned since the last refresh."""
+        if not self.planes_stale:
+            return
+        if online and self.stale_examples < int(self.store.meta[USED]) // ONLINE_REFRESH_LINKS:
+            return
+        self.refresh_planes()
+
+    def effective_delta(self, averaged: bool) -> np.ndarray:
+        """Per pool slot, the link's prediction weight minus a missing link's (cached)."""
+        self.ensure_fresh()
+        cached = self.cache.effective.get(averaged)
+        if cached is None:
+            cached = self.cache.effective[averaged] = self.store.effective(averaged=averaged)
+        return cached
+
+    # --------------------------------------------------------------- pruning
+    def prune(self, discard: float | None, *, averaged: bool) -> int:
+        """``eligibility="percent:p"`` then ``discard``; returns the links dropped."""
+        dropped = self.keep_top_percent() if self.percent else 0
+        return dropped + self.discard(discard, averaged=averaged)
+
+    def discard(self, share: float | None, *, averaged: bool) -> int:
+        """Drop the links SNoW's ``-d`` calls negligible; returns how many.
+
+        Negligible: the link's prediction weight differs from a missing link's by
+        less than ``share`` times the rule's initial effective weight, or, for
+        rules whose weights start at 0 or are derived (Naive Bayes'
+        log-probabilities), times the mean difference from a missing link's of the
+        link weights that differ from it. The bias is kept.
+        """
+        if share is None:
+            return 0
+        self.ensure_fresh()  # (a rule's derived weights, as prediction would see them)
+        store = self.store
+        initial = abs(self.kernel.initial_effective_weight)
+        if initial > 0 and self.kernel.refresh is None:
+            scale = initial
+        else:  # the links that moved: a link still at the missing weight (links="all" has
+            #    one per feature seen) says nothing of the scale, and must not lower it
+            moved = np.abs(store.links_csr(averaged=averaged).data - store.absent)
+            moved = moved[moved > 0]
+            scale = float(moved.mean()) if moved.size else 0.0
+        self.cache.invalidate()
+        return store.prune(threshold=float(share) * scale, averaged=averaged)
+
+    def keep_top_percent(self) -> int:
+        """Keep, per target, the links of its ``percent`` most active features
+        (``eligibility="percent:p"``).
+
+        Activity is the link's count of positive examples (``links="positive"``);
+        ties at the cut are kept. Returns the links dropped.
+        """
+        store = self.store
+        positions = store.live_slots()
+        targets = store.target[positions]
+        counts = store.lcount[positions]
+        keep = np.zeros(store.target.shape[0], dtype=bool)
+        share = float(self.percent or 100.0) / 100.0
+        order = np.lexsort((-counts, targets))
+        bounds = np.searchsorted(targets[order], np.arange(store.n_targets + 1))
+        for t in range(store.n_targets):
+            members = order[bounds[t]:bounds[t + 1]]
+            if members.size == 0:
+                continue
+            quota = max(1, int(np.ceil(share * members.size)))
+            floor = counts[members[quota - 1]]
+            keep[positions[members[counts[members] >= floor]]] = True
+        dropped = store.prune(keep)
+        self.cache.invalidate()
+        return dropped
+
+
+def _provided(rule: str) -> str:
+    """`` (plugin 'name', distribution)`` for a plugin's rule, for error messages."""
+    try:
+        from snowpy.plugins import list_rules
+
+        provided = list_rules().get(rule)
+        return f" (plugin {provided.plugin!r}, {provided.distribution})" if provided else ""
+    except Exception:  # noqa: BLE001 - the message must not fail
+        return ""

@@ -33,12 +33,11 @@ import numpy as np
 
 from snowpy._core import links as _compiled
 from snowpy._core.block import Block
-from snowpy._core.engine import Links
+from snowpy._core.engine import POLICIES, Links
 from snowpy._core.scoring import effective_weights
 from snowpy._lazy import lazy_module
 from snowpy.hashmap import FeatureMap
 from snowpy.network.blocks import IDLE, USED, new_meta
-from snowpy.network.engine import ALL, POLICIES, POSITIVE, SIGNED
 from snowpy.records.rules import RuleKernel
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -46,11 +45,15 @@ if TYPE_CHECKING:  # pragma: no cover
 else:
     sp = lazy_module("scipy.sparse")
 
-__all__ = ["LINK_POLICIES", "ONLINE_WIDTH", "PRECISIONS", "ROW", "LinkStore"]
+__all__ = ["ALL", "LINK_POLICIES", "ONLINE_WIDTH", "POSITIVE", "PRECISIONS", "ROW", "SIGNED",
+           "TOUCHED", "LinkStore"]
 
 #: Storage precision of the weights: name -> (dtype, smallest and largest magnitude kept).
 PRECISIONS = {"float64": (np.float64, 1e-100, 1e100), "float32": (np.float32, 1e-30, 1e30)}
 LINK_POLICIES = tuple(POLICIES)
+#: The link policies (``links=`` of :class:`snowpy.Network`), as the engine numbers them.
+POSITIVE, TOUCHED, ALL, SIGNED = (POLICIES[name] for name in ("positive", "touched", "all",
+                                                               "signed"))
 _MAX_ROWS = 2**31 - 2
 #: The feature space of a network started one example at a time with no width:
 #: any id below it.

@@ -34,7 +34,7 @@ from snowpy.network.labels import (
     encode_labels,
     positive_matrix,
 )
-from snowpy.network.learned import NetworkState
+from snowpy.network.engine import Block, Engine
 from snowpy.network.links import PRECISIONS, LinkStore
 from snowpy.network.online import ONLINE_WIDTH, OnlineLearning
 from snowpy.network.options import (
@@ -44,12 +44,10 @@ from snowpy.network.options import (
     eligibility_of,
 )
 from snowpy.network.predicting import LabelPrediction
-from snowpy.network.pruning import discard, prune
-from snowpy.network.refreshing import ensure_fresh
 from snowpy.network.scoring import scores as link_scores
 from snowpy.network.scoring import worth_a_table
 from snowpy.network.state import network_state, restore_network
-from snowpy.network.training import NumericalWarning, TrainingCall, train
+from snowpy.network.training import NumericalWarning
 from snowpy.network.weights import WeightViews
 from snowpy.plugins import get_rule
 from snowpy.records.rules import BuildContext, RuleSpec
@@ -330,10 +328,18 @@ class Network(LabelPrediction, OnlineLearning, WeightViews, SavesModel, RulePara
         # (which need it twice) calibrate it progressively, as the stream goes
         calibrate = calibrating(self.calibrate)
         progressive = calibrate.method == "progressive" or (streamed and calibrate.cross_fits)
-        self._state = NetworkState(
+        self._state = self.new_engine(
             spec, params, kernel, store, LabelIndex(), multilabel=multilabel,
-            n_features=n_features, seed=self.seed,
-            progressive=ProgressiveWindow() if progressive else None)
+            n_features=n_features, progressive=ProgressiveWindow() if progressive else None)
+
+    def new_engine(self, spec: RuleSpec, params: dict[str, Any], kernel: Any, store: LinkStore,
+                   labels: LabelIndex, **learned: Any) -> Engine:
+        """An engine for this network's settings over ``store`` (training a network and
+        loading one build it here; ``learned``: the rest of
+        :class:`~snowpy.network.engine.Engine`'s keywords)."""
+        return Engine(spec, params, kernel, store, labels, seed=self.seed, rule=self.rule,
+                      bias=self._bias_strength(), constraint=self.multiclass == "constraint",
+                      percent=eligibility_of(self.eligibility).percent, **learned)
 
     def start(self, n_features: int, labels: Sequence[Any], *, multilabel: bool = False,
               mean_active: float = 1.0) -> Network:
@@ -362,9 +368,10 @@ class Network(LabelPrediction, OnlineLearning, WeightViews, SavesModel, RulePara
 
     # ------------------------------------------------------- the learned state
     @property
-    def state_(self) -> NetworkState:
+    def state_(self) -> Engine:
         """Everything the network has learned, as one value
-        (:class:`~snowpy.network.learned.NetworkState`); :meth:`to_state` gives it as
+        (:class:`~snowpy.network.engine.Engine`, which also
+        holds the operations on it); :meth:`to_state` gives it as
         plain data."""
         try:  # (read on every example by the fitted attributes: one look-up)
             return self.__dict__["_state"]
@@ -372,7 +379,7 @@ class Network(LabelPrediction, OnlineLearning, WeightViews, SavesModel, RulePara
             self._check_fitted()  # (raises NotFittedError)
             raise
 
-    def adopt_state(self, state: NetworkState) -> Network:
+    def adopt_state(self, state: Engine) -> Network:
         """Take ``state`` as what this network has learned (loading a model, or a
         distributed round's mix, builds it); returns the network."""
         self._state = state
@@ -404,7 +411,7 @@ class Network(LabelPrediction, OnlineLearning, WeightViews, SavesModel, RulePara
         """``epochs`` passes, ``discard`` at the end, the progressive sigmoids fitted."""
         self._learn(X, y, targets, epochs=int(self.epochs), shuffle=bool(self.shuffle),
                     progress=progress, fitting=True, keys=keys)
-        discard(self)
+        self._state.discard(self.discard, averaged=bool(self.average))
         if self.calibrate not in (None, "none"):
             phase(progress, "calibrating")
         if self.calibrate == "progressive":
@@ -446,12 +453,13 @@ class Network(LabelPrediction, OnlineLearning, WeightViews, SavesModel, RulePara
         if len(self._state.labels) > store.n_targets:
             store.add_targets(len(self._state.labels) - store.n_targets)
             self._cover_new_targets()
-        call = TrainingCall(X, store.training_rows(X), y_indptr, y_targets, a_indptr,
-                            a_targets, keys)
+        block = Block(X, store.training_rows(X), y_indptr, y_targets, a_indptr, a_targets,
+                      keys)
         progressive = self._state.progressive is not None
-        record = np.empty((call.n, store.n_targets)) if progressive else None
-        train(self, call, epochs=epochs, shuffle=shuffle, progress=progress, record=record,
-              rank_links=fitting)
+        record = np.empty((block.n, store.n_targets)) if progressive else None
+        self._state.learn(block, epochs=epochs, shuffle=shuffle,
+                          early_stop=bool(self.early_stop), progress=progress, record=record,
+                          rank_links=fitting)
         if record is not None:
             self._state.progressive.add(record, positive_matrix(y_indptr, y_targets,
                                                           record.shape[1]))
@@ -509,7 +517,7 @@ class Network(LabelPrediction, OnlineLearning, WeightViews, SavesModel, RulePara
         (or once at the end) to keep its size in check.
         """
         self._check_fitted()
-        return prune(self)
+        return self._state.prune(self.discard, averaged=bool(self.average))
 
     # ------------------------------------------------------------ prediction
     @property
@@ -532,7 +540,7 @@ class Network(LabelPrediction, OnlineLearning, WeightViews, SavesModel, RulePara
         if table is None and worth_a_table(self._state.store, X):
             table = self.effective_links_delta()
         elif table is None:
-            ensure_fresh(self)  # (a rule's derived weights, as the table would hold them)
+            self._state.ensure_fresh()  # (a rule's derived weights, as the table holds them)
         return link_scores(self._state.store, table, X, self._bias_strength(),
                            float(self.rule_params_["theta"]), averaged=averaged)
 

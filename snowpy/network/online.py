@@ -23,19 +23,14 @@ from snowpy._lazy import lazy_module
 from snowpy.exceptions import ConfigurationError
 from snowpy.network.calibrating import refresh_progressive
 from snowpy.network.labels import normalise_label
-from snowpy.network.learned import LearnedFigures, NetworkState
+from snowpy.network.learned import LearnedFigures
 from snowpy.network.links import ONLINE_WIDTH
-from snowpy.network.refreshing import ensure_fresh
-from snowpy.network.training import (
-    KERNEL_ERRORS,
-    NumericalWarning,
-    kernel_failure,
-    rule_binding,
-    training_options,
-)
+from snowpy.network.training import KERNEL_ERRORS, NumericalWarning
 
 if TYPE_CHECKING:  # pragma: no cover
     import scipy.sparse as sp
+
+    from snowpy.network.engine import Engine
 else:
     sp = lazy_module("scipy.sparse")
 
@@ -93,7 +88,7 @@ class OnlineLearning(LearnedFigures):
     :class:`snowpy.network.kind.NetworkKind`."""
 
     # what the Network this mixes into provides (declared for the type checker)
-    _state: NetworkState
+    _state: Engine
     rule: str
     partial_fit: Callable[..., Any]
     predict: Callable[..., Any]
@@ -123,7 +118,7 @@ class OnlineLearning(LearnedFigures):
             fmap = store.feature_map
             slots, row_ids = fmap.arrays
             learner = cache.learner = OnlineLearner(
-                store.links(), rule_binding(self), training_options(self), slots, row_ids,
+                store.links(), state.binding(), state.options(), slots, row_ids,
                 state.target_counts(), cache.learner_width, cache.learner_queue,
                 fmap.direct)
             cache.learner_key = key
@@ -144,7 +139,7 @@ class OnlineLearning(LearnedFigures):
         self._check_fitted()
         state = self._state
         if state.planes_stale:  # (a rule's derived planes: checked here, on every example)
-            ensure_fresh(self, online=True)
+            state.ensure_fresh(online=True)
         store = state.store
         out = np.empty(store.n_targets, dtype=np.float64)
         constants = state.cache.score_args
@@ -248,7 +243,7 @@ class OnlineLearning(LearnedFigures):
         outcome)``): record the rows it mapped and grow what it asked for; True when the
         example was learned, False when the step must be called again."""
         if KERNEL_ERRORS.caught:
-            raise KERNEL_ERRORS.failure(self)
+            raise self._state.kernel_exception()
         status, next_row, outcome = result
         cache = self._state.cache
         store = self._state.store
@@ -257,7 +252,7 @@ class OnlineLearning(LearnedFigures):
         if next_row > store.n_rows:
             store.n_rows = next_row
         if outcome.failed:
-            raise kernel_failure(self)
+            raise self._state.kernel_failure()
         if status or not (outcome.processed or not outcome.need_room):
             cache.learner = None  # (it holds the arrays about to grow: they grow in place)
         if status == GROW_MAP:

@@ -37,10 +37,8 @@ import numpy as np
 from snowpy._core.links import distinct_links
 from snowpy.exceptions import ConfigurationError, ModelFileError, SnowpyError
 from snowpy.network.labels import LabelIndex
-from snowpy.network.learned import NetworkState
 from snowpy.network.links import ONLINE_WIDTH, LinkStore
 from snowpy.network.options import eligibility_of, upgraded
-from snowpy.network.refreshing import ensure_fresh
 from snowpy.plugins import get_rule
 from snowpy.records.rules import BuildContext
 
@@ -84,7 +82,7 @@ def network_state(net: Any, inference_only: bool = False
                   ) -> tuple[dict[str, Any], dict[str, np.ndarray]]:
     """The header and arrays that describe a trained network."""
     state = net.state_
-    ensure_fresh(net)
+    state.ensure_fresh()
     store = state.store
     inference_only = inference_only or store.frozen
     layout = store.exact()
@@ -197,9 +195,9 @@ def restore_network(network_class: type, header: dict[str, Any],
         raise ModelFileError(f"{where}: a label is invalid: {exc}") from None
     if len(index) != len(labels):
         raise ModelFileError(f"{where}: the labels are not distinct")
-    state = NetworkState(spec, validated, kernel, store, index, multilabel=multilabel,
-                         n_features=n_features, seed=net.seed, open_features=open_features,
-                         indicator=bool(header.get("indicator", False)) and multilabel)
+    state = net.new_engine(spec, validated, kernel, store, index, multilabel=multilabel,
+                           n_features=n_features, open_features=open_features,
+                           indicator=bool(header.get("indicator", False)) and multilabel)
     _adopt_figures(state, stats, arrays, where)
     _adopt_calibration(state, net.calibrate, header, arrays, where)
     return net.adopt_state(state)
@@ -240,7 +238,7 @@ def _store(net: Any, kernel: Any, space: int, header: dict[str, Any],
     return store
 
 
-def _adopt_figures(state: NetworkState, stats: dict[str, Any],
+def _adopt_figures(state: Any, stats: dict[str, Any],
                    arrays: dict[str, np.ndarray], where: str) -> None:
     """What training reported: mistakes and updates per epoch, examples seen, clamped
     updates, promotions and demotions per target."""
@@ -254,7 +252,7 @@ def _adopt_figures(state: NetworkState, stats: dict[str, Any],
                              _per_target(arrays, "demotions", n_targets, where)], axis=1)
 
 
-def _adopt_calibration(state: NetworkState, calibrate: Any, header: dict[str, Any],
+def _adopt_calibration(state: Any, calibrate: Any, header: dict[str, Any],
                        arrays: dict[str, np.ndarray], where: str) -> None:
     """The sigmoids and the progressive window (an uncalibrated model says so, as a
     trained one does)."""

@@ -1,68 +1,30 @@
-"""Driving the engine: epochs, progress chunks, pool growth, and what training reports.
+"""What every training loop shares: the order of an epoch, the epoch driver, progress
+chunks, and the exceptions of rules' compiled steps.
 
-:func:`train` runs :func:`snowpy.network.engine.run` over one call's
-examples: in chunks when progress is reported (1, 2, 4, 8... examples, then
-every 16,384), resuming where the engine stopped whenever the link pool must
-grow, so a model trained in chunks is the model trained at once.
+An epoch's order depends on what the examples are, not on where they stand
+(:func:`example_keys`, :func:`shuffled`); :func:`run_epochs` runs passes with SNoW's
+early stop; :func:`chunks` cuts a pass where progress is reported. The network's
+engine (:class:`snowpy.network.engine.Engine`), the dual network and the epochs from a
+feature cache use them.
 """
 
 from __future__ import annotations
 
-import math
 import os
 import sys
-import warnings
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
 from snowpy._core import hashing
-from snowpy._lazy import lazy_module
-from snowpy._rows import Rows
-from snowpy.exceptions import NumericalError, PluginError
-from snowpy.network.engine import TOUCHED, Options, Outcome, RuleBinding, run
-from snowpy.network.options import bias_strength, eligibility_of
-from snowpy.network.pruning import keep_top_percent
-from snowpy.network.refreshing import refresh_planes
 
-if TYPE_CHECKING:  # pragma: no cover
-    import scipy.sparse as sp
-else:
-    sp = lazy_module("scipy.sparse")
-
-__all__ = ["NumericalWarning", "TrainingCall", "chunks", "example_keys", "keyed_order",
-           "mixed_keys", "run_epochs", "train"]
-
-_NONE_INT = np.empty(0, dtype=np.int64)
-_NONE_TARGETS = np.empty(0, dtype=np.int32)
-_NO_SCORES = np.empty((0, 0), dtype=np.float64)
+__all__ = ["KERNEL_ERRORS", "NumericalWarning", "checking_kernels", "chunks", "example_keys",
+           "keyed_order", "mixed_keys", "refresh_points", "run_epochs", "shuffled"]
 
 
 class NumericalWarning(RuntimeWarning):
     """Weights reached the largest magnitude kept and were clamped."""
-
-
-class TrainingCall:
-    """The encoded examples of one ``fit`` or ``partial_fit`` call."""
-
-    def __init__(self, X: sp.csr_matrix, rows: np.ndarray, y_indptr: np.ndarray,
-                 y_targets: np.ndarray, a_indptr: np.ndarray | None = None,
-                 a_targets: np.ndarray | None = None, keys: np.ndarray | None = None) -> None:
-        self.X = X
-        #: the examples' shuffling keys, when the caller has better ones than the
-        #: features give (SnowClassifier: from the texts)
-        self.keys = keys
-        self.rows = rows
-        self.indptr = X.indptr.astype(np.int64, copy=False)
-        #: the strengths, None for binary rows (the engine reads 1)
-        self.vals = X.strengths if isinstance(X, Rows) else X.data
-        self.y_indptr = y_indptr
-        self.y_targets = y_targets
-        self.a_indptr = _NONE_INT if a_indptr is None else a_indptr
-        self.a_targets = _NONE_TARGETS if a_targets is None else a_targets
-        self.n = X.shape[0]
-        self.max_active = int(np.diff(self.indptr).max()) if self.n else 0
 
 
 def chunks(n: int, chunked: bool, every: int | None = None) -> list[tuple[int, int]]:
@@ -143,28 +105,6 @@ def run_epochs(epochs: int, early_stop: bool, one_epoch: Callable[[int], int]) -
     return epochs
 
 
-def train(net: Any, call: TrainingCall, *, epochs: int, shuffle: bool, progress: Any = None,
-          fresh: bool = True, record: np.ndarray | None = None,
-          rank_links: bool = False) -> None:
-    """Run ``epochs`` passes of ``net`` over ``call``.
-
-    ``fresh`` data is counted for eligibility in its first pass. ``record``
-    (``[n, targets]``) receives each example's progressive scores in the
-    first pass. With ``rank_links`` (a :meth:`~snowpy.Network.fit`), the links
-    are ranked for ``eligibility="percent:p"`` after the first pass. Updates
-    ``net``'s training figures; warns once about clamped overflows.
-    """
-    if not net.kernel_.mistake_driven:
-        epochs = min(epochs, 1)  # a counting rule learns each example once (SNoW's -B)
-    try:
-        with _KERNEL_ERRORS:
-            _train(net, call, epochs=epochs, shuffle=shuffle, progress=progress, fresh=fresh,
-                   record=record, rank_links=rank_links)
-    finally:
-        if net.kernel_.refresh is not None:
-            net.state_.planes_stale = True  # refreshed by the next prediction, save or view
-
-
 class _KernelErrors:
     """Exceptions raised inside a rule's compiled kernel. A C callback cannot raise:
     numba hands them to ``sys.unraisablehook`` and training went on (the command exited
@@ -204,124 +144,15 @@ class _KernelErrors:
         else:
             self.previous(info)
 
-    def failure(self, net: Any) -> Exception:
-        from snowpy.exceptions import PluginError
-
-        first = self.caught[0]
-        count = len(self.caught)
+    def take(self) -> tuple[BaseException, int]:
+        """The first exception collected and how many there were; clears them."""
+        first, count = self.caught[0], len(self.caught)
         self.caught = []
-        try:
-            from snowpy.plugins import list_rules
-
-            provided = list_rules().get(net.rule)
-            where = f" (plugin {provided.plugin!r}, {provided.distribution})" if provided \
-                else ""
-        except Exception:  # noqa: BLE001 - the message must not fail
-            where = ""
-        return PluginError(f"the update kernel of rule {net.rule!r}{where} raised "
-                           f"{type(first).__name__}: {first} ({count} time(s)); training "
-                           "stopped")
+        return first, count
 
 
-_KERNEL_ERRORS = _KernelErrors()
-KERNEL_ERRORS = _KERNEL_ERRORS  # (for the one-example paths)
-
-
-def _train(net: Any, call: TrainingCall, *, epochs: int, shuffle: bool, progress: Any,
-           fresh: bool, record: np.ndarray | None, rank_links: bool) -> None:
-    store = net.state_.store
-    counts = net.state_.target_counts()
-    net.state_.online = False  # a later learn_one starts an entry of its own in mistakes_
-    overflows = 0
-    creating = True
-    by_percent = eligibility_of(net.eligibility).percent is not None
-    keys = (call.keys if call.keys is not None
-            else example_keys(call.X, call.y_indptr, call.y_targets)) if shuffle else None
-
-    def one_epoch(epoch: int) -> int:
-        nonlocal overflows, creating
-        order = shuffled(keys, net.state_.rng) if keys is not None else np.arange(call.n)
-        order = order.astype(np.int64)
-        mistakes, updates, epoch_overflows = _epoch(
-            net, call, epoch, order, counts, progress, counting=fresh and epoch == 0,
-            creating=creating, record=record if epoch == 0 else None)
-        overflows += epoch_overflows
-        net.state_.mistakes.append(mistakes)
-        net.state_.updates.append(updates)
-        if epoch == 0 and rank_links and by_percent:
-            keep_top_percent(net)
-        # the same examples cannot call for new links again, unless eligibility let
-        # rows in during the pass (or links were dropped by eligibility "percent:p")
-        creating = store.policy_code == TOUCHED or (store.min_count > 1 and not by_percent)
-        return updates
-
-    try:
-        run_epochs(epochs, bool(net.early_stop), one_epoch)
-    finally:  # an interrupted training still leaves a consistent network
-        net.state_.cache.invalidate()
-    if overflows:
-        net.state_.overflows += overflows
-        warnings.warn(
-            f"{overflows} weight updates exceeded the largest magnitude kept "
-            f"({store.max_magnitude:g}) and were clamped; use milder promotion/demotion, or a "
-            "bias strength closer to the feature strengths",
-            NumericalWarning,
-            stacklevel=4,
-        )
-
-
-def _epoch(net: Any, call: TrainingCall, epoch: int, order: np.ndarray, counts: np.ndarray,
-           progress: Any, *, counting: bool, creating: bool, record: np.ndarray | None
-           ) -> tuple[int, int, int]:
-    """One pass over ``order`` (in chunks when reporting progress)."""
-    store = net.state_.store
-    mistakes = updates = overflows = 0
-    # a rule that derives its scores (Naive Bayes) predicts each example from the counts
-    # refreshed when the examples seen reached 1, 2, 4, 8...: log2(n) refreshes of the
-    # links over a stream, however it is cut into calls
-    refreshing = net.kernel_.refresh is not None
-    if refreshing and progress is None:
-        cuts = refresh_points(net.n_examples_seen_, order.size)
-        pieces = list(zip([0] + cuts, cuts + [order.size]))
-    else:
-        pieces = chunks(order.size, progress is not None, getattr(progress, "every", None))
-    for start, stop in pieces:
-        seen_before = int(net.n_examples_seen_)
-        chunk_mistakes = 0
-        position = start
-        while position < stop:
-            scores = _NO_SCORES if record is None else \
-                np.empty((stop - position, store.n_targets), dtype=np.float64)
-            outcome = _run(net, call, order[position:stop], counts, counting, creating, scores)
-            processed, seen, need_room = outcome.processed, outcome.seen, outcome.need_room
-            net.state_.n_examples_seen += seen - store.seen
-            store.seen = seen
-            net.state_.underflows += outcome.underflows
-            chunk_mistakes += outcome.mistakes
-            updates += outcome.updates
-            overflows += outcome.overflows
-            if _KERNEL_ERRORS.caught:
-                raise _KERNEL_ERRORS.failure(net)
-            if outcome.failed:
-                raise kernel_failure(net)
-            if outcome.nonfinite:
-                example = int(order[position + processed])
-                raise NumericalError(
-                    f"rule {net.rule!r} produced NaN at example {example}; check its "
-                    f"parameters {net.kernel_.params.tolist()}"
-                )
-            if record is not None:
-                record[order[position:position + processed]] = scores[:processed]
-            position += processed
-            if need_room:
-                store.reserve_links(need_room)
-        if refreshing and int(net.n_examples_seen_).bit_length() > seen_before.bit_length():
-            refresh_planes(net)  # (the examples seen reached a power of two)
-        mistakes += chunk_mistakes
-        if progress is not None:
-            net.state_.cache.invalidate()
-            progress(epoch, stop, order.size, chunk_mistakes)
-    return mistakes, updates, overflows
+#: Exceptions raised in rules' compiled steps, collected while training.
+KERNEL_ERRORS = _KernelErrors()
 
 
 def refresh_points(seen: int, n: int) -> list[int]:
@@ -340,68 +171,8 @@ def refresh_points(seen: int, n: int) -> list[int]:
     return [p for p in points if 0 < p < n]
 
 
-def separator(net: Any) -> tuple[float, float]:
-    """The thickness on each side the engine applies: the rule's, or infinite (an update
-    on every example) for a rule that is not mistake-driven."""
-    if not net.kernel_.mistake_driven:
-        return math.inf, math.inf
-    params = net.rule_params_
-    return float(params["thickness"]), float(params["negative_thickness"])
-
-
 def checking_kernels() -> bool:
     """Whether rules' steps run on guarded copies of their buffers
     (``SNOWPY_CHECK_KERNELS=1``: ``snowpy plugins --check`` and the conformance suite
     set it): a write outside its arrays stops the training and names the rule."""
     return os.environ.get("SNOWPY_CHECK_KERNELS", "") not in ("", "0")
-
-
-def rule_binding(net: Any) -> RuleBinding:
-    """The rule as the engine applies it to ``net``'s pool (its kernel, numbers, planes,
-    initial and absent weights, per-target state)."""
-    store = net.state_.store
-    return RuleBinding(net.kernel_.compiled, net.kernel_.params,
-                       np.asarray(store.planes, dtype=np.float64), store.initial_weights,
-                       store.absent_planes, store.S, store.dtype == np.float32,
-                       checking_kernels())
-
-
-def training_options(net: Any) -> Options:
-    """How ``net`` trains, as the engine reads it."""
-    store = net.state_.store
-    return Options(store.policy_code, store.min_count, bool(net.kernel_.multiplicative),
-                   store.min_magnitude, store.max_magnitude, float(net.rule_params_["theta"]),
-                   *separator(net), bias_strength(net.bias), bool(net.multilabel_),
-                   net.multiclass == "constraint")
-
-
-def kernel_failure(net: Any) -> PluginError:
-    """The error of a rule whose step returned non-zero (a Python rule's exception is
-    its cause)."""
-    kernel = net.kernel_.compiled
-    error, kernel.error = kernel.error, None
-    try:
-        from snowpy.plugins import list_rules
-
-        provided = list_rules().get(net.rule)
-        where = f" (plugin {provided.plugin!r}, {provided.distribution})" if provided else ""
-    except Exception:  # noqa: BLE001 - the message must not fail
-        where = ""
-    what = f"raised {type(error).__name__}: {error}" if error is not None else \
-        "returned an error"
-    failure = PluginError(f"the update kernel of rule {net.rule!r}{where} {what}; "
-                          "training stopped")
-    failure.__cause__ = error
-    return failure
-
-
-def _run(net: Any, call: TrainingCall, order: np.ndarray, counts: np.ndarray, counting: bool,
-         creating: bool, scores: np.ndarray) -> Outcome:
-    try:
-        rule = rule_binding(net)
-    except (TypeError, ValueError) as exc:  # a plugin's planes or weights of the wrong shape
-        raise PluginError(f"rule {net.rule!r}: {exc}") from exc
-    return run(net.state_.store.links(), rule, training_options(net), call.indptr, call.rows,
-               call.vals, order, call.y_indptr, call.y_targets, call.a_indptr,
-               call.a_targets, net.state_.store.seen, counts, call.max_active, scores, counting,
-               creating)

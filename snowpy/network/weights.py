@@ -13,7 +13,6 @@ import numpy as np
 
 from snowpy._lazy import lazy_module
 from snowpy.network.learned import LearnedFigures
-from snowpy.network.refreshing import ensure_fresh
 
 if TYPE_CHECKING:  # pragma: no cover
     import scipy.sparse as sp
@@ -21,7 +20,7 @@ else:
     sp = lazy_module("scipy.sparse")
 
 if TYPE_CHECKING:  # pragma: no cover
-    from snowpy.network.learned import NetworkState
+    from snowpy.network.engine import Engine
 
 __all__ = ["WeightViews"]
 
@@ -29,7 +28,7 @@ __all__ = ["WeightViews"]
 class WeightViews(LearnedFigures):
     """The weight views of a trained network (needs ``_state`` and ``_check_fitted``)."""
 
-    _state: NetworkState
+    _state: Engine
     average: bool
 
     def _check_fitted(self) -> None:  # pragma: no cover - the estimator's
@@ -47,13 +46,7 @@ class WeightViews(LearnedFigures):
     def effective_links_delta(self) -> np.ndarray:
         """Per pool slot, the link's prediction weight minus a missing link's (cached)."""
         self._check_fitted()
-        ensure_fresh(self)
-        averaged = bool(self.average)
-        cached = self._state.cache.effective.get(averaged)
-        if cached is None:
-            cached = self._state.cache.effective[averaged] = \
-                self._state.store.effective(averaged=averaged)
-        return cached
+        return self._state.effective_delta(bool(self.average))
 
     def link_weights(self, columns: Any) -> tuple[np.ndarray, np.ndarray]:
         """The weight of the link from each feature (column of ``X``; ``-1``: the bias) to
@@ -93,7 +86,7 @@ class WeightViews(LearnedFigures):
         missing entries weigh :attr:`absent_weight_`.
         """
         self._check_fitted()
-        ensure_fresh(self)
+        self._state.ensure_fresh()
         return self._state.store.links_csr(averaged=bool(self.average))
 
     def link_counts(self, columns: Any = None) -> np.ndarray:
@@ -135,7 +128,7 @@ class WeightViews(LearnedFigures):
         networks and tests; :meth:`effective_links` is the sparse form.
         """
         self._check_fitted()
-        ensure_fresh(self)
+        self._state.ensure_fresh()
         dense = self._state.store.full_table(averaged=bool(self.average))
         unseen = np.full((1, dense.shape[1]), self._state.store.absent)
         return np.vstack([dense, unseen])

@@ -60,7 +60,7 @@ Such a rule may keep what it learns (counts) in planes of coefficient 0 and
 derive the planes that score from them with ``refresh(W, target, bias, S,
 params)``, a plain function the network calls when the examples seen reach 1,
 2, 4, 8... and before a prediction, save or weight view that follows training
-(:mod:`snowpy.network.refreshing`). It receives the live links'
+(:meth:`snowpy.network.engine.Engine.refresh_planes`). It receives the live links'
 planes ``W`` (``float64[links, planes]``, written back after the call), each
 link's ``target``, ``bias`` (``float64[links]``: the bias strength for a link of
 the bias row, 0 for every other link) and the per-target state ``S``; it
