@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -15,7 +16,7 @@ if TYPE_CHECKING:  # pragma: no cover
 else:
     sp = lazy_module("scipy.sparse")
 
-__all__ = ["apply_weights", "as_csr", "check_length", "require_rows"]
+__all__ = ["apply_weights", "as_csr", "check_length", "require_rows", "threads_of"]
 
 
 def as_csr(X: Any, *, name: str = "X") -> sp.csr_matrix:
@@ -132,3 +133,26 @@ def apply_weights(X: sp.csr_matrix, y: Any, targets: Any, sample_weight: Any,
     pick = [y[i] for i in order] if not isinstance(y, np.ndarray) else y[order]
     picked_targets = None if targets is None else [targets[i] for i in order]
     return X[order], pick, picked_targets, None if keys is None else keys[order]
+
+
+def usable_cores() -> int:
+    """The cores this process may run on (its affinity, where the system tells it)."""
+    try:
+        return len(os.sched_getaffinity(0)) or 1
+    except AttributeError:  # pragma: no cover - macOS and Windows
+        return os.cpu_count() or 1
+
+
+def threads_of(n_jobs: Any) -> int:
+    """scikit-learn's ``n_jobs`` as a number of threads: None is 1, -1 every core the
+    process may use, -2 all but one...
+
+    >>> threads_of(None), threads_of(3), threads_of(-1) == usable_cores()
+    (1, 3, True)
+    """
+    if n_jobs is None:
+        return 1
+    if isinstance(n_jobs, bool) or not isinstance(n_jobs, (int, np.integer)) or n_jobs == 0:
+        raise ConfigurationError(f"n_jobs must be a positive integer, -1 (every core) or "
+                                 f"None (one), got {n_jobs!r}")
+    return int(n_jobs) if n_jobs > 0 else max(1, usable_cores() + 1 + int(n_jobs))

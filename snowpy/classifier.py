@@ -103,8 +103,11 @@ class SnowClassifier(SavesModel, RuleParamsEstimator):
         0.850 accuracy on 20 Newsgroups.
     ngrams, char_ngrams, char_boundaries, skipgrams, affixes, extractors, bits,
     lowercase, unicode_form, strip_accents, token_pattern, values, norm,
-    fields, keep_names, hash_seed, errors, chunk_bytes, n_jobs :
+    fields, keep_names, hash_seed, errors, chunk_bytes :
         The front end's options; see :class:`snowpy.Featurizer`.
+    n_jobs : int, default -1
+        Threads featurising and learning at once (-1: every core the process may
+        use); the model is the same for any number (see :class:`snowpy.Network`).
     calibrate : {"cv", "holdout", "progressive", None} or str, default "cv"
         How probabilities are calibrated (see :class:`snowpy.Network`). By default
         a classifier gives calibrated probabilities, as the command line does:
@@ -146,7 +149,8 @@ class SnowClassifier(SavesModel, RuleParamsEstimator):
     ['spam', 'ham']
     """
 
-    _option_names = ("rule", "thickness") + _FEATURIZER_OPTIONS + _NETWORK_OPTIONS
+    _option_names = ("rule", "thickness") + _FEATURIZER_OPTIONS + tuple(
+        name for name in _NETWORK_OPTIONS if name not in _FEATURIZER_OPTIONS)  # (n_jobs: both)
     _takes_text = True
     #: How the training corpus was read, on a classifier loaded from a file (``{}`` where
     #: the file kept none; see :meth:`save`).

@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 
 from snowpy import model_kinds
+from snowpy.declared import learned
 from snowpy.exceptions import ModelFileError, SnowpyError
 from snowpy.network.options import upgraded
 from snowpy.network.state import plain
@@ -34,10 +35,10 @@ def classifier_state(classifier: Any, inference_only: bool = False
     # the features a network's file keeps (a row whose links were all dropped is not)
     kept = arrays["feature_ids"] if "feature_ids" in arrays else network.feature_ids_
     featurizer = classifier.featurizer_
-    params = plain(featurizer.get_params())
+    params = plain(learned(featurizer.get_params()))
     params["extractors"] = [list(item) for item in params.get("extractors", [])]
     header = {"kind": "classifier", "network": header, "featurizer": params,
-              "classifier": plain(classifier.get_params())}
+              "classifier": plain(learned(classifier.get_params()))}
     names = featurizer.packed_names(kept)
     if names is not None:
         packed, header["names"] = names

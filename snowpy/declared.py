@@ -21,7 +21,8 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any
 
-__all__ = ["CLASSIFIER", "DUAL_NETWORK", "FEATURIZER", "NETWORK", "Setting", "defaults"]
+__all__ = ["CLASSIFIER", "DUAL_NETWORK", "FEATURIZER", "NETWORK", "RUNNING", "Setting",
+           "defaults", "learned"]
 
 
 @dataclass(frozen=True)
@@ -42,6 +43,21 @@ class Setting:
     default: Any
     doc: str
     why: str = ""
+
+
+#: Parameters that say how an estimator runs, not what it learns (the threads: the model
+#: is the same for any number). Model files leave them out, so that a model is the same
+#: file however it was trained; a loaded model takes their defaults.
+RUNNING = frozenset({"n_jobs"})
+
+
+def learned(params: Mapping[str, Any]) -> dict[str, Any]:
+    """``params`` without the :data:`RUNNING` ones (what a model file keeps).
+
+    >>> learned({"epochs": 3, "n_jobs": 2})
+    {'epochs': 3}
+    """
+    return {name: value for name, value in params.items() if name not in RUNNING}
 
 
 def _table(entries: Mapping[str, Setting]) -> Mapping[str, Setting]:
@@ -104,6 +120,8 @@ NETWORK: Mapping[str, Setting] = _table({
                                  "constraint classification"),
     "calibrate": Setting(None, "how probabilities are calibrated: none, cv or holdout (3 "
                                "folds; cv:k, holdout:k with k), or progressive"),
+    "n_jobs": Setting(None, "threads learning at once, the targets shared among them: the "
+                            "same network for any number (None: one, -1: every core)"),
 })
 
 #: :class:`~snowpy.DualNetwork`'s parameters: the network's that apply to support vectors.
@@ -129,4 +147,7 @@ CLASSIFIER: Mapping[str, Setting] = _table({
                      "negative evidence: on text, as accurate with half the model"),
     "calibrate": Setting("cv", NETWORK["calibrate"].doc, why="a classifier gives "
                          "probabilities, as the command line does"),
+    "n_jobs": Setting(-1, "threads featurising and learning at once (-1: every core the "
+                          "process may use); the model is the same for any number",
+                      why="featurising and learning use every core, as fastText does"),
 })

@@ -59,7 +59,7 @@ def test_a_classifier_default_that_differs_says_why():
     below = {**declared.FEATURIZER, **declared.NETWORK}
     differs = sorted(name for name, setting in declared.CLASSIFIER.items()
                      if name in below and below[name].default != setting.default)
-    assert differs == ["bits", "calibrate", "links", "ngrams", "rule"]
+    assert differs == ["bits", "calibrate", "links", "n_jobs", "ngrams", "rule"]
     assert all(declared.CLASSIFIER[name].why for name in differs)
 
 
@@ -73,7 +73,7 @@ def test_train_options_are_built_from_the_classifiers_table():
     options["norm"] = options.pop("l2")  # (a switch: --l2)
     built = [name for name in declared.CLASSIFIER if name in options]
     assert built == ["rule", "thickness", "ngrams", "char_ngrams", "bits", "values", "norm",
-                     "keep_names", "epochs", "average", "seed", "early_stop", "links",
+                     "keep_names", "n_jobs", "epochs", "average", "seed", "early_stop", "links",
                      "eligibility", "discard", "precision", "calibrate"]
     for name in built:
         setting, option = declared.CLASSIFIER[name], options[name]

@@ -52,6 +52,7 @@ cdef struct batch_t:
     const int64_t *a_indptr   # NULL: every target sees every example
     const int32_t *a_targets
     double *scores            # NULL, or [n_order, n_targets]: scores before learning
+    bint activations          # scores holds the raw activations (targets learned apart)
     bint counting
     bint creating
 
@@ -80,6 +81,7 @@ cdef struct work_t:
     uint8_t *grown
     int64_t *kmark
     int64_t *open_k
+    int64_t *kslot            # a target's link of each row of the example, in updates
     double *wbuf
     double *vbuf
     int64_t *kbuf

@@ -65,6 +65,7 @@ cdef class Workspace:
         w.grown = <uint8_t *>calloc(width, 1)
         w.kmark = <int64_t *>calloc(width, sizeof(int64_t))
         w.open_k = <int64_t *>malloc(width * sizeof(int64_t))
+        w.kslot = <int64_t *>malloc(width * sizeof(int64_t))
         w.wbuf = <double *>malloc(width * n_planes * sizeof(double) + sizeof(double))
         w.vbuf = <double *>malloc(width * sizeof(double))
         w.kbuf = <int64_t *>malloc(width * sizeof(int64_t))
@@ -81,7 +82,7 @@ cdef class Workspace:
         w.qo = <int64_t *>malloc(queue * sizeof(int64_t))
         w.nxt = <int64_t *>malloc(queue * sizeof(int64_t))
         if (w.row_buf == NULL or w.val_buf == NULL or w.eligible == NULL or w.dense == NULL
-                or w.grown == NULL or w.kmark == NULL or w.open_k == NULL or w.wbuf == NULL
+                or w.grown == NULL or w.kmark == NULL or w.open_k == NULL or w.kslot == NULL or w.wbuf == NULL
                 or w.vbuf == NULL or w.kbuf == NULL or w.jbuf == NULL or w.new_w == NULL
                 or w.new_u == NULL or w.acc == NULL or w.stamp == NULL
                 or w.allowed_stamp == NULL or w.head == NULL or w.listed == NULL
@@ -98,6 +99,7 @@ cdef class Workspace:
         free(w.grown)
         free(w.kmark)
         free(w.open_k)
+        free(w.kslot)
         free(w.wbuf)
         free(w.vbuf)
         free(w.kbuf)
@@ -308,7 +310,7 @@ cdef outcome_t epoch(Pool *p, weight_t *W, weight_t *U, const rule_t *rule, cons
     cdef int64_t pos, i, mark, m, lo, n_allowed, n_positive, linked, fan, need, k, r, c, t
     cdef int64_t j, first, off, q, wanted, n_open, o, e, g, h, best
     cdef double vsum, y, true_score, sqnorm, moved, v
-    cdef bint wrong, calls, violated, changed
+    cdef bint wrong, calls, violated, changed, missing
     cdef int status
     cdef weight_t old
     memset(&out, 0, sizeof(outcome_t))
@@ -393,7 +395,10 @@ cdef outcome_t epoch(Pool *p, weight_t *W, weight_t *U, const rule_t *rule, cons
         # --- activations, and the scores before learning
         _activations(p, W, U, rule, ws, m, n_targets, vsum, b,
                      b.order[pos + 1] if pos + 1 < b.n_order else -1)
-        if b.scores != NULL:
+        if b.scores != NULL and b.activations:
+            for t in range(n_targets):
+                b.scores[pos * n_targets + t] = ws.acc[t]
+        elif b.scores != NULL:
             _record_scores(p, W, U, rule, ws, m, n_targets, seen, theta,
                            b.scores + pos * n_targets)
         # --- the prediction before learning
@@ -539,48 +544,43 @@ cdef outcome_t epoch(Pool *p, weight_t *W, weight_t *U, const rule_t *rule, cons
                 if ws.acc[t] < theta - opt.neg_thickness:
                     continue
                 y = -1.0
+            # the target's weights on the example's rows, gathered in the rows' order
+            # (whatever the pool's layout: a rule sees its entries, and sums them, in
+            # one order however the links lie, and on however many threads)
             tag += 1
-            g = 0
-            sqnorm = 0.0
             for k in range(m):  # dense rows: the link is at offset t
                 if ws.dense[k]:
                     r = ws.row_buf[k]
                     j = p.rows[r].start + t
-                    if t >= p.rows[r].cap or p.target[j] != t:
-                        continue  # a hole: a missing link
-                    for o in range(n_planes):
-                        ws.wbuf[g * n_planes + o] = W[j * n_planes + o]
-                    ws.kmark[k] = tag
-                    ws.jbuf[g] = j
-                    ws.kbuf[g] = k
-                    ws.vbuf[g] = ws.val_buf[k]
-                    sqnorm += ws.val_buf[k] * ws.val_buf[k]
-                    g += 1
+                    if t < p.rows[r].cap and p.target[j] == t:
+                        ws.kmark[k] = tag
+                        ws.kslot[k] = j
             if ws.listed[t] == mark:
                 e = ws.head[t]
                 while e >= 0:
                     k = ws.qk[e]
-                    j = p.rows[ws.row_buf[k]].start + ws.qo[e]
+                    ws.kmark[k] = tag
+                    ws.kslot[k] = p.rows[ws.row_buf[k]].start + ws.qo[e]
+                    e = ws.nxt[e]
+            missing = policy == TOUCHED or (policy == SIGNED and y < 0)
+            g = 0
+            sqnorm = 0.0
+            for k in range(m):
+                if ws.kmark[k] == tag:
+                    j = ws.kslot[k]
                     for o in range(n_planes):
                         ws.wbuf[g * n_planes + o] = W[j * n_planes + o]
-                    ws.kmark[k] = tag
                     ws.jbuf[g] = j
-                    ws.kbuf[g] = k
-                    ws.vbuf[g] = ws.val_buf[k]
-                    sqnorm += ws.val_buf[k] * ws.val_buf[k]
-                    g += 1
-                    e = ws.nxt[e]
-            if policy == TOUCHED or (policy == SIGNED and y < 0):
-                for k in range(m):
-                    if not ws.eligible[k] or ws.kmark[k] == tag:
-                        continue
+                elif missing and ws.eligible[k]:
                     for o in range(n_planes):
                         ws.wbuf[g * n_planes + o] = rule.init_w[o]
                     ws.jbuf[g] = -1
-                    ws.kbuf[g] = k
-                    ws.vbuf[g] = ws.val_buf[k]
-                    sqnorm += ws.val_buf[k] * ws.val_buf[k]
-                    g += 1
+                else:
+                    continue
+                ws.kbuf[g] = k
+                ws.vbuf[g] = ws.val_buf[k]
+                sqnorm += ws.val_buf[k] * ws.val_buf[k]
+                g += 1
             if g == 0:
                 continue
             status = rule.update(ws.wbuf, g, n_planes, rule.S, n_targets, rule.state_size, t,
@@ -948,12 +948,14 @@ def run(Links links, RuleBinding rule, Options options, const int64_t[::1] indpt
         const int64_t[::1] y_indptr, const int32_t[::1] y_targets,
         const int64_t[::1] a_indptr, const int32_t[::1] a_targets, int64_t seen,
         int64_t[:, ::1] counts, int64_t max_active, double[:, ::1] scores, bint counting,
-        bint creating, Workspace workspace=None):
+        bint creating, Workspace workspace=None, bint activations=False):
     """Learn the examples of ``order`` (rows of a CSR matrix whose ``rows`` are pool rows);
     returns an :class:`Outcome`.
 
     ``counts`` (``int64[targets, 2]``) receives promotions and demotions; with rows in
-    ``scores`` (``[len(order), targets]``), each example's scores before learning.
+    ``scores`` (``[len(order), targets]``), each example's scores before learning (with
+    ``activations``, its raw activations: the targets of one network learned in parts,
+    whose mistakes are counted over the parts' activations).
     ``a_indptr`` empty: every target sees every example. ``counting``: rows count their
     activity (data seen for the first time); ``creating``: links may be created. A
     ``workspace`` (for examples of up to ``max_active`` features and every target) is made
@@ -992,6 +994,7 @@ def run(Links links, RuleBinding rule, Options options, const int64_t[::1] indpt
     b.a_targets = &a_targets[0] if a_targets.shape[0] else &no_target
     b.counting = counting
     b.creating = creating
+    b.activations = activations
     while True:
         b.order = &order[done] if done < order.shape[0] else &no_index
         b.n_order = order.shape[0] - done

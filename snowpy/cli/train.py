@@ -87,6 +87,7 @@ from snowpy.cli.train_options import (
     TestEveryOption,
     TestOption,
     ThicknessOption,
+    ThreadsOption,
     ValuesOption,
     spelled,
 )
@@ -131,6 +132,7 @@ def train(
     discard: DiscardOption = spelled("discard"),
     precision: PrecisionOption = CLASSIFIER["precision"],
     seed: SeedOption = CLASSIFIER["seed"],
+    n_jobs: ThreadsOption = CLASSIFIER["n_jobs"],
     calibrate: CalibrateOption = None,
     keep_names: KeepNamesOption = CLASSIFIER["keep_names"],
     split: SplitOption = None,
@@ -180,7 +182,7 @@ def train(
         keep_names=keep_names, links=links,
         eligibility=int(eligibility) if eligibility.isdigit() else eligibility,
         discard=parse_optional_float(discard, "--discard"), precision=precision,
-        **rule_params,
+        n_jobs=n_jobs, **rule_params,
     )
     if multilabel:
         _multilabel(ctx, classifier, rule_params, "--multilabel", streaming, quiet)

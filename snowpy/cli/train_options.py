@@ -22,7 +22,7 @@ __all__ = [
     "OnErrorOption", "OutputOption", "PrecisionOption", "QuietOption",
     "ReportEveryOption", "ResumeOption", "RuleOption", "SaveEveryOption",
     "SavePartialOption", "SeedOption", "SplitOption", "StreamOption", "TestEveryOption",
-    "TestOption", "ThicknessOption", "ValuesOption", "declared", "spelled",
+    "TestOption", "ThicknessOption", "ThreadsOption", "ValuesOption", "declared", "spelled",
 ]
 
 
@@ -58,6 +58,8 @@ L2Option = Annotated[bool, declared("norm", "--l2/--no-l2")]
 EpochsOption = Annotated[int | None, declared(
         "epochs", note=f"default {CLASSIFIER['epochs'].default}; a stream is learned in one")]
 AverageOption = Annotated[bool, declared("average", "--average/--no-average")]
+ThreadsOption = Annotated[int, declared(
+        "n_jobs", "--threads", note="default -1; the targets are shared among the threads")]
 EarlyStopOption = Annotated[bool, declared("early_stop", "--early-stop/--no-early-stop")]
 LinksOption = Annotated[str, declared("links")]
 EligibilityOption = Annotated[str, declared("eligibility")]

@@ -67,6 +67,7 @@ from __future__ import annotations
 
 import math
 import warnings
+from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -95,7 +96,7 @@ if TYPE_CHECKING:  # pragma: no cover
 else:
     sp = lazy_module("scipy.sparse")
 
-__all__ = ["ONLINE_REFRESH_LINKS", "Block", "Engine", "EngineCache"]
+__all__ = ["ONLINE_REFRESH_LINKS", "Block", "Engine", "EngineCache", "Part"]
 
 #: One-example predictions refresh a rule's derived planes after (pool slots / this)
 #: examples learned: every example while the network is small, and never more than
@@ -260,10 +261,11 @@ class Engine:
         return self.counts
 
     # ------------------------------------------------------------- the rule, bound
-    def binding(self) -> RuleBinding:
+    def binding(self, store: LinkStore | None = None) -> RuleBinding:
         """The rule as the compiled loops apply it to the pool (its kernel, numbers,
-        planes, initial and absent weights, per-target state)."""
-        store = self.store
+        planes, initial and absent weights, per-target state) of ``store`` (the
+        network's, or one part's)."""
+        store = self.store if store is None else store
         try:
             return RuleBinding(self.kernel.compiled, np.asarray(self.kernel.params),
                                np.asarray(store.planes, dtype=np.float64),
@@ -306,7 +308,7 @@ class Engine:
     # --------------------------------------------------------------- learning
     def learn(self, block: Block, *, epochs: int, shuffle: bool, early_stop: bool,
               progress: Any = None, fresh: bool = True, record: np.ndarray | None = None,
-              rank_links: bool = False) -> None:
+              rank_links: bool = False, threads: int = 1) -> None:
         """Run ``epochs`` passes over ``block``.
 
         ``fresh`` data is counted for eligibility in its first pass. ``record``
@@ -314,6 +316,10 @@ class Engine:
         first pass. With ``rank_links`` (a :meth:`~snowpy.Network.fit`), the links
         are ranked for ``eligibility="percent:p"`` after the first pass. Updates the
         training figures; warns once about clamped overflows.
+
+        ``threads``: the targets are learned in that many parts at once, each part on
+        a thread of its own (:meth:`parts`); the network learned is the same, to the
+        bit, for any number.
         """
         if not self.kernel.mistake_driven:
             epochs = min(epochs, 1)  # a counting rule learns each example once (SNoW's -B)
@@ -321,16 +327,45 @@ class Engine:
             with KERNEL_ERRORS:
                 self._learn(block, epochs=epochs, shuffle=shuffle, early_stop=early_stop,
                             progress=progress, fresh=fresh, record=record,
-                            rank_links=rank_links)
+                            rank_links=rank_links, threads=threads)
         finally:
             if self.kernel.refresh is not None:
                 self.planes_stale = True  # refreshed by the next prediction, save or view
 
+    def parts(self, block: Block, threads: int, record: np.ndarray | None,
+              progress: Any = None) -> int:
+        """How many parts ``block`` is learned in on ``threads`` threads.
+
+        Under one-vs-all a target sees every example and changes only on its own
+        mistakes: the targets are independent learners, and learned apart they learn
+        what they learn together (an example's activation of a target is summed over
+        its rows in the example's order, and a rule's step sees the target's weights in
+        that order too, however the links lie). The parts see the same examples in the
+        same order; their activations, put together, give the network's mistakes.
+
+        One part (one thread) when the targets are not independent: SNoW's constraint
+        classification (an update of the true target and of the winner together), a
+        rule whose derived planes span its targets (Naive Bayes), examples shown to some
+        targets only; or when the progressive scores are recorded (a stream, whose
+        parallel path is the data's, not the targets'); and for a plugin's rule, whose
+        step may keep state across targets; or when a progress report tests the network
+        every so many examples (SNoW's ``-c k``: the parts are put together only at the
+        end of the learning).
+        """
+        if getattr(progress, "every", None):
+            return 1
+        if threads <= 1 or self.store.n_targets < 2 or self.constraint or record is not None \
+                or self.kernel.refresh is not None or block.a_indptr.shape[0] \
+                or self.store.frozen \
+                or getattr(self.kernel.compiled, "implementation", "") != "builtin":
+            return 1
+        return min(int(threads), self.store.n_targets)
+
     def _learn(self, block: Block, *, epochs: int, shuffle: bool, early_stop: bool,
-               progress: Any, fresh: bool, record: np.ndarray | None,
-               rank_links: bool) -> None:
+               progress: Any, fresh: bool, record: np.ndarray | None, rank_links: bool,
+               threads: int) -> None:
         store = self.store
-        counts = self.target_counts()
+        self.target_counts()
         self.online = False  # a later learn_one starts an entry of its own in mistakes_
         overflows = 0
         creating = True
@@ -338,19 +373,22 @@ class Engine:
         keys = (block.keys if block.keys is not None
                 else example_keys(block.X, block.y_indptr, block.y_targets)) if shuffle \
             else None
+        parts = _split(self, self.parts(block, threads, record, progress))
+        pool = ThreadPoolExecutor(max_workers=len(parts)) if len(parts) > 1 else None
 
         def one_epoch(epoch: int) -> int:
             nonlocal overflows, creating
             order = shuffled(keys, self.rng) if keys is not None else np.arange(block.n)
             mistakes, updates, epoch_overflows = self._epoch(
-                block, epoch, order.astype(np.int64), counts, progress,
+                parts, pool, block, epoch, order.astype(np.int64), progress,
                 counting=fresh and epoch == 0, creating=creating,
                 record=record if epoch == 0 else None)
             overflows += epoch_overflows
             self.mistakes.append(mistakes)
             self.updates.append(updates)
             if epoch == 0 and rank_links and by_percent:
-                self.keep_top_percent()
+                for part in parts:
+                    self.keep_top_percent(part.store)
             # the same examples cannot call for new links again, unless eligibility let
             # rows in during the pass (or links were dropped by eligibility "percent:p")
             creating = store.policy_code == TOUCHED or (store.min_count > 1 and not by_percent)
@@ -359,6 +397,9 @@ class Engine:
         try:
             run_epochs(epochs, early_stop, one_epoch)
         finally:  # an interrupted training still leaves a consistent network
+            if pool is not None:
+                pool.shutdown()
+                _merge(self, parts)
             self.cache.invalidate()
         if overflows:
             self.overflows += overflows
@@ -370,12 +411,13 @@ class Engine:
                 stacklevel=4,
             )
 
-    def _epoch(self, block: Block, epoch: int, order: np.ndarray, counts: np.ndarray,
-               progress: Any, *, counting: bool, creating: bool, record: np.ndarray | None
-               ) -> tuple[int, int, int]:
-        """One pass over ``order`` (in chunks when reporting progress)."""
-        store = self.store
+    def _epoch(self, parts: list[Part], pool: ThreadPoolExecutor | None, block: Block,
+               epoch: int, order: np.ndarray, progress: Any, *, counting: bool,
+               creating: bool, record: np.ndarray | None) -> tuple[int, int, int]:
+        """One pass over ``order`` (in chunks when reporting progress), each part on a
+        thread of its own."""
         mistakes = updates = overflows = 0
+        n_targets = self.store.n_targets
         # a rule that derives its scores (Naive Bayes) predicts each example from the
         # counts refreshed when the examples seen reached 1, 2, 4, 8...: log2(n)
         # refreshes of the links over a stream, however it is cut into calls
@@ -385,46 +427,37 @@ class Engine:
             pieces = list(zip([0] + cuts, cuts + [order.size]))
         else:
             pieces = chunks(order.size, progress is not None, getattr(progress, "every", None))
-        rule = self.binding()
+        if pool is not None:  # (the parts' activations of a piece: 32 MB at most)
+            pieces = _cut(pieces, max(1, (1 << 22) // n_targets))
         options = self.options()
+        for part in parts:
+            part.bind(self)
+            part.labels_of(block)
         for start, stop in pieces:
             seen_before = int(self.n_examples_seen)
-            chunk_mistakes = 0
-            position = start
-            while position < stop:
-                scores = _NO_SCORES if record is None else \
-                    np.empty((stop - position, store.n_targets), dtype=np.float64)
-                outcome: Outcome = run(
-                    store.links(), rule, options, block.indptr, block.rows, block.vals,
-                    order[position:stop], block.y_indptr, block.y_targets, block.a_indptr,
-                    block.a_targets, store.seen, counts, block.max_active, scores, counting,
-                    creating)
-                processed, need_room = outcome.processed, outcome.need_room
-                self.n_examples_seen += outcome.seen - store.seen
-                store.seen = outcome.seen
-                self.underflows += outcome.underflows
-                chunk_mistakes += outcome.mistakes
+            piece = order[start:stop]
+            scores = _NO_SCORES if record is None and pool is None else \
+                np.empty((stop - start, n_targets), dtype=np.float64)
+            if pool is None:
+                outcomes = [parts[0].run(self, block, piece, options, counting, creating,
+                                         scores, False)]
+                chunk_mistakes = outcomes[0].mistakes
+            else:
+                outcomes = list(pool.map(
+                    lambda part: part.run(self, block, piece, options, counting, creating,
+                                          scores, True), parts))
+                chunk_mistakes = _mistakes(scores, block, piece, self.multilabel,
+                                           float(self.params["theta"]))
+            for outcome in outcomes:
                 updates += outcome.updates
                 overflows += outcome.overflows
-                if KERNEL_ERRORS.caught:
-                    raise self.kernel_exception()
-                if outcome.failed:
-                    raise self.kernel_failure()
-                if outcome.nonfinite:
-                    example = int(order[position + processed])
-                    raise NumericalError(
-                        f"rule {self.rule!r} produced NaN at example {example}; check its "
-                        f"parameters {np.asarray(self.kernel.params).tolist()}"
-                    )
-                if record is not None:
-                    record[order[position:position + processed]] = scores[:processed]
-                position += processed
-                if need_room:
-                    store.reserve_links(need_room)
-                    rule = self.binding()  # (the pool's arrays grew: bound again)
+                self.underflows += outcome.underflows
+            self.n_examples_seen += outcomes[0].examples
+            if record is not None:
+                record[piece] = scores
             if refreshing and int(self.n_examples_seen).bit_length() > seen_before.bit_length():
                 self.refresh_planes()  # (the examples seen reached a power of two)
-                rule = self.binding()
+                parts[0].bind(self)
             mistakes += chunk_mistakes
             if progress is not None:
                 self.cache.invalidate()
@@ -502,14 +535,14 @@ class Engine:
         self.cache.invalidate()
         return store.prune(threshold=float(share) * scale, averaged=averaged)
 
-    def keep_top_percent(self) -> int:
+    def keep_top_percent(self, store: LinkStore | None = None) -> int:
         """Keep, per target, the links of its ``percent`` most active features
-        (``eligibility="percent:p"``).
+        (``eligibility="percent:p"``), in the network's store or one part's.
 
         Activity is the link's count of positive examples (``links="positive"``);
         ties at the cut are kept. Returns the links dropped.
         """
-        store = self.store
+        store = self.store if store is None else store
         positions = store.live_slots()
         targets = store.target[positions]
         counts = store.lcount[positions]
@@ -527,6 +560,165 @@ class Engine:
         dropped = store.prune(keep)
         self.cache.invalidate()
         return dropped
+
+
+class Part:
+    """The targets one thread learns: every ``step``-th target of the network from
+    ``first``, in a link store of their own (the network's own store when one thread
+    learns every target), with their promotions and demotions."""
+
+    def __init__(self, store: LinkStore, first: int, step: int, counts: np.ndarray) -> None:
+        self.store = store
+        self.first = first
+        self.step = step
+        self.counts = counts
+        self.rule: Any = None  # (bound by bind, once per epoch)
+        self.y_indptr = self.y_targets = _NONE_INT
+
+    def labels_of(self, block: Block) -> None:
+        """The block's labels among this part's targets, numbered as the part numbers
+        them (target ``first + step * local``)."""
+        if self.step == 1:
+            self.y_indptr, self.y_targets = block.y_indptr, block.y_targets
+            return
+        mine = block.y_targets % self.step == self.first
+        self.y_targets = (block.y_targets[mine] // self.step).astype(np.int32)
+        kept = np.concatenate([[0], np.cumsum(mine, dtype=np.int64)])
+        self.y_indptr = kept[block.y_indptr]
+
+    def bind(self, engine: Engine) -> None:
+        """Bind the rule to this part's pool (once per epoch, and after a refresh)."""
+        self.rule = engine.binding(self.store)
+
+    def run(self, engine: Engine, block: Block, order: np.ndarray, options: Options,
+            counting: bool, creating: bool, scores: np.ndarray, activations: bool
+            ) -> Learned:
+        """Learn the examples of ``order``, growing the pool whenever the compiled loop
+        asks; with ``activations``, this part's activations go to its columns of
+        ``scores``, else ``scores`` (empty, or one column per target) the progressive
+        scores."""
+        store = self.store
+        out = np.empty((order.size, store.n_targets)) if activations else scores
+        done = Learned()
+        position = 0
+        while position < order.size:
+            outcome = run(store.links(), self.rule, options, block.indptr, block.rows,
+                          block.vals, order[position:], self.y_indptr, self.y_targets,
+                          block.a_indptr, block.a_targets, store.seen, self.counts,
+                          block.max_active, out[position:] if out.shape[0] else out,
+                          counting, creating, activations=activations)
+            done.add(outcome, store.seen)
+            store.seen = outcome.seen
+            if KERNEL_ERRORS.caught:
+                raise engine.kernel_exception()
+            if outcome.failed:
+                raise engine.kernel_failure()
+            if outcome.nonfinite:
+                example = int(order[position + outcome.processed])
+                raise NumericalError(
+                    f"rule {engine.rule!r} produced NaN at example {example}; check its "
+                    f"parameters {np.asarray(engine.kernel.params).tolist()}")
+            position += outcome.processed
+            if outcome.need_room:
+                store.reserve_links(outcome.need_room)
+        if activations:
+            scores[:, self.first::self.step] = out
+        return done
+
+
+class Learned:
+    """What a part's run did: examples learned, mistakes, updates, clamped weights."""
+
+    def __init__(self) -> None:
+        self.examples = self.mistakes = self.updates = self.overflows = self.underflows = 0
+
+    def add(self, outcome: Outcome, seen: int) -> None:
+        self.examples += outcome.seen - seen
+        self.mistakes += outcome.mistakes
+        self.updates += outcome.updates
+        self.overflows += outcome.overflows
+        self.underflows += outcome.underflows
+
+
+def _split(engine: Engine, k: int) -> list[Part]:
+    """The network's targets in ``k`` parts: target ``t`` in part ``t % k`` (one part:
+    the network's own store)."""
+    store = engine.store
+    if k == 1:
+        return [Part(store, 0, 1, engine.target_counts())]
+    layout = store.exact()
+    sizes = layout["sizes"]
+    n_rows = sizes.shape[0]
+    rows = np.repeat(np.arange(n_rows), sizes)
+    owner = layout["target"] % k
+    parts = []
+    for first in range(k):
+        part = store.empty_like()
+        part.add_targets(len(range(first, store.n_targets, k)))
+        part.S[:] = store.S[first::k]
+        mine = owner == first
+        part.adopt({name: (layout[name][mine] if layout[name].shape[0] else layout[name])
+                    for name in ("W", "U", "lcount")}
+                   | {"sizes": np.bincount(rows[mine], minlength=n_rows),
+                      "target": (layout["target"][mine] // k).astype(np.int32)})
+        if store.count.shape[0]:
+            part.count[:n_rows] = store.count[:n_rows]
+        part.seen = store.seen
+        parts.append(Part(part, first, k, np.zeros((part.n_targets, 2), np.int64)))
+    return parts
+
+
+def _merge(engine: Engine, parts: list[Part]) -> None:
+    """The parts' links, state and counts back in the network's store, each row's links
+    by target (its exact layout: the same network as learned on one thread)."""
+    store = engine.store
+    k = len(parts)
+    layouts = [part.store.exact() for part in parts]
+    n_rows = store.n_rows
+    rows = np.concatenate([np.repeat(np.arange(n_rows), layout["sizes"]) for layout in layouts])
+    targets = np.concatenate([layout["target"].astype(np.int64) * k + part.first
+                              for part, layout in zip(parts, layouts)])
+    order = np.lexsort((targets, rows))
+    merged = {"sizes": np.stack([layout["sizes"] for layout in layouts]).sum(axis=0),
+              "target": targets[order].astype(np.int32)}
+    for name in ("W", "U", "lcount"):
+        joined = np.concatenate([layout[name] for layout in layouts])
+        merged[name] = joined[order] if joined.shape[0] else joined
+    store.adopt(merged)
+    counts = engine.target_counts()
+    for part in parts:
+        store.S[part.first::k] = part.store.S
+        counts[part.first::k] += part.counts
+    store.replaced()
+    store.seen = parts[0].store.seen
+    if store.count.shape[0]:
+        store.count[:n_rows] = parts[0].store.count[:n_rows]
+
+
+def _cut(pieces: list[tuple[int, int]], size: int) -> list[tuple[int, int]]:
+    """``pieces`` cut to at most ``size`` examples each."""
+    return [(at, min(at + size, stop)) for start, stop in pieces
+            for at in range(start, stop, size)]
+
+
+def _mistakes(activations: np.ndarray, block: Block, order: np.ndarray, multilabel: bool,
+              theta: float) -> int:
+    """The examples of ``order`` the network mispredicted before learning them, from
+    their activations (the compiled epoch's test: winner-take-all, the first of equal
+    activations winning; for multi-label networks, every target at or above
+    ``theta``)."""
+    n, n_targets = activations.shape
+    starts = block.y_indptr[order]
+    counts = block.y_indptr[order + 1] - starts
+    examples = np.repeat(np.arange(n), counts)
+    at = np.arange(counts.sum()) - np.repeat(np.cumsum(counts) - counts, counts) \
+        + np.repeat(starts, counts)
+    positive = np.zeros((n, n_targets), dtype=bool)
+    positive[examples, block.y_targets[at]] = True
+    if multilabel:
+        return int(((activations >= theta) != positive).any(axis=1).sum())
+    best = activations.argmax(axis=1)
+    return int(n - positive[np.arange(n), best].sum())
 
 
 def _provided(rule: str) -> str:

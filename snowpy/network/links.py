@@ -156,6 +156,7 @@ class LinkStore:
         self.target = np.zeros(links, np.int32)
         self.W = np.zeros((links, self.n_planes), self.dtype)
         self.U = np.zeros((links if self.average else 0, self.n_planes), self.dtype)
+        self.link_counts = bool(link_counts)
         self.lcount = np.zeros(links if link_counts else 0, np.int32)
         self.meta = new_meta()
         self.S = np.zeros((0, kernel.state_size), np.float64)
@@ -310,7 +311,7 @@ class LinkStore:
         if self.U.shape[0] or (self.average and not self.frozen):
             # (an averaged pool compacted to no links has no rows of sums left to grow)
             _resized(self, "U", new, None)
-        if self.lcount.shape[0]:
+        if self.link_counts:
             _resized(self, "lcount", new, None)
         self.replaced()
 
@@ -352,9 +353,14 @@ class LinkStore:
                 self.dtype != np.float64 and not self.frozen, self.absent)
 
     def exact(self, keep: np.ndarray | None = None) -> dict[str, np.ndarray]:
-        """The links in row order without gaps: ``sizes``, ``target``, ``W``, ``U``, ``lcount``.
+        """The links in row order without gaps, each row's by target: ``sizes``,
+        ``target``, ``W``, ``U``, ``lcount``, and ``order``, the position of each in
+        :meth:`live_slots`'s order.
 
-        ``keep`` (a flag per pool slot) leaves links out.
+        One network has one exact layout, however its pool lies (links created in
+        another order, rows laid out densely or not, targets learned apart on several
+        threads): its model file's arrays. ``keep`` (a flag per pool slot) leaves links
+        out.
         """
         flags = np.zeros(0, np.bool_) if keep is None else keep
         sizes, target, W, U, lcount = _compiled.compact(
@@ -362,7 +368,20 @@ class LinkStore:
             self.U if self.U.shape[0] else self.W[:0], self.lcount, flags.view(np.uint8))
         if not self.U.shape[0]:
             U = np.zeros((0, self.U.shape[1]), self.U.dtype)
-        return {"sizes": sizes, "target": target, "W": W, "U": U, "lcount": lcount}
+        rows = np.repeat(np.arange(sizes.shape[0], dtype=np.int64), sizes)
+        order = np.lexsort((target, rows))
+        if np.any(order[1:] < order[:-1]):  # (a pool learned in one order is often sorted)
+            target, W = target[order], W[order]
+            U = U[order] if U.shape[0] else U
+            lcount = lcount[order] if lcount.shape[0] else lcount
+        return {"sizes": sizes, "target": target, "W": W, "U": U, "lcount": lcount,
+                "order": order}
+
+    def empty_like(self) -> LinkStore:
+        """A store with no rows and no targets, and this one's rule and settings."""
+        return LinkStore(self.kernel, self.n_features, policy=self.policy,
+                         average=self.average, precision=self.precision,
+                         min_count=self.min_count, link_counts=self.link_counts)
 
     def adopt(self, layout: dict[str, np.ndarray]) -> None:
         """Take an exact layout (from :meth:`exact` or a model file) as the pool."""

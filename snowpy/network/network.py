@@ -17,7 +17,7 @@ import numpy as np
 
 from snowpy._lazy import lazy_module
 from snowpy._progress import phase
-from snowpy._validation import as_csr, check_length
+from snowpy._validation import as_csr, check_length, threads_of
 from snowpy.base import RuleParamsEstimator, SavesModel
 from snowpy.declared import NETWORK, defaults
 from snowpy.exceptions import CalibrationWarning, ConfigurationError, NotFittedError
@@ -152,6 +152,12 @@ class Network(LabelPrediction, OnlineLearning, WeightViews, SavesModel, RulePara
         first epoch of :meth:`fit`, and every :meth:`partial_fit`, the most
         recent 100,000 kept), the choice for streaming training; they are
         refitted when probabilities are next asked for.
+    n_jobs : int or None, default None
+        Threads learning at once (scikit-learn's meaning: None is one, -1 every
+        core the process may use). Under one-vs-all each target node learns on
+        its own: the targets are shared among the threads, and the network is
+        the same, to the bit, for any number (``docs/rules.md`` says which
+        settings learn on one thread).
     **rule_params
         Parameters of the rule (``alpha=1.5``, ``theta=2``, ``thickness=1``);
         checked at fit against what the rule declares. Every rule accepts
@@ -204,7 +210,7 @@ class Network(LabelPrediction, OnlineLearning, WeightViews, SavesModel, RulePara
 
     _option_names = ("rule", "epochs", "average", "shuffle", "seed", "bias", "early_stop",
                      "links", "eligibility", "discard", "precision", "multiclass",
-                     "calibrate")
+                     "calibrate", "n_jobs")
 
     def __init__(
         self,
@@ -222,6 +228,7 @@ class Network(LabelPrediction, OnlineLearning, WeightViews, SavesModel, RulePara
         precision: str = _DEFAULTS["precision"],
         multiclass: str = _DEFAULTS["multiclass"],
         calibrate: str | None = _DEFAULTS["calibrate"],
+        n_jobs: int | None = _DEFAULTS["n_jobs"],
         **rule_params: Any,
     ) -> None:
         self.rule = rule
@@ -237,6 +244,7 @@ class Network(LabelPrediction, OnlineLearning, WeightViews, SavesModel, RulePara
         self.precision = precision
         self.multiclass = multiclass
         self.calibrate = calibrate
+        self.n_jobs = n_jobs
         self.rule_params = rule_params
 
     # ---------------------------------------------------------------- set-up
@@ -459,7 +467,7 @@ class Network(LabelPrediction, OnlineLearning, WeightViews, SavesModel, RulePara
         record = np.empty((block.n, store.n_targets)) if progressive else None
         self._state.learn(block, epochs=epochs, shuffle=shuffle,
                           early_stop=bool(self.early_stop), progress=progress, record=record,
-                          rank_links=fitting)
+                          rank_links=fitting, threads=threads_of(self.n_jobs))
         if record is not None:
             self._state.progressive.add(record, positive_matrix(y_indptr, y_targets,
                                                           record.shape[1]))

@@ -35,6 +35,7 @@ from typing import Any
 import numpy as np
 
 from snowpy._core.links import distinct_links
+from snowpy.declared import learned
 from snowpy.exceptions import ConfigurationError, ModelFileError, SnowpyError
 from snowpy.network.labels import LabelIndex
 from snowpy.network.links import ONLINE_WIDTH, LinkStore
@@ -93,8 +94,8 @@ def network_state(net: Any, inference_only: bool = False
     if counts is not None:
         keep_rows |= counts > 0
     header = {
-        "options": plain({name: getattr(net, name) for name in net.option_names()}),
-        "params": plain(net.get_params()),
+        "options": plain(learned({name: getattr(net, name) for name in net.option_names()})),
+        "params": plain(learned(net.get_params())),
         "rule_params": plain(state.params),
         "labels": plain(list(state.labels.labels)),
         "multilabel": bool(state.multilabel),
@@ -111,7 +112,8 @@ def network_state(net: Any, inference_only: bool = False
                   "absent": float(store.absent)},
     }
     if inference_only:
-        effective = net.effective_links_delta()[store.live_slots()] + store.absent
+        effective = net.effective_links_delta()[store.live_slots()[layout["order"]]] \
+            + store.absent
         weights = effective.astype(store.dtype)[:, None]
     else:
         weights = layout["W"]

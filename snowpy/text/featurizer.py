@@ -24,6 +24,7 @@ import numpy as np
 
 from snowpy._lazy import lazy_module
 from snowpy._rows import Rows
+from snowpy._validation import threads_of
 from snowpy.declared import FEATURIZER, defaults
 from snowpy.exceptions import ConfigurationError
 from snowpy.plugins import get_extractor
@@ -530,10 +531,7 @@ class Featurizer(TransformerConventions, ChunkStages):
                 yield part
 
     def _jobs(self) -> int:
-        jobs = self.n_jobs
-        if isinstance(jobs, bool) or not isinstance(jobs, (int, np.integer)) or jobs == 0:
-            raise ConfigurationError(f"n_jobs must be a positive integer or -1, got {jobs!r}")
-        return os.cpu_count() or 1 if jobs < 0 else int(jobs)
+        return threads_of(self.n_jobs)
 
     def _encoded_chunk(self, iterator: Any, chunk_docs: int | None, n_fields: int,
                        first_doc: int) -> tuple[list[Any], list[Any]]:

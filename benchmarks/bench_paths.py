@@ -1,0 +1,147 @@
+"""One learning pass, every way data arrives, every core: snowpy against itself.
+
+Each figure is a whole process a user runs, alternating between the commands
+compared, the fastest of ``--repeat`` runs kept:
+
+* **threads**: ``snowpy train FILE -o M --epochs 1 --calibrate none --threads N``
+  for N = 1 and 2 (every core of this machine), on 20 Newsgroups (training
+  posts shuffled with seed 0, 1-2 grams) and on 200,000 synthetic documents
+  (``benchmarks/synthetic.py``, 5 classes); the two model files must be the same
+  bytes. Also the learning phase alone, in one process: ``Network.fit`` of the
+  featurised rows, one epoch, ``n_jobs`` 1 against 2.
+* **stream**: ``snowpy train - < FILE`` (each document predicted, then learned)
+  against ``snowpy train FILE --epochs 1 --calibrate none``, 400,000 synthetic
+  documents, 1-2 grams.
+
+Accuracy on each test file is printed beside each time.
+
+    python benchmarks/bench_paths.py [--corpora DIR] [--repeat 3] [--only threads|stream]
+
+Writes ``benchmarks/results/paths.json`` and prints the tables of
+``docs/benchmarks.md``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import tempfile
+import time
+from pathlib import Path
+
+from bench_cli import _write, corpora_files, snowpy_command, timed, user_env
+from common import ROOT, corpora_dir, machine
+from synthetic import cached_corpus
+
+
+def train(files: dict, options: list[str], name: str, stdin: bool = False) -> dict:
+    """``snowpy train`` as a user runs it (from the file, or its lines on standard input),
+    then ``snowpy evaluate`` of the model on the test file."""
+    snowpy = snowpy_command()
+    folder = files["folder"]
+    model = folder / f"{name}.snowpy"
+    source = "-" if stdin else str(files["train"])
+    text = files["train"].read_text(encoding="utf-8") if stdin else None
+    wall, peak, _ = timed([snowpy, "train", source, "-o", str(model), *options, "--quiet"],
+                          folder, env=user_env(), stdin=text)
+    _, _, out = timed([snowpy, "evaluate", str(model), str(files["test"]), "--json"], folder,
+                      env=user_env())
+    return {"wall_s": wall, "peak_mb": peak, "accuracy": json.loads(out)["accuracy"],
+            "sha256": hashlib.sha256(model.read_bytes()).hexdigest()}
+
+
+def learning_alone(files: dict, repeat: int) -> dict:
+    """``Network.fit`` of the featurised training rows, one epoch, on 1 and 2 threads."""
+    import snowpy
+    from snowpy.files import read_rows
+
+    featurizer = snowpy.SnowClassifier().make_featurizer()
+    read = read_rows(files["train"], featurizer, format="tsv")
+    times: dict[int, float] = {1: float("inf"), 2: float("inf")}
+    for _ in range(repeat):
+        for jobs in (1, 2):
+            net = snowpy.SnowClassifier(epochs=1, calibrate=None, n_jobs=jobs).make_network()
+            start = time.perf_counter()
+            net.fit(read.rows, read.labels)
+            times[jobs] = min(times[jobs], time.perf_counter() - start)
+    return {"one_thread_s": times[1], "two_threads_s": times[2],
+            "speed_up": times[1] / times[2]}
+
+
+def threads(files: dict, repeat: int) -> dict:
+    runs: dict[str, dict] = {}
+    for _ in range(repeat):
+        for jobs in ("1", "2"):
+            result = train(files, ["--epochs", "1", "--calibrate", "none", "--threads", jobs],
+                           f"threads-{jobs}")
+            best = runs.get(jobs)
+            if best is None or result["wall_s"] < best["wall_s"]:
+                runs[jobs] = result
+    return {"runs": runs, "speed_up": runs["1"]["wall_s"] / runs["2"]["wall_s"],
+            "same_file": runs["1"]["sha256"] == runs["2"]["sha256"],
+            "learning": learning_alone(files, repeat)}
+
+
+def stream(folder: Path, repeat: int) -> dict:
+    docs, labels, _ = cached_corpus(400_000)
+    labels = [str(y) for y in labels.tolist()]
+    sub = folder / "synthetic-400k"
+    sub.mkdir(exist_ok=True)
+    files = {"train": _write(sub, "train", docs[:360_000], labels[:360_000]),
+             "test": _write(sub, "test", docs[360_000:], labels[360_000:]), "folder": sub}
+    runs: dict[str, dict] = {}
+    for _ in range(repeat):
+        for name, options, stdin in (("file", ["--epochs", "1", "--calibrate", "none"], False),
+                                     ("stream", [], True)):
+            result = train(files, options, name, stdin=stdin)
+            best = runs.get(name)
+            if best is None or result["wall_s"] < best["wall_s"]:
+                runs[name] = result
+    return {"runs": runs, "stream_over_file": runs["file"]["wall_s"] / runs["stream"]["wall_s"]}
+
+
+def table(results: dict) -> str:
+    lines = ["| corpus | command | wall s | peak MB | accuracy |", "|---|---|---|---|---|"]
+    for corpus, measured in results.get("threads", {}).items():
+        for jobs, row in measured["runs"].items():
+            lines.append(f"| {corpus} | `--threads {jobs}` | {row['wall_s']:.2f} | "
+                         f"{row['peak_mb']:,.0f} | {row['accuracy']:.4f} |")
+        learning = measured["learning"]
+        lines.append(f"| {corpus} | speed-up of 2 threads | {measured['speed_up']:.2f}x "
+                     f"(learning alone: {learning['one_thread_s']:.2f} s / "
+                     f"{learning['two_threads_s']:.2f} s = {learning['speed_up']:.2f}x) | | "
+                     f"same model file: {'yes' if measured['same_file'] else 'NO'} |")
+    measured = results.get("stream")
+    if measured:
+        for name, row in measured["runs"].items():
+            lines.append(f"| synthetic-400k | {name} | {row['wall_s']:.2f} | "
+                         f"{row['peak_mb']:,.0f} | {row['accuracy']:.4f} |")
+        lines.append(f"| synthetic-400k | file / stream | {measured['stream_over_file']:.2f}x "
+                     "| | |")
+    return "\n".join(lines)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--corpora", help="folder of the shared corpora")
+    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--only", choices=("threads", "stream"))
+    args = parser.parse_args()
+    results: dict = {}
+    with tempfile.TemporaryDirectory(prefix="snowpy-bench-paths-") as tmp:
+        folder = Path(tmp)
+        if args.only in (None, "threads"):
+            files = corpora_files(folder, corpora_dir(args.corpora))
+            results["threads"] = {name: threads(corpus, args.repeat)
+                                  for name, corpus in files.items()}
+        if args.only in (None, "stream"):
+            results["stream"] = stream(folder, args.repeat)
+    out = ROOT / "benchmarks" / "results" / "paths.json"
+    out.write_text(json.dumps({"machine": machine(), "date": time.strftime("%Y-%m-%d"),
+                               "results": results}, indent=1))
+    print(table(results))
+
+
+if __name__ == "__main__":
+    main()

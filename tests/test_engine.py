@@ -1,0 +1,113 @@
+"""The network's engine (snowpy.network.engine): the targets learned apart on several
+threads give the network one thread learns, to the bit."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from typer.testing import CliRunner
+
+import snowpy
+from snowpy.cli import app
+from snowpy.network.engine import Block
+
+DEMO = Path(__file__).resolve().parent.parent / "corpora" / "demo"
+
+
+def _problem(n: int = 1500, d: int = 400, targets: int = 5, multilabel: bool = False):
+    rng = np.random.default_rng(3)
+    X = sp.random(n, d, density=0.03, format="csr", random_state=4)
+    X.data[:] = rng.choice([1.0, 0.5, 2.0], size=X.data.size)
+    scores = np.asarray(X @ rng.normal(size=(d, targets)))
+    if multilabel:
+        return X, [tuple(np.flatnonzero(row > 0.3).tolist()) or (0,) for row in scores]
+    return X, scores.argmax(1)
+
+
+def _learned(net: snowpy.Network) -> dict:
+    """Everything a network learned: its model file's arrays and its figures."""
+    _, arrays = net.to_state()
+    return {**arrays, "mistakes": np.array(net.mistakes_), "updates": np.array(net.updates_),
+            "seen": np.array([net.n_examples_seen_, net.overflows_, net.underflows_])}
+
+
+def _same(a: dict, b: dict) -> bool:
+    return a.keys() == b.keys() and all(
+        a[k].dtype == b[k].dtype and np.array_equal(a[k], b[k]) for k in a)
+
+
+@pytest.mark.parametrize("rule, options", [
+    ("balanced-winnow", {"links": "signed"}),
+    ("winnow", {"links": "touched", "eligibility": 2}),
+    ("perceptron", {"links": "all", "average": False}),
+    ("aggressive", {"links": "touched"}),  # (its step reads the sum of squares)
+    ("passive-aggressive", {"links": "positive", "eligibility": "percent:50"}),
+    ("normalised-winnow", {"links": "touched"}),  # (its step sums over the entries)
+    ("thick-separator", {"links": "signed", "precision": "float64"}),
+])
+def test_any_number_of_threads_learns_the_same_network(rule, options):
+    X, y = _problem()
+    learned = [_learned(snowpy.Network(rule, epochs=3, n_jobs=jobs, **options).fit(X, y))
+               for jobs in (1, 2, 3, 5, 8)]
+    assert learned[0]["link_weights"].size > 0 and learned[0]["mistakes"][0] > 100
+    for other in learned[1:]:
+        assert _same(learned[0], other)
+
+
+def test_a_multilabel_network_learns_the_same_on_threads_and_counts_its_mistakes():
+    X, y = _problem(multilabel=True)
+    one, two = (snowpy.Network("balanced-winnow", epochs=4, n_jobs=jobs).fit(X, y)
+                for jobs in (1, 2))
+    assert _same(_learned(one), _learned(two))
+    assert one.multilabel_ and one.mistakes_[0] > 100  # (counted over the parts' targets)
+
+
+def test_training_goes_on_from_a_network_learned_on_threads():
+    X, y = _problem()
+    nets = [snowpy.Network("perceptron", epochs=2, n_jobs=jobs).fit(X[:900], y[:900])
+            for jobs in (1, 2)]
+    for net in nets:
+        net.partial_fit(X[900:], y[900:])
+    assert _same(_learned(nets[0]), _learned(nets[1]))
+    assert np.array_equal(nets[0].decision_function(X), nets[1].decision_function(X))
+
+
+def test_the_parts_a_block_is_learned_in():
+    X, y = _problem(targets=3)
+    net = snowpy.Network("perceptron", epochs=1).fit(X, y)
+    engine = net.state_
+    block = Block(X, engine.store.training_rows(X), np.arange(X.shape[0] + 1),
+                  np.asarray(y, dtype=np.int32))
+    assert engine.parts(block, 2, None) == 2
+    assert engine.parts(block, 8, None) == 3  # (at most a target a thread)
+    assert engine.parts(block, 1, None) == 1
+    assert engine.parts(block, 2, np.empty((X.shape[0], 3))) == 1  # progressive scores
+    constrained = snowpy.Network("perceptron", epochs=1, multiclass="constraint").fit(X, y)
+    assert constrained.state_.parts(block, 2, None) == 1  # targets learned together
+
+
+def test_a_classifier_and_the_command_line_write_the_same_file_for_any_threads(tmp_path):
+    texts, labels = [], []
+    for line in (DEMO / "train.tsv").read_text(encoding="utf-8").splitlines():
+        label, text = line.split("\t", 1)
+        labels.append(label)
+        texts.append(text)
+    files = []
+    for jobs in (1, 2):
+        path = tmp_path / f"library-{jobs}.snowpy"
+        snowpy.SnowClassifier(n_jobs=jobs).fit(texts, labels).save(path)
+        files.append(path.read_bytes())
+    runner = CliRunner()
+    for jobs in ("1", "2"):
+        path = tmp_path / f"cli-{jobs}.snowpy"
+        result = runner.invoke(app, ["train", str(DEMO / "train.tsv"), "-o", str(path),
+                                     "--threads", jobs, "--quiet"])
+        assert result.exit_code == 0, result.output
+        files.append(path.read_bytes())
+    assert files[0] == files[1] and files[2] == files[3]
+    loaded = snowpy.load(tmp_path / "cli-2.snowpy")
+    assert loaded.n_jobs == -1  # (how it ran is not in the file: the default)
+    assert loaded.score(texts, labels) > 0.95
