@@ -3,6 +3,8 @@ their slots, the slot of a (row, target) link, dense rows recognised, and which 
 are worth keeping. (The per-example block operations are in ``pool.pxd``.)"""
 
 from libc.stdint cimport int32_t, int64_t, uint8_t
+from libc.stdlib cimport free, malloc
+from libc.string cimport memcpy
 
 import numpy as np
 
@@ -18,52 +20,145 @@ cdef inline int64_t _stop(const row_t row) noexcept nogil:
     return row.start + (row.cap if row.dense else row.size)
 
 
-def compact(const row_t[::1] rows, int64_t n_rows, const int32_t[::1] target,
-            const plane_t[:, ::1] W, const plane_t[:, ::1] U, const int32_t[::1] lcount,
-            const uint8_t[::1] keep):
-    """The links of rows ``0 .. n_rows`` in one exact run, in row order (a dense row's
-    holes left out, its links in target order): ``(sizes, target, W, U, lcount)``.
-    ``keep`` (a flag per pool slot, or empty for all) drops links."""
-    cdef bint keeping = keep.shape[0] > 0
-    cdef int64_t total = 0
-    cdef int64_t r, j, stop, out = 0
-    cdef Py_ssize_t q
-    cdef Py_ssize_t planes = W.shape[1]
-    cdef bint averaging = U.shape[0] > 0
-    cdef bint counted = lcount.shape[0] > 0
-    for r in range(n_rows):
-        stop = _stop(rows[r])
-        for j in range(rows[r].start, stop):
-            if target[j] >= 0 and (not keeping or keep[j]):
-                total += 1
-    dtype = np.float32 if plane_t is float else np.float64
-    sizes_array = np.zeros(n_rows, np.int32)
-    target_array = np.empty(total, np.int32)
-    W_array = np.empty((total, planes), dtype)
-    U_array = np.empty((total if averaging else 0, U.shape[1]), dtype)
-    lcount_array = np.empty(total if counted else 0, np.int32)
-    cdef int32_t[::1] sizes = sizes_array
-    cdef int32_t[::1] new_target = target_array
-    cdef plane_t[:, ::1] new_W = W_array
-    cdef plane_t[:, ::1] new_U = U_array
-    cdef int32_t[::1] new_lcount = lcount_array
-    with nogil:
-        for r in range(n_rows):
-            stop = _stop(rows[r])
-            for j in range(rows[r].start, stop):
-                if target[j] < 0 or (keeping and not keep[j]):
-                    continue
-                new_target[out] = target[j]
-                for q in range(planes):
-                    new_W[out, q] = W[j, q]
-                if averaging:
-                    for q in range(U.shape[1]):
-                        new_U[out, q] = U[j, q]
-                if counted:
-                    new_lcount[out] = lcount[j]
-                sizes[r] += 1
-                out += 1
-    return sizes_array, target_array, W_array, U_array, lcount_array
+cdef struct source_t:
+    # one pool read by gather: its rows, targets, and each slot's bytes of W, U, count
+    const row_t *rows
+    const int32_t *target
+    const uint8_t *W
+    const uint8_t *U
+    const int32_t *lcount
+
+
+cdef struct pick_t:
+    int64_t target   # the network's target (a part's target t is t * k + part)
+    int64_t part
+    int64_t slot
+
+
+cdef inline void _sort_picks(pick_t *picks, int64_t n) noexcept nogil:
+    """Insertion sort by target: a row's links, most often in order or nearly."""
+    cdef int64_t i, j
+    cdef pick_t moving
+    for i in range(1, n):
+        if picks[i - 1].target <= picks[i].target:
+            continue
+        moving = picks[i]
+        j = i - 1
+        while j >= 0 and picks[j].target > moving.target:
+            picks[j + 1] = picks[j]
+            j -= 1
+        picks[j + 1] = moving
+
+
+cdef inline int64_t _picks(const source_t *parts, int64_t k, int64_t r, pick_t *picks
+                           ) noexcept nogil:
+    """Row ``r``'s links in every part (a dense row's holes left out), by target."""
+    cdef int64_t p, j, stop, n = 0
+    cdef row_t row
+    for p in range(k):
+        row = parts[p].rows[r]
+        stop = _stop(row)
+        for j in range(row.start, stop):
+            if parts[p].target[j] >= 0:
+                picks[n].target = parts[p].target[j] * k + p
+                picks[n].part = p
+                picks[n].slot = j
+                n += 1
+    _sort_picks(picks, n)
+    return n
+
+
+cdef class Gathering:
+    """The links of rows ``0 .. n_rows`` of one pool, or of the ``k`` pools of a network
+    learned in parts (part ``p`` holds targets ``p, p + k, ...`` as ``0, 1, ...``), put in
+    one exact run: rows in order, each row's links by target, a dense row's holes left
+    out. :meth:`count` and :meth:`fill` take a range of rows, so that threads can share
+    the rows (each releases the GIL).
+
+    ``pools``: ``(rows, target, W, U, lcount)`` per pool, ``W`` and ``U`` as bytes
+    (``uint8[slots, w_bytes]``; ``U`` empty when not averaging, ``lcount`` when not
+    counted).
+    """
+
+    cdef source_t *parts
+    cdef int64_t k
+    cdef int64_t n_targets
+    cdef int64_t w_bytes
+    cdef int64_t u_bytes
+    cdef object held
+
+    def __cinit__(self, list pools, int64_t n_rows, int64_t n_targets, int64_t w_bytes,
+                  int64_t u_bytes):
+        cdef int64_t p
+        cdef const row_t[::1] rows_view
+        cdef const int32_t[::1] int_view
+        cdef const uint8_t[:, ::1] byte_view
+        self.k = len(pools)
+        self.n_targets = n_targets
+        self.w_bytes = w_bytes
+        self.u_bytes = u_bytes
+        self.parts = <source_t *>malloc(max(self.k, 1) * sizeof(source_t))
+        if self.parts == NULL:
+            raise MemoryError("no memory to gather the links")
+        self.held = list(pools)  # (the pools' arrays, alive while their pointers are read)
+        for p, (rows, target, W, U, lcount) in enumerate(pools):
+            rows_view = rows
+            if rows_view.shape[0] < n_rows:
+                raise ValueError("a pool has fewer rows than the network")
+            self.parts[p].rows = &rows_view[0] if rows_view.shape[0] else NULL
+            int_view = target
+            self.parts[p].target = &int_view[0] if int_view.shape[0] else NULL
+            byte_view = W
+            self.parts[p].W = &byte_view[0, 0] if byte_view.shape[0] and w_bytes else NULL
+            byte_view = U
+            self.parts[p].U = &byte_view[0, 0] if byte_view.shape[0] and u_bytes else NULL
+            int_view = lcount
+            self.parts[p].lcount = &int_view[0] if int_view.shape[0] else NULL
+
+    def __dealloc__(self):
+        free(self.parts)
+
+    def count(self, int64_t first, int64_t stop, int32_t[::1] sizes):
+        """The links of rows ``first .. stop``, into ``sizes``."""
+        cdef int64_t r, p, i, n
+        cdef const source_t *part
+        with nogil:
+            for r in range(first, stop):
+                n = 0
+                for p in range(self.k):
+                    part = &self.parts[p]
+                    for i in range(part.rows[r].start, _stop(part.rows[r])):
+                        if part.target[i] >= 0:
+                            n += 1
+                sizes[r] = <int32_t>n
+
+    def fill(self, int64_t first, int64_t stop, int64_t out, int32_t[::1] target,
+             uint8_t[:, ::1] W, uint8_t[:, ::1] U, int32_t[::1] lcount, int64_t[::1] slots):
+        """Rows ``first .. stop``'s links, from position ``out`` on (the links of the rows
+        before ``first``)."""
+        cdef int64_t r, i, n
+        cdef const source_t *source
+        cdef bint counted = lcount.shape[0] > 0
+        cdef pick_t *picks = <pick_t *>malloc(max(self.n_targets, 1) * sizeof(pick_t))
+        if picks == NULL:
+            raise MemoryError("no memory to gather the links")
+        with nogil:
+            for r in range(first, stop):
+                n = _picks(self.parts, self.k, r, picks)
+                for i in range(n):
+                    source = &self.parts[picks[i].part]
+                    target[out] = <int32_t>picks[i].target
+                    slots[out] = picks[i].slot
+                    if self.w_bytes:
+                        memcpy(&W[out, 0], source.W + picks[i].slot * self.w_bytes,
+                               self.w_bytes)
+                    if self.u_bytes and source.U != NULL:
+                        memcpy(&U[out, 0], source.U + picks[i].slot * self.u_bytes,
+                               self.u_bytes)
+                    if counted and source.lcount != NULL:
+                        lcount[out] = source.lcount[picks[i].slot]
+                    out += 1
+        free(picks)
 
 
 def link_positions(const row_t[::1] rows, const int32_t[::1] target, int64_t n_rows):

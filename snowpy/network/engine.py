@@ -78,7 +78,7 @@ from snowpy._rows import Rows
 from snowpy.exceptions import NumericalError, PluginError
 from snowpy.network.blocks import USED
 from snowpy.network.labels import LabelIndex
-from snowpy.network.links import TOUCHED, LinkStore
+from snowpy.network.links import TOUCHED, LinkStore, exact_layout
 from snowpy.network.training import (
     KERNEL_ERRORS,
     NumericalWarning,
@@ -308,8 +308,10 @@ class Engine:
     # --------------------------------------------------------------- learning
     def learn(self, block: Block, *, epochs: int, shuffle: bool, early_stop: bool,
               progress: Any = None, fresh: bool = True, record: np.ndarray | None = None,
-              rank_links: bool = False, threads: int = 1) -> None:
-        """Run ``epochs`` passes over ``block``.
+              rank_links: bool = False, threads: int = 1,
+              discard: float | None = None) -> None:
+        """Run ``epochs`` passes over ``block``, then drop the links ``discard`` calls
+        negligible (:meth:`discard`; None: none).
 
         ``fresh`` data is counted for eligibility in its first pass. ``record``
         (``[n, targets]``) receives each example's progressive scores in the
@@ -327,7 +329,7 @@ class Engine:
             with KERNEL_ERRORS:
                 self._learn(block, epochs=epochs, shuffle=shuffle, early_stop=early_stop,
                             progress=progress, fresh=fresh, record=record,
-                            rank_links=rank_links, threads=threads)
+                            rank_links=rank_links, threads=threads, discard=discard)
         finally:
             if self.kernel.refresh is not None:
                 self.planes_stale = True  # refreshed by the next prediction, save or view
@@ -363,7 +365,7 @@ class Engine:
 
     def _learn(self, block: Block, *, epochs: int, shuffle: bool, early_stop: bool,
                progress: Any, fresh: bool, record: np.ndarray | None, rank_links: bool,
-               threads: int) -> None:
+               threads: int, discard: float | None) -> None:
         store = self.store
         self.target_counts()
         self.online = False  # a later learn_one starts an entry of its own in mistakes_
@@ -396,11 +398,19 @@ class Engine:
 
         try:
             run_epochs(epochs, early_stop, one_epoch)
+            scale = self.discard_scale(averaged=store.average)
+            if pool is not None and discard is not None and scale is not None:
+                # the parts drop their negligible links at once (fewer links to merge)
+                threshold = float(discard) * scale
+                list(pool.map(lambda part: part.store.prune(
+                    threshold=threshold, averaged=store.average), parts))
+                discard = None
         finally:  # an interrupted training still leaves a consistent network
             if pool is not None:
                 pool.shutdown()
                 _merge(self, parts)
             self.cache.invalidate()
+        self.discard(discard, averaged=store.average)
         if overflows:
             self.overflows += overflows
             warnings.warn(
@@ -524,16 +534,22 @@ class Engine:
             return 0
         self.ensure_fresh()  # (a rule's derived weights, as prediction would see them)
         store = self.store
-        initial = abs(self.kernel.initial_effective_weight)
-        if initial > 0 and self.kernel.refresh is None:
-            scale = initial
-        else:  # the links that moved: a link still at the missing weight (links="all" has
-            #    one per feature seen) says nothing of the scale, and must not lower it
+        scale = self.discard_scale(averaged=averaged)
+        if scale is None:  # the links that moved: a link still at the missing weight
+            #    (links="all" has one per feature seen) says nothing of the scale, and must
+            #    not lower it
             moved = np.abs(store.links_csr(averaged=averaged).data - store.absent)
             moved = moved[moved > 0]
             scale = float(moved.mean()) if moved.size else 0.0
         self.cache.invalidate()
         return store.prune(threshold=float(share) * scale, averaged=averaged)
+
+    def discard_scale(self, *, averaged: bool) -> float | None:
+        """The scale :meth:`discard` measures links against when the rule sets it (its
+        initial effective weight); None when it comes from the links (rules whose
+        weights start at 0, or are derived)."""
+        initial = abs(self.kernel.initial_effective_weight)
+        return initial if initial > 0 and self.kernel.refresh is None else None
 
     def keep_top_percent(self, store: LinkStore | None = None) -> int:
         """Keep, per target, the links of its ``percent`` most active features
@@ -673,17 +689,8 @@ def _merge(engine: Engine, parts: list[Part]) -> None:
     by target (its exact layout: the same network as learned on one thread)."""
     store = engine.store
     k = len(parts)
-    layouts = [part.store.exact() for part in parts]
-    n_rows = store.n_rows
-    rows = np.concatenate([np.repeat(np.arange(n_rows), layout["sizes"]) for layout in layouts])
-    targets = np.concatenate([layout["target"].astype(np.int64) * k + part.first
-                              for part, layout in zip(parts, layouts)])
-    order = np.lexsort((targets, rows))
-    merged = {"sizes": np.stack([layout["sizes"] for layout in layouts]).sum(axis=0),
-              "target": targets[order].astype(np.int32)}
-    for name in ("W", "U", "lcount"):
-        joined = np.concatenate([layout[name] for layout in layouts])
-        merged[name] = joined[order] if joined.shape[0] else joined
+    merged = exact_layout([part.store for part in parts], store.n_rows, store.n_targets,
+                          threads=k)
     store.adopt(merged)
     counts = engine.target_counts()
     for part in parts:
@@ -692,7 +699,7 @@ def _merge(engine: Engine, parts: list[Part]) -> None:
     store.replaced()
     store.seen = parts[0].store.seen
     if store.count.shape[0]:
-        store.count[:n_rows] = parts[0].store.count[:n_rows]
+        store.count[:store.n_rows] = parts[0].store.count[:store.n_rows]
 
 
 def _cut(pieces: list[tuple[int, int]], size: int) -> list[tuple[int, int]]:

@@ -27,6 +27,7 @@ of the target's concept), the rule's initial weight with ``"touched"`` and
 from __future__ import annotations
 
 import sys
+from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -45,7 +46,7 @@ if TYPE_CHECKING:  # pragma: no cover
 else:
     sp = lazy_module("scipy.sparse")
 
-__all__ = ["ALL", "LINK_POLICIES", "ONLINE_WIDTH", "POSITIVE", "PRECISIONS", "ROW", "SIGNED",
+__all__ = ["ALL", "LINK_POLICIES", "exact_layout", "ONLINE_WIDTH", "POSITIVE", "PRECISIONS", "ROW", "SIGNED",
            "TOUCHED", "LinkStore"]
 
 #: Storage precision of the weights: name -> (dtype, smallest and largest magnitude kept).
@@ -104,6 +105,51 @@ def _resized(holder: Any, name: str, length: int, fill: float | None = 0) -> Non
     if fill is not None and length > old:
         resized[old:] = fill
     setattr(holder, name, resized)
+
+
+def exact_layout(stores: list[LinkStore], n_rows: int, n_targets: int, threads: int = 1
+                 ) -> dict[str, np.ndarray]:
+    """The exact layout (:meth:`LinkStore.exact`) of one store, or of the stores of a
+    network learned in ``k`` parts (store ``p`` holds targets ``p, p + k, ...`` as ``0, 1,
+    ...``): rows ``0 .. n_rows`` in order, each row's links by target, compiled, the rows
+    shared among ``threads`` (``slots``: each link's slot in its own store)."""
+    first = stores[0]
+    planes, dtype = first.W.shape[1], np.dtype(first.dtype)
+    width = planes * dtype.itemsize
+    averaging = any(store.U.shape[0] for store in stores)
+    counted = any(store.lcount.shape[0] for store in stores)
+
+    def as_bytes(array: np.ndarray) -> np.ndarray:
+        return np.ascontiguousarray(array).view(np.uint8).reshape(array.shape[0], width)
+
+    pools = [(store.rows, store.target, as_bytes(store.W),
+              as_bytes(store.U) if store.U.shape[0] else np.zeros((0, width), np.uint8),
+              store.lcount) for store in stores]
+    gathering = _compiled.Gathering(pools, n_rows, n_targets, width, width if averaging else 0)
+    ranges = [(n_rows * t // threads, n_rows * (t + 1) // threads) for t in range(threads)]
+    sizes = np.zeros(n_rows, np.int32)
+    _each(lambda span: gathering.count(span[0], span[1], sizes), ranges)
+    ends = np.cumsum(sizes, dtype=np.int64)
+    total = int(ends[-1]) if n_rows else 0
+    target = np.empty(total, np.int32)
+    W = np.empty((total, width), np.uint8)
+    U = np.empty((total if averaging else 0, width), np.uint8)
+    lcount = np.empty(total if counted else 0, np.int32)
+    slots = np.empty(total, np.int64)
+    _each(lambda span: gathering.fill(span[0], span[1], int(ends[span[0] - 1]) if span[0] else 0,
+                                      target, W, U, lcount, slots), ranges)
+    return {"sizes": sizes, "target": target, "W": W.view(dtype).reshape(-1, planes),
+            "U": U.view(dtype).reshape(-1, planes) if averaging else
+            np.zeros((0, planes), dtype), "lcount": lcount, "slots": slots}
+
+
+def _each(work: Any, spans: list[tuple[int, int]]) -> None:
+    """``work(span)`` for each span, on a thread each when there are several."""
+    if len(spans) == 1:
+        work(spans[0])
+        return
+    with ThreadPoolExecutor(max_workers=len(spans)) as pool:
+        list(pool.map(work, spans))
 
 
 class LinkStore:
@@ -352,30 +398,15 @@ class LinkStore:
                 np.asarray(self.planes, dtype=np.float64), averaging,
                 self.dtype != np.float64 and not self.frozen, self.absent)
 
-    def exact(self, keep: np.ndarray | None = None) -> dict[str, np.ndarray]:
+    def exact(self) -> dict[str, np.ndarray]:
         """The links in row order without gaps, each row's by target: ``sizes``,
-        ``target``, ``W``, ``U``, ``lcount``, and ``order``, the position of each in
-        :meth:`live_slots`'s order.
+        ``target``, ``W``, ``U``, ``lcount``, and ``slots``, the pool slot of each.
 
         One network has one exact layout, however its pool lies (links created in
         another order, rows laid out densely or not, targets learned apart on several
-        threads): its model file's arrays. ``keep`` (a flag per pool slot) leaves links
-        out.
+        threads: :func:`exact_layout`): its model file's arrays.
         """
-        flags = np.zeros(0, np.bool_) if keep is None else keep
-        sizes, target, W, U, lcount = _compiled.compact(
-            self.rows, self.n_rows, self.target, self.W,
-            self.U if self.U.shape[0] else self.W[:0], self.lcount, flags.view(np.uint8))
-        if not self.U.shape[0]:
-            U = np.zeros((0, self.U.shape[1]), self.U.dtype)
-        rows = np.repeat(np.arange(sizes.shape[0], dtype=np.int64), sizes)
-        order = np.lexsort((target, rows))
-        if np.any(order[1:] < order[:-1]):  # (a pool learned in one order is often sorted)
-            target, W = target[order], W[order]
-            U = U[order] if U.shape[0] else U
-            lcount = lcount[order] if lcount.shape[0] else lcount
-        return {"sizes": sizes, "target": target, "W": W, "U": U, "lcount": lcount,
-                "order": order}
+        return exact_layout([self], self.n_rows, self.n_targets)
 
     def empty_like(self) -> LinkStore:
         """A store with no rows and no targets, and this one's rule and settings."""
@@ -393,7 +424,7 @@ class LinkStore:
         self.cap[:n_rows] = sizes
         self.cap[n_rows:] = 0
         self.start[0] = 0
-        np.cumsum(sizes[:-1], out=self.start[1:n_rows])
+        self.start[1:n_rows] = np.cumsum(sizes[:-1], dtype=np.int64)  # (a strided field)
         self.start[n_rows:] = 0
         self.target = layout["target"]
         self.W = layout["W"]

@@ -419,7 +419,6 @@ class Network(LabelPrediction, OnlineLearning, WeightViews, SavesModel, RulePara
         """``epochs`` passes, ``discard`` at the end, the progressive sigmoids fitted."""
         self._learn(X, y, targets, epochs=int(self.epochs), shuffle=bool(self.shuffle),
                     progress=progress, fitting=True, keys=keys)
-        self._state.discard(self.discard, averaged=bool(self.average))
         if self.calibrate not in (None, "none"):
             phase(progress, "calibrating")
         if self.calibrate == "progressive":
@@ -467,7 +466,8 @@ class Network(LabelPrediction, OnlineLearning, WeightViews, SavesModel, RulePara
         record = np.empty((block.n, store.n_targets)) if progressive else None
         self._state.learn(block, epochs=epochs, shuffle=shuffle,
                           early_stop=bool(self.early_stop), progress=progress, record=record,
-                          rank_links=fitting, threads=threads_of(self.n_jobs))
+                          rank_links=fitting, threads=threads_of(self.n_jobs),
+                          discard=self.discard if fitting else None)
         if record is not None:
             self._state.progressive.add(record, positive_matrix(y_indptr, y_targets,
                                                           record.shape[1]))
