@@ -24,9 +24,13 @@ def test_a_stream_learned_from_python_is_the_command_lines_model(tmp_path):
     documents = _documents("train.tsv")
     seen = []
     clf = snowpy.SnowClassifier(epochs=1, calibrate="progressive")
-    figures = learn_stream(clf, documents, after=lambda f, wrong: seen.append(wrong))
-    assert figures.examples == len(documents) == len(seen) == 400
-    assert figures.mistakes == sum(seen)
+    figures = learn_stream(clf, documents, every=[100],
+                           after=lambda f: seen.append((f.examples, f.mistakes)))
+    assert figures.examples == len(documents) == seen[-1][0] == 400
+    assert figures.mistakes == seen[-1][1] and seen[0] == (1, 1)  # (no model yet: wrong)
+    reported = [examples for examples, _ in seen]  # (blocks end at 1, 2, 4... and every
+    assert {1, 2, 4, 8, 16, 32, 64, 100, 128, 200, 256, 300, 400} <= set(reported)  # 100)
+    assert reported == sorted(reported) and all(m <= n for n, m in seen)
     assert 0.80 < figures.accuracy < 1.0  # (progressive: every document before it is learned)
     clf.network_.prune()  # as the command line does at the end of a stream
     model = tmp_path / "m.snowpy"

@@ -33,15 +33,15 @@ class StreamReport:
             err(f"{'examples':>12} {'mistakes':>10} {'acc. since last':>16} "
                 f"{'acc. so far':>12} {'docs/s':>10}")
 
-    def add(self, wrong: bool) -> None:
-        self.examples += 1
-        self.since_examples += 1
-        if wrong:
-            self.mistakes += 1
-            self.since_mistakes += 1
-        n = self.examples
-        if n == self.next_power or (self.report_every and n % self.report_every == 0):
-            if n == self.next_power:
+    def at(self, examples: int, mistakes: int) -> None:
+        """The stream's figures after ``examples`` documents: a row at 1, 2, 4... and
+        every ``report_every`` documents."""
+        self.since_examples += examples - self.examples
+        self.since_mistakes += mistakes - self.mistakes
+        self.examples, self.mistakes = examples, mistakes
+        n = examples
+        if n >= self.next_power or (self.report_every and n % self.report_every == 0):
+            while self.next_power <= n:
                 self.next_power *= 2
             self.row()
 

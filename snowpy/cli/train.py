@@ -409,15 +409,16 @@ def _train_stream(classifier: Any, run: Run, *, save_every: int | None,
     report = StreamReport(report_every, show=run.chatty)
     checkpoints = 0
 
-    def after(figures: Any, wrong: bool) -> None:
+    def after(figures: Any) -> None:
         nonlocal checkpoints
-        report.add(wrong)
+        report.at(figures.examples, figures.mistakes)
         if save_every and figures.examples % save_every == 0:
             run.save(classifier)
             checkpoints += 1
 
     try:
-        learn_stream(classifier, documents, after=after)
+        learn_stream(classifier, documents, every=(save_every or 0, report_every or 0),
+                     after=after)
         report.close()
     except KeyboardInterrupt:
         if run.save_partial is not None and hasattr(classifier, "network_"):

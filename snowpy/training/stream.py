@@ -1,9 +1,18 @@
-"""One pass over a stream, one document at a time, with progressive validation.
+"""One pass over a stream, in blocks, with progressive validation.
 
 Each document is predicted, then learned (SNoW's incremental mode, ``-i +``):
 the predictions made before learning are a fair test on data the model has not
-seen. Nothing of the stream is kept: memory is the model's, however long the
-stream runs.
+seen. The documents are gathered in blocks, featurised together in compiled code,
+and learned by the network's one learning pass (:meth:`snowpy.network.engine.Engine.
+learn`), which predicts each document before it learns it, in order: Python is entered
+once per block, not once per document. Nothing of the stream is kept beyond a block:
+memory is the model's and a block's, however long the stream runs.
+
+A block ends after document ``n`` when ``n`` is a power of two (1, 2, 4... the rows of
+the progressive report), a multiple of :data:`BLOCK` or of ``every`` (a checkpoint,
+SNoW's ``-c k``); and before a document whose label the network has not met: a target
+is created when its label first comes, as one document at a time creates it, so that it
+does not learn from the documents before.
 """
 
 from __future__ import annotations
@@ -12,7 +21,10 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["Progressive", "learn_stream"]
+__all__ = ["BLOCK", "Progressive", "learn_stream"]
+
+#: The most documents a block holds.
+BLOCK = 16_384
 
 
 @dataclass
@@ -30,10 +42,12 @@ class Progressive:
         return 1 - self.mistakes / max(self.examples, 1)
 
 
-def learn_stream(classifier: Any, documents: Iterable[Any], *,
-                 after: Callable[[Progressive, bool], None] | None = None) -> Progressive:
+def learn_stream(classifier: Any, documents: Iterable[Any], *, every: Iterable[int] = (),
+                 after: Callable[[Progressive], None] | None = None) -> Progressive:
     """Predict then learn each document of ``documents`` (``.text`` and ``.label``), in
-    order; ``after(figures, wrong)`` is called after each (a report, a checkpoint).
+    order, in blocks (see the module); ``after(figures)`` is called at the end of each
+    block (a report, a checkpoint: at 1, 2, 4... documents and at every multiple of each
+    of ``every``).
 
     >>> import snowpy
     >>> from snowpy.corpora import Document
@@ -45,17 +59,41 @@ def learn_stream(classifier: Any, documents: Iterable[Any], *,
     (4, 2, 'spam')
     """
     figures = Progressive()
-    for document in documents:
-        text, label = document.text, document.label
-        if hasattr(classifier, "network_"):
-            predicted = classifier.predict_one(text)
-            wrong = set(predicted) != set(label) if isinstance(label, (list, tuple)) \
-                else predicted != label
-        else:
-            wrong = True
-        classifier.learn_one(text, label)
-        figures.examples += 1
-        figures.mistakes += bool(wrong)
+    periods = tuple(k for k in every if k)
+    known = set(classifier.classes_) if hasattr(classifier, "network_") else set()
+    texts: list[Any] = []
+    labels: list[Any] = []
+
+    def learn() -> None:
+        fresh = not hasattr(classifier, "network_")
+        classifier.partial_fit(texts, labels)
+        figures.examples += len(texts)
+        figures.mistakes += classifier.network_.mistakes_[-1] + fresh  # (no model yet)
+        texts.clear()
+        labels.clear()
         if after is not None:
-            after(figures, bool(wrong))
+            after(figures)
+
+    for document in documents:
+        label = document.label
+        met = label if isinstance(label, (list, tuple)) else (label,)
+        if any(name not in known for name in met):
+            if texts:
+                learn()  # (the documents before: the new target does not see them)
+            known.update(met)
+        texts.append(document.text)
+        labels.append(label)
+        if _ends_block(figures.examples + len(texts), periods):
+            learn()
+    if texts:
+        learn()
     return figures
+
+
+def _ends_block(n: int, periods: tuple[int, ...]) -> bool:
+    """Whether a block ends after the ``n``-th document.
+
+    >>> [n for n in range(1, 40) if _ends_block(n, (10, 15))]
+    [1, 2, 4, 8, 10, 15, 16, 20, 30, 32]
+    """
+    return (n & (n - 1)) == 0 or n % BLOCK == 0 or any(n % k == 0 for k in periods)
