@@ -360,6 +360,18 @@ class SnowClassifier(SavesModel, RuleParamsEstimator):
             self._name_kept_features(texts, columns[self.network_.link_counts(columns) > 0])
         return self
 
+    def partial_fit_rows(self, rows: Any, labels: Sequence[Any]) -> SnowClassifier:
+        """Learn one more batch of documents featurised already by this classifier's
+        front end (what :meth:`fit_rows` takes), in order: :meth:`partial_fit` of their
+        texts."""
+        if not hasattr(self, "network_"):
+            network = self.make_network()
+            network.check_options()
+            self.featurizer_ = self.make_featurizer()
+            self.network_ = network
+        self.network_.partial_fit(rows, labels)
+        return self
+
     # --------------------------------------------------------------- online
     def learn_one(self, x: Any, y: Any) -> SnowClassifier:
         """Learn one document (River's protocol): ``x`` a text (or a dict of feature

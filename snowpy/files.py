@@ -25,12 +25,14 @@ skips or replaces as it always does. So do front ends other than word n-grams.
 
 from __future__ import annotations
 
+import io
 import mmap
 import os
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from collections.abc import Iterator
+from typing import Any, BinaryIO
 
 import numpy as np
 
@@ -41,7 +43,7 @@ from snowpy.text.keys import keys_of, label_parts
 from snowpy.text.tokenize import _ascii_word
 from snowpy.text.unicode import tables
 
-__all__ = ["FileRows", "read_rows", "reads_in_compiled_code"]
+__all__ = ["Chained", "FileRows", "NotCompiled", "read_blocks", "read_rows", "reads_in_compiled_code"]
 
 #: Bytes per piece a thread reads.
 PIECE = 8 << 20
@@ -84,7 +86,75 @@ def _pieces(content: Any, size: int) -> list[tuple[int, int]]:
 
 
 class NotCompiled(Exception):
-    """The file is one the compiled reader leaves to the Python reader (the reason)."""
+    """The file is one the compiled reader leaves to the Python reader (the reason; for a
+    stream, ``rest``: the bytes left to read)."""
+
+    def __init__(self, reason: str, rest: Any = None) -> None:
+        super().__init__(reason)
+        self.rest = rest
+
+
+def read_blocks(stream: BinaryIO | io.RawIOBase, featurizer: Any, *, format: str,
+                multilabel: bool = False, prefix: str = "__label__", size: int = 1 << 20
+                ) -> Iterator[FileRows]:
+    """A ``tsv`` or ``fasttext`` byte stream (standard input, a pipe) read and featurised
+    in compiled code, block after block of about ``size`` bytes of whole lines, as they
+    arrive. A block the compiled reader does not take (see the module) raises
+    :class:`NotCompiled`, whose ``rest`` is a byte stream of that block and everything
+    after it, for the Python reader."""
+    if format not in ("tsv", "fasttext") or not reads_in_compiled_code(featurizer):
+        raise NotCompiled(f"{format} streams, or this front end", rest=stream)
+    settings = _settings(featurizer, format, multilabel, prefix)
+    width = 1 << int(featurizer.bits)
+    carry = b""
+    while True:
+        data = stream.read(size)
+        chunk = carry + data if data else carry
+        end = chunk.rfind(b"\n") + 1 if data else len(chunk)
+        if not chunk:
+            return
+        carry = chunk[end:]
+        block = chunk[:end]
+        if not block:
+            continue
+        try:
+            yield _merged([parse_lines(block, *settings)], format, multilabel, width)
+        except NotCompiled as failed:
+            failed.rest = Chained(chunk, stream)
+            raise
+
+
+class Chained(io.RawIOBase):
+    """``head``, then the rest of ``stream`` (the bytes a reader looked at first, or those
+    the compiled reader left)."""
+
+    def __init__(self, head: bytes, stream: BinaryIO | io.RawIOBase) -> None:
+        self.head = memoryview(head)
+        self.stream = stream
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: Any) -> int:
+        if self.head.nbytes:
+            n = min(len(buffer), self.head.nbytes)
+            buffer[:n] = self.head[:n]
+            self.head = self.head[n:]
+            return n
+        data = self.stream.read(len(buffer))
+        buffer[:len(data)] = data
+        return len(data)
+
+
+def _settings(featurizer: Any, format: str, multilabel: bool, prefix: str) -> tuple:
+    """What :func:`snowpy._core.reader.parse_lines` takes after the bytes."""
+    segments = [(int(s.kernel.params[0]), int(s.kernel.params[1]), int(s.seed))
+                for s in featurizer.segments()]
+    return (1 if format == "fasttext" else 0, bool(multilabel),
+            prefix.encode("utf-8"), tables(), _ascii_word(bool(featurizer.lowercase)),
+            bool(featurizer.lowercase), bool(featurizer.strip_accents), segments,
+            ("binary", "count", "log").index(featurizer.values),
+            featurizer.norm == "l2", int(featurizer.bits), max_document_bytes())
 
 
 def read_rows(path: str | os.PathLike, featurizer: Any, *, format: str,
@@ -104,13 +174,7 @@ def _read_rows(path: Path, featurizer: Any, format: str, multilabel: bool, prefi
         raise NotCompiled(f"{format} files, or this front end")
     if not path.is_file():
         raise NotCompiled("not a regular file")
-    segments = [(int(s.kernel.params[0]), int(s.kernel.params[1]), int(s.seed))
-                for s in featurizer.segments()]
-    settings = (1 if format == "fasttext" else 0, bool(multilabel),
-                prefix.encode("utf-8"), tables(), _ascii_word(bool(featurizer.lowercase)),
-                bool(featurizer.lowercase), bool(featurizer.strip_accents), segments,
-                ("binary", "count", "log").index(featurizer.values),
-                featurizer.norm == "l2", int(featurizer.bits), max_document_bytes())
+    settings = _settings(featurizer, format, multilabel, prefix)
     with open(path, "rb") as handle:
         size = os.fstat(handle.fileno()).st_size
         if size == 0:

@@ -81,12 +81,35 @@ def test_the_parts_a_block_is_learned_in():
     engine = net.state_
     block = Block(X, engine.store.training_rows(X), np.arange(X.shape[0] + 1),
                   np.asarray(y, dtype=np.int32))
-    assert engine.parts(block, 2, None) == 2
-    assert engine.parts(block, 8, None) == 3  # (at most a target a thread)
-    assert engine.parts(block, 1, None) == 1
-    assert engine.parts(block, 2, np.empty((X.shape[0], 3))) == 1  # progressive scores
+    assert engine.parts(block, 2) == 2
+    assert engine.parts(block, 8) == 3  # (at most a target a thread)
+    assert engine.parts(block, 1) == 1
+
+    class Curve:  # a progress report that tests the network every 100 examples
+        every = 100
+
+        def __call__(self, *figures):
+            pass
+
+    assert engine.parts(block, 2, Curve()) == 1
     constrained = snowpy.Network("perceptron", epochs=1, multiclass="constraint").fit(X, y)
-    assert constrained.state_.parts(block, 2, None) == 1  # targets learned together
+    assert constrained.state_.parts(block, 2) == 1  # targets learned together
+
+
+def test_a_stream_learns_on_threads_what_it_learns_on_one(tmp_path):
+    """Progressive calibration records each example's scores before it is learned: the
+    parts record their columns, and the network, its figures and its sigmoids are the
+    same."""
+    X, y = _problem(n=3000)
+    nets = []
+    for jobs in (1, 2):
+        net = snowpy.Network("balanced-winnow", calibrate="progressive", n_jobs=jobs)
+        for start in range(0, 3000, 700):
+            net.partial_fit(X[start:start + 700], y[start:start + 700])
+        nets.append(net)
+    assert _same(_learned(nets[0]), _learned(nets[1]))
+    assert nets[0].calibration_ is not None
+    np.testing.assert_array_equal(nets[0].predict_proba(X), nets[1].predict_proba(X))
 
 
 def test_a_classifier_and_the_command_line_write_the_same_file_for_any_threads(tmp_path):

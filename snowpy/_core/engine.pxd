@@ -52,7 +52,8 @@ cdef struct batch_t:
     const int64_t *a_indptr   # NULL: every target sees every example
     const int32_t *a_targets
     double *scores            # NULL, or [n_order, n_targets]: scores before learning
-    bint activations          # scores holds the raw activations (targets learned apart)
+    double *acc               # NULL, or [n_order, n_targets]: the raw activations before
+                              # learning (a network's targets learned apart, in parts)
     bint counting
     bint creating
 

@@ -395,10 +395,10 @@ cdef outcome_t epoch(Pool *p, weight_t *W, weight_t *U, const rule_t *rule, cons
         # --- activations, and the scores before learning
         _activations(p, W, U, rule, ws, m, n_targets, vsum, b,
                      b.order[pos + 1] if pos + 1 < b.n_order else -1)
-        if b.scores != NULL and b.activations:
+        if b.acc != NULL:
             for t in range(n_targets):
-                b.scores[pos * n_targets + t] = ws.acc[t]
-        elif b.scores != NULL:
+                b.acc[pos * n_targets + t] = ws.acc[t]
+        if b.scores != NULL:
             _record_scores(p, W, U, rule, ws, m, n_targets, seen, theta,
                            b.scores + pos * n_targets)
         # --- the prediction before learning
@@ -948,14 +948,14 @@ def run(Links links, RuleBinding rule, Options options, const int64_t[::1] indpt
         const int64_t[::1] y_indptr, const int32_t[::1] y_targets,
         const int64_t[::1] a_indptr, const int32_t[::1] a_targets, int64_t seen,
         int64_t[:, ::1] counts, int64_t max_active, double[:, ::1] scores, bint counting,
-        bint creating, Workspace workspace=None, bint activations=False):
+        bint creating, Workspace workspace=None, double[:, ::1] activations=None):
     """Learn the examples of ``order`` (rows of a CSR matrix whose ``rows`` are pool rows);
     returns an :class:`Outcome`.
 
     ``counts`` (``int64[targets, 2]``) receives promotions and demotions; with rows in
-    ``scores`` (``[len(order), targets]``), each example's scores before learning (with
-    ``activations``, its raw activations: the targets of one network learned in parts,
-    whose mistakes are counted over the parts' activations).
+    ``scores`` (``[len(order), targets]``), each example's scores before learning; with
+    ``activations`` (as ``scores``), its raw activations (the targets of one network
+    learned in parts, whose mistakes are counted over the parts' activations).
     ``a_indptr`` empty: every target sees every example. ``counting``: rows count their
     activity (data seen for the first time); ``creating``: links may be created. A
     ``workspace`` (for examples of up to ``max_active`` features and every target) is made
@@ -975,6 +975,9 @@ def run(Links links, RuleBinding rule, Options options, const int64_t[::1] indpt
         raise ValueError("the examples' and the labels' pointers disagree")
     if scores.shape[0] and (scores.shape[0] < order.shape[0] or scores.shape[1] != n_targets):
         raise ValueError("scores must have a row per example and a column per target")
+    if activations is not None and (activations.shape[0] < order.shape[0]
+                                    or activations.shape[1] != n_targets):
+        raise ValueError("activations must have a row per example and a column per target")
     if workspace is None or workspace.w.width < max_active + 2 \
             or workspace.w.n_targets < n_targets or workspace.w.n_planes != rule.rule.n_planes:
         workspace = Workspace(max_active + 1, n_targets, rule.rule.n_planes,
@@ -994,11 +997,12 @@ def run(Links links, RuleBinding rule, Options options, const int64_t[::1] indpt
     b.a_targets = &a_targets[0] if a_targets.shape[0] else &no_target
     b.counting = counting
     b.creating = creating
-    b.activations = activations
     while True:
         b.order = &order[done] if done < order.shape[0] else &no_index
         b.n_order = order.shape[0] - done
         b.scores = &scores[done, 0] if scores.shape[0] and done < order.shape[0] else NULL
+        b.acc = &activations[done, 0] if activations is not None \
+            and activations.shape[0] and done < order.shape[0] else NULL
         with nogil:
             o = run_epoch(links, &rule.rule, &options.opt, &b, &workspace.w, seen,
                        &counts[0, 0] if n_targets else NULL, n_targets)

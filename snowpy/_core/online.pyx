@@ -220,7 +220,7 @@ cdef class OnlineLearner:
         b.scores = scores
         b.counting = True
         b.creating = True
-        b.activations = False
+        b.acc = NULL
         out[0] = run_epoch(self.links, &self.rule.rule, &self.options.opt, &b, &self.ws.w,
                            seen, &self._counts[0, 0] if self._counts.shape[0] else NULL,
                            self._counts.shape[0])

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import gc
 import glob
+import io
 import os
 import sys
 from collections.abc import Iterator
@@ -326,14 +327,23 @@ def _read_documents(corpus: str, *, split: str | None, format: str | None, on_er
 
 
 def iter_documents(corpus: str, *, split: str | None, format: str | None, on_error: str,
-                   layout: ReadOptions | None = None) -> tuple[Iterator[Any], Any]:
+                   layout: ReadOptions | None = None, featurizer: Any = None
+                   ) -> tuple[Iterator[Any], Any]:
     """The documents of CORPUS one by one, and the problems report: standard input
-    (``-``) as the lines arrive, a file as it is read, a registered corpus from memory."""
+    (``-``) as the lines arrive, a file as it is read, a registered corpus from memory.
+
+    With a ``featurizer``, standard input laid out as ``tsv`` or ``fasttext`` lines with
+    no layout option comes in blocks read and featurised in compiled code
+    (:func:`snowpy.files.read_blocks`), the Python reader taking over from the first
+    block the compiled reader leaves to it."""
     from snowpy import corpora
     from snowpy.corpora.documents import Problems
 
     problems = Problems(on_error)
     layout = layout or ReadOptions()
+    if corpus == "-" and featurizer is not None and not layout.given() \
+            and format in (None, "tsv", "fasttext"):
+        return _stdin_blocks(featurizer, format, problems), problems
     if corpus == "-":
         options = layout.for_format(format or "tsv", "standard input")
         if format is None and "multilabel" in layout.for_format("fasttext", "standard input"):
@@ -350,6 +360,23 @@ def iter_documents(corpus: str, *, split: str | None, format: str | None, on_err
         raise ConfigurationError(f"{corpus}: no such file or folder")
     loaded = corpora.load(corpus, split, on_error=on_error)
     return iter(loaded.documents()), loaded.problems
+
+
+def _stdin_blocks(featurizer: Any, format: str | None, problems: Any) -> Iterator[Any]:
+    """Standard input in blocks read in compiled code, then, from a block it leaves to
+    Python (bytes that are not UTF-8, a malformed line...), documents one by one."""
+    from snowpy import corpora
+    from snowpy.files import Chained, NotCompiled, read_blocks
+
+    stream = sys.stdin.buffer
+    head = stream.read(1 << 16)
+    first = next((line for line in head.splitlines() if line.strip()), b"")
+    kind = format or ("fasttext" if first.startswith(b"__label__") else "tsv")
+    try:
+        yield from read_blocks(Chained(head, stream), featurizer, format=kind)
+    except NotCompiled as failed:
+        yield from corpora.read_stream(io.BufferedReader(failed.rest), format=kind,
+                                       problems=problems)
 
 
 def _each_file(paths: list[str], format: str | None, layout: ReadOptions, problems: Any

@@ -39,10 +39,12 @@ class Run:
         """How the corpus was read, kept in the model file."""
         return self.layout.recorded(self.corpus, self.format)
 
-    def documents(self) -> Any:
-        """The corpus's documents as a stream, and the reader's problems."""
+    def documents(self, featurizer: Any = None) -> Any:
+        """The corpus's documents as a stream, and the reader's problems (standard input
+        in blocks featurised by ``featurizer``, when given and the layout allows)."""
         return iter_documents(self.corpus, split=self.split, format=self.format,
-                              on_error=self.on_error, layout=self.layout)
+                              on_error=self.on_error, layout=self.layout,
+                              featurizer=featurizer)
 
     def save(self, classifier: Any) -> None:
         """Write the model (atomically), as the options ask."""

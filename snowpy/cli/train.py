@@ -405,7 +405,8 @@ def _train_stream(classifier: Any, run: Run, *, save_every: int | None,
     progressive table as it goes, checkpoints every ``save_every``; then save."""
     from snowpy.training import learn_stream
 
-    documents, problems = run.documents()
+    compiled = None if classifier.keep_names else classifier.make_featurizer()
+    documents, problems = run.documents(compiled)
     report = StreamReport(report_every, show=run.chatty)
     checkpoints = 0
 

@@ -218,8 +218,10 @@ def normalisation_of(net: Any, multilabel: bool) -> str:
     return chosen
 
 
-def fit_progressive(net: Any, window: ProgressiveWindow) -> None:
-    """Fit the network's sigmoids on its progressive window."""
+def fit_progressive(net: Any, window: ProgressiveWindow, *, warm: bool = True) -> None:
+    """Fit the network's sigmoids on its progressive window (``warm``: starting from the
+    sigmoids it has, which the window moved on from a little; else from nothing, so that
+    the fit depends on the window alone)."""
     scores, positives = window.arrays()
     width = len(net.classes_)
     if scores.shape[1] < width:  # targets known before any score recorded for them
@@ -229,13 +231,14 @@ def fit_progressive(net: Any, window: ProgressiveWindow) -> None:
                                                     width - positives.shape[1]), bool)])
     net.calibration_ = Calibration.fit(
         scores, positives, normalize=normalisation_of(net, net.multilabel_),
-        method="progressive", start=net.calibration_)  # (the window moved on a little)
+        method="progressive", start=net.calibration_ if warm else None)
     window.since_fit = 0
 
 
-def refresh_progressive(net: Any, window: ProgressiveWindow, labels: Sized) -> None:
+def refresh_progressive(net: Any, window: ProgressiveWindow, labels: Sized, *,
+                        warm: bool = True) -> None:
     """Refit the progressive sigmoids when the window is stale or new targets came
     (every target has a sigmoid as soon as it exists; ``labels``: the network's)."""
     if window.filled and (window.stale() or net.calibration_ is None
                           or net.calibration_.a.size != len(labels)):
-        fit_progressive(net, window)
+        fit_progressive(net, window, warm=warm)

@@ -201,7 +201,8 @@ class Engine:
     progressive : ProgressiveWindow or None
         The recent scores progressive calibration fits its sigmoids on.
     calibration : Calibration or None
-        The sigmoids from scores to probabilities.
+        The sigmoids from scores to probabilities; ``calibration_due``: the progressive
+        window grew since they were fitted.
     mistakes, updates : list of int
         Per epoch (per call of ``partial_fit``; one entry for a run of
         ``learn_one``), mistakes made and target updates.
@@ -240,6 +241,9 @@ class Engine:
         self.counts = np.zeros((0, 2), dtype=np.int64)
         self.progressive = progressive
         self.calibration: Any = None
+        #: the progressive window grew since its sigmoids were fitted (by a block: they
+        #: are fitted again when next asked for)
+        self.calibration_due = False
         self.mistakes: list[int] = []
         self.updates: list[int] = []
         self.n_examples_seen = 0
@@ -334,8 +338,7 @@ class Engine:
             if self.kernel.refresh is not None:
                 self.planes_stale = True  # refreshed by the next prediction, save or view
 
-    def parts(self, block: Block, threads: int, record: np.ndarray | None,
-              progress: Any = None) -> int:
+    def parts(self, block: Block, threads: int, progress: Any = None, epochs: int = 1) -> int:
         """How many parts ``block`` is learned in on ``threads`` threads.
 
         Under one-vs-all a target sees every example and changes only on its own
@@ -348,15 +351,20 @@ class Engine:
         One part (one thread) when the targets are not independent: SNoW's constraint
         classification (an update of the true target and of the winner together), a
         rule whose derived planes span its targets (Naive Bayes), examples shown to some
-        targets only; or when the progressive scores are recorded (a stream, whose
-        parallel path is the data's, not the targets'); and for a plugin's rule, whose
-        step may keep state across targets; or when a progress report tests the network
+        targets only; and for a plugin's rule, whose
+        step may keep state across targets; when a progress report tests the network
         every so many examples (SNoW's ``-c k``: the parts are put together only at the
-        end of the learning).
+        end of the learning); and when the block is small beside the network (features
+        learned, epochs counted, fewer than its links: one of many blocks of a stream),
+        for splitting the links into parts and putting them together costs more than
+        the threads save.
         """
         if getattr(progress, "every", None):
             return 1
-        if threads <= 1 or self.store.n_targets < 2 or self.constraint or record is not None \
+        if epochs * int(block.indptr[-1]) < self.store.n_links:
+            return 1  # (splitting and joining the links would cost more than it saves: a
+            #          stream's block after a large network is learned)
+        if threads <= 1 or self.store.n_targets < 2 or self.constraint \
                 or self.kernel.refresh is not None or block.a_indptr.shape[0] \
                 or self.store.frozen \
                 or getattr(self.kernel.compiled, "implementation", "") != "builtin":
@@ -375,7 +383,7 @@ class Engine:
         keys = (block.keys if block.keys is not None
                 else example_keys(block.X, block.y_indptr, block.y_targets)) if shuffle \
             else None
-        parts = _split(self, self.parts(block, threads, record, progress))
+        parts = _split(self, self.parts(block, threads, progress, epochs))
         pool = ThreadPoolExecutor(max_workers=len(parts)) if len(parts) > 1 else None
 
         def one_epoch(epoch: int) -> int:
@@ -446,17 +454,18 @@ class Engine:
         for start, stop in pieces:
             seen_before = int(self.n_examples_seen)
             piece = order[start:stop]
-            scores = _NO_SCORES if record is None and pool is None else \
+            scores = _NO_SCORES if record is None else \
                 np.empty((stop - start, n_targets), dtype=np.float64)
             if pool is None:
                 outcomes = [parts[0].run(self, block, piece, options, counting, creating,
-                                         scores, False)]
+                                         scores, None)]
                 chunk_mistakes = outcomes[0].mistakes
             else:
+                activations = np.empty((stop - start, n_targets), dtype=np.float64)
                 outcomes = list(pool.map(
                     lambda part: part.run(self, block, piece, options, counting, creating,
-                                          scores, True), parts))
-                chunk_mistakes = _mistakes(scores, block, piece, self.multilabel,
+                                          scores, activations), parts))
+                chunk_mistakes = _mistakes(activations, block, piece, self.multilabel,
                                            float(self.params["theta"]))
             for outcome in outcomes:
                 updates += outcome.updates
@@ -607,22 +616,25 @@ class Part:
         self.rule = engine.binding(self.store)
 
     def run(self, engine: Engine, block: Block, order: np.ndarray, options: Options,
-            counting: bool, creating: bool, scores: np.ndarray, activations: bool
-            ) -> Learned:
+            counting: bool, creating: bool, scores: np.ndarray,
+            activations: np.ndarray | None) -> Learned:
         """Learn the examples of ``order``, growing the pool whenever the compiled loop
-        asks; with ``activations``, this part's activations go to its columns of
-        ``scores``, else ``scores`` (empty, or one column per target) the progressive
-        scores."""
+        asks; this part's columns of ``scores`` (empty: none) receive the progressive
+        scores, and of ``activations`` (None: none) the raw activations."""
         store = self.store
-        out = np.empty((order.size, store.n_targets)) if activations else scores
+        apart = self.step > 1
+        local = np.empty((order.size, store.n_targets)) if apart and scores.shape[0] \
+            else scores
+        raw = np.empty((order.size, store.n_targets)) if activations is not None else None
         done = Learned()
         position = 0
         while position < order.size:
             outcome = run(store.links(), self.rule, options, block.indptr, block.rows,
                           block.vals, order[position:], self.y_indptr, self.y_targets,
                           block.a_indptr, block.a_targets, store.seen, self.counts,
-                          block.max_active, out[position:] if out.shape[0] else out,
-                          counting, creating, activations=activations)
+                          block.max_active, local[position:] if local.shape[0] else local,
+                          counting, creating,
+                          activations=None if raw is None else raw[position:])
             done.add(outcome, store.seen)
             store.seen = outcome.seen
             if KERNEL_ERRORS.caught:
@@ -637,8 +649,10 @@ class Part:
             position += outcome.processed
             if outcome.need_room:
                 store.reserve_links(outcome.need_room)
-        if activations:
-            scores[:, self.first::self.step] = out
+        if apart and scores.shape[0]:
+            scores[:, self.first::self.step] = local
+        if activations is not None and raw is not None:
+            activations[:, self.first::self.step] = raw
         return done
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from snowpy.network.calibrating import fit_progressive
 from snowpy.records.rules import RuleKernel, RuleSpec
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -79,8 +80,15 @@ class LearnedFigures:
 
     @property
     def calibration_(self) -> Any:
-        """The sigmoids from scores to probabilities, or None."""
-        return self.state_.calibration
+        """The sigmoids from scores to probabilities, or None (progressive sigmoids that
+        blocks of a stream left behind are fitted again here, when they are asked for,
+        from the window alone: what they are does not depend on when they were asked)."""
+        state = self.state_
+        if state.calibration_due:
+            state.calibration_due = False
+            if state.progressive.filled:
+                fit_progressive(self, state.progressive, warm=False)
+        return state.calibration
 
     @calibration_.setter
     def calibration_(self, calibration: Any) -> None:

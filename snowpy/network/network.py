@@ -26,7 +26,6 @@ from snowpy.network.calibrating import (
     ProgressiveWindow,
     fit_progressive,
     normalisation_of,
-    refresh_progressive,
 )
 from snowpy.network.kind import NetworkKind
 from snowpy.network.labels import (
@@ -471,16 +470,18 @@ class Network(LabelPrediction, OnlineLearning, WeightViews, SavesModel, RulePara
         if record is not None:
             self._state.progressive.add(record, positive_matrix(y_indptr, y_targets,
                                                           record.shape[1]))
-            refresh_progressive(self, self._state.progressive, self._state.labels)
+            self._state.calibration_due = True  # (fitted when next asked for)
         return self
 
     def _cover_new_targets(self) -> None:
         """Targets added after a cv or holdout calibration get a provisional sigmoid (the
         median of the others), with a warning: probabilities stay available, and say
         little of the new labels until the network is calibrated again."""
-        calibration = self.calibration_
-        if calibration is None or self._state.progressive is not None:
+        if self._state.progressive is not None:
             return  # (progressive sigmoids are refitted as the stream goes)
+        calibration = self.calibration_
+        if calibration is None:
+            return
         n_targets = len(self._state.labels)
         if calibration.a.size < n_targets:
             new = [str(label) for label in self._state.labels.labels[calibration.a.size:]]

@@ -84,6 +84,7 @@ def network_state(net: Any, inference_only: bool = False
     """The header and arrays that describe a trained network."""
     state = net.state_
     state.ensure_fresh()
+    calibration = net.calibration_  # (progressive sigmoids a stream left due: fitted)
     store = state.store
     inference_only = inference_only or store.frozen
     layout = store.exact()
@@ -106,14 +107,13 @@ def network_state(net: Any, inference_only: bool = False
         "stats": {"mistakes": state.mistakes, "updates": state.updates,
                   "n_examples_seen": int(state.n_examples_seen),
                   "overflows": int(state.overflows), "underflows": int(state.underflows)},
-        "calibration": state.calibration.header() if state.calibration is not None else None,
+        "calibration": calibration.header() if calibration is not None else None,
         "inference_only": inference_only,
         "links": {"policy": store.policy, "precision": store.precision,
                   "absent": float(store.absent)},
     }
     if inference_only:
-        effective = net.effective_links_delta()[store.live_slots()[layout["order"]]] \
-            + store.absent
+        effective = net.effective_links_delta()[layout["slots"]] + store.absent
         weights = effective.astype(store.dtype)[:, None]
     else:
         weights = layout["W"]
@@ -132,8 +132,8 @@ def network_state(net: Any, inference_only: bool = False
             arrays["link_counts"] = layout["lcount"]
         if counts is not None:
             arrays["row_counts"] = counts[keep_rows]
-    if state.calibration is not None:
-        arrays.update(state.calibration.arrays())
+    if calibration is not None:
+        arrays.update(calibration.arrays())
     window = state.progressive
     if window is not None and window.filled and not inference_only:
         scores, positives = window.arrays()

@@ -17,9 +17,15 @@ does not learn from the documents before.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+import threading
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
+from queue import Empty, Queue
 from typing import Any
+
+import numpy as np
+
+from snowpy.files import FileRows
 
 __all__ = ["BLOCK", "Progressive", "learn_stream"]
 
@@ -47,7 +53,9 @@ def learn_stream(classifier: Any, documents: Iterable[Any], *, every: Iterable[i
     """Predict then learn each document of ``documents`` (``.text`` and ``.label``), in
     order, in blocks (see the module); ``after(figures)`` is called at the end of each
     block (a report, a checkpoint: at 1, 2, 4... documents and at every multiple of each
-    of ``every``).
+    of ``every``). ``documents`` may also yield blocks read and featurised in compiled
+    code already (:class:`snowpy.files.FileRows`, from :func:`snowpy.files.read_blocks`):
+    they are cut at the same documents.
 
     >>> import snowpy
     >>> from snowpy.corpora import Document
@@ -64,30 +72,119 @@ def learn_stream(classifier: Any, documents: Iterable[Any], *, every: Iterable[i
     texts: list[Any] = []
     labels: list[Any] = []
 
-    def learn() -> None:
+    def learn(rows: Any, labels: Any) -> None:
         fresh = not hasattr(classifier, "network_")
-        classifier.partial_fit(texts, labels)
-        figures.examples += len(texts)
+        if rows is None:
+            classifier.partial_fit(texts, labels)
+            texts.clear()
+        else:
+            classifier.partial_fit_rows(rows, labels)
+        figures.examples += len(labels)
         figures.mistakes += classifier.network_.mistakes_[-1] + fresh  # (no model yet)
-        texts.clear()
-        labels.clear()
         if after is not None:
             after(figures)
 
-    for document in documents:
-        label = document.label
+    for item in _read_ahead(documents):
+        if isinstance(item, FileRows):  # a block read in compiled code
+            if texts:
+                learn(None, labels)
+                labels = []
+            for start, stop in _cuts(item.labels, figures.examples, periods, known):
+                learn(item.rows[start:stop], item.labels[start:stop])
+            continue
+        label = item.label
         met = label if isinstance(label, (list, tuple)) else (label,)
         if any(name not in known for name in met):
             if texts:
-                learn()  # (the documents before: the new target does not see them)
+                learn(None, labels)  # (the documents before: the new target does not
+                labels = []          #  see them)
             known.update(met)
-        texts.append(document.text)
+        texts.append(item.text)
         labels.append(label)
         if _ends_block(figures.examples + len(texts), periods):
-            learn()
+            learn(None, labels)
+            labels = []
     if texts:
-        learn()
+        learn(None, labels)
     return figures
+
+
+def _read_ahead(items: Iterable[Any]) -> Iterator[Any]:
+    """``items``, the next one read on a thread of its own while this one is learned (a
+    block read in compiled code releases the GIL: reading and learning overlap)."""
+    queue: Queue = Queue(maxsize=2)
+    done = object()
+    stop = threading.Event()
+
+    def read() -> None:
+        try:
+            for item in items:
+                if stop.is_set():
+                    return
+                queue.put(item)
+        except BaseException as exc:  # noqa: BLE001 - raised again where it is read
+            queue.put(_Failed(exc))
+            return
+        queue.put(done)
+
+    reader = threading.Thread(target=read, name="snowpy-read-ahead", daemon=True)
+    reader.start()
+    try:
+        while True:
+            item = queue.get()
+            if item is done:
+                return
+            if isinstance(item, _Failed):
+                raise item.exc
+            yield item
+    finally:
+        stop.set()
+        while reader.is_alive():  # (let it finish its put, then stop)
+            try:
+                queue.get_nowait()
+            except Empty:
+                reader.join(0.01)
+
+
+class _Failed:
+    """An exception of the reading thread, raised again where the items are read."""
+
+    def __init__(self, exc: BaseException) -> None:
+        self.exc = exc
+
+
+def _cuts(labels: Any, done: int, periods: tuple[int, ...], known: set
+          ) -> list[tuple[int, int]]:
+    """The blocks a block of ``len(labels)`` documents read after ``done`` others is cut
+    in: after each document that ends a block, before each label not met yet (``known``
+    is updated).
+
+    >>> _cuts(["a", "a", "b", "a", "b"], 0, (), set())
+    [(0, 1), (1, 2), (2, 4), (4, 5)]
+    """
+    n = len(labels)
+    cuts = {n}
+    if isinstance(labels, np.ndarray):  # one label a document: the first of each new one
+        names, first = np.unique(labels, return_index=True)
+        for name, at in sorted(zip(names.tolist(), first.tolist()), key=lambda pair: pair[1]):
+            if name not in known:
+                cuts.add(at)
+                known.add(name)
+    else:
+        for at, label in enumerate(labels):
+            met = label if isinstance(label, (list, tuple)) else (label,)
+            if any(name not in known for name in met):
+                cuts.add(at)
+                known.update(met)
+    power = 1
+    while power <= done + n:
+        if power > done:
+            cuts.add(power - done)
+        power *= 2
+    for period in (BLOCK, *periods):
+        cuts.update(range(period - done % period, n + 1, period))
+    bounds = sorted(cut for cut in cuts if 0 < cut <= n)
+    return list(zip([0] + bounds[:-1], bounds))
 
 
 def _ends_block(n: int, periods: tuple[int, ...]) -> bool:
