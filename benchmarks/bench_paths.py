@@ -7,7 +7,7 @@ compared, the fastest of ``--repeat`` runs kept:
   for N = 1 and 2 (every core of this machine), on 20 Newsgroups (training
   posts shuffled with seed 0, 1-2 grams) and on 200,000 synthetic documents
   (``benchmarks/synthetic.py``, 5 classes); the two model files must be the same
-  bytes. Also the learning phase alone, in one process: ``Network.fit`` of the
+  bytes (a model file holds no time: the same model is the same bytes). Also the learning phase alone, in one process: ``Network.fit`` of the
   featurised rows, one epoch, ``n_jobs`` 1 against 2.
 * **stream**: ``snowpy train - < FILE`` (each document predicted, then learned)
   against ``snowpy train FILE --epochs 1 --calibrate none``, 400,000 synthetic

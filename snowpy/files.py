@@ -92,6 +92,7 @@ class NotCompiled(Exception):
     def __init__(self, reason: str, rest: Any = None) -> None:
         super().__init__(reason)
         self.rest = rest
+        self.line = 1  # (the number of the first line of ``rest``)
 
 
 def read_blocks(stream: BinaryIO | io.RawIOBase, featurizer: Any, *, format: str,
@@ -101,12 +102,13 @@ def read_blocks(stream: BinaryIO | io.RawIOBase, featurizer: Any, *, format: str
     in compiled code, block after block of about ``size`` bytes of whole lines, as they
     arrive. A block the compiled reader does not take (see the module) raises
     :class:`NotCompiled`, whose ``rest`` is a byte stream of that block and everything
-    after it, for the Python reader."""
+    after it, for the Python reader, and ``line`` the number of its first line."""
     if format not in ("tsv", "fasttext") or not reads_in_compiled_code(featurizer):
         raise NotCompiled(f"{format} streams, or this front end", rest=stream)
     settings = _settings(featurizer, format, multilabel, prefix)
     width = 1 << int(featurizer.bits)
     carry = b""
+    lines = 0
     while True:
         data = stream.read(size)
         chunk = carry + data if data else carry
@@ -118,10 +120,13 @@ def read_blocks(stream: BinaryIO | io.RawIOBase, featurizer: Any, *, format: str
         if not block:
             continue
         try:
-            yield _merged([parse_lines(block, *settings)], format, multilabel, width)
+            read = _merged([parse_lines(block, *settings)], format, multilabel, width)
         except NotCompiled as failed:
             failed.rest = Chained(chunk, stream)
+            failed.line = lines + 1
             raise
+        lines += read.lines
+        yield read
 
 
 class Chained(io.RawIOBase):

@@ -88,9 +88,10 @@ def write_model(path: str | os.PathLike, header: Mapping[str, Any],
     try:
         with os.fdopen(handle, "wb") as stream:
             with zipfile.ZipFile(stream, "w", compression=zipfile.ZIP_STORED) as archive:
-                archive.writestr("header.json", payload)
+                archive.writestr(_member("header.json"), payload)
                 for name, array in prepared.items():  # streamed: no copy of an array
-                    with archive.open(f"arrays/{name}.npy", "w", force_zip64=True) as member:
+                    with archive.open(_member(f"arrays/{name}.npy"), "w",
+                                      force_zip64=True) as member:
                         np.lib.format.write_array(member, array, allow_pickle=False)
             stream.flush()
             os.fsync(stream.fileno())
@@ -198,6 +199,14 @@ def _mode_for(target: Path) -> int:
         umask = os.umask(0)
         os.umask(umask)
         return 0o666 & ~umask
+
+
+def _member(name: str) -> zipfile.ZipInfo:
+    """A member of a model file, dated 1980-01-01 as every member is: the same model is
+    the same bytes, whenever it was saved (the file system keeps when)."""
+    info = zipfile.ZipInfo(name, date_time=(1980, 1, 1, 0, 0, 0))
+    info.external_attr = 0o600 << 16
+    return info
 
 
 def _data_offset(path: Path, handle: Any, info: zipfile.ZipInfo) -> int:

@@ -290,3 +290,27 @@ def test_a_model_remembers_how_its_corpus_was_read(tmp_path):
     result = runner.invoke(app, ["evaluate", str(tmp_path / "j.snowpy"), str(tsv),
                                  "--decode", "replace"])
     assert result.exit_code == 0 and "training corpus was" not in result.output
+
+
+def test_standard_input_read_in_compiled_blocks_hands_over_to_python_at_the_right_line(
+        tmp_path):
+    """A stream of clean lines is read in compiled blocks of about 1 MB; a line the
+    compiled reader leaves to Python (bytes that are not UTF-8) further on is read by the
+    Python reader from its block on, which names it by its line number in the stream."""
+    import subprocess
+    import sys
+
+    lines = TRAIN.read_bytes().splitlines(keepends=True)
+    clean = b"".join(lines * 40)  # 16,000 lines, about 2.6 MB: three blocks
+    bad_line = len(lines) * 40 + 1
+    stream = clean + b"billing\tcaf\xe9 refund\n" + b"".join(lines[:50])
+    command = [sys.executable, "-m", "snowpy", "train", "-", "-o", str(tmp_path / "m.snowpy")]
+    refused = subprocess.run(command, input=stream, capture_output=True, timeout=300)
+    assert refused.returncode == 1
+    assert f"<stdin>:{bad_line}: not valid utf-8" in refused.stderr.decode()
+    assert "Traceback" not in refused.stderr.decode()
+    skipped = subprocess.run([*command, "--on-error", "skip", "--json"], input=stream,
+                             capture_output=True, timeout=300)
+    assert skipped.returncode == 0, skipped.stderr.decode()
+    summary = json.loads(skipped.stdout)
+    assert summary["documents"] == bad_line - 1 + 50 and summary["skipped"] == 1

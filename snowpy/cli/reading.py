@@ -376,7 +376,7 @@ def _stdin_blocks(featurizer: Any, format: str | None, problems: Any) -> Iterato
         yield from read_blocks(Chained(head, stream), featurizer, format=kind)
     except NotCompiled as failed:
         yield from corpora.read_stream(io.BufferedReader(failed.rest), format=kind,
-                                       problems=problems)
+                                       problems=problems, first_line=failed.line)
 
 
 def _each_file(paths: list[str], format: str | None, layout: ReadOptions, problems: Any

@@ -237,7 +237,8 @@ def fasttext_record(line: str, at: str, problems: Problems, *, multilabel: bool 
 
 def read_stream(stream: BinaryIO, *, format: str | None = None, where: str = "<stdin>",
                 encoding: str = "utf-8", errors: str = "strict",
-                problems: Problems | None = None, **options: Any) -> Iterator[Document]:
+                problems: Problems | None = None, first_line: int = 1,
+                **options: Any) -> Iterator[Document]:
     """Records of a line format read as they arrive: standard input, a pipe, a socket.
 
     Each line is decoded and yielded as soon as it is complete, and nothing is
@@ -245,13 +246,14 @@ def read_stream(stream: BinaryIO, *, format: str | None = None, where: str = "<s
     ``"tsv"`` or ``"fasttext"``; by default the first non-blank line decides
     (``__label__`` at its start: fastText). ``options`` go to the line parser
     (``label_column``, ``text_column``, ``separator``; ``multilabel``,
-    ``prefix``).
+    ``prefix``); ``first_line`` numbers the stream's first line (a stream read from
+    its middle on).
     """
     problems = problems or Problems()
     if format not in (None, "tsv", "fasttext"):
         raise CorpusError(f"{where}: a stream is read as tsv or fasttext lines, not {format!r}")
     blank = 0
-    for number, raw in enumerate(bounded_lines(stream, max_document_bytes()), 1):
+    for number, raw in enumerate(bounded_lines(stream, max_document_bytes()), first_line):
         at = f"{where}:{number}"
         if raw is None:
             problems.report(at, f"a line of more than {max_document_bytes():,} bytes "
