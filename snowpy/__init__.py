@@ -19,6 +19,7 @@ from snowpy.hookspecs import hookimpl
 if TYPE_CHECKING:  # pragma: no cover
     from snowpy.classifier import SnowClassifier
     from snowpy.network import Cloud, DualNetwork, Network, NumericalWarning
+    from snowpy.progress import Progress
     from snowpy.text import Featurizer
 
 __all__ = [
@@ -28,6 +29,7 @@ __all__ = [
     "ModelFileError",
     "Network",
     "NumericalWarning",
+    "Progress",
     "SnowClassifier",
     "__version__",
     "hookimpl",
@@ -45,6 +47,7 @@ _LAZY = {
     "save": "snowpy.persistence",
     "load": "snowpy.persistence",
     "ModelFileError": "snowpy.model_file",
+    "Progress": "snowpy.progress",
 }
 
 

@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from snowpy._progress import phase
+from snowpy.progress import phase
 from snowpy.base import RuleParamsEstimator, SavesModel, available_if
 from snowpy.classifier_state import classifier_state, restore_classifier
 from snowpy.declared import CLASSIFIER, defaults
@@ -252,6 +252,22 @@ class SnowClassifier(SavesModel, RuleParamsEstimator):
         return Network(self.rule, **options, thickness=self.thickness, **self.rule_params)
 
     # -------------------------------------------------------------- training
+    def begin(self, featurizer: Featurizer | None = None) -> Any:
+        """Start the model afresh: an untrained network and front end with this
+        classifier's settings (``featurizer``: one built with them already, as a feature
+        cache's), its options checked before any document is read; what :meth:`fit`,
+        :meth:`partial_fit` and :meth:`learn_one` start from. Returns the network.
+
+        >>> clf = SnowClassifier(rule="perceptron")
+        >>> clf.begin().rule, clf.featurizer_.bits
+        ('perceptron', 22)
+        """
+        network = self.make_network()
+        network.check_options()  # a bad option or rule parameter fails before featurising
+        self.featurizer_ = self.make_featurizer() if featurizer is None else featurizer
+        self.network_ = network
+        return network
+
     def fit(self, texts: Iterable[Any], labels: Sequence[Any], *, sample_weight: Any = None,
             targets: Sequence[Any] | None = None, progress: Any = None) -> SnowClassifier:
         """Featurise ``texts`` once, then train the network for ``epochs`` passes.
@@ -262,11 +278,8 @@ class SnowClassifier(SavesModel, RuleParamsEstimator):
         how many times each text counts; ``targets`` restricts examples to some targets
         and ``progress`` reports training as it goes (see :meth:`Network.fit`).
         """
-        network = self.make_network()
-        network.check_options()  # a bad option or rule parameter fails before featurising
-        featurizer = self.make_featurizer()
-        self.featurizer_ = featurizer
-        self.network_ = network  # set first: an interrupted fit leaves what was learned
+        network = self.begin()  # (first: an interrupted fit leaves what was learned)
+        featurizer = self.featurizer_
         texts = as_documents(texts)
         if not isinstance(texts, (list, tuple, np.ndarray)):
             texts = list(texts)  # read again for the names
@@ -295,10 +308,7 @@ class SnowClassifier(SavesModel, RuleParamsEstimator):
         (:func:`snowpy.text.keys.document_keys`, which ``fit`` uses); without them the
         examples shuffle by their features. ``fit(texts, labels)`` is ``fit_rows`` of
         their rows and keys."""
-        network = self.make_network()
-        network.check_options()
-        self.featurizer_ = self.make_featurizer()
-        self.network_ = network
+        self.begin()
         self._fit_rows(rows, labels, keys if self.shuffle else None, progress=progress)
         return self
 
@@ -345,10 +355,7 @@ class SnowClassifier(SavesModel, RuleParamsEstimator):
         scikit-learn's incremental learners.
         """
         if not hasattr(self, "network_"):
-            network = self.make_network()
-            network.check_options()
-            self.featurizer_ = self.make_featurizer()
-            self.network_ = network
+            self.begin()
         texts = as_documents(texts)
         if not isinstance(texts, (list, tuple, np.ndarray)):
             texts = list(texts)
@@ -365,10 +372,7 @@ class SnowClassifier(SavesModel, RuleParamsEstimator):
         front end (what :meth:`fit_rows` takes), in order: :meth:`partial_fit` of their
         texts."""
         if not hasattr(self, "network_"):
-            network = self.make_network()
-            network.check_options()
-            self.featurizer_ = self.make_featurizer()
-            self.network_ = network
+            self.begin()
         self.network_.partial_fit(rows, labels)
         return self
 
@@ -381,10 +385,7 @@ class SnowClassifier(SavesModel, RuleParamsEstimator):
         cost of the document alone: no thread, no matrix, no pass over the model.
         """
         if not hasattr(self, "network_"):
-            network = self.make_network()
-            network.check_options()
-            self.featurizer_ = self.make_featurizer()
-            self.network_ = network
+            self.begin()
         width = 1 << int(self.featurizer_.bits)
         if not (type(x) is str and self._learn_fused(x, y, width)):
             ids, vals = self.features_one(x)  # sorted, unique, checked

@@ -20,7 +20,7 @@ PACKAGE = Path(__file__).resolve().parent.parent / "snowpy"
 #: Floors, lowest first: a module may import its own floor and those below.
 FLOORS = [
     ("base", ["_core", "_rows", "_version", "_lazy", "_atomic", "exceptions", "_validation",
-              "_progress", "hashmap", "model_file", "model_schema", "model_kinds",
+              "progress", "hashmap", "model_file", "model_schema", "model_kinds",
               "metrics", "plots", "calibration", "base", "presets", "declared"]),
     ("plugin host", ["records", "hookspecs", "plugins", "numba_kernels"]),
     ("building blocks", ["rules", "text", "corpora", "network"]),

@@ -206,7 +206,7 @@ def test_a_hedging_division_is_sharpened_by_a_temperature_and_kept_on_file(tmp_p
     from snowpy import SnowClassifier
 
     rows = [line.split("\t", 1) for line in
-            open("corpora/demo/train.tsv").read().splitlines() if line]
+            TRAIN.read_text().splitlines() if line]
     clf = SnowClassifier(calibrate="cv").fit([t for _, t in rows], [lab for lab, _ in rows])
     clf.network_.calibration_.temperature = 1.75
     clf.save(tmp_path / "m.snowpy")

@@ -108,8 +108,8 @@ def test_rule_parameters_on_the_command_line(tmp_path):
     (["evaluate", "missing.snowpy", TEST], 1, "missing.snowpy: no such model file"),
     (["frobnicate"], 2, "No such command"),
 ])
-def test_bad_input_exit_codes_and_messages(tmp_path, args, code, fragment):
-    os.chdir(tmp_path)
+def test_bad_input_exit_codes_and_messages(tmp_path, monkeypatch, args, code, fragment):
+    monkeypatch.chdir(tmp_path)  # (restored after: later tests read paths from the root)
     result = run(*args)
     assert result.exit_code == code
     assert fragment in result.output

@@ -11,6 +11,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
+from snowpy.progress import Progress
+
 __all__ = ["Phases", "TrainingReporter", "run_interruptibly"]
 
 #: Seconds over which a rate is measured.
@@ -39,7 +41,7 @@ class Phases:
             console.print(f"[dim]{what}: {time.perf_counter() - started:.1f} s[/dim]")
 
 
-class TrainingReporter:
+class TrainingReporter(Progress):
     """Progress bar and a progressive-validation table for ``snowpy train``.
 
     The bar names the phase under way (featurising, calibration folds, training,
@@ -51,16 +53,16 @@ class TrainingReporter:
 
     def __init__(self, n: int, epochs: int) -> None:
         from rich.console import Console
+        from rich.progress import Progress as Bar
         from rich.progress import (
             BarColumn,
             MofNCompleteColumn,
-            Progress,
             TextColumn,
             TimeElapsedColumn,
         )
 
         self.console = Console(stderr=True)
-        self.progress = Progress(TextColumn("[bold]{task.description}"), BarColumn(),
+        self.progress = Bar(TextColumn("[bold]{task.description}"), BarColumn(),
                                  MofNCompleteColumn(), TextColumn("{task.fields[rate]}"),
                                  TimeElapsedColumn(), console=self.console, transient=True)
         self.task = self.progress.add_task("starting", total=None, rate="")
@@ -117,13 +119,13 @@ class TrainingReporter:
         self.progress.stop()
 
 
-class _Stoppable:
+class _Stoppable(Progress):
     """A progress reporter (or none) that also stops the training, at the next run
     boundary of the engine, once ``stop`` is set (Ctrl-C in the main thread)."""
 
-    def __init__(self, reporter: Any, stop: Any) -> None:
+    def __init__(self, reporter: Progress | None, stop: Any) -> None:
         self.reporter, self.stop = reporter, stop
-        self.every = getattr(reporter, "every", None)
+        self.every = None if reporter is None else reporter.every
 
     def check_stop(self) -> None:
         if self.stop.is_set():
@@ -136,7 +138,7 @@ class _Stoppable:
 
     def phase(self, name: str, total: int | None = None) -> None:
         self.check_stop()
-        if self.reporter is not None and hasattr(self.reporter, "phase"):
+        if self.reporter is not None:
             self.reporter.phase(name, total)
 
 

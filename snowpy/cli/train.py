@@ -9,6 +9,7 @@ from typing import Any
 
 import typer
 
+from snowpy.progress import Progress
 from snowpy.base import is_fitted
 from snowpy.cli.common import (
     check_output,
@@ -466,7 +467,7 @@ def _test_documents(corpus: str, layout: ReadOptions, on_error: str) -> Any:
                           prefer="test")
 
 
-class LearningCurve:
+class LearningCurve(Progress):
     """Accuracy on a test corpus every ``every`` training examples (SNoW's ``-c k``):
     a progress reporter, or wrapped around one (:meth:`around`)."""
 
@@ -475,7 +476,8 @@ class LearningCurve:
         if every < 1:
             raise ConfigurationError(f"--test-every must be at least 1, got {every}")
         self.classifier, self.texts, self.labels = classifier, read.texts, read.labels
-        self.every, self.n, self.say = every, n, say
+        self.every: int = every
+        self.n, self.say = n, say
         self.points: list[dict[str, Any]] = []
         self._X: Any = None
 
@@ -496,7 +498,7 @@ class LearningCurve:
         """A progress reporter that also tests (``reporter`` may be None)."""
         curve = self
 
-        class Both:
+        class Both(Progress):
             every = curve.every
 
             def __call__(self, *args: Any) -> None:

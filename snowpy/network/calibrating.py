@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from snowpy._lazy import lazy_module
-from snowpy._progress import phase
+from snowpy.progress import as_progress, phase
 from snowpy.calibration import Calibration
 from snowpy.network.labels import LabelIndex, positive_matrix
 from snowpy.network.options import calibrating
@@ -68,6 +68,7 @@ def held_out_scores(net: Any, X: sp.csr_matrix, y: Sequence[Any], targets: Any,
         folds = folds[:1]
     scores = np.zeros((n, len(labels)), dtype=np.float32)  # (n x labels: half in float32)
     covered = np.zeros(n, dtype=bool)
+    stops = as_progress(progress)  # (the folds' trainings stop when it asks, as Ctrl-C)
     params = net.get_params()
     params["calibrate"] = None
     for number, held in enumerate(folds, start=1):
@@ -78,9 +79,8 @@ def held_out_scores(net: Any, X: sp.csr_matrix, y: Sequence[Any], targets: Any,
         part_y = [y[i] for i in train]
         part_targets = None if targets is None else [targets[i] for i in train]
         clone = type(net)(**params)
-        check = getattr(progress, "check_stop", None)  # (a stop asked for, as Ctrl-C)
         clone.fit(X[train], part_y, targets=part_targets,
-                  progress=None if check is None else (lambda *args: check()),
+                  progress=None if stops is None else (lambda *_: stops.check_stop()),
                   shuffle_keys=keys[train])  # (the same examples shuffle alike in every fold)
         part_scores = clone.target_scores(X[held])
         # a label missing from the other folds scores as the lowest seen

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from snowpy._lazy import lazy_module
+from snowpy.progress import as_progress
 from snowpy._validation import as_csr
 from snowpy.base import RuleParamsEstimator, SavesModel
 from snowpy.declared import DUAL_NETWORK, defaults
@@ -193,6 +194,7 @@ class DualNetwork(LabelPrediction, SavesModel, RuleParamsEstimator, NetworkKind)
 
     def _learn(self, X: sp.csr_matrix, y: Any, *, epochs: int, shuffle: bool, progress: Any,
                keys: np.ndarray | None) -> None:
+        progress = as_progress(progress)
         y_indptr, y_targets = encode_labels(self._labels, y, self.multilabel_)
         self._dual.cover_targets()
         ids = X.indices.astype(np.int64)
@@ -207,7 +209,7 @@ class DualNetwork(LabelPrediction, SavesModel, RuleParamsEstimator, NetworkKind)
                      else np.arange(X.shape[0])).astype(np.int64)
             mistakes = updates = 0
             for start, stop in chunks(order.size, progress is not None,
-                                      getattr(progress, "every", None)):
+                                      None if progress is None else progress.every):
                 done_m, done_u = self._run(indptr, ids, vals, order[start:stop], y_indptr,
                                            y_targets, positives if epoch == 0 else None)
                 mistakes += done_m

@@ -74,6 +74,7 @@ import numpy as np
 
 from snowpy._core.engine import Options, Outcome, RuleBinding, run
 from snowpy._lazy import lazy_module
+from snowpy.progress import Progress, as_progress
 from snowpy._rows import Rows
 from snowpy.exceptions import NumericalError, PluginError
 from snowpy.network.blocks import USED
@@ -329,6 +330,7 @@ class Engine:
         """
         if not self.kernel.mistake_driven:
             epochs = min(epochs, 1)  # a counting rule learns each example once (SNoW's -B)
+        progress = as_progress(progress)
         try:
             with KERNEL_ERRORS:
                 self._learn(block, epochs=epochs, shuffle=shuffle, early_stop=early_stop,
@@ -359,7 +361,8 @@ class Engine:
         for splitting the links into parts and putting them together costs more than
         the threads save.
         """
-        if getattr(progress, "every", None):
+        report = as_progress(progress)
+        if report is not None and report.every:
             return 1
         if epochs * int(block.indptr[-1]) < self.store.n_links:
             return 1  # (splitting and joining the links would cost more than it saves: a
@@ -372,7 +375,7 @@ class Engine:
         return min(int(threads), self.store.n_targets)
 
     def _learn(self, block: Block, *, epochs: int, shuffle: bool, early_stop: bool,
-               progress: Any, fresh: bool, record: np.ndarray | None, rank_links: bool,
+               progress: Progress | None, fresh: bool, record: np.ndarray | None, rank_links: bool,
                threads: int, discard: float | None) -> None:
         store = self.store
         self.target_counts()
@@ -430,7 +433,7 @@ class Engine:
             )
 
     def _epoch(self, parts: list[Part], pool: ThreadPoolExecutor | None, block: Block,
-               epoch: int, order: np.ndarray, progress: Any, *, counting: bool,
+               epoch: int, order: np.ndarray, progress: Progress | None, *, counting: bool,
                creating: bool, record: np.ndarray | None) -> tuple[int, int, int]:
         """One pass over ``order`` (in chunks when reporting progress), each part on a
         thread of its own."""
@@ -444,7 +447,8 @@ class Engine:
             cuts = refresh_points(self.n_examples_seen, order.size)
             pieces = list(zip([0] + cuts, cuts + [order.size]))
         else:
-            pieces = chunks(order.size, progress is not None, getattr(progress, "every", None))
+            pieces = chunks(order.size, progress is not None,
+                            None if progress is None else progress.every)
         if pool is not None:  # (the parts' activations of a piece: 32 MB at most)
             pieces = _cut(pieces, max(1, (1 << 22) // n_targets))
         options = self.options()

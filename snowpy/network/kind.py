@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from snowpy._progress import phase
+from snowpy.progress import phase
 from snowpy._validation import apply_weights, require_rows
 from snowpy.exceptions import ConfigurationError
 from snowpy.network.calibrating import held_out_scores

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from snowpy._lazy import lazy_module
-from snowpy._progress import phase
+from snowpy.progress import phase
 from snowpy._validation import as_csr, check_length, threads_of
 from snowpy.base import RuleParamsEstimator, SavesModel
 from snowpy.declared import NETWORK, defaults

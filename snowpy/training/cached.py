@@ -32,9 +32,7 @@ def train_from_cache(classifier: Any, cache: FeatureCache, featurizer: Any, *,
     epochs = int(classifier.epochs) if epochs is None else int(epochs)
     if epochs < 1:
         raise ConfigurationError(f"epochs must be at least 1, got {epochs}")
-    classifier.featurizer_ = featurizer
-    network = classifier.make_network()
-    classifier.network_ = network
+    network = classifier.begin(featurizer)
     rng = np.random.default_rng(seed)
     per_epoch: list[int] = []
     n_blocks = len(cache.blocks)
