@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import copy
 import pickle
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -157,3 +158,18 @@ def test_pickle_and_deepcopy_after_every_public_method():
             if clf.predict_one("free") is not None:
                 assert other.predict_one("free") == clf.predict_one("free")
                 assert other.predict_proba_one("free") == clf.predict_proba_one("free")
+
+
+def test_a_fit_checks_its_options_once_before_reading_and_once_to_train(monkeypatch):
+    """The default fit trains four networks (three folds of cross-fitted calibration,
+    then the final one) of the same options: they are checked before the texts are
+    featurised and once by the network's fit, not once more per fold and per network."""
+    checks = []
+    original = snowpy.Network.check_options
+    monkeypatch.setattr(snowpy.Network, "check_options",
+                        lambda self: checks.append(1) or original(self))
+    rows = [line.split("\t", 1) for line in
+            (Path(__file__).resolve().parent.parent / "corpora" / "demo" / "train.tsv")
+            .read_text().splitlines()]
+    clf = snowpy.SnowClassifier().fit([t for _, t in rows], [y for y, _ in rows])
+    assert clf.network_.calibration_ is not None and len(checks) == 2

@@ -79,7 +79,7 @@ def held_out_scores(net: Any, X: sp.csr_matrix, y: Sequence[Any], targets: Any,
         part_y = [y[i] for i in train]
         part_targets = None if targets is None else [targets[i] for i in train]
         clone = type(net)(**params)
-        clone.fit(X[train], part_y, targets=part_targets,
+        clone.fit_checked(X[train], part_y, targets=part_targets,
                   progress=None if stops is None else (lambda *_: stops.check_stop()),
                   shuffle_keys=keys[train])  # (the same examples shuffle alike in every fold)
         part_scores = clone.target_scores(X[held])

@@ -190,13 +190,21 @@ class NetworkKind:
         -------
         self
         """
+        self.check_options()
+        return self.fit_checked(X, y, sample_weight=sample_weight, targets=targets,
+                                progress=progress, shuffle_keys=shuffle_keys)
+
+    def fit_checked(self, X: Any, y: Sequence[Any], *, sample_weight: Any = None,
+                    targets: Sequence[Any] | None = None, progress: Any = None,
+                    shuffle_keys: np.ndarray | None = None) -> Any:
+        """:meth:`fit`, the options checked already: a fold network of cross-fitted
+        calibration has the options of the network it calibrates, checked once."""
         X = self.as_input(X, targets)
         require_rows(X)
         y, width = check_y(y, X.shape[0], type(self).__name__)
         X, y, targets, keys = apply_weights(X, y, targets, sample_weight, shuffle_keys)
         y = label_array(y)
         multilabel = width is not None or is_multilabel(y)
-        self.check_options()
         labels = LabelIndex(list(range(width)) if width is not None
                             else sorted_labels(y, multilabel))
         if len(labels) < 2 and not multilabel:

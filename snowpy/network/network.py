@@ -304,14 +304,18 @@ class Network(LabelPrediction, OnlineLearning, WeightViews, SavesModel, RulePara
     def _bias_strength(self) -> float:
         return bias_strength(self.bias)
 
-    def _initialise(self, X: sp.csr_matrix, multilabel: bool, streamed: bool = False) -> None:
-        self._initialise_sized(X.shape[1], X.nnz / max(X.shape[0], 1), multilabel, streamed)
+    def _initialise(self, X: sp.csr_matrix, multilabel: bool, streamed: bool = False,
+                    checked: bool = False) -> None:
+        self._initialise_sized(X.shape[1], X.nnz / max(X.shape[0], 1), multilabel, streamed,
+                               checked=checked)
 
     def _initialise_sized(self, n_features: int, mean_active: float, multilabel: bool,
-                          streamed: bool = False) -> None:
+                          streamed: bool = False, *, checked: bool = False) -> None:
         """A fresh network for ``n_features`` columns; ``mean_active`` features per example
-        (SNoW's rho, for data-derived initial weights) estimated from the first data."""
-        self.check_options()
+        (SNoW's rho, for data-derived initial weights) estimated from the first data
+        (``checked``: the options were checked already, as :meth:`fit` does first)."""
+        if not checked:
+            self.check_options()
         spec, params = self.resolve_rule()
         context = BuildContext(
             mean_active_features=mean_active + (self._bias_strength() > 0),
@@ -409,7 +413,7 @@ class Network(LabelPrediction, OnlineLearning, WeightViews, SavesModel, RulePara
     def begin_fit(self, X: Any, labels: LabelIndex, multilabel: bool, indicator: bool
                   ) -> None:
         """A fresh link store for ``X``'s width, a target per label."""
-        self._initialise(X, multilabel)
+        self._initialise(X, multilabel, checked=True)
         self._state.labels = labels
         self._state.indicator = indicator
 
