@@ -82,6 +82,12 @@ class Rows:
     def __getitem__(self, which: Any) -> Rows:
         """The rows ``which`` selects (an array of row numbers, a boolean mask or a
         slice), in that order."""
+        if isinstance(which, slice) and which.step in (None, 1):  # a run: views, no copy
+            first, stop, _ = which.indices(self.shape[0])
+            stop = max(first, stop)
+            begin, end = int(self.indptr[first]), int(self.indptr[stop])
+            return Rows(self.indptr[first:stop + 1] - begin, self.indices[begin:end],
+                        None if self._data is None else self._data[begin:end], self.shape[1])
         if isinstance(which, slice):
             which = np.arange(self.shape[0])[which]
         which = np.asarray(which)

@@ -132,3 +132,23 @@ def test_a_classifier_and_the_command_line_write_the_same_file_for_any_threads(t
     loaded = snowpy.load(tmp_path / "cli-2.snowpy")
     assert loaded.n_jobs == -1  # (how it ran is not in the file: the default)
     assert loaded.score(texts, labels) > 0.95
+
+
+def test_a_stream_read_between_its_blocks_learns_the_same():
+    """A stream's blocks are learned in parts kept from block to block; reading the
+    network between them (a prediction, a new label) puts the parts together, and the
+    next block splits them again: the network is the one a single thread learns."""
+    X, y = _problem(n=3000, targets=4)
+    labels = np.array(["a", "b", "c", "d", "e"])[y]
+    labels[2500:2510] = "e"  # a label met late: a target added while the parts are out
+    nets, seen = [], []
+    for jobs in (1, 2):
+        net = snowpy.Network("perceptron", n_jobs=jobs)
+        for start in range(0, 3000, 500):
+            net.partial_fit(X[start:start + 500], labels[start:start + 500])
+            seen.append(net.decision_function(X[:50]))
+        nets.append(net)
+    assert _same(_learned(nets[0]), _learned(nets[1]))
+    for one, two in zip(seen[:6], seen[6:]):
+        np.testing.assert_array_equal(one, two)
+    assert nets[1].classes_.tolist() == ["a", "b", "c", "d", "e"]

@@ -229,7 +229,10 @@ class Engine:
         self.rule = spec.name if rule is None else rule
         self.params = params
         self.kernel = kernel
-        self.store = store
+        self._store = store
+        #: the parts the targets are being learned in, on threads, not put together yet
+        #: (:attr:`store` puts them together when it is read)
+        self._parts: list[Part] | None = None
         self.labels = labels
         self.multilabel = multilabel
         self.indicator = indicator
@@ -255,10 +258,45 @@ class Engine:
         self.stale_examples = 0
         self.cache = EngineCache()
 
+    @property
+    def store(self) -> LinkStore:
+        """The links and their weights (the parts of a network learning on threads are
+        put together first: a stream's blocks are learned in parts, joined when read)."""
+        if self._parts is not None:
+            parts, self._parts = self._parts, None
+            _merge(self, self._store, parts)
+        return self._store
+
+    @property
+    def n_targets(self) -> int:
+        """The target nodes."""
+        return self._store.n_targets
+
+    @property
+    def frozen(self) -> bool:
+        """Loaded from an inference-only model file: no training state to go on from."""
+        return self._store.frozen
+
+    def rows_of(self, X: Any) -> np.ndarray:
+        """The pool rows of ``X``'s columns, rows made for features not seen yet."""
+        rows = self._store.training_rows(X)
+        for part in self._parts or ():
+            part.store.reserve_rows(self._store.n_rows)
+            part.store.n_rows = self._store.n_rows
+        return rows
+
+    def add_targets(self, count: int) -> None:
+        """``count`` more target nodes (a label met for the first time)."""
+        self.store.add_targets(count)  # (the parts, if any, put together first)
+
+    def __getstate__(self) -> dict[str, Any]:
+        self.store  # (the parts put together: a network is pickled whole)  # noqa: B018
+        return self.__dict__.copy()
+
     def target_counts(self) -> np.ndarray:
         """Promotions and demotions per target, ``int64[targets, 2]``, grown to every
         target; the engine adds to it in place."""
-        n_targets = self.store.n_targets
+        n_targets = self._store.n_targets
         if self.counts.shape[0] < n_targets:
             grown = np.zeros((n_targets, 2), dtype=np.int64)
             grown[:self.counts.shape[0]] = self.counts
@@ -281,7 +319,7 @@ class Engine:
 
     def options(self) -> Options:
         """How the engine trains, as the compiled loops read it."""
-        store = self.store
+        store = self._store
         if self.kernel.mistake_driven:
             thick = (float(self.params["thickness"]), float(self.params["negative_thickness"]))
         else:  # an update on every example
@@ -357,27 +395,30 @@ class Engine:
         step may keep state across targets; when a progress report tests the network
         every so many examples (SNoW's ``-c k``: the parts are put together only at the
         end of the learning); and when the block is small beside the network (features
-        learned, epochs counted, fewer than its links: one of many blocks of a stream),
-        for splitting the links into parts and putting them together costs more than
-        the threads save.
+        learned, epochs counted, fewer than a sixteenth of its links), for splitting the
+        links into parts and putting them together would cost more than the threads
+        save. The parts a block was learned in are kept for the next (a stream's blocks:
+        split once, put together when the links are next read).
         """
         report = as_progress(progress)
         if report is not None and report.every:
             return 1
-        if epochs * int(block.indptr[-1]) < self.store.n_links:
+        if threads > 1 and self._parts is not None:
+            return len(self._parts)  # (a stream's blocks go on in the parts they were in)
+        if threads > 1 and 16 * epochs * int(block.indptr[-1]) < int(self._store.meta[USED]):
             return 1  # (splitting and joining the links would cost more than it saves: a
             #          stream's block after a large network is learned)
-        if threads <= 1 or self.store.n_targets < 2 or self.constraint \
+        if threads <= 1 or self._store.n_targets < 2 or self.constraint \
                 or self.kernel.refresh is not None or block.a_indptr.shape[0] \
-                or self.store.frozen \
+                or self._store.frozen \
                 or getattr(self.kernel.compiled, "implementation", "") != "builtin":
             return 1
-        return min(int(threads), self.store.n_targets)
+        return min(int(threads), self._store.n_targets)
 
     def _learn(self, block: Block, *, epochs: int, shuffle: bool, early_stop: bool,
                progress: Progress | None, fresh: bool, record: np.ndarray | None, rank_links: bool,
                threads: int, discard: float | None) -> None:
-        store = self.store
+        store = self._store
         self.target_counts()
         self.online = False  # a later learn_one starts an entry of its own in mistakes_
         overflows = 0
@@ -386,7 +427,10 @@ class Engine:
         keys = (block.keys if block.keys is not None
                 else example_keys(block.X, block.y_indptr, block.y_targets)) if shuffle \
             else None
-        parts = _split(self, self.parts(block, threads, progress, epochs))
+        k = self.parts(block, threads, progress, epochs)
+        if self._parts is not None and len(self._parts) != k:
+            self.store  # (the parts of other blocks put together first)  # noqa: B018
+        parts, self._parts = self._parts or _split(self, store, k), None
         pool = ThreadPoolExecutor(max_workers=len(parts)) if len(parts) > 1 else None
 
         def one_epoch(epoch: int) -> int:
@@ -419,7 +463,10 @@ class Engine:
         finally:  # an interrupted training still leaves a consistent network
             if pool is not None:
                 pool.shutdown()
-                _merge(self, parts)
+                if discard is None and not rank_links:
+                    self._parts = parts  # (put together when the links are read)
+                else:
+                    _merge(self, store, parts)
             self.cache.invalidate()
         self.discard(discard, averaged=store.average)
         if overflows:
@@ -438,7 +485,7 @@ class Engine:
         """One pass over ``order`` (in chunks when reporting progress), each part on a
         thread of its own."""
         mistakes = updates = overflows = 0
-        n_targets = self.store.n_targets
+        n_targets = self._store.n_targets
         # a rule that derives its scores (Naive Bayes) predicts each example from the
         # counts refreshed when the examples seen reached 1, 2, 4, 8...: log2(n)
         # refreshes of the links over a stream, however it is cut into calls
@@ -674,10 +721,9 @@ class Learned:
         self.underflows += outcome.underflows
 
 
-def _split(engine: Engine, k: int) -> list[Part]:
-    """The network's targets in ``k`` parts: target ``t`` in part ``t % k`` (one part:
-    the network's own store)."""
-    store = engine.store
+def _split(engine: Engine, store: LinkStore, k: int) -> list[Part]:
+    """The network's targets (its ``store``) in ``k`` parts: target ``t`` in part ``t % k``
+    (one part: the network's own store)."""
     if k == 1:
         return [Part(store, 0, 1, engine.target_counts())]
     layout = store.exact()
@@ -702,10 +748,9 @@ def _split(engine: Engine, k: int) -> list[Part]:
     return parts
 
 
-def _merge(engine: Engine, parts: list[Part]) -> None:
+def _merge(engine: Engine, store: LinkStore, parts: list[Part]) -> None:
     """The parts' links, state and counts back in the network's store, each row's links
     by target (its exact layout: the same network as learned on one thread)."""
-    store = engine.store
     k = len(parts)
     merged = exact_layout([part.store for part in parts], store.n_rows, store.n_targets,
                           threads=k)

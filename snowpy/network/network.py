@@ -439,7 +439,7 @@ class Network(LabelPrediction, OnlineLearning, WeightViews, SavesModel, RulePara
     def check_continues(self, X: Any) -> None:
         """Refuse to continue a network loaded from an inference-only model file (its
         width is checked as it learns: a network started one example at a time widens)."""
-        if self._state.store.frozen:
+        if self._state.frozen:
             raise ConfigurationError(
                 "this network was loaded from an inference-only model file: it keeps no "
                 "training state to continue from; train afresh with fit, or keep a full "
@@ -454,19 +454,18 @@ class Network(LabelPrediction, OnlineLearning, WeightViews, SavesModel, RulePara
                shuffle: bool, progress: Any = None, fitting: bool = False,
                keys: np.ndarray | None = None) -> Network:
         self._check_width(X, learning=True)
-        store = self._state.store
-        y_indptr, y_targets = encode_labels(self._state.labels, y, self.multilabel_)
+        engine = self._state
+        y_indptr, y_targets = encode_labels(engine.labels, y, self.multilabel_)
         a_indptr = a_targets = None
         if targets is not None:
             check_length(X.shape[0], targets, "targets")
-            a_indptr, a_targets = self._state.labels.encode(targets, multilabel=True)
-        if len(self._state.labels) > store.n_targets:
-            store.add_targets(len(self._state.labels) - store.n_targets)
+            a_indptr, a_targets = engine.labels.encode(targets, multilabel=True)
+        if len(engine.labels) > engine.n_targets:
+            engine.add_targets(len(engine.labels) - engine.n_targets)
             self._cover_new_targets()
-        block = Block(X, store.training_rows(X), y_indptr, y_targets, a_indptr, a_targets,
-                      keys)
-        progressive = self._state.progressive is not None
-        record = np.empty((block.n, store.n_targets)) if progressive else None
+        block = Block(X, engine.rows_of(X), y_indptr, y_targets, a_indptr, a_targets, keys)
+        progressive = engine.progressive is not None
+        record = np.empty((block.n, engine.n_targets)) if progressive else None
         self._state.learn(block, epochs=epochs, shuffle=shuffle,
                           early_stop=bool(self.early_stop), progress=progress, record=record,
                           rank_links=fitting, threads=threads_of(self.n_jobs),
