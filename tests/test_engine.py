@@ -49,10 +49,14 @@ def _same(a: dict, b: dict) -> bool:
     ("thick-separator", {"links": "signed", "precision": "float64"}),
 ])
 def test_any_number_of_threads_learns_the_same_network(rule, options):
-    X, y = _problem()
+    X, y = _problem(targets=12)  # (3 epochs of 12 targets: worth 8 parts, Engine.parts)
     learned = [_learned(snowpy.Network(rule, epochs=3, n_jobs=jobs, **options).fit(X, y))
                for jobs in (1, 2, 3, 5, 8)]
     assert learned[0]["link_weights"].size > 0 and learned[0]["mistakes"][0] > 100
+    net = snowpy.Network(rule, epochs=1, **options).fit(X, y)
+    block = Block(X, net.state_.rows_of(X), np.arange(X.shape[0] + 1),
+                  np.asarray(y, dtype=np.int32))
+    assert net.state_.parts(block, 8, epochs=3, kept=False) == 8
     for other in learned[1:]:
         assert _same(learned[0], other)
 
@@ -84,6 +88,8 @@ def test_the_parts_a_block_is_learned_in():
     assert engine.parts(block, 2) == 2
     assert engine.parts(block, 8) == 3  # (at most a target a thread)
     assert engine.parts(block, 1) == 1
+    assert engine.parts(block, 2, kept=False) == 1  # (one epoch of 3 targets, then joined)
+    assert engine.parts(block, 2, epochs=3, kept=False) == 2
 
     class Curve(snowpy.Progress):  # a progress report that tests the network every 100 examples
         every = 100
