@@ -192,6 +192,8 @@ def main() -> None:
         if args.only in (None, "stream"):
             results["stream"] = stream(folder, args.repeat)
     out = ROOT / "benchmarks" / "results" / "paths.json"
+    if args.only and out.exists():  # (the part not measured again is kept)
+        results = {**json.loads(out.read_text())["results"], **results}
     out.write_text(json.dumps({"machine": machine(), "date": time.strftime("%Y-%m-%d"),
                                "results": results}, indent=1))
     print(table(results))

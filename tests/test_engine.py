@@ -56,7 +56,7 @@ def test_any_number_of_threads_learns_the_same_network(rule, options):
     net = snowpy.Network(rule, epochs=1, **options).fit(X, y)
     block = Block(X, net.state_.rows_of(X), np.arange(X.shape[0] + 1),
                   np.asarray(y, dtype=np.int32))
-    assert net.state_.parts(block, 8, epochs=3, kept=False) == 8
+    assert net.state_.parts(block, 8, epochs=3) == 8
     for other in learned[1:]:
         assert _same(learned[0], other)
 
@@ -88,8 +88,6 @@ def test_the_parts_a_block_is_learned_in():
     assert engine.parts(block, 2) == 2
     assert engine.parts(block, 8) == 3  # (at most a target a thread)
     assert engine.parts(block, 1) == 1
-    assert engine.parts(block, 2, kept=False) == 1  # (one epoch of 3 targets, then joined)
-    assert engine.parts(block, 2, epochs=3, kept=False) == 2
 
     class Curve(snowpy.Progress):  # a progress report that tests the network every 100 examples
         every = 100

@@ -378,8 +378,7 @@ class Engine:
             if self.kernel.refresh is not None:
                 self.planes_stale = True  # refreshed by the next prediction, save or view
 
-    def parts(self, block: Block, threads: int, progress: Any = None, epochs: int = 1, *,
-              kept: bool = True) -> int:
+    def parts(self, block: Block, threads: int, progress: Any = None, epochs: int = 1) -> int:
         """How many parts ``block`` is learned in on ``threads`` threads.
 
         Under one-vs-all a target sees every example and changes only on its own
@@ -396,10 +395,9 @@ class Engine:
         step may keep state across targets; when a progress report tests the network
         every so many examples (SNoW's ``-c k``: the parts are put together only at the
         end of the learning); and when the block is small beside the network (features
-        learned, epochs counted, fewer than a sixteenth of its links), or when the parts
-        are put together at the end of the call (not ``kept``: a ``fit``) after one
-        epoch of fewer than four targets a thread, for splitting the links into parts and
-        putting them together would cost more than the threads save. The parts a block was learned in are kept for the next (a stream's blocks:
+        learned, epochs counted, fewer than a sixteenth of its links), for splitting the
+        links into parts and putting them together would cost more than the threads
+        save. The parts a block was learned in are kept for the next (a stream's blocks:
         split once, put together when the links are next read).
         """
         report = as_progress(progress)
@@ -410,9 +408,6 @@ class Engine:
         if threads > 1 and 16 * epochs * int(block.indptr[-1]) < int(self._store.meta[USED]):
             return 1  # (splitting and joining the links would cost more than it saves: a
             #          stream's block after a large network is learned)
-        if not kept and epochs * self._store.n_targets < 4 * threads:
-            return 1  # (joined at the end of the call: one epoch of 5 targets on 2 threads
-            #          saves less than the join costs; 20 targets, or 2 epochs, save more)
         if threads <= 1 or self._store.n_targets < 2 or self.constraint \
                 or self.kernel.refresh is not None or block.a_indptr.shape[0] \
                 or self._store.frozen \
@@ -432,8 +427,7 @@ class Engine:
         keys = (block.keys if block.keys is not None
                 else example_keys(block.X, block.y_indptr, block.y_targets)) if shuffle \
             else None
-        k = self.parts(block, threads, progress, epochs,
-                       kept=discard is None and not rank_links)
+        k = self.parts(block, threads, progress, epochs)
         if self._parts is not None and len(self._parts) != k:
             self.store  # (the parts of other blocks put together first)  # noqa: B018
         parts, self._parts = self._parts or _split(self, store, k), None
