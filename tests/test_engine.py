@@ -156,3 +156,19 @@ def test_a_stream_read_between_its_blocks_learns_the_same():
     for one, two in zip(seen[:6], seen[6:]):
         np.testing.assert_array_equal(one, two)
     assert nets[1].classes_.tolist() == ["a", "b", "c", "d", "e"]
+
+
+def test_a_block_shown_to_some_targets_after_a_threaded_block_learns_the_same():
+    """The parts a stream's block was learned in are not used for a block whose examples
+    are shown to some targets only (SNoW's sequential model: one thread), nor lost."""
+    X, y = _problem(n=1500, targets=4)
+    labels = np.array(["a", "b", "c", "d"])[y]
+    shown = [("a", "b", "c", "d") if i % 3 else (labels[i], "a") for i in range(1500)]
+    nets = []
+    for jobs in (1, 2):
+        net = snowpy.Network("perceptron", n_jobs=jobs)
+        net.partial_fit(X[:500], labels[:500])
+        net.partial_fit(X[500:1000], labels[500:1000], targets=shown[500:1000])
+        net.partial_fit(X[1000:], labels[1000:])
+        nets.append(net)
+    assert _same(_learned(nets[0]), _learned(nets[1]))

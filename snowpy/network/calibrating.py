@@ -235,10 +235,9 @@ def fit_progressive(net: Any, window: ProgressiveWindow, *, warm: bool = True) -
     window.since_fit = 0
 
 
-def refresh_progressive(net: Any, window: ProgressiveWindow, labels: Sized, *,
-                        warm: bool = True) -> None:
+def refresh_progressive(net: Any, window: ProgressiveWindow, labels: Sized) -> None:
     """Refit the progressive sigmoids when the window is stale or new targets came
     (every target has a sigmoid as soon as it exists; ``labels``: the network's)."""
     if window.filled and (window.stale() or net.calibration_ is None
                           or net.calibration_.a.size != len(labels)):
-        fit_progressive(net, window, warm=warm)
+        fit_progressive(net, window)

@@ -389,30 +389,28 @@ class Engine:
         same order; their activations, put together, give the network's mistakes.
 
         One part (one thread) when the targets are not independent: SNoW's constraint
-        classification (an update of the true target and of the winner together), a
-        rule whose derived planes span its targets (Naive Bayes), examples shown to some
-        targets only; and for a plugin's rule, whose
-        step may keep state across targets; when a progress report tests the network
-        every so many examples (SNoW's ``-c k``: the parts are put together only at the
-        end of the learning); and when the block is small beside the network (features
-        learned, epochs counted, fewer than a sixteenth of its links), for splitting the
-        links into parts and putting them together would cost more than the threads
-        save. The parts a block was learned in are kept for the next (a stream's blocks:
-        split once, put together when the links are next read).
+        classification (the true target and the winner updated together), a rule whose
+        derived planes span its targets (Naive Bayes), examples shown to some targets
+        only; for a plugin's rule (its step may keep state across targets); when a
+        progress report tests the network every so many examples (SNoW's ``-c k``: the
+        parts are put together only at the end); and when the block is small beside
+        the network (its features, epochs counted, fewer than a sixteenth of the
+        network's links), for splitting the links into parts and putting them together
+        would cost more than the threads save. The parts a block was learned in are
+        kept for the next (a stream is split once, and put together when its links are
+        next read).
         """
         report = as_progress(progress)
-        if report is not None and report.every:
-            return 1
-        if threads > 1 and self._parts is not None:
-            return len(self._parts)  # (a stream's blocks go on in the parts they were in)
-        if threads > 1 and 16 * epochs * int(block.indptr[-1]) < int(self._store.meta[USED]):
-            return 1  # (splitting and joining the links would cost more than it saves: a
-            #          stream's block after a large network is learned)
-        if threads <= 1 or self._store.n_targets < 2 or self.constraint \
+        if threads <= 1 or (report is not None and report.every) \
+                or self._store.n_targets < 2 or self.constraint \
                 or self.kernel.refresh is not None or block.a_indptr.shape[0] \
                 or self._store.frozen \
                 or getattr(self.kernel.compiled, "implementation", "") != "builtin":
             return 1
+        if self._parts is not None:
+            return len(self._parts)  # (a stream's blocks go on in the parts they were in)
+        if 16 * epochs * int(block.indptr[-1]) < int(self._store.meta[USED]):
+            return 1  # (splitting and joining the links would cost more than it saves)
         return min(int(threads), self._store.n_targets)
 
     def _learn(self, block: Block, *, epochs: int, shuffle: bool, early_stop: bool,
@@ -431,6 +429,8 @@ class Engine:
         if self._parts is not None and len(self._parts) != k:
             self.store  # (the parts of other blocks put together first)  # noqa: B018
         parts, self._parts = self._parts or _split(self, store, k), None
+        for part in parts:
+            part.labels_of(block)
         pool = ThreadPoolExecutor(max_workers=len(parts)) if len(parts) > 1 else None
 
         def one_epoch(epoch: int) -> int:
@@ -501,7 +501,6 @@ class Engine:
         options = self.options()
         for part in parts:
             part.bind(self)
-            part.labels_of(block)
         for start, stop in pieces:
             seen_before = int(self.n_examples_seen)
             piece = order[start:stop]
