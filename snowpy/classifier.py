@@ -9,13 +9,13 @@ dependency on scikit-learn).
 
 from __future__ import annotations
 
+import copy
 import inspect
 from collections.abc import Iterable, Sequence
 from typing import Any
 
 import numpy as np
 
-from snowpy.progress import phase
 from snowpy.base import RuleParamsEstimator, SavesModel, available_if
 from snowpy.classifier_state import classifier_state, restore_classifier
 from snowpy.declared import CLASSIFIER, defaults
@@ -25,6 +25,7 @@ from snowpy.model_kinds import model_kind
 from snowpy.network import DualNetwork, Network
 from snowpy.network.cloud import Cloud, cloud_members, share_params
 from snowpy.plugins import get_rule
+from snowpy.progress import phase
 from snowpy.text import Featurizer
 from snowpy.text.conventions import as_documents
 from snowpy.text.keys import document_keys
@@ -267,6 +268,20 @@ class SnowClassifier(SavesModel, RuleParamsEstimator):
         self.featurizer_ = self.make_featurizer() if featurizer is None else featurizer
         self.network_ = network
         return network
+
+    def with_network(self, network: Any) -> SnowClassifier:
+        """A copy of this trained classifier that predicts with ``network`` (one of its
+        cloud's members, say) through the same front end; this one is unchanged.
+
+        >>> clf = SnowClassifier(rule="winnow+perceptron", calibrate=None).fit(
+        ...     ["free prize", "lunch at noon"], ["spam", "ham"])
+        >>> [clf.with_network(member).network_.rule for member in clf.network_.networks_]
+        ['winnow', 'perceptron']
+        """
+        self._check_fitted()
+        view = copy.copy(self)
+        view.__dict__["network_"] = network
+        return view
 
     def fit(self, texts: Iterable[Any], labels: Sequence[Any], *, sample_weight: Any = None,
             targets: Sequence[Any] | None = None, progress: Any = None) -> SnowClassifier:

@@ -217,8 +217,6 @@ def inspect(
 
 def _member_views(loaded: Any) -> list[Any] | None:
     """For a cloud, the model as each member alone (a classifier keeps its front end)."""
-    import copy
-
     from snowpy.model_kinds import kind_of
 
     classifier, net, _ = _parts(loaded)
@@ -226,12 +224,7 @@ def _member_views(loaded: Any) -> list[Any] | None:
         return None
     if classifier is None:
         return list(net.networks_)
-    views = []
-    for member in net.networks_:
-        view = copy.copy(classifier)
-        view.network_ = member
-        views.append(view)
-    return views
+    return [classifier.with_network(member) for member in net.networks_]
 
 
 def _export(loaded: Any, export_to: Path) -> int:

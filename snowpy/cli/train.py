@@ -9,7 +9,6 @@ from typing import Any
 
 import typer
 
-from snowpy.progress import Progress
 from snowpy.base import is_fitted
 from snowpy.cli.common import (
     check_output,
@@ -95,6 +94,7 @@ from snowpy.cli.train_options import (
 from snowpy.cli.training_cache import train_cached
 from snowpy.exceptions import ConfigurationError
 from snowpy.presets import CLASSIFIER
+from snowpy.progress import Progress
 
 HELP = """Train a model on CORPUS and save it to MODEL.
 
@@ -329,8 +329,7 @@ def _fit_interruptibly(classifier: Any, run: Run, read: Any, reporter: Any) -> N
             reporter.close()
         if run.save_partial is not None and hasattr(classifier, "network_") \
                 and is_fitted(classifier.network_):
-            classifier.network_.calibration_ = None
-            run.save_partial_model(classifier)
+            run.save_partial_model(classifier)  # (its sigmoids: none, or complete)
             err(f"interrupted: what was learned so far is in {run.save_partial}; "
                 f"{run.output} untouched")
         else:

@@ -18,11 +18,11 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from snowpy._lazy import lazy_module
-from snowpy.progress import as_progress, phase
 from snowpy.calibration import Calibration
 from snowpy.network.labels import LabelIndex, positive_matrix
 from snowpy.network.options import calibrating
 from snowpy.network.training import example_keys, keyed_order
+from snowpy.progress import as_progress, phase
 
 if TYPE_CHECKING:  # pragma: no cover
     import scipy.sparse as sp

@@ -16,7 +16,6 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from snowpy._lazy import lazy_module
-from snowpy.progress import as_progress
 from snowpy._validation import as_csr
 from snowpy.base import RuleParamsEstimator, SavesModel
 from snowpy.declared import DUAL_NETWORK, defaults
@@ -40,6 +39,7 @@ from snowpy.network.predicting import LabelPrediction
 from snowpy.network.support import DualState
 from snowpy.network.training import chunks, example_keys, run_epochs, shuffled
 from snowpy.plugins import get_rule
+from snowpy.progress import as_progress
 from snowpy.records.rules import BuildContext
 
 if TYPE_CHECKING:  # pragma: no cover

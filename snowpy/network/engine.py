@@ -74,7 +74,6 @@ import numpy as np
 
 from snowpy._core.engine import Options, Outcome, RuleBinding, run
 from snowpy._lazy import lazy_module
-from snowpy.progress import Progress, as_progress
 from snowpy._rows import Rows
 from snowpy.exceptions import NumericalError, PluginError
 from snowpy.network.blocks import USED
@@ -90,6 +89,7 @@ from snowpy.network.training import (
     run_epochs,
     shuffled,
 )
+from snowpy.progress import Progress, as_progress
 from snowpy.records.rules import RuleKernel, RuleSpec
 
 if TYPE_CHECKING:  # pragma: no cover

@@ -22,7 +22,6 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from snowpy.progress import phase
 from snowpy._validation import apply_weights, require_rows
 from snowpy.exceptions import ConfigurationError
 from snowpy.network.calibrating import held_out_scores
@@ -35,6 +34,7 @@ from snowpy.network.labels import (
 )
 from snowpy.network.online import parse_example
 from snowpy.network.options import calibrating
+from snowpy.progress import phase
 
 __all__ = ["NetworkKind"]
 

@@ -16,7 +16,6 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from snowpy._lazy import lazy_module
-from snowpy.progress import phase
 from snowpy._validation import as_csr, check_length, threads_of
 from snowpy.base import RuleParamsEstimator, SavesModel
 from snowpy.declared import NETWORK, defaults
@@ -49,6 +48,7 @@ from snowpy.network.state import network_state, restore_network
 from snowpy.network.training import NumericalWarning
 from snowpy.network.weights import WeightViews
 from snowpy.plugins import get_rule
+from snowpy.progress import phase
 from snowpy.records.rules import BuildContext, RuleSpec
 
 if TYPE_CHECKING:  # pragma: no cover
