@@ -117,12 +117,20 @@ def _read_ahead(items: Iterable[Any]) -> Iterator[Any]:
     stop = threading.Event()
 
     def read() -> None:
-        try:
+        batch: list[Any] = []  # (documents travel 256 at a time: a queue's hand-over
+        try:                   #  costs more than a document's reading)
             for item in items:
                 if stop.is_set():
                     return
-                queue.put(item)
+                batch.append(item)
+                if len(batch) == 256 or isinstance(item, FileRows):
+                    queue.put(batch)
+                    batch = []
+            if batch:
+                queue.put(batch)
         except BaseException as exc:  # noqa: BLE001 - raised again where it is read
+            if batch:
+                queue.put(batch)
             queue.put(_Failed(exc))
             return
         queue.put(done)
@@ -136,7 +144,7 @@ def _read_ahead(items: Iterable[Any]) -> Iterator[Any]:
                 return
             if isinstance(item, _Failed):
                 raise item.exc
-            yield item
+            yield from item
     finally:
         stop.set()
         while reader.is_alive():  # (let it finish its put, then stop)
