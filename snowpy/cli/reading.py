@@ -366,12 +366,13 @@ def _stdin_blocks(featurizer: Any, format: str | None, problems: Any) -> Iterato
     """Standard input in blocks read in compiled code, then, from a block it leaves to
     Python (bytes that are not UTF-8, a malformed line...), documents one by one."""
     from snowpy import corpora
+    from snowpy.corpora.delimited import line_format
     from snowpy.files import Chained, NotCompiled, read_blocks
 
     stream = sys.stdin.buffer
     head = stream.read(1 << 16)
     first = next((line for line in head.splitlines() if line.strip()), b"")
-    kind = format or ("fasttext" if first.startswith(b"__label__") else "tsv")
+    kind = format or line_format(first.decode("utf-8", "replace"))
     try:
         yield from read_blocks(Chained(head, stream), featurizer, format=kind)
     except NotCompiled as failed:

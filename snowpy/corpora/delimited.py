@@ -18,7 +18,7 @@ from snowpy.corpora.documents import (
 )
 from snowpy.corpora.sources import bounded_lines, decode, iter_lines, read_file
 
-__all__ = ["HEADER_WORDS", "columns_by_name", "fasttext_record", "looks_like_header", "read_csv", "read_fasttext", "read_stream", "read_tsv", "tsv_record"]
+__all__ = ["HEADER_WORDS", "columns_by_name", "fasttext_record", "looks_like_header", "read_csv", "line_format", "read_fasttext", "read_stream", "read_tsv", "tsv_record"]
 
 
 def _text_lines(source: str | os.PathLike, encoding: str, errors: str,
@@ -235,6 +235,16 @@ def fasttext_record(line: str, at: str, problems: Problems, *, multilabel: bool 
                    problems)
 
 
+def line_format(line: str, prefix: str = "__label__") -> str:
+    """The format of a stream whose first non-blank line is ``line``: ``"fasttext"``
+    when it starts with the label prefix, else ``"tsv"``.
+
+    >>> line_format("__label__spam win a prize"), line_format("spam\twin a prize")
+    ('fasttext', 'tsv')
+    """
+    return "fasttext" if line.lstrip().startswith(prefix) else "tsv"
+
+
 def read_stream(stream: BinaryIO, *, format: str | None = None, where: str = "<stdin>",
                 encoding: str = "utf-8", errors: str = "strict",
                 problems: Problems | None = None, first_line: int = 1,
@@ -269,8 +279,7 @@ def read_stream(stream: BinaryIO, *, format: str | None = None, where: str = "<s
             blank += 1
             continue
         if format is None:
-            format = "fasttext" if line.lstrip().startswith(
-                options.get("prefix", "__label__")) else "tsv"
+            format = line_format(line, options.get("prefix", "__label__"))
         document = fasttext_record(line, at, problems, **options) if format == "fasttext" \
             else tsv_record(line, at, problems, **options)
         if document is not None:

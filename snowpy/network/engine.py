@@ -453,7 +453,7 @@ class Engine:
 
         try:
             run_epochs(epochs, early_stop, one_epoch)
-            scale = self.discard_scale(averaged=store.average)
+            scale = self.discard_scale()
             if pool is not None and discard is not None and scale is not None:
                 # the parts drop their negligible links at once (fewer links to merge)
                 threshold = float(discard) * scale
@@ -593,7 +593,7 @@ class Engine:
             return 0
         self.ensure_fresh()  # (a rule's derived weights, as prediction would see them)
         store = self.store
-        scale = self.discard_scale(averaged=averaged)
+        scale = self.discard_scale()
         if scale is None:  # the links that moved: a link still at the missing weight
             #    (links="all" has one per feature seen) says nothing of the scale, and must
             #    not lower it
@@ -603,7 +603,7 @@ class Engine:
         self.cache.invalidate()
         return store.prune(threshold=float(share) * scale, averaged=averaged)
 
-    def discard_scale(self, *, averaged: bool) -> float | None:
+    def discard_scale(self) -> float | None:
         """The scale :meth:`discard` measures links against when the rule sets it (its
         initial effective weight); None when it comes from the links (rules whose
         weights start at 0, or are derived)."""
