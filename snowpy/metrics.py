@@ -13,9 +13,9 @@ Conventions (stated here because they differ between libraries):
   top-class confidence over ``[0, 1]`` (15 by default; the upper edge belongs
   to the last bin): ``sum_b |accuracy_b - confidence_b| * n_b / n``;
 * for multi-label models each (document, label) pair is a binary prediction:
-  log loss is the mean binary cross-entropy over the pairs, the Brier score
-  sums ``(p_k - y_k)^2`` over the labels, and the ECE bins the pairs by their
-  probability and compares it with the fraction that hold the label.
+  log loss is the mean binary cross-entropy over the pairs, the Brier score is
+  the mean of ``(p_k - y_k)^2`` over the pairs, and the ECE bins the pairs by
+  their probability and compares it with the fraction that hold the label.
 """
 
 from __future__ import annotations
@@ -189,7 +189,7 @@ def multilabel_calibration(probabilities: np.ndarray, indicator: np.ndarray, bin
 
     >>> r = multilabel_calibration(np.array([[0.9, 0.2]]), np.array([[1, 0]]), bins=10)
     >>> round(r["log_loss"], 4), round(r["brier"], 4), round(r["ece"], 4)
-    (0.1643, 0.05, 0.15)
+    (0.1643, 0.025, 0.15)
     """
     p = np.clip(np.asarray(probabilities, dtype=float), 1e-15, 1 - 1e-15).ravel()
     y = np.asarray(indicator, dtype=float).ravel()
@@ -203,7 +203,8 @@ def multilabel_calibration(probabilities: np.ndarray, indicator: np.ndarray, bin
     n = len(indicator)
     return {
         "log_loss": float(-np.mean(y * np.log(p) + (1 - y) * np.log(1 - p))),
-        "brier": float(np.sum((np.asarray(probabilities) - indicator) ** 2) / max(n, 1)),
+        "brier": float(np.mean((np.asarray(probabilities, dtype=float) - indicator) ** 2))
+        if n else 0.0,
         "ece": float(np.sum(gap * counts) / max(counts.sum(), 1)),
         "reliability": {"edges": edges.tolist(), "counts": counts.tolist(),
                         "confidence": confidence.tolist(), "accuracy": positive.tolist()},

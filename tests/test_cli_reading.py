@@ -314,3 +314,30 @@ def test_standard_input_read_in_compiled_blocks_hands_over_to_python_at_the_righ
     assert skipped.returncode == 0, skipped.stderr.decode()
     summary = json.loads(skipped.stdout)
     assert summary["documents"] == bad_line - 1 + 50 and summary["skipped"] == 1
+
+
+def test_swapped_columns_are_refused_before_training(tmp_path):
+    # the label column read as the text: "400 documents, 400 classes", 0.0000 every epoch,
+    # exit 0; now one line, before any training, and the --cache path says the same
+    model = tmp_path / "m.snowpy"
+    for extra in ([], ["--cache", tmp_path / "cache"]):
+        result = run("train", TRAIN, "-o", model, "--label-column", "1", "--text-column", "0",
+                     *extra)
+        assert result.exit_code == 1, result.output
+        assert "400 documents carry 400 different labels" in result.output
+        assert "--label-column" in result.output and "epoch" not in result.output
+    assert not model.exists()
+
+
+def test_a_headerless_csv_with_more_columns_says_which_it_reads(demo_rows, tmp_path):
+    # AG News: label, title, description; the description was dropped without a word
+    corpus = tmp_path / "ag.csv"
+    corpus.write_text("".join(f'{label},"{text}","more words"\n' for label, text in demo_rows))
+    result = run("train", corpus, "-o", tmp_path / "m.snowpy", "--epochs", "1")
+    assert result.exit_code == 0, result.output
+    assert ("note: " + str(corpus) + ": 3 columns; labels from column 0, text from column 1; "
+            "column 2 not read (--text-column 1 --text-column 2 joins it to the text)"
+            ) in result.output.replace("\n", " ")
+    joined = run("train", corpus, "-o", tmp_path / "j.snowpy", "--epochs", "1",
+                 "--text-column", "1", "--text-column", "2")
+    assert joined.exit_code == 0 and "not read" not in joined.output

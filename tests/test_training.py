@@ -43,18 +43,32 @@ def test_a_stream_learned_from_python_is_the_command_lines_model(tmp_path):
                                   clf.decision_function(texts))
 
 
-def test_epochs_from_a_cache_of_blocks_learn_the_corpus(tmp_path):
+def test_epochs_from_a_cache_of_blocks_learn_the_network_fit_learns_in_memory(tmp_path):
+    """The cache's blocks are dealt into buckets each epoch and sorted there: every epoch
+    (the first too) goes in fit's order across blocks, so the network is fit's, bit for
+    bit, on one thread or two, with the per-epoch figures fit reports."""
     documents = _documents("train.tsv")
-    clf = snowpy.SnowClassifier(calibrate="progressive")
-    front = clf.make_featurizer()
-    cache = FeatureCache(tmp_path / "cache", {"of": "the demo corpus"})
-    assert not cache.valid()
-    assert cache.build(iter(documents), front, block_docs=64) == 400
-    assert len(cache.blocks) == 7 and cache.valid()
-    said = []
-    per_epoch = train_from_cache(clf, cache, front, epochs=4,
-                                 on_epoch=lambda epoch, mistakes: said.append(mistakes))
-    assert per_epoch == said == clf.network_.mistakes_
-    assert per_epoch[0] > per_epoch[-1]  # it learns: fewer mistakes in the later epochs
-    tests = _documents("test.tsv")
-    assert clf.score([d.text for d in tests], [d.label for d in tests]) > 0.9
+    texts, labels = [d.text for d in documents], [d.label for d in documents]
+    tests = [d.text for d in _documents("test.tsv")]
+    for number, options in enumerate(({"calibrate": "progressive", "epochs": 4},
+                    {"calibrate": None, "rule": "perceptron", "n_jobs": 2, "epochs": 3},
+                    {"calibrate": None, "ngrams": 1, "values": "count", "norm": "l2"})):
+        in_memory = snowpy.SnowClassifier(**options).fit(texts, labels)
+        clf = snowpy.SnowClassifier(**options)
+        front = clf.make_featurizer()
+        cache = FeatureCache(tmp_path / f"cache{number}", {"of": "the demo corpus"})
+        assert not cache.valid()
+        assert cache.build(iter(documents), front, block_docs=64) == 400
+        assert len(cache.blocks) == 7 and cache.valid()
+        said = []
+        per_epoch = train_from_cache(clf, cache, front, progress=lambda epoch, done, total,
+                                     mistakes: said.append((epoch, done, total, mistakes)))
+        assert per_epoch == in_memory.network_.mistakes_ == clf.network_.mistakes_
+        assert [sum(m for e, _, _, m in said if e == epoch)
+                for epoch in range(len(per_epoch))] == per_epoch
+        assert [d for e, d, t, _ in said if d == t] == [400] * len(per_epoch)
+        assert (in_memory.network_.effective_links() != clf.network_.effective_links()).nnz == 0
+        np.testing.assert_array_equal(clf.decision_function(tests),
+                                      in_memory.decision_function(tests))
+        assert not (tmp_path / f"cache{number}" / "shuffle").exists()  # (each epoch's buckets gone)
+    assert per_epoch[0] > 30  # (an honest first epoch: not the corpus's class-by-class order)

@@ -22,6 +22,7 @@ __all__ = [
     "CorpusRead",
     "ReadOptions",
     "check_classes",
+    "check_labels",
     "describe_read",
     "is_multilabel",
     "iter_documents",
@@ -399,14 +400,25 @@ def _matches(pattern: str) -> list[str]:
 
 
 def check_classes(corpus: str, read: CorpusRead) -> None:
-    """Refuse a corpus a classifier cannot learn from: one class only (every document
-    would be given it, with probability 1)."""
-    names = _classes(read.labels)
-    if len(names) < 2 and not any(isinstance(x, (list, tuple)) for x in read.labels):
+    """Refuse a corpus a classifier cannot learn from (:func:`check_labels`)."""
+    check_labels(corpus, len(read), _classes(read.labels),
+                 any(isinstance(x, (list, tuple)) for x in read.labels))
+
+
+def check_labels(corpus: str, documents: int, names: set[Any], multilabel: bool) -> None:
+    """Refuse ``documents`` carrying the labels ``names`` when a classifier cannot learn
+    from them: one class only (every document would be given it, with probability 1),
+    or nearly a class per document (the columns swapped, most likely)."""
+    if len(names) < 2 and not multilabel:
         raise ConfigurationError(
             f"{corpus}: every document has the class {next(iter(names), '')!r}; a classifier "
             "needs at least two classes (a folder corpus needs a folder per class; a tsv "
             "or csv file, a label column: see --label-column)")
+    if documents >= 20 and len(names) > 0.9 * documents and not multilabel:
+        raise ConfigurationError(
+            f"{corpus}: {documents:,} documents carry {len(names):,} different labels, nearly "
+            "one each: nothing learned from one document would apply to another. Is the "
+            "label column the text? (--label-column and --text-column choose them)")
 
 
 def _classes(labels: Any) -> set[Any]:

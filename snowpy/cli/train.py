@@ -198,7 +198,7 @@ def train(
         if wanted(workers, scheduler):
             raise ConfigurationError("--cache is for one machine; the workers of "
                                      "--workers/--scheduler keep their shards in memory")
-        train_cached(classifier, run, cache, seed=seed)
+        train_cached(classifier, run, cache)
     elif _on_cluster(run, cluster, streaming=streaming, test=test, keep_names=keep_names):
         train_distributed(classifier, run, cluster)
     elif streaming:
@@ -287,6 +287,8 @@ def _train_in_memory(ctx: typer.Context, classifier: Any, run: Run,
     if learning is not None:
         reporter = learning.around(reporter)
     _fit_interruptibly(classifier, run, read, reporter)
+    if learning is not None:
+        learning.finish()  # (the last point measures the model saved: discarded, calibrated)
     if reporter:
         reporter.phase("saving")
     run.save(classifier)
@@ -492,6 +494,19 @@ class LearningCurve(Progress):
         self.points.append({"examples": seen, "epoch": epoch + 1, "accuracy": accuracy})
         if self.say is not None:
             self.say(f"  test accuracy {accuracy:.4f} after {seen:,} examples")
+
+    def finish(self) -> None:
+        """The last point measured again on the finished model (links discarded, sigmoids
+        fitted), with its predictions: the accuracy ``snowpy evaluate`` gives the model
+        file."""
+        accuracy = float(self.classifier.score(self.texts, self.labels))
+        last = self.points[-1] if self.points else None
+        if last is not None and last["accuracy"] != accuracy:
+            if self.say is not None:
+                self.say(f"  test accuracy {accuracy:.4f} of the model saved (after "
+                         f"{last['examples']:,} examples, {last['accuracy']:.4f} before "
+                         "its negligible links were discarded and it was calibrated)")
+            last["accuracy"] = accuracy
 
     def around(self, reporter: Any) -> Any:
         """A progress reporter that also tests (``reporter`` may be None)."""

@@ -12,8 +12,10 @@ from typing import Any
 import typer
 
 from snowpy.cli.common import counted, err
+from snowpy.cli.reading import check_labels
 from snowpy.cli.run import Run
 from snowpy.exceptions import ConfigurationError
+from snowpy.progress import Progress
 
 __all__ = ["train_cached"]
 
@@ -36,7 +38,22 @@ def _fingerprint(front: Any, run: Run) -> dict[str, Any]:
     return {"of": where, "front_end": plain(options)}
 
 
-def train_cached(classifier: Any, run: Run, folder: Path, *, seed: int) -> None:
+class _EpochLines(Progress):
+    """A line after each epoch: its mistakes, made before learning each document."""
+
+    def __init__(self, documents: int) -> None:
+        self.documents = documents
+        self.mistakes = 0
+
+    def __call__(self, epoch: int, done: int, total: int, mistakes: int) -> None:
+        self.mistakes += mistakes
+        if done == total:
+            err(f"epoch {epoch + 1}: {self.mistakes:,} mistakes in {self.documents:,} "
+                f"documents (accuracy while learning {1 - self.mistakes / total:.4f})")
+            self.mistakes = 0
+
+
+def train_cached(classifier: Any, run: Run, folder: Path) -> None:
     """Build (or reuse) the cache, then train every epoch from it and save."""
     from snowpy.training import FeatureCache, train_from_cache
 
@@ -55,15 +72,11 @@ def train_cached(classifier: Any, run: Run, folder: Path, *, seed: int) -> None:
             raise ConfigurationError(f"{run.corpus}: no documents found")
         if chatty:
             err(f"cached {count:,} documents in {len(cache.blocks)} blocks in {folder}")
-    documents = sum(b["documents"] for b in cache.blocks)
-
-    def said(epoch: int, mistakes: int) -> None:
-        if chatty:
-            err(f"epoch {epoch + 1}: {mistakes:,} mistakes in {documents:,} "
-                f"documents (accuracy while learning {1 - mistakes / documents:.4f})")
-
+    check_labels(run.corpus, cache.n, set(cache.labels), cache.multilabel)
+    documents = cache.n
+    said = _EpochLines(documents) if chatty else None
     try:
-        per_epoch = train_from_cache(classifier, cache, front, seed=seed, on_epoch=said)
+        per_epoch = train_from_cache(classifier, cache, front, progress=said)
     except KeyboardInterrupt:
         err(f"interrupted: {run.output} untouched; the cache in {folder} stays for next time")
         raise typer.Exit(130) from None

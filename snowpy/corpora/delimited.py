@@ -133,6 +133,14 @@ def read_csv(
         try:
             columns = [names.index(c) if isinstance(c, str) else c
                        for c in (label_column, *text_columns)]
+            if not chosen and not names and len(row) > max(columns) + 1:
+                chosen = True  # (said once, of the first row)
+                unread = [str(c) for c in range(len(row)) if c not in columns]
+                problems.note(
+                    f"{where}: {len(row)} columns; labels from column {columns[0]}, text from "
+                    f"column {', '.join(map(str, columns[1:]))}; column {', '.join(unread)} "
+                    f"not read (--text-column {' --text-column '.join(map(str, columns[1:]))}"
+                    f" --text-column {unread[-1]} joins it to the text)")
             label = row[columns[0]].strip()
             document = " ".join(row[c] for c in columns[1:])
         except IndexError:

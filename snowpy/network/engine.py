@@ -68,7 +68,8 @@ from __future__ import annotations
 import math
 import warnings
 from concurrent.futures import ThreadPoolExecutor
-from typing import TYPE_CHECKING, Any
+from collections.abc import Iterable, Iterator
+from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 
@@ -77,7 +78,7 @@ from snowpy._lazy import lazy_module
 from snowpy._rows import Rows
 from snowpy.exceptions import NumericalError, PluginError
 from snowpy.network.blocks import USED
-from snowpy.network.labels import LabelIndex
+from snowpy.network.labels import LabelIndex, encode_labels
 from snowpy.network.links import TOUCHED, LinkStore, exact_layout
 from snowpy.network.training import (
     KERNEL_ERRORS,
@@ -85,9 +86,9 @@ from snowpy.network.training import (
     checking_kernels,
     chunks,
     example_keys,
+    keyed_order,
     refresh_points,
     run_epochs,
-    shuffled,
 )
 from snowpy.progress import Progress, as_progress
 from snowpy.records.rules import RuleKernel, RuleSpec
@@ -97,7 +98,7 @@ if TYPE_CHECKING:  # pragma: no cover
 else:
     sp = lazy_module("scipy.sparse")
 
-__all__ = ["ONLINE_REFRESH_LINKS", "Block", "Engine", "EngineCache", "Part"]
+__all__ = ["ONLINE_REFRESH_LINKS", "Block", "Blocks", "Engine", "EngineCache", "Part"]
 
 #: One-example predictions refresh a rule's derived planes after (pool slots / this)
 #: examples learned: every example while the network is small, and never more than
@@ -134,7 +135,34 @@ class Block:
         self.a_indptr = _NONE_INT if a_indptr is None else a_indptr
         self.a_targets = _NONE_TARGETS if a_targets is None else a_targets
         self.n = X.shape[0]
+        self.nnz = int(self.indptr[-1]) if self.n else 0
         self.max_active = int(np.diff(self.indptr).max()) if self.n else 0
+
+    def positives(self, order: np.ndarray, n_targets: int) -> np.ndarray:
+        """``bool[len(order), n_targets]``: the targets each example of ``order`` is
+        positive for."""
+        counts = np.diff(self.y_indptr)[order]
+        starts = np.repeat(self.y_indptr[order] - np.cumsum(counts) + counts, counts)
+        positives = np.zeros((order.size, n_targets), dtype=bool)
+        positives[np.repeat(np.arange(order.size), counts),
+                  self.y_targets[starts + np.arange(starts.size)]] = True
+        return positives
+
+
+class Blocks(Protocol):
+    """Examples that come a block at a time, as from a feature cache: what
+    :meth:`Engine.learn` takes beside a :class:`Block`. ``n`` examples and ``nnz``
+    active features in all; :meth:`epoch` gives one pass's blocks ``(X, y)``, each in
+    the order it is learned (the engine encodes them: :meth:`Engine.block`)."""
+
+    n: int
+    nnz: int
+
+    def epoch(self, salt: int | None) -> Iterator[tuple[Any, Any]]:
+        """The blocks of one pass: with a ``salt``, every example in the order of
+        :func:`~snowpy.network.training.keyed_order` of its key (across blocks, as one
+        block of them all is ordered); without, in the stored order."""
+        ...
 
 
 class EngineCache:
@@ -285,6 +313,18 @@ class Engine:
             part.store.n_rows = self._store.n_rows
         return rows
 
+    def block(self, X: Any, y: Any, targets: Any = None, keys: np.ndarray | None = None
+              ) -> Block:
+        """``X`` and its labels ``y`` as a :class:`Block` of this engine: rows made for
+        features not seen yet, labels numbered as targets (a label not seen yet is added
+        to the labels; :meth:`add_targets` makes its target), ``targets`` (per example,
+        the only labels it is shown to) likewise."""
+        y_indptr, y_targets = encode_labels(self.labels, y, self.multilabel)
+        a_indptr = a_targets = None
+        if targets is not None:
+            a_indptr, a_targets = self.labels.encode(targets, multilabel=True)
+        return Block(X, self.rows_of(X), y_indptr, y_targets, a_indptr, a_targets, keys)
+
     def add_targets(self, count: int) -> None:
         """``count`` more target nodes (a label met for the first time)."""
         self.store.add_targets(count)  # (the parts, if any, put together first)
@@ -349,18 +389,23 @@ class Engine:
                            "training stopped")
 
     # --------------------------------------------------------------- learning
-    def learn(self, block: Block, *, epochs: int, shuffle: bool, early_stop: bool,
-              progress: Any = None, fresh: bool = True, record: np.ndarray | None = None,
-              rank_links: bool = False, threads: int = 1,
-              discard: float | None = None) -> None:
-        """Run ``epochs`` passes over ``block``, then drop the links ``discard`` calls
+    def learn(self, data: Block | Blocks, *, epochs: int, shuffle: bool, early_stop: bool,
+              progress: Any = None, fresh: bool = True, rank_links: bool = False,
+              threads: int = 1, discard: float | None = None) -> None:
+        """Run ``epochs`` passes over ``data``, then drop the links ``discard`` calls
         negligible (:meth:`discard`; None: none).
 
-        ``fresh`` data is counted for eligibility in its first pass. ``record``
-        (``[n, targets]``) receives each example's progressive scores in the
-        first pass. With ``rank_links`` (a :meth:`~snowpy.Network.fit`), the links
-        are ranked for ``eligibility="percent:p"`` after the first pass. Updates the
-        training figures; warns once about clamped overflows.
+        ``data`` is a :class:`Block`, or :class:`Blocks` that come one at a time (a
+        feature cache): the passes are the same, example for example, and so is the
+        network learned. With ``shuffle``, each pass goes in the order of the examples'
+        keys mixed with a salt drawn from the engine's generator
+        (:func:`~snowpy.network.training.keyed_order`).
+
+        ``fresh`` data is counted for eligibility in its first pass. With a progressive
+        window, the first pass's scores of each example (made before learning it) go to
+        the window as they are made. With ``rank_links`` (a :meth:`~snowpy.Network.fit`),
+        the links are ranked for ``eligibility="percent:p"`` after the first pass.
+        Updates the training figures; warns once about clamped overflows.
 
         ``threads``: the targets are learned in that many parts at once, each part on
         a thread of its own (:meth:`parts`); the network learned is the same, to the
@@ -371,15 +416,16 @@ class Engine:
         progress = as_progress(progress)
         try:
             with KERNEL_ERRORS:
-                self._learn(block, epochs=epochs, shuffle=shuffle, early_stop=early_stop,
-                            progress=progress, fresh=fresh, record=record,
-                            rank_links=rank_links, threads=threads, discard=discard)
+                self._learn(data, epochs=epochs, shuffle=shuffle, early_stop=early_stop,
+                            progress=progress, fresh=fresh, rank_links=rank_links,
+                            threads=threads, discard=discard)
         finally:
             if self.kernel.refresh is not None:
                 self.planes_stale = True  # refreshed by the next prediction, save or view
 
-    def parts(self, block: Block, threads: int, progress: Any = None, epochs: int = 1) -> int:
-        """How many parts ``block`` is learned in on ``threads`` threads.
+    def parts(self, data: Block | Blocks, threads: int, progress: Any = None,
+              epochs: int = 1) -> int:
+        """How many parts ``data`` is learned in on ``threads`` threads.
 
         Under one-vs-all a target sees every example and changes only on its own
         mistakes: the targets are independent learners, and learned apart they learn
@@ -393,7 +439,7 @@ class Engine:
         derived planes span its targets (Naive Bayes), examples shown to some targets
         only; for a plugin's rule (its step may keep state across targets); when a
         progress report tests the network every so many examples (SNoW's ``-c k``: the
-        parts are put together only at the end); and when the block is small beside
+        parts are put together only at the end); and when the data is small beside
         the network (its features, epochs counted, fewer than a sixteenth of the
         network's links), for splitting the links into parts and putting them together
         would cost more than the threads save. The parts a block was learned in are
@@ -401,45 +447,52 @@ class Engine:
         next read).
         """
         report = as_progress(progress)
+        restricted = isinstance(data, Block) and data.a_indptr.shape[0] > 0
         if threads <= 1 or (report is not None and report.every) \
                 or self._store.n_targets < 2 or self.constraint \
-                or self.kernel.refresh is not None or block.a_indptr.shape[0] \
+                or self.kernel.refresh is not None or restricted \
                 or self._store.frozen \
                 or getattr(self.kernel.compiled, "implementation", "") != "builtin":
             return 1
         if self._parts is not None:
             return len(self._parts)  # (a stream's blocks go on in the parts they were in)
-        if 16 * epochs * int(block.indptr[-1]) < int(self._store.meta[USED]):
+        if 16 * epochs * data.nnz < int(self._store.meta[USED]):
             return 1  # (splitting and joining the links would cost more than it saves)
         return min(int(threads), self._store.n_targets)
 
-    def _learn(self, block: Block, *, epochs: int, shuffle: bool, early_stop: bool,
-               progress: Progress | None, fresh: bool, record: np.ndarray | None, rank_links: bool,
-               threads: int, discard: float | None) -> None:
+    def _learn(self, data: Block | Blocks, *, epochs: int, shuffle: bool, early_stop: bool,
+               progress: Progress | None, fresh: bool, rank_links: bool, threads: int,
+               discard: float | None) -> None:
         store = self._store
         self.target_counts()
         self.online = False  # a later learn_one starts an entry of its own in mistakes_
         overflows = 0
         creating = True
         by_percent = self.percent is not None
-        keys = (block.keys if block.keys is not None
-                else example_keys(block.X, block.y_indptr, block.y_targets)) if shuffle \
-            else None
-        k = self.parts(block, threads, progress, epochs)
+        k = self.parts(data, threads, progress, epochs)
         if self._parts is not None and len(self._parts) != k:
             self.store  # (the parts of other blocks put together first)  # noqa: B018
         parts, self._parts = self._parts or _split(self, store, k), None
-        for part in parts:
-            part.labels_of(block)
         pool = ThreadPoolExecutor(max_workers=len(parts)) if len(parts) > 1 else None
+        keys = None
+        if shuffle and isinstance(data, Block):
+            keys = data.keys if data.keys is not None \
+                else example_keys(data.X, data.y_indptr, data.y_targets)
 
         def one_epoch(epoch: int) -> int:
             nonlocal overflows, creating
-            order = shuffled(keys, self.rng) if keys is not None else np.arange(block.n)
+            # the salt drawn whatever the data: a fit and a cache draw alike
+            salt = int(self.rng.integers(0, 2**63 - 1, dtype=np.int64)) if shuffle else None
+            if isinstance(data, Block):
+                passes: Any = [(data, keyed_order(keys, salt) if keys is not None and
+                                salt is not None else np.arange(data.n, dtype=np.int64))]
+            else:
+                passes = ((block, np.arange(block.n, dtype=np.int64))
+                          for block in (self.block(X, y) for X, y in data.epoch(salt)))
             mistakes, updates, epoch_overflows = self._epoch(
-                parts, pool, block, epoch, order.astype(np.int64), progress,
+                parts, pool, passes, data.n, epoch, progress,
                 counting=fresh and epoch == 0, creating=creating,
-                record=record if epoch == 0 else None)
+                recording=epoch == 0 and self.progressive is not None)
             overflows += epoch_overflows
             self.mistakes.append(mistakes)
             self.updates.append(updates)
@@ -479,58 +532,66 @@ class Engine:
                 stacklevel=4,
             )
 
-    def _epoch(self, parts: list[Part], pool: ThreadPoolExecutor | None, block: Block,
-               epoch: int, order: np.ndarray, progress: Progress | None, *, counting: bool,
-               creating: bool, record: np.ndarray | None) -> tuple[int, int, int]:
-        """One pass over ``order`` (in chunks when reporting progress), each part on a
-        thread of its own."""
-        mistakes = updates = overflows = 0
+    def _epoch(self, parts: list[Part], pool: ThreadPoolExecutor | None,
+               passes: Iterable[tuple[Block, np.ndarray]], total: int, epoch: int,
+               progress: Progress | None, *, counting: bool, creating: bool,
+               recording: bool) -> tuple[int, int, int]:
+        """One pass: each block's examples in its ``order`` (in chunks when reporting
+        progress), each part on a thread of its own; with ``recording``, each example's
+        scores before learning it go to the progressive window."""
+        mistakes = updates = overflows = done = 0
         n_targets = self._store.n_targets
         # a rule that derives its scores (Naive Bayes) predicts each example from the
         # counts refreshed when the examples seen reached 1, 2, 4, 8...: log2(n)
         # refreshes of the links over a stream, however it is cut into calls
         refreshing = self.kernel.refresh is not None
-        if refreshing and progress is None:
-            cuts = refresh_points(self.n_examples_seen, order.size)
-            pieces = list(zip([0] + cuts, cuts + [order.size]))
-        else:
-            pieces = chunks(order.size, progress is not None,
-                            None if progress is None else progress.every)
-        if pool is not None:  # (the parts' activations of a piece: 32 MB at most)
-            pieces = _cut(pieces, max(1, (1 << 22) // n_targets))
         options = self.options()
         for part in parts:
             part.bind(self)
-        for start, stop in pieces:
-            seen_before = int(self.n_examples_seen)
-            piece = order[start:stop]
-            scores = _NO_SCORES if record is None else \
-                np.empty((stop - start, n_targets), dtype=np.float64)
-            if pool is None:
-                outcomes = [parts[0].run(self, block, piece, options, counting, creating,
-                                         scores, None)]
-                chunk_mistakes = outcomes[0].mistakes
+        for block, order in passes:
+            for part in parts:
+                part.labels_of(block)
+            if refreshing and progress is None:
+                cuts = refresh_points(self.n_examples_seen, order.size)
+                pieces = list(zip([0] + cuts, cuts + [order.size]))
             else:
-                activations = np.empty((stop - start, n_targets), dtype=np.float64)
-                outcomes = list(pool.map(
-                    lambda part: part.run(self, block, piece, options, counting, creating,
-                                          scores, activations), parts))
-                chunk_mistakes = _mistakes(activations, block, piece, self.multilabel,
-                                           float(self.params["theta"]))
-            for outcome in outcomes:
-                updates += outcome.updates
-                overflows += outcome.overflows
-                self.underflows += outcome.underflows
-            self.n_examples_seen += outcomes[0].examples
-            if record is not None:
-                record[piece] = scores
-            if refreshing and int(self.n_examples_seen).bit_length() > seen_before.bit_length():
-                self.refresh_planes()  # (the examples seen reached a power of two)
-                parts[0].bind(self)
-            mistakes += chunk_mistakes
-            if progress is not None:
-                self.cache.invalidate()
-                progress(epoch, stop, order.size, chunk_mistakes)
+                pieces = chunks(order.size, progress is not None,
+                                None if progress is None else progress.every)
+            if pool is not None:  # (the parts' activations of a piece: 32 MB at most)
+                pieces = _cut(pieces, max(1, (1 << 22) // n_targets))
+            for start, stop in pieces:
+                seen_before = int(self.n_examples_seen)
+                piece = order[start:stop]
+                scores = np.empty((stop - start, n_targets), dtype=np.float64) \
+                    if recording else _NO_SCORES
+                if pool is None:
+                    outcomes = [parts[0].run(self, block, piece, options, counting, creating,
+                                             scores, None)]
+                    chunk_mistakes = outcomes[0].mistakes
+                else:
+                    activations = np.empty((stop - start, n_targets), dtype=np.float64)
+                    outcomes = list(pool.map(
+                        lambda part: part.run(self, block, piece, options, counting,
+                                              creating, scores, activations), parts))
+                    chunk_mistakes = _mistakes(activations, block, piece, self.multilabel,
+                                               float(self.params["theta"]))
+                for outcome in outcomes:
+                    updates += outcome.updates
+                    overflows += outcome.overflows
+                    self.underflows += outcome.underflows
+                self.n_examples_seen += outcomes[0].examples
+                if recording:
+                    self.progressive.add(scores, block.positives(piece, n_targets))
+                    self.calibration_due = True  # (fitted when next asked for)
+                if refreshing and \
+                        int(self.n_examples_seen).bit_length() > seen_before.bit_length():
+                    self.refresh_planes()  # (the examples seen reached a power of two)
+                    parts[0].bind(self)
+                mistakes += chunk_mistakes
+                if progress is not None:
+                    self.cache.invalidate()
+                    progress(epoch, done + stop, total, chunk_mistakes)
+            done += order.size
         return mistakes, updates, overflows
 
     # --------------------------------------------------------------- derived planes
@@ -649,10 +710,14 @@ class Part:
         self.counts = counts
         self.rule: Any = None  # (bound by bind, once per epoch)
         self.y_indptr = self.y_targets = _NONE_INT
+        self.labelled: Block | None = None
 
     def labels_of(self, block: Block) -> None:
         """The block's labels among this part's targets, numbered as the part numbers
         them (target ``first + step * local``)."""
+        if self.labelled is block:
+            return
+        self.labelled = block
         if self.step == 1:
             self.y_indptr, self.y_targets = block.y_indptr, block.y_targets
             return

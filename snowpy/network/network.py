@@ -29,8 +29,7 @@ from snowpy.network.calibrating import (
 from snowpy.network.kind import NetworkKind
 from snowpy.network.labels import (
     LabelIndex,
-    encode_labels,
-    positive_matrix,
+    sorted_labels,
 )
 from snowpy.network.engine import Block, Engine
 from snowpy.network.links import PRECISIONS, LinkStore
@@ -422,6 +421,40 @@ class Network(LabelPrediction, OnlineLearning, WeightViews, SavesModel, RulePara
         """``epochs`` passes, ``discard`` at the end, the progressive sigmoids fitted."""
         self._learn(X, y, targets, epochs=int(self.epochs), shuffle=bool(self.shuffle),
                     progress=progress, fitting=True, keys=keys)
+        self._calibrate_progressive(progress)
+
+    def fit_blocks(self, blocks: Any, labels: Sequence[Any], *, width: int,
+                   multilabel: bool = False, progress: Any = None) -> Network:
+        """:meth:`fit`, on examples that come a block at a time (a feature cache,
+        :class:`~snowpy.training.FeatureCache`): the network that ``fit`` learns from them
+        all at once, shuffled by the same keys, in the memory of a block and the model.
+
+        ``blocks`` has ``n`` examples and ``nnz`` active features in all, and
+        ``epoch(salt)`` gives one pass's ``(X, y)`` blocks (see
+        :class:`~snowpy.network.engine.Blocks`); ``labels``: every label met, ``width``:
+        the columns of ``X``. The options are checked by the caller
+        (:meth:`SnowClassifier.begin <snowpy.SnowClassifier.begin>`); cross-fitted
+        calibration needs the data in memory and is refused.
+        """
+        if calibrating(self.calibrate).cross_fits:
+            raise ConfigurationError(f"calibrate={self.calibrate!r} fits held-out folds in "
+                                     "memory; blocks are calibrated progressively")
+        self._initialise_sized(width, blocks.nnz / max(blocks.n, 1), multilabel, checked=True)
+        engine = self._state
+        engine.labels = LabelIndex(sorted_labels(list(labels), False))
+        engine.add_targets(len(engine.labels))
+        for X, _ in blocks.epoch(None):  # rows in the stored order, as fit makes them
+            self._check_strengths(X)
+            engine.rows_of(X)
+        phase(progress, "training", blocks.n * int(self.epochs))
+        engine.learn(blocks, epochs=int(self.epochs),
+                     shuffle=bool(self.shuffle), early_stop=bool(self.early_stop),
+                     progress=progress, rank_links=True, threads=threads_of(self.n_jobs),
+                     discard=self.discard)
+        self._calibrate_progressive(progress)
+        return self
+
+    def _calibrate_progressive(self, progress: Any) -> None:
         if self.calibrate not in (None, "none"):
             phase(progress, "calibrating")
         if self.calibrate == "progressive":
@@ -455,25 +488,15 @@ class Network(LabelPrediction, OnlineLearning, WeightViews, SavesModel, RulePara
                keys: np.ndarray | None = None) -> Network:
         self._check_width(X, learning=True)
         engine = self._state
-        y_indptr, y_targets = encode_labels(engine.labels, y, self.multilabel_)
-        a_indptr = a_targets = None
         if targets is not None:
             check_length(X.shape[0], targets, "targets")
-            a_indptr, a_targets = engine.labels.encode(targets, multilabel=True)
+        block = engine.block(X, y, targets, keys)
         if len(engine.labels) > engine.n_targets:
             engine.add_targets(len(engine.labels) - engine.n_targets)
             self._cover_new_targets()
-        block = Block(X, engine.rows_of(X), y_indptr, y_targets, a_indptr, a_targets, keys)
-        progressive = engine.progressive is not None
-        record = np.empty((block.n, engine.n_targets)) if progressive else None
-        self._state.learn(block, epochs=epochs, shuffle=shuffle,
-                          early_stop=bool(self.early_stop), progress=progress, record=record,
-                          rank_links=fitting, threads=threads_of(self.n_jobs),
-                          discard=self.discard if fitting else None)
-        if record is not None:
-            self._state.progressive.add(record, positive_matrix(y_indptr, y_targets,
-                                                          record.shape[1]))
-            self._state.calibration_due = True  # (fitted when next asked for)
+        engine.learn(block, epochs=epochs, shuffle=shuffle, early_stop=bool(self.early_stop),
+                     progress=progress, rank_links=fitting, threads=threads_of(self.n_jobs),
+                     discard=self.discard if fitting else None)
         return self
 
     def _cover_new_targets(self) -> None:
