@@ -168,9 +168,69 @@ def test_a_server_killed_with_sigkill_loses_no_acknowledged_example(model, tmp_p
         for answer, row in zip(served, expected):
             assert answer["probabilities"] == pytest.approx(
                 {c: float(p) for c, p in zip(classes, row)}, abs=1e-12)
+        assert health["examples_learned"] == 6  # (the replayed ones: learned by this process)
     finally:
         process.send_signal(signal.SIGTERM)  # a clean stop writes a last snapshot
         process.wait(timeout=60)
     assert sorted(p.name for p in state.glob("snapshot-*")) == \
         ["snapshot-000000000020.snowpy"]
     assert (state / "journal.jsonl").read_bytes() == b""
+    said = process.stderr.read().decode()
+    assert "6 replayed from the journal; /learn open" in said
+    assert f"stopped: 20 examples learned in all; the model as it stands is " \
+           f"{state / 'snapshot-000000000020.snowpy'}" in said
+
+
+def test_an_example_the_model_cannot_learn_is_a_400_and_is_not_journaled(model, tmp_path):
+    # a list of labels for a single-label model: it was a 500 with a traceback, journaled,
+    # and the next valid example got the same seq
+    client, service = _client(model, tmp_path)
+    with client:
+        bad = client.post("/learn", json={"text": "a", "label": ["x", "y"]})
+        assert bad.status_code == 400
+        assert bad.json()["error"] == ('example 0: the model is single-label: "label" is one '
+                                       'label, not a list')
+        mixed = client.post("/learn", json={"examples": [{"text": "b", "label": "shipping"},
+                                                         {"text": "c", "label": ["x"]}]})
+        assert mixed.status_code == 400 and mixed.json()["error"].startswith("example 1:")
+        assert not (tmp_path / "state" / "journal.jsonl").exists()
+        good = [client.post("/learn", json={"text": t, "label": y}).json()["seq"]
+                for t, y in FEEDBACK[:2]]
+        assert good == [1, 2] and client.get("/health").json()["examples_learned"] == 2
+        records = [orjson.loads(line) for line in
+                   (tmp_path / "state" / "journal.jsonl").read_bytes().splitlines()]
+        assert [r["seq"] for r in records] == [1, 2]
+
+
+def test_an_inference_only_model_serves_with_learn_closed(model, tmp_path):
+    frozen = tmp_path / "frozen.snowpy"
+    snowpy.load(model).save(frozen, inference_only=True)
+    client, service = _client(frozen, tmp_path)
+    assert service.closed is not None and "inference-only" in service.closed
+    with client:
+        assert client.post("/predict", json={"text": "my parcel"}).status_code == 200
+        refused = client.post("/learn", json={"text": "my parcel", "label": "shipping"})
+        assert refused.status_code == 409
+        assert refused.json()["error"] == f"/learn is closed: {service.closed}"
+        assert client.get("/health").json()["learning"] == "closed"
+    assert not (tmp_path / "state" / "journal.jsonl").exists()
+
+
+def test_start_up_failures_are_one_line_and_status_1(model, tmp_path):
+    from typer.testing import CliRunner
+
+    from snowpy.cli import app
+
+    runner = CliRunner()
+    result = runner.invoke(app, ["serve", str(model), "--port", "99999"])
+    assert result.exit_code == 1 and result.output.strip() == \
+        "snowpy: error: --port must be 0-65535, got 99999"
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen(1)
+        port = taken.getsockname()[1]
+        result = runner.invoke(app, ["serve", str(model), "--port", str(port),
+                                     "--state", str(tmp_path / "s")])
+    assert result.exit_code == 1 and result.output.strip() == \
+        f"snowpy: error: port {port} is in use on 127.0.0.1"
+    assert not (tmp_path / "s").exists()  # (nothing started: not even the state folder)

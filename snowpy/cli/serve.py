@@ -3,7 +3,9 @@
 
 from __future__ import annotations
 
+import errno
 import os
+import socket
 from pathlib import Path
 from typing import Annotated
 
@@ -44,6 +46,8 @@ def serve(
     except ImportError:
         raise ConfigurationError("snowpy serve needs Starlette and uvicorn: pip install "
                                  "'snowpy-learn[serve]'") from None
+    if not 0 <= port <= 65535:
+        raise ConfigurationError(f"--port must be 0-65535, got {port}")
     token = os.environ.get("SNOWPY_SERVE_TOKEN") or None
     if token_file is not None:
         try:
@@ -53,13 +57,45 @@ def serve(
         if len(token) < 16:
             raise ConfigurationError(f"--token-file {token_file}: a token of at least 16 "
                                      "characters")
+    listening = _bound(host, port)  # (before a word is said: the port is ours)
     service = Service(model, state, snapshot_every=snapshot_every,
                       snapshot_seconds=snapshot_seconds, key=model_key())
-    app = make_app(service, token=token, host=host, max_body=max_body, max_batch=max_batch)
-    learning = "needs the bearer token" if token else (
-        "open (loopback only)" if host in ("127.0.0.1", "::1", "localhost") else
-        "refused (no token beyond loopback)")
-    err(f"serving {model} on http://{host}:{port} ({service.seq:,} examples learned, "
-        f"{service.replayed:,} replayed from the journal; /learn {learning})")
-    uvicorn.run(app, host=host, port=port, log_level="warning", timeout_keep_alive=5,
-                limit_concurrency=256)
+
+    def stopped() -> None:
+        latest = service.journal.latest_snapshot()
+        err(f"stopped: {service.seq:,} examples learned in all; the model as it stands is "
+            f"{latest[1]}" if latest is not None else f"stopped: nothing learned; {model} as "
+            "it was")
+
+    app = make_app(service, token=token, host=host, max_body=max_body, max_batch=max_batch,
+                   on_stop=stopped)
+    learning = f"closed: {service.closed}" if service.closed else \
+        "needs the bearer token" if token else (
+            "open (loopback only)" if host in ("127.0.0.1", "::1", "localhost") else
+            "refused (no token beyond loopback)")
+    skipped = f", {service.unreplayable:,} of them skipped (they could not be learned)" \
+        if service.unreplayable else ""
+    err(f"serving {model} on http://{host}:{listening.getsockname()[1]} ({service.seq:,} "
+        f"examples learned, {service.replayed:,} replayed from the journal{skipped}; "
+        f"/learn {learning})")
+    server = uvicorn.Server(uvicorn.Config(app, log_level="warning", timeout_keep_alive=5,
+                                           limit_concurrency=256))
+    server.run(sockets=[listening])
+
+
+def _bound(host: str, port: int) -> socket.socket:
+    """A socket listening on ``host:port``, or the one-line reason it cannot."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    listening = socket.socket(family, socket.SOCK_STREAM)
+    listening.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        listening.bind((host, port))
+    except OSError as exc:
+        listening.close()
+        if exc.errno == errno.EADDRINUSE:
+            raise ConfigurationError(f"port {port} is in use on {host}") from None
+        raise ConfigurationError(f"cannot listen on {host}:{port}: "
+                                 f"{exc.strerror or exc}") from None
+    listening.listen(2048)
+    listening.set_inheritable(True)
+    return listening

@@ -515,8 +515,8 @@ class Network(LabelPrediction, OnlineLearning, WeightViews, SavesModel, RulePara
             warnings.warn(
                 f"label(s) {', '.join(new[:5])}{' ...' if len(new) > 5 else ''} came after "
                 f"calibrating: they get the other labels' median sigmoid until the model is "
-                "calibrated again (fit with calibrate, or calibrate='progressive' to follow "
-                "a stream)", CalibrationWarning, stacklevel=4)
+                "calibrated again (trained again; trained with calibrate='progressive', its "
+                "sigmoids follow the stream)", CalibrationWarning, stacklevel=4)
 
     @property
     def promotions_(self) -> np.ndarray:

@@ -14,7 +14,7 @@ from __future__ import annotations
 import contextlib
 import hmac
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from typing import Any
 
 import orjson
@@ -24,19 +24,11 @@ from starlette.requests import Request
 from starlette.responses import PlainTextResponse, Response
 from starlette.routing import Route
 
-from snowpy.serving.service import Service
+from snowpy.serving.service import Refused, Service
 
 __all__ = ["make_app"]
 
 LOOPBACK = ("127.0.0.1", "::1", "localhost")
-
-
-class _Refused(Exception):
-    """A request answered with ``status`` and a one-line ``reason``."""
-
-    def __init__(self, status: int, reason: str) -> None:
-        super().__init__(reason)
-        self.status, self.reason = status, reason
 
 
 def _json(payload: Any, status: int = 200) -> Response:
@@ -54,46 +46,46 @@ class _Bounds:
     async def body(self, request: Request) -> Any:
         declared = request.headers.get("content-length")
         if declared is not None and (not declared.isdigit() or int(declared) > self.max_body):
-            raise _Refused(413, f"the request body is over {self.max_body:,} bytes")
+            raise Refused(413, f"the request body is over {self.max_body:,} bytes")
         data = bytearray()
         async for chunk in request.stream():
             data += chunk
             if len(data) > self.max_body:
-                raise _Refused(413, f"the request body is over {self.max_body:,} bytes")
+                raise Refused(413, f"the request body is over {self.max_body:,} bytes")
         try:
             return orjson.loads(bytes(data))
         except orjson.JSONDecodeError as exc:
-            raise _Refused(400, f"the body is not JSON: {exc}") from None
+            raise Refused(400, f"the body is not JSON: {exc}") from None
 
     def documents(self, body: Any) -> list[str]:
         if not isinstance(body, dict):
-            raise _Refused(400, 'the body must be a JSON object: {"text": ...} or '
+            raise Refused(400, 'the body must be a JSON object: {"text": ...} or '
                                 '{"texts": [...]}')
         texts = [body["text"]] if "text" in body else body.get("texts")
         if not isinstance(texts, list) or not texts:
-            raise _Refused(400, 'give "text" (a string) or "texts" (a list of strings)')
+            raise Refused(400, 'give "text" (a string) or "texts" (a list of strings)')
         if len(texts) > self.max_batch:
-            raise _Refused(413, f"{len(texts):,} documents: at most {self.max_batch:,} a "
+            raise Refused(413, f"{len(texts):,} documents: at most {self.max_batch:,} a "
                                 "request")
         if not all(isinstance(t, str) for t in texts):
-            raise _Refused(400, "every document must be a string")
+            raise Refused(400, "every document must be a string")
         return texts
 
     def examples(self, body: Any) -> list[tuple[str, Any]]:
         if not isinstance(body, dict):
-            raise _Refused(400, 'the body must be a JSON object: {"text": ..., "label": ...} '
+            raise Refused(400, 'the body must be a JSON object: {"text": ..., "label": ...} '
                                 'or {"examples": [...]}')
         items = [body] if "text" in body else body.get("examples")
         if not isinstance(items, list) or not items:
-            raise _Refused(400, 'give "text" and "label", or "examples": [{"text", "label"}]')
+            raise Refused(400, 'give "text" and "label", or "examples": [{"text", "label"}]')
         if len(items) > self.max_batch:
-            raise _Refused(413, f"{len(items):,} examples: at most {self.max_batch:,} a "
+            raise Refused(413, f"{len(items):,} examples: at most {self.max_batch:,} a "
                                 "request")
         out = []
         for i, item in enumerate(items):
             if not isinstance(item, dict) or not isinstance(item.get("text"), str) or \
                     not _is_label(item.get("label")):
-                raise _Refused(400, f"example {i}: needs a string \"text\" and a \"label\" "
+                raise Refused(400, f"example {i}: needs a string \"text\" and a \"label\" "
                                     "(a string, an integer, or a list of them)")
             out.append((item["text"], item["label"]))
         return out
@@ -101,19 +93,21 @@ class _Bounds:
     def authorise(self, request: Request) -> None:
         if self.token is None:
             if not self.open_learning:
-                raise _Refused(403, f"learning is refused: the service listens on "
+                raise Refused(403, f"learning is refused: the service listens on "
                                     f"{self.host}, beyond loopback, with no token (snowpy "
                                     "serve --token-file)")
             return
         given = request.headers.get("authorization", "")
         if not hmac.compare_digest(given.encode(), f"Bearer {self.token}".encode()):
-            raise _Refused(401, "learning needs the service's bearer token "
+            raise Refused(401, "learning needs the service's bearer token "
                                 "(Authorization: Bearer ...)")
 
 
 def make_app(service: Service, *, token: str | None = None, host: str = "127.0.0.1",
-             max_body: int = 1 << 20, max_batch: int = 1000) -> Starlette:
-    """The application serving ``service`` (see the module)."""
+             max_body: int = 1 << 20, max_batch: int = 1000,
+             on_stop: Callable[[], None] | None = None) -> Starlette:
+    """The application serving ``service`` (see the module); ``on_stop()`` is called
+    when it stops, after the service's last snapshot."""
     bounds = _Bounds(token, host, max_body, max_batch)
 
     async def predict(request: Request) -> Response:
@@ -121,7 +115,7 @@ def make_app(service: Service, *, token: str | None = None, host: str = "127.0.0
         texts = bounds.documents(body)
         top_k = body.get("top_k", 1)
         if not isinstance(top_k, int) or isinstance(top_k, bool) or top_k < 1:
-            raise _Refused(400, '"top_k" must be a positive integer')
+            raise Refused(400, '"top_k" must be a positive integer')
         answers = await run_in_threadpool(service.predict, texts, top_k=top_k,
                                           explain=bool(body.get("explain", False)))
         return _json({"predictions": answers})
@@ -144,7 +138,7 @@ def make_app(service: Service, *, token: str | None = None, host: str = "127.0.0
             began = time.perf_counter()
             try:
                 response = await endpoint(request)
-            except _Refused as refused:
+            except Refused as refused:
                 response = _json({"error": refused.reason}, refused.status)
             service.metrics.request(route, response.status_code, time.perf_counter() - began)
             return response
@@ -157,6 +151,8 @@ def make_app(service: Service, *, token: str | None = None, host: str = "127.0.0
             yield
         finally:
             await run_in_threadpool(service.close)
+            if on_stop is not None:
+                on_stop()
 
     return Starlette(routes=[
         Route("/predict", measured(predict, "/predict"), methods=["POST"]),

@@ -14,7 +14,15 @@ from snowpy.exceptions import ConfigurationError
 from snowpy.serving.journal import Journal
 from snowpy.serving.metrics import Metrics
 
-__all__ = ["Service"]
+__all__ = ["Refused", "Service"]
+
+
+class Refused(Exception):
+    """A request answered with HTTP ``status`` and a one-line ``reason``, nothing done."""
+
+    def __init__(self, status: int, reason: str) -> None:
+        super().__init__(reason)
+        self.status, self.reason = status, reason
 
 
 class Service:
@@ -55,6 +63,8 @@ class Service:
         if kind_of(self.model) != "classifier":
             raise ConfigurationError(f"{source}: a network without a front end cannot read "
                                      "text; serve a classifier (snowpy train ... -o MODEL)")
+        #: why /learn is closed (a model file saved for inference only), or None
+        self.closed = _closed(self.model)
         self.lock = threading.RLock()
         self.metrics = Metrics()
         self.seq = self.snapshot_seq
@@ -99,11 +109,22 @@ class Service:
     # --------------------------------------------------------------- learning
     def learn(self, examples: list[tuple[str, Any]]) -> dict[str, Any]:
         """Learn labelled examples online, each made durable in the journal first; what
-        the service acknowledges (the returned ``seq``) survives a crash."""
+        the service acknowledges (the returned ``seq``) survives a crash. Examples the
+        model cannot learn are :class:`Refused` before anything is journaled (409: the
+        model learns nothing; 400: this example, named)."""
+        if self.closed is not None:
+            raise Refused(409, f"/learn is closed: {self.closed}")
+        multilabel = bool(self.model.network_.multilabel_)
+        for i, (_, label) in enumerate(examples):
+            if isinstance(label, list) != multilabel:
+                raise Refused(400, f"example {i}: the model is " + (
+                    'multi-label: "label" is a list of labels' if multilabel else
+                    'single-label: "label" is one label, not a list'))
         with self.lock:
             records = [{"seq": self.seq + i + 1, "text": text, "label": _plain(label)}
                        for i, (text, label) in enumerate(examples)]
             self.journal.append(records)  # (on the disk before anything is learned)
+            self.seq += len(records)  # (each journaled example keeps its number)
             correct = 0
             for text, label in examples:
                 label = _label(label)
@@ -114,7 +135,6 @@ class Service:
                 correct += right
                 self.model.learn_one(text, label)
                 self.metrics.learned(right)
-            self.seq += len(records)
             if self._dirty_since is None:
                 self._dirty_since = time.monotonic()
             if self.seq - self.snapshot_seq >= self.snapshot_every:
@@ -160,7 +180,19 @@ class Service:
                     "started_from": self.started_from, "classes": len(self.model.classes_),
                     "seq": self.seq, "snapshot_seq": self.snapshot_seq,
                     "replayed": self.replayed, "unreplayable": self.unreplayable,
-                    "examples_learned": self.metrics.examples}
+                    "examples_learned": self.metrics.examples + self.replayed
+                    - self.unreplayable, "learning": "closed" if self.closed else "open"}
+
+
+def _closed(model: Any) -> str | None:
+    """Why ``model`` cannot learn (the Python API's own reason), or None."""
+    import scipy.sparse as sp
+
+    try:
+        model.network_.check_continues(sp.csr_matrix((0, 1 << int(model.featurizer_.bits))))
+    except ConfigurationError as exc:
+        return str(exc)
+    return None
 
 
 def _label(value: Any) -> Any:
