@@ -152,13 +152,14 @@ class Block:
 class Blocks(Protocol):
     """Examples that come a block at a time, as from a feature cache: what
     :meth:`Engine.learn` takes beside a :class:`Block`. ``n`` examples and ``nnz``
-    active features in all; :meth:`epoch` gives one pass's blocks ``(X, y)``, each in
-    the order it is learned (the engine encodes them: :meth:`Engine.block`)."""
+    active features in all; :meth:`epoch` gives one pass's blocks ``(X, y, order)``,
+    each learned in its ``order`` (None: as it stands; the engine encodes them:
+    :meth:`Engine.block`)."""
 
     n: int
     nnz: int
 
-    def epoch(self, salt: int | None) -> Iterator[tuple[Any, Any]]:
+    def epoch(self, salt: int | None) -> Iterator[tuple[Any, Any, np.ndarray | None]]:
         """The blocks of one pass: with a ``salt``, every example in the order of
         :func:`~snowpy.network.training.keyed_order` of its key (across blocks, as one
         block of them all is ordered); without, in the stored order."""
@@ -487,8 +488,9 @@ class Engine:
                 passes: Any = [(data, keyed_order(keys, salt) if keys is not None and
                                 salt is not None else np.arange(data.n, dtype=np.int64))]
             else:
-                passes = ((block, np.arange(block.n, dtype=np.int64))
-                          for block in (self.block(X, y) for X, y in data.epoch(salt)))
+                passes = ((self.block(X, y), np.arange(X.shape[0], dtype=np.int64)
+                           if order is None else order.astype(np.int64, copy=False))
+                          for X, y, order in data.epoch(salt))
             mistakes, updates, epoch_overflows = self._epoch(
                 parts, pool, passes, data.n, epoch, progress,
                 counting=fresh and epoch == 0, creating=creating,

@@ -430,7 +430,7 @@ class Network(LabelPrediction, OnlineLearning, WeightViews, SavesModel, RulePara
         all at once, shuffled by the same keys, in the memory of a block and the model.
 
         ``blocks`` has ``n`` examples and ``nnz`` active features in all, and
-        ``epoch(salt)`` gives one pass's ``(X, y)`` blocks (see
+        ``epoch(salt)`` gives one pass's ``(X, y, order)`` blocks (see
         :class:`~snowpy.network.engine.Blocks`); ``labels``: every label met, ``width``:
         the columns of ``X``. The options are checked by the caller
         (:meth:`SnowClassifier.begin <snowpy.SnowClassifier.begin>`); cross-fitted
@@ -443,7 +443,7 @@ class Network(LabelPrediction, OnlineLearning, WeightViews, SavesModel, RulePara
         engine = self._state
         engine.labels = LabelIndex(sorted_labels(list(labels), False))
         engine.add_targets(len(engine.labels))
-        for X, _ in blocks.epoch(None):  # rows in the stored order, as fit makes them
+        for X, _, _ in blocks.epoch(None):  # rows in the stored order, as fit makes them
             self._check_strengths(X)
             engine.rows_of(X)
         phase(progress, "training", blocks.n * int(self.epochs))

@@ -153,21 +153,21 @@ class FeatureCache:
         return X, [tuple(label) if isinstance(label, list) else label
                    for label in labels], keys
 
-    def epoch(self, salt: int | None) -> Iterator[tuple[Rows, list[Any]]]:
-        """One pass's blocks ``(X, labels)``: in the stored order without a ``salt``;
-        with one, every document in the order of its key mixed with ``salt``
-        (:func:`~snowpy.network.training.keyed_order` of all the keys at once), through
-        the buckets of the module's description."""
+    def epoch(self, salt: int | None) -> Iterator[tuple[Rows, list[Any], np.ndarray | None]]:
+        """One pass's blocks ``(X, labels, order)``, each learned in its ``order`` (None:
+        as stored). Without a ``salt``, the blocks as stored; with one, every document in
+        the order of its key mixed with ``salt`` (:func:`~snowpy.network.training.
+        keyed_order` of all the keys at once), through the buckets of the module's
+        description."""
         if salt is None:
             for number in range(len(self.blocks)):
                 X, labels, _ = self.read(number)
-                yield X, labels
+                yield X, labels, None
             return
         bits = min((len(self.blocks) - 1).bit_length(), MAX_BUCKETS.bit_length() - 1)
         if bits == 0:  # (one block: its own bucket, sorted in memory)
             X, labels, keys = self.read(0)
-            order = _sorted(_mixed(keys, salt), np.arange(X.shape[0]))
-            yield X[order], [labels[i] for i in order]
+            yield X, labels, _sorted(_mixed(keys, salt), np.arange(X.shape[0]))
             return
         folder = self.folder / "shuffle"
         shutil.rmtree(folder, ignore_errors=True)
@@ -190,8 +190,7 @@ class FeatureCache:
                     X, labels, mixed, index = _gather(source, self.width)
                 path.unlink()
                 if X.shape[0]:
-                    order = _sorted(mixed, index)
-                    yield X[order], [labels[i] for i in order]
+                    yield X, labels, _sorted(mixed, index)
         finally:
             shutil.rmtree(folder, ignore_errors=True)
 
