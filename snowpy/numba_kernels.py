@@ -1,6 +1,6 @@
 """Rules, similarities and extractors written with numba, for plugin authors.
 
-``pip install 'snowpy-learn[numba]'``. snowpy itself never imports numba: its engine and
+``pip install '.[numba]' in snowpy's source folder``. snowpy itself never imports numba: its engine and
 front end are compiled ahead of time. A plugin author who wants Python syntax at
 native speed writes the rule's step with numba, in either form:
 

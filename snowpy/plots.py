@@ -1,6 +1,6 @@
 """Figures of an evaluation: a reliability diagram and a confusion matrix.
 
-matplotlib is optional (``pip install 'snowpy-learn[plot]'``); it is imported only here, and
+matplotlib is optional (``pip install '.[plot]' in snowpy's source folder``); it is imported only here, and
 only when a figure is drawn. Both functions write a PNG or an SVG, chosen by the path's
 suffix, and never open a window.
 """

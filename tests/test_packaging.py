@@ -61,3 +61,18 @@ def test_an_installed_snowpy_runs_the_learning_curve_on_its_demo(wheel, tmp_path
     assert result.returncode == 0, result.stderr
     assert "the demo corpus" in result.stderr
     assert len((out / "learning-curve.csv").read_text().splitlines()) > 3
+
+
+def test_plugins_depend_on_the_distribution_snowpy_installs_as():
+    # docs/plugins.md's minimal pyproject.toml depended on "snowpy>=0.1": an unrelated
+    # PyPI project (snowflake-connector, pyodbc, statsmodels came with it)
+    import re
+    from importlib.metadata import distribution
+
+    assert distribution("snowpy-learn").metadata["Name"] == "snowpy-learn"
+    texts = [(ROOT / "docs" / "plugins.md").read_text()] + [
+        path.read_text() for path in (ROOT / "plugins").glob("*/pyproject.toml")]
+    named = [re.findall(r'"(snowpy[\w-]*)\s*[<>=~!]', text) for text in texts]
+    assert all(names == ["snowpy-learn"] for names in named), named
+    readme = (ROOT / "README.md").read_text()
+    assert "is not published on PyPI" in readme and "pip install snowpy-learn" not in readme

@@ -14,7 +14,7 @@ from snowpy.exceptions import ConfigurationError
 
 Workers = Annotated[int | None, typer.Option(
     help="train on a Dask LocalCluster of this many worker processes (pip install "
-         "'snowpy-learn[dask]')")]
+         "'.[dask]' in snowpy's source folder)")]
 Scheduler = Annotated[str | None, typer.Option(
     help="train on the Dask cluster of this scheduler, e.g. tcp://10.0.0.5:8786")]
 Shards = Annotated[int | None, typer.Option(

@@ -276,7 +276,7 @@ def _figures(report: dict[str, Any], title: str, folder: Path | None,
     try:
         import matplotlib  # noqa: F401
     except ImportError:
-        fail("the figures need matplotlib: pip install 'snowpy-learn[plot]' (the figures above "
+        fail("the figures need matplotlib: pip install '.[plot]' in snowpy's source folder (the figures above "
              "are complete)")
     for kind, path in wanted:
         if kind == "coverage":

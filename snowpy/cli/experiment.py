@@ -38,7 +38,7 @@ def experiment(
             warnings.simplefilter("always")
             drawn = result.draw(out / f"{name}.{figure}")
         if drawn is None:
-            err("no figure: it needs matplotlib (pip install 'snowpy-learn[plot]')")
+            err("no figure: it needs matplotlib (pip install '.[plot]' in snowpy's source folder)")
         else:
             written.append(drawn)
     err(f"{result.title}: {len(result.rows)} rows; wrote {', '.join(map(str, written))}")

@@ -45,7 +45,7 @@ def serve(
         from snowpy.serving.service import Service
     except ImportError:
         raise ConfigurationError("snowpy serve needs Starlette and uvicorn: pip install "
-                                 "'snowpy-learn[serve]'") from None
+                                 "'.[serve]' in snowpy's source folder") from None
     if not 0 <= port <= 65535:
         raise ConfigurationError(f"--port must be 0-65535, got {port}")
     token = os.environ.get("SNOWPY_SERVE_TOKEN") or None

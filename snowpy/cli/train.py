@@ -345,7 +345,7 @@ def _draw(points: Any, curve: Path, title: str, chatty: bool) -> None:
     try:
         plots.plot_curve(points, str(curve), title)
     except ImportError:
-        err("the learning curve needs matplotlib: pip install 'snowpy-learn[plot]'")
+        err("the learning curve needs matplotlib: pip install '.[plot]' in snowpy's source folder")
     else:
         if chatty:
             err(f"wrote {curve}")

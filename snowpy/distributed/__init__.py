@@ -1,4 +1,4 @@
-"""Training and prediction on a Dask cluster (``pip install "snowpy-learn[dask]"``).
+"""Training and prediction on a Dask cluster (``pip install '.[dask]' in snowpy's source folder``).
 
 :func:`fit` trains a :class:`~snowpy.SnowClassifier` by iterative parameter
 mixing over shards that the workers read and featurise themselves;

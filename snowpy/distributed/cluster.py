@@ -1,7 +1,7 @@
 """Connecting to Dask: an existing client, a scheduler address, or a LocalCluster.
 
 The only module of snowpy that imports ``dask.distributed`` at run time
-(``pip install "snowpy-learn[dask]"``).
+(``pip install '.[dask]' in snowpy's source folder``).
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ def _distributed() -> Any:
     except ImportError:
         raise ConfigurationError(
             "training on a Dask cluster needs dask.distributed: pip install "
-            "'snowpy-learn[dask]'") from None
+            "'.[dask]' in snowpy's source folder") from None
     return distributed
 
 

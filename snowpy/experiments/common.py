@@ -60,7 +60,7 @@ class Result:
         try:
             import matplotlib
         except ImportError:
-            warnings.warn("figures need matplotlib: pip install 'snowpy-learn[plot]'", stacklevel=2)
+            warnings.warn("figures need matplotlib: pip install '.[plot]' in snowpy's source folder", stacklevel=2)
             return None
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt

@@ -1,6 +1,6 @@
 """``snowpy_textcat``: a snowpy classifier as a spaCy pipeline component.
 
-Installed with ``pip install 'snowpy-learn[spacy]'``, the component is registered through
+Installed with ``pip install '.[spacy]' in snowpy's source folder``, the component is registered through
 spaCy's ``spacy_factories`` entry point, so any pipeline can add it by name::
 
     nlp = spacy.blank("en")

@@ -1,4 +1,4 @@
-"""Serving a model that keeps learning (``pip install 'snowpy-learn[serve]'``):
+"""Serving a model that keeps learning (``pip install '.[serve]' in snowpy's source folder``):
 :class:`Service` (the model, its journal and snapshots) and :func:`make_app` (its HTTP
 routes, on Starlette under uvicorn). ``snowpy serve MODEL --port 8080`` runs both."""
 

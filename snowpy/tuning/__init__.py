@@ -1,5 +1,5 @@
-"""``snowpy tune``: a classifier that chooses its own settings (``pip install
-'snowpy-learn[tune]'``), as fastText's ``-autotune-validation`` and ``vw-hyperopt`` do.
+"""``snowpy tune``: a classifier that chooses its own settings (``pip install '.[tune]'``
+in snowpy's source folder), as fastText's ``-autotune-validation`` and ``vw-hyperopt`` do.
 
 Optuna's TPE sampler proposes settings (:mod:`snowpy.tuning.space`); each trial trains on
 the tuning split and is scored on a validation split carved from the *training* data (a
@@ -53,7 +53,7 @@ def _optuna() -> Any:
     try:
         import optuna
     except ImportError:
-        raise ConfigurationError("tuning needs Optuna: pip install 'snowpy-learn[tune]'"
+        raise ConfigurationError("tuning needs Optuna: pip install '.[tune]' in snowpy's source folder"
                                  ) from None
     optuna.logging.set_verbosity(optuna.logging.WARNING)
     return optuna

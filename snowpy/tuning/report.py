@@ -18,7 +18,7 @@ def _figure(trials: list[dict[str, Any]], metric: str) -> str:
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
     except ImportError:
-        return "<p>(the figure needs matplotlib: pip install 'snowpy-learn[plot]')</p>"
+        return "<p>(the figure needs matplotlib: pip install '.[plot]' in snowpy's source folder)</p>"
     done = [t for t in trials if t["state"] == "complete" and t.get("finished_at")]
     figure, axes = plt.subplots(figsize=(7, 3.5))
     axes.scatter([t["finished_at"] for t in done], [t["score"] for t in done], s=14,
