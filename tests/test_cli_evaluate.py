@@ -126,5 +126,6 @@ def test_without_matplotlib_the_metrics_come_first(many_classes, tmp_path, monke
     result = run("evaluate", model, corpus, "--reliability-diagram", tmp_path / "r.png")
     assert result.exit_code == 1
     assert "accuracy" in result.stdout and "log loss" in result.stdout
-    assert "the figures need matplotlib: pip install 'snowpy-learn[plot]'" in result.stderr
+    assert "the figures need matplotlib: pip install '.[plot]' in snowpy's source folder" \
+        in result.stderr
     assert not (tmp_path / "r.png").exists()

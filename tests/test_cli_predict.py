@@ -65,7 +65,28 @@ def test_predict_reads_its_input_with_the_bound(quick_model, monkeypatch):
 
 def test_predict_refuses_a_batch_below_one(fresh_model):
     result = runner.invoke(app, ["predict", str(fresh_model), "--batch", "-1"], input="hello\n")
-    assert result.exit_code == 2 and "at least 1" in result.output
+    assert result.exit_code == 1 and "at least 1" in result.output
+
+
+def test_a_bad_option_value_is_one_line_and_status_1_before_anything_is_read(fresh_model,
+                                                                               tmp_path):
+    # status 2 in a usage box, as click says it, where the docs promise 1; --abstain was
+    # checked after the model and the corpus were read
+    corpus = tmp_path / "missing.tsv"  # (never read: the option is refused first)
+    for args, line in (
+            (["train", corpus, "-o", tmp_path / "m.snowpy", "--epochs", "abc"],
+             "snowpy: error: invalid value for '--epochs': 'abc' is not a valid int. "
+             "(snowpy train --help)"),
+            (["predict", fresh_model, "-k", "0"],
+             "snowpy: error: invalid value for --top-k: must be at least 1 "
+             "(snowpy predict --help)"),
+            (["evaluate", fresh_model, corpus, "--abstain", "2"],
+             "snowpy: error: invalid value for --abstain: must be a probability margin from "
+             "0 to 1 (snowpy evaluate --help)")):
+        result = runner.invoke(app, [str(a) for a in args], input="")
+        assert result.exit_code == 1 and result.output.strip() == line, result.output
+    missing = runner.invoke(app, ["train", str(corpus)])  # (a usage error: status 2)
+    assert missing.exit_code == 2 and "Missing option" in missing.output
 
 
 def test_predict_answers_a_pipe_when_its_input_pauses(tmp_path):
@@ -96,3 +117,16 @@ def test_predict_answers_a_pipe_when_its_input_pauses(tmp_path):
     finally:
         process.kill()
     assert len(rest.splitlines()) == 25_000 and process.returncode == 0
+
+
+def test_an_error_comes_alone(tmp_path):
+    # --workers 0 printed a 4-line warning and "training on None" before its error; an
+    # empty standard input printed the stream's table header before its error
+    demo = Path(__file__).resolve().parent.parent / "corpora" / "demo" / "train.tsv"
+    result = runner.invoke(app, ["train", str(demo), "-o", str(tmp_path / "m.snowpy"),
+                                 "--workers", "0"])
+    assert result.exit_code == 1
+    assert result.output.strip() == "snowpy: error: --workers must be at least 1, got 0"
+    result = runner.invoke(app, ["train", "-", "-o", str(tmp_path / "m.snowpy")], input="")
+    assert result.exit_code == 1
+    assert result.output.strip() == "snowpy: error: -: no documents found"

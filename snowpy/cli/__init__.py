@@ -1,17 +1,19 @@
 """The ``snowpy`` command line: one module per command, composed here.
 
 Exit status: 0 success, 1 a user error (missing file, bad option value,
-malformed corpus, unreadable model; the message says which), 2 a usage
-error, 130 interrupted. ``--debug`` (or ``SNOWPY_DEBUG=1``) shows tracebacks.
+malformed corpus, unreadable model; one line says which), 2 a usage error (an
+unknown option, a missing argument: click's usage text), 130 interrupted.
+``--debug`` (or ``SNOWPY_DEBUG=1``) shows tracebacks.
 """
 
 from __future__ import annotations
 
 import os
 import sys
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
+from typer.core import TyperGroup
 
 from snowpy._version import __version__
 from snowpy.cli.common import state
@@ -29,7 +31,24 @@ from snowpy.cli.tune import tune
 
 __all__ = ["app", "main"]
 
-app = typer.Typer(name="snowpy", no_args_is_help=True, add_completion=True,
+class _Commands(TyperGroup):
+    """snowpy's commands: a bad option value is one line and status 1, as every other
+    mistake of the user's (click says it in a usage box, with status 2)."""
+
+    def invoke(self, ctx: Any) -> Any:
+        try:
+            return super().invoke(ctx)
+        except typer.BadParameter as exc:
+            if state.debug or type(exc).__name__ == "MissingParameter":
+                raise  # (a usage error: click's usage text, status 2)
+            message = exc.format_message()
+            command = exc.ctx.command_path if exc.ctx is not None else "snowpy"
+            typer.echo(f"snowpy: error: {message[:1].lower()}{message[1:]} ({command} "
+                       "--help)", err=True)
+            raise typer.Exit(1) from None
+
+
+app = typer.Typer(name="snowpy", no_args_is_help=True, add_completion=True, cls=_Commands,
                   help="Sparse, online, mistake-driven text classification (SNoW in Python).")
 
 

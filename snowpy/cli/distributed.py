@@ -26,6 +26,8 @@ def wanted(workers: int | None, scheduler: str | None) -> bool:
     if workers is not None and scheduler is not None:
         raise ConfigurationError("--workers starts a local cluster, --scheduler joins one: "
                                  "give one of them")
+    if workers is not None and workers < 1:
+        raise ConfigurationError(f"--workers must be at least 1, got {workers}")
     return workers is not None or scheduler is not None
 
 

@@ -79,6 +79,9 @@ def evaluate(
 
     layout = ReadOptions(encoding, decode, label_column, text_column or [], header,
                          label_field, text_field or [], multilabel)
+    if abstain is not None and not 0.0 <= abstain <= 1.0:
+        raise typer.BadParameter("must be a probability margin from 0 to 1",
+                                 param_hint="--abstain")
     if wanted(workers, scheduler):
         extra = [name for name, value in (("--plot", plot), ("--reliability-diagram",
                  reliability_diagram), ("--confusion", confusion), ("--errors", errors),
@@ -109,9 +112,6 @@ def evaluate(
     assert texts is not None  # (read_documents reads the texts)
     if not json_output:
         err(describe_read(corpus, read))
-    if abstain is not None and not 0.0 <= abstain <= 1.0:
-        raise typer.BadParameter("must be a probability margin from 0 to 1",
-                                 param_hint="--abstain")
     network = classifier.network_
     with phases(f"featurising {len(texts):,} documents"):  # once, for every figure
         X = classifier.rows(texts)

@@ -29,9 +29,7 @@ class StreamReport:
         self.since_examples = self.since_mistakes = 0
         self.next_power = 1
         self.started = time.perf_counter()
-        if show:
-            err(f"{'examples':>12} {'mistakes':>10} {'acc. since last':>16} "
-                f"{'acc. so far':>12} {'docs/s':>10}")
+        self.headed = False  # (the header comes with the first row: none before an error)
 
     def at(self, examples: int, mistakes: int) -> None:
         """The stream's figures after ``examples`` documents: a row at 1, 2, 4... and
@@ -47,6 +45,10 @@ class StreamReport:
 
     def row(self) -> None:
         if self.show and self.since_examples:
+            if not self.headed:
+                self.headed = True
+                err(f"{'examples':>12} {'mistakes':>10} {'acc. since last':>16} "
+                    f"{'acc. so far':>12} {'docs/s':>10}")
             rate = self.examples / max(time.perf_counter() - self.started, 1e-9)
             err(f"{self.examples:>12,} {self.mistakes:>10,} "
                 f"{1 - self.since_mistakes / self.since_examples:>16.4f} "
