@@ -13,7 +13,7 @@ import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
-__all__ = ["replacing", "write_bytes"]
+__all__ = ["mode_for", "replacing", "write_bytes"]
 
 
 @contextlib.contextmanager
@@ -26,10 +26,22 @@ def replacing(path: str | os.PathLike, suffix: str = "") -> Iterator[Path]:
     os.close(handle)
     try:
         yield Path(temporary)
+        os.chmod(temporary, mode_for(target))
         os.replace(temporary, target)
     except BaseException:
         Path(temporary).unlink(missing_ok=True)
         raise
+
+
+def mode_for(target: Path) -> int:
+    """The permissions a file written here gets: those of the file it replaces, else what
+    the user's umask gives a new file (a temporary file is created private)."""
+    try:
+        return target.stat().st_mode & 0o7777
+    except OSError:
+        umask = os.umask(0)
+        os.umask(umask)
+        return 0o666 & ~umask
 
 
 def write_bytes(path: str | os.PathLike, data: bytes) -> None:

@@ -80,7 +80,8 @@ def _terms(target: dict[str, Any]) -> str:
         rows.append(f'<tr><td class="muted">threshold</td><td></td><td class="n">'
                     f'{-target["theta"]:+.4f}</td><td></td></tr>')
     for feature in target.get("features", []):
-        kind = "pos" if feature["contribution"] > 0 else "neg"
+        kind = "pos" if feature["contribution"] > 0 else \
+            "neg" if feature["contribution"] < 0 else "muted"  # (0: neither for nor against)
         note = " (collides with " + ", ".join(map(html.escape, feature["shared_with"])) \
             + ")" if feature.get("collision") else ""
         rows.append(f"<tr><td>{html.escape(feature['name'])}{note}</td>"

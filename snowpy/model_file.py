@@ -41,6 +41,7 @@ from typing import Any
 import numpy as np
 import orjson
 
+from snowpy._atomic import mode_for
 from snowpy._version import __version__
 from snowpy.exceptions import ModelFileError
 
@@ -95,7 +96,7 @@ def write_model(path: str | os.PathLike, header: Mapping[str, Any],
                         np.lib.format.write_array(member, array, allow_pickle=False)
             stream.flush()
             os.fsync(stream.fileno())
-        os.chmod(temporary, _mode_for(target))
+        os.chmod(temporary, mode_for(target))
         # what replaces a model must load back: read the new file whole (checksums
         # included, a piece at a time) before the rename; a failure leaves the old
         # model where it was
@@ -188,17 +189,6 @@ def _signature(header: Mapping[str, Any], key: bytes) -> str:
     if not isinstance(key, (bytes, bytearray)) or len(key) < 16:
         raise ValueError("a signing key is bytes, at least 16 of them")
     return hmac.new(bytes(key), _canonical(header), hashlib.sha256).hexdigest()
-
-
-def _mode_for(target: Path) -> int:
-    """The permissions a model file gets: those of the file it replaces, else what the
-    user's umask gives a new file (a temporary file is created private)."""
-    try:
-        return target.stat().st_mode & 0o7777
-    except OSError:
-        umask = os.umask(0)
-        os.umask(umask)
-        return 0o666 & ~umask
 
 
 def _member(name: str) -> zipfile.ZipInfo:

@@ -132,8 +132,38 @@ def test_the_command_line_explains_arguments_a_file_and_writes_json_lines(model,
     loaded = snowpy.load(model)
     assert [r["label"] for r in rows] == loaded.predict([DOCUMENT, "where is my invoice"]
                                                         ).tolist()
-    result = runner.invoke(app, ["explain", str(model)])
-    assert result.exit_code == 1 and "give the documents as arguments" in result.stderr
+    # no documents and no --file: standard input, as predict reads it (it needed --file -)
+    piped = runner.invoke(app, ["explain", str(model), "--json", "--features", "2"],
+                          input=f"{DOCUMENT}\nwhere is my invoice\n")
+    assert piped.exit_code == 0 and piped.stdout == result.stdout
+    both = runner.invoke(app, ["explain", str(model), DOCUMENT, "--file", str(lines)])
+    assert both.exit_code == 1 and "not both" in both.stderr
+
+
+def test_the_html_colours_a_zero_contribution_neither_way_and_reports_are_0644(model,
+                                                                                tmp_path):
+    import os
+    import re
+
+    runner = CliRunner()
+    page = tmp_path / "e.html"
+    old = os.umask(0o022)
+    try:
+        result = runner.invoke(app, ["explain", str(model), DOCUMENT, "--html", str(page),
+                                     "--json", "--features", "0", "-k", "3"])
+    finally:
+        os.umask(old)
+    assert result.exit_code == 0, result.output
+    terms = [f for t in orjson.loads(result.stdout)["targets"] for f in t["features"]]
+    assert any(f["contribution"] == 0 for f in terms) and any(f["contribution"] for f in terms)
+    cells = re.findall(r'<td class="n muted">\d+</td><td class="n (pos|neg|muted)">'
+                       r'([+-][0-9.]+)</td>', page.read_text())
+    assert len(cells) == len(terms)
+    for (kind, shown), term in zip(cells, terms):
+        value = term["contribution"]
+        assert kind == ("pos" if value > 0 else "neg" if value < 0 else "muted"), (kind, shown)
+    # a report is a file like any other (it was 0600, a model 0644)
+    assert page.stat().st_mode & 0o777 == 0o644 == model.stat().st_mode & 0o777
 
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")

@@ -16,7 +16,8 @@ from snowpy.exceptions import ConfigurationError
 def explain(
     model: Annotated[Path, typer.Argument(help="model file")],
     texts: Annotated[list[str] | None, typer.Argument(
-        help="documents to explain (or --file)")] = None,
+        help="documents to explain (or --file; neither: each line of standard input, as "
+             "predict reads it)")] = None,
     file: Annotated[str | None, typer.Option(
         "--file", "-f", help="explain each line of this file (- for standard input)")] = None,
     top_k: Annotated[int, typer.Option("--top-k", "-k", help="targets explained")] = 2,
@@ -40,14 +41,14 @@ def explain(
 
     if top_k < 1 or features < 0:
         raise ConfigurationError("--top-k must be at least 1 and --features at least 0")
+    if texts and file:
+        raise ConfigurationError("give the documents as arguments, or --file FILE (one per "
+                                 "line; - for standard input), not both")
     classifier = load(model, key=model_key())
     if kind_of(classifier) != "classifier":
         raise ConfigurationError(f"{model} holds a network without a front end: explain it "
                                  "from Python (Network.link_weights)")
-    if (texts and file) or not (texts or file):
-        raise ConfigurationError("give the documents as arguments, or --file FILE (one per "
-                                 "line; - for standard input)")
-    documents = texts if texts else read_lines(file, encoding)
+    documents = texts if texts else read_lines(file or "-", encoding)
     from snowpy.explanation import shortened
 
     explained = []
