@@ -92,3 +92,35 @@ def test_the_command_line_reads_the_train_split_only_and_writes_a_report(tmp_pat
     bad = CliRunner().invoke(app, ["tune", str(tmp_path / "c"), "-o", str(model),
                                    "--budget", "soon"])
     assert bad.exit_code == 1 and "--budget 'soon'" in bad.stderr
+
+
+def test_the_best_setting_is_printed_as_a_train_command_that_trains_it(tmp_path):
+    # tune printed options train rejects (--conjunctions none, --skipgrams, --norm,
+    # --average False, the rule without --rule) and a line per trial
+    from optuna.trial import FixedTrial
+
+    from snowpy.tuning.space import described, suggest
+
+    params = {"rule": "winnow", "ngrams": "1-3", "char_ngrams": "3-5", "skipgrams": 1,
+              "conjunctions": "2", "bits": 18, "values": "log", "norm": "l2",
+              "thickness": 2.5, "epochs": 3, "links": "touched", "average": False,
+              "winnow:alpha": 1.2345678901234, "winnow:beta": 0.8}
+    options = suggest(FixedTrial(params), multilabel=False)
+    command = described(params, exact=True)
+    assert "none" not in command and "False" not in command and "--rule winnow" in command
+    demo = ROOT / "corpora" / "demo" / "train.tsv"
+    model = tmp_path / "m.snowpy"
+    result = CliRunner().invoke(app, ["train", str(demo), "-o", str(model),
+                                      "--calibrate", "none", *command.split()])
+    assert result.exit_code == 0, result.output
+    trained = snowpy.load(model).get_params()
+    expected = snowpy.SnowClassifier(**options).get_params()
+    assert {k: trained[k] for k in expected if k not in ("calibrate", "n_jobs")} == \
+        {k: v for k, v in expected.items() if k not in ("calibrate", "n_jobs")}
+    result = CliRunner().invoke(app, ["tune", str(demo), "-o", str(tmp_path / "t.snowpy"),
+                                      "--budget", "3s"])
+    assert result.exit_code == 0, result.output
+    lines = result.stderr.splitlines()
+    bests = [line.split(": best ")[1].split()[0] for line in lines if line.startswith("trial")]
+    assert bests and all(a != b for a, b in zip(bests, bests[1:]))  # (when the best changes)
+    assert lines[-1].startswith(f"snowpy train {demo} -o MODEL --rule ")

@@ -57,6 +57,7 @@ from snowpy.cli.train_options import (
     CharNgramsOption,
     CheckpointOption,
     ConjunctionsOption,
+    SkipgramsOption,
     CorpusOption,
     CurveOption,
     DiscardOption,
@@ -121,6 +122,7 @@ def train(
     thickness: ThicknessOption = CLASSIFIER["thickness"],
     ngrams: NgramsOption = spelled("ngrams"),
     char_ngrams: CharNgramsOption = spelled("char_ngrams"),
+    skipgrams: SkipgramsOption = None,
     conjunctions: ConjunctionsOption = None,
     bits: BitsOption = CLASSIFIER["bits"],
     values: ValuesOption = CLASSIFIER["values"],
@@ -175,8 +177,8 @@ def train(
     rule_params = rule_options(rule, ctx.args)
     classifier = SnowClassifier(
         rule, thickness=thickness, ngrams=parse_range(ngrams, "--ngrams"),
-        char_ngrams=parse_range(char_ngrams, "--char-ngrams"), bits=bits, values=values,
-        extractors=[] if conjunctions is None else [("conjunctions", {"window": conjunctions})],
+        char_ngrams=parse_range(char_ngrams, "--char-ngrams"), skipgrams=skipgrams or None,
+        bits=bits, values=values, extractors=[] if conjunctions is None else [("conjunctions", {"window": conjunctions})],
         norm="l2" if l2 else None, epochs=epochs, average=average, seed=seed,
         early_stop=early_stop,
         calibrate=None if calibrate == "none" else calibrate,

@@ -4,6 +4,7 @@ time budget, and save the best model (fastText's ``-autotune-validation``)."""
 from __future__ import annotations
 
 import re
+import time
 from pathlib import Path
 from typing import Annotated
 
@@ -71,14 +72,21 @@ def tune(
         err(describe_read(corpus, read))
     assert read.texts is not None
 
-    def show(progress: tuning.Progress) -> None:
-        if chatty:
-            from snowpy.tuning.space import described
+    said: dict[str, float] = {"best": float("nan"), "at": 0.0}
 
-            left = max(progress.budget - progress.elapsed, 0.0)
-            err(f"trial {progress.trials} ({progress.pruned} pruned): best "
-                f"{progress.best_score:.4f} ({described(progress.best)}); "
-                f"{left:.0f} s left")
+    def show(progress: tuning.Progress) -> None:
+        """A line when the best changes, else every 10 seconds at most."""
+        if not chatty:
+            return
+        from snowpy.tuning.space import described
+
+        now = time.monotonic()
+        if progress.best_score == said["best"] and now - said["at"] < 10:
+            return
+        said.update(best=progress.best_score, at=now)
+        left = max(progress.budget - progress.elapsed, 0.0)
+        err(f"trial {progress.trials} ({progress.pruned} pruned): best "
+            f"{progress.best_score:.4f} ({described(progress.best)}); {left:.0f} s left")
 
     result = tuning.tune(read.texts, list(read.labels), budget=seconds,
                          validation=validation, seed=seed,
@@ -100,5 +108,7 @@ def tune(
               f"{result.metric} {result.best_score:.4f}"
               + ("" if result.baseline_score is None else
                  f" (defaults {result.baseline_score:.4f})")
-              + f" with {described(result.best_params)}; saved {output}",
+              + f"; saved {output}, which this command trains again:\n"
+              f"snowpy train {corpus}{'' if split is None else f' --split {split}'} -o MODEL "
+              f"{described(result.best_params, exact=True)}",
               json_output=json_output, quiet=quiet)

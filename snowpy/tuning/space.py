@@ -104,12 +104,30 @@ def _rule_defaults(rule: str) -> dict[str, Any]:
             if param.name not in _NOT_SEARCHED and _range(param) is not None}
 
 
-def described(params: dict[str, Any]) -> str:
-    """A trial's parameters in one line, as the command line would take them."""
+def described(params: dict[str, Any], *, exact: bool = False) -> str:
+    """A trial's parameters as ``snowpy train`` takes them, the train defaults left out
+    (``exact``: numbers in full, so that the command trains the trial's model; else to
+    three figures, for reading).
+
+    >>> described({"rule": "winnow", "ngrams": "1-3", "char_ngrams": "none", "skipgrams": 1,
+    ...            "conjunctions": "2", "norm": "l2", "average": False, "bits": 22,
+    ...            "thickness": 1.23456, "winnow:alpha": 1.5})
+    '--rule winnow --ngrams 1-3 --skipgrams 1 --conjunctions 2 --l2 --no-average --thickness 1.23 --alpha 1.5'
+    """
+    train = {"ngrams": "1-2", "char_ngrams": "none", "skipgrams": 0, "conjunctions": "none",
+             "bits": 22, "values": "binary", "norm": "none", "thickness": 1.0, "epochs": 10,
+             "links": "signed", "average": True}
     parts = []
     for name, value in params.items():
-        name = name.split(":")[-1].replace("_", "-")
-        if isinstance(value, float) and not math.isnan(value):
-            value = f"{value:.3g}"
-        parts.append(f"--{name} {value}" if name != "rule" else str(value))
+        if train.get(name, object()) == value:
+            continue
+        option = "--" + name.split(":")[-1].replace("_", "-")
+        if name == "norm":
+            parts.append("--l2")
+        elif name == "average":
+            parts.append("--no-average")
+        elif isinstance(value, float) and not math.isnan(value):
+            parts.append(f"{option} {value!r}" if exact else f"{option} {value:.3g}")
+        else:
+            parts.append(f"{option} {value}")
     return " ".join(parts)
