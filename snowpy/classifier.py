@@ -305,7 +305,8 @@ class SnowClassifier(SavesModel, RuleParamsEstimator):
         keys = text_keys(texts, labels) if self.shuffle else None
         self._fit_rows(X, labels, keys, sample_weight=sample_weight, targets=targets,
                        progress=progress)
-        self._name_kept_features(texts, network.feature_ids_[network.link_counts() > 0])
+        self._name_kept_features(texts, network.feature_ids_[network.link_counts() > 0],
+                                 progress)
         return self
 
     def _fit_rows(self, X: Any, labels: Sequence[Any], keys: np.ndarray | None, *,
@@ -355,10 +356,12 @@ class SnowClassifier(SavesModel, RuleParamsEstimator):
                             progress=progress)
         return self.fit_rows(read.rows, read.labels, keys=read.keys, progress=progress)
 
-    def _name_kept_features(self, texts: Any, ids: np.ndarray) -> None:
+    def _name_kept_features(self, texts: Any, ids: np.ndarray, progress: Any = None
+                            ) -> None:
         """With ``keep_names``: the strings of the features the network keeps (a pass
         of its own after training, so training never pays for names)."""
         if self.keep_names and ids.size:
+            phase(progress, "naming the features kept", None)
             self.featurizer_.collect_names(texts, ids)
 
     def partial_fit(self, texts: Iterable[Any], labels: Sequence[Any], *,

@@ -576,3 +576,61 @@ def test_ngrams_2_says_it_means_bigrams_only_and_the_cli_says_it_in_one_line(tmp
     assert said == ["warning: --ngrams 2 means 2-grams only; for every length up to 2, "
                     "give --ngrams 1-2"]
     assert "featurizer.py" not in result.stderr  # (no source line)
+
+
+def test_ctrl_c_in_the_calibration_folds_says_nothing_could_be_saved(tmp_path, monkeypatch):
+    # --save-partial saved nothing there (most of a default 20 Newsgroups run), silently
+    from snowpy.cli.progress import TrainingReporter
+
+    def interrupted(self, name, total=None):
+        if name.startswith("calibration fold 2"):
+            raise KeyboardInterrupt
+
+    monkeypatch.setattr(TrainingReporter, "phase", interrupted)
+    partial = tmp_path / "partial.snowpy"
+    result = run("train", TRAIN, "-o", str(tmp_path / "m.snowpy"), "--save-partial",
+                 str(partial))
+    assert result.exit_code == 130
+    assert f"nothing learned to save to {partial}" in result.output.replace("\n", " ")
+    assert not partial.exists() and not (tmp_path / "m.snowpy").exists()
+
+
+def test_the_training_tables_say_one_thing_per_word_and_an_early_stop_is_explained(tmp_path):
+    # "mistakes" was per row in one table and cumulative in the stream's; the header ran
+    # together ("online acc. since last epoch acc."); an early stop went unexplained
+    result = run("train", TRAIN, "-o", str(tmp_path / "m.snowpy"))
+    assert result.exit_code == 0, result.output
+    lines = result.output.splitlines()
+    assert "epoch    examples   mistakes  acc. since last  acc. this epoch" in lines
+    rows = [line.split() for line in lines if line[:5].strip().isdigit()]
+    assert rows[-1][:3] == ["4", "400", "0"]
+    assert "stopped after epoch 4 of 10: no update in it (--no-early-stop runs every epoch)" \
+        in lines
+    rows_in = open(TRAIN).read().splitlines()[:4]
+    stream = run("train", "-", "-o", str(tmp_path / "s.snowpy"),
+                 input="\n".join(rows_in) + "\n")
+    table = [line.split() for line in stream.output.splitlines()
+             if line.strip()[:1].isdigit()]
+    mistakes = [int(row[1]) for row in table]
+    examples = [int(row[0]) for row in table]
+    assert examples == [1, 2, 4]
+    # each row's mistakes are its own: they add up to the stream's, row by row
+    assert [round((1 - float(row[3])) * e) for row, e in zip(table, examples)] == \
+        [sum(mistakes[:i + 1]) for i in range(len(mistakes))]
+
+
+def test_the_naming_pass_of_keep_names_is_a_phase_of_its_own():
+    import snowpy
+
+    class Phases(snowpy.Progress):
+        def __init__(self):
+            self.names = []
+
+        def phase(self, name, total=None):
+            self.names.append(name)
+
+    rows = [line.split("\t", 1) for line in open(TRAIN).read().splitlines()]
+    seen = Phases()
+    snowpy.SnowClassifier(keep_names=True, calibrate=None).fit(
+        [t for _, t in rows], [label for label, _ in rows], progress=seen)
+    assert seen.names == ["featurising", "training", "naming the features kept"]

@@ -87,8 +87,8 @@ class TrainingReporter(Progress):
     def __call__(self, epoch: int, done: int, total: int, mistakes: int) -> None:
         if not self.header_shown:
             self.header_shown = True
-            self.progress.console.print(f"{'epoch':>5} {'examples':>10} {'mistakes':>9} "
-                                        f"{'online acc. since last':>23} {'epoch acc.':>10}")
+            self.progress.console.print(f"{'epoch':>5}  {'examples':>10}  {'mistakes':>9}  "
+                                        f"{'acc. since last':>15}  {'acc. this epoch':>15}")
         if epoch != self.epoch:
             self.epoch, self.previous, self.epoch_mistakes = epoch, 0, 0
         self.since_examples += done - self.previous
@@ -100,8 +100,8 @@ class TrainingReporter(Progress):
         if (epoch == 0 and done & (done - 1) == 0) or done == total:
             accuracy = 1 - self.since_mistakes / max(self.since_examples, 1)
             self.progress.console.print(
-                f"{epoch + 1:>5} {done:>10,} {self.since_mistakes:>9,} {accuracy:>23.4f} "
-                f"{1 - self.epoch_mistakes / max(done, 1):>10.4f}")
+                f"{epoch + 1:>5}  {done:>10,}  {self.since_mistakes:>9,}  {accuracy:>15.4f}  "
+                f"{1 - self.epoch_mistakes / max(done, 1):>15.4f}")
             self.since_examples = self.since_mistakes = 0
 
     def _rate(self, completed: int) -> str:

@@ -20,7 +20,9 @@ __all__ = ["StreamReport"]
 
 
 class StreamReport:
-    """The progressive-validation table on standard error, and its totals."""
+    """The progressive-validation table on standard error, and its totals: a row at 1,
+    2, 4... documents, its mistakes those since the row before (as in ``snowpy train``'s
+    table of epochs)."""
 
     def __init__(self, report_every: int | None, show: bool) -> None:
         self.report_every = report_every
@@ -50,7 +52,7 @@ class StreamReport:
                 err(f"{'examples':>12} {'mistakes':>10} {'acc. since last':>16} "
                     f"{'acc. so far':>12} {'docs/s':>10}")
             rate = self.examples / max(time.perf_counter() - self.started, 1e-9)
-            err(f"{self.examples:>12,} {self.mistakes:>10,} "
+            err(f"{self.examples:>12,} {self.since_mistakes:>10,} "
                 f"{1 - self.since_mistakes / self.since_examples:>16.4f} "
                 f"{self.accuracy:>12.4f} {rate:>10,.0f}")
         self.since_examples = self.since_mistakes = 0

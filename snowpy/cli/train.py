@@ -289,6 +289,11 @@ def _train_in_memory(ctx: typer.Context, classifier: Any, run: Run,
     if learning is not None:
         reporter = learning.around(reporter)
     _fit_interruptibly(classifier, run, read, reporter)
+    epochs_run = len(classifier.network_.mistakes_)
+    if chatty and epochs_run < int(classifier.epochs) and classifier.network_.updates_ and \
+            classifier.network_.updates_[-1] == 0:  # (a counting rule learns once: no stop)
+        err(f"stopped after epoch {epochs_run} of {classifier.epochs}: no update in it "
+            "(--no-early-stop runs every epoch)")
     if learning is not None:
         learning.finish()  # (the last point measures the model saved: discarded, calibrated)
     if reporter:
@@ -336,6 +341,10 @@ def _fit_interruptibly(classifier: Any, run: Run, read: Any, reporter: Any) -> N
             run.save_partial_model(classifier)  # (its sigmoids: none, or complete)
             err(f"interrupted: what was learned so far is in {run.save_partial}; "
                 f"{run.output} untouched")
+        elif run.save_partial is not None:
+            err(f"interrupted before the network itself was trained (the calibration "
+                f"folds' networks train first): nothing learned to save to "
+                f"{run.save_partial}; {run.output} was not written")
         else:
             err(f"interrupted: {run.output} was not written")
         raise typer.Exit(130) from None
