@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import os
 import shutil
 import signal
@@ -634,3 +635,26 @@ def test_the_naming_pass_of_keep_names_is_a_phase_of_its_own():
     snowpy.SnowClassifier(keep_names=True, calibrate=None).fit(
         [t for _, t in rows], [label for label, _ in rows], progress=seen)
     assert seen.names == ["featurising", "training", "naming the features kept"]
+
+
+def test_tables_at_80_columns_cut_no_name_a_user_must_type(monkeypatch):
+    # `reuters21578-mod…` and `--negative-thick…` in a pipe or an 80-column terminal
+    from snowpy.cli.plugins import installed
+
+    monkeypatch.setenv("COLUMNS", "80")
+    plugins = run("plugins")
+    listed = run("corpus", "list")
+    assert plugins.exit_code == 0 and listed.exit_code == 0
+    for output in (plugins.stdout, listed.stdout):
+        lines = output.splitlines()
+        assert "…" not in output and max(map(len, lines)) <= 80
+        assert all(line.rstrip()[-1] in "│┃┓┩┤┘┛┐" for line in lines if line.startswith(
+            ("│", "┃", "┏", "┡", "├", "└")))
+    shown = set(re.findall(r"[│┃] ([\w+.-]+) ", plugins.stdout + listed.stdout)) | set(
+        re.findall(r"(--[\w-]+)", plugins.stdout))
+    data = installed()
+    for records in data.values():
+        for record in records:
+            assert record["name"] in shown, record["name"]
+            for param in record["parameters"]:
+                assert "--" + param["name"].replace("_", "-") in shown

@@ -275,6 +275,18 @@ def console(**options: Any) -> Any:
     return _Console(**options)
 
 
+def table(*columns: str, whole: dict[str, list[str]] | None = None, **options: Any) -> Any:
+    """A rich table whose cells wrap where they do not fit, never cut (rich ends a cut
+    word with an ellipsis). ``whole`` names, per column, what a user must type (a
+    corpus's name, an option): the column is at least as wide as the longest, so that
+    each stays on one line while the other columns wrap, at 80 columns and in a pipe."""
+    from rich.table import Column, Table
+
+    widths = {name: max(map(len, words), default=0) for name, words in (whole or {}).items()}
+    return Table(*(Column(name, overflow="fold", min_width=widths.get(name))
+                   for name in columns), **options)
+
+
 def counted(number: int, noun: str, plural: str | None = None) -> str:
     """``1 epoch``, ``2 epochs``, ``4,837 documents``: a count as a user reads it.
 

@@ -34,9 +34,10 @@ def list_(json_output: Annotated[bool, typer.Option("--json")] = False) -> None:
         echo_json(rows)
         return
     from snowpy.cli.common import console
-    from rich.table import Table
+    from snowpy.cli.common import table as Table
 
-    table = Table("name", "splits", "file", "summary")
+    table = Table("name", "splits", "file", "summary",
+                  whole={"name": [row["name"] for row in rows]})
     for row in rows:
         table.add_row(row["name"], ", ".join(row["splits"]), row["present"] or "absent",
                       row["summary"])

@@ -75,7 +75,7 @@ def explain(
 
 def _print(result: dict[str, Any]) -> None:
     """One document's explanation as terminal tables, a table per target."""
-    from rich.table import Table
+    from snowpy.cli.common import table as Table
 
     from snowpy.cli.common import console as make_console
 

@@ -238,7 +238,7 @@ def _export(loaded: Any, export_to: Path) -> int:
 
 
 def _show(console: Any, model: Path, info: dict[str, Any], corpus: str | None) -> None:
-    from rich.table import Table
+    from snowpy.cli.common import table as Table
 
     console.print(f"[bold]{model}[/bold]: {info['kind']}, rule {info['rule']} "
                   f"{info['rule_params']}")
@@ -259,7 +259,7 @@ def _show(console: Any, model: Path, info: dict[str, Any], corpus: str | None) -
     for label, features in info["top_features"].items():
         table = Table(title=f"{label} (bias weight {info['bias_weight'][label]:.4g})",
                       title_justify="left")
-        table.add_column("feature")
+        table.add_column("feature", overflow="fold")
         table.add_column("weight", justify="right")
         for item in features:
             shown = " | ".join(item["names"]) if item["names"] else f"#{item['feature']}"

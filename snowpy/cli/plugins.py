@@ -44,16 +44,21 @@ def plugins(
         echo_json(data)
         return
     from snowpy.cli.common import console as make_console
-    from rich.table import Table
+    from snowpy.cli.common import table as Table
 
     console = make_console()
     for kind, records in data.items():
-        table = Table("name", "from", "summary", "parameters (default)", title=kind,
-                      title_justify="left", show_lines=kind == "rules")
+        table = Table("name", "summary (from)", "parameters (default)", title=kind,
+                      title_justify="left", show_lines=kind == "rules",
+                      whole={"name": [r["name"] for r in records],
+                             "parameters (default)": [
+                                 "--" + p["name"].replace("_", "-")
+                                 for r in records for p in r["parameters"]]})
         for record in records:
-            params = "\n".join(f"--{p['name'].replace('_', '-')} ({p['default']}; {p['range']})"
+            params = "\n".join(f"--{p['name'].replace('_', '-')}\n  {p['default']}; {p['range']}"
                                for p in record["parameters"])
-            table.add_row(record["name"], record["distribution"], record["summary"], params)
+            table.add_row(record["name"], f"{record['summary']}\n(from "
+                          f"{record['distribution']})", params)
         console.print(table)
 
 

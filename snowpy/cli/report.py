@@ -18,7 +18,7 @@ FOLDED_CELLS = 15
 def print_report(report: dict[str, Any], multilabel: bool, confusion_file: Path | None) -> None:
     """Print an evaluation report: what the figures cover first, then the figures."""
     from snowpy.cli.common import console as make_console
-    from rich.table import Table
+    from snowpy.cli.common import table as Table
 
     console = make_console()
     if report.get("unknown_labels"):
@@ -61,7 +61,7 @@ def print_report(report: dict[str, Any], multilabel: bool, confusion_file: Path 
 
 
 def _print_confusion(console: Any, confusion: dict[str, Any], file: Path | None) -> None:
-    from rich.table import Table
+    from snowpy.cli.common import table as Table
 
     labels, matrix = confusion["labels"], confusion["matrix"]
     if len(labels) <= WHOLE_MATRIX:
