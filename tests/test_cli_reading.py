@@ -341,3 +341,17 @@ def test_a_headerless_csv_with_more_columns_says_which_it_reads(demo_rows, tmp_p
     joined = run("train", corpus, "-o", tmp_path / "j.snowpy", "--epochs", "1",
                  "--text-column", "1", "--text-column", "2")
     assert joined.exit_code == 0 and "not read" not in joined.output
+
+
+def test_inspect_names_features_from_a_corpus_with_splits_and_counts_examples_truly(
+        split_archive, tmp_path):
+    # it said "trained on 1,600 examples" of 400 documents (4 epochs), and --corpus needed
+    # --split for a corpus with splits
+    model = tmp_path / "m.snowpy"
+    assert run("train", split_archive, "-o", model, "--epochs", "4",
+               "--no-early-stop").exit_code == 0
+    result = run("inspect", model, "--corpus", split_archive, "--top", "2")
+    assert result.exit_code == 0, result.output
+    text = " ".join(result.stdout.split())
+    assert "1,200 examples learned in 4 epochs" in text
+    assert "#" not in text.split("feature")[1]  # (names, not hashed ids)

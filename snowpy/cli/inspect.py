@@ -47,7 +47,8 @@ def _recover_names(model: Any, corpus: str, split: str | None, top: int, every: 
             best = (-weights[keep]).argsort(kind="stable")[:top]
             wanted.update(int(ids[r - 1]) for r in rows[keep][best])
         wanted = sorted(wanted)
-    texts = read_documents(corpus, split=split, format=None, on_error="skip").texts
+    texts = read_documents(corpus, split=split, format=None, on_error="skip",
+                           prefer="train").texts
     featurizer.recover_names(texts, wanted)
 
 
@@ -244,8 +245,8 @@ def _show(console: Any, model: Path, info: dict[str, Any], corpus: str | None) -
                   f"{info['rule_params']}")
     console.print(f"{len(info['classes'])} classes, {info['links']:,} links "
                   f"({info['options']['links']}) over {info['features_seen']:,} features seen of "
-                  f"{info['n_features']:,}; trained {counted(info['training']['epochs'], 'epoch')} on "
-                  f"{info['training']['examples']:,} examples; mistakes per epoch "
+                  f"{info['n_features']:,}; {info['training']['examples']:,} examples learned in "
+                  f"{counted(info['training']['epochs'], 'epoch')}; mistakes per epoch "
                   f"{info['training']['mistakes_per_epoch']}")
     console.print(f"activation = bias weight x {info['bias_strength']:g} + sum of linked "
                   f"weights; a target claims an example at theta = {info['theta']:g}")
@@ -299,7 +300,7 @@ def _show_dual(console: Any, model: Path, loaded: Any, json_output: bool,
                   f"{info['rule_params']}")
     budget = info["budget"] or "no budget"
     console.print(f"{len(info['classes'])} classes, {info['support_vectors']:,} support "
-                  f"vectors ({budget}); trained on {info['training']['examples']:,} examples; "
+                  f"vectors ({budget}); {info['training']['examples']:,} examples learned; "
                   f"mistakes per epoch {info['training']['mistakes_per_epoch']}")
     for label, count in info["positive_support_vectors"].items():
         console.print(f"  {label}: {count} support vectors with a positive coefficient")
