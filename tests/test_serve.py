@@ -234,3 +234,70 @@ def test_start_up_failures_are_one_line_and_status_1(model, tmp_path):
     assert result.exit_code == 1 and result.output.strip() == \
         f"snowpy: error: port {port} is in use on 127.0.0.1"
     assert not (tmp_path / "s").exists()  # (nothing started: not even the state folder)
+
+
+def test_a_loaded_server_killed_mid_run_keeps_every_acknowledged_example(model, tmp_path):
+    # four clients at once, predictions and feedback mixed, 240 requests in all, a kill -9
+    # after the first half: every example acknowledged before it is in the restarted
+    # model (the journal is written and fsynced before each acknowledgement)
+    from concurrent.futures import ThreadPoolExecutor
+
+    state, port = tmp_path / "state", _free_port()
+    process, _ = _start(model, state, port)
+    texts = [text for _, text in ROWS]
+    acknowledged: dict[int, tuple[str, str]] = {}
+
+    def client(number: int, count: int) -> int:
+        done = 0
+        for i in range(count):
+            label, text = ROWS[(number * 97 + i) % len(ROWS)]
+            try:
+                if i % 2:
+                    answer = _call(port, "/learn", {"text": text, "label": label})
+                    acknowledged[answer["seq"]] = (text, label)
+                else:
+                    assert _call(port, "/predict", {"texts": texts[i:i + 3]})["predictions"]
+            except (urllib.error.URLError, ConnectionError, OSError):
+                return done  # (the server was killed under this request)
+            done += 1
+        return done
+
+    try:
+        with ThreadPoolExecutor(4) as pool:
+            assert sum(pool.map(client, range(4), [30] * 4)) == 120
+            running = [pool.submit(client, n, 30) for n in range(4, 8)]
+            time.sleep(0.2)
+            os.kill(process.pid, signal.SIGKILL)
+            process.wait()
+            sum(f.result() for f in running)
+    finally:
+        if process.poll() is None:
+            process.kill()
+    assert len(acknowledged) >= 60
+    # on the disk after the kill: each acknowledged example in the newest snapshot or in
+    # the journal after it, with its text and label
+    snapshot_seq = max(int(p.name[9:21]) for p in state.glob("snapshot-*.snowpy"))
+    journal = {int(r["seq"]): (r["text"], r["label"]) for r in map(
+        orjson.loads, (state / "journal.jsonl").read_bytes().splitlines())}
+    for seq, example in acknowledged.items():
+        assert seq <= snapshot_seq or journal[seq] == example, seq
+    process, health = _start(model, state, port)
+    try:
+        assert health["seq"] >= max(acknowledged) and health["unreplayable"] == 0
+        assert health["seq"] == snapshot_seq + health["replayed"]
+    finally:
+        process.send_signal(signal.SIGTERM)
+        process.wait(timeout=60)
+
+
+def test_the_listening_socket_says_it_is_tcp():
+    # asyncio turns Nagle off only on connections of a socket that says it is TCP: the
+    # socket bound before the start line (for its one-line errors) said nothing, and each
+    # answer waited 40 ms for the client's delayed ACK (175 requests a second)
+    from snowpy.cli.serve import _bound
+
+    listening = _bound("127.0.0.1", 0)
+    try:
+        assert listening.proto == socket.IPPROTO_TCP
+    finally:
+        listening.close()
