@@ -301,3 +301,18 @@ def test_the_listening_socket_says_it_is_tcp():
         assert listening.proto == socket.IPPROTO_TCP
     finally:
         listening.close()
+
+
+def test_the_start_line_says_what_the_replay_skipped(model, tmp_path):
+    # only /health mentioned "unreplayable": 1 after a restart
+    state, port = tmp_path / "state", _free_port()
+    state.mkdir()
+    (state / "journal.jsonl").write_bytes(
+        orjson.dumps({"seq": 1, "text": "my parcel", "label": "shipping"}) + b"\n"
+        + orjson.dumps({"seq": 2, "text": "a", "label": ["x", "y"]}) + b"\n")
+    process, health = _start(model, state, port)
+    process.send_signal(signal.SIGTERM)
+    process.wait(timeout=60)
+    assert (health["replayed"], health["unreplayable"], health["examples_learned"]) == (2, 1, 1)
+    said = process.stderr.read().decode()
+    assert "2 replayed from the journal, 1 of them skipped (they could not be learned)" in said
