@@ -130,6 +130,31 @@ def test_network_calibration_is_calibrated_and_leaves_predictions_alone():
         plain.predict_proba(X)
 
 
+def test_the_sigmoids_are_scikit_learns_platt_fit_of_the_same_scores():
+    """An independent reference, not a loose floor (log loss < 0.5 held with Platt's B
+    negated): a single-label network's shared sigmoid is Platt's fit of all its (score,
+    is-true) pairs, and a multi-label network's, of each target's, as scikit-learn's
+    ``_sigmoid_calibration`` fits them, to 1e-6."""
+    from sklearn.calibration import _sigmoid_calibration
+
+    X, y = separable(seed=5, n=900)
+    net = snowpy.Network("perceptron", calibrate="progressive").fit(X[:600], y[:600])
+    calibration = net.calibration_
+    scores, positives = net.state_.progressive.arrays()
+    assert calibration.normalize == "sum" and scores.shape == (600, 4)
+    a, b = _sigmoid_calibration(scores.ravel(), positives.ravel().astype(int))
+    np.testing.assert_allclose(calibration.a, a, rtol=1e-6)
+    np.testing.assert_allclose(calibration.b, b, rtol=1e-6, atol=1e-9)
+    labels = [[str(v)] + (["even"] if v % 2 == 0 else []) for v in y[:600]]
+    multi = snowpy.Network("perceptron", calibrate="progressive").fit(X[:600], labels)
+    scores, positives = multi.state_.progressive.arrays()
+    assert multi.calibration_.normalize == "none"
+    for t in range(scores.shape[1]):
+        a, b = _sigmoid_calibration(scores[:, t], positives[:, t].astype(int))
+        np.testing.assert_allclose([multi.calibration_.a[t], multi.calibration_.b[t]],
+                                   [a, b], rtol=1e-6, atol=1e-9)
+
+
 def test_holdout_and_a_class_with_one_example():
     X, y = separable(seed=3)
     y = y.copy()

@@ -68,7 +68,7 @@ def test_bad_rule_fails_before_featurising():
 
 
 def test_scikit_learn_pipeline_and_clone():
-    sklearn = pytest.importorskip("sklearn")
+    import sklearn
     from sklearn.base import clone
     from sklearn.model_selection import cross_val_score
 
@@ -76,7 +76,7 @@ def test_scikit_learn_pipeline_and_clone():
     copy = clone(clf)
     assert copy.get_params() == clf.get_params() and copy is not clf
     scores = cross_val_score(clf, np.array(TEXTS * 3), np.array(LABELS * 3), cv=3)
-    assert scores.shape == (3,) and np.all(scores >= 0.5)
+    assert scores.tolist() == [1.0, 1.0, 1.0]  # (each fold holds copies of every text)
     assert sklearn.__version__
 
 

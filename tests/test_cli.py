@@ -6,6 +6,7 @@ import json
 import re
 import os
 import shutil
+import sys
 import signal
 import subprocess
 from pathlib import Path
@@ -156,9 +157,11 @@ def test_standard_input_corpus(tmp_path):
 
 @pytest.fixture(scope="module")
 def script() -> str:
-    found = shutil.which("snowpy")
-    if found is None:
-        pytest.skip("the snowpy script is not installed")
+    """The installed script, beside the interpreter running the suite (its venv's bin
+    need not be on PATH): the installation is part of what is tested, never skipped."""
+    beside = Path(sys.executable).with_name("snowpy")
+    found = str(beside) if beside.exists() else shutil.which("snowpy")
+    assert found is not None, f"no snowpy script beside {sys.executable} or on PATH"
     return found
 
 

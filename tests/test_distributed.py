@@ -13,7 +13,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-distributed = pytest.importorskip("distributed")
+import distributed
 
 from snowpy import SnowClassifier, load  # noqa: E402
 from snowpy.corpora import demo_path, read  # noqa: E402
@@ -188,8 +188,8 @@ def test_a_bag_of_texts_and_a_dataframe_are_trained_where_their_partitions_lie(c
     assert model.score([d.text for d in test], [d.label for d in test]) >= 0.9
     with pytest.raises(Exception, match="partition them alike"):
         fit(SnowClassifier(), texts, labels.repartition(2), cluster=client)
-    dd = pytest.importorskip("dask.dataframe")
-    pandas = pytest.importorskip("pandas")
+    import dask.dataframe as dd
+    import pandas
     frame = dd.from_pandas(pandas.DataFrame({"body": [d.text for d in documents],
                                              "label": [d.label for d in documents]}),
                            npartitions=2)

@@ -1,9 +1,12 @@
-"""Each experiment's table satisfies the bound it illustrates (small sizes)."""
+"""Each experiment's table satisfies the bound it illustrates (small sizes), each bound
+recomputed here from the seeds' formulas (never taken from the experiment's own table)."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
+
+import math
 
 from snowpy import experiments
 from snowpy.exceptions import UnknownNameError
@@ -12,17 +15,19 @@ from snowpy.exceptions import UnknownNameError
 def test_attribute_efficiency_under_the_winnow_bound():
     result = experiments.run("attribute-efficiency", min_exponent=6, max_exponent=9,
                              examples=200)
-    for row in result.rows:
-        assert row["winnow_converged"] and row["winnow_mistakes"] <= row["winnow_bound"]
+    for row in result.rows:  # Littlestone: 2 + 3k(1 + log2 n), the target k of n attributes
+        bound = 2 + 3 * row["k"] * (1 + math.log2(row["n"]))
+        assert row["winnow_converged"] and row["winnow_mistakes"] <= bound
     assert result.rows[-1]["perceptron_mistakes"] > result.rows[-1]["winnow_mistakes"]
     assert result.rows[-1]["perceptron_mistakes"] > result.rows[0]["perceptron_mistakes"]
 
 
 def test_margin_bounds_hold():
     result = experiments.run("margin", gammas=(0.4, 0.2, 0.1), examples=200)
-    for row in result.rows:
-        assert row["separable_mistakes"] <= row["novikoff_bound"]
-        assert row["nonseparable_mistakes_one_pass"] <= row["freund_schapire_bound"]
+    for row in result.rows:  # Novikoff: (R / gamma)^2; Freund-Schapire: ((R + D) / gamma)^2
+        assert row["separable_mistakes"] <= (row["R"] / row["gamma"]) ** 2
+        assert row["nonseparable_mistakes_one_pass"] <= \
+            ((row["R_nonseparable"] + row["D"]) / row["gamma"]) ** 2
 
 
 def test_winnow_r_recovers_from_drift():
@@ -54,7 +59,7 @@ def test_tables_figures_and_the_command(tmp_path):
                                       "--table", "json"])
     assert result.exit_code == 0, result.output
     assert (tmp_path / "margin.json").exists()
-    pytest.importorskip("matplotlib")
+    import matplotlib  # noqa: F401  (a test extra: missing, the test fails)
     assert (tmp_path / "margin.png").stat().st_size > 10_000
     with pytest.raises(UnknownNameError, match="unknown experiment 'marginal'"):
         experiments.run("marginal")
@@ -64,15 +69,16 @@ def test_halving_stays_within_log2_of_the_class():
     # seed 000: Halving makes at most log2 |C| mistakes when the target is in C
     result = experiments.run("halving", sizes=(4, 8, 12), examples=300)
     for row in result.rows:
-        assert 0 < row["mistakes"] <= row["bound_log2_class"] == row["attributes"]
+        assert 0 < row["mistakes"] <= math.log2(row["class_size"]) == row["attributes"]
 
 
 def test_weighted_majority_stays_within_its_bounds():
     # seed 004: WM <= 2.41 (m + log2 N); randomized WM's expectation <= (m ln 2 + ln N) / (1/2)
     result = experiments.run("weighted-majority", pools=(8, 128, 1024), examples=400)
     for row in result.rows:
-        assert row["wm_mistakes"] <= row["wm_bound"]
-        assert row["rwm_expected_mistakes"] <= row["rwm_bound"]
+        m, n = row["best_expert_mistakes"], row["experts"]
+        assert row["wm_mistakes"] <= 2.41 * (m + math.log2(n))
+        assert row["rwm_expected_mistakes"] <= (m * math.log(2) + math.log(n)) / 0.5
         assert row["best_expert_mistakes"] <= 0.2 * 400  # the good expert (10% errors)
 
 

@@ -433,7 +433,9 @@ def test_a_signed_model_loads_only_with_its_key(forge, quick_model, tmp_path):
     signed = classifier.save(tmp_path / "signed.snowpy", key=key)
     assert snowpy.load(signed, key=key).predict(["hello"]).tolist() == \
         classifier.predict(["hello"]).tolist()
-    assert snowpy.load(signed) is not None  # no key given: checked for damage only
+    # no key given: checked for damage only, and loaded whole
+    assert snowpy.load(signed).decision_function(["hello"]).tolist() == \
+        classifier.decision_function(["hello"]).tolist()
     with pytest.raises(ModelFileError, match="does not match the key"):
         snowpy.load(signed, key=other)
     with pytest.raises(ModelFileError, match="not signed"):

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-river = pytest.importorskip("river")
+import river
 
 from river import compat, evaluate, feature_extraction, metrics  # noqa: E402
 
@@ -73,7 +73,7 @@ def test_snowriver_names_a_missing_text_field():
 
 
 def test_snowriver_learns_and_predicts_mini_batches():
-    pd = pytest.importorskip("pandas")
+    import pandas as pd
     frame = pd.DataFrame({"body": ["cheap pills", "lunch at noon", "cheap offer", "lunch?"]})
     model = SnowRiver(text_field="body")
     assert model.predict_many(frame).isna().all()

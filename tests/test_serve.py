@@ -17,8 +17,8 @@ from pathlib import Path
 import orjson
 import pytest
 
-pytest.importorskip("starlette")
-pytest.importorskip("uvicorn")
+import starlette  # noqa: F401  (a test extra: missing, the test fails)
+import uvicorn  # noqa: F401  (a test extra: missing, the test fails)
 
 import snowpy  # noqa: E402
 from snowpy.serving import Service, make_app  # noqa: E402

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import pytest
 
-sklearn = pytest.importorskip("sklearn")
+import sklearn
 from sklearn.utils.estimator_checks import parametrize_with_checks  # noqa: E402
 
 import snowpy  # noqa: E402

@@ -8,7 +8,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-spacy = pytest.importorskip("spacy")
+import spacy
 from spacy.training import Example  # noqa: E402
 
 import snowpy  # noqa: E402

@@ -13,7 +13,7 @@ import pytest
 import snowpy
 from snowpy.exceptions import ConfigurationError, NotFittedError
 
-sklearn = pytest.importorskip("sklearn")
+import sklearn
 from sklearn.base import clone  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -112,7 +112,7 @@ def test_errors_a_scikit_learn_user_expects():
     fitted = snowpy.SnowClassifier(calibrate=None).fit(TEXTS, LABELS)
     with pytest.raises(ConfigurationError, match="one string, not a collection"):
         fitted.predict("cheap pills now")  # was 15 predictions, one per character
-    pandas = pytest.importorskip("pandas")
+    import pandas
     table = pandas.DataFrame({"text": TEST_TEXTS[:3], "id": [1, 2, 3]})
     with pytest.raises(ConfigurationError, match="table of 2 columns"):
         fitted.predict(table)  # was iterated by its column names

@@ -49,8 +49,7 @@ RuleOption = Annotated[str, declared("rule")]
 ThicknessOption = Annotated[float, declared("thickness")]
 NgramsOption = Annotated[str, declared("ngrams", note="e.g. 1-2, or none")]
 CharNgramsOption = Annotated[str, declared("char_ngrams", note="e.g. 3-5, or none")]
-SkipgramsOption = Annotated[int | None, typer.Option(
-        help="pairs of words with up to this many words between them (VW's --skips)")]
+SkipgramsOption = Annotated[int | None, declared("skipgrams", note="VW's --skips")]
 ConjunctionsOption = Annotated[int | None, typer.Option(
         help="add pairwise conjunctions of tokens within this window, 0 for the whole "
              "document (SNoW -g +)")]

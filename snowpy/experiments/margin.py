@@ -50,7 +50,8 @@ def run(gammas=(0.4, 0.2, 0.1, 0.05, 0.025), flip: float = 0.05, d: int = 20,
         rows.append({"gamma": gamma, "separable_mistakes": int(sum(separable.mistakes_)),
                      "novikoff_bound": R**2 / gamma**2,
                      "nonseparable_mistakes_one_pass": int(noisy.mistakes_[0]),
-                     "freund_schapire_bound": (Rn + D) ** 2 / gamma**2, "D": D})
+                     "freund_schapire_bound": (Rn + D) ** 2 / gamma**2, "D": D,
+                     "R": R, "R_nonseparable": Rn})
     g = [1 / r["gamma"] for r in rows]
     return Result(
         name="margin",
