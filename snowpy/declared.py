@@ -1,5 +1,5 @@
 """The estimators' parameters, declared once: a table per estimator, as update rules
-declare theirs (:class:`~snowpy.records.params.Param`).
+declare theirs (:class:`~snowpy.params.Param`).
 
 Each entry is a :class:`Setting`: the default and one line saying what the parameter
 does. The estimators' signatures read their defaults here, ``snowpy train`` builds its

@@ -20,10 +20,10 @@ from typing import TYPE_CHECKING
 import pluggy
 
 if TYPE_CHECKING:  # pragma: no cover
-    from snowpy.records.corpora import CorpusSpec
-    from snowpy.records.extractors import ExtractorSpec
-    from snowpy.records.formats import FormatSpec
-    from snowpy.records.rules import RuleSpec
+    from snowpy.corpora.spec import CorpusSpec
+    from snowpy.text.extractors.spec import ExtractorSpec
+    from snowpy.corpora.spec import FormatSpec
+    from snowpy.rules.spec import RuleSpec
 
 __all__ = [
     "hookimpl",
@@ -76,7 +76,7 @@ def snowpy_feature_extractors() -> Iterable[ExtractorSpec]:  # type: ignore[empt
     declared parameters and a ``build`` function returning an
     :class:`~snowpy.text.extractors.ExtractorKernel`, the function (compiled,
     or Python) that turns a chunk's token stream into hashed feature ids (the
-    contract is in :mod:`snowpy.records.extractors`). Built-in extractors:
+    contract is in :mod:`snowpy.text.extractors.spec`). Built-in extractors:
     ``words`` (word n-grams), ``skipgrams``, ``chars`` (character n-grams)
     and ``affixes`` (prefixes and suffixes).
 
@@ -95,7 +95,7 @@ def snowpy_feature_extractors() -> Iterable[ExtractorSpec]:  # type: ignore[empt
 def snowpy_corpus_formats() -> Iterable[FormatSpec]:  # type: ignore[empty-body]
     """Return the corpus file formats this plugin provides.
 
-    Each item is a :class:`snowpy.records.formats.FormatSpec`: a name (what
+    Each item is a :class:`snowpy.corpora.spec.FormatSpec`: a name (what
     ``--format`` takes), how a file of the format is recognised (its name's
     ending, or its first bytes), the layout options it takes and its reader.
     ``snowpy.corpora.read``, ``detect_format`` and every command read it then.
@@ -104,7 +104,7 @@ def snowpy_corpus_formats() -> Iterable[FormatSpec]:  # type: ignore[empty-body]
     -------
     >>> from snowpy import hookimpl
     >>> from snowpy.corpora import Document
-    >>> from snowpy.records.formats import FormatSpec
+    >>> from snowpy.corpora.spec import FormatSpec
     >>> def read_pipes(path, *, problems=None, encoding="utf-8"):
     ...     with open(path, encoding=encoding) as lines:
     ...         for number, line in enumerate(lines, 1):

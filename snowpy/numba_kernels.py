@@ -77,7 +77,7 @@ def update_cfunc(update: Callable[..., Any]) -> Any:
         first = str(exc).strip().splitlines()[0]
         raise PluginError(f"the update kernel {getattr(update, '__name__', update)!r} does "
                           f"not compile against the kernel contract (see "
-                          f"snowpy.records.rules): {first}") from exc
+                          f"snowpy.rules.spec): {first}") from exc
 
 
 @functools.cache
@@ -97,7 +97,7 @@ def similarity_cfunc(similarity: Callable[..., Any]) -> Any:
         first = str(exc).strip().splitlines()[0]
         raise PluginError(f"the similarity {getattr(similarity, '__name__', similarity)!r} "
                           f"does not compile against the similarity contract (see "
-                          f"snowpy.records.dual): {first}") from exc
+                          f"snowpy.rules.dual): {first}") from exc
 
 
 # ------------------------------------------------- helpers for numba extractors

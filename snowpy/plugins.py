@@ -85,10 +85,10 @@ BUILTIN_PLUGINS = (
 
 #: hook name -> (record kind used in messages, record type path)
 _KINDS = {
-    "snowpy_update_rules": ("update rule", "snowpy.records.rules:RuleSpec"),
-    "snowpy_feature_extractors": ("feature extractor", "snowpy.records.extractors:ExtractorSpec"),
-    "snowpy_corpora": ("corpus", "snowpy.records.corpora:CorpusSpec"),
-    "snowpy_corpus_formats": ("corpus format", "snowpy.records.formats:FormatSpec"),
+    "snowpy_update_rules": ("update rule", "snowpy.rules.spec:RuleSpec"),
+    "snowpy_feature_extractors": ("feature extractor", "snowpy.text.extractors.spec:ExtractorSpec"),
+    "snowpy_corpora": ("corpus", "snowpy.corpora.spec:CorpusSpec"),
+    "snowpy_corpus_formats": ("corpus format", "snowpy.corpora.spec:FormatSpec"),
 }
 
 
@@ -348,7 +348,7 @@ def list_corpora() -> dict[str, Provided]:
 
 
 def get_format(name: str) -> Any:
-    """The :class:`~snowpy.records.formats.FormatSpec` registered under ``name``."""
+    """The :class:`~snowpy.corpora.spec.FormatSpec` registered under ``name``."""
     return _get("snowpy_corpus_formats", name).record
 
 

@@ -262,7 +262,7 @@ class _PipesFormat:
 
     @staticmethod
     def snowpy_corpus_formats():
-        from snowpy.records.formats import FormatSpec
+        from snowpy.corpora.spec import FormatSpec
 
         return [FormatSpec("pipes", "label|text lines", _PipesFormat.read,
                            extensions=(".pipes",), options=("encoding",),

@@ -198,7 +198,7 @@ def test_compiled_rules_and_their_python_references_agree_exactly():
     run by the same engine, batch and one example at a time: the same numbers."""
     from unittest import mock
 
-    from snowpy.records.kernels import UpdateKernel
+    from snowpy.rules.kernels import UpdateKernel
 
     compiled = _parity_run()
     as_python = property(lambda kernel: UpdateKernel.from_python(kernel.reference))

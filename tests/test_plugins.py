@@ -244,7 +244,7 @@ def test_a_kernel_that_raises_fails_training_and_names_the_rule():
     import numpy as np
 
     from snowpy.exceptions import PluginError
-    from snowpy.records.rules import RuleKernel
+    from snowpy.rules.spec import RuleKernel
 
     update = numba.njit(nogil=True)(_raising_update)
     spec = dataclasses.replace(get_rule("perceptron"), name="raising",
@@ -268,7 +268,7 @@ OUT_OF_BOUNDS_PLUGIN = """
     import numba
 
     import snowpy
-    from snowpy.records.rules import RuleKernel
+    from snowpy.rules.spec import RuleKernel
     from snowpy.rules.perceptron import PERCEPTRON
 
     @numba.njit(nogil=True)
@@ -348,7 +348,7 @@ STUCK_PLUGIN = """
     import numba
 
     import snowpy
-    from snowpy.records.rules import RuleKernel
+    from snowpy.rules.spec import RuleKernel
     from snowpy.rules.perceptron import PERCEPTRON
 
     @numba.njit(nogil=True)

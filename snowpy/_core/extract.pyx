@@ -2,7 +2,7 @@
 
 Each extractor reads a chunk's token stream (:mod:`snowpy._core.tokenize`) and writes
 hashed feature ids document by document (the contract in
-:mod:`snowpy.records.extractors`): word n-grams, character n-grams, skip-grams,
+:mod:`snowpy.text.extractors.spec`): word n-grams, character n-grams, skip-grams,
 affixes and conjunctions. :func:`assemble_rows` then gathers, sorts and counts each
 document's ids into one canonical CSR row.
 """

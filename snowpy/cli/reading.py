@@ -65,7 +65,7 @@ Multilabel = Annotated[bool, typer.Option(
 
 def _applies(flag: str) -> tuple[str, ...]:
     """The formats that take a layout option, by its command-line name (each format says
-    which it takes: :attr:`snowpy.records.formats.FormatSpec.options`)."""
+    which it takes: :attr:`snowpy.corpora.spec.FormatSpec.options`)."""
     from snowpy.corpora import corpus_formats
 
     name = "header" if flag == "--no-header" else flag[2:].replace("-", "_")

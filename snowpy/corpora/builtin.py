@@ -22,7 +22,7 @@ from snowpy.corpora.jsonl import read_jsonl
 from snowpy.corpora.registry import CorpusFile, CorpusSpec
 from snowpy.corpora.sources import Files, decode, iter_lines
 from snowpy.hookspecs import hookimpl
-from snowpy.records.params import Param
+from snowpy.params import Param
 
 __all__ = ["CORPORA", "seeded_split"]
 

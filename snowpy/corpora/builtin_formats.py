@@ -11,7 +11,7 @@ from snowpy.corpora.directory import read_directory
 from snowpy.corpora.jsonl import read_jsonl
 from snowpy.exceptions import ConfigurationError
 from snowpy.hookspecs import hookimpl
-from snowpy.records.formats import FormatSpec
+from snowpy.corpora.spec import FormatSpec
 
 __all__ = ["snowpy_corpus_formats"]
 

@@ -4,13 +4,33 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field
+from typing import Any
 
 from snowpy.exceptions import ConfigurationError, SnowpyError
-from snowpy.records.documents import Document
 
 __all__ = ["ON_ERROR", "CorpusError", "Document", "Problems", "checked", "max_document_bytes",
            "max_member_bytes"]
+
+@dataclass(frozen=True, slots=True)
+class Document:
+    """One labelled document.
+
+    Attributes
+    ----------
+    text : str or mapping of str to str
+        The text, or its fields (``{"subject": ..., "body": ...}``).
+    label : object
+        The label, or a tuple of labels for a multi-label corpus.
+    source : str
+        Where it was read: ``file:line`` or ``archive::member``.
+    """
+
+    text: str | Mapping[str, str]
+    label: Any
+    source: str
+
 
 #: What a reader does with a malformed record: stop with an error, or skip it (counted).
 ON_ERROR = ("raise", "skip")

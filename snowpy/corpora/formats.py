@@ -72,7 +72,7 @@ def read(path: str | os.PathLike, *, format: str | None = None, split: str | Non
 
 
 def corpus_formats() -> dict[str, Any]:
-    """Every corpus format by name (:class:`~snowpy.records.formats.FormatSpec`), the
+    """Every corpus format by name (:class:`~snowpy.corpora.spec.FormatSpec`), the
     built-in ones first, then the plugins'."""
     from snowpy.plugins import list_formats
 

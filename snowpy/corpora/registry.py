@@ -22,8 +22,8 @@ from typing import Any
 
 from snowpy.corpora.documents import CorpusError, Document, Problems
 from snowpy.exceptions import ConfigurationError
-from snowpy.records.corpora import CorpusFile, CorpusSpec
-from snowpy.records.params import validate_declared
+from snowpy.corpora.spec import CorpusFile, CorpusSpec
+from snowpy.params import validate_declared
 
 __all__ = ["Corpus", "CorpusFile", "CorpusSpec", "data_dirs", "default_split", "load", "locate",
            "sha256_of"]

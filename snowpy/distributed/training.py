@@ -389,7 +389,7 @@ def _frame_part(frame: Any, text_column: str, label_column: str) -> tuple[list, 
 
 def _check_mixable(network: Any) -> None:
     """Mixing averages weight changes: a rule that counts (Naive Bayes) would need sums."""
-    from snowpy.records.rules import BuildContext
+    from snowpy.rules.spec import BuildContext
 
     if kind_of(network) == "cloud":
         raise ConfigurationError("a cloud of rules trains in one process; distributed "

@@ -204,7 +204,7 @@ class ProgressiveWindow:
 
 def normalisation_of(net: Any, multilabel: bool) -> str:
     """How a trained network's calibrated probabilities combine across targets: as its
-    rule says (:meth:`~snowpy.records.rules.RuleKernel.normalisation`), except that a
+    rule says (:meth:`~snowpy.rules.spec.RuleKernel.normalisation`), except that a
     single-label network whose missing links weigh something (a rule whose weights start
     away from 0, under ``"touched"`` or ``"all"`` links) compares its targets by their
     differences, in a softmax. Each of its scores carries the missing links' weight times

@@ -1,7 +1,7 @@
 """``snowpy.DualNetwork``: target nodes that keep support vectors, for dual rules.
 
 The network of a rule whose state is not a weight table
-(:mod:`snowpy.records.dual`): the kernel Perceptron keeps the examples it
+(:mod:`snowpy.rules.dual`): the kernel Perceptron keeps the examples it
 erred on with a coefficient per target, and scores ``f_t(x) = sum_s alpha[s,
 t] K(x_s, x)``. One target per label, winner-take-all (or, multi-label, every
 target at ``theta``), SNoW's test per target, calibration by cross-fitting,
@@ -40,7 +40,7 @@ from snowpy.network.support import DualState
 from snowpy.network.training import chunks, example_keys, run_epochs, shuffled
 from snowpy.plugins import get_rule
 from snowpy.progress import as_progress
-from snowpy.records.rules import BuildContext
+from snowpy.rules.spec import BuildContext
 
 if TYPE_CHECKING:  # pragma: no cover
     import scipy.sparse as sp

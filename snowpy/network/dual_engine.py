@@ -5,7 +5,7 @@ example has): slot ``s`` holds ``sv_len[s]`` feature ids and strengths at
 ``sv_ids[s * width:]`` and ``sv_vals[s * width:]``, and ``alpha[s, t]`` its
 coefficient for target ``t``. ``state`` holds the slots in use and, once a
 budget is full, the ring position of the oldest one (the next to be replaced).
-The similarity is the rule's C function (:mod:`snowpy.records.dual`), called through
+The similarity is the rule's C function (:mod:`snowpy.rules.dual`), called through
 a pointer: one compiled loop (:mod:`snowpy._core.dual`) serves every dual rule.
 """
 

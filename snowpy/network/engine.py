@@ -13,7 +13,7 @@ which takes four objects, as scikit-learn's ``_plain_sgd`` takes a weight vector
 data set and a loss: the pool's ``Links``, the ``RuleBinding`` (the rule's C
 function, its numbers, planes and state), the ``Options`` (link policy, threshold,
 thick separator, bias...) and the examples; it returns an ``Outcome``. The rule's
-update is a C function of one ABI (:mod:`snowpy.records.kernels`) called through a
+update is a C function of one ABI (:mod:`snowpy.rules.kernels`) called through a
 pointer: one loop serves every rule, built-in or third-party, at the same speed,
 with no Python or pluggy call per example.
 
@@ -91,7 +91,7 @@ from snowpy.network.training import (
     run_epochs,
 )
 from snowpy.progress import Progress, as_progress
-from snowpy.records.rules import RuleKernel, RuleSpec
+from snowpy.rules.spec import RuleKernel, RuleSpec
 
 if TYPE_CHECKING:  # pragma: no cover
     import scipy.sparse as sp

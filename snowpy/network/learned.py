@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from snowpy.network.calibrating import fit_progressive
-from snowpy.records.rules import RuleKernel, RuleSpec
+from snowpy.rules.spec import RuleKernel, RuleSpec
 
 if TYPE_CHECKING:  # pragma: no cover
     from snowpy.network.engine import Engine

@@ -39,7 +39,7 @@ from snowpy._core.scoring import effective_weights
 from snowpy._lazy import lazy_module
 from snowpy.hashmap import FeatureMap
 from snowpy.network.blocks import IDLE, USED, new_meta
-from snowpy.records.rules import RuleKernel
+from snowpy.rules.spec import RuleKernel
 
 if TYPE_CHECKING:  # pragma: no cover
     import scipy.sparse as sp

@@ -48,7 +48,7 @@ from snowpy.network.training import NumericalWarning
 from snowpy.network.weights import WeightViews
 from snowpy.plugins import get_rule
 from snowpy.progress import phase
-from snowpy.records.rules import BuildContext, RuleSpec
+from snowpy.rules.spec import BuildContext, RuleSpec
 
 if TYPE_CHECKING:  # pragma: no cover
     import scipy.sparse as sp

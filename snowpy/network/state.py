@@ -41,7 +41,7 @@ from snowpy.network.labels import LabelIndex
 from snowpy.network.links import ONLINE_WIDTH, LinkStore
 from snowpy.network.options import eligibility_of, upgraded
 from snowpy.plugins import get_rule
-from snowpy.records.rules import BuildContext
+from snowpy.rules.spec import BuildContext
 
 __all__ = ["narrowest", "network_state", "plain", "restore_network"]
 

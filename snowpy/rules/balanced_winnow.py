@@ -18,7 +18,7 @@ import math
 
 from snowpy._core.rules import UpdateKernel
 from snowpy.hookspecs import hookimpl
-from snowpy.records.rules import (
+from snowpy.rules.spec import (
     BuildContext,
     Param,
     RuleKernel,

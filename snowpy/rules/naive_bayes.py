@@ -41,7 +41,7 @@ import numpy as np
 
 from snowpy._core.rules import UpdateKernel
 from snowpy.hookspecs import hookimpl
-from snowpy.records.rules import BuildContext, Param, RuleKernel, RuleSpec, theta_param
+from snowpy.rules.spec import BuildContext, Param, RuleKernel, RuleSpec, theta_param
 
 __all__ = ["NAIVE_BAYES", "naive_bayes_refresh", "naive_bayes_update"]
 

@@ -33,7 +33,7 @@ import numpy as np
 
 from snowpy._core.rules import UpdateKernel
 from snowpy.hookspecs import hookimpl
-from snowpy.records.rules import (
+from snowpy.rules.spec import (
     BuildContext,
     Param,
     RuleKernel,

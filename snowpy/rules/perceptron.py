@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from snowpy._core.rules import UpdateKernel
 from snowpy.hookspecs import hookimpl
-from snowpy.records.rules import (
+from snowpy.rules.spec import (
     BuildContext,
     Param,
     RuleKernel,

@@ -93,8 +93,8 @@ def check_compiled_matches_python(rule: str, params: Mapping[str, Any] | None = 
     Stored in float64: compiled float64 arithmetic may differ from Python's in the last
     bit (fused multiply-adds), which float32 storage would round either way.
     """
-    from snowpy.records.kernels import UpdateKernel
-    from snowpy.records.rules import RuleKernel
+    from snowpy.rules.kernels import UpdateKernel
+    from snowpy.rules.spec import RuleKernel
 
     X, y = _problem(rule, n=60)
     if get_rule(rule).dual:
@@ -114,8 +114,8 @@ def check_compiled_matches_python(rule: str, params: Mapping[str, Any] | None = 
 
 def _check_dual_compiled_matches_python(rule: str, params: Mapping[str, Any] | None,
                                         X: sp.csr_matrix, y: np.ndarray) -> None:
-    from snowpy.records.dual import DualKernel
-    from snowpy.records.kernels import SimilarityKernel
+    from snowpy.rules.dual import DualKernel
+    from snowpy.rules.kernels import SimilarityKernel
 
     compiled = _network(rule, params or {}, epochs=2).fit(X, y)
     if compiled.kernel_.reference is None:

@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 
 from snowpy.exceptions import ConfigurationError
-from snowpy.records.extractors import ExtractorKernel
+from snowpy.text.extractors.spec import ExtractorKernel
 from snowpy.text.assemble import VALUE_MODES, assemble_rows
 from snowpy.text.chunks import Workspace
 from snowpy.text.tokenize import (

@@ -1,5 +1,5 @@
 """What ``snowpy tune`` searches: the rule (clouds too), the parameters each rule declares
-(:class:`snowpy.records.Param`: its default, bounds and type give the range), the front
+(:class:`snowpy.params.Param`: its default, bounds and type give the range), the front
 end (word and character n-grams, skip-grams, conjunctions, bits, values, l2 norm), and
 the network (thickness, epochs, link
 policy, averaging); for a multi-label corpus the negative thickness too. The first

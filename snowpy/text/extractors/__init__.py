@@ -8,6 +8,6 @@ and :mod:`~snowpy.text.extractors.affixes`.
 
 from __future__ import annotations
 
-from snowpy.records.extractors import ExtractorKernel, ExtractorSpec
+from snowpy.text.extractors.spec import ExtractorKernel, ExtractorSpec
 
 __all__ = ["ExtractorKernel", "ExtractorSpec"]

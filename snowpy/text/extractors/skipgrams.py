@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from snowpy._core.extract import skipgrams_extract
 from snowpy.hookspecs import hookimpl
-from snowpy.records.extractors import ExtractorKernel, ExtractorSpec
-from snowpy.records.params import Param
+from snowpy.text.extractors.spec import ExtractorKernel, ExtractorSpec
+from snowpy.params import Param
 
 __all__ = ["SKIPGRAMS", "skipgrams_extract"]
 

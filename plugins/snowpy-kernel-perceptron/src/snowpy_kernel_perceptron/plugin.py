@@ -2,7 +2,7 @@
 
 Its state is not a weight table: the examples it erred on (support vectors)
 with a coefficient per target, ``f_t(x) = sum_s alpha[s, t] K(x_s, x)``
-(snowpy's dual-rule contract, :mod:`snowpy.records.dual`). Kernels:
+(snowpy's dual-rule contract, :mod:`snowpy.rules.dual`). Kernels:
 
 * ``linear``: ``x . z`` (the primal Perceptron, as a check);
 * ``polynomial``: ``(gamma x . z + coef0) ** degree``;
@@ -21,7 +21,7 @@ from __future__ import annotations
 import math
 
 from snowpy import hookimpl
-from snowpy.records.dual import DualKernel
+from snowpy.rules.dual import DualKernel
 from snowpy.rules import Param, RuleSpec, theta_param
 
 __all__ = ["KERNEL_PERCEPTRON", "similarity"]

@@ -51,7 +51,7 @@ from typing import Any
 import numpy as np
 
 from snowpy.exceptions import ConfigurationError, PluginError
-from snowpy.records.params import Param, validate_declared
+from snowpy.params import Param, validate_declared
 
 __all__ = ["ExtractorKernel", "ExtractorSpec"]
 

@@ -73,7 +73,7 @@ The update is a C function of one ABI, whatever it is written in: the built-in
 rules are compiled into snowpy; a plugin gives a ``PyCapsule`` of its own C or Cython
 function, a numba ``@cfunc`` (or a ``@numba.njit`` function of the array contract
 above, compiled to one on first use: :mod:`snowpy.numba_kernels`), or, slowly, a plain
-Python function of the array contract (:mod:`snowpy.records.kernels`). The engine
+Python function of the array contract (:mod:`snowpy.rules.kernels`). The engine
 calls it through a pointer: one compiled loop serves every rule at the same speed,
 with no Python call per example (but for a Python rule's trampoline). The ABI, for a
 rule written in C::
@@ -101,13 +101,13 @@ from typing import Any
 import numpy as np
 
 from snowpy.exceptions import ConfigurationError, PluginError
-from snowpy.records.kernels import (
+from snowpy.rules.kernels import (
     UPDATE_SIGNATURE,
     UpdateKernel,
     implementation_of,
     update_kernel,
 )
-from snowpy.records.params import Param, validate_declared
+from snowpy.params import Param, validate_declared
 
 __all__ = [
     "UNIVERSAL_PARAMS",
@@ -184,7 +184,7 @@ class RuleKernel:
     Parameters
     ----------
     update : UpdateKernel, capsule, numba function or Python function
-        The rule's step (module docstring; :func:`snowpy.records.kernels.update_kernel`).
+        The rule's step (module docstring; :func:`snowpy.rules.kernels.update_kernel`).
     params : sequence of float
         The numbers the kernel reads, in the order it reads them.
     initial_weights : tuple of float
@@ -333,7 +333,7 @@ class RuleSpec:
         conformance suite tests it on such a problem.
     dual : bool
         The rule keeps support vectors instead of weights: ``build`` returns a
-        :class:`snowpy.records.dual.DualKernel`, and its networks are
+        :class:`snowpy.rules.dual.DualKernel`, and its networks are
         :class:`snowpy.DualNetwork` (the kernel Perceptron).
     """
 
@@ -404,7 +404,7 @@ class RuleSpec:
         except Exception as exc:  # a plugin bug: name the rule, keep the cause
             raise PluginError(f"rule {self.name!r}: build failed: {exc!r}") from exc
         if self.dual:
-            from snowpy.records.dual import DualKernel
+            from snowpy.rules.dual import DualKernel
 
             if not isinstance(kernel, DualKernel):
                 raise PluginError(f"rule {self.name!r} is dual: build must return a "

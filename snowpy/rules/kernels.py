@@ -1,7 +1,7 @@
 """A rule's compiled step as the engine takes it: one C ABI for every implementation.
 
 The training engine calls a rule's update through a pointer to a plain C function
-(the ABI is written out in ``docs/plugins.md`` and in :mod:`snowpy.records.rules`).
+(the ABI is written out in ``docs/plugins.md`` and in :mod:`snowpy.rules.spec`).
 :func:`update_kernel` turns what a rule provides into that function, held by a
 :class:`~snowpy._core.rules.UpdateKernel`:
 
@@ -89,7 +89,7 @@ def update_kernel(update: Any, name: str = "") -> UpdateKernel:
     except Exception as exc:  # a plugin's mistake: name it in one line
         first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
         raise PluginError(f"the update kernel {name or update!r} does not fit the update "
-                          f"ABI (see snowpy.records.rules): {first}") from exc
+                          f"ABI (see snowpy.rules.spec): {first}") from exc
     raise PluginError(f"the update kernel of rule {name!r} must be a compiled kernel, a "
                       f"capsule, a numba function or a Python function, got "
                       f"{type(update).__name__}")
@@ -120,7 +120,7 @@ def similarity_kernel(similarity: Any, name: str = "") -> SimilarityKernel:
     except Exception as exc:
         first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
         raise PluginError(f"the similarity {name or similarity!r} does not fit the "
-                          f"similarity ABI (see snowpy.records.dual): {first}") from exc
+                          f"similarity ABI (see snowpy.rules.dual): {first}") from exc
     raise PluginError(f"the similarity of rule {name!r} must be a compiled kernel, a "
                       f"capsule, a numba function or a Python function, got "
                       f"{type(similarity).__name__}")

@@ -28,7 +28,7 @@ as a C function of one ABI::
 given as a ``PyCapsule`` named :data:`SIMILARITY_SIGNATURE` (C, Cython), a numba
 ``@cfunc`` of ``snowpy.numba_kernels.SIMILARITY`` or a ``@numba.njit`` function of
 the array contract (compiled on first use), or a Python function of the array
-contract (slow: for prototyping); see :func:`snowpy.records.kernels.similarity_kernel`.
+contract (slow: for prototyping); see :func:`snowpy.rules.kernels.similarity_kernel`.
 
 The update
 ----------
@@ -54,7 +54,7 @@ from typing import Any
 import numpy as np
 
 from snowpy.exceptions import PluginError
-from snowpy.records.kernels import (
+from snowpy.rules.kernels import (
     SIMILARITY_SIGNATURE,
     SimilarityKernel,
     implementation_of,
