@@ -401,8 +401,7 @@ def _matches(pattern: str) -> list[str]:
 
 def check_classes(corpus: str, read: CorpusRead) -> None:
     """Refuse a corpus a classifier cannot learn from (:func:`check_labels`)."""
-    check_labels(corpus, len(read), _classes(read.labels),
-                 any(isinstance(x, (list, tuple)) for x in read.labels))
+    check_labels(corpus, len(read), _classes(read.labels), is_multilabel(read.labels))
 
 
 def check_labels(corpus: str, documents: int, names: set[Any], multilabel: bool) -> None:
