@@ -209,3 +209,22 @@ def test_a_few_documents_score_through_their_links_alone_alike(rule, precision, 
     assert not net.state_.cache.effective  # (one document: no table built)
     net.target_scores(X)
     assert net.state_.cache.effective  # (many: the table, kept)
+
+
+@pytest.mark.parametrize("percent,kept", [
+    (20, {-1}),          # ceil(0.2 * 5) = 1 link: the bias (4 positive examples)
+    (30, {-1, 0, 1}),    # ceil(0.3 * 5) = 2: the bias and x0, and x1, tied with x0 at 3
+    (41, {-1, 0, 1}),    # ceil(0.41 * 5) = 3: no tie at the cut
+    (61, {-1, 0, 1, 2, 3}),  # ceil(0.61 * 5) = 4: x2, and x3 tied with it at 1
+])
+def test_eligibility_by_percent_rounds_its_quota_up_and_keeps_ties(percent, kept):
+    """Target a's links, by how often their feature was active in its positive examples:
+    bias 4, x0 3, x1 3, x2 1, x3 1. The quota is ceil(p% of its links); every link as
+    active as the last one in the quota is kept too (ties kept, as the docstring says)."""
+    X = rows([1, 1, 1, 0, 0], [1, 1, 0, 1, 0], [1, 1, 0, 0, 0], [0, 0, 0, 0, 0],
+             [0, 0, 0, 0, 1])
+    labels = ["a", "a", "a", "a", "b"]
+    # (Winnow: every link weighs something, so that each shows in the links)
+    net = snowpy.Network("winnow", links="positive", eligibility=f"percent:{percent}",
+                         epochs=1, shuffle=False).fit(X, labels)
+    assert {f for f, label in links_of(net) if label == "a"} == kept

@@ -735,3 +735,35 @@ def test_headers_with_wrong_types_fail_in_one_line(tmp_path, field, value):
         snowpy.load(path)
     result = runner.invoke(app, ["predict", str(path)], input="a b\n")
     assert result.exit_code == 1 and "Traceback" not in result.output
+
+
+def test_an_edited_front_end_section_is_detected(fresh_model, tmp_path):
+    # the header's checksum covers the featurizer section too: another n-gram range would
+    # hash the texts into other features, the weights unchanged, answers silently wrong
+    def edit(name, data):
+        if name != "header.json":
+            return data
+        header = orjson.loads(data)
+        header["featurizer"]["ngrams"] = [1, 3]
+        return orjson.dumps(header)
+
+    edited = tmp_path / "edited.snowpy"
+    edited.write_bytes(rezip(fresh_model.read_bytes(), edit))
+    with pytest.raises(ModelFileError, match="header was altered after saving"):
+        snowpy.load(edited)
+
+
+def test_a_flipped_bit_the_zip_checksum_misses_fails_the_arrays_sha256(saved, tmp_path):
+    # rewritten through zipfile, the member's CRC-32 matches its flipped bytes: only the
+    # header's SHA-256 of each array is left to catch it
+    def flip(name, data):
+        if name != "arrays/link_weights.npy":
+            return data
+        flipped = bytearray(data)
+        flipped[-1] ^= 1
+        return bytes(flipped)
+
+    path = tmp_path / "flipped.snowpy"
+    path.write_bytes(rezip(saved, flip))
+    with pytest.raises(ModelFileError, match="link_weights.*fails its SHA-256 check"):
+        snowpy.load(path)

@@ -178,3 +178,16 @@ def test_param_parse_from_command_line_text():
     assert params["variant"].parse("pa-ii", rule="pa") == "pa-ii"
     with pytest.raises(ConfigurationError, match="C must be a number, got 'lots'"):
         params["C"].parse("lots", rule="pa")
+
+
+def test_winnow_r_raises_an_initial_weight_below_its_floor_to_the_floor():
+    # the floor bounds every weight, the initial one too: a link starts at
+    # max(initial_weight, floor), and is scored so before any update
+    net = unit("winnow", alpha=2, beta=0.5, theta=0.4, initial_weight=0.1, floor=0.3,
+               thickness=0)
+    step(net, [1, 1], True)  # activation 0.6 >= 0.4 with links at the floor: no update
+    np.testing.assert_array_equal(net.coef_[0], [0.3, 0.3])
+    assert net.updates_ == [0]
+    plain = unit("winnow", alpha=2, beta=0.5, theta=0.4, initial_weight=0.1, thickness=0)
+    step(plain, [1, 1], True)  # activation 0.2 < 0.4: promoted, each 0.1 -> 0.2
+    np.testing.assert_allclose(plain.coef_[0], [0.2, 0.2])

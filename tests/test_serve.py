@@ -316,3 +316,32 @@ def test_the_start_line_says_what_the_replay_skipped(model, tmp_path):
     assert (health["replayed"], health["unreplayable"], health["examples_learned"]) == (2, 1, 1)
     said = process.stderr.read().decode()
     assert "2 replayed from the journal, 1 of them skipped (they could not be learned)" in said
+
+
+def test_an_example_is_fsynced_before_it_is_learned_and_acknowledged(model, tmp_path,
+                                                                     monkeypatch):
+    # a kill -9 keeps the page cache, so the kill test cannot see a missing fsync: the
+    # order of the calls is checked here (journal written, then fsynced, then learned)
+    import snowpy.serving.journal as journal_module
+
+    events = []
+    service = Service(model, tmp_path / "state")
+    real_fsync, real_learn = journal_module.os.fsync, service.model.learn_one
+
+    def fsync(fd):
+        journal = (tmp_path / "state" / "journal.jsonl").read_bytes()
+        events.append(("fsync", journal.count(b"\n")))
+        real_fsync(fd)
+
+    def learn_one(text, label):
+        events.append(("learn", text))
+        return real_learn(text, label)
+
+    monkeypatch.setattr(journal_module.os, "fsync", fsync)
+    monkeypatch.setattr(service.model, "learn_one", learn_one)
+    answer = service.learn([("my parcel never arrived", "shipping"),
+                            ("i was charged twice", "billing")])
+    assert answer["seq"] == 2
+    assert events == [("fsync", 2), ("learn", "my parcel never arrived"),
+                      ("learn", "i was charged twice")]
+    service.journal.close()

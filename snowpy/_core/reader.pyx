@@ -200,27 +200,48 @@ cdef inline bint _ascii_space(uint8_t b) noexcept nogil:
     return b == 32 or (9 <= b <= 13) or (28 <= b <= 31)
 
 
+cdef inline int _odd_space_at(const uint8_t *p, int64_t n) noexcept nogil:
+    """The length of the whitespace outside ASCII that ``p[:n]`` starts with (U+0085,
+    U+00A0, U+1680, U+2000-U+200A, U+2028, U+2029, U+202F, U+205F, U+3000, which
+    str.split splits at), 0 if none."""
+    if n >= 2 and p[0] == 0xC2 and (p[1] == 0x85 or p[1] == 0xA0):
+        return 2
+    if n >= 3:
+        if p[0] == 0xE1 and p[1] == 0x9A and p[2] == 0x80:
+            return 3
+        if p[0] == 0xE2 and p[1] == 0x80 and (
+                p[2] <= 0x8A or p[2] == 0xA8 or p[2] == 0xA9 or p[2] == 0xAF):
+            return 3
+        if p[0] == 0xE2 and p[1] == 0x81 and p[2] == 0x9F:
+            return 3
+        if p[0] == 0xE3 and p[1] == 0x80 and p[2] == 0x80:
+            return 3
+    return 0
+
+
 cdef inline bint _odd_space(const uint8_t *p, int64_t n) noexcept nogil:
-    """Whether ``p[:n]`` holds whitespace outside ASCII (U+0085, U+00A0, U+1680,
-    U+2000-U+200A, U+2028, U+2029, U+202F, U+205F, U+3000), which str.split splits at."""
+    """Whether ``p[:n]`` holds whitespace outside ASCII anywhere."""
     cdef int64_t i
     for i in range(n):
-        if p[i] < 0xC2:
-            continue
-        if p[i] == 0xC2 and i + 1 < n and (p[i + 1] == 0x85 or p[i + 1] == 0xA0):
+        if p[i] >= 0xC2 and _odd_space_at(p + i, n - i):
             return True
-        if i + 2 < n:
-            if p[i] == 0xE1 and p[i + 1] == 0x9A and p[i + 2] == 0x80:
-                return True
-            if p[i] == 0xE2 and p[i + 1] == 0x80 and (
-                    p[i + 2] <= 0x8A or p[i + 2] == 0xA8 or p[i + 2] == 0xA9
-                    or p[i + 2] == 0xAF):
-                return True
-            if p[i] == 0xE2 and p[i + 1] == 0x81 and p[i + 2] == 0x9F:
-                return True
-            if p[i] == 0xE3 and p[i + 1] == 0x80 and p[i + 2] == 0x80:
-                return True
     return False
+
+
+cdef inline bint _blank(const uint8_t *p, int64_t n) noexcept nogil:
+    """Whether ``p[:n]`` is whitespace only, as str.isspace sees it (a text the Python
+    reader calls empty: a no-break space alone is one)."""
+    cdef int64_t i = 0
+    cdef int width
+    while i < n:
+        if _ascii_space(p[i]):
+            i += 1
+            continue
+        width = _odd_space_at(p + i, n - i)
+        if width == 0:
+            return False
+        i += width
+    return True
 
 
 cdef struct Parse:
@@ -360,12 +381,8 @@ cdef int _lines(Parse *s, const uint8_t *data, int64_t size) noexcept nogil:
                 te = (<int64_t *>s.text_ends.p)[s.text_ends.n - 1]
                 if te - tb > s.max_document:
                     status = LONG_DOCUMENT
-                else:
+                elif _blank(data + tb, te - tb):
                     status = EMPTY_TEXT
-                    for q in range(tb, te):
-                        if not _ascii_space(data[q]):
-                            status = OK
-                            break
         if status != OK:
             s.anomaly = status
             s.anomaly_line = s.lines
