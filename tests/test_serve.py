@@ -345,3 +345,25 @@ def test_an_example_is_fsynced_before_it_is_learned_and_acknowledged(model, tmp_
     assert events == [("fsync", 2), ("learn", "my parcel never arrived"),
                       ("learn", "i was charged twice")]
     service.journal.close()
+
+
+def test_a_new_label_learned_by_the_service_warns_in_words_serve_can_act_on(model,
+                                                                               tmp_path):
+    # the warning said "fit with calibrate, or --calibrate progressive": an option of
+    # train, not of serve; it now says the model must be trained again, and how
+    import warnings
+
+    from snowpy.cli.common import cli_words
+
+    calibrated = tmp_path / "cv.snowpy"
+    snowpy.SnowClassifier(epochs=3).fit([t for _, t in ROWS],
+                                        [label for label, _ in ROWS]).save(calibrated)
+    service = Service(calibrated, tmp_path / "state")
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        service.learn([("a brand new kind of message", "novel")])
+    said = cli_words(str(caught[-1].message))
+    assert "came after calibrating" in said
+    assert "until the model is calibrated again (trained again; trained with --calibrate " \
+           "progressive, its sigmoids follow the stream)" in said
+    service.journal.close()
