@@ -63,10 +63,21 @@ def test_predict_learn_health_and_metrics(model, tmp_path):
                                                            for t, y in FEEDBACK[:7]]})
         assert learned.status_code == 200 and learned.json()["seq"] == 7
         assert client.get("/health").json()["snapshot_seq"] == 7  # (every 5: due at 7)
-        metrics = client.get("/metrics").text
-        assert 'snowpy_requests_total{route="/learn",status="200"} 1' in metrics
-        assert "snowpy_examples_learned_total 7" in metrics
-        assert 'snowpy_request_seconds_bucket{route="/predict",le="+Inf"} 2' in metrics
+        # the exposition parses as Prometheus' own parser reads it, with today's series
+        from prometheus_client.parser import text_string_to_metric_families
+
+        answer = client.get("/metrics")
+        assert answer.headers["content-type"].startswith("text/plain; version=")
+        samples = {(sample.name, tuple(sorted(sample.labels.items()))): sample.value
+                   for family in text_string_to_metric_families(answer.text)
+                   for sample in family.samples}
+        assert samples[("snowpy_requests_total",
+                        (("route", "/learn"), ("status", "200")))] == 1
+        assert samples[("snowpy_examples_learned_total", ())] == 7
+        assert samples[("snowpy_request_seconds_bucket",
+                        (("le", "+Inf"), ("route", "/predict")))] == 2
+        assert 0 <= samples[("snowpy_progressive_accuracy", ())] <= 1
+        assert samples[("process_resident_memory_bytes", ())] > 10 * 2**20
     for text, label in FEEDBACK[:7]:
         reference.learn_one(text, label)
     assert service.model.predict_proba(["my parcel"]).tolist() == \

@@ -39,12 +39,14 @@ def serve(
     (Prometheus). A restart, even after kill -9, recovers the last snapshot and the
     journal: no acknowledged example is lost."""
     try:
+        import prometheus_client  # noqa: F401  (the metrics: the serve extra too)
         import uvicorn
 
         from snowpy.serving.app import make_app
         from snowpy.serving.service import Service
     except ImportError:
-        raise ConfigurationError("snowpy serve needs Starlette and uvicorn: pip install "
+        raise ConfigurationError("snowpy serve needs Starlette, uvicorn and "
+                                 "prometheus-client: pip install "
                                  "'.[serve]' in snowpy's source folder") from None
     if not 0 <= port <= 65535:
         raise ConfigurationError(f"--port must be 0-65535, got {port}")

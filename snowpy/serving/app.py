@@ -131,7 +131,7 @@ def make_app(service: Service, *, token: str | None = None, host: str = "127.0.0
 
     async def metrics(request: Request) -> Response:
         return PlainTextResponse(service.metrics.render(),
-                                 media_type="text/plain; version=0.0.4")
+                                 media_type=service.metrics.content_type)
 
     def measured(endpoint: Any, route: str) -> Any:
         async def handler(request: Request) -> Response:
