@@ -378,3 +378,20 @@ def test_a_new_label_learned_by_the_service_warns_in_words_serve_can_act_on(mode
     assert "until the model is calibrated again (trained again; trained with --calibrate " \
            "progressive, its sigmoids follow the stream)" in said
     service.journal.close()
+
+
+def test_a_document_the_front_end_refuses_is_a_400_and_the_next_is_answered(forge, model,
+                                                                            tmp_path):
+    # a model file's custom token pattern runs under its time budget, a timer signal that
+    # only the main thread receives: serve's thread pool refuses it (trust_pattern=True
+    # lifts that in Python); the refusal is a 400 with the reason, not a 500
+    def custom(header):
+        header["featurizer"]["token_pattern"] = r"[a-z]+\d?"
+
+    path = forge(model, tmp_path / "custom.snowpy", custom, checksum=True)
+    client, _ = _client(path, tmp_path)
+    with client:
+        refused = client.post("/predict", json={"text": "my parcel never arrived"})
+        assert refused.status_code == 400
+        assert "can run only in the main thread" in refused.json()["error"]
+        assert client.get("/health").status_code == 200  # (the service goes on)

@@ -90,7 +90,10 @@ class Service:
         optionally its explanation (:meth:`snowpy.SnowClassifier.explain`)."""
         with self.lock:
             model = self.model
-            labels = model.predict(texts)
+            try:
+                labels = model.predict(texts)
+            except ConfigurationError as exc:  # (a document the front end refuses: one
+                raise Refused(400, str(exc)) from None  # that outruns the pattern's budget)
             calibrated = model.network_.calibration_ is not None
             probabilities = model.predict_proba(texts) if calibrated else None
             classes = [_plain(c) for c in model.classes_]
