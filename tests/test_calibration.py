@@ -281,3 +281,53 @@ def test_a_label_met_by_partial_fit_after_calibrating_keeps_probabilities(demo_r
     with warnings.catch_warnings():
         warnings.simplefilter("error", CalibrationWarning)
         clf.partial_fit(["a brand new kind of message"], ["novel"])
+
+
+@pytest.mark.parametrize("sampled", [False, True])
+def test_the_temperature_is_the_root_of_its_own_equation(monkeypatch, sampled):
+    """Where the division hedges (its mean top probability more than HEDGING below the
+    accuracy), T solves mean_i max_t p_t^T / sum_k p_k^T = accuracy over the examples of one
+    true label, found here by scipy's brentq on the formula written out (mutation testing
+    left 43 changes of fit_temperature alive); where it does not hedge T is 1; and T stays
+    within [1/8, 8]. ``sampled``: more examples than a pass holds (a sample stands for
+    them: the other code path)."""
+    from scipy.optimize import brentq
+
+    import snowpy.calibration as calibration_module
+    from snowpy.calibration import HEDGING, Calibration
+
+    if sampled:  # (every example still in the sample: the same equation)
+        monkeypatch.setattr(calibration_module, "POOLED_PAIRS", 4 * 1000)
+    rng = np.random.default_rng(3)
+    n, k = 1000, 4
+    truth = rng.integers(0, k, n)
+    scores = rng.normal(scale=0.5, size=(n, k))
+    scores[np.arange(n), truth] += 1.5
+    positives = np.zeros((n, k), dtype=bool)
+    positives[np.arange(n), truth] = True
+    positives[:40] = False  # (examples of no label: left out of the equation)
+    positives[40:60, 0] = positives[40:60, 1] = True  # (and of two labels)
+    single = positives.sum(axis=1) == 1
+
+    def top(t, a, b):
+        log_p = -np.logaddexp(0.0, a * scores[single] + b)
+        z = t * log_p
+        e = np.exp(z - z.max(axis=1, keepdims=True))
+        return float(np.mean(1.0 / e.sum(axis=1)))
+
+    def accuracy(a, b):
+        return float(np.mean((-(a * scores[single] + b)).argmax(axis=1)
+                             == positives[single].argmax(axis=1)))
+
+    hedging = Calibration(np.full(k, -3.0), np.full(k, 2.0), normalize="sum", method="cv")
+    a, b = hedging.a, hedging.b
+    assert top(1.0, a, b) < accuracy(a, b) - HEDGING  # (the case the temperature is for)
+    expected = np.exp(brentq(lambda log_t: top(np.exp(log_t), a, b) - accuracy(a, b),
+                             -np.log(8), np.log(8), xtol=1e-13))
+    assert hedging.fit_temperature(scores, positives) == pytest.approx(expected, rel=1e-9)
+    sharp = Calibration(np.full(k, -10.0), np.full(k, 7.0), normalize="sum", method="cv")
+    assert top(1.0, sharp.a, sharp.b) > accuracy(sharp.a, sharp.b) - HEDGING
+    assert sharp.fit_temperature(scores, positives) == 1.0
+    flat = Calibration(np.full(k, -0.01), np.zeros(k), normalize="sum", method="cv")
+    assert top(8.0, flat.a, flat.b) < accuracy(flat.a, flat.b)  # (8 is not enough)
+    assert flat.fit_temperature(scores, positives) == pytest.approx(8.0, rel=1e-12)
