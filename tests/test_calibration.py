@@ -331,3 +331,20 @@ def test_the_temperature_is_the_root_of_its_own_equation(monkeypatch, sampled):
     flat = Calibration(np.full(k, -0.01), np.zeros(k), normalize="sum", method="cv")
     assert top(8.0, flat.a, flat.b) < accuracy(flat.a, flat.b)  # (8 is not enough)
     assert flat.fit_temperature(scores, positives) == pytest.approx(8.0, rel=1e-12)
+
+
+def test_with_fewer_than_two_examples_of_one_label_the_temperature_is_one():
+    """The equation needs examples of exactly one true label: with none or one, T stays 1
+    (the scores of a hedging division otherwise; two are enough to sharpen it)."""
+    from snowpy.calibration import Calibration
+
+    hedging = Calibration(np.full(3, -3.0), np.full(3, 2.0), normalize="sum", method="cv")
+    scores = np.array([[1.5, 0.2, 0.1], [0.1, 1.4, 0.3], [0.0, 0.2, 1.6]])
+    for n_single in (0, 1):
+        positives = np.zeros((3, 3), dtype=bool)
+        positives[np.arange(n_single), np.arange(n_single)] = True
+        positives[n_single:, :2] = True  # (the rest: two labels each)
+        assert hedging.fit_temperature(scores, positives) == 1.0
+    two = np.eye(3, dtype=bool)
+    two[2, :2] = True
+    assert hedging.fit_temperature(scores, two) > 1.0
