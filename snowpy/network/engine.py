@@ -78,7 +78,7 @@ from snowpy._lazy import lazy_module
 from snowpy._rows import Rows
 from snowpy.exceptions import NumericalError, PluginError
 from snowpy.network.blocks import USED
-from snowpy.network.labels import LabelIndex, encode_labels
+from snowpy.network.labels import LabelIndex, encode_labels, positive_matrix
 from snowpy.network.links import TOUCHED, LinkStore, exact_layout
 from snowpy.network.training import (
     KERNEL_ERRORS,
@@ -140,13 +140,11 @@ class Block:
 
     def positives(self, order: np.ndarray, n_targets: int) -> np.ndarray:
         """``bool[len(order), n_targets]``: the targets each example of ``order`` is
-        positive for."""
+        positive for (:func:`~snowpy.network.labels.positive_matrix` of their labels)."""
         counts = np.diff(self.y_indptr)[order]
-        starts = np.repeat(self.y_indptr[order] - np.cumsum(counts) + counts, counts)
-        positives = np.zeros((order.size, n_targets), dtype=bool)
-        positives[np.repeat(np.arange(order.size), counts),
-                  self.y_targets[starts + np.arange(starts.size)]] = True
-        return positives
+        indptr = np.concatenate([[0], np.cumsum(counts)])
+        taken = np.repeat(self.y_indptr[order] - indptr[:-1], counts) + np.arange(indptr[-1])
+        return positive_matrix(indptr, self.y_targets[taken], n_targets)
 
 
 class Blocks(Protocol):
