@@ -16,6 +16,7 @@ from typing import Any
 
 import numpy as np
 
+from snowpy._rows import Rows
 from snowpy.base import RuleParamsEstimator, SavesModel, available_if
 from snowpy.classifier_state import classifier_state, restore_classifier
 from snowpy.declared import CLASSIFIER, defaults
@@ -103,7 +104,7 @@ class SnowClassifier(SavesModel, RuleParamsEstimator):
         epochs) are the best of the measurements in ``docs/benchmarks.md``:
         0.850 accuracy on 20 Newsgroups.
     ngrams, char_ngrams, char_boundaries, skipgrams, affixes, extractors, bits,
-    lowercase, unicode_form, strip_accents, token_pattern, values, norm,
+    lowercase, unicode_form, strip_accents, token_pattern, values, idf, norm,
     fields, keep_names, hash_seed, errors, chunk_bytes :
         The front end's options; see :class:`snowpy.Featurizer`.
     n_jobs : int, default -1
@@ -174,6 +175,7 @@ class SnowClassifier(SavesModel, RuleParamsEstimator):
         strip_accents: bool = _DEFAULTS["strip_accents"],
         token_pattern: str | None = _DEFAULTS["token_pattern"],
         values: str = _DEFAULTS["values"],
+        idf: bool = _DEFAULTS["idf"],
         norm: str | None = _DEFAULTS["norm"],
         fields: Sequence[str] | None = _DEFAULTS["fields"],
         keep_names: bool = _DEFAULTS["keep_names"],
@@ -209,6 +211,7 @@ class SnowClassifier(SavesModel, RuleParamsEstimator):
         self.strip_accents = strip_accents
         self.token_pattern = token_pattern
         self.values = values
+        self.idf = idf
         self.norm = norm
         self.fields = fields
         self.keep_names = keep_names
@@ -312,7 +315,9 @@ class SnowClassifier(SavesModel, RuleParamsEstimator):
     def _fit_rows(self, X: Any, labels: Sequence[Any], keys: np.ndarray | None, *,
                   sample_weight: Any = None, targets: Sequence[Any] | None = None,
                   progress: Any = None) -> None:
-        """Train the network on featurised documents (``keys``: their shuffling keys)."""
+        """Train the network on featurised documents (``keys``: their shuffling keys),
+        counted first when the front end weighs by document frequency."""
+        X = self.featurizer_.weighed(X, learn=True)
         self.network_.fit(X, labels, sample_weight=sample_weight, targets=targets,
                           progress=progress, shuffle_keys=keys)
 
@@ -320,7 +325,8 @@ class SnowClassifier(SavesModel, RuleParamsEstimator):
                  progress: Any = None) -> SnowClassifier:
         """Train on documents featurised already by this classifier's front end: rows
         from :meth:`Featurizer.rows` (or a CSR matrix) of ``2**bits`` columns, or what
-        :func:`snowpy.files.read_rows` read. ``keys``: the documents' shuffling keys
+        :func:`snowpy.files.read_rows` read (before the document frequencies: with
+        ``idf``, this fit counts them). ``keys``: the documents' shuffling keys
         (:func:`snowpy.text.keys.document_keys`, which ``fit`` uses); without them the
         examples shuffle by their features. ``fit(texts, labels)`` is ``fit_rows`` of
         their rows and keys."""
@@ -377,7 +383,7 @@ class SnowClassifier(SavesModel, RuleParamsEstimator):
         texts = as_documents(texts)
         if not isinstance(texts, (list, tuple, np.ndarray)):
             texts = list(texts)
-        X = self.featurizer_.rows(texts, names=False)
+        X = self.featurizer_.weighed(self.featurizer_.rows(texts, names=False), learn=True)
         self.network_.partial_fit(X, labels, classes=classes, sample_weight=sample_weight,
                                   targets=targets)
         if self.keep_names:
@@ -391,7 +397,7 @@ class SnowClassifier(SavesModel, RuleParamsEstimator):
         texts."""
         if not hasattr(self, "network_"):
             self.begin()
-        self.network_.partial_fit(rows, labels)
+        self.network_.partial_fit(self.featurizer_.weighed(rows, learn=True), labels)
         return self
 
     # --------------------------------------------------------------- online
@@ -406,7 +412,7 @@ class SnowClassifier(SavesModel, RuleParamsEstimator):
             self.begin()
         width = 1 << int(self.featurizer_.bits)
         if not (type(x) is str and self._learn_fused(x, y, width)):
-            ids, vals = self.features_one(x)  # sorted, unique, checked
+            ids, vals = self.features_one(x, learn=True)  # sorted, unique, checked
             self.network_.learn_example(ids, vals, y, width=width)
         if self.keep_names and not isinstance(x, dict):
             self.featurizer_.record_names([x])
@@ -442,7 +448,8 @@ class SnowClassifier(SavesModel, RuleParamsEstimator):
         if last is not None and last[0] is x and last[1] is featurizer:
             return False  # featurised already (predict, then learn)
         single = featurizer.words_only()
-        if single is None or featurizer.unicode_form or featurizer.strip_accents:
+        if single is None or featurizer.unicode_form or featurizer.strip_accents \
+                or featurizer.idf:
             return False
         raw = np.frombuffer(x.encode("utf-8", "surrogatepass"), dtype=np.uint8)
         if raw.size > single.width or not network.learn_text(single.words, raw, y, width):
@@ -450,15 +457,24 @@ class SnowClassifier(SavesModel, RuleParamsEstimator):
         featurizer.invalid_bytes_ = 0
         return True
 
-    def features_one(self, x: Any) -> tuple[np.ndarray, np.ndarray]:
-        """The features of one document; those of the last text again when it is the same
-        object (predict, then learn: the text is featurised once; strings do not change)."""
+    def features_one(self, x: Any, *, learn: bool = False) -> tuple[np.ndarray, np.ndarray]:
+        """The features of one document (counted first when ``learn`` and the front end
+        weighs by document frequency); those of the last text again when it is the same
+        object (predict, then learn: the text is featurised once; strings do not
+        change)."""
+        featurizer = self.featurizer_
         last = getattr(self, "_last_features", None)  # (text, featurizer, features)
-        if last is not None and last[0] is x and last[1] is self.featurizer_:
-            return last[2]
-        features = self.featurizer_.features_one(x)
-        if type(x) is str:
-            self._last_features = (x, self.featurizer_, features)
+        if last is not None and last[0] is x and last[1] is featurizer:
+            features = last[2]
+        else:
+            features = featurizer.features_one(x)
+            if type(x) is str:
+                self._last_features = (x, featurizer, features)
+        if featurizer.idf:
+            ids, vals = features
+            row = featurizer.weighed(Rows(np.array([0, ids.size]), ids, vals,
+                                          1 << int(featurizer.bits)), learn=learn)
+            return row.indices.astype(np.int64), row.data
         return features
 
     def learn_many(self, texts: Iterable[Any], labels: Sequence[Any]) -> SnowClassifier:
@@ -484,7 +500,7 @@ class SnowClassifier(SavesModel, RuleParamsEstimator):
     def rows(self, texts: Iterable[Any]) -> Any:
         """The active-feature sets of ``texts`` as the network reads them (no scipy)."""
         self._check_fitted()
-        return self.featurizer_.rows(texts, names=False)
+        return self.featurizer_.weighed(self.featurizer_.rows(texts, names=False))
 
     def explain(self, text: Any, *, top_k: int = 3, features: int | None = 20
                 ) -> dict[str, Any]:

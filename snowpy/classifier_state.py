@@ -1,10 +1,13 @@
 """A text classifier as plain data: its network, front end and feature names.
 
 See :mod:`snowpy.network.state` for the network's part. The front end is
-stored as its parameters (hashing is stateless, so they rebuild it exactly);
-the inverse feature map (``keep_names``), when kept, only for the features
-the network holds links for: names of features the model does not use are
-not worth their bytes.
+stored as its parameters (hashing is stateless, so they rebuild it exactly),
+with the document frequencies it counted (``idf``: every feature counted,
+``frequency_ids`` and ``frequency_counts``, and the documents in the header's
+``frequencies``: a feature the network does not link still weighs in a
+row's norm); the inverse feature map (``keep_names``), when kept, only for
+the features the network holds links for: names of features the model does
+not use are not worth their bytes.
 """
 
 from __future__ import annotations
@@ -17,7 +20,8 @@ from snowpy import model_kinds
 from snowpy.declared import learned
 from snowpy.exceptions import ModelFileError, SnowpyError
 from snowpy.network.options import upgraded
-from snowpy.network.state import plain
+from snowpy.network.state import narrowest, plain
+from snowpy.text.assemble import DocumentFrequencies
 from snowpy.text.names import NameIndex
 
 __all__ = ["classifier_state", "restore_classifier"]
@@ -43,7 +47,37 @@ def classifier_state(classifier: Any, inference_only: bool = False
     if names is not None:
         packed, header["names"] = names
         arrays = dict(arrays, names_packed=packed)
+    frequencies = featurizer.__dict__.get("frequencies_") if featurizer.idf else None
+    if frequencies is not None:
+        ids, counts = frequencies.to_arrays()
+        header["frequencies"] = {"documents": frequencies.documents}
+        arrays = dict(arrays, frequency_ids=narrowest(ids, frequencies.width),
+                      frequency_counts=narrowest(counts, frequencies.documents + 1))
     return header, arrays
+
+
+def _frequencies(header: dict[str, Any], arrays: dict[str, np.ndarray], width: int,
+                 where: str) -> DocumentFrequencies | None:
+    """The document frequencies a file stores, checked: ascending ids below the front
+    end's width, each counted in 1 to ``documents`` documents."""
+    ids, counts = arrays.get("frequency_ids"), arrays.get("frequency_counts")
+    described = header.get("frequencies")
+    if ids is None and counts is None and described is None:
+        return None
+    documents = described.get("documents") if isinstance(described, dict) else None
+    if ids is None or counts is None or not isinstance(documents, int) \
+            or isinstance(documents, bool) or documents < 0:
+        raise ModelFileError(f"{where}: the document frequencies need 'frequency_ids', "
+                             "'frequency_counts' and the header's frequencies.documents")
+    ids, counts = np.asarray(ids).astype(np.int64), np.asarray(counts).astype(np.int64)
+    if ids.shape != counts.shape or ids.ndim != 1:
+        raise ModelFileError(f"{where}: 'frequency_ids' and 'frequency_counts' differ in shape")
+    if ids.size and (ids[0] < 0 or ids[-1] >= width or np.any(np.diff(ids) <= 0)):
+        raise ModelFileError(f"{where}: 'frequency_ids' must ascend, each below 2**bits")
+    if counts.size and (counts.min() < 1 or counts.max() > documents):
+        raise ModelFileError(f"{where}: 'frequency_counts' must lie from 1 to the "
+                             f"{documents} documents counted")
+    return DocumentFrequencies(width, ids, counts, documents)
 
 
 def _tupled(params: dict[str, Any]) -> dict[str, Any]:
@@ -85,6 +119,12 @@ def restore_classifier(classifier_class: type, header: dict[str, Any],
         return NameIndex.from_arrays(unpacked, labels, where)
 
     featurizer.load_names_later(names)
+    frequencies = _frequencies(header, arrays, 1 << int(featurizer.bits), where)
+    if frequencies is not None:
+        featurizer.frequencies_ = frequencies
+    elif featurizer.idf:
+        raise ModelFileError(f"{where}: the front end weighs by document frequency (idf) "
+                             "but the file holds no frequencies")
     options = _tupled(dict(header.get("classifier") or {}))
     for name in ("links", "precision", "discard"):  # format 1 files predate them
         if hasattr(network, name):  # (a dual network has no links)

@@ -90,6 +90,8 @@ FEATURIZER: Mapping[str, Setting] = _table({
     "strip_accents": Setting(False, "remove accents"),
     "token_pattern": Setting(None, "a regular expression a token matches"),
     "values": Setting("binary", "feature strength: binary, count or log"),
+    "idf": Setting(False, "multiply each strength by its inverse document frequency, "
+                          "counted over the documents learned"),
     "norm": Setting(None, "divide each row by its Euclidean norm (l2)"),
     "fields": Setting(None, "the fields of record documents to featurise"),
     "keep_names": Setting(False, "store the names of the features the model keeps"),

@@ -31,7 +31,7 @@ def explain_document(classifier: Any, text: Any, *, top_k: int = 3,
     :meth:`snowpy.SnowClassifier.explain`)."""
     network = classifier.network_
     featurizer = classifier.featurizer_
-    rows = featurizer.rows([text], names=False)
+    rows = classifier.rows([text])  # (weighed as the network reads them)
     ids = np.asarray(rows.indices[rows.indptr[0]:rows.indptr[1]], dtype=np.int64)
     strengths = np.asarray(rows.strengths[rows.indptr[0]:rows.indptr[1]], dtype=np.float64) \
         if rows.strengths is not None else np.ones(ids.size)

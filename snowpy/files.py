@@ -159,7 +159,7 @@ def _settings(featurizer: Any, format: str, multilabel: bool, prefix: str) -> tu
             prefix.encode("utf-8"), tables(), _ascii_word(bool(featurizer.lowercase)),
             bool(featurizer.lowercase), bool(featurizer.strip_accents), segments,
             ("binary", "count", "log").index(featurizer.values),
-            featurizer.norm == "l2", int(featurizer.bits), max_document_bytes())
+            featurizer.assembles_norm, int(featurizer.bits), max_document_bytes())
 
 
 def read_rows(path: str | os.PathLike, featurizer: Any, *, format: str,

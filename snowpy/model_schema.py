@@ -125,7 +125,7 @@ FEATURIZER = Obj({
     "bits": _int(1, 31), "lowercase": _BOOL,
     "unicode_form": _choice(None, "NFC", "NFKC", "NFD", "NFKD"), "strip_accents": _BOOL,
     "token_pattern": _any_of(_NULL, _text(10_000)),
-    "values": _choice("binary", "count", "log"), "norm": _choice(None, "l2"),
+    "values": _choice("binary", "count", "log"), "idf": _BOOL, "norm": _choice(None, "l2"),
     "fields": Items(_text(1000), 1, 256, null=True), "keep_names": _BOOL,
     "hash_seed": _int(0, _MAX_SEED), "errors": _choice("replace", "strict"),
     "chunk_bytes": _int(1, 2**31), "n_jobs": _any_of(_int(-1, -1), _int(1, 4096)),
@@ -171,6 +171,7 @@ _TOP = {
     "kind": _choice("network", "classifier", "cloud", "dual"),
     "arrays": Obj(extra=Obj(extra=_ANY)),
     "names": Obj(extra=_ANY, null=True),
+    "frequencies": Obj({"documents": _COUNT}, null=True),
     # how the training corpus was read (the command line's layout options and format)
     "read_with": Obj(extra=_any_of(_NULL, _BOOL, _text(1000), Items(_text(1000), 0, 256)),
                      null=True),
@@ -185,7 +186,8 @@ _OWN = Obj(extra=_ANY)
 _INTEGER = frozenset({"uint8", "uint16", "uint32", "int32", "int64"})
 _ARRAY_KINDS = {
     **dict.fromkeys(("feature_ids", "row_sizes", "link_targets", "row_counts", "link_counts",
-                     "promotions", "demotions"), _INTEGER),
+                     "promotions", "demotions", "frequency_ids", "frequency_counts"),
+                    _INTEGER),
     **dict.fromkeys(("link_weights", "link_averaging", "state"),
                     frozenset({"float32", "float64"})),
 }

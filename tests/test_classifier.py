@@ -173,3 +173,29 @@ def test_a_fit_checks_its_options_once_before_reading_and_once_to_train(monkeypa
             .read_text().splitlines()]
     clf = snowpy.SnowClassifier().fit([t for _, t in rows], [y for y, _ in rows])
     assert clf.network_.calibration_ is not None and len(checks) == 2
+
+
+# ---------------------------------------------------------------- document frequencies
+IDF = dict(rule="passive-aggressive", values="log", idf=True, norm="l2", calibrate=None)
+IDF_TEXTS = ["free prize now", "lunch at noon", "win a free prize", "meeting at noon today",
+             "prize draw tonight", "noon lunch with the team"] * 3
+IDF_LABELS = ["spam", "ham", "spam", "ham", "spam", "ham"] * 3
+
+
+def test_idf_counts_what_is_learned_one_document_at_a_time_as_partial_fit_does():
+    """learn_one counts each document before learning it, as partial_fit of one document
+    does (predict_one before it counts nothing): the same network and frequencies."""
+    one, batch = SnowClassifier(**IDF), SnowClassifier(**IDF)
+    for text, label in zip(IDF_TEXTS, IDF_LABELS):
+        one.predict_one(text)
+        one.learn_one(text, label)
+        batch.partial_fit([text], [label])
+    np.testing.assert_array_equal(one.decision_function(IDF_TEXTS),
+                                  batch.decision_function(IDF_TEXTS))
+    assert one.featurizer_.frequencies_.documents == len(IDF_TEXTS)
+    fitted = SnowClassifier(**IDF).fit(IDF_TEXTS, IDF_LABELS)
+    assert fitted.featurizer_.frequencies_.documents == len(IDF_TEXTS)
+    # a fit counts every document before learning any: its rows differ from the stream's
+    assert fitted.predict(["free prize", "lunch at noon"]).tolist() == ["spam", "ham"]
+    refit = SnowClassifier(**IDF).fit(IDF_TEXTS[:6], IDF_LABELS[:6])
+    assert refit.featurizer_.frequencies_.documents == 6  # (a new fit counts afresh)

@@ -355,3 +355,33 @@ def test_inspect_names_features_from_a_corpus_with_splits_and_counts_examples_tr
     text = " ".join(result.stdout.split())
     assert "1,200 examples learned in 4 epochs" in text
     assert "#" not in text.split("feature")[1]  # (names, not hashed ids)
+
+
+def test_idf_from_the_command_line_is_the_library_fit_and_refuses_a_cache(tmp_path):
+    """The compiled reader's rows are weighed as the library's are: ``snowpy train FILE
+    --idf`` saves the network ``SnowClassifier(idf=True).fit`` learns, and standard input
+    counts each block before learning it."""
+    import numpy as np
+
+    texts = ["free prize now", "lunch at noon", "win a free prize", "meeting at noon today",
+             "prize draw tonight", "noon lunch with the team"] * 4
+    labels = ["spam", "ham"] * 12
+    corpus = tmp_path / "c.tsv"
+    corpus.write_text("".join(f"{y}\t{t}\n" for t, y in zip(texts, labels)), encoding="utf-8")
+    options = ["--rule", "passive-aggressive", "--values", "log", "--idf", "--l2",
+               "--calibrate", "none"]
+    assert run("train", corpus, "-o", tmp_path / "m.snowpy", *options).exit_code == 0
+    model = snowpy.load(tmp_path / "m.snowpy")
+    library = snowpy.SnowClassifier(rule="passive-aggressive", values="log", idf=True,
+                                    norm="l2", calibrate=None).fit(texts, labels)
+    np.testing.assert_array_equal(model.decision_function(texts),
+                                  library.decision_function(texts))
+    assert model.featurizer_.frequencies_.documents == 24
+    streamed = run("train", "-", "-o", tmp_path / "s.snowpy", *options[:-2],
+                   input=corpus.read_text(encoding="utf-8"))
+    assert streamed.exit_code == 0
+    assert snowpy.load(tmp_path / "s.snowpy").featurizer_.frequencies_.documents == 24
+    cached = run("train", corpus, "-o", tmp_path / "c.snowpy", "--idf", "--cache",
+                 tmp_path / "cache")
+    assert cached.exit_code == 1 and "--idf is not available with --cache" in cached.stderr
+    assert len(cached.stderr.strip().splitlines()) == 1 and not (tmp_path / "cache").exists()

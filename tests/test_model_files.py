@@ -767,3 +767,30 @@ def test_a_flipped_bit_the_zip_checksum_misses_fails_the_arrays_sha256(saved, tm
     path.write_bytes(rezip(saved, flip))
     with pytest.raises(ModelFileError, match="link_weights.*fails its SHA-256 check"):
         snowpy.load(path)
+
+
+def test_document_frequencies_round_trip_and_are_checked(tmp_path):
+    from snowpy.classifier_state import classifier_state
+
+    texts = ["free prize now", "lunch at noon", "win a free prize", "meeting at noon"] * 3
+    labels = ["spam", "ham", "spam", "ham"] * 3
+    clf = snowpy.SnowClassifier(rule="passive-aggressive", values="log", idf=True, norm="l2",
+                                calibrate=None).fit(texts, labels)
+    loaded = snowpy.load(clf.save(tmp_path / "idf.snowpy"))
+    np.testing.assert_array_equal(loaded.decision_function(texts), clf.decision_function(texts))
+    assert loaded.featurizer_.frequencies_.documents == 12
+    header, arrays = classifier_state(clf)
+    # 16 words and pairs: "free", "free prize", "at noon"... in 6 documents, the rest in 3
+    assert sorted(arrays["frequency_counts"].tolist()) == [3] * 10 + [6] * 6
+    for name, edit, message in [
+            ("high", lambda a: a["frequency_counts"].__setitem__(0, 13), "from 1 to the 12"),
+            ("order", lambda a: a.__setitem__("frequency_ids", a["frequency_ids"][::-1].copy()),
+             "must ascend"),
+            ("gone", lambda a: a.pop("frequency_counts"), "need 'frequency_ids'")]:
+        edited = {k: v.copy() for k, v in arrays.items()}
+        edit(edited)
+        path = write_model(tmp_path / f"{name}.snowpy", header, edited)
+        with pytest.raises(ModelFileError, match=message):
+            snowpy.load(path)
+        result = run("predict", path, input="free prize\n")
+        assert result.exit_code == 1 and len(result.stderr.strip().splitlines()) == 1

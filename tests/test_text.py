@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
-from snowpy.exceptions import ConfigurationError, UnknownNameError
+from snowpy.exceptions import ConfigurationError, NotFittedError, UnknownNameError
 from snowpy.text import Featurizer, feature_seed, murmurhash3_32
 from snowpy.text.tokenize import encode_documents, split_documents, tokenize_bytes
 
@@ -328,3 +328,36 @@ def test_conjunctions_pair_distinct_tokens_in_either_order():
     assert X[2].nnz == 0
     near = Featurizer(ngrams=None, extractors=[("conjunctions", {"window": 1})])
     assert near.transform(["not good at all"]).nnz == 3  # adjacent pairs only
+
+
+# ---------------------------------------------------------------- document frequencies
+IDF_DOCS = ["the cat sat on the mat", "the dog sat", "a cat and a dog and a cat",
+            "dogs bark at cats", "the mat is red"]
+
+
+def test_idf_rows_equal_scikit_learns_sublinear_tfidf():
+    """values="log", idf=True, norm="l2" is TfidfVectorizer(sublinear_tf=True): the same
+    numbers in every row (the columns differ: hashed ids against a vocabulary)."""
+    from sklearn.feature_extraction.text import TfidfVectorizer
+
+    ours = Featurizer(values="log", idf=True, norm="l2").fit_transform(IDF_DOCS)
+    theirs = TfidfVectorizer(sublinear_tf=True, token_pattern=r"(?u)\b\w+\b").fit_transform(
+        IDF_DOCS)
+    for row in range(len(IDF_DOCS)):
+        mine = np.sort(ours.data[ours.indptr[row]:ours.indptr[row + 1]])
+        sklearns = np.sort(theirs.data[theirs.indptr[row]:theirs.indptr[row + 1]])
+        np.testing.assert_allclose(mine, sklearns, rtol=1e-12)
+    again = Featurizer(values="log", idf=True, norm="l2").fit(IDF_DOCS).transform(IDF_DOCS)
+    assert (again != ours).nnz == 0
+
+
+def test_idf_leaves_out_the_features_never_counted_and_needs_a_fit():
+    featurizer = Featurizer(idf=True).fit(["red apple", "green apple"])
+    row = featurizer.transform(["red pear apple"])
+    # three documents' worth: n = 2; df(red) = 1, df(apple) = 2; pear never counted
+    assert row.nnz == 2
+    assert sorted(row.data.round(6).tolist()) == [1.0, round(np.log(3 / 2) + 1, 6)]
+    with pytest.raises(NotFittedError, match="call fit first"):
+        Featurizer(idf=True).transform(["red apple"])
+    with pytest.raises(ConfigurationError, match="idf must be true or false"):
+        Featurizer(idf="yes").transform(["red apple"])

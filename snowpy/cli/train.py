@@ -69,6 +69,7 @@ from snowpy.cli.train_options import (
     InferenceOnlyOption,
     JsonOutputOption,
     KeepNamesOption,
+    IdfOption,
     L2Option,
     LinksOption,
     MixingOption,
@@ -126,6 +127,7 @@ def train(
     conjunctions: ConjunctionsOption = None,
     bits: BitsOption = CLASSIFIER["bits"],
     values: ValuesOption = CLASSIFIER["values"],
+    idf: IdfOption = CLASSIFIER["idf"],
     l2: L2Option = CLASSIFIER["norm"] == "l2",
     epochs: EpochsOption = None,
     average: AverageOption = CLASSIFIER["average"],
@@ -179,7 +181,7 @@ def train(
         rule, thickness=thickness, ngrams=parse_range(ngrams, "--ngrams"),
         char_ngrams=parse_range(char_ngrams, "--char-ngrams"), skipgrams=skipgrams or None,
         bits=bits, values=values, extractors=[] if conjunctions is None else [("conjunctions", {"window": conjunctions})],
-        norm="l2" if l2 else None, epochs=epochs, average=average, seed=seed,
+        idf=idf, norm="l2" if l2 else None, epochs=epochs, average=average, seed=seed,
         early_stop=early_stop,
         calibrate=None if calibrate == "none" else calibrate,
         keep_names=keep_names, links=links,
@@ -200,6 +202,9 @@ def train(
         if wanted(workers, scheduler):
             raise ConfigurationError("--cache is for one machine; the workers of "
                                      "--workers/--scheduler keep their shards in memory")
+        if classifier.idf:
+            raise ConfigurationError("--idf is not available with --cache yet: the cache "
+                                     "holds rows before the document frequencies")
         train_cached(classifier, run, cache)
     elif _on_cluster(run, cluster, streaming=streaming, test=test, keep_names=keep_names):
         train_distributed(classifier, run, cluster)

@@ -17,7 +17,7 @@ __all__ = [
     "CalibrateOption", "CharNgramsOption", "CheckpointOption",
     "ConjunctionsOption", "CorpusOption", "CurveOption", "DiscardOption",
     "EarlyStopOption", "EligibilityOption", "EpochsOption",
-    "ForceOption", "FormatOption", "InferenceOnlyOption", "JsonOutputOption",
+    "ForceOption", "FormatOption", "IdfOption", "InferenceOnlyOption", "JsonOutputOption",
     "KeepNamesOption", "L2Option", "LinksOption", "MixingOption", "NgramsOption",
     "OnErrorOption", "OutputOption", "PrecisionOption", "QuietOption", "SkipgramsOption",
     "ReportEveryOption", "ResumeOption", "RuleOption", "SaveEveryOption",
@@ -55,6 +55,7 @@ ConjunctionsOption = Annotated[int | None, typer.Option(
              "document (SNoW -g +)")]
 BitsOption = Annotated[int, declared("bits")]
 ValuesOption = Annotated[str, declared("values")]
+IdfOption = Annotated[bool, declared("idf", "--idf/--no-idf")]
 L2Option = Annotated[bool, declared("norm", "--l2/--no-l2")]
 EpochsOption = Annotated[int | None, declared(
         "epochs", note=f"default {CLASSIFIER['epochs'].default}; a stream is learned in one")]

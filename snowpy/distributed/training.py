@@ -125,6 +125,9 @@ def fit(classifier: Any, data: Any, labels: Any = None, *, cluster: Any = None,
     if getattr(classifier, "keep_names", False):
         raise ConfigurationError("keep_names is not available in distributed training: "
                                  "`snowpy inspect --corpus` names features on demand")
+    if getattr(classifier, "idf", False):
+        raise ConfigurationError("idf is not available in distributed training yet: the "
+                                 "shards would each count their own document frequencies")
     if classifier.calibrate == "progressive":
         raise ConfigurationError("calibrate='progressive' follows a stream in one process; "
                                  "a distributed fit calibrates with 'cv' or 'holdout'")

@@ -26,9 +26,9 @@ from snowpy._lazy import lazy_module
 from snowpy._rows import Rows
 from snowpy._validation import threads_of
 from snowpy.declared import FEATURIZER, defaults
-from snowpy.exceptions import ConfigurationError
+from snowpy.exceptions import ConfigurationError, NotFittedError
 from snowpy.plugins import get_extractor
-from snowpy.text.assemble import VALUE_MODES
+from snowpy.text.assemble import VALUE_MODES, DocumentFrequencies
 from snowpy.text.chunks import (
     Inline,
     SequenceChunks,
@@ -105,6 +105,13 @@ class Featurizer(TransformerConventions, ChunkStages):
     values : {"binary", "count", "log"}, default "binary"
         Feature strength: presence (SNoW's default), occurrences, or
         ``1 + ln(count)``.
+    idf : bool, default False
+        Multiply each strength by its feature's inverse document frequency,
+        ``ln((1 + n) / (1 + df)) + 1`` over the ``n`` documents counted
+        (scikit-learn's smoothed idf), before the norm. :meth:`fit` counts the
+        documents (``values="log", idf=True, norm="l2"`` is scikit-learn's
+        ``TfidfVectorizer(sublinear_tf=True)``); features never counted are
+        left out, as a vocabulary leaves out words it has not seen.
     norm : {None, "l2"}, default None
         Divide each row by its Euclidean norm.
     fields : sequence of str, optional
@@ -148,6 +155,7 @@ class Featurizer(TransformerConventions, ChunkStages):
         strip_accents: bool = _DEFAULTS["strip_accents"],
         token_pattern: str | None = _DEFAULTS["token_pattern"],
         values: str = _DEFAULTS["values"],
+        idf: bool = _DEFAULTS["idf"],
         norm: str | None = _DEFAULTS["norm"],
         fields: Sequence[str] | None = _DEFAULTS["fields"],
         keep_names: bool = _DEFAULTS["keep_names"],
@@ -168,6 +176,7 @@ class Featurizer(TransformerConventions, ChunkStages):
         self.strip_accents = strip_accents
         self.token_pattern = token_pattern
         self.values = values
+        self.idf = idf
         self.norm = norm
         self.fields = fields
         self.keep_names = keep_names
@@ -245,6 +254,8 @@ class Featurizer(TransformerConventions, ChunkStages):
             )
         if self.norm not in (None, "l2"):
             raise ConfigurationError(f"norm must be None or 'l2', got {self.norm!r}")
+        if not isinstance(self.idf, (bool, np.bool_)):
+            raise ConfigurationError(f"idf must be true or false, got {self.idf!r}")
         if self.unicode_form not in _FORMS:
             raise ConfigurationError(
                 f"unicode_form must be one of None, NFC, NFKC, NFD, NFKD, got {self.unicode_form!r}"
@@ -290,8 +301,12 @@ class Featurizer(TransformerConventions, ChunkStages):
 
     # -------------------------------------------------------------- transform
     def fit(self, texts: Any = None, y: Any = None) -> Featurizer:
-        """Nothing to learn (hashing); checks the configuration. Returns self."""
+        """Check the configuration; with ``idf``, count the documents' frequencies
+        (those counted before are forgotten). Returns self."""
         self.segments()
+        if self.idf:
+            self.frequencies_ = DocumentFrequencies(1 << int(self.bits))
+            self.frequencies_.count(self.rows(texts, names=False))
         return self
 
     def transform(self, texts: Iterable[Any], *, names: bool | None = None) -> sp.csr_matrix:
@@ -301,14 +316,39 @@ class Featurizer(TransformerConventions, ChunkStages):
         featurise the next chunks. ``names`` (default ``keep_names``) says whether
         this pass records feature names.
         """
-        return self.rows(texts, names=names).tocsr()
+        return self.weighed(self.rows(texts, names=names)).tocsr()
+
+    def fit_transform(self, texts: Iterable[Any], y: Any = None) -> sp.csr_matrix:
+        self.segments()
+        if self.idf:
+            self.frequencies_ = DocumentFrequencies(1 << int(self.bits))
+        return self.weighed(self.rows(texts), learn=True).tocsr()
+
+    def weighed(self, rows: Any, *, learn: bool = False) -> Any:
+        """The rows :meth:`rows` made (or :func:`snowpy.files.read_rows` read) as the
+        front end hands them on: with ``idf``, each strength times its feature's
+        inverse document frequency, then the norm; when ``learn``, the rows' documents
+        are counted first (a fit, ``partial_fit`` or ``learn_one``: the documents
+        learned). Without ``idf``, ``rows`` as they are."""
+        if not self.idf:
+            return rows
+        frequencies = self.__dict__.get("frequencies_")
+        if frequencies is None:
+            frequencies = self.frequencies_ = DocumentFrequencies(1 << int(self.bits))
+        if learn:
+            frequencies.count(rows)
+        elif frequencies.documents == 0:
+            raise NotFittedError("this Featurizer's document frequencies (idf=True) are not "
+                                 "counted yet; call fit first")
+        return frequencies.weigh(rows, norm=self.norm == "l2")
 
     def rows(self, texts: Iterable[Any], *, names: bool | None = None) -> Rows:
-        """As :meth:`transform`, the rows as plain arrays (:class:`snowpy._rows.Rows`,
-        the CSR layout without scipy): what snowpy's estimators read. Binary rows
-        without a norm carry no strengths array (every strength is 1)."""
+        """The rows of ``texts`` as plain arrays (:class:`snowpy._rows.Rows`, the CSR
+        layout without scipy), before the document frequencies (:meth:`weighed`);
+        without ``idf`` what :meth:`transform` gives. Binary rows without a norm carry
+        no strengths array (every strength is 1)."""
         texts = as_documents(texts)
-        binary = self.values == "binary" and self.norm is None
+        binary = self.values == "binary" and not self.assembles_norm
         expected = len(texts) if hasattr(texts, "__len__") else None  # type: ignore[arg-type]
         indices: Any = None
         data: Any = None
@@ -339,9 +379,6 @@ class Featurizer(TransformerConventions, ChunkStages):
         data = None if binary else trimmed(data, nnz)
         return Rows(np.concatenate(indptr_parts), indices, data, 1 << self.bits)
 
-    def fit_transform(self, texts: Iterable[Any], y: Any = None) -> sp.csr_matrix:
-        return self.transform(texts)
-
     def iter_blocks(self, texts: Iterable[Any], chunk_docs: int | None = None, *,
                     names: bool | None = None) -> Iterator[sp.csr_matrix]:
         """Featurise a stream of documents, yielding one CSR block per chunk.
@@ -352,7 +389,9 @@ class Featurizer(TransformerConventions, ChunkStages):
         ``names`` as in :meth:`transform`.
         """
         for n_docs, indptr, indices, data in self._parts(texts, chunk_docs, True, names):
-            block = sp.csr_matrix((data, indices, indptr), shape=(n_docs, 1 << self.bits))
+            rows = self.weighed(Rows(indptr, indices, data, 1 << self.bits))
+            block = sp.csr_matrix((rows.data, rows.indices, rows.indptr),
+                                  shape=(n_docs, 1 << self.bits))
             block.has_canonical_format = True
             yield block
 
@@ -393,7 +432,7 @@ class Featurizer(TransformerConventions, ChunkStages):
                 all(segment.name == "words" for segment in segments)
             self._single_path = WordsOnly(
                 segments, self.lowercase, self.strip_accents, VALUE_MODES.index(self.values),
-                self.norm == "l2", int(self.bits)) if plain else None
+                self.assembles_norm, int(self.bits)) if plain else None
         return self._single_path
 
     def _features_of_dict(self, features: dict) -> tuple[np.ndarray, np.ndarray]:

@@ -51,6 +51,7 @@ class ChunkStages:
 
     fields: Any
     values: str
+    idf: bool
     norm: str | None
     bits: int
     lowercase: bool
@@ -60,6 +61,12 @@ class ChunkStages:
     _pattern: Any
     errors: str
     _local: Any
+
+    @property
+    def assembles_norm(self) -> bool:
+        """Whether the compiled assembly of rows divides them by their norm (with
+        ``idf`` the norm comes after the weighing: ``Featurizer.weighed``)."""
+        return self.norm == "l2" and not self.idf
 
     def _featurize(self, fields: list, n_docs: int, segments: list[Segment], first_doc: int,
                    values: bool, collect: bool = False):
@@ -87,10 +94,10 @@ class ChunkStages:
         widest = int((ptrs[:, 1:] - ptrs[:, :-1]).sum(axis=0).max()) if n_docs else 0
         indptr = np.empty(n_docs + 1, dtype=np.int64)
         indices = workspace.get("indices", ids.size, np.int32)
-        write = values or self.values != "binary" or self.norm is not None
+        write = values or self.values != "binary" or self.assembles_norm
         data = workspace.get("data", ids.size, np.float64) if write else np.empty(0)
         scratch = workspace.get("row", max(widest, 1), np.int32)
-        nnz = assemble_rows(ids, ptrs, VALUE_MODES.index(self.values), self.norm == "l2",
+        nnz = assemble_rows(ids, ptrs, VALUE_MODES.index(self.values), self.assembles_norm,
                             int(self.bits), indptr, indices, data, scratch)
         part = (n_docs, indptr, indices[:nnz].copy(), data[:nnz].copy() if write else None)
         return part, invalid, names

@@ -208,8 +208,8 @@ class _Search:
         entry = self._rows[key]
         missing = indices[entry["position"][indices] < 0]
         if missing.size:
-            made = Featurizer(**front).transform([self.texts[i] for i in missing],
-                                                 names=False)
+            made = Featurizer(**front).rows([self.texts[i] for i in missing],
+                                            names=False).tocsr()  # (before the idf)
             before = 0 if entry["matrix"] is None else entry["matrix"].shape[0]
             entry["matrix"] = made if entry["matrix"] is None else \
                 sp.vstack([entry["matrix"], made], format="csr")
@@ -217,11 +217,12 @@ class _Search:
         return entry["matrix"][entry["position"][indices]]
 
     def score(self, classifier: Any, rows: Any) -> float:
-        """The validation score (``rows``: the validation split's features)."""
+        """The validation score (``rows``: the validation split's features, weighed by
+        the document frequencies the classifier counted when its front end has ``idf``)."""
         from snowpy import metrics
 
         truth = [self.labels[i] for i in self.valid]
-        predicted = classifier.network_.predict(rows)
+        predicted = classifier.network_.predict(classifier.featurizer_.weighed(rows))
         if self.multilabel:
             return float(metrics.multilabel_report(truth, predicted, list(
                 classifier.network_.classes_))["micro"]["f1"])

@@ -1,6 +1,6 @@
 """What ``snowpy tune`` searches: the rule (clouds too), the parameters each rule declares
 (:class:`snowpy.params.Param`: its default, bounds and type give the range), the front
-end (word and character n-grams, skip-grams, conjunctions, bits, values, l2 norm), and
+end (word and character n-grams, skip-grams, conjunctions, bits, values, idf, l2 norm), and
 the network (thickness, epochs, link
 policy, averaging); for a multi-label corpus the negative thickness too. The first
 trials are the defaults (and :data:`snowpy.presets.MULTILABEL` for a multi-label corpus),
@@ -19,7 +19,8 @@ __all__ = ["FRONT_END", "RULES", "first_trials", "suggest"]
 RULES = ("balanced-winnow", "winnow", "perceptron", "passive-aggressive", "aggressive",
          "normalised-winnow", "balanced-winnow+perceptron")
 #: The options of the front end: a trial's features are made once per distinct setting.
-FRONT_END = ("ngrams", "char_ngrams", "skipgrams", "extractors", "bits", "values", "norm")
+FRONT_END = ("ngrams", "char_ngrams", "skipgrams", "extractors", "bits", "values", "idf",
+             "norm")
 _CONJUNCTIONS = {"none": (), "2": (("conjunctions", {"window": 2}),),
                  "4": (("conjunctions", {"window": 4}),)}
 _NGRAMS = {"1": (1, 1), "1-2": (1, 2), "1-3": (1, 3)}
@@ -57,6 +58,7 @@ def suggest(trial: Any, multilabel: bool) -> dict[str, Any]:
                                                               tuple(_CONJUNCTIONS))],
         "bits": trial.suggest_categorical("bits", (18, 20, 22)),
         "values": trial.suggest_categorical("values", ("binary", "log")),
+        "idf": trial.suggest_categorical("idf", (False, True)),
         "norm": {"none": None, "l2": "l2"}[trial.suggest_categorical("norm", ("none", "l2"))],
         "thickness": trial.suggest_float("thickness", 0.0, 8.0),
         "epochs": trial.suggest_int("epochs", 3, 30, log=True),
@@ -81,7 +83,7 @@ def first_trials(multilabel: bool) -> list[dict[str, Any]]:
     of a large corpus), and for a multi-label corpus the multi-label preset."""
     defaults = {"rule": "balanced-winnow", "ngrams": "1-2", "char_ngrams": "none",
                 "skipgrams": 0, "conjunctions": "none", "bits": 22, "values": "binary",
-                "norm": "none", "thickness": 1.0, "epochs": 10,
+                "idf": False, "norm": "none", "thickness": 1.0, "epochs": 10,
                 "links": "signed", "average": True}
     if not multilabel:  # (then each rule on the default features: cheap trials first)
         return [{**defaults, "rule": rule, **_rule_defaults(rule)} for rule in RULES]
@@ -115,15 +117,15 @@ def described(params: dict[str, Any], *, exact: bool = False) -> str:
     '--rule winnow --ngrams 1-3 --skipgrams 1 --conjunctions 2 --l2 --no-average --thickness 1.23 --alpha 1.5'
     """
     train = {"ngrams": "1-2", "char_ngrams": "none", "skipgrams": 0, "conjunctions": "none",
-             "bits": 22, "values": "binary", "norm": "none", "thickness": 1.0, "epochs": 10,
-             "links": "signed", "average": True}
+             "bits": 22, "values": "binary", "idf": False, "norm": "none", "thickness": 1.0,
+             "epochs": 10, "links": "signed", "average": True}
     parts = []
     for name, value in params.items():
         if train.get(name, object()) == value:
             continue
         option = "--" + name.split(":")[-1].replace("_", "-")
-        if name == "norm":
-            parts.append("--l2")
+        if name in ("norm", "idf"):
+            parts.append("--l2" if name == "norm" else "--idf")
         elif name == "average":
             parts.append("--no-average")
         elif isinstance(value, float) and not math.isnan(value):
