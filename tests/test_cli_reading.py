@@ -369,11 +369,11 @@ def test_idf_from_the_command_line_is_the_library_fit_and_refuses_a_cache(tmp_pa
     corpus = tmp_path / "c.tsv"
     corpus.write_text("".join(f"{y}\t{t}\n" for t, y in zip(texts, labels)), encoding="utf-8")
     options = ["--rule", "passive-aggressive", "--values", "log", "--idf", "--l2",
-               "--calibrate", "none"]
+               "--bias", "0.1", "--calibrate", "none"]
     assert run("train", corpus, "-o", tmp_path / "m.snowpy", *options).exit_code == 0
     model = snowpy.load(tmp_path / "m.snowpy")
     library = snowpy.SnowClassifier(rule="passive-aggressive", values="log", idf=True,
-                                    norm="l2", calibrate=None).fit(texts, labels)
+                                    norm="l2", bias=0.1, calibrate=None).fit(texts, labels)
     np.testing.assert_array_equal(model.decision_function(texts),
                                   library.decision_function(texts))
     assert model.featurizer_.frequencies_.documents == 24

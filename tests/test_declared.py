@@ -69,12 +69,14 @@ def test_train_options_are_built_from_the_classifiers_table():
     command = typer.main.get_command(app).commands["train"]  # type: ignore[attr-defined]
     options = {param.name: param for param in command.params}
     span = lambda v: "none" if v is None else "-".join(map(str, v))  # noqa: E731
-    spelled = {"ngrams": span, "char_ngrams": span, "discard": str, "eligibility": str}
+    spelled = {"ngrams": span, "char_ngrams": span, "discard": str, "eligibility": str,
+               "bias": lambda v: "1" if v is True else str(v)}
     options["norm"] = options.pop("l2")  # (a switch: --l2)
     built = [name for name in declared.CLASSIFIER if name in options]
     assert built == ["rule", "thickness", "ngrams", "char_ngrams", "skipgrams", "bits",
                      "values", "idf", "norm",
-                     "keep_names", "n_jobs", "epochs", "average", "seed", "early_stop", "links",
+                     "keep_names", "n_jobs", "epochs", "average", "seed", "bias", "early_stop",
+                     "links",
                      "eligibility", "discard", "precision", "calibrate"]
     for name in built:
         setting, option = declared.CLASSIFIER[name], options[name]

@@ -70,6 +70,7 @@ from snowpy.cli.train_options import (
     JsonOutputOption,
     KeepNamesOption,
     IdfOption,
+    BiasOption,
     L2Option,
     LinksOption,
     MixingOption,
@@ -131,6 +132,7 @@ def train(
     l2: L2Option = CLASSIFIER["norm"] == "l2",
     epochs: EpochsOption = None,
     average: AverageOption = CLASSIFIER["average"],
+    bias: BiasOption = "1",
     early_stop: EarlyStopOption = CLASSIFIER["early_stop"],
     links: LinksOption = CLASSIFIER["links"],
     eligibility: EligibilityOption = spelled("eligibility"),
@@ -182,6 +184,7 @@ def train(
         char_ngrams=parse_range(char_ngrams, "--char-ngrams"), skipgrams=skipgrams or None,
         bits=bits, values=values, extractors=[] if conjunctions is None else [("conjunctions", {"window": conjunctions})],
         idf=idf, norm="l2" if l2 else None, epochs=epochs, average=average, seed=seed,
+        bias=_bias(bias),
         early_stop=early_stop,
         calibrate=None if calibrate == "none" else calibrate,
         keep_names=keep_names, links=links,
@@ -212,6 +215,12 @@ def train(
         _train_stream(classifier, run, save_every=save_every, report_every=report_every)
     else:
         _train_in_memory(ctx, classifier, run, rule_params, (test, test_every, curve))
+
+
+def _bias(text: str) -> bool | float:
+    """``--bias``: a strength (1, the default, is ``True``), or none (``False``)."""
+    strength = parse_optional_float(text, "--bias")
+    return False if strength is None else True if strength == 1.0 else strength
 
 
 def _mode(corpus: str, stream: bool | None, cache: Path | None, epochs: int | None,

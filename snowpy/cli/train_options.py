@@ -13,7 +13,7 @@ import typer
 from snowpy.declared import CLASSIFIER
 
 __all__ = [
-    "AverageOption", "AverageOverOption", "BitsOption", "CacheOption",
+    "AverageOption", "AverageOverOption", "BiasOption", "BitsOption", "CacheOption",
     "CalibrateOption", "CharNgramsOption", "CheckpointOption",
     "ConjunctionsOption", "CorpusOption", "CurveOption", "DiscardOption",
     "EarlyStopOption", "EligibilityOption", "EpochsOption",
@@ -56,6 +56,7 @@ ConjunctionsOption = Annotated[int | None, typer.Option(
 BitsOption = Annotated[int, declared("bits")]
 ValuesOption = Annotated[str, declared("values")]
 IdfOption = Annotated[bool, declared("idf", "--idf/--no-idf")]
+BiasOption = Annotated[str, declared("bias", note="its strength, or none; default 1")]
 L2Option = Annotated[bool, declared("norm", "--l2/--no-l2")]
 EpochsOption = Annotated[int | None, declared(
         "epochs", note=f"default {CLASSIFIER['epochs'].default}; a stream is learned in one")]

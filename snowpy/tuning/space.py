@@ -11,8 +11,6 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from snowpy.presets import MULTILABEL
-
 __all__ = ["FRONT_END", "RULES", "first_trials", "suggest"]
 
 #: The rules searched: snowpy's mistake-driven rules, and one cloud.
@@ -77,23 +75,34 @@ def suggest(trial: Any, multilabel: bool) -> dict[str, Any]:
     return {"rule": rule, **options}
 
 
+def _defaults() -> dict[str, Any]:
+    """The classifier's defaults as a trial's parameters (the command line's defaults)."""
+    from snowpy.presets import CLASSIFIER
+
+    ngrams = CLASSIFIER["ngrams"]
+    return {"rule": CLASSIFIER["rule"], "ngrams": f"{ngrams[0]}-{ngrams[1]}",
+            "char_ngrams": "none", "skipgrams": 0, "conjunctions": "none",
+            "bits": CLASSIFIER["bits"], "values": CLASSIFIER["values"],
+            "idf": CLASSIFIER["idf"], "norm": CLASSIFIER["norm"] or "none",
+            "thickness": CLASSIFIER["thickness"], "epochs": CLASSIFIER["epochs"],
+            "links": CLASSIFIER["links"], "average": CLASSIFIER["average"]}
+
+
 def first_trials(multilabel: bool) -> list[dict[str, Any]]:
     """The settings tried first, as trial parameters: the defaults (then each rule with
     the default front end: a costly front end sampled early could take the whole budget
     of a large corpus), and for a multi-label corpus the multi-label preset."""
-    defaults = {"rule": "balanced-winnow", "ngrams": "1-2", "char_ngrams": "none",
-                "skipgrams": 0, "conjunctions": "none", "bits": 22, "values": "binary",
-                "idf": False, "norm": "none", "thickness": 1.0, "epochs": 10,
-                "links": "signed", "average": True}
+    from snowpy.presets import multilabel_settings
+
+    defaults = _defaults()
     if not multilabel:  # (then each rule on the default features: cheap trials first)
-        return [{**defaults, "rule": rule, **_rule_defaults(rule)} for rule in RULES]
-    preset = {**defaults, "thickness": MULTILABEL["thickness"],
-              "negative_thickness": MULTILABEL["negative_thickness"],
-              "epochs": MULTILABEL["epochs"], "links": MULTILABEL["links"],
-              "balanced-winnow:alpha": MULTILABEL["alpha"],
-              "balanced-winnow:beta": MULTILABEL["beta"]}
-    return [preset, {**defaults, "negative_thickness": 1.0,
-                     **_rule_defaults("balanced-winnow")}]
+        rules = [defaults["rule"]] + [rule for rule in RULES if rule != defaults["rule"]]
+        return [{**defaults, "rule": rule, **_rule_defaults(rule)} for rule in rules]
+    rule = defaults["rule"]
+    preset = {f"{rule}:{name}" if name in ("alpha", "beta") else name: value
+              for name, value in multilabel_settings(rule).items()}
+    return [{**defaults, **_rule_defaults(rule), **preset},
+            {**defaults, "negative_thickness": 1.0, **_rule_defaults(rule)}]
 
 
 def _rule_defaults(rule: str) -> dict[str, Any]:
@@ -112,22 +121,20 @@ def described(params: dict[str, Any], *, exact: bool = False) -> str:
     three figures, for reading).
 
     >>> described({"rule": "winnow", "ngrams": "1-3", "char_ngrams": "none", "skipgrams": 1,
-    ...            "conjunctions": "2", "norm": "l2", "average": False, "bits": 22,
-    ...            "thickness": 1.23456, "winnow:alpha": 1.5})
-    '--rule winnow --ngrams 1-3 --skipgrams 1 --conjunctions 2 --l2 --no-average --thickness 1.23 --alpha 1.5'
+    ...            "conjunctions": "2", "values": "binary", "idf": True, "norm": "l2",
+    ...            "average": False, "bits": 22, "thickness": 1.23456, "winnow:alpha": 1.5})
+    '--rule winnow --ngrams 1-3 --skipgrams 1 --conjunctions 2 --idf --l2 --no-average --thickness 1.23 --alpha 1.5'
     """
-    train = {"ngrams": "1-2", "char_ngrams": "none", "skipgrams": 0, "conjunctions": "none",
-             "bits": 22, "values": "binary", "idf": False, "norm": "none", "thickness": 1.0,
-             "epochs": 10, "links": "signed", "average": True}
+    train = {k: v for k, v in _defaults().items() if k != "rule"}  # (the rule always named)
     parts = []
     for name, value in params.items():
         if train.get(name, object()) == value:
             continue
         option = "--" + name.split(":")[-1].replace("_", "-")
-        if name in ("norm", "idf"):
-            parts.append("--l2" if name == "norm" else "--idf")
-        elif name == "average":
-            parts.append("--no-average")
+        if name == "norm":
+            parts.append("--l2" if value == "l2" else "--no-l2")
+        elif name in ("idf", "average"):
+            parts.append(option if value else f"--no-{name}")
         elif isinstance(value, float) and not math.isnan(value):
             parts.append(f"{option} {value!r}" if exact else f"{option} {value:.3g}")
         else:
