@@ -357,7 +357,7 @@ def test_inspect_names_features_from_a_corpus_with_splits_and_counts_examples_tr
     assert "#" not in text.split("feature")[1]  # (names, not hashed ids)
 
 
-def test_idf_from_the_command_line_is_the_library_fit_and_refuses_a_cache(tmp_path):
+def test_idf_from_the_command_line_is_the_library_fit(tmp_path):
     """The compiled reader's rows are weighed as the library's are: ``snowpy train FILE
     --idf`` saves the network ``SnowClassifier(idf=True).fit`` learns, and standard input
     counts each block before learning it."""
@@ -381,7 +381,3 @@ def test_idf_from_the_command_line_is_the_library_fit_and_refuses_a_cache(tmp_pa
                    input=corpus.read_text(encoding="utf-8"))
     assert streamed.exit_code == 0
     assert snowpy.load(tmp_path / "s.snowpy").featurizer_.frequencies_.documents == 24
-    cached = run("train", corpus, "-o", tmp_path / "c.snowpy", "--idf", "--cache",
-                 tmp_path / "cache")
-    assert cached.exit_code == 1 and "--idf is not available with --cache" in cached.stderr
-    assert len(cached.stderr.strip().splitlines()) == 1 and not (tmp_path / "cache").exists()

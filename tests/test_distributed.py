@@ -40,6 +40,27 @@ def _weights(classifier):
     return keys[order], links.data[order]
 
 
+def test_idf_counts_every_shard_before_any_shard_learns(client):
+    """The shards' document frequencies are added up and each shard weighed by the sum:
+    the frequencies of a fit in memory, however many shards; one shard learns the
+    network that fit learns."""
+    options = dict(rule="passive-aggressive", values="log", idf=True, norm="l2", bias=0.1,
+                   epochs=3, calibrate=None)
+    texts, labels = zip(*[(d.text, d.label) for d in read(DEMO)])
+    one = SnowClassifier(**options).fit(list(texts), list(labels))
+    expected = one.featurizer_.frequencies_.to_arrays()
+    for shards in (3, 1):
+        model = fit(SnowClassifier(**options), DEMO, cluster=client,
+                    reading=Reading(shards=shards))
+        assert model.featurizer_.frequencies_.documents == 400
+        for found, wanted in zip(model.featurizer_.frequencies_.to_arrays(), expected):
+            np.testing.assert_array_equal(found, wanted)
+    keys, weights = _weights(model)
+    one_keys, one_weights = _weights(one)
+    np.testing.assert_array_equal(keys, one_keys)
+    np.testing.assert_allclose(weights, one_weights, rtol=1e-6, atol=1e-9)
+
+
 def _corpus(path, n=3000):
     """A corpus whose rounds take a moment: three topics of made-up words."""
     rng = np.random.default_rng(7)

@@ -65,3 +65,23 @@ def test_a_damaged_cache_and_refused_options_say_so(tmp_path):
     assert result.exit_code == 1 and "the cache is damaged" in result.output
     result = _train(DEMO, "-o", tmp_path / "m.snowpy", "--cache", folder, "--calibrate", "cv")
     assert result.exit_code == 1 and "calibration is progressive" in result.output
+
+
+def test_a_cache_weighs_its_blocks_by_the_frequencies_it_counted(tmp_path, monkeypatch):
+    """With --idf the cache counts its documents as it builds (frequencies.npz) and weighs
+    each block read back: the model file is the in-memory one, to the byte, built or
+    reused."""
+    monkeypatch.setattr(cache_module, "BLOCK_DOCS", 64)
+    folder = tmp_path / "cache"
+    options = ["--rule", "passive-aggressive", "--values", "log", "--idf", "--l2",
+               "--bias", "0.1", "--epochs", "3"]
+    built = _train(DEMO, "-o", tmp_path / "c.snowpy", "--cache", folder, *options)
+    assert built.exit_code == 0, built.output
+    assert (folder / "frequencies.npz").is_file()
+    in_memory = _train(DEMO, "-o", tmp_path / "m.snowpy", *options, "--calibrate", "progressive")
+    assert in_memory.exit_code == 0, in_memory.output
+    assert (tmp_path / "c.snowpy").read_bytes() == (tmp_path / "m.snowpy").read_bytes()
+    reused = _train(DEMO, "-o", tmp_path / "r.snowpy", "--cache", folder, *options)
+    assert "reusing the cache" in reused.output
+    assert (tmp_path / "r.snowpy").read_bytes() == (tmp_path / "m.snowpy").read_bytes()
+    assert load(tmp_path / "m.snowpy").featurizer_.frequencies_.documents == 400

@@ -205,9 +205,6 @@ def train(
         if wanted(workers, scheduler):
             raise ConfigurationError("--cache is for one machine; the workers of "
                                      "--workers/--scheduler keep their shards in memory")
-        if classifier.idf:
-            raise ConfigurationError("--idf is not available with --cache yet: the cache "
-                                     "holds rows before the document frequencies")
         train_cached(classifier, run, cache)
     elif _on_cluster(run, cluster, streaming=streaming, test=test, keep_names=keep_names):
         train_distributed(classifier, run, cluster)

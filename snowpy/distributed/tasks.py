@@ -72,9 +72,23 @@ def featurise(source: Any, params: dict[str, Any]) -> ShardData:
                                  "labels")
     featurizer = SnowClassifier(**{**params, "n_jobs": 1}).make_featurizer()
     texts = as_documents(texts)
-    X = featurizer.transform(texts, names=False) if len(texts) else \
+    # (before the document frequencies: with idf, the shards' counts are added up first)
+    X = featurizer.rows(texts, names=False).tocsr() if len(texts) else \
         sp.csr_matrix((0, 1 << int(params["bits"])))
     return ShardData(X, labels, text_keys(texts, labels), skipped, messages)
+
+
+def frequencies_of(data: ShardData) -> tuple[np.ndarray, np.ndarray]:
+    """The shard's features and the documents holding each (ascending ids)."""
+    ids, counts = np.unique(data.X.indices, return_counts=True)
+    return ids.astype(np.int64), counts.astype(np.int64)
+
+
+def weigh(data: ShardData, frequencies: Any, norm: bool) -> ShardData:
+    """The shard with its rows weighed by every shard's document frequencies."""
+    rows = frequencies.weigh(data.X, norm=norm)
+    X = sp.csr_matrix((rows.data, rows.indices, rows.indptr), shape=data.X.shape)
+    return ShardData(X, data.labels, data.keys, data.skipped, data.messages)
 
 
 def describe(data: ShardData) -> dict[str, Any]:

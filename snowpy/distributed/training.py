@@ -30,13 +30,16 @@ from snowpy.distributed.tasks import (
     describe,
     featurise,
     finish,
+    frequencies_of,
     held_out,
     size_of,
     train_round,
+    weigh,
 )
 from snowpy.exceptions import ConfigurationError
 from snowpy.model_kinds import kind_of
 from snowpy.network.options import calibrating
+from snowpy.text.assemble import DocumentFrequencies
 
 __all__ = ["RoundReport", "fit"]
 
@@ -125,9 +128,6 @@ def fit(classifier: Any, data: Any, labels: Any = None, *, cluster: Any = None,
     if getattr(classifier, "keep_names", False):
         raise ConfigurationError("keep_names is not available in distributed training: "
                                  "`snowpy inspect --corpus` names features on demand")
-    if getattr(classifier, "idf", False):
-        raise ConfigurationError("idf is not available in distributed training yet: the "
-                                 "shards would each count their own document frequencies")
     if classifier.calibrate == "progressive":
         raise ConfigurationError("calibrate='progressive' follows a stream in one process; "
                                  "a distributed fit calibrates with 'cv' or 'holdout'")
@@ -165,6 +165,7 @@ class _Run:
         self.checkpoint = checkpoint
         self.token = uuid.uuid4().hex[:8]
         self.data: list[Any] = []
+        self.frequencies: DocumentFrequencies | None = None  # (a front end with idf)
         self.skipped = 0
         self.messages: list[str] = []
 
@@ -211,6 +212,24 @@ class _Run:
         self.labels = sorted_labels([(label,) for label in found], True) if self.multilabel \
             else sorted_labels(list(found), False)
         self.mean_active = sum(d["nnz"] for d in described) / sum(self.examples)
+        self.frequencies = self._weigh() if self.params.get("idf") else None
+
+    def _weigh(self) -> DocumentFrequencies:
+        """Every shard's document frequencies added up, and each shard weighed by them
+        where it lies (the front end's ``idf``): the frequencies a fit counts in memory."""
+        client = self.client
+        found = client.gather([client.submit(frequencies_of, part, pure=False)
+                               for part in self.data])
+        ids, where = np.unique(np.concatenate([i for i, _ in found]), return_inverse=True)
+        counts = np.bincount(where, weights=np.concatenate([c for _, c in found]),
+                             minlength=ids.size).astype(np.int64)
+        frequencies = DocumentFrequencies(1 << int(self.params["bits"]), ids, counts,
+                                          sum(self.examples))
+        shared = client.scatter(frequencies, broadcast=True)
+        norm = self.params.get("norm") == "l2"
+        self.data = [client.submit(weigh, part, shared, norm, pure=False)
+                     for part in self.data]
+        return frequencies
 
     # -------------------------------------------------------------- training
     def _start(self) -> tuple[Any, Setup]:
@@ -332,6 +351,8 @@ class _Run:
                 scores, positives, normalize=normalisation_of(net, self.multilabel),
                 method=str(self.calibration.method))
         classifier.featurizer_ = classifier.make_featurizer()
+        if self.frequencies is not None:
+            classifier.featurizer_.frequencies_ = self.frequencies
         classifier.network_ = net
         classifier.distributed_ = {
             "source": self.source, "shards": len(self.data), "workers": self.n_workers,

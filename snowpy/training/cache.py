@@ -13,13 +13,16 @@ the whole order. Memory holds the model, a block and a bucket, whatever the corp
 
 ``MANIFEST.json``, written last, says what the cache holds (the corpus's path, size
 and time, the front end's options, the documents, labels and active features); a
-later run with the same corpus and options reuses it, any other rebuilds it.
+later run with the same corpus and options reuses it, any other rebuilds it. A front
+end that weighs by document frequency (``idf``) has the blocks' frequencies counted
+as they are built (``frequencies.npz``); the blocks keep the rows before the weighing,
+which is done as each block is read back for learning (:attr:`FeatureCache.weigh`).
 """
 
 from __future__ import annotations
 
 import shutil
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from itertools import islice
 from pathlib import Path
 from typing import Any, BinaryIO
@@ -29,6 +32,7 @@ import numpy as np
 from snowpy._atomic import replacing, write_bytes
 from snowpy._rows import Rows
 from snowpy.exceptions import ConfigurationError
+from snowpy.text.assemble import DocumentFrequencies
 
 __all__ = ["BLOCK_DOCS", "FeatureCache"]
 
@@ -54,6 +58,11 @@ class FeatureCache:
         self.labels: list[Any] = []
         self.multilabel = False
         self.width = self.n = self.nnz = 0
+        #: the document frequencies of the documents cached (a front end with ``idf``)
+        self.frequencies: DocumentFrequencies | None = None
+        #: what each block read back goes through before it is learned (the front end's
+        #: ``weighed``), or None
+        self.weigh: Callable[[Rows], Rows] | None = None
 
     def valid(self) -> bool:
         """Whether the folder holds a complete cache of this corpus and front end."""
@@ -71,7 +80,22 @@ class FeatureCache:
                 or not isinstance(record.get("blocks"), list):
             return False
         self._describe(record)
-        return all((self.folder / str(b.get("file", ""))).is_file() for b in self.blocks)
+        if not all((self.folder / str(b.get("file", ""))).is_file() for b in self.blocks):
+            return False
+        return record.get("frequencies") is None or self._read_frequencies()
+
+    def _read_frequencies(self) -> bool:
+        """The cached documents' frequencies, read back (False: missing or damaged)."""
+        try:
+            with np.load(self.folder / "frequencies.npz", allow_pickle=False) as arrays:
+                ids, counts = arrays["ids"].astype(np.int64), arrays["counts"].astype(np.int64)
+                documents = int(arrays["documents"])
+        except (OSError, ValueError, KeyError):
+            return False
+        if ids.shape != counts.shape or documents != self.n:
+            return False
+        self.frequencies = DocumentFrequencies(self.width, ids, counts, documents)
+        return True
 
     def _describe(self, record: dict[str, Any]) -> None:
         self.blocks = record["blocks"]
@@ -101,6 +125,8 @@ class FeatureCache:
         block_docs = BLOCK_DOCS if block_docs is None else block_docs
         seen, multilabel = LabelIndex(), False
         total = nnz = width = 0
+        frequencies = DocumentFrequencies(1 << int(featurizer.bits)) if featurizer.idf \
+            else None
         while True:
             chunk = list(islice(stream, block_docs))
             if not chunk:
@@ -112,7 +138,9 @@ class FeatureCache:
                 multilabel |= isinstance(label, list)
                 for item in label if isinstance(label, list) else (label,):
                     seen.add(item)
-            X = featurizer.rows(texts, names=False)
+            X = featurizer.rows(texts, names=False)  # (before the weighing)
+            if frequencies is not None:
+                frequencies.count(X)
             name = f"block-{len(blocks):05d}.npz"
             with replacing(self.folder / name, suffix=".npz") as temporary:
                 arrays = _arrays(X, document_keys(texts, [d.label for d in chunk]),
@@ -126,7 +154,14 @@ class FeatureCache:
                   "documents": total, "nnz": nnz, "width": width, "multilabel": multilabel,
                   "labels": [list(label) if isinstance(label, tuple) else label
                              for label in seen.labels],
-                  "blocks": blocks}
+                  "blocks": blocks, "frequencies": None}
+        if frequencies is not None:
+            ids, counts = frequencies.to_arrays()
+            with replacing(self.folder / "frequencies.npz", suffix=".npz") as temporary:
+                np.savez(temporary, ids=ids, counts=counts,
+                         documents=np.array(frequencies.documents, np.int64))
+            record["frequencies"] = "frequencies.npz"
+            self.frequencies = frequencies
         write_bytes(self.folder / "MANIFEST.json",
                     orjson.dumps(record, option=orjson.OPT_INDENT_2))
         self._describe(record)
@@ -144,6 +179,8 @@ class FeatureCache:
                 keys = arrays["keys"]
                 labels = orjson.loads(arrays["labels"].tobytes())
             X = Rows(indptr, indices, data, int(width))
+            if self.weigh is not None:
+                X = self.weigh(X)
         except (OSError, ValueError, KeyError, orjson.JSONDecodeError) as exc:
             raise ConfigurationError(f"{path}: the cache is damaged ({exc}); delete "
                                      f"{self.folder} and train again") from None

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from snowpy.exceptions import ConfigurationError
 from snowpy.training.cache import FeatureCache
 
 __all__ = ["train_from_cache"]
@@ -22,9 +21,9 @@ def train_from_cache(classifier: Any, cache: FeatureCache, featurizer: Any, *,
     ``progress`` is a :class:`~snowpy.Progress` or ``progress(epoch, done, total,
     mistakes)``. An interruption (``KeyboardInterrupt``) leaves the cache as it was.
     """
-    if featurizer.idf:
-        raise ConfigurationError("idf is not available with a feature cache yet: the cache "
-                                 "holds rows before the document frequencies")
+    if featurizer.idf:  # (the blocks are weighed by the cached documents' frequencies)
+        featurizer.frequencies_ = cache.frequencies
+        cache.weigh = featurizer.weighed
     network = classifier.begin(featurizer)
     network.fit_blocks(cache, cache.labels, width=cache.width, multilabel=cache.multilabel,
                        progress=progress)
