@@ -13,6 +13,7 @@ import snowpy
 from snowpy import SnowClassifier
 from snowpy.classifier import text_keys
 from snowpy.exceptions import ConfigurationError, NotFittedError, UnknownNameError
+from snowpy.presets import SNOW
 
 TEXTS = ["cheap pills now", "meeting at noon", "win cash now", "lunch meeting today",
          "cash prize winner", "project meeting notes"]
@@ -62,7 +63,7 @@ def test_bad_rule_fails_before_featurising():
     with pytest.raises(UnknownNameError, match="unknown update rule 'winow'"):
         snowpy.SnowClassifier("winow").fit(iter(["never read"]), ["x"])
     with pytest.raises(ConfigurationError, match="alpha must be > 1.0"):
-        snowpy.SnowClassifier(alpha=0.5).fit(TEXTS, LABELS)
+        snowpy.SnowClassifier("balanced-winnow", alpha=0.5).fit(TEXTS, LABELS)
     with pytest.raises(NotFittedError):
         snowpy.SnowClassifier().predict(["x"])
 
@@ -101,8 +102,8 @@ def test_one_epoch_fit_streams_blocks_yet_equals_the_matrix_fit(kind):
         "array": np.array(labels),
         "multilabel": [[label, "any"] if i % 3 else [label] for i, label in enumerate(labels)],
     }[kind]
-    options = dict(epochs=1, calibrate=None, ngrams=1, bits=18, chunk_bytes=2048,
-                   initial_weight=0.5,
+    options = dict(rule="balanced-winnow", **SNOW, epochs=1, calibrate=None, ngrams=1,
+                   bits=18, chunk_bytes=2048, initial_weight=0.5,
                    negative_initial_weight=0.25, seed=3)
     streamed = snowpy.SnowClassifier(**options).fit(texts, y)
     clf = snowpy.SnowClassifier(**options)
@@ -193,6 +194,17 @@ def test_idf_counts_what_is_learned_one_document_at_a_time_as_partial_fit_does()
     np.testing.assert_array_equal(one.decision_function(IDF_TEXTS),
                                   batch.decision_function(IDF_TEXTS))
     assert one.featurizer_.frequencies_.documents == len(IDF_TEXTS)
+    # each document is weighed by the documents up to it, however the stream is cut (the
+    # targets made first: a target made later does not see the documents before it)
+    singles, blocks = SnowClassifier(**IDF), SnowClassifier(**IDF)
+    for start in range(len(IDF_TEXTS)):
+        singles.partial_fit(IDF_TEXTS[start:start + 1], IDF_LABELS[start:start + 1],
+                            classes=["ham", "spam"])
+    for start in range(0, len(IDF_TEXTS), 5):
+        blocks.partial_fit(IDF_TEXTS[start:start + 5], IDF_LABELS[start:start + 5],
+                           classes=["ham", "spam"])
+    np.testing.assert_allclose(blocks.decision_function(IDF_TEXTS),
+                               singles.decision_function(IDF_TEXTS), rtol=1e-9)
     fitted = SnowClassifier(**IDF).fit(IDF_TEXTS, IDF_LABELS)
     assert fitted.featurizer_.frequencies_.documents == len(IDF_TEXTS)
     # a fit counts every document before learning any: its rows differ from the stream's

@@ -67,7 +67,7 @@ def test_evaluate_predict_inspect_round(model, tmp_path):
     result = run("inspect", str(model), "--top", "5", "--json", "--export", str(export),
                  "--corpus", TRAIN)
     info = json.loads(result.stdout)
-    assert info["rule"] == "balanced-winnow" and len(info["classes"]) == 5
+    assert info["rule"] == "passive-aggressive" and len(info["classes"]) == 5
     assert all(len(v) == 5 for v in info["top_features"].values())
     assert all(item["names"] for item in info["top_features"]["billing"])
     assert "charged" in {name for item in info["top_features"]["billing"]
@@ -83,7 +83,7 @@ def test_evaluate_predict_inspect_round(model, tmp_path):
     text_export = tmp_path / "weights.txt"
     assert run("inspect", str(model), "--export", str(text_export)).exit_code == 0
     text = text_export.read_text()
-    assert text.startswith("# snowpy network: rule balanced-winnow")
+    assert text.startswith("# snowpy network: rule passive-aggressive")
     assert text.count("\n  ") == loaded.n_links_ - 5  # a line per link (biases apart)
 
 
@@ -101,7 +101,8 @@ def test_rule_parameters_on_the_command_line(tmp_path):
     (["train", "missing.tsv", "-o", "x.snowpy"], 1, "missing.tsv: no such file or folder"),
     (["train", TRAIN, "-o", "x.snowpy", "--rule", "winow"], 1,
      "unknown update rule 'winow'; choose one of: aggressive, "),
-    (["train", TRAIN, "-o", "x.snowpy", "--alpha", "0.5"], 1, "alpha must be > 1.0, got 0.5"),
+    (["train", TRAIN, "-o", "x.snowpy", "--rule", "balanced-winnow", "--alpha", "0.5"], 1,
+     "alpha must be > 1.0, got 0.5"),
     (["train", TRAIN, "-o", "x.snowpy", "--alfa", "2"], 1, "no such option --alfa"),
     (["train", TRAIN, "-o", "x.snowpy", "--epochs", "0"], 1, "epochs must be an integer from 1"),
     (["train", TRAIN, "-o", "x.snowpy", "--ngrams", "two"], 1, "--ngrams must look like 1-2"),
@@ -602,9 +603,11 @@ def test_ctrl_c_in_the_calibration_folds_says_nothing_could_be_saved(tmp_path, m
 def test_the_training_tables_say_one_thing_per_word_and_an_early_stop_is_explained(tmp_path):
     # "mistakes" was per row in one table and cumulative in the stream's; the header ran
     # together ("online acc. since last epoch acc."); an early stop went unexplained
-    result = run("train", TRAIN, "-o", str(tmp_path / "m.snowpy"))
+    result = run("train", TRAIN, "-o", str(tmp_path / "m.snowpy"), "--rule", "balanced-winnow")
     assert result.exit_code == 0, result.output
     lines = result.output.splitlines()
+    assert "note: balanced-winnow learns on SNoW's front end: trained with --values binary " \
+        "--no-idf --no-l2 --bias 1 (a strength option given keeps the defaults)" in lines
     assert "epoch    examples   mistakes  acc. since last  acc. this epoch" in lines
     rows = [line.split() for line in lines if line[:5].strip().isdigit()]
     assert rows[-1][:3] == ["4", "400", "0"]

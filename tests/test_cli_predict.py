@@ -37,7 +37,7 @@ def test_predict_decodes_its_input_as_told(tmp_path):
 def test_multilabel_predict_honours_top_k_and_never_answers_blank(multilabel_model):
     # item 13: -k was ignored (no probabilities), a document with no label gave a blank line
     model, _ = multilabel_model
-    documents = "Thanks, the support team was wonderful and quick\n" \
+    documents = "Thank you so much, great support, very happy\n" \
                 "I was charged twice on my card this month, please refund\n"
     for batch in ("1", "100"):
         result = run("predict", model, "-k", "3", "--batch", batch, input=documents)

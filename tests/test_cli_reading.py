@@ -157,7 +157,8 @@ def test_a_glob_of_files_trains_and_evaluates_on_one_machine(tmp_path):
 def test_reuters_jsonl_trains_as_multilabel_with_no_option(corpora, tmp_path):
     """32.6: `snowpy train train.jsonl` on Reuters failed with "no field 'label'"; its
     fields and its multi-label nature are now recognised, and the multi-label defaults
-    reach the hand-found setting's micro-F1 (0.863; the single-label defaults: 0.822)."""
+    pass the hand-found setting's micro-F1 (0.878 at the defaults; Balanced Winnow's
+    hand-found setting on SNoW's front end 0.863; the single-label margins 0.841)."""
     import tarfile
 
     from typer.testing import CliRunner
@@ -175,15 +176,15 @@ def test_reuters_jsonl_trains_as_multilabel_with_no_option(corpora, tmp_path):
     assert result.exit_code == 0, result.output
     assert "labels from the field 'topics', text from 'title' + 'body'" in result.output
     assert ("a multi-label corpus (documents with a set of labels): trained at the "
-            "multi-label defaults --thickness 6 --negative-thickness 3 --alpha 1.2 --beta 0.8 "
-            "--epochs 20 --links touched") in result.output
+            "multi-label defaults --negative-thickness 0.2 --epochs 20 --links touched") \
+        in result.output
     result = runner.invoke(app, ["evaluate", str(model), str(tmp_path / "test.jsonl"),
                                  "--json"])
     assert result.exit_code == 0, result.output
     import orjson
 
     report = orjson.loads(result.stdout)
-    assert report["micro"]["f1"] >= 0.855
+    assert report["micro"]["f1"] >= 0.87
     assert report["documents_with_unknown_labels"] == 3  # (cottonseed, f-cattle, sfr: was 0)
 
 
@@ -212,7 +213,8 @@ def test_multilabel_is_recognised_from_fasttext_labels_and_options_given_win(tmp
     path, single = _multilabel_lines(tmp_path)
     runner = CliRunner()
     result = runner.invoke(app, ["train", str(path), "-o", str(tmp_path / "m.snowpy"),
-                                 "--calibrate", "none", "--thickness", "2", "--epochs", "3"])
+                                 "--calibrate", "none", "--rule", "balanced-winnow",
+                                 "--thickness", "2", "--epochs", "3"])
     assert result.exit_code == 0, result.output
     assert "multi-label defaults --negative-thickness 3 --alpha 1.2 --beta 0.8 --links " \
            "touched (an option" in result.output

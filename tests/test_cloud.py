@@ -24,7 +24,7 @@ def _demo():
     train = list(read(str(demo_path("train"))))
     test = list(read(str(demo_path("test"))))
     front = SnowClassifier(ngrams=1).make_featurizer()
-    return (front.transform([d.text for d in train]), [d.label for d in train],
+    return (front.fit_transform([d.text for d in train]), [d.label for d in train],
             front.transform([d.text for d in test]), [d.label for d in test])
 
 

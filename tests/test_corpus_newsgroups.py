@@ -27,14 +27,14 @@ def test_counts(newsgroups):
 
 
 def test_default_classifier_accuracy(newsgroups, tmp_path):
-    """Measured 0.850 (docs/benchmarks.md); scikit-learn's best online model: 0.829. The
+    """Measured 0.870 (docs/benchmarks.md); scikit-learn's best online model: 0.829. The
     model file is the size the README gives (it said 60 MB of a 38 MB file)."""
     import re
     from pathlib import Path
 
     train_texts, train_labels, test_texts, test_labels = newsgroups
     clf = snowpy.SnowClassifier().fit(train_texts, train_labels)
-    assert clf.score(test_texts, test_labels) >= 0.84
+    assert clf.score(test_texts, test_labels) >= 0.866  # (TF-IDF and LinearSVC: 0.8664)
     clf.save(tmp_path / "m.snowpy")
     readme = (Path(__file__).resolve().parent.parent / "README.md").read_text()
     said = int(re.search(r"20 Newsgroups: a (\d+) MB model", readme)[1])

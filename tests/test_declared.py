@@ -59,7 +59,8 @@ def test_a_classifier_default_that_differs_says_why():
     below = {**declared.FEATURIZER, **declared.NETWORK}
     differs = sorted(name for name, setting in declared.CLASSIFIER.items()
                      if name in below and below[name].default != setting.default)
-    assert differs == ["bits", "calibrate", "links", "n_jobs", "ngrams", "rule"]
+    assert differs == ["bias", "bits", "calibrate", "idf", "links", "n_jobs", "ngrams", "norm",
+                       "rule", "values"]
     assert all(declared.CLASSIFIER[name].why for name in differs)
 
 

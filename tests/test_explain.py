@@ -85,7 +85,7 @@ def test_a_cloud_is_explained_member_by_member():
         ["winnow", "perceptron"]
     classes = list(clf.classes_)
     for member, network in zip(why["members"], clf.network_.networks_):
-        scores = network.target_scores(clf.featurizer_.rows([DOCUMENT]))[0]
+        scores = network.target_scores(clf.rows([DOCUMENT]))[0]
         for target in member["targets"]:
             _terms_add_up(target, scores[classes.index(target["label"])])
         assert len(member["confidence"]) == 2

@@ -30,6 +30,15 @@ def ipm(classifier: SnowClassifier, shards: list, mixing: str = "arithmetic",
     """The distributed fit's rounds, run here (no calibration)."""
     params = classifier.get_params()
     data = [tasks.featurise(shard, params) for shard in shards]
+    if params["idf"]:  # (the shards' document frequencies added up, as the run does)
+        from snowpy.text.assemble import DocumentFrequencies
+
+        found = [tasks.frequencies_of(part) for part in data]
+        ids, where = np.unique(np.concatenate([i for i, _ in found]), return_inverse=True)
+        counts = np.bincount(where, weights=np.concatenate([c for _, c in found]))
+        frequencies = DocumentFrequencies(1 << params["bits"], ids, counts.astype(np.int64),
+                                          sum(part.n for part in data))
+        data = [tasks.weigh(part, frequencies, params["norm"] == "l2") for part in data]
     run = _Run(None, classifier, mixing, None, None, None)
     described = [tasks.describe(part) for part in data]
     run.examples = [d["n"] for d in described]
@@ -324,7 +333,7 @@ def test_multilabel_shards_mix_into_a_multilabel_network():
     net = ipm(SnowClassifier("balanced-winnow", epochs=5, calibrate=None, ngrams=1),
               _parts(texts, labels, 3))
     assert net.multilabel_ and sorted(net.classes_.tolist()) == ["money", "sport", "tech"]
-    X = SnowClassifier(ngrams=1).make_featurizer().transform(texts)
+    X = SnowClassifier(ngrams=1).make_featurizer().fit_transform(texts)
     predicted = net.predict(X)
     exact = np.mean([set(p) == set(t) for p, t in zip(predicted, labels)])
     assert exact >= 0.95

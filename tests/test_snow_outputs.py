@@ -105,12 +105,13 @@ def test_a_learning_curve_on_the_users_own_corpus(tmp_path):
     report = json.loads(runner.invoke(app, ["evaluate", str(model), str(TEST), "--json"]).stdout)
     assert report["accuracy"] == curve[-1]["accuracy"]
     # at the defaults too, where links are discarded and sigmoids fitted after the last
-    # epoch (0.9500 before them, 0.9417 after: the curve ended at 0.9500)
+    # epoch (with Balanced Winnow, 0.9500 before them, 0.9417 after: the curve ended at
+    # 0.9500)
     result = runner.invoke(app, ["train", str(TRAIN), "-o", str(model), "--test", str(TEST),
                                  "--test-every", "100", "--json"])
     curve = json.loads(result.stdout)["learning_curve"]
     report = json.loads(runner.invoke(app, ["evaluate", str(model), str(TEST), "--json"]).stdout)
-    assert report["accuracy"] == curve[-1]["accuracy"] == pytest.approx(113 / 120)
+    assert report["accuracy"] == curve[-1]["accuracy"] == pytest.approx(112 / 120)
     import matplotlib  # noqa: F401  (a test extra: missing, the test fails)
     figure = tmp_path / "curve.png"
     assert runner.invoke(app, ["train", str(TRAIN), "-o", str(model), "--epochs", "1",

@@ -71,4 +71,5 @@ def test_epochs_from_a_cache_of_blocks_learn_the_network_fit_learns_in_memory(tm
         np.testing.assert_array_equal(clf.decision_function(tests),
                                       in_memory.decision_function(tests))
         assert not (tmp_path / f"cache{number}" / "shuffle").exists()  # (each epoch's buckets gone)
-    assert per_epoch[0] > 30  # (an honest first epoch: not the corpus's class-by-class order)
+    assert per_epoch[0] > 15  # (an honest first epoch: in the corpus's class-by-class
+    #                            order PA makes 5 mistakes, one per class)

@@ -132,7 +132,7 @@ def train(
     l2: L2Option = CLASSIFIER["norm"] == "l2",
     epochs: EpochsOption = None,
     average: AverageOption = CLASSIFIER["average"],
-    bias: BiasOption = "1",
+    bias: BiasOption = spelled("bias"),
     early_stop: EarlyStopOption = CLASSIFIER["early_stop"],
     links: LinksOption = CLASSIFIER["links"],
     eligibility: EligibilityOption = spelled("eligibility"),
@@ -192,6 +192,7 @@ def train(
         discard=parse_optional_float(discard, "--discard"), precision=precision,
         n_jobs=n_jobs, **rule_params,
     )
+    _snow_front_end(ctx, classifier, rule, quiet)
     if multilabel:
         _multilabel(ctx, classifier, rule_params, "--multilabel", streaming, quiet)
     _before_reading(rule, corpus, classifier, quiet)
@@ -408,6 +409,21 @@ def _multilabel(ctx: typer.Context, classifier: Any, rule_params: dict[str, Any]
     if not quiet:
         err(said(chosen, why))
     return int(classifier.epochs)
+
+
+def _snow_front_end(ctx: typer.Context, classifier: Any, rule: str, quiet: bool) -> None:
+    """A multiplicative rule on SNoW's front end (:func:`snowpy.presets.front_end_settings`)
+    when no strength option (--values, --idf, --l2, --bias) was given, said in a note."""
+    from snowpy.cli.common import given_options
+    from snowpy.presets import front_end_settings
+
+    settings = front_end_settings(rule)
+    if not settings or given_options(ctx) & {"values", "idf", "l2", "bias"}:
+        return
+    classifier.set_params(**settings)
+    if not quiet:
+        err(f"note: {rule} learns on SNoW's front end: trained with --values binary "
+            "--no-idf --no-l2 --bias 1 (a strength option given keeps the defaults)")
 
 
 def _before_reading(rule: str, corpus: str, classifier: Any, quiet: bool) -> None:

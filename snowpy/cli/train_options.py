@@ -40,6 +40,8 @@ def spelled(name: str) -> str:
     value = CLASSIFIER[name].default
     if value is None:
         return "none"
+    if value is True:  # (a bias of strength 1)
+        return "1"
     return "-".join(map(str, value)) if isinstance(value, tuple) else str(value)
 
 
@@ -56,7 +58,7 @@ ConjunctionsOption = Annotated[int | None, typer.Option(
 BitsOption = Annotated[int, declared("bits")]
 ValuesOption = Annotated[str, declared("values")]
 IdfOption = Annotated[bool, declared("idf", "--idf/--no-idf")]
-BiasOption = Annotated[str, declared("bias", note="its strength, or none; default 1")]
+BiasOption = Annotated[str, declared("bias", note="its strength, or none")]
 L2Option = Annotated[bool, declared("norm", "--l2/--no-l2")]
 EpochsOption = Annotated[int | None, declared(
         "epochs", note=f"default {CLASSIFIER['epochs'].default}; a stream is learned in one")]

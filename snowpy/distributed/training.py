@@ -22,7 +22,7 @@ from typing import Any
 
 import numpy as np
 
-from snowpy.distributed.cluster import bytes_moved, connect, worker_bytes_sent
+from snowpy.distributed.cluster import _distributed, bytes_moved, connect, worker_bytes_sent
 from snowpy.distributed.mixing import MIXING, Mixture
 from snowpy.distributed.shards import Reading, plan_shards
 from snowpy.distributed.tasks import (
@@ -166,6 +166,7 @@ class _Run:
         self.token = uuid.uuid4().hex[:8]
         self.data: list[Any] = []
         self.frequencies: DocumentFrequencies | None = None  # (a front end with idf)
+        self._shared: Any = None  # (the frequencies, scattered to the workers)
         self.skipped = 0
         self.messages: list[str] = []
 
@@ -225,10 +226,16 @@ class _Run:
                              minlength=ids.size).astype(np.int64)
         frequencies = DocumentFrequencies(1 << int(self.params["bits"]), ids, counts,
                                           sum(self.examples))
-        shared = client.scatter(frequencies, broadcast=True)
+        # (held for the run: scattered data has no lineage, and a shard lost with its
+        # worker is weighed again from it)
+        shared = self._shared = client.scatter(frequencies, broadcast=True)
         norm = self.params.get("norm") == "l2"
-        self.data = [client.submit(weigh, part, shared, norm, pure=False)
+        where = client.who_has(self.data)
+        self.data = [client.submit(weigh, part, shared, norm, pure=False,
+                                   workers=list(where.get(part.key, ())) or None,
+                                   allow_other_workers=bool(where.get(part.key)))
                      for part in self.data]
+        _distributed().wait(self.data)  # (where each shard lies decides the rounds' tasks)
         return frequencies
 
     # -------------------------------------------------------------- training

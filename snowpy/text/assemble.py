@@ -36,12 +36,14 @@ class DocumentFrequencies:
     document frequencies, ``idf(f) = ln((1 + n) / (1 + df(f))) + 1`` for the ``n``
     documents counted (scikit-learn's ``TfidfTransformer(smooth_idf=True)``).
 
-    :meth:`count` adds documents (a fit counts its training documents once, before
-    learning; ``partial_fit`` and ``learn_one`` count each batch before learning it);
-    :meth:`weigh` multiplies each strength by its feature's idf and drops the features
-    never counted, as a vocabulary would: they have no weight in any network trained
-    on the counted documents, and leaving them out of the norm keeps a row's scale that
-    of the documents learned.
+    :meth:`count` adds documents (a fit counts all its training documents before
+    learning any); :meth:`weigh` multiplies each strength by its feature's idf and
+    drops the features never counted, as a vocabulary would: they have no weight in any
+    network trained on the counted documents, and leaving them out of the norm keeps a
+    row's scale that of the documents learned. ``weigh(rows, each=True)`` counts each
+    document, in order, before weighing it (``partial_fit``, ``learn_one``, a stream):
+    a document's idf is that of the documents up to it, however the stream is cut
+    into blocks.
 
     >>> frequencies = DocumentFrequencies(width=8)
     >>> frequencies.count(Rows(np.array([0, 2, 3]), np.array([1, 5, 5]), None, 8))
@@ -64,17 +66,26 @@ class DocumentFrequencies:
     def __len__(self) -> int:
         return len(self._map)
 
-    def count(self, rows: Any) -> None:
-        """Count the documents of ``rows`` (CSR rows: each holds a feature once)."""
+    def count(self, rows: Any, weights: Any = None) -> None:
+        """Count the documents of ``rows`` (CSR rows: each holds a feature once), each
+        ``weights`` times (whole numbers; once each by default)."""
+        numbers, entries, weights = self._numbered(rows, weights)
+        self._counts += np.bincount(numbers, weights=entries,
+                                    minlength=self._counts.size).astype(np.int64)
+        self.documents += int(weights.sum())
+
+    def _numbered(self, rows: Any, weights: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The rows' features by the map's numbers (new ones numbered), each entry's
+        weight and each document's."""
         numbers = self._map.rows(np.asarray(rows.indices), insert=True)
-        found = np.bincount(numbers, minlength=self._map.next_row)
-        if found.size > self._counts.size:
-            grown = np.zeros(found.size, dtype=np.int64)
+        if self._map.next_row > self._counts.size:
+            grown = np.zeros(self._map.next_row, dtype=np.int64)
             grown[:self._counts.size] = self._counts
             self._counts = grown
-        self._counts[:found.size] += found
-        self.documents += int(rows.shape[0])
-
+        n = int(rows.shape[0])
+        weights = np.ones(n, np.int64) if weights is None else \
+            np.asarray(weights).astype(np.int64)
+        return numbers, np.repeat(weights, np.diff(rows.indptr)), weights
     def idf(self) -> np.ndarray:
         """The inverse document frequency by the map's numbers (0 at number 0: a feature
         never counted)."""
@@ -82,14 +93,36 @@ class DocumentFrequencies:
         idf[0] = 0.0
         return idf
 
-    def weigh(self, rows: Any, *, norm: bool = False) -> Rows:
+    def weigh(self, rows: Any, *, norm: bool = False, each: bool = False,
+              weights: Any = None) -> Rows:
         """``rows`` with each strength times its feature's idf, the features never
-        counted left out, each row then divided by its Euclidean norm when ``norm``."""
+        counted left out, each row then divided by its Euclidean norm when ``norm``;
+        with ``each``, every document is counted (``weights`` times) before it is
+        weighed, in order."""
         indices = np.asarray(rows.indices)
+        indptr = np.asarray(rows.indptr, dtype=np.int64)
+        if each:
+            numbers, entries, weights = self._numbered(rows, weights)
+            # each entry's feature counted in the documents up to its own, in order
+            order = np.argsort(numbers, kind="stable")
+            ranked, ranked_weights = numbers[order], entries[order]
+            running = np.cumsum(ranked_weights)
+            starts = np.flatnonzero(np.r_[True, ranked[1:] != ranked[:-1]])
+            base = np.repeat(running[starts] - ranked_weights[starts],
+                             np.diff(np.r_[starts, ranked.size]))
+            upto = np.empty(numbers.size, np.int64)
+            upto[order] = running - base
+            documents = self.documents + np.repeat(np.cumsum(weights), np.diff(indptr))
+            idf = np.log((1.0 + documents) / (1.0 + self._counts[numbers] + upto)) + 1.0
+            data = np.asarray(rows.data, dtype=np.float64) * idf
+            self._counts += np.bincount(numbers, weights=entries,
+                                        minlength=self._counts.size).astype(np.int64)
+            self.documents += int(weights.sum())
+            weighed = Rows(indptr, indices, data, rows.shape[1])
+            return l2_normalised(weighed) if norm else weighed
         numbers = self._map.rows(indices, insert=False, unseen=0)
         data = np.asarray(rows.data, dtype=np.float64) * self.idf()[numbers]
         kept = numbers > 0
-        indptr = np.asarray(rows.indptr, dtype=np.int64)
         if not kept.all():
             ends = np.concatenate([[0], np.cumsum(kept, dtype=np.int64)])
             indptr, indices, data = ends[indptr], indices[kept], data[kept]

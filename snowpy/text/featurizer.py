@@ -322,25 +322,30 @@ class Featurizer(TransformerConventions, ChunkStages):
         self.segments()
         if self.idf:
             self.frequencies_ = DocumentFrequencies(1 << int(self.bits))
-        return self.weighed(self.rows(texts), learn=True).tocsr()
+        return self.weighed(self.rows(texts), count="all").tocsr()
 
-    def weighed(self, rows: Any, *, learn: bool = False) -> Any:
+    def weighed(self, rows: Any, *, count: str | None = None, weights: Any = None) -> Any:
         """The rows :meth:`rows` made (or :func:`snowpy.files.read_rows` read) as the
-        front end hands them on: with ``idf``, each strength times its feature's
-        inverse document frequency, then the norm; when ``learn``, the rows' documents
-        are counted first (a fit, ``partial_fit`` or ``learn_one``: the documents
-        learned). Without ``idf``, ``rows`` as they are."""
+        front end hands them on: with ``idf``, each strength times its feature's inverse
+        document frequency, then the norm. ``count`` says which documents are counted
+        first: ``"all"`` (a fit: every document of ``rows``, then the weighing),
+        ``"each"`` (``partial_fit``, ``learn_one``, a stream: each document before it is
+        weighed, in order), or None (prediction); ``weights``, how many times each
+        document counts. Without ``idf``, ``rows`` as they are."""
         if not self.idf:
             return rows
         frequencies = self.__dict__.get("frequencies_")
         if frequencies is None:
             frequencies = self.frequencies_ = DocumentFrequencies(1 << int(self.bits))
-        if learn:
-            frequencies.count(rows)
+        norm = self.norm == "l2"
+        if count == "each":
+            return frequencies.weigh(rows, norm=norm, each=True, weights=weights)
+        if count == "all":
+            frequencies.count(rows, weights)
         elif frequencies.documents == 0:
             raise NotFittedError("this Featurizer's document frequencies (idf=True) are not "
                                  "counted yet; call fit first")
-        return frequencies.weigh(rows, norm=self.norm == "l2")
+        return frequencies.weigh(rows, norm=norm)
 
     def rows(self, texts: Iterable[Any], *, names: bool | None = None) -> Rows:
         """The rows of ``texts`` as plain arrays (:class:`snowpy._rows.Rows`, the CSR

@@ -16,6 +16,10 @@ __all__ = ["FRONT_END", "RULES", "first_trials", "suggest"]
 #: The rules searched: snowpy's mistake-driven rules, and one cloud.
 RULES = ("balanced-winnow", "winnow", "perceptron", "passive-aggressive", "aggressive",
          "normalised-winnow", "balanced-winnow+perceptron")
+#: Rules first tried on SNoW's front end (:data:`snowpy.presets.SNOW`), as trial
+#: parameters: binary features, no idf, no norm.
+_ON_SNOW = ("winnow", "balanced-winnow", "normalised-winnow", "balanced-winnow+perceptron")
+_SNOW = {"values": "binary", "idf": False, "norm": "none"}
 #: The options of the front end: a trial's features are made once per distinct setting.
 FRONT_END = ("ngrams", "char_ngrams", "skipgrams", "extractors", "bits", "values", "idf",
              "norm")
@@ -95,9 +99,11 @@ def first_trials(multilabel: bool) -> list[dict[str, Any]]:
     from snowpy.presets import multilabel_settings
 
     defaults = _defaults()
-    if not multilabel:  # (then each rule on the default features: cheap trials first)
+    if not multilabel:  # (then each rule on the default features, the multiplicative ones
+        #                  on SNoW's: cheap trials first)
         rules = [defaults["rule"]] + [rule for rule in RULES if rule != defaults["rule"]]
-        return [{**defaults, "rule": rule, **_rule_defaults(rule)} for rule in rules]
+        return [{**defaults, "rule": rule, **(_SNOW if rule in _ON_SNOW else {}),
+                 **_rule_defaults(rule)} for rule in rules]
     rule = defaults["rule"]
     preset = {f"{rule}:{name}" if name in ("alpha", "beta") else name: value
               for name, value in multilabel_settings(rule).items()}
@@ -121,11 +127,16 @@ def described(params: dict[str, Any], *, exact: bool = False) -> str:
     three figures, for reading).
 
     >>> described({"rule": "winnow", "ngrams": "1-3", "char_ngrams": "none", "skipgrams": 1,
-    ...            "conjunctions": "2", "values": "binary", "idf": True, "norm": "l2",
+    ...            "conjunctions": "2", "values": "binary", "idf": False, "norm": "none",
     ...            "average": False, "bits": 22, "thickness": 1.23456, "winnow:alpha": 1.5})
-    '--rule winnow --ngrams 1-3 --skipgrams 1 --conjunctions 2 --idf --l2 --no-average --thickness 1.23 --alpha 1.5'
+    '--rule winnow --ngrams 1-3 --skipgrams 1 --conjunctions 2 --values binary --no-idf --no-l2 --no-average --thickness 1.23 --alpha 1.5'
     """
+    from snowpy.presets import front_end_settings
+
     train = {k: v for k, v in _defaults().items() if k != "rule"}  # (the rule always named)
+    if front_end_settings(str(params.get("rule", ""))):  # (else the command line would
+        for name in ("values", "idf", "norm"):           #  take SNoW's front end for it)
+            train.pop(name)
     parts = []
     for name, value in params.items():
         if train.get(name, object()) == value:

@@ -163,7 +163,9 @@ def test_trains_from_the_command_line(tmp_path):
     model = tmp_path / "kp.snowpy"
     result = subprocess.run([script, "train", str(DEMO / "train.tsv"), "-o", str(model),
                              "--rule", "kernel-perceptron", "--kernel", "gaussian",
-                             "--gamma", "0.2", "--budget", "300", "--json"],
+                             # (rows of length 1 at the default front end: squared
+                             # distances from 0 to 2)
+                             "--gamma", "5", "--budget", "300", "--json"],
                             capture_output=True, text=True, timeout=600)
     assert result.returncode == 0, result.stderr
     summary = json.loads(result.stdout)

@@ -1,0 +1,335 @@
+"""Accuracy at the defaults: snowpy against the baselines a text-classification user tries
+first, on every shared corpus, on the same splits, in one run.
+
+Each corpus is split once: its official split where it has one (20 Newsgroups bydate,
+IMDB, Reuters ModApte, TREC, SST-2), else a stratified 80/20 split with
+``random_state=0`` (AG News: of its test split, the one this archive holds). Every
+system learns from the same training texts and is scored on the same test texts:
+
+* ``snowpy``: ``SnowClassifier()`` at its defaults, PA-I on TF-IDF strengths (calibrated,
+  as a user gets it; on a multi-label corpus with the multi-label settings the command
+  line takes there, :func:`snowpy.presets.multilabel_settings`);
+* ``snowpy-snow``: ``SnowClassifier(rule="balanced-winnow", **SNOW)``, Balanced Winnow
+  on SNoW's front end (binary features, a bias of 1): snowpy's defaults until
+  2026-11-26 (``snowpy train --rule balanced-winnow``);
+* ``linearsvc``: ``TfidfVectorizer(ngram_range=(1, 2), sublinear_tf=True)`` then
+  ``LinearSVC()``; its log loss from ``CalibratedClassifierCV(LinearSVC(), cv=3)``
+  (sigmoid) on the same features;
+* ``mnb``: ``CountVectorizer(ngram_range=(1, 2))`` then ``MultinomialNB()``;
+* ``pa``: ``HashingVectorizer(ngram_range=(1, 2), n_features=2**20)`` (l2-normalised
+  term frequencies) then ``PassiveAggressiveClassifier(C=1, max_iter=10)`` (PA-I, hinge);
+* ``fasttext``: ``fasttext.train_supervised(wordNgrams=2, epoch=25, lr=1.0)`` (the
+  settings of fastText's own text-classification tutorial), its training lines
+  shuffled (seed 0), when the
+  ``fasttext`` module is installed (``pip install fasttext-wheel``), else left out.
+
+Reuters is multi-label: micro-F1 (one-vs-rest for the baselines; MNB and fastText left
+out). Fit times include the vectorising. Log loss is printed for snowpy's calibrated
+probabilities and for LinearSVC's calibrated ones.
+
+    python benchmarks/bench_accuracy.py [--corpora DIR] [--only NAME ...]
+
+Writes ``benchmarks/results/accuracy.json`` and prints the table of
+``docs/benchmarks.md``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import tarfile
+import tempfile
+import time
+import warnings
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from common import ROOT, corpora_dir, machine
+
+
+
+# ------------------------------------------------------------------ corpora
+def _registered(name: str, split: str) -> tuple[list[str], list[Any]]:
+    from snowpy import corpora
+
+    documents = list(corpora.load(name, split))
+    return [d.text for d in documents], [d.label for d in documents]
+
+
+def _members(data: Path, archive: str) -> dict[str, bytes]:
+    with tarfile.open(data / archive) as tar:
+        return {m.name: tar.extractfile(m).read() for m in tar.getmembers() if m.isfile()}
+
+
+def _subjectivity(data: Path) -> tuple[list[str], list[str]]:
+    files = _members(data, "subjectivity_v1.tar.gz")
+    texts, labels = [], []
+    for name, label in (("quote.tok.gt9.5000", "subjective"), ("plot.tok.gt9.5000",
+                                                                 "objective")):
+        content = next(v for k, v in files.items() if k.endswith("/" + name))
+        for line in content.decode("latin-1").splitlines():
+            texts.append(line)
+            labels.append(label)
+    return texts, labels
+
+
+def _sst2(data: Path, split: str) -> tuple[list[str], list[str]]:
+    files = _members(data, "sst_trees.tar.gz")
+    content = next(v for k, v in files.items() if k.endswith(f"derived/sst2_{split}.tsv"))
+    texts, labels = [], []
+    for line in content.decode("utf-8").splitlines():
+        label, _, text = line.partition("\t")
+        if text:
+            texts.append(text)
+            labels.append(label)
+    return texts, labels
+
+
+def _lingspam(data: Path) -> tuple[list[str], list[str]]:
+    files = _members(data, "lingspam.tar.gz")
+    texts, labels = [], []
+    for name in sorted(files):
+        if "/bare/" in name and name.endswith(".txt"):
+            texts.append(files[name].decode("latin-1"))
+            labels.append("spam" if Path(name).name.startswith("spmsg") else "ham")
+    return texts, labels
+
+
+def _uci(data: Path) -> tuple[list[str], list[str]]:
+    files = _members(data, "uci_sentiment_labelled_sentences.tar.gz")
+    texts, labels = [], []
+    for name in sorted(files):
+        if name.endswith("_labelled.txt"):
+            for line in files[name].decode("utf-8").splitlines():
+                text, _, label = line.rpartition("\t")
+                if text:
+                    texts.append(text)
+                    labels.append(label.strip())
+    return texts, labels
+
+
+def _stratified(texts: list[str], labels: list[Any]) -> tuple:
+    from sklearn.model_selection import train_test_split
+
+    return train_test_split(texts, labels, test_size=0.2, random_state=0, stratify=labels)
+
+
+def load(name: str, data: Path) -> tuple[list[str], list[Any], list[str], list[Any]]:
+    """``(train texts, train labels, test texts, test labels)`` of a corpus."""
+    if name in ("20newsgroups", "imdb", "reuters21578-modapte", "trec"):
+        return (*_registered(name, "train"), *_registered(name, "test"))
+    if name == "sst2":
+        return (*_sst2(data, "train"), *_sst2(data, "test"))
+    if name == "ag-news":
+        texts, labels = _registered(name, "test")
+    elif name == "subjectivity":
+        texts, labels = _subjectivity(data)
+    elif name == "lingspam":
+        texts, labels = _lingspam(data)
+    elif name == "uci-sentiment":
+        texts, labels = _uci(data)
+    else:
+        texts, labels = _registered(name, "all")
+    train, test, ytrain, ytest = _stratified(texts, labels)
+    return train, ytrain, test, ytest
+
+
+CORPORA = ("20newsgroups", "imdb", "movie-reviews", "bbc-news", "ag-news", "subjectivity",
+           "sentence-polarity", "sms-spam", "trec", "enron-spam", "lingspam", "sst2",
+           "uci-sentiment", "reuters21578-modapte")
+
+
+# ------------------------------------------------------------------ systems
+def _score(truth: list[Any], predicted: Any, multilabel: bool) -> float:
+    if multilabel:
+        from snowpy import metrics
+
+        labels = sorted({label for labels in truth for label in labels})
+        return float(metrics.multilabel_report(truth, [tuple(p) for p in predicted],
+                                               labels)["micro"]["f1"])
+    return float(np.mean([str(p) == str(t) for p, t in zip(predicted, truth)]))
+
+
+def _log_loss(classes: Any, proba: np.ndarray, truth: list[Any]) -> float:
+    index = {str(c): i for i, c in enumerate(classes)}
+    picked = proba[np.arange(len(truth)), [index[str(t)] for t in truth]]
+    return float(-np.mean(np.log(np.clip(picked, 1e-15, 1.0))))
+
+
+def snowpy_run(split: tuple, multilabel: bool, **options: Any) -> dict[str, float]:
+    from snowpy import SnowClassifier
+
+    from snowpy.presets import multilabel_settings
+
+    train, ytrain, test, ytest = split
+    clf = SnowClassifier(**options)
+    if multilabel:  # (as the command line trains a multi-label corpus)
+        clf.set_params(**multilabel_settings(clf.rule))
+    start = time.perf_counter()
+    clf.fit(train, ytrain)
+    seconds = time.perf_counter() - start
+    out = {"score": _score(ytest, clf.predict(test), multilabel), "fit_s": seconds}
+    if not multilabel:
+        out["log_loss"] = _log_loss(clf.classes_, clf.predict_proba(test), ytest)
+    return out
+
+
+def linearsvc(split: tuple, multilabel: bool) -> dict[str, float]:
+    from sklearn.calibration import CalibratedClassifierCV
+    from sklearn.feature_extraction.text import TfidfVectorizer
+    from sklearn.multiclass import OneVsRestClassifier
+    from sklearn.preprocessing import MultiLabelBinarizer
+    from sklearn.svm import LinearSVC
+
+    train, ytrain, test, ytest = split
+    start = time.perf_counter()
+    vectorizer = TfidfVectorizer(ngram_range=(1, 2), sublinear_tf=True)
+    A = vectorizer.fit_transform(train)
+    if multilabel:
+        binarizer = MultiLabelBinarizer().fit(ytrain)
+        model = OneVsRestClassifier(LinearSVC()).fit(A, binarizer.transform(ytrain))
+        seconds = time.perf_counter() - start
+        predicted = binarizer.inverse_transform(model.predict(vectorizer.transform(test)))
+        return {"score": _score(ytest, predicted, True), "fit_s": seconds}
+    model = LinearSVC().fit(A, ytrain)
+    seconds = time.perf_counter() - start
+    B = vectorizer.transform(test)
+    calibrated = CalibratedClassifierCV(LinearSVC(), cv=3).fit(A, ytrain)
+    return {"score": _score(ytest, model.predict(B), False), "fit_s": seconds,
+            "log_loss": _log_loss(calibrated.classes_, calibrated.predict_proba(B), ytest)}
+
+
+def mnb(split: tuple, multilabel: bool) -> dict[str, float] | None:
+    if multilabel:
+        return None
+    from sklearn.feature_extraction.text import CountVectorizer
+    from sklearn.naive_bayes import MultinomialNB
+
+    train, ytrain, test, ytest = split
+    start = time.perf_counter()
+    vectorizer = CountVectorizer(ngram_range=(1, 2))
+    model = MultinomialNB().fit(vectorizer.fit_transform(train), ytrain)
+    seconds = time.perf_counter() - start
+    return {"score": _score(ytest, model.predict(vectorizer.transform(test)), False),
+            "fit_s": seconds}
+
+
+def pa(split: tuple, multilabel: bool) -> dict[str, float]:
+    from sklearn.feature_extraction.text import HashingVectorizer
+    from sklearn.linear_model import PassiveAggressiveClassifier
+    from sklearn.multiclass import OneVsRestClassifier
+    from sklearn.preprocessing import MultiLabelBinarizer
+
+    train, ytrain, test, ytest = split
+    start = time.perf_counter()
+    vectorizer = HashingVectorizer(ngram_range=(1, 2), n_features=2**20)
+    A = vectorizer.transform(train)
+    with warnings.catch_warnings():  # (scikit-learn 1.8 announced the class's end)
+        warnings.simplefilter("ignore")
+        learner = PassiveAggressiveClassifier(C=1.0, max_iter=10, tol=None, random_state=0)
+        if multilabel:
+            binarizer = MultiLabelBinarizer().fit(ytrain)
+            model = OneVsRestClassifier(learner).fit(A, binarizer.transform(ytrain))
+            seconds = time.perf_counter() - start
+            predicted = binarizer.inverse_transform(model.predict(vectorizer.transform(test)))
+            return {"score": _score(ytest, predicted, True), "fit_s": seconds}
+        model = learner.fit(A, ytrain)
+    seconds = time.perf_counter() - start
+    return {"score": _score(ytest, model.predict(vectorizer.transform(test)), False),
+            "fit_s": seconds}
+
+
+def fasttext_run(split: tuple, multilabel: bool) -> dict[str, float] | None:
+    try:
+        import fasttext
+    except ImportError:
+        return None
+    if multilabel:
+        return None
+    train, ytrain, test, ytest = split
+
+    def line(text: str) -> str:
+        return " ".join(text.lower().split())
+
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "train.txt"
+        order = np.random.default_rng(0).permutation(len(train))  # (it learns in file
+        #                                                          order: a sorted corpus
+        #                                                          would end on one class)
+        path.write_text("".join(f"__label__{str(ytrain[i]).replace(' ', '_')} "
+                                f"{line(train[i])}\n" for i in order), encoding="utf-8")
+        start = time.perf_counter()
+        model = fasttext.train_supervised(str(path), wordNgrams=2, epoch=25, lr=1.0,
+                                          verbose=0, seed=0, thread=1)
+        seconds = time.perf_counter() - start
+    labels, _ = model.predict([line(t) for t in test])
+    names = {str(y).replace(" ", "_"): y for y in set(map(str, ytrain))}
+    predicted = [names[found[0][len("__label__"):]] for found in labels]
+    return {"score": _score(ytest, predicted, False), "fit_s": seconds}
+
+
+BASELINES = {"linearsvc": linearsvc, "mnb": mnb, "pa": pa, "fasttext": fasttext_run}
+
+
+def run_corpus(name: str, data: Path) -> dict[str, Any]:
+    split = load(name, data)
+    multilabel = isinstance(split[1][0], (list, tuple))
+    results: dict[str, Any] = {"train": len(split[0]), "test": len(split[2]),
+                               "multilabel": multilabel}
+    from snowpy.presets import SNOW
+
+    results["snowpy"] = snowpy_run(split, multilabel)
+    results["snowpy-snow"] = snowpy_run(split, multilabel, rule="balanced-winnow", **SNOW)
+    for system, function in BASELINES.items():
+        found = function(split, multilabel)
+        if found is not None:
+            results[system] = found
+    baselines = {s: results[s]["score"] for s in BASELINES if s in results}
+    best = max(baselines, key=baselines.get)
+    results["best_baseline"] = best
+    print(_row(name, results), flush=True)
+    return results
+
+
+def _row(name: str, r: dict[str, Any]) -> str:
+    best = r[r["best_baseline"]]["score"]
+
+    def cell(system: str) -> str:
+        return f"{r[system]['score']:.4f}" if system in r else "-"
+
+    loss = " / ".join(f"{r[s]['log_loss']:.3f}" if "log_loss" in r.get(s, {}) else "-"
+                      for s in ("snowpy", "snowpy-snow", "linearsvc"))
+    times = " / ".join(f"{r[s]['fit_s']:.1f}" for s in ("snowpy", "snowpy-snow", "linearsvc"))
+    return (f"| {name} | {r['train']:,} / {r['test']:,} | {cell('snowpy')} | "
+            f"{cell('snowpy-snow')} | {cell('linearsvc')} | {cell('mnb')} | {cell('pa')} | "
+            f"{cell('fasttext')} | {(r['snowpy']['score'] - best) * 100:+.2f} | "
+            f"{(r['snowpy-snow']['score'] - best) * 100:+.2f} | {loss} | {times} |")
+
+
+HEADER = ("| corpus | train / test | snowpy | Balanced Winnow, SNoW's front end | LinearSVC | "
+          "MNB | hashed PA-I | fastText | snowpy - best | BW - best | log loss (snowpy / BW "
+          "/ LinearSVC) | fit s (snowpy / BW / LinearSVC) |\n"
+          "|---|---|---|---|---|---|---|---|---|---|---|---|")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--corpora", default=None, help="the shared corpora's folder")
+    parser.add_argument("--only", nargs="*", default=None, choices=CORPORA)
+    args = parser.parse_args()
+    data = corpora_dir(args.corpora)
+    import os
+
+    os.environ.setdefault("SNOWPY_DATA", str(data))
+    print(f"# {machine()}\n\n{HEADER}", flush=True)
+    results = {name: run_corpus(name, data) for name in (args.only or CORPORA)}
+    out = ROOT / "benchmarks" / "results" / "accuracy.json"
+    if args.only is None:
+        out.write_text(json.dumps({"machine": machine(), "date": time.strftime("%Y-%m-%d"),
+                                   "results": results}, indent=1) + "\n", encoding="utf-8")
+
+
+if __name__ == "__main__":
+    main()
