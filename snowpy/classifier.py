@@ -16,7 +16,6 @@ from typing import Any
 
 import numpy as np
 
-from snowpy._rows import Rows
 from snowpy.base import RuleParamsEstimator, SavesModel, available_if
 from snowpy.classifier_state import classifier_state, restore_classifier
 from snowpy.declared import CLASSIFIER, defaults
@@ -479,11 +478,7 @@ class SnowClassifier(SavesModel, RuleParamsEstimator):
             if type(x) is str:
                 self._last_features = (x, featurizer, features)
         if featurizer.idf:
-            ids, vals = features
-            row = featurizer.weighed(Rows(np.array([0, ids.size]), ids, vals,
-                                          1 << int(featurizer.bits)),
-                                     count="each" if learn else None)
-            return row.indices.astype(np.int64), row.data
+            return featurizer.weighed_one(*features, learn=learn)
         return features
 
     def learn_many(self, texts: Iterable[Any], labels: Sequence[Any]) -> SnowClassifier:

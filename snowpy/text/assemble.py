@@ -86,12 +86,37 @@ class DocumentFrequencies:
         weights = np.ones(n, np.int64) if weights is None else \
             np.asarray(weights).astype(np.int64)
         return numbers, np.repeat(weights, np.diff(rows.indptr)), weights
-    def idf(self) -> np.ndarray:
-        """The inverse document frequency by the map's numbers (0 at number 0: a feature
-        never counted)."""
-        idf = np.log((1.0 + self.documents) / (1.0 + self._counts)) + 1.0
-        idf[0] = 0.0
+    def _idf_of(self, numbers: np.ndarray) -> np.ndarray:
+        """The inverse document frequency of features by the map's numbers (0 for number
+        0: a feature never counted)."""
+        idf = np.log((1.0 + self.documents) / (1.0 + self._counts[numbers])) + 1.0
+        idf[numbers == 0] = 0.0
         return idf
+
+    def weigh_one(self, ids: np.ndarray, vals: np.ndarray, *, norm: bool, learn: bool
+                  ) -> tuple[np.ndarray, np.ndarray]:
+        """One document's features (sorted int64 ids, their strengths) weighed as
+        :meth:`weigh` weighs a row of one document, to the bit; counted first when
+        ``learn`` (as ``each``). The one-example path: no block, no matrix."""
+        numbers = self._map.rows(ids, insert=learn, unseen=0, checked=True)
+        if learn:
+            if self._map.next_row > self._counts.size:
+                grown = np.zeros(max(self._map.next_row, 2 * self._counts.size), np.int64)
+                grown[:self._counts.size] = self._counts
+                self._counts = grown
+            self._counts[numbers] += 1  # (a document holds each feature once)
+            self.documents += 1
+        else:
+            kept = numbers > 0
+            if not kept.all():
+                ids, vals, numbers = ids[kept], vals[kept], numbers[kept]
+        data = np.asarray(vals, dtype=np.float64) * (
+            np.log((1.0 + self.documents) / (1.0 + self._counts[numbers])) + 1.0)
+        if norm and data.size:
+            length = np.sqrt(np.cumsum(data * data)[-1])  # (summed in order, as weigh's)
+            if length != 0:
+                data = data / length
+        return ids, data
 
     def weigh(self, rows: Any, *, norm: bool = False, each: bool = False,
               weights: Any = None) -> Rows:
@@ -121,7 +146,7 @@ class DocumentFrequencies:
             weighed = Rows(indptr, indices, data, rows.shape[1])
             return l2_normalised(weighed) if norm else weighed
         numbers = self._map.rows(indices, insert=False, unseen=0)
-        data = np.asarray(rows.data, dtype=np.float64) * self.idf()[numbers]
+        data = np.asarray(rows.data, dtype=np.float64) * self._idf_of(numbers)
         kept = numbers > 0
         if not kept.all():
             ends = np.concatenate([[0], np.cumsum(kept, dtype=np.int64)])

@@ -347,6 +347,20 @@ class Featurizer(TransformerConventions, ChunkStages):
                                  "counted yet; call fit first")
         return frequencies.weigh(rows, norm=norm)
 
+    def weighed_one(self, ids: np.ndarray, vals: np.ndarray, *, learn: bool = False
+                    ) -> tuple[np.ndarray, np.ndarray]:
+        """One document's features (from :meth:`features_one`) as :meth:`weighed` hands a
+        row of one document on (counted first when ``learn``)."""
+        if not self.idf:
+            return ids, vals
+        frequencies = self.__dict__.get("frequencies_")
+        if frequencies is None:
+            frequencies = self.frequencies_ = DocumentFrequencies(1 << int(self.bits))
+        if not learn and frequencies.documents == 0:
+            raise NotFittedError("this Featurizer's document frequencies (idf=True) are not "
+                                 "counted yet; call fit first")
+        return frequencies.weigh_one(ids, vals, norm=self.norm == "l2", learn=learn)
+
     def rows(self, texts: Iterable[Any], *, names: bool | None = None) -> Rows:
         """The rows of ``texts`` as plain arrays (:class:`snowpy._rows.Rows`, the CSR
         layout without scipy), before the document frequencies (:meth:`weighed`);
