@@ -581,6 +581,36 @@ def assemble_rows(const int32_t[::1] ids, const int64_t[:, ::1] ptrs, int mode, 
     return nnz
 
 
+def count_numbers(const int32_t[::1] numbers, int64_t[::1] counts):
+    """``counts[n] += 1`` for each ``n`` of ``numbers`` (a document frequency per number)."""
+    cdef Py_ssize_t j
+    with nogil:
+        for j in range(numbers.shape[0]):
+            counts[numbers[j]] += 1
+
+
+def weigh_rows(const int64_t[::1] indptr, const int32_t[::1] numbers, const double[::1] data,
+               const double[::1] idf, bint norm, double[::1] out):
+    """``out[j] = data[j] * idf[numbers[j]]`` (``data`` empty: strengths of 1), each row
+    then divided by its Euclidean norm when ``norm`` (its squares summed in order, as
+    ``numpy.bincount`` sums them; a row of norm 0 left as it is)."""
+    cdef Py_ssize_t n_rows = indptr.shape[0] - 1
+    cdef Py_ssize_t d, j
+    cdef bint binary = data.shape[0] == 0
+    cdef double total, value, length
+    with nogil:
+        for d in range(n_rows):
+            total = 0.0
+            for j in range(indptr[d], indptr[d + 1]):
+                value = (1.0 if binary else data[j]) * idf[numbers[j]]
+                out[j] = value
+                total = total + value * value
+            if norm and total != 0.0:
+                length = sqrt(total)
+                for j in range(indptr[d], indptr[d + 1]):
+                    out[j] = out[j] / length
+
+
 def max_token_bytes(const int64_t[::1] starts, const int64_t[::1] ends):
     """The longest token, in bytes."""
     cdef int64_t longest = 0

@@ -22,7 +22,7 @@ from typing import Any
 
 import numpy as np
 
-from snowpy._core.extract import assemble_rows
+from snowpy._core.extract import assemble_rows, count_numbers, weigh_rows
 from snowpy._rows import Rows
 from snowpy.hashmap import FeatureMap
 
@@ -46,7 +46,8 @@ class DocumentFrequencies:
     into blocks.
 
     >>> frequencies = DocumentFrequencies(width=8)
-    >>> frequencies.count(Rows(np.array([0, 2, 3]), np.array([1, 5, 5]), None, 8))
+    >>> frequencies.count(Rows(np.array([0, 2, 3]), np.array([1, 5, 5]), None, 8)).tolist()
+    [1, 2, 2]
     >>> weighed = frequencies.weigh(Rows(np.array([0, 3]), np.array([1, 5, 7]), None, 8))
     >>> weighed.indices.tolist(), np.round(weighed.data, 4).tolist()
     ([1, 5], [1.4055, 1.0])
@@ -58,6 +59,7 @@ class DocumentFrequencies:
         self.documents = int(documents)
         self._map = FeatureMap(width=self.width)
         self._counts = np.zeros(1, dtype=np.int64)  # by the map's numbers; 0: never counted
+        self._table: np.ndarray | None = None  # (the idf by number, until the next count)
         if ids is not None and counts is not None:  # (what to_arrays gave: a model file's)
             numbers = self._map.rows(np.asarray(ids, dtype=np.int64), insert=True)
             self._counts = np.zeros(self._map.next_row, dtype=np.int64)
@@ -66,32 +68,37 @@ class DocumentFrequencies:
     def __len__(self) -> int:
         return len(self._map)
 
-    def count(self, rows: Any, weights: Any = None) -> None:
+    def count(self, rows: Any, weights: Any = None) -> np.ndarray:
         """Count the documents of ``rows`` (CSR rows: each holds a feature once), each
-        ``weights`` times (whole numbers; once each by default)."""
-        numbers, entries, weights = self._numbered(rows, weights)
-        self._counts += np.bincount(numbers, weights=entries,
-                                    minlength=self._counts.size).astype(np.int64)
-        self.documents += int(weights.sum())
+        ``weights`` times (whole numbers; once each by default); returns the rows'
+        features by the map's numbers (for :meth:`weigh`)."""
+        numbers = self._numbers(rows)
+        if weights is None:
+            count_numbers(numbers, self._counts)
+            self.documents += int(rows.shape[0])
+        else:
+            weights = np.asarray(weights).astype(np.int64)
+            self._counts += np.bincount(numbers, weights=np.repeat(weights, np.diff(
+                rows.indptr)), minlength=self._counts.size).astype(np.int64)
+            self.documents += int(weights.sum())
+        self._table = None
+        return numbers
 
-    def _numbered(self, rows: Any, weights: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """The rows' features by the map's numbers (new ones numbered), each entry's
-        weight and each document's."""
+    def _numbers(self, rows: Any) -> np.ndarray:
+        """The rows' features by the map's numbers, new ones numbered (and counted 0)."""
         numbers = self._map.rows(np.asarray(rows.indices), insert=True)
         if self._map.next_row > self._counts.size:
             grown = np.zeros(self._map.next_row, dtype=np.int64)
             grown[:self._counts.size] = self._counts
             self._counts = grown
-        n = int(rows.shape[0])
-        weights = np.ones(n, np.int64) if weights is None else \
-            np.asarray(weights).astype(np.int64)
-        return numbers, np.repeat(weights, np.diff(rows.indptr)), weights
-    def _idf_of(self, numbers: np.ndarray) -> np.ndarray:
-        """The inverse document frequency of features by the map's numbers (0 for number
-        0: a feature never counted)."""
-        idf = np.log((1.0 + self.documents) / (1.0 + self._counts[numbers])) + 1.0
-        idf[numbers == 0] = 0.0
-        return idf
+        return numbers
+    def _idf_table(self) -> np.ndarray:
+        """The inverse document frequency by the map's numbers (0 at number 0: a feature
+        never counted), kept until the next count."""
+        if self._table is None:
+            self._table = np.log((1.0 + self.documents) / (1.0 + self._counts)) + 1.0
+            self._table[0] = 0.0
+        return self._table
 
     def weigh_one(self, ids: np.ndarray, vals: np.ndarray, *, norm: bool, learn: bool
                   ) -> tuple[np.ndarray, np.ndarray]:
@@ -106,6 +113,7 @@ class DocumentFrequencies:
                 self._counts = grown
             self._counts[numbers] += 1  # (a document holds each feature once)
             self.documents += 1
+            self._table = None
         else:
             kept = numbers > 0
             if not kept.all():
@@ -119,15 +127,19 @@ class DocumentFrequencies:
         return ids, data
 
     def weigh(self, rows: Any, *, norm: bool = False, each: bool = False,
-              weights: Any = None) -> Rows:
+              weights: Any = None, numbers: np.ndarray | None = None) -> Rows:
         """``rows`` with each strength times its feature's idf, the features never
         counted left out, each row then divided by its Euclidean norm when ``norm``;
         with ``each``, every document is counted (``weights`` times) before it is
-        weighed, in order."""
+        weighed, in order. ``numbers``: the rows' features by the map's numbers, as
+        :meth:`count` gave them."""
         indices = np.asarray(rows.indices)
-        indptr = np.asarray(rows.indptr, dtype=np.int64)
+        indptr = np.ascontiguousarray(rows.indptr, dtype=np.int64)
         if each:
-            numbers, entries, weights = self._numbered(rows, weights)
+            numbers = self._numbers(rows)
+            weights = np.ones(int(rows.shape[0]), np.int64) if weights is None else \
+                np.asarray(weights).astype(np.int64)
+            entries = np.repeat(weights, np.diff(indptr))
             # each entry's feature counted in the documents up to its own, in order
             order = np.argsort(numbers, kind="stable")
             ranked, ranked_weights = numbers[order], entries[order]
@@ -143,16 +155,22 @@ class DocumentFrequencies:
             self._counts += np.bincount(numbers, weights=entries,
                                         minlength=self._counts.size).astype(np.int64)
             self.documents += int(weights.sum())
+            self._table = None
             weighed = Rows(indptr, indices, data, rows.shape[1])
             return l2_normalised(weighed) if norm else weighed
-        numbers = self._map.rows(indices, insert=False, unseen=0)
-        data = np.asarray(rows.data, dtype=np.float64) * self._idf_of(numbers)
-        kept = numbers > 0
-        if not kept.all():
+        counted = numbers is not None  # (then every feature was counted: none dropped)
+        if numbers is None:
+            numbers = self._map.rows(indices, insert=False, unseen=0)
+        data = np.empty(indices.shape[0], dtype=np.float64)
+        strengths = rows.strengths if isinstance(rows, Rows) else rows.data
+        weigh_rows(indptr, np.ascontiguousarray(numbers, dtype=np.int32),
+                   np.zeros(0) if strengths is None else np.ascontiguousarray(
+                       strengths, dtype=np.float64), self._idf_table(), norm, data)
+        kept = None if counted else numbers > 0
+        if kept is not None and not kept.all():
             ends = np.concatenate([[0], np.cumsum(kept, dtype=np.int64)])
             indptr, indices, data = ends[indptr], indices[kept], data[kept]
-        weighed = Rows(indptr, indices, data, rows.shape[1])
-        return l2_normalised(weighed) if norm else weighed
+        return Rows(indptr, indices, data, rows.shape[1])
 
     def to_arrays(self) -> tuple[np.ndarray, np.ndarray]:
         """The features counted (ascending ids) and their document frequencies."""

@@ -340,12 +340,13 @@ class Featurizer(TransformerConventions, ChunkStages):
         norm = self.norm == "l2"
         if count == "each":
             return frequencies.weigh(rows, norm=norm, each=True, weights=weights)
+        numbers = None
         if count == "all":
-            frequencies.count(rows, weights)
+            numbers = frequencies.count(rows, weights)
         elif frequencies.documents == 0:
             raise NotFittedError("this Featurizer's document frequencies (idf=True) are not "
                                  "counted yet; call fit first")
-        return frequencies.weigh(rows, norm=norm)
+        return frequencies.weigh(rows, norm=norm, numbers=numbers)
 
     def weighed_one(self, ids: np.ndarray, vals: np.ndarray, *, learn: bool = False
                     ) -> tuple[np.ndarray, np.ndarray]:
