@@ -38,7 +38,8 @@ def ipm(classifier: SnowClassifier, shards: list, mixing: str = "arithmetic",
         counts = np.bincount(where, weights=np.concatenate([c for _, c in found]))
         frequencies = DocumentFrequencies(1 << params["bits"], ids, counts.astype(np.int64),
                                           sum(part.n for part in data))
-        data = [tasks.weigh(part, frequencies, params["norm"] == "l2") for part in data]
+        data = [tasks.weigh(part, (*frequencies.to_arrays(), frequencies.documents),
+                            params["norm"] == "l2") for part in data]
     run = _Run(None, classifier, mixing, None, None, None)
     described = [tasks.describe(part) for part in data]
     run.examples = [d["n"] for d in described]

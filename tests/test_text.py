@@ -361,3 +361,15 @@ def test_idf_leaves_out_the_features_never_counted_and_needs_a_fit():
         Featurizer(idf=True).transform(["red apple"])
     with pytest.raises(ConfigurationError, match="idf must be true or false"):
         Featurizer(idf="yes").transform(["red apple"])
+
+
+def test_a_large_block_and_one_document_are_weighed_to_the_bit_alike():
+    """A block larger than the features counted looks each idf up in a table; one document
+    computes its own: the same numbers, bit for bit (predict and predict_one agree)."""
+    featurizer = Featurizer(values="log", idf=True, norm="l2", ngrams=(1, 2)).fit(IDF_DOCS)
+    block = featurizer.transform(IDF_DOCS * 20)  # (more entries than features counted)
+    assert block.nnz > len(featurizer.frequencies_)
+    for row, doc in enumerate(IDF_DOCS):
+        ids, vals = featurizer.weighed_one(*featurizer.features_one(doc))
+        assert ids.tolist() == block.indices[block.indptr[row]:block.indptr[row + 1]].tolist()
+        assert vals.tobytes() == block.data[block.indptr[row]:block.indptr[row + 1]].tobytes()

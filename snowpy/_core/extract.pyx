@@ -589,26 +589,62 @@ def count_numbers(const int32_t[::1] numbers, int64_t[::1] counts):
             counts[numbers[j]] += 1
 
 
+cdef inline double _idf(int64_t documents, int64_t count) noexcept nogil:
+    return log((1.0 + <double>documents) / (1.0 + <double>count)) + 1.0
+
+
+def idf_table(const int64_t[::1] counts, int64_t documents, double[::1] out):
+    """``out[n]``: the idf of number ``n`` (0 for number 0), as :func:`weigh_rows` computes
+    it for each entry (a large block looks it up instead, to the bit the same)."""
+    cdef Py_ssize_t n
+    with nogil:
+        out[0] = 0.0
+        for n in range(1, counts.shape[0]):
+            out[n] = _idf(documents, counts[n])
+
+
 def weigh_rows(const int64_t[::1] indptr, const int32_t[::1] numbers, const double[::1] data,
-               const double[::1] idf, bint norm, double[::1] out):
-    """``out[j] = data[j] * idf[numbers[j]]`` (``data`` empty: strengths of 1), each row
-    then divided by its Euclidean norm when ``norm`` (its squares summed in order, as
-    ``numpy.bincount`` sums them; a row of norm 0 left as it is)."""
+               int64_t[::1] counts, int64_t documents, const int64_t[::1] weights,
+               bint each, bint norm, double[::1] out, const double[::1] table):
+    """``out[j] = data[j] * (ln((1 + n) / (1 + counts[numbers[j]])) + 1)`` (``data``
+    empty: strengths of 1; number 0, a feature never counted: 0), each row then divided
+    by its Euclidean norm when ``norm`` (its squares summed in order; a row of norm 0
+    left as it is). With ``each``, each row's document is counted first, in order
+    (``weights[d]`` times, or once when ``weights`` is empty): ``counts`` and ``n`` grow
+    as the rows go; else ``table`` (from :func:`idf_table`), when not empty, gives each
+    number's idf. Returns the documents counted after the last row. Every path that
+    weighs by document frequency comes here: one logarithm, one order of sums."""
     cdef Py_ssize_t n_rows = indptr.shape[0] - 1
     cdef Py_ssize_t d, j
     cdef bint binary = data.shape[0] == 0
+    cdef bint weighted = weights.shape[0] > 0
+    cdef bint looked_up = table.shape[0] > 0 and not each
+    cdef int64_t w
+    cdef int32_t number
     cdef double total, value, length
     with nogil:
         for d in range(n_rows):
+            if each:
+                w = weights[d] if weighted else 1
+                documents += w
+                for j in range(indptr[d], indptr[d + 1]):
+                    counts[numbers[j]] += w
             total = 0.0
             for j in range(indptr[d], indptr[d + 1]):
-                value = (1.0 if binary else data[j]) * idf[numbers[j]]
+                number = numbers[j]
+                if number == 0:
+                    value = 0.0
+                elif looked_up:
+                    value = (1.0 if binary else data[j]) * table[number]
+                else:
+                    value = (1.0 if binary else data[j]) * _idf(documents, counts[number])
                 out[j] = value
                 total = total + value * value
             if norm and total != 0.0:
                 length = sqrt(total)
                 for j in range(indptr[d], indptr[d + 1]):
                     out[j] = out[j] / length
+    return documents
 
 
 def max_token_bytes(const int64_t[::1] starts, const int64_t[::1] ends):

@@ -84,8 +84,15 @@ def frequencies_of(data: ShardData) -> tuple[np.ndarray, np.ndarray]:
     return ids.astype(np.int64), counts.astype(np.int64)
 
 
-def weigh(data: ShardData, frequencies: Any, norm: bool) -> ShardData:
-    """The shard with its rows weighed by every shard's document frequencies."""
+def weigh(data: ShardData, counted: tuple[np.ndarray, np.ndarray, int], norm: bool
+          ) -> ShardData:
+    """The shard with its rows weighed by every shard's document frequencies
+    (``counted``: the features, their counts and the documents, as
+    :meth:`~snowpy.text.assemble.DocumentFrequencies.to_arrays` gives them)."""
+    from snowpy.text.assemble import DocumentFrequencies
+
+    ids, counts, documents = counted
+    frequencies = DocumentFrequencies(int(data.X.shape[1]), ids, counts, documents)
     rows = frequencies.weigh(data.X, norm=norm)
     X = sp.csr_matrix((rows.data, rows.indices, rows.indptr), shape=data.X.shape)
     return ShardData(X, data.labels, data.keys, data.skipped, data.messages)

@@ -166,7 +166,7 @@ class _Run:
         self.token = uuid.uuid4().hex[:8]
         self.data: list[Any] = []
         self.frequencies: DocumentFrequencies | None = None  # (a front end with idf)
-        self._shared: Any = None  # (the frequencies, scattered to the workers)
+        self._raw: list[Any] = []  # (the shards before the weighing)
         self.skipped = 0
         self.messages: list[str] = []
 
@@ -226,12 +226,15 @@ class _Run:
                              minlength=ids.size).astype(np.int64)
         frequencies = DocumentFrequencies(1 << int(self.params["bits"]), ids, counts,
                                           sum(self.examples))
-        # (held for the run: scattered data has no lineage, and a shard lost with its
-        # worker is weighed again from it)
-        shared = self._shared = client.scatter(frequencies, broadcast=True)
+        # (in each task, as arrays, not scattered: scattered data has no lineage, and a
+        # shard lost with its worker must be weighed again wherever it goes)
         norm = self.params.get("norm") == "l2"
         where = client.who_has(self.data)
-        self.data = [client.submit(weigh, part, shared, norm, pure=False,
+        # (the unweighed shards are held too: a shard lost with its worker is weighed
+        # again from them, which the scheduler could not do once it forgot them)
+        self._raw = self.data
+        counted = (ids, counts, frequencies.documents)
+        self.data = [client.submit(weigh, part, counted, norm, pure=False,
                                    workers=list(where.get(part.key, ())) or None,
                                    allow_other_workers=bool(where.get(part.key)))
                      for part in self.data]

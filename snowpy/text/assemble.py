@@ -22,13 +22,16 @@ from typing import Any
 
 import numpy as np
 
-from snowpy._core.extract import assemble_rows, count_numbers, weigh_rows
+from snowpy._core.extract import assemble_rows, count_numbers, idf_table, weigh_rows
 from snowpy._rows import Rows
 from snowpy.hashmap import FeatureMap
 
-__all__ = ["VALUE_MODES", "DocumentFrequencies", "assemble_rows", "l2_normalised"]
+__all__ = ["VALUE_MODES", "DocumentFrequencies", "assemble_rows"]
 
 VALUE_MODES = ("binary", "count", "log")
+
+_NONE = np.zeros(0, np.int64)
+_NONE_F = np.zeros(0, np.float64)
 
 
 class DocumentFrequencies:
@@ -59,7 +62,6 @@ class DocumentFrequencies:
         self.documents = int(documents)
         self._map = FeatureMap(width=self.width)
         self._counts = np.zeros(1, dtype=np.int64)  # by the map's numbers; 0: never counted
-        self._table: np.ndarray | None = None  # (the idf by number, until the next count)
         if ids is not None and counts is not None:  # (what to_arrays gave: a model file's)
             numbers = self._map.rows(np.asarray(ids, dtype=np.int64), insert=True)
             self._counts = np.zeros(self._map.next_row, dtype=np.int64)
@@ -81,7 +83,6 @@ class DocumentFrequencies:
             self._counts += np.bincount(numbers, weights=np.repeat(weights, np.diff(
                 rows.indptr)), minlength=self._counts.size).astype(np.int64)
             self.documents += int(weights.sum())
-        self._table = None
         return numbers
 
     def _numbers(self, rows: Any) -> np.ndarray:
@@ -92,13 +93,6 @@ class DocumentFrequencies:
             grown[:self._counts.size] = self._counts
             self._counts = grown
         return numbers
-    def _idf_table(self) -> np.ndarray:
-        """The inverse document frequency by the map's numbers (0 at number 0: a feature
-        never counted), kept until the next count."""
-        if self._table is None:
-            self._table = np.log((1.0 + self.documents) / (1.0 + self._counts)) + 1.0
-            self._table[0] = 0.0
-        return self._table
 
     def weigh_one(self, ids: np.ndarray, vals: np.ndarray, *, norm: bool, learn: bool
                   ) -> tuple[np.ndarray, np.ndarray]:
@@ -106,24 +100,19 @@ class DocumentFrequencies:
         :meth:`weigh` weighs a row of one document, to the bit; counted first when
         ``learn`` (as ``each``). The one-example path: no block, no matrix."""
         numbers = self._map.rows(ids, insert=learn, unseen=0, checked=True)
-        if learn:
-            if self._map.next_row > self._counts.size:
-                grown = np.zeros(max(self._map.next_row, 2 * self._counts.size), np.int64)
-                grown[:self._counts.size] = self._counts
-                self._counts = grown
-            self._counts[numbers] += 1  # (a document holds each feature once)
-            self.documents += 1
-            self._table = None
-        else:
+        if learn and self._map.next_row > self._counts.size:
+            grown = np.zeros(max(self._map.next_row, 2 * self._counts.size), np.int64)
+            grown[:self._counts.size] = self._counts
+            self._counts = grown
+        data = np.empty(ids.shape[0], dtype=np.float64)
+        self.documents = weigh_rows(np.array([0, ids.shape[0]], np.int64), numbers,
+                                    np.ascontiguousarray(vals, dtype=np.float64),
+                                    self._counts, self.documents, _NONE, learn, norm, data,
+                                    _NONE_F)
+        if not learn:
             kept = numbers > 0
             if not kept.all():
-                ids, vals, numbers = ids[kept], vals[kept], numbers[kept]
-        data = np.asarray(vals, dtype=np.float64) * (
-            np.log((1.0 + self.documents) / (1.0 + self._counts[numbers])) + 1.0)
-        if norm and data.size:
-            length = np.sqrt(np.cumsum(data * data)[-1])  # (summed in order, as weigh's)
-            if length != 0:
-                data = data / length
+                return ids[kept], data[kept]
         return ids, data
 
     def weigh(self, rows: Any, *, norm: bool = False, each: bool = False,
@@ -135,37 +124,23 @@ class DocumentFrequencies:
         :meth:`count` gave them."""
         indices = np.asarray(rows.indices)
         indptr = np.ascontiguousarray(rows.indptr, dtype=np.int64)
+        counted = each or numbers is not None  # (then every feature is counted)
         if each:
             numbers = self._numbers(rows)
-            weights = np.ones(int(rows.shape[0]), np.int64) if weights is None else \
-                np.asarray(weights).astype(np.int64)
-            entries = np.repeat(weights, np.diff(indptr))
-            # each entry's feature counted in the documents up to its own, in order
-            order = np.argsort(numbers, kind="stable")
-            ranked, ranked_weights = numbers[order], entries[order]
-            running = np.cumsum(ranked_weights)
-            starts = np.flatnonzero(np.r_[True, ranked[1:] != ranked[:-1]])
-            base = np.repeat(running[starts] - ranked_weights[starts],
-                             np.diff(np.r_[starts, ranked.size]))
-            upto = np.empty(numbers.size, np.int64)
-            upto[order] = running - base
-            documents = self.documents + np.repeat(np.cumsum(weights), np.diff(indptr))
-            idf = np.log((1.0 + documents) / (1.0 + self._counts[numbers] + upto)) + 1.0
-            data = np.asarray(rows.data, dtype=np.float64) * idf
-            self._counts += np.bincount(numbers, weights=entries,
-                                        minlength=self._counts.size).astype(np.int64)
-            self.documents += int(weights.sum())
-            self._table = None
-            weighed = Rows(indptr, indices, data, rows.shape[1])
-            return l2_normalised(weighed) if norm else weighed
-        counted = numbers is not None  # (then every feature was counted: none dropped)
-        if numbers is None:
+        elif numbers is None:
             numbers = self._map.rows(indices, insert=False, unseen=0)
-        data = np.empty(indices.shape[0], dtype=np.float64)
         strengths = rows.strengths if isinstance(rows, Rows) else rows.data
-        weigh_rows(indptr, np.ascontiguousarray(numbers, dtype=np.int32),
-                   np.zeros(0) if strengths is None else np.ascontiguousarray(
-                       strengths, dtype=np.float64), self._idf_table(), norm, data)
+        data = np.empty(indices.shape[0], dtype=np.float64)
+        table = _NONE_F
+        if not each and indices.shape[0] > self._counts.size:  # (a large block: each
+            table = np.empty(self._counts.size, np.float64)     #  number's idf once)
+            idf_table(self._counts, self.documents, table)
+        self.documents = weigh_rows(
+            indptr, np.ascontiguousarray(numbers, dtype=np.int32),
+            _NONE_F if strengths is None else np.ascontiguousarray(strengths, np.float64),
+            self._counts, self.documents,
+            _NONE if weights is None else np.ascontiguousarray(weights, np.int64),
+            each, norm, data, table)
         kept = None if counted else numbers > 0
         if kept is not None and not kept.all():
             ends = np.concatenate([[0], np.cumsum(kept, dtype=np.int64)])
@@ -178,14 +153,3 @@ class DocumentFrequencies:
         counts = self._counts[1:len(self._map) + 1]
         order = np.argsort(ids, kind="stable")
         return ids[order], counts[order].copy()
-
-
-def l2_normalised(rows: Rows) -> Rows:
-    """``rows`` each divided by its Euclidean norm (an empty row stays empty)."""
-    data = np.asarray(rows.data, dtype=np.float64)
-    lengths = np.diff(rows.indptr)
-    sums = np.bincount(np.repeat(np.arange(lengths.size), lengths), weights=data * data,
-                       minlength=lengths.size)
-    norms = np.sqrt(sums)
-    norms[norms == 0] = 1.0
-    return Rows(rows.indptr, rows.indices, data / np.repeat(norms, lengths), rows.shape[1])
