@@ -88,11 +88,16 @@ class DocumentFrequencies:
     def _numbers(self, rows: Any) -> np.ndarray:
         """The rows' features by the map's numbers, new ones numbered (and counted 0)."""
         numbers = self._map.rows(np.asarray(rows.indices), insert=True)
+        self._make_room()
+        return numbers
+
+    def _make_room(self) -> None:
+        """Counts for every number the map gave (twice the room when they grow: one
+        document at a time, they grow often)."""
         if self._map.next_row > self._counts.size:
-            grown = np.zeros(self._map.next_row, dtype=np.int64)
+            grown = np.zeros(max(self._map.next_row, 2 * self._counts.size), np.int64)
             grown[:self._counts.size] = self._counts
             self._counts = grown
-        return numbers
 
     def weigh_one(self, ids: np.ndarray, vals: np.ndarray, *, norm: bool, learn: bool
                   ) -> tuple[np.ndarray, np.ndarray]:
@@ -100,10 +105,8 @@ class DocumentFrequencies:
         :meth:`weigh` weighs a row of one document, to the bit; counted first when
         ``learn`` (as ``each``). The one-example path: no block, no matrix."""
         numbers = self._map.rows(ids, insert=learn, unseen=0, checked=True)
-        if learn and self._map.next_row > self._counts.size:
-            grown = np.zeros(max(self._map.next_row, 2 * self._counts.size), np.int64)
-            grown[:self._counts.size] = self._counts
-            self._counts = grown
+        if learn:
+            self._make_room()
         data = np.empty(ids.shape[0], dtype=np.float64)
         self.documents = weigh_rows(np.array([0, ids.shape[0]], np.int64), numbers,
                                     np.ascontiguousarray(vals, dtype=np.float64),

@@ -305,8 +305,7 @@ class Featurizer(TransformerConventions, ChunkStages):
         (those counted before are forgotten). Returns self."""
         self.segments()
         if self.idf:
-            self.frequencies_ = DocumentFrequencies(1 << int(self.bits))
-            self.frequencies_.count(self.rows(texts, names=False))
+            self._frequencies(afresh=True).count(self.rows(texts, names=False))
         return self
 
     def transform(self, texts: Iterable[Any], *, names: bool | None = None) -> sp.csr_matrix:
@@ -321,8 +320,16 @@ class Featurizer(TransformerConventions, ChunkStages):
     def fit_transform(self, texts: Iterable[Any], y: Any = None) -> sp.csr_matrix:
         self.segments()
         if self.idf:
-            self.frequencies_ = DocumentFrequencies(1 << int(self.bits))
+            self._frequencies(afresh=True)
         return self.weighed(self.rows(texts), count="all").tocsr()
+
+    def _frequencies(self, afresh: bool = False) -> DocumentFrequencies:
+        """The document frequencies counted (none yet: an empty count; ``afresh``: the
+        ones counted before forgotten)."""
+        frequencies = None if afresh else self.__dict__.get("frequencies_")
+        if frequencies is None:
+            frequencies = self.frequencies_ = DocumentFrequencies(1 << int(self.bits))
+        return frequencies
 
     def weighed(self, rows: Any, *, count: str | None = None, weights: Any = None) -> Any:
         """The rows :meth:`rows` made (or :func:`snowpy.files.read_rows` read) as the
@@ -334,9 +341,7 @@ class Featurizer(TransformerConventions, ChunkStages):
         document counts. Without ``idf``, ``rows`` as they are."""
         if not self.idf:
             return rows
-        frequencies = self.__dict__.get("frequencies_")
-        if frequencies is None:
-            frequencies = self.frequencies_ = DocumentFrequencies(1 << int(self.bits))
+        frequencies = self._frequencies()
         norm = self.norm == "l2"
         if count == "each":
             return frequencies.weigh(rows, norm=norm, each=True, weights=weights)
@@ -354,9 +359,7 @@ class Featurizer(TransformerConventions, ChunkStages):
         row of one document on (counted first when ``learn``)."""
         if not self.idf:
             return ids, vals
-        frequencies = self.__dict__.get("frequencies_")
-        if frequencies is None:
-            frequencies = self.frequencies_ = DocumentFrequencies(1 << int(self.bits))
+        frequencies = self._frequencies()
         if not learn and frequencies.documents == 0:
             raise NotFittedError("this Featurizer's document frequencies (idf=True) are not "
                                  "counted yet; call fit first")

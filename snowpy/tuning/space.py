@@ -16,9 +16,8 @@ __all__ = ["FRONT_END", "RULES", "first_trials", "suggest"]
 #: The rules searched: snowpy's mistake-driven rules, and one cloud.
 RULES = ("balanced-winnow", "winnow", "perceptron", "passive-aggressive", "aggressive",
          "normalised-winnow", "balanced-winnow+perceptron")
-#: Rules first tried on SNoW's front end (:data:`snowpy.presets.SNOW`), as trial
-#: parameters: binary features, no idf, no norm.
-_ON_SNOW = ("winnow", "balanced-winnow", "normalised-winnow", "balanced-winnow+perceptron")
+#: SNoW's front end (:data:`snowpy.presets.SNOW`) as trial parameters: binary features, no
+#: idf, no norm (the rules that learn on it: :func:`snowpy.presets.front_end_settings`).
 _SNOW = {"values": "binary", "idf": False, "norm": "none"}
 #: The options of the front end: a trial's features are made once per distinct setting.
 FRONT_END = ("ngrams", "char_ngrams", "skipgrams", "extractors", "bits", "values", "idf",
@@ -96,13 +95,13 @@ def first_trials(multilabel: bool) -> list[dict[str, Any]]:
     """The settings tried first, as trial parameters: the defaults (then each rule with
     the default front end: a costly front end sampled early could take the whole budget
     of a large corpus), and for a multi-label corpus the multi-label preset."""
-    from snowpy.presets import multilabel_settings
+    from snowpy.presets import front_end_settings, multilabel_settings
 
     defaults = _defaults()
     if not multilabel:  # (then each rule on the default features, the multiplicative ones
         #                  on SNoW's: cheap trials first)
         rules = [defaults["rule"]] + [rule for rule in RULES if rule != defaults["rule"]]
-        return [{**defaults, "rule": rule, **(_SNOW if rule in _ON_SNOW else {}),
+        return [{**defaults, "rule": rule, **(_SNOW if front_end_settings(rule) else {}),
                  **_rule_defaults(rule)} for rule in rules]
     rule = defaults["rule"]
     preset = {f"{rule}:{name}" if name in ("alpha", "beta") else name: value
