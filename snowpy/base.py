@@ -10,7 +10,7 @@ from typing import Any, ClassVar
 
 from snowpy.exceptions import ConfigurationError, NotFittedError
 
-__all__ = ["RuleParamsEstimator", "SavesModel", "available_if", "is_fitted"]
+__all__ = ["Estimator", "available_if", "is_fitted"]
 
 
 def is_fitted(model: Any) -> bool:
@@ -61,27 +61,15 @@ class available_if:
         return self.method.__get__(instance, owner)
 
 
-class SavesModel:
-    """Mixin: ``save`` for a model that describes itself as a header and named arrays
-    (``to_state``). The model knows its state, :mod:`snowpy.model_file` the file."""
-
-    def to_state(self, inference_only: bool = False) -> tuple[dict[str, Any], dict[str, Any]]:
-        """The model as a JSON-able header (its ``kind`` included) and named arrays."""
-        raise NotImplementedError
-
-    def save(self, path: Any, *, inference_only: bool = False, key: bytes | None = None
-             ) -> Any:
-        """Save the trained model atomically (see :func:`snowpy.save`)."""
-        from snowpy.model_file import write_model
-
-        return write_model(path, *self.to_state(inference_only), key=key)
-
-
-class RuleParamsEstimator:
-    """Mixin: named options in ``_option_names`` plus free ``rule_params``.
+class Estimator:
+    """What every snowpy model is: named options in ``_option_names`` plus free
+    ``rule_params`` (scikit-learn's ``get_params``/``set_params``), whether it has
+    learned, its tags, and ``save``.
 
     The rule's parameters are validated at ``fit`` (scikit-learn's
-    convention: ``__init__`` only stores), against what the rule declares.
+    convention: ``__init__`` only stores), against what the rule declares. A model
+    describes itself as a header and named arrays (``to_state``); :mod:`snowpy.model_file`
+    writes the file.
     """
 
     _option_names: ClassVar[tuple[str, ...]] = ()
@@ -144,7 +132,7 @@ class RuleParamsEstimator:
         params.update(self.rule_params)
         return params
 
-    def set_params(self, **params: Any) -> RuleParamsEstimator:
+    def set_params(self, **params: Any) -> Estimator:
         """Set options or rule parameters; returns the estimator.
 
         An unknown name is taken as a rule parameter and checked at ``fit``.
@@ -166,3 +154,14 @@ class RuleParamsEstimator:
                 continue
             shown.append(f"{name}={value!r}")
         return f"{type(self).__name__}({', '.join(shown)})"
+
+    def to_state(self, inference_only: bool = False) -> tuple[dict[str, Any], dict[str, Any]]:
+        """The model as a JSON-able header (its ``kind`` included) and named arrays."""
+        raise NotImplementedError
+
+    def save(self, path: Any, *, inference_only: bool = False, key: bytes | None = None
+             ) -> Any:
+        """Save the trained model atomically (see :func:`snowpy.save`)."""
+        from snowpy.model_file import write_model
+
+        return write_model(path, *self.to_state(inference_only), key=key)

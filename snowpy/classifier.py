@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from snowpy.base import RuleParamsEstimator, SavesModel, available_if
+from snowpy.base import Estimator, available_if
 from snowpy.classifier_state import classifier_state, restore_classifier
 from snowpy.declared import CLASSIFIER, defaults
 from snowpy.exceptions import ConfigurationError, NotFittedError
@@ -88,7 +88,7 @@ def _gives_probabilities(classifier: Any) -> bool:
         getattr(network, "calibration_", None) is not None
 
 @model_kind("classifier")
-class SnowClassifier(SavesModel, RuleParamsEstimator):
+class SnowClassifier(Estimator):
     """A text classifier: hashed features and a sparse network of target nodes.
 
     Parameters

@@ -5,6 +5,6 @@ from __future__ import annotations
 from snowpy.network.cloud import Cloud
 from snowpy.network.dual import DualNetwork
 from snowpy.network.network import Network, NumericalWarning
-from snowpy.network.predicting import ABSTAIN
+from snowpy.network.kind import ABSTAIN
 
 __all__ = ["ABSTAIN", "Cloud", "DualNetwork", "Network", "NumericalWarning"]

@@ -16,12 +16,10 @@ from typing import Any
 
 import numpy as np
 
-from snowpy.base import SavesModel
 from snowpy.calibration import sigmoid
 from snowpy.exceptions import ConfigurationError, NotFittedError
 from snowpy.model_kinds import model_kind
 from snowpy.network.kind import NetworkKind
-from snowpy.network.predicting import LabelPrediction
 
 __all__ = ["Cloud", "cloud_members", "confidence", "share_params"]
 
@@ -113,7 +111,7 @@ def share_params(members: list[tuple[str, dict[str, Any]]], params: dict[str, An
 
 
 @model_kind("cloud")
-class Cloud(LabelPrediction, SavesModel, NetworkKind):
+class Cloud(NetworkKind):
     """Several update rules per label, voting by confidence (SNoW's clouds).
 
     A network-like estimator: ``fit``, ``partial_fit``, ``learn_one``,
@@ -274,7 +272,7 @@ class Cloud(LabelPrediction, SavesModel, NetworkKind):
         return bool(getattr(self.networks_[0], "_indicator", False))
 
     @property
-    def multilabel_(self) -> bool:  # type: ignore[override]  # (a Network's attribute)
+    def multilabel_(self) -> bool:  # type: ignore[override]  # (a dual network: an attribute)
         self._check_fitted()
         return bool(self.networks_[0].multilabel_)
 
@@ -319,7 +317,7 @@ class Cloud(LabelPrediction, SavesModel, NetworkKind):
         return raw / raw.sum(axis=0, keepdims=True)
 
     @property
-    def calibration_(self) -> Any:  # type: ignore[override]  # (the members' calibration)
+    def calibration_(self) -> Any:  # (the members' calibration)
         """The members' calibrations when every member has one, else None."""
         self._check_fitted()
         calibrations = [n.calibration_ for n in self.networks_]

@@ -17,7 +17,6 @@ import numpy as np
 
 from snowpy._lazy import lazy_module
 from snowpy._validation import as_csr
-from snowpy.base import RuleParamsEstimator, SavesModel
 from snowpy.declared import DUAL_NETWORK, defaults
 from snowpy.exceptions import ConfigurationError, NotFittedError
 from snowpy.model_kinds import model_kind
@@ -35,7 +34,6 @@ from snowpy.network.labels import (
     positive_matrix,
 )
 from snowpy.network.options import check_training_options
-from snowpy.network.predicting import LabelPrediction
 from snowpy.network.support import DualState
 from snowpy.network.training import chunks, example_keys, run_epochs, shuffled
 from snowpy.plugins import get_rule
@@ -54,7 +52,7 @@ _DEFAULTS = defaults(DUAL_NETWORK)  # (the signature's defaults: snowpy.declared
 
 
 @model_kind("dual")
-class DualNetwork(LabelPrediction, SavesModel, RuleParamsEstimator, NetworkKind):
+class DualNetwork(NetworkKind):
     """A network of target nodes for a dual rule (the kernel Perceptron).
 
     Parameters
@@ -156,28 +154,28 @@ class DualNetwork(LabelPrediction, SavesModel, RuleParamsEstimator, NetworkKind)
 
     # -------------------------------------------------------------- training
     # -------------------------------------------- fit's steps (NetworkKind.fit)
-    def as_input(self, X: Any, targets: Any) -> Any:
+    def _as_input(self, X: Any, targets: Any) -> Any:
         """``X`` in canonical CSR; ``targets`` is not available to dual rules."""
         _refuse_targets(targets)
         return _canonical(X)
 
-    def begin_fit(self, X: Any, labels: LabelIndex, multilabel: bool, indicator: bool
+    def _begin_fit(self, X: Any, labels: LabelIndex, multilabel: bool, indicator: bool
                   ) -> None:
         """No support vector yet, a target per label."""
         self.start(X.shape[1], labels, multilabel=multilabel)
         self._dual.indicator = indicator
 
-    def learn_rows(self, X: Any, y: Any, targets: Any, *, progress: Any,
+    def _learn_rows(self, X: Any, y: Any, targets: Any, *, progress: Any,
                    keys: np.ndarray | None) -> None:
         """``epochs`` passes (the progressive sigmoids fitted at the end)."""
         self._learn(X, y, epochs=int(self.epochs), shuffle=bool(self.shuffle),
                     progress=progress, keys=keys)
 
-    def normalisation(self, multilabel: bool) -> str:
+    def _normalisation(self, multilabel: bool) -> str:
         """How calibrated probabilities combine across targets: as the rule says."""
         return self.kernel_.normalisation(multilabel)
 
-    def begin_stream(self, X: Any, multilabel: bool) -> None:
+    def _begin_stream(self, X: Any, multilabel: bool) -> None:
         """No support vector yet; targets grow with the labels met."""
         self.check_options()
         self.start(X.shape[1], multilabel=multilabel)
@@ -188,7 +186,7 @@ class DualNetwork(LabelPrediction, SavesModel, RuleParamsEstimator, NetworkKind)
             raise ConfigurationError(f"X has {X.shape[1]} features; the network has "
                                      f"{self.n_features_in_}")
 
-    def learn_pass(self, X: Any, y: Any, targets: Any, *, progress: Any) -> None:
+    def _learn_pass(self, X: Any, y: Any, targets: Any, *, progress: Any) -> None:
         """One pass in the given order (the progressive sigmoids refitted)."""
         self._learn(X, y, epochs=1, shuffle=False, progress=progress, keys=None)
 

@@ -1,29 +1,33 @@
 """What every kind of network is: the public protocol, and what is written once for all.
 
 A kind of network (:class:`~snowpy.Network`: links; :class:`~snowpy.DualNetwork`:
-support vectors; :class:`~snowpy.Cloud`: members) supplies its engine through the
-one-example protocol (:meth:`~NetworkKind.score_example`,
-:meth:`~NetworkKind.learn_example`, :meth:`~NetworkKind.label_of`,
-:meth:`~NetworkKind.probabilities_of`) and its model file (``to_state`` and
-``from_state``, registered with :func:`snowpy.model_kinds.model_kind`). River's
-protocol is written here once over it; a kind that trains its own engine on a
-matrix also takes :meth:`~NetworkKind.fit` and :meth:`~NetworkKind.partial_fit` from
-here (the checks, the labels, cross-fitted calibration), supplying
-:meth:`~NetworkKind.as_input`, :meth:`~NetworkKind.begin_fit`,
-:meth:`~NetworkKind.learn_rows`, :meth:`~NetworkKind.begin_stream`,
-:meth:`~NetworkKind.check_continues` and :meth:`~NetworkKind.learn_pass`.
+support vectors; :class:`~snowpy.Cloud`: members) supplies its engine through
+:meth:`~NetworkKind.target_scores`, the one-example protocol
+(:meth:`~NetworkKind.score_example`, :meth:`~NetworkKind.learn_example`) and its model
+file (``to_state`` and ``from_state``, registered with
+:func:`snowpy.model_kinds.model_kind`). Written here once over them: predictions from
+target scores (winner-take-all, multi-label claims, abstention, probabilities, and
+:meth:`~NetworkKind.label_of`, :meth:`~NetworkKind.probabilities_of` for one example)
+and River's protocol. A kind that trains its own engine on a matrix also takes
+:meth:`~NetworkKind.fit` and :meth:`~NetworkKind.partial_fit` from here (the checks,
+the labels, cross-fitted calibration), supplying ``_as_input``, ``_begin_fit``,
+``_learn_rows``, ``_normalisation``, ``_begin_stream``,
+:meth:`~NetworkKind.check_continues` and ``_learn_pass``.
 """
 
 from __future__ import annotations
 
 import warnings
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from snowpy._validation import apply_weights, require_rows
-from snowpy.exceptions import ConfigurationError
+from snowpy._core.online import checked
+from snowpy._lazy import lazy_module
+from snowpy._validation import apply_weights, as_csr, check_length, require_rows
+from snowpy.base import Estimator, available_if
+from snowpy.exceptions import ConfigurationError, NotFittedError
 from snowpy.network.calibrating import held_out_scores
 from snowpy.network.labels import (
     LabelIndex,
@@ -32,32 +36,89 @@ from snowpy.network.labels import (
     label_array,
     sorted_labels,
 )
-from snowpy.network.online import parse_example
 from snowpy.network.options import calibrating
 from snowpy.progress import phase
 
-__all__ = ["NetworkKind"]
+if TYPE_CHECKING:  # pragma: no cover
+    import scipy.sparse as sp
+else:
+    sp = lazy_module("scipy.sparse")
+
+__all__ = ["ABSTAIN", "NetworkKind", "gives_probabilities", "parse_example"]
+
+#: Rows scored at once by ``predict`` (bounds its memory for many targets).
+_PREDICT_BLOCK = 8192
+
+#: What ``predict(..., abstain=k)`` answers for an example it abstains on.
+ABSTAIN = None
 
 
-class NetworkKind:
+def gives_probabilities(estimator: Any) -> bool:
+    """this model has no calibration; train it with calibrate='cv' to get probabilities
+    (or calibrate='holdout', or calibrate='progressive')"""
+    return estimator.calibrate not in (None, "none") or \
+        getattr(estimator, "calibration_", None) is not None
+
+
+def parse_example(x: Any) -> tuple[np.ndarray, np.ndarray]:
+    """``(ids, strengths)`` of one example, ids sorted as a CSR row's are: a dict of
+    feature id -> strength, active ids, an ``(ids, strengths)`` pair of arrays or a
+    sparse row; bad ids, strengths and repeated features are refused."""
+    if isinstance(x, tuple) and len(x) == 2 and isinstance(x[0], np.ndarray):
+        ids = np.array(x[0], dtype=np.int64)  # a copy: _checked sorts in place
+        vals = np.array(x[1], dtype=np.float64)
+        if ids.shape != vals.shape or ids.ndim != 1:
+            raise ConfigurationError("an (ids, strengths) pair needs two 1-D arrays of "
+                                     "the same length")
+    elif isinstance(x, Mapping):
+        try:
+            ids = np.fromiter(x.keys(), dtype=np.int64, count=len(x))
+            vals = np.fromiter(x.values(), dtype=np.float64, count=len(x))
+        except (TypeError, ValueError, OverflowError):
+            raise ConfigurationError(
+                "an example is a dict of feature id (an integer) -> strength (a number); "
+                "for raw text use snowpy.SnowClassifier") from None
+    elif sp.issparse(x):
+        row = sp.csr_matrix(x)
+        if row.shape[0] != 1:
+            raise ConfigurationError(f"one example is one row, got {row.shape[0]}")
+        row.sum_duplicates()
+        ids, vals = row.indices.astype(np.int64), row.data.astype(np.float64)
+    elif isinstance(x, (str, bytes)):
+        raise ConfigurationError(
+            "a Network takes features (a dict of feature id -> strength, or active ids); "
+            "for raw text use snowpy.SnowClassifier"
+        )
+    else:
+        ids = np.asarray(list(x) if not isinstance(x, np.ndarray) else x, dtype=np.int64)
+        ids = np.unique(ids)
+        vals = np.ones(ids.size)
+    problem = checked(ids, vals)
+    if problem:
+        raise ConfigurationError("feature ids must be >= 0 and strengths finite"
+                                 if problem == 1 else "an example names a feature twice")
+    return ids, vals
+
+
+class NetworkKind(Estimator):
     """The base of every kind of network (see the module's description)."""
 
     calibrate: Any
     epochs: Any
     shuffle: Any
+    calibration_: Any
+    classes_: Any
+    multilabel_: bool
     if TYPE_CHECKING:  # (what each kind has: its options' check and its learned state)
         def check_options(self) -> None: ...
 
         @property
         def state_(self) -> Any: ...
 
-        @property
-        def multilabel_(self) -> bool: ...
-
     # -------------------------------------------------- the engine's protocol
     def score_example(self, ids: np.ndarray, vals: np.ndarray) -> tuple[np.ndarray, int]:
         """The scores of one checked example (``ids`` sorted, unique, checked:
-        :func:`~snowpy.network.online.parse_example`) per target, and the best target."""
+        :func:`parse_example`) per target, and the best target."""
         raise NotImplementedError
 
     def learn_example(self, ids: np.ndarray, vals: np.ndarray, y: Any,
@@ -65,24 +126,159 @@ class NetworkKind:
         """Learn one checked example; a network it starts has ``width`` features."""
         raise NotImplementedError
 
-    def label_of(self, scores: np.ndarray, best: int) -> Any:
-        """The prediction of one example from its scores and its best target."""
-        raise NotImplementedError
-
-    def probabilities_of(self, scores: np.ndarray) -> dict[Any, float]:
-        """The calibrated probability of each label, from one example's scores."""
-        raise NotImplementedError
-
-    def __sklearn_is_fitted__(self) -> bool:  # pragma: no cover - each kind's
-        raise NotImplementedError
-
     @property
-    def _labels(self) -> LabelIndex:  # (what LabelPrediction reads; a cloud its members')
+    def _labels(self) -> LabelIndex:  # (a cloud's: its members')
         return self.state_.labels
 
     @property
     def _indicator(self) -> bool:
         return bool(self.state_.indicator)
+
+    def target_scores(self, X: Any) -> np.ndarray:
+        """Activation minus threshold of every target, ``float64[n, targets]`` (positive:
+        the target claims the example); what every prediction below derives from."""
+        raise NotImplementedError
+
+    # ----------------------------------------- predictions from target scores
+    def decision_function(self, X: Any) -> np.ndarray:
+        """scikit-learn's decision scores: :meth:`target_scores`, ``float64[n, targets]``,
+        except for a single-label network of two labels, where it is ``float64[n]``: the
+        score of ``classes_[1]`` minus that of ``classes_[0]`` (positive: ``classes_[1]``
+        wins), as ``roc_auc_score`` and binary scorers expect.
+        """
+        scores = self.target_scores(X)
+        if scores.shape[1] == 2 and not self.multilabel_:
+            return scores[:, 1] - scores[:, 0]
+        return scores
+
+    def predict(self, X: Any, *, targets: Sequence[Any] | None = None,
+                abstain: float | None = None) -> Any:
+        """Predicted label of each example (winner-take-all).
+
+        For a multi-label network, a list with the tuple of labels whose
+        target reaches the threshold, per example. ``targets`` restricts each
+        example to some targets, as in :meth:`fit`.
+
+        ``abstain=k`` (SNoW's ``-p k``): an example whose two most probable labels
+        are less than ``k`` apart gets no label, :data:`ABSTAIN` (``None``), in an
+        object array. Probabilities are the calibrated ones, or for an uncalibrated
+        network the softmax of the activations (SNoW's normalised activations).
+        """
+        if abstain is not None:
+            return self._predict_or_abstain(X, targets, float(abstain))
+        self._check_fitted()
+        X = as_csr(X)
+        if targets is not None:
+            check_length(X.shape[0], targets, "targets")
+        classes = self.classes_
+        if self.multilabel_:
+            claimed: list[tuple] = []
+            for begin in range(0, X.shape[0], _PREDICT_BLOCK):
+                scores = self.target_scores(X[begin:begin + _PREDICT_BLOCK])
+                part = None if targets is None else targets[begin:begin + _PREDICT_BLOCK]
+                above = (scores >= 0) & self._allowed_mask(part, scores.shape)
+                claimed.extend(tuple(classes[np.flatnonzero(row)].tolist()) for row in above)
+            if getattr(self, "_indicator", False):  # trained on an indicator matrix
+                return self._as_indicator(claimed)
+            return claimed
+        if not len(classes):
+            return classes[:0]
+        winners = np.empty(X.shape[0], dtype=np.int64)
+        for begin in range(0, X.shape[0], _PREDICT_BLOCK):
+            scores = self.target_scores(X[begin:begin + _PREDICT_BLOCK])
+            part = None if targets is None else targets[begin:begin + _PREDICT_BLOCK]
+            allowed = self._allowed_mask(part, scores.shape)
+            if allowed is not True:
+                scores = np.where(allowed, scores, -np.inf)
+            winners[begin:begin + scores.shape[0]] = np.argmax(scores, axis=1)
+        return classes[winners]
+
+    def _predict_or_abstain(self, X: Any, targets: Any, margin: float) -> np.ndarray:
+        if self.multilabel_:
+            raise ConfigurationError("abstain applies to single-label networks (a "
+                                     "multi-label network already answers no label at all)")
+        if not 0.0 <= margin <= 1.0:
+            raise ConfigurationError(f"abstain must be a probability margin from 0 to 1, "
+                                     f"got {margin}")
+        labels = self.predict(X, targets=targets)
+        normalised = self.normalised_scores(X)
+        top = np.sort(normalised, axis=1)[:, -2:] if normalised.shape[1] > 1 else None
+        out = np.asarray(labels, dtype=object).copy()
+        if top is not None:
+            out[(top[:, 1] - top[:, 0]) < margin] = ABSTAIN
+        return out
+
+    @available_if(gives_probabilities, NotFittedError)
+    def predict_proba(self, X: Any) -> np.ndarray:
+        """Calibrated probability of every target, ``float64[n, targets]``.
+
+        Rows sum to 1 for single-label networks; for multi-label networks
+        each column is that label's own probability. Needs ``calibrate``.
+        """
+        self._check_fitted()
+        calibration = self.calibration_
+        if calibration is None:
+            raise NotFittedError(
+                "this network has no calibration; train it with calibrate='cv' to get "
+                "probabilities (or calibrate='holdout', or calibrate='progressive')"
+            )
+        return calibration.probabilities(self.target_scores(X))
+
+    def normalised_scores(self, X: Any) -> np.ndarray:
+        """Each target's share of an example, summing to 1: the calibrated
+        probabilities, or the softmax of the activations without calibration (SNoW's
+        normalised output)."""
+        if self.calibration_ is not None:
+            return self.predict_proba(X)
+        scores = self.target_scores(X)
+        shifted = np.exp(scores - scores.max(axis=1, keepdims=True))
+        return shifted / shifted.sum(axis=1, keepdims=True)
+
+    def _as_indicator(self, claimed: list[tuple]) -> np.ndarray:
+        """Label sets as a 0/1 matrix ``[n, labels]`` in the order of ``classes_``."""
+        out = np.zeros((len(claimed), len(self._labels)), dtype=np.int64)
+        for row, labels in enumerate(claimed):
+            for label in labels:
+                out[row, self._labels.find(label)] = 1
+        return out
+
+    def _allowed_mask(self, targets: Any, shape: tuple[int, int]) -> Any:
+        if targets is None:
+            return True
+        mask = np.zeros(shape, dtype=bool)
+        for i, labels in enumerate(targets):
+            for label in labels:
+                target = self._labels.find(label)
+                if target is not None:
+                    mask[i, target] = True
+        return mask
+
+    def score(self, X: Any, y: Sequence[Any]) -> float:
+        """Accuracy (exact set match for multi-label networks)."""
+        predicted = self.predict(X)
+        if getattr(self, "_indicator", False):
+            return float(np.mean(np.all(predicted == np.asarray(y), axis=1)))
+        if self.multilabel_:
+            return float(np.mean([set(p) == set(t) for p, t in zip(predicted, y)]))
+        return float(np.mean(np.asarray(predicted, dtype=object) == np.asarray(y, dtype=object)))
+
+    # one example at a time: its scores to a label, or to probabilities
+    def label_of(self, scores: np.ndarray, best: int) -> Any:
+        """The prediction of one example from its scores and its best target."""
+        labels = self._labels.labels
+        if self.multilabel_:
+            return tuple(labels[t] for t in np.flatnonzero(scores >= 0))
+        return labels[best] if scores.size else None
+
+    def probabilities_of(self, scores: np.ndarray) -> dict[Any, float]:
+        """The calibrated probability of each label, from one example's scores."""
+        if self.calibration_ is None:
+            raise ConfigurationError(
+                "this network has no calibration; train it with calibrate='progressive' "
+                "(online) or calibrate='cv' to get probabilities"
+            )
+        probabilities = self.calibration_.probabilities(scores[None, :])[0]
+        return dict(zip(self._labels.labels, probabilities.tolist()))
 
     # ------------------------------------------------- River's, written once
     def learn_one(self, x: Any, y: Any) -> Any:
@@ -118,29 +314,29 @@ class NetworkKind:
 
     def predict_many(self, X: Any) -> Any:
         """The labels of a mini-batch (River's name for ``predict``)."""
-        return self.predict(X)  # type: ignore[attr-defined]
+        return self.predict(X)
 
     # ----------------------------------------- fit, for a kind with an engine
-    def as_input(self, X: Any, targets: Any) -> Any:
+    def _as_input(self, X: Any, targets: Any) -> Any:
         """``X`` as the engine reads it, checked (a kind refuses what it cannot take)."""
         raise NotImplementedError
 
-    def begin_fit(self, X: Any, labels: LabelIndex, multilabel: bool, indicator: bool
+    def _begin_fit(self, X: Any, labels: LabelIndex, multilabel: bool, indicator: bool
                   ) -> None:
         """A fresh engine for ``X``'s width with a target per label."""
         raise NotImplementedError
 
-    def learn_rows(self, X: Any, y: Any, targets: Any, *, progress: Any,
+    def _learn_rows(self, X: Any, y: Any, targets: Any, *, progress: Any,
                    keys: np.ndarray | None) -> None:
         """Train the fresh engine for ``epochs`` passes (discarding and progressive
         calibration included, as the kind does them)."""
         raise NotImplementedError
 
-    def normalisation(self, multilabel: bool) -> str:
+    def _normalisation(self, multilabel: bool) -> str:
         """How calibrated probabilities combine across targets."""
         raise NotImplementedError
 
-    def begin_stream(self, X: Any, multilabel: bool) -> None:
+    def _begin_stream(self, X: Any, multilabel: bool) -> None:
         """A fresh engine for ``X``'s width, before the first example of a stream."""
         raise NotImplementedError
 
@@ -149,7 +345,7 @@ class NetworkKind:
         model that kept no training state)."""
         raise NotImplementedError
 
-    def learn_pass(self, X: Any, y: Any, targets: Any, *, progress: Any) -> None:
+    def _learn_pass(self, X: Any, y: Any, targets: Any, *, progress: Any) -> None:
         """One pass over ``(X, y)`` in the given order, continuing from what was
         learned."""
         raise NotImplementedError
@@ -199,7 +395,7 @@ class NetworkKind:
                     shuffle_keys: np.ndarray | None = None) -> Any:
         """:meth:`fit`, the options checked already: a fold network of cross-fitted
         calibration has the options of the network it calibrates, checked once."""
-        X = self.as_input(X, targets)
+        X = self._as_input(X, targets)
         require_rows(X)
         y, width = check_y(y, X.shape[0], type(self).__name__)
         X, y, targets, keys = apply_weights(X, y, targets, sample_weight, shuffle_keys)
@@ -218,9 +414,9 @@ class NetworkKind:
             if calibrating(self.calibrate).cross_fits else None
         if held_out is not None:
             keys = held_out[3]  # (computed once: the folds and the final shuffle share them)
-        self.begin_fit(X, labels, multilabel, width is not None)
+        self._begin_fit(X, labels, multilabel, width is not None)
         phase(progress, "training", X.shape[0] * int(self.epochs))
-        self.learn_rows(X, y, targets, progress=progress, keys=keys)
+        self._learn_rows(X, y, targets, progress=progress, keys=keys)
         if held_out is not None:
             from snowpy.calibration import Calibration
 
@@ -228,7 +424,7 @@ class NetworkKind:
             if not covered.all():  # (holdout: the held-out fold only; cv covers all)
                 scores, positives = scores[covered], positives[covered]
             self.calibration_ = Calibration.fit(
-                scores, positives, normalize=self.normalisation(multilabel),
+                scores, positives, normalize=self._normalisation(multilabel),
                 method=str(calibrating(self.calibrate).method))
         return self
 
@@ -253,14 +449,14 @@ class NetworkKind:
             reverse), or the network cannot continue from ``X``.
         """
         fitted = self.__sklearn_is_fitted__()
-        X = self.as_input(X, targets)
+        X = self._as_input(X, targets)
         y, width = check_y(y, X.shape[0], type(self).__name__)
         X, y, targets, _ = apply_weights(X, y, targets, sample_weight)
         y = label_array(y)
         multilabel = width is not None or (
             is_multilabel(y) if len(y) else fitted and self.multilabel_)
         if not fitted:
-            self.begin_stream(X, multilabel)
+            self._begin_stream(X, multilabel)
             state = self.state_
             state.indicator = width is not None
             for column in range(width or 0):
@@ -273,5 +469,5 @@ class NetworkKind:
                                          "too")
         for label in () if classes is None else classes:
             self.state_.labels.add(label)
-        self.learn_pass(X, y, targets, progress=progress)
+        self._learn_pass(X, y, targets, progress=progress)
         return self

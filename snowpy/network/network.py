@@ -17,38 +17,33 @@ import numpy as np
 
 from snowpy._lazy import lazy_module
 from snowpy._validation import as_csr, check_length, threads_of
-from snowpy.base import RuleParamsEstimator, SavesModel
 from snowpy.declared import NETWORK, defaults
 from snowpy.exceptions import CalibrationWarning, ConfigurationError, NotFittedError
+from snowpy._core.online import GROW_MAP, GROW_QUEUE, GROW_ROWS, OnlineLearner
 from snowpy.model_kinds import model_kind
 from snowpy.network.calibrating import (
     ProgressiveWindow,
     fit_progressive,
     normalisation_of,
+    refresh_progressive,
 )
 from snowpy.network.kind import NetworkKind
-from snowpy.network.labels import (
-    LabelIndex,
-    sorted_labels,
-)
+from snowpy.network.labels import LabelIndex, normalise_label, sorted_labels
 from snowpy.network.engine import Block, Engine
-from snowpy.network.links import PRECISIONS, LinkStore
-from snowpy.network.online import ONLINE_WIDTH, OnlineLearning
+from snowpy.network.links import ONLINE_WIDTH, PRECISIONS, LinkStore
 from snowpy.network.options import (
     bias_strength,
     calibrating,
     check_options,
     eligibility_of,
 )
-from snowpy.network.predicting import LabelPrediction
 from snowpy.network.scoring import scores as link_scores
 from snowpy.network.scoring import worth_a_table
 from snowpy.network.state import network_state, restore_network
-from snowpy.network.training import NumericalWarning
-from snowpy.network.weights import WeightViews
+from snowpy.network.training import KERNEL_ERRORS, NumericalWarning
 from snowpy.plugins import get_rule
 from snowpy.progress import phase
-from snowpy.rules.spec import BuildContext, RuleSpec
+from snowpy.rules.spec import BuildContext, RuleKernel, RuleSpec
 
 if TYPE_CHECKING:  # pragma: no cover
     import scipy.sparse as sp
@@ -58,10 +53,11 @@ else:
 __all__ = ["Network", "NumericalWarning"]
 
 _DEFAULTS = defaults(NETWORK)  # (the signature's defaults: snowpy.declared)
+_COLLECTIONS = (list, tuple, set, frozenset)
+_NO_SCORES = np.empty((0, 0), dtype=np.float64)
 
 @model_kind("network")
-class Network(LabelPrediction, OnlineLearning, WeightViews, SavesModel, RuleParamsEstimator,
-              NetworkKind):
+class Network(NetworkKind):
     """A sparse network of target nodes trained online by an update rule.
 
     Parameters
@@ -403,20 +399,20 @@ class Network(LabelPrediction, OnlineLearning, WeightViews, SavesModel, RulePara
 
     # -------------------------------------------------------------- training
     # -------------------------------------------- fit's steps (NetworkKind.fit)
-    def as_input(self, X: Any, targets: Any) -> Any:
+    def _as_input(self, X: Any, targets: Any) -> Any:
         """``X`` as a CSR matrix, its strengths checked against the rule."""
         X = as_csr(X)
         self._check_strengths(X)
         return X
 
-    def begin_fit(self, X: Any, labels: LabelIndex, multilabel: bool, indicator: bool
+    def _begin_fit(self, X: Any, labels: LabelIndex, multilabel: bool, indicator: bool
                   ) -> None:
         """A fresh link store for ``X``'s width, a target per label."""
         self._initialise(X, multilabel, checked=True)
         self._state.labels = labels
         self._state.indicator = indicator
 
-    def learn_rows(self, X: Any, y: Any, targets: Any, *, progress: Any,
+    def _learn_rows(self, X: Any, y: Any, targets: Any, *, progress: Any,
                    keys: np.ndarray | None) -> None:
         """``epochs`` passes, ``discard`` at the end, the progressive sigmoids fitted."""
         self._learn(X, y, targets, epochs=int(self.epochs), shuffle=bool(self.shuffle),
@@ -460,12 +456,12 @@ class Network(LabelPrediction, OnlineLearning, WeightViews, SavesModel, RulePara
         if self.calibrate == "progressive":
             fit_progressive(self, self._state.progressive)
 
-    def normalisation(self, multilabel: bool) -> str:
+    def _normalisation(self, multilabel: bool) -> str:
         """How calibrated probabilities combine across targets (:func:`~snowpy.network.
         calibrating.normalisation_of`)."""
         return normalisation_of(self, multilabel)
 
-    def begin_stream(self, X: Any, multilabel: bool) -> None:
+    def _begin_stream(self, X: Any, multilabel: bool) -> None:
         """A fresh link store for ``X``'s width; targets grow with the labels met."""
         self._initialise(X, multilabel, streamed=True)
 
@@ -479,7 +475,7 @@ class Network(LabelPrediction, OnlineLearning, WeightViews, SavesModel, RulePara
                 "model file (saved without inference_only) to continue training"
             )
 
-    def learn_pass(self, X: Any, y: Any, targets: Any, *, progress: Any) -> None:
+    def _learn_pass(self, X: Any, y: Any, targets: Any, *, progress: Any) -> None:
         """One pass in the given order, the progressive window filled as it goes."""
         self._learn(X, y, targets, epochs=1, shuffle=False, progress=progress)
 
@@ -610,3 +606,401 @@ class Network(LabelPrediction, OnlineLearning, WeightViews, SavesModel, RulePara
         """Epochs run by the last :meth:`fit` (scikit-learn's name)."""
         self._check_fitted()
         return len(self.mistakes_)
+
+    # ------------------------------------------------------ fitted attributes
+    @property
+    def rule_spec_(self) -> RuleSpec:
+        """The update rule's record."""
+        return self.state_.spec
+
+    @property
+    def rule_params_(self) -> dict[str, Any]:
+        """Every rule parameter as used, defaults and derived values included."""
+        return self.state_.params
+
+    @property
+    def kernel_(self) -> RuleKernel:
+        """The rule's compiled kernel."""
+        return self.state_.kernel
+
+    @property
+    def multilabel_(self) -> bool:  # type: ignore[override]  # (a dual network: an attribute)
+        """Whether the network was trained with a set of labels per example."""
+        return self.state_.multilabel
+
+    @property
+    def n_features_in_(self) -> int:
+        """The width of ``X`` the network takes."""
+        return self.state_.n_features
+
+    @property
+    def mistakes_(self) -> list[int]:
+        """Per epoch (per call for :meth:`partial_fit`), the examples mispredicted."""
+        return self.state_.mistakes
+
+    @mistakes_.setter
+    def mistakes_(self, per_epoch: list[int]) -> None:
+        # (training block by block from a cache: one entry per epoch, not per block)
+        self.state_.mistakes = [int(m) for m in per_epoch]
+
+    @property
+    def updates_(self) -> list[int]:
+        """Per epoch, the target updates made."""
+        return self.state_.updates
+
+    @property
+    def n_examples_seen_(self) -> int:
+        """Examples processed by training, epochs counted."""
+        return self.state_.n_examples_seen
+
+    @property
+    def overflows_(self) -> int:
+        """Weight updates clamped to the largest magnitude kept."""
+        return self.state_.overflows
+
+    @property
+    def underflows_(self) -> int:
+        """Weight updates raised to the smallest magnitude kept."""
+        return self.state_.underflows
+
+    @property
+    def calibration_(self) -> Any:
+        """The sigmoids from scores to probabilities, or None (progressive sigmoids that
+        blocks of a stream left behind are fitted again here, when they are asked for,
+        from the window alone: what they are does not depend on when they were asked)."""
+        state = self.state_
+        if state.calibration_due:
+            state.calibration_due = False
+            if state.progressive.filled:
+                fit_progressive(self, state.progressive, warm=False)
+        return state.calibration
+
+    @calibration_.setter
+    def calibration_(self, calibration: Any) -> None:
+        self.state_.calibration = calibration
+
+    # ------------------------------------------------------------ weight views
+    @property
+    def n_links_(self) -> int:
+        """Links held: feature-target pairs with a weight of their own."""
+        self._check_fitted()
+        return self._state.store.n_links
+
+    def effective_links_delta(self) -> np.ndarray:
+        """Per pool slot, the link's prediction weight minus a missing link's (cached)."""
+        self._check_fitted()
+        return self._state.effective_delta(bool(self.average))
+
+    def link_weights(self, columns: Any) -> tuple[np.ndarray, np.ndarray]:
+        """The weight of the link from each feature (column of ``X``; ``-1``: the bias) to
+        every target as prediction uses it, ``float64[len(columns), targets]``, and
+        whether each is a link of its own (False: a missing link, or a feature never seen,
+        weighing :attr:`absent_weight_`). A score is ``sum(strength * weight) - theta``
+        over the bias and the active features: what :meth:`snowpy.SnowClassifier.explain`
+        lays out.
+
+        >>> from snowpy import Network
+        >>> import scipy.sparse as sp
+        >>> net = Network("perceptron", epochs=1, calibrate=None).fit(
+        ...     sp.csr_matrix([[1.0, 0.0], [0.0, 1.0]]), ["a", "b"])
+        >>> weights, linked = net.link_weights([-1, 0])   # the bias, then feature 0
+        >>> weights.tolist(), linked.tolist()
+        ([[-0.05, -0.05], [0.0, -0.1]], [[True, True], [False, True]])
+        >>> (weights[0] + weights[1]).tolist(), net.target_scores(sp.csr_matrix([[1.0, 0.0]]))
+        ([-0.05, -0.15], array([[-0.05, -0.15]]))
+        """
+        self._check_fitted()
+        columns = np.asarray(columns, dtype=np.int64)
+        store = self._state.store
+        delta = self.effective_links_delta()
+        weights = np.full((columns.size, store.n_targets), float(store.absent))
+        linked = np.zeros((columns.size, store.n_targets), dtype=bool)
+        for target in range(store.n_targets):
+            where = store.positions(columns, target)
+            found = where >= 0
+            weights[found, target] += delta[where[found]].astype(np.float64)
+            linked[found, target] = True
+        return weights, linked
+
+    def effective_links(self) -> sp.csr_matrix:
+        """The weight of every link as prediction uses it, ``[rows, targets]``.
+
+        Row 0 is the bias, row ``r >= 1`` the feature ``feature_ids_[r - 1]``;
+        missing entries weigh :attr:`absent_weight_`.
+        """
+        self._check_fitted()
+        self._state.ensure_fresh()
+        return self._state.store.links_csr(averaged=bool(self.average))
+
+    def link_counts(self, columns: Any = None) -> np.ndarray:
+        """Links held by each feature (column of ``X``): all features seen, or ``columns``.
+
+        0 for a feature never seen or holding no link. With no ``columns``,
+        the counts follow :attr:`feature_ids_`.
+        """
+        self._check_fitted()
+        store = self._state.store
+        if columns is None:
+            return store.size[1:store.n_rows].astype(np.int64)
+        columns = np.asarray(columns, dtype=np.int64)
+        rows = store.prediction_rows(sp.csr_matrix(
+            (np.ones(columns.size), columns, [0, columns.size]),
+            shape=(1, max(self.n_features_in_, int(columns.max(initial=-1)) + 1))))
+        counts = np.zeros(columns.size, dtype=np.int64)
+        seen = rows >= 0
+        counts[seen] = store.size[rows[seen]]
+        return counts
+
+    @property
+    def feature_ids_(self) -> np.ndarray:
+        """The feature (column of ``X``) of each row of :meth:`effective_links` from 1 on."""
+        self._check_fitted()
+        return self._state.store.feature_ids
+
+    @property
+    def absent_weight_(self) -> float:
+        """The weight of a missing link, and of a feature never seen in training."""
+        self._check_fitted()
+        return self._state.store.absent
+
+    def effective_weights(self) -> np.ndarray:
+        """Every weight as prediction uses it, dense: ``float64[rows + 1, targets]``.
+
+        Row 0 is the bias, rows follow :attr:`feature_ids_`, and a last row holds
+        the weight of features never seen. Memory is rows x targets: for small
+        networks and tests; :meth:`effective_links` is the sparse form.
+        """
+        self._check_fitted()
+        self._state.ensure_fresh()
+        dense = self._state.store.full_table(averaged=bool(self.average))
+        unseen = np.full((1, dense.shape[1]), self._state.store.absent)
+        return np.vstack([dense, unseen])
+
+    @property
+    def coef_(self) -> np.ndarray:
+        """Effective weights as scikit-learn lays them out, ``[targets, n_features]`` (dense)."""
+        self._check_fitted()
+        links = self.effective_links().tocoo()
+        store = self._state.store
+        coef = np.full((store.n_targets, self.n_features_in_), store.absent)
+        features = links.row >= 1
+        ids = self._state.store.feature_ids
+        coef[links.col[features], ids[links.row[features] - 1]] = links.data[features]
+        return coef
+
+    @property
+    def intercept_(self) -> np.ndarray:
+        """Bias weight minus threshold, per target (zero bias when ``bias=False``)."""
+        self._check_fitted()
+        bias = np.full(self._state.store.n_targets, self._state.store.absent)
+        row = self.effective_links()[0].tocoo()
+        bias[row.col] = row.data
+        return self._bias_strength() * bias - float(self.rule_params_["theta"])
+
+    # ------------------------------------------- one example at a time (River)
+    def _online_learner(self, width: int = 0) -> OnlineLearner:
+        """What the one-example path needs, bound once (:class:`OnlineLearner`): bound
+        again when the store or the feature map replaced an array, or for an example
+        wider than the workspace."""
+        state = self._state
+        store, cache = state.store, state.cache
+        key = (store.generation, store.feature_map.generation)
+        learner = cache.learner
+        if learner is None or key != cache.learner_key or width > cache.learner_width:
+            if learner is None:
+                KERNEL_ERRORS.watch()  # a numba kernel's exceptions fail the example
+            if width > cache.learner_width:
+                cache.learner_width = max(width, 2 * cache.learner_width, 256)
+            cache.learner_queue = max(cache.learner_queue, 16 * (cache.learner_width + 2))
+            fmap = store.feature_map
+            slots, row_ids = fmap.arrays
+            learner = cache.learner = OnlineLearner(
+                store.links(), state.binding(), state.options(), slots, row_ids,
+                state.target_counts(), cache.learner_width, cache.learner_queue,
+                fmap.direct)
+            cache.learner_key = key
+        return learner
+
+    def score_example(self, ids: np.ndarray, vals: np.ndarray) -> tuple[np.ndarray, int]:
+        """The scores of one example (``ids`` sorted, unique, checked: what
+        :func:`~snowpy.network.kind.parse_example` gives) per target, and the best target.
+        With
+        :meth:`label_of` and :meth:`probabilities_of`, the one-example protocol that every
+        kind of network offers (:meth:`predict_one` is ``label_of(*score_example(...))``).
+
+        >>> import snowpy
+        >>> net = snowpy.Network("perceptron").fit(np.eye(2), ["a", "b"])
+        >>> from snowpy.network.kind import parse_example
+        >>> scores, best = net.score_example(*parse_example({1: 1.0}))
+        >>> net.label_of(scores, best)
+        'b'
+        """
+        self._check_fitted()
+        state = self._state
+        if state.planes_stale:  # (a rule's derived planes: checked here, on every example)
+            state.ensure_fresh(online=True)
+        store = state.store
+        out = np.empty(store.n_targets, dtype=np.float64)
+        constants = state.cache.score_args
+        if constants is None:  # (reset when the network is created or loaded)
+            constants = state.cache.score_args = (
+                store.absent, store.dtype != np.float64 and not store.frozen,
+                self._bias_strength(), float(state.params["theta"]))
+        absent, round32, bias, theta = constants
+        best = self._online_learner(ids.size).score(ids, vals, float(store.seen), absent,
+                                                    round32, bias, theta, out)
+        return out, best
+
+    def learn_example(self, ids: np.ndarray, vals: np.ndarray, y: Any,
+                      width: int | None = None) -> Any:
+        """Learn one checked example (ids sorted, unique, >= 0:
+        :func:`~snowpy.network.kind.parse_example` gives them; :meth:`learn_one` is
+        ``learn_example(*parse_example(x), y)``). A network it starts has ``width``
+        features (the caller then knows the ids are below it), or with none an open
+        feature space: any id below :data:`ONLINE_WIDTH`, ``n_features_in_`` one past the
+        largest seen. (The one-example path: every
+        line here costs on every example.)"""
+        targets, scores = self._begin_example(ids, y, width)
+        store = self._state.store
+        while True:
+            result = self._online_learner(ids.size).learn(
+                ids, vals, targets, store.feature_map.next_row, store.seen, scores)
+            if self._step_done(result):
+                return self._finish_example(result[2], targets, scores)
+
+    def learn_text(self, words: Any, raw: np.ndarray, y: Any, width: int) -> bool:
+        """Featurise and learn one text in one compiled call: ``raw`` its UTF-8 bytes,
+        ``words`` a word-n-gram front end's compiled path
+        (:meth:`snowpy.text.Featurizer.words_only`), ``width`` the network's feature
+        space. False when the text was not learned (a network not started yet, or a
+        text the compiled path cannot take): featurise it and call
+        :meth:`learn_example`."""
+        if "_state" not in self.__dict__:
+            return False
+        targets, scores = self._begin_example(None, y, width)
+        store = self._state.store
+        result = self._online_learner().learn_text(
+            words, raw, targets, store.feature_map.next_row, store.seen, scores)
+        if result is None or not self._step_done(result):
+            return False
+        self._finish_example(result[2], targets, scores)
+        return True
+
+    def _begin_example(self, ids: np.ndarray | None, y: Any, width: int | None
+                       ) -> tuple[np.ndarray, np.ndarray]:
+        """Check an example about to be learned (``ids`` None: known to fit the network,
+        which exists), create its labels' targets; ``(targets, scores buffer)``."""
+        multilabel = isinstance(y, _COLLECTIONS)
+        state = self.__dict__.get("_state")
+        if state is None:
+            assert ids is not None  # (None only for an example known to fit the network)
+            self._initialise_sized(width or ONLINE_WIDTH, float(ids.size), multilabel,
+                                   streamed=True)
+            state = self._state
+            if width is None:
+                state.open_features = True
+                state.n_features = 0
+        store = state.store
+        if store.frozen:
+            raise ConfigurationError(
+                "this network was loaded from an inference-only model file: it keeps no "
+                "training state to continue from"
+            )
+        if multilabel != state.multilabel:
+            kind = "multi-label" if state.multilabel else "single-label"
+            raise ConfigurationError(f"this network was trained {kind}; y must be {kind} too")
+        if ids is not None and width is None and ids.size and ids[-1] >= state.n_features:
+            if not (state.open_features and ids[-1] < ONLINE_WIDTH):
+                limit = ONLINE_WIDTH if state.open_features else state.n_features
+                raise ConfigurationError(
+                    f"feature id {int(ids[-1])} is beyond the network's {limit} features")
+            state.n_features = int(ids[-1]) + 1
+        labels = state.labels
+        if multilabel:
+            targets = np.unique(np.array([labels.add(normalise_label(label)) for label in y],
+                                         dtype=np.int32))
+        else:
+            target = labels.target_of(y) if type(y) is str else None
+            if target is None:
+                target = labels.add(normalise_label(y))
+            singles = state.cache.single_targets  # one array per target, made once
+            while len(singles) <= target:
+                singles.append(np.array([len(singles)], dtype=np.int32))
+            targets = singles[target]
+        if len(labels) > store.S.shape[0]:
+            store.add_targets(len(labels) - store.S.shape[0])
+            self._cover_new_targets()
+        if state.progressive is None:
+            return targets, _NO_SCORES
+        buffer = state.cache.score_buffer  # (one per network: the window copies)
+        if buffer is None or buffer.shape[1] != store.S.shape[0]:
+            buffer = state.cache.score_buffer = np.empty((1, store.S.shape[0]))
+        return targets, buffer
+
+    def _step_done(self, result: tuple) -> bool:
+        """After a compiled step (:meth:`OnlineLearner.learn`'s ``(status, next_row,
+        outcome)``): record the rows it mapped and grow what it asked for; True when the
+        example was learned, False when the step must be called again."""
+        if KERNEL_ERRORS.caught:
+            raise self._state.kernel_exception()
+        status, next_row, outcome = result
+        cache = self._state.cache
+        store = self._state.store
+        fmap = store.feature_map
+        fmap.next_row = next_row  # (features mapped before a stop keep their rows)
+        if next_row > store.n_rows:
+            store.n_rows = next_row
+        if outcome.failed:
+            raise self._state.kernel_failure()
+        if status or not (outcome.processed or not outcome.need_room):
+            cache.learner = None  # (it holds the arrays about to grow: they grow in place)
+        if status == GROW_MAP:
+            fmap.grow()
+        elif status == GROW_ROWS:
+            store.reserve_rows(next_row)
+        elif status == GROW_QUEUE:
+            cache.learner_queue = 2 * outcome.need_queue
+            cache.learner = None  # bound again, with the room
+        elif outcome.processed or not outcome.need_room:
+            return True
+        else:
+            store.reserve_links(outcome.need_room)
+        return False
+
+    def _finish_example(self, outcome: Any, targets: np.ndarray, scores: np.ndarray) -> Any:
+        """The bookkeeping after an example was learned."""
+        mistakes, updates, overflows = outcome.mistakes, outcome.updates, outcome.overflows
+        underflows, nonfinite, seen = outcome.underflows, outcome.nonfinite, outcome.seen
+        state = self._state
+        store = state.store
+        if nonfinite:
+            from snowpy.exceptions import NumericalError
+
+            raise NumericalError(f"rule {self.rule!r} produced NaN; check its parameters "
+                                 f"{np.asarray(state.kernel.params).tolist()}")
+        store.seen = seen
+        state.n_examples_seen += 1
+        if not state.online:  # one entry of mistakes_ for a run of learn_one calls
+            state.mistakes.append(0)
+            state.updates.append(0)
+            state.online = True
+        if mistakes:
+            state.mistakes[-1] += mistakes
+        if updates:
+            state.updates[-1] += updates
+            state.cache.invalidate()
+            if state.kernel.refresh is not None:
+                state.planes_stale = True
+                state.stale_examples += 1
+            if underflows:
+                state.underflows += underflows
+        if scores.shape[0]:
+            state.progressive.add_one(scores, targets)
+            # (here, not when predicting: predictions change nothing)
+            refresh_progressive(self, state.progressive, state.labels)
+        if overflows:
+            state.overflows += overflows
+            warnings.warn(f"{overflows} weight updates exceeded the largest magnitude kept "
+                          f"({store.max_magnitude:g}) and were clamped", NumericalWarning,
+                          stacklevel=4)
+        return self
