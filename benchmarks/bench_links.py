@@ -69,7 +69,7 @@ def one(corpus: str, setting: str) -> dict:
         full = clf.save(Path(folder) / "full.snowpy").stat().st_size
         slim = clf.save(Path(folder) / "slim.snowpy", inference_only=True).stat().st_size
     figures = {"corpus": corpus, "setting": setting, "options": options,
-               "links": net.n_links_, "rows": int(net.state_.store.n_rows), "classes": len(net.classes_),
+               "links": net.n_links_, "rows": int(net.engine_.store.n_rows), "classes": len(net.classes_),
                "file_mb": full / 1e6, "inference_file_mb": slim / 1e6, "fit_s": fit_s,
                "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}
     if corpus in MULTILABEL:

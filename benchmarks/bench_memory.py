@@ -74,7 +74,7 @@ def cached_training(corpus: Path, work: Path) -> dict:
     prune, partial_fit = network_module.Network.prune, network_module.Network.partial_fit
 
     def watched_prune(self):  # the end of training: record the network, then discard
-        peaks.network_mb = self.state_.store.nbytes() / 2**20
+        peaks.network_mb = self.engine_.store.nbytes() / 2**20
         peaks.phase = "discarding"
         dropped = prune(self)
         peaks.phase = "saving"

@@ -1,7 +1,8 @@
 """Why a classifier gave its answer: each active feature's contribution to the targets.
 
 A target's score is ``sum(strength * weight) - theta`` over the bias and the document's
-active features (:meth:`snowpy.Network.link_weights`), so an explanation is that sum laid
+active features (a network's ``engine_.link_weights``,
+:meth:`snowpy.network.engine.Engine.link_weights`), so an explanation is that sum laid
 out term by term, with each feature's *name* (the word or n-gram as it appeared in the
 text, :meth:`snowpy.Featurizer.names_in`), its hashed id, its strength and its link
 weight. The terms add up to the score the network computed (``residual``: the float64
@@ -95,7 +96,7 @@ def _link_terms(network: Any, ids: np.ndarray, strengths: np.ndarray,
     from snowpy.network.options import bias_strength
 
     columns = np.concatenate([[-1], ids])
-    weights, linked = network.link_weights(columns)
+    weights, linked = network.engine_.link_weights(columns)
     bias = bias_strength(network.bias)
     theta = float(network.rule_params_["theta"])
     classes = list(network.classes_)

@@ -140,14 +140,14 @@ def test_the_sigmoids_are_scikit_learns_platt_fit_of_the_same_scores():
     X, y = separable(seed=5, n=900)
     net = snowpy.Network("perceptron", calibrate="progressive").fit(X[:600], y[:600])
     calibration = net.calibration_
-    scores, positives = net.state_.progressive.arrays()
+    scores, positives = net.engine_.progressive.arrays()
     assert calibration.normalize == "sum" and scores.shape == (600, 4)
     a, b = _sigmoid_calibration(scores.ravel(), positives.ravel().astype(int))
     np.testing.assert_allclose(calibration.a, a, rtol=1e-6)
     np.testing.assert_allclose(calibration.b, b, rtol=1e-6, atol=1e-9)
     labels = [[str(v)] + (["even"] if v % 2 == 0 else []) for v in y[:600]]
     multi = snowpy.Network("perceptron", calibrate="progressive").fit(X[:600], labels)
-    scores, positives = multi.state_.progressive.arrays()
+    scores, positives = multi.engine_.progressive.arrays()
     assert multi.calibration_.normalize == "none"
     for t in range(scores.shape[1]):
         a, b = _sigmoid_calibration(scores[:, t], positives[:, t].astype(int))

@@ -138,7 +138,7 @@ def test_a_default_classifier_gives_calibrated_probabilities(demo_rows):
     online = SnowClassifier()
     for text, label in zip(texts, labels):
         online.learn_one(text, label)
-    assert online.network_.state_.progressive is not None
+    assert online.network_.engine_.progressive is not None
     assert abs(sum(online.predict_proba_one(texts[0]).values()) - 1.0) < 1e-9
 
 

@@ -36,7 +36,7 @@ def test_a_cloud_combines_its_members_by_confidence():
     alone = Network("winnow", epochs=5).fit(X, y)
     np.testing.assert_array_equal(winnow.target_scores(X_test), alone.target_scores(X_test))
     # confidence from each target node's updates, normalised label by label
-    raw = np.stack([confidence(n.promotions_ + n.demotions_) for n in cloud.networks_])
+    raw = np.stack([confidence(n.engine_.promotions + n.engine_.demotions) for n in cloud.networks_])
     np.testing.assert_allclose(cloud.confidence_, raw / raw.sum(axis=0))
     expected = sum(c * 1 / (1 + np.exp(-n.target_scores(X_test)))
                    for c, n in zip(cloud.confidence_, cloud.networks_))

@@ -46,7 +46,7 @@ def test_one_hundred_epochs_of_winnow_stay_finite(unigrams):
     with warnings.catch_warnings():
         warnings.simplefilter("error", snowpy.NumericalWarning)  # no overflow at all
         net = snowpy.Network("winnow", epochs=100, early_stop=False).fit(X, y)
-    store = net.state_.store
+    store = net.engine_.store
     live = store.live_slots()
     W = store.W[live, 0]
     assert len(net.mistakes_) == 100

@@ -33,7 +33,7 @@ def client():
 
 def _weights(classifier):
     net = classifier.network_
-    links = net.effective_links().tocoo()
+    links = net.engine_.effective_links().tocoo()
     features = np.concatenate([[-1], net.feature_ids_])[links.row]
     keys = (features + 1) * len(net.classes_) + links.col
     order = np.argsort(keys)

@@ -31,7 +31,7 @@ def _learned(net: snowpy.Network) -> dict:
     """Everything a network learned: its model file's arrays and its figures."""
     _, arrays = net.to_state()
     return {**arrays, "mistakes": np.array(net.mistakes_), "updates": np.array(net.updates_),
-            "seen": np.array([net.n_examples_seen_, net.overflows_, net.underflows_])}
+            "seen": np.array([net.n_examples_seen_, net.engine_.overflows, net.engine_.underflows])}
 
 
 def _same(a: dict, b: dict) -> bool:
@@ -54,9 +54,9 @@ def test_any_number_of_threads_learns_the_same_network(rule, options):
                for jobs in (1, 2, 3, 5, 8)]
     assert learned[0]["link_weights"].size > 0 and learned[0]["mistakes"][0] > 100
     net = snowpy.Network(rule, epochs=1, **options).fit(X, y)
-    block = Block(X, net.state_.rows_of(X), np.arange(X.shape[0] + 1),
+    block = Block(X, net.engine_.rows_of(X), np.arange(X.shape[0] + 1),
                   np.asarray(y, dtype=np.int32))
-    assert net.state_.parts(block, 8, epochs=3) == 8
+    assert net.engine_.parts(block, 8, epochs=3) == 8
     for other in learned[1:]:
         assert _same(learned[0], other)
 
@@ -82,7 +82,7 @@ def test_training_goes_on_from_a_network_learned_on_threads():
 def test_the_parts_a_block_is_learned_in():
     X, y = _problem(targets=3)
     net = snowpy.Network("perceptron", epochs=1).fit(X, y)
-    engine = net.state_
+    engine = net.engine_
     block = Block(X, engine.store.training_rows(X), np.arange(X.shape[0] + 1),
                   np.asarray(y, dtype=np.int32))
     assert engine.parts(block, 2) == 2
@@ -95,7 +95,7 @@ def test_the_parts_a_block_is_learned_in():
     assert engine.parts(block, 2, Curve()) == 1
     assert engine.parts(block, 2, lambda *figures: None) == 2  # (a plain callable)
     constrained = snowpy.Network("perceptron", epochs=1, multiclass="constraint").fit(X, y)
-    assert constrained.state_.parts(block, 2) == 1  # targets learned together
+    assert constrained.engine_.parts(block, 2) == 1  # targets learned together
 
 
 def test_a_stream_learns_on_threads_what_it_learns_on_one(tmp_path):

@@ -47,8 +47,8 @@ def test_epochs_from_the_cache_reuse_it_and_rebuild_it_when_the_corpus_changes(
     assert model.network_.calibration_ is not None  # progressive
     again = _train(corpus, "-o", tmp_path / "m2.snowpy", "--cache", folder, "--epochs", "4")
     assert "reusing the cache" in again.output
-    np.testing.assert_array_equal(load(tmp_path / "m2.snowpy").network_.effective_links().data,
-                                  model.network_.effective_links().data)
+    np.testing.assert_array_equal(load(tmp_path / "m2.snowpy").network_.engine_.effective_links().data,
+                                  model.network_.engine_.effective_links().data)
     with open(corpus, "a") as out:
         out.write("billing\tan invoice I cannot read\n")
     os.utime(corpus, ns=(1, 1))

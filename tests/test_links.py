@@ -20,7 +20,7 @@ def rows(*dense):
 
 def links_of(net):
     """The set of (feature, label) links, the bias as feature -1."""
-    csr = net.effective_links().tocoo()
+    csr = net.engine_.effective_links().tocoo()
     ids = np.r_[-1, net.feature_ids_]
     return {(int(ids[r]), str(net.classes_[t])) for r, t in zip(csr.row, csr.col)}
 
@@ -35,7 +35,7 @@ def test_eligibility_links_a_feature_from_its_kth_occurrence():
     # 2: x0 seen twice: linked to b (with the bias); x2 seen once
     # 3: x0 (3), x1 (2): both linked to a
     assert links_of(net) == {(-1, "a"), (-1, "b"), (0, "b"), (0, "a"), (1, "a")}
-    store = net.state_.store
+    store = net.engine_.store
     counts = store.count[store.prediction_rows(sp.csr_matrix(np.eye(3)))]
     assert counts.tolist() == [3, 2, 1]
     assert net.coef_[:, 2].tolist() == [0.0, 0.0]  # x2 is in no target's concept
@@ -74,7 +74,7 @@ def test_discard_for_rules_that_start_at_zero_is_relative_to_the_mean_weight():
     net = snowpy.Network("perceptron", links="positive", learning_rate=1.0, bias=False,
                          average=False, epochs=1, shuffle=False,
                          discard=None).fit(X, ["a", "b", "c", "a"])
-    magnitudes = np.abs(net.effective_links().data)
+    magnitudes = np.abs(net.engine_.effective_links().data)
     before = net.n_links_
     net.set_params(discard=1.0)
     dropped = net.prune()
@@ -93,13 +93,13 @@ def test_pruning_moves_the_kept_links_in_place_and_training_goes_on_alike(tmp_pa
     y = rng.integers(0, 12, 300)
     net = snowpy.Network("balanced-winnow", links=links, epochs=2, early_stop=False,
                          discard=None).fit(X, y)
-    before = net.effective_links().tocoo()
-    distance = np.abs(before.data - net.absent_weight_)
+    before = net.engine_.effective_links().tocoo()
+    distance = np.abs(before.data - net.engine_.store.absent)
     scale = abs(net.kernel_.initial_effective_weight) or distance.mean()  # (pruning.discard)
     net.set_params(discard=0.3)
     dropped = net.prune()
     far = (distance >= 0.3 * scale) | (before.row == 0)
-    after = net.effective_links().tocoo()
+    after = net.engine_.effective_links().tocoo()
     assert dropped == int((~far).sum()) > 0 and net.n_links_ == int(far.sum())
     assert sorted(zip(after.row, after.col, after.data)) == \
         sorted(zip(before.row[far], before.col[far], before.data[far]))
@@ -197,18 +197,18 @@ def test_a_few_documents_score_through_their_links_alone_alike(rule, precision, 
     y = rng.integers(0, 7, 400)
     net = snowpy.Network(rule, precision=precision, average=average, links="all",
                          epochs=2).fit(X, y)
-    store, one = net.state_.store, X[:1]
+    store, one = net.engine_.store, X[:1]
     assert not worth_a_table(store, one) and worth_a_table(store, X)
     theta, bias = float(net.rule_params_["theta"]), bias_strength(net.bias)
-    table = net.effective_links_delta()
+    table = net.engine_.effective_delta(bool(net.average))
     np.testing.assert_array_equal(scores(store, None, X, bias, theta, averaged=average),
                                   scores(store, table, X, bias, theta, averaged=average))
-    net.state_.cache.invalidate()
+    net.engine_.cache.invalidate()
     np.testing.assert_array_equal(net.target_scores(one), scores(store, table, one, bias,
                                                                 theta, averaged=average))
-    assert not net.state_.cache.effective  # (one document: no table built)
+    assert not net.engine_.cache.effective  # (one document: no table built)
     net.target_scores(X)
-    assert net.state_.cache.effective  # (many: the table, kept)
+    assert net.engine_.cache.effective  # (many: the table, kept)
 
 
 @pytest.mark.parametrize("percent,kept", [

@@ -56,7 +56,7 @@ def test_winnow_k_disjunction_bound(n, k, links):
     bound = 2 + 3 * k * (1 + math.log2(n))
     assert net.mistakes_[-1] == 0, "did not converge"
     assert 0 < total <= bound
-    assert sum(net.promotions_) <= k * (1 + math.log2(n))  # mistakes on positives
+    assert sum(net.engine_.promotions) <= k * (1 + math.log2(n))  # mistakes on positives
     assert sum(net.updates_) == total  # zero thickness: an update is a mistake
 
 

@@ -59,7 +59,7 @@ def ipm(classifier: SnowClassifier, shards: list, mixing: str = "arithmetic",
 
 def _links(net: Network) -> tuple[np.ndarray, np.ndarray]:
     """Every link as ``(feature + 1) * targets + target`` (sorted) and its weight."""
-    links = net.effective_links().tocoo()
+    links = net.engine_.effective_links().tocoo()
     features = np.concatenate([[-1], net.feature_ids_])[links.row]
     keys = (features + 1) * len(net.classes_) + links.col
     order = np.argsort(keys)
@@ -116,9 +116,9 @@ def test_arithmetic_mixing_averages_what_the_shards_predict(rule, links, average
         from snowpy.network.labels import encode_labels
         from snowpy.network.engine import Block
 
-        indptr, targets = encode_labels(net.state_.labels, part.labels, False)
-        net.state_.rng = np.random.default_rng(0)
-        net.state_.learn(Block(part.X, net.state_.store.training_rows(part.X), indptr, targets,
+        indptr, targets = encode_labels(net.engine_.labels, part.labels, False)
+        net.engine_.rng = np.random.default_rng(0)
+        net.engine_.learn(Block(part.X, net.engine_.store.training_rows(part.X), indptr, targets,
                                None, None, part.keys), epochs=1, shuffle=True, early_stop=True)
         shard_nets.append(net)
     mixed = restore_network(Network, *tasks.finish(Mixture.combine(mixtures), state, setup, 0),
@@ -135,17 +135,17 @@ def test_arithmetic_mixing_averages_what_the_shards_predict(rule, links, average
             0.75 * shard_nets[1].target_scores(probe)
         np.testing.assert_allclose(mixed.target_scores(probe), expected, rtol=1e-5, atol=1e-5)
     else:  # feature by feature and target by target, against the shards' weights
-        start = tasks._network(state, "start").state_.store.absent
-        initial = float(np.dot(mixed.state_.store.kernel.planes, mixed.state_.store.initial_weights))
-        mixed_table = mixed.effective_weights()
+        start = tasks._network(state, "start").engine_.store.absent
+        initial = float(np.dot(mixed.engine_.store.kernel.planes, mixed.engine_.store.initial_weights))
+        mixed_table = mixed.engine_.effective_weights()
         checked = 0
         for feature in features[:300]:
             row = np.flatnonzero(mixed.feature_ids_ == feature)
             for t in range(len(mixed.classes_)):
                 moved = []
                 for weight, net in zip((0.25, 0.75), shard_nets):
-                    at = net.state_.store.positions(np.array([feature]), t)[0]
-                    value = net.effective_links_delta()[at] + net.state_.store.absent \
+                    at = net.engine_.store.positions(np.array([feature]), t)[0]
+                    value = net.engine_.effective_delta(bool(net.average))[at] + net.engine_.store.absent \
                         if at >= 0 else None
                     if value is not None and value != initial:
                         moved.append((weight, value))
@@ -159,8 +159,8 @@ def test_arithmetic_mixing_averages_what_the_shards_predict(rule, links, average
         assert checked > 50
     assert mixed.n_examples_seen_ == 400
     assert mixed.mistakes_ == [sum(n.mistakes_[0] for n in shard_nets)]
-    np.testing.assert_array_equal(mixed.promotions_,
-                                  shard_nets[0].promotions_ + shard_nets[1].promotions_)
+    np.testing.assert_array_equal(mixed.engine_.promotions,
+                                  shard_nets[0].engine_.promotions + shard_nets[1].engine_.promotions)
 
 
 def _mixture(keys, W, U, C, weight, seen=0.0):
@@ -216,7 +216,7 @@ def test_geometric_mixing_of_winnow_is_the_weighted_geometric_mean():
                                  discard=None, links="touched"),
                   [(texts[:200], labels[:200]), (texts[200:], labels[200:])], mixing,
                   rounds=1)
-        assert np.all(net.effective_links().data > 0)  # multiplicative weights stay positive
+        assert np.all(net.engine_.effective_links().data > 0)  # multiplicative weights stay positive
     # one link moved from 1 to 4 by a shard of 10 examples and to 1/4 by another of 30:
     # log-changes 10 * log 4 and 30 * log(1/4); geometric mean 4 ** ((10 - 30) / 40)
     from snowpy.distributed.mixing import Table

@@ -296,7 +296,7 @@ def test_format_1_files_still_load_and_predict_as_they_did(name):
     np.testing.assert_allclose(model.predict_proba(texts), expected["proba"], rtol=1e-12,
                                atol=1e-15)
     assert model.predict(texts).tolist() == expected["predict"]
-    assert model.network_.n_links_ < model.network_.state_.store.n_rows * len(model.classes_)
+    assert model.network_.n_links_ < model.network_.engine_.store.n_rows * len(model.classes_)
     if name == "v1_classifier":  # a full file goes on learning, and keeps its names
         assert ["firmware"] in model.featurizer_.names_.values()
         model.partial_fit(texts[:5], ["billing"] * 5)

@@ -26,17 +26,17 @@ def _lbjava_score(counts: dict[int, int], n_t: int, active: list[int],
 
 def test_counts_and_scores_of_a_worked_example():
     net = snowpy.Network("naive-bayes", average=False, discard=None, shuffle=False).fit(X, Y)
-    assert net.state_.store.S.tolist() == [[2.0, 3.0], [1.0, 3.0]]
+    assert net.engine_.store.S.tolist() == [[2.0, 3.0], [1.0, 3.0]]
     assert net.mistakes_ == [1] and net.updates_ == [6]  # every example, every target
     # S[t] = [positives, examples shown]; plane 0 the counts, plane 1 log(c / n_t), the
     # prior log(n_t / n) on the bias, derived when next needed (here: a weight view);
     # a missing link weighs the smoothing, -15
-    assert net.state_.planes_stale
-    net.effective_links()
-    a = net.state_.store.planes_of(np.array([-1, 0, 1, 2]), 0)
+    assert net.engine_.planes_stale
+    net.engine_.effective_links()
+    a = net.engine_.store.planes_of(np.array([-1, 0, 1, 2]), 0)
     assert a.tolist() == [[2.0, pytest.approx(math.log(2 / 3))], [2.0, 0.0],
                           [1.0, pytest.approx(math.log(1 / 2))], [0.0, -15.0]]
-    assert net.absent_weight_ == -15.0
+    assert net.engine_.store.absent == -15.0
     scores = net.target_scores(sp.csr_matrix(np.array([[1.0, 0, 0], [1.0, 1, 1]])))
     # a: log(2/3) + log(2/2); b: log(1/3) and -15 for a feature it never saw
     np.testing.assert_allclose(scores[0], [math.log(2 / 3), math.log(1 / 3) - 15])
@@ -60,7 +60,7 @@ def test_smoothing_is_the_weight_of_an_unseen_feature():
 def test_fit_counts_each_example_once_whatever_the_epochs():
     net = snowpy.Network("naive-bayes", epochs=10, early_stop=False).fit(X, Y)
     assert len(net.mistakes_) == 1
-    assert net.state_.store.S[:, 0].tolist() == [2.0, 1.0]
+    assert net.engine_.store.S[:, 0].tolist() == [2.0, 1.0]
 
 
 def test_partial_fit_and_learn_one_count_as_fit_does():
@@ -88,7 +88,7 @@ def test_a_saved_model_scores_and_keeps_counting(tmp_path):
     net.partial_fit(X, Y)
     loaded.partial_fit(X, Y)
     np.testing.assert_array_equal(loaded.target_scores(X), net.target_scores(X))
-    assert loaded.state_.store.S[:, 0].tolist() == [4.0, 2.0]
+    assert loaded.engine_.store.S[:, 0].tolist() == [4.0, 2.0]
 
 
 def test_the_classifier_and_its_probabilities():

@@ -90,7 +90,7 @@ def test_engine_matches_reference(rule, params, theta, links):
     assert net.mistakes_ == mistakes
     columns = np.r_[-1, np.arange(X.shape[1])]  # the bias, then every feature
     for t in range(3):
-        np.testing.assert_allclose(net.state_.store.planes_of(columns, t)[:, 0], W[:, t], rtol=1e-12)
+        np.testing.assert_allclose(net.engine_.store.planes_of(columns, t)[:, 0], W[:, t], rtol=1e-12)
     np.testing.assert_allclose(net.intercept_, averaged[0] - theta, rtol=1e-10, atol=1e-12)
     np.testing.assert_allclose(net.coef_, averaged[1:].T, rtol=1e-10, atol=1e-12)
     if links == "positive":  # a link exactly where a feature met a positive example
@@ -159,11 +159,11 @@ def test_pool_growth_in_place_or_by_copy_keeps_every_weight():
     free, held = snowpy.Network("balanced-winnow"), snowpy.Network("balanced-winnow")
     for X, y in zip(blocks, labels):
         free.partial_fit(X, y)
-        view = held.state_.store.W[:10] if is_fitted(held) else None  # forces the copy
+        view = held.engine_.store.W[:10] if is_fitted(held) else None  # forces the copy
         held.partial_fit(X, y)
         if view is not None:
             assert np.isfinite(view).all()
-    assert free.state_.store.W.shape[0] > 4096  # it grew
+    assert free.engine_.store.W.shape[0] > 4096  # it grew
     for net in (free, held):
         np.testing.assert_allclose(net.decision_function(blocks[0]),
                                    whole.decision_function(blocks[0]), rtol=1e-12)
@@ -215,7 +215,7 @@ def test_memory_follows_the_links():
                          precision="float64").fit(X, labels)
     pairs = {(c, t) for i, t in enumerate(labels) for c in X[i].indices}
     assert net.n_links_ == len(pairs) + T  # one per (feature, label) met, and the biases
-    store = net.state_.store
+    store = net.engine_.store
     seen = np.unique(X.indices).size
     assert store.n_rows == seen + 1
     # links: a target, a weight; rows: start, size, room and the feature map (<= 80 bytes)
@@ -227,9 +227,9 @@ def test_memory_follows_the_links():
 
 def test_fixed_seed_is_deterministic_and_seeds_differ():
     X, labels = random_problem(seed=4)
-    a = snowpy.Network("balanced-winnow", seed=5).fit(X, labels).effective_weights()
-    b = snowpy.Network("balanced-winnow", seed=5).fit(X, labels).effective_weights()
-    c = snowpy.Network("balanced-winnow", seed=6).fit(X, labels).effective_weights()
+    a = snowpy.Network("balanced-winnow", seed=5).fit(X, labels).engine_.effective_weights()
+    b = snowpy.Network("balanced-winnow", seed=5).fit(X, labels).engine_.effective_weights()
+    c = snowpy.Network("balanced-winnow", seed=6).fit(X, labels).engine_.effective_weights()
     np.testing.assert_array_equal(a, b)
     assert not np.array_equal(a, c)
 
@@ -238,7 +238,7 @@ def test_partial_fit_grows_a_target_for_a_new_label():
     X, labels = random_problem(seed=5)
     names = np.array(["x", "y", "z"])[labels]
     net = snowpy.Network("perceptron").partial_fit(X[:30], names[:30])
-    before = net.effective_weights().copy()
+    before = net.engine_.effective_weights().copy()
     assert sorted(net.classes_.tolist()) == sorted(set(names[:30]))
     net.partial_fit(X[:2], ["new", "x"])
     assert "new" in net.classes_.tolist()
@@ -257,7 +257,7 @@ def test_multilabel_example_updates_all_its_targets():
     X = sp.csr_matrix(np.array([[1.0, 1.0, 0.0]]))
     net = snowpy.Network("perceptron", theta=0.5, learning_rate=1, average=False, epochs=1)
     net.fit(X, [["earn", "acq"]])
-    assert net.promotions_.tolist() == [1, 1]
+    assert net.engine_.promotions.tolist() == [1, 1]
     assert net.predict(X) == [("acq", "earn")]
     assert net.multilabel_
 
@@ -276,7 +276,7 @@ def test_targets_restrict_what_an_example_trains_and_predicts():
     net = snowpy.Network("perceptron", theta=0.5, average=False, epochs=1, shuffle=False)
     net.fit(X, ["a", "b", "c"], targets=[["a", "b"], ["a", "b"], ["a", "b", "c"]])
     # "c" was outside the first two examples' subsets: only the third trained it
-    assert net.promotions_[2] + net.demotions_[2] == 1
+    assert net.engine_.promotions[2] + net.engine_.demotions[2] == 1
     assert net.predict(X, targets=[["b"], ["b"], ["a"]]).tolist() == ["b", "b", "a"]
 
 
@@ -356,7 +356,7 @@ def test_bias_strength_is_configurable():
                          discard=None).fit(X, ["a", "b"])
     # 1st example: activations 0, 0 -> "a" correct at theta 0, "b" demoted: bias_b = -0.1
     # 2nd: a = 0 >= 0 demoted (bias_a = -0.1); b = -0.01 < 0 promoted (bias_b = 0)
-    np.testing.assert_allclose(net.effective_weights()[0], [-0.1, 0.0])
+    np.testing.assert_allclose(net.engine_.effective_weights()[0], [-0.1, 0.0])
     np.testing.assert_allclose(net.target_scores(X), X @ net.coef_.T + net.intercept_)
     with pytest.raises(ConfigurationError, match="bias must be true, false or a non-negative"):
         snowpy.Network(bias=-1).fit(X, ["a", "b"])

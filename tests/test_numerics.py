@@ -23,7 +23,7 @@ _, MIN_MAGNITUDE, MAX_MAGNITUDE = PRECISIONS["float64"]
 
 def link_weights(net):
     """Every link's weight planes, ``[links, planes]``."""
-    store = net.state_.store
+    store = net.engine_.store
     return store.W[store.live_slots()]
 
 
@@ -41,7 +41,7 @@ def test_overflow_is_clamped_and_warned():
         net = snowpy.Network("winnow", alpha=10, theta=1.0, thickness=float("inf"),
                              initial_weight=1, epochs=5, precision="float64").fit(X, y)
     W = link_weights(net)
-    assert net.overflows_ > 0 and np.all(np.isfinite(W)) and W.max() == MAX_MAGNITUDE
+    assert net.engine_.overflows > 0 and np.all(np.isfinite(W)) and W.max() == MAX_MAGNITUDE
     assert np.all(np.isfinite(net.decision_function(X)))
 
 
@@ -54,7 +54,7 @@ def test_underflow_is_floored_and_counted():
         warnings.simplefilter("error", snowpy.NumericalWarning)
         net.fit(X, y)
     W = link_weights(net)
-    assert net.underflows_ > 0 and W.min() == MIN_MAGNITUDE
+    assert net.engine_.underflows > 0 and W.min() == MIN_MAGNITUDE
     assert np.all(W > 0)  # never zero
 
 
@@ -68,7 +68,7 @@ def test_multiplicative_weights_never_die_at_zero(precision):
     net.fit(X, ["a", "b"])
     W = link_weights(net)
     floor = np.dtype(precision).type(PRECISIONS[precision][1])
-    assert net.underflows_ > 0
+    assert net.engine_.underflows > 0
     assert np.all(W > 0) and W.min() == floor
 
 
@@ -156,7 +156,7 @@ def test_a_plain_function_is_a_slow_python_kernel_and_anything_else_is_refused()
         net = snowpy.Network("additive", average=False, links="all", discard=None,
                              theta=0.0).fit(np.eye(2), ["a", "b"])
         assert net.predict(np.eye(2)).tolist() == ["a", "b"]
-        assert net.effective_weights()[1:3].tolist() == [[1.0, -1.0], [-1.0, 1.0]]
+        assert net.engine_.effective_weights()[1:3].tolist() == [[1.0, -1.0], [-1.0, 1.0]]
 
 
 def test_invalid_parameter_declaration_is_refused():
@@ -177,18 +177,18 @@ def _parity_run():
     for rule in ["perceptron", "winnow", "balanced-winnow", "thick-separator", "aggressive",
                  "passive-aggressive", "naive-bayes", "normalised-winnow"]:
         net = snowpy.Network(rule, epochs=3, early_stop=False, precision="float64").fit(X, y)
-        out[rule] = [net.effective_weights().tolist(), net.mistakes_]
+        out[rule] = [net.engine_.effective_weights().tolist(), net.mistakes_]
         online = snowpy.Network(rule, precision="float64", calibrate="progressive")
         for i in range(X.shape[0]):  # the one-example path, and its predictions
             online.learn_one(X[i], int(y[i]))
-        out[rule + " online"] = [online.effective_weights().tolist(), online.mistakes_,
+        out[rule + " online"] = [online.engine_.effective_weights().tolist(), online.mistakes_,
                                  [online.predict_one(X[i]) for i in range(10)],
                                  online.predict_proba_one(X[0])]
     clf = snowpy.SnowClassifier(ngrams=1, precision="float64", calibrate="progressive")
     for i, text in enumerate(["cheap pills now", "lunch at noon", "cheap offer today",
                               "see you at lunch"] * 10):  # text learned in one call
         clf.learn_one(text, "ab"[i % 2])
-    out["text online"] = [clf.network_.effective_weights().tolist(),
+    out["text online"] = [clf.network_.engine_.effective_weights().tolist(),
                           clf.predict_proba_one("cheap lunch")]
     return out
 

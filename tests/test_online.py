@@ -33,7 +33,7 @@ def same_links(a, b):
     """Bit-for-bit the same links, weights and averaging sums."""
     assert a.classes_.tolist() == b.classes_.tolist()
     assert a.feature_ids_.tolist() == b.feature_ids_.tolist()
-    la, lb = a.effective_links(), b.effective_links()
+    la, lb = a.engine_.effective_links(), b.engine_.effective_links()
     assert la.shape == lb.shape and (la != lb).nnz == 0
     assert a.intercept_.tolist() == b.intercept_.tolist()
 
@@ -107,7 +107,7 @@ def test_lazy_averaging_equals_the_mean_of_the_weights_after_each_example(rule):
     initial = plain.kernel_.initial_effective_weight
     explicit = []
     for weights, classes in snapshots:  # a target (feature) not yet there: initial weights
-        padded = np.full(final.shape, plain.absent_weight_)
+        padded = np.full(final.shape, plain.engine_.store.absent)
         padded[:, -1] = initial - plain.rule_params_["theta"]
         for row, label in zip(weights, classes):
             target = order.index(label)
@@ -119,15 +119,15 @@ def test_lazy_averaging_equals_the_mean_of_the_weights_after_each_example(rule):
 
 
 def _state(net):
-    store = net.state_.store
+    store = net.engine_.store
     used = int(store.meta[0])
     calibration = net.calibration_
     return (store.W[:used].copy(), store.U[:used].copy(), store.target[:used].copy(),
             store.start[:store.n_rows].copy(), store.size[:store.n_rows].copy(), store.seen,
-            list(net.mistakes_), net.n_examples_seen_, net.state_.counts.copy(),
+            list(net.mistakes_), net.n_examples_seen_, net.engine_.counts.copy(),
             None if calibration is None else calibration.a.copy(),
             None if calibration is None else calibration.b.copy(),
-            net.state_.progressive.since_fit, net.state_.progressive.filled)
+            net.engine_.progressive.since_fit, net.engine_.progressive.filled)
 
 
 def test_predicting_leaves_a_network_learning_online_unchanged():
@@ -149,7 +149,7 @@ def test_predicting_leaves_a_network_learning_online_unchanged():
         net.learn_one(as_dict(X[i]), y[i])
         twin.learn_one(as_dict(X[i]), y[i])
     same_links(net, twin)
-    assert net.state_.cache.effective.keys() == twin.state_.cache.effective.keys()
+    assert net.engine_.cache.effective.keys() == twin.engine_.cache.effective.keys()
 
 
 def test_predict_one_scores_exactly_as_the_batch_path():
@@ -157,12 +157,12 @@ def test_predict_one_scores_exactly_as_the_batch_path():
     net = snowpy.Network("winnow", calibrate="progressive")
     for i in range(150):
         net.learn_one(as_dict(X[i]), y[i])
-    assert not net.state_.cache.effective  # online prediction builds no weight table ...
+    assert not net.engine_.cache.effective  # online prediction builds no weight table ...
     predicted = [net.predict_one(as_dict(X[i])) for i in range(150, 200)]
     scores = np.array([net.score_example(X[i].indices.astype(np.int64), X[i].data)[0]
                        for i in range(150, 200)])
     probabilities = [net.predict_proba_one(as_dict(X[i])) for i in range(150, 200)]
-    assert not net.state_.cache.effective  # ... however many predictions
+    assert not net.engine_.cache.effective  # ... however many predictions
     assert np.array_equal(scores, net.decision_function(X[150:]))  # bit for bit
     assert predicted == net.predict(X[150:]).tolist()
     batch = net.predict_proba(X[150:])
@@ -278,7 +278,7 @@ def test_many_labels_grow_the_workspace_alike_online_and_in_batches():
     for i in range(1, X.shape[0]):
         online.learn_one(as_dict(X[i]), y[i])
     same_links(batch, online)
-    cache = online.state_.cache
+    cache = online.engine_.cache
     assert cache.learner_queue > 16 * (cache.learner_width + 2)  # it did grow
 
 

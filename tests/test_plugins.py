@@ -145,10 +145,10 @@ def test_a_plugin_claiming_a_builtin_name_never_replaces_the_builtin(tmp_path):
     result = run_python("""
         import snowpy
         from snowpy.plugins import get_rule, list_rules
-        print(snowpy.Network("winnow").fit([[1.0]], ["a"]).rule_spec_.summary)
+        print(snowpy.Network("winnow").fit([[1.0]], ["a"]).engine_.spec.summary)
         print(list_rules()["winnow"].plugin)
         print(get_rule("clash:winnow").summary)
-        print(snowpy.Network("clash:winnow").fit([[1.0]], ["a"]).rule_spec_.summary)
+        print(snowpy.Network("clash:winnow").fit([[1.0]], ["a"]).engine_.spec.summary)
     """, tmp_path)
     assert result.returncode == 0, result.stderr
     lines = result.stdout.splitlines()

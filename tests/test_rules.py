@@ -28,7 +28,7 @@ def step(net: snowpy.Network, x, positive: bool) -> snowpy.Network:
 
 def planes(net: snowpy.Network) -> np.ndarray:
     """Raw weight planes of the one target, [features, planes]."""
-    return net.state_.store.planes_of(np.arange(net.n_features_in_), 0)
+    return net.engine_.store.planes_of(np.arange(net.n_features_in_), 0)
 
 
 def test_balanced_winnow_two_planes():

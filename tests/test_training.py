@@ -67,7 +67,7 @@ def test_epochs_from_a_cache_of_blocks_learn_the_network_fit_learns_in_memory(tm
         assert [sum(m for e, _, _, m in said if e == epoch)
                 for epoch in range(len(per_epoch))] == per_epoch
         assert [d for e, d, t, _ in said if d == t] == [400] * len(per_epoch)
-        assert (in_memory.network_.effective_links() != clf.network_.effective_links()).nnz == 0
+        assert (in_memory.network_.engine_.effective_links() != clf.network_.engine_.effective_links()).nnz == 0
         np.testing.assert_array_equal(clf.decision_function(tests),
                                       in_memory.decision_function(tests))
         assert not (tmp_path / f"cache{number}" / "shuffle").exists()  # (each epoch's buckets gone)

@@ -62,8 +62,8 @@ def test_slides_table_row_by_row():
     # (the slides skip the steps) and continue with the table's last two rows.
     state = np.full(N, 512.0)
     state[1] = 256.0
-    net.state_.store.W[net.state_.store.positions(np.arange(N), 0), 0] = state
-    net.state_.cache.invalidate()
+    net.engine_.store.W[net.engine_.store.positions(np.arange(N), 0), 0] = state
+    net.engine_.cache.invalidate()
 
     net.partial_fit(example(3, 4), [[]])  # negative, activation 1024 >= theta: demote
     assert net.mistakes_[-1] == 1
@@ -74,7 +74,7 @@ def test_slides_table_row_by_row():
     net.partial_fit(example(N), [["f"]])  # positive, activation 512 < theta: promote
     want[N - 1] = 1024.0
     np.testing.assert_array_equal(weights(net), want)
-    assert list(net.promotions_) == [5] and list(net.demotions_) == [1]
+    assert list(net.engine_.promotions) == [5] and list(net.engine_.demotions) == [1]
 
 
 def test_converges_to_the_disjunction():

@@ -47,7 +47,7 @@ def explain(
     classifier = load(model, key=model_key())
     if kind_of(classifier) != "classifier":
         raise ConfigurationError(f"{model} holds a network without a front end: explain it "
-                                 "from Python (Network.link_weights)")
+                                 "from Python (Network.engine_.link_weights)")
     documents = texts if texts else read_lines(file or "-", encoding)
     from snowpy.explanation import shortened
 

@@ -54,7 +54,7 @@ def _recover_names(model: Any, corpus: str, split: str | None, top: int, every: 
 
 def _by_target(net: Any) -> tuple[Any, Any]:
     """The links as a CSC matrix ``[rows, targets]`` (a column per target) and row ids."""
-    links = net.effective_links().tocsc()
+    links = net.engine_.effective_links().tocsc()
     links.sort_indices()
     return links, net.feature_ids_
 
@@ -64,7 +64,8 @@ def describe(model: Any, top: int) -> dict[str, Any]:
     from snowpy.network.options import bias_strength
 
     classifier, net, featurizer = _parts(model)
-    store = net.state_.store
+    engine = net.engine_
+    store = engine.store
     classes = net.classes_.tolist()
     links, ids = _by_target(net)
     heaviest: dict[str, Any] = {}
@@ -73,7 +74,7 @@ def describe(model: Any, top: int) -> dict[str, Any]:
         column = slice(links.indptr[t], links.indptr[t + 1])
         rows, weights = links.indices[column], links.data[column]
         biases[str(label)] = float(weights[0]) if rows.size and rows[0] == 0 \
-            else float(net.absent_weight_)
+            else float(store.absent)
         features = rows > 0
         rows, weights = rows[features], weights[features]
         best = (-weights).argsort(kind="stable")[:top]
@@ -88,12 +89,13 @@ def describe(model: Any, top: int) -> dict[str, Any]:
         "front_end": featurizer.get_params() if featurizer is not None else None,
         "classes": classes, "multilabel": net.multilabel_,
         "features_seen": int(store.n_rows - 1), "n_features": int(net.n_features_in_),
-        "links": int(store.n_links), "absent_weight": float(net.absent_weight_),
+        "links": int(store.n_links), "absent_weight": float(store.absent),
         "names_kept": bool(featurizer is not None and featurizer.keep_names),
         "training": {"epochs": len(net.mistakes_), "mistakes_per_epoch": net.mistakes_,
                      "updates_per_epoch": net.updates_, "examples": net.n_examples_seen_,
-                     "promotions": net.promotions_.tolist(), "demotions": net.demotions_.tolist(),
-                     "overflows": net.overflows_, "underflows": net.underflows_},
+                     "promotions": engine.promotions.tolist(),
+                     "demotions": engine.demotions.tolist(),
+                     "overflows": engine.overflows, "underflows": engine.underflows},
         "bias_strength": bias_strength(net.bias), "theta": float(net.rule_params_["theta"]),
         "bias_weight": biases,
         "calibration": net.calibration_.header() if net.calibration_ is not None else None,
@@ -116,8 +118,8 @@ def export(model: Any, path: Path, progress: Any = None) -> int:
     names = _names(featurizer)
     links, ids = _by_target(net)
     classes = net.classes_.tolist()
-    promotions, demotions = net.promotions_.tolist(), net.demotions_.tolist()
-    absent = float(net.absent_weight_)
+    promotions, demotions = net.engine_.promotions.tolist(), net.engine_.demotions.tolist()
+    absent = float(net.engine_.store.absent)
     theta = float(net.rule_params_["theta"])
     head = {"rule": net.rule, "rule_params": net.rule_params_, "links": net.links,
             "absent_weight": absent, "theta": theta, "bias_strength": bias_strength(net.bias)}

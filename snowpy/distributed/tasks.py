@@ -168,14 +168,14 @@ def train_round(state: State, data: ShardData, setup: Setup, round: int, fold: i
         rows = np.flatnonzero(fold_of(data.keys, setup.folds, setup.seed) != fold)
     X = data.X[rows] if rows.size != data.n else data.X
     labels = [data.labels[i] for i in rows]
-    learned = net.state_
+    learned = net.engine_
     store = learned.store
     learned.rng = rng = np.random.default_rng(setup.seed)  # the salts Network.fit draws:
     for _ in range(round):                                  # one shard trains as fit does
         rng.integers(0, 2**63 - 1, dtype=np.int64)
     y_indptr, y_targets = encode_labels(learned.labels, labels, net.multilabel_)
     before = learned.target_counts().copy()
-    figures = (net.n_examples_seen_, net.overflows_, net.underflows_)
+    figures = (net.n_examples_seen_, net.engine_.overflows, net.engine_.underflows)
     if rows.size:
         block = Block(X, store.training_rows(X), y_indptr, y_targets, None, None,
                       data.keys[rows])
@@ -185,7 +185,8 @@ def train_round(state: State, data: ShardData, setup: Setup, round: int, fold: i
     updates = net.updates_[-1] if rows.size else 0
     stats = {"mistakes": mistakes, "updates": updates,
              "n_examples_seen": net.n_examples_seen_ - figures[0],
-             "overflows": net.overflows_ - figures[1], "underflows": net.underflows_ - figures[2]}
+             "overflows": net.engine_.overflows - figures[1],
+             "underflows": net.engine_.underflows - figures[2]}
     return Mixture.of_network(network_state(net), start, setup.reference, setup.mixing,
                               float(rows.size), learned.target_counts() - before, stats,
                               counted=round == 0)
@@ -204,7 +205,7 @@ def finish(mixture: Mixture, start: State, setup: Setup, round: int,
     if round > 0 or eligibility_of(setup.params["eligibility"]).percent is None:
         return state
     net = _network(state, f"the mixed network of round {round}")
-    net.state_.keep_top_percent()
+    net.engine_.keep_top_percent()
     return network_state(net)
 
 
@@ -215,7 +216,7 @@ def discarded(state: State, setup: Setup) -> State:
     if setup.params.get("discard") is None:
         return state
     net = _network(state, "the mixed network")
-    net.state_.discard(net.discard, averaged=bool(net.average))
+    net.engine_.discard(net.discard, averaged=bool(net.average))
     return network_state(net)
 
 
@@ -243,7 +244,7 @@ def held_out(states: list[State], data: ShardData, setup: Setup, total: int
     if rows.size and nets:
         from snowpy.network.labels import encode_labels, positive_matrix
 
-        indptr, targets = encode_labels(nets[0].state_.labels, [data.labels[i] for i in rows],
+        indptr, targets = encode_labels(nets[0].engine_.labels, [data.labels[i] for i in rows],
                                         nets[0].multilabel_)
         positives = positive_matrix(indptr, targets, n_targets)
     return scores, positives

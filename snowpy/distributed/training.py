@@ -249,7 +249,7 @@ class _Run:
         net = self.classifier.make_network().start(
             1 << int(self.params["bits"]), self.labels, multilabel=self.multilabel,
             mean_active=self.mean_active)
-        reference = net.state_.store.initial_weights  # (docs/distributed.md: why not the absent planes)
+        reference = net.engine_.store.initial_weights  # (docs/distributed.md: why not the absent planes)
         folds = self.calibration.folds if self.calibration.cross_fits else 0
         setup = Setup(self.params, self.mixing, np.asarray(reference, dtype=np.float64),
                       folds, int(self.params["seed"] or 0), self.average_over)

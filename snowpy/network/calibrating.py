@@ -213,8 +213,9 @@ def normalisation_of(net: Any, multilabel: bool) -> str:
     default on 20 Newsgroups: log loss 1.24 and ECE 0.38 divided, 0.78 and 0.07 as a
     softmax)."""
     chosen = net.kernel_.normalisation(multilabel)
-    if chosen == "sum" and getattr(net, "absent_weight_", 0.0) != 0.0:  # (a dual network
-        return "softmax"  # has no links)
+    store = getattr(net.engine_, "store", None)  # (a dual network has no links)
+    if chosen == "sum" and store is not None and store.absent != 0.0:
+        return "softmax"
     return chosen
 
 

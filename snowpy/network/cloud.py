@@ -265,7 +265,7 @@ class Cloud(NetworkKind):
 
     @property
     def _labels(self) -> Any:
-        return self.networks_[0].state_.labels
+        return self.networks_[0].engine_.labels
 
     @property
     def _indicator(self) -> bool:
@@ -313,7 +313,8 @@ class Cloud(NetworkKind):
     def confidence_(self) -> np.ndarray:
         """Per member and label, the confidence normalised within the cloud."""
         self._check_fitted()
-        raw = np.stack([confidence(n.promotions_ + n.demotions_) for n in self.networks_])
+        raw = np.stack([confidence(n.engine_.promotions + n.engine_.demotions)
+                        for n in self.networks_])
         return raw / raw.sum(axis=0, keepdims=True)
 
     @property

@@ -145,7 +145,7 @@ class DualNetwork(NetworkKind):
         return self
 
     @property
-    def state_(self) -> DualState:
+    def engine_(self) -> DualState:
         """Everything the network has learned but its figures, as one value
         (:class:`~snowpy.network.support.DualState`): the support vectors, their
         coefficients, the labels; :meth:`to_state` gives it as plain data."""

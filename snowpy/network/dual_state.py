@@ -26,7 +26,7 @@ __all__ = ["dual_state", "restore_dual"]
 
 def dual_state(net: Any) -> tuple[dict[str, Any], dict[str, np.ndarray]]:
     """The header and arrays that describe a trained :class:`DualNetwork`."""
-    state = net.state_
+    state = net.engine_
     n = state.n_support
     lengths = state.lengths[:n].copy()
     header = {
@@ -80,7 +80,7 @@ def restore_dual(network_class: type, header: dict[str, Any], arrays: dict[str, 
     n = int(lengths.size)
     if budget and n > budget:
         raise ModelFileError(f"{where}: {n} support vectors exceed the budget {budget}")
-    state = net.state_
+    state = net.engine_
     state.adopt(ids, vals, lengths, alpha, int(header.get("oldest", 0)), budget)
     net.mistakes_ = [int(v) for v in header.get("mistakes", [])]
     net.updates_ = [int(v) for v in header.get("updates", [])]

@@ -635,6 +635,68 @@ class Engine:
             cached = self.cache.effective[averaged] = self.store.effective(averaged=averaged)
         return cached
 
+    # --------------------------------------------------------------- views
+    @property
+    def promotions(self) -> np.ndarray:
+        """Per target, the updates made on examples positive for it."""
+        return self.target_counts()[:, 0].copy()
+
+    @property
+    def demotions(self) -> np.ndarray:
+        """Per target, the updates made on examples negative for it."""
+        return self.target_counts()[:, 1].copy()
+
+    def link_weights(self, columns: Any) -> tuple[np.ndarray, np.ndarray]:
+        """The weight of the link from each feature (column of ``X``; ``-1``: the bias) to
+        every target as prediction uses it, ``float64[len(columns), targets]``, and
+        whether each is a link of its own (False: a missing link, or a feature never seen,
+        weighing ``store.absent``). A score is ``sum(strength * weight) - theta`` over the
+        bias and the active features: what :meth:`snowpy.SnowClassifier.explain` lays
+        out.
+
+        >>> from snowpy import Network
+        >>> import scipy.sparse as sp
+        >>> net = Network("perceptron", epochs=1, calibrate=None).fit(
+        ...     sp.csr_matrix([[1.0, 0.0], [0.0, 1.0]]), ["a", "b"])
+        >>> weights, linked = net.engine_.link_weights([-1, 0])  # the bias, then feature 0
+        >>> weights.tolist(), linked.tolist()
+        ([[-0.05, -0.05], [0.0, -0.1]], [[True, True], [False, True]])
+        >>> (weights[0] + weights[1]).tolist(), net.target_scores(sp.csr_matrix([[1.0, 0.0]]))
+        ([-0.05, -0.15], array([[-0.05, -0.15]]))
+        """
+        columns = np.asarray(columns, dtype=np.int64)
+        store = self.store
+        delta = self.effective_delta(store.average)
+        weights = np.full((columns.size, store.n_targets), float(store.absent))
+        linked = np.zeros((columns.size, store.n_targets), dtype=bool)
+        for target in range(store.n_targets):
+            where = store.positions(columns, target)
+            found = where >= 0
+            weights[found, target] += delta[where[found]].astype(np.float64)
+            linked[found, target] = True
+        return weights, linked
+
+    def effective_links(self) -> sp.csr_matrix:
+        """The weight of every link as prediction uses it, ``[rows, targets]``.
+
+        Row 0 is the bias, row ``r >= 1`` the feature ``store.feature_ids[r - 1]``;
+        missing entries weigh ``store.absent``.
+        """
+        self.ensure_fresh()
+        return self.store.links_csr(averaged=self.store.average)
+
+    def effective_weights(self) -> np.ndarray:
+        """Every weight as prediction uses it, dense: ``float64[rows + 1, targets]``.
+
+        Row 0 is the bias, rows follow ``store.feature_ids``, and a last row holds the
+        weight of features never seen. Memory is rows x targets: for small networks and
+        tests; :meth:`effective_links` is the sparse form.
+        """
+        self.ensure_fresh()
+        store = self.store
+        dense = store.full_table(averaged=store.average)
+        return np.vstack([dense, np.full((1, dense.shape[1]), store.absent)])
+
     # --------------------------------------------------------------- pruning
     def prune(self, discard: float | None, *, averaged: bool) -> int:
         """``eligibility="percent:p"`` then ``discard``; returns the links dropped."""

@@ -113,7 +113,7 @@ class NetworkKind(Estimator):
         def check_options(self) -> None: ...
 
         @property
-        def state_(self) -> Any: ...
+        def engine_(self) -> Any: ...
 
     # -------------------------------------------------- the engine's protocol
     def score_example(self, ids: np.ndarray, vals: np.ndarray) -> tuple[np.ndarray, int]:
@@ -128,11 +128,11 @@ class NetworkKind(Estimator):
 
     @property
     def _labels(self) -> LabelIndex:  # (a cloud's: its members')
-        return self.state_.labels
+        return self.engine_.labels
 
     @property
     def _indicator(self) -> bool:
-        return bool(self.state_.indicator)
+        return bool(self.engine_.indicator)
 
     def target_scores(self, X: Any) -> np.ndarray:
         """Activation minus threshold of every target, ``float64[n, targets]`` (positive:
@@ -457,7 +457,7 @@ class NetworkKind(Estimator):
             is_multilabel(y) if len(y) else fitted and self.multilabel_)
         if not fitted:
             self._begin_stream(X, multilabel)
-            state = self.state_
+            state = self.engine_
             state.indicator = width is not None
             for column in range(width or 0):
                 state.labels.add(column)
@@ -468,6 +468,6 @@ class NetworkKind(Estimator):
                 raise ConfigurationError(f"this network was trained {kind}; y must be {kind} "
                                          "too")
         for label in () if classes is None else classes:
-            self.state_.labels.add(label)
+            self.engine_.labels.add(label)
         self._learn_pass(X, y, targets, progress=progress)
         return self

@@ -170,17 +170,20 @@ class Network(NetworkKind):
         network mispredicted before learning from them.
     updates_ : list of int
         Per epoch, the target updates made.
-    promotions_, demotions_ : ndarray of int
-        Per target, updates on positive and on negative examples.
     n_examples_seen_ : int
         Examples processed by training, epochs counted.
     n_links_ : int
         Links held (feature-target pairs with a weight of their own).
-    overflows_, underflows_ : int
-        Weight updates whose result was clamped to the largest magnitude kept
-        (a :class:`NumericalWarning` says so) or raised to the smallest (where
-        a multiplicative weight has effectively reached zero; counted, not
-        warned about).
+    engine_ : Engine
+        What the network has learned, as one object
+        (:class:`~snowpy.network.engine.Engine`), with the operations on it: its links
+        (``store``), the weights as prediction uses them (``link_weights(columns)``,
+        ``effective_links()``, ``effective_weights()``), per target the updates on
+        positive and on negative examples (``promotions``, ``demotions``), and the
+        weight updates clamped to the largest magnitude kept (``overflows``: a
+        :class:`NumericalWarning` says so) or raised to the smallest (``underflows``,
+        where a multiplicative weight has effectively reached zero; counted, not warned
+        about).
 
     One example at a time, as River does it: :meth:`learn_one`,
     :meth:`predict_one`, :meth:`predict_proba_one` take a dict of feature id ->
@@ -374,7 +377,7 @@ class Network(NetworkKind):
 
     # ------------------------------------------------------- the learned state
     @property
-    def state_(self) -> Engine:
+    def engine_(self) -> Engine:
         """Everything the network has learned, as one value
         (:class:`~snowpy.network.engine.Engine`, which also
         holds the operations on it); :meth:`to_state` gives it as
@@ -514,18 +517,6 @@ class Network(NetworkKind):
                 "calibrated again (trained again; trained with calibrate='progressive', its "
                 "sigmoids follow the stream)", CalibrationWarning, stacklevel=4)
 
-    @property
-    def promotions_(self) -> np.ndarray:
-        """Per target, the updates made on examples positive for it."""
-        self._check_fitted()
-        return self._state.target_counts()[:, 0].copy()
-
-    @property
-    def demotions_(self) -> np.ndarray:
-        """Per target, the updates made on examples negative for it."""
-        self._check_fitted()
-        return self._state.target_counts()[:, 1].copy()
-
     def _check_width(self, X: sp.csr_matrix, *, learning: bool = False) -> None:
         if self._state.open_features and X.shape[1] <= ONLINE_WIDTH:
             # started one example at a time, without a width: any ids below 2**31
@@ -569,7 +560,7 @@ class Network(NetworkKind):
         averaged = bool(self.average)
         table = self._state.cache.effective.get(averaged)
         if table is None and worth_a_table(self._state.store, X):
-            table = self.effective_links_delta()
+            table = self._state.effective_delta(averaged)
         elif table is None:
             self._state.ensure_fresh()  # (a rule's derived weights, as the table holds them)
         return link_scores(self._state.store, table, X, self._bias_strength(),
@@ -609,66 +600,51 @@ class Network(NetworkKind):
 
     # ------------------------------------------------------ fitted attributes
     @property
-    def rule_spec_(self) -> RuleSpec:
-        """The update rule's record."""
-        return self.state_.spec
-
-    @property
     def rule_params_(self) -> dict[str, Any]:
         """Every rule parameter as used, defaults and derived values included."""
-        return self.state_.params
+        return self.engine_.params
 
     @property
     def kernel_(self) -> RuleKernel:
         """The rule's compiled kernel."""
-        return self.state_.kernel
+        return self.engine_.kernel
 
     @property
     def multilabel_(self) -> bool:  # type: ignore[override]  # (a dual network: an attribute)
         """Whether the network was trained with a set of labels per example."""
-        return self.state_.multilabel
+        return self.engine_.multilabel
 
     @property
     def n_features_in_(self) -> int:
         """The width of ``X`` the network takes."""
-        return self.state_.n_features
+        return self.engine_.n_features
 
     @property
     def mistakes_(self) -> list[int]:
         """Per epoch (per call for :meth:`partial_fit`), the examples mispredicted."""
-        return self.state_.mistakes
+        return self.engine_.mistakes
 
     @mistakes_.setter
     def mistakes_(self, per_epoch: list[int]) -> None:
         # (training block by block from a cache: one entry per epoch, not per block)
-        self.state_.mistakes = [int(m) for m in per_epoch]
+        self.engine_.mistakes = [int(m) for m in per_epoch]
 
     @property
     def updates_(self) -> list[int]:
         """Per epoch, the target updates made."""
-        return self.state_.updates
+        return self.engine_.updates
 
     @property
     def n_examples_seen_(self) -> int:
         """Examples processed by training, epochs counted."""
-        return self.state_.n_examples_seen
-
-    @property
-    def overflows_(self) -> int:
-        """Weight updates clamped to the largest magnitude kept."""
-        return self.state_.overflows
-
-    @property
-    def underflows_(self) -> int:
-        """Weight updates raised to the smallest magnitude kept."""
-        return self.state_.underflows
+        return self.engine_.n_examples_seen
 
     @property
     def calibration_(self) -> Any:
         """The sigmoids from scores to probabilities, or None (progressive sigmoids that
         blocks of a stream left behind are fitted again here, when they are asked for,
         from the window alone: what they are does not depend on when they were asked)."""
-        state = self.state_
+        state = self.engine_
         if state.calibration_due:
             state.calibration_due = False
             if state.progressive.filled:
@@ -677,7 +653,7 @@ class Network(NetworkKind):
 
     @calibration_.setter
     def calibration_(self, calibration: Any) -> None:
-        self.state_.calibration = calibration
+        self.engine_.calibration = calibration
 
     # ------------------------------------------------------------ weight views
     @property
@@ -685,52 +661,6 @@ class Network(NetworkKind):
         """Links held: feature-target pairs with a weight of their own."""
         self._check_fitted()
         return self._state.store.n_links
-
-    def effective_links_delta(self) -> np.ndarray:
-        """Per pool slot, the link's prediction weight minus a missing link's (cached)."""
-        self._check_fitted()
-        return self._state.effective_delta(bool(self.average))
-
-    def link_weights(self, columns: Any) -> tuple[np.ndarray, np.ndarray]:
-        """The weight of the link from each feature (column of ``X``; ``-1``: the bias) to
-        every target as prediction uses it, ``float64[len(columns), targets]``, and
-        whether each is a link of its own (False: a missing link, or a feature never seen,
-        weighing :attr:`absent_weight_`). A score is ``sum(strength * weight) - theta``
-        over the bias and the active features: what :meth:`snowpy.SnowClassifier.explain`
-        lays out.
-
-        >>> from snowpy import Network
-        >>> import scipy.sparse as sp
-        >>> net = Network("perceptron", epochs=1, calibrate=None).fit(
-        ...     sp.csr_matrix([[1.0, 0.0], [0.0, 1.0]]), ["a", "b"])
-        >>> weights, linked = net.link_weights([-1, 0])   # the bias, then feature 0
-        >>> weights.tolist(), linked.tolist()
-        ([[-0.05, -0.05], [0.0, -0.1]], [[True, True], [False, True]])
-        >>> (weights[0] + weights[1]).tolist(), net.target_scores(sp.csr_matrix([[1.0, 0.0]]))
-        ([-0.05, -0.15], array([[-0.05, -0.15]]))
-        """
-        self._check_fitted()
-        columns = np.asarray(columns, dtype=np.int64)
-        store = self._state.store
-        delta = self.effective_links_delta()
-        weights = np.full((columns.size, store.n_targets), float(store.absent))
-        linked = np.zeros((columns.size, store.n_targets), dtype=bool)
-        for target in range(store.n_targets):
-            where = store.positions(columns, target)
-            found = where >= 0
-            weights[found, target] += delta[where[found]].astype(np.float64)
-            linked[found, target] = True
-        return weights, linked
-
-    def effective_links(self) -> sp.csr_matrix:
-        """The weight of every link as prediction uses it, ``[rows, targets]``.
-
-        Row 0 is the bias, row ``r >= 1`` the feature ``feature_ids_[r - 1]``;
-        missing entries weigh :attr:`absent_weight_`.
-        """
-        self._check_fitted()
-        self._state.ensure_fresh()
-        return self._state.store.links_csr(averaged=bool(self.average))
 
     def link_counts(self, columns: Any = None) -> np.ndarray:
         """Links held by each feature (column of ``X``): all features seen, or ``columns``.
@@ -753,34 +683,16 @@ class Network(NetworkKind):
 
     @property
     def feature_ids_(self) -> np.ndarray:
-        """The feature (column of ``X``) of each row of :meth:`effective_links` from 1 on."""
+        """The feature (column of ``X``) of each row of the engine's
+        :meth:`~snowpy.network.engine.Engine.effective_links` from 1 on."""
         self._check_fitted()
         return self._state.store.feature_ids
-
-    @property
-    def absent_weight_(self) -> float:
-        """The weight of a missing link, and of a feature never seen in training."""
-        self._check_fitted()
-        return self._state.store.absent
-
-    def effective_weights(self) -> np.ndarray:
-        """Every weight as prediction uses it, dense: ``float64[rows + 1, targets]``.
-
-        Row 0 is the bias, rows follow :attr:`feature_ids_`, and a last row holds
-        the weight of features never seen. Memory is rows x targets: for small
-        networks and tests; :meth:`effective_links` is the sparse form.
-        """
-        self._check_fitted()
-        self._state.ensure_fresh()
-        dense = self._state.store.full_table(averaged=bool(self.average))
-        unseen = np.full((1, dense.shape[1]), self._state.store.absent)
-        return np.vstack([dense, unseen])
 
     @property
     def coef_(self) -> np.ndarray:
         """Effective weights as scikit-learn lays them out, ``[targets, n_features]`` (dense)."""
         self._check_fitted()
-        links = self.effective_links().tocoo()
+        links = self._state.effective_links().tocoo()
         store = self._state.store
         coef = np.full((store.n_targets, self.n_features_in_), store.absent)
         features = links.row >= 1
@@ -793,7 +705,7 @@ class Network(NetworkKind):
         """Bias weight minus threshold, per target (zero bias when ``bias=False``)."""
         self._check_fitted()
         bias = np.full(self._state.store.n_targets, self._state.store.absent)
-        row = self.effective_links()[0].tocoo()
+        row = self._state.effective_links()[0].tocoo()
         bias[row.col] = row.data
         return self._bias_strength() * bias - float(self.rule_params_["theta"])
 

@@ -82,7 +82,7 @@ def narrowest(values: np.ndarray, bound: int) -> np.ndarray:
 def network_state(net: Any, inference_only: bool = False
                   ) -> tuple[dict[str, Any], dict[str, np.ndarray]]:
     """The header and arrays that describe a trained network."""
-    state = net.state_
+    state = net.engine_
     state.ensure_fresh()
     calibration = net.calibration_  # (progressive sigmoids a stream left due: fitted)
     store = state.store
@@ -113,7 +113,7 @@ def network_state(net: Any, inference_only: bool = False
                   "absent": float(store.absent)},
     }
     if inference_only:
-        effective = net.effective_links_delta()[layout["slots"]] + store.absent
+        effective = net.engine_.effective_delta(bool(net.average))[layout["slots"]] + store.absent
         weights = effective.astype(store.dtype)[:, None]
     else:
         weights = layout["W"]
@@ -123,7 +123,7 @@ def network_state(net: Any, inference_only: bool = False
         "row_sizes": narrowest(layout["sizes"][keep_rows], n_targets + 1),
         "link_targets": narrowest(layout["target"], n_targets),
         "link_weights": np.ascontiguousarray(weights),
-        "state": store.S, "promotions": net.promotions_, "demotions": net.demotions_,
+        "state": store.S, "promotions": net.engine_.promotions, "demotions": net.engine_.demotions,
     }
     if not inference_only:
         if layout["U"].shape[0] or store.U.shape[0] or store.average:  # (even with no link)

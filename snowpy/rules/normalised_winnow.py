@@ -61,9 +61,9 @@ def normalised_winnow_update(w, S, t, y, activation, vals, m, sqnorm,
 
 def normalised_weights(network: Any) -> np.ndarray:
     """The normalised weights ``float64[features + 1, targets]`` (rows as
-    :meth:`~snowpy.Network.effective_weights`: the bias first, the unseen last)."""
-    scale = np.exp(network.state_.store.S[:, 0])
-    return network.effective_weights() * scale[None, :]
+    :meth:`~snowpy.network.engine.Engine.effective_weights`: the bias first, the unseen last)."""
+    scale = np.exp(network.engine_.store.S[:, 0])
+    return network.engine_.effective_weights() * scale[None, :]
 
 
 def _build(params: dict, context: BuildContext) -> RuleKernel:

@@ -53,8 +53,8 @@ def _network(rule: str, params: Mapping[str, Any], **options: Any) -> Any:
 def _state(net: Any) -> np.ndarray:
     """What a network learned, as one array: the effective weights, or a dual
     network's support vectors and coefficients."""
-    if hasattr(net, "effective_weights"):
-        return net.effective_weights()
+    if hasattr(net.engine_, "effective_weights"):
+        return net.engine_.effective_weights()
     _, arrays = net.to_state()
     return np.concatenate([arrays[name].astype(np.float64).ravel()
                            for name in ("sv_ids", "sv_vals", "sv_len", "sv_alpha")])
@@ -100,13 +100,13 @@ def check_compiled_matches_python(rule: str, params: Mapping[str, Any] | None = 
     if get_rule(rule).dual:
         return _check_dual_compiled_matches_python(rule, params, X, y)
     net = _network(rule, params or {}, epochs=2, precision="float64")
-    compiled = net.fit(X, y).effective_weights()
+    compiled = net.fit(X, y).engine_.effective_weights()
     if net.kernel_.reference is None:
         return
     as_python = property(lambda kernel: UpdateKernel.from_python(kernel.reference, rule))
     with mock.patch.object(RuleKernel, "compiled", as_python):
         python = _network(rule, params or {}, epochs=2, precision="float64").fit(X, y) \
-            .effective_weights()
+            .engine_.effective_weights()
     assert np.allclose(compiled, python, rtol=1e-12, atol=1e-300), \
         f"{rule}: compiled and pure-Python training differ by " \
         f"{np.max(np.abs(compiled - python)):g}"
@@ -211,7 +211,7 @@ def check_touches_only_active_rows(rule: str, params: Mapping[str, Any] | None =
     # a rule that derives its scoring planes (refresh) may move them all: its learned
     # planes are what an update may change only on the active features
     view = _learned_planes if net.kernel_.refresh is not None else \
-        (lambda n: n.effective_weights()[:-1])
+        (lambda n: n.engine_.effective_weights()[:-1])
     before = view(net)
     example = X[:1]
     net.partial_fit(example, [(y[0] + 1) % 3])  # a wrong label: every rule must update
@@ -229,7 +229,7 @@ def check_touches_only_active_rows(rule: str, params: Mapping[str, Any] | None =
 
 def _learned_planes(net: Network) -> np.ndarray:
     """``float64[rows, targets * learned planes]``: the planes of coefficient 0, row by row."""
-    store = net.state_.store
+    store = net.engine_.store
     layout = store.exact()
     learned = [p for p, c in enumerate(store.planes) if c == 0.0]
     table = np.zeros((store.n_rows, store.n_targets, len(learned)))

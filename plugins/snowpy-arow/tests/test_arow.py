@@ -31,7 +31,7 @@ def test_one_step_by_hand():
     """Margin 0 < 1 on x = (1, 1), variances 1, r = 1: v = 2, beta = 1/3, alpha = 1/3."""
     net = snowpy.Network("arow", bias=False, average=False, r=1.0, links="all")
     net.partial_fit(sp.csr_matrix(np.array([[1.0, 1.0]])), [["f"]])
-    planes = net.state_.store.planes_of(np.arange(2), 0)
+    planes = net.engine_.store.planes_of(np.arange(2), 0)
     np.testing.assert_allclose(planes[:, 0], [1 / 3, 1 / 3])  # means
     np.testing.assert_allclose(planes[:, 1], [2 / 3, 2 / 3])  # variances 1 - 1/3
 

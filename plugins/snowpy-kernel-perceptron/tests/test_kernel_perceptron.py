@@ -120,11 +120,11 @@ def test_a_budget_bounds_the_support_vectors_and_drops_the_oldest():
     y = rng.integers(0, 3, 600)  # noise: a mistake on about every example
     net = snowpy.DualNetwork("kernel-perceptron", budget=50, shuffle=False, epochs=1)
     net.fit(X, y)
-    assert net.n_support_ == 50 and net.state_.alpha.shape[0] == 50  # memory stays bounded
+    assert net.n_support_ == 50 and net.engine_.alpha.shape[0] == 50  # memory stays bounded
     assert sum(net.mistakes_) > 300
     held = net.to_state()[1]
     # the 50 support vectors are the last 50 examples that caused an update, in a ring
-    oldest = net.state_.ring[1]
+    oldest = net.engine_.ring[1]
     ring = np.r_[oldest:50, 0:oldest]
     rows = [tuple(held["sv_ids"][sum(held["sv_len"][:s]):sum(held["sv_len"][:s + 1])])
             for s in ring]
