@@ -172,6 +172,29 @@ def test_predict_one_scores_exactly_as_the_batch_path():
     assert net.predict_one({}) == net.predict(empty)[0]  # nothing active: the bias decides
 
 
+@pytest.mark.parametrize("rule", ["perceptron", "passive-aggressive"])
+def test_batch_scores_after_learning_online_are_those_of_the_saved_network(rule):
+    # a served model scores a batch (a table of every link's weight, kept), then learns an
+    # example it gets right: no update, but the example's new features are linked (SNoW's
+    # positive links) and a row's links move when its block grows. The kept table indexed
+    # the old slots: the next batch read past it (a crashed server, found by the serve
+    # load test)
+    X, y = stream(seed=6, n=200, width=400, density=0.02)
+    X = sp.hstack([X, sp.csr_matrix((200, 400))], format="csr")  # columns 400+: unseen
+    net = snowpy.Network(rule, links="signed", thickness=0.0).fit(X, y)
+    quiet = 0
+    for i in range(200):
+        net.decision_function(X)  # the table is made, and kept
+        x = {**as_dict(X[i]), 400 + i: 1.0, 600 + i: 1.0}  # two features never seen
+        updates = sum(net.updates_)
+        net.learn_one(x, y[i])
+        quiet += sum(net.updates_) == updates
+    assert quiet > 20  # examples learned with no update, their new features linked
+    header, arrays = net.to_state()
+    saved = snowpy.Network.from_state(header, arrays)
+    assert np.array_equal(net.decision_function(X), saved.decision_function(X))
+
+
 def test_unseen_features_and_labels_grow_the_network_online():
     net = snowpy.Network("perceptron", precision="float64")
     net.learn_one({5: 1.0, 9: 2.0}, "a")

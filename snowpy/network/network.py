@@ -898,9 +898,11 @@ class Network(NetworkKind):
             state.online = True
         if mistakes:
             state.mistakes[-1] += mistakes
+        # links may be made without an update (SNoW's positive links), and a row's links
+        # move when its block grows: the effective tables index the slots, stale either way
+        state.cache.invalidate()
         if updates:
             state.updates[-1] += updates
-            state.cache.invalidate()
             if state.kernel.refresh is not None:
                 state.planes_stale = True
                 state.stale_examples += 1
