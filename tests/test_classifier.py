@@ -183,17 +183,21 @@ IDF_TEXTS = ["free prize now", "lunch at noon", "win a free prize", "meeting at 
 IDF_LABELS = ["spam", "ham", "spam", "ham", "spam", "ham"] * 3
 
 
-def test_idf_counts_what_is_learned_one_document_at_a_time_as_partial_fit_does():
+@pytest.mark.parametrize("bits", [18, 24])  # (the counts' map: direct, then hashed)
+def test_idf_counts_what_is_learned_one_document_at_a_time_as_partial_fit_does(bits):
     """learn_one counts each document before learning it, as partial_fit of one document
     does (predict_one before it counts nothing): the same network and frequencies."""
-    one, batch = SnowClassifier(**IDF), SnowClassifier(**IDF)
-    for text, label in zip(IDF_TEXTS, IDF_LABELS):
+    # (and enough words that the counts and their map grow on the way)
+    texts = IDF_TEXTS + [f"word{i} word{i + 1} other{i % 7}" for i in range(700)]
+    labels = IDF_LABELS + ["spam", "ham"] * 350
+    one, batch = SnowClassifier(**IDF, bits=bits), SnowClassifier(**IDF, bits=bits)
+    for text, label in zip(texts, labels):
         one.predict_one(text)
         one.learn_one(text, label)
         batch.partial_fit([text], [label])
-    np.testing.assert_array_equal(one.decision_function(IDF_TEXTS),
-                                  batch.decision_function(IDF_TEXTS))
-    assert one.featurizer_.frequencies_.documents == len(IDF_TEXTS)
+    np.testing.assert_array_equal(one.decision_function(texts), batch.decision_function(texts))
+    assert one.featurizer_.frequencies_.documents == len(texts)
+    assert len(one.featurizer_.frequencies_) > 1500  # (grown past its first room)
     # each document is weighed by the documents up to it, however the stream is cut (the
     # targets made first: a target made later does not see the documents before it)
     singles, blocks = SnowClassifier(**IDF), SnowClassifier(**IDF)

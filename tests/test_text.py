@@ -363,10 +363,12 @@ def test_idf_leaves_out_the_features_never_counted_and_needs_a_fit():
         Featurizer(idf="yes").transform(["red apple"])
 
 
-def test_a_large_block_and_one_document_are_weighed_to_the_bit_alike():
+@pytest.mark.parametrize("bits", [18, 24])  # (the counts' map: direct, then hashed)
+def test_a_large_block_and_one_document_are_weighed_to_the_bit_alike(bits):
     """A block larger than the features counted looks each idf up in a table; one document
     computes its own: the same numbers, bit for bit (predict and predict_one agree)."""
-    featurizer = Featurizer(values="log", idf=True, norm="l2", ngrams=(1, 2)).fit(IDF_DOCS)
+    featurizer = Featurizer(values="log", idf=True, norm="l2", ngrams=(1, 2),
+                            bits=bits).fit(IDF_DOCS)
     block = featurizer.transform(IDF_DOCS * 20)  # (more entries than features counted)
     assert block.nnz > len(featurizer.frequencies_)
     for row, doc in enumerate(IDF_DOCS):

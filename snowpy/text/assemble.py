@@ -22,7 +22,13 @@ from typing import Any
 
 import numpy as np
 
-from snowpy._core.extract import assemble_rows, count_numbers, idf_table, weigh_rows
+from snowpy._core.extract import (
+    assemble_rows,
+    count_numbers,
+    idf_table,
+    weigh_document,
+    weigh_rows,
+)
 from snowpy._rows import Rows
 from snowpy.hashmap import FeatureMap
 
@@ -91,20 +97,37 @@ class DocumentFrequencies:
         self._make_room()
         return numbers
 
-    def _make_room(self) -> None:
-        """Counts for every number the map gave (twice the room when they grow: one
-        document at a time, they grow often)."""
-        if self._map.next_row > self._counts.size:
-            grown = np.zeros(max(self._map.next_row, 2 * self._counts.size), np.int64)
+    def _make_room(self, rows: int = 0) -> None:
+        """Counts for every number the map gave, or ``rows`` numbers (twice the room when
+        they grow: one document at a time, they grow often)."""
+        needed = max(self._map.next_row, rows)
+        if needed > self._counts.size:
+            grown = np.zeros(max(needed, 2 * self._counts.size), np.int64)
             grown[:self._counts.size] = self._counts
             self._counts = grown
 
     def weigh_one(self, ids: np.ndarray, vals: np.ndarray, *, norm: bool, learn: bool
                   ) -> tuple[np.ndarray, np.ndarray]:
-        """One document's features (sorted int64 ids, their strengths) weighed as
-        :meth:`weigh` weighs a row of one document, to the bit; counted first when
-        ``learn`` (as ``each``). The one-example path: no block, no matrix."""
-        numbers = self._map.rows(ids, insert=learn, unseen=0, checked=True)
+        """One document's features (sorted int64 ids below the width, their strengths)
+        weighed as :meth:`weigh` weighs a row of one document, to the bit; counted first
+        when ``learn`` (as ``each``). The one-example path: no block, no matrix, and for
+        a direct map one compiled call (:func:`~snowpy._core.extract.weigh_document`)."""
+        fmap = self._map
+        if fmap.direct:
+            ids_out = np.empty(ids.shape[0], dtype=np.int64)
+            out = np.empty(ids.shape[0], dtype=np.float64)
+            vals = np.ascontiguousarray(vals, dtype=np.float64)
+            while True:
+                slots, row_ids = fmap.arrays
+                kept, next_row, documents = weigh_document(
+                    ids, vals, slots, row_ids, fmap.next_row, self._counts, self.documents,
+                    learn, norm, ids_out, out)
+                if kept >= 0:
+                    fmap.next_row, self.documents = next_row, documents
+                    return ids_out[:kept], out[:kept]
+                fmap.grow(fmap.next_row + ids.shape[0])  # (room first; nothing changed)
+                self._make_room(fmap.next_row + ids.shape[0] + 1)
+        numbers = fmap.rows(ids, insert=learn, unseen=0, checked=True)
         if learn:
             self._make_room()
         data = np.empty(ids.shape[0], dtype=np.float64)
@@ -113,9 +136,9 @@ class DocumentFrequencies:
                                     self._counts, self.documents, _NONE, learn, norm, data,
                                     _NONE_F)
         if not learn:
-            kept = numbers > 0
-            if not kept.all():
-                return ids[kept], data[kept]
+            counted = numbers > 0
+            if not counted.all():
+                return ids[counted], data[counted]
         return ids, data
 
     def weigh(self, rows: Any, *, norm: bool = False, each: bool = False,
