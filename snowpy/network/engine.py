@@ -720,7 +720,9 @@ class Engine:
         if scale is None:  # the links that moved: a link still at the missing weight
             #    (links="all" has one per feature seen) says nothing of the scale, and must
             #    not lower it
-            moved = np.abs(store.links_csr(averaged=averaged).data - store.absent)
+            #    (the weights as links_csr gives them, without building the matrix)
+            weights = store.effective(averaged=averaged)[store.live_slots()] + store.absent
+            moved = np.abs(weights - store.absent)
             moved = moved[moved > 0]
             scale = float(moved.mean()) if moved.size else 0.0
         self.cache.invalidate()
