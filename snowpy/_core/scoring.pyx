@@ -14,6 +14,8 @@ from snowpy._core._types cimport index_t
 from snowpy._core.effective cimport delta as _delta, plane_t
 from snowpy._core.pool cimport row_t
 
+import numpy as np
+
 
 def score_rows(const index_t[::1] indptr, const int32_t[::1] rows, const double[::1] vals,
                const row_t[::1] pool_rows, const int32_t[::1] target, const double[::1] E,
@@ -86,6 +88,34 @@ def score_rows(const index_t[::1] indptr, const int32_t[::1] rows, const double[
             for t in range(n_targets):
                 out[i, t] = acc[t] + base
     free(acc)
+
+
+def link_deltas(const row_t[::1] rows, const int32_t[::1] target, int64_t n_rows,
+                const plane_t[:, ::1] W, const plane_t[:, ::1] U, double seen,
+                const double[::1] planes, bint averaging, bint round32, double absent):
+    """:func:`effective_weights` of the links alone, in row order (the slots
+    ``LinkStore.live_slots`` names): the weights of ``links_csr`` minus the absent
+    weight, without a number per pool slot or a list of the slots."""
+    cdef int64_t total = 0
+    cdef int64_t r, j, stop, k = 0
+    cdef Py_ssize_t n = W.shape[1]
+    cdef const plane_t *w = &W[0, 0] if W.shape[0] and n else NULL
+    cdef const plane_t *u = &U[0, 0] if averaging and U.shape[0] else NULL
+    if planes.shape[0] != n:
+        raise ValueError("the weight planes do not match")
+    for r in range(n_rows):
+        total += rows[r].size
+    deltas = np.empty(total, np.float64)
+    cdef double[::1] out = deltas
+    with nogil:
+        for r in range(n_rows):
+            stop = rows[r].start + (rows[r].cap if rows[r].dense else rows[r].size)
+            for j in range(rows[r].start, stop):
+                if target[j] >= 0:
+                    out[k] = _delta(w, u, j, n, &planes[0], seen, averaging, round32,
+                                    absent)
+                    k += 1
+    return deltas
 
 
 def effective_weights(const plane_t[:, ::1] W, const plane_t[:, ::1] U, int64_t used,

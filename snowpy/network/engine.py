@@ -720,11 +720,15 @@ class Engine:
         if scale is None:  # the links that moved: a link still at the missing weight
             #    (links="all" has one per feature seen) says nothing of the scale, and must
             #    not lower it
-            #    (the weights as links_csr gives them, without building the matrix)
-            weights = store.effective(averaged=averaged)[store.live_slots()] + store.absent
-            moved = np.abs(weights - store.absent)
+            #    (the weights as links_csr gives them, computed for the links alone: at
+            #    the end of a training, where memory peaks, no number per pool slot)
+            moved = store.link_deltas(averaged=averaged)
+            moved += store.absent
+            moved -= store.absent
+            np.abs(moved, out=moved)
             moved = moved[moved > 0]
             scale = float(moved.mean()) if moved.size else 0.0
+            del moved  # (before the pool is compacted)
         self.cache.invalidate()
         return store.prune(threshold=float(share) * scale, averaged=averaged)
 

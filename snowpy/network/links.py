@@ -35,7 +35,7 @@ import numpy as np
 from snowpy._core import links as _compiled
 from snowpy._core.block import Block
 from snowpy._core.engine import POLICIES, Links
-from snowpy._core.scoring import effective_weights
+from snowpy._core.scoring import effective_weights, link_deltas
 from snowpy._lazy import lazy_module
 from snowpy.hashmap import FeatureMap
 from snowpy.network.blocks import IDLE, USED, new_meta
@@ -439,6 +439,13 @@ class LinkStore:
         # a row linked to every target, in target order, is a dense row as it lies
         _compiled.dense_flags(self.rows, self.target, n_rows, self.n_targets)
         self.dense[n_rows:] = 0
+
+    def link_deltas(self, *, averaged: bool) -> np.ndarray:
+        """Each link's prediction weight minus a missing link's, in row order (the
+        slots :meth:`live_slots` names; :meth:`effective` of those slots)."""
+        W, U, seen, planes, averaging, round32, absent = self.weighing(averaged=averaged)
+        return link_deltas(self.rows, self.target, self.n_rows, W, U, seen, planes,
+                           averaging, round32, absent)
 
     def links_csr(self, *, averaged: bool) -> sp.csr_matrix:
         """The effective weight of every link, ``[rows, targets]`` (missing links: absent)."""
