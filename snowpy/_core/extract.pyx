@@ -647,57 +647,93 @@ def weigh_rows(const int64_t[::1] indptr, const int32_t[::1] numbers, const doub
     return documents
 
 
-def weigh_document(const int64_t[::1] ids, const double[::1] vals, int32_t[::1] table,
-                   int32_t[::1] row_ids, int64_t next_row, int64_t[::1] counts,
-                   int64_t documents, bint learn, bint norm, int64_t[::1] ids_out,
-                   double[::1] out):
-    """One document (``ids`` sorted, unique, below the width of ``table``; ``vals``
-    their strengths) weighed as :func:`weigh_rows` weighs a row of one document, to the
-    bit, its features' numbers looked up in the same call in a direct map (``table``:
-    key -> number, 0: none; ``row_ids``: number - 1 -> key). With ``learn`` the document
-    is counted first, a feature without a number numbered ``next_row`` on (as the map
-    inserts); without, the features never counted are left out. The kept ids and their
-    weights go to ``ids_out`` and ``out``. Returns ``(kept, next_row, documents)``;
-    ``kept`` is -1 when the map or the counts must grow first (nothing changed). The
-    one-example path: one call, where the map's look-up and the weighing were two."""
-    cdef Py_ssize_t n = ids.shape[0]
+cdef Py_ssize_t _weigh_one(const int64_t *ids, const double *vals, Py_ssize_t n,
+                           int32_t *table, int32_t *row_ids, int64_t n_row_ids,
+                           int64_t *counts, int64_t n_counts, int64_t *next_row,
+                           int64_t *documents, bint learn, bint norm, int64_t *ids_out,
+                           double *out) noexcept nogil:
+    """One document weighed as :func:`weigh_rows` weighs a row of one document (see
+    :class:`OneDocument`); the features kept, or -1 when the map or the counts must grow
+    first (nothing changed)."""
     cdef Py_ssize_t j, k = 0
     cdef int64_t key, needed = 0
     cdef int32_t number
     cdef double total = 0.0
     cdef double value, length
-    with nogil:
-        if learn:
-            for j in range(n):
-                needed += table[ids[j]] == 0
-            if next_row + needed - 1 > row_ids.shape[0] or next_row + needed > counts.shape[0]:
-                k = -1
-            else:
+    if learn:
+        for j in range(n):
+            needed += table[ids[j]] == 0
+        if next_row[0] + needed - 1 > n_row_ids or next_row[0] + needed > n_counts:
+            return -1
+        documents[0] += 1
+        for j in range(n):
+            key = ids[j]
+            number = table[key]
+            if number == 0:
+                number = <int32_t>next_row[0]
+                table[key] = number
+                row_ids[next_row[0] - 1] = <int32_t>key
+                next_row[0] += 1
+            counts[number] += 1
+    for j in range(n):
+        number = table[ids[j]]
+        if number == 0:
+            continue
+        value = vals[j] * _idf(documents[0], counts[number])
+        ids_out[k] = ids[j]
+        out[k] = value
+        total = total + value * value
+        k += 1
+    if norm and total != 0.0:
+        length = sqrt(total)
+        for j in range(k):
+            out[j] = out[j] / length
+    return k
+
+
+cdef class OneDocument:
+    """The arrays of a document-frequency count in a direct map, bound once, to weigh
+    one document at a time in one call (:meth:`weigh`): the one-example path, where
+    binding the arrays on every call cost more than the weighing. ``table``: key ->
+    number (0: none); ``row_ids``: number - 1 -> key; ``counts``: documents per number.
+    Bound again when any of them is replaced."""
+
+    cdef int32_t[::1] table
+    cdef int32_t[::1] row_ids
+    cdef int64_t[::1] counts
+
+    def __cinit__(self, int32_t[::1] table, int32_t[::1] row_ids, int64_t[::1] counts):
+        self.table = table
+        self.row_ids = row_ids
+        self.counts = counts
+
+    def weigh(self, const int64_t[::1] ids, const double[::1] vals, int64_t next_row,
+              int64_t documents, bint learn, bint norm):
+        """``ids`` (sorted, unique, below the table's width) and their strengths weighed
+        as :func:`weigh_rows` weighs a row of one document, to the bit; with ``learn``
+        the document is counted first, a feature without a number numbered ``next_row``
+        on (as the map inserts); without, the features never counted are left out.
+        Returns ``(ids kept, weights, next_row, documents)``, or None when the map or
+        the counts must grow first (nothing changed)."""
+        cdef Py_ssize_t n = ids.shape[0]
+        cdef Py_ssize_t k
+        kept_ids = np.empty(n, np.int64)
+        weights = np.empty(n, np.float64)
+        cdef int64_t[::1] ids_out = kept_ids
+        cdef double[::1] out = weights
+        if n == 0:
+            if learn:
                 documents += 1
-                for j in range(n):
-                    key = ids[j]
-                    number = table[key]
-                    if number == 0:
-                        number = <int32_t>next_row
-                        table[key] = number
-                        row_ids[next_row - 1] = <int32_t>key
-                        next_row += 1
-                    counts[number] += 1
-        if k == 0:
-            for j in range(n):
-                number = table[ids[j]]
-                if number == 0:
-                    continue
-                value = vals[j] * _idf(documents, counts[number])
-                ids_out[k] = ids[j]
-                out[k] = value
-                total = total + value * value
-                k += 1
-            if norm and total != 0.0:
-                length = sqrt(total)
-                for j in range(k):
-                    out[j] = out[j] / length
-    return k, next_row, documents
+            return kept_ids, weights, next_row, documents
+        with nogil:
+            k = _weigh_one(&ids[0], &vals[0], n, &self.table[0], &self.row_ids[0],
+                           self.row_ids.shape[0], &self.counts[0], self.counts.shape[0],
+                           &next_row, &documents, learn, norm, &ids_out[0], &out[0])
+        if k < 0:
+            return None
+        if k < n:
+            return kept_ids[:k], weights[:k], next_row, documents
+        return kept_ids, weights, next_row, documents
 
 
 def max_token_bytes(const int64_t[::1] starts, const int64_t[::1] ends):

@@ -23,10 +23,10 @@ from typing import Any
 import numpy as np
 
 from snowpy._core.extract import (
+    OneDocument,
     assemble_rows,
     count_numbers,
     idf_table,
-    weigh_document,
     weigh_rows,
 )
 from snowpy._rows import Rows
@@ -68,6 +68,9 @@ class DocumentFrequencies:
         self.documents = int(documents)
         self._map = FeatureMap(width=self.width)
         self._counts = np.zeros(1, dtype=np.int64)  # by the map's numbers; 0: never counted
+        #: the arrays bound for one document at a time (and the map's generation and the
+        #: counts' size they were bound at)
+        self._one: tuple[Any, OneDocument] | None = None
         if ids is not None and counts is not None:  # (what to_arrays gave: a model file's)
             numbers = self._map.rows(np.asarray(ids, dtype=np.int64), insert=True)
             self._counts = np.zeros(self._map.next_row, dtype=np.int64)
@@ -75,6 +78,11 @@ class DocumentFrequencies:
 
     def __len__(self) -> int:
         return len(self._map)
+
+    def __getstate__(self) -> dict[str, Any]:
+        state = dict(self.__dict__)
+        state["_one"] = None  # (compiled, bound to the arrays: bound again when used)
+        return state
 
     def count(self, rows: Any, weights: Any = None) -> np.ndarray:
         """Count the documents of ``rows`` (CSR rows: each holds a feature once), each
@@ -111,20 +119,18 @@ class DocumentFrequencies:
         """One document's features (sorted int64 ids below the width, their strengths)
         weighed as :meth:`weigh` weighs a row of one document, to the bit; counted first
         when ``learn`` (as ``each``). The one-example path: no block, no matrix, and for
-        a direct map one compiled call (:func:`~snowpy._core.extract.weigh_document`)."""
+        a direct map one compiled call (:class:`~snowpy._core.extract.OneDocument`)."""
         fmap = self._map
         if fmap.direct:
-            ids_out = np.empty(ids.shape[0], dtype=np.int64)
-            out = np.empty(ids.shape[0], dtype=np.float64)
-            vals = np.ascontiguousarray(vals, dtype=np.float64)
             while True:
-                slots, row_ids = fmap.arrays
-                kept, next_row, documents = weigh_document(
-                    ids, vals, slots, row_ids, fmap.next_row, self._counts, self.documents,
-                    learn, norm, ids_out, out)
-                if kept >= 0:
-                    fmap.next_row, self.documents = next_row, documents
-                    return ids_out[:kept], out[:kept]
+                key = (fmap.generation, self._counts.size)
+                if self._one is None or self._one[0] != key:
+                    self._one = (key, OneDocument(*fmap.arrays, self._counts))
+                weighed = self._one[1].weigh(ids, np.ascontiguousarray(vals, np.float64),
+                                             fmap.next_row, self.documents, learn, norm)
+                if weighed is not None:
+                    kept, weights, fmap.next_row, self.documents = weighed
+                    return kept, weights
                 fmap.grow(fmap.next_row + ids.shape[0])  # (room first; nothing changed)
                 self._make_room(fmap.next_row + ids.shape[0] + 1)
         numbers = fmap.rows(ids, insert=learn, unseen=0, checked=True)
