@@ -25,7 +25,7 @@ from snowpy.network.calibrating import (
     fit_progressive,
     refresh_progressive,
 )
-from snowpy.network.dual_engine import USED, dual_epoch, dual_scores
+from snowpy._core.dual import dual_epoch, dual_scores
 from snowpy.network.dual_state import dual_state, restore_dual
 from snowpy.network.kind import NetworkKind
 from snowpy.network.labels import (
@@ -34,7 +34,7 @@ from snowpy.network.labels import (
     positive_matrix,
 )
 from snowpy.network.options import check_training_options
-from snowpy.network.support import DualState
+from snowpy.network.support import USED, DualState
 from snowpy.network.training import chunks, example_keys, run_epochs, shuffled
 from snowpy.plugins import get_rule
 from snowpy.progress import as_progress

@@ -16,7 +16,7 @@ import numpy as np
 
 from snowpy.exceptions import ModelFileError, SnowpyError
 from snowpy.network.calibrating import ProgressiveWindow
-from snowpy.network.dual_engine import OLDEST
+from snowpy.network.support import OLDEST
 from snowpy.network.options import upgraded
 from snowpy.network.state import plain
 

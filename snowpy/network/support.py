@@ -1,9 +1,12 @@
 """What a :class:`~snowpy.DualNetwork` has learned, as one value: :class:`DualState`.
 
 A dual network keeps support vectors instead of weights: each one's feature ids
-and strengths in a row of ``width`` slots, its length, and its coefficient per
-target, in a ring of at most the rule's budget (the oldest replaced first).
-Training (:mod:`snowpy.network.dual_engine`) and the model file
+and strengths in a row of ``width`` slots (slot ``s`` holds ``lengths[s]`` ids and
+strengths at ``ids[s * width:]`` and ``vals[s * width:]``), its length, and its
+coefficient per target (``alpha[s, t]``), in a ring of at most the rule's budget (the
+oldest replaced first). Training and scoring (the compiled loops of
+:mod:`snowpy._core.dual`, one for every dual rule: the similarity is the rule's C
+function, called through a pointer, :mod:`snowpy.rules.dual`) and the model file
 (:mod:`snowpy.network.dual_state`) take this value; the network holds one.
 """
 
@@ -13,10 +16,16 @@ from typing import Any
 
 import numpy as np
 
-from snowpy.network.dual_engine import MIN_WIDTH, OLDEST, USED
 from snowpy.network.labels import LabelIndex
 
-__all__ = ["DualState"]
+__all__ = ["MIN_WIDTH", "OLDEST", "USED", "DualState"]
+
+#: ``ring[USED]``: slots holding a support vector; ``ring[OLDEST]``: the next replaced.
+USED = 0
+OLDEST = 1
+
+#: The narrowest slots (features per support vector) a network starts with.
+MIN_WIDTH = 16
 
 
 class DualState:
@@ -38,7 +47,7 @@ class DualState:
         ``[rows, targets]``: the coefficients.
     ring : ndarray of int64
         ``[2]``: support vectors held and the position of the oldest
-        (:data:`~snowpy.network.dual_engine.USED`, ``OLDEST``).
+        (:data:`USED`, :data:`OLDEST`).
     progressive : ProgressiveWindow or None
         The recent scores progressive calibration fits on.
     rng : numpy.random.Generator

@@ -11,7 +11,7 @@ for a similarity ``K`` of its own. Such a rule declares ``RuleSpec(...,
 dual=True)`` and its ``build`` returns a :class:`DualKernel`; a network of it
 is a :class:`snowpy.DualNetwork` (``SnowClassifier`` and ``snowpy train``
 choose it by the rule), trained by one compiled loop
-(:mod:`snowpy.network.dual_engine`) that serves every dual rule, as the link
+(:mod:`snowpy._core.dual`) that serves every dual rule, as the link
 engine serves every linear one.
 
 The similarity contract
