@@ -21,7 +21,7 @@ from snowpy.declared import learned
 from snowpy.exceptions import ModelFileError, SnowpyError
 from snowpy.network.options import upgraded
 from snowpy.network.state import narrowest, plain
-from snowpy.text.assemble import DocumentFrequencies
+from snowpy.text.weighing import DocumentFrequencies
 from snowpy.text.names import NameIndex
 
 __all__ = ["classifier_state", "restore_classifier"]

@@ -31,7 +31,7 @@ def ipm(classifier: SnowClassifier, shards: list, mixing: str = "arithmetic",
     params = classifier.get_params()
     data = [tasks.featurise(shard, params) for shard in shards]
     if params["idf"]:  # (the shards' document frequencies added up, as the run does)
-        from snowpy.text.assemble import DocumentFrequencies
+        from snowpy.text.weighing import DocumentFrequencies
 
         found = [tasks.frequencies_of(part) for part in data]
         ids, where = np.unique(np.concatenate([i for i, _ in found]), return_inverse=True)

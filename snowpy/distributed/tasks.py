@@ -88,8 +88,8 @@ def weigh(data: ShardData, counted: tuple[np.ndarray, np.ndarray, int], norm: bo
           ) -> ShardData:
     """The shard with its rows weighed by every shard's document frequencies
     (``counted``: the features, their counts and the documents, as
-    :meth:`~snowpy.text.assemble.DocumentFrequencies.to_arrays` gives them)."""
-    from snowpy.text.assemble import DocumentFrequencies
+    :meth:`~snowpy.text.weighing.DocumentFrequencies.to_arrays` gives them)."""
+    from snowpy.text.weighing import DocumentFrequencies
 
     ids, counts, documents = counted
     frequencies = DocumentFrequencies(int(data.X.shape[1]), ids, counts, documents)

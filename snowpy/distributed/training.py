@@ -39,7 +39,7 @@ from snowpy.distributed.tasks import (
 from snowpy.exceptions import ConfigurationError
 from snowpy.model_kinds import kind_of
 from snowpy.network.options import calibrating
-from snowpy.text.assemble import DocumentFrequencies
+from snowpy.text.weighing import DocumentFrequencies
 
 __all__ = ["RoundReport", "fit"]
 

@@ -28,7 +28,7 @@ from snowpy._validation import threads_of
 from snowpy.declared import FEATURIZER, defaults
 from snowpy.exceptions import ConfigurationError, NotFittedError
 from snowpy.plugins import get_extractor
-from snowpy.text.assemble import VALUE_MODES, DocumentFrequencies
+from snowpy.text.weighing import VALUE_MODES, DocumentFrequencies
 from snowpy.text.chunks import (
     Inline,
     SequenceChunks,

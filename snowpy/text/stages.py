@@ -13,10 +13,10 @@ from typing import Any
 
 import numpy as np
 
+from snowpy._core.extract import assemble_rows
 from snowpy.exceptions import ConfigurationError
-from snowpy.text.extractors.spec import ExtractorKernel
-from snowpy.text.assemble import VALUE_MODES, assemble_rows
 from snowpy.text.chunks import Workspace
+from snowpy.text.extractors.spec import ExtractorKernel
 from snowpy.text.tokenize import (
     TokenStream,
     encode_documents,
@@ -24,6 +24,7 @@ from snowpy.text.tokenize import (
     split_spaces,
     tokenize_bytes,
 )
+from snowpy.text.weighing import VALUE_MODES
 
 __all__ = ["ChunkStages", "Segment"]
 

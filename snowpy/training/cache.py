@@ -32,7 +32,7 @@ import numpy as np
 from snowpy._atomic import replacing, write_bytes
 from snowpy._rows import Rows
 from snowpy.exceptions import ConfigurationError
-from snowpy.text.assemble import DocumentFrequencies
+from snowpy.text.weighing import DocumentFrequencies
 
 __all__ = ["BLOCK_DOCS", "FeatureCache"]
 

@@ -1,19 +1,13 @@
-"""Per-document merge of extractor outputs into canonical CSR rows (compiled).
-
-Each document's ids from every extractor (and field) are gathered, sorted and
-run-length counted: a row holds each distinct id once, with its value:
+"""How a row's strengths are made: the value of each distinct id (compiled, in the
+assembly of each document's row: :func:`snowpy._core.extract.assemble_rows`), then,
+with ``idf=True``, each times its feature's inverse document frequency
+(:class:`DocumentFrequencies`), then the row divided by its Euclidean norm:
 
 * ``binary``: 1 (presence, SNoW's default);
 * ``count``: the number of occurrences;
-* ``log``: ``1 + ln(count)`` (sublinear term frequency);
+* ``log``: ``1 + ln(count)`` (sublinear term frequency).
 
-optionally multiplied by the feature's inverse document frequency
-(:class:`DocumentFrequencies`, ``idf=True``), then divided by the row's
-Euclidean norm. Rows come out sorted and without duplicates, scikit-learn's
-canonical CSR format.
-:func:`assemble_rows` (``snowpy._core.extract``) fills ``indptr``, ``indices``
-and ``data`` from the ids of each segment (``ptrs[s, d]:ptrs[s, d + 1]`` are
-document ``d``'s ids from segment ``s``) and returns the number of entries.
+Rows come out sorted and without duplicates, scikit-learn's canonical CSR format.
 """
 
 from __future__ import annotations
@@ -24,7 +18,6 @@ import numpy as np
 
 from snowpy._core.extract import (
     OneDocument,
-    assemble_rows,
     count_numbers,
     idf_table,
     weigh_rows,
@@ -32,7 +25,7 @@ from snowpy._core.extract import (
 from snowpy._rows import Rows
 from snowpy.hashmap import FeatureMap
 
-__all__ = ["VALUE_MODES", "DocumentFrequencies", "assemble_rows"]
+__all__ = ["VALUE_MODES", "DocumentFrequencies"]
 
 VALUE_MODES = ("binary", "count", "log")
 
