@@ -6,23 +6,16 @@ defaults where the problem is recognised, and Python users pass them by name.
 (0.2, 'touched', 'binary')
 >>> multilabel_settings("perceptron")  # the margins were found for some rules only
 {'epochs': 20, 'links': 'touched'}
->>> CLASSIFIER["bits"], CLASSIFIER["links"]
-(22, 'signed')
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from snowpy.declared import CLASSIFIER as _DECLARED
-from snowpy.declared import defaults
+from snowpy.declared import CLASSIFIER
 
-__all__ = ["CLASSIFIER", "MULTILABEL", "SNOW", "SNOW_RULES", "front_end_settings",
+__all__ = ["MULTILABEL", "SNOW", "SNOW_RULES", "front_end_settings",
            "multilabel_settings"]
-
-#: The text classifier's defaults, by name (declared once, with what each parameter does,
-#: in :data:`snowpy.declared.CLASSIFIER`).
-CLASSIFIER: dict[str, Any] = defaults(_DECLARED)
 
 #: SNoW's front end: the presence of each feature, no idf, no norm, a bias of strength 1.
 #: The multiplicative rules (Winnow, Balanced Winnow) learn on it: their threshold and
@@ -65,5 +58,5 @@ def multilabel_settings(rule: str) -> dict[str, Any]:
 
 
 #: The multi-label settings of the default rule, as a classifier's parameters.
-MULTILABEL: dict[str, Any] = {"rule": CLASSIFIER["rule"],
-                              **multilabel_settings(CLASSIFIER["rule"])}
+MULTILABEL: dict[str, Any] = {"rule": CLASSIFIER["rule"].default,
+                              **multilabel_settings(CLASSIFIER["rule"].default)}

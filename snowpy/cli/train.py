@@ -95,8 +95,8 @@ from snowpy.cli.train_options import (
     spelled,
 )
 from snowpy.cli.training_cache import train_cached
+from snowpy.declared import CLASSIFIER, defaults
 from snowpy.exceptions import ConfigurationError
-from snowpy.presets import CLASSIFIER
 from snowpy.progress import Progress
 
 HELP = """Train a model on CORPUS and save it to MODEL.
@@ -114,34 +114,36 @@ Rule parameters are options too: --rule winnow --alpha 1.35 --beta 0.8
 --theta 4. `snowpy plugins` lists every rule's parameters and defaults.
 """
 
+_DEFAULTS = defaults(CLASSIFIER)  # (the signature's defaults: snowpy.declared)
+
 
 @handles_errors
 def train(
     ctx: typer.Context,
     corpus: CorpusOption,
     output: OutputOption,
-    rule: RuleOption = CLASSIFIER["rule"],
-    thickness: ThicknessOption = CLASSIFIER["thickness"],
+    rule: RuleOption = _DEFAULTS["rule"],
+    thickness: ThicknessOption = _DEFAULTS["thickness"],
     ngrams: NgramsOption = spelled("ngrams"),
     char_ngrams: CharNgramsOption = spelled("char_ngrams"),
     skipgrams: SkipgramsOption = None,
     conjunctions: ConjunctionsOption = None,
-    bits: BitsOption = CLASSIFIER["bits"],
-    values: ValuesOption = CLASSIFIER["values"],
-    idf: IdfOption = CLASSIFIER["idf"],
-    l2: L2Option = CLASSIFIER["norm"] == "l2",
+    bits: BitsOption = _DEFAULTS["bits"],
+    values: ValuesOption = _DEFAULTS["values"],
+    idf: IdfOption = _DEFAULTS["idf"],
+    l2: L2Option = _DEFAULTS["norm"] == "l2",
     epochs: EpochsOption = None,
-    average: AverageOption = CLASSIFIER["average"],
+    average: AverageOption = _DEFAULTS["average"],
     bias: BiasOption = spelled("bias"),
-    early_stop: EarlyStopOption = CLASSIFIER["early_stop"],
-    links: LinksOption = CLASSIFIER["links"],
+    early_stop: EarlyStopOption = _DEFAULTS["early_stop"],
+    links: LinksOption = _DEFAULTS["links"],
     eligibility: EligibilityOption = spelled("eligibility"),
     discard: DiscardOption = spelled("discard"),
-    precision: PrecisionOption = CLASSIFIER["precision"],
-    seed: SeedOption = CLASSIFIER["seed"],
-    n_jobs: ThreadsOption = CLASSIFIER["n_jobs"],
+    precision: PrecisionOption = _DEFAULTS["precision"],
+    seed: SeedOption = _DEFAULTS["seed"],
+    n_jobs: ThreadsOption = _DEFAULTS["n_jobs"],
     calibrate: CalibrateOption = None,
-    keep_names: KeepNamesOption = CLASSIFIER["keep_names"],
+    keep_names: KeepNamesOption = _DEFAULTS["keep_names"],
     split: SplitOption = None,
     format: FormatOption = None,
     encoding: Encoding = None,
@@ -249,7 +251,7 @@ def _mode(corpus: str, stream: bool | None, cache: Path | None, epochs: int | No
         if value is not None and value < 1:
             raise ConfigurationError(f"{name} must be at least 1, got {value}")
     return (streaming, _default_epochs() if epochs is None else epochs,
-            CLASSIFIER["calibrate"] if calibrate is None else calibrate)
+            _DEFAULTS["calibrate"] if calibrate is None else calibrate)
 
 
 def _on_cluster(run: Run, cluster: Cluster, *, streaming: bool, test: str | None,
@@ -375,8 +377,8 @@ def _draw(points: Any, curve: Path, title: str, chatty: bool) -> None:
 
 
 def _default_epochs() -> int:
-    """The estimator's default epochs, stated once (:data:`snowpy.presets.CLASSIFIER`)."""
-    return int(CLASSIFIER["epochs"])
+    """The estimator's default epochs, stated once (:data:`snowpy.declared.CLASSIFIER`)."""
+    return int(_DEFAULTS["epochs"])
 
 
 def _learning_curve(classifier: Any, rule: str, test: str | None, test_every: int | None,

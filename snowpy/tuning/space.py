@@ -80,15 +80,16 @@ def suggest(trial: Any, multilabel: bool) -> dict[str, Any]:
 
 def _defaults() -> dict[str, Any]:
     """The classifier's defaults as a trial's parameters (the command line's defaults)."""
-    from snowpy.presets import CLASSIFIER
+    from snowpy.declared import CLASSIFIER, defaults
 
-    ngrams = CLASSIFIER["ngrams"]
-    return {"rule": CLASSIFIER["rule"], "ngrams": f"{ngrams[0]}-{ngrams[1]}",
+    default = defaults(CLASSIFIER)
+    ngrams = default["ngrams"]
+    return {"rule": default["rule"], "ngrams": f"{ngrams[0]}-{ngrams[1]}",
             "char_ngrams": "none", "skipgrams": 0, "conjunctions": "none",
-            "bits": CLASSIFIER["bits"], "values": CLASSIFIER["values"],
-            "idf": CLASSIFIER["idf"], "norm": CLASSIFIER["norm"] or "none",
-            "thickness": CLASSIFIER["thickness"], "epochs": CLASSIFIER["epochs"],
-            "links": CLASSIFIER["links"], "average": CLASSIFIER["average"]}
+            "bits": default["bits"], "values": default["values"],
+            "idf": default["idf"], "norm": default["norm"] or "none",
+            "thickness": default["thickness"], "epochs": default["epochs"],
+            "links": default["links"], "average": default["average"]}
 
 
 def first_trials(multilabel: bool) -> list[dict[str, Any]]:
