@@ -46,11 +46,12 @@ from snowpy.distributed.merging import changes, merge, table
 from snowpy.exceptions import ConfigurationError
 from snowpy.network.links import PRECISIONS
 
-__all__ = ["MIXING", "Mixture", "Table"]
+__all__ = ["MIXING", "Mixture", "State", "Table"]
 
 #: How link weights are averaged.
 MIXING = ("arithmetic", "geometric")
 
+#: A network as plain data, what ``to_state`` gives: its header and its named arrays.
 State = tuple[dict[str, Any], dict[str, np.ndarray]]
 
 

@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
-from snowpy.distributed.mixing import Mixture, Table
+from snowpy.distributed.mixing import Mixture, State, Table
 from snowpy.distributed.shards import Shard, read_shard
 
 __all__ = ["Setup", "ShardData", "describe", "featurise", "discarded", "finish", "held_out", "train_round"]
@@ -22,7 +22,6 @@ __all__ = ["Setup", "ShardData", "describe", "featurise", "discarded", "finish",
 #: by the examples' keys, beyond it).
 CALIBRATION_ROWS = 200_000
 
-State = tuple[dict[str, Any], dict[str, np.ndarray]]
 
 
 @dataclass(frozen=True)

@@ -34,7 +34,7 @@ from snowpy.network.labels import (
     positive_matrix,
 )
 from snowpy.network.options import check_training_options
-from snowpy.network.support import USED, DualState
+from snowpy.network.support import USED, DualEngine
 from snowpy.network.training import chunks, example_keys, run_epochs, shuffled
 from snowpy.plugins import get_rule
 from snowpy.progress import as_progress
@@ -134,7 +134,7 @@ class DualNetwork(NetworkKind):
         self.n_features_in_ = int(n_features)
         self.multilabel_ = bool(multilabel)
         index = labels if isinstance(labels, LabelIndex) else LabelIndex(labels)
-        self._dual = DualState(index, kernel.budget, seed=self.seed,
+        self._dual = DualEngine(index, kernel.budget, seed=self.seed,
                                progressive=ProgressiveWindow(len(index))
                                if self.calibrate == "progressive" else None)
         self.mistakes_: list[int] = []
@@ -145,9 +145,9 @@ class DualNetwork(NetworkKind):
         return self
 
     @property
-    def engine_(self) -> DualState:
+    def engine_(self) -> DualEngine:
         """Everything the network has learned but its figures, as one value
-        (:class:`~snowpy.network.support.DualState`): the support vectors, their
+        (:class:`~snowpy.network.support.DualEngine`): the support vectors, their
         coefficients, the labels; :meth:`to_state` gives it as plain data."""
         self._check_fitted()
         return self._dual

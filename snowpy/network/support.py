@@ -1,4 +1,4 @@
-"""What a :class:`~snowpy.DualNetwork` has learned, as one value: :class:`DualState`.
+"""What a :class:`~snowpy.DualNetwork` has learned, as one value: :class:`DualEngine`.
 
 A dual network keeps support vectors instead of weights: each one's feature ids
 and strengths in a row of ``width`` slots (slot ``s`` holds ``lengths[s]`` ids and
@@ -18,7 +18,7 @@ import numpy as np
 
 from snowpy.network.labels import LabelIndex
 
-__all__ = ["MIN_WIDTH", "OLDEST", "USED", "DualState"]
+__all__ = ["MIN_WIDTH", "OLDEST", "USED", "DualEngine"]
 
 #: ``ring[USED]``: slots holding a support vector; ``ring[OLDEST]``: the next replaced.
 USED = 0
@@ -28,7 +28,7 @@ OLDEST = 1
 MIN_WIDTH = 16
 
 
-class DualState:
+class DualEngine:
     """The support vectors of a dual network, their coefficients, and its labels.
 
     Attributes
