@@ -169,18 +169,6 @@ class Cloud(NetworkKind):
         self.options.update(params)
         return self
 
-    def __getattr__(self, name: str) -> Any:
-        """A :class:`~snowpy.Network` option (``links``, ``epochs``...): the members'."""
-        from snowpy.network.network import Network
-
-        if name in Network.option_names() and name != "rule":
-            networks = self.__dict__.get("networks_")
-            if networks:
-                return getattr(networks[0], name)
-            options = self.__dict__.get("options", {})
-            return options.get(name, Network().get_params()[name])
-        raise AttributeError(name)
-
     @property
     def rule_params_(self) -> list[dict[str, Any]]:
         """Each member's rule and parameters, as it trained."""
