@@ -30,7 +30,7 @@ def _is_int(value: Any) -> bool:
 
 def _choice(name: str, value: Any, choices: tuple) -> None:
     if value not in choices:
-        shown = ", ".join("None" if c is None else repr(c) for c in choices)
+        shown = ", ".join(map(repr, choices))
         raise ConfigurationError(f"{name} must be one of {shown}, got {value!r}")
 
 
