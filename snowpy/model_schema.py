@@ -195,7 +195,7 @@ _ARRAY_KINDS = {
 
 def check_header(header: Mapping[str, Any], where: str) -> None:
     """Refuse, naming the field, a header that does not meet the schema."""
-    kind = header.get("kind")
+    kind = header.get("kind") if isinstance(header, Mapping) else None
     fields: dict[str, Any] = dict(_TOP)
     required = ["kind"]
     if kind == "network":
@@ -212,7 +212,8 @@ def check_header(header: Mapping[str, Any], where: str) -> None:
         required.append(kind)
     problem = _problem(header, Obj(fields, required=tuple(required)), "")
     if problem is not None:
-        raise ModelFileError(f"{where}: header field {problem}")
+        raise ModelFileError(f"{where}: " + (problem if problem.startswith("the header")
+                                             else f"header field {problem}"))
     for name, spec in header.get("arrays", {}).items():
         allowed = _ARRAY_KINDS.get(name)
         if allowed is not None and spec.get("dtype") not in allowed:
