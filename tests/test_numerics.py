@@ -168,20 +168,45 @@ def test_invalid_parameter_declaration_is_refused():
         RuleSpec(name="Bad Name", build=lambda p, c: None, params=(theta_param(0),), summary="x")
 
 
+#: Every built-in rule at its defaults, then along its other branches (a floor, a threshold
+#: relative to the activation, the variants, thresholds and thicknesses away from 0,
+#: negative margins): each branch of a compiled step is compared with its reference.
+PARITY_SETTINGS = [
+    ("perceptron", {}), ("perceptron", {"theta": 0.3, "learning_rate": 0.25,
+                                        "initial_weight": 0.05, "negative_thickness": 0.2}),
+    ("winnow", {}), ("winnow", {"floor": 0.05, "threshold_relative": True, "alpha": 1.6,
+                                "beta": 0.6}),
+    ("winnow", {"initial_weight": 0.5, "theta": 2.0, "negative_thickness": 0.5}),
+    ("balanced-winnow", {}), ("balanced-winnow", {"alpha": 1.3, "beta": 0.7, "theta": 0.5,
+                                                  "initial_weight": 1.5,
+                                                  "negative_initial_weight": 0.5}),
+    ("thick-separator", {}), ("thick-separator", {"thickness": 0.5, "theta": -0.2}),
+    ("aggressive", {}), ("aggressive", {"margin": 0.5, "theta": 0.1, "thickness": 0.3}),
+    ("passive-aggressive", {}), ("passive-aggressive", {"variant": "pa"}),
+    ("passive-aggressive", {"variant": "pa-ii", "C": 0.3, "negative_thickness": 0.2}),
+    ("naive-bayes", {}), ("naive-bayes", {"smoothing": -8.0, "theta": 0.5}),
+    ("normalised-winnow", {}), ("normalised-winnow", {"eta": 0.9, "theta": 0.1,
+                                                      "thickness": 0.05}),
+]
+
+
 def _parity_run():
     """Every built-in rule's weights, mistakes and online answers on one problem."""
     rng = np.random.default_rng(0)
     X = sp.csr_matrix((rng.random((80, 40)) < 0.2) * rng.uniform(0.5, 2, (80, 40)))
     y = rng.integers(0, 3, 80)
     out = {}
-    for rule in ["perceptron", "winnow", "balanced-winnow", "thick-separator", "aggressive",
-                 "passive-aggressive", "naive-bayes", "normalised-winnow"]:
-        net = snowpy.Network(rule, epochs=3, early_stop=False, precision="float64").fit(X, y)
-        out[rule] = [net.engine_.effective_weights().tolist(), net.mistakes_]
-        online = snowpy.Network(rule, precision="float64", calibrate="progressive")
+    for rule, params in PARITY_SETTINGS:
+        name = f"{rule} {params}"
+        net = snowpy.Network(rule, epochs=3, early_stop=False, precision="float64",
+                             **params).fit(X, y)
+        out[name] = [net.engine_.effective_weights().tolist(), net.mistakes_,
+                     net.engine_.store.S.tolist()]  # (and the rule's state per target)
+        online = snowpy.Network(rule, precision="float64", calibrate="progressive", **params)
         for i in range(X.shape[0]):  # the one-example path, and its predictions
             online.learn_one(X[i], int(y[i]))
-        out[rule + " online"] = [online.engine_.effective_weights().tolist(), online.mistakes_,
+        out[name + " online"] = [online.engine_.effective_weights().tolist(), online.mistakes_,
+                                 online.engine_.store.S.tolist(),
                                  [online.predict_one(X[i]) for i in range(10)],
                                  online.predict_proba_one(X[0])]
     clf = snowpy.SnowClassifier(ngrams=1, precision="float64", calibrate="progressive")

@@ -191,3 +191,32 @@ def test_winnow_r_raises_an_initial_weight_below_its_floor_to_the_floor():
     plain = unit("winnow", alpha=2, beta=0.5, theta=0.4, initial_weight=0.1, thickness=0)
     step(plain, [1, 1], True)  # activation 0.2 < 0.4: promoted, each 0.1 -> 0.2
     np.testing.assert_allclose(plain.coef_[0], [0.2, 0.2])
+
+
+def test_snows_data_dependent_initial_weight_and_its_edges():
+    from snowpy.rules.spec import BuildContext
+    from snowpy.rules.winnow import auto_initial_weight
+
+    def weight(multiple, theta, rho):
+        return auto_initial_weight(multiple, theta, BuildContext(mean_active_features=rho,
+                                                                 n_features=100))
+
+    assert weight(1.0, 4.0, 8.0) == 0.5  # theta / rho
+    assert weight(3.0, 4.0, 8.0) == 1.5  # SNoW's 3 theta / rho
+    assert weight(1.0, 0.5, 1.0) == 0.5
+    assert weight(1.0, 4.0, 0.5) == 4.0  # (fewer than one active feature counts as one)
+    assert weight(1.0, 0.0, 8.0) == 1.0 and weight(1.0, -2.0, 8.0) == 1.0  # no threshold
+
+
+@pytest.mark.parametrize("rule, params, absent", [
+    ("perceptron", {"initial_weight": 0.2}, 0.2), ("perceptron", {}, 0.0),
+    ("aggressive", {"initial_weight": -0.3}, -0.3), ("passive-aggressive", {}, 0.0),
+    ("winnow", {"initial_weight": 0.75}, 0.75), ("winnow", {"theta": 6.0}, 1.5),
+    ("normalised-winnow", {}, 1 / 40), ("normalised-winnow", {"initial_weight": 0.1}, 0.1),
+])
+def test_a_missing_link_weighs_the_rules_initial_weight(rule, params, absent):
+    # (4 features active per example on average, 40 features: winnow's theta / rho, the
+    # normalised Winnow's 1 / N)
+    net = snowpy.Network(rule, links="touched", **params).start(40, ["a", "b"],
+                                                                 mean_active=3.0)
+    assert net.engine_.store.absent == pytest.approx(absent, rel=1e-6)
