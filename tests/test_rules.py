@@ -220,3 +220,44 @@ def test_a_missing_link_weighs_the_rules_initial_weight(rule, params, absent):
     net = snowpy.Network(rule, links="touched", **params).start(40, ["a", "b"],
                                                                  mean_active=3.0)
     assert net.engine_.store.absent == pytest.approx(absent, rel=1e-6)
+
+
+@pytest.mark.parametrize("rule, normalisation", [
+    ("naive-bayes", "softmax"), ("perceptron", "sum"), ("winnow", "sum"),
+    ("balanced-winnow", "sum"), ("passive-aggressive", "sum"), ("normalised-winnow", "sum"),
+])
+def test_only_relative_scores_are_calibrated_as_a_softmax(rule, normalisation):
+    # (Naive Bayes' log-likelihoods follow the document's length: only their differences
+    # mean something; a single-label network of another rule gets a sigmoid per target)
+    net = snowpy.Network(rule).fit(sp.csr_matrix(np.eye(4)), ["a", "b", "a", "b"])
+    assert net.kernel_.normalisation(False) == normalisation
+    assert net.kernel_.normalisation(True) == "none"
+
+
+@pytest.mark.parametrize("links", ["touched", "signed", "positive"])
+def test_a_feature_naive_bayes_never_saw_with_a_target_weighs_the_smoothing(links):
+    net = snowpy.Network("naive-bayes", links=links).fit(sp.csr_matrix(np.eye(4)),
+                                                         ["a", "b", "a", "b"])
+    assert net.engine_.store.absent == -15.0  # under every link policy
+    assert snowpy.Network("perceptron", links=links, initial_weight=0.5).start(
+        4, ["a"]).engine_.store.absent == (0.5 if links == "touched" else 0.0)
+
+
+def test_every_multiplicative_rule_floors_an_underflow_and_counts_it():
+    # a factor that underflows to 0 in one step (beta ** 2000) must not leave a weight at
+    # exactly 0, where no promotion could revive it (Winnow: tests/test_numerics.py)
+    X = sp.csr_matrix(np.array([[2000.0, 1.0], [0.0, 1.0]]))
+    net = snowpy.Network("balanced-winnow", beta=0.5, alpha=1.5, theta=1.0, epochs=3,
+                         bias=False, average=False, links="all", precision="float64")
+    with pytest.warns(snowpy.NumericalWarning):  # (alpha ** 2000 overflows, clamped)
+        net.fit(X, ["a", "b"])
+    W = np.abs(net.engine_.store.W[net.engine_.store.live_slots()])
+    assert net.engine_.underflows == 1 and W.min() == 1e-100
+    rng = np.random.default_rng(0)
+    X = sp.csr_matrix((rng.random((60, 12)) < 0.5) * 3.0)
+    net = snowpy.Network("normalised-winnow", eta=400.0, epochs=20, early_stop=False,
+                         precision="float64", discard=None, average=False, links="all")
+    with np.errstate(all="ignore"):
+        net.fit(X, np.array(["a", "b"])[np.arange(60) % 2])
+    W = np.abs(net.engine_.store.W[net.engine_.store.live_slots()])
+    assert net.engine_.underflows > 0 and W.min() >= 1e-100
