@@ -8,16 +8,13 @@ from libc.string cimport memcpy
 
 import numpy as np
 
+from snowpy._core.pool cimport row_stop as _stop
 from snowpy._core.pool cimport row_t, weight_t
 
 ctypedef fused plane_t:
     float
     double
 
-
-cdef inline int64_t _stop(const row_t row) noexcept nogil:
-    """The end of a row's slots: its links (sparse), or its whole block (dense)."""
-    return row.start + (row.cap if row.dense else row.size)
 
 
 cdef struct source_t:

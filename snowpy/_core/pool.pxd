@@ -30,6 +30,11 @@ cdef struct row_t:
     int32_t cap
     int32_t dense
 
+cdef inline int64_t row_stop(const row_t row) noexcept nogil:
+    """The end of a row's slots: its links (sparse), or its whole block (dense)."""
+    return row.start + (row.cap if row.dense else row.size)
+
+
 cdef struct Pool:
     row_t *rows
     int32_t *count      # NULL unless rows count their activity (eligibility)

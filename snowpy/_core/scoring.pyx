@@ -12,7 +12,7 @@ from libc.stdlib cimport free, malloc
 
 from snowpy._core._types cimport index_t
 from snowpy._core.effective cimport delta as _delta, plane_t
-from snowpy._core.pool cimport row_t
+from snowpy._core.pool cimport row_stop, row_t
 
 import numpy as np
 
@@ -97,7 +97,7 @@ def link_deltas(const row_t[::1] rows, const int32_t[::1] target, int64_t n_rows
     ``LinkStore.live_slots`` names): the weights of ``links_csr`` minus the absent
     weight, without a number per pool slot or a list of the slots."""
     cdef int64_t total = 0
-    cdef int64_t r, j, stop, k = 0
+    cdef int64_t r, j, k = 0
     cdef Py_ssize_t n = W.shape[1]
     cdef const plane_t *w = &W[0, 0] if W.shape[0] and n else NULL
     cdef const plane_t *u = &U[0, 0] if averaging and U.shape[0] else NULL
@@ -109,8 +109,7 @@ def link_deltas(const row_t[::1] rows, const int32_t[::1] target, int64_t n_rows
     cdef double[::1] out = deltas
     with nogil:
         for r in range(n_rows):
-            stop = rows[r].start + (rows[r].cap if rows[r].dense else rows[r].size)
-            for j in range(rows[r].start, stop):
+            for j in range(rows[r].start, row_stop(rows[r])):
                 if target[j] >= 0:
                     out[k] = _delta(w, u, j, n, &planes[0], seen, averaging, round32,
                                     absent)
