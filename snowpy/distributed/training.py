@@ -23,7 +23,7 @@ from typing import Any
 import numpy as np
 
 from snowpy.distributed.cluster import _distributed, bytes_moved, connect, worker_bytes_sent
-from snowpy.distributed.mixing import MIXING, Mixture
+from snowpy.distributed.mixing import MIXING, Mixture, State
 from snowpy.distributed.shards import Reading, plan_shards
 from snowpy.distributed.tasks import (
     Setup,
@@ -272,9 +272,11 @@ class _Run:
         if resume and keeper is not None:
             first, states, done = keeper.load(names)
         client = self.client
-        # every worker holds every mixed network (each trains from it, and a worker lost
-        # cannot take the only copy with it: scattered data has no lineage to rerun)
-        futures = {name: client.scatter([state], broadcast=True, hash=False)[0]
+        # the networks the first round starts from are tasks, not scattered data: every
+        # network after them then has a lineage back to them and the shards, and one lost
+        # with its worker is computed again (Dask's memory manager keeps one copy of a
+        # result, whatever was replicated; scattered data has no lineage to rerun)
+        futures = {name: client.submit(_given, state, key=f"snowpy-start-{name}-{self.token}")
                    for name, state in states.items()}
         self.reports: list[RoundReport] = []
         # a checkpoint is written by a thread of its own, overlapping the next round; a
@@ -304,7 +306,6 @@ class _Run:
                 self.on_submit(r, client)
             stats = client.gather({name: client.submit(_stats, total, pure=False)
                                    for name, (total, _) in mixed.items()})
-            client.replicate([state for _, state in mixed.values()])
             for name, (_, state) in mixed.items():
                 futures[name] = state
                 done[name] = (bool(self.params["early_stop"]) and
@@ -391,6 +392,11 @@ def _tree(client: Any, parts: list[Any], name: str) -> Any:
                  for i in range(0, len(parts), FAN_IN)]
         level += 1
     return parts[0]
+
+
+def _given(state: State) -> State:
+    """``state`` as a task's result (which, unlike scattered data, can be computed again)."""
+    return state
 
 
 def _stats(mixture: Mixture) -> dict[str, int]:
