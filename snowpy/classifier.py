@@ -563,10 +563,9 @@ class SnowClassifier(Estimator):
 
     @classmethod
     def from_state(cls, header: dict[str, Any], arrays: dict[str, np.ndarray],
-                   where: str = "model", *, trust_pattern: bool = False) -> SnowClassifier:
-        """The classifier :meth:`to_state` described, validated. A custom
-        ``token_pattern`` runs under a time budget unless ``trust_pattern``."""
-        return restore_classifier(cls, header, arrays, where, trust_pattern=trust_pattern)
+                   where: str = "model") -> SnowClassifier:
+        """The classifier :meth:`to_state` described, validated."""
+        return restore_classifier(cls, header, arrays, where)
 
     def save(self, path: Any, *, inference_only: bool = False, key: bytes | None = None,
              read_with: dict[str, Any] | None = None) -> Any:

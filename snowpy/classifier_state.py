@@ -91,8 +91,7 @@ def _tupled(params: dict[str, Any]) -> dict[str, Any]:
 
 
 def restore_classifier(classifier_class: type, header: dict[str, Any],
-                       arrays: dict[str, np.ndarray], where: str, *,
-                       trust_pattern: bool = False) -> Any:
+                       arrays: dict[str, np.ndarray], where: str) -> Any:
     """A classifier from what :func:`classifier_state` produced."""
     from snowpy.text import Featurizer
 
@@ -104,8 +103,6 @@ def restore_classifier(classifier_class: type, header: dict[str, Any],
     network = model_kinds.restore(described, arrays, where)
     try:
         featurizer = Featurizer(**_tupled(dict(header["featurizer"])))
-        if not trust_pattern:
-            featurizer.distrust_pattern()
         featurizer.segments()
     except (KeyError, TypeError, ValueError, SnowpyError) as exc:
         raise ModelFileError(f"{where}: the front-end description is invalid ({exc})") from None

@@ -51,12 +51,10 @@ def kind_of(model: Any) -> str:
     return str(kind)
 
 
-def restore(header: dict[str, Any], arrays: dict[str, np.ndarray], where: str,
-            **options: Any) -> Any:
-    """The model a header of a registered kind describes (``options`` go to its
-    ``from_state``)."""
+def restore(header: dict[str, Any], arrays: dict[str, np.ndarray], where: str) -> Any:
+    """The model a header of a registered kind describes."""
     kind = header.get("kind")
     cls = _KINDS.get(kind) if isinstance(kind, str) else None
     if cls is None:
         raise ModelFileError(f"{where}: unknown model kind {kind!r}")
-    return cls.from_state(header, arrays, where, **options)  # type: ignore[attr-defined]
+    return cls.from_state(header, arrays, where)  # type: ignore[attr-defined]

@@ -49,7 +49,7 @@ def save(model: Any, path: str | os.PathLike, *, inference_only: bool = False,
 
 
 def load(path: str | os.PathLike, *, mmap: bool = False, verify: bool = True,
-         key: bytes | None = None, trust_pattern: bool = False) -> Any:
+         key: bytes | None = None) -> Any:
     """Load a model file written by :func:`save`, validating it.
 
     ``mmap=True`` maps the weights from the file (copy-on-write) instead of
@@ -58,8 +58,7 @@ def load(path: str | os.PathLike, *, mmap: bool = False, verify: bool = True,
     ``mmap=True``, loading then costs the header only. ``key``: the file must be
     signed with it (``save(..., key=key)``); a file from others is trusted only so.
     A custom ``token_pattern`` read from the file runs under a time budget per
-    document, and only in the main thread; ``trust_pattern=True`` lets it run in any
-    thread (unbudgeted there, as a pattern the user gives).
+    document, in any thread (:mod:`snowpy.text.patterns`).
 
     Raises
     ------
@@ -72,7 +71,7 @@ def load(path: str | os.PathLike, *, mmap: bool = False, verify: bool = True,
     # loaded model never writes into the file, and a save racing the load cannot mix in)
     where = str(path)
     try:
-        return model_kinds.restore(header, arrays, where, trust_pattern=trust_pattern)
+        return model_kinds.restore(header, arrays, where)
     except ModelFileError:
         raise
     except (KeyError, TypeError, ValueError, AttributeError, IndexError) as exc:

@@ -384,18 +384,29 @@ def test_a_new_label_learned_by_the_service_warns_in_words_serve_can_act_on(mode
     service.journal.close()
 
 
-def test_a_document_the_front_end_refuses_is_a_400_and_the_next_is_answered(forge, model,
-                                                                            tmp_path):
-    # a model file's custom token pattern runs under its time budget, a timer signal that
-    # only the main thread receives: serve's thread pool refuses it (trust_pattern=True
-    # lifts that in Python); the refusal is a 400 with the reason, not a 500
+def test_a_document_the_front_end_refuses_is_a_400_and_the_next_is_answered(
+        forge, model, tmp_path, monkeypatch):
+    """A model file's custom token pattern runs in serve's thread pool under its time
+    budget: ordinary text is answered as in Python; a line on which the pattern
+    backtracks is a 400 naming the budget, not a 500 and not a hung worker; the next
+    request is answered."""
     def custom(header):
-        header["featurizer"]["token_pattern"] = r"[a-z]+\d?"
+        header["featurizer"]["token_pattern"] = r"(?:a|aa)+$|[a-z]+\d?"
 
+    monkeypatch.setenv("SNOWPY_PATTERN_BUDGET", "0.2")
     path = forge(model, tmp_path / "custom.snowpy", custom, checksum=True)
+    texts = ["my parcel never arrived", "i was charged twice"]
+    expected = snowpy.load(path).predict(texts).tolist()
     client, _ = _client(path, tmp_path)
     with client:
-        refused = client.post("/predict", json={"text": "my parcel never arrived"})
+        answered = client.post("/predict", json={"texts": texts})
+        assert answered.status_code == 200
+        assert [p["label"] for p in answered.json()["predictions"]] == expected
+        refused = client.post("/predict", json={"text": "a" * 40 + "!"})
         assert refused.status_code == 400
-        assert "can run only in the main thread" in refused.json()["error"]
+        error = refused.json()["error"]
+        assert "ran past its budget of 0.2 s on document 0 (41 characters)" in error
+        assert "\n" not in error
+        again = client.post("/predict", json={"texts": texts})
+        assert [p["label"] for p in again.json()["predictions"]] == expected
         assert client.get("/health").status_code == 200  # (the service goes on)

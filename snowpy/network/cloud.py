@@ -372,9 +372,8 @@ class Cloud(NetworkKind):
 
     @classmethod
     def from_state(cls, header: dict[str, Any], arrays: dict[str, np.ndarray],
-                   where: str = "model", *, trust_pattern: bool = False) -> Cloud:
-        """The cloud :meth:`to_state` described, validated (``trust_pattern``: the load
-        option of a model with a front end; a cloud has none)."""
+                   where: str = "model") -> Cloud:
+        """The cloud :meth:`to_state` described, validated."""
         from snowpy.exceptions import ModelFileError
         from snowpy.network.network import Network
 

@@ -389,9 +389,8 @@ class DualNetwork(NetworkKind):
 
     @classmethod
     def from_state(cls, header: dict[str, Any], arrays: dict[str, np.ndarray],
-                   where: str = "model", *, trust_pattern: bool = False) -> DualNetwork:
-        """The network :meth:`to_state` described, validated (``trust_pattern``: the
-        load option of a model with a front end; a network has none)."""
+                   where: str = "model") -> DualNetwork:
+        """The network :meth:`to_state` described, validated."""
         part = header.get("dual")
         return restore_dual(cls, part if isinstance(part, dict) else {}, arrays, where)
 

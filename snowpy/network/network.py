@@ -581,13 +581,11 @@ class Network(NetworkKind):
 
     @classmethod
     def from_state(cls, header: dict[str, Any], arrays: dict[str, np.ndarray],
-                   where: str = "model", *, trusted: bool = False,
-                   trust_pattern: bool = False) -> Network:
+                   where: str = "model", *, trusted: bool = False) -> Network:
         """The network :meth:`to_state` described, validated (a ``ModelFileError`` naming
         ``where`` when it is not consistent). ``trusted``: made by snowpy in this process
         (a distributed round's mix), so the costly check that no link is stored twice is
-        skipped. ``trust_pattern`` is the load option of a model with a front end; a
-        network has none."""
+        skipped."""
         part = header.get("network")
         return restore_network(cls, part if isinstance(part, dict) else {}, arrays, where,
                                trusted=trusted)

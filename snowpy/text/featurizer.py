@@ -233,13 +233,6 @@ class Featurizer(TransformerConventions, ChunkStages):
             raise ConfigurationError("no feature extractor configured (ngrams=None and no other)")
         return config
 
-    def distrust_pattern(self) -> None:
-        """Mark ``token_pattern`` as read from a model file: it then runs only under its
-        time budget, in the main thread (:class:`snowpy.text.patterns.TokenPattern`).
-        :func:`snowpy.load` calls it unless given ``trust_pattern=True``."""
-        self._pattern_trusted = False
-        self.__dict__.pop("_compiled", None)
-
     def segments(self) -> list[Segment]:
         """The front end's compiled extractors, one segment each (built once)."""
         compiled = self.__dict__.get("_compiled")
@@ -263,8 +256,7 @@ class Featurizer(TransformerConventions, ChunkStages):
         if self.errors not in ("replace", "strict"):
             raise ConfigurationError(f"errors must be 'replace' or 'strict', got {self.errors!r}")
         if self.token_pattern is not None:
-            self._pattern = TokenPattern(self.token_pattern,
-                                         trusted=getattr(self, "_pattern_trusted", True))
+            self._pattern = TokenPattern(self.token_pattern)
         fields = [""] if self.fields is None else [str(f) for f in self.fields]
         segments = []
         for name, params in self.extractor_config():
@@ -526,8 +518,6 @@ class Featurizer(TransformerConventions, ChunkStages):
         [['apple'], ['red'], ['red apple']]
         """
         sibling = Featurizer(**{**self.get_params(), "keep_names": True})
-        if not getattr(self, "_pattern_trusted", True):
-            sibling.distrust_pattern()  # (a pattern from a model file keeps its budget)
         ids, _ = self.features_one(doc)
         sibling.recover_names([doc], ids)
         return sibling.names_of(ids.tolist())
