@@ -261,6 +261,29 @@ def test_progressive_window_keeps_the_newest_scores_in_a_ring():
     assert (kept[:-1, 2] < scores.min()).all()  # earlier: the lowest score seen, minus one
 
 
+def test_add_one_writes_what_add_writes_through_the_ring():
+    """The one-example append (a row written in place, an integer index for one label)
+    leaves the window as the block append does: the same scores, the same labels (one
+    label and several), around the ring and as the buffer grows."""
+    from snowpy.network.calibrating import ProgressiveWindow
+
+    rng = np.random.default_rng(3)
+    one, block = ProgressiveWindow(3), ProgressiveWindow(3)
+    total = one.limit + 200
+    for i in range(total):
+        scores = rng.normal(size=(1, 3))
+        targets = np.array([i % 3], np.int32) if i % 5 else np.array([0, 2], np.int32)
+        positives = np.zeros((1, 3), bool)
+        positives[0, targets] = True
+        one.add_one(scores, targets)
+        block.add(scores, positives)
+    for mine, theirs in zip(one.arrays(), block.arrays()):
+        np.testing.assert_array_equal(mine, theirs)
+    expected = [2 if i % 5 == 0 else 1 for i in range(total)][-one.limit:]
+    assert one.arrays()[1].sum(axis=1).tolist() == expected
+    assert one.low == block.low and one.since_fit == block.since_fit == total
+
+
 @pytest.mark.corpus
 def test_progressive_probabilities_are_meaningful_after_a_few_hundred_messages(corpora,
                                                                              monkeypatch):

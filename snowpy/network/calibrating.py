@@ -154,9 +154,12 @@ class ProgressiveWindow:
         row = self.position
         values = scores[0]
         self.scores[row] = values
-        flags = self.positives[row]
-        flags[:] = False
-        flags[targets] = True
+        positives = self.positives
+        positives[row] = False
+        if targets.shape[0] == 1:  # (one label: an integer index costs a third of an array)
+            positives[row, int(targets[0])] = True
+        else:
+            positives[row, targets] = True
         low = min(values.tolist()) if width <= 16 else float(values.min())  # (no reduce)
         if low < self.low:
             self.low = low
