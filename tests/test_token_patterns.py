@@ -136,9 +136,37 @@ def test_the_built_in_patterns_run_on_re_and_others_budgeted_on_regex(monkeypatc
     monkeypatch.setenv("SNOWPY_PATTERN_BUDGET", "0.05")
     slow = TokenPattern(r"[a-z]+\d")  # quadratic under findall on a run of letters
     assert slow.budgeted and isinstance(slow.compiled, regex.Pattern)
-    with pytest.raises(ConfigurationError, match="document 7 .200,000 characters"):
-        slow.tokens(["a" * 200_000], lowercase=False, first_doc=7)
+    monkeypatch.setenv("SNOWPY_PATTERN_BUDGET", "0.5")
+    with pytest.raises(ConfigurationError) as caught:
+        slow.tokens(["ab1", "a" * 200_000], lowercase=False, first_doc=7)
+    assert str(caught.value) == (
+        "token_pattern '[a-z]+\\\\d' ran past its budget of 0.7 s on document 8 (200,000 "
+        "characters): it backtracks; write it so that it cannot (docs/reliability.md) or use "
+        "the built-in tokeniser")
+    monkeypatch.setenv("SNOWPY_PATTERN_BUDGET", "soon")  # (not a number: the default, 1 s)
+    with pytest.raises(ConfigurationError, match="budget of 1.2 s on document 0"):
+        slow.tokens(["a" * 200_000], lowercase=False)
     assert slow.tokens(["ab1 cd2"], lowercase=False) == ["ab1 cd2"]
+    for pattern in (r"[A-Za-z]+", r"\w+"):  # budgeted, then built in: both lowercase alike
+        words = TokenPattern(pattern)
+        assert words.tokens(["Hello, World"], lowercase=False) == ["Hello World"]
+        assert words.tokens(["Hello, World"], lowercase=True) == ["hello world"]
+
+
+@pytest.mark.parametrize("pattern,message", [
+    (7, "token_pattern must be a string, got int"),
+    ("(", "token_pattern is not a valid regular expression: missing ), unterminated "
+          "subpattern at position 0"),
+    ("(a)(b)", "token_pattern '(a)(b)' has 2 capturing groups; a token is the whole match "
+               "or its one group: write the others (?:...)"),
+])
+def test_a_pattern_that_cannot_run_is_refused_in_one_line(pattern, message):
+    from snowpy.text.patterns import TokenPattern
+
+    with pytest.raises(ConfigurationError) as caught:
+        TokenPattern(pattern)
+    assert str(caught.value) == message
+    assert TokenPattern("(a)b").tokens(["ab ab"], lowercase=False) == ["a a"]  # one group
 
 
 @given(st.recursive(
@@ -196,7 +224,7 @@ def _assigned() -> str:
 
 ASSIGNED = _assigned()
 #: the characters where regex's Unicode classes and Python's differ, among ordinary text
-TRICKY = ("x² ½ ① ٣ ⅷ 一二 e\u0301 é \x1c\x1d\x1e\x1f\t\n\x0b\x0c \u00a0\u2009\u3000 ſ K k "
+TRICKY = ("X x² ½ ① ٣ ⅷ 一二 e\u0301 é \x1c\x1d\x1e\x1f\t\n\x0b\x0c \u00a0\u2009\u3000 ſ K k "
           "ß ǅ İı Iiİı _-'.,!? don't 3½ naïve café x_y z9 😀")
 
 EQUIVALENT = [
@@ -206,6 +234,12 @@ EQUIVALENT = [
     r"(?<=\s)\w+", r"(?i)[a-z]+", r"(?i)[^a-h]+", r"(?i)\bk\w*", r"(?i)ſ|s", r"(?i:i+)|x",
     r"(?i)\w+İ", r"(?i)[\w-]+", r"(?a)\w+", r"(?a:\w+)|\s", r"(?x) \w+ # a comment [",
     r"(?#[c)\w", r"(?s:.)\w",
+    # (found by mutation testing: each kills a change of for_regex that the others pass)
+    r"(?a)\s+", r"(?a)[\s,]+", r"(?a)[^\S,]+", r"(?a:\S+)|x", r"(x)(?#[c)\w", r"(?#c)(\w)",
+    "(?x)# (?a:\n\\w+", "(?x)\\w # c\n \\w+ # d\n \\w", "(?x)\\w+ # end", r"(?i)[ajz]+",
+    r"(?i)[a-\x7a]+", r"(?i)\x69", r"(?i)\u0131", r"(?i)[\u0131]", r"(?i)\N{LATIN SMALL LETTER I}",
+    r"(?i)[^a-z]+", r"(?i)[^\W\d]+", r"(?i)[]i]+", r"(?i)[^]h-j]+", r"(?i).\D", r"(?i)(?-i:i)I", r"(?i:[h-j])|\x69",
+    r"(?#c[)\w+", r"(?ai)[hi]+|i", r"[[x]+",
 ]
 
 

@@ -118,6 +118,10 @@ _COMPLEMENTS = {"W": _WORD, "S": _SPACE}
 #: the letters re's case-insensitive matching holds equal and regex's case folding splits
 #: in two (every other cased character compares alike: tests/test_token_patterns.py)
 _DOTTED = "Iiİı"
+#: an escape, whole: a code point by number or name (which may be a dotted i), else one
+#: character (a class, an anchor, a backreference's first digit)
+_ESCAPE = re.compile(r"\\(?:x[0-9a-fA-F]{2}|u[0-9a-fA-F]{4}|U[0-9a-fA-F]{8}|N\{[^}]*\}"
+                     r"|0[0-7]{0,2}|[0-7]{3}|.)", re.S)
 _FLAGS = re.compile(r"\(\?([aiLmsux]*)(?:-([imsx]*))?(:|\))")
 
 
@@ -139,10 +143,15 @@ def for_regex(pattern: str) -> str:
     while i < n:
         flags, ch = (groups[-1] if groups else outer), pattern[i]
         step = 1
-        if ch == "\\" and i + 1 < n:
-            code, step = pattern[i + 1], 2
-            out.append(_ESCAPES[code] if code in _ESCAPES and "a" not in flags
-                       else pattern[i:i + 2])
+        if ch == "\\":
+            token = _ESCAPE.match(pattern, i).group()  # type: ignore[union-attr]
+            step = len(token)
+            if token[1] in _ESCAPES and "a" not in flags:
+                out.append(_ESCAPES[token[1]])
+            else:
+                # (a code point by number or name may be a dotted i; a letter's escape not)
+                out.append(f"[{_DOTTED}]" if len(token) > 2 and _dotted(token, flags)
+                           else token)
         elif ch == "[":
             step = _class(pattern, i, out, flags) - i
         elif pattern.startswith("(?#", i):
@@ -164,9 +173,18 @@ def for_regex(pattern: str) -> str:
             step = (n if end < 0 else end) - i
             out.append(pattern[i:i + step])
         else:
-            out.append(f"[{_DOTTED}]" if ch in _DOTTED and "i" in flags else ch)
+            out.append(f"[{_DOTTED}]" if ch in _DOTTED and _dotted(ch, flags) else ch)
         i += step
     return "".join(out)
+
+
+def _dotted(piece: str, flags: set[str]) -> bool:
+    """Whether ``piece`` (a letter, a code point's escape, a class) matches a dotted or dotless i
+    under the case-insensitive flags in effect: then it matches all four, as in ``re``."""
+    if "i" not in flags or "a" in flags:
+        return False
+    compiled = re.compile(piece, re.IGNORECASE)
+    return any(compiled.fullmatch(letter) for letter in _DOTTED)
 
 
 def _class(pattern: str, i: int, out: list[str], flags: set[str]) -> int:
@@ -176,10 +194,9 @@ def _class(pattern: str, i: int, out: list[str], flags: set[str]) -> int:
     j = start = j + negate
     items: list[str] = []
     complements: list[str] = []
-    dotted = False
-    while j < len(pattern) and (pattern[j] != "]" or j == start):
+    while pattern[j] != "]" or j == start:  # (re read the pattern: its classes close)
         ch = pattern[j]
-        if ch == "\\" and j + 1 < len(pattern):
+        if ch == "\\":
             code = pattern[j + 1]
             if code in _IN_CLASS and "a" not in flags:
                 items.append(_IN_CLASS[code])
@@ -189,13 +206,11 @@ def _class(pattern: str, i: int, out: list[str], flags: set[str]) -> int:
                 items.append(pattern[j:j + 2])
             j += 2
             continue
-        if "i" in flags:
-            last = pattern[j + 2] if pattern.startswith("-", j + 1) and j + 2 < len(pattern) \
-                and pattern[j + 2] not in "]\\" else ch  # (a range's last character)
-            dotted = dotted or any(ch <= d <= last for d in _DOTTED)
         items.append("\\[" if ch == "[" else ch)  # (a literal [ in re; a nested set in regex)
         j += 1
-    body = "".join(items) + (_DOTTED if dotted else "")
+    body = "".join(items)
+    if _dotted(f"[{pattern[start:j]}]", flags):  # (first: a trailing - stays a literal)
+        body = _DOTTED + ("\\]" + body[1:] if body.startswith("]") else body)
     if not complements:
         out.append(f"[{'^' if negate else ''}{body}]")
     else:  # a class holding \W or \S: the union of its parts (negated: what none holds)
