@@ -419,6 +419,8 @@ class SnowClassifier(Estimator):
             self.begin()
         width = 1 << int(self.featurizer_.bits)
         if not (type(x) is str and self._learn_fused(x, y, width)):
+            if self.featurizer_.idf:  # (refused before the document is counted)
+                self.network_.check_label(y)
             ids, vals = self.features_one(x, learn=True)  # sorted, unique, checked
             self.network_.learn_example(ids, vals, y, width=width)
         if self.keep_names and not isinstance(x, dict):

@@ -261,6 +261,25 @@ def test_progressive_window_keeps_the_newest_scores_in_a_ring():
     assert (kept[:-1, 2] < scores.min()).all()  # earlier: the lowest score seen, minus one
 
 
+def test_a_label_of_the_wrong_kind_is_refused_before_anything_changes():
+    """learn_one with a collection of labels for a single-label model (or one label for
+    a multi-label one) is refused in one line and leaves the model as it was: the idf
+    front end counted the document before the network refused it, once."""
+    texts = ["free prize now", "lunch at noon", "win a free phone", "see you at lunch"]
+    single = snowpy.SnowClassifier(calibrate=None).fit(texts, ["spam", "ham"] * 2)
+    multi = snowpy.SnowClassifier(calibrate=None).fit(texts, [["spam"], ["ham"]] * 2)
+    for model, label, kind in ((single, ["spam"], "single-label"), (multi, "spam",
+                                                                     "multi-label")):
+        counted = model.featurizer_.frequencies_.to_arrays()
+        scores = model.decision_function(texts)
+        with pytest.raises(ConfigurationError,
+                           match=f"^this network was trained {kind}; y must be {kind} too$"):
+            model.learn_one("a brand new text", label)
+        for after, before in zip(model.featurizer_.frequencies_.to_arrays(), counted):
+            np.testing.assert_array_equal(after, before)
+        np.testing.assert_array_equal(model.decision_function(texts), scores)
+
+
 def test_add_one_writes_what_add_writes_through_the_ring():
     """The one-example append (a row written in place, an integer index for one label)
     leaves the window as the block append does: the same scores, the same labels (one

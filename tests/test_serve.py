@@ -410,3 +410,112 @@ def test_a_document_the_front_end_refuses_is_a_400_and_the_next_is_answered(
         again = client.post("/predict", json={"texts": texts})
         assert [p["label"] for p in again.json()["predictions"]] == expected
         assert client.get("/health").status_code == 200  # (the service goes on)
+
+
+def test_a_services_answers_are_the_models_own(model, tmp_path):
+    """What ``Service.predict`` answers, field by field, against the model it serves:
+    the label, the ``top_k`` most probable labels in decreasing order with their
+    probabilities, the explanation of ten features; no probabilities from a model
+    without calibration."""
+    import numpy as np
+
+    service = Service(model, tmp_path / "state", snapshot_every=5)
+    reference = snowpy.load(model)
+    texts = [text for text, _ in FEEDBACK[:6]]
+    proba = reference.predict_proba(texts)
+    classes = [str(c) for c in reference.classes_]
+    for top_k in (1, 2, 3):
+        answers = service.predict(texts, top_k=top_k)
+        for answer, row, label in zip(answers, proba, reference.predict(texts)):
+            assert answer["label"] == label
+            best = np.argsort(-row, kind="stable")[:top_k]
+            assert list(answer["probabilities"]) == [classes[j] for j in best]
+            assert list(answer["probabilities"].values()) == [float(row[j]) for j in best]
+    explained = service.predict(texts[:1], top_k=2, explain=True)[0]["explanation"]
+    assert explained == reference.explain(texts[0], top_k=2, features=10)
+    service.journal.close()
+    plain = snowpy.load(model)
+    plain.network_.calibration_ = None
+    plain.save(tmp_path / "plain.snowpy")
+    bare = Service(tmp_path / "plain.snowpy", tmp_path / "bare", snapshot_every=5)
+    assert bare.predict(texts[:2], top_k=2) == [{"label": label} for label in
+                                                  reference.predict(texts[:2])]
+    bare.journal.close()
+
+
+def test_learning_answers_what_was_learned_and_refuses_the_wrong_kind_of_label(
+        model, tmp_path):
+    """``Service.learn``'s answer: how many were learned, the last number journaled, and
+    how many the model predicted right before learning each (counted as a twin model
+    learning the same examples one by one counts them); a list of labels for a
+    single-label model, or one label for a multi-label one, is refused by name."""
+    from snowpy.serving.service import Refused
+
+    service = Service(model, tmp_path / "state", snapshot_every=1000)
+    twin = snowpy.load(model)
+    expected = 0
+    for text, label in FEEDBACK[:8]:
+        expected += twin.predict_one(text) == label
+        twin.learn_one(text, label)
+    assert service.learn(FEEDBACK[:8]) == {"learned": 8, "seq": 8,
+                                           "correct_before": expected}
+    assert service.learn(FEEDBACK[8:10])["seq"] == 10
+    with pytest.raises(Refused) as caught:
+        service.learn([("fine", "billing"), ("hello", ["billing"])])
+    assert (caught.value.status, str(caught.value)) == (
+        400, 'example 1: the model is single-label: "label" is one label, not a list')
+    service.journal.close()
+    texts = [text for _, text in ROWS]
+    labels = [[label] if i % 3 else [label, "urgent"] for i, (label, _) in enumerate(ROWS)]
+    snowpy.SnowClassifier(epochs=2, calibrate=None).fit(texts, labels).save(
+        tmp_path / "multi.snowpy")
+    multi = Service(tmp_path / "multi.snowpy", tmp_path / "multi", snapshot_every=1000)
+    with pytest.raises(Refused) as caught:
+        multi.learn([("late parcel", ["shipping"]), ("refund", "billing")])
+    assert (caught.value.status, str(caught.value)) == (
+        400, 'example 1: the model is multi-label: "label" is a list of labels')
+    answer = multi.learn([("late parcel", ["shipping", "urgent"])])
+    assert answer["learned"] == 1 and answer["seq"] == 1
+    multi.journal.close()
+
+
+def test_a_service_started_again_is_the_one_that_stopped(model, tmp_path):
+    """In process, what the killed server's test shows from outside: a service started
+    on the state folder of one that stopped without a last snapshot starts from the
+    newest snapshot, learns the journal's examples after it again, and holds the model
+    a twin holds after learning every acknowledged example; a record whose label cannot
+    be learned is counted, not fatal; the numbering goes on."""
+    import numpy as np
+
+    from snowpy.exceptions import ConfigurationError
+
+    for every, seconds in ((0, 60.0), (5, 0.0)):
+        with pytest.raises(ConfigurationError, match="^snapshot_every must be at least 1 "
+                                                     "and snapshot_seconds positive$"):
+            Service(model, tmp_path / "bad", snapshot_every=every, snapshot_seconds=seconds)
+    state = tmp_path / "state"
+    first = Service(model, state, snapshot_every=5)
+    assert (first.seq, first.snapshot_seq, first.replayed) == (0, 0, 0)
+    for example in FEEDBACK[:7]:
+        first.learn([example])
+    assert (first.seq, first.snapshot_seq) == (7, 5)  # (a snapshot at 5; 6 and 7 journaled)
+    first.journal.append([{"seq": 8, "text": "lost", "label": ["a", "list"]},
+                          {"seq": 9, "label": "billing"}])  # (the wrong label; no text)
+    first.journal.close()  # (stopped without a last snapshot)
+    again = Service(model, state, snapshot_every=5)
+    assert (again.seq, again.snapshot_seq, again.replayed, again.unreplayable) == (9, 5, 4, 2)
+    assert again.started_from.endswith(".snowpy") and again.started_from != str(model)
+    twin = snowpy.load(model)
+    for text, label in FEEDBACK[:7]:
+        twin.learn_one(text, label)
+    texts = [text for text, _ in FEEDBACK[7:20]]
+    assert np.array_equal(again.model.predict_proba(texts), twin.predict_proba(texts))
+    assert again.learn([FEEDBACK[7]])["seq"] == 10
+    assert again.health() == {
+        "status": "ok", "model": str(model), "started_from": again.started_from,
+        "classes": 5, "seq": 10, "snapshot_seq": 10,  # (5 came since 5: one taken)
+        "replayed": 4, "unreplayable": 2, "examples_learned": 3, "learning": "open"}
+    again.journal.close()
+    default = Service(model, snapshot_every=5)  # (the state folder beside the model)
+    assert default.journal.folder == model.with_name(model.name + ".serve")
+    default.journal.close()

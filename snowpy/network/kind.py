@@ -100,6 +100,18 @@ def parse_example(x: Any) -> tuple[np.ndarray, np.ndarray]:
     return ids, vals
 
 
+#: What a multi-label example's label is: a collection of labels.
+COLLECTIONS = (list, tuple, set, frozenset)
+
+
+def refuse_label_kind(multilabel: bool, y: Any) -> None:
+    """Refuse ``y`` when it is not the kind of label a network trained ``multilabel``
+    learns."""
+    if isinstance(y, COLLECTIONS) != multilabel:
+        kind = "multi-label" if multilabel else "single-label"
+        raise ConfigurationError(f"this network was trained {kind}; y must be {kind} too")
+
+
 class NetworkKind(Estimator):
     """The base of every kind of network (see the module's description)."""
 
@@ -125,6 +137,13 @@ class NetworkKind(Estimator):
                       width: int | None = None) -> Any:
         """Learn one checked example; a network it starts has ``width`` features."""
         raise NotImplementedError
+
+    def check_label(self, y: Any) -> None:
+        """Refuse a label of the other kind than the network learned (a collection of
+        labels for a single-label network, one label for a multi-label one), before a
+        front end counts the example: a refused example changes nothing."""
+        if self.__sklearn_is_fitted__():
+            refuse_label_kind(bool(self.multilabel_), y)
 
     @property
     def _labels(self) -> LabelIndex:  # (a cloud's: its members')

@@ -27,7 +27,7 @@ from snowpy.network.calibrating import (
     normalisation_of,
     refresh_progressive,
 )
-from snowpy.network.kind import NetworkKind
+from snowpy.network.kind import COLLECTIONS, NetworkKind, refuse_label_kind
 from snowpy.network.labels import LabelIndex, normalise_label, sorted_labels
 from snowpy.network.engine import Block, Engine
 from snowpy.network.links import ONLINE_WIDTH, PRECISIONS, LinkStore
@@ -53,7 +53,6 @@ else:
 __all__ = ["Network", "NumericalWarning"]
 
 _DEFAULTS = defaults(NETWORK)  # (the signature's defaults: snowpy.declared)
-_COLLECTIONS = (list, tuple, set, frozenset)
 _NO_SCORES = np.empty((0, 0), dtype=np.float64)
 
 @model_kind("network")
@@ -800,7 +799,7 @@ class Network(NetworkKind):
                        ) -> tuple[np.ndarray, np.ndarray]:
         """Check an example about to be learned (``ids`` None: known to fit the network,
         which exists), create its labels' targets; ``(targets, scores buffer)``."""
-        multilabel = isinstance(y, _COLLECTIONS)
+        multilabel = isinstance(y, COLLECTIONS)
         state = self.__dict__.get("_state")
         if state is None:
             assert ids is not None  # (None only for an example known to fit the network)
@@ -817,8 +816,7 @@ class Network(NetworkKind):
                 "training state to continue from"
             )
         if multilabel != state.multilabel:
-            kind = "multi-label" if state.multilabel else "single-label"
-            raise ConfigurationError(f"this network was trained {kind}; y must be {kind} too")
+            refuse_label_kind(state.multilabel, y)
         if ids is not None and width is None and ids.size and ids[-1] >= state.n_features:
             if not (state.open_features and ids[-1] < ONLINE_WIDTH):
                 limit = ONLINE_WIDTH if state.open_features else state.n_features
