@@ -99,8 +99,10 @@ class TokenPattern:
                     f"on document {first_doc + number} ({len(text):,} characters): it "
                     "backtracks; write it so that it cannot (docs/reliability.md) or use the "
                     "built-in tokeniser") from None
-            # (regex gives a one-group pattern's empty match as a 1-tuple, re as a string)
-            out.append(" ".join(t if isinstance(t, str) else t[0] for t in found))
+            try:
+                out.append(" ".join(found))
+            except TypeError:  # (regex gives a one-group pattern's empty match as a
+                out.append(" ".join(t if isinstance(t, str) else t[0] for t in found))  # tuple)
         return out
 
 
