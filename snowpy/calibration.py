@@ -110,7 +110,7 @@ def _log_sigmoid(z: np.ndarray) -> np.ndarray:
 def _single_label_cap(scores: np.ndarray) -> int:
     """How many examples the held-out scores of one label each may hold before a sample
     of them stands for all (:data:`POOLED_PAIRS` scores)."""
-    return max(POOLED_PAIRS // max(scores.shape[1], 1), 2)
+    return max(POOLED_PAIRS // scores.shape[1], 2)
 
 
 def _single_label_rows(scores: np.ndarray, positives: np.ndarray) -> np.ndarray:
@@ -223,8 +223,7 @@ class Calibration:
             pairs = [fit_sigmoid(*order(scores[:, t], positives[:, t]),
                                  start=None if begin is None else (begin.a[t], begin.b[t]))
                      for t in range(scores.shape[1])]
-            a = np.array([p[0] for p in pairs], dtype=np.float64)
-            b = np.array([p[1] for p in pairs], dtype=np.float64)
+            a, b = np.array(pairs).reshape(-1, 2).T
         else:
             flat_scores, flat_positives = order(*_pooled(scores, positives))
             shared = fit_sigmoid(flat_scores, flat_positives, start=None if begin is None
@@ -232,7 +231,7 @@ class Calibration:
             a = np.full(scores.shape[1], shared[0])
             b = np.full(scores.shape[1], shared[1])
         calibration = cls(a, b, normalize=normalize, method=method)
-        if normalize == "sum" and scores.shape[1] > 1:
+        if normalize == "sum":  # (one target: its division is 1, T stays 1)
             calibration.temperature = calibration.fit_temperature(scores, positives)
         return calibration
 
@@ -240,8 +239,8 @@ class Calibration:
         """The ``T`` of ``p_t^T / sum_k p_k^T``: 1, unless the plain division hedges, its
         mean top probability on the held-out examples (those with exactly one true class)
         falling more than :data:`HEDGING` below their accuracy (Winnow on 20 Newsgroups:
-        0.62 at 0.88). Then ``T`` makes the two equal (calibration in the large), within
-        [1/8, 8]. Fitting ``T`` by log loss instead, or matching whenever the two differ,
+        0.62 at 0.88). Then ``T`` makes the two equal (calibration in the large), up to 8 (a
+        hedging division is only ever sharpened: ``T > 1``). Fitting ``T`` by log loss instead, or matching whenever the two differ,
         made probabilities worse where the held-out folds score unlike the final network
         (the demo corpus: log loss 0.18 -> 0.55); ``docs/calibration.md`` has the figures."""
         single: np.ndarray | None = None
@@ -275,9 +274,8 @@ class Calibration:
         if plain > accuracy - HEDGING:
             return 1.0  # the division is about right: held-out scores say no more
 
-        low, high = -np.log(8.0), np.log(8.0)  # top() grows with T: bisect on log T
-        if top(low) >= accuracy:
-            return float(np.exp(low))
+        # top() grows with T, and is below the accuracy at T = 1: bisect on log T in [0, log 8]
+        low, high = 0.0, np.log(8.0)
         if top(high) <= accuracy:
             return float(np.exp(high))
         for _ in range(40):
@@ -307,21 +305,18 @@ class Calibration:
                 " (labels were added after calibrating: train again with calibration)"
             )
         logits = -(scores * self.a + self.b)
-        if self.normalize == "softmax":
-            logits = logits - logits.max(axis=1, keepdims=True)
-            e = np.exp(logits)
-            return e / e.sum(axis=1, keepdims=True)
-        p = sigmoid(logits)
         if self.normalize == "none":
-            return p
-        if self.temperature != 1.0:  # p^T normalised: a softmax of T log p, in logs
-            z = self.temperature * _log_sigmoid(logits)
-            e = np.exp(z - z.max(axis=1, keepdims=True))
-            return e / e.sum(axis=1, keepdims=True)
-        total = p.sum(axis=1, keepdims=True)
-        uniform = np.full_like(p, 1.0 / p.shape[1])
-        with np.errstate(invalid="ignore", divide="ignore"):
-            return np.where(total > 0, p / np.where(total > 0, total, 1.0), uniform)
+            return sigmoid(logits)
+        if self.normalize == "sum" and self.temperature == 1.0:
+            p = sigmoid(logits)
+            total = p.sum(axis=1, keepdims=True)
+            if total.all():  # (else a row's every p underflowed to 0: in logs below)
+                return p / total
+        # "sum": p^T normalised, a softmax of T log p, in logs (a row whose every p
+        # underflowed keeps its order); "softmax": of the logits themselves
+        z = logits if self.normalize == "softmax" else self.temperature * _log_sigmoid(logits)
+        e = np.exp(z - z.max(axis=1, keepdims=True))
+        return e / e.sum(axis=1, keepdims=True)
 
     # -------------------------------------------------------------- storage
     def header(self) -> dict[str, Any]:

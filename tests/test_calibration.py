@@ -289,15 +289,16 @@ def test_the_temperature_is_the_root_of_its_own_equation(monkeypatch, sampled):
     accuracy), T solves mean_i max_t p_t^T / sum_k p_k^T = accuracy over the examples of one
     true label, found here by scipy's brentq on the formula written out (mutation testing
     left 43 changes of fit_temperature alive); where it does not hedge T is 1; and T stays
-    within [1/8, 8]. ``sampled``: more examples than a pass holds (a sample stands for
+    within (1, 8]. ``sampled``: more examples than a pass holds (a sample stands for
     them: the other code path)."""
     from scipy.optimize import brentq
 
     import snowpy.calibration as calibration_module
     from snowpy.calibration import HEDGING, Calibration
 
-    if sampled:  # (every example still in the sample: the same equation)
-        monkeypatch.setattr(calibration_module, "POOLED_PAIRS", 4 * 1000)
+    if sampled:  # 999 examples a pass, 1000 here: every example of one label (940) is
+        # still in the sample, the same equation (4 * 1000 kept the one-pass path)
+        monkeypatch.setattr(calibration_module, "POOLED_PAIRS", 4 * 999)
     rng = np.random.default_rng(3)
     n, k = 1000, 4
     truth = rng.integers(0, k, n)
@@ -323,7 +324,7 @@ def test_the_temperature_is_the_root_of_its_own_equation(monkeypatch, sampled):
     a, b = hedging.a, hedging.b
     assert top(1.0, a, b) < accuracy(a, b) - HEDGING  # (the case the temperature is for)
     expected = np.exp(brentq(lambda log_t: top(np.exp(log_t), a, b) - accuracy(a, b),
-                             -np.log(8), np.log(8), xtol=1e-13))
+                             0.0, np.log(8), xtol=1e-13))
     assert hedging.fit_temperature(scores, positives) == pytest.approx(expected, rel=1e-9)
     sharp = Calibration(np.full(k, -10.0), np.full(k, 7.0), normalize="sum", method="cv")
     assert top(1.0, sharp.a, sharp.b) > accuracy(sharp.a, sharp.b) - HEDGING
@@ -348,3 +349,333 @@ def test_with_fewer_than_two_examples_of_one_label_the_temperature_is_one():
     two = np.eye(3, dtype=bool)
     two[2, :2] = True
     assert hedging.fit_temperature(scores, two) > 1.0
+
+
+# ---------------------------------------------------------------- the parts, one by one
+# (from mutation testing, docs/testing.md: each value below is computed independently of
+# snowpy.calibration, from the formula its docstring states)
+
+def _one_label_data(n=1000, k=4, seed=3):
+    rng = np.random.default_rng(seed)
+    truth = rng.integers(0, k, n)
+    scores = rng.normal(scale=0.5, size=(n, k))
+    scores[np.arange(n), truth] += 1.5
+    positives = np.zeros((n, k), dtype=bool)
+    positives[np.arange(n), truth] = True
+    return scores, positives
+
+
+def _reference_temperature(scores, positives, a, b):
+    """T by brentq on mean max softmax(T log p) = accuracy, 1 where the division's mean top
+    probability is within HEDGING of the accuracy, 8 where 8 is not enough."""
+    from scipy.optimize import brentq
+
+    from snowpy.calibration import HEDGING
+
+    single = positives.sum(axis=1) == 1
+    logits = -(scores[single] * a + b)
+    log_p = -np.logaddexp(0.0, -logits)
+    accuracy = float(np.mean(logits.argmax(1) == positives[single].argmax(1)))
+
+    def top(t):
+        z = t * log_p
+        e = np.exp(z - z.max(axis=1, keepdims=True))
+        return float(np.mean(1.0 / e.sum(axis=1)))
+
+    if top(1.0) > accuracy - HEDGING:
+        return 1.0
+    if top(8.0) <= accuracy:
+        return 8.0
+    return float(np.exp(brentq(lambda log_t: top(np.exp(log_t)) - accuracy, 0.0, np.log(8),
+                               xtol=1e-13)))
+
+
+def test_beyond_a_pass_the_temperature_is_fitted_on_a_seeded_sample(monkeypatch):
+    """More examples of one label than a pass holds (POOLED_PAIRS // targets): T is fitted
+    on a seeded sample of them without replacement (numpy's default_rng(0), sorted), which
+    here gives another T than all of them would."""
+    import snowpy.calibration as calibration_module
+
+    scores, positives = _one_label_data()
+    positives[:60] = False  # 60 examples of no label: never in the sample
+    # (a sigmoid per target, though a single-label network shares one: the sample's
+    # accuracy is taken with each target's own)
+    hedging = Calibration([-3.0, -2.5, -3.5, -3.0], [2.0, 1.5, 2.5, 2.2], normalize="sum",
+                          method="cv")
+    every = _reference_temperature(scores, positives, hedging.a, hedging.b)
+    monkeypatch.setattr(calibration_module, "POOLED_PAIRS", 1202)  # 300 examples of 4
+    single = np.flatnonzero(positives.sum(axis=1) == 1)
+    sample = np.sort(np.random.default_rng(0).choice(single, 300, replace=False))
+    expected = _reference_temperature(scores[sample], positives[sample], hedging.a, hedging.b)
+    assert abs(expected - every) > 1e-3
+    assert hedging.fit_temperature(scores, positives) == pytest.approx(expected, rel=1e-9)
+    # no fewer than two examples, however many targets (POOLED_PAIRS // 4 = 1 here)
+    monkeypatch.setattr(calibration_module, "POOLED_PAIRS", 7)
+    two = np.sort(np.random.default_rng(0).choice(single, 2, replace=False))
+    three = np.sort(np.random.default_rng(0).choice(single, 3, replace=False))
+    flat = Calibration(np.full(4, -1.0), np.full(4, 1.0), normalize="sum", method="cv")
+    expected = _reference_temperature(scores[two], positives[two], flat.a, flat.b)
+    assert abs(expected - _reference_temperature(scores[three], positives[three], flat.a,
+                                                 flat.b)) > 1e-3
+    assert flat.fit_temperature(scores, positives) == pytest.approx(expected, rel=1e-9)
+    # two examples of one label in the sample are enough to fit T on; one is not
+    monkeypatch.setattr(calibration_module, "POOLED_PAIRS", 8)  # 2 examples a pass
+    few = np.zeros_like(positives)
+    few[[5, 9], [1, 2]] = True
+    few[[6, 7, 8], :2] = True  # (two labels: not in the equation)
+    scores[5], scores[9] = [0.1, 1.6, 0.2, 0.0], [0.0, 0.1, 1.5, 0.2]
+    expected = _reference_temperature(scores, few, hedging.a, hedging.b)
+    assert expected > 1.0
+    assert hedging.fit_temperature(scores, few) == pytest.approx(expected, rel=1e-9)
+    few[9] = False
+    assert hedging.fit_temperature(scores, few) == 1.0
+
+
+@pytest.mark.parametrize("sharp", [False, True])
+def test_an_example_whose_every_probability_underflows_is_counted_in_logs(sharp):
+    """Examples whose every sigmoid underflows to 0 (their scores far below the others'):
+    the division is 0/0 for them, so the mean top probability is taken in logs, where
+    each still has a largest probability."""
+    scores, positives = _one_label_data()
+    scores[:5] = -400.0 + np.arange(4)  # logits of about -1200 (-4000 when sharp)
+    a, b = (-10.0, 7.0) if sharp else (-3.0, 2.0)
+    calibration = Calibration(np.full(4, a), np.full(4, b), normalize="sum", method="cv")
+    expected = _reference_temperature(scores, positives, calibration.a, calibration.b)
+    assert (expected == 1.0) == sharp
+    assert calibration.fit_temperature(scores, positives) == pytest.approx(expected, rel=1e-9)
+
+
+def test_the_softmax_slope_is_the_least_capped_log_loss_against_platts_targets():
+    """``normalize="softmax"``: one ``c`` for ``softmax(c * scores)``, the least mean log
+    loss over the examples of one true label against Platt's smoothed targets (the true
+    label (n + 1) / (n + 2), each other 1 / ((n + 2)(k - 1))), each example's loss capped at
+    3 log k; found by golden-section search on log c in [1e-4, 1e2], here by scipy."""
+    from scipy.optimize import minimize_scalar
+    from scipy.special import log_softmax
+
+    scores, positives = _one_label_data(n=400, k=5, seed=11)
+    scores[:30] *= -6.0  # confidently wrong examples: their losses meet the cap
+    positives[30:40, 0] = True  # (two labels: left out)
+    single = positives.sum(axis=1) == 1
+    s, truth = scores[single], positives[single].argmax(1)
+    n, k = s.shape
+    targets = np.full(s.shape, 1.0 / ((n + 2) * (k - 1)))
+    targets[np.arange(n), truth] = (n + 1) / (n + 2)
+
+    def loss(log_c):
+        each = -np.sum(targets * log_softmax(np.exp(log_c) * s, axis=1), axis=1)
+        return np.mean(np.minimum(each, 3 * np.log(k)))
+
+    found = minimize_scalar(loss, bounds=(np.log(1e-4), np.log(1e2)), method="bounded",
+                            options={"xatol": 1e-11})
+    capped = np.sum(-np.sum(targets * log_softmax(np.exp(found.x) * s, axis=1), axis=1)
+                    > 3 * np.log(k))
+    assert capped >= 10  # (the cap is in play)
+    calibration = Calibration.fit(scores, positives, normalize="softmax", method="cv")
+    assert calibration.a == pytest.approx(np.full(5, -np.exp(found.x)), rel=1e-7)
+    assert calibration.b.tolist() == [0.0] * 5 and calibration.method == "cv"
+    # two targets are a softmax too; with fewer than two examples of one label, c is 1
+    two = Calibration.fit(scores[:, :2], positives[:, :2], normalize="softmax", method="cv")
+    assert two.b.tolist() == [0.0, 0.0] and two.a[0] == two.a[1] != -1.0
+    lonely = np.zeros_like(positives)
+    lonely[0, 2] = True
+    assert Calibration.fit(scores, lonely, normalize="softmax", method="cv").a.tolist() \
+        == [-1.0] * 5
+    lonely[1, 3] = True  # two are enough
+    assert Calibration.fit(scores, lonely, normalize="softmax", method="cv").a[0] != -1.0
+
+
+def test_one_target_under_a_softmax_gets_platts_sigmoid():
+    """A softmax over one target would say 1 always: one target gets its own sigmoid."""
+    scores, positives = _one_label_data(n=300, k=1)
+    positives[::3] = False
+    calibration = Calibration.fit(scores, positives, normalize="softmax", method="cv")
+    order = np.lexsort((positives[:, 0], scores[:, 0]))
+    assert (calibration.a[0], calibration.b[0]) == fit_sigmoid(scores[order, 0],
+                                                               positives[order, 0])
+
+
+def test_a_fit_with_integer_flags_is_the_fit_with_booleans():
+    """0/1 integers say what booleans say (the compiled fit reads bytes)."""
+    scores, positives = _one_label_data(n=300, k=3)
+    as_ints = positives.astype(np.int64)
+    assert fit_sigmoid(scores[:, 0], as_ints[:, 0]) == fit_sigmoid(scores[:, 0], positives[:, 0])
+    hedging = Calibration(np.full(3, -3.0), np.full(3, 2.0), normalize="sum", method="cv")
+    assert hedging.fit_temperature(scores, as_ints) == hedging.fit_temperature(scores,
+                                                                             positives)
+
+
+def test_a_warm_start_is_where_newtons_method_begins():
+    """``start=(A, B)``: one Newton step from the optimum stays there; from Platt's own
+    start, or from (B, B), one step does not reach it."""
+    rng = np.random.default_rng(6)
+    scores = rng.normal(2.0, 3.0, 2000)
+    positive = rng.random(2000) < 1 / (1 + np.exp(-1.1 * scores + 0.8))
+    best = fit_sigmoid(scores, positive)
+    assert fit_sigmoid(scores, positive, start=best, max_iter=1) == pytest.approx(best,
+                                                                                 rel=1e-9)
+    for start in (None, (best[1], best[1])):
+        one_step = fit_sigmoid(scores, positive, start=start, max_iter=1)
+        assert abs(one_step[0] - best[0]) > 1e-3
+
+
+def test_calibration_starts_each_sigmoid_from_the_earlier_fit(monkeypatch):
+    """``Calibration.fit(start=earlier)`` hands the earlier sigmoid of each target to the
+    compiled fit (one shared by every target: the first), when the earlier one covers as
+    many targets under the same normalisation; else Platt's start."""
+    import snowpy.calibration as calibration_module
+    from snowpy._core import platt
+
+    calls = []
+
+    class Spy:
+        division = staticmethod(platt.division)
+
+        @staticmethod
+        def fit(scores, flags, a, b, warm, max_iter):
+            calls.append((a, b, warm))
+            return platt.fit(scores, flags, a, b, warm, max_iter)
+
+    monkeypatch.setattr(calibration_module, "_platt", Spy)
+    scores, positives = _one_label_data(n=200, k=3)
+    earlier = Calibration([-1.5, -2.5, -3.5], [0.5, 1.5, 2.5], normalize="none", method="cv")
+    Calibration.fit(scores, positives, normalize="none", method="cv", start=earlier)
+    assert calls == [(-1.5, 0.5, True), (-2.5, 1.5, True), (-3.5, 2.5, True)]
+    calls.clear()
+    shared = Calibration([-1.5, -1.5, -1.5], [0.5, 0.7, 0.9], normalize="sum", method="cv")
+    Calibration.fit(scores, positives, normalize="sum", method="cv", start=shared)
+    assert calls == [(-1.5, 0.5, True)]
+    for other, normalize in [(earlier, "sum"), (earlier.extended(4), "none")]:
+        calls.clear()
+        Calibration.fit(scores, positives, normalize=normalize, method="cv", start=other)
+        assert calls and all(call == (0.0, 0.0, False) for call in calls)
+
+
+def test_held_out_scores_fit_alike_in_any_order():
+    """Taken in sorted order, a fit's sums are the same sums whatever the order of the
+    examples: the same sigmoids to the bit (shared and per target)."""
+    scores, positives = _one_label_data(n=3000, k=5, seed=21)
+    scores = scores * 13.7 + 0.1
+    order = np.random.default_rng(2).permutation(3000)
+    for normalize in ("sum", "none"):
+        one = Calibration.fit(scores, positives, normalize=normalize, method="cv")
+        other = Calibration.fit(scores[order], positives[order], normalize=normalize,
+                                method="cv")
+        assert one.a.tobytes() == other.a.tobytes() and one.b.tobytes() == other.b.tobytes()
+        assert one.temperature == other.temperature
+
+
+def test_what_each_normalisation_fits():
+    """Single-label ("sum"): one sigmoid shared by the targets (two targets too), and a
+    temperature where the division hedges; multi-label ("none"): a sigmoid per target and
+    no temperature, on the same scores. Two targets whose scores share a level that varies
+    from example to example, the true one a little higher: the shared sigmoid says about
+    the same for both, the accuracy is 1."""
+    rng = np.random.default_rng(5)
+    truth = rng.integers(0, 2, 400)
+    scores = rng.normal(scale=10.0, size=(400, 1)) + np.zeros((400, 2))
+    scores[np.arange(400), truth] += 0.1
+    positives = np.zeros((400, 2), dtype=bool)
+    positives[np.arange(400), truth] = True
+    shared = Calibration.fit(scores, positives, normalize="sum", method="holdout")
+    assert shared.a[0] == shared.a[1] and shared.b[0] == shared.b[1]
+    assert shared.method == "holdout"
+    expected = _reference_temperature(scores, positives, shared.a, shared.b)
+    assert expected > 1.5 and shared.temperature == pytest.approx(expected, rel=1e-9)
+    each = Calibration.fit(scores, positives, normalize="none", method="holdout")
+    assert each.a[0] != each.a[1] and each.temperature == 1.0
+    for t in (0, 1):
+        order = np.lexsort((positives[:, t], scores[:, t]))
+        assert (each.a[t], each.b[t]) == fit_sigmoid(scores[order, t], positives[order, t])
+
+
+def test_a_seeded_sample_of_pairs_fits_a_shared_sigmoid_beyond_the_limit(monkeypatch):
+    """More (score, is-true) pairs than POOLED_PAIRS: a uniform sample of them, drawn with
+    replacement by default_rng(0); at the limit, every pair."""
+    import snowpy.calibration as calibration_module
+
+    scores, positives = _one_label_data(n=40, k=4)
+    flat_s, flat_p = scores.ravel(), positives.ravel()
+
+    def shared_fit(s, p):
+        order = np.lexsort((p, s))
+        return fit_sigmoid(s[order], p[order])
+
+    for limit, expected in [(160, shared_fit(flat_s, flat_p)),
+                            (50, shared_fit(*(x[np.random.default_rng(0).integers(0, 160, 50)]
+                                              for x in (flat_s, flat_p))))]:
+        monkeypatch.setattr(calibration_module, "POOLED_PAIRS", limit)
+        fitted = Calibration.fit(scores, positives, normalize="sum", method="cv")
+        assert (fitted.a[0], fitted.b[0]) == expected
+
+
+def test_a_calibration_extended_to_new_targets_gives_them_the_median_sigmoid():
+    calibration = Calibration([-1.0, -3.0, -2.0], [0.5, 1.5, 1.0], normalize="sum",
+                              method="holdout", temperature=2.0)
+    assert calibration.extended(3) is calibration
+    one_more = calibration.extended(4)
+    assert one_more.a.tolist() == [-1.0, -3.0, -2.0, -2.0]
+    assert one_more.b.tolist() == [0.5, 1.5, 1.0, 1.0]
+    assert (one_more.normalize, one_more.method, one_more.temperature) == ("sum", "holdout",
+                                                                           2.0)
+    empty = Calibration(np.zeros(0), np.zeros(0), normalize="none", method="cv")
+    assert empty.extended(2).a.tolist() == [-1.0, -1.0]
+    assert empty.extended(2).b.tolist() == [0.0, 0.0]
+
+
+def test_a_calibration_refuses_what_it_cannot_be():
+    with pytest.raises(ConfigurationError) as caught:
+        Calibration([-1.0], [0.0], normalize="max", method="cv")
+    assert str(caught.value) == "normalize must be one of ('sum', 'softmax', 'none')"
+    for bad in (0.0, -1.0, np.inf, np.nan):
+        with pytest.raises(ConfigurationError) as caught:
+            Calibration([-1.0], [0.0], normalize="sum", method="cv", temperature=bad)
+        assert str(caught.value) == f"temperature must be a positive number, got {bad}"
+    calibration = Calibration(np.array([-1.0, -2.0], dtype=np.float32), [0, 1],
+                              normalize="sum", method="cv")
+    assert calibration.a.dtype == calibration.b.dtype == np.float64
+    with pytest.raises(ConfigurationError) as caught:
+        calibration.probabilities(np.zeros((1, 3)))
+    assert str(caught.value) == ("the calibration covers 2 targets, the scores have 3 (labels "
+                                 "were added after calibrating: train again with calibration)")
+
+
+@pytest.mark.parametrize("temperature", [1.0, 2.5])
+def test_probabilities_are_the_division_of_p_to_the_temperature_in_logs(temperature):
+    """``p_t^T / sum_k p_k^T``: for T = 1 the plain division (to the bit); a row whose
+    every ``p`` underflows to 0 is divided in logs, where its order stays, and rows far
+    apart do not underflow one another."""
+    from scipy.special import expit, log_expit, softmax
+
+    calibration = Calibration(np.full(3, -2.0), np.full(3, 1.0), normalize="sum",
+                              method="cv", temperature=temperature)
+    scores = np.array([[0.3, 1.2, -0.4], [-400.0, -399.5, -401.0], [0.0, 0.0, 0.0]])
+    logits = -(scores * -2.0 + 1.0)
+    expected = softmax(temperature * log_expit(logits), axis=1)
+    got = calibration.probabilities(scores)
+    np.testing.assert_allclose(got, expected, rtol=1e-12)
+    assert got[1].argmax() == 1 and got[2].tolist() == [1 / 3] * 3
+    if temperature == 1.0:
+        p = expit(logits[[0, 2]])
+        assert calibration.probabilities(scores[[0, 2]]).tolist() == \
+            (p / p.sum(axis=1, keepdims=True)).tolist()
+
+
+def test_a_calibration_is_stored_whole_and_refused_when_damaged():
+    calibration = Calibration([-1.0, -2.0], [0.5, 0.25], normalize="sum", method="holdout",
+                              temperature=1.5)
+    header, arrays = calibration.header(), calibration.arrays()
+    assert header == {"normalize": "sum", "method": "holdout", "temperature": 1.5}
+    again = Calibration.from_file(header, arrays, "m.snowpy")
+    assert (again.a.tolist(), again.b.tolist()) == ([-1.0, -2.0], [0.5, 0.25])
+    assert (again.normalize, again.method, again.temperature) == ("sum", "holdout", 1.5)
+    older = Calibration.from_file({"normalize": "none"}, arrays, "m.snowpy")  # (0.1's files)
+    assert (older.method, older.temperature) == ("cv", 1.0)
+    for damaged, why in [({"calibration_a": np.zeros((2, 2)), "calibration_b": np.zeros((2, 2))},
+                          "shapes differ"),
+                         ({"calibration_a": np.zeros(2), "calibration_b": np.zeros(3)},
+                          "shapes differ"),
+                         ({"calibration_a": np.zeros(2)}, "'calibration_b'")]:
+        with pytest.raises(snowpy.exceptions.ModelFileError) as caught:
+            Calibration.from_file(header, damaged, "m.snowpy")
+        assert str(caught.value) == f"m.snowpy: the calibration is invalid ({why})"
