@@ -18,7 +18,7 @@ snowpy.exceptions.ModelFileError: m.snowpy: header field 'network' is missing
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -31,14 +31,6 @@ _BIG = 2**62
 #: The largest magnitude of a rule parameter: the largest weight kept (float32). A factor
 #: or threshold beyond it is no setting (alpha 1e308 overflows on the first promotion).
 _MAX_PARAM = 1e30
-
-
-@dataclass(frozen=True)
-class Spec:
-    """What one field may hold: ``fits(value)``, and ``says`` what that is."""
-
-    fits: Callable[[Any], bool]
-    says: str
 
 
 @dataclass(frozen=True)
@@ -65,86 +57,152 @@ class Items:
     says: str = "an array"
 
 
+# The other specs are values: ``fits(value)``, and ``says`` what that is.
+
 def _is_int(value: Any) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
 
 
-def _int(low: int, high: int) -> Spec:
-    return Spec(lambda v: _is_int(v) and low <= v <= high,
-                f"an integer from {low:,} to {high:,}" if low != high else f"{low}")
+@dataclass(frozen=True)
+class Kind:
+    """A value of one of ``types`` (any value when there are none)."""
+
+    types: tuple[type, ...]
+    says: str
+
+    def fits(self, value: Any) -> bool:
+        return not self.types or isinstance(value, self.types)
 
 
-def _float(low: float, high: float, *, infinite: bool = False) -> Spec:
-    def fits(value: Any) -> bool:
-        if not isinstance(value, (int, float)) or isinstance(value, bool) or math.isnan(value):
-            return False
-        return (infinite and math.isinf(value)) or low <= value <= high
-    return Spec(fits, f"a number from {low:g} to {high:g}" + (" or infinity" if infinite
-                                                               else ""))
+@dataclass(frozen=True)
+class Int:
+    """An integer (not a boolean) from ``low`` to ``high``."""
+
+    low: int
+    high: int
+
+    def fits(self, value: Any) -> bool:
+        return _is_int(value) and self.low <= value <= self.high
+
+    @property
+    def says(self) -> str:
+        return (f"an integer from {self.low:,} to {self.high:,}" if self.low != self.high
+                else f"{self.low}")
 
 
-def _choice(*choices: Any) -> Spec:
-    return Spec(lambda v: any(v == c and type(v) is type(c) for c in choices),
-                "one of " + ", ".join("null" if c is None else repr(c) for c in choices))
+@dataclass(frozen=True)
+class Number:
+    """A number (not NaN, not a boolean) from ``low`` to ``high``, or infinite when
+    ``infinite``."""
+
+    low: float
+    high: float
+    infinite: bool = False
+
+    def fits(self, value: Any) -> bool:
+        if not isinstance(value, (int, float)) or isinstance(value, bool):
+            return False  # (NaN is within no range)
+        return (self.infinite and math.isinf(value)) or self.low <= value <= self.high
+
+    @property
+    def says(self) -> str:
+        return f"a number from {self.low:g} to {self.high:g}" + (" or infinity"
+                                                                 if self.infinite else "")
 
 
-def _text(high: int = 100_000) -> Spec:
-    return Spec(lambda v: isinstance(v, str) and len(v) <= high,
-                f"a string of at most {high:,} characters")
+@dataclass(frozen=True)
+class Choice:
+    """One of ``choices``, of the same type (``1`` is not ``True``)."""
+
+    choices: tuple[Any, ...]
+
+    def fits(self, value: Any) -> bool:
+        return any(value == c and type(value) is type(c) for c in self.choices)
+
+    @property
+    def says(self) -> str:
+        return "one of " + ", ".join("null" if c is None else repr(c) for c in self.choices)
 
 
-def _any_of(*specs: Any) -> Spec:
-    return Spec(lambda v: any(_problem(v, spec, "") is None for spec in specs),
-                " or ".join(spec.says for spec in specs))
+@dataclass(frozen=True)
+class Text:
+    """A string of at most ``high`` characters."""
+
+    high: int = 100_000
+
+    def fits(self, value: Any) -> bool:
+        return isinstance(value, str) and len(value) <= self.high
+
+    @property
+    def says(self) -> str:
+        return f"a string of at most {self.high:,} characters"
 
 
-_ANY = Spec(lambda v: True, "anything")
-_BOOL = Spec(lambda v: isinstance(v, bool), "true or false")
-_NULL = Spec(lambda v: v is None, "null")
-_COUNT = _int(0, _BIG)
+@dataclass(frozen=True)
+class AnyOf:
+    """A value that one of ``specs`` takes."""
+
+    specs: tuple[Any, ...]
+
+    def fits(self, value: Any) -> bool:
+        return any(_problem(value, spec, "") is None for spec in self.specs)
+
+    @property
+    def says(self) -> str:
+        return " or ".join(spec.says for spec in self.specs)
 
 
-def _size(high: int) -> Spec:
-    """``n`` or ``[min, max]`` with ``1 <= min <= max <= high``, or null."""
-    def fits(value: Any) -> bool:
-        if value is None or (_is_int(value) and 1 <= value <= high):
+@dataclass(frozen=True)
+class Size:
+    """An n-gram size: ``n`` or ``[min, max]`` with ``1 <= min <= max <= high``, or null."""
+
+    high: int
+
+    def fits(self, value: Any) -> bool:
+        if value is None or (_is_int(value) and 1 <= value <= self.high):
             return True
         return isinstance(value, list) and len(value) == 2 and all(map(_is_int, value)) \
-            and 1 <= value[0] <= value[1] <= high
-    return Spec(fits, f"null, an integer from 1 to {high} or [min, max] within it")
+            and 1 <= value[0] <= value[1] <= self.high
+
+    @property
+    def says(self) -> str:
+        return f"null, an integer from 1 to {self.high} or [min, max] within it"
 
 
-_LABEL = _any_of(_text(10_000), _int(-_BIG, _BIG), _BOOL)
+_ANY = Kind((), "anything")
+_BOOL = Kind((bool,), "true or false")
+_NULL = Kind((type(None),), "null")
+_COUNT = Int(0, _BIG)
+_LABEL = AnyOf((Text(10_000), Int(-_BIG, _BIG), _BOOL))
 
 FEATURIZER = Obj({
-    "ngrams": _size(64), "char_ngrams": _size(64),
-    "char_boundaries": _choice("within", "across"),
-    "skipgrams": _any_of(_NULL, _int(0, 64)), "affixes": _size(64),
-    "extractors": Items(Items(_any_of(_text(200), Obj(extra=_ANY)), 2, 2),
-                        0, 64),
-    "bits": _int(1, 31), "lowercase": _BOOL,
-    "unicode_form": _choice(None, "NFC", "NFKC", "NFD", "NFKD"), "strip_accents": _BOOL,
-    "token_pattern": _any_of(_NULL, _text(10_000)),
-    "values": _choice("binary", "count", "log"), "idf": _BOOL, "norm": _choice(None, "l2"),
-    "fields": Items(_text(1000), 1, 256, null=True), "keep_names": _BOOL,
-    "hash_seed": _int(0, _MAX_SEED), "errors": _choice("replace", "strict"),
-    "chunk_bytes": _int(1, 2**31), "n_jobs": _any_of(_int(-1, -1), _int(1, 4096)),
+    "ngrams": Size(64), "char_ngrams": Size(64),
+    "char_boundaries": Choice(("within", "across")),
+    "skipgrams": AnyOf((_NULL, Int(0, 64))), "affixes": Size(64),
+    "extractors": Items(Items(AnyOf((Text(200), Obj(extra=_ANY))), 2, 2), 0, 64),
+    "bits": Int(1, 31), "lowercase": _BOOL,
+    "unicode_form": Choice((None, "NFC", "NFKC", "NFD", "NFKD")), "strip_accents": _BOOL,
+    "token_pattern": AnyOf((_NULL, Text(10_000))),
+    "values": Choice(("binary", "count", "log")), "idf": _BOOL, "norm": Choice((None, "l2")),
+    "fields": Items(Text(1000), 1, 256, null=True), "keep_names": _BOOL,
+    "hash_seed": Int(0, _MAX_SEED), "errors": Choice(("replace", "strict")),
+    "chunk_bytes": Int(1, 2**31), "n_jobs": AnyOf((Int(-1, -1), Int(1, 4096))),
 })
 
 _NETWORK_OPTIONS = {
-    "rule": _text(200), "epochs": _int(1, 1_000_000), "average": _BOOL, "shuffle": _BOOL,
-    "seed": _any_of(_NULL, _int(0, _MAX_SEED)),
-    "bias": _any_of(_BOOL, _float(0, _MAX_PARAM)), "early_stop": _BOOL,
-    "links": _choice("signed", "positive", "touched", "all"),
-    "eligibility": _any_of(_int(1, _BIG), _text(40)),  # (k, "count:k" or "percent:p")
-    "discard": _any_of(_NULL, _float(0, _MAX_PARAM)),
-    "precision": _choice("float32", "float64"), "multiclass": _choice("ova", "constraint"),
-    "calibrate": _any_of(_NULL, _text(40)),  # ("cv", "cv:k"...: checked as options are)
+    "rule": Text(200), "epochs": Int(1, 1_000_000), "average": _BOOL, "shuffle": _BOOL,
+    "seed": AnyOf((_NULL, Int(0, _MAX_SEED))),
+    "bias": AnyOf((_BOOL, Number(0, _MAX_PARAM))), "early_stop": _BOOL,
+    "links": Choice(("signed", "positive", "touched", "all")),
+    "eligibility": AnyOf((Int(1, _BIG), Text(40))),  # (k, "count:k" or "percent:p")
+    "discard": AnyOf((_NULL, Number(0, _MAX_PARAM))),
+    "precision": Choice(("float32", "float64")), "multiclass": Choice(("ova", "constraint")),
+    "calibrate": AnyOf((_NULL, Text(40))),  # ("cv", "cv:k"...: checked as options are)
     # (snowpy 0.1's files: eligibility "percent:p" and the folds of "cv:k" were these)
-    "eligible_percent": _any_of(_NULL, _float(1e-12, 100)), "calibration_folds": _int(2, 1000),
-    "storage": _any_of(_NULL, _text(100)),  # (format 1)
+    "eligible_percent": AnyOf((_NULL, Number(1e-12, 100))), "calibration_folds": Int(2, 1000),
+    "storage": AnyOf((_NULL, Text(100))),  # (format 1)
 }
-_RULE_PARAM = _any_of(_BOOL, _NULL, _text(200), _float(-_MAX_PARAM, _MAX_PARAM, infinite=True))
+_RULE_PARAM = AnyOf((_BOOL, _NULL, Text(200), Number(-_MAX_PARAM, _MAX_PARAM, infinite=True)))
 _STATS = Obj({"mistakes": Items(_COUNT), "updates": Items(_COUNT),
               "n_examples_seen": _COUNT, "overflows": _COUNT, "underflows": _COUNT})
 NETWORK = Obj({
@@ -152,28 +210,28 @@ NETWORK = Obj({
     "params": Obj(_NETWORK_OPTIONS, extra=_RULE_PARAM, null=True),
     "rule_params": Obj(extra=_RULE_PARAM),
     "labels": Items(_LABEL, 0, 1_000_000), "multilabel": _BOOL, "indicator": _BOOL,
-    "n_features": _int(0, 2**40), "open_features": _BOOL, "seen": _COUNT,
+    "n_features": Int(0, 2**40), "open_features": _BOOL, "seen": _COUNT,
     "stats": _STATS,
     "calibration": Obj(extra=_ANY, null=True),
     "inference_only": _BOOL,
-    "links": Obj({"policy": _choice("signed", "positive", "touched", "all"),
-                  "precision": _choice("float32", "float64"),
-                  "absent": _float(-_MAX_PARAM, _MAX_PARAM)}),
+    "links": Obj({"policy": Choice(("signed", "positive", "touched", "all")),
+                  "precision": Choice(("float32", "float64")),
+                  "absent": Number(-_MAX_PARAM, _MAX_PARAM)}),
     "progressive": Obj(extra=_ANY),
     "storage": _ANY,  # (format 1: what the table held)
 }, required=("options", "rule_params", "labels", "n_features", "stats"))
 
 _CLASSIFIER_OPTIONS = {**FEATURIZER.fields, **_NETWORK_OPTIONS,
-                       "thickness": _float(0, _MAX_PARAM, infinite=True),
-                       "rule": _any_of(_text(200), Items(_ANY, 1, 64))}
+                       "thickness": Number(0, _MAX_PARAM, infinite=True),
+                       "rule": AnyOf((Text(200), Items(_ANY, 1, 64)))}
 _TOP = {
-    "magic": _text(100), "format_version": _int(1, 1000), "snowpy_version": _text(100),
-    "kind": _choice("network", "classifier", "cloud", "dual"),
+    "magic": Text(100), "format_version": Int(1, 1000), "snowpy_version": Text(100),
+    "kind": Choice(("network", "classifier", "cloud", "dual")),
     "arrays": Obj(extra=Obj(extra=_ANY)),
     "names": Obj(extra=_ANY, null=True),
     "frequencies": Obj({"documents": _COUNT}, null=True),
     # how the training corpus was read (the command line's layout options and format)
-    "read_with": Obj(extra=_any_of(_NULL, _BOOL, _text(1000), Items(_text(1000), 0, 256)),
+    "read_with": Obj(extra=AnyOf((_NULL, _BOOL, Text(1000), Items(Text(1000), 0, 256))),
                      null=True),
 }
 #: Kinds whose network part has a structure of its own, checked as it is restored
@@ -224,7 +282,7 @@ def check_header(header: Mapping[str, Any], where: str) -> None:
 def _problem(value: Any, spec: Any, path: str) -> str | None:
     """What is wrong with ``value`` at ``path`` (``'a.b' must be ...``), or None."""
     shown = repr(path) if path else "the header"
-    if isinstance(spec, Spec):
+    if not isinstance(spec, (Obj, Items)):
         if spec.fits(value):
             return None
         return f"{shown} must be {spec.says}, got {_short(value)}"

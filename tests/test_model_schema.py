@@ -40,7 +40,8 @@ def edited(header, path, value):
 
 @pytest.mark.parametrize("path, value", [
     ("featurizer.bits", 1), ("featurizer.bits", 31), ("featurizer.ngrams", None),
-    ("featurizer.ngrams", 64), ("featurizer.ngrams", [1, 64]), ("featurizer.ngrams", [3, 3]),
+    ("featurizer.ngrams", 1), ("featurizer.ngrams", 64), ("featurizer.ngrams", [1, 64]),
+    ("featurizer.ngrams", [3, 3]),
     ("featurizer.unicode_form", None), ("featurizer.unicode_form", "NFKD"),
     ("featurizer.token_pattern", None), ("featurizer.token_pattern", "x" * 10_000),
     ("featurizer.n_jobs", -1), ("featurizer.n_jobs", 1), ("featurizer.n_jobs", 4096),
