@@ -519,3 +519,156 @@ def test_a_service_started_again_is_the_one_that_stopped(model, tmp_path):
     default = Service(model, snapshot_every=5)  # (the state folder beside the model)
     assert default.journal.folder == model.with_name(model.name + ".serve")
     default.journal.close()
+
+
+def test_the_snapshot_clock_starts_at_the_first_example_not_in_a_snapshot(model, tmp_path,
+                                                                         monkeypatch):
+    """``due()``: ``snapshot_seconds`` after the first example learned (or replayed) since
+    the last snapshot, to the second on the service's clock; never with nothing to write.
+    The defaults are the command line's."""
+    import inspect
+
+    import snowpy.serving.service as service_module
+    from snowpy.cli.serve import serve
+
+    class Clock:
+        now = 100.0
+
+        @staticmethod
+        def monotonic():
+            return Clock.now
+
+    monkeypatch.setattr(service_module, "time", Clock)
+    first = Service(model, tmp_path / "state")
+    command = inspect.signature(serve).parameters
+    assert (first.snapshot_every, first.snapshot_seconds) == (
+        command["snapshot_every"].default, command["snapshot_seconds"].default) == (1000, 60.0)
+    Clock.now += 1000
+    assert not first.due()  # (nothing learned)
+    first.learn([FEEDBACK[0]])  # at 1100
+    Clock.now = 1159.5
+    first.learn([FEEDBACK[1]])  # (the clock runs from the first example, not the last)
+    assert not first.due()
+    Clock.now = 1160.0
+    assert first.due()
+    first.snapshot()
+    assert not first.due()
+    first.learn([FEEDBACK[2]])  # at 1160: due at 1220
+    first.journal.close()  # (stopped without a snapshot: example 3 is replayed)
+    Clock.now = 2000.0
+    again = Service(model, tmp_path / "state", snapshot_every=1, snapshot_seconds=0.5)
+    assert again.replayed == 1
+    Clock.now = 2000.4
+    assert not again.due()
+    Clock.now = 2000.5
+    assert again.due()
+    again.journal.close()
+
+
+def test_the_snapshot_thread_looks_every_quarter_period_at_most_each_second(model, tmp_path):
+    """``start()``: a daemon thread named ``snowpy-snapshots`` looks whether a snapshot is
+    due every quarter of ``snapshot_seconds``, at most a second apart, and writes it;
+    ``close()`` stops it."""
+    import threading
+
+    class Watched(threading.Event):
+        def __init__(self):
+            super().__init__()
+            self.waits = []
+
+        def wait(self, timeout=None):
+            self.waits.append(timeout)
+            return super().wait(0.01)
+
+    for seconds, every in ((0.2, 0.05), (60.0, 1.0)):
+        service = Service(model, tmp_path / f"state{seconds}", snapshot_seconds=seconds)
+        service._stopping = Watched()
+        service.start()
+        thread = service._timer
+        assert thread.name == "snowpy-snapshots" and thread.daemon and thread.is_alive()
+        if seconds < 1:
+            service.learn([FEEDBACK[0]])
+            for _ in range(500):  # (the thread writes it; waited for, not timed)
+                if service.snapshot_seq == 1:
+                    break
+                time.sleep(0.01)
+            assert service.snapshot_seq == 1 and service.journal.latest_snapshot()[0] == 1
+        service.close()
+        assert not thread.is_alive()
+        assert service._stopping.waits and set(service._stopping.waits) == {every}
+
+
+def test_a_signed_model_is_served_and_snapshotted_with_its_key(model, tmp_path):
+    """``key``: the model file must be signed with it, and so are the snapshots."""
+    from snowpy.exceptions import ConfigurationError, ModelFileError
+
+    key = b"k" * 32
+    snowpy.load(model).save(tmp_path / "signed.snowpy", key=key)
+    with pytest.raises(ModelFileError, match="not signed: refused"):
+        Service(model, tmp_path / "unsigned", key=key)
+    service = Service(tmp_path / "signed.snowpy", tmp_path / "state", key=key)
+    service.learn([FEEDBACK[0]])
+    path = service.snapshot()
+    with pytest.raises(ModelFileError, match="its signature does not match the key given"):
+        snowpy.load(path, key=b"other key" * 4)  # (signed, with this key)
+    assert snowpy.load(path, key=key).predict_one(FEEDBACK[0][0]) == \
+        service.model.predict_one(FEEDBACK[0][0])
+    service.learn([FEEDBACK[1]])
+    service.close()  # (never started: a last snapshot all the same)
+    assert service.journal.latest_snapshot()[0] == 2
+    network = tmp_path / "network.snowpy"
+    snowpy.load(model).network_.save(network)
+    with pytest.raises(ConfigurationError) as caught:
+        Service(network, tmp_path / "network")
+    assert str(caught.value) == (f"{network}: a network without a front end cannot read "
+                                 "text; serve a classifier (snowpy train ... -o MODEL)")
+
+
+def test_labels_are_answered_and_journaled_as_plain_json(tmp_path):
+    """Integer labels come back as ints (not numpy's), a multi-label answer as a list of
+    str; a request's examples are numbered one after another in the journal; a multi-label
+    guess is right whatever the order its labels were given in."""
+    import orjson
+
+    texts = [text for _, text in ROWS]
+    numbers = {name: i for i, name in enumerate(sorted({label for label, _ in ROWS}))}
+    snowpy.SnowClassifier(epochs=2).fit(texts, [numbers[label] for label, _ in ROWS]).save(
+        tmp_path / "ints.snowpy")
+    ints = Service(tmp_path / "ints.snowpy", tmp_path / "ints")
+    assert all(len(a["probabilities"]) == 1 for a in ints.predict(texts[:3]))  # (top_k 1)
+    answer = ints.predict(texts[:3], top_k=2)
+    assert all(type(a["label"]) is int for a in answer)
+    assert all(set(a["probabilities"]) <= {str(i) for i in numbers.values()} for a in answer)
+    examples = [(text, numbers[label]) for text, label in FEEDBACK[:3]]
+    twin = snowpy.load(tmp_path / "ints.snowpy")
+    expected = 0
+    for text, label in examples:
+        expected += twin.predict_one(text) == label
+        twin.learn_one(text, label)
+    assert ints.learn(examples)["correct_before"] == expected == ints.metrics.correct
+    ints.journal.close()
+    lines = [orjson.loads(line) for line in
+             (tmp_path / "ints").glob("journal*").__next__().read_bytes().splitlines()]
+    assert [(r["seq"], r["text"], r["label"]) for r in lines] == [
+        (i + 1, text, label) for i, (text, label) in enumerate(examples)]
+    labels = [[label] if i % 3 else [label, "urgent"] for i, (label, _) in enumerate(ROWS)]
+    snowpy.SnowClassifier(epochs=3, calibrate=None).fit(texts, labels).save(
+        tmp_path / "multi.snowpy")
+    multi = Service(tmp_path / "multi.snowpy", tmp_path / "multi")
+    text, guessed = next((text, answer["label"]) for text, answer in
+                         zip(texts, multi.predict(texts)) if len(answer["label"]) == 2)
+    assert all(type(label) is str for label in guessed)
+    assert multi.learn([(text, guessed[::-1])])["correct_before"] == 1
+    multi.journal.close()
+
+
+def test_a_dual_networks_service_learns(tmp_path):
+    """A classifier over a dual (support-vector) network keeps learning when served: its
+    width is the front end's, 2^bits."""
+    texts, labels = [t for _, t in ROWS[:200]], [label for label, _ in ROWS[:200]]
+    snowpy.SnowClassifier(rule="kernel-perceptron", calibrate=None).fit(texts, labels).save(
+        tmp_path / "dual.snowpy")
+    service = Service(tmp_path / "dual.snowpy", tmp_path / "state")
+    assert service.closed is None and service.health()["learning"] == "open"
+    assert service.learn(FEEDBACK[:3])["learned"] == 3
+    service.journal.close()

@@ -72,7 +72,7 @@ class Service:
         self.unreplayable = 0
         for record in self.journal.replay(self.snapshot_seq):
             try:
-                self.model.learn_one(record["text"], _label(record["label"]))
+                self.model.learn_one(record["text"], record["label"])
             except (KeyError, TypeError, ValueError):  # (never learned before the crash:
                 self.unreplayable += 1                 # its request failed; counted)
             self.seq = int(record["seq"])
@@ -130,11 +130,9 @@ class Service:
             self.seq += len(records)  # (each journaled example keeps its number)
             correct = 0
             for text, label in examples:
-                label = _label(label)
                 guessed = self.model.predict_one(text)
                 right = guessed is not None and (
-                    set(guessed) == set(label) if isinstance(label, tuple) else
-                    _plain(guessed) == _plain(label))
+                    set(guessed) == set(label) if multilabel else guessed == label)
                 correct += right
                 self.model.learn_one(text, label)
                 self.metrics.learned(right)
@@ -196,11 +194,6 @@ def _closed(model: Any) -> str | None:
     except ConfigurationError as exc:
         return str(exc)
     return None
-
-
-def _label(value: Any) -> Any:
-    """A label from JSON: a list is a multi-label document's set of labels."""
-    return tuple(value) if isinstance(value, list) else value
 
 
 def _plain(value: Any) -> Any:
