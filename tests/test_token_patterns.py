@@ -285,3 +285,19 @@ def test_each_class_holds_on_regex_the_characters_it_holds_on_re(escape):
                     f"[^x\\{escape}]"):
         assert regex.findall(for_regex(pattern), ASSIGNED) == re.findall(pattern, ASSIGNED), \
             pattern
+
+
+def test_a_one_group_patterns_empty_matches_are_the_tokens_re_gives():
+    """regex gives some empty matches of a one-group pattern as 1-tuples where re gives
+    strings (``(a|)+``); a document's tokens are re's all the same."""
+    import re
+
+    import regex
+
+    from snowpy.text.patterns import TokenPattern
+
+    text = "ab aab x"
+    assert ("",) in regex.findall(r"(a|)+", text)  # (why the tokens are mended)
+    texts = [text, "a", "bab"]
+    assert TokenPattern(r"(a|)+").tokens(texts, lowercase=False) == \
+        [" ".join(re.findall(r"(a|)+", t)) for t in texts]
