@@ -199,13 +199,10 @@ def _member(name: str) -> zipfile.ZipInfo:
     return info
 
 
-def _data_offset(path: Path, handle: Any, info: zipfile.ZipInfo) -> int:
+def _data_offset(handle: Any, info: zipfile.ZipInfo) -> int:
     """Byte offset in the open file where a stored member's data begins."""
-    handle.seek(info.header_offset)
-    local = handle.read(30)
-    if len(local) != 30 or local[:4] != b"PK\x03\x04":
-        raise ModelFileError(f"{path}: member {info.filename} has a damaged local header")
-    name_length, extra_length = struct.unpack("<HH", local[26:30])
+    handle.seek(info.header_offset + 26)  # (zipfile has checked the local header)
+    name_length, extra_length = struct.unpack("<HH", handle.read(4))
     return info.header_offset + 30 + name_length + extra_length
 
 
@@ -246,8 +243,7 @@ def _check_stream(path: Path, name: str, stream: Any, nbytes: int, dtype: np.dty
 
 
 def _read_array(path: Path, archive: zipfile.ZipFile, name: str, spec: Mapping[str, Any],
-                mmap: bool, verify: bool = True, handle: Any = None,
-                check_only: bool = False) -> np.ndarray:
+                mmap: bool, verify: bool, handle: Any, check_only: bool) -> np.ndarray:
     member = f"arrays/{name}.npy"
     try:
         info = archive.getinfo(member)
@@ -284,7 +280,7 @@ def _read_array(path: Path, archive: zipfile.ZipFile, name: str, spec: Mapping[s
                     f"{path}: array {name!r} is {file_dtype}{tuple(file_shape)}, the header "
                     f"says {dtype}{tuple(shape)}"
                 )
-            mapped = mmap and nbytes >= MMAP_MIN_BYTES and handle is not None
+            mapped = mmap and nbytes >= MMAP_MIN_BYTES
             into = None if check_only or mapped else np.empty(tuple(shape), np.dtype(dtype))
             # every byte read through the stream once, a piece at a time: checked, and
             # copied into the array (or, mapped, left in the file: a mapped array's pages
@@ -300,7 +296,7 @@ def _read_array(path: Path, archive: zipfile.ZipFile, name: str, spec: Mapping[s
                 # mapped from the file already open: a model saved over this path
                 # meanwhile (a new file, renamed in) cannot mix into what is read;
                 # copy-on-write, so training a loaded model never writes into the file
-                offset = _data_offset(path, handle, info) + header_length
+                offset = _data_offset(handle, info) + header_length
                 array: np.ndarray = np.memmap(handle, dtype=np.dtype(dtype), mode="c",
                                               offset=offset, shape=tuple(shape))
             else:

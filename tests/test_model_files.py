@@ -562,23 +562,37 @@ def test_float_feature_ids_are_refused(forge, quick_model, tmp_path):
 
 
 def test_stale_temporary_files_of_killed_saves_are_removed(tmp_path):
+    """A save removes the temporary files of earlier saves of the same model whose
+    process is gone; it keeps those of a process still running (a save in progress), of
+    its own process, of other models, and those without a process id (older snowpy)
+    until they are a day old."""
     import os
     import subprocess
     import sys
+    import time
 
     classifier = snowpy.SnowClassifier(epochs=1).fit(["a b", "c d"], ["x", "y"])
     gone = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],
                           capture_output=True, text=True).stdout.strip()
-    stale = tmp_path / f".m.snowpy.{gone}.abc123.tmp"  # a save killed by kill -9
-    stale.write_bytes(b"half a model")
-    alive = tmp_path / f".m.snowpy.{os.getppid()}.def456.tmp"  # a save in progress
-    alive.write_bytes(b"being written")
-    other = tmp_path / f".other.snowpy.{gone}.x.tmp"  # another model's
-    other.write_bytes(b"not ours")
-    classifier.save(tmp_path / "m.snowpy")
-    assert not stale.exists() and alive.exists() and other.exists()
+    with subprocess.Popen([sys.executable, "-c", "import time; time.sleep(120)"]) as sleeper:
+        files = {
+            "stale": f".m.snowpy.{gone}.abc123.tmp",  # a save killed by kill -9
+            "alive": f".m.snowpy.{sleeper.pid}.def456.tmp",  # a save in progress
+            "own": f".m.snowpy.{os.getpid()}.ghi789.tmp",  # this process's
+            "other": f".other.snowpy.{gone}.x.tmp",  # another model's
+            "old": ".m.snowpy.old-style.tmp",  # no process id, two days old
+            "young": ".m.snowpy.young-style.tmp",  # no process id, an hour old
+        }
+        for path in files.values():
+            (tmp_path / path).write_bytes(b"half a model")
+        now = time.time()
+        os.utime(tmp_path / files["old"], (now - 2 * 86400, now - 2 * 86400))
+        os.utime(tmp_path / files["young"], (now - 3600, now - 3600))
+        classifier.save(tmp_path / "m.snowpy")
+        assert sleeper.poll() is None  # (looked at, not signalled)
+        sleeper.kill()
     assert sorted(p.name for p in tmp_path.iterdir() if p.name.endswith(".tmp")) == \
-        sorted([alive.name, other.name])
+        sorted(files[name] for name in ("alive", "own", "other", "young"))
 
 
 def test_a_device_or_a_pipe_is_named_as_such(tmp_path):
