@@ -54,7 +54,7 @@ _LIMIT_DIMS = 4
 
 
 def _sha256(array: np.ndarray) -> str:
-    return hashlib.sha256(np.ascontiguousarray(array).view(np.uint8).reshape(-1).data).hexdigest()
+    return hashlib.sha256(np.ascontiguousarray(array).data).hexdigest()
 
 
 def write_model(path: str | os.PathLike, header: Mapping[str, Any],
@@ -66,7 +66,7 @@ def write_model(path: str | os.PathLike, header: Mapping[str, Any],
     header (which holds every array's SHA-256), checked by ``read_model(..., key=key)``.
     """
     target = Path(path)
-    directory = target.parent if str(target.parent) else Path(".")
+    directory = target.parent
     directory.mkdir(parents=True, exist_ok=True)
     manifest = {}
     prepared = {}
@@ -100,10 +100,10 @@ def write_model(path: str | os.PathLike, header: Mapping[str, Any],
         # what replaces a model must load back: read the new file whole (checksums
         # included, a piece at a time) before the rename; a failure leaves the old
         # model where it was
-        read_model(temporary, verify=True, check_only=True)
+        read_model(temporary, check_only=True)
         os.replace(temporary, target)
     except BaseException as exc:
-        Path(temporary).unlink(missing_ok=True)
+        os.unlink(temporary)
         if isinstance(exc, OSError) and not exc.filename:  # (a full disk: say where)
             raise OSError(exc.errno, exc.strerror or str(exc), str(target)) from None
         raise
@@ -193,10 +193,9 @@ def _signature(header: Mapping[str, Any], key: bytes) -> str:
 
 def _member(name: str) -> zipfile.ZipInfo:
     """A member of a model file, dated 1980-01-01 as every member is: the same model is
-    the same bytes, whenever it was saved (the file system keeps when)."""
-    info = zipfile.ZipInfo(name, date_time=(1980, 1, 1, 0, 0, 0))
-    info.external_attr = 0o600 << 16
-    return info
+    the same bytes, whenever it was saved (the file system keeps when). (zipfile makes
+    each member readable and writable by its owner only.)"""
+    return zipfile.ZipInfo(name, date_time=(1980, 1, 1, 0, 0, 0))
 
 
 def _data_offset(handle: Any, info: zipfile.ZipInfo) -> int:
@@ -275,7 +274,10 @@ def _read_array(path: Path, archive: zipfile.ZipFile, name: str, spec: Mapping[s
             header_length = stream.tell()
             if file_dtype.hasobject:
                 raise ModelFileError(f"{path}: array {name!r} holds Python objects; refused")
-            if tuple(file_shape) != tuple(shape) or file_dtype != np.dtype(dtype) or fortran:
+            if fortran:
+                raise ModelFileError(f"{path}: array {name!r} is in Fortran order; snowpy "
+                                     "writes C order")
+            if tuple(file_shape) != tuple(shape) or file_dtype != np.dtype(dtype):
                 raise ModelFileError(
                     f"{path}: array {name!r} is {file_dtype}{tuple(file_shape)}, the header "
                     f"says {dtype}{tuple(shape)}"

@@ -132,22 +132,30 @@ def test_stale_files_are_looked_at_one_by_one(tmp_path):
 
     gone = [subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],
                            capture_output=True, text=True).stdout.strip() for _ in range(2)]
-    kept = [f".m.snowpy.{os.getpid()}.{i}.tmp" for i in range(3)]
-    stale = [f".m.snowpy.{pid}.{i}.tmp" for pid in gone for i in range(4)]
-    for name in kept + stale:
-        (tmp_path / name).write_bytes(b"x")
-    write_model(tmp_path / "m.snowpy", {}, ARRAYS)
+    import time
+
+    with subprocess.Popen([sys.executable, "-c", "import time; time.sleep(120)"]) as sleeper:
+        kept = [f".m.snowpy.{pid}.{i}.tmp" for pid in (os.getpid(), sleeper.pid)
+                for i in range(3)] + [f".m.snowpy.young{i}.tmp" for i in range(3)]
+        stale = [f".m.snowpy.{pid}.{i}.tmp" for pid in gone for i in range(10)]
+        for name in kept + stale:
+            (tmp_path / name).write_bytes(b"x")
+        for name in kept[-3:]:
+            os.utime(tmp_path / name, (time.time() - 3600,) * 2)
+        write_model(tmp_path / "m.snowpy", {}, ARRAYS)
+        sleeper.kill()
     assert sorted(p.name for p in tmp_path.glob("*.tmp")) == sorted(kept)
 
 
 def test_arrays_are_read_whole_past_a_piece_and_without_verifying(tmp_path):
     """An array of more than one 8 MiB piece reads back whole; ``verify=False`` reads
     without checksums (and without the finiteness check: a NaN is the caller's)."""
-    big = np.random.default_rng(0).random(1_200_000)  # 9.6 MB of float64
+    big = np.random.default_rng(0).random(2_200_000)  # 17.6 MB of float64: three pieces
     path = write_model(tmp_path / "m.snowpy", {}, {"big": big, **ARRAYS})
     for verify in (True, False):
         _, arrays = read_model(path, verify=verify)
         assert np.array_equal(arrays["big"], big) and np.array_equal(arrays["w"], ARRAYS["w"])
+        assert not isinstance(arrays["big"], np.memmap)  # (mapped only when asked)
     _, mapped = read_model(path, mmap=True)
     assert isinstance(mapped["big"], np.memmap) and not isinstance(mapped["w"], np.memmap)
     assert np.array_equal(mapped["big"], big)
@@ -273,3 +281,36 @@ def test_an_array_of_another_size_or_shape_than_declared_is_refused(tmp_path):
     small = write_model(tmp_path / "small.snowpy", {}, {"w": wide})
     _with_header(small, out, lambda h: h["arrays"]["w"].update(shape=[2], nbytes=8))
     assert _refusal(out).startswith(f"{out}: array 'w' should hold 8 bytes as float32(2,), ")
+
+
+def test_arrays_stored_otherwise_than_snowpy_writes_them_are_refused(tmp_path):
+    """A compressed member, an array of Python objects, one in Fortran order, a NaN, a
+    size claimed past the whole file: each refused in one line naming the array."""
+    good = write_model(tmp_path / "good.snowpy", {}, ARRAYS)
+    out = tmp_path / "bad.snowpy"
+    with zipfile.ZipFile(good) as archive, zipfile.ZipFile(out, "w") as copy:
+        for info in archive.infolist():
+            copy.writestr(info.filename, archive.read(info), compress_type=(
+                zipfile.ZIP_DEFLATED if info.filename == "arrays/ids.npy" else
+                zipfile.ZIP_STORED))
+    assert _refusal(out) == f"{out}: array 'ids' is compressed; snowpy writes them stored"
+
+    def member(array, **options):
+        buffer = io.BytesIO()
+        np.save(buffer, array, **options)
+        return buffer.getvalue()
+
+    for array, why in [
+            (np.array([1.0, "x"], dtype=object).repeat(3)[:6].reshape(2, 3),
+             "holds Python objects; refused"),
+            (np.asfortranarray(ARRAYS["w"]), "is in Fortran order; snowpy writes C order"),
+            (np.array([[0, 1, 2], [3, np.nan, 5]], dtype=np.float32), "holds NaN or infinity")]:
+        _rewrite(good, out, lambda members: members.update(
+            {"arrays/w.npy": member(array, allow_pickle=True)}))
+        assert _refusal(out) == f"{out}: array 'w' {why}"
+    claimed = 1 << 20  # (the member says as much, the file is a few hundred bytes)
+    _with_header(good, out, lambda h: h["arrays"]["w"].update(shape=[claimed // 4, 1],
+                                                              nbytes=claimed))
+    _with_size(out, out, "arrays/w.npy", claimed + 128)
+    assert _refusal(out) == (f"{out}: array 'w' claims {claimed:,} bytes, more than the whole "
+                             f"file ({out.stat().st_size:,})")

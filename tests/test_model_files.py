@@ -605,19 +605,22 @@ def test_a_device_or_a_pipe_is_named_as_such(tmp_path):
         assert result.exit_code == 1 and "not a regular file" in result.stderr, result.stderr
 
 
-def test_a_full_disk_names_the_model_file(tmp_path, monkeypatch):
-    import errno
-
-    classifier = snowpy.SnowClassifier(epochs=1).fit(["a b", "c d"], ["x", "y"])
+@pytest.mark.parametrize("failure, said", [
+    (OSError(28, "No space left on device"), "[Errno 28] No space left on device"),
+    (OSError("the disk went away"), "[Errno None] the disk went away")])
+def test_a_full_disk_names_the_model_file(tmp_path, monkeypatch, failure, said):
+    classifier = snowpy.SnowClassifier(epochs=1, calibrate=None).fit(["a b", "c d"],
+                                                                     ["x", "y"])
 
     def full(*args, **kwargs):
-        raise OSError(errno.ENOSPC, "No space left on device")
+        raise failure
 
     monkeypatch.setattr("snowpy.model_file.os.fsync", full)
     with pytest.raises(OSError) as caught:
         classifier.save(tmp_path / "m.snowpy")
+    assert str(caught.value) == f"{said}: '{tmp_path / 'm.snowpy'}'"
     assert caught.value.filename == str(tmp_path / "m.snowpy")
-    assert caught.value.errno == errno.ENOSPC
+    assert caught.value.errno == failure.errno
     assert not list(tmp_path.iterdir())  # no temporary file left
 
 
