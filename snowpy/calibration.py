@@ -239,10 +239,11 @@ class Calibration:
         """The ``T`` of ``p_t^T / sum_k p_k^T``: 1, unless the plain division hedges, its
         mean top probability on the held-out examples (those with exactly one true class)
         falling more than :data:`HEDGING` below their accuracy (Winnow on 20 Newsgroups:
-        0.62 at 0.88). Then ``T`` makes the two equal (calibration in the large), up to 8 (a
-        hedging division is only ever sharpened: ``T > 1``). Fitting ``T`` by log loss instead, or matching whenever the two differ,
-        made probabilities worse where the held-out folds score unlike the final network
-        (the demo corpus: log loss 0.18 -> 0.55); ``docs/calibration.md`` has the figures."""
+        0.62 at 0.88). Then ``T`` makes the two equal (calibration in the large), up to 8
+        (a hedging division is only ever sharpened: ``T > 1``). Fitting ``T`` by log loss
+        instead, or matching whenever the two differ, made probabilities worse where the
+        held-out folds score unlike the final network (the demo corpus: log loss 0.18 ->
+        0.55); ``docs/calibration.md`` has the figures."""
         single: np.ndarray | None = None
         log_p: np.ndarray | None = None
 

@@ -103,7 +103,7 @@ def write_model(path: str | os.PathLike, header: Mapping[str, Any],
         read_model(temporary, check_only=True)
         os.replace(temporary, target)
     except BaseException as exc:
-        os.unlink(temporary)
+        Path(temporary).unlink(missing_ok=True)  # (gone if an interrupt hit the rename)
         if isinstance(exc, OSError) and not exc.filename:  # (a full disk: say where)
             raise OSError(exc.errno, exc.strerror or str(exc), str(target)) from None
         raise
