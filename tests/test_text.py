@@ -6,13 +6,15 @@ import json
 import os
 import subprocess
 import sys
+import unicodedata
 
 import numpy as np
 import pytest
 import scipy.sparse as sp
 
 from snowpy.exceptions import ConfigurationError, NotFittedError, UnknownNameError
-from snowpy.text import Featurizer, feature_seed, murmurhash3_32
+from snowpy.text import Featurizer, feature_seed, murmurhash3_32, unicode
+from snowpy.text.hashing import hash_names
 from snowpy.text.tokenize import encode_documents, split_documents, tokenize_bytes
 
 
@@ -85,6 +87,112 @@ def test_ids_do_not_depend_on_pythonhashseed():
         assert result.returncode == 0, result.stderr
         outputs.add(result.stdout)
     assert len(outputs) == 1
+
+
+def test_feature_dicts_hash_their_names_in_a_namespace_of_their_own():
+    """River's feature dicts: each name hashed as UTF-8 (a number as its str) with the seed
+    of the "dict" extractor, ids sorted, the strengths as given, colliding names summed."""
+    featurizer = Featurizer(bits=20, hash_seed=5)
+    seed = feature_seed("dict", "", 5)
+    assert seed == murmurhash3_32("\x1fdict", 5)
+    ids, values = featurizer.features_one({"price": 2.5, "größe": -1.0, 7: 4.0})
+    by_id = {murmurhash3_32("price", seed) & 0xFFFFF: 2.5,
+             murmurhash3_32("größe", seed) & 0xFFFFF: -1.0,
+             murmurhash3_32("7", seed) & 0xFFFFF: 4.0}
+    assert ids.dtype == np.int64 and ids.tolist() == sorted(by_id)
+    assert values.tolist() == [by_id[i] for i in sorted(by_id)]
+    assert Featurizer(bits=20).features_one({"a": 1.0})[0].tolist() == [
+        murmurhash3_32("a", feature_seed("dict")) & 0xFFFFF]
+    # with 2 bits, six names share at most four ids: each id's strength is its names' sum
+    names = {f"n{k}": float(2 ** k) for k in range(6)}
+    ids, values = Featurizer(bits=2).features_one(names)
+    summed: dict[int, float] = {}
+    for name, value in names.items():
+        key = murmurhash3_32(name, feature_seed("dict")) & 3
+        summed[key] = summed.get(key, 0.0) + value
+    assert ids.tolist() == sorted(summed) and len(summed) < 6
+    assert values.tolist() == [summed[i] for i in sorted(summed)]
+    assert Featurizer().features_one({})[0].tolist() == []
+    with pytest.raises(ConfigurationError, match="^a feature dict maps names to numbers$"):
+        Featurizer().features_one({"a": "many"})
+
+
+def test_hash_names_masks_each_utf8_name():
+    names = ["", "a", "größe", "😀", "a" * 40, "lone\udcff"]
+    out = hash_names(names, 9, 0xFFF)
+    assert out.dtype == np.int64 and out.shape == (6,)
+    assert out.tolist() == [murmurhash3_32(n.encode("utf-8", "surrogatepass"), 9) & 0xFFF
+                            for n in names]
+    assert hash_names(["x"], 2 ** 32 + 9, 0xFFFFFFFF).tolist() == [murmurhash3_32("x", 9)]
+    assert hash_names([], 0, 1).tolist() == []
+
+
+# --------------------------------------------------------- the character table
+@pytest.fixture(scope="module")
+def built_tables():
+    if unicodedata.unidata_version != unicode.UNICODE_VERSION:
+        pytest.skip(f"the shipped tables are Unicode {unicode.UNICODE_VERSION}, this Python's "
+                    f"unicodedata {unicodedata.unidata_version}")
+    return unicode.build_tables()
+
+
+def test_the_shipped_tables_are_what_unicodedata_gives(built_tables, tmp_path, monkeypatch,
+                                                       capsys):
+    classes, lower, version = built_tables
+    assert version == unicode.UNICODE_VERSION
+    shipped = unicode.tables()
+    assert shipped.class_index.shape == shipped.lower_index.shape == (4352,)
+    assert np.array_equal(shipped.classes(), classes) and shipped.classes().dtype == np.uint8
+    assert np.array_equal(shipped.lower(), lower) and shipped.lower().dtype == np.int32
+    # regenerated, the file holds the shipped arrays, each of its type
+    shipped_path = unicode._PATH
+    made_path = tmp_path / "table.npz"
+    monkeypatch.setattr(unicode, "_PATH", made_path)
+    monkeypatch.setattr(unicode, "build_tables", lambda: built_tables)
+    unicode.main()
+    assert capsys.readouterr().err == f"wrote {made_path} (Unicode {version})\n"
+    with np.load(made_path) as made, np.load(shipped_path) as original:
+        assert sorted(made.files) == sorted(original.files) == [
+            "class_index", "class_pages", "lower_index", "lower_pages", "version"]
+        for name in made.files:
+            assert made[name].dtype == original[name].dtype, name
+            assert np.array_equal(made[name], original[name]), name
+
+
+@pytest.mark.parametrize("char,kind", [
+    ("a", unicode.WORD), ("Z", unicode.WORD), ("7", unicode.WORD), ("_", unicode.WORD),
+    ("\u0663", unicode.WORD), ("\u216b", unicode.WORD), ("\u00bd", unicode.WORD),  # Nd Nl No
+    ("\u0301", unicode.MARK), ("\u0903", unicode.MARK), ("\u20dd", unicode.MARK),  # Mn Mc Me
+    ("😀", unicode.SINGLE), ("\u00a9", unicode.SINGLE), ("東", unicode.SINGLE),
+    ("\u3400", unicode.SINGLE), ("\u4dbf", unicode.SINGLE), ("\U0002a6df", unicode.SINGLE),
+    ("\U0003134f", unicode.SINGLE),  # the last of the Han ranges, though unassigned
+    ("\u3041", unicode.WORD), ("\U0002a6e0", unicode.SEPARATOR), ("\U00031350", unicode.SEPARATOR),
+    (" ", unicode.SEPARATOR), (".", unicode.SEPARATOR), ("-", unicode.SEPARATOR),
+    ("+", unicode.SEPARATOR), ("$", unicode.SEPARATOR), ("^", unicode.SEPARATOR),
+    ("\x00", unicode.SEPARATOR), ("\ud800", unicode.SEPARATOR), ("\udfff", unicode.SEPARATOR),
+])
+def test_each_class_of_the_character_table(char, kind):
+    assert unicode.tables().classes()[ord(char)] == kind
+
+
+@pytest.mark.parametrize("char,lowered", [
+    ("A", "a"), ("a", "a"), ("Σ", "σ"), ("\u01c4", "\u01c6"), ("\U00010400", "\U00010428"),
+    ("\u0130", "\u0130"),  # its lower case has two code points: kept
+    ("1", "1"), ("\ud800", "\ud800"),
+])
+def test_the_simple_lower_case_mapping(char, lowered):
+    assert unicode.tables().lower()[ord(char)] == ord(lowered)
+
+
+def test_paged_tables_are_the_distinct_pages_of_256():
+    values = np.zeros(0x110000, dtype=np.int32)
+    values[256:512] = 3
+    values[0x10FF00 + 7] = -2
+    index, pages = unicode.paged(values)
+    assert index.dtype == np.int32 and index.shape == (4352,)
+    assert pages.flags.c_contiguous and pages.shape == (3 * 256,)
+    assert np.array_equal(pages.reshape(-1, 256)[index].reshape(-1), values)
+    assert index[:3].tolist() == [1, 2, 1] and index[-1] == 0  # pages sorted, then numbered
 
 
 # ------------------------------------------------------------- tokenisation

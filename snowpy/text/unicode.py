@@ -114,8 +114,10 @@ def _shipped_version() -> str:
 UNICODE_VERSION = _shipped_version() if _PATH.exists() else unicodedata.unidata_version
 
 
-def save_tables(classes: np.ndarray, lower: np.ndarray, version: str, path: Path = _PATH) -> None:
-    """Write flat tables as the shipped two-level file."""
+def save_tables(classes: np.ndarray, lower: np.ndarray, version: str,
+                path: Path | None = None) -> None:
+    """Write flat tables as the two-level file (by default the shipped one)."""
+    path = _PATH if path is None else path
     class_index, class_pages = paged(classes)
     lower_index, lower_pages = paged(lower - np.arange(_N, dtype=np.int32))
     np.savez_compressed(path, class_index=class_index, class_pages=class_pages,
