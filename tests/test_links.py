@@ -120,6 +120,43 @@ def test_eligibility_by_percent_keeps_each_targets_most_active_features():
     assert links_of(net) == {(-1, "a"), (0, "a"), (-1, "b"), (1, "b")}
 
 
+@pytest.mark.parametrize("percent,kept", [(66, {0, 1}), (67, {0, 1, 2})])
+def test_prune_applies_the_percent_quota_to_a_network_learned_by_partial_fit(percent, kept):
+    """partial_fit ranks no links; prune() applies eligibility="percent:p" then. No bias:
+    target a has no link (its example has no feature), b has x0 (active in 3 of its
+    examples), x1 (2) and x2 (1), so ceil(0.66 * 3) = 2 links stay, ceil(0.67 * 3) = 3;
+    c keeps x3, its only link."""
+    X = rows([0, 0, 0, 0], [1, 1, 1, 0], [1, 1, 0, 0], [1, 0, 0, 0], [0, 0, 0, 1])
+    net = snowpy.Network("winnow", links="positive", bias=False, discard=None,
+                         eligibility=f"percent:{percent}")
+    net.partial_fit(X, ["a", "b", "b", "b", "c"])
+    assert links_of(net) == {(0, "b"), (1, "b"), (2, "b"), (3, "c")}
+    assert net.prune() == 3 - len(kept)
+    assert links_of(net) == {(feature, "b") for feature in kept} | {(3, "c")}
+    assert net.prune() == 0  # the quota of the links left is all of them
+
+
+def test_discard_of_a_rule_starting_at_zero_is_measured_against_the_links_that_moved():
+    """links="all" keeps a link per feature seen, moved or not. The perceptron's links
+    after this pass weigh -2, -2, -1, -1, -1 and four stay at 0: the scale is the mean
+    distance of the five that moved, 7/5, so discard=0.8 drops what is nearer to 0 than
+    1.12 and keeps the two at -2 (the nine links' mean would keep the five). With no link
+    moved, there is no scale and nothing goes."""
+    X = rows([2, 1, 0], [0, 1, 1], [1, 0, 0], [0, 0, 1])
+    options = dict(links="all", bias=False, learning_rate=1.0, average=False, epochs=1,
+                   shuffle=False)
+    net = snowpy.Network("perceptron", discard=None, **options).fit(X, ["a", "b", "a", "c"])
+    assert net.coef_.tolist() == [[0, -1, -1], [-2, 0, 0], [-2, -1, 0]] and net.n_links_ == 9
+    pruned = snowpy.Network("perceptron", discard=0.8, **options).fit(X, ["a", "b", "a", "c"])
+    assert pruned.coef_.tolist() == [[0, 0, 0], [-2, 0, 0], [-2, 0, 0]]
+    assert pruned.n_links_ == 2
+    still = snowpy.Network("perceptron", discard=None, **options)
+    still.partial_fit(rows([1, 1, 0], [0, 0, 1]), ["a", "a"])  # one target, never wrong
+    assert still.n_links_ == 3 and not still.coef_.any()
+    still.set_params(discard=0.5)
+    assert still.prune() == 0 and still.n_links_ == 3
+
+
 @pytest.mark.parametrize("links", ["positive", "signed", "touched", "all"])
 def test_each_policy_round_trips_through_a_model_file_with_mmap(tmp_path, links):
     rng = np.random.default_rng(2)

@@ -492,14 +492,11 @@ class LinkStore:
         large training, when memory peaks.
         """
         before = self.n_links
-        averaging = bool(averaged and self.U.shape[0] and self.seen > 0)
+        W, _, seen, planes, averaging, round32, absent = self.weighing(averaged=averaged)
         flags = np.zeros(0, np.uint8) if keep is None else keep.view(np.uint8)
-        used = _compiled.compact_in_place(
-            self.rows, self.n_rows, int(self.meta[USED]), self.target, self.W,
-            self.U if self.U.shape[0] else self.W[:0], self.lcount, flags,
-            float(threshold), averaging, float(max(self.seen, 1)),
-            np.asarray(self.planes, dtype=np.float64), self.absent,
-            self.dtype != np.float64 and not self.frozen)
+        used = _compiled.compact_in_place(  # (the sums move with their links: all of U)
+            self.rows, self.n_rows, int(self.meta[USED]), self.target, W, self.U,
+            self.lcount, flags, float(threshold), averaging, seen, planes, absent, round32)
         self._bound = None  # (the engine's binding holds the arrays: they shrink)
         for name in ("target", "W", "U", "lcount"):
             if getattr(self, name).shape[0]:
