@@ -131,13 +131,14 @@ class FeatureMap:
     def grow(self, rows: int = 0) -> None:
         """Twice the slots, or enough to hold ``rows`` rows at most half full (a direct
         map: room for ``rows`` rows in its number-to-key list)."""
-        if self.direct:
-            room = max(2 * self._row_ids.size, rows + 1,
-                       self._row_ids.size + self._row_ids.size // 2)
-            grown = np.zeros(min(room, self._slots.size + 1), dtype=self._dtype)
-            grown[:self._row_ids.size] = self._row_ids
-            self._row_ids = grown
-            self.generation += 1
+        if self.direct:  # (never more numbers than keys, and 0: a narrow map starts full)
+            size = self._row_ids.size
+            room = min(max(2 * size, rows + 1, size + size // 2), self._slots.size + 1)
+            if room > size:
+                grown = np.zeros(room, dtype=self._dtype)
+                grown[:size] = self._row_ids
+                self._row_ids = grown
+                self.generation += 1
             return
         used = self.row_ids.copy()
         self.generation += 1

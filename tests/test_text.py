@@ -14,8 +14,15 @@ import scipy.sparse as sp
 
 from snowpy.exceptions import ConfigurationError, NotFittedError, UnknownNameError
 from snowpy.text import Featurizer, feature_seed, murmurhash3_32, unicode
+from snowpy._rows import Rows
 from snowpy.text.hashing import hash_names
-from snowpy.text.tokenize import encode_documents, split_documents, tokenize_bytes
+from snowpy.text.weighing import DocumentFrequencies
+from snowpy.text.tokenize import (
+    encode_documents,
+    split_documents,
+    split_spaces,
+    tokenize_bytes,
+)
 
 
 def tokens(*docs: str | bytes, **options) -> list[list[str]]:
@@ -157,6 +164,12 @@ def test_the_shipped_tables_are_what_unicodedata_gives(built_tables, tmp_path, m
         for name in made.files:
             assert made[name].dtype == original[name].dtype, name
             assert np.array_equal(made[name], original[name]), name
+    monkeypatch.undo()
+    assert unicode._shipped_version() == version
+    unicode.save_tables(classes, lower, "0.1", tmp_path / "elsewhere.npz")
+    with np.load(tmp_path / "elsewhere.npz") as elsewhere:
+        assert str(elsewhere["version"]) == "0.1"
+        assert np.array_equal(elsewhere["class_pages"], shipped.class_pages)
 
 
 @pytest.mark.parametrize("char,kind", [
@@ -213,6 +226,46 @@ def test_paged_tables_are_the_distinct_pages_of_256():
 ])
 def test_tokenisation_across_scripts(text, expected):
     assert tokens(text) == [expected]
+
+
+def test_token_streams_keep_each_document_apart():
+    """Each document's tokens, single spaces between them, its tokens' spans; offsets need
+    not start at 0. split_spaces (custom patterns, token lists) splits on spaces only."""
+    assert tokens("Ab c", "", "d", lowercase=False) == [["Ab", "c"], [], ["d"]]
+    raw = np.frombuffer(b"xxxHello wOrld", np.uint8)
+    for split, words in ((tokenize_bytes, ["hello", "world"]), (split_spaces, ["Hello", "wOrld"])):
+        stream = split(raw, np.array([3, 9, 14]))
+        assert stream.text.tobytes() == "".join(words).encode()
+        assert stream.starts.tolist() == [0, 5] and stream.ends.tolist() == [5, 10]
+        assert stream.doc_ptr.tolist() == [0, 1, 2] and stream.n_docs == 2
+        assert stream.invalid.dtype == np.int64 and stream.invalid.tolist() == [0, 0]
+        assert [stream.tokens(0), stream.tokens(1)] == [words[:1], words[1:]]
+    data, offsets = split_documents(*encode_documents(["don't  stop", "", " x ", "a"]), 4)
+    stream = split_spaces(data, offsets)
+    assert stream.text.tobytes() == b"don't stopxa"
+    assert (stream.starts.tolist(), stream.ends.tolist()) == ([0, 6, 10, 11], [5, 10, 11, 12])
+    assert stream.doc_ptr.tolist() == [0, 2, 2, 3, 4]
+    assert [stream.tokens(d) for d in range(4)] == [["don't", "stop"], [], ["x"], ["a"]]
+    for split in (tokenize_bytes, split_spaces):
+        empty = split(np.zeros(0, np.uint8), np.zeros(1, np.int64))
+        assert empty.n_docs == 0 and empty.text.size == 0 and empty.invalid.shape == (0,)
+
+
+def test_documents_are_encoded_one_by_one_when_bytes_or_nul_are_among_them():
+    raw, offsets = encode_documents([b"x", "y\x00\u00e7", ""])
+    assert raw.tobytes() == b"xy\x00\xc3\xa7"
+    assert offsets.dtype == np.int64 and offsets.tolist() == [0, 1, 5, 5]
+    assert split_documents(raw, offsets, 3)[1] is offsets
+    raw, offsets = encode_documents(["ab", "c"])  # joined by NUL: the split finds them
+    assert raw.tobytes() == b"ab\x00c" and offsets is None
+    data, offsets = split_documents(raw, None, 2)
+    assert data is raw and offsets.tolist() == [0, 3, 4]
+    nul = ["a\x00b", "c"]
+    raw, offsets = encode_documents(nul)  # a NUL inside: one by one, from the items
+    with pytest.raises(ValueError, match="^documents hold NUL characters; pass them as items$"):
+        split_documents(raw, offsets, 2)
+    data, offsets = split_documents(raw, offsets, 2, items=nul)
+    assert data.tobytes() == b"a\x00bc" and offsets.tolist() == [0, 3, 4]
 
 
 def test_lowercase_can_be_turned_off_and_accents_stripped():
@@ -479,7 +532,55 @@ def test_a_large_block_and_one_document_are_weighed_to_the_bit_alike(bits):
                             bits=bits).fit(IDF_DOCS)
     block = featurizer.transform(IDF_DOCS * 20)  # (more entries than features counted)
     assert block.nnz > len(featurizer.frequencies_)
-    for row, doc in enumerate(IDF_DOCS):
+    unseen = ["a zebra sat", "zebras graze"]  # (features never counted: left out)
+    block = sp.vstack([block, featurizer.transform(unseen)]).tocsr()
+    assert block.indptr[-1] - block.indptr[-2] == 0
+    for row, doc in enumerate(IDF_DOCS + unseen):
+        row += 0 if row < len(IDF_DOCS) else len(IDF_DOCS) * 19
         ids, vals = featurizer.weighed_one(*featurizer.features_one(doc))
         assert ids.tolist() == block.indices[block.indptr[row]:block.indptr[row + 1]].tolist()
         assert vals.tobytes() == block.data[block.indptr[row]:block.indptr[row + 1]].tobytes()
+
+
+def idf(n, df):
+    return np.log((1 + n) / (1 + df)) + 1
+
+
+@pytest.mark.parametrize("width", [16, 1 << 30])  # (the counts' map: direct, then hashed)
+def test_document_frequencies_count_weigh_and_round_trip_by_hand(width):
+    frequencies = DocumentFrequencies(width)
+    frequencies.count(Rows(np.array([0, 2, 3]), np.array([1, 5, 5]), None, width))  # {1, 5} {5}
+    frequencies.count(Rows(np.array([0, 1]), np.array([7]), None, width), weights=[3])
+    frequencies.count(sp.csr_matrix((np.ones(2), np.array([5, 1]), np.array([0, 1, 2])),
+                                    shape=(2, width)), weights=np.array([2, 1]))  # {5}x2 {1}
+    assert frequencies.documents == 8 and len(frequencies) == 3
+    ids, counts = frequencies.to_arrays()
+    assert ids.dtype == counts.dtype == np.int64
+    assert (ids.tolist(), counts.tolist()) == ([1, 5, 7], [2, 4, 3])
+    # a scipy row (int32 ids) of strengths 2, 1, 4 over 1, 5 and 9 (never counted)
+    row = sp.csr_matrix((np.array([2.0, 1.0, 4.0]), np.array([1, 5, 9]), np.array([0, 3])),
+                        shape=(1, width))
+    expected = np.array([2 * idf(8, 2), idf(8, 4)])
+    for norm in (False, True):
+        weighed = frequencies.weigh(row, norm=norm)
+        assert weighed.indices.tolist() == [1, 5] and weighed.indptr.tolist() == [0, 2]
+        scale = np.linalg.norm(expected) if norm else 1.0
+        np.testing.assert_allclose(weighed.data, expected / scale, rtol=1e-15)
+        ids, vals = frequencies.weigh_one(np.array([1, 5, 9]), np.array([2.0, 1.0, 4.0]),
+                                          norm=norm, learn=False)
+        assert ids.tolist() == [1, 5] and vals.tobytes() == weighed.data.tobytes()
+    assert frequencies.documents == 8  # (weighing counts nothing)
+    again = DocumentFrequencies(width, *frequencies.to_arrays(), documents=8)
+    assert again.weigh(row).data.tobytes() == frequencies.weigh(row).data.tobytes()
+    # each document counted (weights times) before it is weighed, in order
+    learned = DocumentFrequencies(width, *frequencies.to_arrays(), documents=8)
+    rows = Rows(np.array([0, 2, 3]), np.array([1, 2, 2]), None, width)  # {1, 2} then {2}
+    weighed = learned.weigh(rows, each=True, weights=[2, 1])
+    np.testing.assert_allclose(weighed.data, [idf(10, 4), idf(10, 2), idf(11, 3)], rtol=1e-15)
+    assert learned.documents == 11 and learned.to_arrays()[1].tolist() == [4, 3, 4, 3]
+    one = DocumentFrequencies(width, *frequencies.to_arrays(), documents=8)
+    ids, vals = one.weigh_one(np.array([1, 2]), np.array([1.0, 1.0]), norm=False, learn=True)
+    np.testing.assert_allclose(vals, [idf(9, 3), idf(9, 1)], rtol=1e-15)
+    assert ids.tolist() == [1, 2] and one.documents == 9
+
+

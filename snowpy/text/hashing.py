@@ -61,8 +61,7 @@ def hash_names(names: list[str], seed: int, mask: int) -> np.ndarray:
     encoded = [name.encode("utf-8", "surrogatepass") for name in names]
     offsets = np.zeros(len(encoded) + 1, dtype=np.int64)
     np.cumsum([len(b) for b in encoded], out=offsets[1:])
-    data = np.frombuffer(b"".join(encoded), dtype=np.uint8) if encoded else \
-        np.zeros(0, np.uint8)
+    data = np.frombuffer(b"".join(encoded), dtype=np.uint8)
     out = np.empty(len(encoded), dtype=np.int64)
     hashing.hash_spans(data, offsets, int(seed) & _M32, int(mask), out)
     return out

@@ -82,7 +82,8 @@ def tokenize_bytes(
     strip_marks: bool = False,
     workspace: Any = None,
 ) -> TokenStream:
-    """Tokenise documents ``data[offsets[d]:offsets[d + 1]]`` (UTF-8 bytes).
+    """Tokenise documents ``data[offsets[d]:offsets[d + 1]]`` (UTF-8 bytes; ``offsets``
+    holds ``n_docs + 1`` positions).
 
     Examples
     --------
@@ -91,8 +92,8 @@ def tokenize_bytes(
     >>> stream.tokens(0)
     ['hello', 'wörld', '東', '京', 'ok', '😀']
     """
-    size = int(offsets[-1] - offsets[0]) if offsets.size else 0
-    n_docs = max(offsets.size - 1, 0)
+    size = int(offsets[-1] - offsets[0])
+    n_docs = offsets.size - 1
     # lower-casing can lengthen a code point by one byte (2 -> 3), spaces add one per token;
     # a workspace reuses buffers from chunk to chunk (fresh pages cost more than the work)
     get = workspace.get if workspace is not None else _fresh
@@ -137,8 +138,8 @@ def split_spaces(data: np.ndarray, offsets: np.ndarray) -> TokenStream:
     >>> split_spaces(np.frombuffer(raw, np.uint8), np.array([0, len(raw)])).tokens(0)
     ["don't", 'stop']
     """
-    size = int(offsets[-1] - offsets[0]) if offsets.size else 0
-    n_docs = max(offsets.size - 1, 0)
+    size = int(offsets[-1] - offsets[0])
+    n_docs = offsets.size - 1
     out = np.empty(size + 1, dtype=np.uint8)
     starts = np.empty(size + 1, dtype=np.int64)
     ends = np.empty(size + 1, dtype=np.int64)

@@ -52,9 +52,7 @@ def build_tables() -> tuple[np.ndarray, np.ndarray, str]:
     """Compute ``(classes uint8, lower int32, unicode_version)`` from unicodedata."""
     classes = np.zeros(_N, dtype=np.uint8)
     lower = np.arange(_N, dtype=np.int32)
-    for code in range(_N):
-        if 0xD800 <= code <= 0xDFFF:
-            continue
+    for code in range(_N):  # (a surrogate's category is Cs: a separator, its own lower case)
         char = chr(code)
         category = unicodedata.category(char)
         if category[0] in "LN" or category == "Pc":
@@ -86,7 +84,7 @@ class UnicodeTables(NamedTuple):
     def lower(self) -> np.ndarray:
         """The lower case of every code point, a flat array."""
         delta = self.lower_pages.reshape(-1, 256)[self.lower_index].reshape(-1)
-        return (delta + np.arange(_N, dtype=np.int32)).astype(np.int32)
+        return delta + np.arange(_N, dtype=np.int32)
 
 
 def paged(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
