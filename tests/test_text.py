@@ -134,6 +134,49 @@ def test_hash_names_masks_each_utf8_name():
     assert hash_names([], 0, 1).tolist() == []
 
 
+# ---------------------------------------------------------------- example keys
+M64 = (1 << 64) - 1
+
+
+def mix64(z):
+    """splitmix64's finaliser, in Python."""
+    z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & M64
+    z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & M64
+    return z ^ (z >> 31)
+
+
+def test_document_keys_follow_their_formula():
+    """splitmix64(text + labels): the text's MurmurHash3 x64_128 (first 64 bits) and the
+    wrapping sum of splitmix64 of each label's hash, a label's bytes "s" + UTF-8 for a str
+    and "r" + repr otherwise; records and token lists hash as their sorted JSON."""
+    from snowpy._core.hashing import murmurhash3_64
+    from snowpy.text import keys
+
+    assert murmurhash3_64(b"hello", 0) == 0xCBD8A7B341BD9B02  # (the reference's first half)
+
+    def label_part(label):
+        data = b"s" + label.encode("utf-8", "surrogatepass") if isinstance(label, str) \
+            else b"r" + repr(label).encode()
+        return mix64(murmurhash3_64(data, keys.LABEL_SEED))
+
+    texts = ["a b", "a b", "a b", "\u00e7\udcff", "x\x00y", "x"]
+    labels = ["x", ("x", 3), [3, "x"], "\udcff", "y", 3]  # (a list: unhashable, summed alike)
+    expected = []
+    for text, label in zip(texts, labels):
+        group = label if isinstance(label, (list, tuple)) else (label,)
+        part = sum(label_part(one) for one in group) & M64
+        text_part = murmurhash3_64(text.encode("utf-8", "surrogatepass"), keys.TEXT_SEED)
+        expected.append(mix64((text_part + part) & M64))
+    got = keys.document_keys(texts, labels)
+    assert got.dtype == np.uint64 and got.tolist() == expected
+    assert got[1] == got[2] != got[0]  # the order of labels does not matter
+    records = [{"b": 1, "a": "t"}, ["x", "y"], "a b"]
+    assert keys.text_hashes(records).tolist() == [
+        murmurhash3_64(b'{"a":"t","b":1}', keys.TEXT_SEED),
+        murmurhash3_64(b'["x","y"]', keys.TEXT_SEED), murmurhash3_64(b"a b", keys.TEXT_SEED)]
+    assert keys.text_hashes([]).tolist() == []
+
+
 # --------------------------------------------------------- the character table
 @pytest.fixture(scope="module")
 def built_tables():

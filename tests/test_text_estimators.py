@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import copy
 import pickle
+import re
 from pathlib import Path
 
 import numpy as np
@@ -147,6 +148,35 @@ def test_the_featurizer_as_a_transformer():
     named = snowpy.Featurizer(keep_names=True)
     X = named.transform(["cheap pills"])
     assert set(named.get_feature_names_out()[X.indices]) == {"cheap", "pills"}
+
+
+def test_token_lists_are_joined_as_given_and_never_mixed_with_texts():
+    """A token is a string or has .text (spaCy's tokens); whitespace inside a token becomes
+    "_", empty and blank tokens are left out, case is kept unless lowercase."""
+    class Token:
+        def __init__(self, text):
+            self.text = text
+
+    def names(featurizer, documents):
+        X = featurizer.transform(documents)
+        return {name for found in featurizer.names_of(X.indices).values() for name in found}
+
+    tokens = ["New York", Token("Big\tApple"), " ", "", "x"]
+    assert names(snowpy.Featurizer(lowercase=False, keep_names=True), [tokens]) == {
+        "New_York", "Big_Apple", "x"}
+    assert names(snowpy.Featurizer(keep_names=True), [tuple(tokens)]) == {
+        "new_york", "big_apple", "x"}
+    featurizer = snowpy.Featurizer()
+    for documents, line in (
+            ([["a"], "b c"], "document 0 is a list of tokens among texts"),
+            (["b c", ["a"]], "document 1 is a list of tokens among texts"),
+            (["b c", 3], "document 1 is not text (got int)")):
+        with pytest.raises(ConfigurationError,
+                           match=f"^{re.escape(line)}(; give texts only, or token lists "
+                                 "only, in one call)?$"):
+            featurizer.transform(documents)
+    with pytest.raises(ConfigurationError, match="^document 1 field 't' is a list of tokens"):
+        snowpy.Featurizer(fields=("t",)).transform([{"t": "a b"}, {"t": ["c"]}])
 
 
 def test_pre_tokenised_documents_are_not_tokenised_again():
