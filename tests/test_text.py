@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import json
 import os
+import pickle
 import subprocess
 import sys
 import unicodedata
+from decimal import Decimal
 
 import numpy as np
 import pytest
@@ -175,6 +177,10 @@ def test_document_keys_follow_their_formula():
         murmurhash3_64(b'{"a":"t","b":1}', keys.TEXT_SEED),
         murmurhash3_64(b'["x","y"]', keys.TEXT_SEED), murmurhash3_64(b"a b", keys.TEXT_SEED)]
     assert keys.text_hashes([]).tolist() == []
+    mixed = ["\udcff", ["x"], {"x": Decimal("1.5")}]  # (a value JSON lacks: its str)
+    assert keys.text_hashes(mixed).tolist() == [
+        murmurhash3_64(b"\xed\xb3\xbf", keys.TEXT_SEED),
+        murmurhash3_64(b'["x"]', keys.TEXT_SEED), murmurhash3_64(b'{"x":"1.5"}', keys.TEXT_SEED)]
 
 
 # --------------------------------------------------------- the character table
@@ -596,14 +602,15 @@ def test_document_frequencies_count_weigh_and_round_trip_by_hand(width):
     frequencies.count(Rows(np.array([0, 1]), np.array([7]), None, width), weights=[3])
     frequencies.count(sp.csr_matrix((np.ones(2), np.array([5, 1]), np.array([0, 1, 2])),
                                     shape=(2, width)), weights=np.array([2, 1]))  # {5}x2 {1}
-    assert frequencies.documents == 8 and len(frequencies) == 3
+    frequencies.count(Rows(np.array([0, 0]), np.array([], np.int64), None, width))  # no feature
+    assert frequencies.documents == 9 and len(frequencies) == 3
     ids, counts = frequencies.to_arrays()
     assert ids.dtype == counts.dtype == np.int64
     assert (ids.tolist(), counts.tolist()) == ([1, 5, 7], [2, 4, 3])
     # a scipy row (int32 ids) of strengths 2, 1, 4 over 1, 5 and 9 (never counted)
     row = sp.csr_matrix((np.array([2.0, 1.0, 4.0]), np.array([1, 5, 9]), np.array([0, 3])),
                         shape=(1, width))
-    expected = np.array([2 * idf(8, 2), idf(8, 4)])
+    expected = np.array([2 * idf(9, 2), idf(9, 4)])
     for norm in (False, True):
         weighed = frequencies.weigh(row, norm=norm)
         assert weighed.indices.tolist() == [1, 5] and weighed.indptr.tolist() == [0, 2]
@@ -612,8 +619,8 @@ def test_document_frequencies_count_weigh_and_round_trip_by_hand(width):
         ids, vals = frequencies.weigh_one(np.array([1, 5, 9]), np.array([2.0, 1.0, 4.0]),
                                           norm=norm, learn=False)
         assert ids.tolist() == [1, 5] and vals.tobytes() == weighed.data.tobytes()
-    assert frequencies.documents == 8  # (weighing counts nothing)
-    again = DocumentFrequencies(width, *frequencies.to_arrays(), documents=8)
+    assert frequencies.documents == 9  # (weighing counts nothing)
+    again = DocumentFrequencies(width, *frequencies.to_arrays(), documents=9)
     assert again.weigh(row).data.tobytes() == frequencies.weigh(row).data.tobytes()
     # each document counted (weights times) before it is weighed, in order
     learned = DocumentFrequencies(width, *frequencies.to_arrays(), documents=8)
@@ -625,5 +632,10 @@ def test_document_frequencies_count_weigh_and_round_trip_by_hand(width):
     ids, vals = one.weigh_one(np.array([1, 2]), np.array([1.0, 1.0]), norm=False, learn=True)
     np.testing.assert_allclose(vals, [idf(9, 3), idf(9, 1)], rtol=1e-15)
     assert ids.tolist() == [1, 2] and one.documents == 9
+    copied = pickle.loads(pickle.dumps(one))  # (the compiled one-document weigher is not kept)
+    for table in (one, copied):
+        ids, vals = table.weigh_one(np.array([2, 3]), np.array([1.0, 1.0]), norm=False,
+                                    learn=True)
+        np.testing.assert_allclose(vals, [idf(10, 2), idf(10, 1)], rtol=1e-15)
 
 
