@@ -333,9 +333,11 @@ def test_invalid_utf8_is_replaced_and_counted():
     assert featurizer.invalid_bytes_ == 2 + 3
 
 
-def test_invalid_utf8_strict_names_the_document():
-    featurizer = Featurizer(errors="strict")
-    with pytest.raises(ConfigurationError, match=r"document 2 holds 1 invalid UTF-8 byte"):
+@pytest.mark.parametrize("n_jobs", [1, 2])  # (one job: the tasks run inline, as a pool's)
+def test_invalid_utf8_strict_names_the_document(n_jobs):
+    featurizer = Featurizer(errors="strict", n_jobs=n_jobs)
+    with pytest.raises(ConfigurationError, match=r"^document 2 holds 1 invalid UTF-8 byte\(s\); "
+                       r"use errors='replace' to treat them as separators$"):
         featurizer.transform(["a", "b", b"c\xff"])
 
 

@@ -178,6 +178,17 @@ def test_token_lists_are_joined_as_given_and_never_mixed_with_texts():
     with pytest.raises(ConfigurationError, match="^document 1 field 't' is a list of tokens"):
         snowpy.Featurizer(fields=("t",)).transform([{"t": "a b"}, {"t": ["c"]}])
 
+    class Note:  # (a .text alone, or a .vocab alone, is not a spaCy Doc)
+        text = "x"
+
+    class Vocabulary:
+        vocab = None
+
+    for document in (Note(), Vocabulary()):
+        with pytest.raises(ConfigurationError, match=f"^document 0 is not text \\(got "
+                                                     f"{type(document).__name__}\\)$"):
+            featurizer.transform([document])
+
 
 def test_pre_tokenised_documents_are_not_tokenised_again():
     featurizer = snowpy.Featurizer(ngrams=(1, 2), keep_names=True)

@@ -243,13 +243,10 @@ def joined_tokens(document: Any, lower: bool) -> str:
         joined = " ".join(" ".join([strings[h] for h in document.to_array(ORTH).tolist()])
                           .split())
     else:
-        joined = " ".join(word for word in (token_text(token, False) for token in document)
-                          if word)
+        joined = " ".join(word for word in map(token_text, document) if word)
     return joined.lower() if lower else joined
 
 
-def token_text(token: Any, lower: bool) -> str:
+def token_text(token: Any) -> str:
     """One token's text as a single space-free word (inner spaces become ``_``)."""
-    text = token if isinstance(token, str) else token.text
-    text = "_".join(text.split())
-    return text.lower() if lower else text
+    return "_".join((token if isinstance(token, str) else token.text).split())
