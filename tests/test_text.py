@@ -17,6 +17,7 @@ import scipy.sparse as sp
 from snowpy.exceptions import ConfigurationError, NotFittedError, UnknownNameError
 from snowpy.text import Featurizer, feature_seed, murmurhash3_32, unicode
 from snowpy._rows import Rows
+from snowpy.text.chunks import SequenceChunks, Workspace, approximate_size, grown, trimmed
 from snowpy.text.hashing import hash_names
 from snowpy.text.weighing import DocumentFrequencies
 from snowpy.text.tokenize import (
@@ -469,6 +470,69 @@ def test_chunks_stay_bounded_when_long_documents_follow_short_ones():
     assert all(n == 1 or size <= 4 * (64 << 10) for n, size in sizes)
     assert len(blocks) < 40  # neither one document per chunk nor one chunk
     assert (sp.vstack(blocks).tocsr() != featurizer.transform(docs)).nnz == 0
+
+
+def test_sequence_chunks_guess_from_the_last_chunk_and_give_back_the_second_half():
+    """About chunk_bytes a chunk: the first guess from the first 256 documents' sizes, each
+    next from the last chunk's encoded size (at most twice as many documents), and a chunk
+    over four times chunk_bytes gives its second half back."""
+    chunks = SequenceChunks(["abcd"] * 1000, 40)
+    assert chunks.step == 10  # 256 documents of 4 bytes: 40 bytes in 10
+    assert chunks.next() == ["abcd"] * 10 and chunks.position == 10
+    assert chunks.encoded(10, 44) == 10 and chunks.step == 9  # int(10 * 40 / 44)
+    assert chunks.encoded(4, 1) == 4 and chunks.step == 8  # at most twice the documents
+    assert len(chunks.next()) == 8 and chunks.position == 18
+    assert chunks.encoded(8, 161) == 4  # over 4 * 40 bytes: the second half goes back
+    assert chunks.position == 14 and chunks.step == 4
+    assert chunks.encoded(8, 160) == 8  # (at four times, kept)
+    assert chunks.encoded(1, 1000) == 1 and chunks.step == 1  # one document is never cut
+    chunks.position = 998
+    assert chunks.next() == ["abcd"] * 1 and chunks.next() == ["abcd"] and chunks.next() == []
+    assert SequenceChunks([], 40).step == 1
+    assert SequenceChunks(["x" * 100] * 3, 40).step == 1
+    assert [approximate_size(doc) for doc in ("abc", b"ab", {"a": "xy", "n": 3, "b": b"z"},
+                                              ("ab", 5, "c"), ["abcd"], 12.5)] == [
+        3, 2, 3, 3, 4, 64]
+
+
+def test_workspace_buffers_are_reused_grown_and_named_per_field():
+    workspace = Workspace()
+    first = workspace.get("x", 10, np.int32)
+    assert first.shape == (10,) and first.dtype == np.int32
+    assert np.shares_memory(workspace.get("x", 15, np.int32), first)  # room for 10 + 5
+    bigger = workspace.get("x", 16, np.int32)
+    assert bigger.shape == (16,) and not np.shares_memory(bigger, first)
+    assert np.shares_memory(workspace.get("x", 24, np.int32), bigger)  # 16 + 8
+    assert workspace.get("x", 3, np.float64).dtype == np.float64  # another type: anew
+    table = workspace.get("t", (3, 2), np.int64)
+    assert table.shape == (3, 2) and np.shares_memory(workspace.get("t", (4, 2), np.int64),
+                                                      table)  # 6 + 3 items
+    assert workspace.get("z", 0, np.uint8).shape == (0,)
+    field = workspace.view("field0:")
+    assert not np.shares_memory(field.get("x", 4, np.float64), workspace.get("x", 4,
+                                                                            np.float64))
+    again = workspace.view("field0:").get("x", 4, np.float64)
+    assert np.shares_memory(again, field.get("x", 4, np.float64))
+    assert np.shares_memory(workspace.view("a").view("b").get("y", 2, np.int8),
+                            workspace.view("ab").get("y", 2, np.int8))
+
+
+def test_grown_and_trimmed_keep_the_items_in_use():
+    for array, used in ((np.arange(5), 5), (np.arange(5)[1:], 3)):
+        before = array[:used].tolist()
+        out = grown(array, 8, np.int64, used)
+        assert out.shape == (8,) and out.dtype == np.int64 and out[:used].tolist() == before
+    empty = grown(None, 4, np.int32, 0)
+    assert empty.shape == (4,) and empty.dtype == np.int32
+    held = np.arange(6, dtype=np.int64)
+    view = held[2:]  # (held elsewhere: copied, not resized)
+    assert grown(held, 9, np.int64, 6)[:6].tolist() == list(range(6)) and view.tolist() == [
+        2, 3, 4, 5]
+    assert trimmed(np.arange(6), 4).tolist() == [0, 1, 2, 3]
+    shared = np.arange(6)
+    alias = shared[:]
+    assert trimmed(shared, 2).tolist() == [0, 1] and alias.size == 6
+    assert trimmed(np.arange(3), 5).tolist() == [0, 1, 2]
 
 
 def test_inverse_map_names_features_and_counts_collisions():
