@@ -340,6 +340,9 @@ def test_invalid_utf8_strict_names_the_document(n_jobs):
     with pytest.raises(ConfigurationError, match=r"^document 2 holds 1 invalid UTF-8 byte\(s\); "
                        r"use errors='replace' to treat them as separators$"):
         featurizer.transform(["a", "b", b"c\xff"])
+    with pytest.raises(ConfigurationError, match=r"^document 1 \(field 'b'\) holds 2 invalid"):
+        Featurizer(errors="strict", fields=("a", "b"), n_jobs=n_jobs).transform(
+            [{"a": "x", "b": "y"}, {"a": "x", "b": b"\xff\xfe"}])
 
 
 def test_documents_holding_nul_and_of_every_length_near_eight_bytes():
@@ -416,6 +419,73 @@ def test_plugin_extractor_by_name_and_unknown_name():
         Featurizer(extractors=[("stems", {})]).transform(["x"])
     with pytest.raises(ConfigurationError, match="words: min_n .3. must not exceed max_n .2."):
         Featurizer(ngrams=(3, 2)).transform(["x"])
+
+
+def _fivefold(text, starts, ends, doc_ptr, params, seed, mask, out_ids, out_ptr, names,
+              arena, spans):
+    """A plugin's kernel in Python: each token, five times over, as a feature, three times
+    (ids may repeat within a document); -1 and -2 when its buffers are too small."""
+    raw = bytes(text)
+    count = used = 0
+    out_ptr[0] = 0
+    for doc in range(doc_ptr.size - 1):
+        for k in range(doc_ptr[doc], doc_ptr[doc + 1]):
+            feature = raw[starts[k]:ends[k]] * 5
+            for _ in range(3):
+                if count >= out_ids.size or (names and count >= spans.shape[0]):
+                    return -1
+                if names:
+                    if used + len(feature) > arena.size:
+                        return -2
+                    arena[used:used + len(feature)] = np.frombuffer(feature, np.uint8)
+                    spans[count] = (used, used + len(feature))
+                    used += len(feature)
+                out_ids[count] = murmurhash3_32(feature, seed) & mask
+                count += 1
+        out_ptr[doc + 1] = count
+    return count
+
+
+def test_an_extractor_asks_for_larger_buffers_as_the_contract_says():
+    """-1: out_ids (or spans) too small, -2: the arena; the front end enlarges that one
+    and calls again. Any other negative number is an error naming the extractor."""
+    import types
+
+    import snowpy
+    from snowpy.plugins import temporary_plugin
+    from snowpy.text.extractors import ExtractorKernel, ExtractorSpec
+
+    calls = []
+
+    def kernel(*args):
+        calls.append((args[7].size, args[10].size))  # (out_ids, arena)
+        return _fivefold(*args)
+
+    def failing(*args):
+        return -7
+
+    specs = [ExtractorSpec("fivefold", lambda params: ExtractorKernel(
+                 kernel, (), "fivefold", per_token=0.0), (), "each token five times"),
+             ExtractorSpec("failing", lambda params: ExtractorKernel(failing, (), "failing"),
+                           (), "fails")]
+    plugin = types.SimpleNamespace(snowpy_feature_extractors=snowpy.hookimpl(lambda: specs))
+    words = [f"w{k}" for k in range(30)]
+    with temporary_plugin(plugin, "fivefold-plugin"):
+        featurizer = Featurizer(ngrams=None, extractors=[("fivefold", {})], keep_names=True,
+                                n_jobs=1)
+        X = featurizer.transform([" ".join(words[:20]), " ".join(words[20:])])
+        assert row_ids(X, 0) == expected_ids([w * 5 for w in words[:20]], kind="fivefold")
+        assert row_ids(X, 1) == expected_ids([w * 5 for w in words[20:]], kind="fivefold")
+        assert X.data.tolist() == [1.0] * 30  # (repeats within a document: one feature)
+        names = {n for found in featurizer.names_of(X.indices).values() for n in found}
+        assert names == {w * 5 for w in words}
+        text = len(" ".join(words[:20]) + " ".join(words[20:]))  # (the chunk's token text)
+        assert calls[0] == (16, 4 * text + 64) and calls[-1][0] >= 90
+        assert [size for size, _ in calls] == sorted(size for size, _ in calls)
+        assert calls[-1][1] >= 3 * 5 * (text - 28)  # (every feature's bytes held)
+        assert {a for _, a in calls} > {calls[0][1]}  # the arena grew too
+        with pytest.raises(ConfigurationError, match="^extractor 'failing' returned -7$"):
+            Featurizer(ngrams=None, extractors=[("failing", {})]).transform(["a b"])
 
 
 def test_custom_token_pattern():
