@@ -62,6 +62,10 @@ def test_murmurhash3_vectors(data, seed, value):
     assert murmurhash3_32(data, seed) == value
 
 
+def test_a_string_hashes_as_its_utf8_bytes_lone_surrogates_included():
+    assert murmurhash3_32("\u00e7\udcff", 5) == murmurhash3_32(b"\xc3\xa7\xed\xb3\xbf", 5)
+
+
 def test_hash_of_a_span_in_a_buffer_equals_the_hash_of_its_bytes():
     """Spans inside a buffer (the compiled front end's, and the numba helper plugin
     authors use) hash as their bytes alone."""
@@ -326,6 +330,25 @@ def test_lowercase_can_be_turned_off_and_accents_stripped():
     assert row_ids(nfkc) == expected_ids(["fine", "full"])
 
 
+@pytest.mark.parametrize("options", [{}, {"strip_accents": True}, {"unicode_form": "NFKC"},
+                                     {"token_pattern": r"\w+"}])
+def test_invalid_utf8_is_counted_alike_whatever_finds_the_tokens(options):
+    """A bad byte of a bytes document is one invalid byte, a lone surrogate in a string the
+    three bytes the tokeniser meets, whether or not the text is normalised first or its
+    tokens found by a pattern (normalising counted a bad byte as three, a pattern none)."""
+    featurizer = Featurizer(**options)
+    X = featurizer.transform([b"Cr\xc3\xa8me \xff ok", "lone\udcffsur"])
+    assert featurizer.invalid_bytes_ == 1 + 3
+    first = ["crème", "ok"] if not options.get("strip_accents") else ["creme", "ok"]
+    assert row_ids(X, 0) == expected_ids(first) and row_ids(X, 1) == expected_ids(
+        ["lone", "sur"])
+    with pytest.raises(ConfigurationError, match="^document 1 holds 2 invalid UTF-8 byte"):
+        Featurizer(errors="strict", **options).transform(["fine", b"\xfe\xff"])
+    tokens = Featurizer(**options)
+    tokens.transform([["ok", "x\udcff"], ["fine"]])
+    assert tokens.invalid_bytes_ == 3
+
+
 def test_invalid_utf8_is_replaced_and_counted():
     featurizer = Featurizer()
     X = featurizer.transform([b"ok\xff\xfebad", "lone\udcffsurrogate", b"fine"])
@@ -558,7 +581,11 @@ def test_sequence_chunks_guess_from_the_last_chunk_and_give_back_the_second_half
     assert chunks.encoded(1, 1000) == 1 and chunks.step == 1  # one document is never cut
     chunks.position = 998
     assert chunks.next() == ["abcd"] * 1 and chunks.next() == ["abcd"] and chunks.next() == []
-    assert SequenceChunks([], 40).step == 1
+    assert SequenceChunks([], 40).step == 1 and SequenceChunks(["a"], 40).step == 40
+    small = SequenceChunks(["ab"] * 10, 1)
+    assert small.step == 1 and small.encoded(2, 1) == 2 and small.step == 2
+    assert small.next() == ["ab", "ab"] and small.encoded(2, 5) == 1  # two: one goes back
+    assert small.position == 1 and small.step == 1
     assert SequenceChunks(["x" * 100] * 3, 40).step == 1
     assert [approximate_size(doc) for doc in ("abc", b"ab", {"a": "xy", "n": 3, "b": b"z"},
                                               ("ab", 5, "c"), ["abcd"], 12.5)] == [

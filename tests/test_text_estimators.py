@@ -177,6 +177,17 @@ def test_token_lists_are_joined_as_given_and_never_mixed_with_texts():
             featurizer.transform(documents)
     with pytest.raises(ConfigurationError, match="^document 1 field 't' is a list of tokens"):
         snowpy.Featurizer(fields=("t",)).transform([{"t": "a b"}, {"t": ["c"]}])
+    with pytest.raises(ConfigurationError, match="^document 1 has no field 'b'$"):
+        snowpy.Featurizer(fields=("a", "b")).transform([{"a": "x", "b": "y"}, {"a": "x"}])
+
+    class Sentence:  # (a Doc's vocab, iteration and text, without spaCy's to_array)
+        vocab = None
+        text = "Big Apple"
+
+        def __iter__(self):
+            return iter([Token("Big"), Token("Apple")])
+
+    assert names(snowpy.Featurizer(keep_names=True), [Sentence()]) == {"big", "apple"}
 
     class Note:  # (a .text alone, or a .vocab alone, is not a spaCy Doc)
         text = "x"

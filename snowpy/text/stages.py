@@ -8,6 +8,7 @@ the GIL, so chunks are featurised by several threads at once.
 
 from __future__ import annotations
 
+import re
 import unicodedata
 from typing import Any
 
@@ -134,41 +135,44 @@ class ChunkStages:
                     )
         return items
 
-    def _normalised(self, items: list[Any]) -> list[Any]:
+    def _normalised(self, items: list[Any], *, as_text: bool = False) -> list[Any]:
+        """The items in the Unicode form asked for; a document given as bytes stays bytes,
+        its invalid bytes as they were (the tokeniser counts them), unless ``as_text``."""
         form = self.unicode_form
-        needs_str = form is not None or self.strip_accents or self.token_pattern is not None
-        if not needs_str:
+        if form is None and not self.strip_accents and not as_text:
             return items
         out = []
         for item in items:
-            text = item.decode("utf-8", "surrogateescape") if isinstance(item, bytes) else item
+            raw = isinstance(item, bytes)
+            text = item.decode("utf-8", "surrogateescape") if raw else item
             if form is not None:
                 text = unicodedata.normalize(form, text)  # type: ignore[arg-type]
             if self.strip_accents:
                 text = unicodedata.normalize("NFKD", text)
-            out.append(text)
+            out.append(text.encode("utf-8", "surrogateescape") if raw and not as_text else text)
         return out
 
     def _encode(self, docs: list[Any], field: int, first_doc: int):
         """One field of a chunk as UTF-8 bytes (the part that needs the GIL)."""
         items = self._texts(docs, field, first_doc)
         if items and not isinstance(items[0], (str, bytes)):  # tokens already: no tokenising
-            lower = self.lowercase
-            joined = Presplit(self._normalised([joined_tokens(item, lower) for item in items]))
-            raw, offsets = encode_documents(joined)
-            return raw, offsets, joined
-        items = self._normalised(items)
-        if self.token_pattern is not None:
-            items = self._pattern.tokens(items, lowercase=bool(self.lowercase),
-                                         first_doc=first_doc)
+            joined = [joined_tokens(item, self.lowercase) for item in items]
+            items = Presplit(self._normalised(joined), joined)
+        elif self.token_pattern is not None:  # tokens found in Python
+            items = Presplit(self._pattern.tokens(self._normalised(items, as_text=True),
+                                                  lowercase=bool(self.lowercase),
+                                                  first_doc=first_doc), items)
+        else:
+            items = self._normalised(items)
         raw, offsets = encode_documents(items)
         return raw, offsets, items
 
     def _tokens(self, raw: np.ndarray, offsets: np.ndarray | None, items: list, n_docs: int,
                 field: int, first_doc: int, workspace: Workspace) -> TokenStream:
         data, offsets = split_documents(raw, offsets, n_docs, items)
-        if self.token_pattern is not None or isinstance(items, Presplit):
+        if isinstance(items, Presplit):
             stream = split_spaces(data, offsets)
+            stream.invalid[:] = items.invalid
         else:
             stream = tokenize_bytes(data, offsets, lowercase=bool(self.lowercase),
                                     strip_marks=bool(self.strip_accents),
@@ -218,8 +222,25 @@ class ChunkStages:
 
 
 class Presplit(list):
-    """A chunk's documents given as tokens, joined by single spaces: split on the
-    spaces only, never tokenised again."""
+    """A chunk's documents as tokens joined by single spaces (given as tokens, or found
+    by a token pattern): split on the spaces only, never tokenised again. ``invalid``:
+    the invalid UTF-8 bytes of each document as it was given (``sources``), as the
+    tokeniser would have counted them."""
+
+    def __init__(self, joined: list[str], sources: list[Any]) -> None:
+        super().__init__(joined)
+        self.invalid = np.fromiter(map(invalid_bytes, sources), np.int64, len(sources))
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def invalid_bytes(text: str | bytes) -> int:
+    """The bytes of ``text`` that are not UTF-8: each bad byte of bytes, and the three
+    bytes of each lone surrogate in a string (the tokeniser meets it as those)."""
+    if isinstance(text, bytes):
+        return len(_SURROGATE.findall(text.decode("utf-8", "surrogateescape")))
+    return 3 * len(_SURROGATE.findall(text))
 
 
 def is_tokenised(document: Any) -> bool:
