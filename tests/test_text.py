@@ -791,6 +791,11 @@ def test_document_frequencies_count_weigh_and_round_trip_by_hand(width):
     weighed = learned.weigh(rows, each=True, weights=[2, 1])
     np.testing.assert_allclose(weighed.data, [idf(10, 4), idf(10, 2), idf(11, 3)], rtol=1e-15)
     assert learned.documents == 11 and learned.to_arrays()[1].tolist() == [4, 3, 4, 3]
+    # float32 strengths and float weights (scikit-learn's sample_weight) weigh alike
+    again = DocumentFrequencies(width, *frequencies.to_arrays(), documents=8)
+    floats = again.weigh(Rows(rows.indptr, rows.indices, np.ones(3, np.float32), width),
+                         each=True, weights=np.array([2.0, 1.0]))
+    assert floats.data.tobytes() == weighed.data.tobytes() and again.documents == 11
     one = DocumentFrequencies(width, *frequencies.to_arrays(), documents=8)
     ids, vals = one.weigh_one(np.array([1, 2]), np.array([1.0, 1.0]), norm=False, learn=True)
     np.testing.assert_allclose(vals, [idf(9, 3), idf(9, 1)], rtol=1e-15)
