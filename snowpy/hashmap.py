@@ -131,7 +131,7 @@ class FeatureMap:
     def grow(self, rows: int = 0) -> None:
         """Twice the slots, or enough to hold ``rows`` rows at most half full (a direct
         map: room for ``rows`` rows in its number-to-key list)."""
-        if self.direct:  # (never more numbers than keys, and 0: a narrow map starts full)
+        if self.direct:  # (at most a number per key, and 0: a map of few keys starts full)
             size = self._row_ids.size
             room = min(max(2 * size, rows + 1, size + size // 2), self._slots.size + 1)
             if room > size:
