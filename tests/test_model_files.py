@@ -811,3 +811,36 @@ def test_document_frequencies_round_trip_and_are_checked(tmp_path):
             snowpy.load(path)
         result = run("predict", path, input="free prize\n")
         assert result.exit_code == 1 and len(result.stderr.strip().splitlines()) == 1
+
+
+def test_a_progressive_window_wider_than_the_targets_is_refused(forge, tmp_path):
+    """The one-example path writes an example's scores in its window's row, a score per
+    target: a file whose window holds more columns than the network has targets is
+    inconsistent, and refused where it is read, not where it is learned from."""
+    import hashlib
+    import io
+
+    net = snowpy.Network("perceptron", calibrate="progressive")
+    for x, y in [({0: 1.0}, "a"), ({1: 1.0}, "b"), ({0: 1.0, 2: 1.0}, "a")] * 5:
+        net.learn_one(x, y)
+    net.save(tmp_path / "online.snowpy")
+    wide = {}
+
+    def widen(members):
+        for name, dtype in (("progressive_scores", float), ("progressive_positives", bool)):
+            kept = np.load(io.BytesIO(members[f"arrays/{name}.npy"]))
+            wide[name] = np.hstack([kept, np.zeros((kept.shape[0], 1), dtype)])
+            buffer = io.BytesIO()
+            np.save(buffer, wide[name])
+            members[f"arrays/{name}.npy"] = buffer.getvalue()
+
+    def declare(header):
+        for name, array in wide.items():
+            header["arrays"][name].update(shape=list(array.shape), nbytes=array.nbytes,
+                                          sha256=hashlib.sha256(array.tobytes()).hexdigest())
+
+    edited = forge(tmp_path / "online.snowpy", tmp_path / "wide.snowpy", declare,
+                   checksum=True, members_edit=widen)
+    with pytest.raises(ModelFileError, match="progressive calibration window is inconsistent"):
+        snowpy.load(edited)
+    assert snowpy.load(tmp_path / "online.snowpy").predict_one({0: 1.0}) == "a"

@@ -280,27 +280,36 @@ def test_a_label_of_the_wrong_kind_is_refused_before_anything_changes():
         np.testing.assert_array_equal(model.decision_function(texts), scores)
 
 
-def test_add_one_writes_what_add_writes_through_the_ring():
-    """The one-example append (a row written in place, an integer index for one label)
-    leaves the window as the block append does: the same scores, the same labels (one
-    label and several), around the ring and as the buffer grows."""
-    from snowpy.network.calibrating import ProgressiveWindow
+@pytest.mark.parametrize("multilabel", [False, True])
+def test_learn_one_writes_in_the_window_what_a_block_appends(multilabel, monkeypatch):
+    """learn_one writes each example's scores and labels in the progressive window's
+    ring, in place (compiled); partial_fit appends a block's: the same window, as the
+    buffer grows, around the ring, with one label and with several, from the first
+    example on (no target yet, then one, then three)."""
+    from snowpy.network import calibrating
 
-    rng = np.random.default_rng(3)
-    one, block = ProgressiveWindow(3), ProgressiveWindow(3)
-    total = one.limit + 200
-    for i in range(total):
-        scores = rng.normal(size=(1, 3))
-        targets = np.array([i % 3], np.int32) if i % 5 else np.array([0, 2], np.int32)
-        positives = np.zeros((1, 3), bool)
-        positives[0, targets] = True
-        one.add_one(scores, targets)
-        block.add(scores, positives)
-    for mine, theirs in zip(one.arrays(), block.arrays()):
-        np.testing.assert_array_equal(mine, theirs)
-    expected = [2 if i % 5 == 0 else 1 for i in range(total)][-one.limit:]
-    assert one.arrays()[1].sum(axis=1).tolist() == expected
-    assert one.low == block.low and one.since_fit == block.since_fit == total
+    monkeypatch.setattr(calibrating, "PROGRESSIVE_WINDOW", 300)  # (the ring: 300 rows)
+    X, y = stream(seed=8, n=700)
+    labels = [[label, "c"] if i % 4 == 0 else [label] for i, label in enumerate(y)] \
+        if multilabel else y
+    first = max(y.index(label) for label in "abc") + 1  # (every label met by then)
+    one = snowpy.Network("perceptron", calibrate="progressive")
+    blocks = snowpy.Network("perceptron", calibrate="progressive")
+    for i in range(first):  # (every label met, one example at a time, by both)
+        one.learn_one(as_dict(X[i]), labels[i])
+        blocks.learn_one(as_dict(X[i]), labels[i])
+    for i in range(first, 700):
+        one.learn_one(as_dict(X[i]), labels[i])
+    for start in range(first, 700, 97):
+        blocks.partial_fit(X[start:start + 97], labels[start:start + 97])
+    mine, theirs = one.engine_.progressive, blocks.engine_.progressive
+    assert mine.filled == theirs.filled == mine.limit == 300
+    for kept, expected in zip(mine.arrays(), theirs.arrays()):
+        np.testing.assert_array_equal(kept, expected)
+    assert mine.arrays()[1].sum(axis=1).tolist() == \
+        [len(set(labels[i])) for i in range(400, 700)]
+    assert mine.low == theirs.low
+    same_links(one, blocks)
 
 
 @pytest.mark.corpus

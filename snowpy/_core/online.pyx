@@ -4,7 +4,9 @@ example costs.
 :class:`OnlineLearner` binds, once, what learning one example needs (the link pool, the
 rule, the options, the feature map's arrays and a workspace): a call maps the example's
 feature ids to rows (new ids get new rows), runs the epoch on that one example, and
-hands back an :class:`~snowpy._core.engine.Outcome`. :meth:`OnlineLearner.score` scores
+hands back an :class:`~snowpy._core.engine.Outcome`; with a progressive window bound, the
+example's scores before learning, and its labels, are written in the window's row the
+call names (no copy, no Python per example). :meth:`OnlineLearner.score` scores
 an example straight from the weights and the averaging sums (lazy averaging: ``W - U /
 seen``), with the arithmetic of the batch path, so the two score alike.
 :meth:`OnlineLearner.learn_text` featurises a text and learns it in one call.
@@ -101,9 +103,15 @@ cdef class OnlineLearner:
     cdef readonly int64_t width
     cdef int32_t[::1] _rows
     cdef int64_t[::1] _ids
+    cdef double[:, ::1] _window
+    cdef uint8_t[:, ::1] _labelled
+    cdef bint windowed
+    #: the lowest score of the last example written in the window
+    cdef readonly double low
 
     def __cinit__(self, Links links, RuleBinding rule, Options options, slots, row_ids,
-                  int64_t[:, ::1] counts, int64_t width, int64_t queue, bint direct=False):
+                  int64_t[:, ::1] counts, int64_t width, int64_t queue, bint direct=False,
+                  window=None, labelled=None):
         cdef int32_t[::1] s32, r32
         cdef int64_t[::1] s64, r64
         self.links = links
@@ -128,6 +136,36 @@ cdef class OnlineLearner:
             raise ValueError("a direct feature map is a table of int32")
         self._rows = memoryview(bytearray(4 * (width + 1))).cast("i")
         self._ids = memoryview(bytearray(8 * (width + 1))).cast("q")
+        self.windowed = window is not None
+        if self.windowed:  # (a progressive window's scores, and its labels as bytes)
+            self._window = window
+            self._labelled = labelled
+            if self._labelled.shape[0] != self._window.shape[0] or \
+                    self._labelled.shape[1] != self._window.shape[1]:
+                raise ValueError("a window's scores and labels differ in shape")
+        self.low = 0.0
+
+    cdef double *_row_of(self, Py_ssize_t row) except? NULL:
+        """Where the scores of an example go: window row ``row`` (-1: nowhere)."""
+        if row < 0:
+            return NULL
+        if not self.windowed or row >= self._window.shape[0] or \
+                self._window.shape[1] != self._counts.shape[0]:
+            raise ValueError("no window row of the network's targets to write")
+        return &self._window[row, 0]
+
+    cdef void _label_row(self, Py_ssize_t row, const int32_t *targets, Py_ssize_t n) noexcept:
+        """Window row ``row`` learned: its labels, and its lowest score in ``low``."""
+        cdef Py_ssize_t t
+        cdef Py_ssize_t width = self._window.shape[1]
+        cdef double low = self._window[row, 0] if width else 0.0
+        memset(&self._labelled[row, 0], 0, width)
+        for t in range(n):
+            self._labelled[row, targets[t]] = 1
+        for t in range(1, width):
+            if self._window[row, t] < low:
+                low = self._window[row, t]
+        self.low = low
 
     @property
     def queue(self):
@@ -229,28 +267,34 @@ cdef class OnlineLearner:
         return 0
 
     def learn(self, const int64_t[::1] ids, const double[::1] vals,
-              const int32_t[::1] targets, int64_t next_row, int64_t seen,
-              double[:, ::1] scores):
+              const int32_t[::1] targets, int64_t next_row, int64_t seen, Py_ssize_t row):
         """Learn one example (ids sorted and unique, at most ``width``):
-        ``(status, next_row, outcome)``; ``scores`` (``[1, targets]`` or empty) receives
-        its scores before learning."""
+        ``(status, next_row, outcome)``; window row ``row`` (-1: none) receives its
+        scores before learning and its labels (:attr:`low`, its lowest score)."""
         cdef outcome_t out
         cdef int status
         cdef int32_t no_target = 0
         cdef double no_value = 0.0
         cdef int64_t no_id = 0
+        cdef double *scores = self._row_of(row)
         if ids.shape[0] > self.width:
             raise ValueError("the example is wider than the workspace")
         with nogil:
             status = self._learn(&ids[0] if ids.shape[0] else &no_id,
                                  &vals[0] if vals.shape[0] else &no_value, ids.shape[0],
                                  &targets[0] if targets.shape[0] else &no_target,
-                                 targets.shape[0], &next_row, seen,
-                                 &scores[0, 0] if scores.shape[0] else NULL, &out)
+                                 targets.shape[0], &next_row, seen, scores, &out)
+        return self._done(status, next_row, &out, row, targets)
+
+    cdef object _done(self, int status, int64_t next_row, outcome_t *out, Py_ssize_t row,
+                      const int32_t[::1] targets):
         if status == _BEYOND:
             raise ValueError("a feature id is beyond the network's features")
-        self._checked_failure(&out)
-        return status, next_row, make_outcome(&out)
+        self._checked_failure(out)
+        if row >= 0 and status == 0 and out.processed:
+            self._label_row(row, &targets[0] if targets.shape[0] else NULL,
+                            targets.shape[0])
+        return status, next_row, make_outcome(out)
 
     cdef void _checked_failure(self, const outcome_t *out):
         cdef object violation
@@ -260,11 +304,11 @@ cdef class OnlineLearner:
                 self.rule.kernel.error = violation
 
     def learn_text(self, WordsRow words, const uint8_t[::1] raw, const int32_t[::1] targets,
-                   int64_t next_row, int64_t seen, double[:, ::1] scores):
+                   int64_t next_row, int64_t seen, Py_ssize_t row):
         """Featurise one document's UTF-8 bytes with ``words`` and learn it, in one call:
         ``(status, next_row, outcome)``, or None when it was not learned here (a buffer
         too small, invalid bytes, a row wider than the workspace): the caller takes the
-        two-call path."""
+        two-call path. ``row`` as :meth:`learn` takes it."""
         cdef outcome_t out
         cdef int status
         cdef int64_t invalid = 0
@@ -272,6 +316,7 @@ cdef class OnlineLearner:
         cdef int64_t k
         cdef int32_t no_target = 0
         cdef uint8_t empty = 0
+        cdef double *scores = self._row_of(row)
         if raw.shape[0] > words.size:
             return None
         with nogil:
@@ -283,12 +328,8 @@ cdef class OnlineLearner:
         with nogil:
             status = self._learn(&self._ids[0], &words._values[0], nnz,
                                  &targets[0] if targets.shape[0] else &no_target,
-                                 targets.shape[0], &next_row, seen,
-                                 &scores[0, 0] if scores.shape[0] else NULL, &out)
-        if status == _BEYOND:
-            raise ValueError("a feature id is beyond the network's features")
-        self._checked_failure(&out)
-        return status, next_row, make_outcome(&out)
+                                 targets.shape[0], &next_row, seen, scores, &out)
+        return self._done(status, next_row, &out, row, targets)
 
     def score(self, const int64_t[::1] ids, const double[::1] vals, double seen,
               double absent, bint round32, double bias, double theta, double[::1] out):

@@ -141,29 +141,24 @@ class ProgressiveWindow:
         self.filled = min(size, self.filled + n)
         self.since_fit += n
 
-    def add_one(self, scores: np.ndarray, targets: np.ndarray) -> None:
-        """Append one example's scores ``[1, targets]`` and its true targets: :meth:`add`
-        for the one-example path, a row written in place (the rare case, a wider row or
-        a buffer to grow, goes through :meth:`add`)."""
-        size, width = self.scores.shape
-        if scores.shape[1] != width or (self.filled == size and size < self.limit):
-            positives = np.zeros((1, scores.shape[1]), dtype=bool)
-            positives[0, targets] = True
-            self.add(scores, positives)
-            return
-        row = self.position
-        values = scores[0]
-        self.scores[row] = values
-        positives = self.positives
-        positives[row] = False
-        if targets.shape[0] == 1:  # (one label: an integer index costs a third of an array)
-            positives[row, int(targets[0])] = True
-        else:
-            positives[row, targets] = True
-        low = min(values.tolist()) if width <= 16 else float(values.min())  # (no reduce)
+    def row(self, width: int) -> int:
+        """The row one example's scores over ``width`` targets go to, written in place
+        by the one-example path (:class:`~snowpy._core.online.OnlineLearner`), which also
+        writes its labels; :meth:`took` records it. The buffer is grown or widened first,
+        as :meth:`add` grows it (a window is never wider than its network's targets)."""
+        if width > self.scores.shape[1]:
+            self._widen(width)
+        size = self.scores.shape[0]
+        if self.filled == size and size < self.limit:
+            self._grow(min(self.limit, 2 * size))
+        return self.position
+
+    def took(self, low: float) -> None:
+        """The row :meth:`row` gave holds an example now (``low``: its lowest score)."""
         if low < self.low:
             self.low = low
-        self.position = (row + 1) % size
+        size = self.scores.shape[0]
+        self.position = (self.position + 1) % size
         if self.filled < size:
             self.filled += 1
         self.since_fit += 1

@@ -180,11 +180,11 @@ class EngineCache:
         self.score_args: Any = None
         #: ``[t]`` for each target ``t``, made once (the one-example path's targets)
         self.single_targets: list[np.ndarray] = []
-        #: one example's progressive scores (the window copies them)
-        self.score_buffer: np.ndarray | None = None
-        #: the one-example path's compiled binding, and the generations it was bound at
+        #: the one-example path's compiled binding, the generations it was bound at and
+        #: the progressive window's scores it writes in
         self.learner: Any = None
         self.learner_key = (-1, -1)
+        self.learner_window: np.ndarray | None = None
         self.learner_width = 0
         self.learner_queue = 0
 
@@ -196,6 +196,7 @@ class EngineCache:
         state = self.__dict__.copy()
         state["learner"] = None
         state["learner_key"] = (-1, -1)
+        state["learner_window"] = None
         return state
 
 

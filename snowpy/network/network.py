@@ -53,7 +53,6 @@ else:
 __all__ = ["Network", "NumericalWarning"]
 
 _DEFAULTS = defaults(NETWORK)  # (the signature's defaults: snowpy.declared)
-_NO_SCORES = np.empty((0, 0), dtype=np.float64)
 
 @model_kind("network")
 class Network(NetworkKind):
@@ -709,25 +708,31 @@ class Network(NetworkKind):
     # ------------------------------------------- one example at a time (River)
     def _online_learner(self, width: int = 0) -> OnlineLearner:
         """What the one-example path needs, bound once (:class:`OnlineLearner`): bound
-        again when the store or the feature map replaced an array, or for an example
-        wider than the workspace."""
+        again when the store, the feature map or the progressive window replaced an
+        array, or for an example wider than the workspace."""
         state = self._state
         store, cache = state.store, state.cache
-        key = (store.generation, store.feature_map.generation)
         learner = cache.learner
-        if learner is None or key != cache.learner_key or width > cache.learner_width:
-            if learner is None:
-                KERNEL_ERRORS.watch()  # a numba kernel's exceptions fail the example
-            if width > cache.learner_width:
-                cache.learner_width = max(width, 2 * cache.learner_width, 256)
-            cache.learner_queue = max(cache.learner_queue, 16 * (cache.learner_width + 2))
-            fmap = store.feature_map
-            slots, row_ids = fmap.arrays
-            learner = cache.learner = OnlineLearner(
-                store.links(), state.binding(), state.options(), slots, row_ids,
-                state.target_counts(), cache.learner_width, cache.learner_queue,
-                fmap.direct)
-            cache.learner_key = key
+        window = state.progressive
+        if learner is not None and width <= cache.learner_width and \
+                cache.learner_key == (store.generation, store.feature_map.generation) and \
+                (window is None or window.scores is cache.learner_window):
+            return learner
+        key = (store.generation, store.feature_map.generation)
+        if learner is None:
+            KERNEL_ERRORS.watch()  # a numba kernel's exceptions fail the example
+        if width > cache.learner_width:
+            cache.learner_width = max(width, 2 * cache.learner_width, 256)
+        cache.learner_queue = max(cache.learner_queue, 16 * (cache.learner_width + 2))
+        fmap = store.feature_map
+        slots, row_ids = fmap.arrays
+        learner = cache.learner = OnlineLearner(
+            store.links(), state.binding(), state.options(), slots, row_ids,
+            state.target_counts(), cache.learner_width, cache.learner_queue, fmap.direct,
+            None if window is None else window.scores,
+            None if window is None else window.positives.view(np.uint8))
+        cache.learner_key = key
+        cache.learner_window = None if window is None else window.scores
         return learner
 
     def score_example(self, ids: np.ndarray, vals: np.ndarray) -> tuple[np.ndarray, int]:
@@ -744,20 +749,21 @@ class Network(NetworkKind):
         >>> net.label_of(scores, best)
         'b'
         """
-        self._check_fitted()
-        state = self._state
+        state = self.__dict__.get("_state")
+        if state is None:
+            self._check_fitted()  # (raises NotFittedError)
         if state.planes_stale:  # (a rule's derived planes: checked here, on every example)
             state.ensure_fresh(online=True)
         store = state.store
-        out = np.empty(store.n_targets, dtype=np.float64)
         constants = state.cache.score_args
         if constants is None:  # (reset when the network is created or loaded)
             constants = state.cache.score_args = (
                 store.absent, store.dtype != np.float64 and not store.frozen,
                 self._bias_strength(), float(state.params["theta"]))
+        learner = self._online_learner(ids.shape[0])
+        out = np.empty(store.n_targets, dtype=np.float64)
         absent, round32, bias, theta = constants
-        best = self._online_learner(ids.size).score(ids, vals, float(store.seen), absent,
-                                                    round32, bias, theta, out)
+        best = learner.score(ids, vals, float(store.seen), absent, round32, bias, theta, out)
         return out, best
 
     def learn_example(self, ids: np.ndarray, vals: np.ndarray, y: Any,
@@ -769,13 +775,13 @@ class Network(NetworkKind):
         feature space: any id below :data:`ONLINE_WIDTH`, ``n_features_in_`` one past the
         largest seen. (The one-example path: every
         line here costs on every example.)"""
-        targets, scores = self._begin_example(ids, y, width)
+        targets, row = self._begin_example(ids, y, width)
         store = self._state.store
         while True:
-            result = self._online_learner(ids.size).learn(
-                ids, vals, targets, store.feature_map.next_row, store.seen, scores)
+            result = self._online_learner(ids.shape[0]).learn(
+                ids, vals, targets, store.feature_map.next_row, store.seen, row)
             if self._step_done(result):
-                return self._finish_example(result[2], targets, scores)
+                return self._finish_example(result[2], row)
 
     def learn_text(self, words: Any, raw: np.ndarray, y: Any, width: int) -> bool:
         """Featurise and learn one text in one compiled call: ``raw`` its UTF-8 bytes,
@@ -786,19 +792,20 @@ class Network(NetworkKind):
         :meth:`learn_example`."""
         if "_state" not in self.__dict__:
             return False
-        targets, scores = self._begin_example(None, y, width)
+        targets, row = self._begin_example(None, y, width)
         store = self._state.store
         result = self._online_learner().learn_text(
-            words, raw, targets, store.feature_map.next_row, store.seen, scores)
+            words, raw, targets, store.feature_map.next_row, store.seen, row)
         if result is None or not self._step_done(result):
             return False
-        self._finish_example(result[2], targets, scores)
+        self._finish_example(result[2], row)
         return True
 
     def _begin_example(self, ids: np.ndarray | None, y: Any, width: int | None
-                       ) -> tuple[np.ndarray, np.ndarray]:
+                       ) -> tuple[np.ndarray, int]:
         """Check an example about to be learned (``ids`` None: known to fit the network,
-        which exists), create its labels' targets; ``(targets, scores buffer)``."""
+        which exists), create its labels' targets; ``(targets, the progressive window's
+        row for its scores)`` (-1: none)."""
         multilabel = isinstance(y, COLLECTIONS)
         state = self.__dict__.get("_state")
         if state is None:
@@ -838,12 +845,8 @@ class Network(NetworkKind):
         if len(labels) > store.S.shape[0]:
             store.add_targets(len(labels) - store.S.shape[0])
             self._cover_new_targets()
-        if state.progressive is None:
-            return targets, _NO_SCORES
-        buffer = state.cache.score_buffer  # (one per network: the window copies)
-        if buffer is None or buffer.shape[1] != store.S.shape[0]:
-            buffer = state.cache.score_buffer = np.empty((1, store.S.shape[0]))
-        return targets, buffer
+        window = state.progressive
+        return targets, -1 if window is None else window.row(store.S.shape[0])
 
     def _step_done(self, result: tuple) -> bool:
         """After a compiled step (:meth:`OnlineLearner.learn`'s ``(status, next_row,
@@ -875,8 +878,9 @@ class Network(NetworkKind):
             store.reserve_links(outcome.need_room)
         return False
 
-    def _finish_example(self, outcome: Any, targets: np.ndarray, scores: np.ndarray) -> Any:
-        """The bookkeeping after an example was learned."""
+    def _finish_example(self, outcome: Any, row: int) -> Any:
+        """The bookkeeping after an example was learned (its scores and labels in the
+        progressive window's ``row``, -1: none)."""
         mistakes, updates, overflows = outcome.mistakes, outcome.updates, outcome.overflows
         underflows, nonfinite, seen = outcome.underflows, outcome.nonfinite, outcome.seen
         state = self._state
@@ -904,10 +908,11 @@ class Network(NetworkKind):
                 state.stale_examples += 1
             if underflows:
                 state.underflows += underflows
-        if scores.shape[0]:
-            state.progressive.add_one(scores, targets)
+        if row >= 0:
+            window = state.progressive
+            window.took(state.cache.learner.low)
             # (here, not when predicting: predictions change nothing)
-            refresh_progressive(self, state.progressive, state.labels)
+            refresh_progressive(self, window, state.labels)
         if overflows:
             state.overflows += overflows
             warnings.warn(f"{overflows} weight updates exceeded the largest magnitude kept "

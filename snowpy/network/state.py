@@ -266,7 +266,8 @@ def _adopt_calibration(state: Any, calibrate: Any, header: dict[str, Any],
         state.calibration = Calibration.from_file(header["calibration"], arrays, where)
     if "progressive_scores" in arrays:
         scores, positives = arrays["progressive_scores"], arrays.get("progressive_positives")
-        if positives is None or positives.shape != scores.shape or scores.ndim != 2:
+        if positives is None or positives.shape != scores.shape or scores.ndim != 2 \
+                or scores.shape[1] > len(state.labels):
             raise ModelFileError(f"{where}: the progressive calibration window is inconsistent")
         state.progressive = window = ProgressiveWindow.restore(scores, positives)
         progress = header.get("progressive") or {}
