@@ -11,16 +11,18 @@ from libc.stdlib cimport free, malloc
 
 
 cdef double _objective(const double *s, const uint8_t *positive, Py_ssize_t n, double high,
-                       double low, double a, double b) noexcept nogil:
+                       double low, double a, double b, double *ex) noexcept nogil:
     """``sum t z + log(1 + exp(-z))`` over the pairs, ``z = a s + b``, ``t`` Platt's
-    smoothed target; written so that it never overflows."""
+    smoothed target; written so that it never overflows. ``ex[i]`` receives
+    ``exp(-|z_i|)``, which the gradient at the same ``(a, b)`` reads again."""
     cdef double total = 0.0
     cdef double z, t, e
     cdef Py_ssize_t i
     for i in range(n):
         z = a * s[i] + b
         t = high if positive[i] else low
-        e = log1p(exp(-fabs(z)))
+        ex[i] = exp(-fabs(z))
+        e = log1p(ex[i])
         total += (t * z + e) if z >= 0 else ((t - 1.0) * z + e)
     return total
 
@@ -41,11 +43,16 @@ def fit(const double[::1] scores, const uint8_t[::1] positive, double start_a,
     cdef double sigma = 1e-12
     cdef int steps = 0
     cdef double *s
+    cdef double *ex      # exp(-|z|) at the current (a, b)
+    cdef double *trial   # ... at the step the line search tries
+    cdef double *swap
     if positive.shape[0] != n:
         raise ValueError("scores and flags differ in length")
-    s = <double *>malloc((n if n > 0 else 1) * sizeof(double))
+    s = <double *>malloc(3 * (n if n > 0 else 1) * sizeof(double))
     if s == NULL:
         raise MemoryError("no memory to fit a sigmoid")
+    ex = s + (n if n > 0 else 1)
+    trial = ex + (n if n > 0 else 1)
     with nogil:
         for i in range(n):
             n_pos += positive[i] != 0
@@ -67,13 +74,13 @@ def fit(const double[::1] scores, const uint8_t[::1] positive, double start_a,
         if warm and warm_a - warm_a == 0.0 and warm_b - warm_b == 0.0:  # (finite)
             a, b = warm_a, warm_b  # (Newton's steps with a line search converge from
             #                        any start on this convex problem: no comparison)
-        value = _objective(s, &positive[0] if n else NULL, n, high, low, a, b)
+        value = _objective(s, &positive[0] if n else NULL, n, high, low, a, b, ex)
         while steps < max_iter:
             h11 = h22 = sigma
             h21 = g1 = g2 = 0.0
             for i in range(n):
                 z = a * s[i] + b
-                e = exp(-fabs(z))
+                e = ex[i]  # (exp(-|z|), computed with the objective at this (a, b))
                 p = e / (1.0 + e) if z >= 0 else 1.0 / (1.0 + e)  # 1 / (1 + exp(z))
                 q = 1.0 - p
                 d2 = p * q
@@ -96,9 +103,12 @@ def fit(const double[::1] scores, const uint8_t[::1] positive, double start_a,
             while step >= 1e-10:
                 new_a = a + step * da
                 new_b = b + step * db
-                new_value = _objective(s, &positive[0], n, high, low, new_a, new_b)
+                new_value = _objective(s, &positive[0], n, high, low, new_a, new_b, trial)
                 if new_value < value + 1e-4 * step * slope:
                     a, b, value = new_a, new_b, new_value
+                    swap = ex
+                    ex = trial
+                    trial = swap
                     break
                 step /= 2
             else:
