@@ -38,6 +38,9 @@ _DEFAULTS = defaults(CLASSIFIER)  # (the signature's defaults: snowpy.declared)
 _FEATURIZER_OPTIONS = tuple(
     name for name in inspect.signature(Featurizer.__init__).parameters if name != "self"
 )
+#: No bytes (a text whose row a compiled call made already).
+_NO_BYTES = np.zeros(0, np.uint8)
+
 _NETWORK_OPTIONS = tuple(name for name in Network.option_names() if name != "rule")
 
 
@@ -417,14 +420,15 @@ class SnowClassifier(Estimator):
         """
         if not hasattr(self, "network_"):
             self.begin()
-        width = 1 << int(self.featurizer_.bits)
+        featurizer, network = self.featurizer_, self.network_
+        width = 1 << int(featurizer.bits)
         if not (type(x) is str and self._learn_fused(x, y, width)):
-            if self.featurizer_.idf:  # (refused before the document is counted)
-                self.network_.check_label(y)
-            ids, vals = self.features_one(x, learn=True)  # sorted, unique, checked
-            self.network_.learn_example(ids, vals, y, width=width)
+            if featurizer.idf:  # (refused before the document is counted)
+                network.check_label(y)
+            ids, vals = self.features_one(x, learn=True)
+            network.learn_example(ids, vals, y, width=width)
         if self.keep_names and not isinstance(x, dict):
-            self.featurizer_.record_names([x])
+            featurizer.record_names([x])
         return self
 
     def predict_one(self, x: Any) -> Any:
@@ -435,50 +439,93 @@ class SnowClassifier(Estimator):
         >>> clf.predict_one("free prize") is None, clf.predict_proba_one("free prize")
         (True, {})
         """
-        if not self._trained():
+        network = self.__dict__.get("network_")
+        if network is None or not network.__sklearn_is_fitted__():
             return None
-        return self.network_.label_of(*self.network_.score_example(*self.features_one(x)))
+        return network.label_of(*self._scores_one(x))
 
     def predict_proba_one(self, x: Any) -> dict[Any, float]:
         """The probability of each label for one document, a dict (needs ``calibrate``;
         ``calibrate="progressive"`` follows a stream from its first examples); ``{}``
         before the first document is learned."""
-        if not self._trained():
+        network = self.__dict__.get("network_")
+        if network is None or not network.__sklearn_is_fitted__():
             return {}
-        scores, _ = self.network_.score_example(*self.features_one(x))
-        return self.network_.probabilities_of(scores)
+        return network.probabilities_of(self._scores_one(x)[0])
+
+    def _scores_one(self, x: Any) -> tuple[np.ndarray, int]:
+        """One document's scores and best target: a text featurised, weighed and scored
+        in one compiled call where the front end and the network allow it (its row kept
+        for a :meth:`learn_one` of the same text), else in two."""
+        network, featurizer = self.network_, self.featurizer_
+        one = featurizer.one_document() if type(x) is str else None
+        if one is not None:
+            words, weigher = one
+            scored = network.score_text(words, np.frombuffer(
+                x.encode("utf-8", "surrogatepass"), dtype=np.uint8), weigher)
+            if scored is not None:
+                featurizer.invalid_bytes_ = 0
+                self._last_features = (x, featurizer, words.serial)  # (in its buffers)
+                return scored
+        return network.score_example(*self.features_one(x))
 
     def _learn_fused(self, x: str, y: Any, width: int) -> bool:
-        """Featurise and learn a text in one compiled call
-        (:meth:`snowpy._core.online.OnlineLearner.learn_text`) when the front end allows
-        it; False when it was not learned (the caller takes the two-call path)."""
-        network, featurizer = self.network_, self.featurizer_
-        last = getattr(self, "_last_features", None)
+        """Featurise (unless the last prediction did), weigh and learn a text in one
+        compiled call (:meth:`snowpy._core.online.OnlineLearner.learn_text`) when the
+        front end allows it; False when nothing was done (the caller takes the two-call
+        path)."""
+        featurizer, network = self.featurizer_, self.network_
+        last = self.__dict__.get("_last_features")  # (text, featurizer, features or serial)
+        serial = -1
         if last is not None and last[0] is x and last[1] is featurizer:
-            return False  # featurised already (predict, then learn)
-        single = featurizer.words_only()
-        if single is None or featurizer.unicode_form or featurizer.strip_accents \
-                or featurizer.idf:
+            if type(last[2]) is not int:
+                return False  # (featurised by the two calls: learned by them)
+            serial = last[2]
+        one = featurizer.one_document()
+        if one is None:
             return False
-        raw = np.frombuffer(x.encode("utf-8", "surrogatepass"), dtype=np.uint8)
-        if raw.size > single.width or not network.learn_text(single.words, raw, y, width):
-            return False
-        featurizer.invalid_bytes_ = 0
-        return True
+        words, weigher = one
+        if serial != words.serial:  # (a row made since: this text's is featurised again)
+            serial = -1
+        raw = np.frombuffer(x.encode("utf-8", "surrogatepass"), dtype=np.uint8) \
+            if serial < 0 else _NO_BYTES
+        if weigher is None:
+            learned = network.learn_text(words, raw, y, width, None, serial)
+        else:
+            network.check_label(y)  # (refused before the document is counted)
+            try:
+                learned = network.learn_text(words, raw, y, width, weigher, serial)
+            finally:
+                featurizer.frequencies_.took(weigher)
+        if learned:
+            featurizer.invalid_bytes_ = 0
+        return learned
 
-    def features_one(self, x: Any, *, learn: bool = False) -> tuple[np.ndarray, np.ndarray]:
+    def _featurised(self, x: Any) -> tuple[np.ndarray, np.ndarray] | None:
+        """The features of ``x`` when it is the last text featurised, by this front end
+        (predict, then learn: the text is featurised once; strings do not change), as the
+        compiled path left them in its buffers if no row was made since."""
+        last = self.__dict__.get("_last_features")  # (text, featurizer, features or serial)
+        if last is None or last[0] is not x or last[1] is not self.featurizer_:
+            return None
+        if type(last[2]) is int:
+            one = self.featurizer_.one_document()
+            return None if one is None else one[0].last(last[2])
+        return last[2]
+
+    def features_one(self, x: Any, *, learn: bool = False,
+                     features: tuple[np.ndarray, np.ndarray] | None = None
+                     ) -> tuple[np.ndarray, np.ndarray]:
         """The features of one document (counted first when ``learn`` and the front end
         weighs by document frequency); those of the last text again when it is the same
-        object (predict, then learn: the text is featurised once; strings do not
-        change)."""
+        object (:meth:`_featurised`; ``features``: found already)."""
         featurizer = self.featurizer_
-        last = getattr(self, "_last_features", None)  # (text, featurizer, features)
-        if last is not None and last[0] is x and last[1] is featurizer:
-            features = last[2]
-        else:
-            features = featurizer.features_one(x)
-            if type(x) is str:
-                self._last_features = (x, featurizer, features)
+        if features is None:
+            features = self._featurised(x)
+            if features is None:
+                features = featurizer.features_one(x)
+                if type(x) is str:
+                    self._last_features = (x, featurizer, features)
         if featurizer.idf:
             return featurizer.weighed_one(*features, learn=learn)
         return features

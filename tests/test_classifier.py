@@ -215,3 +215,37 @@ def test_idf_counts_what_is_learned_one_document_at_a_time_as_partial_fit_does(b
     assert fitted.predict(["free prize", "lunch at noon"]).tolist() == ["spam", "ham"]
     refit = SnowClassifier(**IDF).fit(IDF_TEXTS[:6], IDF_LABELS[:6])
     assert refit.featurizer_.frequencies_.documents == 6  # (a new fit counts afresh)
+
+
+def test_the_one_call_paths_learn_what_the_two_calls_learn():
+    """A text is featurised, weighed and scored in one compiled call, its row kept for a
+    learn_one of the same text, which counts, weighs and learns it in one more (waiting
+    for room where the pool grows: counted once): the predictions, probabilities,
+    model and counts of the two-call path (forced by normalising Unicode, which leaves
+    these ASCII texts as they are), bit for bit; a text predicted in between, or learned
+    without a prediction, is featurised again."""
+    rng = np.random.default_rng(5)
+    words = [f"w{i}" for i in range(400)]
+    texts = [" ".join(rng.choice(words, size=rng.integers(1, 30))) for _ in range(600)]
+    labels = [("a", "b", "c")[len(text) % 3] for text in texts]
+    models = [SnowClassifier(calibrate="progressive"),
+              SnowClassifier(calibrate="progressive", unicode_form="NFC")]
+    seen: list[list] = [[], []]
+    for i, (text, label) in enumerate(zip(texts, labels)):
+        for model, said in zip(models, seen):
+            if i % 5:  # (every fifth learned without a prediction)
+                said.append(model.predict_one(text))
+                if i > 20:
+                    said.append(model.predict_proba_one(text))
+            if i % 7 == 3:  # (another text predicted between)
+                said.append(model.predict_one(texts[i - 1]))
+            model.learn_one(text, label)
+    fused, two = models
+    assert type(fused._last_features[2]) is int  # (a row kept in the compiled buffers)
+    assert two._last_features[2][0].dtype == np.int64  # (arrays: the two calls)
+    assert seen[0] == seen[1]
+    mine, theirs = fused.to_state()[1], two.to_state()[1]
+    assert mine.keys() == theirs.keys()
+    for name in mine:
+        np.testing.assert_array_equal(mine[name], theirs[name], err_msg=name)
+    assert fused.featurizer_.frequencies_.documents == len(texts)

@@ -52,9 +52,28 @@ cdef class WordsRow:
     cdef int64_t *sort_counts
     cdef int64_t *ptrs
     cdef int64_t room
+    cdef readonly int64_t serial     # rows made so far (the last row: ``last_nnz`` long)
+    cdef readonly int64_t last_nnz
     cdef readonly object indices
     cdef readonly object values
     cdef int32_t[::1] _indices
     cdef double[::1] _values
     cdef int _grow(self, int64_t size) except -1
     cdef int64_t row_of(self, const uint8_t *raw, int64_t n, int64_t *invalid) noexcept nogil
+
+
+cdef class OneDocument:
+    # a document-frequency count's direct map bound for one document at a time, and the
+    # count's figures as the last compiled call that counted left them
+    cdef int32_t[::1] table
+    cdef int32_t[::1] row_ids
+    cdef int64_t[::1] counts
+    cdef public int64_t documents
+    cdef public int64_t next_row
+    cdef public bint norm
+
+cdef Py_ssize_t weigh_document(const int64_t *ids, const double *vals, Py_ssize_t n,
+                               int32_t *table, int32_t *row_ids, int64_t n_row_ids,
+                               int64_t *counts, int64_t n_counts, int64_t *next_row,
+                               int64_t *documents, bint learn, bint norm, int64_t *ids_out,
+                               double *out) noexcept nogil

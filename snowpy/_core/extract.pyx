@@ -647,7 +647,7 @@ def weigh_rows(const int64_t[::1] indptr, const int32_t[::1] numbers, const doub
     return documents
 
 
-cdef Py_ssize_t _weigh_one(const int64_t *ids, const double *vals, Py_ssize_t n,
+cdef Py_ssize_t weigh_document(const int64_t *ids, const double *vals, Py_ssize_t n,
                            int32_t *table, int32_t *row_ids, int64_t n_row_ids,
                            int64_t *counts, int64_t n_counts, int64_t *next_row,
                            int64_t *documents, bint learn, bint norm, int64_t *ids_out,
@@ -693,28 +693,26 @@ cdef Py_ssize_t _weigh_one(const int64_t *ids, const double *vals, Py_ssize_t n,
 
 cdef class OneDocument:
     """The arrays of a document-frequency count in a direct map, bound once, to weigh
-    one document at a time in one call (:meth:`weigh`): the one-example path, where
-    binding the arrays on every call cost more than the weighing. ``table``: key ->
-    number (0: none); ``row_ids``: number - 1 -> key; ``counts``: documents per number.
-    Bound again when any of them is replaced."""
-
-    cdef int32_t[::1] table
-    cdef int32_t[::1] row_ids
-    cdef int64_t[::1] counts
+    one document at a time in one call (:meth:`weigh`, or inside the one-example
+    learner's): the one-example path, where binding the arrays on every call cost more
+    than the weighing. ``table``: key -> number (0: none); ``row_ids``: number - 1 ->
+    key; ``counts``: documents per number. Bound again when any of them is replaced.
+    ``documents`` (counted), ``next_row`` (the map's next number) and ``norm`` (l2 after
+    weighing) are the count's figures as its owner set them and the last call that
+    counted left them."""
 
     def __cinit__(self, int32_t[::1] table, int32_t[::1] row_ids, int64_t[::1] counts):
         self.table = table
         self.row_ids = row_ids
         self.counts = counts
 
-    def weigh(self, const int64_t[::1] ids, const double[::1] vals, int64_t next_row,
-              int64_t documents, bint learn, bint norm):
+    def weigh(self, const int64_t[::1] ids, const double[::1] vals, bint learn):
         """``ids`` (sorted, unique, below the table's width) and their strengths weighed
         as :func:`weigh_rows` weighs a row of one document, to the bit; with ``learn``
         the document is counted first, a feature without a number numbered ``next_row``
         on (as the map inserts); without, the features never counted are left out.
-        Returns ``(ids kept, weights, next_row, documents)``, or None when the map or
-        the counts must grow first (nothing changed)."""
+        Returns ``(ids kept, weights)``, or None when the map or the counts must grow
+        first (nothing changed)."""
         cdef Py_ssize_t n = ids.shape[0]
         cdef Py_ssize_t k
         kept_ids = np.empty(n, np.int64)
@@ -723,17 +721,18 @@ cdef class OneDocument:
         cdef double[::1] out = weights
         if n == 0:
             if learn:
-                documents += 1
-            return kept_ids, weights, next_row, documents
+                self.documents += 1
+            return kept_ids, weights
         with nogil:
-            k = _weigh_one(&ids[0], &vals[0], n, &self.table[0], &self.row_ids[0],
-                           self.row_ids.shape[0], &self.counts[0], self.counts.shape[0],
-                           &next_row, &documents, learn, norm, &ids_out[0], &out[0])
+            k = weigh_document(&ids[0], &vals[0], n, &self.table[0], &self.row_ids[0],
+                               self.row_ids.shape[0], &self.counts[0], self.counts.shape[0],
+                               &self.next_row, &self.documents, learn, self.norm,
+                               &ids_out[0], &out[0])
         if k < 0:
             return None
         if k < n:
-            return kept_ids[:k], weights[:k], next_row, documents
-        return kept_ids, weights, next_row, documents
+            return kept_ids[:k], weights[:k]
+        return kept_ids, weights
 
 
 def max_token_bytes(const int64_t[::1] starts, const int64_t[::1] ends):
@@ -782,6 +781,7 @@ cdef class WordsRow:
         self.l2 = l2
         self.bits = bits
         self.size = -1
+        self.last_nnz = -1
         self._grow(256)
 
     def __dealloc__(self):
@@ -866,9 +866,20 @@ cdef class WordsRow:
             count += written
         if count > self.room:
             return -1
-        return assemble_into(self.ids, self.ptrs, self.n_segments, 1, self.mode, self.l2,
-                             self.bits, indptr, &self._indices[0], &self._values[0],
-                             self.ids + self.room, self.sort_tmp, self.sort_counts)
+        self.serial += 1
+        self.last_nnz = assemble_into(self.ids, self.ptrs, self.n_segments, 1, self.mode,
+                                      self.l2, self.bits, indptr, &self._indices[0],
+                                      &self._values[0], self.ids + self.room, self.sort_tmp,
+                                      self.sort_counts)
+        return self.last_nnz
+
+    def last(self, int64_t serial):
+        """``(ids int64, strengths)`` of the row made ``serial``-th (:attr:`serial` then),
+        as :meth:`row` gave them, when no row was made since; else None."""
+        if serial != self.serial or self.last_nnz < 0:
+            return None
+        return (self.indices[:self.last_nnz].astype(np.int64),
+                self.values[:self.last_nnz].copy())
 
     def row(self, const uint8_t[::1] raw):
         """``(ids int64, strengths, invalid bytes)`` of one document's UTF-8 bytes."""

@@ -1,7 +1,7 @@
 import numpy as np
 
 from snowpy._core.engine import Links, Options, Outcome, RuleBinding
-from snowpy._core.extract import WordsRow
+from snowpy._core.extract import OneDocument, WordsRow
 
 GROW_MAP: int
 GROW_ROWS: int
@@ -21,6 +21,10 @@ class OnlineLearner:
     def learn(self, ids: np.ndarray, vals: np.ndarray, targets: np.ndarray, next_row: int,
               seen: int, row: int) -> tuple[int, int, Outcome]: ...
     def learn_text(self, words: WordsRow, raw: np.ndarray, targets: np.ndarray, next_row: int,
-                   seen: int, row: int) -> tuple[int, int, Outcome] | None: ...
+                   seen: int, row: int, weigher: OneDocument | None = ..., serial: int = ...
+                   ) -> tuple[int, int, Outcome, tuple[np.ndarray, np.ndarray] | None] | None: ...
     def score(self, ids: np.ndarray, vals: np.ndarray, seen: float, absent: float,
               round32: bool, bias: float, theta: float, out: np.ndarray) -> int: ...
+    def score_text(self, words: WordsRow, raw: np.ndarray, weigher: OneDocument | None,
+                   seen: float, absent: float, round32: bool, bias: float, theta: float,
+                   out: np.ndarray) -> int: ...

@@ -17,6 +17,8 @@ A call that needs room first returns a status instead: the feature map must grow
 features already mapped keep their rows, and the caller grows and calls again.
 """
 
+import numpy as np
+
 from libc.math cimport isfinite
 from libc.stdint cimport int32_t, int64_t, uint8_t
 from libc.string cimport memset
@@ -34,7 +36,7 @@ from snowpy._core.engine cimport (
     run_epoch,
 )
 from snowpy._core.effective cimport delta, plane_t
-from snowpy._core.extract cimport WordsRow
+from snowpy._core.extract cimport OneDocument, WordsRow, weigh_document
 from snowpy._core.pool cimport Pool
 
 cdef enum:
@@ -103,6 +105,7 @@ cdef class OnlineLearner:
     cdef readonly int64_t width
     cdef int32_t[::1] _rows
     cdef int64_t[::1] _ids
+    cdef double[::1] _vals
     cdef double[:, ::1] _window
     cdef uint8_t[:, ::1] _labelled
     cdef bint windowed
@@ -136,6 +139,7 @@ cdef class OnlineLearner:
             raise ValueError("a direct feature map is a table of int32")
         self._rows = memoryview(bytearray(4 * (width + 1))).cast("i")
         self._ids = memoryview(bytearray(8 * (width + 1))).cast("q")
+        self._vals = memoryview(bytearray(8 * (width + 1))).cast("d")
         self.windowed = window is not None
         if self.windowed:  # (a progressive window's scores, and its labels as bytes)
             self._window = window
@@ -304,11 +308,17 @@ cdef class OnlineLearner:
                 self.rule.kernel.error = violation
 
     def learn_text(self, WordsRow words, const uint8_t[::1] raw, const int32_t[::1] targets,
-                   int64_t next_row, int64_t seen, Py_ssize_t row):
-        """Featurise one document's UTF-8 bytes with ``words`` and learn it, in one call:
-        ``(status, next_row, outcome)``, or None when it was not learned here (a buffer
-        too small, invalid bytes, a row wider than the workspace): the caller takes the
-        two-call path. ``row`` as :meth:`learn` takes it."""
+                   int64_t next_row, int64_t seen, Py_ssize_t row, OneDocument weigher=None,
+                   int64_t serial=-1):
+        """Featurise one document's UTF-8 bytes with ``words`` (or take the row ``words``
+        made ``serial``-th, when it has made none since), weigh it by document frequency
+        with ``weigher`` (None: as assembled), counting the document first, and learn it,
+        in one call: ``(status, next_row, outcome, weighed)``, or None when nothing was
+        done here (a buffer too small, invalid bytes, a row wider than the workspace, a
+        count without room): the caller takes the two-call path. ``weighed`` is None, or
+        when the document was counted but must wait for room to be learned, its weighed
+        row ``(ids, strengths)``: learn it with :meth:`learn` (counting it again would
+        count it twice). ``row`` as :meth:`learn` takes it."""
         cdef outcome_t out
         cdef int status
         cdef int64_t invalid = 0
@@ -317,63 +327,132 @@ cdef class OnlineLearner:
         cdef int32_t no_target = 0
         cdef uint8_t empty = 0
         cdef double *scores = self._row_of(row)
-        if raw.shape[0] > words.size:
+        cdef double *vals
+        if serial >= 0 and serial == words.serial and words.last_nnz >= 0:
+            nnz = words.last_nnz  # (the row is in the buffers: predict, then learn)
+        else:
+            if raw.shape[0] > words.size:
+                return None
+            with nogil:
+                nnz = words.row_of(&raw[0] if raw.shape[0] else &empty, raw.shape[0],
+                                   &invalid)
+            if nnz < 0 or invalid:
+                return None
+        if nnz > self.width:
             return None
         with nogil:
-            nnz = words.row_of(&raw[0] if raw.shape[0] else &empty, raw.shape[0], &invalid)
-        if nnz < 0 or invalid or nnz > self.width:
-            return None
-        for k in range(nnz):
-            self._ids[k] = words._indices[k]
+            for k in range(nnz):
+                self._ids[k] = words._indices[k]
+        vals = &words._values[0]
+        if weigher is not None:
+            with nogil:
+                nnz = weigh_document(&self._ids[0], vals, nnz, &weigher.table[0],
+                                     &weigher.row_ids[0], weigher.row_ids.shape[0],
+                                     &weigher.counts[0], weigher.counts.shape[0],
+                                     &weigher.next_row, &weigher.documents, True,
+                                     weigher.norm, &self._ids[0], &self._vals[0])
+            if nnz < 0:
+                return None
+            vals = &self._vals[0]
         with nogil:
-            status = self._learn(&self._ids[0], &words._values[0], nnz,
+            status = self._learn(&self._ids[0], vals, nnz,
                                  &targets[0] if targets.shape[0] else &no_target,
                                  targets.shape[0], &next_row, seen, scores, &out)
-        return self._done(status, next_row, &out, row, targets)
+        weighed = None
+        if weigher is not None and (status != 0 or not out.processed):
+            weighed = (np.asarray(self._ids[:nnz]).copy(), np.asarray(self._vals[:nnz]).copy())
+        return self._done(status, next_row, &out, row, targets) + (weighed,)
 
     def score(self, const int64_t[::1] ids, const double[::1] vals, double seen,
               double absent, bint round32, double bias, double theta, double[::1] out):
         """Scores of one example into ``out``; returns the best target (the first of
         ties). Features never seen weigh a missing link's weight."""
+        cdef Py_ssize_t best
+        if ids.shape[0] > self.width:
+            raise ValueError("the example is wider than the workspace")
+        with nogil:
+            best = self._score(&ids[0] if ids.shape[0] else NULL,
+                               &vals[0] if ids.shape[0] else NULL, ids.shape[0], seen,
+                               absent, round32, bias, theta, &out[0], out.shape[0])
+        return best
+
+    def score_text(self, WordsRow words, const uint8_t[::1] raw, OneDocument weigher,
+                   double seen, double absent, bint round32, double bias, double theta,
+                   double[::1] out):
+        """Featurise one document's UTF-8 bytes with ``words``, weigh its row by document
+        frequency with ``weigher`` (None: as assembled; nothing counted) and score it into
+        ``out``, in one call: the best target, or -1 when it was not scored here (a
+        buffer too small, invalid bytes, a row wider than the workspace): the caller
+        takes the two-call path. The scores are :meth:`score`'s of the row the two calls
+        make, to the bit; the row stays in ``words``' buffers (:meth:`learn_text`)."""
+        cdef int64_t invalid = 0
+        cdef int64_t nnz, k
+        cdef int64_t next_row = 0
+        cdef int64_t documents
+        cdef uint8_t empty = 0
+        cdef Py_ssize_t best
+        cdef double *vals
+        if raw.shape[0] > words.size:
+            return -1
+        with nogil:
+            nnz = words.row_of(&raw[0] if raw.shape[0] else &empty, raw.shape[0], &invalid)
+        if nnz < 0 or invalid or nnz > self.width:
+            return -1
+        with nogil:
+            for k in range(nnz):
+                self._ids[k] = words._indices[k]
+            vals = &words._values[0]
+            if weigher is not None and nnz:
+                documents = weigher.documents
+                nnz = weigh_document(&self._ids[0], vals, nnz, &weigher.table[0],
+                                     &weigher.row_ids[0], weigher.row_ids.shape[0],
+                                     &weigher.counts[0], weigher.counts.shape[0], &next_row,
+                                     &documents, False, weigher.norm, &self._ids[0],
+                                     &self._vals[0])
+                vals = &self._vals[0]
+            best = self._score(&self._ids[0], vals, nnz, seen, absent, round32, bias, theta,
+                               &out[0], out.shape[0])
+        return best
+
+    cdef Py_ssize_t _score(self, const int64_t *ids, const double *vals, Py_ssize_t n,
+                           double seen, double absent, bint round32, double bias,
+                           double theta, double *out, Py_ssize_t n_out) noexcept nogil:
+        """The scores of ``n`` features (ids sorted, unique) into ``out``; the best."""
         cdef int32_t *rows = &self._rows[0]
-        cdef Py_ssize_t n = ids.shape[0]
         cdef Py_ssize_t mask = self.n_slots - 1
         cdef int shift = _shift_of(self.n_slots)
         cdef Py_ssize_t j, slot, best, t
         cdef int64_t key
-        if n > self.width:
-            raise ValueError("the example is wider than the workspace")
-        with nogil:
-            for j in range(n):
-                key = ids[j]
-                rows[j] = -1
-                if self.direct:
-                    if 0 <= key < self.n_slots and self.slots32[key]:
-                        rows[j] = self.slots32[key]
-                    continue
-                slot = fibonacci(key, mask, shift)
-                if self.slots32 != NULL:
-                    while self.slots32[2 * slot] != key and self.slots32[2 * slot] != -1:
-                        slot = (slot + 1) & mask
-                    if self.slots32[2 * slot] == key:
-                        rows[j] = self.slots32[2 * slot + 1]
-                else:
-                    while self.slots64[2 * slot] != key and self.slots64[2 * slot] != -1:
-                        slot = (slot + 1) & mask
-                    if self.slots64[2 * slot] == key:
-                        rows[j] = <int32_t>self.slots64[2 * slot + 1]
-            if self.links.single:
-                _score_one(&self.links.pool, self.links.Wf, self.links.Uf, &self.rule.rule.planes[0],
-                           self.rule.rule.n_planes, rows, &vals[0] if n else NULL, n, seen, absent,
-                           round32, bias, theta, &out[0], out.shape[0])
+        for j in range(n):
+            key = ids[j]
+            rows[j] = -1
+            if self.direct:
+                if 0 <= key < self.n_slots and self.slots32[key]:
+                    rows[j] = self.slots32[key]
+                continue
+            slot = fibonacci(key, mask, shift)
+            if self.slots32 != NULL:
+                while self.slots32[2 * slot] != key and self.slots32[2 * slot] != -1:
+                    slot = (slot + 1) & mask
+                if self.slots32[2 * slot] == key:
+                    rows[j] = self.slots32[2 * slot + 1]
             else:
-                _score_one(&self.links.pool, self.links.Wd, self.links.Ud, &self.rule.rule.planes[0],
-                           self.rule.rule.n_planes, rows, &vals[0] if n else NULL, n, seen, absent,
-                           round32, bias, theta, &out[0], out.shape[0])
-            best = 0
-            for t in range(1, out.shape[0]):
-                if out[t] > out[best]:
-                    best = t
+                while self.slots64[2 * slot] != key and self.slots64[2 * slot] != -1:
+                    slot = (slot + 1) & mask
+                if self.slots64[2 * slot] == key:
+                    rows[j] = <int32_t>self.slots64[2 * slot + 1]
+        if self.links.single:
+            _score_one(&self.links.pool, self.links.Wf, self.links.Uf, &self.rule.rule.planes[0],
+                       self.rule.rule.n_planes, rows, vals, n, seen, absent, round32, bias,
+                       theta, out, n_out)
+        else:
+            _score_one(&self.links.pool, self.links.Wd, self.links.Ud, &self.rule.rule.planes[0],
+                       self.rule.rule.n_planes, rows, vals, n, seen, absent, round32, bias,
+                       theta, out, n_out)
+        best = 0
+        for t in range(1, n_out):
+            if out[t] > out[best]:
+                best = t
         return best
 
 

@@ -217,11 +217,6 @@ class Cloud(NetworkKind):
             network.partial_fit(X, y, **fit_params)
         return self
 
-    def learn_text(self, words: Any, raw: np.ndarray, y: Any, width: int) -> bool:
-        """A cloud learns a text through its members' features: False (see
-        :meth:`snowpy.Network.learn_text`)."""
-        return False
-
     def learn_example(self, ids: np.ndarray, vals: np.ndarray, y: Any,
                        width: int | None = None) -> Cloud:
         """Learn one checked example with every member (see

@@ -324,11 +324,6 @@ class DualNetwork(NetworkKind):
         width = getattr(self, "n_features_in_", None) or int(ids.max(initial=-1)) + 1
         return sp.csr_matrix((vals, ids, [0, ids.size]), shape=(1, width))
 
-    def learn_text(self, words: Any, raw: np.ndarray, y: Any, width: int) -> bool:
-        """A dual network has no one-call text path: False (see
-        :meth:`snowpy.Network.learn_text`)."""
-        return False
-
     def learn_example(self, ids: np.ndarray, vals: np.ndarray, y: Any,
                        width: int | None = None) -> DualNetwork:
         """Learn one checked example (``ids`` sorted, unique; the public protocol of

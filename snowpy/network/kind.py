@@ -138,6 +138,19 @@ class NetworkKind(Estimator):
         """Learn one checked example; a network it starts has ``width`` features."""
         raise NotImplementedError
 
+    def score_text(self, words: Any, raw: np.ndarray, weigher: Any
+                   ) -> tuple[np.ndarray, int] | None:
+        """:meth:`score_example` of one text featurised in the same compiled call (a
+        front end's :meth:`~snowpy.text.Featurizer.one_document`: ``raw`` its UTF-8
+        bytes); None when the kind has no such path or the text needs the two calls."""
+        return None
+
+    def learn_text(self, words: Any, raw: np.ndarray, y: Any, width: int, weigher: Any = None,
+                   serial: int = -1) -> bool:
+        """:meth:`learn_example` of one text featurised in the same compiled call (see
+        :meth:`score_text`); False when nothing was done here."""
+        return False
+
     def check_label(self, y: Any) -> None:
         """Refuse a label of the other kind than the network learned (a collection of
         labels for a single-label network, one label for a multi-label one), before a

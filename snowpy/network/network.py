@@ -749,22 +749,42 @@ class Network(NetworkKind):
         >>> net.label_of(scores, best)
         'b'
         """
-        state = self.__dict__.get("_state")
-        if state is None:
-            self._check_fitted()  # (raises NotFittedError)
+        state = self.__dict__.get("_state") or self.engine_  # (NotFittedError: none)
         if state.planes_stale:  # (a rule's derived planes: checked here, on every example)
             state.ensure_fresh(online=True)
         store = state.store
-        constants = state.cache.score_args
-        if constants is None:  # (reset when the network is created or loaded)
-            constants = state.cache.score_args = (
-                store.absent, store.dtype != np.float64 and not store.frozen,
-                self._bias_strength(), float(state.params["theta"]))
+        constants = state.cache.score_args or self._score_args()
         learner = self._online_learner(ids.shape[0])
         out = np.empty(store.n_targets, dtype=np.float64)
         absent, round32, bias, theta = constants
         best = learner.score(ids, vals, float(store.seen), absent, round32, bias, theta, out)
         return out, best
+
+    def score_text(self, words: Any, raw: np.ndarray, weigher: Any
+                   ) -> tuple[np.ndarray, int] | None:
+        """:meth:`score_example` of one text featurised, weighed (``weigher``: by document
+        frequency, None: as assembled) and scored in one compiled call
+        (:meth:`snowpy._core.online.OnlineLearner.score_text`); None when the text needs
+        the two calls (a row wider than the workspace, invalid bytes)."""
+        state = self.__dict__.get("_state") or self.engine_  # (NotFittedError: none)
+        if state.planes_stale:
+            state.ensure_fresh(online=True)
+        store = state.store
+        absent, round32, bias, theta = state.cache.score_args or self._score_args()
+        out = np.empty(store.n_targets, dtype=np.float64)
+        best = self._online_learner().score_text(words, raw, weigher, float(store.seen),
+                                                 absent, round32, bias, theta, out)
+        return None if best < 0 else (out, best)
+
+    def _score_args(self) -> tuple[float, bool, float, float]:
+        """The one-example scoring's constants, kept until the network is created or
+        loaded again: the missing link's weight, whether weights are rounded to float32,
+        the bias strength, theta."""
+        state = self._state
+        store = state.store
+        state.cache.score_args = (store.absent, store.dtype != np.float64 and not store.frozen,
+                                  self._bias_strength(), float(state.params["theta"]))
+        return state.cache.score_args
 
     def learn_example(self, ids: np.ndarray, vals: np.ndarray, y: Any,
                       width: int | None = None) -> Any:
@@ -783,22 +803,35 @@ class Network(NetworkKind):
             if self._step_done(result):
                 return self._finish_example(result[2], row)
 
-    def learn_text(self, words: Any, raw: np.ndarray, y: Any, width: int) -> bool:
-        """Featurise and learn one text in one compiled call: ``raw`` its UTF-8 bytes,
-        ``words`` a word-n-gram front end's compiled path
-        (:meth:`snowpy.text.Featurizer.words_only`), ``width`` the network's feature
-        space. False when the text was not learned (a network not started yet, or a
-        text the compiled path cannot take): featurise it and call
-        :meth:`learn_example`."""
+    def learn_text(self, words: Any, raw: np.ndarray, y: Any, width: int, weigher: Any = None,
+                   serial: int = -1) -> bool:
+        """Featurise, weigh and learn one text in one compiled call
+        (:meth:`snowpy._core.online.OnlineLearner.learn_text`): ``raw`` its UTF-8 bytes
+        (or the row ``words`` made ``serial``-th, if it made none since), ``words`` and
+        ``weigher`` a front end's compiled path and its count of document frequencies
+        (:meth:`snowpy.text.Featurizer.one_document`), ``width`` the network's feature
+        space. False when nothing was done (a network not started yet, a text the
+        compiled path cannot take): featurise it and call :meth:`learn_example`."""
         if "_state" not in self.__dict__:
             return False
         targets, row = self._begin_example(None, y, width)
         store = self._state.store
         result = self._online_learner().learn_text(
-            words, raw, targets, store.feature_map.next_row, store.seen, row)
-        if result is None or not self._step_done(result):
+            words, raw, targets, store.feature_map.next_row, store.seen, row, weigher, serial)
+        if result is None:
             return False
-        self._finish_example(result[2], row)
+        status, next_row, outcome, weighed = result
+        if not self._step_done((status, next_row, outcome)):
+            if weighed is None:
+                return False  # (nothing counted: the two calls)
+            ids, vals = weighed  # counted: learned here, as learn_example learns it
+            while True:
+                stepped = self._online_learner(ids.shape[0]).learn(
+                    ids, vals, targets, store.feature_map.next_row, store.seen, row)
+                if self._step_done(stepped):
+                    outcome = stepped[2]
+                    break
+        self._finish_example(outcome, row)
         return True
 
     def _begin_example(self, ids: np.ndarray | None, y: Any, width: int | None

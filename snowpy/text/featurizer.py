@@ -439,6 +439,23 @@ class Featurizer(TransformerConventions, ChunkStages):
         self.invalid_bytes_ = invalid
         return indices.astype(np.int64), data
 
+    def one_document(self) -> tuple[Any, Any] | None:
+        """The compiled path of one text, when this front end has one: ``(its row maker
+        (:class:`~snowpy._core.extract.WordsRow`), its count of document frequencies
+        bound for one document (:meth:`DocumentFrequencies.bound`; None without idf))``;
+        None otherwise (a front end of other extractors, normalised Unicode, or document
+        frequencies not counted in a table yet): :meth:`features_one` then. What the
+        count counted is taken back with :meth:`DocumentFrequencies.took`."""
+        single = self.words_only()
+        if single is None or self.unicode_form or self.strip_accents:
+            return None
+        if not self.idf:
+            return single.words, None
+        frequencies = self.__dict__.get("frequencies_")
+        weigher = None if frequencies is None or frequencies.documents == 0 \
+            else frequencies.bound(self.norm == "l2")
+        return None if weigher is None else (single.words, weigher)
+
     def words_only(self) -> WordsOnly | None:
         """The one-call path for one document, when the front end is word n-grams only."""
         if "_single_path" not in self.__dict__:

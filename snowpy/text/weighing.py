@@ -107,23 +107,43 @@ class DocumentFrequencies:
             grown[:self._counts.size] = self._counts
             self._counts = grown
 
+    def bound(self, norm: bool) -> OneDocument | None:
+        """The count bound for one document at a time in compiled code
+        (:class:`~snowpy._core.extract.OneDocument`, bound again when an array was
+        replaced), its figures set to the count's (``norm``: l2 after weighing); what it
+        counts is taken back with :meth:`took`. None for a hashed map (too wide for a
+        table)."""
+        fmap = self._map
+        if not fmap.direct:
+            return None
+        one = self._one
+        if one is None or one[0] != (fmap.generation, self._counts.size):
+            one = self._one = ((fmap.generation, self._counts.size),
+                               OneDocument(*fmap.arrays, self._counts))
+        bound = one[1]
+        bound.documents, bound.next_row, bound.norm = self.documents, fmap.next_row, norm
+        return bound
+
+    def took(self, bound: OneDocument) -> None:
+        """The figures of what ``bound`` (:meth:`bound`) counted, taken back."""
+        self.documents, self._map.next_row = bound.documents, bound.next_row
+
     def weigh_one(self, ids: np.ndarray, vals: np.ndarray, *, norm: bool, learn: bool
                   ) -> tuple[np.ndarray, np.ndarray]:
         """One document's features (sorted int64 ids below the width, their strengths)
         weighed as :meth:`weigh` weighs a row of one document, to the bit; counted first
         when ``learn`` (as ``each``). The one-example path: no block, no matrix, and for
-        a direct map one compiled call (:class:`~snowpy._core.extract.OneDocument`)."""
+        a direct map one compiled call (:meth:`bound`)."""
         fmap = self._map
         if fmap.direct:
+            vals = np.ascontiguousarray(vals, np.float64)
             while True:
-                key = (fmap.generation, self._counts.size)
-                if self._one is None or self._one[0] != key:
-                    self._one = (key, OneDocument(*fmap.arrays, self._counts))
-                weighed = self._one[1].weigh(ids, np.ascontiguousarray(vals, np.float64),
-                                             fmap.next_row, self.documents, learn, norm)
+                bound = self.bound(norm)
+                assert bound is not None  # (a direct map)
+                weighed = bound.weigh(ids, vals, learn)
                 if weighed is not None:
-                    kept, weights, fmap.next_row, self.documents = weighed
-                    return kept, weights
+                    self.took(bound)
+                    return weighed
                 fmap.grow(fmap.next_row + ids.shape[0])  # (room first; nothing changed)
                 self._make_room(fmap.next_row + ids.shape[0] + 1)
         numbers = fmap.rows(ids, insert=learn, unseen=0, checked=True)
