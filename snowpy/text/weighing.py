@@ -194,6 +194,10 @@ class DocumentFrequencies:
 
     def to_arrays(self) -> tuple[np.ndarray, np.ndarray]:
         """The features counted (ascending ids) and their document frequencies."""
+        if self._map.direct:  # (the table, key -> number, read in key order: no sort)
+            table = self._map.arrays[0]
+            ids = np.flatnonzero(table)
+            return ids.astype(np.int64), self._counts[table[ids]]
         ids = self._map.row_ids.astype(np.int64)
         counts = self._counts[1:len(self._map) + 1]
         order = np.argsort(ids, kind="stable")
