@@ -247,6 +247,8 @@ class Engine:
         What is derived from the rest, for speed.
     """
 
+    _threads: ThreadPoolExecutor | None = None  # (an engine pickled before it had them)
+
     def __init__(self, spec: RuleSpec, params: dict[str, Any], kernel: RuleKernel,
                  store: LinkStore, labels: LabelIndex, *, multilabel: bool, n_features: int,
                  seed: int | None, rule: str | None = None, bias: float = 1.0,
@@ -259,8 +261,10 @@ class Engine:
         self.kernel = kernel
         self._store = store
         #: the parts the targets are being learned in, on threads, not put together yet
-        #: (:attr:`store` puts them together when it is read)
+        #: (:attr:`store` puts them together when it is read), and their threads (kept
+        #: with them: a stream's next block is learned on the same threads)
         self._parts: list[Part] | None = None
+        self._threads: ThreadPoolExecutor | None = None
         self.labels = labels
         self.multilabel = multilabel
         self.indicator = indicator
@@ -292,8 +296,15 @@ class Engine:
         put together first: a stream's blocks are learned in parts, joined when read)."""
         if self._parts is not None:
             parts, self._parts = self._parts, None
+            self._stop_threads()
             _merge(self, self._store, parts)
         return self._store
+
+    def _stop_threads(self) -> None:
+        """The parts' threads let go (they are idle between blocks)."""
+        if self._threads is not None:
+            self._threads.shutdown()
+            self._threads = None
 
     @property
     def n_targets(self) -> int:
@@ -331,7 +342,7 @@ class Engine:
 
     def __getstate__(self) -> dict[str, Any]:
         self.store  # (the parts put together: a network is pickled whole)  # noqa: B018
-        return self.__dict__.copy()
+        return self.__dict__.copy()  # (no threads: they go with the parts)
 
     def target_counts(self) -> np.ndarray:
         """Promotions and demotions per target, ``int64[targets, 2]``, grown to every
@@ -473,7 +484,8 @@ class Engine:
         if self._parts is not None and len(self._parts) != k:
             self.store  # (the parts of other blocks put together first)  # noqa: B018
         parts, self._parts = self._parts or _split(self, store, k), None
-        pool = ThreadPoolExecutor(max_workers=len(parts)) if len(parts) > 1 else None
+        pool, self._threads = self._threads or (
+            ThreadPoolExecutor(max_workers=len(parts)) if len(parts) > 1 else None), None
         keys = None
         if shuffle and isinstance(data, Block):
             keys = data.keys if data.keys is not None \
@@ -516,10 +528,10 @@ class Engine:
                 discard = None
         finally:  # an interrupted training still leaves a consistent network
             if pool is not None:
-                pool.shutdown()
-                if discard is None and not rank_links:
-                    self._parts = parts  # (put together when the links are read)
+                if discard is None and not rank_links:  # (put together when the links
+                    self._parts, self._threads = parts, pool  # are read)
                 else:
+                    pool.shutdown()
                     _merge(self, store, parts)
             self.cache.invalidate()
         self.discard(discard, averaged=store.average)
