@@ -83,6 +83,16 @@ def frequencies_of(data: ShardData) -> tuple[np.ndarray, np.ndarray]:
     return ids.astype(np.int64), counts.astype(np.int64)
 
 
+def added_frequencies(documents: int, *found: tuple[np.ndarray, np.ndarray]
+                      ) -> tuple[np.ndarray, np.ndarray, int]:
+    """The shards' :func:`frequencies_of` added up: every feature (ascending ids), the
+    documents holding it, and the ``documents`` in all (what :func:`weigh` takes)."""
+    ids, where = np.unique(np.concatenate([i for i, _ in found]), return_inverse=True)
+    counts = np.bincount(where, weights=np.concatenate([c for _, c in found]),
+                         minlength=ids.size).astype(np.int64)
+    return ids, counts, int(documents)
+
+
 def weigh(data: ShardData, counted: tuple[np.ndarray, np.ndarray, int], norm: bool
           ) -> ShardData:
     """The shard with its rows weighed by every shard's document frequencies

@@ -29,6 +29,7 @@ from snowpy.distributed.tasks import (
     Setup,
     describe,
     featurise,
+    added_frequencies,
     finish,
     frequencies_of,
     held_out,
@@ -219,25 +220,22 @@ class _Run:
         """Every shard's document frequencies added up, and each shard weighed by them
         where it lies (the front end's ``idf``): the frequencies a fit counts in memory."""
         client = self.client
-        found = client.gather([client.submit(frequencies_of, part, pure=False)
-                               for part in self.data])
-        ids, where = np.unique(np.concatenate([i for i, _ in found]), return_inverse=True)
-        counts = np.bincount(where, weights=np.concatenate([c for _, c in found]),
-                             minlength=ids.size).astype(np.int64)
-        frequencies = DocumentFrequencies(1 << int(self.params["bits"]), ids, counts,
-                                          sum(self.examples))
-        # (in each task, as arrays, not scattered: scattered data has no lineage, and a
-        # shard lost with its worker must be weighed again wherever it goes)
+        # (added up on a worker, a task: the weighing tasks take them from there, not in
+        # the graph from the client, and a shard lost with its worker is weighed again
+        # from them; scattered data would have no lineage)
+        counted = client.submit(added_frequencies, sum(self.examples),
+                                *[client.submit(frequencies_of, part, pure=False)
+                                  for part in self.data], pure=False)
         norm = self.params.get("norm") == "l2"
         where = client.who_has(self.data)
         # (the unweighed shards are held too: a shard lost with its worker is weighed
         # again from them, which the scheduler could not do once it forgot them)
         self._raw = self.data
-        counted = (ids, counts, frequencies.documents)
         self.data = [client.submit(weigh, part, counted, norm, pure=False,
                                    workers=list(where.get(part.key, ())) or None,
                                    allow_other_workers=bool(where.get(part.key)))
                      for part in self.data]
+        frequencies = DocumentFrequencies(1 << int(self.params["bits"]), *counted.result())
         _distributed().wait(self.data)  # (where each shard lies decides the rounds' tasks)
         return frequencies
 
