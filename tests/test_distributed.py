@@ -311,7 +311,9 @@ def test_resume_with_fewer_workers_reuses_the_checkpoints_shards(client, tmp_pat
 def test_a_corpus_small_for_a_cluster_is_said_before_starting(tmp_path, capsys, monkeypatch):
     """Issue 32.5: --workers 2 on 20 Newsgroups took 142 s against 39 s in one process and
     the user was not told. Below the size where rounds pay off it is said before anything
-    starts (and offered at a terminal); a large corpus, or the opt-out, says nothing."""
+    starts (and offered at a terminal); so is a local cluster of any size, whose workers
+    share the cores one process would use (issue 41); a large corpus on a cluster that
+    runs, or the opt-out, says nothing."""
     from snowpy.cli import distributed as cli_distributed
 
     corpus = _corpus(tmp_path / "c.tsv", 300)
@@ -327,7 +329,16 @@ def test_a_corpus_small_for_a_cluster_is_said_before_starting(tmp_path, capsys, 
     assert corpus_bytes(pattern) == Path(corpus).stat().st_size
     monkeypatch.setattr(cli_distributed, "SMALL_FOR_A_CLUSTER", 1000)
     assert cli_distributed.cluster_worth_it(corpus, 2, None, quiet=False)
-    assert capsys.readouterr().err == ""  # (the corpus is larger than the threshold now)
+    said = capsys.readouterr().err  # (the corpus is larger than the threshold now)
+    assert said.startswith("warning: --workers 2 starts 2 processes on this machine, which "
+                           "share its cores; one process learns on every core (--threads) "
+                           "without the rounds")
+    assert said.rstrip().endswith("training with --workers 2 as asked (without it: one "
+                                  "process)")
+    assert cli_distributed.cluster_worth_it(corpus, None, "tcp://10.0.0.5:8786", quiet=False)
+    assert capsys.readouterr().err == ""  # (a cluster that runs, of other machines)
+    assert cli_distributed.cluster_worth_it(corpus, 2, None, quiet=True)
+    assert capsys.readouterr().err == ""
     monkeypatch.setattr(cli_distributed, "SMALL_FOR_A_CLUSTER", 2**40)
     monkeypatch.setenv("SNOWPY_NO_CLUSTER_CHECK", "1")
     assert cli_distributed.cluster_worth_it(corpus, 2, None, quiet=False)
