@@ -513,19 +513,16 @@ class SnowClassifier(Estimator):
             return None if one is None else one[0].last(last[2])
         return last[2]
 
-    def features_one(self, x: Any, *, learn: bool = False,
-                     features: tuple[np.ndarray, np.ndarray] | None = None
-                     ) -> tuple[np.ndarray, np.ndarray]:
+    def features_one(self, x: Any, *, learn: bool = False) -> tuple[np.ndarray, np.ndarray]:
         """The features of one document (counted first when ``learn`` and the front end
         weighs by document frequency); those of the last text again when it is the same
-        object (:meth:`_featurised`; ``features``: found already)."""
+        object (:meth:`_featurised`)."""
         featurizer = self.featurizer_
+        features = self._featurised(x)
         if features is None:
-            features = self._featurised(x)
-            if features is None:
-                features = featurizer.features_one(x)
-                if type(x) is str:
-                    self._last_features = (x, featurizer, features)
+            features = featurizer.features_one(x)
+            if type(x) is str:
+                self._last_features = (x, featurizer, features)
         if featurizer.idf:
             return featurizer.weighed_one(*features, learn=learn)
         return features
