@@ -491,8 +491,7 @@ class SnowClassifier(Estimator):
             if serial < 0 else _NO_BYTES
         if weigher is None:
             learned = network.learn_text(words, raw, y, width, None, serial)
-        else:
-            network.check_label(y)  # (refused before the document is counted)
+        else:  # (a label refused is refused before the document is counted)
             try:
                 learned = network.learn_text(words, raw, y, width, weigher, serial)
             finally:

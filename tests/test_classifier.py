@@ -217,19 +217,21 @@ def test_idf_counts_what_is_learned_one_document_at_a_time_as_partial_fit_does(b
     assert refit.featurizer_.frequencies_.documents == 6  # (a new fit counts afresh)
 
 
-def test_the_one_call_paths_learn_what_the_two_calls_learn():
+@pytest.mark.parametrize("front", [{}, {"values": "count", "norm": None}])
+def test_the_one_call_paths_learn_what_the_two_calls_learn(front):
     """A text is featurised, weighed and scored in one compiled call, its row kept for a
     learn_one of the same text, which counts, weighs and learns it in one more (waiting
     for room where the pool grows: counted once): the predictions, probabilities,
     model and counts of the two-call path (forced by normalising Unicode, which leaves
-    these ASCII texts as they are), bit for bit; a text predicted in between, or learned
-    without a prediction, is featurised again."""
+    these ASCII texts as they are), bit for bit; a text predicted in between, a row the
+    front end made in between, or a text learned without a prediction, is featurised
+    again."""
     rng = np.random.default_rng(5)
     words = [f"w{i}" for i in range(400)]
     texts = [" ".join(rng.choice(words, size=rng.integers(1, 30))) for _ in range(600)]
     labels = [("a", "b", "c")[len(text) % 3] for text in texts]
-    models = [SnowClassifier(calibrate="progressive"),
-              SnowClassifier(calibrate="progressive", unicode_form="NFC")]
+    models = [SnowClassifier(calibrate="progressive", **front),
+              SnowClassifier(calibrate="progressive", unicode_form="NFC", **front)]
     seen: list[list] = [[], []]
     for i, (text, label) in enumerate(zip(texts, labels)):
         for model, said in zip(models, seen):
@@ -239,6 +241,8 @@ def test_the_one_call_paths_learn_what_the_two_calls_learn():
                     said.append(model.predict_proba_one(text))
             if i % 7 == 3:  # (another text predicted between)
                 said.append(model.predict_one(texts[i - 1]))
+            if i % 11 == 4:  # (a row made by the front end itself between)
+                said.append(model.featurizer_.features_one(texts[i - 1])[0].tolist())
             model.learn_one(text, label)
     fused, two = models
     assert type(fused._last_features[2]) is int  # (a row kept in the compiled buffers)
@@ -249,3 +253,6 @@ def test_the_one_call_paths_learn_what_the_two_calls_learn():
     for name in mine:
         np.testing.assert_array_equal(mine[name], theirs[name], err_msg=name)
     assert fused.featurizer_.frequencies_.documents == len(texts)
+    fused.featurizer_.frequencies_ = type(fused.featurizer_.frequencies_)(1 << 22)
+    with pytest.raises(NotFittedError, match="document frequencies .* not counted yet"):
+        fused.predict_one(texts[0])  # (none counted: both paths refuse to weigh)
