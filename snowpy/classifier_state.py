@@ -117,8 +117,11 @@ def restore_classifier(classifier_class: type, header: dict[str, Any],
 
     featurizer.load_names_later(names)
     frequencies = _frequencies(header, arrays, 1 << int(featurizer.bits), where)
+    if frequencies is not None and not featurizer.idf:
+        raise ModelFileError(f"{where}: the file holds document frequencies for a front "
+                             "end that does not weigh by them (idf is false)")
     if frequencies is not None:
-        featurizer.frequencies_ = frequencies
+        featurizer.fit(frequencies=frequencies)
     elif featurizer.idf:
         raise ModelFileError(f"{where}: the front end weighs by document frequency (idf) "
                              "but the file holds no frequencies")

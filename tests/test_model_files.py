@@ -495,6 +495,10 @@ SCHEMA_EDITS = {
                          "'network.surprise' is not a field snowpy writes"),
     "a feature id beyond n_features": (_set("network", "n_features", value=3),
                                        "beyond the map's 3"),
+    "frequencies without idf": (
+        lambda header: (_set("featurizer", "idf", value=False)(header),
+                        _set("classifier", "idf", value=False)(header)),
+        "holds document frequencies for a front end that does not weigh by them"),
 }
 
 

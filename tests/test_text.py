@@ -807,3 +807,17 @@ def test_document_frequencies_count_weigh_and_round_trip_by_hand(width):
         np.testing.assert_allclose(vals, [idf(10, 2), idf(10, 1)], rtol=1e-15)
 
 
+
+
+def test_a_front_end_takes_frequencies_counted_elsewhere_of_its_own_width():
+    """A feature cache's, a cluster's or a model file's counts: taken by fit, as a fit
+    counts them (the same rows); refused for another width or a front end without idf."""
+    texts = ["free prize now", "lunch at noon", "a free lunch"]
+    counted = Featurizer(bits=10, idf=True).fit(texts)
+    taken = Featurizer(bits=10, idf=True).fit(frequencies=counted.frequencies_)
+    assert (taken.transform(texts) != counted.transform(texts)).nnz == 0
+    with pytest.raises(ConfigurationError, match="over 2048 features are for a front end "
+                                                 "with idf and 2\\*\\*bits features"):
+        Featurizer(bits=10, idf=True).fit(frequencies=DocumentFrequencies(2048))
+    with pytest.raises(ConfigurationError, match="idf=False"):
+        Featurizer(bits=10, idf=False).fit(frequencies=counted.frequencies_)

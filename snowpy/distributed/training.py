@@ -359,9 +359,8 @@ class _Run:
             net.calibration_ = Calibration.fit(
                 scores, positives, normalize=normalisation_of(net, self.multilabel),
                 method=str(self.calibration.method))
-        classifier.featurizer_ = classifier.make_featurizer()
-        if self.frequencies is not None:
-            classifier.featurizer_.frequencies_ = self.frequencies
+        classifier.featurizer_ = classifier.make_featurizer() if self.frequencies is None \
+            else classifier.make_featurizer().fit(frequencies=self.frequencies)
         classifier.network_ = net
         classifier.distributed_ = {
             "source": self.source, "shards": len(self.data), "workers": self.n_workers,

@@ -292,11 +292,20 @@ class Featurizer(TransformerConventions, ChunkStages):
         return getattr(self, "_names", None)
 
     # -------------------------------------------------------------- transform
-    def fit(self, texts: Any = None, y: Any = None) -> Featurizer:
+    def fit(self, texts: Any = None, y: Any = None, *,
+            frequencies: DocumentFrequencies | None = None) -> Featurizer:
         """Check the configuration; with ``idf``, count the documents' frequencies
-        (those counted before are forgotten). Returns self."""
+        (those counted before are forgotten), or take ``frequencies`` counted elsewhere
+        (a feature cache's, a cluster's shards', a model file's). Returns self."""
         self.segments()
-        if self.idf:
+        if frequencies is not None:
+            if not self.idf or frequencies.width != 1 << int(self.bits):
+                raise ConfigurationError(
+                    f"document frequencies over {frequencies.width} features are for a "
+                    f"front end with idf and 2**bits features (idf={self.idf!r}, "
+                    f"bits={self.bits})")
+            self.frequencies_ = frequencies
+        elif self.idf:
             self._frequencies(afresh=True).count(self.rows(texts, names=False))
         return self
 

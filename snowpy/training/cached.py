@@ -22,8 +22,7 @@ def train_from_cache(classifier: Any, cache: FeatureCache, featurizer: Any, *,
     mistakes)``. An interruption (``KeyboardInterrupt``) leaves the cache as it was.
     """
     if featurizer.idf:  # (the blocks are weighed by the cached documents' frequencies)
-        featurizer.frequencies_ = cache.frequencies
-        cache.weigh = featurizer.weighed
+        cache.weigh = featurizer.fit(frequencies=cache.frequencies).weighed
     network = classifier.begin(featurizer)
     network.fit_blocks(cache, cache.labels, width=cache.width, multilabel=cache.multilabel,
                        progress=progress)
