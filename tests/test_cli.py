@@ -668,11 +668,15 @@ def test_the_naming_pass_of_keep_names_is_a_phase_of_its_own():
     assert seen.names == ["featurising", "training", "naming the features kept"]
 
 
-def test_tables_at_80_columns_cut_no_name_a_user_must_type(monkeypatch):
-    # `reuters21578-mod…` and `--negative-thick…` in a pipe or an 80-column terminal
+def test_tables_at_80_columns_cut_no_name_a_user_must_type(monkeypatch, tmp_path):
+    # `reuters21578-mod…` and `--negative-thick…` in a pipe or an 80-column terminal; the
+    # corpus list's table was cut at 80 columns when the corpora's files were found (it
+    # printed their paths)
     from snowpy.cli.plugins import installed
 
     monkeypatch.setenv("COLUMNS", "80")
+    (tmp_path / "imdb_large_movie_review.tar.gz").write_bytes(b"")
+    monkeypatch.setenv("SNOWPY_DATA", str(tmp_path))
     plugins = run("plugins")
     listed = run("corpus", "list")
     assert plugins.exit_code == 0 and listed.exit_code == 0

@@ -38,9 +38,9 @@ def list_(json_output: Annotated[bool, typer.Option("--json")] = False) -> None:
 
     table = Table("name", "splits", "file", "summary",
                   whole={"name": [row["name"] for row in rows]})
-    for row in rows:
-        table.add_row(row["name"], ", ".join(row["splits"]), row["present"] or "absent",
-                      row["summary"])
+    for row in rows:  # (where: --json and `corpus info`; a path would not fit 80 columns)
+        table.add_row(row["name"], ", ".join(row["splits"]),
+                      "present" if row["present"] else "absent", row["summary"])
     console().print(table)
 
 
