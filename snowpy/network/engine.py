@@ -100,6 +100,10 @@ else:
 
 __all__ = ["ONLINE_REFRESH_LINKS", "Block", "Blocks", "Engine", "EngineCache", "Part"]
 
+#: A piece of at most this many examples is learned by its parts in turn on the calling
+#: thread (a mini-batch of ``partial_fit``): handing it to the threads costs more.
+FEW = 32
+
 #: One-example predictions refresh a rule's derived planes after (pool slots / this)
 #: examples learned: every example while the network is small, and never more than
 #: that many link updates an example on average (20 Newsgroups as a stream with Naive
@@ -581,9 +585,9 @@ class Engine:
                     outcomes = [parts[0].run(self, block, piece, options, counting, creating,
                                              scores, None)]
                     chunk_mistakes = outcomes[0].mistakes
-                else:
+                else:  # (a few examples: the parts in turn, here, cost less than threads)
                     activations = np.empty((stop - start, n_targets), dtype=np.float64)
-                    outcomes = list(pool.map(
+                    outcomes = list((map if stop - start <= FEW else pool.map)(
                         lambda part: part.run(self, block, piece, options, counting,
                                               creating, scores, activations), parts))
                     chunk_mistakes = _mistakes(activations, block, piece, self.multilabel,

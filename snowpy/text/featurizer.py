@@ -591,12 +591,17 @@ class Featurizer(TransformerConventions, ChunkStages):
             if chunk_docs is None and isinstance(texts, (list, tuple, np.ndarray)) else iter(texts)
         first_doc = 0
         pending: deque = deque()
-        with ThreadPoolExecutor(max_workers=jobs) if jobs > 1 else Inline() as pool:
+        # the first chunk is featurised where it is read: the threads start with a second
+        # (a mini-batch of partial_fit, one chunk, starts none)
+        pool: Any = Inline()
+        try:
             while True:
                 while len(pending) < 2 * jobs:
                     docs, fields = self._encoded_chunk(iterator, chunk_docs, n_fields, first_doc)
                     if not docs:
                         break
+                    if first_doc and jobs > 1 and isinstance(pool, Inline):
+                        pool = ThreadPoolExecutor(max_workers=jobs)
                     pending.append(pool.submit(self._featurize, fields, len(docs), segments,
                                                first_doc, values, collect))
                     first_doc += len(docs)
@@ -607,6 +612,9 @@ class Featurizer(TransformerConventions, ChunkStages):
                 for ids, spans, arena, number in found:
                     self._names.add(ids, spans, arena, number)
                 yield part
+        finally:
+            if not isinstance(pool, Inline):
+                pool.shutdown()
 
     def _jobs(self) -> int:
         return threads_of(self.n_jobs)
