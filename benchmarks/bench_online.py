@@ -21,7 +21,9 @@ then ``learn_one``: progressive validation, whose accuracy is reported), on
 SMS Spam (the first 2,000 of its 5,574 messages, the best of ``--repeat``
 fresh runs, and all of them once for accuracy) and on the 20 Newsgroups training set
 shuffled with a fixed seed (once: throughput per block of 1,000 documents, to
-show that the cost of an example does not grow with the model).
+show that the cost of an example does not grow with the model). Also scikit-learn's
+incremental protocol in mini-batches: ``SnowClassifier(ngrams=1).partial_fit`` of all
+5,574 SMS messages in batches of 1, 8, 32 and 256 (the best of ``--repeat`` runs).
 
     python benchmarks/bench_online.py [--corpora DIR] [--repeat 3]
 
@@ -145,6 +147,23 @@ def sms(repeat: int) -> dict[str, Any]:
     return results
 
 
+def mini_batches(repeat: int) -> dict[str, float]:
+    """Documents a second through ``partial_fit`` in batches of 1, 8, 32 and 256."""
+    data = corpora.load("sms-spam", "all")
+    texts, labels = data.texts, data.labels
+    out = {}
+    for size in (1, 8, 32, 256):
+        best = float("inf")
+        for _ in range(repeat):
+            clf = snowpy.SnowClassifier(ngrams=1)
+            start = time.perf_counter()
+            for i in range(0, len(texts), size):
+                clf.partial_fit(texts[i:i + size], labels[i:i + size])
+            best = min(best, time.perf_counter() - start)
+        out[str(size)] = len(texts) / best
+    return out
+
+
 def newsgroups(folder: Path) -> dict[str, Any]:
     texts, labels = load_20newsgroups(folder, "train")
     order = np.random.default_rng(0).permutation(len(texts))
@@ -181,6 +200,13 @@ def table(results: dict[str, Any]) -> str:
                  f"{loop['river']['accuracy']:.4f}; snowpy's `SnowRiver` "
                  f"{loop['snowpy']['docs_per_s']:,.0f} docs/s, accuracy "
                  f"{loop['snowpy']['accuracy']:.4f}.")
+    batches = results.get("mini_batches")
+    if batches:
+        lines.append("")
+        lines.append("`partial_fit` in mini-batches (SMS, all 5,574 messages, "
+                     "`SnowClassifier(ngrams=1)`): " + ", ".join(
+                         f"batches of {size}: {rate:,.0f} docs/s"
+                         for size, rate in batches.items()) + ".")
     return "\n".join(lines)
 
 
@@ -195,7 +221,8 @@ def main() -> None:
     os.environ.setdefault("SNOWPY_DATA", str(folder))
     import river
 
-    results = {"sms": sms(args.repeat), "newsgroups": newsgroups(folder)}
+    results = {"sms": sms(args.repeat), "newsgroups": newsgroups(folder),
+               "mini_batches": mini_batches(args.repeat)}
     out = ROOT / "benchmarks" / "results" / "online.json"
     out.write_text(json.dumps({"machine": machine(), "date": time.strftime("%Y-%m-%d"),
                                "river": river.__version__, "snowpy": snowpy.__version__,
