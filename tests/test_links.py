@@ -157,6 +157,30 @@ def test_discard_of_a_rule_starting_at_zero_is_measured_against_the_links_that_m
     assert still.prune() == 0 and still.n_links_ == 3
 
 
+def test_the_discard_scale_is_summed_in_one_order_however_the_links_lie():
+    """The scale of a rule starting at zero is a mean over the links, and a sum's rounding
+    depends on its order (the same 10 million deltas of 20 Newsgroups average to two
+    numbers one unit in the last place apart in two orders): the links' deltas come rows
+    in order, each row's by target, as the exact layout lays them, whether the pool
+    appended them as they came (one thread) or put parts together (several)."""
+    rng = np.random.default_rng(11)
+    X = sp.csr_matrix((rng.random((400, 300)) < 0.03) * rng.random((400, 300)))
+    y = [f"label{k:02d}" for k in rng.integers(0, 20, size=400)]
+    one = snowpy.Network("perceptron", discard=None, n_jobs=1, epochs=2).fit(X, y)
+    two = snowpy.Network("perceptron", discard=None, n_jobs=2, epochs=2).fit(X, y)
+    store = one.engine_.store
+    live = store.live_slots()
+    assert not all(np.all(np.diff(store.target[store.start[r]:store.start[r] +
+                                                 store.size[r]]) > 0)
+                   for r in range(store.n_rows) if not store.dense[r])  # (appended)
+    deltas = store.link_deltas(averaged=True)
+    assert sorted(deltas.tolist()) == sorted(store.effective(averaged=True)[live].tolist())
+    layout = store.exact()
+    canonical = store.effective(averaged=True)[layout["slots"]]
+    np.testing.assert_array_equal(deltas, canonical)  # (the exact layout's order)
+    np.testing.assert_array_equal(two.engine_.store.link_deltas(averaged=True), deltas)
+
+
 @pytest.mark.parametrize("links", ["positive", "signed", "touched", "all"])
 def test_each_policy_round_trips_through_a_model_file_with_mmap(tmp_path, links):
     rng = np.random.default_rng(2)

@@ -441,8 +441,9 @@ class LinkStore:
         self.dense[n_rows:] = 0
 
     def link_deltas(self, *, averaged: bool) -> np.ndarray:
-        """Each link's prediction weight minus a missing link's, in row order (the
-        slots :meth:`live_slots` names; :meth:`effective` of those slots)."""
+        """Each link's prediction weight minus a missing link's (:meth:`effective` of the
+        slots :meth:`live_slots` names), rows in order and each row's links by target:
+        the exact layout's order, whatever the pool's."""
         W, U, seen, planes, averaging, round32, absent = self.weighing(averaged=averaged)
         return link_deltas(self.rows, self.target, self.n_rows, W, U, seen, planes,
                            averaging, round32, absent)
