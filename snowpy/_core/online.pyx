@@ -9,7 +9,9 @@ example's scores before learning, and its labels, are written in the window's ro
 call names (no copy, no Python per example). :meth:`OnlineLearner.score` scores
 an example straight from the weights and the averaging sums (lazy averaging: ``W - U /
 seen``), with the arithmetic of the batch path, so the two score alike.
-:meth:`OnlineLearner.learn_text` featurises a text and learns it in one call.
+:meth:`OnlineLearner.learn_text` featurises a text (or takes the row its prediction
+made), weighs it by document frequency and learns it in one call;
+:meth:`OnlineLearner.score_text` featurises, weighs and scores one.
 
 A call that needs room first returns a status instead: the feature map must grow
 (:data:`GROW_MAP`), the rows (:data:`GROW_ROWS`), the pool (the outcome's
