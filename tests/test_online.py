@@ -280,6 +280,25 @@ def test_a_label_of_the_wrong_kind_is_refused_before_anything_changes():
         np.testing.assert_array_equal(model.decision_function(texts), scores)
 
 
+def test_an_inference_only_model_refuses_learn_one_before_counting_anything(tmp_path):
+    """A model saved without its training state refuses to learn, in one line, and its
+    front end counts nothing (it counted a text it had just predicted, and each text of
+    the calls that featurise in two, before the network refused it)."""
+    texts = ["free prize now", "lunch at noon", "win a free phone", "see you at lunch"]
+    model = snowpy.SnowClassifier(calibrate=None).fit(texts, ["spam", "ham"] * 2)
+    slim = snowpy.load(model.save(tmp_path / "slim.snowpy", inference_only=True))
+    counted = slim.featurizer_.frequencies_.to_arrays()
+    documents = slim.featurizer_.frequencies_.documents
+    slim.predict_one("a free prize")
+    for text in ("a free prize", "a text never seen", "a free prize"):
+        with pytest.raises(ConfigurationError, match="^this network was loaded from an "
+                                                     "inference-only model file"):
+            slim.learn_one(text, "spam")
+    assert slim.featurizer_.frequencies_.documents == documents
+    for after, before in zip(slim.featurizer_.frequencies_.to_arrays(), counted):
+        np.testing.assert_array_equal(after, before)
+
+
 @pytest.mark.parametrize("multilabel", [False, True])
 def test_learn_one_writes_in_the_window_what_a_block_appends(multilabel, monkeypatch):
     """learn_one writes each example's scores and labels in the progressive window's

@@ -466,6 +466,14 @@ class Network(NetworkKind):
         """A fresh link store for ``X``'s width; targets grow with the labels met."""
         self._initialise(X, multilabel, streamed=True)
 
+    def check_label(self, y: Any) -> None:
+        """:meth:`NetworkKind.check_label`, and any label for a network loaded from an
+        inference-only model file (:meth:`check_continues`): refused before a front end
+        counts the example."""
+        super().check_label(y)
+        if "_state" in self.__dict__:
+            self.check_continues(None)
+
     def check_continues(self, X: Any) -> None:
         """Refuse to continue a network loaded from an inference-only model file (its
         width is checked as it learns: a network started one example at a time widens)."""
@@ -851,10 +859,7 @@ class Network(NetworkKind):
                 state.n_features = 0
         store = state.store
         if store.frozen:
-            raise ConfigurationError(
-                "this network was loaded from an inference-only model file: it keeps no "
-                "training state to continue from"
-            )
+            self.check_continues(None)  # (raises)
         if multilabel != state.multilabel:
             refuse_label_kind(state.multilabel, y)
         if ids is not None and width is None and ids.size and ids[-1] >= state.n_features:
