@@ -280,12 +280,13 @@ def test_a_label_of_the_wrong_kind_is_refused_before_anything_changes():
         np.testing.assert_array_equal(model.decision_function(texts), scores)
 
 
-def test_an_inference_only_model_refuses_learn_one_before_counting_anything(tmp_path):
+@pytest.mark.parametrize("rule", ["passive-aggressive", "winnow+perceptron"])  # (a cloud)
+def test_an_inference_only_model_refuses_learn_one_before_counting_anything(tmp_path, rule):
     """A model saved without its training state refuses to learn, in one line, and its
     front end counts nothing (it counted a text it had just predicted, and each text of
     the calls that featurise in two, before the network refused it)."""
     texts = ["free prize now", "lunch at noon", "win a free phone", "see you at lunch"]
-    model = snowpy.SnowClassifier(calibrate=None).fit(texts, ["spam", "ham"] * 2)
+    model = snowpy.SnowClassifier(calibrate=None, rule=rule).fit(texts, ["spam", "ham"] * 2)
     slim = snowpy.load(model.save(tmp_path / "slim.snowpy", inference_only=True))
     counted = slim.featurizer_.frequencies_.to_arrays()
     documents = slim.featurizer_.frequencies_.documents

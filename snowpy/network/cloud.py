@@ -217,6 +217,12 @@ class Cloud(NetworkKind):
             network.partial_fit(X, y, **fit_params)
         return self
 
+    def check_label(self, y: Any) -> None:
+        """Every member's :meth:`~snowpy.Network.check_label` (refused before a front end
+        counts the example)."""
+        for network in self.__dict__.get("networks_", ()):
+            network.check_label(y)
+
     def learn_example(self, ids: np.ndarray, vals: np.ndarray, y: Any,
                        width: int | None = None) -> Cloud:
         """Learn one checked example with every member (see
