@@ -535,6 +535,13 @@ class SnowClassifier(Estimator):
         return self.predict(texts)
 
     # ------------------------------------------------------------ prediction
+    def __getstate__(self) -> dict[str, Any]:
+        """The classifier without the last text featurised (a cache of this process: its
+        row may lie in compiled buffers a copy does not have)."""
+        state = self.__dict__.copy()
+        state.pop("_last_features", None)
+        return state
+
     def _check_fitted(self) -> None:
         if not hasattr(self, "network_"):
             raise NotFittedError(

@@ -253,6 +253,16 @@ def test_the_one_call_paths_learn_what_the_two_calls_learn(front):
     for name in mine:
         np.testing.assert_array_equal(mine[name], theirs[name], err_msg=name)
     assert fused.featurizer_.frequencies_.documents == len(texts)
+    fused.predict_one(texts[1])
+    copied = copy.deepcopy(fused)  # (the kept row is this process's: a copy,
+    while copied.featurizer_.one_document()[0].serial < \
+            fused.featurizer_.one_document()[0].serial:  # its rows counted anew, featurises
+        copied.featurizer_.features_one(texts[0])       # the text again)
+    copied.learn_one(texts[1], labels[1])
+    fused.learn_one(texts[1], labels[1])
+    mine, theirs = fused.to_state()[1], copied.to_state()[1]
+    for name in mine:
+        np.testing.assert_array_equal(mine[name], theirs[name], err_msg=name)
     fused.featurizer_.frequencies_ = type(fused.featurizer_.frequencies_)(1 << 22)
     with pytest.raises(NotFittedError, match="document frequencies .* not counted yet"):
         fused.predict_one(texts[0])  # (none counted: both paths refuse to weigh)
