@@ -439,19 +439,17 @@ class SnowClassifier(Estimator):
         >>> clf.predict_one("free prize") is None, clf.predict_proba_one("free prize")
         (True, {})
         """
-        network = self.__dict__.get("network_")
-        if network is None or not network.__sklearn_is_fitted__():
+        if not self._trained():
             return None
-        return network.label_of(*self._scores_one(x))
+        return self.network_.label_of(*self._scores_one(x))
 
     def predict_proba_one(self, x: Any) -> dict[Any, float]:
         """The probability of each label for one document, a dict (needs ``calibrate``;
         ``calibrate="progressive"`` follows a stream from its first examples); ``{}``
         before the first document is learned."""
-        network = self.__dict__.get("network_")
-        if network is None or not network.__sklearn_is_fitted__():
+        if not self._trained():
             return {}
-        return network.probabilities_of(self._scores_one(x)[0])
+        return self.network_.probabilities_of(self._scores_one(x)[0])
 
     def _scores_one(self, x: Any) -> tuple[np.ndarray, int]:
         """One document's scores and best target: a text featurised, weighed and scored
@@ -489,13 +487,11 @@ class SnowClassifier(Estimator):
             serial = -1
         raw = np.frombuffer(x.encode("utf-8", "surrogatepass"), dtype=np.uint8) \
             if serial < 0 else _NO_BYTES
-        if weigher is None:
-            learned = network.learn_text(words, raw, y, width, None, serial)
-        else:  # (a label refused is refused before the document is counted)
-            try:
-                learned = network.learn_text(words, raw, y, width, weigher, serial)
-            finally:
-                featurizer.frequencies_.took(weigher)
+        try:  # (a label refused is refused before the document is counted)
+            learned = network.learn_text(words, raw, y, width, weigher, serial)
+        finally:
+            if weigher is not None:
+                featurizer.frequencies_.counted_by(weigher)
         if learned:
             featurizer.invalid_bytes_ = 0
         return learned

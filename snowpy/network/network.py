@@ -804,12 +804,18 @@ class Network(NetworkKind):
         largest seen. (The one-example path: every
         line here costs on every example.)"""
         targets, row = self._begin_example(ids, y, width)
+        return self._finish_example(self._learn_checked(ids, vals, targets, row), row)
+
+    def _learn_checked(self, ids: np.ndarray, vals: np.ndarray, targets: np.ndarray,
+                       row: int) -> Any:
+        """Learn an example begun (:meth:`_begin_example`), growing what the compiled step
+        asks for until it is learned; its outcome."""
         store = self._state.store
         while True:
             result = self._online_learner(ids.shape[0]).learn(
                 ids, vals, targets, store.feature_map.next_row, store.seen, row)
             if self._step_done(result):
-                return self._finish_example(result[2], row)
+                return result[2]
 
     def learn_text(self, words: Any, raw: np.ndarray, y: Any, width: int, weigher: Any = None,
                    serial: int = -1) -> bool:
@@ -832,13 +838,7 @@ class Network(NetworkKind):
         if not self._step_done((status, next_row, outcome)):
             if weighed is None:
                 return False  # (nothing counted: the two calls)
-            ids, vals = weighed  # counted: learned here, as learn_example learns it
-            while True:
-                stepped = self._online_learner(ids.shape[0]).learn(
-                    ids, vals, targets, store.feature_map.next_row, store.seen, row)
-                if self._step_done(stepped):
-                    outcome = stepped[2]
-                    break
+            outcome = self._learn_checked(*weighed, targets, row)  # (counted: learned here)
         self._finish_example(outcome, row)
         return True
 

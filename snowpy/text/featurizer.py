@@ -454,7 +454,7 @@ class Featurizer(TransformerConventions, ChunkStages):
         bound for one document (:meth:`DocumentFrequencies.bound`; None without idf))``;
         None otherwise (a front end of other extractors, normalised Unicode, or document
         frequencies not counted in a table yet): :meth:`features_one` then. What the
-        count counted is taken back with :meth:`DocumentFrequencies.took`."""
+        count counted is taken back with :meth:`DocumentFrequencies.counted_by`."""
         single = self.words_only()
         if single is None or self.unicode_form or self.strip_accents:
             return None

@@ -111,7 +111,7 @@ class DocumentFrequencies:
         """The count bound for one document at a time in compiled code
         (:class:`~snowpy._core.extract.OneDocument`, bound again when an array was
         replaced), its figures set to the count's (``norm``: l2 after weighing); what it
-        counts is taken back with :meth:`took`. None for a hashed map (too wide for a
+        counts is taken back with :meth:`counted_by`. None for a hashed map (too wide for a
         table)."""
         fmap = self._map
         if not fmap.direct:
@@ -124,7 +124,7 @@ class DocumentFrequencies:
         bound.documents, bound.next_row, bound.norm = self.documents, fmap.next_row, norm
         return bound
 
-    def took(self, bound: OneDocument) -> None:
+    def counted_by(self, bound: OneDocument) -> None:
         """The figures of what ``bound`` (:meth:`bound`) counted, taken back."""
         self.documents, self._map.next_row = bound.documents, bound.next_row
 
@@ -142,7 +142,7 @@ class DocumentFrequencies:
                 assert bound is not None  # (a direct map)
                 weighed = bound.weigh(ids, vals, learn)
                 if weighed is not None:
-                    self.took(bound)
+                    self.counted_by(bound)
                     return weighed
                 fmap.grow(fmap.next_row + ids.shape[0])  # (room first; nothing changed)
                 self._make_room(fmap.next_row + ids.shape[0] + 1)
