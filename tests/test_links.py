@@ -160,25 +160,35 @@ def test_discard_of_a_rule_starting_at_zero_is_measured_against_the_links_that_m
 def test_the_discard_scale_is_summed_in_one_order_however_the_links_lie():
     """The scale of a rule starting at zero is a mean over the links, and a sum's rounding
     depends on its order (the same 10 million deltas of 20 Newsgroups average to two
-    numbers one unit in the last place apart in two orders): the links' deltas come rows
-    in order, each row's by target, as the exact layout lays them, whether the pool
-    appended them as they came (one thread) or put parts together (several)."""
+    numbers one unit in the last place apart in two orders): each target's links are
+    summed rows in order, the targets' sums in target order, whether the pool appended
+    the links as they came (one thread) or learned them in parts (several, each part
+    dropping its negligible links before they are put together)."""
     rng = np.random.default_rng(11)
     X = sp.csr_matrix((rng.random((400, 300)) < 0.03) * rng.random((400, 300)))
     y = [f"label{k:02d}" for k in rng.integers(0, 20, size=400)]
-    one = snowpy.Network("perceptron", discard=None, n_jobs=1, epochs=2).fit(X, y)
-    two = snowpy.Network("perceptron", discard=None, n_jobs=2, epochs=2).fit(X, y)
-    store = one.engine_.store
-    live = store.live_slots()
+    kept = snowpy.Network("perceptron", discard=None, n_jobs=1, epochs=2).fit(X, y)
+    store = kept.engine_.store
     assert not all(np.all(np.diff(store.target[store.start[r]:store.start[r] +
                                                  store.size[r]]) > 0)
                    for r in range(store.n_rows) if not store.dense[r])  # (appended)
-    deltas = store.link_deltas(averaged=True)
-    assert sorted(deltas.tolist()) == sorted(store.effective(averaged=True)[live].tolist())
     layout = store.exact()
-    canonical = store.effective(averaged=True)[layout["slots"]]
-    np.testing.assert_array_equal(deltas, canonical)  # (the exact layout's order)
-    np.testing.assert_array_equal(two.engine_.store.link_deltas(averaged=True), deltas)
+    weights = store.effective(averaged=True)[layout["slots"]] + store.absent - store.absent
+    sums, moved = [0.0] * store.n_targets, 0
+    for target, weight in zip(layout["target"].tolist(), weights.tolist()):
+        if weight != 0.0:
+            sums[target] += abs(weight)  # (rows in order, one target at a time)
+            moved += 1
+    total = float(np.sum(np.array(sums)))
+    scale = kept.engine_.discard_scale([store], averaged=True)
+    assert scale == total / moved and moved > 0
+    dropped = store.prune(threshold=0.5 * scale, averaged=True)
+    assert dropped > store.n_links // 4  # (a share that drops many links)
+    for jobs in (1, 2):
+        net = snowpy.Network("perceptron", discard=0.5, n_jobs=jobs, epochs=2).fit(X, y)
+        assert net.n_links_ == store.n_links
+        np.testing.assert_array_equal(net.engine_.store.links_csr(averaged=True).toarray(),
+                                      store.links_csr(averaged=True).toarray())
 
 
 @pytest.mark.parametrize("links", ["positive", "signed", "touched", "all"])

@@ -216,6 +216,27 @@ def dense_flags(row_t[::1] rows, const int32_t[::1] target, int64_t n_rows,
             rows[r].dense = flag
 
 
+def lay_out(row_t[::1] rows, const int32_t[::1] sizes, const int32_t[::1] target,
+            int64_t n_targets):
+    """Rows ``0 .. len(sizes)`` as tight blocks of ``sizes`` links one after the other
+    (an exact layout's: start, size, capacity), each marked dense when its block holds
+    targets 0, 1, 2... in that order (:func:`dense_flags`); returns the links laid."""
+    cdef int64_t r, at = 0
+    cdef int64_t n_rows = sizes.shape[0]
+    if rows.shape[0] < n_rows:
+        raise ValueError("fewer rows than sizes")
+    with nogil:
+        for r in range(n_rows):
+            rows[r].start = at
+            rows[r].size = sizes[r]
+            rows[r].cap = sizes[r]
+            at += sizes[r]
+    if target.shape[0] < at:
+        raise ValueError("fewer targets than links")
+    dense_flags(rows, target, n_rows, n_targets)
+    return at
+
+
 def compact_in_place(row_t[::1] rows, int64_t n_rows, int64_t used, int32_t[::1] target,
                      plane_t[:, ::1] W, plane_t[:, ::1] U, int32_t[::1] lcount,
                      const uint8_t[::1] keep, double threshold, bint averaged, double seen,

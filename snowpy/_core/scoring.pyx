@@ -8,7 +8,7 @@ is the links of the active features, whatever the number of targets.
 """
 
 from libc.stdint cimport int32_t, int64_t, uint8_t
-from libc.stdlib cimport free, malloc, qsort
+from libc.stdlib cimport free, malloc
 
 from snowpy._core._types cimport index_t
 from snowpy._core.effective cimport delta as _delta, plane_t
@@ -90,64 +90,39 @@ def score_rows(const index_t[::1] indptr, const int32_t[::1] rows, const double[
     free(acc)
 
 
-cdef struct pair_t:
-    int32_t target
-    double delta
-
-
-cdef int _by_target(const void *a, const void *b) noexcept nogil:
-    cdef int32_t x = (<const pair_t *>a).target
-    cdef int32_t y = (<const pair_t *>b).target
-    return (x > y) - (x < y)
-
-
-def link_deltas(const row_t[::1] rows, const int32_t[::1] target, int64_t n_rows,
-                const plane_t[:, ::1] W, const plane_t[:, ::1] U, double seen,
-                const double[::1] planes, bint averaging, bint round32, double absent):
-    """:func:`effective_weights` of the links alone, rows in order and each row's links
-    by target: the weights of ``links_csr`` minus the absent weight, without a number per
-    pool slot or a list of the slots. The order is the exact layout's, whatever the
-    pool's (links appended as they came, or a network learned in parts and put
-    together): a sum over them rounds alike on any number of threads."""
-    cdef int64_t total = 0, widest = 0
-    cdef int64_t r, j, k = 0, m, i
-    cdef bint ordered
-    cdef int32_t last
+def moved_by_target(const row_t[::1] rows, const int32_t[::1] target, int64_t n_rows,
+                    int64_t n_targets, const plane_t[:, ::1] W, const plane_t[:, ::1] U,
+                    double seen, const double[::1] planes, bint averaging, bint round32,
+                    double absent):
+    """Per target, the sum of ``|weight - absent|`` over its links whose weight differs
+    from a missing link's, and how many such links (each link's weight as ``links_csr``
+    gives it, the absent weight added then taken away). Each target's links are summed
+    rows in order, whatever the pool's order: a network learned in parts (a part holding
+    some targets) sums alike, and the parts' sums put together in target order give, to
+    the bit, the sums of the same network on one thread."""
+    cdef int64_t r, j
+    cdef int32_t t
+    cdef double d
     cdef Py_ssize_t n = W.shape[1]
     cdef const plane_t *w = &W[0, 0] if W.shape[0] and n else NULL
     cdef const plane_t *u = &U[0, 0] if averaging and U.shape[0] else NULL
-    cdef pair_t *row_links
     if planes.shape[0] != n:
         raise ValueError("the weight planes do not match")
-    for r in range(n_rows):
-        total += rows[r].size
-        if rows[r].size > widest:
-            widest = rows[r].size
-    deltas = np.empty(total, np.float64)
-    cdef double[::1] out = deltas
-    row_links = <pair_t *>malloc(max(widest, 1) * sizeof(pair_t))
-    if row_links == NULL:
-        raise MemoryError("no memory for the links' weights")
+    sums = np.zeros(n_targets, np.float64)
+    counts = np.zeros(n_targets, np.int64)
+    cdef double[::1] s = sums
+    cdef int64_t[::1] c = counts
     with nogil:
         for r in range(n_rows):
-            m = 0
-            ordered = True
-            last = -1
             for j in range(rows[r].start, row_stop(rows[r])):
-                if target[j] >= 0:
-                    row_links[m].target = target[j]
-                    row_links[m].delta = _delta(w, u, j, n, &planes[0], seen, averaging,
-                                                round32, absent)
-                    ordered = ordered and target[j] > last
-                    last = target[j]
-                    m += 1
-            if not ordered:  # (a row appended as its links came; a dense row is in order)
-                qsort(row_links, m, sizeof(pair_t), _by_target)
-            for i in range(m):
-                out[k] = row_links[i].delta
-                k += 1
-    free(row_links)
-    return deltas
+                t = target[j]
+                if t >= 0:
+                    d = _delta(w, u, j, n, &planes[0], seen, averaging, round32, absent)
+                    d = (d + absent) - absent
+                    if d != 0.0:
+                        s[t] += d if d > 0.0 else -d
+                        c[t] += 1
+    return sums, counts
 
 
 def effective_weights(const plane_t[:, ::1] W, const plane_t[:, ::1] U, int64_t used,

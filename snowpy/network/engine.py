@@ -523,10 +523,10 @@ class Engine:
 
         try:
             run_epochs(epochs, early_stop, one_epoch)
-            scale = self.discard_scale()
-            if pool is not None and discard is not None and scale is not None:
+            if pool is not None and discard is not None:
                 # the parts drop their negligible links at once (fewer links to merge)
-                threshold = float(discard) * scale
+                threshold = float(discard) * self.discard_scale(
+                    [part.store for part in parts], averaged=store.average, pool=pool)
                 list(pool.map(lambda part: part.store.prune(
                     threshold=threshold, averaged=store.average), parts))
                 discard = None
@@ -733,28 +733,32 @@ class Engine:
             return 0
         self.ensure_fresh()  # (a rule's derived weights, as prediction would see them)
         store = self.store
-        scale = self.discard_scale()
-        if scale is None:  # the links that moved: a link still at the missing weight
-            #    (links="all" has one per feature seen) says nothing of the scale, and must
-            #    not lower it
-            #    (the weights as links_csr gives them, computed for the links alone: at
-            #    the end of a training, where memory peaks, no number per pool slot)
-            moved = store.link_deltas(averaged=averaged)
-            moved += store.absent
-            moved -= store.absent
-            np.abs(moved, out=moved)
-            moved = moved[moved > 0]
-            scale = float(moved.mean()) if moved.size else 0.0
-            del moved  # (before the pool is compacted)
+        threshold = float(share) * self.discard_scale([store], averaged=averaged)
         self.cache.invalidate()
-        return store.prune(threshold=float(share) * scale, averaged=averaged)
+        return store.prune(threshold=threshold, averaged=averaged)
 
-    def discard_scale(self) -> float | None:
-        """The scale :meth:`discard` measures links against when the rule sets it (its
-        initial effective weight); None when it comes from the links (rules whose
-        weights start at 0, or are derived)."""
+    def discard_scale(self, stores: list[LinkStore], *, averaged: bool,
+                      pool: ThreadPoolExecutor | None = None) -> float:
+        """The scale :meth:`discard` measures links against: the rule's initial
+        effective weight, or for rules whose weights start at 0 or are derived, the
+        mean difference from a missing link's of the link weights that differ from it
+        (a link still at the missing weight, as ``links="all"`` keeps one per feature
+        seen, says nothing of the scale). ``stores``: the network's, or its parts'
+        (target ``t`` in part ``t % k``) read on ``pool``'s threads; the mean is summed
+        per target in the rows' order, the same number on any number of threads."""
         initial = abs(self.kernel.initial_effective_weight)
-        return initial if initial > 0 and self.kernel.refresh is None else None
+        if initial > 0 and self.kernel.refresh is None:
+            return initial
+        read = pool.map if pool is not None else map
+        k = len(stores)
+        sums = np.zeros(self._store.n_targets, np.float64)
+        counts = np.zeros(self._store.n_targets, np.int64)
+        for first, (part_sums, part_counts) in enumerate(
+                read(lambda part: part.moved(averaged=averaged), stores)):
+            sums[first::k] = part_sums
+            counts[first::k] = part_counts
+        moved = int(counts.sum())
+        return float(sums.sum()) / moved if moved else 0.0
 
     def keep_top_percent(self, store: LinkStore | None = None) -> int:
         """Keep, per target, the links of its ``percent`` most active features

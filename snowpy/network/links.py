@@ -35,7 +35,7 @@ import numpy as np
 from snowpy._core import links as _compiled
 from snowpy._core.block import Block
 from snowpy._core.engine import POLICIES, Links
-from snowpy._core.scoring import effective_weights, link_deltas
+from snowpy._core.scoring import effective_weights, moved_by_target
 from snowpy._lazy import lazy_module
 from snowpy.hashmap import FeatureMap
 from snowpy.network.blocks import IDLE, USED, new_meta
@@ -129,15 +129,15 @@ def exact_layout(stores: list[LinkStore], n_rows: int, n_targets: int, threads: 
     ranges = [(n_rows * t // threads, n_rows * (t + 1) // threads) for t in range(threads)]
     sizes = np.zeros(n_rows, np.int32)
     _each(lambda span: gathering.count(span[0], span[1], sizes), ranges)
-    ends = np.cumsum(sizes, dtype=np.int64)
-    total = int(ends[-1]) if n_rows else 0
+    starts = [int(sizes[:span[0]].sum(dtype=np.int64)) for span in ranges]
+    total = int(sizes.sum(dtype=np.int64))
     target = np.empty(total, np.int32)
     W = np.empty((total, width), np.uint8)
     U = np.empty((total if averaging else 0, width), np.uint8)
     lcount = np.empty(total if counted else 0, np.int32)
     slots = np.empty(total, np.int64)
-    _each(lambda span: gathering.fill(span[0], span[1], int(ends[span[0] - 1]) if span[0] else 0,
-                                      target, W, U, lcount, slots), ranges)
+    _each(lambda at: gathering.fill(*ranges[at], starts[at], target, W, U, lcount, slots),
+          list(range(threads)))
     return {"sizes": sizes, "target": target, "W": W.view(dtype).reshape(-1, planes),
             "U": U.view(dtype).reshape(-1, planes) if averaging else
             np.zeros((0, planes), dtype), "lcount": lcount, "slots": slots}
@@ -419,12 +419,8 @@ class LinkStore:
         sizes = np.asarray(layout["sizes"])
         n_rows = sizes.shape[0]
         self.reserve_rows(n_rows)
-        self.size[:n_rows] = sizes
         self.size[n_rows:] = 0
-        self.cap[:n_rows] = sizes
         self.cap[n_rows:] = 0
-        self.start[0] = 0
-        self.start[1:n_rows] = np.cumsum(sizes[:-1], dtype=np.int64)  # (a strided field)
         self.start[n_rows:] = 0
         self.target = layout["target"]
         self.W = layout["W"]
@@ -436,17 +432,19 @@ class LinkStore:
         self.meta[USED] = self.target.shape[0]
         self.meta[IDLE] = 0
         self.n_rows = n_rows
-        # a row linked to every target, in target order, is a dense row as it lies
-        _compiled.dense_flags(self.rows, self.target, n_rows, self.n_targets)
+        # (a row linked to every target, in target order, is a dense row as it lies)
+        _compiled.lay_out(self.rows, np.ascontiguousarray(sizes, dtype=np.int32),
+                          self.target, self.n_targets)
         self.dense[n_rows:] = 0
 
-    def link_deltas(self, *, averaged: bool) -> np.ndarray:
-        """Each link's prediction weight minus a missing link's (:meth:`effective` of the
-        slots :meth:`live_slots` names), rows in order and each row's links by target:
-        the exact layout's order, whatever the pool's."""
+    def moved(self, *, averaged: bool) -> tuple[np.ndarray, np.ndarray]:
+        """Per target, the sum of ``|weight - absent|`` over its links that moved from a
+        missing link's weight, and how many moved (weights as :meth:`links_csr` gives
+        them): sums that do not depend on the pool's order, nor on how the targets are
+        split in parts (:func:`snowpy._core.scoring.moved_by_target`)."""
         W, U, seen, planes, averaging, round32, absent = self.weighing(averaged=averaged)
-        return link_deltas(self.rows, self.target, self.n_rows, W, U, seen, planes,
-                           averaging, round32, absent)
+        return moved_by_target(self.rows, self.target, self.n_rows, self.n_targets, W, U,
+                               seen, planes, averaging, round32, absent)
 
     def links_csr(self, *, averaged: bool) -> sp.csr_matrix:
         """The effective weight of every link, ``[rows, targets]`` (missing links: absent)."""
