@@ -25,6 +25,7 @@ from libc.string cimport memcmp, memcpy, memset
 from snowpy._core.pool cimport (
     MAX_PLANES,
     USED,
+    SNOWPY_PREFETCH,
     Pool,
     append_link,
     densify,
@@ -131,17 +132,6 @@ cdef class Workspace:
 
 
 # ---------------------------------------------------------------- the epoch
-cdef extern from *:
-    """
-    #if defined(__GNUC__) || defined(__clang__)
-    #define SNOWPY_PREFETCH(address) __builtin_prefetch((const void *)(address))
-    #else
-    #define SNOWPY_PREFETCH(address) ((void)0)
-    #endif
-    """
-    void SNOWPY_PREFETCH(const void *address) noexcept nogil
-
-
 cdef inline void _prefetch_rows(const Pool *p, const batch_t *b, int64_t i) noexcept nogil:
     """Ask the memory for example ``i``'s rows' bookkeeping (the rows are known ahead:
     their lines arrive while the example before is learned)."""

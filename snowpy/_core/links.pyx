@@ -9,7 +9,11 @@ from libc.string cimport memcpy
 import numpy as np
 
 from snowpy._core.pool cimport row_stop as _stop
-from snowpy._core.pool cimport row_t, weight_t
+from snowpy._core.pool cimport SNOWPY_PREFETCH, row_t, weight_t
+
+#: Rows ahead whose links the gather asks the memory for (the rows' blocks lie anywhere
+#: in a pool that grew as links came).
+DEF AHEAD = 32
 
 ctypedef fused plane_t:
     float
@@ -65,6 +69,20 @@ cdef inline int64_t _picks(const source_t *parts, int64_t k, int64_t r, pick_t *
     return n
 
 
+cdef inline void _ask(const source_t *parts, int64_t k, int64_t r, int64_t w_bytes,
+                      int64_t u_bytes) noexcept nogil:
+    """Ask the memory for row ``r``'s first links in every part: their targets, and
+    their weights and sums when ``w_bytes`` and ``u_bytes``."""
+    cdef int64_t p, start
+    for p in range(k):
+        start = parts[p].rows[r].start
+        SNOWPY_PREFETCH(parts[p].target + start)
+        if w_bytes:
+            SNOWPY_PREFETCH(parts[p].W + start * w_bytes)
+        if u_bytes and parts[p].U != NULL:
+            SNOWPY_PREFETCH(parts[p].U + start * u_bytes)
+
+
 cdef class Gathering:
     """The links of rows ``0 .. n_rows`` of one pool, or of the ``k`` pools of a network
     learned in parts (part ``p`` holds targets ``p, p + k, ...`` as ``0, 1, ...``), put in
@@ -116,17 +134,14 @@ cdef class Gathering:
         free(self.parts)
 
     def count(self, int64_t first, int64_t stop, int32_t[::1] sizes):
-        """The links of rows ``first .. stop``, into ``sizes``."""
-        cdef int64_t r, p, i, n
-        cdef const source_t *part
+        """The links of rows ``first .. stop``, into ``sizes`` (a row's size counts its
+        links, a dense row's holes left out: no link is read)."""
+        cdef int64_t r, p, n
         with nogil:
             for r in range(first, stop):
                 n = 0
                 for p in range(self.k):
-                    part = &self.parts[p]
-                    for i in range(part.rows[r].start, _stop(part.rows[r])):
-                        if part.target[i] >= 0:
-                            n += 1
+                    n += self.parts[p].rows[r].size
                 sizes[r] = <int32_t>n
 
     def fill(self, int64_t first, int64_t stop, int64_t out, int32_t[::1] target,
@@ -141,6 +156,8 @@ cdef class Gathering:
             raise MemoryError("no memory to gather the links")
         with nogil:
             for r in range(first, stop):
+                if r + AHEAD < stop:
+                    _ask(self.parts, self.k, r + AHEAD, self.w_bytes, self.u_bytes)
                 n = _picks(self.parts, self.k, r, picks)
                 for i in range(n):
                     source = &self.parts[picks[i].part]

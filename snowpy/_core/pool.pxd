@@ -30,6 +30,17 @@ cdef struct row_t:
     int32_t cap
     int32_t dense
 
+cdef extern from *:
+    """
+    #if defined(__GNUC__) || defined(__clang__)
+    #define SNOWPY_PREFETCH(address) __builtin_prefetch((const void *)(address))
+    #else
+    #define SNOWPY_PREFETCH(address) ((void)0)
+    #endif
+    """
+    # ask the memory for a line that will be read soon (a hint: nothing when unknown)
+    void SNOWPY_PREFETCH(const void *address) noexcept nogil
+
 cdef inline int64_t row_stop(const row_t row) noexcept nogil:
     """The end of a row's slots: its links (sparse), or its whole block (dense)."""
     return row.start + (row.cap if row.dense else row.size)

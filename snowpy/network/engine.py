@@ -879,21 +879,25 @@ def _split(engine: Engine, store: LinkStore, k: int) -> list[Part]:
     (one part: the network's own store)."""
     if k == 1:
         return [Part(store, 0, 1, engine.target_counts())]
-    layout = store.exact()
-    sizes = layout["sizes"]
-    n_rows = sizes.shape[0]
-    rows = np.repeat(np.arange(n_rows), sizes)
-    owner = layout["target"] % k
+    n_rows = store.n_rows
+    layout = store.exact() if store.n_links else None  # (none yet: a fit's first epoch)
+    if layout is not None:
+        rows = np.repeat(np.arange(n_rows), layout["sizes"])
+        owner = layout["target"] % k
     parts = []
     for first in range(k):
         part = store.empty_like()
         part.add_targets(len(range(first, store.n_targets, k)))
         part.S[:] = store.S[first::k]
-        mine = owner == first
-        part.adopt({name: (layout[name][mine] if layout[name].shape[0] else layout[name])
-                    for name in ("W", "U", "lcount")}
-                   | {"sizes": np.bincount(rows[mine], minlength=n_rows),
-                      "target": (layout["target"][mine] // k).astype(np.int32)})
+        if layout is not None:
+            mine = owner == first
+            part.adopt({name: (layout[name][mine] if layout[name].shape[0] else layout[name])
+                        for name in ("W", "U", "lcount")}
+                       | {"sizes": np.bincount(rows[mine], minlength=n_rows),
+                          "target": (layout["target"][mine] // k).astype(np.int32)})
+        else:
+            part.reserve_rows(n_rows, exact=True)  # (rows of no links)
+            part.n_rows = n_rows
         if store.count.shape[0]:
             part.count[:n_rows] = store.count[:n_rows]
         part.seen = store.seen
