@@ -693,3 +693,19 @@ def test_tables_at_80_columns_cut_no_name_a_user_must_type(monkeypatch, tmp_path
             assert record["name"] in shown, record["name"]
             for param in record["parameters"]:
                 assert "--" + param["name"].replace("_", "-") in shown
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="a Linux process setting")
+def test_the_command_line_and_what_it_starts_use_no_transparent_huge_pages():
+    """The command line turns transparent huge pages off for its process, and the
+    processes it starts (a local cluster's workers) inherit it; importing the library
+    leaves a user's process as it is."""
+    asks = "import ctypes; print(ctypes.CDLL(None).prctl(42, 0, 0, 0, 0))"  # PR_GET_THP_DISABLE
+    code = ("import subprocess, sys, snowpy; " + asks + "; "
+            "from snowpy.cli import settle_memory; settle_memory(); " + asks + "; "
+            f"print(subprocess.run([sys.executable, '-c', {asks!r}], capture_output=True, "
+            "text=True).stdout.strip())")
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                            timeout=120)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.split() == ["0", "1", "1"]
