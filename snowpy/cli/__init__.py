@@ -16,7 +16,7 @@ import typer
 from typer.core import TyperGroup
 
 from snowpy._version import __version__
-from snowpy.cli.common import state
+from snowpy.cli.common import settle_memory, state
 from snowpy.cli.corpus import corpus_app
 from snowpy.cli.evaluate import evaluate
 from snowpy.cli.experiment import experiment
@@ -85,45 +85,6 @@ def main() -> None:
     # numpy's OpenBLAS starts a thread per core at import, which then spin: the commands
     # do no linear algebra worth them (and a single thread steadies numpy's import)
     os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+    state.owns_process = True
     settle_memory()
     app(prog_name="snowpy")
-
-
-def settle_memory() -> None:
-    """The command line's process-wide memory settings (Linux; the library leaves its
-    users' process as it is).
-
-    * glibc hands every large freed block back to the system. It serves a block of 128
-      KiB or more from its own mapping, freed back to the system, until such a block is
-      freed: then it raises that threshold (to 32 MiB at most), and the large
-      temporaries that follow (numpy's, reading a corpus or a model) come from the heap,
-      where freed memory stays the process's. A fixed threshold (as the environment
-      variable ``MALLOC_MMAP_THRESHOLD_`` sets, which wins when set) keeps the peak to
-      what is held at once: 20 Newsgroups trained at the defaults peaks at 328 MB
-      instead of 401, a one-line ``snowpy predict`` of that model at 115 MB instead of
-      135, at no cost in time (docs/benchmarks.md).
-    * No transparent huge pages (``PR_SET_THP_DISABLE``, which the processes the command
-      starts inherit: a local cluster's workers). numpy asks for them for every array of
-      4 MB or more; the first touch of such an array's memory then zeroes 2 MB at a
-      time, and where the kernel has no free 2 MB at hand it compacts memory first,
-      synchronously (its default for memory asked so). A command's memory is mostly
-      such arrays, fresh: reading and weighing 360,000 synthetic documents took 1.2 s
-      more with them, and the epoch's random reads gained nothing measurable.
-    """
-    if not sys.platform.startswith("linux"):
-        return
-    import ctypes
-
-    try:
-        libc = ctypes.CDLL(None)
-    except OSError:
-        return
-    pr_set_thp_disable = 41
-    getattr(libc, "prctl", lambda *_: -1)(pr_set_thp_disable, 1, 0, 0, 0)
-    if "MALLOC_MMAP_THRESHOLD_" in os.environ:
-        return
-    mallopt = getattr(libc, "mallopt", None)  # (glibc's; musl has none)
-    if mallopt is None:
-        return
-    m_mmap_threshold = -3
-    mallopt(ctypes.c_int(m_mmap_threshold), ctypes.c_int(128 * 1024))

@@ -18,6 +18,7 @@ from snowpy.cli.common import (
     parse_optional_float,
     parse_range,
     rule_options,
+    settle_memory,
 )
 from snowpy.cli.distributed import (
     Scheduler,
@@ -447,6 +448,7 @@ def _train_stream(classifier: Any, run: Run, *, save_every: int | None,
     progressive table as it goes, checkpoints every ``save_every``; then save."""
     from snowpy.training import learn_stream
 
+    settle_memory(stream=True)
     compiled = None if classifier.keep_names else classifier.make_featurizer()
     documents, problems = run.documents(compiled)
     report = StreamReport(report_every, show=run.chatty)
