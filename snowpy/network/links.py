@@ -143,7 +143,7 @@ def exact_layout(stores: list[LinkStore], n_rows: int, n_targets: int, threads: 
             np.zeros((0, planes), dtype), "lcount": lcount, "slots": slots}
 
 
-def _each(work: Any, spans: list[tuple[int, int]]) -> None:
+def _each(work: Any, spans: list[Any]) -> None:
     """``work(span)`` for each span, on a thread each when there are several."""
     if len(spans) == 1:
         work(spans[0])
