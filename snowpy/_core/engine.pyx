@@ -28,6 +28,7 @@ from snowpy._core.pool cimport (
     SNOWPY_PREFETCH,
     Pool,
     append_link,
+    row_stop,
     densify,
     weight_t,
 )
@@ -191,7 +192,7 @@ cdef inline void _activations(const Pool *p, const weight_t *W, const weight_t *
     none) is asked for: its links' targets, weights and averaging sums, spread over the
     example so that the requests never queue up at once."""
     cdef double absent = rule.absent
-    cdef int64_t t, k, r, first, j, stop
+    cdef int64_t t, k, r, first, j, last, stop
     cdef int64_t ahead = b.indptr[next_i] if next_i >= 0 else 0
     cdef int64_t ahead_stop = b.indptr[next_i + 1] if next_i >= 0 else 0
     cdef double v
@@ -199,11 +200,18 @@ cdef inline void _activations(const Pool *p, const weight_t *W, const weight_t *
         ws.acc[t] = absent * vsum
     for k in range(m):
         if ahead < ahead_stop:
-            j = p.rows[b.rows[ahead]].start
+            r = b.rows[ahead]
+            j = p.rows[r].start
+            last = row_stop(p.rows[r]) - 1  # (a block of many targets spans lines)
             SNOWPY_PREFETCH(&p.target[j])
             SNOWPY_PREFETCH(&W[j * p.n_planes])
             if p.averaging:
                 SNOWPY_PREFETCH(&U[j * p.n_planes])
+            if last > j:
+                SNOWPY_PREFETCH(&p.target[last])
+                SNOWPY_PREFETCH(&W[last * p.n_planes])
+                if p.averaging:
+                    SNOWPY_PREFETCH(&U[last * p.n_planes])
             ahead += 1
         r = ws.row_buf[k]
         v = ws.val_buf[k]
