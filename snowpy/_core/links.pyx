@@ -283,11 +283,15 @@ def compact_in_place(row_t[::1] rows, int64_t n_rows, int64_t used, int32_t[::1]
     cdef int32_t[::1] owner = owner_array
     with nogil:
         for r in range(n_rows):
+            if r + AHEAD < n_rows:
+                SNOWPY_PREFETCH(&owner[rows[r + AHEAD].start])
             if rows[r].cap > 0:
                 owner[rows[r].start] = <int32_t>r
             else:
                 rows[r].start = rows[r].size = rows[r].dense = 0
         for j in range(used):
+            if j + AHEAD < used and owner[j + AHEAD] >= 0:
+                SNOWPY_PREFETCH(&rows[owner[j + AHEAD]])
             r = owner[j]
             if r < 0:
                 continue

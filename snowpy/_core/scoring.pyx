@@ -12,7 +12,11 @@ from libc.stdlib cimport free, malloc
 
 from snowpy._core._types cimport index_t
 from snowpy._core.effective cimport delta as _delta, plane_t
-from snowpy._core.pool cimport row_stop, row_t
+from snowpy._core.pool cimport SNOWPY_PREFETCH, row_stop, row_t
+
+#: Rows ahead whose first links :func:`moved_by_target` asks the memory for (the blocks of
+#: a pool that grew as links came lie anywhere).
+DEF AHEAD = 32
 
 import numpy as np
 
@@ -114,6 +118,13 @@ def moved_by_target(const row_t[::1] rows, const int32_t[::1] target, int64_t n_
     cdef int64_t[::1] c = counts
     with nogil:
         for r in range(n_rows):
+            if r + AHEAD < n_rows:
+                j = rows[r + AHEAD].start
+                SNOWPY_PREFETCH(&target[j])
+                if w != NULL:
+                    SNOWPY_PREFETCH(w + j * n)
+                if u != NULL:
+                    SNOWPY_PREFETCH(u + j * n)
             for j in range(rows[r].start, row_stop(rows[r])):
                 t = target[j]
                 if t >= 0:
