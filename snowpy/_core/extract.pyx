@@ -12,6 +12,10 @@ from libc.stdint cimport int32_t, int64_t, uint8_t, uint32_t
 from libc.stdlib cimport free, malloc
 
 from snowpy._core._hash cimport murmur3
+from snowpy._core.pool cimport SNOWPY_PREFETCH
+
+#: Entries ahead whose document counts (or idf) :func:`weigh_rows` asks the memory for.
+DEF AHEAD = 16
 
 cdef enum:
     TOO_FEW_IDS = -1
@@ -586,6 +590,8 @@ def count_numbers(const int32_t[::1] numbers, int64_t[::1] counts):
     cdef Py_ssize_t j
     with nogil:
         for j in range(numbers.shape[0]):
+            if j + AHEAD < numbers.shape[0]:
+                SNOWPY_PREFETCH(&counts[numbers[j + AHEAD]])
             counts[numbers[j]] += 1
 
 
@@ -631,6 +637,11 @@ def weigh_rows(const int64_t[::1] indptr, const int32_t[::1] numbers, const doub
                     counts[numbers[j]] += w
             total = 0.0
             for j in range(indptr[d], indptr[d + 1]):
+                if j + AHEAD < numbers.shape[0]:
+                    if looked_up:
+                        SNOWPY_PREFETCH(&table[numbers[j + AHEAD]])
+                    else:
+                        SNOWPY_PREFETCH(&counts[numbers[j + AHEAD]])
                 number = numbers[j]
                 if number == 0:
                     value = 0.0
