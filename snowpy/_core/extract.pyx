@@ -15,7 +15,8 @@ from snowpy._core._hash cimport murmur3
 from snowpy._core.pool cimport SNOWPY_PREFETCH
 
 #: Entries ahead whose document counts (or idf) :func:`weigh_rows` asks the memory for.
-DEF AHEAD = 16
+cdef enum:
+    AHEAD = 16
 
 cdef enum:
     TOO_FEW_IDS = -1

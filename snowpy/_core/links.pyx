@@ -11,9 +11,10 @@ import numpy as np
 from snowpy._core.pool cimport row_stop as _stop
 from snowpy._core.pool cimport SNOWPY_PREFETCH, row_t, weight_t
 
-#: Rows ahead whose links the gather asks the memory for (the rows' blocks lie anywhere
-#: in a pool that grew as links came).
-DEF AHEAD = 32
+#: Rows (the compaction: slots) ahead whose memory the whole-pool passes ask for: the
+#: blocks of a pool that grew as links came lie anywhere, and so do their rows' records.
+cdef enum:
+    AHEAD = 32
 
 ctypedef fused plane_t:
     float

@@ -16,7 +16,8 @@ from snowpy._core.pool cimport SNOWPY_PREFETCH, row_stop, row_t
 
 #: Rows ahead whose first links :func:`moved_by_target` asks the memory for (the blocks of
 #: a pool that grew as links came lie anywhere).
-DEF AHEAD = 32
+cdef enum:
+    AHEAD = 32
 
 import numpy as np
 
