@@ -87,6 +87,8 @@ def test_fit_predict_and_evaluate_on_a_local_cluster(client, tmp_path):
     rounds = model.distributed_["rounds"]
     assert [r["round"] for r in rounds] == [1, 2, 3, 4]
     assert all(r["models"] == 4 for r in rounds)  # the network and three calibration folds
+    # each round's slowest shard's epoch is timed on its worker, and is part of the round
+    assert all(0 < r["slowest"] < r["seconds"] for r in rounds)
     # the model is an ordinary model file
     model.save(tmp_path / "m.snowpy")
     again = load(tmp_path / "m.snowpy")

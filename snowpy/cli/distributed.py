@@ -114,7 +114,8 @@ def train_distributed(classifier: Any, run: Any, cluster: Any) -> None:
             err(f"round {report.round}/{report.rounds}: {report.examples:,} examples, "
                 f"{report.mistakes:,} mistakes, {report.links:,} links, model "
                 f"{_mb(report.model_bytes)}, moved {_mb(report.bytes_per_worker)} per worker "
-                f"({report.models} network(s)), {report.seconds:.1f} s"
+                f"({report.models} network(s)), {report.seconds:.1f} s (the slowest "
+                f"shard's epoch {report.slowest:.1f} s, overhead {report.overhead:.0%})"
                 + (" (resumed)" if report.resumed else ""))
 
     if chatty:

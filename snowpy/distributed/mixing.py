@@ -108,17 +108,20 @@ class Mixture:
     stats: dict[str, int] = field(default_factory=dict)  # mistakes, updates, examples...
     #: counts are this round's to add up (the first round); later rounds carry them
     summed_counts: bool = True
+    #: seconds: the longest epoch of one shard among those mixed (the round's floor)
+    slowest: float = 0.0
 
     # ------------------------------------------------------------ building
     @classmethod
     def of_network(cls, state: State, start: Table, reference: np.ndarray, mixing: str,
                    weight: float, counts: np.ndarray, stats: dict[str, int],
-                   counted: bool) -> Mixture:
+                   counted: bool, seconds: float = 0.0) -> Mixture:
         """What one shard's epoch changed from ``start`` (the round's network as a
         :class:`Table`), weighted by ``weight`` (its examples this round).
 
         ``counts`` are the promotions and demotions made this round; ``counted``:
-        whether the eligibility counts are this round's (the first) to be summed.
+        whether the eligibility counts are this round's (the first) to be summed;
+        ``seconds``, the epoch's time.
         """
         header, arrays = state
         trained = Table.of(state, reference, mixing)
@@ -137,7 +140,7 @@ class Mixture:
                    weight * float(header["seen"]),
                    weight * np.asarray(arrays["state"], dtype=np.float64),
                    np.asarray(counts, dtype=np.int64), link_counts, row_ids, row_counts,
-                   dict(stats), counted)
+                   dict(stats), counted, float(seconds))
 
     # ----------------------------------------------------------- combining
     @staticmethod
@@ -173,7 +176,7 @@ class Mixture:
                        sum(p.seen for p in parts),
                        np.sum([p.rule_state for p in parts], axis=0),
                        np.sum([p.counts for p in parts], axis=0), link_counts, row_ids,
-                       row_counts, stats, adding)
+                       row_counts, stats, adding, max(p.slowest for p in parts))
 
     # ------------------------------------------------------------ the result
     def applied(self, before: Table, total: float, per_link: bool

@@ -7,6 +7,7 @@ any of them twice (a worker lost mid-round) and gets the same result.
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass
 from typing import Any
 
@@ -185,11 +186,13 @@ def train_round(state: State, data: ShardData, setup: Setup, round: int, fold: i
     y_indptr, y_targets = encode_labels(learned.labels, labels, net.multilabel_)
     before = learned.target_counts().copy()
     figures = (net.n_examples_seen_, net.engine_.overflows, net.engine_.underflows)
+    began = time.perf_counter()
     if rows.size:
         block = Block(X, store.training_rows(X), y_indptr, y_targets, None, None,
                       data.keys[rows])
         learned.learn(block, epochs=1, shuffle=bool(setup.params["shuffle"]), early_stop=False,
                       fresh=round == 0)
+    seconds = time.perf_counter() - began
     mistakes = net.mistakes_[-1] if rows.size else 0
     updates = net.updates_[-1] if rows.size else 0
     stats = {"mistakes": mistakes, "updates": updates,
@@ -198,7 +201,7 @@ def train_round(state: State, data: ShardData, setup: Setup, round: int, fold: i
              "underflows": net.engine_.underflows - figures[2]}
     return Mixture.of_network(network_state(net), start, setup.reference, setup.mixing,
                               float(rows.size), learned.target_counts() - before, stats,
-                              counted=round == 0)
+                              counted=round == 0, seconds=seconds)
 
 
 def finish(mixture: Mixture, start: State, setup: Setup, round: int,

@@ -65,10 +65,18 @@ class RoundReport:
     seconds: float
     models: int = 1
     resumed: bool = False
+    #: the longest epoch of one shard this round: what the round cannot do without
+    slowest: float = 0.0
 
     @property
     def bytes_per_worker(self) -> float:
         return self.bytes_between_workers / max(self.workers, 1)
+
+    @property
+    def overhead(self) -> float:
+        """The share of the round beyond its slowest shard's epoch (moving, restoring,
+        gathering and mixing the networks; shards waiting for a worker)."""
+        return max(self.seconds - self.slowest, 0.0) / self.seconds if self.seconds > 0 else 0.0
 
 
 def fit(classifier: Any, data: Any, labels: Any = None, *, cluster: Any = None,
@@ -317,7 +325,8 @@ class _Run:
                 int(stats.get("network", {}).get("mistakes", 0)),
                 int(stats.get("network", {}).get("updates", 0)), links, size, moved,
                 len(now) or self.n_workers, time.perf_counter() - began, models=len(active),
-                resumed=bool(first) and r == first)
+                resumed=bool(first) and r == first,
+                slowest=max(float(figures.get("slowest", 0.0)) for figures in stats.values()))
             if keeper is not None:  # written while the next round runs (one at a time)
                 if writing is not None:
                     writing.result()
@@ -396,8 +405,8 @@ def _given(state: State) -> State:
     return state
 
 
-def _stats(mixture: Mixture) -> dict[str, int]:
-    return dict(mixture.stats)
+def _stats(mixture: Mixture) -> dict[str, float]:
+    return {**mixture.stats, "slowest": mixture.slowest}
 
 
 def _partitions(data: Any, labels: Any, text_column: str, label_column: str) -> list[Any]:
