@@ -7,6 +7,13 @@ from libc.stdlib cimport free, malloc
 
 import numpy as np
 
+from snowpy._core.pool cimport SNOWPY_PREFETCH
+
+#: Rows ahead (in the features' order) whose links :func:`table` asks the memory for:
+#: sorted by feature, a network's rows lie anywhere in its layout.
+cdef enum:
+    AHEAD = 16
+
 ctypedef fused plane_t:
     float
     double
@@ -45,6 +52,13 @@ def table(const int64_t[::1] features, const int64_t[::1] order, const int32_t[:
     cdef int64_t[::1] source = source_array
     with nogil:
         for q in range(n_rows):
+            if q + AHEAD < n_rows:
+                j = starts[order[q + AHEAD]]
+                if j < total:
+                    SNOWPY_PREFETCH(&targets[j])
+                    SNOWPY_PREFETCH(&W[j, 0])
+                    if averaging:
+                        SNOWPY_PREFETCH(&U[j, 0])
             r = order[q]
             base = (features[r] + 1) * n_targets
             count = 0  # the row's links in target order

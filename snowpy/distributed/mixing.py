@@ -76,8 +76,7 @@ class Table:
         features = np.concatenate([[-1], arrays["feature_ids"].astype(np.int64)])
         averaging = arrays.get("link_averaging")
         keys, W, U, source = table(
-            features, arrays["row_sizes"].astype(np.int64),
-            arrays["link_targets"].astype(np.int64), weights,
+            features, arrays["row_sizes"], arrays["link_targets"], weights,
             averaging if averaging is not None else weights[:0], averaging is not None,
             np.asarray(reference, np.float64), mixing == "geometric", n_targets)
         if keys.size > 1 and not bool(np.all(keys[1:] > keys[:-1])):
