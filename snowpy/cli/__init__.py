@@ -9,7 +9,6 @@ unknown option, a missing argument: click's usage text), 130 interrupted.
 from __future__ import annotations
 
 import os
-import sys
 from typing import Annotated, Any
 
 import typer
