@@ -78,12 +78,6 @@ class Estimator:
     _rule_params: dict[str, Any]
     _check_fitted: Any  # (each estimator's own: raises NotFittedError)
 
-    @classmethod
-    def option_names(cls) -> tuple[str, ...]:
-        """The names of the estimator's options (its ``__init__`` parameters but the
-        rule's own)."""
-        return cls._option_names
-
     def __sklearn_is_fitted__(self) -> bool:
         """Whether the estimator has learned (scikit-learn's ``check_is_fitted`` asks;
         :func:`is_fitted` is the same question without scikit-learn)."""

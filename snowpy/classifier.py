@@ -18,7 +18,7 @@ import numpy as np
 
 from snowpy.base import Estimator, available_if
 from snowpy.classifier_state import classifier_state, restore_classifier
-from snowpy.declared import CLASSIFIER, defaults
+from snowpy.declared import CLASSIFIER, DUAL_NETWORK, NETWORK, defaults
 from snowpy.exceptions import ConfigurationError, NotFittedError
 from snowpy.model_file import write_model
 from snowpy.model_kinds import model_kind
@@ -41,7 +41,7 @@ _FEATURIZER_OPTIONS = tuple(
 #: No bytes (a text whose row a compiled call made already).
 _NO_BYTES = np.zeros(0, np.uint8)
 
-_NETWORK_OPTIONS = tuple(name for name in Network.option_names() if name != "rule")
+_NETWORK_OPTIONS = tuple(name for name in NETWORK if name != "rule")
 
 
 
@@ -260,7 +260,7 @@ class SnowClassifier(Estimator):
             shared = {"thickness": self.thickness, **self.rule_params}
             return Cloud(share_params(members, shared), **options)
         if get_rule(self.rule).dual:  # support vectors (the kernel Perceptron)
-            dual = {name: options[name] for name in DualNetwork.option_names() if name in options}
+            dual = {name: options[name] for name in DUAL_NETWORK if name in options}
             return DualNetwork(self.rule, **dual, thickness=self.thickness, **self.rule_params)
         return Network(self.rule, **options, thickness=self.thickness, **self.rule_params)
 
@@ -521,14 +521,6 @@ class SnowClassifier(Estimator):
         if featurizer.idf:
             return featurizer.weighed_one(*features, learn=learn)
         return features
-
-    def learn_many(self, texts: Iterable[Any], labels: Sequence[Any]) -> SnowClassifier:
-        """Learn a mini-batch in order (River's name for :meth:`partial_fit`)."""
-        return self.partial_fit(texts, labels)
-
-    def predict_many(self, texts: Iterable[Any]) -> Any:
-        """The labels of a mini-batch (River's name for :meth:`predict`)."""
-        return self.predict(texts)
 
     # ------------------------------------------------------------ prediction
     def __getstate__(self) -> dict[str, Any]:

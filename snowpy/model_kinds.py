@@ -28,7 +28,6 @@ _T = TypeVar("_T", bound=type)
 def model_kind(name: str) -> Callable[[_T], _T]:
     """Register a model class as the one that saves and loads the kind ``name``."""
     def register(cls: _T) -> _T:
-        cls.model_kind = name  # type: ignore[attr-defined]
         _KINDS[name] = cls
         return cls
     return register
@@ -44,11 +43,12 @@ def kind_of(model: Any) -> str:
     describes."""
     from snowpy.exceptions import ConfigurationError
 
-    kind = getattr(type(model), "model_kind", None)
-    if kind not in _KINDS or not isinstance(model, _KINDS[kind]):
-        names = ", ".join(cls.__name__ for cls in _KINDS.values())
-        raise ConfigurationError(f"cannot save a {type(model).__name__}; save one of: {names}")
-    return str(kind)
+    for cls in type(model).__mro__:  # (a subclass is saved as the kind it extends)
+        for kind, registered in _KINDS.items():
+            if registered is cls:
+                return kind
+    names = ", ".join(cls.__name__ for cls in _KINDS.values())
+    raise ConfigurationError(f"cannot save a {type(model).__name__}; save one of: {names}")
 
 
 def restore(header: dict[str, Any], arrays: dict[str, np.ndarray], where: str) -> Any:

@@ -95,7 +95,7 @@ def test_pruning_moves_the_kept_links_in_place_and_training_goes_on_alike(tmp_pa
                          discard=None).fit(X, y)
     before = net.engine_.effective_links().tocoo()
     distance = np.abs(before.data - net.engine_.store.absent)
-    scale = abs(net.kernel_.initial_effective_weight) or distance.mean()  # (pruning.discard)
+    scale = abs(net.engine_.kernel.initial_effective_weight) or distance.mean()  # (pruning.discard)
     net.set_params(discard=0.3)
     dropped = net.prune()
     far = (distance >= 0.3 * scale) | (before.row == 0)

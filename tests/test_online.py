@@ -104,7 +104,7 @@ def test_lazy_averaging_equals_the_mean_of_the_weights_after_each_example(rule):
         snapshots.append((np.c_[plain.coef_, plain.intercept_], plain.classes_.tolist()))
     final = np.c_[averaged.coef_, averaged.intercept_]
     order = averaged.classes_.tolist()
-    initial = plain.kernel_.initial_effective_weight
+    initial = plain.engine_.kernel.initial_effective_weight
     explicit = []
     for weights, classes in snapshots:  # a target (feature) not yet there: initial weights
         padded = np.full(final.shape, plain.engine_.store.absent)

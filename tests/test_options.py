@@ -77,7 +77,7 @@ def test_bias_strength_is_a_non_negative_number():
 
 def _options(**changed):
     return {**{name: value for name, value in Network().get_params().items()
-               if name in Network.option_names()}, **changed}
+               if name in Network._option_names}, **changed}
 
 
 @pytest.mark.parametrize("name, value", [

@@ -230,8 +230,8 @@ def test_only_relative_scores_are_calibrated_as_a_softmax(rule, normalisation):
     # (Naive Bayes' log-likelihoods follow the document's length: only their differences
     # mean something; a single-label network of another rule gets a sigmoid per target)
     net = snowpy.Network(rule).fit(sp.csr_matrix(np.eye(4)), ["a", "b", "a", "b"])
-    assert net.kernel_.normalisation(False) == normalisation
-    assert net.kernel_.normalisation(True) == "none"
+    assert net.engine_.kernel.normalisation(False) == normalisation
+    assert net.engine_.kernel.normalisation(True) == "none"
 
 
 @pytest.mark.parametrize("links", ["touched", "signed", "positive"])

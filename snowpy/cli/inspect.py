@@ -61,6 +61,7 @@ def _by_target(net: Any) -> tuple[Any, Any]:
 
 def describe(model: Any, top: int) -> dict[str, Any]:
     """Everything ``inspect`` shows, as a dict."""
+    from snowpy.declared import NETWORK
     from snowpy.network.options import bias_strength
 
     classifier, net, featurizer = _parts(model)
@@ -85,7 +86,7 @@ def describe(model: Any, top: int) -> dict[str, Any]:
     return {
         "kind": "classifier" if classifier else "network",
         "rule": net.rule, "rule_params": net.rule_params_,
-        "options": {name: getattr(net, name) for name in net.option_names() if name != "rule"},
+        "options": {name: getattr(net, name) for name in NETWORK if name != "rule"},
         "front_end": featurizer.get_params() if featurizer is not None else None,
         "classes": classes, "multilabel": net.multilabel_,
         "features_seen": int(store.n_rows - 1), "n_features": int(net.n_features_in_),
@@ -280,7 +281,7 @@ def describe_dual(model: Any) -> dict[str, Any]:
     return {
         "kind": "classifier" if classifier else "dual network", "rule": net.rule,
         "rule_params": net.rule_params_, "classes": [str(c) for c in net.classes_],
-        "support_vectors": n, "budget": net.kernel_.budget,
+        "support_vectors": n, "budget": net.engine_.kernel.budget,
         "positive_support_vectors": {str(label): int(np.count_nonzero(alpha[:, t] > 0))
                                      for t, label in enumerate(net.classes_)},
         "training": {"examples": int(net.n_examples_seen_),

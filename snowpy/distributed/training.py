@@ -435,12 +435,14 @@ def _frame_part(frame: Any, text_column: str, label_column: str) -> tuple[list, 
 
 def _check_mixable(network: Any) -> None:
     """Mixing averages weight changes: a rule that counts (Naive Bayes) would need sums."""
+    from snowpy.plugins import get_rule
     from snowpy.rules.spec import BuildContext
 
     if kind_of(network) == "cloud":
         raise ConfigurationError("a cloud of rules trains in one process; distributed "
                                  "training mixes the networks of one rule")
-    spec, params = network.resolve_rule()
+    spec = get_rule(network.rule)
+    params = spec.validate(network.rule_params)
     kernel = spec.make_kernel(params, BuildContext(1.0, 1), compile=False)
     if not kernel.mistake_driven or kernel.refresh is not None:
         raise ConfigurationError(

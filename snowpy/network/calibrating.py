@@ -79,7 +79,7 @@ def held_out_scores(net: Any, X: sp.csr_matrix, y: Sequence[Any], targets: Any,
         part_y = [y[i] for i in train]
         part_targets = None if targets is None else [targets[i] for i in train]
         clone = type(net)(**params)
-        clone.fit_checked(X[train], part_y, targets=part_targets,
+        clone._fit_checked(X[train], part_y, targets=part_targets,
                   progress=None if stops is None else (lambda *_: stops.check_stop()),
                   shuffle_keys=keys[train])  # (the same examples shuffle alike in every fold)
         part_scores = clone.target_scores(X[held])
@@ -210,7 +210,7 @@ def normalisation_of(net: Any, multilabel: bool) -> str:
     target, which winner-take-all ignores and no target's sigmoid can read (Winnow's
     default on 20 Newsgroups: log loss 1.24 and ECE 0.38 divided, 0.78 and 0.07 as a
     softmax)."""
-    chosen = net.kernel_.normalisation(multilabel)
+    chosen = net.engine_.kernel.normalisation(multilabel)
     store = getattr(net.engine_, "store", None)  # (a dual network has no links)
     if chosen == "sum" and store is not None and store.absent != 0.0:
         return "softmax"

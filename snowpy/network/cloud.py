@@ -199,7 +199,7 @@ class Cloud(NetworkKind):
         self._make()
 
     # -------------------------------------------------------------- training
-    def fit(self, X: Any, y: Sequence[Any], **fit_params: Any) -> Cloud:
+    def fit(self, X: Any, y: Sequence[Any] | None = None, **fit_params: Any) -> Cloud:
         """Train every member on ``(X, y)`` (see :meth:`Network.fit`)."""
         networks = self._make()
         self.__dict__.pop("_told_mistakes", None)

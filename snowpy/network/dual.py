@@ -86,7 +86,7 @@ class DualNetwork(NetworkKind):
     ['no', 'no', 'yes', 'yes']
     """
 
-    _option_names = ("rule", "epochs", "shuffle", "seed", "early_stop", "calibrate")
+    _option_names = tuple(DUAL_NETWORK)
 
     def __init__(self, rule: str = _DEFAULTS["rule"], *, epochs: int = _DEFAULTS["epochs"],
                  shuffle: bool = _DEFAULTS["shuffle"], seed: int | None = _DEFAULTS["seed"],
@@ -102,7 +102,7 @@ class DualNetwork(NetworkKind):
         self.rule_params = rule_params
 
     # ---------------------------------------------------------------- checks
-    def resolve_rule(self) -> tuple[Any, dict[str, Any]]:
+    def _resolve_rule(self) -> tuple[Any, dict[str, Any]]:
         """The rule's spec and its validated parameters."""
         spec = get_rule(self.rule)
         if not spec.dual:
@@ -112,7 +112,7 @@ class DualNetwork(NetworkKind):
 
     def check_options(self) -> None:
         """Validate the rule, its parameters and the options."""
-        self.resolve_rule()
+        self._resolve_rule()
         check_training_options(self.get_params())
 
     def _check_fitted(self) -> None:
@@ -125,16 +125,15 @@ class DualNetwork(NetworkKind):
               ) -> DualNetwork:
         """An untrained network of ``n_features`` columns with a target per label, before
         any example; returns the network."""
-        spec, params = self.resolve_rule()
+        spec, params = self._resolve_rule()
         kernel = spec.make_kernel(params, BuildContext(mean_active_features=1.0,
                                                        n_features=n_features))
         params.update(kernel.resolved)
-        self.kernel_ = kernel
         self.rule_params_ = params
         self.n_features_in_ = int(n_features)
         self.multilabel_ = bool(multilabel)
         index = labels if isinstance(labels, LabelIndex) else LabelIndex(labels)
-        self._dual = DualEngine(index, kernel.budget, seed=self.seed,
+        self._dual = DualEngine(index, kernel, seed=self.seed,
                                progressive=ProgressiveWindow(len(index))
                                if self.calibrate == "progressive" else None)
         self.mistakes_: list[int] = []
@@ -173,7 +172,7 @@ class DualNetwork(NetworkKind):
 
     def _normalisation(self, multilabel: bool) -> str:
         """How calibrated probabilities combine across targets: as the rule says."""
-        return self.kernel_.normalisation(multilabel)
+        return self._dual.kernel.normalisation(multilabel)
 
     def _begin_stream(self, X: Any, multilabel: bool) -> None:
         """No support vector yet; targets grow with the labels met."""
@@ -235,7 +234,7 @@ class DualNetwork(NetworkKind):
              ) -> tuple[int, int]:
         """Learn ``order``; with the examples' ``positives`` (progressive calibration),
         the scores before learning go to the progressive window."""
-        kernel, params = self.kernel_, self.rule_params_
+        kernel, params = self._dual.kernel, self.rule_params_
         mistakes = updates = 0
         while order.size:
             scores = np.empty((order.size if positives is not None else 0,
@@ -256,7 +255,7 @@ class DualNetwork(NetworkKind):
             if need > 0:
                 self._dual.widen(max(need, 2 * self._dual.width))
             elif need < 0:
-                self._dual.grow(self.kernel_.budget)
+                self._dual.grow(self._dual.kernel.budget)
         return mistakes, updates
 
     # ------------------------------------------------------------ prediction
@@ -292,9 +291,9 @@ class DualNetwork(NetworkKind):
                                      f"{self.n_features_in_}")
         out = np.empty((X.shape[0], len(self._labels)))
         alpha = np.ascontiguousarray(self._dual.alpha[:, :len(self._labels)])
-        dual_scores(self.kernel_.compiled, self._dual.ids, self._dual.vals, self._dual.lengths, self._dual.width,
+        dual_scores(self._dual.kernel.compiled, self._dual.ids, self._dual.vals, self._dual.lengths, self._dual.width,
                     self.n_support_, alpha, X.indptr.astype(np.int64),
-                    X.indices.astype(np.int64), X.data.astype(np.float64), self.kernel_.params,
+                    X.indices.astype(np.int64), X.data.astype(np.float64), self._dual.kernel.params,
                     float(self.rule_params_["theta"]), out)
         return out
 
@@ -312,10 +311,10 @@ class DualNetwork(NetworkKind):
         for start in range(0, n_support, 256):  # (an identity of coefficients, by blocks)
             end = min(start + 256, n_support)
             block = np.empty((X.shape[0], end - start))
-            dual_scores(self.kernel_.compiled, self._dual.ids[start * width:end * width],
+            dual_scores(self._dual.kernel.compiled, self._dual.ids[start * width:end * width],
                         self._dual.vals[start * width:end * width], self._dual.lengths[start:end], width,
                         end - start, np.eye(end - start), indptr, indices, data,
-                        self.kernel_.params, 0.0, block)
+                        self._dual.kernel.params, 0.0, block)
             out[:, start:end] = block
         return out
 

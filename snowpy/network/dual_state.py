@@ -76,7 +76,7 @@ def restore_dual(network_class: type, header: dict[str, Any], arrays: dict[str, 
             np.any(lengths < 0) or (ids.size and (ids.min() < 0 or
                                                   ids.max() >= net.n_features_in_)):
         raise ModelFileError(f"{where}: the support vectors are inconsistent")
-    budget = net.kernel_.budget
+    budget = net.engine_.kernel.budget
     n = int(lengths.size)
     if budget and n > budget:
         raise ModelFileError(f"{where}: {n} support vectors exceed the budget {budget}")

@@ -69,7 +69,7 @@ import math
 import warnings
 from concurrent.futures import ThreadPoolExecutor
 from collections.abc import Iterable, Iterator
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 import numpy as np
 
@@ -151,15 +151,20 @@ class Block:
         return positive_matrix(indptr, self.y_targets[taken], n_targets)
 
 
+@runtime_checkable
 class Blocks(Protocol):
     """Examples that come a block at a time, as from a feature cache: what
-    :meth:`Engine.learn` takes beside a :class:`Block`. ``n`` examples and ``nnz``
-    active features in all; :meth:`epoch` gives one pass's blocks ``(X, y, order)``,
-    each learned in its ``order`` (None: as it stands; the engine encodes them:
-    :meth:`Engine.block`)."""
+    :meth:`Engine.learn` takes beside a :class:`Block`, and ``Network.fit(blocks)``.
+    ``n`` examples and ``nnz`` active features in all, ``width`` columns, every label
+    met (``labels``) and whether they are sets (``multilabel``); :meth:`epoch` gives one
+    pass's blocks ``(X, y, order)``, each learned in its ``order`` (None: as it stands;
+    the engine encodes them: :meth:`Engine.block`)."""
 
     n: int
     nnz: int
+    width: int
+    labels: list[Any]
+    multilabel: bool
 
     def epoch(self, salt: int | None) -> Iterator[tuple[Any, Any, np.ndarray | None]]:
         """The blocks of one pass: with a ``salt``, every example in the order of

@@ -29,6 +29,7 @@ from snowpy._validation import apply_weights, as_csr, check_length, require_rows
 from snowpy.base import Estimator, available_if
 from snowpy.exceptions import ConfigurationError, NotFittedError
 from snowpy.network.calibrating import held_out_scores
+from snowpy.network.engine import Blocks
 from snowpy.network.labels import (
     LabelIndex,
     check_y,
@@ -340,14 +341,6 @@ class NetworkKind(Estimator):
         scores, _ = self.score_example(*parse_example(x))
         return self.probabilities_of(scores)
 
-    def learn_many(self, X: Any, y: Sequence[Any]) -> Any:
-        """Learn a mini-batch in order (River's name for ``partial_fit``)."""
-        return self.partial_fit(X, y)
-
-    def predict_many(self, X: Any) -> Any:
-        """The labels of a mini-batch (River's name for ``predict``)."""
-        return self.predict(X)
-
     # ----------------------------------------- fit, for a kind with an engine
     def _as_input(self, X: Any, targets: Any) -> Any:
         """``X`` as the engine reads it, checked (a kind refuses what it cannot take)."""
@@ -382,15 +375,18 @@ class NetworkKind(Estimator):
         learned."""
         raise NotImplementedError
 
-    def fit(self, X: Any, y: Sequence[Any], *, sample_weight: Any = None,
+    def fit(self, X: Any, y: Sequence[Any] | None = None, *, sample_weight: Any = None,
             targets: Sequence[Any] | None = None, progress: Any = None,
             shuffle_keys: np.ndarray | None = None) -> Any:
         """Train a new network for ``epochs`` passes over ``(X, y)``.
 
         Parameters
         ----------
-        X : sparse matrix or array, shape (n_examples, n_features)
-            Active features: binary presence or real strengths.
+        X : sparse matrix or array, shape (n_examples, n_features), or Blocks
+            Active features: binary presence or real strengths. Or examples that
+            come a block at a time (:class:`~snowpy.network.engine.Blocks`, as a
+            feature cache gives them, with their labels: no ``y``), learned in the
+            memory of a block and the model.
         y : sequence or array
             One label per example, or one collection of labels per example
             (multi-label; an empty collection is negative for every target), or
@@ -419,10 +415,18 @@ class NetworkKind(Estimator):
         self
         """
         self.check_options()
-        return self.fit_checked(X, y, sample_weight=sample_weight, targets=targets,
+        if y is None and isinstance(X, Blocks):
+            return self._fit_blocks(X, progress=progress)
+        return self._fit_checked(X, y, sample_weight=sample_weight, targets=targets,
                                 progress=progress, shuffle_keys=shuffle_keys)
 
-    def fit_checked(self, X: Any, y: Sequence[Any], *, sample_weight: Any = None,
+    def _fit_blocks(self, blocks: Blocks, *, progress: Any) -> Any:
+        """:meth:`fit` on examples that come a block at a time (a kind that learns from
+        them says how)."""
+        raise ConfigurationError(f"a {type(self).__name__} learns from a matrix, not from "
+                                 "blocks")
+
+    def _fit_checked(self, X: Any, y: Sequence[Any] | None, *, sample_weight: Any = None,
                     targets: Sequence[Any] | None = None, progress: Any = None,
                     shuffle_keys: np.ndarray | None = None) -> Any:
         """:meth:`fit`, the options checked already: a fold network of cross-fitted

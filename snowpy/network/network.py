@@ -36,6 +36,7 @@ from snowpy.network.options import (
     calibrating,
     check_options,
     eligibility_of,
+    engine_settings,
 )
 from snowpy.network.scoring import scores as link_scores
 from snowpy.network.scoring import worth_a_table
@@ -43,7 +44,7 @@ from snowpy.network.state import network_state, restore_network
 from snowpy.network.training import KERNEL_ERRORS, NumericalWarning
 from snowpy.plugins import get_rule
 from snowpy.progress import phase
-from snowpy.rules.spec import BuildContext, RuleKernel, RuleSpec
+from snowpy.rules.spec import BuildContext, RuleSpec
 
 if TYPE_CHECKING:  # pragma: no cover
     import scipy.sparse as sp
@@ -203,9 +204,7 @@ class Network(NetworkKind):
     ('a', 'b')
     """
 
-    _option_names = ("rule", "epochs", "average", "shuffle", "seed", "bias", "early_stop",
-                     "links", "eligibility", "discard", "precision", "multiclass",
-                     "calibrate", "n_jobs")
+    _option_names = tuple(NETWORK)
 
     def __init__(
         self,
@@ -243,7 +242,7 @@ class Network(NetworkKind):
         self.rule_params = rule_params
 
     # ---------------------------------------------------------------- set-up
-    def resolve_rule(self) -> tuple[RuleSpec, dict[str, Any]]:
+    def _resolve_rule(self) -> tuple[RuleSpec, dict[str, Any]]:
         """Look up the rule and validate its parameters, without training.
 
         Raises
@@ -287,7 +286,7 @@ class Network(NetworkKind):
         """
         options = {name: getattr(self, name) for name in self._option_names}
         check_options(options)
-        _, params = self.resolve_rule()
+        _, params = self._resolve_rule()
         limit = PRECISIONS[str(self.precision)][2]
         for name in ("theta", "thickness", "negative_thickness"):
             value = params.get(name)
@@ -312,7 +311,7 @@ class Network(NetworkKind):
         (``checked``: the options were checked already, as :meth:`fit` does first)."""
         if not checked:
             self.check_options()
-        spec, params = self.resolve_rule()
+        spec, params = self._resolve_rule()
         context = BuildContext(
             mean_active_features=mean_active + (self._bias_strength() > 0),
             n_features=n_features,
@@ -335,18 +334,10 @@ class Network(NetworkKind):
         # (which need it twice) calibrate it progressively, as the stream goes
         calibrate = calibrating(self.calibrate)
         progressive = calibrate.method == "progressive" or (streamed and calibrate.cross_fits)
-        self._state = self.new_engine(
+        self._state = Engine(
             spec, params, kernel, store, LabelIndex(), multilabel=multilabel,
-            n_features=n_features, progressive=ProgressiveWindow() if progressive else None)
-
-    def new_engine(self, spec: RuleSpec, params: dict[str, Any], kernel: Any, store: LinkStore,
-                   labels: LabelIndex, **learned: Any) -> Engine:
-        """An engine for this network's settings over ``store`` (training a network and
-        loading one build it here; ``learned``: the rest of
-        :class:`~snowpy.network.engine.Engine`'s keywords)."""
-        return Engine(spec, params, kernel, store, labels, seed=self.seed, rule=self.rule,
-                      bias=self._bias_strength(), constraint=self.multiclass == "constraint",
-                      percent=eligibility_of(self.eligibility).percent, **learned)
+            n_features=n_features, progressive=ProgressiveWindow() if progressive else None,
+            **engine_settings(self.get_params()))
 
     def start(self, n_features: int, labels: Sequence[Any], *, multilabel: bool = False,
               mean_active: float = 1.0) -> Network:
@@ -386,11 +377,10 @@ class Network(NetworkKind):
             self._check_fitted()  # (raises NotFittedError)
             raise
 
-    def adopt_state(self, state: Engine) -> Network:
-        """Take ``state`` as what this network has learned (loading a model, or a
-        distributed round's mix, builds it); returns the network."""
-        self._state = state
-        return self
+    @engine_.setter
+    def engine_(self, engine: Engine) -> None:
+        # (loading a model, or a distributed round's mix, builds the engine)
+        self._state = engine
 
     def _check_fitted(self) -> None:
         if not self._is_fitted():
@@ -420,25 +410,19 @@ class Network(NetworkKind):
                     progress=progress, fitting=True, keys=keys)
         self._calibrate_progressive(progress)
 
-    def fit_blocks(self, blocks: Any, labels: Sequence[Any], *, width: int,
-                   multilabel: bool = False, progress: Any = None) -> Network:
-        """:meth:`fit`, on examples that come a block at a time (a feature cache,
-        :class:`~snowpy.training.FeatureCache`): the network that ``fit`` learns from them
-        all at once, shuffled by the same keys, in the memory of a block and the model.
-
-        ``blocks`` has ``n`` examples and ``nnz`` active features in all, and
-        ``epoch(salt)`` gives one pass's ``(X, y, order)`` blocks (see
-        :class:`~snowpy.network.engine.Blocks`); ``labels``: every label met, ``width``:
-        the columns of ``X``. The options are checked by the caller
-        (:meth:`SnowClassifier.begin <snowpy.SnowClassifier.begin>`); cross-fitted
-        calibration needs the data in memory and is refused.
-        """
+    def _fit_blocks(self, blocks: Any, *, progress: Any = None) -> Network:
+        """:meth:`fit` on examples that come a block at a time
+        (:class:`~snowpy.network.engine.Blocks`, as a feature cache gives them): the
+        network that ``fit`` learns from them all at once, shuffled by the same keys, in
+        the memory of a block and the model. Cross-fitted calibration needs the data in
+        memory and is refused."""
         if calibrating(self.calibrate).cross_fits:
             raise ConfigurationError(f"calibrate={self.calibrate!r} fits held-out folds in "
                                      "memory; blocks are calibrated progressively")
-        self._initialise_sized(width, blocks.nnz / max(blocks.n, 1), multilabel, checked=True)
+        self._initialise_sized(blocks.width, blocks.nnz / max(blocks.n, 1), blocks.multilabel,
+                               checked=True)
         engine = self._state
-        engine.labels = LabelIndex(sorted_labels(list(labels), False))
+        engine.labels = LabelIndex(sorted_labels(list(blocks.labels), False))
         engine.add_targets(len(engine.labels))
         for X, _, _ in blocks.epoch(None):  # rows in the stored order, as fit makes them
             self._check_strengths(X)
@@ -607,11 +591,6 @@ class Network(NetworkKind):
     def rule_params_(self) -> dict[str, Any]:
         """Every rule parameter as used, defaults and derived values included."""
         return self.engine_.params
-
-    @property
-    def kernel_(self) -> RuleKernel:
-        """The rule's compiled kernel."""
-        return self.engine_.kernel
 
     @property
     def multilabel_(self) -> bool:  # type: ignore[override]  # (a dual network: an attribute)

@@ -16,7 +16,7 @@ from snowpy.network.links import LINK_POLICIES, PRECISIONS
 
 __all__ = ["DEFAULT_FOLDS", "MULTICLASS", "Calibrating", "Eligibility",
            "bias_strength", "calibrating", "check_options", "check_training_options",
-           "eligibility_of", "upgraded"]
+           "eligibility_of", "engine_settings", "upgraded"]
 
 #: Folds of ``calibrate="cv"`` and ``"holdout"`` when the value names none.
 DEFAULT_FOLDS = 3
@@ -132,6 +132,16 @@ def eligibility_of(value: Any) -> Eligibility:
         f"eligibility must be an integer >= 1 (the times a feature must be active before "
         f"it is linked), 'count:K' or 'percent:P' with 0 < P <= 100 (SNoW -e), got "
         f"{value!r}")
+
+
+def engine_settings(options: dict[str, Any]) -> dict[str, Any]:
+    """What an engine takes from its network's options (training one and loading one
+    build it from the same): the shuffling's seed, the rule's name, the bias strength,
+    constraint classification, and the percent of ``eligibility="percent:p"``."""
+    return {"seed": options["seed"], "rule": options["rule"],
+            "bias": bias_strength(options["bias"]),
+            "constraint": options["multiclass"] == "constraint",
+            "percent": eligibility_of(options["eligibility"]).percent}
 
 
 def upgraded(options: dict[str, Any]) -> dict[str, Any]:

@@ -35,11 +35,12 @@ from typing import Any
 import numpy as np
 
 from snowpy._core.links import distinct_links
-from snowpy.declared import learned
+from snowpy.declared import NETWORK, learned
 from snowpy.exceptions import ConfigurationError, ModelFileError, SnowpyError
 from snowpy.network.labels import LabelIndex
 from snowpy.network.links import ONLINE_WIDTH, LinkStore
-from snowpy.network.options import eligibility_of, upgraded
+from snowpy.network.engine import Engine
+from snowpy.network.options import eligibility_of, engine_settings, upgraded
 from snowpy.plugins import get_rule
 from snowpy.rules.spec import BuildContext
 
@@ -95,7 +96,7 @@ def network_state(net: Any, inference_only: bool = False
     if counts is not None:
         keep_rows |= counts > 0
     header = {
-        "options": plain(learned({name: getattr(net, name) for name in net.option_names()})),
+        "options": plain(learned({name: getattr(net, name) for name in NETWORK})),
         "params": plain(learned(net.get_params())),
         "rule_params": plain(state.params),
         "labels": plain(list(state.labels.labels)),
@@ -197,12 +198,14 @@ def restore_network(network_class: type, header: dict[str, Any],
         raise ModelFileError(f"{where}: a label is invalid: {exc}") from None
     if len(index) != len(labels):
         raise ModelFileError(f"{where}: the labels are not distinct")
-    state = net.new_engine(spec, validated, kernel, store, index, multilabel=multilabel,
-                           n_features=n_features, open_features=open_features,
-                           indicator=bool(header.get("indicator", False)) and multilabel)
+    state = Engine(spec, validated, kernel, store, index, multilabel=multilabel,
+                   n_features=n_features, open_features=open_features,
+                   indicator=bool(header.get("indicator", False)) and multilabel,
+                   **engine_settings(net.get_params()))
     _adopt_figures(state, stats, arrays, where)
     _adopt_calibration(state, net.calibrate, header, arrays, where)
-    return net.adopt_state(state)
+    net.engine_ = state
+    return net
 
 
 def _store(net: Any, kernel: Any, space: int, header: dict[str, Any],

@@ -33,6 +33,8 @@ class DualEngine:
 
     Attributes
     ----------
+    kernel : DualKernel
+        The rule's compiled similarity and its parameters.
     labels : LabelIndex
         The labels, one per target, in target order.
     indicator : bool
@@ -54,9 +56,11 @@ class DualEngine:
         The shuffling's salts.
     """
 
-    def __init__(self, labels: LabelIndex, budget: int, *, seed: int | None,
+    def __init__(self, labels: LabelIndex, kernel: Any, *, seed: int | None,
                  progressive: Any = None) -> None:
+        self.kernel = kernel
         self.labels = labels
+        budget = kernel.budget
         self.indicator = False
         self.width = MIN_WIDTH
         rows = budget if 0 < budget <= 64 else 64

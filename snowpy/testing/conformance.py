@@ -16,6 +16,7 @@ from unittest import mock
 import numpy as np
 import scipy.sparse as sp
 
+from snowpy.declared import DUAL_NETWORK
 from snowpy.exceptions import ConfigurationError
 from snowpy.network import Network
 from snowpy.plugins import get_rule
@@ -45,7 +46,7 @@ def _network(rule: str, params: Mapping[str, Any], **options: Any) -> Any:
     if get_rule(rule).dual:
         from snowpy.network import DualNetwork
 
-        kept = {k: v for k, v in options.items() if k in DualNetwork.option_names()}
+        kept = {k: v for k, v in options.items() if k in DUAL_NETWORK}
         return DualNetwork(rule, **{**dict(params), **kept})
     return Network(rule, **{**dict(params), **options})
 
@@ -101,7 +102,7 @@ def check_compiled_matches_python(rule: str, params: Mapping[str, Any] | None = 
         return _check_dual_compiled_matches_python(rule, params, X, y)
     net = _network(rule, params or {}, epochs=2, precision="float64")
     compiled = net.fit(X, y).engine_.effective_weights()
-    if net.kernel_.reference is None:
+    if net.engine_.kernel.reference is None:
         return
     as_python = property(lambda kernel: UpdateKernel.from_python(kernel.reference, rule))
     with mock.patch.object(RuleKernel, "compiled", as_python):
@@ -118,7 +119,7 @@ def _check_dual_compiled_matches_python(rule: str, params: Mapping[str, Any] | N
     from snowpy.rules.kernels import SimilarityKernel
 
     compiled = _network(rule, params or {}, epochs=2).fit(X, y)
-    if compiled.kernel_.reference is None:
+    if compiled.engine_.kernel.reference is None:
         return
     as_python = property(lambda kernel: SimilarityKernel.from_python(kernel.reference, rule))
     with mock.patch.object(DualKernel, "compiled", as_python):
@@ -173,7 +174,7 @@ def check_no_update_when_correct(rule: str, params: Mapping[str, Any] | None = N
     is exempt: it says so with ``RuleKernel(mistake_driven=False)``)."""
     X, y = _problem(rule)
     zero = {**dict(params or {}), "thickness": 0.0, "negative_thickness": 0.0}
-    if not getattr(_network(rule, zero).fit(X[:10], y[:10]).kernel_, "mistake_driven", True):
+    if not getattr(_network(rule, zero).fit(X[:10], y[:10]).engine_.kernel, "mistake_driven", True):
         return
     # every link made up front ("all"): with sparse links a right example still links
     net = _network(rule, zero, epochs=20, average=False, links="all", discard=None).fit(X, y)
@@ -199,7 +200,7 @@ def check_touches_only_active_rows(rule: str, params: Mapping[str, Any] | None =
         net.partial_fit(X[:1], [(y[0] + 1) % 3])
         assert net.updates_[-1] > 0, f"{rule}: a mislabelled example caused no update"
         after = net.to_state()[1]
-        budget_full = net.kernel_.budget and before["sv_len"].size == net.kernel_.budget
+        budget_full = net.engine_.kernel.budget and before["sv_len"].size == net.engine_.kernel.budget
         if not budget_full:
             kept = before["sv_len"].size
             assert np.array_equal(after["sv_alpha"][:kept], before["sv_alpha"]), \
@@ -210,7 +211,7 @@ def check_touches_only_active_rows(rule: str, params: Mapping[str, Any] | None =
         return
     # a rule that derives its scoring planes (refresh) may move them all: its learned
     # planes are what an update may change only on the active features
-    view = _learned_planes if net.kernel_.refresh is not None else \
+    view = _learned_planes if net.engine_.kernel.refresh is not None else \
         (lambda n: n.engine_.effective_weights()[:-1])
     before = view(net)
     example = X[:1]

@@ -16,7 +16,7 @@ def train_from_cache(classifier: Any, cache: FeatureCache, featurizer: Any, *,
     ``featurizer``; returns the mistakes per epoch.
 
     The network learned is the one ``classifier.fit`` learns from the same documents in
-    memory (:meth:`~snowpy.Network.fit_blocks`): the same shuffle in every epoch, the
+    memory (``Network.fit(cache)``): the same shuffle in every epoch, the
     first included, the same early stop, ``eligibility="percent:p"`` and ``discard``.
     ``progress`` is a :class:`~snowpy.Progress` or ``progress(epoch, done, total,
     mistakes)``. An interruption (``KeyboardInterrupt``) leaves the cache as it was.
@@ -24,6 +24,5 @@ def train_from_cache(classifier: Any, cache: FeatureCache, featurizer: Any, *,
     if featurizer.idf:  # (the blocks are weighed by the cached documents' frequencies)
         cache.weigh = featurizer.fit(frequencies=cache.frequencies).weighed
     network = classifier.begin(featurizer)
-    network.fit_blocks(cache, cache.labels, width=cache.width, multilabel=cache.multilabel,
-                       progress=progress)
+    network.fit(cache, progress=progress)
     return list(network.mistakes_)
