@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from snowpy.base import Estimator, available_if
+from snowpy.base import Estimator, available_if, is_fitted
 from snowpy.classifier_state import classifier_state, restore_classifier
 from snowpy.declared import CLASSIFIER, DUAL_NETWORK, NETWORK, defaults
 from snowpy.exceptions import ConfigurationError, NotFittedError
@@ -422,11 +422,10 @@ class SnowClassifier(Estimator):
             self.begin()
         featurizer, network = self.featurizer_, self.network_
         width = 1 << int(featurizer.bits)
-        if not (type(x) is str and self._learn_fused(x, y, width)):
-            if featurizer.idf:  # (refused before the document is counted)
-                network.check_label(y)
-            ids, vals = self.features_one(x, learn=True)
-            network.learn_example(ids, vals, y, width=width)
+        if not (type(x) is str and self._learn_fused(x, y)):
+            if featurizer.idf and is_fitted(network):  # (refused before it is counted)
+                network.engine_.check_label(y)
+            network.learn_one(self.features_one(x, learn=True), y, width=width)
         if self.keep_names and not isinstance(x, dict):
             featurizer.record_names([x])
         return self
@@ -441,7 +440,7 @@ class SnowClassifier(Estimator):
         """
         if not self._trained():
             return None
-        return self.network_.label_of(*self._scores_one(x))
+        return self.network_.engine_.label_of(*self._scores_one(x))
 
     def predict_proba_one(self, x: Any) -> dict[Any, float]:
         """The probability of each label for one document, a dict (needs ``calibrate``;
@@ -449,30 +448,32 @@ class SnowClassifier(Estimator):
         before the first document is learned."""
         if not self._trained():
             return {}
-        return self.network_.probabilities_of(self._scores_one(x)[0])
+        return self.network_.engine_.probabilities_of(self._scores_one(x)[0])
 
     def _scores_one(self, x: Any) -> tuple[np.ndarray, int]:
         """One document's scores and best target: a text featurised, weighed and scored
         in one compiled call where the front end and the network allow it (its row kept
         for a :meth:`learn_one` of the same text), else in two."""
-        network, featurizer = self.network_, self.featurizer_
+        engine, featurizer = self.network_.engine_, self.featurizer_
         one = featurizer.one_document() if type(x) is str else None
         if one is not None:
             words, weigher = one
-            scored = network.score_text(words, np.frombuffer(
+            scored = engine.score_text(words, np.frombuffer(
                 x.encode("utf-8", "surrogatepass"), dtype=np.uint8), weigher)
             if scored is not None:
                 featurizer.invalid_bytes_ = 0
                 self._last_features = (x, featurizer, words.serial)  # (in its buffers)
                 return scored
-        return network.score_example(*self.features_one(x))
+        return engine.score_one(*self.features_one(x))
 
-    def _learn_fused(self, x: str, y: Any, width: int) -> bool:
+    def _learn_fused(self, x: str, y: Any) -> bool:
         """Featurise (unless the last prediction did), weigh and learn a text in one
         compiled call (:meth:`snowpy._core.online.OnlineLearner.learn_text`) when the
         front end allows it; False when nothing was done (the caller takes the two-call
         path)."""
         featurizer, network = self.featurizer_, self.network_
+        if not is_fitted(network):
+            return False  # (a first example starts the network: the two calls)
         last = self.__dict__.get("_last_features")  # (text, featurizer, features or serial)
         serial = -1
         if last is not None and last[0] is x and last[1] is featurizer:
@@ -488,7 +489,7 @@ class SnowClassifier(Estimator):
         raw = np.frombuffer(x.encode("utf-8", "surrogatepass"), dtype=np.uint8) \
             if serial < 0 else _NO_BYTES
         try:  # (a label refused is refused before the document is counted)
-            learned = network.learn_text(words, raw, y, width, weigher, serial)
+            learned = network.engine_.learn_text(words, raw, y, weigher, serial)
         finally:
             if weigher is not None:
                 featurizer.frequencies_.counted_by(weigher)

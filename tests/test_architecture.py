@@ -235,3 +235,26 @@ def test_the_checker_sees_a_reach(tmp_path):
     (package / "a.py").write_text("def f(other):\n    return other._secret + self_._x\n"
                                   "class A:\n    def g(self):\n        return self._mine\n")
     assert private_reaches(package) == ["snowpy/a.py:2 ._secret", "snowpy/a.py:2 ._x"]
+
+
+def test_a_network_is_a_thin_estimator_over_its_engine():
+    """A network shows a user its estimator protocols (scikit-learn's and River's),
+    SNoW's views and its engine, over a chain of four classes counting ``object``; what
+    it learned and the one-example operations on it are its engine's, the same
+    protocol for every kind of network."""
+    from snowpy import Cloud, DualNetwork, Network
+    from snowpy.network.cloud import CloudEngine
+    from snowpy.network.engine import Engine, OneExample
+    from snowpy.network.support import DualEngine
+
+    assert [c.__name__ for c in Network.__mro__] == ["Network", "NetworkKind", "Estimator",
+                                                     "object"]
+    public = {name for name in dir(Network) if not name.startswith("_")}
+    assert len(public) <= 35, sorted(public)
+    one_example = {"check_label", "score_one", "learn_one", "score_text", "learn_text",
+                   "label_of", "probabilities_of"}
+    assert one_example <= set(dir(OneExample))
+    for engine in (Engine, DualEngine, CloudEngine):
+        assert OneExample in engine.__mro__
+    for kind in (Network, DualNetwork, Cloud):  # (River's learn_one is the estimator's)
+        assert not (one_example - {"learn_one"}) & set(dir(kind)), kind

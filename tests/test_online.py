@@ -159,7 +159,7 @@ def test_predict_one_scores_exactly_as_the_batch_path():
         net.learn_one(as_dict(X[i]), y[i])
     assert not net.engine_.cache.effective  # online prediction builds no weight table ...
     predicted = [net.predict_one(as_dict(X[i])) for i in range(150, 200)]
-    scores = np.array([net.score_example(X[i].indices.astype(np.int64), X[i].data)[0]
+    scores = np.array([net.engine_.score_one(X[i].indices.astype(np.int64), X[i].data)[0]
                        for i in range(150, 200)])
     probabilities = [net.predict_proba_one(as_dict(X[i])) for i in range(150, 200)]
     assert not net.engine_.cache.effective  # ... however many predictions

@@ -219,10 +219,10 @@ class _Answers:
         """The answer to one line, through the one-example path."""
         if self.abstain is not None:
             return next(self.many([line]))
-        network = self.network
-        scores, best = network.score_example(*self.classifier.features_one(line))
-        if network.multilabel_:
-            labels = network.label_of(scores, best)
+        engine = self.network.engine_
+        scores, best = engine.score_one(*self.classifier.features_one(line))
+        if engine.multilabel:
+            labels = engine.label_of(scores, best)
             if self.top_k == 1 and not self.jsonl:
                 return self._labels(labels)
             if self.calibration is not None:

@@ -366,7 +366,7 @@ class _Run:
             scores = np.concatenate([p[0] for p in parts])
             positives = np.concatenate([p[1] for p in parts])
             net.calibration_ = Calibration.fit(
-                scores, positives, normalize=normalisation_of(net, self.multilabel),
+                scores, positives, normalize=normalisation_of(net.engine_, self.multilabel),
                 method=str(self.calibration.method))
         classifier.featurizer_ = classifier.make_featurizer() if self.frequencies is None \
             else classifier.make_featurizer().fit(frequencies=self.frequencies)

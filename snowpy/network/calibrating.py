@@ -12,7 +12,7 @@ The sigmoids themselves are :class:`snowpy.calibration.Calibration`.
 
 from __future__ import annotations
 
-from collections.abc import Sequence, Sized
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -200,8 +200,9 @@ class ProgressiveWindow:
         return window
 
 
-def normalisation_of(net: Any, multilabel: bool) -> str:
-    """How a trained network's calibrated probabilities combine across targets: as its
+def normalisation_of(engine: Any, multilabel: bool) -> str:
+    """How a network's calibrated probabilities combine across targets (``engine``: what
+    it learned, a :class:`~snowpy.network.engine.Engine` or a dual network's): as its
     rule says (:meth:`~snowpy.rules.spec.RuleKernel.normalisation`), except that a
     single-label network whose missing links weigh something (a rule whose weights start
     away from 0, under ``"touched"`` or ``"all"`` links) compares its targets by their
@@ -210,33 +211,33 @@ def normalisation_of(net: Any, multilabel: bool) -> str:
     target, which winner-take-all ignores and no target's sigmoid can read (Winnow's
     default on 20 Newsgroups: log loss 1.24 and ECE 0.38 divided, 0.78 and 0.07 as a
     softmax)."""
-    chosen = net.engine_.kernel.normalisation(multilabel)
-    store = getattr(net.engine_, "store", None)  # (a dual network has no links)
+    chosen = engine.kernel.normalisation(multilabel)
+    store = getattr(engine, "store", None)  # (a dual network has no links)
     if chosen == "sum" and store is not None and store.absent != 0.0:
         return "softmax"
     return chosen
 
 
-def fit_progressive(net: Any, window: ProgressiveWindow, *, warm: bool = True) -> None:
-    """Fit the network's sigmoids on its progressive window (``warm``: starting from the
-    sigmoids it has, which the window moved on from a little; else from nothing, so that
-    the fit depends on the window alone)."""
+def fit_progressive(engine: Any, window: ProgressiveWindow, *, warm: bool = True) -> None:
+    """Fit a network's sigmoids (``engine.calibration``: an engine's) on its progressive
+    window (``warm``: starting from the sigmoids it has, which the window moved on from a
+    little; else from nothing, so that the fit depends on the window alone)."""
     scores, positives = window.arrays()
-    width = len(net.classes_)
+    width = len(engine.labels)
     if scores.shape[1] < width:  # targets known before any score recorded for them
         scores = np.hstack([scores, np.full((scores.shape[0], width - scores.shape[1]),
                                             window.low - 1.0)])
         positives = np.hstack([positives, np.zeros((positives.shape[0],
                                                     width - positives.shape[1]), bool)])
-    net.calibration_ = Calibration.fit(
-        scores, positives, normalize=normalisation_of(net, net.multilabel_),
-        method="progressive", start=net.calibration_ if warm else None)
+    engine.calibration = Calibration.fit(
+        scores, positives, normalize=normalisation_of(engine, engine.multilabel),
+        method="progressive", start=engine.calibration if warm else None)
     window.since_fit = 0
 
 
-def refresh_progressive(net: Any, window: ProgressiveWindow, labels: Sized) -> None:
+def refresh_progressive(engine: Any, window: ProgressiveWindow) -> None:
     """Refit the progressive sigmoids when the window is stale or new targets came
-    (every target has a sigmoid as soon as it exists; ``labels``: the network's)."""
-    if window.filled and (window.stale() or net.calibration_ is None
-                          or net.calibration_.a.size != len(labels)):
-        fit_progressive(net, window)
+    (every target has a sigmoid as soon as it exists)."""
+    if window.filled and (window.stale() or engine.calibration is None
+                          or engine.calibration.a.size != len(engine.labels)):
+        fit_progressive(engine, window)

@@ -20,8 +20,9 @@ from snowpy.calibration import sigmoid
 from snowpy.exceptions import ConfigurationError, NotFittedError
 from snowpy.model_kinds import model_kind
 from snowpy.network.kind import NetworkKind
+from snowpy.network.engine import OneExample
 
-__all__ = ["Cloud", "cloud_members", "confidence", "share_params"]
+__all__ = ["Cloud", "CloudEngine", "cloud_members", "confidence", "share_params"]
 
 
 def confidence(mistakes: Any) -> np.ndarray:
@@ -202,7 +203,6 @@ class Cloud(NetworkKind):
     def fit(self, X: Any, y: Sequence[Any] | None = None, **fit_params: Any) -> Cloud:
         """Train every member on ``(X, y)`` (see :meth:`Network.fit`)."""
         networks = self._make()
-        self.__dict__.pop("_told_mistakes", None)
         for network in networks:  # (shuffle_keys, when given, for every member)
             network.fit(X, y, **fit_params)
         self.networks_ = networks
@@ -212,25 +212,16 @@ class Cloud(NetworkKind):
         """One more pass of every member over ``(X, y)``, in order."""
         if "networks_" not in self.__dict__:
             self.networks_ = self._make()
-        self.__dict__.pop("_told_mistakes", None)
         for network in self.networks_:
             network.partial_fit(X, y, **fit_params)
         return self
 
-    def check_label(self, y: Any) -> None:
-        """Every member's :meth:`~snowpy.Network.check_label` (refused before a front end
-        counts the example)."""
-        for network in self.__dict__.get("networks_", ()):
-            network.check_label(y)
-
-    def learn_example(self, ids: np.ndarray, vals: np.ndarray, y: Any,
-                       width: int | None = None) -> Cloud:
-        """Learn one checked example with every member (see
-        :meth:`snowpy.Network.learn_example`)."""
+    def learn_one(self, x: Any, y: Any, *, width: int | None = None) -> Cloud:
+        """Learn one example with every member (see :meth:`snowpy.Network.learn_one`)."""
         if "networks_" not in self.__dict__:
             self.networks_ = self._make()
         for network in self.networks_:
-            network.learn_example(ids, vals, y, width=width)
+            network.learn_one(x, y, width=width)
         return self
 
     def prune(self) -> int:
@@ -253,28 +244,9 @@ class Cloud(NetworkKind):
         return self.networks_[0].classes_
 
     @property
-    def _labels(self) -> Any:
-        return self.networks_[0].engine_.labels
-
-    @property
-    def _indicator(self) -> bool:
-        return bool(getattr(self.networks_[0], "_indicator", False))
-
-    @property
-    def multilabel_(self) -> bool:  # type: ignore[override]  # (a dual network: an attribute)
-        self._check_fitted()
-        return bool(self.networks_[0].multilabel_)
-
-    @property
     def mistakes_(self) -> list[int]:
-        """Per epoch, the members' mistakes added up (or what a trainer set: one
-        figure per epoch of a training it ran block by block)."""
-        told = self.__dict__.get("_told_mistakes")
-        return list(told) if told is not None else _added(n.mistakes_ for n in self.networks_)
-
-    @mistakes_.setter
-    def mistakes_(self, value: list[int]) -> None:
-        self.__dict__["_told_mistakes"] = list(value)
+        """Per epoch, the members' mistakes added up."""
+        return _added(n.mistakes_ for n in self.networks_)
 
     @property
     def updates_(self) -> list[int]:
@@ -301,17 +273,18 @@ class Cloud(NetworkKind):
     @property
     def confidence_(self) -> np.ndarray:
         """Per member and label, the confidence normalised within the cloud."""
-        self._check_fitted()
-        raw = np.stack([confidence(n.engine_.promotions + n.engine_.demotions)
-                        for n in self.networks_])
-        return raw / raw.sum(axis=0, keepdims=True)
+        return self.engine_.confidence()
 
     @property
-    def calibration_(self) -> Any:  # (the members' calibration)
-        """The members' calibrations when every member has one, else None."""
+    def engine_(self) -> CloudEngine:
+        """What the cloud has learned: its members' engines, as one
+        (:class:`CloudEngine`)."""
         self._check_fitted()
-        calibrations = [n.calibration_ for n in self.networks_]
-        return None if any(c is None for c in calibrations) else tuple(calibrations)
+        engines = [n.engine_ for n in self.networks_]
+        engine = self.__dict__.get("_engine")
+        if engine is None or engine.engines != engines:
+            engine = self.__dict__["_engine"] = CloudEngine(engines)
+        return engine
 
     # ------------------------------------------------------------ prediction
     def activations(self, X: Any) -> np.ndarray:
@@ -330,35 +303,7 @@ class Cloud(NetworkKind):
         if self.calibration_ is None:
             raise NotFittedError("this cloud has no calibration; train it with "
                                  "calibrate='cv' to get probabilities")
-        return self._mixture([n.predict_proba(X) for n in self.networks_])
-
-    def _mixture(self, probabilities: list[np.ndarray]) -> np.ndarray:
-        mixed = sum(c * p for c, p in zip(self.confidence_, probabilities))
-        if not self.multilabel_:
-            mixed = mixed / mixed.sum(axis=-1, keepdims=True)
-        return np.asarray(mixed)
-
-    # one example at a time (SnowClassifier.predict_one, predict_proba_one)
-    def score_example(self, ids: np.ndarray, vals: np.ndarray) -> tuple[np.ndarray, int]:
-        """The cloud's scores of one checked example per target (its members' votes, by
-        confidence), and the best target."""
-        member_scores = [n.score_example(ids, vals)[0] for n in self.networks_]
-        scores = _logit(_vote(self.confidence_, [s[None, :] for s in member_scores]))[0]
-        self._last_example = (scores, member_scores)
-        return scores, int(np.argmax(scores)) if scores.size else -1
-
-    def label_of(self, scores: np.ndarray, best: int) -> Any:
-        """The prediction of one example from its scores and its best target."""
-        return self.networks_[0].label_of(scores, best)
-
-    def probabilities_of(self, scores: np.ndarray) -> dict[Any, float]:
-        last = self.__dict__.get("_last_example")
-        if last is None or last[0] is not scores or self.calibration_ is None:
-            raise ConfigurationError("cloud probabilities of one example need calibrated "
-                                     "members (calibrate='cv') and the example's scores")
-        members = [n.calibration_.probabilities(s[None, :]) for n, s in
-                   zip(self.networks_, last[1])]
-        return dict(zip(self._labels.labels, self._mixture(members)[0].tolist()))
+        return self.engine_.mixture([n.predict_proba(X) for n in self.networks_])
 
     # ------------------------------------------------------------ model files
     def to_state(self, inference_only: bool = False) -> tuple[dict, dict]:
@@ -395,3 +340,81 @@ class Cloud(NetworkKind):
         cloud = cls([(n.rule, dict(n.rule_params)) for n in networks], **options)
         cloud.networks_ = networks
         return cloud
+
+
+class CloudEngine(OneExample):
+    """What a cloud has learned: its members' engines, as one, with the one-example
+    protocol of every engine (:class:`~snowpy.network.engine.Engine`): an example is
+    learned by every member, and scored by their votes, weighted by confidence."""
+
+    def __init__(self, engines: list[Any]) -> None:
+        self.engines = engines
+        self.labels = engines[0].labels  # (the first member's: every member has the same)
+        self.multilabel = bool(engines[0].multilabel)
+        #: the last example scored: the cloud's scores and each member's
+        self.last: tuple[np.ndarray, list[np.ndarray]] | None = None
+
+    @property
+    def indicator(self) -> bool:
+        """The labels came as a 0/1 matrix."""
+        return bool(self.engines[0].indicator)
+
+    @property
+    def calibration(self) -> tuple[Any, ...] | None:
+        """The members' calibrations when every member has one, else None."""
+        calibrations = tuple(engine.calibration for engine in self.engines)
+        return None if any(c is None for c in calibrations) else calibrations
+
+    @property
+    def n_features(self) -> int:
+        return int(self.engines[0].n_features)
+
+    @property
+    def n_examples_seen(self) -> int:
+        """Examples processed by training (every member sees each)."""
+        return int(self.engines[0].n_examples_seen)
+
+    @property
+    def frozen(self) -> bool:
+        """A member was loaded from an inference-only model file."""
+        return any(engine.frozen for engine in self.engines)
+
+    def confidence(self) -> np.ndarray:
+        """Per member and label, the confidence normalised within the cloud."""
+        raw = np.stack([confidence(e.promotions + e.demotions) for e in self.engines])
+        return raw / raw.sum(axis=0, keepdims=True)
+
+    def mixture(self, probabilities: list[np.ndarray]) -> np.ndarray:
+        """The members' probabilities mixed by confidence (rows renormalised for a
+        single-label cloud)."""
+        mixed = sum(c * p for c, p in zip(self.confidence(), probabilities))
+        if not self.multilabel:
+            mixed = mixed / mixed.sum(axis=-1, keepdims=True)
+        return np.asarray(mixed)
+
+    def check_label(self, y: Any) -> None:
+        """Every member's :meth:`~snowpy.network.engine.Engine.check_label`."""
+        for engine in self.engines:
+            engine.check_label(y)
+
+    def score_one(self, ids: np.ndarray, vals: np.ndarray) -> tuple[np.ndarray, int]:
+        """The cloud's scores of one checked example per target (its members' votes, by
+        confidence), and the best target."""
+        member_scores = [engine.score_one(ids, vals)[0] for engine in self.engines]
+        scores = _logit(_vote(self.confidence(), [s[None, :] for s in member_scores]))[0]
+        self.last = (scores, member_scores)
+        return scores, int(np.argmax(scores)) if scores.size else -1
+
+    def learn_one(self, ids: np.ndarray, vals: np.ndarray, y: Any) -> None:
+        """Learn one checked example with every member."""
+        for engine in self.engines:
+            engine.learn_one(ids, vals, y)
+
+    def probabilities_of(self, scores: np.ndarray) -> dict[Any, float]:
+        """The members' calibrated probabilities of the example last scored, mixed."""
+        calibrations = self.calibration
+        if self.last is None or self.last[0] is not scores or calibrations is None:
+            raise ConfigurationError("cloud probabilities of one example need calibrated "
+                                     "members (calibrate='cv') and the example's scores")
+        members = [c.probabilities(s[None, :]) for c, s in zip(calibrations, self.last[1])]
+        return dict(zip(self.labels.labels, self.mixture(members)[0].tolist()))

@@ -23,15 +23,14 @@ from snowpy.model_kinds import model_kind
 from snowpy.network.calibrating import (
     ProgressiveWindow,
     fit_progressive,
-    refresh_progressive,
 )
-from snowpy._core.dual import dual_epoch, dual_scores
+from snowpy._core.dual import dual_scores
 from snowpy.network.dual_state import dual_state, restore_dual
 from snowpy.network.kind import NetworkKind
 from snowpy.network.labels import (
+    COLLECTIONS,
     LabelIndex,
     encode_labels,
-    positive_matrix,
 )
 from snowpy.network.options import check_training_options
 from snowpy.network.support import USED, DualEngine
@@ -129,18 +128,11 @@ class DualNetwork(NetworkKind):
         kernel = spec.make_kernel(params, BuildContext(mean_active_features=1.0,
                                                        n_features=n_features))
         params.update(kernel.resolved)
-        self.rule_params_ = params
-        self.n_features_in_ = int(n_features)
-        self.multilabel_ = bool(multilabel)
         index = labels if isinstance(labels, LabelIndex) else LabelIndex(labels)
-        self._dual = DualEngine(index, kernel, seed=self.seed,
-                               progressive=ProgressiveWindow(len(index))
-                               if self.calibrate == "progressive" else None)
-        self.mistakes_: list[int] = []
-        self.updates_: list[int] = []
-        self.n_examples_seen_ = 0
-        self.calibration_ = None
-        self._online = False
+        self._dual = DualEngine(index, kernel, params, n_features=n_features,
+                                multilabel=multilabel, seed=self.seed,
+                                progressive=ProgressiveWindow(len(index))
+                                if self.calibrate == "progressive" else None)
         return self
 
     @property
@@ -179,7 +171,7 @@ class DualNetwork(NetworkKind):
         self.check_options()
         self.start(X.shape[1], multilabel=multilabel)
 
-    def check_continues(self, X: Any) -> None:
+    def _check_continues(self, X: Any) -> None:
         """Refuse ``X`` of another width than the support vectors'."""
         if X.shape[1] != self.n_features_in_:
             raise ConfigurationError(f"X has {X.shape[1]} features; the network has "
@@ -199,7 +191,7 @@ class DualNetwork(NetworkKind):
         indptr = X.indptr.astype(np.int64)
         if shuffle and keys is None:
             keys = example_keys(X, y_indptr, y_targets)
-        positives = self._positives(y_indptr, y_targets)
+        positives = self._dual.positives(y_indptr, y_targets)
 
         def one_epoch(epoch: int) -> int:
             order = (shuffled(keys, self._dual.rng) if shuffle and keys is not None
@@ -207,56 +199,21 @@ class DualNetwork(NetworkKind):
             mistakes = updates = 0
             for start, stop in chunks(order.size, progress is not None,
                                       None if progress is None else progress.every):
-                done_m, done_u = self._run(indptr, ids, vals, order[start:stop], y_indptr,
-                                           y_targets, positives if epoch == 0 else None)
+                done_m, done_u = self._dual.run(indptr, ids, vals, order[start:stop], y_indptr,
+                                                y_targets, positives if epoch == 0 else None)
                 mistakes += done_m
                 updates += done_u
                 if progress is not None:
                     progress(epoch, stop, order.size, done_m)
-            self.n_examples_seen_ += int(order.size)
-            self.mistakes_.append(mistakes)
-            self.updates_.append(updates)
+            self._dual.n_examples_seen += int(order.size)
+            self._dual.mistakes.append(mistakes)
+            self._dual.updates.append(updates)
             return updates
 
         run_epochs(epochs, bool(self.early_stop), one_epoch)
         if self.calibrate == "progressive" and self._dual.progressive is not None \
                 and self._dual.progressive.filled:
-            fit_progressive(self, self._dual.progressive)
-
-    def _positives(self, y_indptr: np.ndarray, y_targets: np.ndarray) -> np.ndarray | None:
-        """Which targets each example is positive for, when calibrating progressively."""
-        if self._dual.progressive is None:
-            return None
-        return positive_matrix(y_indptr, y_targets, self._dual.alpha.shape[1])
-
-    def _run(self, indptr: np.ndarray, ids: np.ndarray, vals: np.ndarray, order: np.ndarray,
-             y_indptr: np.ndarray, y_targets: np.ndarray, positives: np.ndarray | None = None
-             ) -> tuple[int, int]:
-        """Learn ``order``; with the examples' ``positives`` (progressive calibration),
-        the scores before learning go to the progressive window."""
-        kernel, params = self._dual.kernel, self.rule_params_
-        mistakes = updates = 0
-        while order.size:
-            scores = np.empty((order.size if positives is not None else 0,
-                               self._dual.alpha.shape[1]))
-            done, m, u, need = dual_epoch(
-                kernel.compiled, self._dual.ids, self._dual.vals, self._dual.lengths, self._dual.width, self._dual.alpha,
-                self._dual.ring, kernel.budget, indptr, ids, vals, order, y_indptr, y_targets,
-                kernel.params, float(params["theta"]), float(params["thickness"]),
-                float(params["negative_thickness"]), float(kernel.step), self.multilabel_,
-                scores)
-            window = self._dual.progressive
-            if positives is not None and window is not None and done:
-                window.add(scores[:done], positives[order[:done]])
-                refresh_progressive(self, window, self._labels)
-            mistakes += m
-            updates += u
-            order = order[done:]
-            if need > 0:
-                self._dual.widen(max(need, 2 * self._dual.width))
-            elif need < 0:
-                self._dual.grow(self._dual.kernel.budget)
-        return mistakes, updates
+            fit_progressive(self._dual, self._dual.progressive)
 
     # ------------------------------------------------------------ prediction
     @property
@@ -286,16 +243,8 @@ class DualNetwork(NetworkKind):
         """``f_t(x) - theta`` of every target, ``float64[n, targets]``."""
         self._check_fitted()
         X = _canonical(X)
-        if X.shape[1] != self.n_features_in_:
-            raise ConfigurationError(f"X has {X.shape[1]} features; the network has "
-                                     f"{self.n_features_in_}")
-        out = np.empty((X.shape[0], len(self._labels)))
-        alpha = np.ascontiguousarray(self._dual.alpha[:, :len(self._labels)])
-        dual_scores(self._dual.kernel.compiled, self._dual.ids, self._dual.vals, self._dual.lengths, self._dual.width,
-                    self.n_support_, alpha, X.indptr.astype(np.int64),
-                    X.indices.astype(np.int64), X.data.astype(np.float64), self._dual.kernel.params,
-                    float(self.rule_params_["theta"]), out)
-        return out
+        self._check_continues(X)
+        return self._dual.scores(X.indptr, X.indices, X.data)
 
     def kernel_values(self, X: Any) -> np.ndarray:
         """``K(s, x)`` of each support vector ``s`` with each row ``x`` of ``X``,
@@ -319,43 +268,13 @@ class DualNetwork(NetworkKind):
         return out
 
     # ------------------------------------------------- one example at a time
-    def _row(self, ids: np.ndarray, vals: np.ndarray) -> sp.csr_matrix:
-        width = getattr(self, "n_features_in_", None) or int(ids.max(initial=-1)) + 1
-        return sp.csr_matrix((vals, ids, [0, ids.size]), shape=(1, width))
-
-    def learn_example(self, ids: np.ndarray, vals: np.ndarray, y: Any,
-                       width: int | None = None) -> DualNetwork:
-        """Learn one checked example (``ids`` sorted, unique; the public protocol of
-        every kind of network, see :meth:`snowpy.Network.learn_example`)."""
-        if "_dual" not in self.__dict__:
-            if width is None:
-                raise ConfigurationError("a dual network learns one example at a time once "
-                                         "it knows its width: fit or partial_fit first")
-            self.check_options()
-            self.start(width, multilabel=isinstance(y, (list, tuple, set, frozenset)))
-        labels = list(y) if self.multilabel_ else [y]
-        for label in labels:
-            self._dual.labels.add(label)
-        self._dual.cover_targets()
-        y_indptr = np.array([0, len(labels)], np.int64)
-        y_targets = np.array([self._labels.find(label) for label in labels], np.int32)
-        order = np.zeros(1, np.int64)
-        mistakes, updates = self._run(np.array([0, ids.size], np.int64), ids.astype(np.int64),
-                                      vals.astype(np.float64), order, y_indptr, y_targets,
-                                      self._positives(y_indptr, y_targets))
-        if not self._online:
-            self.mistakes_.append(0)
-            self.updates_.append(0)
-            self._online = True
-        self.mistakes_[-1] += mistakes
-        self.updates_[-1] += updates
-        self.n_examples_seen_ += 1
-        return self
-
-    def score_example(self, ids: np.ndarray, vals: np.ndarray) -> tuple[np.ndarray, int]:
-        """The scores of one checked example per target, and the best target."""
-        scores = self.target_scores(self._row(ids, vals))[0]
-        return scores, int(np.argmax(scores)) if scores.size else -1
+    def _start_one(self, ids: np.ndarray, y: Any, width: int | None) -> None:
+        """No support vector yet, for a first example learned on its own."""
+        if width is None:
+            raise ConfigurationError("a dual network learns one example at a time once "
+                                     "it knows its width: fit or partial_fit first")
+        self.check_options()
+        self.start(width, multilabel=isinstance(y, COLLECTIONS))
 
     # ------------------------------------------ what a classifier asks of a network
     @property

@@ -82,12 +82,12 @@ def restore_dual(network_class: type, header: dict[str, Any], arrays: dict[str, 
         raise ModelFileError(f"{where}: {n} support vectors exceed the budget {budget}")
     state = net.engine_
     state.adopt(ids, vals, lengths, alpha, int(header.get("oldest", 0)), budget)
-    net.mistakes_ = [int(v) for v in header.get("mistakes", [])]
-    net.updates_ = [int(v) for v in header.get("updates", [])]
-    net.n_examples_seen_ = int(header.get("examples_seen", 0))
+    state.mistakes = [int(v) for v in header.get("mistakes", [])]
+    state.updates = [int(v) for v in header.get("updates", [])]
+    state.n_examples_seen = int(header.get("examples_seen", 0))
     state.indicator = bool(header.get("indicator", False))
     if header.get("calibration"):
-        net.calibration_ = Calibration.from_file(header["calibration"], arrays, where)
+        state.calibration = Calibration.from_file(header["calibration"], arrays, where)
     window = arrays.get("progressive_scores")
     if window is not None and state.progressive is not None:
         positives = arrays.get("progressive_positives")

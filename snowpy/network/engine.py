@@ -76,10 +76,19 @@ import numpy as np
 from snowpy._core.engine import Options, Outcome, RuleBinding, run
 from snowpy._lazy import lazy_module
 from snowpy._rows import Rows
-from snowpy.exceptions import NumericalError, PluginError
+from snowpy._core.online import GROW_MAP, GROW_QUEUE, GROW_ROWS, OnlineLearner
+from snowpy.exceptions import CalibrationWarning, ConfigurationError, NumericalError, PluginError
 from snowpy.network.blocks import USED
-from snowpy.network.labels import LabelIndex, encode_labels, positive_matrix
-from snowpy.network.links import TOUCHED, LinkStore, exact_layout
+from snowpy.network.calibrating import fit_progressive, refresh_progressive
+from snowpy.network.labels import (
+    COLLECTIONS,
+    LabelIndex,
+    encode_labels,
+    normalise_label,
+    positive_matrix,
+    refuse_label_kind,
+)
+from snowpy.network.links import ONLINE_WIDTH, TOUCHED, LinkStore, exact_layout
 from snowpy.network.training import (
     KERNEL_ERRORS,
     NumericalWarning,
@@ -98,7 +107,13 @@ if TYPE_CHECKING:  # pragma: no cover
 else:
     sp = lazy_module("scipy.sparse")
 
-__all__ = ["ONLINE_REFRESH_LINKS", "Block", "Blocks", "Engine", "EngineCache", "Part"]
+__all__ = ["INFERENCE_ONLY", "ONLINE_REFRESH_LINKS", "Block", "Blocks", "Engine", "EngineCache",
+           "OneExample", "Part"]
+
+#: Why a network loaded from an inference-only model file learns nothing more.
+INFERENCE_ONLY = ("this network was loaded from an inference-only model file: it keeps no "
+                  "training state to continue from; train afresh with fit, or keep a full "
+                  "model file (saved without inference_only) to continue training")
 
 #: A piece of at most this many examples is learned by its parts in turn on the calling
 #: thread (a mini-batch of ``partial_fit``): handing it to the threads costs more.
@@ -173,6 +188,63 @@ class Blocks(Protocol):
         ...
 
 
+class OneExample(Protocol):
+    """The one-example protocol of every kind's engine (:class:`Engine`, a dual
+    network's :class:`~snowpy.network.support.DualEngine`, a cloud's
+    :class:`~snowpy.network.cloud.CloudEngine`): what ``learn_one`` and ``predict_one``
+    call, on a network and on a :class:`~snowpy.SnowClassifier`. An example is
+    checked already (ids sorted, unique, >= 0: what
+    :func:`~snowpy.network.kind.parse_example` gives). An engine without a compiled
+    text path takes this class's ``score_text`` and ``learn_text``."""
+
+    labels: LabelIndex
+    multilabel: bool
+    calibration: Any
+
+    def check_label(self, y: Any) -> None:
+        """Refuse ``y`` before a front end counts its example (a refused example
+        changes nothing)."""
+
+    def score_one(self, ids: np.ndarray, vals: np.ndarray) -> tuple[np.ndarray, int]:
+        """The scores of one example per target, and the best target."""
+        ...
+
+    def learn_one(self, ids: np.ndarray, vals: np.ndarray, y: Any) -> None:
+        """Learn one example."""
+
+    def score_text(self, words: Any, raw: np.ndarray, weigher: Any
+                   ) -> tuple[np.ndarray, int] | None:
+        """:meth:`score_one` of one text featurised in the same compiled call (``words``
+        and ``weigher``: a front end's :meth:`~snowpy.text.Featurizer.one_document`,
+        ``raw``: the text's UTF-8 bytes); None when the text needs the two calls (or
+        the engine has no compiled text path)."""
+        return None
+
+    def learn_text(self, words: Any, raw: np.ndarray, y: Any, weigher: Any = None,
+                   serial: int = -1) -> bool:
+        """:meth:`learn_one` of one text featurised in the same compiled call (see
+        :meth:`score_text`); False when nothing was done."""
+        return False
+
+    def label_of(self, scores: np.ndarray, best: int) -> Any:
+        """The prediction of one example from its scores and its best target: the best
+        target's label, or for a multi-label network the labels of every target at or
+        above the threshold (a tuple)."""
+        labels = self.labels.labels
+        if self.multilabel:
+            return tuple(labels[t] for t in np.flatnonzero(scores >= 0))
+        return labels[best] if scores.size else None
+
+    def probabilities_of(self, scores: np.ndarray) -> dict[Any, float]:
+        """The calibrated probability of each label, from one example's scores."""
+        if self.calibration is None:
+            raise ConfigurationError(
+                "this network has no calibration; train it with calibrate='progressive' "
+                "(online) or calibrate='cv' to get probabilities")
+        probabilities = self.calibration.probabilities(scores[None, :])[0]
+        return dict(zip(self.labels.labels, probabilities.tolist()))
+
+
 class EngineCache:
     """What is derived from an engine's state and kept only for speed: the effective
     link tables, the one-example path's compiled binding and its buffers.
@@ -209,7 +281,7 @@ class EngineCache:
         return state
 
 
-class Engine:
+class Engine(OneExample):
     """What a :class:`~snowpy.Network` has learned, and the operations on it.
 
     Attributes
@@ -285,7 +357,7 @@ class Engine:
         self.rng = np.random.default_rng(seed)
         self.counts = np.zeros((0, 2), dtype=np.int64)
         self.progressive = progressive
-        self.calibration: Any = None
+        self._calibration: Any = None
         #: the progressive window grew since its sigmoids were fitted (by a block: they
         #: are fitted again when next asked for)
         self.calibration_due = False
@@ -346,8 +418,38 @@ class Engine:
         return Block(X, self.rows_of(X), y_indptr, y_targets, a_indptr, a_targets, keys)
 
     def add_targets(self, count: int) -> None:
-        """``count`` more target nodes (a label met for the first time)."""
+        """``count`` more target nodes (a label met for the first time). Targets added
+        after a cv or holdout calibration get a provisional sigmoid (the median of the
+        others), with a warning: probabilities stay available, and say little of the new
+        labels until the network is calibrated again."""
         self.store.add_targets(count)  # (the parts, if any, put together first)
+        calibration = self._calibration
+        if self.progressive is not None or calibration is None:
+            return  # (progressive sigmoids are refitted as the stream goes)
+        n_targets = len(self.labels)
+        if calibration.a.size < n_targets:
+            new = [str(label) for label in self.labels.labels[calibration.a.size:]]
+            self._calibration = calibration.extended(n_targets)
+            warnings.warn(
+                f"label(s) {', '.join(new[:5])}{' ...' if len(new) > 5 else ''} came after "
+                f"calibrating: they get the other labels' median sigmoid until the model is "
+                "calibrated again (trained again; trained with calibrate='progressive', its "
+                "sigmoids follow the stream)", CalibrationWarning, stacklevel=4)
+
+    @property
+    def calibration(self) -> Any:
+        """The sigmoids from scores to probabilities, or None (progressive sigmoids that
+        blocks of a stream left behind are fitted again here, when they are asked for,
+        from the window alone: what they are does not depend on when they were asked)."""
+        if self.calibration_due:
+            self.calibration_due = False
+            if self.progressive.filled:
+                fit_progressive(self, self.progressive, warm=False)
+        return self._calibration
+
+    @calibration.setter
+    def calibration(self, calibration: Any) -> None:
+        self._calibration = calibration
 
     def __getstate__(self) -> dict[str, Any]:
         self.store  # (the parts put together: a network is pickled whole)  # noqa: B018
@@ -407,6 +509,227 @@ class Engine:
         return PluginError(f"the update kernel of rule {self.rule!r}{_provided(self.rule)} "
                            f"raised {type(first).__name__}: {first} ({count} time(s)); "
                            "training stopped")
+
+    # ------------------------------------------------- one example at a time
+    # (River's path: every line here costs on every example)
+    def check_label(self, y: Any) -> None:
+        """Refuse ``y`` before a front end counts its example: a label of the other kind
+        than the network learned (a collection of labels for a single-label network, one
+        label for a multi-label one), or any label for a network loaded from an
+        inference-only model file; a refused example changes nothing."""
+        refuse_label_kind(self.multilabel, y)
+        if self._store.frozen:
+            raise ConfigurationError(INFERENCE_ONLY)
+
+    def _online_learner(self, width: int = 0) -> OnlineLearner:
+        """What the one-example path needs, bound once (:class:`OnlineLearner`): bound
+        again when the store, the feature map or the progressive window replaced an
+        array, or for an example wider than the workspace."""
+        store, cache = self.store, self.cache
+        learner = cache.learner
+        window = self.progressive
+        if learner is not None and width <= cache.learner_width and \
+                cache.learner_key == (store.generation, store.feature_map.generation) and \
+                (window is None or window.scores is cache.learner_window):
+            return learner
+        key = (store.generation, store.feature_map.generation)
+        if learner is None:
+            KERNEL_ERRORS.watch()  # a numba kernel's exceptions fail the example
+        if width > cache.learner_width:
+            cache.learner_width = max(width, 2 * cache.learner_width, 256)
+        cache.learner_queue = max(cache.learner_queue, 16 * (cache.learner_width + 2))
+        fmap = store.feature_map
+        slots, row_ids = fmap.arrays
+        learner = cache.learner = OnlineLearner(
+            store.links(), self.binding(), self.options(), slots, row_ids,
+            self.target_counts(), cache.learner_width, cache.learner_queue, fmap.direct,
+            None if window is None else window.scores,
+            None if window is None else window.positives.view(np.uint8))
+        cache.learner_key = key
+        cache.learner_window = None if window is None else window.scores
+        return learner
+
+    def _score_args(self) -> tuple[float, bool, float, float]:
+        """The one-example scoring's constants, kept until the network is created or
+        loaded again: the missing link's weight, whether weights are rounded to float32,
+        the bias strength, theta."""
+        store = self.store
+        self.cache.score_args = (store.absent, store.dtype != np.float64 and not store.frozen,
+                                 self.bias, float(self.params["theta"]))
+        return self.cache.score_args
+
+    def score_one(self, ids: np.ndarray, vals: np.ndarray) -> tuple[np.ndarray, int]:
+        """The scores of one example (``ids`` sorted, unique, checked: what
+        :func:`~snowpy.network.kind.parse_example` gives) per target, and the best target.
+
+        >>> import numpy as np, snowpy
+        >>> engine = snowpy.Network("perceptron").fit(np.eye(2), ["a", "b"]).engine_
+        >>> engine.label_of(*engine.score_one(np.array([1]), np.array([1.0])))
+        'b'
+        """
+        if self.planes_stale:  # (a rule's derived planes: checked here, on every example)
+            self.ensure_fresh(online=True)
+        store = self.store
+        absent, round32, bias, theta = self.cache.score_args or self._score_args()
+        learner = self._online_learner(ids.shape[0])
+        out = np.empty(store.n_targets, dtype=np.float64)
+        best = learner.score(ids, vals, float(store.seen), absent, round32, bias, theta, out)
+        return out, best
+
+    def score_text(self, words: Any, raw: np.ndarray, weigher: Any
+                   ) -> tuple[np.ndarray, int] | None:
+        """:meth:`score_one` of one text featurised, weighed (``weigher``: by document
+        frequency, None: as assembled) and scored in one compiled call
+        (:meth:`snowpy._core.online.OnlineLearner.score_text`: ``words`` and ``raw``, a
+        front end's :meth:`~snowpy.text.Featurizer.one_document` and the text's UTF-8
+        bytes); None when the text needs the two calls (a row wider than the workspace,
+        invalid bytes)."""
+        if self.planes_stale:
+            self.ensure_fresh(online=True)
+        store = self.store
+        absent, round32, bias, theta = self.cache.score_args or self._score_args()
+        out = np.empty(store.n_targets, dtype=np.float64)
+        best = self._online_learner().score_text(words, raw, weigher, float(store.seen),
+                                                 absent, round32, bias, theta, out)
+        return None if best < 0 else (out, best)
+
+    def learn_one(self, ids: np.ndarray, vals: np.ndarray, y: Any) -> None:
+        """Learn one checked example (ids sorted, unique, >= 0:
+        :func:`~snowpy.network.kind.parse_example` gives them); an open feature space
+        widens to its ids (below :data:`~snowpy.network.links.ONLINE_WIDTH`)."""
+        targets, row = self._targets_of(ids, y)
+        self._finish_one(self._learn_checked(ids, vals, targets, row), row)
+
+    def learn_text(self, words: Any, raw: np.ndarray, y: Any, weigher: Any = None,
+                   serial: int = -1) -> bool:
+        """Featurise, weigh and learn one text in one compiled call
+        (:meth:`snowpy._core.online.OnlineLearner.learn_text`): ``raw`` its UTF-8 bytes
+        (or the row ``words`` made ``serial``-th, if it made none since), ``words`` and
+        ``weigher`` as for :meth:`score_text`. False when nothing was done (a text the
+        compiled path cannot take): featurise it and call :meth:`learn_one`."""
+        targets, row = self._targets_of(None, y)
+        store = self.store
+        result = self._online_learner().learn_text(
+            words, raw, targets, store.feature_map.next_row, store.seen, row, weigher, serial)
+        if result is None:
+            return False
+        status, next_row, outcome, weighed = result
+        if not self._step_done((status, next_row, outcome)):
+            if weighed is None:
+                return False  # (nothing counted: the two calls)
+            outcome = self._learn_checked(*weighed, targets, row)  # (counted: learned here)
+        self._finish_one(outcome, row)
+        return True
+
+    def _learn_checked(self, ids: np.ndarray, vals: np.ndarray, targets: np.ndarray,
+                       row: int) -> Any:
+        """Learn an example begun (:meth:`_targets_of`), growing what the compiled step
+        asks for until it is learned; its outcome."""
+        store = self.store
+        while True:
+            result = self._online_learner(ids.shape[0]).learn(
+                ids, vals, targets, store.feature_map.next_row, store.seen, row)
+            if self._step_done(result):
+                return result[2]
+
+    def _targets_of(self, ids: np.ndarray | None, y: Any) -> tuple[np.ndarray, int]:
+        """Check an example about to be learned (``ids`` None: known to fit the network),
+        create its labels' targets; ``(targets, the progressive window's row for its
+        scores)`` (-1: none)."""
+        multilabel = isinstance(y, COLLECTIONS)
+        store = self.store
+        if store.frozen or multilabel != self.multilabel:
+            self.check_label(y)  # (raises)
+        if ids is not None and ids.size and ids[-1] >= self.n_features:
+            if not (self.open_features and ids[-1] < ONLINE_WIDTH):
+                limit = ONLINE_WIDTH if self.open_features else self.n_features
+                raise ConfigurationError(
+                    f"feature id {int(ids[-1])} is beyond the network's {limit} features")
+            self.n_features = int(ids[-1]) + 1
+        labels = self.labels
+        if multilabel:
+            targets = np.unique(np.array([labels.add(normalise_label(label)) for label in y],
+                                         dtype=np.int32))
+        else:
+            target = labels.target_of(y) if type(y) is str else None
+            if target is None:
+                target = labels.add(normalise_label(y))
+            singles = self.cache.single_targets  # one array per target, made once
+            while len(singles) <= target:
+                singles.append(np.array([len(singles)], dtype=np.int32))
+            targets = singles[target]
+        if len(labels) > store.S.shape[0]:
+            self.add_targets(len(labels) - store.S.shape[0])
+        window = self.progressive
+        return targets, -1 if window is None else window.row(store.S.shape[0])
+
+    def _step_done(self, result: tuple) -> bool:
+        """After a compiled step (:meth:`OnlineLearner.learn`'s ``(status, next_row,
+        outcome)``): record the rows it mapped and grow what it asked for; True when the
+        example was learned, False when the step must be called again."""
+        if KERNEL_ERRORS.caught:
+            raise self.kernel_exception()
+        status, next_row, outcome = result
+        cache = self.cache
+        store = self.store
+        fmap = store.feature_map
+        fmap.next_row = next_row  # (features mapped before a stop keep their rows)
+        if next_row > store.n_rows:
+            store.n_rows = next_row
+        if outcome.failed:
+            raise self.kernel_failure()
+        if status or not (outcome.processed or not outcome.need_room):
+            cache.learner = None  # (it holds the arrays about to grow: they grow in place)
+        if status == GROW_MAP:
+            fmap.grow()
+        elif status == GROW_ROWS:
+            store.reserve_rows(next_row)
+        elif status == GROW_QUEUE:
+            cache.learner_queue = 2 * outcome.need_queue
+            cache.learner = None  # bound again, with the room
+        elif outcome.processed or not outcome.need_room:
+            return True
+        else:
+            store.reserve_links(outcome.need_room)
+        return False
+
+    def _finish_one(self, outcome: Any, row: int) -> None:
+        """The bookkeeping after an example was learned (its scores and labels in the
+        progressive window's ``row``, -1: none)."""
+        mistakes, updates, overflows = outcome.mistakes, outcome.updates, outcome.overflows
+        underflows, nonfinite, seen = outcome.underflows, outcome.nonfinite, outcome.seen
+        store = self.store
+        if nonfinite:
+            raise NumericalError(f"rule {self.rule!r} produced NaN; check its parameters "
+                                 f"{np.asarray(self.kernel.params).tolist()}")
+        store.seen = seen
+        self.n_examples_seen += 1
+        if not self.online:  # one entry of mistakes for a run of one-example learning
+            self.mistakes.append(0)
+            self.updates.append(0)
+            self.online = True
+        if mistakes:
+            self.mistakes[-1] += mistakes
+        # links may be made without an update (SNoW's positive links), and a row's links
+        # move when its block grows: the effective tables index the slots, stale either way
+        self.cache.invalidate()
+        if updates:
+            self.updates[-1] += updates
+            if self.kernel.refresh is not None:
+                self.planes_stale = True
+                self.stale_examples += 1
+            if underflows:
+                self.underflows += underflows
+        if row >= 0:
+            window = self.progressive
+            window.took(self.cache.learner.low)
+            # (here, not when predicting: predictions change nothing)
+            refresh_progressive(self, window)
+        if overflows:
+            self.overflows += overflows
+            warnings.warn(f"{overflows} weight updates exceeded the largest magnitude kept "
+                          f"({store.max_magnitude:g}) and were clamped", NumericalWarning,
+                          stacklevel=4)
 
     # --------------------------------------------------------------- learning
     def learn(self, data: Block | Blocks, *, epochs: int, shuffle: bool, early_stop: bool,

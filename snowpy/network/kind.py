@@ -1,19 +1,18 @@
 """What every kind of network is: the public protocol, and what is written once for all.
 
 A kind of network (:class:`~snowpy.Network`: links; :class:`~snowpy.DualNetwork`:
-support vectors; :class:`~snowpy.Cloud`: members) supplies its engine through
-:meth:`~NetworkKind.target_scores`, the one-example protocol
-(:meth:`~NetworkKind.score_example`, :meth:`~NetworkKind.learn_example`) and its model
-file (``to_state`` and ``from_state``, registered with
-:func:`snowpy.model_kinds.model_kind`). Written here once over them: predictions from
-target scores (winner-take-all, multi-label claims, abstention, probabilities, and
-:meth:`~NetworkKind.label_of`, :meth:`~NetworkKind.probabilities_of` for one example)
-and River's protocol. A kind that trains its own engine on a matrix also takes
-:meth:`~NetworkKind.fit` and :meth:`~NetworkKind.partial_fit` from here (the checks,
-the labels, cross-fitted calibration), supplying ``_as_input``, ``_begin_fit``,
-``_learn_rows``, ``_normalisation``, ``_begin_stream``,
-:meth:`~NetworkKind.check_continues` and ``_learn_pass``.
-"""
+support vectors; :class:`~snowpy.Cloud`: members) is an estimator over an engine
+(``engine_``: what it learned, and the operations on it). It supplies
+:meth:`~NetworkKind.target_scores` and its model file (``to_state`` and
+``from_state``, registered with :func:`snowpy.model_kinds.model_kind`); its engine
+supplies the one-example protocol (``score_one``, ``learn_one``, ``score_text``,
+``learn_text``, ``label_of``, ``probabilities_of``, ``check_label``). Written here
+once over them: predictions from target scores (winner-take-all, multi-label claims,
+abstention, probabilities) and River's protocol. A kind that trains its own engine on
+a matrix also takes :meth:`~NetworkKind.fit` and :meth:`~NetworkKind.partial_fit` from
+here (the checks, the labels, cross-fitted calibration), supplying ``_as_input``,
+``_begin_fit``, ``_learn_rows``, ``_normalisation``, ``_begin_stream``,
+``_check_continues``, ``_learn_pass`` and ``_start_one``."""
 
 from __future__ import annotations
 
@@ -101,63 +100,59 @@ def parse_example(x: Any) -> tuple[np.ndarray, np.ndarray]:
     return ids, vals
 
 
-#: What a multi-label example's label is: a collection of labels.
-COLLECTIONS = (list, tuple, set, frozenset)
-
-
-def refuse_label_kind(multilabel: bool, y: Any) -> None:
-    """Refuse ``y`` when it is not the kind of label a network trained ``multilabel``
-    learns."""
-    if isinstance(y, COLLECTIONS) != multilabel:
-        kind = "multi-label" if multilabel else "single-label"
-        raise ConfigurationError(f"this network was trained {kind}; y must be {kind} too")
-
-
 class NetworkKind(Estimator):
     """The base of every kind of network (see the module's description)."""
 
     calibrate: Any
     epochs: Any
     shuffle: Any
-    calibration_: Any
     classes_: Any
-    multilabel_: bool
     if TYPE_CHECKING:  # (what each kind has: its options' check and its learned state)
         def check_options(self) -> None: ...
 
         @property
         def engine_(self) -> Any: ...
 
-    # -------------------------------------------------- the engine's protocol
-    def score_example(self, ids: np.ndarray, vals: np.ndarray) -> tuple[np.ndarray, int]:
-        """The scores of one checked example (``ids`` sorted, unique, checked:
-        :func:`parse_example`) per target, and the best target."""
-        raise NotImplementedError
+    # --------------------------------------- fitted attributes: the engine's
+    @property
+    def rule_params_(self) -> Any:
+        """Every rule parameter as used, defaults and derived values included."""
+        return self.engine_.params
 
-    def learn_example(self, ids: np.ndarray, vals: np.ndarray, y: Any,
-                      width: int | None = None) -> Any:
-        """Learn one checked example; a network it starts has ``width`` features."""
-        raise NotImplementedError
+    @property
+    def multilabel_(self) -> bool:
+        """Whether the network was trained with a set of labels per example."""
+        return bool(self.engine_.multilabel)
 
-    def score_text(self, words: Any, raw: np.ndarray, weigher: Any
-                   ) -> tuple[np.ndarray, int] | None:
-        """:meth:`score_example` of one text featurised in the same compiled call (a
-        front end's :meth:`~snowpy.text.Featurizer.one_document`: ``raw`` its UTF-8
-        bytes); None when the kind has no such path or the text needs the two calls."""
-        return None
+    @property
+    def n_features_in_(self) -> int:
+        """The width of ``X`` the network takes."""
+        return int(self.engine_.n_features)
 
-    def learn_text(self, words: Any, raw: np.ndarray, y: Any, width: int, weigher: Any = None,
-                   serial: int = -1) -> bool:
-        """:meth:`learn_example` of one text featurised in the same compiled call (see
-        :meth:`score_text`); False when nothing was done here."""
-        return False
+    @property
+    def mistakes_(self) -> list[int]:
+        """Per epoch (per call for :meth:`partial_fit`, per run of :meth:`learn_one`),
+        the examples mispredicted before they were learned."""
+        return self.engine_.mistakes
 
-    def check_label(self, y: Any) -> None:
-        """Refuse a label of the other kind than the network learned (a collection of
-        labels for a single-label network, one label for a multi-label one), before a
-        front end counts the example: a refused example changes nothing."""
-        if self.__sklearn_is_fitted__():
-            refuse_label_kind(bool(self.multilabel_), y)
+    @property
+    def updates_(self) -> list[int]:
+        """Per epoch, the target updates made."""
+        return self.engine_.updates
+
+    @property
+    def n_examples_seen_(self) -> int:
+        """Examples processed by training, epochs counted."""
+        return int(self.engine_.n_examples_seen)
+
+    @property
+    def calibration_(self) -> Any:
+        """The sigmoids from scores to probabilities, or None."""
+        return self.engine_.calibration
+
+    @calibration_.setter
+    def calibration_(self, calibration: Any) -> None:
+        self.engine_.calibration = calibration
 
     @property
     def _labels(self) -> LabelIndex:  # (a cloud's: its members')
@@ -295,38 +290,26 @@ class NetworkKind(Estimator):
             return float(np.mean([set(p) == set(t) for p, t in zip(predicted, y)]))
         return float(np.mean(np.asarray(predicted, dtype=object) == np.asarray(y, dtype=object)))
 
-    # one example at a time: its scores to a label, or to probabilities
-    def label_of(self, scores: np.ndarray, best: int) -> Any:
-        """The prediction of one example from its scores and its best target."""
-        labels = self._labels.labels
-        if self.multilabel_:
-            return tuple(labels[t] for t in np.flatnonzero(scores >= 0))
-        return labels[best] if scores.size else None
-
-    def probabilities_of(self, scores: np.ndarray) -> dict[Any, float]:
-        """The calibrated probability of each label, from one example's scores."""
-        if self.calibration_ is None:
-            raise ConfigurationError(
-                "this network has no calibration; train it with calibrate='progressive' "
-                "(online) or calibrate='cv' to get probabilities"
-            )
-        probabilities = self.calibration_.probabilities(scores[None, :])[0]
-        return dict(zip(self._labels.labels, probabilities.tolist()))
-
     # ------------------------------------------------- River's, written once
-    def learn_one(self, x: Any, y: Any) -> Any:
+    def learn_one(self, x: Any, y: Any, *, width: int | None = None) -> Any:
         """Learn one example: ``x`` a dict of feature id -> strength (or active ids, an
         ``(ids, strengths)`` pair of arrays, a sparse row), ``y`` its label (a
-        collection of labels for a multi-label network). Returns the network."""
+        collection of labels for a multi-label network). A network the example starts
+        has ``width`` features (None: an open feature space, as wide as the ids met).
+        Returns the network."""
         ids, vals = parse_example(x)
-        return self.learn_example(ids, vals, y)
+        if not self.__sklearn_is_fitted__():
+            self._start_one(ids, y, width)
+        self.engine_.learn_one(ids, vals, y)
+        return self
 
     def predict_one(self, x: Any) -> Any:
         """The label of one example (a tuple of labels for a multi-label network); None
         before the first example is learned, as River's classifiers answer."""
         if not self.__sklearn_is_fitted__():
             return None
-        return self.label_of(*self.score_example(*parse_example(x)))
+        engine = self.engine_
+        return engine.label_of(*engine.score_one(*parse_example(x)))
 
     def predict_proba_one(self, x: Any) -> dict[Any, float]:
         """The calibrated probability of each label for one example, a dict; ``{}``
@@ -338,8 +321,13 @@ class NetworkKind(Estimator):
         """
         if not self.__sklearn_is_fitted__():
             return {}
-        scores, _ = self.score_example(*parse_example(x))
-        return self.probabilities_of(scores)
+        engine = self.engine_
+        return engine.probabilities_of(engine.score_one(*parse_example(x))[0])
+
+    def _start_one(self, ids: np.ndarray, y: Any, width: int | None) -> None:
+        """A fresh engine for a first example learned on its own (``ids``: its checked
+        features, ``width``: the network's, None for an open feature space)."""
+        raise NotImplementedError
 
     # ----------------------------------------- fit, for a kind with an engine
     def _as_input(self, X: Any, targets: Any) -> Any:
@@ -365,7 +353,7 @@ class NetworkKind(Estimator):
         """A fresh engine for ``X``'s width, before the first example of a stream."""
         raise NotImplementedError
 
-    def check_continues(self, X: Any) -> None:
+    def _check_continues(self, X: Any) -> None:
         """Refuse what a trained engine cannot continue from (``X`` of another width, a
         model that kept no training state)."""
         raise NotImplementedError
@@ -498,7 +486,7 @@ class NetworkKind(Estimator):
             for column in range(width or 0):
                 state.labels.add(column)
         else:
-            self.check_continues(X)
+            self._check_continues(X)
             if multilabel != self.multilabel_:
                 kind = "multi-label" if self.multilabel_ else "single-label"
                 raise ConfigurationError(f"this network was trained {kind}; y must be {kind} "

@@ -21,6 +21,7 @@ import numpy as np
 from snowpy.exceptions import ConfigurationError, DataConversionWarning
 
 __all__ = [
+    "COLLECTIONS",
     "LabelIndex",
     "check_y",
     "encode_labels",
@@ -28,10 +29,12 @@ __all__ = [
     "label_array",
     "normalise_label",
     "positive_matrix",
+    "refuse_label_kind",
     "sorted_labels",
 ]
 
-_COLLECTIONS = (list, tuple, set, frozenset)
+#: What a multi-label example's label is: a collection of labels.
+COLLECTIONS = (list, tuple, set, frozenset)
 
 
 def normalise_label(label: Any) -> Any:
@@ -137,7 +140,7 @@ def is_multilabel(y: Sequence[Any]) -> bool:
             "y is a 2-D array; give one label per example, or one collection of labels "
             "per example for multi-label training"
         )
-    kinds = {issubclass(kind, _COLLECTIONS) for kind in set(map(type, y))}
+    kinds = {issubclass(kind, COLLECTIONS) for kind in set(map(type, y))}
     if len(kinds) > 1:
         raise ConfigurationError(
             "y mixes single labels and collections of labels; use collections for every "
@@ -280,3 +283,11 @@ def encode_labels(index: LabelIndex, y: Sequence[Any], multilabel: bool
         mapping = np.array([index.add(label) for label in uniques.tolist()], dtype=np.int32)
         return np.arange(len(y) + 1, dtype=np.int64), mapping[inverse.reshape(-1)]
     return index.encode(y, multilabel=multilabel)
+
+
+def refuse_label_kind(multilabel: bool, y: Any) -> None:
+    """Refuse ``y`` when it is not the kind of label a network trained ``multilabel``
+    learns."""
+    if isinstance(y, COLLECTIONS) != multilabel:
+        kind = "multi-label" if multilabel else "single-label"
+        raise ConfigurationError(f"this network was trained {kind}; y must be {kind} too")

@@ -18,18 +18,16 @@ import numpy as np
 from snowpy._lazy import lazy_module
 from snowpy._validation import as_csr, check_length, threads_of
 from snowpy.declared import NETWORK, defaults
-from snowpy.exceptions import CalibrationWarning, ConfigurationError, NotFittedError
-from snowpy._core.online import GROW_MAP, GROW_QUEUE, GROW_ROWS, OnlineLearner
+from snowpy.exceptions import ConfigurationError, NotFittedError
 from snowpy.model_kinds import model_kind
 from snowpy.network.calibrating import (
     ProgressiveWindow,
     fit_progressive,
     normalisation_of,
-    refresh_progressive,
 )
-from snowpy.network.kind import COLLECTIONS, NetworkKind, refuse_label_kind
-from snowpy.network.labels import LabelIndex, normalise_label, sorted_labels
-from snowpy.network.engine import Block, Engine
+from snowpy.network.engine import INFERENCE_ONLY, Engine
+from snowpy.network.kind import NetworkKind
+from snowpy.network.labels import COLLECTIONS, LabelIndex, sorted_labels
 from snowpy.network.links import ONLINE_WIDTH, PRECISIONS, LinkStore
 from snowpy.network.options import (
     bias_strength,
@@ -41,7 +39,7 @@ from snowpy.network.options import (
 from snowpy.network.scoring import scores as link_scores
 from snowpy.network.scoring import worth_a_table
 from snowpy.network.state import network_state, restore_network
-from snowpy.network.training import KERNEL_ERRORS, NumericalWarning
+from snowpy.network.training import NumericalWarning
 from snowpy.plugins import get_rule
 from snowpy.progress import phase
 from snowpy.rules.spec import BuildContext, RuleSpec
@@ -439,34 +437,32 @@ class Network(NetworkKind):
         if self.calibrate not in (None, "none"):
             phase(progress, "calibrating")
         if self.calibrate == "progressive":
-            fit_progressive(self, self._state.progressive)
+            fit_progressive(self._state, self._state.progressive)
 
     def _normalisation(self, multilabel: bool) -> str:
         """How calibrated probabilities combine across targets (:func:`~snowpy.network.
         calibrating.normalisation_of`)."""
-        return normalisation_of(self, multilabel)
+        return normalisation_of(self._state, multilabel)
 
     def _begin_stream(self, X: Any, multilabel: bool) -> None:
         """A fresh link store for ``X``'s width; targets grow with the labels met."""
         self._initialise(X, multilabel, streamed=True)
 
-    def check_label(self, y: Any) -> None:
-        """:meth:`NetworkKind.check_label`, and any label for a network loaded from an
-        inference-only model file (:meth:`check_continues`): refused before a front end
-        counts the example."""
-        super().check_label(y)
-        if "_state" in self.__dict__:
-            self.check_continues(None)
-
-    def check_continues(self, X: Any) -> None:
+    def _check_continues(self, X: Any) -> None:
         """Refuse to continue a network loaded from an inference-only model file (its
         width is checked as it learns: a network started one example at a time widens)."""
         if self._state.frozen:
-            raise ConfigurationError(
-                "this network was loaded from an inference-only model file: it keeps no "
-                "training state to continue from; train afresh with fit, or keep a full "
-                "model file (saved without inference_only) to continue training"
-            )
+            raise ConfigurationError(INFERENCE_ONLY)
+
+    def _start_one(self, ids: np.ndarray, y: Any, width: int | None) -> None:
+        """A fresh engine for a first example learned on its own: ``width`` features, or
+        with none an open feature space (any id below :data:`ONLINE_WIDTH`,
+        ``n_features_in_`` one past the largest seen)."""
+        self._initialise_sized(width or ONLINE_WIDTH, float(ids.size),
+                               isinstance(y, COLLECTIONS), streamed=True)
+        if width is None:
+            self._state.open_features = True
+            self._state.n_features = 0
 
     def _learn_pass(self, X: Any, y: Any, targets: Any, *, progress: Any) -> None:
         """One pass in the given order, the progressive window filled as it goes."""
@@ -482,30 +478,10 @@ class Network(NetworkKind):
         block = engine.block(X, y, targets, keys)
         if len(engine.labels) > engine.n_targets:
             engine.add_targets(len(engine.labels) - engine.n_targets)
-            self._cover_new_targets()
         engine.learn(block, epochs=epochs, shuffle=shuffle, early_stop=bool(self.early_stop),
                      progress=progress, rank_links=fitting, threads=threads_of(self.n_jobs),
                      discard=self.discard if fitting else None)
         return self
-
-    def _cover_new_targets(self) -> None:
-        """Targets added after a cv or holdout calibration get a provisional sigmoid (the
-        median of the others), with a warning: probabilities stay available, and say
-        little of the new labels until the network is calibrated again."""
-        if self._state.progressive is not None:
-            return  # (progressive sigmoids are refitted as the stream goes)
-        calibration = self.calibration_
-        if calibration is None:
-            return
-        n_targets = len(self._state.labels)
-        if calibration.a.size < n_targets:
-            new = [str(label) for label in self._state.labels.labels[calibration.a.size:]]
-            self.calibration_ = calibration.extended(n_targets)
-            warnings.warn(
-                f"label(s) {', '.join(new[:5])}{' ...' if len(new) > 5 else ''} came after "
-                f"calibrating: they get the other labels' median sigmoid until the model is "
-                "calibrated again (trained again; trained with calibrate='progressive', its "
-                "sigmoids follow the stream)", CalibrationWarning, stacklevel=4)
 
     def _check_width(self, X: sp.csr_matrix, *, learning: bool = False) -> None:
         if self._state.open_features and X.shape[1] <= ONLINE_WIDTH:
@@ -586,58 +562,6 @@ class Network(NetworkKind):
         self._check_fitted()
         return len(self.mistakes_)
 
-    # ------------------------------------------------------ fitted attributes
-    @property
-    def rule_params_(self) -> dict[str, Any]:
-        """Every rule parameter as used, defaults and derived values included."""
-        return self.engine_.params
-
-    @property
-    def multilabel_(self) -> bool:  # type: ignore[override]  # (a dual network: an attribute)
-        """Whether the network was trained with a set of labels per example."""
-        return self.engine_.multilabel
-
-    @property
-    def n_features_in_(self) -> int:
-        """The width of ``X`` the network takes."""
-        return self.engine_.n_features
-
-    @property
-    def mistakes_(self) -> list[int]:
-        """Per epoch (per call for :meth:`partial_fit`), the examples mispredicted."""
-        return self.engine_.mistakes
-
-    @mistakes_.setter
-    def mistakes_(self, per_epoch: list[int]) -> None:
-        # (training block by block from a cache: one entry per epoch, not per block)
-        self.engine_.mistakes = [int(m) for m in per_epoch]
-
-    @property
-    def updates_(self) -> list[int]:
-        """Per epoch, the target updates made."""
-        return self.engine_.updates
-
-    @property
-    def n_examples_seen_(self) -> int:
-        """Examples processed by training, epochs counted."""
-        return self.engine_.n_examples_seen
-
-    @property
-    def calibration_(self) -> Any:
-        """The sigmoids from scores to probabilities, or None (progressive sigmoids that
-        blocks of a stream left behind are fitted again here, when they are asked for,
-        from the window alone: what they are does not depend on when they were asked)."""
-        state = self.engine_
-        if state.calibration_due:
-            state.calibration_due = False
-            if state.progressive.filled:
-                fit_progressive(self, state.progressive, warm=False)
-        return state.calibration
-
-    @calibration_.setter
-    def calibration_(self, calibration: Any) -> None:
-        self.engine_.calibration = calibration
-
     # ------------------------------------------------------------ weight views
     @property
     def n_links_(self) -> int:
@@ -691,248 +615,3 @@ class Network(NetworkKind):
         row = self._state.effective_links()[0].tocoo()
         bias[row.col] = row.data
         return self._bias_strength() * bias - float(self.rule_params_["theta"])
-
-    # ------------------------------------------- one example at a time (River)
-    def _online_learner(self, width: int = 0) -> OnlineLearner:
-        """What the one-example path needs, bound once (:class:`OnlineLearner`): bound
-        again when the store, the feature map or the progressive window replaced an
-        array, or for an example wider than the workspace."""
-        state = self._state
-        store, cache = state.store, state.cache
-        learner = cache.learner
-        window = state.progressive
-        if learner is not None and width <= cache.learner_width and \
-                cache.learner_key == (store.generation, store.feature_map.generation) and \
-                (window is None or window.scores is cache.learner_window):
-            return learner
-        key = (store.generation, store.feature_map.generation)
-        if learner is None:
-            KERNEL_ERRORS.watch()  # a numba kernel's exceptions fail the example
-        if width > cache.learner_width:
-            cache.learner_width = max(width, 2 * cache.learner_width, 256)
-        cache.learner_queue = max(cache.learner_queue, 16 * (cache.learner_width + 2))
-        fmap = store.feature_map
-        slots, row_ids = fmap.arrays
-        learner = cache.learner = OnlineLearner(
-            store.links(), state.binding(), state.options(), slots, row_ids,
-            state.target_counts(), cache.learner_width, cache.learner_queue, fmap.direct,
-            None if window is None else window.scores,
-            None if window is None else window.positives.view(np.uint8))
-        cache.learner_key = key
-        cache.learner_window = None if window is None else window.scores
-        return learner
-
-    def score_example(self, ids: np.ndarray, vals: np.ndarray) -> tuple[np.ndarray, int]:
-        """The scores of one example (``ids`` sorted, unique, checked: what
-        :func:`~snowpy.network.kind.parse_example` gives) per target, and the best target.
-        With
-        :meth:`label_of` and :meth:`probabilities_of`, the one-example protocol that every
-        kind of network offers (:meth:`predict_one` is ``label_of(*score_example(...))``).
-
-        >>> import snowpy
-        >>> net = snowpy.Network("perceptron").fit(np.eye(2), ["a", "b"])
-        >>> from snowpy.network.kind import parse_example
-        >>> scores, best = net.score_example(*parse_example({1: 1.0}))
-        >>> net.label_of(scores, best)
-        'b'
-        """
-        state = self.__dict__.get("_state") or self.engine_  # (NotFittedError: none)
-        if state.planes_stale:  # (a rule's derived planes: checked here, on every example)
-            state.ensure_fresh(online=True)
-        store = state.store
-        constants = state.cache.score_args or self._score_args()
-        learner = self._online_learner(ids.shape[0])
-        out = np.empty(store.n_targets, dtype=np.float64)
-        absent, round32, bias, theta = constants
-        best = learner.score(ids, vals, float(store.seen), absent, round32, bias, theta, out)
-        return out, best
-
-    def score_text(self, words: Any, raw: np.ndarray, weigher: Any
-                   ) -> tuple[np.ndarray, int] | None:
-        """:meth:`score_example` of one text featurised, weighed (``weigher``: by document
-        frequency, None: as assembled) and scored in one compiled call
-        (:meth:`snowpy._core.online.OnlineLearner.score_text`); None when the text needs
-        the two calls (a row wider than the workspace, invalid bytes)."""
-        state = self.__dict__.get("_state") or self.engine_  # (NotFittedError: none)
-        if state.planes_stale:
-            state.ensure_fresh(online=True)
-        store = state.store
-        absent, round32, bias, theta = state.cache.score_args or self._score_args()
-        out = np.empty(store.n_targets, dtype=np.float64)
-        best = self._online_learner().score_text(words, raw, weigher, float(store.seen),
-                                                 absent, round32, bias, theta, out)
-        return None if best < 0 else (out, best)
-
-    def _score_args(self) -> tuple[float, bool, float, float]:
-        """The one-example scoring's constants, kept until the network is created or
-        loaded again: the missing link's weight, whether weights are rounded to float32,
-        the bias strength, theta."""
-        state = self._state
-        store = state.store
-        state.cache.score_args = (store.absent, store.dtype != np.float64 and not store.frozen,
-                                  self._bias_strength(), float(state.params["theta"]))
-        return state.cache.score_args
-
-    def learn_example(self, ids: np.ndarray, vals: np.ndarray, y: Any,
-                      width: int | None = None) -> Any:
-        """Learn one checked example (ids sorted, unique, >= 0:
-        :func:`~snowpy.network.kind.parse_example` gives them; :meth:`learn_one` is
-        ``learn_example(*parse_example(x), y)``). A network it starts has ``width``
-        features (the caller then knows the ids are below it), or with none an open
-        feature space: any id below :data:`ONLINE_WIDTH`, ``n_features_in_`` one past the
-        largest seen. (The one-example path: every
-        line here costs on every example.)"""
-        targets, row = self._begin_example(ids, y, width)
-        return self._finish_example(self._learn_checked(ids, vals, targets, row), row)
-
-    def _learn_checked(self, ids: np.ndarray, vals: np.ndarray, targets: np.ndarray,
-                       row: int) -> Any:
-        """Learn an example begun (:meth:`_begin_example`), growing what the compiled step
-        asks for until it is learned; its outcome."""
-        store = self._state.store
-        while True:
-            result = self._online_learner(ids.shape[0]).learn(
-                ids, vals, targets, store.feature_map.next_row, store.seen, row)
-            if self._step_done(result):
-                return result[2]
-
-    def learn_text(self, words: Any, raw: np.ndarray, y: Any, width: int, weigher: Any = None,
-                   serial: int = -1) -> bool:
-        """Featurise, weigh and learn one text in one compiled call
-        (:meth:`snowpy._core.online.OnlineLearner.learn_text`): ``raw`` its UTF-8 bytes
-        (or the row ``words`` made ``serial``-th, if it made none since), ``words`` and
-        ``weigher`` a front end's compiled path and its count of document frequencies
-        (:meth:`snowpy.text.Featurizer.one_document`), ``width`` the network's feature
-        space. False when nothing was done (a network not started yet, a text the
-        compiled path cannot take): featurise it and call :meth:`learn_example`."""
-        if "_state" not in self.__dict__:
-            return False
-        targets, row = self._begin_example(None, y, width)
-        store = self._state.store
-        result = self._online_learner().learn_text(
-            words, raw, targets, store.feature_map.next_row, store.seen, row, weigher, serial)
-        if result is None:
-            return False
-        status, next_row, outcome, weighed = result
-        if not self._step_done((status, next_row, outcome)):
-            if weighed is None:
-                return False  # (nothing counted: the two calls)
-            outcome = self._learn_checked(*weighed, targets, row)  # (counted: learned here)
-        self._finish_example(outcome, row)
-        return True
-
-    def _begin_example(self, ids: np.ndarray | None, y: Any, width: int | None
-                       ) -> tuple[np.ndarray, int]:
-        """Check an example about to be learned (``ids`` None: known to fit the network,
-        which exists), create its labels' targets; ``(targets, the progressive window's
-        row for its scores)`` (-1: none)."""
-        multilabel = isinstance(y, COLLECTIONS)
-        state = self.__dict__.get("_state")
-        if state is None:
-            assert ids is not None  # (None only for an example known to fit the network)
-            self._initialise_sized(width or ONLINE_WIDTH, float(ids.size), multilabel,
-                                   streamed=True)
-            state = self._state
-            if width is None:
-                state.open_features = True
-                state.n_features = 0
-        store = state.store
-        if store.frozen:
-            self.check_continues(None)  # (raises)
-        if multilabel != state.multilabel:
-            refuse_label_kind(state.multilabel, y)
-        if ids is not None and width is None and ids.size and ids[-1] >= state.n_features:
-            if not (state.open_features and ids[-1] < ONLINE_WIDTH):
-                limit = ONLINE_WIDTH if state.open_features else state.n_features
-                raise ConfigurationError(
-                    f"feature id {int(ids[-1])} is beyond the network's {limit} features")
-            state.n_features = int(ids[-1]) + 1
-        labels = state.labels
-        if multilabel:
-            targets = np.unique(np.array([labels.add(normalise_label(label)) for label in y],
-                                         dtype=np.int32))
-        else:
-            target = labels.target_of(y) if type(y) is str else None
-            if target is None:
-                target = labels.add(normalise_label(y))
-            singles = state.cache.single_targets  # one array per target, made once
-            while len(singles) <= target:
-                singles.append(np.array([len(singles)], dtype=np.int32))
-            targets = singles[target]
-        if len(labels) > store.S.shape[0]:
-            store.add_targets(len(labels) - store.S.shape[0])
-            self._cover_new_targets()
-        window = state.progressive
-        return targets, -1 if window is None else window.row(store.S.shape[0])
-
-    def _step_done(self, result: tuple) -> bool:
-        """After a compiled step (:meth:`OnlineLearner.learn`'s ``(status, next_row,
-        outcome)``): record the rows it mapped and grow what it asked for; True when the
-        example was learned, False when the step must be called again."""
-        if KERNEL_ERRORS.caught:
-            raise self._state.kernel_exception()
-        status, next_row, outcome = result
-        cache = self._state.cache
-        store = self._state.store
-        fmap = store.feature_map
-        fmap.next_row = next_row  # (features mapped before a stop keep their rows)
-        if next_row > store.n_rows:
-            store.n_rows = next_row
-        if outcome.failed:
-            raise self._state.kernel_failure()
-        if status or not (outcome.processed or not outcome.need_room):
-            cache.learner = None  # (it holds the arrays about to grow: they grow in place)
-        if status == GROW_MAP:
-            fmap.grow()
-        elif status == GROW_ROWS:
-            store.reserve_rows(next_row)
-        elif status == GROW_QUEUE:
-            cache.learner_queue = 2 * outcome.need_queue
-            cache.learner = None  # bound again, with the room
-        elif outcome.processed or not outcome.need_room:
-            return True
-        else:
-            store.reserve_links(outcome.need_room)
-        return False
-
-    def _finish_example(self, outcome: Any, row: int) -> Any:
-        """The bookkeeping after an example was learned (its scores and labels in the
-        progressive window's ``row``, -1: none)."""
-        mistakes, updates, overflows = outcome.mistakes, outcome.updates, outcome.overflows
-        underflows, nonfinite, seen = outcome.underflows, outcome.nonfinite, outcome.seen
-        state = self._state
-        store = state.store
-        if nonfinite:
-            from snowpy.exceptions import NumericalError
-
-            raise NumericalError(f"rule {self.rule!r} produced NaN; check its parameters "
-                                 f"{np.asarray(state.kernel.params).tolist()}")
-        store.seen = seen
-        state.n_examples_seen += 1
-        if not state.online:  # one entry of mistakes_ for a run of learn_one calls
-            state.mistakes.append(0)
-            state.updates.append(0)
-            state.online = True
-        if mistakes:
-            state.mistakes[-1] += mistakes
-        # links may be made without an update (SNoW's positive links), and a row's links
-        # move when its block grows: the effective tables index the slots, stale either way
-        state.cache.invalidate()
-        if updates:
-            state.updates[-1] += updates
-            if state.kernel.refresh is not None:
-                state.planes_stale = True
-                state.stale_examples += 1
-            if underflows:
-                state.underflows += underflows
-        if row >= 0:
-            window = state.progressive
-            window.took(state.cache.learner.low)
-            # (here, not when predicting: predictions change nothing)
-            refresh_progressive(self, window, state.labels)
-        if overflows:
-            state.overflows += overflows
-            warnings.warn(f"{overflows} weight updates exceeded the largest magnitude kept "
-                          f"({store.max_magnitude:g}) and were clamped", NumericalWarning,
-                          stacklevel=4)
-        return self

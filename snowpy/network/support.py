@@ -16,7 +16,16 @@ from typing import Any
 
 import numpy as np
 
-from snowpy.network.labels import LabelIndex
+from snowpy._core.dual import dual_epoch, dual_scores
+from snowpy.exceptions import ConfigurationError
+from snowpy.network.calibrating import refresh_progressive
+from snowpy.network.engine import OneExample
+from snowpy.network.labels import (
+    COLLECTIONS,
+    LabelIndex,
+    positive_matrix,
+    refuse_label_kind,
+)
 
 __all__ = ["MIN_WIDTH", "OLDEST", "USED", "DualEngine"]
 
@@ -28,13 +37,23 @@ OLDEST = 1
 MIN_WIDTH = 16
 
 
-class DualEngine:
+class DualEngine(OneExample):
     """The support vectors of a dual network, their coefficients, and its labels.
 
     Attributes
     ----------
-    kernel : DualKernel
-        The rule's compiled similarity and its parameters.
+    kernel, params
+        The rule's compiled similarity, and its parameters as used.
+    n_features : int
+        The width of the examples.
+    multilabel : bool
+        Trained with a set of labels per example.
+    calibration : Calibration or None
+        The sigmoids from scores to probabilities.
+    mistakes, updates : list of int
+        Per epoch (one entry per ``partial_fit``, or per run of one-example learning).
+    n_examples_seen : int
+        Examples processed by training, epochs counted.
     labels : LabelIndex
         The labels, one per target, in target order.
     indicator : bool
@@ -56,10 +75,19 @@ class DualEngine:
         The shuffling's salts.
     """
 
-    def __init__(self, labels: LabelIndex, kernel: Any, *, seed: int | None,
+    def __init__(self, labels: LabelIndex, kernel: Any, params: dict[str, Any], *,
+                 n_features: int, multilabel: bool, seed: int | None,
                  progressive: Any = None) -> None:
         self.kernel = kernel
+        self.params = params
+        self.n_features = int(n_features)
+        self.multilabel = bool(multilabel)
         self.labels = labels
+        self.calibration: Any = None
+        self.mistakes: list[int] = []
+        self.updates: list[int] = []
+        self.n_examples_seen = 0
+        self.online = False
         budget = kernel.budget
         self.indicator = False
         self.width = MIN_WIDTH
@@ -106,6 +134,97 @@ class DualEngine:
             grown = np.zeros((self.alpha.shape[0], len(self.labels)))
             grown[:, :self.alpha.shape[1]] = self.alpha
             self.alpha = grown
+
+    # ---------------------------------------------------------- learning, scoring
+    def positives(self, y_indptr: np.ndarray, y_targets: np.ndarray) -> np.ndarray | None:
+        """Which targets each example is positive for, when calibrating progressively."""
+        if self.progressive is None:
+            return None
+        return positive_matrix(y_indptr, y_targets, self.alpha.shape[1])
+
+    def run(self, indptr: np.ndarray, ids: np.ndarray, vals: np.ndarray, order: np.ndarray,
+            y_indptr: np.ndarray, y_targets: np.ndarray, positives: np.ndarray | None = None
+            ) -> tuple[int, int]:
+        """Learn the examples ``order`` (of rows ``indptr``, ``ids``, ``vals``, labelled
+        ``y_indptr``, ``y_targets``), the slots widened and the ring grown as they ask;
+        with the examples' ``positives`` (progressive calibration) the scores before
+        learning go to the progressive window. The mistakes and updates made."""
+        kernel, params = self.kernel, self.params
+        mistakes = updates = 0
+        while order.size:
+            scores = np.empty((order.size if positives is not None else 0,
+                               self.alpha.shape[1]))
+            done, m, u, need = dual_epoch(
+                kernel.compiled, self.ids, self.vals, self.lengths, self.width, self.alpha,
+                self.ring, kernel.budget, indptr, ids, vals, order, y_indptr, y_targets,
+                kernel.params, float(params["theta"]), float(params["thickness"]),
+                float(params["negative_thickness"]), float(kernel.step), self.multilabel,
+                scores)
+            window = self.progressive
+            if positives is not None and window is not None and done:
+                window.add(scores[:done], positives[order[:done]])
+                refresh_progressive(self, window)
+            mistakes += m
+            updates += u
+            order = order[done:]
+            if need > 0:
+                self.widen(max(need, 2 * self.width))
+            elif need < 0:
+                self.grow(kernel.budget)
+        return mistakes, updates
+
+    def scores(self, indptr: np.ndarray, ids: np.ndarray, vals: np.ndarray) -> np.ndarray:
+        """``f_t(x) - theta`` of every target for the rows ``indptr``, ``ids``, ``vals``
+        (canonical, of the network's width), ``float64[n, targets]``."""
+        out = np.empty((indptr.size - 1, len(self.labels)))
+        alpha = np.ascontiguousarray(self.alpha[:, :len(self.labels)])
+        dual_scores(self.kernel.compiled, self.ids, self.vals, self.lengths, self.width,
+                    self.n_support, alpha, indptr.astype(np.int64), ids.astype(np.int64),
+                    vals.astype(np.float64), self.kernel.params, float(self.params["theta"]),
+                    out)
+        return out
+
+    # ------------------------------------------------- one example at a time
+    @property
+    def frozen(self) -> bool:
+        """Never: a dual network keeps what it learns from in every model file."""
+        return False
+
+    def check_label(self, y: Any) -> None:
+        """Refuse a label of the other kind than the network learned, before a front end
+        counts its example."""
+        refuse_label_kind(self.multilabel, y)
+
+    def score_one(self, ids: np.ndarray, vals: np.ndarray) -> tuple[np.ndarray, int]:
+        """The scores of one checked example per target, and the best target."""
+        if ids.size and ids[-1] >= self.n_features:
+            raise ConfigurationError(f"feature id {int(ids[-1])} is beyond the network's "
+                                     f"{self.n_features} features")
+        scores = self.scores(np.array([0, ids.size]), ids, vals)[0]
+        return scores, int(np.argmax(scores)) if scores.size else -1
+
+    def learn_one(self, ids: np.ndarray, vals: np.ndarray, y: Any) -> None:
+        """Learn one checked example."""
+        refuse_label_kind(self.multilabel, y)
+        if ids.size and ids[-1] >= self.n_features:
+            raise ConfigurationError(f"feature id {int(ids[-1])} is beyond the network's "
+                                     f"{self.n_features} features")
+        labels = list(y) if isinstance(y, COLLECTIONS) else [y]
+        for label in labels:
+            self.labels.add(label)
+        self.cover_targets()
+        y_indptr = np.array([0, len(labels)], np.int64)
+        y_targets = np.array([self.labels.find(label) for label in labels], np.int32)
+        mistakes, updates = self.run(np.array([0, ids.size], np.int64), ids.astype(np.int64),
+                                     vals.astype(np.float64), np.zeros(1, np.int64),
+                                     y_indptr, y_targets, self.positives(y_indptr, y_targets))
+        if not self.online:  # one entry of the figures for a run of one-example learning
+            self.mistakes.append(0)
+            self.updates.append(0)
+            self.online = True
+        self.mistakes[-1] += mistakes
+        self.updates[-1] += updates
+        self.n_examples_seen += 1
 
     def held(self, slots: np.ndarray) -> np.ndarray:
         """What ``slots`` (:attr:`ids` or :attr:`vals`) hold for the support vectors,

@@ -187,13 +187,9 @@ class Service:
 
 def _closed(model: Any) -> str | None:
     """Why ``model`` cannot learn (the Python API's own reason), or None."""
-    import scipy.sparse as sp
+    from snowpy.network.engine import INFERENCE_ONLY
 
-    try:
-        model.network_.check_continues(sp.csr_matrix((0, 1 << int(model.featurizer_.bits))))
-    except ConfigurationError as exc:
-        return str(exc)
-    return None
+    return INFERENCE_ONLY if model.network_.engine_.frozen else None
 
 
 def _plain(value: Any) -> Any:
