@@ -205,7 +205,7 @@ class LinkStore:
         self.link_counts = bool(link_counts)
         self.lcount = np.zeros(links if link_counts else 0, np.int32)
         self.meta = new_meta()
-        self.S = np.zeros((0, kernel.state_size), np.float64)
+        self.S = np.zeros((0, len(kernel.initial_state)), np.float64)
         self.seen = 0
         self._bound: tuple[int, Links] | None = None
 
@@ -308,9 +308,8 @@ class LinkStore:
         if count <= 0:
             return
         self._bound = None
-        state = np.zeros((count, self.kernel.state_size), np.float64)
-        if self.kernel.initial_state:
-            state[:] = np.asarray(self.kernel.initial_state, dtype=np.float64)
+        state = np.empty((count, len(self.kernel.initial_state)), np.float64)
+        state[:] = np.asarray(self.kernel.initial_state, dtype=np.float64)
         self.S = np.concatenate([self.S, state], axis=0)
         self.replaced()
 

@@ -83,7 +83,7 @@ def _build(params: dict, context: BuildContext) -> RuleKernel:
         params=[params["smoothing"]],
         initial_weights=(0.0, params["smoothing"]),
         planes=(0.0, 1.0),
-        state_size=2,
+        initial_state=(0.0, 0.0),
         mistake_driven=False,
         refresh=naive_bayes_refresh,
         absent_initial=True,

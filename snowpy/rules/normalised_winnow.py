@@ -76,7 +76,6 @@ def _build(params: dict, context: BuildContext) -> RuleKernel:
         reference=normalised_winnow_update,
         params=[params["eta"]],
         initial_weights=(w0,),
-        state_size=1,
         initial_state=(0.0,),
         resolved=resolved,
         multiplicative=True,

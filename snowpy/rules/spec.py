@@ -194,8 +194,9 @@ class RuleKernel:
         single plane, ``(1.0, -1.0)`` for Balanced Winnow's ``w+ - w-``.
         Planes with coefficient 0 hold rule state per weight (a variance, an
         accumulator) that does not enter the activation.
-    state_size, initial_state :
-        Size and initial values of the per-target state ``S[t]``.
+    initial_state : tuple of float
+        The initial value of each number of the per-target state ``S[t]`` (the
+        state's size: the kernel's ``state_size``); empty for a rule without one.
     resolved : mapping
         Values the rule derived from the data for parameters left at ``None``
         (for example Winnow's initial weight); recorded with the model so a
@@ -232,7 +233,6 @@ class RuleKernel:
     params: Sequence[float] | np.ndarray
     initial_weights: tuple[float, ...] = (0.0,)
     planes: tuple[float, ...] = (1.0,)
-    state_size: int = 0
     initial_state: tuple[float, ...] = ()
     resolved: Mapping[str, Any] = field(default_factory=dict)
     multiplicative: bool = False
@@ -271,10 +271,12 @@ class RuleKernel:
             raise PluginError("a kernel needs one initial weight per plane and at least one plane")
         if not all(math.isfinite(v) for v in planes + init):
             raise PluginError("plane coefficients and initial weights must be finite")
-        if self.state_size < 0 or len(self.initial_state) not in (0, self.state_size):
-            raise PluginError("initial_state must be empty or have state_size values")
         object.__setattr__(self, "planes", planes)
         object.__setattr__(self, "initial_weights", init)
+        state = tuple(float(v) for v in self.initial_state)
+        if not all(math.isfinite(v) for v in state):
+            raise PluginError("the initial state must be finite")
+        object.__setattr__(self, "initial_state", state)
         object.__setattr__(self, "resolved", dict(self.resolved))
 
     def __getstate__(self) -> dict[str, Any]:
