@@ -51,7 +51,7 @@ Per example ``i`` (in the order given):
    c * delta``, so that the average is ``W - U / c``.
 
 Nothing is searched for. A dense row (linked to every target, in target order:
-:mod:`snowpy.network.blocks`) holds target ``t``'s link at offset ``t``, and is
+:mod:`snowpy.network.links`) holds target ``t``'s link at offset ``t``, and is
 scored as a plain vector. The links of the other rows that belong to the targets
 an example needs are threaded onto a list per target in one pass, so creating a
 target's missing links and gathering its weights walk that target's links of the
@@ -78,7 +78,6 @@ from snowpy._lazy import lazy_module
 from snowpy._rows import Rows
 from snowpy._core.online import GROW_MAP, GROW_QUEUE, GROW_ROWS, OnlineLearner
 from snowpy.exceptions import CalibrationWarning, ConfigurationError, NumericalError, PluginError
-from snowpy.network.blocks import USED
 from snowpy.network.calibrating import fit_progressive, refresh_progressive
 from snowpy.network.labels import (
     COLLECTIONS,
@@ -88,7 +87,7 @@ from snowpy.network.labels import (
     positive_matrix,
     refuse_label_kind,
 )
-from snowpy.network.links import ONLINE_WIDTH, TOUCHED, LinkStore, exact_layout
+from snowpy.network.links import ONLINE_WIDTH, TOUCHED, USED, LinkStore, exact_layout
 from snowpy.network.training import (
     KERNEL_ERRORS,
     NumericalWarning,

@@ -206,7 +206,7 @@ class NetworkKind(Estimator):
                 part = None if targets is None else targets[begin:begin + _PREDICT_BLOCK]
                 above = (scores >= 0) & self._allowed_mask(part, scores.shape)
                 claimed.extend(tuple(classes[np.flatnonzero(row)].tolist()) for row in above)
-            if getattr(self, "_indicator", False):  # trained on an indicator matrix
+            if self._indicator:  # trained on an indicator matrix
                 return self._as_indicator(claimed)
             return claimed
         if not len(classes):
@@ -284,7 +284,7 @@ class NetworkKind(Estimator):
     def score(self, X: Any, y: Sequence[Any]) -> float:
         """Accuracy (exact set match for multi-label networks)."""
         predicted = self.predict(X)
-        if getattr(self, "_indicator", False):
+        if self._indicator:
             return float(np.mean(np.all(predicted == np.asarray(y), axis=1)))
         if self.multilabel_:
             return float(np.mean([set(p) == set(t) for p, t in zip(predicted, y)]))

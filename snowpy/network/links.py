@@ -6,15 +6,32 @@ when averaging, and (only when ``-e percent`` eligibility needs it) a count.
 Nothing else is stored per link, so memory, model files and the cost of
 scoring an example grow with the links, not with features x targets.
 
-Rows and blocks
----------------
+Rows and the pool
+-----------------
 Each feature seen in training gets a *row* (row 0 is the bias, SNoW's fixed
 feature); a hash map (:class:`snowpy.hashmap.FeatureMap`) gives
 the row of a feature id, so the width of the feature space does not matter.
-A row's links sit in one block of the pool, sorted by target
-(:mod:`snowpy.network.blocks`): scoring an example reads one short run of
-memory per active feature, and finding a target's link in it is a short scan
-or a bisection.
+A row's links sit in one run of the pool, sorted by target: scoring an example
+reads one short run of memory per active feature, and finding a target's link in
+it is a short scan or a bisection.
+
+The pool is parallel arrays: ``target[j]`` (``int32``), ``W[j, p]`` (the weight
+planes), ``U[j, p]`` (the averaging sums, when averaging) and ``lcount[j]`` (the
+link's count, when kept). Row ``r`` owns the slots ``start[r]`` to ``start[r] +
+size[r]``, with room for ``cap[r]`` links (one 16-byte record per row, :data:`ROW`,
+read whole). Links are appended to their row's run, never moved within it while an
+example is being learned, so a link's *offset* in its run is stable; a full run
+moves, whole, to one of twice the room, and the old one goes on a free list of its
+size class, from which later runs are taken first. A row linked to half the targets
+or more is laid out *dense*: slot ``t`` of its run holds target ``t``'s link, or a
+hole (target ``-1``, the absent weight, no averaging sum) where there is none, and
+scoring reads it as a plain vector. ``meta`` holds the bookkeeping: ``meta[USED]``
+the end of the part of the pool ever handed out, ``meta[FREE + c]`` the first free
+run of room ``2**c`` (``-1``: none; a free run's ``target`` holds the next one), and
+``meta[IDLE]`` the slots sitting in free runs. The operations on the pool (find,
+append, allocate, free, densify) are compiled into the training engine
+(``snowpy/_core/pool.pxd``, the same constants); the pool is grown by the caller
+(Python) between calls, so none of them allocates memory.
 
 Missing links
 -------------
@@ -38,7 +55,6 @@ from snowpy._core.engine import POLICIES, Links
 from snowpy._core.scoring import effective_weights, moved_by_target
 from snowpy._lazy import lazy_module
 from snowpy.hashmap import FeatureMap
-from snowpy.network.blocks import IDLE, USED, new_meta
 from snowpy.rules.spec import RuleKernel
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -47,7 +63,7 @@ else:
     sp = lazy_module("scipy.sparse")
 
 __all__ = ["ALL", "LINK_POLICIES", "exact_layout", "ONLINE_WIDTH", "POSITIVE", "PRECISIONS", "ROW", "SIGNED",
-           "TOUCHED", "LinkStore"]
+           "TOUCHED", "USED", "LinkStore", "new_meta"]
 
 #: Storage precision of the weights: name -> (dtype, smallest and largest magnitude kept).
 PRECISIONS = {"float64": (np.float64, 1e-100, 1e100), "float32": (np.float32, 1e-30, 1e30)}
@@ -56,6 +72,10 @@ LINK_POLICIES = tuple(POLICIES)
 POSITIVE, TOUCHED, ALL, SIGNED = (POLICIES[name] for name in ("positive", "touched", "all",
                                                                "signed"))
 _MAX_ROWS = 2**31 - 2
+#: ``meta``'s entries (``snowpy/_core/pool.pxd``): the end of the slots handed out, the
+#: slots in free runs, the first free run of each of the 32 size classes.
+USED, IDLE, FREE = 0, 1, 2
+META_SIZE = FREE + 32
 #: The feature space of a network started one example at a time with no width:
 #: any id below it.
 ONLINE_WIDTH = 2**31
@@ -105,6 +125,13 @@ def _resized(holder: Any, name: str, length: int, fill: float | None = 0) -> Non
     if fill is not None and length > old:
         resized[old:] = fill
     setattr(holder, name, resized)
+
+
+def new_meta() -> np.ndarray:
+    """The bookkeeping of an empty pool."""
+    meta = np.zeros(META_SIZE, dtype=np.int64)
+    meta[FREE:] = -1
+    return meta
 
 
 def exact_layout(stores: list[LinkStore], n_rows: int, n_targets: int, threads: int = 1
