@@ -7,7 +7,6 @@ import pytest
 import scipy.sparse as sp
 
 import snowpy
-from snowpy.network.options import bias_strength
 from snowpy.plugins import list_rules
 
 BUILTIN_RULES = ["perceptron", "winnow", "balanced-winnow", "thick-separator", "aggressive",
@@ -261,25 +260,20 @@ def test_a_few_documents_score_through_their_links_alone_alike(rule, precision, 
     computed as it is read (a loaded model's other links never touched), not from a table
     of every link's: the scores are the table's bit for bit, for every rule, precision
     and averaging; one of many documents builds the table, and keeps it."""
-    from snowpy.network.scoring import scores, worth_a_table
-
     rng = np.random.default_rng(3)
     X = sp.csr_matrix((rng.random((400, 3000)) < 0.02).astype(float))
     y = rng.integers(0, 7, 400)
     net = snowpy.Network(rule, precision=precision, average=average, links="all",
                          epochs=2).fit(X, y)
-    store, one = net.engine_.store, X[:1]
-    assert not worth_a_table(store, one) and worth_a_table(store, X)
-    theta, bias = float(net.rule_params_["theta"]), bias_strength(net.bias)
-    table = net.engine_.effective_delta(bool(net.average))
-    np.testing.assert_array_equal(scores(store, None, X, bias, theta, averaged=average),
-                                  scores(store, table, X, bias, theta, averaged=average))
-    net.engine_.cache.invalidate()
-    np.testing.assert_array_equal(net.target_scores(one), scores(store, table, one, bias,
-                                                                theta, averaged=average))
-    assert not net.engine_.cache.effective  # (one document: no table built)
+    engine, one = net.engine_, X[:1]
+    np.testing.assert_array_equal(engine.scores(X, averaged=average, table=False),
+                                  engine.scores(X, averaged=average, table=True))
+    expected = engine.scores(one, averaged=average, table=True)
+    engine.cache.invalidate()
+    np.testing.assert_array_equal(net.target_scores(one), expected)
+    assert not engine.cache.effective  # (one document: no table built)
     net.target_scores(X)
-    assert net.engine_.cache.effective  # (many: the table, kept)
+    assert engine.cache.effective  # (many: the table, kept)
 
 
 @pytest.mark.parametrize("percent,kept", [

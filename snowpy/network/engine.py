@@ -74,6 +74,7 @@ from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 import numpy as np
 
 from snowpy._core.engine import Options, Outcome, RuleBinding, run
+from snowpy._core.scoring import score_rows
 from snowpy._lazy import lazy_module
 from snowpy._rows import Rows
 from snowpy._core.online import GROW_MAP, GROW_QUEUE, GROW_ROWS, OnlineLearner
@@ -978,6 +979,40 @@ class Engine(OneExample):
         if cached is None:
             cached = self.cache.effective[averaged] = self.store.effective(averaged=averaged)
         return cached
+
+    def scores(self, X: Any, *, averaged: bool, table: bool | None = None) -> np.ndarray:
+        """Activation minus threshold of every target, ``float64[n, targets]``, for the
+        rows of ``X`` (CSR, or :class:`~snowpy._rows.Rows`): target ``t``'s on an example
+        with strengths ``v_k`` on rows ``r_k`` (the bias first, with its strength) is
+
+            absent * sum_k v_k + sum_k v_k * sum_{links j of r_k} E[j] - theta
+
+        where ``E[j]`` is link ``j``'s effective weight minus the absent weight; a feature
+        never seen in training and a missing link weigh the absent weight. The cost is
+        that of the active features' links, whatever the number of targets. ``table``:
+        read ``E`` from a table of every link's (:meth:`effective_delta`, kept for the
+        next call), or compute each link's as it is read (a few documents of a large
+        model read a sliver of it); None: the table when one is kept, or when ``X``
+        reads a good share of the network's rows."""
+        store = self.store
+        effective = self.cache.effective.get(averaged)
+        if table is None:
+            table = effective is not None or int(X.indptr[-1]) * 8 >= store.n_rows
+        if table:
+            effective = self.effective_delta(averaged)
+        else:
+            effective = None
+            self.ensure_fresh()  # (a rule's derived weights, as a table would hold them)
+        rows = store.prediction_rows(X)
+        out = np.empty((X.shape[0], store.n_targets), dtype=np.float64)
+        vals = X.strengths if isinstance(X, Rows) else X.data
+        W, U, seen, planes, averaging, round32, absent = store.weighing(averaged=averaged)
+        if effective is not None:
+            W, U = W[:0], U[:0]
+        score_rows(X.indptr, rows, vals, store.rows, store.target, effective, W, U, seen,
+                   planes, averaging, round32, absent, self.bias, float(self.params["theta"]),
+                   out)
+        return out
 
     # --------------------------------------------------------------- views
     @property

@@ -36,8 +36,6 @@ from snowpy.network.options import (
     eligibility_of,
     engine_settings,
 )
-from snowpy.network.scoring import scores as link_scores
-from snowpy.network.scoring import worth_a_table
 from snowpy.network.state import network_state, restore_network
 from snowpy.network.training import NumericalWarning
 from snowpy.plugins import get_rule
@@ -294,15 +292,7 @@ class Network(NetworkKind):
                     f"({limit:g}): activations could never reach it; choose a value of the "
                     "scale of the feature strengths")
 
-    def _bias_strength(self) -> float:
-        return bias_strength(self.bias)
-
-    def _initialise(self, X: sp.csr_matrix, multilabel: bool, streamed: bool = False,
-                    checked: bool = False) -> None:
-        self._initialise_sized(X.shape[1], X.nnz / max(X.shape[0], 1), multilabel, streamed,
-                               checked=checked)
-
-    def _initialise_sized(self, n_features: int, mean_active: float, multilabel: bool,
+    def _initialise(self, n_features: int, mean_active: float, multilabel: bool,
                           streamed: bool = False, *, checked: bool = False) -> None:
         """A fresh network for ``n_features`` columns; ``mean_active`` features per example
         (SNoW's rho, for data-derived initial weights) estimated from the first data
@@ -311,7 +301,7 @@ class Network(NetworkKind):
             self.check_options()
         spec, params = self._resolve_rule()
         context = BuildContext(
-            mean_active_features=mean_active + (self._bias_strength() > 0),
+            mean_active_features=mean_active + (bias_strength(self.bias) > 0),
             n_features=n_features,
         )
         kernel = spec.make_kernel(params, context)
@@ -348,7 +338,7 @@ class Network(NetworkKind):
         >>> net.classes_.tolist(), net.n_links_
         (['a', 'b'], 0)
         """
-        self._initialise_sized(int(n_features), float(mean_active), bool(multilabel))
+        self._initialise(int(n_features), float(mean_active), bool(multilabel))
         state = self._state
         state.labels = LabelIndex(labels)
         state.store.add_targets(len(state.labels))
@@ -397,7 +387,7 @@ class Network(NetworkKind):
     def _begin_fit(self, X: Any, labels: LabelIndex, multilabel: bool, indicator: bool
                   ) -> None:
         """A fresh link store for ``X``'s width, a target per label."""
-        self._initialise(X, multilabel, checked=True)
+        self._initialise(X.shape[1], X.nnz / max(X.shape[0], 1), multilabel, checked=True)
         self._state.labels = labels
         self._state.indicator = indicator
 
@@ -417,8 +407,8 @@ class Network(NetworkKind):
         if calibrating(self.calibrate).cross_fits:
             raise ConfigurationError(f"calibrate={self.calibrate!r} fits held-out folds in "
                                      "memory; blocks are calibrated progressively")
-        self._initialise_sized(blocks.width, blocks.nnz / max(blocks.n, 1), blocks.multilabel,
-                               checked=True)
+        self._initialise(blocks.width, blocks.nnz / max(blocks.n, 1), blocks.multilabel,
+                         checked=True)
         engine = self._state
         engine.labels = LabelIndex(sorted_labels(list(blocks.labels), False))
         engine.add_targets(len(engine.labels))
@@ -446,7 +436,7 @@ class Network(NetworkKind):
 
     def _begin_stream(self, X: Any, multilabel: bool) -> None:
         """A fresh link store for ``X``'s width; targets grow with the labels met."""
-        self._initialise(X, multilabel, streamed=True)
+        self._initialise(X.shape[1], X.nnz / max(X.shape[0], 1), multilabel, streamed=True)
 
     def _check_continues(self, X: Any) -> None:
         """Refuse to continue a network loaded from an inference-only model file (its
@@ -458,8 +448,8 @@ class Network(NetworkKind):
         """A fresh engine for a first example learned on its own: ``width`` features, or
         with none an open feature space (any id below :data:`ONLINE_WIDTH`,
         ``n_features_in_`` one past the largest seen)."""
-        self._initialise_sized(width or ONLINE_WIDTH, float(ids.size),
-                               isinstance(y, COLLECTIONS), streamed=True)
+        self._initialise(width or ONLINE_WIDTH, float(ids.size), isinstance(y, COLLECTIONS),
+                         streamed=True)
         if width is None:
             self._state.open_features = True
             self._state.n_features = 0
@@ -523,14 +513,7 @@ class Network(NetworkKind):
         self._check_fitted()
         X = as_csr(X)
         self._check_width(X)
-        averaged = bool(self.average)
-        table = self._state.cache.effective.get(averaged)
-        if table is None and worth_a_table(self._state.store, X):
-            table = self._state.effective_delta(averaged)
-        elif table is None:
-            self._state.ensure_fresh()  # (a rule's derived weights, as the table holds them)
-        return link_scores(self._state.store, table, X, self._bias_strength(),
-                           float(self.rule_params_["theta"]), averaged=averaged)
+        return self._state.scores(X, averaged=bool(self.average))
 
     def to_state(self, inference_only: bool = False) -> tuple[dict, dict]:
         """The network as a header and named arrays (:mod:`snowpy.network.state`), what
@@ -614,4 +597,4 @@ class Network(NetworkKind):
         bias = np.full(self._state.store.n_targets, self._state.store.absent)
         row = self._state.effective_links()[0].tocoo()
         bias[row.col] = row.data
-        return self._bias_strength() * bias - float(self.rule_params_["theta"])
+        return self._state.bias * bias - float(self.rule_params_["theta"])
