@@ -115,7 +115,7 @@ class DualNetwork(NetworkKind):
         check_training_options(self.get_params())
 
     def _check_fitted(self) -> None:
-        if "_dual" not in self.__dict__:
+        if "_engine" not in self.__dict__:
             raise NotFittedError(f"this {type(self).__name__} is not trained yet; call fit or "
                                  "partial_fit first")
 
@@ -129,7 +129,7 @@ class DualNetwork(NetworkKind):
                                                        n_features=n_features))
         params.update(kernel.resolved)
         index = labels if isinstance(labels, LabelIndex) else LabelIndex(labels)
-        self._dual = DualEngine(index, kernel, params, n_features=n_features,
+        self._engine = DualEngine(index, kernel, params, n_features=n_features,
                                 multilabel=multilabel, seed=self.seed,
                                 progressive=ProgressiveWindow(len(index))
                                 if self.calibrate == "progressive" else None)
@@ -141,7 +141,7 @@ class DualNetwork(NetworkKind):
         (:class:`~snowpy.network.support.DualEngine`): the support vectors, their
         coefficients, the labels; :meth:`to_state` gives it as plain data."""
         self._check_fitted()
-        return self._dual
+        return self._engine
 
     # -------------------------------------------------------------- training
     # -------------------------------------------- fit's steps (NetworkKind.fit)
@@ -154,7 +154,7 @@ class DualNetwork(NetworkKind):
                   ) -> None:
         """No support vector yet, a target per label."""
         self.start(X.shape[1], labels, multilabel=multilabel)
-        self._dual.indicator = indicator
+        self._engine.indicator = indicator
 
     def _learn_rows(self, X: Any, y: Any, targets: Any, *, progress: Any,
                    keys: np.ndarray | None) -> None:
@@ -164,7 +164,7 @@ class DualNetwork(NetworkKind):
 
     def _normalisation(self, multilabel: bool) -> str:
         """How calibrated probabilities combine across targets: as the rule says."""
-        return self._dual.kernel.normalisation(multilabel)
+        return self._engine.kernel.normalisation(multilabel)
 
     def _begin_stream(self, X: Any, multilabel: bool) -> None:
         """No support vector yet; targets grow with the labels met."""
@@ -185,35 +185,35 @@ class DualNetwork(NetworkKind):
                keys: np.ndarray | None) -> None:
         progress = as_progress(progress)
         y_indptr, y_targets = encode_labels(self._labels, y, self.multilabel_)
-        self._dual.cover_targets()
+        self._engine.cover_targets()
         ids = X.indices.astype(np.int64)
         vals = X.data.astype(np.float64)
         indptr = X.indptr.astype(np.int64)
         if shuffle and keys is None:
             keys = example_keys(X, y_indptr, y_targets)
-        positives = self._dual.positives(y_indptr, y_targets)
+        positives = self._engine.positives(y_indptr, y_targets)
 
         def one_epoch(epoch: int) -> int:
-            order = (shuffled(keys, self._dual.rng) if shuffle and keys is not None
+            order = (shuffled(keys, self._engine.rng) if shuffle and keys is not None
                      else np.arange(X.shape[0])).astype(np.int64)
             mistakes = updates = 0
             for start, stop in chunks(order.size, progress is not None,
                                       None if progress is None else progress.every):
-                done_m, done_u = self._dual.run(indptr, ids, vals, order[start:stop], y_indptr,
+                done_m, done_u = self._engine.run(indptr, ids, vals, order[start:stop], y_indptr,
                                                 y_targets, positives if epoch == 0 else None)
                 mistakes += done_m
                 updates += done_u
                 if progress is not None:
                     progress(epoch, stop, order.size, done_m)
-            self._dual.n_examples_seen += int(order.size)
-            self._dual.mistakes.append(mistakes)
-            self._dual.updates.append(updates)
+            self._engine.n_examples_seen += int(order.size)
+            self._engine.mistakes.append(mistakes)
+            self._engine.updates.append(updates)
             return updates
 
         run_epochs(epochs, bool(self.early_stop), one_epoch)
-        if self.calibrate == "progressive" and self._dual.progressive is not None \
-                and self._dual.progressive.filled:
-            fit_progressive(self._dual, self._dual.progressive)
+        if self.calibrate == "progressive" and self._engine.progressive is not None \
+                and self._engine.progressive.filled:
+            fit_progressive(self._engine, self._engine.progressive)
 
     # ------------------------------------------------------------ prediction
     @property
@@ -225,13 +225,13 @@ class DualNetwork(NetworkKind):
     def n_support_(self) -> int:
         """Support vectors held (at most the budget)."""
         self._check_fitted()
-        return int(self._dual.ring[USED])
+        return int(self._engine.ring[USED])
 
     @property
     def dual_coef_(self) -> np.ndarray:
         """``float64[support vectors, targets]``: each support vector's coefficients."""
         self._check_fitted()
-        return self._dual.alpha[:self.n_support_]
+        return self._engine.alpha[:self.n_support_]
 
     @property
     def n_links_(self) -> int:
@@ -244,7 +244,7 @@ class DualNetwork(NetworkKind):
         self._check_fitted()
         X = _canonical(X)
         self._check_continues(X)
-        return self._dual.scores(X.indptr, X.indices, X.data)
+        return self._engine.scores(X.indptr, X.indices, X.data)
 
     def kernel_values(self, X: Any) -> np.ndarray:
         """``K(s, x)`` of each support vector ``s`` with each row ``x`` of ``X``,
@@ -253,17 +253,17 @@ class DualNetwork(NetworkKind):
         support vector by support vector."""
         self._check_fitted()
         X = _canonical(X)
-        n_support, width = self.n_support_, self._dual.width
+        n_support, width = self.n_support_, self._engine.width
         out = np.empty((X.shape[0], n_support))
         indptr, indices = X.indptr.astype(np.int64), X.indices.astype(np.int64)
         data = X.data.astype(np.float64)
         for start in range(0, n_support, 256):  # (an identity of coefficients, by blocks)
             end = min(start + 256, n_support)
             block = np.empty((X.shape[0], end - start))
-            dual_scores(self._dual.kernel.compiled, self._dual.ids[start * width:end * width],
-                        self._dual.vals[start * width:end * width], self._dual.lengths[start:end], width,
+            dual_scores(self._engine.kernel.compiled, self._engine.ids[start * width:end * width],
+                        self._engine.vals[start * width:end * width], self._engine.lengths[start:end], width,
                         end - start, np.eye(end - start), indptr, indices, data,
-                        self._dual.kernel.params, 0.0, block)
+                        self._engine.kernel.params, 0.0, block)
             out[:, start:end] = block
         return out
 
@@ -281,12 +281,12 @@ class DualNetwork(NetworkKind):
     def feature_ids_(self) -> np.ndarray:
         """The features of the support vectors, sorted."""
         self._check_fitted()
-        return np.unique(self._dual.held(self._dual.ids))
+        return np.unique(self._engine.held(self._engine.ids))
 
     def link_counts(self, columns: Any = None) -> np.ndarray:
         """Support vectors holding each feature (of :attr:`feature_ids_`, or ``columns``)."""
         columns = self.feature_ids_ if columns is None else np.asarray(columns)
-        held = np.sort(self._dual.held(self._dual.ids))
+        held = np.sort(self._engine.held(self._engine.ids))
         return np.searchsorted(held, columns, side="right") - \
             np.searchsorted(held, columns, side="left")
 

@@ -26,27 +26,27 @@ __all__ = ["dual_state", "restore_dual"]
 
 def dual_state(net: Any) -> tuple[dict[str, Any], dict[str, np.ndarray]]:
     """The header and arrays that describe a trained :class:`DualNetwork`."""
-    state = net.engine_
-    n = state.n_support
-    lengths = state.lengths[:n].copy()
+    engine = net.engine_
+    n = engine.n_support
+    lengths = engine.lengths[:n].copy()
     header = {
         "kind": "dual",
         "dual": {
             "options": plain(net.get_params()), "rule_params": plain(net.rule_params_),
-            "labels": plain(list(state.labels.labels)), "multilabel": net.multilabel_,
-            "indicator": bool(state.indicator), "n_features": net.n_features_in_,
-            "oldest": int(state.ring[OLDEST]), "mistakes": list(net.mistakes_),
+            "labels": plain(list(engine.labels.labels)), "multilabel": net.multilabel_,
+            "indicator": bool(engine.indicator), "n_features": net.n_features_in_,
+            "oldest": int(engine.ring[OLDEST]), "mistakes": list(net.mistakes_),
             "updates": list(net.updates_), "examples_seen": int(net.n_examples_seen_),
             "calibration": (net.calibration_.header()
                             if net.calibration_ is not None else None),
         },
     }
-    arrays = {"sv_ids": state.held(state.ids), "sv_vals": state.held(state.vals),
+    arrays = {"sv_ids": engine.held(engine.ids), "sv_vals": engine.held(engine.vals),
               "sv_len": lengths, "sv_alpha": np.ascontiguousarray(net.dual_coef_)}
     if net.calibration_ is not None:
         arrays.update(net.calibration_.arrays())
-    if state.progressive is not None and state.progressive.filled:
-        scores, positives = state.progressive.arrays()
+    if engine.progressive is not None and engine.progressive.filled:
+        scores, positives = engine.progressive.arrays()
         arrays.update(progressive_scores=np.ascontiguousarray(scores),
                       progressive_positives=positives.astype(np.uint8))
     return header, arrays
@@ -80,19 +80,19 @@ def restore_dual(network_class: type, header: dict[str, Any], arrays: dict[str, 
     n = int(lengths.size)
     if budget and n > budget:
         raise ModelFileError(f"{where}: {n} support vectors exceed the budget {budget}")
-    state = net.engine_
-    state.adopt(ids, vals, lengths, alpha, int(header.get("oldest", 0)), budget)
-    state.mistakes = [int(v) for v in header.get("mistakes", [])]
-    state.updates = [int(v) for v in header.get("updates", [])]
-    state.n_examples_seen = int(header.get("examples_seen", 0))
-    state.indicator = bool(header.get("indicator", False))
+    engine = net.engine_
+    engine.adopt(ids, vals, lengths, alpha, int(header.get("oldest", 0)), budget)
+    engine.mistakes = [int(v) for v in header.get("mistakes", [])]
+    engine.updates = [int(v) for v in header.get("updates", [])]
+    engine.n_examples_seen = int(header.get("examples_seen", 0))
+    engine.indicator = bool(header.get("indicator", False))
     if header.get("calibration"):
-        state.calibration = Calibration.from_file(header["calibration"], arrays, where)
+        engine.calibration = Calibration.from_file(header["calibration"], arrays, where)
     window = arrays.get("progressive_scores")
-    if window is not None and state.progressive is not None:
+    if window is not None and engine.progressive is not None:
         positives = arrays.get("progressive_positives")
         if positives is None or positives.shape != window.shape or window.ndim != 2:
             raise ModelFileError(f"{where}: the progressive calibration window is "
                                  "inconsistent")
-        state.progressive = ProgressiveWindow.restore(window, positives.astype(bool))
+        engine.progressive = ProgressiveWindow.restore(window, positives.astype(bool))
     return net

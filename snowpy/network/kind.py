@@ -481,10 +481,10 @@ class NetworkKind(Estimator):
             is_multilabel(y) if len(y) else fitted and self.multilabel_)
         if not fitted:
             self._begin_stream(X, multilabel)
-            state = self.engine_
-            state.indicator = width is not None
+            engine = self.engine_
+            engine.indicator = width is not None
             for column in range(width or 0):
-                state.labels.add(column)
+                engine.labels.add(column)
         else:
             self._check_continues(X)
             if multilabel != self.multilabel_:

@@ -322,7 +322,7 @@ class Network(NetworkKind):
         # (which need it twice) calibrate it progressively, as the stream goes
         calibrate = calibrating(self.calibrate)
         progressive = calibrate.method == "progressive" or (streamed and calibrate.cross_fits)
-        self._state = Engine(
+        self._engine = Engine(
             spec, params, kernel, store, LabelIndex(), multilabel=multilabel,
             n_features=n_features, progressive=ProgressiveWindow() if progressive else None,
             **engine_settings(self.get_params()))
@@ -339,14 +339,14 @@ class Network(NetworkKind):
         (['a', 'b'], 0)
         """
         self._initialise(int(n_features), float(mean_active), bool(multilabel))
-        state = self._state
-        state.labels = LabelIndex(labels)
-        state.store.add_targets(len(state.labels))
-        state.target_counts()
+        engine = self._engine
+        engine.labels = LabelIndex(labels)
+        engine.store.add_targets(len(engine.labels))
+        engine.target_counts()
         return self
 
     def _is_fitted(self) -> bool:
-        return "_state" in self.__dict__
+        return "_engine" in self.__dict__
 
     def __sklearn_is_fitted__(self) -> bool:
         """Whether the network has learned (scikit-learn's ``check_is_fitted`` asks)."""
@@ -360,7 +360,7 @@ class Network(NetworkKind):
         holds the operations on it); :meth:`to_state` gives it as
         plain data."""
         try:  # (read on every example by the fitted attributes: one look-up)
-            return self.__dict__["_state"]
+            return self.__dict__["_engine"]
         except KeyError:
             self._check_fitted()  # (raises NotFittedError)
             raise
@@ -368,7 +368,7 @@ class Network(NetworkKind):
     @engine_.setter
     def engine_(self, engine: Engine) -> None:
         # (loading a model, or a distributed round's mix, builds the engine)
-        self._state = engine
+        self._engine = engine
 
     def _check_fitted(self) -> None:
         if not self._is_fitted():
@@ -388,8 +388,8 @@ class Network(NetworkKind):
                   ) -> None:
         """A fresh link store for ``X``'s width, a target per label."""
         self._initialise(X.shape[1], X.nnz / max(X.shape[0], 1), multilabel, checked=True)
-        self._state.labels = labels
-        self._state.indicator = indicator
+        self._engine.labels = labels
+        self._engine.indicator = indicator
 
     def _learn_rows(self, X: Any, y: Any, targets: Any, *, progress: Any,
                    keys: np.ndarray | None) -> None:
@@ -409,7 +409,7 @@ class Network(NetworkKind):
                                      "memory; blocks are calibrated progressively")
         self._initialise(blocks.width, blocks.nnz / max(blocks.n, 1), blocks.multilabel,
                          checked=True)
-        engine = self._state
+        engine = self._engine
         engine.labels = LabelIndex(sorted_labels(list(blocks.labels), False))
         engine.add_targets(len(engine.labels))
         for X, _, _ in blocks.epoch(None):  # rows in the stored order, as fit makes them
@@ -427,12 +427,12 @@ class Network(NetworkKind):
         if self.calibrate not in (None, "none"):
             phase(progress, "calibrating")
         if self.calibrate == "progressive":
-            fit_progressive(self._state, self._state.progressive)
+            fit_progressive(self._engine, self._engine.progressive)
 
     def _normalisation(self, multilabel: bool) -> str:
         """How calibrated probabilities combine across targets (:func:`~snowpy.network.
         calibrating.normalisation_of`)."""
-        return normalisation_of(self._state, multilabel)
+        return normalisation_of(self._engine, multilabel)
 
     def _begin_stream(self, X: Any, multilabel: bool) -> None:
         """A fresh link store for ``X``'s width; targets grow with the labels met."""
@@ -441,7 +441,7 @@ class Network(NetworkKind):
     def _check_continues(self, X: Any) -> None:
         """Refuse to continue a network loaded from an inference-only model file (its
         width is checked as it learns: a network started one example at a time widens)."""
-        if self._state.frozen:
+        if self._engine.frozen:
             raise ConfigurationError(INFERENCE_ONLY)
 
     def _start_one(self, ids: np.ndarray, y: Any, width: int | None) -> None:
@@ -451,8 +451,8 @@ class Network(NetworkKind):
         self._initialise(width or ONLINE_WIDTH, float(ids.size), isinstance(y, COLLECTIONS),
                          streamed=True)
         if width is None:
-            self._state.open_features = True
-            self._state.n_features = 0
+            self._engine.open_features = True
+            self._engine.n_features = 0
 
     def _learn_pass(self, X: Any, y: Any, targets: Any, *, progress: Any) -> None:
         """One pass in the given order, the progressive window filled as it goes."""
@@ -462,7 +462,7 @@ class Network(NetworkKind):
                shuffle: bool, progress: Any = None, fitting: bool = False,
                keys: np.ndarray | None = None) -> Network:
         self._check_width(X, learning=True)
-        engine = self._state
+        engine = self._engine
         if targets is not None:
             check_length(X.shape[0], targets, "targets")
         block = engine.block(X, y, targets, keys)
@@ -474,10 +474,10 @@ class Network(NetworkKind):
         return self
 
     def _check_width(self, X: sp.csr_matrix, *, learning: bool = False) -> None:
-        if self._state.open_features and X.shape[1] <= ONLINE_WIDTH:
+        if self._engine.open_features and X.shape[1] <= ONLINE_WIDTH:
             # started one example at a time, without a width: any ids below 2**31
             if learning:
-                self._state.n_features = max(self.n_features_in_, X.shape[1])
+                self._engine.n_features = max(self.n_features_in_, X.shape[1])
             return
         if X.shape[1] != self.n_features_in_:
             raise ConfigurationError(
@@ -495,14 +495,14 @@ class Network(NetworkKind):
         (or once at the end) to keep its size in check.
         """
         self._check_fitted()
-        return self._state.prune(self.discard, averaged=bool(self.average))
+        return self._engine.prune(self.discard, averaged=bool(self.average))
 
     # ------------------------------------------------------------ prediction
     @property
     def classes_(self) -> np.ndarray:
         """The labels, one per target node, in target order."""
         self._check_fitted()
-        return self._state.labels.as_array()
+        return self._engine.labels.as_array()
 
     def target_scores(self, X: Any) -> np.ndarray:
         """Activation minus threshold of every target, ``float64[n, targets]``: SNoW's
@@ -513,7 +513,7 @@ class Network(NetworkKind):
         self._check_fitted()
         X = as_csr(X)
         self._check_width(X)
-        return self._state.scores(X, averaged=bool(self.average))
+        return self._engine.scores(X, averaged=bool(self.average))
 
     def to_state(self, inference_only: bool = False) -> tuple[dict, dict]:
         """The network as a header and named arrays (:mod:`snowpy.network.state`), what
@@ -550,7 +550,7 @@ class Network(NetworkKind):
     def n_links_(self) -> int:
         """Links held: feature-target pairs with a weight of their own."""
         self._check_fitted()
-        return self._state.store.n_links
+        return self._engine.store.n_links
 
     def link_counts(self, columns: Any = None) -> np.ndarray:
         """Links held by each feature (column of ``X``): all features seen, or ``columns``.
@@ -559,7 +559,7 @@ class Network(NetworkKind):
         the counts follow :attr:`feature_ids_`.
         """
         self._check_fitted()
-        store = self._state.store
+        store = self._engine.store
         if columns is None:
             return store.size[1:store.n_rows].astype(np.int64)
         columns = np.asarray(columns, dtype=np.int64)
@@ -576,17 +576,17 @@ class Network(NetworkKind):
         """The feature (column of ``X``) of each row of the engine's
         :meth:`~snowpy.network.engine.Engine.effective_links` from 1 on."""
         self._check_fitted()
-        return self._state.store.feature_ids
+        return self._engine.store.feature_ids
 
     @property
     def coef_(self) -> np.ndarray:
         """Effective weights as scikit-learn lays them out, ``[targets, n_features]`` (dense)."""
         self._check_fitted()
-        links = self._state.effective_links().tocoo()
-        store = self._state.store
+        links = self._engine.effective_links().tocoo()
+        store = self._engine.store
         coef = np.full((store.n_targets, self.n_features_in_), store.absent)
         features = links.row >= 1
-        ids = self._state.store.feature_ids
+        ids = self._engine.store.feature_ids
         coef[links.col[features], ids[links.row[features] - 1]] = links.data[features]
         return coef
 
@@ -594,7 +594,7 @@ class Network(NetworkKind):
     def intercept_(self) -> np.ndarray:
         """Bias weight minus threshold, per target (zero bias when ``bias=False``)."""
         self._check_fitted()
-        bias = np.full(self._state.store.n_targets, self._state.store.absent)
-        row = self._state.effective_links()[0].tocoo()
+        bias = np.full(self._engine.store.n_targets, self._engine.store.absent)
+        row = self._engine.effective_links()[0].tocoo()
         bias[row.col] = row.data
-        return self._state.bias * bias - float(self.rule_params_["theta"])
+        return self._engine.bias * bias - float(self.rule_params_["theta"])

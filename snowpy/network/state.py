@@ -3,7 +3,7 @@
 This is what a model file stores (:mod:`snowpy.model_file` writes and reads
 the file; :mod:`snowpy.persistence` puts estimators in it): everything needed
 to reproduce predictions and to continue training exactly. The network
-knows its state, not its file format.
+knows its engine, not its file format.
 
 Arrays of a full network (format 2)
 -----------------------------------
@@ -83,10 +83,10 @@ def narrowest(values: np.ndarray, bound: int) -> np.ndarray:
 def network_state(net: Any, inference_only: bool = False
                   ) -> tuple[dict[str, Any], dict[str, np.ndarray]]:
     """The header and arrays that describe a trained network."""
-    state = net.engine_
-    state.ensure_fresh()
+    engine = net.engine_
+    engine.ensure_fresh()
     calibration = net.calibration_  # (progressive sigmoids a stream left due: fitted)
-    store = state.store
+    store = engine.store
     inference_only = inference_only or store.frozen
     layout = store.exact()
     keep_rows = layout["sizes"] > 0
@@ -98,16 +98,16 @@ def network_state(net: Any, inference_only: bool = False
     header = {
         "options": plain(learned({name: getattr(net, name) for name in NETWORK})),
         "params": plain(learned(net.get_params())),
-        "rule_params": plain(state.params),
-        "labels": plain(list(state.labels.labels)),
-        "multilabel": bool(state.multilabel),
-        "indicator": bool(state.indicator),
-        "n_features": int(state.n_features),
-        "open_features": bool(state.open_features),
+        "rule_params": plain(engine.params),
+        "labels": plain(list(engine.labels.labels)),
+        "multilabel": bool(engine.multilabel),
+        "indicator": bool(engine.indicator),
+        "n_features": int(engine.n_features),
+        "open_features": bool(engine.open_features),
         "seen": int(store.seen),
-        "stats": {"mistakes": state.mistakes, "updates": state.updates,
-                  "n_examples_seen": int(state.n_examples_seen),
-                  "overflows": int(state.overflows), "underflows": int(state.underflows)},
+        "stats": {"mistakes": engine.mistakes, "updates": engine.updates,
+                  "n_examples_seen": int(engine.n_examples_seen),
+                  "overflows": int(engine.overflows), "underflows": int(engine.underflows)},
         "calibration": calibration.header() if calibration is not None else None,
         "inference_only": inference_only,
         "links": {"policy": store.policy, "precision": store.precision,
@@ -135,7 +135,7 @@ def network_state(net: Any, inference_only: bool = False
             arrays["row_counts"] = counts[keep_rows]
     if calibration is not None:
         arrays.update(calibration.arrays())
-    window = state.progressive
+    window = engine.progressive
     if window is not None and window.filled and not inference_only:
         scores, positives = window.arrays()
         arrays["progressive_scores"] = scores
@@ -198,13 +198,13 @@ def restore_network(network_class: type, header: dict[str, Any],
         raise ModelFileError(f"{where}: a label is invalid: {exc}") from None
     if len(index) != len(labels):
         raise ModelFileError(f"{where}: the labels are not distinct")
-    state = Engine(spec, validated, kernel, store, index, multilabel=multilabel,
-                   n_features=n_features, open_features=open_features,
-                   indicator=bool(header.get("indicator", False)) and multilabel,
-                   **engine_settings(net.get_params()))
-    _adopt_figures(state, stats, arrays, where)
-    _adopt_calibration(state, net.calibrate, header, arrays, where)
-    net.engine_ = state
+    engine = Engine(spec, validated, kernel, store, index, multilabel=multilabel,
+                    n_features=n_features, open_features=open_features,
+                    indicator=bool(header.get("indicator", False)) and multilabel,
+                    **engine_settings(net.get_params()))
+    _adopt_figures(engine, stats, arrays, where)
+    _adopt_calibration(engine, net.calibrate, header, arrays, where)
+    net.engine_ = engine
     return net
 
 
@@ -243,36 +243,36 @@ def _store(net: Any, kernel: Any, space: int, header: dict[str, Any],
     return store
 
 
-def _adopt_figures(state: Any, stats: dict[str, Any],
+def _adopt_figures(engine: Any, stats: dict[str, Any],
                    arrays: dict[str, np.ndarray], where: str) -> None:
     """What training reported: mistakes and updates per epoch, examples seen, clamped
     updates, promotions and demotions per target."""
-    n_targets = len(state.labels)
-    state.mistakes = list(stats.get("mistakes", []))
-    state.updates = list(stats.get("updates", []))
-    state.n_examples_seen = int(stats.get("n_examples_seen", 0))
-    state.overflows = int(stats.get("overflows", 0))
-    state.underflows = int(stats.get("underflows", 0))
-    state.counts = np.stack([_per_target(arrays, "promotions", n_targets, where),
+    n_targets = len(engine.labels)
+    engine.mistakes = list(stats.get("mistakes", []))
+    engine.updates = list(stats.get("updates", []))
+    engine.n_examples_seen = int(stats.get("n_examples_seen", 0))
+    engine.overflows = int(stats.get("overflows", 0))
+    engine.underflows = int(stats.get("underflows", 0))
+    engine.counts = np.stack([_per_target(arrays, "promotions", n_targets, where),
                              _per_target(arrays, "demotions", n_targets, where)], axis=1)
 
 
-def _adopt_calibration(state: Any, calibrate: Any, header: dict[str, Any],
+def _adopt_calibration(engine: Any, calibrate: Any, header: dict[str, Any],
                        arrays: dict[str, np.ndarray], where: str) -> None:
     """The sigmoids and the progressive window (an uncalibrated model says so, as a
     trained one does)."""
     from snowpy.calibration import Calibration
     from snowpy.network.calibrating import ProgressiveWindow
 
-    state.progressive = ProgressiveWindow() if calibrate == "progressive" else None
+    engine.progressive = ProgressiveWindow() if calibrate == "progressive" else None
     if header.get("calibration"):
-        state.calibration = Calibration.from_file(header["calibration"], arrays, where)
+        engine.calibration = Calibration.from_file(header["calibration"], arrays, where)
     if "progressive_scores" in arrays:
         scores, positives = arrays["progressive_scores"], arrays.get("progressive_positives")
         if positives is None or positives.shape != scores.shape or scores.ndim != 2 \
-                or scores.shape[1] > len(state.labels):
+                or scores.shape[1] > len(engine.labels):
             raise ModelFileError(f"{where}: the progressive calibration window is inconsistent")
-        state.progressive = window = ProgressiveWindow.restore(scores, positives)
+        engine.progressive = window = ProgressiveWindow.restore(scores, positives)
         progress = header.get("progressive") or {}
         try:  # (files of 0.x before this field: refit after a tenth more)
             window.since_fit = int(progress.get("since_fit", 0))
