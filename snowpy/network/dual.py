@@ -28,7 +28,6 @@ from snowpy._core.dual import dual_scores
 from snowpy.network.dual_state import dual_state, restore_dual
 from snowpy.network.kind import NetworkKind
 from snowpy.network.labels import (
-    COLLECTIONS,
     LabelIndex,
     encode_labels,
 )
@@ -166,10 +165,13 @@ class DualNetwork(NetworkKind):
         """How calibrated probabilities combine across targets: as the rule says."""
         return self._engine.kernel.normalisation(multilabel)
 
-    def _begin_stream(self, X: Any, multilabel: bool) -> None:
+    def _begin_stream(self, width: int | None, mean_active: float, multilabel: bool) -> None:
         """No support vector yet; targets grow with the labels met."""
+        if width is None:
+            raise ConfigurationError("a dual network learns one example at a time once "
+                                     "it knows its width: fit or partial_fit first")
         self.check_options()
-        self.start(X.shape[1], multilabel=multilabel)
+        self.start(width, multilabel=multilabel)
 
     def _check_continues(self, X: Any) -> None:
         """Refuse ``X`` of another width than the support vectors'."""
@@ -268,14 +270,6 @@ class DualNetwork(NetworkKind):
         return out
 
     # ------------------------------------------------- one example at a time
-    def _start_one(self, ids: np.ndarray, y: Any, width: int | None) -> None:
-        """No support vector yet, for a first example learned on its own."""
-        if width is None:
-            raise ConfigurationError("a dual network learns one example at a time once "
-                                     "it knows its width: fit or partial_fit first")
-        self.check_options()
-        self.start(width, multilabel=isinstance(y, COLLECTIONS))
-
     # ------------------------------------------ what a classifier asks of a network
     @property
     def feature_ids_(self) -> np.ndarray:

@@ -12,7 +12,7 @@ abstention, probabilities) and River's protocol. A kind that trains its own engi
 a matrix also takes :meth:`~NetworkKind.fit` and :meth:`~NetworkKind.partial_fit` from
 here (the checks, the labels, cross-fitted calibration), supplying ``_as_input``,
 ``_begin_fit``, ``_learn_rows``, ``_normalisation``, ``_begin_stream``,
-``_check_continues``, ``_learn_pass`` and ``_start_one``."""
+``_check_continues`` and ``_learn_pass``."""
 
 from __future__ import annotations
 
@@ -30,6 +30,7 @@ from snowpy.exceptions import ConfigurationError, NotFittedError
 from snowpy.network.calibrating import held_out_scores
 from snowpy.network.engine import Blocks
 from snowpy.network.labels import (
+    COLLECTIONS,
     LabelIndex,
     check_y,
     is_multilabel,
@@ -299,7 +300,7 @@ class NetworkKind(Estimator):
         Returns the network."""
         ids, vals = parse_example(x)
         if not self.__sklearn_is_fitted__():
-            self._start_one(ids, y, width)
+            self._begin_stream(width, float(ids.size), isinstance(y, COLLECTIONS))
         self.engine_.learn_one(ids, vals, y)
         return self
 
@@ -324,11 +325,6 @@ class NetworkKind(Estimator):
         engine = self.engine_
         return engine.probabilities_of(engine.score_one(*parse_example(x))[0])
 
-    def _start_one(self, ids: np.ndarray, y: Any, width: int | None) -> None:
-        """A fresh engine for a first example learned on its own (``ids``: its checked
-        features, ``width``: the network's, None for an open feature space)."""
-        raise NotImplementedError
-
     # ----------------------------------------- fit, for a kind with an engine
     def _as_input(self, X: Any, targets: Any) -> Any:
         """``X`` as the engine reads it, checked (a kind refuses what it cannot take)."""
@@ -349,8 +345,10 @@ class NetworkKind(Estimator):
         """How calibrated probabilities combine across targets."""
         raise NotImplementedError
 
-    def _begin_stream(self, X: Any, multilabel: bool) -> None:
-        """A fresh engine for ``X``'s width, before the first example of a stream."""
+    def _begin_stream(self, width: int | None, mean_active: float, multilabel: bool) -> None:
+        """A fresh engine of ``width`` features (None: an open feature space, as wide as
+        the ids met) before the first example of a stream (``mean_active`` features per
+        example, from the first ones)."""
         raise NotImplementedError
 
     def _check_continues(self, X: Any) -> None:
@@ -480,7 +478,7 @@ class NetworkKind(Estimator):
         multilabel = width is not None or (
             is_multilabel(y) if len(y) else fitted and self.multilabel_)
         if not fitted:
-            self._begin_stream(X, multilabel)
+            self._begin_stream(X.shape[1], X.nnz / max(X.shape[0], 1), multilabel)
             engine = self.engine_
             engine.indicator = width is not None
             for column in range(width or 0):

@@ -27,7 +27,7 @@ from snowpy.network.calibrating import (
 )
 from snowpy.network.engine import INFERENCE_ONLY, Engine
 from snowpy.network.kind import NetworkKind
-from snowpy.network.labels import COLLECTIONS, LabelIndex, sorted_labels
+from snowpy.network.labels import LabelIndex, sorted_labels
 from snowpy.network.links import ONLINE_WIDTH, PRECISIONS, LinkStore
 from snowpy.network.options import (
     bias_strength,
@@ -434,25 +434,20 @@ class Network(NetworkKind):
         calibrating.normalisation_of`)."""
         return normalisation_of(self._engine, multilabel)
 
-    def _begin_stream(self, X: Any, multilabel: bool) -> None:
-        """A fresh link store for ``X``'s width; targets grow with the labels met."""
-        self._initialise(X.shape[1], X.nnz / max(X.shape[0], 1), multilabel, streamed=True)
+    def _begin_stream(self, width: int | None, mean_active: float, multilabel: bool) -> None:
+        """A fresh engine of ``width`` features, or with none an open feature space (any
+        id below :data:`ONLINE_WIDTH`, ``n_features_in_`` one past the largest seen);
+        targets grow with the labels met."""
+        self._initialise(width or ONLINE_WIDTH, mean_active, multilabel, streamed=True)
+        if width is None:
+            self._engine.open_features = True
+            self._engine.n_features = 0
 
     def _check_continues(self, X: Any) -> None:
         """Refuse to continue a network loaded from an inference-only model file (its
         width is checked as it learns: a network started one example at a time widens)."""
         if self._engine.frozen:
             raise ConfigurationError(INFERENCE_ONLY)
-
-    def _start_one(self, ids: np.ndarray, y: Any, width: int | None) -> None:
-        """A fresh engine for a first example learned on its own: ``width`` features, or
-        with none an open feature space (any id below :data:`ONLINE_WIDTH`,
-        ``n_features_in_`` one past the largest seen)."""
-        self._initialise(width or ONLINE_WIDTH, float(ids.size), isinstance(y, COLLECTIONS),
-                         streamed=True)
-        if width is None:
-            self._engine.open_features = True
-            self._engine.n_features = 0
 
     def _learn_pass(self, X: Any, y: Any, targets: Any, *, progress: Any) -> None:
         """One pass in the given order, the progressive window filled as it goes."""
