@@ -305,10 +305,6 @@ class LinkStore:
                   self.W, self.U, self.lcount, self.S)
         return sum(a.nbytes for a in arrays) + self._map.nbytes
 
-    def idle_slots(self) -> int:
-        """Pool slots allocated but holding no link (free blocks, spare room)."""
-        return int(self.meta[USED]) - self.n_links
-
     # ----------------------------------------------------------------- growth
     def replaced(self) -> None:
         """Record that an array was replaced: compiled callers that hold the arrays
@@ -544,7 +540,3 @@ class LinkStore:
         rows = np.repeat(np.arange(self.n_rows), np.diff(csr.indptr))
         table[rows, csr.indices] = csr.data
         return table
-
-    @property
-    def creates_all(self) -> bool:
-        return self.policy_code == ALL
