@@ -161,10 +161,6 @@ class DualNetwork(NetworkKind):
         self._learn(X, y, epochs=int(self.epochs), shuffle=bool(self.shuffle),
                     progress=progress, keys=keys)
 
-    def _normalisation(self, multilabel: bool) -> str:
-        """How calibrated probabilities combine across targets: as the rule says."""
-        return self._engine.kernel.normalisation(multilabel)
-
     def _begin_stream(self, width: int | None, mean_active: float, multilabel: bool) -> None:
         """No support vector yet; targets grow with the labels met."""
         if width is None:

@@ -11,7 +11,7 @@ once over them: predictions from target scores (winner-take-all, multi-label cla
 abstention, probabilities) and River's protocol. A kind that trains its own engine on
 a matrix also takes :meth:`~NetworkKind.fit` and :meth:`~NetworkKind.partial_fit` from
 here (the checks, the labels, cross-fitted calibration), supplying ``_as_input``,
-``_begin_fit``, ``_learn_rows``, ``_normalisation``, ``_begin_stream``,
+``_begin_fit``, ``_learn_rows``, ``_begin_stream``,
 ``_check_continues`` and ``_learn_pass``."""
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ from snowpy._lazy import lazy_module
 from snowpy._validation import apply_weights, as_csr, check_length, require_rows
 from snowpy.base import Estimator, available_if
 from snowpy.exceptions import ConfigurationError, NotFittedError
-from snowpy.network.calibrating import held_out_scores
+from snowpy.network.calibrating import held_out_scores, normalisation_of
 from snowpy.network.engine import Blocks
 from snowpy.network.labels import (
     COLLECTIONS,
@@ -341,10 +341,6 @@ class NetworkKind(Estimator):
         calibration included, as the kind does them)."""
         raise NotImplementedError
 
-    def _normalisation(self, multilabel: bool) -> str:
-        """How calibrated probabilities combine across targets."""
-        raise NotImplementedError
-
     def _begin_stream(self, width: int | None, mean_active: float, multilabel: bool) -> None:
         """A fresh engine of ``width`` features (None: an open feature space, as wide as
         the ids met) before the first example of a stream (``mean_active`` features per
@@ -446,7 +442,7 @@ class NetworkKind(Estimator):
             if not covered.all():  # (holdout: the held-out fold only; cv covers all)
                 scores, positives = scores[covered], positives[covered]
             self.calibration_ = Calibration.fit(
-                scores, positives, normalize=self._normalisation(multilabel),
+                scores, positives, normalize=normalisation_of(self.engine_, multilabel),
                 method=str(calibrating(self.calibrate).method))
         return self
 

@@ -23,7 +23,6 @@ from snowpy.model_kinds import model_kind
 from snowpy.network.calibrating import (
     ProgressiveWindow,
     fit_progressive,
-    normalisation_of,
 )
 from snowpy.network.engine import INFERENCE_ONLY, Engine
 from snowpy.network.kind import NetworkKind
@@ -428,11 +427,6 @@ class Network(NetworkKind):
             phase(progress, "calibrating")
         if self.calibrate == "progressive":
             fit_progressive(self._engine, self._engine.progressive)
-
-    def _normalisation(self, multilabel: bool) -> str:
-        """How calibrated probabilities combine across targets (:func:`~snowpy.network.
-        calibrating.normalisation_of`)."""
-        return normalisation_of(self._engine, multilabel)
 
     def _begin_stream(self, width: int | None, mean_active: float, multilabel: bool) -> None:
         """A fresh engine of ``width`` features, or with none an open feature space (any
