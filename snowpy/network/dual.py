@@ -155,12 +155,6 @@ class DualNetwork(NetworkKind):
         self.start(X.shape[1], labels, multilabel=multilabel)
         self._engine.indicator = indicator
 
-    def _learn_rows(self, X: Any, y: Any, targets: Any, *, progress: Any,
-                   keys: np.ndarray | None) -> None:
-        """``epochs`` passes (the progressive sigmoids fitted at the end)."""
-        self._learn(X, y, epochs=int(self.epochs), shuffle=bool(self.shuffle),
-                    progress=progress, keys=keys)
-
     def _begin_stream(self, width: int | None, mean_active: float, multilabel: bool) -> None:
         """No support vector yet; targets grow with the labels met."""
         if width is None:
@@ -175,12 +169,10 @@ class DualNetwork(NetworkKind):
             raise ConfigurationError(f"X has {X.shape[1]} features; the network has "
                                      f"{self.n_features_in_}")
 
-    def _learn_pass(self, X: Any, y: Any, targets: Any, *, progress: Any) -> None:
-        """One pass in the given order (the progressive sigmoids refitted)."""
-        self._learn(X, y, epochs=1, shuffle=False, progress=progress, keys=None)
-
-    def _learn(self, X: sp.csr_matrix, y: Any, *, epochs: int, shuffle: bool, progress: Any,
-               keys: np.ndarray | None) -> None:
+    def _learn(self, X: sp.csr_matrix, y: Any, targets: Any, *, epochs: int, shuffle: bool,
+               progress: Any, keys: np.ndarray | None = None, fitting: bool = False) -> None:
+        """``epochs`` passes (``targets``: refused already), the progressive sigmoids
+        fitted at the end."""
         progress = as_progress(progress)
         y_indptr, y_targets = encode_labels(self._labels, y, self.multilabel_)
         self._engine.cover_targets()

@@ -11,8 +11,7 @@ once over them: predictions from target scores (winner-take-all, multi-label cla
 abstention, probabilities) and River's protocol. A kind that trains its own engine on
 a matrix also takes :meth:`~NetworkKind.fit` and :meth:`~NetworkKind.partial_fit` from
 here (the checks, the labels, cross-fitted calibration), supplying ``_as_input``,
-``_begin_fit``, ``_learn_rows``, ``_begin_stream``,
-``_check_continues`` and ``_learn_pass``."""
+``_begin_fit``, ``_begin_stream``, ``_check_continues`` and ``_learn``."""
 
 from __future__ import annotations
 
@@ -335,10 +334,11 @@ class NetworkKind(Estimator):
         """A fresh engine for ``X``'s width with a target per label."""
         raise NotImplementedError
 
-    def _learn_rows(self, X: Any, y: Any, targets: Any, *, progress: Any,
-                   keys: np.ndarray | None) -> None:
-        """Train the fresh engine for ``epochs`` passes (discarding and progressive
-        calibration included, as the kind does them)."""
+    def _learn(self, X: Any, y: Any, targets: Any, *, epochs: int, shuffle: bool,
+               progress: Any, keys: np.ndarray | None = None, fitting: bool = False) -> None:
+        """``epochs`` passes over ``(X, y)`` (``shuffle``d by ``keys``), continuing from
+        what was learned; ``fitting``: the epochs of :meth:`fit` on a fresh engine
+        (discarding and progressive calibration included, as the kind does them)."""
         raise NotImplementedError
 
     def _begin_stream(self, width: int | None, mean_active: float, multilabel: bool) -> None:
@@ -350,11 +350,6 @@ class NetworkKind(Estimator):
     def _check_continues(self, X: Any) -> None:
         """Refuse what a trained engine cannot continue from (``X`` of another width, a
         model that kept no training state)."""
-        raise NotImplementedError
-
-    def _learn_pass(self, X: Any, y: Any, targets: Any, *, progress: Any) -> None:
-        """One pass over ``(X, y)`` in the given order, continuing from what was
-        learned."""
         raise NotImplementedError
 
     def fit(self, X: Any, y: Sequence[Any] | None = None, *, sample_weight: Any = None,
@@ -434,7 +429,8 @@ class NetworkKind(Estimator):
             keys = held_out[3]  # (computed once: the folds and the final shuffle share them)
         self._begin_fit(X, labels, multilabel, width is not None)
         phase(progress, "training", X.shape[0] * int(self.epochs))
-        self._learn_rows(X, y, targets, progress=progress, keys=keys)
+        self._learn(X, y, targets, epochs=int(self.epochs), shuffle=bool(self.shuffle),
+                    progress=progress, keys=keys, fitting=True)
         if held_out is not None:
             from snowpy.calibration import Calibration
 
@@ -487,5 +483,5 @@ class NetworkKind(Estimator):
                                          "too")
         for label in () if classes is None else classes:
             self.engine_.labels.add(label)
-        self._learn_pass(X, y, targets, progress=progress)
+        self._learn(X, y, targets, epochs=1, shuffle=False, progress=progress)
         return self

@@ -390,13 +390,6 @@ class Network(NetworkKind):
         self._engine.labels = labels
         self._engine.indicator = indicator
 
-    def _learn_rows(self, X: Any, y: Any, targets: Any, *, progress: Any,
-                   keys: np.ndarray | None) -> None:
-        """``epochs`` passes, ``discard`` at the end, the progressive sigmoids fitted."""
-        self._learn(X, y, targets, epochs=int(self.epochs), shuffle=bool(self.shuffle),
-                    progress=progress, fitting=True, keys=keys)
-        self._calibrate_progressive(progress)
-
     def _fit_blocks(self, blocks: Any, *, progress: Any = None) -> Network:
         """:meth:`fit` on examples that come a block at a time
         (:class:`~snowpy.network.engine.Blocks`, as a feature cache gives them): the
@@ -443,13 +436,12 @@ class Network(NetworkKind):
         if self._engine.frozen:
             raise ConfigurationError(INFERENCE_ONLY)
 
-    def _learn_pass(self, X: Any, y: Any, targets: Any, *, progress: Any) -> None:
-        """One pass in the given order, the progressive window filled as it goes."""
-        self._learn(X, y, targets, epochs=1, shuffle=False, progress=progress)
-
     def _learn(self, X: sp.csr_matrix, y: Sequence[Any], targets: Any, *, epochs: int,
-               shuffle: bool, progress: Any = None, fitting: bool = False,
-               keys: np.ndarray | None = None) -> Network:
+               shuffle: bool, progress: Any = None, keys: np.ndarray | None = None,
+               fitting: bool = False) -> None:
+        """``epochs`` passes over ``(X, y)``; ``fitting`` (a fresh engine's epochs):
+        ``discard`` at the end and the progressive sigmoids fitted, else the progressive
+        window filled as it goes."""
         self._check_width(X, learning=True)
         engine = self._engine
         if targets is not None:
@@ -460,7 +452,8 @@ class Network(NetworkKind):
         engine.learn(block, epochs=epochs, shuffle=shuffle, early_stop=bool(self.early_stop),
                      progress=progress, rank_links=fitting, threads=threads_of(self.n_jobs),
                      discard=self.discard if fitting else None)
-        return self
+        if fitting:
+            self._calibrate_progressive(progress)
 
     def _check_width(self, X: sp.csr_matrix, *, learning: bool = False) -> None:
         if self._engine.open_features and X.shape[1] <= ONLINE_WIDTH:
