@@ -3,7 +3,7 @@
 As Vowpal Wabbit's ``--cache_file``: the corpus is read once, as a stream, and
 featurised block by block into DIR (``block-00000.npz``...: the rows, the labels and
 the documents' shuffling keys, no pickle). Training then reads the blocks back one at
-a time (:meth:`~snowpy.Network._fit_blocks`), and learns the network that ``fit`` learns
+a time (``Network.fit(cache)``), and learns the network that ``fit`` learns
 from the whole corpus in memory, to the bit: each epoch goes in the order of the
 documents' keys mixed with the epoch's salt, across blocks, the first epoch included.
 That order is made in bounded memory by an external shuffle: the blocks are dealt into
@@ -45,9 +45,10 @@ _VERSION = 2
 
 
 class FeatureCache:
-    """The folder of one cache (see the module's description): the examples for
-    :meth:`~snowpy.Network._fit_blocks` (``n`` documents, ``nnz`` active features, and
-    :meth:`epoch`)."""
+    """The folder of one cache (see the module's description): examples that come a
+    block at a time (:class:`~snowpy.network.engine.Blocks`: ``n`` documents, ``nnz``
+    active features, ``width``, ``labels``, ``multilabel`` and :meth:`epoch`), what
+    ``Network.fit(cache)`` learns from."""
 
     def __init__(self, folder: Path, fingerprint: dict[str, Any]) -> None:
         import orjson
