@@ -2,7 +2,7 @@
 their slots, the slot of a (row, target) link, dense rows recognised, and which links
 are worth keeping. (The per-example block operations are in ``pool.pxd``.)"""
 
-from libc.stdint cimport int32_t, int64_t, uint8_t
+from libc.stdint cimport int32_t, int64_t, uint8_t, uint32_t, uint64_t
 from libc.stdlib cimport free, malloc
 from libc.string cimport memcpy
 
@@ -68,6 +68,17 @@ cdef inline int64_t _picks(const source_t *parts, int64_t k, int64_t r, pick_t *
                 n += 1
     _sort_picks(picks, n)
     return n
+
+
+cdef inline void _copy(uint8_t *to, const uint8_t *source, int64_t n) noexcept nogil:
+    """``n`` bytes of a link's weights or sums: one float32 or one float64 plane (the
+    common widths) as one word, not as a call."""
+    if n == 4:
+        (<uint32_t *>to)[0] = (<const uint32_t *>source)[0]
+    elif n == 8:
+        (<uint64_t *>to)[0] = (<const uint64_t *>source)[0]
+    else:
+        memcpy(to, source, n)
 
 
 cdef inline void _ask(const source_t *parts, int64_t k, int64_t r, int64_t w_bytes,
@@ -148,10 +159,12 @@ cdef class Gathering:
     def fill(self, int64_t first, int64_t stop, int64_t out, int32_t[::1] target,
              uint8_t[:, ::1] W, uint8_t[:, ::1] U, int32_t[::1] lcount, int64_t[::1] slots):
         """Rows ``first .. stop``'s links, from position ``out`` on (the links of the rows
-        before ``first``)."""
+        before ``first``); each link's slot in its pool into ``slots`` unless it is
+        empty."""
         cdef int64_t r, i, n
         cdef const source_t *source
         cdef bint counted = lcount.shape[0] > 0
+        cdef bint slotted = slots.shape[0] > 0
         cdef pick_t *picks = <pick_t *>malloc(max(self.n_targets, 1) * sizeof(pick_t))
         if picks == NULL:
             raise MemoryError("no memory to gather the links")
@@ -163,13 +176,14 @@ cdef class Gathering:
                 for i in range(n):
                     source = &self.parts[picks[i].part]
                     target[out] = <int32_t>picks[i].target
-                    slots[out] = picks[i].slot
+                    if slotted:
+                        slots[out] = picks[i].slot
                     if self.w_bytes:
-                        memcpy(&W[out, 0], source.W + picks[i].slot * self.w_bytes,
-                               self.w_bytes)
+                        _copy(&W[out, 0], source.W + picks[i].slot * self.w_bytes,
+                              self.w_bytes)
                     if self.u_bytes and source.U != NULL:
-                        memcpy(&U[out, 0], source.U + picks[i].slot * self.u_bytes,
-                               self.u_bytes)
+                        _copy(&U[out, 0], source.U + picks[i].slot * self.u_bytes,
+                              self.u_bytes)
                     if counted and source.lcount != NULL:
                         lcount[out] = source.lcount[picks[i].slot]
                     out += 1

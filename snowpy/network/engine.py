@@ -1272,7 +1272,7 @@ def _merge(engine: Engine, store: LinkStore, parts: list[Part]) -> None:
     by target (its exact layout: the same network as learned on one thread)."""
     k = len(parts)
     merged = exact_layout([part.store for part in parts], store.n_rows, store.n_targets,
-                          threads=k)
+                          threads=k, slots=False)
     store.adopt(merged)
     counts = engine.target_counts()
     for part in parts:

@@ -134,12 +134,13 @@ def new_meta() -> np.ndarray:
     return meta
 
 
-def exact_layout(stores: list[LinkStore], n_rows: int, n_targets: int, threads: int = 1
-                 ) -> dict[str, np.ndarray]:
+def exact_layout(stores: list[LinkStore], n_rows: int, n_targets: int, threads: int = 1,
+                 *, slots: bool = True) -> dict[str, np.ndarray]:
     """The exact layout (:meth:`LinkStore.exact`) of one store, or of the stores of a
     network learned in ``k`` parts (store ``p`` holds targets ``p, p + k, ...`` as ``0, 1,
     ...``): rows ``0 .. n_rows`` in order, each row's links by target, compiled, the rows
-    shared among ``threads`` (``slots``: each link's slot in its own store)."""
+    shared among ``threads`` (``slots``: each link's slot in its own store, or with
+    ``slots=False`` an empty array: parts put together need none)."""
     first = stores[0]
     planes, dtype = first.W.shape[1], np.dtype(first.dtype)
     width = planes * dtype.itemsize
@@ -162,12 +163,12 @@ def exact_layout(stores: list[LinkStore], n_rows: int, n_targets: int, threads: 
     W = np.empty((total, width), np.uint8)
     U = np.empty((total if averaging else 0, width), np.uint8)
     lcount = np.empty(total if counted else 0, np.int32)
-    slots = np.empty(total, np.int64)
-    _each(lambda at: gathering.fill(*ranges[at], starts[at], target, W, U, lcount, slots),
+    where = np.empty(total if slots else 0, np.int64)
+    _each(lambda at: gathering.fill(*ranges[at], starts[at], target, W, U, lcount, where),
           list(range(threads)))
     return {"sizes": sizes, "target": target, "W": W.view(dtype).reshape(-1, planes),
             "U": U.view(dtype).reshape(-1, planes) if averaging else
-            np.zeros((0, planes), dtype), "lcount": lcount, "slots": slots}
+            np.zeros((0, planes), dtype), "lcount": lcount, "slots": where}
 
 
 def _each(work: Any, spans: list[Any]) -> None:
