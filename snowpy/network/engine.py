@@ -1242,7 +1242,7 @@ def _split(engine: Engine, store: LinkStore, k: int) -> list[Part]:
     if k == 1:
         return [Part(store, 0, 1, engine.target_counts())]
     n_rows = store.n_rows
-    layout = store.exact() if store.n_links else None  # (none yet: a fit's first epoch)
+    layout = store.exact(slots=False) if store.n_links else None  # (none: a first epoch)
     if layout is not None:
         rows = np.repeat(np.arange(n_rows), layout["sizes"])
         owner = layout["target"] % k

@@ -421,15 +421,16 @@ class LinkStore:
                 np.asarray(self.planes, dtype=np.float64), averaging,
                 self.dtype != np.float64 and not self.frozen, self.absent)
 
-    def exact(self) -> dict[str, np.ndarray]:
+    def exact(self, *, slots: bool = True) -> dict[str, np.ndarray]:
         """The links in row order without gaps, each row's by target: ``sizes``,
-        ``target``, ``W``, ``U``, ``lcount``, and ``slots``, the pool slot of each.
+        ``target``, ``W``, ``U``, ``lcount``, and ``slots``, the pool slot of each (empty
+        with ``slots=False``).
 
         One network has one exact layout, however its pool lies (links created in
         another order, rows laid out densely or not, targets learned apart on several
         threads: :func:`exact_layout`): its model file's arrays.
         """
-        return exact_layout([self], self.n_rows, self.n_targets)
+        return exact_layout([self], self.n_rows, self.n_targets, slots=slots)
 
     def empty_like(self) -> LinkStore:
         """A store with no rows and no targets, and this one's rule and settings."""

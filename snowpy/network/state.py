@@ -88,7 +88,7 @@ def network_state(net: Any, inference_only: bool = False
     calibration = net.calibration_  # (progressive sigmoids a stream left due: fitted)
     store = engine.store
     inference_only = inference_only or store.frozen
-    layout = store.exact()
+    layout = store.exact(slots=inference_only)  # (the slots: an inference-only file's)
     keep_rows = layout["sizes"] > 0
     keep_rows[0] = True
     counts = store.count[: store.n_rows] if store.count.shape[0] and not inference_only \
