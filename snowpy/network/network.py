@@ -9,7 +9,6 @@ reaches the threshold). How links are made is SNoW's: see ``links``.
 from __future__ import annotations
 
 import math
-import warnings
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 

@@ -195,20 +195,22 @@ class DualEngine(OneExample):
         counts its example."""
         refuse_label_kind(self.multilabel, y)
 
-    def score_one(self, ids: np.ndarray, vals: np.ndarray) -> tuple[np.ndarray, int]:
-        """The scores of one checked example per target, and the best target."""
+    def _check_width(self, ids: np.ndarray) -> None:
+        """Refuse an example with a feature beyond the support vectors' width."""
         if ids.size and ids[-1] >= self.n_features:
             raise ConfigurationError(f"feature id {int(ids[-1])} is beyond the network's "
                                      f"{self.n_features} features")
+
+    def score_one(self, ids: np.ndarray, vals: np.ndarray) -> tuple[np.ndarray, int]:
+        """The scores of one checked example per target, and the best target."""
+        self._check_width(ids)
         scores = self.scores(np.array([0, ids.size]), ids, vals)[0]
         return scores, int(np.argmax(scores)) if scores.size else -1
 
     def learn_one(self, ids: np.ndarray, vals: np.ndarray, y: Any) -> None:
         """Learn one checked example."""
-        refuse_label_kind(self.multilabel, y)
-        if ids.size and ids[-1] >= self.n_features:
-            raise ConfigurationError(f"feature id {int(ids[-1])} is beyond the network's "
-                                     f"{self.n_features} features")
+        self.check_label(y)
+        self._check_width(ids)
         labels = list(y) if isinstance(y, COLLECTIONS) else [y]
         for label in labels:
             self.labels.add(label)
