@@ -345,30 +345,27 @@ class SnowClassifier(Estimator):
 
     def fit_file(self, path: Any, *, format: str | None = None, multilabel: bool = False,
                  progress: Any = None) -> SnowClassifier:
-        """Train on a corpus file of ``label<TAB>text`` or fastText lines, or any file
-        :func:`snowpy.corpora.read` reads (``format``: guessed from the name and the first
-        line when None).
+        """Train on a corpus file of ``label<TAB>text`` or fastText lines, or anything
+        :func:`snowpy.corpora.open` opens (``format``: guessed from the name and the first
+        line when None; ``multilabel``: every document has a set of labels, recognised
+        without it from fastText lines of several labels).
 
         A clean ``label<TAB>text`` or fastText file read with a word n-gram front end is
         read and featurised in compiled code, in parallel, with no Python object per
-        document (:mod:`snowpy.files`); anything else is read by the Python reader. The
-        model is the one :meth:`fit` trains on the same documents and labels, whatever
-        their order in the file.
+        document (:func:`snowpy.files.read_corpus`); anything else is read by the Python
+        reader. The model is the one :meth:`fit` trains on the same documents and
+        labels, whatever their order in the file.
         """
         from snowpy import corpora
-        from snowpy.files import read_rows
+        from snowpy.files import read_corpus
 
         self.make_network().check_options()  # a bad option fails before the reading
-        kind = format or corpora.detect_format(path)
         phase(progress, "reading", None)
-        read = None if self.keep_names else read_rows(path, self.make_featurizer(),
-                                                       format=kind, multilabel=multilabel)
-        if read is None:
-            options: dict[str, Any] = {"multilabel": True} \
-                if multilabel and kind == "fasttext" else {}
-            documents = list(corpora.read(path, format=kind, **options))
-            return self.fit([d.text for d in documents], [d.label for d in documents],
-                            progress=progress)
+        corpus = corpora.open(str(path), format=format,
+                              layout=corpora.Layout(multilabel=multilabel))
+        read = read_corpus(corpus, self.make_featurizer())
+        if read.texts is not None:
+            return self.fit(read.texts, read.labels, progress=progress)
         return self.fit_rows(read.rows, read.labels, keys=read.keys, progress=progress)
 
     def _name_kept_features(self, texts: Any, ids: np.ndarray, progress: Any = None

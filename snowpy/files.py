@@ -28,6 +28,7 @@ from __future__ import annotations
 import io
 import mmap
 import os
+import sys
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -38,12 +39,14 @@ import numpy as np
 
 from snowpy._core.reader import parse_lines
 from snowpy._rows import Rows
+from snowpy.corpora.corpus import Corpus, Read, settled_labels
 from snowpy.corpora.documents import max_document_bytes
 from snowpy.text.keys import keys_of, label_parts
 from snowpy.text.tokenize import _ascii_word
 from snowpy.text.unicode import tables
 
-__all__ = ["Chained", "FileRows", "NotCompiled", "read_blocks", "read_rows", "reads_in_compiled_code"]
+__all__ = ["Chained", "FileRows", "NotCompiled", "read_blocks", "read_corpus", "read_rows",
+           "reads_in_compiled_code", "stream_corpus"]
 
 #: Bytes per piece a thread reads.
 PIECE = 8 << 20
@@ -268,3 +271,47 @@ def _merged(parsed: list[dict[str, Any]], format: str, multilabel: bool,
     text_hashes = np.concatenate([p["text_hashes"] for p in parsed])
     return FileRows(Rows(indptr, indices, data, width), labels, keys_of(text_hashes, per_doc),
                     sum(p["lines"] for p in parsed))
+
+
+def read_corpus(corpus: Corpus, featurizer: Any = None) -> Read:
+    """``corpus`` read whole (:func:`snowpy.corpora.open` opened it): a clean file of
+    lines (:attr:`~snowpy.corpora.Corpus.line_file`) read and featurised by
+    ``featurizer`` in compiled code, in parallel (rows, labels and shuffling keys, no
+    text kept); anything else, or without a ``featurizer`` (or one that keeps feature
+    names), by the Python reader (:meth:`~snowpy.corpora.Corpus.read`: texts)."""
+    path = corpus.line_file
+    if path is not None and featurizer is not None and not featurizer.keep_names:
+        fasttext = corpus.format == "fasttext"
+        read = read_rows(path, featurizer, format=str(corpus.format), multilabel=fasttext)
+        if read is not None:
+            for note in read.notes:
+                corpus.problems.note(note)
+            labels = settled_labels(read.labels, fasttext, corpus.layout.multilabel)
+            return Read(None, labels, corpus.problems, None, read.rows, read.keys)
+    return corpus.read()
+
+
+def stream_corpus(corpus: Corpus, featurizer: Any = None) -> Iterator[Any]:
+    """``corpus``'s documents as they are read: standard input laid out as ``tsv`` or
+    ``fasttext`` lines with no layout option, with a ``featurizer``, in blocks read and
+    featurised in compiled code (:func:`read_blocks`), the Python reader taking over
+    from the first block the compiled reader leaves to it; anything else one document
+    at a time (:class:`~snowpy.corpora.Corpus` iterated)."""
+    if corpus.name != "-" or featurizer is None or corpus.layout.given() \
+            or corpus.format not in (None, "tsv", "fasttext"):
+        return iter(corpus)
+    return _stdin_blocks(featurizer, corpus.format, corpus.problems)
+
+
+def _stdin_blocks(featurizer: Any, format: str | None, problems: Any) -> Iterator[Any]:
+    from snowpy.corpora.delimited import line_format, read_stream
+
+    stream = sys.stdin.buffer
+    head = stream.read(1 << 16)
+    first = next((line for line in head.splitlines() if line.strip()), b"")
+    kind = format or line_format(first.decode("utf-8", "replace"))
+    try:
+        yield from read_blocks(Chained(head, stream), featurizer, format=kind)
+    except NotCompiled as failed:
+        yield from read_stream(io.BufferedReader(failed.rest), format=kind,
+                               problems=problems, first_line=failed.line)

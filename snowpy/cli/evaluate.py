@@ -24,12 +24,10 @@ from snowpy.cli.reading import (
     LabelColumn,
     LabelField,
     Multilabel,
-    ReadOptions,
     TextColumn,
     TextField,
     describe_read,
     read_as_trained,
-    read_documents,
 )
 from snowpy.cli.report import print_report, write_confusion
 from snowpy.exceptions import ConfigurationError
@@ -75,10 +73,10 @@ def evaluate(
     json_output: Annotated[bool, typer.Option("--json", help="machine-readable output")] = False,
 ) -> None:
     """Evaluate MODEL on CORPUS: accuracy, precision, recall, F1, confusion, calibration."""
-    from snowpy import load, model_kinds
+    from snowpy import corpora, load, model_kinds
 
-    layout = ReadOptions(encoding, decode, label_column, text_column or [], header,
-                         label_field, text_field or [], multilabel)
+    layout = corpora.Layout(encoding, decode, label_column, text_column or [], header,
+                            label_field, text_field or [], multilabel)
     if abstain is not None and not 0.0 <= abstain <= 1.0:
         raise typer.BadParameter("must be a probability margin from 0 to 1",
                                  param_hint="--abstain")
@@ -106,10 +104,10 @@ def evaluate(
                              given_options(ctx), quiet=json_output)
     phases = Phases(quiet=json_output)
     with phases("reading"):
-        read = read_documents(corpus, split=split, format=format, on_error=on_error,
-                              layout=layout, prefer="test")
+        read = corpora.open(corpus, split=split, format=format, layout=layout,
+                            prefer="test", on_error=on_error).read()
     texts = read.texts
-    assert texts is not None  # (read_documents reads the texts)
+    assert texts is not None  # (read without a featurizer: the texts)
     if not json_output:
         err(describe_read(corpus, read))
     network = classifier.network_

@@ -29,7 +29,7 @@ def _names(featurizer: Any, ids: Any = None) -> dict[int, list[str]]:
 
 def _recover_names(model: Any, corpus: str, split: str | None, top: int, every: bool) -> None:
     """Name the features to be shown (all of them for an export) from CORPUS."""
-    from snowpy.cli.reading import read_documents
+    from snowpy import corpora
 
     classifier, net, featurizer = _parts(model)
     if featurizer is None:
@@ -47,8 +47,7 @@ def _recover_names(model: Any, corpus: str, split: str | None, top: int, every: 
             best = (-weights[keep]).argsort(kind="stable")[:top]
             wanted.update(int(ids[r - 1]) for r in rows[keep][best])
         wanted = sorted(wanted)
-    texts = read_documents(corpus, split=split, format=None, on_error="skip",
-                           prefer="train").texts
+    texts = corpora.open(corpus, split=split, prefer="train", on_error="skip").read().texts
     featurizer.recover_names(texts, wanted)
 
 

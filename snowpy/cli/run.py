@@ -5,10 +5,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from snowpy.cli.common import err, model_key, summarise
-from snowpy.cli.reading import ReadOptions, iter_documents
+
+if TYPE_CHECKING:  # pragma: no cover
+    from snowpy import corpora
 
 __all__ = ["Cluster", "Run"]
 
@@ -21,7 +23,7 @@ class Run:
     output: Path
     split: str | None
     format: str | None
-    layout: ReadOptions
+    layout: corpora.Layout
     on_error: str
     inference_only: bool
     quiet: bool
@@ -42,9 +44,17 @@ class Run:
     def documents(self, featurizer: Any = None) -> Any:
         """The corpus's documents as a stream, and the reader's problems (standard input
         in blocks featurised by ``featurizer``, when given and the layout allows)."""
-        return iter_documents(self.corpus, split=self.split, format=self.format,
-                              on_error=self.on_error, layout=self.layout,
-                              featurizer=featurizer)
+        from snowpy.files import stream_corpus
+
+        corpus = self.open()
+        return stream_corpus(corpus, featurizer), corpus.problems
+
+    def open(self, prefer: str | None = None) -> corpora.Corpus:
+        """The corpus, opened as the options say (:func:`snowpy.corpora.open`)."""
+        from snowpy import corpora
+
+        return corpora.open(self.corpus, split=self.split, format=self.format,
+                            layout=self.layout, prefer=prefer, on_error=self.on_error)
 
     def save(self, classifier: Any) -> None:
         """Write the model (atomically), as the options ask."""

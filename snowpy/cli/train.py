@@ -5,7 +5,7 @@ from __future__ import annotations
 import sys
 import time
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import typer
 
@@ -37,14 +37,10 @@ from snowpy.cli.reading import (
     LabelColumn,
     LabelField,
     Multilabel,
-    ReadOptions,
     TextColumn,
     TextField,
     check_classes,
     describe_read,
-    is_multilabel,
-    read_documents,
-    read_featurised,
 )
 from snowpy.cli.rule_check import check_rule_once
 from snowpy.cli.run import Cluster, Run
@@ -99,6 +95,9 @@ from snowpy.cli.training_cache import train_cached
 from snowpy.declared import CLASSIFIER, defaults
 from snowpy.exceptions import ConfigurationError
 from snowpy.progress import Progress
+
+if TYPE_CHECKING:  # pragma: no cover
+    from snowpy import corpora
 
 HELP = """Train a model on CORPUS and save it to MODEL.
 
@@ -199,9 +198,11 @@ def train(
     if multilabel:
         _multilabel(ctx, classifier, rule_params, "--multilabel", streaming, quiet)
     _before_reading(rule, corpus, classifier, quiet)
+    from snowpy.corpora import Layout
+
     run = Run(corpus, output, split, format,
-              ReadOptions(encoding, decode, label_column, text_column or [], header,
-                          label_field, text_field or [], multilabel),
+              Layout(encoding, decode, label_column, text_column or [], header,
+                     label_field, text_field or [], multilabel),
               on_error, inference_only, quiet, json_output, rule, time.perf_counter(),
               save_partial)
     cluster = Cluster(workers, scheduler, shards, mixing, average_over, checkpoint, resume)
@@ -283,16 +284,17 @@ def _train_in_memory(ctx: typer.Context, classifier: Any, run: Run,
                      rule_params: dict[str, Any], testing: tuple[Any, Any, Any]) -> None:
     """Read CORPUS into memory, train every epoch (``testing``: ``--test``,
     ``--test-every``, ``--curve``), save."""
+    from snowpy.files import read_corpus
+
     test, test_every, curve = testing
     chatty = run.chatty
     with Phases(quiet=not chatty)("reading"):
-        read = read_featurised(run.corpus, classifier.make_featurizer(), split=run.split,
-                               format=run.format, layout=run.layout) \
-            or read_documents(run.corpus, split=run.split, format=run.format,
-                              on_error=run.on_error, layout=run.layout, prefer="train")
+        read = read_corpus(run.open(prefer="train"), classifier.make_featurizer())
     labels, problems, split = read[1:4]
     if chatty:
         err(describe_read(run.corpus, read))
+    from snowpy.network.labels import is_multilabel
+
     if not run.layout.multilabel and is_multilabel(labels):
         _multilabel(ctx, classifier, rule_params, "a multi-label corpus (documents with a "
                     "set of labels)", False, not chatty)
@@ -383,7 +385,7 @@ def _default_epochs() -> int:
 
 
 def _learning_curve(classifier: Any, rule: str, test: str | None, test_every: int | None,
-                    curve: Path | None, layout: ReadOptions, on_error: str, n: int,
+                    curve: Path | None, layout: corpora.Layout, on_error: str, n: int,
                     chatty: bool) -> LearningCurve | None:
     """The learning curve ``--test CORPUS`` asks for (None without it)."""
     if test is None:
@@ -505,9 +507,10 @@ def _peak_memory_mb() -> float | None:
     return round(peak / (1024 * 1024 if sys.platform == "darwin" else 1024), 1)
 
 
-def _test_documents(corpus: str, layout: ReadOptions, on_error: str) -> Any:
-    return read_documents(corpus, split=None, format=None, on_error=on_error, layout=layout,
-                          prefer="test")
+def _test_documents(corpus: str, layout: corpora.Layout, on_error: str) -> Any:
+    from snowpy import corpora
+
+    return corpora.open(corpus, layout=layout, prefer="test", on_error=on_error).read()
 
 
 class LearningCurve(Progress):

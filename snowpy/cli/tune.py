@@ -18,7 +18,7 @@ from snowpy.cli.common import (
     model_key,
     summarise,
 )
-from snowpy.cli.reading import describe_read, read_documents
+from snowpy.cli.reading import describe_read
 from snowpy.exceptions import ConfigurationError
 
 
@@ -66,8 +66,9 @@ def tune(
     seconds = parse_budget(budget)
     check_output(output, [corpus])
     chatty = not (quiet or json_output)
-    read = read_documents(corpus, split=split, format=None, on_error="raise",
-                          prefer="train")
+    from snowpy import corpora
+
+    read = corpora.open(corpus, split=split, prefer="train").read()
     if chatty:
         err(describe_read(corpus, read))
     assert read.texts is not None

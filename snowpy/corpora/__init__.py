@@ -11,11 +11,13 @@ record with its file and line, or archive member):
 * :func:`read_snow`: SNoW's example format (features, not text);
 * :func:`read`: any of them, chosen from the path.
 
-:func:`load` reads a named corpus (``snowpy corpus list``).
+:func:`open` opens whatever a user names (a file, a folder, a glob, standard input, a
+named corpus) as a :class:`Corpus`; :func:`load` a named corpus (``snowpy corpus list``).
 """
 
 from __future__ import annotations
 
+from snowpy.corpora.corpus import Corpus, Layout, load, open
 from snowpy.corpora.delimited import read_csv, read_fasttext, read_stream, read_tsv
 from snowpy.corpora.demo import demo_path
 from snowpy.corpora.directory import read_directory, splits_of
@@ -23,12 +25,10 @@ from snowpy.corpora.documents import CorpusError, Document, Problems
 from snowpy.corpora.formats import FORMATS, corpus_formats, detect_format, read
 from snowpy.corpora.jsonl import read_jsonl
 from snowpy.corpora.registry import (
-    Corpus,
     CorpusFile,
     CorpusSpec,
     data_dirs,
     default_split,
-    load,
 )
 from snowpy.corpora.snow import SnowExamples, read_snow
 
@@ -39,6 +39,7 @@ __all__ = [
     "CorpusFile",
     "CorpusSpec",
     "Document",
+    "Layout",
     "Problems",
     "corpus_formats",
     "SnowExamples",
@@ -47,6 +48,7 @@ __all__ = [
     "demo_path",
     "detect_format",
     "load",
+    "open",
     "read",
     "read_csv",
     "read_directory",

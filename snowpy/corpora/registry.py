@@ -1,7 +1,8 @@
-"""Named corpora: their records, where their files live, and ``load``.
+"""Named corpora: their records and where their files live.
 
 A corpus plugin returns :class:`CorpusSpec` records from the
-``snowpy_corpora`` hook. :func:`load` finds the corpus file in the data
+``snowpy_corpora`` hook. :func:`locate` (what :func:`snowpy.corpora.load`
+calls) finds the corpus file in the data
 directories (``$SNOWPY_DATA``, several joined by ``os.pathsep``, else
 ``~/.cache/snowpy``), verifies its SHA-256, and only when no file is there
 downloads it (with a progress bar, atomically: a temporary file renamed
@@ -15,17 +16,14 @@ import hashlib
 import os
 import sys
 import tempfile
-from collections.abc import Iterator
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from snowpy.corpora.documents import CorpusError, Document, Problems
+from snowpy.corpora.documents import CorpusError
 from snowpy.exceptions import ConfigurationError
 from snowpy.corpora.spec import CorpusFile, CorpusSpec
-from snowpy.params import validate_declared
 
-__all__ = ["Corpus", "CorpusFile", "CorpusSpec", "data_dirs", "default_split", "load", "locate",
+__all__ = ["CorpusFile", "CorpusSpec", "check_file", "data_dirs", "default_split", "locate",
            "sha256_of"]
 
 
@@ -54,7 +52,7 @@ def sha256_of(path: Path) -> str:
     return _verified[key]
 
 
-def _check(path: Path, expected: str | None) -> None:
+def check_file(path: Path, expected: str | None) -> None:
     if expected is None:
         return
     actual = sha256_of(path)
@@ -106,7 +104,7 @@ def locate(spec: CorpusSpec, *, download: bool = True, verify: bool = True) -> P
             path = directory / file.name
             if path.exists():
                 if verify:
-                    _check(path, file.sha256)
+                    check_file(path, file.sha256)
                 return path
     wanted = " or ".join(
         f"{f.name}" + (f" (sha256 {f.sha256[:12]}...)" if f.sha256 else "") for f in spec.files
@@ -127,104 +125,6 @@ def locate(spec: CorpusSpec, *, download: bool = True, verify: bool = True) -> P
         f"corpus {spec.name!r} not found: put {wanted} in {where} (or point SNOWPY_DATA at the "
         f"folder that holds it); {reason}. Source: {spec.source}"
     )
-
-
-@dataclass
-class Corpus:
-    """Documents of one split of a corpus, streamed from its file.
-
-    Iterate for :class:`Document` records; ``texts`` and ``labels`` read the
-    split once and keep the lists. Malformed records skipped with
-    ``on_error="skip"`` are counted in ``problems``.
-    """
-
-    spec: CorpusSpec
-    split: str
-    path: Path
-    options: dict[str, Any]
-    problems: Problems = field(default_factory=Problems)
-    _cache: list[Document] | None = None
-
-    def __iter__(self) -> Iterator[Document]:
-        if self._cache is not None:
-            return iter(self._cache)
-        return self.spec.read(self.path, self.split, self.problems, **self.options)
-
-    def __repr__(self) -> str:
-        read = (f"{len(self._cache):,} documents" if self._cache is not None
-                else "not read yet")
-        skipped = f", {self.problems.skipped} skipped" if self.problems.skipped else ""
-        return f"Corpus({self.spec.name!r}, split={self.split!r}, path='{self.path}', " \
-               f"{read}{skipped})"
-
-    def documents(self) -> list[Document]:
-        """All documents of the split (read once)."""
-        if self._cache is None:
-            self._cache = list(self.__iter__())
-        return self._cache
-
-    def __len__(self) -> int:
-        return len(self.documents())
-
-    @property
-    def texts(self) -> list[Any]:
-        return [d.text for d in self.documents()]
-
-    @property
-    def labels(self) -> list[Any]:
-        return [d.label for d in self.documents()]
-
-
-def load(name: str, split: str | None = None, *, path: str | os.PathLike | None = None,
-         download: bool = True, verify: bool = True, on_error: str = "raise",
-         **options: Any) -> Corpus:
-    """A split of a registered corpus.
-
-    Parameters
-    ----------
-    name : str
-        A registered corpus (``snowpy corpus list``).
-    split : str, optional
-        One of the corpus's splits; its first (usually ``train``) by default.
-    path : path, optional
-        Read this file instead of looking in the data directories (its
-        checksum is still verified when it has a known file name).
-    download : bool
-        Download the file when absent and a download location is known.
-    verify : bool
-        Check the file's SHA-256.
-    on_error : {"raise", "skip"}
-        A malformed record stops reading with an error naming it, or is
-        skipped and counted in ``corpus.problems``.
-    **options
-        Corpus options (``labels="fine"`` for TREC).
-
-    Examples
-    --------
-    >>> corpus = load("sms-spam", split="train")  # doctest: +SKIP
-    >>> len(corpus), corpus.labels[:3]  # doctest: +SKIP
-    (4459, ['ham', 'ham', 'spam'])
-    """
-    from snowpy.plugins import get_corpus
-
-    spec = get_corpus(name)
-    split = spec.splits[0] if split is None else split
-    if split not in spec.splits:
-        raise ConfigurationError(
-            f"corpus {name!r} has no split {split!r}; its splits are: {', '.join(spec.splits)}"
-        )
-    values = validate_declared(spec.options, options, kind="corpus", name=name, word="option")
-    if path is not None:
-        found = Path(path)
-        if not found.exists():
-            raise CorpusError(f"{found}: no such file or folder")
-        if verify:
-            for file in spec.files:
-                if file.name == found.name:
-                    _check(found, file.sha256)
-    else:
-        found = locate(spec, download=download, verify=verify)
-    return Corpus(spec, split, found, values, Problems(on_error))
 
 
 def default_split(corpus: str, splits: list[str], prefer: str | None) -> str | None:

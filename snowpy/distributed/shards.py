@@ -22,7 +22,6 @@ paths need only exist where the workers run) and each worker reads its own
 
 from __future__ import annotations
 
-import glob
 import io
 import os
 from dataclasses import dataclass, field
@@ -55,10 +54,9 @@ class Reading:
     format : str, optional
         The corpus format (default: detected); ``"lines"`` to predict plain text, one
         document per line.
-    layout : object, optional
-        The reader's options: an object whose ``for_format(kind, where)`` gives the
-        reader's keyword arguments for the format read (the command line's
-        ``--encoding``, ``--text-column`` and the like).
+    layout : snowpy.corpora.Layout, optional
+        The reader's options (the command line's ``--encoding``, ``--text-column`` and
+        the like).
     on_error : {"raise", "skip"}
         A malformed record stops the run, or is counted and skipped.
     text_column, label_column : str
@@ -119,26 +117,26 @@ def plan_shards(corpus: str, count: int, *, split: str | None = None,
                 ) -> list[Shard]:
     """Cut ``corpus`` into ``count`` shards (run where the workers see the paths).
 
-    ``layout`` (the command line's read options) gives the reader's keyword
-    arguments for the detected format; a corpus with splits is read in ``split``,
-    else in ``prefer``. ``interleave=False`` gives each shard consecutive blocks of a
+    The corpus is opened by :func:`snowpy.corpora.open` (its files, format and split;
+    ``layout``, the reader's options); a corpus with splits is read in ``split``, else
+    in ``prefer``. ``interleave=False`` gives each shard consecutive blocks of a
     line file (prediction: the parts in order are the corpus in order).
     """
     from snowpy import corpora
 
     if count < 1:
         raise ConfigurationError(f"shards must be at least 1, got {count}")
-    common: dict[str, Any] = {"split": split, "on_error": on_error}
-    matches = sorted(glob.glob(corpus)) if glob.has_magic(corpus) else []
-    if glob.has_magic(corpus) and not matches:
-        raise ConfigurationError(f"{corpus}: no file matches")
-    path = corpus.split("::")[0]
-    if matches or os.path.exists(path):
-        kind = format or corpora.detect_format(matches[0] if matches else corpus)
+    if corpus == "-":
+        raise ConfigurationError("the workers read the corpus themselves: give a path, a "
+                                 "glob or a registered corpus, not standard input")
+    opened = corpora.open(corpus, split=split, format=None if format == "lines" else format,
+                          layout=layout, prefer=prefer, on_error=on_error)
+    common: dict[str, Any] = {"split": opened.split, "on_error": on_error}
+    files = list(opened.files)
+    if files:
+        matches = files if opened.path is None else []  # (a glob's)
+        kind = format or opened.format or corpora.detect_format(files[0])
         options = _options(layout, "tsv" if kind == "lines" else kind, corpus)
-        if kind == "directory" and split is None:
-            common["split"] = corpora.default_split(corpus, corpora.splits_of(corpus), prefer)
-        files = matches or [corpus]
         if kind in _LINE_FORMATS and all(os.path.isfile(f) and not _compressed(f)
                                          for f in files):
             # blocks of 64 KB, smaller for a small corpus, so that every shard gets some
@@ -157,13 +155,6 @@ def plan_shards(corpus: str, count: int, *, split: str | None = None,
                     for i in range(min(count, len(matches)))]
         return [Shard(corpus, "stride", i, count, kind, options=options, **common)
                 for i in range(count)]
-    if os.sep in corpus or "." in os.path.basename(corpus):
-        raise ConfigurationError(f"{corpus}: no such file or folder (as the workers see it)")
-    from snowpy.plugins import get_corpus
-
-    splits = list(get_corpus(corpus).splits)  # (an unknown name is refused, naming those known)
-    if split is None:
-        common["split"] = corpora.default_split(corpus, splits, prefer)
     return [Shard(corpus, "stride", i, count, None, **common) for i in range(count)]
 
 
