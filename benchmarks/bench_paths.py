@@ -15,10 +15,16 @@ compared, the fastest of ``--repeat`` runs kept:
   (``vw --oaa 5 -b 18 --ngram 2 -d /dev/stdin``, on its own format: the conversion
   is not timed; ``python -m vowpalwabbit``, as ``bench_cli.py`` runs it), 400,000
   synthetic documents (360,000 learned, 40,000 to test), 1-2 grams.
+* **shards**: ``snowpy train FILE --ngrams 1 --epochs 3 --calibrate none --multiclass
+  constraint --threads N`` for N = 1 and 2 on the same 360,000 documents: constraint
+  classification learns its examples in shards on threads (``docs/rules.md``; with
+  1-2 grams these documents hold too few active features per feature of the network
+  for shards to pay, and one thread learns); the model files of the runs on 2 threads
+  must be the same bytes.
 
 Accuracy on each test file is printed beside each time.
 
-    python benchmarks/bench_paths.py [--corpora DIR] [--repeat 3] [--only threads|stream]
+    python benchmarks/bench_paths.py [--corpora DIR] [--repeat 3] [--only threads|stream|shards]
 
 Writes ``benchmarks/results/paths.json`` and prints the tables of
 ``docs/benchmarks.md``.
@@ -89,14 +95,39 @@ def threads(files: dict, repeat: int) -> dict:
             "learning": learning_alone(files, repeat)}
 
 
-def stream(folder: Path, repeat: int) -> dict:
-    docs, labels, _ = cached_corpus(400_000)
-    labels = [str(y) for y in labels.tolist()]
+def synthetic_400k(folder: Path) -> dict:
+    """The 400,000 synthetic documents: 360,000 to learn, 40,000 to test."""
     sub = folder / "synthetic-400k"
-    sub.mkdir(exist_ok=True)
-    files = {"train": _write(sub, "train", docs[:360_000], labels[:360_000]),
-             "test": _write(sub, "test", docs[360_000:], labels[360_000:]), "folder": sub}
-    files["classes"] = 5
+    if not sub.exists():
+        docs, labels, _ = cached_corpus(400_000)
+        labels = [str(y) for y in labels.tolist()]
+        sub.mkdir()
+        _write(sub, "train", docs[:360_000], labels[:360_000])
+        _write(sub, "test", docs[360_000:], labels[360_000:])
+    return {"train": sub / "train.tsv", "test": sub / "test.tsv", "folder": sub,
+            "classes": 5}
+
+
+def shards(folder: Path, repeat: int) -> dict:
+    files = synthetic_400k(folder)
+    runs: dict[str, dict] = {}
+    digests = set()
+    for _ in range(repeat):
+        for jobs in ("1", "2"):
+            result = train(files, ["--ngrams", "1", "--epochs", "3", "--calibrate", "none",
+                                   "--multiclass", "constraint", "--threads", jobs],
+                           f"shards-{jobs}")
+            if jobs == "2":
+                digests.add(result["sha256"])
+            best = runs.get(jobs)
+            if best is None or result["wall_s"] < best["wall_s"]:
+                runs[jobs] = result
+    return {"runs": runs, "speed_up": runs["1"]["wall_s"] / runs["2"]["wall_s"],
+            "same_file_on_2": len(digests) == 1}
+
+
+def stream(folder: Path, repeat: int) -> dict:
+    files = synthetic_400k(folder)
     runs: dict[str, dict] = {}
     vw = shutil.which("vw") or _has_vw()
     for _ in range(repeat):
@@ -173,6 +204,15 @@ def table(results: dict) -> str:
         if "stream_over_vw" in measured:
             lines.append(f"| synthetic-400k | VW on stdin / stream | "
                          f"{measured['stream_over_vw']:.2f}x | | |")
+    measured = results.get("shards")
+    if measured:
+        for jobs, row in measured["runs"].items():
+            lines.append(f"| synthetic-400k, unigrams, constraint, 3 epochs | `--threads {jobs}` | "
+                         f"{row['wall_s']:.2f} | {row['peak_mb']:,.0f} | "
+                         f"{row['accuracy']:.4f} |")
+        lines.append(f"| synthetic-400k, constraint | speed-up of 2 threads (shards) | "
+                     f"{measured['speed_up']:.2f}x | | the same file on 2 threads: "
+                     f"{'yes' if measured['same_file_on_2'] else 'NO'} |")
     return "\n".join(lines)
 
 
@@ -180,7 +220,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--corpora", help="folder of the shared corpora")
     parser.add_argument("--repeat", type=int, default=3)
-    parser.add_argument("--only", choices=("threads", "stream"))
+    parser.add_argument("--only", choices=("threads", "stream", "shards"))
     args = parser.parse_args()
     results: dict = {}
     with tempfile.TemporaryDirectory(prefix="snowpy-bench-paths-") as tmp:
@@ -191,6 +231,8 @@ def main() -> None:
                                   for name, corpus in files.items()}
         if args.only in (None, "stream"):
             results["stream"] = stream(folder, args.repeat)
+        if args.only in (None, "shards"):
+            results["shards"] = shards(folder, args.repeat)
     out = ROOT / "benchmarks" / "results" / "paths.json"
     if args.only and out.exists():  # (the part not measured again is kept)
         results = {**json.loads(out.read_text())["results"], **results}

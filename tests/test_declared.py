@@ -78,7 +78,7 @@ def test_train_options_are_built_from_the_classifiers_table():
                      "values", "idf", "norm",
                      "keep_names", "n_jobs", "epochs", "average", "seed", "bias", "early_stop",
                      "links",
-                     "eligibility", "discard", "precision", "calibrate"]
+                     "eligibility", "discard", "precision", "multiclass", "calibrate"]
     for name in built:
         setting, option = declared.CLASSIFIER[name], options[name]
         assert option.help.startswith(setting.doc), name

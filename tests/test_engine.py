@@ -98,6 +98,77 @@ def test_the_parts_a_block_is_learned_in():
     assert constrained.engine_.parts(block, 2) == 1  # targets learned together
 
 
+def test_mixing_moves_each_link_by_the_mean_change_of_the_shards_that_changed_it():
+    """Two shards of a network of two targets (weights 3 and 1 of examples): a link new
+    to the network and moved by one shard takes that shard's weight; a link only made
+    and left at its initial weight by another counts no change; a link one shard moved
+    and another left is moved as the first moved it (not a quarter of the way, as
+    averaging over every shard would)."""
+    from snowpy._core.merging import Mixing
+
+    def layout(sizes, targets, weights):
+        return (np.array(sizes, np.int32), np.array(targets, np.int32),
+                np.array(weights, np.float64).reshape(-1, 1), np.zeros((0, 1)))
+
+    start = layout([0, 1], [0], [1.0])                      # row 1 -> target 0: 1.0
+    first = layout([1, 1], [1, 0], [0.5, 2.0])              # made (1,0.5); moved +1
+    second = layout([1, 2], [1, 0, 1], [0.0, 1.0, -1.0])    # made, not moved; kept; made
+    mixing = Mixing([start, first, second], np.array([3.0, 1.0]), np.zeros(1), False)
+    sizes = np.empty(2, np.int32)
+    mixing.count(0, 2, mixing.firsts(0), sizes)
+    target, W, U = np.empty(3, np.int32), np.empty((3, 1)), np.empty((0, 1))
+    assert mixing.firsts(1).tolist() == [0, 1, 1]  # (row 1's first link in each layout)
+    mixing.fill(0, 1, mixing.firsts(0), 0, target, W, U)  # (row ranges apart, as threads
+    mixing.fill(1, 2, mixing.firsts(1), 1, target, W, U)  #  fill them)
+    assert sizes.tolist() == [1, 2] and target.tolist() == [1, 0, 1]
+    assert W[:, 0].tolist() == [0.5, 2.0, -1.0]
+
+
+def _sharded(X, y, jobs, **options):
+    return snowpy.Network("perceptron", epochs=3, multiclass="constraint", n_jobs=jobs,
+                          links="signed", **options).fit(X, y)
+
+
+def test_constraint_classification_learns_its_examples_in_shards_on_threads():
+    """Its targets are updated together, so its examples are split: each thread learns
+    a run of each epoch's examples in a copy of the network, mixed at the end of the
+    epoch. The same network for the same number of threads; about as accurate as one."""
+    X, y = _problem(n=3000, targets=4)
+    net = snowpy.Network("perceptron", epochs=1, multiclass="constraint").fit(X, y)
+    engine = net.engine_
+    block = Block(X, engine.store.training_rows(X), np.arange(X.shape[0] + 1),
+                  np.asarray(y, dtype=np.int32))
+    assert engine.parts(block, 2) == 1 and engine.shards(block, 2) == 2
+    assert engine.shards(block, 1) == 1
+    free = snowpy.Network("perceptron", epochs=1).fit(X, y)
+    assert free.engine_.shards(block, 2) == 1  # (its targets are split instead)
+    few = Block(X[:40], engine.store.training_rows(X[:40]), np.arange(41),
+                np.asarray(y[:40], dtype=np.int32))
+    assert engine.shards(few, 2) == 1  # (few examples beside the network's features)
+    one, two, again = _sharded(X, y, 1), _sharded(X, y, 2), _sharded(X, y, 2)
+    assert _same(_learned(two), _learned(again))
+    assert not _same(_learned(one), _learned(two))
+    accuracy = [float(np.mean(n.predict(X) == y)) for n in (one, two)]
+    assert accuracy[0] > 0.8 and abs(accuracy[0] - accuracy[1]) < 0.03
+    assert two.n_examples_seen_ == one.n_examples_seen_ == 9000
+    assert 0 < two.mistakes_[0] and two.mistakes_[-1] < two.mistakes_[0]
+
+
+def test_fewer_targets_than_threads_learn_their_examples_in_shards():
+    """A binary filter on three threads: two targets, so the examples are split in three
+    shards; the same network every time on three threads."""
+    X, y = _problem(n=3000, targets=2)
+    nets = [snowpy.Network("passive-aggressive", epochs=2, n_jobs=3).fit(X, y)
+            for _ in range(2)]
+    block = Block(X, nets[0].engine_.store.training_rows(X), np.arange(X.shape[0] + 1),
+                  np.asarray(y, dtype=np.int32))
+    assert nets[0].engine_.parts(block, 3) == 2 and nets[0].engine_.shards(block, 3) == 3
+    assert _same(_learned(nets[0]), _learned(nets[1]))
+    one = snowpy.Network("passive-aggressive", epochs=2, n_jobs=1).fit(X, y)
+    accuracy = [float(np.mean(n.predict(X) == y)) for n in (one, nets[0])]
+    assert accuracy[0] > 0.85 and abs(accuracy[0] - accuracy[1]) < 0.03
+
+
 def test_a_stream_learns_on_threads_what_it_learns_on_one(tmp_path):
     """Progressive calibration records each example's scores before it is learned: the
     parts record their columns, and the network, its figures and its sigmoids are the

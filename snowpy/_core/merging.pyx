@@ -181,3 +181,160 @@ def merge(const int64_t[::1] ka, const double[:, ::1] Wa, const double[:, ::1] U
                 j += 1
             k += 1
     return keys_a[:k], W_a[:k], U_a[:k], C_a[:k], counts_a[:k]
+
+
+cdef inline int32_t _least(int32_t **T, int64_t[:, ::1] at, Py_ssize_t m) noexcept nogil:
+    """The least target at the layouts' cursors (``at[0]``, before ``at[1]``); -1: none."""
+    cdef int32_t t = -1
+    cdef Py_ssize_t i
+    for i in range(m):
+        if at[0, i] < at[1, i] and (t < 0 or T[i][at[0, i]] < t):
+            t = T[i][at[0, i]]
+    return t
+
+
+cdef inline void _past(int32_t **T, int64_t[:, ::1] at, Py_ssize_t m, int32_t t) noexcept nogil:
+    """Each cursor at target ``t`` moved past it."""
+    cdef Py_ssize_t i
+    for i in range(m):
+        if at[0, i] < at[1, i] and T[i][at[0, i]] == t:
+            at[0, i] += 1
+
+
+cdef class Mixing:
+    """The exact layouts of a network (``layouts[0]``: ``(sizes, target, W, U)``, the
+    links of each row by target) and of copies of it that learned apart
+    (``layouts[1:]``, weighing ``weights``), mixed into one layout row by row: each link
+    at the start's weights (a link new to the network: at ``reference``, the rule's
+    initial weights) moved by the weighted mean of its changes over the copies that
+    changed it (its weights or averaging sums moved), the averaging sums likewise.
+
+    :meth:`count` gives each row's links, :meth:`fill` writes them; both take a range of
+    rows and each layout's first link in it (:meth:`firsts`), and release the GIL:
+    ranges on threads of their own."""
+
+    cdef list layouts
+    cdef Py_ssize_t m, planes
+    cdef bint averaging
+    cdef object weights, reference
+
+    def __init__(self, list layouts, weights, reference, bint averaging):
+        self.layouts = layouts
+        self.m = len(layouts)
+        self.weights = np.ascontiguousarray(weights, np.float64)
+        self.reference = np.ascontiguousarray(reference, np.float64)
+        self.planes = self.reference.shape[0]
+        self.averaging = averaging
+
+    def firsts(self, Py_ssize_t r0):
+        """Each layout's first link of row ``r0``."""
+        return np.array([int(layout[0][:r0].sum(dtype=np.int64)) for layout in self.layouts],
+                        np.int64)
+
+    cdef void _rows(self, int32_t **S, int32_t **T):
+        cdef int32_t[::1] view
+        for i in range(self.m):
+            view = self.layouts[i][0]
+            S[i] = &view[0] if view.shape[0] else NULL
+            view = self.layouts[i][1]
+            T[i] = &view[0] if view.shape[0] else NULL
+
+    def count(self, Py_ssize_t r0, Py_ssize_t r1, const int64_t[::1] firsts,
+              int32_t[::1] out_sizes):
+        """The links of rows ``r0`` to ``r1`` (all layouts' targets merged)."""
+        cdef Py_ssize_t m = self.m, i, r
+        cdef int32_t t
+        cdef int64_t[:, ::1] at = np.empty((2, m), np.int64)
+        cdef int32_t **S = <int32_t **>malloc(m * sizeof(int32_t *))
+        cdef int32_t **T = <int32_t **>malloc(m * sizeof(int32_t *))
+        if S == NULL or T == NULL:
+            free(S); free(T)
+            raise MemoryError()
+        self._rows(S, T)
+        for i in range(m):
+            at[0, i] = firsts[i]
+        with nogil:
+            for r in range(r0, r1):
+                for i in range(m):
+                    at[1, i] = at[0, i] + S[i][r]
+                out_sizes[r] = 0
+                while True:
+                    t = _least(T, at, m)
+                    if t < 0:
+                        break
+                    out_sizes[r] += 1
+                    _past(T, at, m, t)
+        free(S); free(T)
+
+    def fill(self, Py_ssize_t r0, Py_ssize_t r1, const int64_t[::1] firsts, int64_t k,
+             int32_t[::1] out_target, plane_t[:, ::1] out_W, plane_t[:, ::1] out_U):
+        """Rows ``r0`` to ``r1``'s mixed links, written from link ``k`` on."""
+        cdef Py_ssize_t m = self.m, planes = self.planes, i, r, p
+        cdef bint averaging = self.averaging
+        cdef const double[::1] weights = self.weights
+        cdef const double[::1] reference = self.reference
+        cdef int64_t[:, ::1] at = np.empty((2, m), np.int64)
+        cdef double[:, ::1] scratch = np.zeros((4, max(planes, 1)), np.float64)
+        cdef int32_t **S = <int32_t **>malloc(m * sizeof(int32_t *))
+        cdef int32_t **T = <int32_t **>malloc(m * sizeof(int32_t *))
+        cdef plane_t **Wp = <plane_t **>malloc(m * sizeof(plane_t *))
+        cdef plane_t **Up = <plane_t **>malloc(m * sizeof(plane_t *))
+        cdef plane_t[:, ::1] view
+        cdef int32_t t
+        cdef int64_t j
+        cdef bint here, moved
+        cdef double C, w
+        if S == NULL or T == NULL or Wp == NULL or Up == NULL:
+            free(S); free(T); free(Wp); free(Up)
+            raise MemoryError()
+        self._rows(S, T)
+        for i in range(m):
+            view = self.layouts[i][2]
+            Wp[i] = &view[0, 0] if view.shape[0] else NULL
+            Up[i] = NULL
+            if averaging:
+                view = self.layouts[i][3]
+                Up[i] = &view[0, 0] if view.shape[0] else NULL
+            at[0, i] = firsts[i]
+        with nogil:
+            for r in range(r0, r1):
+                for i in range(m):
+                    at[1, i] = at[0, i] + S[i][r]
+                while True:
+                    t = _least(T, at, m)
+                    if t < 0:
+                        break
+                    here = at[0, 0] < at[1, 0] and T[0][at[0, 0]] == t
+                    for p in range(planes):
+                        scratch[0, p] = Wp[0][at[0, 0] * planes + p] if here else reference[p]
+                        scratch[1, p] = Up[0][at[0, 0] * planes + p] if here and averaging \
+                            else 0.0
+                        scratch[2, p] = 0.0
+                        scratch[3, p] = 0.0
+                    C = 0.0
+                    for i in range(1, m):
+                        if at[0, i] >= at[1, i] or T[i][at[0, i]] != t:
+                            continue
+                        j = at[0, i] * planes
+                        moved = False
+                        for p in range(planes):
+                            if Wp[i][j + p] != scratch[0, p] or \
+                                    (averaging and Up[i][j + p] != scratch[1, p]):
+                                moved = True
+                        if moved:
+                            w = weights[i - 1]
+                            C += w
+                            for p in range(planes):
+                                scratch[2, p] += w * (Wp[i][j + p] - scratch[0, p])
+                                if averaging:
+                                    scratch[3, p] += w * (Up[i][j + p] - scratch[1, p])
+                    out_target[k] = t
+                    for p in range(planes):
+                        out_W[k, p] = <plane_t>(scratch[0, p] + scratch[2, p] / C if C > 0
+                                                else scratch[0, p])
+                        if averaging:
+                            out_U[k, p] = <plane_t>(scratch[1, p] + scratch[3, p] / C if C > 0
+                                                    else scratch[1, p])
+                    k += 1
+                    _past(T, at, m, t)
+        free(S); free(T); free(Wp); free(Up)

@@ -18,7 +18,8 @@ __all__ = [
     "ConjunctionsOption", "CorpusOption", "CurveOption", "DiscardOption",
     "EarlyStopOption", "EligibilityOption", "EpochsOption",
     "ForceOption", "FormatOption", "IdfOption", "InferenceOnlyOption", "JsonOutputOption",
-    "KeepNamesOption", "L2Option", "LinksOption", "MixingOption", "NgramsOption",
+    "KeepNamesOption", "L2Option", "LinksOption", "MixingOption", "MulticlassOption",
+    "NgramsOption",
     "OnErrorOption", "OutputOption", "PrecisionOption", "QuietOption", "SkipgramsOption",
     "ReportEveryOption", "ResumeOption", "RuleOption", "SaveEveryOption",
     "SavePartialOption", "SeedOption", "SplitOption", "StreamOption", "TestEveryOption",
@@ -64,7 +65,10 @@ EpochsOption = Annotated[int | None, declared(
         "epochs", note=f"default {CLASSIFIER['epochs'].default}; a stream is learned in one")]
 AverageOption = Annotated[bool, declared("average", "--average/--no-average")]
 ThreadsOption = Annotated[int, declared(
-        "n_jobs", "--threads", note="default -1; the targets are shared among the threads")]
+        "n_jobs", "--threads", note="default -1; the targets are shared among the threads, "
+        "or, when they are learned together (--multiclass constraint) or fewer than the "
+        "threads, each epoch's examples (docs/rules.md)")]
+MulticlassOption = Annotated[str, declared("multiclass")]
 EarlyStopOption = Annotated[bool, declared("early_stop", "--early-stop/--no-early-stop")]
 LinksOption = Annotated[str, declared("links")]
 EligibilityOption = Annotated[str, declared("eligibility")]
