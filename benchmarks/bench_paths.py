@@ -64,18 +64,21 @@ def train(files: dict, options: list[str], name: str, stdin: bool = False) -> di
 
 
 def learning_alone(files: dict, repeat: int) -> dict:
-    """``Network.fit`` of the featurised training rows, one epoch, on 1 and 2 threads."""
+    """``Network.fit`` of the training rows as ``snowpy train`` hands them to the network
+    (read, featurised and weighed by the front end; the documents' shuffling keys), one
+    epoch, on 1 and 2 threads."""
     import snowpy
     from snowpy.files import read_rows
 
     featurizer = snowpy.SnowClassifier().make_featurizer()
     read = read_rows(files["train"], featurizer, format="tsv")
+    X = featurizer.weighed(read.rows, count="all")
     times: dict[int, float] = {1: float("inf"), 2: float("inf")}
     for _ in range(repeat):
         for jobs in (1, 2):
             net = snowpy.SnowClassifier(epochs=1, calibrate=None, n_jobs=jobs).make_network()
             start = time.perf_counter()
-            net.fit(read.rows, read.labels)
+            net.fit(X, read.labels, shuffle_keys=read.keys)
             times[jobs] = min(times[jobs], time.perf_counter() - start)
     return {"one_thread_s": times[1], "two_threads_s": times[2],
             "speed_up": times[1] / times[2]}
