@@ -30,7 +30,7 @@ average of their changes too, and the averaging clock by the average of the
 shards' examples, so an untouched link's average keeps moving towards its
 weight as in one process.
 
-This module is plain numpy with compiled loops (:mod:`snowpy.distributed.merging`):
+This module is plain numpy with compiled loops (:mod:`snowpy._core.merging`):
 it runs, and is tested, without Dask.
 """
 
@@ -42,7 +42,7 @@ from typing import Any
 
 import numpy as np
 
-from snowpy.distributed.merging import changes, merge, table
+from snowpy._core.merging import changes, merge, table
 from snowpy.exceptions import ConfigurationError
 from snowpy.network.links import PRECISIONS
 
@@ -75,10 +75,15 @@ class Table:
             _transform(mixing)(weights)  # (refuses signed weights)
         features = np.concatenate([[-1], arrays["feature_ids"].astype(np.int64)])
         averaging = arrays.get("link_averaging")
-        keys, W, U, source = table(
-            features, arrays["row_sizes"], arrays["link_targets"], weights,
-            averaging if averaging is not None else weights[:0], averaging is not None,
-            np.asarray(reference, np.float64), mixing == "geometric", n_targets)
+        W = np.ascontiguousarray(weights)
+        U = W[:0] if averaging is None or averaging.shape[0] == 0 else \
+            np.ascontiguousarray(averaging, dtype=W.dtype)  # (read only for links it has)
+        keys, W, U, source = table(  # (rows visited in the features' order; a row's
+            features, np.argsort(features, kind="stable").astype(np.int64),  # links as made)
+            np.ascontiguousarray(arrays["row_sizes"], dtype=np.int32),
+            np.ascontiguousarray(arrays["link_targets"], dtype=np.int32), W, U,
+            averaging is not None, np.asarray(reference, np.float64),
+            mixing == "geometric", n_targets)
         if keys.size > 1 and not bool(np.all(keys[1:] > keys[:-1])):
             raise ValueError("a feature is linked twice to the same target")
         counts = arrays["link_counts"][source].astype(np.int64) \
