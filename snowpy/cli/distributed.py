@@ -18,7 +18,8 @@ Workers = Annotated[int | None, typer.Option(
 Scheduler = Annotated[str | None, typer.Option(
     help="train on the Dask cluster of this scheduler, e.g. tcp://10.0.0.5:8786")]
 Shards = Annotated[int | None, typer.Option(
-    help="with --workers/--scheduler: shards of the corpus (default: twice the workers)")]
+    help="with --workers/--scheduler: shards of the corpus (default: twice the workers' "
+         "threads, a task on each)")]
 
 
 def wanted(workers: int | None, scheduler: str | None) -> bool:

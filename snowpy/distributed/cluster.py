@@ -13,7 +13,7 @@ from typing import Any
 
 from snowpy.exceptions import ConfigurationError
 
-__all__ = ["bytes_moved", "connect", "worker_bytes_sent"]
+__all__ = ["bytes_moved", "connect", "default_shards", "worker_bytes_sent"]
 
 
 def _distributed() -> Any:
@@ -75,3 +75,17 @@ def bytes_moved(before: dict[str, int], after: dict[str, int]) -> int:
     15
     """
     return sum(max(count - before.get(address, 0), 0) for address, count in after.items())
+
+
+def default_shards(workers: dict[str, Any]) -> int:
+    """Shards of a corpus by default: twice the threads of the workers (``workers``: the
+    scheduler's ``scheduler_info()["workers"]``), so that each worker runs a shard's
+    task on each of its threads (the epoch is compiled code that lets go of Python's
+    lock) and has the next at hand.
+
+    >>> default_shards({"a": {"nthreads": 1}, "b": {"nthreads": 1}})
+    4
+    >>> default_shards({"a": {"nthreads": 16}})
+    32
+    """
+    return 2 * max(sum(int(info.get("nthreads", 1)) for info in workers.values()), 1)

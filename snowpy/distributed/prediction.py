@@ -16,7 +16,7 @@ from typing import Any
 import orjson
 
 from snowpy._atomic import write_bytes
-from snowpy.distributed.cluster import connect
+from snowpy.distributed.cluster import connect, default_shards
 from snowpy.distributed.shards import Reading, Shard, plan_shards, read_shard
 from snowpy.exceptions import ConfigurationError
 
@@ -76,7 +76,7 @@ def _run(model: str | os.PathLike, corpus: str, output: str | os.PathLike | None
         Path(output).mkdir(parents=True, exist_ok=True)
     with connect(cluster) as connected:
         count = reading.shards if reading.shards is not None else \
-            2 * max(len(connected.scheduler_info()["workers"]), 1)
+            default_shards(connected.scheduler_info()["workers"])
         planned = connected.submit(plan_shards, str(corpus), count, split=reading.split,
                                    format=reading.format, layout=reading.layout,
                                    on_error=reading.on_error, prefer="test", interleave=False,

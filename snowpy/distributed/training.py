@@ -22,7 +22,13 @@ from typing import Any
 
 import numpy as np
 
-from snowpy.distributed.cluster import _distributed, bytes_moved, connect, worker_bytes_sent
+from snowpy.distributed.cluster import (
+    _distributed,
+    bytes_moved,
+    connect,
+    default_shards,
+    worker_bytes_sent,
+)
 from snowpy.distributed.mixing import MIXING, Mixture, State
 from snowpy.distributed.shards import Reading, plan_shards
 from snowpy.distributed.tasks import (
@@ -100,7 +106,8 @@ def fit(classifier: Any, data: Any, labels: Any = None, *, cluster: Any = None,
         Where to train: a client, a scheduler's address (``"tcp://host:8786"``),
         or the number of worker processes of a new ``LocalCluster`` (default: 1).
     reading : Reading, optional
-        How the workers read ``data``: shards (default: twice the workers; when
+        How the workers read ``data``: shards (default: twice the workers' threads,
+        :func:`~snowpy.distributed.cluster.default_shards`, a task on each; when
         resuming, the checkpoint's, whatever the workers now), split, format,
         layout, ``on_error``, and a dataframe's text and label columns.
     mixing : {"arithmetic", "geometric"}
@@ -188,7 +195,8 @@ class _Run:
         self.n_workers = len(addresses)
         params = self.params
         if isinstance(data, (str, os.PathLike)):
-            count = reading.shards if reading.shards is not None else 2 * len(addresses)
+            count = reading.shards if reading.shards is not None else \
+                default_shards(client.scheduler_info()["workers"])
             self.source = str(data)
             plan = client.submit(plan_shards, str(data), count, split=reading.split,
                                  format=reading.format, layout=reading.layout,
