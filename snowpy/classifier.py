@@ -315,32 +315,36 @@ class SnowClassifier(Estimator):
         X = featurizer.rows(texts, names=False)
         # shuffled by what the documents say, not where they stand
         keys = text_keys(texts, labels) if self.shuffle else None
-        self._fit_rows(X, labels, keys, sample_weight=sample_weight, targets=targets,
-                       progress=progress)
+        self._fit_rows(X, labels, keys, copy=False, sample_weight=sample_weight,
+                       targets=targets, progress=progress)
         self._name_kept_features(texts, network.feature_ids_[network.link_counts() > 0],
                                  progress)
         return self
 
     def _fit_rows(self, X: Any, labels: Sequence[Any], keys: np.ndarray | None, *,
-                  sample_weight: Any = None, targets: Sequence[Any] | None = None,
-                  progress: Any = None) -> None:
+                  copy: bool = True, sample_weight: Any = None,
+                  targets: Sequence[Any] | None = None, progress: Any = None) -> None:
         """Train the network on featurised documents (``keys``: their shuffling keys),
-        counted first when the front end weighs by document frequency."""
-        X = self.featurizer_.weighed(X, count="all", weights=sample_weight)
+        counted first when the front end weighs by document frequency (``copy=False``:
+        their strengths weighed where they lie)."""
+        X = self.featurizer_.weighed(X, count="all", weights=sample_weight, copy=copy)
         self.network_.fit(X, labels, sample_weight=sample_weight, targets=targets,
                           progress=progress, shuffle_keys=keys)
 
     def fit_rows(self, rows: Any, labels: Sequence[Any], *, keys: np.ndarray | None = None,
-                 progress: Any = None) -> SnowClassifier:
+                 progress: Any = None, copy: bool = True) -> SnowClassifier:
         """Train on documents featurised already by this classifier's front end: rows
         from :meth:`Featurizer.rows` (or a CSR matrix) of ``2**bits`` columns, or what
         :func:`snowpy.files.read_rows` read (before the document frequencies: with
         ``idf``, this fit counts them). ``keys``: the documents' shuffling keys
         (:func:`snowpy.text.keys.document_keys`, which ``fit`` uses); without them the
         examples shuffle by their features. ``fit(texts, labels)`` is ``fit_rows`` of
-        their rows and keys."""
+        their rows and keys. ``copy=False`` (as scikit-learn's ``copy``): the rows'
+        strengths are weighed where they lie, and the rows are the fit's to change (no
+        second array of the strengths: a corpus read for this fit alone)."""
         self.begin()
-        self._fit_rows(rows, labels, keys if self.shuffle else None, progress=progress)
+        self._fit_rows(rows, labels, keys if self.shuffle else None, copy=copy,
+                       progress=progress)
         return self
 
     def fit_file(self, path: Any, *, format: str | None = None, multilabel: bool = False,
@@ -366,7 +370,8 @@ class SnowClassifier(Estimator):
         read = read_corpus(corpus, self.make_featurizer())
         if read.texts is not None:
             return self.fit(read.texts, read.labels, progress=progress)
-        return self.fit_rows(read.rows, read.labels, keys=read.keys, progress=progress)
+        return self.fit_rows(read.rows, read.labels, keys=read.keys, progress=progress,
+                             copy=False)
 
     def _name_kept_features(self, texts: Any, ids: np.ndarray, progress: Any = None
                             ) -> None:

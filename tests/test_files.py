@@ -126,6 +126,29 @@ def test_fit_file_trains_the_model_fit_trains(tmp_path):
     assert np.array_equal(from_file.predict_proba(texts), from_texts.predict_proba(texts))
 
 
+def test_fit_rows_without_a_copy_weighs_the_rows_where_they_lie(tmp_path):
+    """``copy=False`` (what ``snowpy train`` and ``fit_file`` pass for a corpus read for
+    the fit alone): the same model, and the rows' strengths become the weighed ones
+    instead of a second array of them; the default leaves the caller's rows alone."""
+    path = tmp_path / "c.tsv"
+    path.write_text("".join(f"{'ab'[i % 2]}\tdoc {i} about {'ab'[i % 2]} topic {i % 7}\n"
+                            for i in range(200)), encoding="utf-8")
+    options = dict(epochs=2, calibrate=None, bits=18)
+    featurizer = snowpy.SnowClassifier(**options).make_featurizer()
+    kept, given = (read_rows(path, featurizer, format="tsv") for _ in range(2))
+    counts = kept.rows.strengths.copy()
+    copied = snowpy.SnowClassifier(**options).fit_rows(kept.rows, kept.labels, keys=kept.keys)
+    assert np.array_equal(kept.rows.strengths, counts)
+    weighed = snowpy.SnowClassifier(**options).fit_rows(given.rows, given.labels,
+                                                        keys=given.keys, copy=False)
+    assert not np.array_equal(given.rows.strengths, counts)
+    row = given.rows.strengths[given.rows.indptr[0]:given.rows.indptr[1]]
+    assert np.isclose(np.sum(row ** 2), 1.0)  # (weighed, then each row of length 1)
+    assert copied.network_.mistakes_ == weighed.network_.mistakes_
+    assert np.array_equal(copied.network_.to_state()[1]["link_weights"],
+                          weighed.network_.to_state()[1]["link_weights"])
+
+
 _TEXT = st.text(alphabet=st.characters(blacklist_categories=("Cs",),
                                        blacklist_characters="\n\r\t\x00\x85\u2028\u2029"),
                 max_size=40)

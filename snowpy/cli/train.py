@@ -347,7 +347,7 @@ def _fit_interruptibly(classifier: Any, run: Run, read: Any, reporter: Any) -> N
         run_interruptibly(lambda progress: classifier.fit(texts, labels, progress=progress)
                           if texts is not None else
                           classifier.fit_rows(read.rows, labels, keys=read.keys,
-                                              progress=progress),
+                                              progress=progress, copy=False),
                           reporter, on_stuck=lambda: err(
                               f"interrupted: the training did not stop in time (the rule's "
                               f"update kernel did not return); stopped without saving "

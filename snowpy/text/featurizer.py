@@ -332,14 +332,16 @@ class Featurizer(TransformerConventions, ChunkStages):
             frequencies = self.frequencies_ = DocumentFrequencies(1 << int(self.bits))
         return frequencies
 
-    def weighed(self, rows: Any, *, count: str | None = None, weights: Any = None) -> Any:
+    def weighed(self, rows: Any, *, count: str | None = None, weights: Any = None,
+                copy: bool = True) -> Any:
         """The rows :meth:`rows` made (or :func:`snowpy.files.read_rows` read) as the
         front end hands them on: with ``idf``, each strength times its feature's inverse
         document frequency, then the norm. ``count`` says which documents are counted
         first: ``"all"`` (a fit: every document of ``rows``, then the weighing),
         ``"each"`` (``partial_fit``, ``learn_one``, a stream: each document before it is
         weighed, in order), or None (prediction); ``weights``, how many times each
-        document counts. Without ``idf``, ``rows`` as they are."""
+        document counts; ``copy=False`` weighs the strengths of ``rows`` where they lie.
+        Without ``idf``, ``rows`` as they are."""
         if not self.idf:
             return rows
         frequencies = self._frequencies()
@@ -352,7 +354,7 @@ class Featurizer(TransformerConventions, ChunkStages):
         elif frequencies.documents == 0:
             raise NotFittedError("this Featurizer's document frequencies (idf=True) are not "
                                  "counted yet; call fit first")
-        return frequencies.weigh(rows, norm=norm, numbers=numbers)
+        return frequencies.weigh(rows, norm=norm, numbers=numbers, copy=copy)
 
     def weighed_one(self, ids: np.ndarray, vals: np.ndarray, *, learn: bool = False
                     ) -> tuple[np.ndarray, np.ndarray]:

@@ -161,12 +161,14 @@ class DocumentFrequencies:
         return ids, data
 
     def weigh(self, rows: Any, *, norm: bool = False, each: bool = False,
-              weights: Any = None, numbers: np.ndarray | None = None) -> Rows:
+              weights: Any = None, numbers: np.ndarray | None = None,
+              copy: bool = True) -> Rows:
         """``rows`` with each strength times its feature's idf, the features never
         counted left out, each row then divided by its Euclidean norm when ``norm``;
         with ``each``, every document is counted (``weights`` times) before it is
         weighed, in order. ``numbers``: the rows' features by the map's numbers, as
-        :meth:`count` gave them."""
+        :meth:`count` gave them. ``copy=False``: the strengths of ``rows`` are weighed
+        where they lie (float64 ones; no second array of them)."""
         indices = np.asarray(rows.indices)
         indptr = np.ascontiguousarray(rows.indptr, dtype=np.int64)
         counted = each or numbers is not None  # (then every feature is counted)
@@ -175,7 +177,10 @@ class DocumentFrequencies:
         elif numbers is None:
             numbers = self._map.rows(indices, insert=False, unseen=0)
         strengths = rows.strengths if isinstance(rows, Rows) else rows.data
-        data = np.empty(indices.shape[0], dtype=np.float64)
+        in_place = not copy and strengths is not None and strengths.dtype == np.float64 \
+            and strengths.flags.c_contiguous and strengths.flags.writeable
+        data = strengths if in_place and strengths is not None else \
+            np.empty(indices.shape[0], dtype=np.float64)
         table = _NONE_F
         if not each and indices.shape[0] > self._counts.size:  # (a large block: each
             table = np.empty(self._counts.size, np.float64)     #  number's idf once)
