@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 
 import numpy as np
+import pytest
 from typer.testing import CliRunner
 
 from snowpy import load
@@ -85,3 +86,37 @@ def test_a_cache_weighs_its_blocks_by_the_frequencies_it_counted(tmp_path, monke
     assert "reusing the cache" in reused.output
     assert (tmp_path / "r.snowpy").read_bytes() == (tmp_path / "m.snowpy").read_bytes()
     assert load(tmp_path / "m.snowpy").featurizer_.frequencies_.documents == 400
+
+
+def test_blocks_are_read_one_ahead_in_order_and_errors_and_stops_reach_the_learner():
+    """The next block is made on a thread of its own while this one is learned: the same
+    items in the same order, an error in making one raised to the learner, and a learner
+    that stops early stops the maker and closes what it read from (the shuffle's
+    buckets are deleted by that close)."""
+    from snowpy.training.cache import ahead
+
+    assert list(ahead(iter(range(5)))) == [0, 1, 2, 3, 4]
+
+    def failing():
+        yield 1
+        raise ValueError("block 2 is damaged")
+
+    read = ahead(failing())
+    assert next(read) == 1
+    with pytest.raises(ValueError, match="block 2 is damaged"):
+        next(read)
+    closed = []
+
+    def endless():
+        try:
+            n = 0
+            while True:
+                yield n
+                n += 1
+        finally:
+            closed.append(True)
+
+    read = ahead(endless())
+    assert [next(read), next(read)] == [0, 1]
+    read.close()  # (the learner stopped)
+    assert closed == [True]
