@@ -99,27 +99,31 @@ def test_the_parts_a_block_is_learned_in():
 
 
 def test_mixing_moves_each_link_by_the_mean_change_of_the_shards_that_changed_it():
-    """Two shards of a network of two targets (weights 3 and 1 of examples): a link new
-    to the network and moved by one shard takes that shard's weight; a link only made
-    and left at its initial weight by another counts no change; a link one shard moved
-    and another left is moved as the first moved it (not a quarter of the way, as
-    averaging over every shard would)."""
+    """Two shards of a network of two targets (weights 3 and 1 of examples), read from
+    their pools as they lie: a link new to the network and moved by one shard takes that
+    shard's weight; a link only made and left at its initial weight by another counts no
+    change; a link one shard moved and another left is moved as the first moved it (not
+    a quarter of the way, as averaging over every shard would); a shard's links made
+    after those it was given (out of target order), and a dense row, are read by target."""
     from snowpy._core.merging import Mixing
 
-    def layout(sizes, targets, weights):
-        return (np.array(sizes, np.int32), np.array(targets, np.int32),
-                np.array(weights, np.float64).reshape(-1, 1), np.zeros((0, 1)))
-
-    start = layout([0, 1], [0], [1.0])                      # row 1 -> target 0: 1.0
-    first = layout([1, 1], [1, 0], [0.5, 2.0])              # made (1,0.5); moved +1
-    second = layout([1, 2], [1, 0, 1], [0.0, 1.0, -1.0])    # made, not moved; kept; made
-    mixing = Mixing([start, first, second], np.array([3.0, 1.0]), np.zeros(1), False)
+    start = (np.array([0, 1], np.int32), np.array([0], np.int32),   # row 1 -> target 0: 1.0
+             np.array([[1.0]]), np.zeros((0, 1)))
+    # a pool: row records (start slot, links, room, dense), then the slots' targets and
+    # weights; the first shard's row 1 is dense (slot t for target t), the second's
+    # holds target 1 after target 0 ... and its row 0 a hole-free block of one
+    first = (np.array([[0, 1, 1, 0], [1, 1, 2, 1]], np.int32),
+             np.array([1, 0, -1], np.int32), np.array([[0.5], [2.0], [0.0]]), np.zeros((0, 1)))
+    second = (np.array([[3, 1, 1, 0], [0, 2, 2, 0]], np.int32),
+              np.array([1, 0, 9, 1], np.int32), np.array([[-1.0], [1.0], [7.0], [0.0]]),
+              np.zeros((0, 1)))
+    mixing = Mixing(start, [first, second], np.array([3.0, 1.0]), np.zeros(1), False, 2)
     sizes = np.empty(2, np.int32)
-    mixing.count(0, 2, mixing.firsts(0), sizes)
+    mixing.count(0, 2, mixing.first(0), sizes)
     target, W, U = np.empty(3, np.int32), np.empty((3, 1)), np.empty((0, 1))
-    assert mixing.firsts(1).tolist() == [0, 1, 1]  # (row 1's first link in each layout)
-    mixing.fill(0, 1, mixing.firsts(0), 0, target, W, U)  # (row ranges apart, as threads
-    mixing.fill(1, 2, mixing.firsts(1), 1, target, W, U)  #  fill them)
+    assert mixing.first(1) == 0  # (the start's row 0 has no link)
+    mixing.fill(0, 1, mixing.first(0), 0, target, W, U)  # (row ranges apart, as threads
+    mixing.fill(1, 2, mixing.first(1), 1, target, W, U)  #  fill them)
     assert sizes.tolist() == [1, 2] and target.tolist() == [1, 0, 1]
     assert W[:, 0].tolist() == [0.5, 2.0, -1.0]
 

@@ -183,139 +183,243 @@ def merge(const int64_t[::1] ka, const double[:, ::1] Wa, const double[:, ::1] U
     return keys_a[:k], W_a[:k], U_a[:k], C_a[:k], counts_a[:k]
 
 
-cdef inline int32_t _least(int32_t **T, int64_t[:, ::1] at, Py_ssize_t m) noexcept nogil:
-    """The least target at the layouts' cursors (``at[0]``, before ``at[1]``); -1: none."""
+cdef struct Run:
+    # one source's links of the row being mixed, in target order: targets and slots
+    int32_t *target
+    int64_t *slot
+    Py_ssize_t n
+    Py_ssize_t at
+
+
+cdef inline void _row_runs(Run *runs, Py_ssize_t m, int64_t r, const int32_t *sizes0,
+                           int64_t *first0, int32_t **T, int32_t **R,
+                           int64_t n_targets) noexcept nogil:
+    """Row ``r``'s links in each source, by target: the start's from its exact layout
+    (from ``*first0``, moved past them), each copy's from its pool (a dense row by
+    slot; a sparse row's, put in target order: those assigned lie by target, those
+    made since follow)."""
+    cdef Py_ssize_t i, q, n
+    cdef int64_t j, stop
+    cdef int32_t t
+    cdef const int32_t *record
+    n = sizes0[r]
+    for q in range(n):
+        runs[0].target[q] = T[0][first0[0] + q]
+        runs[0].slot[q] = first0[0] + q
+    runs[0].n = n
+    runs[0].at = 0
+    first0[0] += n
+    for i in range(1, m):
+        record = R[i] + 4 * r  # (start, size, cap, dense)
+        n = 0
+        if record[3]:
+            stop = record[2] if record[2] < n_targets else n_targets
+            for t in range(stop):
+                j = record[0] + t
+                if T[i][j] == t:
+                    runs[i].target[n] = t
+                    runs[i].slot[n] = j
+                    n += 1
+        else:
+            for j in range(record[0], record[0] + record[1]):
+                t = T[i][j]
+                q = n
+                while q > 0 and runs[i].target[q - 1] > t:
+                    runs[i].target[q] = runs[i].target[q - 1]
+                    runs[i].slot[q] = runs[i].slot[q - 1]
+                    q -= 1
+                runs[i].target[q] = t
+                runs[i].slot[q] = j
+                n += 1
+        runs[i].n = n
+        runs[i].at = 0
+
+
+cdef inline void _prefetch_rows(int32_t **T, int32_t **R, void **W, void **U, Py_ssize_t m,
+                                int64_t r, int64_t r1, Py_ssize_t row_bytes) noexcept nogil:
+    """Ask the memory for the copies' row records of row ``r + AHEAD`` and for the links
+    of row ``r + AHEAD / 2`` (its record asked for before): the rows lie anywhere in a
+    pool."""
+    cdef Py_ssize_t i
+    cdef const int32_t *record
+    for i in range(1, m):
+        if r + AHEAD < r1:
+            SNOWPY_PREFETCH(R[i] + 4 * (r + AHEAD))
+        if r + AHEAD // 2 < r1:
+            record = R[i] + 4 * (r + AHEAD // 2)
+            SNOWPY_PREFETCH(T[i] + record[0])
+            if W != NULL and W[i] != NULL:
+                SNOWPY_PREFETCH(<char *>W[i] + record[0] * row_bytes)
+            if U != NULL and U[i] != NULL:
+                SNOWPY_PREFETCH(<char *>U[i] + record[0] * row_bytes)
+
+
+cdef inline int32_t _least(const Run *runs, Py_ssize_t m) noexcept nogil:
+    """The least target at the runs' cursors; -1: none left."""
     cdef int32_t t = -1
     cdef Py_ssize_t i
     for i in range(m):
-        if at[0, i] < at[1, i] and (t < 0 or T[i][at[0, i]] < t):
-            t = T[i][at[0, i]]
+        if runs[i].at < runs[i].n and (t < 0 or runs[i].target[runs[i].at] < t):
+            t = runs[i].target[runs[i].at]
     return t
 
 
-cdef inline void _past(int32_t **T, int64_t[:, ::1] at, Py_ssize_t m, int32_t t) noexcept nogil:
+cdef inline void _past(Run *runs, Py_ssize_t m, int32_t t) noexcept nogil:
     """Each cursor at target ``t`` moved past it."""
     cdef Py_ssize_t i
     for i in range(m):
-        if at[0, i] < at[1, i] and T[i][at[0, i]] == t:
-            at[0, i] += 1
+        if runs[i].at < runs[i].n and runs[i].target[runs[i].at] == t:
+            runs[i].at += 1
 
 
 cdef class Mixing:
-    """The exact layouts of a network (``layouts[0]``: ``(sizes, target, W, U)``, the
-    links of each row by target) and of copies of it that learned apart
-    (``layouts[1:]``, weighing ``weights``), mixed into one layout row by row: each link
-    at the start's weights (a link new to the network: at ``reference``, the rule's
-    initial weights) moved by the weighted mean of its changes over the copies that
-    changed it (its weights or averaging sums moved), the averaging sums likewise.
+    """A network's links (``start``: its exact layout, ``(sizes, target, W, U)``, each
+    row's links by target) and the pools of copies of it that learned apart (``pools``:
+    ``(rows, target, W, U)`` of each, ``rows`` its row records as ``int32[rows, 4]``:
+    start, size, capacity, dense; weighing ``weights``), mixed into one exact layout row
+    by row: each link at the start's weights (a link new to the network: at
+    ``reference``, the rule's initial weights) moved by the weighted mean of its changes
+    over the copies that changed it (its weights or averaging sums moved), the averaging
+    sums likewise.
 
     :meth:`count` gives each row's links, :meth:`fill` writes them; both take a range of
-    rows and each layout's first link in it (:meth:`firsts`), and release the GIL:
-    ranges on threads of their own."""
+    rows and the start's first link in it (:meth:`first`), and release the GIL: ranges
+    on threads of their own."""
 
-    cdef list layouts
+    cdef tuple start
+    cdef list pools
     cdef Py_ssize_t m, planes
+    cdef int64_t n_targets
     cdef bint averaging
     cdef object weights, reference
 
-    def __init__(self, list layouts, weights, reference, bint averaging):
-        self.layouts = layouts
-        self.m = len(layouts)
+    def __init__(self, tuple start, list pools, weights, reference, bint averaging,
+                 int64_t n_targets):
+        self.start = start
+        self.pools = pools
+        self.m = 1 + len(pools)
         self.weights = np.ascontiguousarray(weights, np.float64)
         self.reference = np.ascontiguousarray(reference, np.float64)
         self.planes = self.reference.shape[0]
         self.averaging = averaging
+        self.n_targets = n_targets
 
-    def firsts(self, Py_ssize_t r0):
-        """Each layout's first link of row ``r0``."""
-        return np.array([int(layout[0][:r0].sum(dtype=np.int64)) for layout in self.layouts],
-                        np.int64)
+    def first(self, Py_ssize_t r0):
+        """The start's first link of row ``r0``."""
+        return int(self.start[0][:r0].sum(dtype=np.int64))
 
-    cdef void _rows(self, int32_t **S, int32_t **T):
-        cdef int32_t[::1] view
-        for i in range(self.m):
-            view = self.layouts[i][0]
-            S[i] = &view[0] if view.shape[0] else NULL
-            view = self.layouts[i][1]
-            T[i] = &view[0] if view.shape[0] else NULL
-
-    def count(self, Py_ssize_t r0, Py_ssize_t r1, const int64_t[::1] firsts,
-              int32_t[::1] out_sizes):
-        """The links of rows ``r0`` to ``r1`` (all layouts' targets merged)."""
-        cdef Py_ssize_t m = self.m, i, r
-        cdef int32_t t
-        cdef int64_t[:, ::1] at = np.empty((2, m), np.int64)
-        cdef int32_t **S = <int32_t **>malloc(m * sizeof(int32_t *))
-        cdef int32_t **T = <int32_t **>malloc(m * sizeof(int32_t *))
-        if S == NULL or T == NULL:
-            free(S); free(T)
+    cdef Run *_runs(self, int32_t **T, int32_t **R) except NULL:
+        """Room for every source's links of one row, and the sources' targets and row
+        records (the start has none: its exact layout is read by sizes)."""
+        cdef Py_ssize_t i, width = max(self.n_targets, 1)
+        cdef Run *runs = <Run *>malloc(self.m * sizeof(Run))
+        cdef int32_t[::1] targets
+        cdef int32_t[:, ::1] records
+        if runs == NULL:
             raise MemoryError()
-        self._rows(S, T)
-        for i in range(m):
-            at[0, i] = firsts[i]
+        for i in range(self.m):
+            runs[i].target = <int32_t *>malloc(width * sizeof(int32_t))
+            runs[i].slot = <int64_t *>malloc(width * sizeof(int64_t))
+            if runs[i].target == NULL or runs[i].slot == NULL:
+                _free_runs(runs, i + 1)
+                raise MemoryError()
+            source = self.start if i == 0 else self.pools[i - 1]
+            targets = source[1]
+            T[i] = &targets[0] if targets.shape[0] else NULL
+            R[i] = NULL
+            if i > 0:
+                records = source[0]
+                R[i] = &records[0, 0] if records.shape[0] else NULL
+        return runs
+
+    def count(self, Py_ssize_t r0, Py_ssize_t r1, int64_t first0, int32_t[::1] out_sizes):
+        """The links of rows ``r0`` to ``r1`` (all sources' targets merged)."""
+        cdef Py_ssize_t m = self.m, r
+        cdef int64_t n_targets = self.n_targets
+        cdef const int32_t[::1] sizes0 = self.start[0]
+        cdef int32_t **T = <int32_t **>malloc(m * sizeof(int32_t *))
+        cdef int32_t **R = <int32_t **>malloc(m * sizeof(int32_t *))
+        cdef Run *runs
+        cdef int32_t t
+        if T == NULL or R == NULL:
+            free(T); free(R)
+            raise MemoryError()
+        try:
+            runs = self._runs(T, R)
+        except MemoryError:
+            free(T); free(R)
+            raise
         with nogil:
             for r in range(r0, r1):
-                for i in range(m):
-                    at[1, i] = at[0, i] + S[i][r]
+                _prefetch_rows(T, R, NULL, NULL, m, r, r1, 0)
+                _row_runs(runs, m, r, &sizes0[0], &first0, T, R, n_targets)
                 out_sizes[r] = 0
                 while True:
-                    t = _least(T, at, m)
+                    t = _least(runs, m)
                     if t < 0:
                         break
                     out_sizes[r] += 1
-                    _past(T, at, m, t)
-        free(S); free(T)
+                    _past(runs, m, t)
+        _free_runs(runs, m)
+        free(T); free(R)
 
-    def fill(self, Py_ssize_t r0, Py_ssize_t r1, const int64_t[::1] firsts, int64_t k,
+    def fill(self, Py_ssize_t r0, Py_ssize_t r1, int64_t first0, int64_t k,
              int32_t[::1] out_target, plane_t[:, ::1] out_W, plane_t[:, ::1] out_U):
         """Rows ``r0`` to ``r1``'s mixed links, written from link ``k`` on."""
         cdef Py_ssize_t m = self.m, planes = self.planes, i, r, p
+        cdef int64_t n_targets = self.n_targets
         cdef bint averaging = self.averaging
         cdef const double[::1] weights = self.weights
         cdef const double[::1] reference = self.reference
-        cdef int64_t[:, ::1] at = np.empty((2, m), np.int64)
+        cdef const int32_t[::1] sizes0 = self.start[0]
         cdef double[:, ::1] scratch = np.zeros((4, max(planes, 1)), np.float64)
-        cdef int32_t **S = <int32_t **>malloc(m * sizeof(int32_t *))
         cdef int32_t **T = <int32_t **>malloc(m * sizeof(int32_t *))
+        cdef int32_t **R = <int32_t **>malloc(m * sizeof(int32_t *))
         cdef plane_t **Wp = <plane_t **>malloc(m * sizeof(plane_t *))
         cdef plane_t **Up = <plane_t **>malloc(m * sizeof(plane_t *))
         cdef plane_t[:, ::1] view
+        cdef Run *runs
         cdef int32_t t
         cdef int64_t j
         cdef bint here, moved
         cdef double C, w
-        if S == NULL or T == NULL or Wp == NULL or Up == NULL:
-            free(S); free(T); free(Wp); free(Up)
+        if T == NULL or R == NULL or Wp == NULL or Up == NULL:
+            free(T); free(R); free(Wp); free(Up)
             raise MemoryError()
-        self._rows(S, T)
+        try:
+            runs = self._runs(T, R)
+        except MemoryError:
+            free(T); free(R); free(Wp); free(Up)
+            raise
         for i in range(m):
-            view = self.layouts[i][2]
+            source = self.start if i == 0 else self.pools[i - 1]
+            view = source[2]
             Wp[i] = &view[0, 0] if view.shape[0] else NULL
             Up[i] = NULL
             if averaging:
-                view = self.layouts[i][3]
+                view = source[3]
                 Up[i] = &view[0, 0] if view.shape[0] else NULL
-            at[0, i] = firsts[i]
         with nogil:
             for r in range(r0, r1):
-                for i in range(m):
-                    at[1, i] = at[0, i] + S[i][r]
+                _prefetch_rows(T, R, <void **>Wp, <void **>Up, m, r, r1,
+                               planes * sizeof(plane_t))
+                _row_runs(runs, m, r, &sizes0[0], &first0, T, R, n_targets)
                 while True:
-                    t = _least(T, at, m)
+                    t = _least(runs, m)
                     if t < 0:
                         break
-                    here = at[0, 0] < at[1, 0] and T[0][at[0, 0]] == t
+                    here = runs[0].at < runs[0].n and runs[0].target[runs[0].at] == t
+                    j = runs[0].slot[runs[0].at] * planes if here else 0
                     for p in range(planes):
-                        scratch[0, p] = Wp[0][at[0, 0] * planes + p] if here else reference[p]
-                        scratch[1, p] = Up[0][at[0, 0] * planes + p] if here and averaging \
-                            else 0.0
+                        scratch[0, p] = Wp[0][j + p] if here else reference[p]
+                        scratch[1, p] = Up[0][j + p] if here and averaging else 0.0
                         scratch[2, p] = 0.0
                         scratch[3, p] = 0.0
                     C = 0.0
                     for i in range(1, m):
-                        if at[0, i] >= at[1, i] or T[i][at[0, i]] != t:
+                        if runs[i].at >= runs[i].n or runs[i].target[runs[i].at] != t:
                             continue
-                        j = at[0, i] * planes
+                        j = runs[i].slot[runs[i].at] * planes
                         moved = False
                         for p in range(planes):
                             if Wp[i][j + p] != scratch[0, p] or \
@@ -336,5 +440,14 @@ cdef class Mixing:
                             out_U[k, p] = <plane_t>(scratch[1, p] + scratch[3, p] / C if C > 0
                                                     else scratch[1, p])
                     k += 1
-                    _past(T, at, m, t)
-        free(S); free(T); free(Wp); free(Up)
+                    _past(runs, m, t)
+        _free_runs(runs, m)
+        free(T); free(R); free(Wp); free(Up)
+
+
+cdef void _free_runs(Run *runs, Py_ssize_t m):
+    cdef Py_ssize_t i
+    for i in range(m):
+        free(runs[i].target)
+        free(runs[i].slot)
+    free(runs)

@@ -89,7 +89,7 @@ from snowpy.network.labels import (
     positive_matrix,
     refuse_label_kind,
 )
-from snowpy.network.links import ONLINE_WIDTH, TOUCHED, USED, LinkStore, exact_layout, room
+from snowpy.network.links import ONLINE_WIDTH, TOUCHED, USED, LinkStore, exact_layout
 from snowpy.network.training import (
     KERNEL_ERRORS,
     NumericalWarning,
@@ -1290,8 +1290,9 @@ class Shards:
     the mean of its changes, weighted by the shards' examples, over the shards that
     changed it; a link made and left at its initial weight stays there; the averaging
     sums move as the weights do; the per-target state and the averaging clock are the
-    shards' weighted means. Mixing is one compiled pass over the rows
-    (:class:`snowpy._core.merging.Mixing`), on the same threads."""
+    shards' weighted means. Mixing is one compiled pass over the rows, reading the
+    copies' pools as they lie (:class:`snowpy._core.merging.Mixing`), on the same
+    threads."""
 
     def __init__(self, k: int) -> None:
         self.k = k
@@ -1299,12 +1300,11 @@ class Shards:
         #: the network's exact layout, which the next epoch's copies start from (what
         #: the last mixing gave)
         self.start: dict[str, np.ndarray] | None = None
-        #: the copies, kept from epoch to epoch with their memory, and the memory their
-        #: exact layouts and the mixings are written into (two, in turn: the network
-        #: holds the last one): on this machine a page of memory touched for the first
-        #: time costs more than mixing it (docs/benchmarks.md)
+        #: the copies, kept from epoch to epoch with their memory, and the memory the
+        #: mixings are written into (two, in turn: the network holds the last one): on
+        #: this machine a page of memory touched for the first time costs more than
+        #: mixing it (docs/benchmarks.md)
         self.copies: list[LinkStore] = []
-        self.layouts: list[dict[str, np.ndarray]] = [{} for _ in range(k)]
         self.mixed: list[dict[str, np.ndarray]] = [{}, {}]
 
     def epoch(self, engine: Engine, block: Block, order: np.ndarray, epoch: int,
@@ -1360,24 +1360,24 @@ class Shards:
     def mix(self, store: LinkStore, start: dict[str, np.ndarray], shards: list[LinkStore],
             weights: np.ndarray) -> dict[str, np.ndarray]:
         """``store`` (whose links were ``start``) moved by what ``shards`` changed, in
-        ``weights`` of examples; returns its exact layout."""
-        layouts = [start, *self.pool.map(lambda at: shards[at].exact(
-            slots=False, into=self.layouts[at]), range(len(shards)))]
-        mixing = Mixing([(layout["sizes"], layout["target"], layout["W"], layout["U"])
-                         for layout in layouts], weights, store.initial_weights,
-                        bool(store.average))
+        ``weights`` of examples, the shards' pools read as they lie; returns its exact
+        layout."""
+        mixing = Mixing((start["sizes"], start["target"], start["W"], start["U"]),
+                        [(shard.rows.view(np.int32).reshape(-1, 4), shard.target, shard.W,
+                          shard.U) for shard in shards], weights, store.initial_weights,
+                        bool(store.average), store.n_targets)
         n_rows, k = store.n_rows, self.k
         spans = [(n_rows * t // k, n_rows * (t + 1) // k) for t in range(k)]
         into = self.mixed[0]
         self.mixed.reverse()  # (the next mixing writes into the other)
-        sizes = room(into, "sizes", n_rows, np.int32)
-        firsts = [mixing.firsts(span[0]) for span in spans]
+        sizes = _room(into, "sizes", n_rows, np.int32)
+        firsts = [mixing.first(span[0]) for span in spans]
         list(self.pool.map(lambda t: mixing.count(*spans[t], firsts[t], sizes), range(k)))
         links = [int(sizes[:span[0]].sum(dtype=np.int64)) for span in spans]
         total, planes = int(sizes.sum(dtype=np.int64)), store.n_planes
-        mixed = {"sizes": sizes, "target": room(into, "target", total, np.int32),
-                 "W": room(into, "W", total, store.dtype, planes),
-                 "U": room(into, "U", total if store.average else 0, store.dtype, planes),
+        mixed = {"sizes": sizes, "target": _room(into, "target", total, np.int32),
+                 "W": _room(into, "W", total, store.dtype, planes),
+                 "U": _room(into, "U", total if store.average else 0, store.dtype, planes),
                  "lcount": np.zeros(0, np.int32)}
         list(self.pool.map(lambda t: mixing.fill(*spans[t], firsts[t], links[t],
                                                  mixed["target"], mixed["W"], mixed["U"]),
@@ -1391,6 +1391,18 @@ class Shards:
 
     def close(self) -> None:
         self.pool.shutdown()
+
+
+def _room(into: dict[str, np.ndarray], name: str, length: int, dtype: Any,
+         width: int = 0) -> np.ndarray:
+    """``length`` rows (of ``width`` columns, when given) of ``into[name]``, replaced there
+    by a larger array when it is short of them: memory written again and again (a
+    mixing's, every epoch) faults no new pages in."""
+    shape = (length, width) if width else (length,)
+    held = into.get(name)
+    if held is None or held.shape[0] < length or held.dtype != dtype or held.shape[1:] != shape[1:]:
+        held = into[name] = np.empty((max(length, 1),) + shape[1:], dtype)
+    return held[:length]
 
 
 class Learned:

@@ -135,16 +135,12 @@ def new_meta() -> np.ndarray:
 
 
 def exact_layout(stores: list[LinkStore], n_rows: int, n_targets: int, threads: int = 1,
-                 *, slots: bool = True, into: dict[str, np.ndarray] | None = None
-                 ) -> dict[str, np.ndarray]:
+                 *, slots: bool = True) -> dict[str, np.ndarray]:
     """The exact layout (:meth:`LinkStore.exact`) of one store, or of the stores of a
     network learned in ``k`` parts (store ``p`` holds targets ``p, p + k, ...`` as ``0, 1,
     ...``): rows ``0 .. n_rows`` in order, each row's links by target, compiled, the rows
     shared among ``threads`` (``slots``: each link's slot in its own store, or with
-    ``slots=False`` an empty array: parts put together need none). ``into``: arrays
-    the layout is written into where they have the room (views of them returned; those
-    short of it replaced in ``into``): a layout made again and again faults no new
-    memory in."""
+    ``slots=False`` an empty array: parts put together need none)."""
     first = stores[0]
     planes, dtype = first.W.shape[1], np.dtype(first.dtype)
     width = planes * dtype.itemsize
@@ -159,34 +155,20 @@ def exact_layout(stores: list[LinkStore], n_rows: int, n_targets: int, threads: 
               store.lcount) for store in stores]
     gathering = _compiled.Gathering(pools, n_rows, n_targets, width, width if averaging else 0)
     ranges = [(n_rows * t // threads, n_rows * (t + 1) // threads) for t in range(threads)]
-    sizes = room(into, "sizes", n_rows, np.int32)
-    sizes[:] = 0
+    sizes = np.zeros(n_rows, np.int32)
     _each(lambda span: gathering.count(span[0], span[1], sizes), ranges)
     starts = [int(sizes[:span[0]].sum(dtype=np.int64)) for span in ranges]
     total = int(sizes.sum(dtype=np.int64))
-    target = room(into, "target", total, np.int32)
-    W = room(into, "W", total, np.uint8, width)
-    U = room(into, "U", total if averaging else 0, np.uint8, width)
-    lcount = room(into, "lcount", total if counted else 0, np.int32)
-    where = room(into, "slots", total if slots else 0, np.int64)
+    target = np.empty(total, np.int32)
+    W = np.empty((total, width), np.uint8)
+    U = np.empty((total if averaging else 0, width), np.uint8)
+    lcount = np.empty(total if counted else 0, np.int32)
+    where = np.empty(total if slots else 0, np.int64)
     _each(lambda at: gathering.fill(*ranges[at], starts[at], target, W, U, lcount, where),
           list(range(threads)))
     return {"sizes": sizes, "target": target, "W": W.view(dtype).reshape(-1, planes),
             "U": U.view(dtype).reshape(-1, planes) if averaging else
             np.zeros((0, planes), dtype), "lcount": lcount, "slots": where}
-
-
-def room(into: dict[str, np.ndarray] | None, name: str, length: int, dtype: Any,
-         width: int = 0) -> np.ndarray:
-    """``length`` rows (of ``width`` columns, when given) of ``into[name]``, replaced there
-    by a larger array when it is short of them (a new array without ``into``)."""
-    shape = (length, width) if width else (length,)
-    if into is None:
-        return np.empty(shape, dtype)
-    held = into.get(name)
-    if held is None or held.shape[0] < length or held.dtype != dtype or held.shape[1:] != shape[1:]:
-        held = into[name] = np.empty((max(length, 1),) + shape[1:], dtype)
-    return held[:length]
 
 
 def _each(work: Any, spans: list[Any]) -> None:
@@ -439,8 +421,7 @@ class LinkStore:
                 np.asarray(self.planes, dtype=np.float64), averaging,
                 self.dtype != np.float64 and not self.frozen, self.absent)
 
-    def exact(self, *, slots: bool = True, into: dict[str, np.ndarray] | None = None
-              ) -> dict[str, np.ndarray]:
+    def exact(self, *, slots: bool = True) -> dict[str, np.ndarray]:
         """The links in row order without gaps, each row's by target: ``sizes``,
         ``target``, ``W``, ``U``, ``lcount``, and ``slots``, the pool slot of each (empty
         with ``slots=False``).
@@ -449,7 +430,7 @@ class LinkStore:
         another order, rows laid out densely or not, targets learned apart on several
         threads: :func:`exact_layout`): its model file's arrays.
         """
-        return exact_layout([self], self.n_rows, self.n_targets, slots=slots, into=into)
+        return exact_layout([self], self.n_rows, self.n_targets, slots=slots)
 
     def empty_like(self) -> LinkStore:
         """A store with no rows and no targets, and this one's rule and settings."""
