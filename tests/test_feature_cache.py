@@ -93,7 +93,10 @@ def test_blocks_are_read_one_ahead_in_order_and_errors_and_stops_reach_the_learn
     items in the same order, an error in making one raised to the learner, and a learner
     that stops early stops the maker and closes what it read from (the shuffle's
     buckets are deleted by that close)."""
-    from snowpy.training.cache import ahead
+    from snowpy.training.stream import read_ahead
+
+    def ahead(items):
+        return read_ahead(items, batch=1)
 
     assert list(ahead(iter(range(5)))) == [0, 1, 2, 3, 4]
 

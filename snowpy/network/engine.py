@@ -1326,7 +1326,7 @@ class Shards:
 
         def copied(i: int) -> Part:
             copy = self.copies[i]
-            copy.assign(start)
+            copy.adopt(start, copy=True)
             copy.S[:] = store.S
             copy.seen = store.seen
             return Part(copy, 0, 1, np.zeros((n_targets, 2), np.int64))

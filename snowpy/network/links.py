@@ -438,47 +438,33 @@ class LinkStore:
                          average=self.average, precision=self.precision,
                          min_count=self.min_count, link_counts=self.link_counts)
 
-    def adopt(self, layout: dict[str, np.ndarray]) -> None:
-        """Take an exact layout (from :meth:`exact` or a model file) as the pool."""
-        sizes = np.asarray(layout["sizes"])
-        n_rows = sizes.shape[0]
-        self.reserve_rows(n_rows)
-        self.size[n_rows:] = 0
-        self.cap[n_rows:] = 0
-        self.start[n_rows:] = 0
-        self.target = layout["target"]
-        self.W = layout["W"]
-        self.U = layout["U"] if self.average and not self.frozen else \
-            np.zeros((0, self.W.shape[1]), self.dtype)
-        self.lcount = layout["lcount"]
-        self.meta = new_meta()
-        self.replaced()
-        self.meta[USED] = self.target.shape[0]
-        self.meta[IDLE] = 0
-        self.n_rows = n_rows
-        # (a row linked to every target, in target order, is a dense row as it lies)
-        _compiled.lay_out(self.rows, np.ascontiguousarray(sizes, dtype=np.int32),
-                          self.target, self.n_targets)
-        self.dense[n_rows:] = 0
-
-    def assign(self, layout: dict[str, np.ndarray]) -> None:
-        """Take a copy of an exact layout as the pool, into this store's own arrays
-        (grown where they are short): a store given a network again and again (a shard's
-        copy, every epoch) faults no new memory in."""
+    def adopt(self, layout: dict[str, np.ndarray], *, copy: bool = False) -> None:
+        """Take an exact layout (from :meth:`exact`, a model file or a mixing) as the pool:
+        its arrays as they are, or with ``copy`` a copy of them in this store's own arrays
+        (grown where they are short: a store given a network again and again, a shard's
+        copy every epoch, faults no new memory in)."""
         sizes = np.ascontiguousarray(layout["sizes"], dtype=np.int32)
         n_rows, n = sizes.shape[0], int(layout["target"].shape[0])
-        self.meta[:] = new_meta()
-        self.reserve_links(n)
-        self.target[:n] = layout["target"]
-        self.W[:n] = layout["W"]
-        if self.U.shape[0]:
-            self.U[:n] = layout["U"]
+        self.meta = new_meta()
+        if copy:
+            self.reserve_links(n)
+            self.target[:n] = layout["target"]
+            self.W[:n] = layout["W"]
+            if self.U.shape[0]:
+                self.U[:n] = layout["U"]
+        else:
+            self.target = layout["target"]
+            self.W = layout["W"]
+            self.U = layout["U"] if self.average and not self.frozen else \
+                np.zeros((0, self.W.shape[1]), self.dtype)
+            self.lcount = layout["lcount"]
+        self.replaced()
         self.meta[USED] = n
         self.reserve_rows(n_rows)
         self.rows[n_rows:] = 0
         self.n_rows = n_rows
+        # (a row linked to every target, in target order, is a dense row as it lies)
         _compiled.lay_out(self.rows, sizes, self.target, self.n_targets)
-        self.replaced()
 
     def moved(self, *, averaged: bool) -> tuple[np.ndarray, np.ndarray]:
         """Per target, the sum of ``|weight - absent|`` over its links that moved from a

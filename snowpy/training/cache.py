@@ -10,8 +10,8 @@ That order is made in bounded memory by an external shuffle: the blocks are deal
 buckets by the top bits of each document's mixed key (``shuffle/``, written and read
 back once per epoch), and each bucket is sorted in memory; the buckets in turn give
 the whole order. The next block (or bucket) is read on a thread of its own while the
-network learns this one. Memory holds the model and two blocks or buckets, whatever
-the corpus.
+network learns this one. Memory holds the model and a few blocks or buckets (the one
+learned, at most three read ahead), whatever the corpus.
 
 ``MANIFEST.json``, written last, says what the cache holds (the corpus's path, size
 and time, the front end's options, the documents, labels and active features); a
@@ -24,9 +24,7 @@ which is done as each block is read back for learning (:attr:`FeatureCache.weigh
 from __future__ import annotations
 
 import shutil
-import threading
 from collections.abc import Callable, Iterable, Iterator
-from queue import Empty, Full, Queue
 from itertools import islice
 from pathlib import Path
 from typing import Any, BinaryIO
@@ -200,8 +198,11 @@ class FeatureCache:
         as stored). Without a ``salt``, the blocks as stored; with one, every document in
         the order of its key mixed with ``salt`` (:func:`~snowpy.network.training.
         keyed_order` of all the keys at once), through the buckets of the module's
-        description. Each is read while the one before is learned (:func:`ahead`)."""
-        return ahead(self._epoch(salt))
+        description. Each is read while the one before is learned
+        (:func:`~snowpy.training.stream.read_ahead`)."""
+        from snowpy.training.stream import read_ahead
+
+        return read_ahead(self._epoch(salt), batch=1)
 
     def _epoch(self, salt: int | None) -> Iterator[tuple[Rows, list[Any], np.ndarray | None]]:
         if salt is None:
@@ -238,54 +239,6 @@ class FeatureCache:
                     yield X, labels, _sorted(mixed, index)
         finally:
             shutil.rmtree(folder, ignore_errors=True)
-
-
-def ahead(items: Iterator[Any]) -> Iterator[Any]:
-    """``items`` made one ahead, on a thread of their own: reading the next block (its
-    file, a bucket's documents, their weighing: numpy and the disk, which let go of
-    Python's lock) overlaps learning this one (compiled, likewise). The same items in
-    the same order; an error in making one is raised where it would have been; stopping
-    early (an error in learning, Ctrl-C) stops the thread and closes ``items``."""
-    made: Queue[tuple[bool, Any]] = Queue(maxsize=1)
-    stop = threading.Event()
-
-    def put(entry: tuple[bool, Any]) -> bool:
-        while not stop.is_set():
-            try:
-                made.put(entry, timeout=0.05)
-                return True
-            except Full:
-                continue
-        return False
-
-    def make() -> None:
-        try:
-            for item in items:
-                if not put((True, item)):
-                    return
-            put((False, None))
-        except BaseException as exc:  # (raised in the learning thread)
-            put((False, exc))
-        finally:
-            getattr(items, "close", lambda: None)()
-
-    thread = threading.Thread(target=make, name="snowpy-cache-ahead", daemon=True)
-    thread.start()
-    try:
-        while True:
-            more, item = made.get()
-            if not more:
-                if item is not None:
-                    raise item
-                return
-            yield item
-    finally:
-        stop.set()
-        try:
-            made.get_nowait()  # (a block made for nothing: let its maker see the stop)
-        except Empty:
-            pass
-        thread.join()
 
 
 def _arrays(X: Rows, keys: np.ndarray, labels: bytes) -> dict[str, np.ndarray]:

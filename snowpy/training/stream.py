@@ -84,7 +84,7 @@ def learn_stream(classifier: Any, documents: Iterable[Any], *, every: Iterable[i
         if after is not None:
             after(figures)
 
-    for item in _read_ahead(documents):
+    for item in read_ahead(documents):
         if isinstance(item, FileRows):  # a block read in compiled code
             if texts:
                 learn(None, labels)
@@ -109,30 +109,37 @@ def learn_stream(classifier: Any, documents: Iterable[Any], *, every: Iterable[i
     return figures
 
 
-def _read_ahead(items: Iterable[Any]) -> Iterator[Any]:
-    """``items``, the next one read on a thread of its own while this one is learned (a
-    block read in compiled code releases the GIL: reading and learning overlap)."""
+def read_ahead(items: Iterable[Any], batch: int = 256) -> Iterator[Any]:
+    """``items``, the next read on a thread of its own while this one is learned (a block
+    read in compiled code, a cache's block from disk, release the GIL: reading and
+    learning overlap). Items travel ``batch`` at a time (documents: a queue's hand-over
+    costs more than a document's reading), a block read in compiled code at once. An
+    error in reading is raised where the items are read; stopping early (an error in
+    learning, Ctrl-C) stops the thread and closes ``items`` (a cache's shuffle buckets
+    are deleted by that close)."""
     queue: Queue = Queue(maxsize=2)
     done = object()
     stop = threading.Event()
 
     def read() -> None:
-        batch: list[Any] = []  # (documents travel 256 at a time: a queue's hand-over
-        try:                   #  costs more than a document's reading)
+        taken: list[Any] = []
+        try:
             for item in items:
                 if stop.is_set():
                     return
-                batch.append(item)
-                if len(batch) == 256 or isinstance(item, FileRows):
-                    queue.put(batch)
-                    batch = []
-            if batch:
-                queue.put(batch)
+                taken.append(item)
+                if len(taken) >= batch or isinstance(item, FileRows):
+                    queue.put(taken)
+                    taken = []
+            if taken:
+                queue.put(taken)
         except BaseException as exc:  # noqa: BLE001 - raised again where it is read
-            if batch:
-                queue.put(batch)
+            if taken:
+                queue.put(taken)
             queue.put(_Failed(exc))
             return
+        finally:
+            getattr(items, "close", lambda: None)()
         queue.put(done)
 
     reader = threading.Thread(target=read, name="snowpy-read-ahead", daemon=True)
