@@ -348,3 +348,19 @@ def test_an_empty_shard_changes_nothing():
     for a, b in zip(_links(with_empty), _links(without)):
         np.testing.assert_array_equal(a, b)
     assert with_empty.mistakes_ == without.mistakes_
+
+
+def test_a_shards_labels_are_encoded_once_and_taken_by_fold():
+    import scipy.sparse as sp
+
+    from snowpy.network.labels import LabelIndex
+
+    data = tasks.ShardData(sp.csr_matrix((4, 8)), [("a",), ("b", "c"), (), ("c",)],
+                           np.arange(4, dtype=np.uint64), 0, [])
+    index = LabelIndex(["a", "b", "c"])
+    indptr, targets = tasks._targets(data, index, True, "abc", np.array([1, 3]))
+    assert indptr.tolist() == [0, 2, 3] and targets.tolist() == [1, 2, 2]
+    assert data.targets["abc"][0].tolist() == [0, 1, 3, 3, 4]  # (the whole shard, once)
+    assert data.targets["abc"][1].tolist() == [0, 1, 2, 2]
+    whole = tasks._targets(data, index, True, "abc", np.arange(4))
+    assert whole[0] is data.targets["abc"][0]

@@ -19,6 +19,54 @@ ctypedef fused plane_t:
     double
 
 
+cdef inline Py_ssize_t _row_in_target_order(int64_t *local, const int64_t *starts,
+                                             Py_ssize_t r, const int32_t[::1] targets
+                                             ) noexcept nogil:
+    """Row ``r``'s links (positions) in ``local``, in target order; returns how many."""
+    cdef Py_ssize_t count = 0
+    cdef Py_ssize_t at
+    cdef int64_t j
+    for j in range(starts[r], starts[r + 1]):
+        at = count
+        while at > 0 and targets[local[at - 1]] > targets[j]:
+            local[at] = local[at - 1]
+            at -= 1
+        local[at] = j
+        count += 1
+    return count
+
+
+cdef inline void _ask_ahead(const int64_t *starts, const int64_t[::1] order, Py_ssize_t q,
+                            Py_ssize_t n_rows, int64_t total, const int32_t[::1] targets,
+                            const plane_t[:, ::1] W, const plane_t[:, ::1] U,
+                            bint averaging) noexcept nogil:
+    """Ask the memory for the links of the row :data:`AHEAD` rows on in key order."""
+    cdef int64_t j
+    if q + AHEAD < n_rows:
+        j = starts[order[q + AHEAD]]
+        if j < total:
+            SNOWPY_PREFETCH(&targets[j])
+            SNOWPY_PREFETCH(&W[j, 0])
+            if averaging:
+                SNOWPY_PREFETCH(&U[j, 0])
+
+
+cdef int64_t *_row_starts(const int32_t[::1] sizes) except NULL:
+    cdef Py_ssize_t r
+    cdef int64_t *starts = <int64_t *>malloc((sizes.shape[0] + 1) * sizeof(int64_t))
+    if starts == NULL:
+        raise MemoryError()
+    starts[0] = 0
+    for r in range(sizes.shape[0]):
+        starts[r + 1] = starts[r] + sizes[r]
+    return starts
+
+
+cdef inline double _relative(double w, double reference, bint geometric) noexcept nogil:
+    """A weight in the mixing's terms: its difference from the reference, or of logs."""
+    return (log(w) - log(reference)) if geometric else w - reference
+
+
 def table(const int64_t[::1] features, const int64_t[::1] order, const int32_t[::1] sizes,
           const int32_t[::1] targets, const plane_t[:, ::1] W, const plane_t[:, ::1] U,
           bint averaging, const double[::1] reference, bint geometric, int64_t n_targets):
@@ -28,19 +76,14 @@ def table(const int64_t[::1] features, const int64_t[::1] order, const int32_t[:
     ``geometric``), the averaging sums (``U``, when ``averaging``) and the link each came
     from."""
     cdef Py_ssize_t n_rows = sizes.shape[0]
-    cdef int64_t *starts = <int64_t *>malloc((n_rows + 1) * sizeof(int64_t))
+    cdef int64_t *starts = _row_starts(sizes)
     cdef int64_t *local = <int64_t *>malloc((n_targets + 1) * sizeof(int64_t))
-    cdef Py_ssize_t r, q, p
-    cdef int64_t j, at, count, mm, base, total, k = 0
+    cdef Py_ssize_t r, q, p, mm, count
+    cdef int64_t j, base, total, k = 0
     cdef Py_ssize_t planes = W.shape[1]
-    cdef double w
-    if starts == NULL or local == NULL:
+    if local == NULL:
         free(starts)
-        free(local)
         raise MemoryError()
-    starts[0] = 0
-    for r in range(n_rows):
-        starts[r + 1] = starts[r] + sizes[r]
     total = starts[n_rows]
     keys_array = np.empty(total, np.int64)
     W_array = np.empty((total, planes), np.float64)
@@ -52,30 +95,16 @@ def table(const int64_t[::1] features, const int64_t[::1] order, const int32_t[:
     cdef int64_t[::1] source = source_array
     with nogil:
         for q in range(n_rows):
-            if q + AHEAD < n_rows:
-                j = starts[order[q + AHEAD]]
-                if j < total:
-                    SNOWPY_PREFETCH(&targets[j])
-                    SNOWPY_PREFETCH(&W[j, 0])
-                    if averaging:
-                        SNOWPY_PREFETCH(&U[j, 0])
+            _ask_ahead(starts, order, q, n_rows, total, targets, W, U, averaging)
             r = order[q]
             base = (features[r] + 1) * n_targets
-            count = 0  # the row's links in target order
-            for j in range(starts[r], starts[r + 1]):
-                at = count
-                while at > 0 and targets[local[at - 1]] > targets[j]:
-                    local[at] = local[at - 1]
-                    at -= 1
-                local[at] = j
-                count += 1
+            count = _row_in_target_order(local, starts, r, targets)
             for mm in range(count):
                 j = local[mm]
                 keys[k] = base + targets[j]
                 source[k] = j
                 for p in range(planes):
-                    w = W[j, p]
-                    out_W[k, p] = (log(w) - log(reference[p])) if geometric else w - reference[p]
+                    out_W[k, p] = _relative(W[j, p], reference[p], geometric)
                     if averaging:
                         out_U[k, p] = U[j, p]
                 k += 1
@@ -84,50 +113,83 @@ def table(const int64_t[::1] features, const int64_t[::1] order, const int32_t[:
     return keys_array, W_array, U_array, source_array
 
 
-def changes(const int64_t[::1] start_keys, const double[:, ::1] start_W,
-            const double[:, ::1] start_U, const int64_t[::1] keys, const double[:, ::1] W,
-            const double[:, ::1] U, double weight):
-    """What a round changed: the links of the trained table that are new or whose weights
-    or sums moved, with ``weight`` times the change, the weight of the shard as a changer
-    of each (0 for a link made and left at its initial weight) and the positions they
-    came from."""
-    cdef Py_ssize_t n = keys.shape[0]
-    out_keys_a = np.empty(n, np.int64)
-    out_W_a = np.empty((n, W.shape[1]), np.float64)
-    out_U_a = np.empty((n, U.shape[1]), np.float64)
-    out_C_a = np.empty(n, np.float64)
-    taken_a = np.empty(n, np.int64)
+def changes(const int64_t[::1] features, const int64_t[::1] order, const int32_t[::1] sizes,
+            const int32_t[::1] targets, const plane_t[:, ::1] W, const plane_t[:, ::1] U,
+            bint averaging, const double[::1] reference, bint geometric, int64_t n_targets,
+            const int64_t[::1] start_keys, const double[:, ::1] start_W,
+            const double[:, ::1] start_U, double weight):
+    """What a round changed: the links of a trained network (as :func:`table` takes it)
+    that are new to the ``start`` table or whose weights or sums moved, in key order,
+    with ``weight`` times the change, the weight of the shard as a changer of each (0 for
+    a link made and left at its initial weight) and the links they came from. One pass
+    over the rows, the start's keys followed alongside: the trained network's table is
+    never made (most of its links did not move)."""
+    cdef Py_ssize_t n_rows = sizes.shape[0]
+    cdef int64_t *starts = _row_starts(sizes)
+    cdef int64_t *local = <int64_t *>malloc((n_targets + 1) * sizeof(int64_t))
+    cdef Py_ssize_t r, q, p, mm, count
+    cdef int64_t j, key, base, total
+    cdef int64_t last = -1  # (below every key: the bias's are 0 to n_targets - 1)
+    cdef bint twice = False
+    cdef Py_ssize_t planes = W.shape[1]
+    cdef Py_ssize_t n_start = start_keys.shape[0]
+    cdef Py_ssize_t s = 0
+    cdef Py_ssize_t k = 0
+    cdef bint known, moved
+    cdef double before, value
+    if local == NULL:
+        free(starts)
+        raise MemoryError()
+    total = starts[n_rows]
+    # (as large as every link: the pages past the changes are never written, nor faulted in)
+    out_keys_a = np.empty(total, np.int64)
+    out_W_a = np.empty((total, planes), np.float64)
+    out_U_a = np.empty((total, planes if averaging else 0), np.float64)
+    out_C_a = np.empty(total, np.float64)
+    taken_a = np.empty(total, np.int64)
     cdef int64_t[::1] out_keys = out_keys_a
     cdef double[:, ::1] out_W = out_W_a
     cdef double[:, ::1] out_U = out_U_a
     cdef double[::1] out_C = out_C_a
     cdef int64_t[::1] taken = taken_a
-    cdef Py_ssize_t s = 0
-    cdef Py_ssize_t k = 0
-    cdef Py_ssize_t i, p
-    cdef bint known, moved
-    cdef double before
     with nogil:
-        for i in range(n):
-            while s < start_keys.shape[0] and start_keys[s] < keys[i]:
-                s += 1
-            known = s < start_keys.shape[0] and start_keys[s] == keys[i]
-            moved = False
-            for p in range(W.shape[1]):
-                before = start_W[s, p] if known else 0.0
-                out_W[k, p] = weight * (W[i, p] - before)
-                if W[i, p] != before:
-                    moved = True
-            for p in range(U.shape[1]):
-                before = start_U[s, p] if known else 0.0
-                out_U[k, p] = weight * (U[i, p] - before)
-                if U[i, p] != before:
-                    moved = True
-            if moved or not known:
-                out_keys[k] = keys[i]
-                out_C[k] = weight if moved else 0.0
-                taken[k] = i
-                k += 1
+        for q in range(n_rows):
+            _ask_ahead(starts, order, q, n_rows, total, targets, W, U, averaging)
+            r = order[q]
+            base = (features[r] + 1) * n_targets
+            count = _row_in_target_order(local, starts, r, targets)
+            for mm in range(count):
+                j = local[mm]
+                key = base + targets[j]
+                if key <= last:
+                    twice = True
+                last = key
+                while s < n_start and start_keys[s] < key:
+                    s += 1
+                known = s < n_start and start_keys[s] == key
+                moved = False
+                for p in range(planes):
+                    value = _relative(W[j, p], reference[p], geometric)
+                    before = start_W[s, p] if known else 0.0
+                    out_W[k, p] = weight * (value - before)
+                    if value != before:
+                        moved = True
+                if averaging:
+                    for p in range(planes):
+                        value = U[j, p]
+                        before = start_U[s, p] if known else 0.0
+                        out_U[k, p] = weight * (value - before)
+                        if value != before:
+                            moved = True
+                if moved or not known:
+                    out_keys[k] = key
+                    out_C[k] = weight if moved else 0.0
+                    taken[k] = j
+                    k += 1
+    free(starts)
+    free(local)
+    if twice:
+        raise ValueError("a feature is linked twice to the same target")
     return out_keys_a[:k], out_W_a[:k], out_U_a[:k], out_C_a[:k], taken_a[:k]
 
 

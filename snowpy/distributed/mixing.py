@@ -68,27 +68,35 @@ class Table:
     @classmethod
     def of(cls, state: State, reference: np.ndarray, mixing: str) -> Table:
         header, arrays = state
-        n_targets = len(header["labels"])
-        _transform(mixing)  # (an unknown mixing is refused by name)
-        weights = arrays["link_weights"]
-        if mixing == "geometric" and weights.size and float(weights.min()) <= 0:
-            _transform(mixing)(weights)  # (refuses signed weights)
-        features = np.concatenate([[-1], arrays["feature_ids"].astype(np.int64)])
-        averaging = arrays.get("link_averaging")
-        W = np.ascontiguousarray(weights)
-        U = W[:0] if averaging is None or averaging.shape[0] == 0 else \
-            np.ascontiguousarray(averaging, dtype=W.dtype)  # (read only for links it has)
-        keys, W, U, source = table(  # (rows visited in the features' order; a row's
-            features, np.argsort(features, kind="stable").astype(np.int64),  # links as made)
-            np.ascontiguousarray(arrays["row_sizes"], dtype=np.int32),
-            np.ascontiguousarray(arrays["link_targets"], dtype=np.int32), W, U,
-            averaging is not None, np.asarray(reference, np.float64),
-            mixing == "geometric", n_targets)
+        keys, W, U, source = table(*_links(state, mixing), np.asarray(reference, np.float64),
+                                   mixing == "geometric", len(header["labels"]))
         if keys.size > 1 and not bool(np.all(keys[1:] > keys[:-1])):
             raise ValueError("a feature is linked twice to the same target")
         counts = arrays["link_counts"][source].astype(np.int64) \
             if "link_counts" in arrays else np.zeros(0, np.int64)
         return cls(keys, W, U, counts)
+
+
+def _links(state: State, mixing: str) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray,
+                                                np.ndarray, np.ndarray, bool]:
+    """A network's links as :func:`~snowpy._core.merging.table` and ``changes`` read
+    them: its features (the bias first, -1), the rows in the features' order, the rows'
+    sizes, the links' targets, weights and averaging sums, and whether it averages."""
+    _transform(mixing)  # (an unknown mixing is refused by name)
+    arrays = state[1]
+    weights = arrays["link_weights"]
+    if mixing == "geometric" and weights.size and float(weights.min()) <= 0:
+        _transform(mixing)(weights)  # (refuses signed weights)
+    features = np.concatenate([[-1], arrays["feature_ids"].astype(np.int64)])
+    averaging = arrays.get("link_averaging")
+    W = np.ascontiguousarray(weights)
+    U = W[:0] if averaging is None or averaging.shape[0] == 0 else \
+        np.ascontiguousarray(averaging, dtype=W.dtype)  # (read only for links it has)
+    # (rows visited in the features' order; a row's links as made)
+    return (features, np.argsort(features, kind="stable").astype(np.int64),
+            np.ascontiguousarray(arrays["row_sizes"], dtype=np.int32),
+            np.ascontiguousarray(arrays["link_targets"], dtype=np.int32), W, U,
+            averaging is not None)
 
 
 @dataclass
@@ -128,12 +136,15 @@ class Mixture:
         ``seconds``, the epoch's time.
         """
         header, arrays = state
-        trained = Table.of(state, reference, mixing)
-        if start.U.shape[1] != trained.U.shape[1] or start.W.shape[1] != trained.W.shape[1]:
+        links = _links(state, mixing)
+        if start.U.shape[1] != (links[4].shape[1] if links[6] else 0) \
+                or start.W.shape[1] != links[4].shape[1]:
             raise ValueError("the round's start and the trained network have different planes")
-        keys, W, U, C, taken = changes(start.keys, start.W, start.U, trained.keys,
-                                       trained.W, trained.U, float(weight))
-        link_counts = trained.counts[taken] if trained.counts.size else trained.counts
+        keys, W, U, C, taken = changes(*links, np.asarray(reference, np.float64),
+                                       mixing == "geometric", len(header["labels"]),
+                                       start.keys, start.W, start.U, float(weight))
+        link_counts = arrays["link_counts"][taken].astype(np.int64) \
+            if "link_counts" in arrays else np.zeros(0, np.int64)
         if "row_counts" in arrays:
             features = np.concatenate([[-1], arrays["feature_ids"].astype(np.int64)])
             rows = np.argsort(features)

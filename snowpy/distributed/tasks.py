@@ -8,7 +8,7 @@ any of them twice (a worker lost mid-round) and gets the same result.
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -46,6 +46,9 @@ class ShardData:
     keys: np.ndarray                # uint64: the examples' shuffling keys
     skipped: int
     messages: list[str]
+    #: the labels as targets (CSR), by the network's labels: encoded in the first round,
+    #: read in every round and fold after it
+    targets: dict[str, tuple[np.ndarray, np.ndarray]] = field(default_factory=dict)
 
     @property
     def n(self) -> int:
@@ -168,7 +171,6 @@ def train_round(state: State, data: ShardData, setup: Setup, round: int, fold: i
     (``state_key``: the key of ``state``'s future, to share its table among the
     shards of this worker)."""
     from snowpy.network.engine import Block
-    from snowpy.network.labels import encode_labels
     from snowpy.network.state import network_state
 
     net = _network(state, f"the mixed network of round {round}")
@@ -177,13 +179,13 @@ def train_round(state: State, data: ShardData, setup: Setup, round: int, fold: i
     if fold >= 0:
         rows = np.flatnonzero(fold_of(data.keys, setup.folds, setup.seed) != fold)
     X = data.X[rows] if rows.size != data.n else data.X
-    labels = [data.labels[i] for i in rows]
     learned = net.engine_
     store = learned.store
     learned.rng = rng = np.random.default_rng(setup.seed)  # the salts Network.fit draws:
     for _ in range(round):                                  # one shard trains as fit does
         rng.integers(0, 2**63 - 1, dtype=np.int64)
-    y_indptr, y_targets = encode_labels(learned.labels, labels, net.multilabel_)
+    y_indptr, y_targets = _targets(data, learned.labels, net.multilabel_,
+                                   repr(state[0]["labels"]), rows)
     before = learned.target_counts().copy()
     figures = (net.n_examples_seen_, net.engine_.overflows, net.engine_.underflows)
     began = time.perf_counter()
@@ -202,6 +204,25 @@ def train_round(state: State, data: ShardData, setup: Setup, round: int, fold: i
     return Mixture.of_network(network_state(net), start, setup.reference, setup.mixing,
                               float(rows.size), learned.target_counts() - before, stats,
                               counted=round == 0, seconds=seconds)
+
+
+def _targets(data: ShardData, index: Any, multilabel: bool, key: str, rows: np.ndarray
+             ) -> tuple[np.ndarray, np.ndarray]:
+    """The targets of the shard's examples ``rows`` (CSR: ``indptr``, ``targets``) in a
+    network of labels ``index`` (``key``: the labels as text), the shard's labels
+    encoded once for all rounds and folds."""
+    from snowpy.network.labels import encode_labels
+
+    if key not in data.targets:
+        data.targets[key] = encode_labels(index, data.labels, multilabel)
+    indptr, targets = data.targets[key]
+    if rows.size == data.n:
+        return indptr, targets
+    counts = np.diff(indptr)[rows]
+    subset = np.zeros(rows.size + 1, np.int64)
+    np.cumsum(counts, out=subset[1:])
+    return subset, targets[np.repeat(indptr[rows] - subset[:-1], counts) +
+                           np.arange(subset[-1])]
 
 
 def finish(mixture: Mixture, start: State, setup: Setup, round: int,
