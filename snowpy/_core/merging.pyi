@@ -1,9 +1,5 @@
 import numpy as np
 
-def table(features: np.ndarray, order: np.ndarray, sizes: np.ndarray, targets: np.ndarray,
-          W: np.ndarray, U: np.ndarray, averaging: bool, reference: np.ndarray,
-          geometric: bool, n_targets: int) -> tuple[np.ndarray, np.ndarray, np.ndarray,
-                                                    np.ndarray]: ...
 def changes(features: np.ndarray, order: np.ndarray, sizes: np.ndarray, targets: np.ndarray,
             W: np.ndarray, U: np.ndarray, averaging: bool, reference: np.ndarray,
             geometric: bool, n_targets: int, start_keys: np.ndarray, start_W: np.ndarray,

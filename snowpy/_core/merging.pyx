@@ -67,63 +67,20 @@ cdef inline double _relative(double w, double reference, bint geometric) noexcep
     return (log(w) - log(reference)) if geometric else w - reference
 
 
-def table(const int64_t[::1] features, const int64_t[::1] order, const int32_t[::1] sizes,
-          const int32_t[::1] targets, const plane_t[:, ::1] W, const plane_t[:, ::1] U,
-          bint averaging, const double[::1] reference, bint geometric, int64_t n_targets):
-    """Keys ``(feature + 1) * n_targets + target`` in increasing order (rows visited in
-    ``order``, the rows sorted by feature; ``features[0]`` is the bias, -1); per key
-    ``f(w) - f(reference)`` of each weight plane (``f`` the logarithm when
-    ``geometric``), the averaging sums (``U``, when ``averaging``) and the link each came
-    from."""
-    cdef Py_ssize_t n_rows = sizes.shape[0]
-    cdef int64_t *starts = _row_starts(sizes)
-    cdef int64_t *local = <int64_t *>malloc((n_targets + 1) * sizeof(int64_t))
-    cdef Py_ssize_t r, q, p, mm, count
-    cdef int64_t j, base, total, k = 0
-    cdef Py_ssize_t planes = W.shape[1]
-    if local == NULL:
-        free(starts)
-        raise MemoryError()
-    total = starts[n_rows]
-    keys_array = np.empty(total, np.int64)
-    W_array = np.empty((total, planes), np.float64)
-    U_array = np.empty((total, planes if averaging else 0), np.float64)
-    source_array = np.empty(total, np.int64)
-    cdef int64_t[::1] keys = keys_array
-    cdef double[:, ::1] out_W = W_array
-    cdef double[:, ::1] out_U = U_array
-    cdef int64_t[::1] source = source_array
-    with nogil:
-        for q in range(n_rows):
-            _ask_ahead(starts, order, q, n_rows, total, targets, W, U, averaging)
-            r = order[q]
-            base = (features[r] + 1) * n_targets
-            count = _row_in_target_order(local, starts, r, targets)
-            for mm in range(count):
-                j = local[mm]
-                keys[k] = base + targets[j]
-                source[k] = j
-                for p in range(planes):
-                    out_W[k, p] = _relative(W[j, p], reference[p], geometric)
-                    if averaging:
-                        out_U[k, p] = U[j, p]
-                k += 1
-    free(starts)
-    free(local)
-    return keys_array, W_array, U_array, source_array
-
-
 def changes(const int64_t[::1] features, const int64_t[::1] order, const int32_t[::1] sizes,
             const int32_t[::1] targets, const plane_t[:, ::1] W, const plane_t[:, ::1] U,
             bint averaging, const double[::1] reference, bint geometric, int64_t n_targets,
             const int64_t[::1] start_keys, const double[:, ::1] start_W,
             const double[:, ::1] start_U, double weight):
-    """What a round changed: the links of a trained network (as :func:`table` takes it)
-    that are new to the ``start`` table or whose weights or sums moved, in key order,
-    with ``weight`` times the change, the weight of the shard as a changer of each (0 for
-    a link made and left at its initial weight) and the links they came from. One pass
-    over the rows, the start's keys followed alongside: the trained network's table is
-    never made (most of its links did not move)."""
+    """What a round changed: the links of a trained network that are new to the ``start``
+    table or whose weights or sums moved, with ``weight`` times the change, the weight of
+    the shard as a changer of each (0 for a link made and left at its initial weight) and
+    the links they came from; a link's weights taken as ``f(w) - f(reference)`` (``f``
+    the logarithm when ``geometric``). Keys ``(feature + 1) * n_targets + target``, in
+    increasing order: the rows are visited in ``order`` (sorted by feature;
+    ``features[0]`` is the bias, -1) and the start's keys followed alongside, so the
+    trained network's own table is never made. Against an empty start, with a weight of
+    1, this is the network's table: every link, its weights and sums as they are."""
     cdef Py_ssize_t n_rows = sizes.shape[0]
     cdef int64_t *starts = _row_starts(sizes)
     cdef int64_t *local = <int64_t *>malloc((n_targets + 1) * sizeof(int64_t))

@@ -42,7 +42,7 @@ from typing import Any
 
 import numpy as np
 
-from snowpy._core.merging import changes, merge, table
+from snowpy._core.merging import changes, merge
 from snowpy.exceptions import ConfigurationError
 from snowpy.network.links import PRECISIONS
 
@@ -68,10 +68,13 @@ class Table:
     @classmethod
     def of(cls, state: State, reference: np.ndarray, mixing: str) -> Table:
         header, arrays = state
-        keys, W, U, source = table(*_links(state, mixing), np.asarray(reference, np.float64),
-                                   mixing == "geometric", len(header["labels"]))
-        if keys.size > 1 and not bool(np.all(keys[1:] > keys[:-1])):
-            raise ValueError("a feature is linked twice to the same target")
+        links = _links(state, mixing)
+        planes = links[4].shape[1]
+        nothing = np.zeros((0, planes))
+        keys, W, U, _, source = changes(  # (what an empty network of weight 1 changed)
+            *links, np.asarray(reference, np.float64), mixing == "geometric",
+            len(header["labels"]), np.zeros(0, np.int64), nothing,
+            nothing if links[6] else nothing[:, :0], 1.0)
         counts = arrays["link_counts"][source].astype(np.int64) \
             if "link_counts" in arrays else np.zeros(0, np.int64)
         return cls(keys, W, U, counts)
@@ -79,8 +82,8 @@ class Table:
 
 def _links(state: State, mixing: str) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray,
                                                 np.ndarray, np.ndarray, bool]:
-    """A network's links as :func:`~snowpy._core.merging.table` and ``changes`` read
-    them: its features (the bias first, -1), the rows in the features' order, the rows'
+    """A network's links as :func:`~snowpy._core.merging.changes` reads them: its
+    features (the bias first, -1), the rows in the features' order, the rows'
     sizes, the links' targets, weights and averaging sums, and whether it averages."""
     _transform(mixing)  # (an unknown mixing is refused by name)
     arrays = state[1]
