@@ -9,6 +9,9 @@ def merge(ka: np.ndarray, Wa: np.ndarray, Ua: np.ndarray, Ca: np.ndarray, ca: np
           kb: np.ndarray, Wb: np.ndarray, Ub: np.ndarray, Cb: np.ndarray, cb: np.ndarray,
           adding: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray,
                                  np.ndarray]: ...
+def layout(keys: np.ndarray, W: np.ndarray, U: np.ndarray, offset: np.ndarray,
+           n_targets: int, limit: float, single: bool, sums: bool
+           ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]: ...
 class Mixing:
     def __init__(self, start: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray],
                  pools: list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]],

@@ -202,6 +202,79 @@ def merge(const int64_t[::1] ka, const double[:, ::1] Wa, const double[:, ::1] U
     return keys_a[:k], W_a[:k], U_a[:k], C_a[:k], counts_a[:k]
 
 
+cdef inline double _clipped(double value, double limit) noexcept nogil:
+    """``value`` within ``[-limit, limit]`` (as numpy's clip: NaN stays NaN)."""
+    if value < -limit:
+        return -limit
+    if value > limit:
+        return limit
+    return value
+
+
+def layout(const int64_t[::1] keys, const double[:, ::1] W, const double[:, ::1] U,
+           const double[::1] offset, int64_t n_targets, double limit, bint single,
+           bint sums):
+    """A sorted table's links laid out by rows, as a network's arrays hold them: the rows'
+    features (the bias's, -1, first, linked or not) and sizes, each link's target, its
+    weights ``W + offset`` and its averaging sums ``U``, within ``[-limit, limit]`` and
+    stored as float32 when ``single`` (else float64); with ``sums``, the weights are
+    given as the float64 sums ``W + offset``, for the caller to finish (geometric
+    mixing takes their exponentials)."""
+    cdef Py_ssize_t n = keys.shape[0]
+    cdef Py_ssize_t planes = W.shape[1]
+    cdef Py_ssize_t averaging = U.shape[1]
+    cdef Py_ssize_t i, p
+    cdef Py_ssize_t r = 0
+    cdef int64_t feature, previous = -1
+    cdef double value
+    rows_a = np.empty(n + 1, np.int64)
+    sizes_a = np.zeros(n + 1, np.int32)
+    targets_a = np.empty(n, np.int32)
+    wide = sums or not single
+    W_a = np.empty((n, planes), np.float64 if wide else np.float32)
+    U_a = np.empty((n, averaging), np.float32 if single else np.float64)
+    cdef int64_t[::1] rows = rows_a
+    cdef int32_t[::1] sizes = sizes_a
+    cdef int32_t[::1] targets = targets_a
+    cdef float[:, ::1] Wf
+    cdef double[:, ::1] Wd
+    cdef float[:, ::1] Uf
+    cdef double[:, ::1] Ud
+    if wide:
+        Wd = W_a
+    else:
+        Wf = W_a
+    if single:
+        Uf = U_a
+    else:
+        Ud = U_a
+    rows[0] = -1  # (the bias row is always there)
+    with nogil:
+        for i in range(n):
+            feature = keys[i] // n_targets - 1
+            if feature != previous:
+                if feature != -1:
+                    r += 1
+                    rows[r] = feature
+                previous = feature
+            sizes[r] += 1
+            targets[i] = <int32_t>(keys[i] - (feature + 1) * n_targets)
+            for p in range(planes):
+                value = W[i, p] + offset[p]
+                if sums:
+                    Wd[i, p] = value
+                elif single:
+                    Wf[i, p] = <float>_clipped(value, limit)
+                else:
+                    Wd[i, p] = _clipped(value, limit)
+            for p in range(averaging):
+                if single:
+                    Uf[i, p] = <float>_clipped(U[i, p], limit)
+                else:
+                    Ud[i, p] = _clipped(U[i, p], limit)
+    return rows_a[:r + 1], sizes_a[:r + 1], targets_a, W_a, U_a
+
+
 cdef struct Run:
     # one source's links of the row being mixed, in target order: targets and slots
     int32_t *target

@@ -42,7 +42,7 @@ from typing import Any
 
 import numpy as np
 
-from snowpy._core.merging import changes, merge
+from snowpy._core.merging import changes, layout, merge
 from snowpy.exceptions import ConfigurationError
 from snowpy.network.links import PRECISIONS
 
@@ -226,35 +226,33 @@ class Mixture:
         if before is None:  # (``start`` as a table, when the caller has it already)
             before = Table.of(start, reference, mixing)
         keys, Wf, U, link_counts = self.applied(before, float(total), per_link)
-        with np.errstate(over="ignore", under="ignore"):
-            W = np.exp(Wf + np.log(reference)) if mixing == "geometric" else Wf + reference
-        features = keys // n_targets - 1
-        targets = (keys - (features + 1) * n_targets).astype(np.int32)
-        starts = np.flatnonzero(np.diff(features, prepend=features[:1] - 1))  # (sorted)
-        link_rows = features[starts]
-        sizes = np.diff(np.append(starts, features.size))
-        if link_rows.size == 0 or link_rows[0] != -1:  # the bias row is always there
-            link_rows = np.concatenate([[-1], link_rows])
-            sizes = np.concatenate([[0], sizes])
+        dtype, _, limit = PRECISIONS[header["links"]["precision"]]
+        geometric = mixing == "geometric"
+        link_rows, sizes, targets, W, U = layout(
+            keys, Wf, U, np.log(reference) if geometric else np.asarray(reference, np.float64),
+            n_targets, limit, dtype == np.float32, geometric)
+        if geometric:
+            with np.errstate(over="ignore", under="ignore"):
+                W = np.clip(np.exp(W), -limit, limit).astype(dtype)
         rows = link_rows
         carried = _row_counts(start)
         row_ids = np.concatenate([self.row_ids, carried[0]])
         if row_ids.size:
             rows = np.union1d(link_rows, row_ids)
-        row_sizes = np.zeros(rows.size, np.int32)
-        row_sizes[np.searchsorted(rows, link_rows)] = sizes
+            row_sizes = np.zeros(rows.size, np.int32)
+            row_sizes[np.searchsorted(rows, link_rows)] = sizes
+        else:
+            row_sizes = sizes
         seen = int(round(self.seen / total))
-        dtype, _, limit = PRECISIONS[header["links"]["precision"]]
         arrays.update(
             feature_ids=rows[1:].astype(np.int64), row_sizes=row_sizes,
-            link_targets=targets,
-            link_weights=np.clip(W, -limit, limit).astype(dtype),
+            link_targets=targets, link_weights=W,
             state=self.rule_state / total if self.rule_state.size else self.rule_state,
             promotions=arrays["promotions"] + self.counts[:, 0],
             demotions=arrays["demotions"] + self.counts[:, 1],
         )
         if U.shape[1]:
-            arrays["link_averaging"] = np.clip(U, -limit, limit).astype(dtype)
+            arrays["link_averaging"] = U
         if link_counts.size or "link_counts" in arrays:
             arrays["link_counts"] = (link_counts if link_counts.size else
                                      np.zeros(targets.size, np.int64)).astype(np.int32)
