@@ -292,7 +292,7 @@ def test_resume_with_fewer_workers_reuses_the_checkpoints_shards(client, tmp_pat
     default shard count followed the workers. The checkpoint's shards are reused."""
     corpus = _corpus(tmp_path / "c.tsv", 2000)
     settings = {"epochs": 4, "calibrate": None, "early_stop": False}
-    clean = fit(SnowClassifier(**settings), corpus, cluster=client)  # (2 workers: 4 shards)
+    clean = fit(SnowClassifier(**settings), corpus, cluster=client)  # (2 workers: 2 shards)
     folder = tmp_path / "ck"
 
     def stop(round, connected):
@@ -304,7 +304,7 @@ def test_resume_with_fewer_workers_reuses_the_checkpoints_shards(client, tmp_pat
             on_submit=stop)
     resumed = fit(SnowClassifier(**settings), corpus, cluster=1, checkpoint=folder,
                   resume=True)
-    assert resumed.distributed_["shards"] == 4 and resumed.distributed_["workers"] == 1
+    assert resumed.distributed_["shards"] == 2 and resumed.distributed_["workers"] == 1
     assert resumed.distributed_["rounds"][0]["resumed"]
     for a, b in zip(_weights(clean), _weights(resumed)):
         np.testing.assert_array_equal(a, b)

@@ -18,7 +18,7 @@ Workers = Annotated[int | None, typer.Option(
 Scheduler = Annotated[str | None, typer.Option(
     help="train on the Dask cluster of this scheduler, e.g. tcp://10.0.0.5:8786")]
 Shards = Annotated[int | None, typer.Option(
-    help="with --workers/--scheduler: shards of the corpus (default: twice the workers' "
+    help="with --workers/--scheduler: shards of the corpus (default: the workers' "
          "threads, a task on each)")]
 
 

@@ -46,7 +46,7 @@ class Reading:
     Parameters
     ----------
     shards : int, optional
-        Shards of a corpus given by path (default: twice the workers). A bag's or a
+        Shards of a corpus given by path (default: the workers' threads). A bag's or a
         dataframe's partitions are its shards.
     split : str, optional
         The split of a corpus that has splits (default: its training split to train,

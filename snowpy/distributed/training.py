@@ -106,7 +106,7 @@ def fit(classifier: Any, data: Any, labels: Any = None, *, cluster: Any = None,
         Where to train: a client, a scheduler's address (``"tcp://host:8786"``),
         or the number of worker processes of a new ``LocalCluster`` (default: 1).
     reading : Reading, optional
-        How the workers read ``data``: shards (default: twice the workers' threads,
+        How the workers read ``data``: shards (default: the workers' threads,
         :func:`~snowpy.distributed.cluster.default_shards`, a task on each; when
         resuming, the checkpoint's, whatever the workers now), split, format,
         layout, ``on_error``, and a dataframe's text and label columns.
