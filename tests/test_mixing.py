@@ -187,26 +187,39 @@ def test_combine_adds_by_key_in_a_worked_example():
     np.testing.assert_array_equal(left.W, right.W)
 
 
+def _state(features: list, targets: list, weights: list, n_targets: int = 2) -> tuple:
+    """A network's state: its rows' features (the bias's, -1, first), each row's links'
+    targets and their weights (one plane, float64, no averaging)."""
+    header = {"labels": [f"label{t}" for t in range(n_targets)],
+              "links": {"precision": "float64"}, "stats": {"mistakes": [], "updates": []},
+              "seen": 0}
+    arrays = {"feature_ids": np.array(features[1:], np.int64),
+              "row_sizes": np.array([len(row) for row in targets], np.int32),
+              "link_targets": np.array([t for row in targets for t in row], np.int32),
+              "link_weights": np.array(weights, np.float64).reshape(-1, 1),
+              "state": np.zeros((n_targets, 0)), "promotions": np.zeros(n_targets, np.int64),
+              "demotions": np.zeros(n_targets, np.int64)}
+    return header, arrays
+
+
 def test_mixed_weights_in_a_worked_example():
     """Start: the bias linked to target 0 at 1.0 (two targets, initial weight 0.5).
     Shard a (30 examples) moved it to 2.0 and made feature 4's link to target 1 at
     1.5; shard b (10 examples) moved the bias to 3.0 and made the same link at 0.5
     (its initial weight: made, not moved)."""
-    from snowpy.distributed.mixing import Table
-
-    start = Table(np.array([0], np.int64),          # (-1 + 1) * 2 + 0: the bias, target 0
-                  np.array([[1.0 - 0.5]]),          # f(w) - f(initial), arithmetic
-                  np.zeros((1, 0)), np.zeros(0, np.int64))
+    start = _state([-1], [[0]], [1.0])
     a = _mixture([0, 11], [[30 * 1.0], [30 * 1.0]], [[0.0], [0.0]][:2], [30.0, 30.0], 30.0)
     b = _mixture([0, 11], [[10 * 2.0], [0.0]], [[0.0], [0.0]], [10.0, 0.0], 10.0)
     total = Mixture.combine([a, b])
     for per_link, expected in ((True, [2.25, 1.5]), (False, [2.25, 1.25])):
         total.U = total.U[:, :0]
-        keys, W, _, _ = total.applied(start, 40.0, per_link)
-        assert keys.tolist() == [0, 11]  # (4 + 1) * 2 + 1
+        _, arrays = total.state(start, np.array([0.5]), "arithmetic", per_link=per_link)
+        # keys 0 and 11: (-1 + 1) * 2 + 0, the bias's link to target 0; (4 + 1) * 2 + 1
+        assert arrays["feature_ids"].tolist() == [4] and arrays["row_sizes"].tolist() == [1, 1]
+        assert arrays["link_targets"].tolist() == [0, 1]
         # the bias: 1.0 + (30 * 1.0 + 10 * 2.0) / 40 either way; feature 4: only a moved
         # it, by 1.0 from 0.5 (per link: all of it; over all shards: 30/40 of it)
-        np.testing.assert_allclose(W[:, 0] + 0.5, expected)
+        np.testing.assert_allclose(arrays["link_weights"][:, 0], expected)
 
 
 def test_geometric_mixing_of_winnow_is_the_weighted_geometric_mean():
@@ -219,15 +232,12 @@ def test_geometric_mixing_of_winnow_is_the_weighted_geometric_mean():
         assert np.all(net.engine_.effective_links().data > 0)  # multiplicative weights stay positive
     # one link moved from 1 to 4 by a shard of 10 examples and to 1/4 by another of 30:
     # log-changes 10 * log 4 and 30 * log(1/4); geometric mean 4 ** ((10 - 30) / 40)
-    from snowpy.distributed.mixing import Table
-
     parts = [_mixture([3], [[10 * np.log(4.0)]], np.zeros((1, 0)), [10.0], 10.0),
              _mixture([3], [[30 * np.log(0.25)]], np.zeros((1, 0)), [30.0], 30.0)]
     total = Mixture.combine(parts)
-    empty = Table(np.zeros(0, np.int64), np.zeros((0, 1)), np.zeros((0, 0)),
-                  np.zeros(0, np.int64))
-    keys, W, _, _ = total.applied(empty, 40.0, True)
-    assert np.exp(W[0, 0]) == pytest.approx(4.0 ** (-0.5))
+    _, arrays = total.state(_state([-1], [[]], []), np.array([1.0]), "geometric")
+    assert arrays["feature_ids"].tolist() == [0] and arrays["link_targets"].tolist() == [1]
+    assert arrays["link_weights"][0, 0] == pytest.approx(4.0 ** (-0.5))
 
 
 def test_geometric_mixing_refuses_signed_weights():

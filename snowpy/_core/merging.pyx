@@ -69,33 +69,41 @@ cdef inline double _relative(double w, double reference, bint geometric) noexcep
 
 def changes(const int64_t[::1] features, const int64_t[::1] order, const int32_t[::1] sizes,
             const int32_t[::1] targets, const plane_t[:, ::1] W, const plane_t[:, ::1] U,
-            bint averaging, const double[::1] reference, bint geometric, int64_t n_targets,
-            const int64_t[::1] start_keys, const double[:, ::1] start_W,
-            const double[:, ::1] start_U, double weight):
-    """What a round changed: the links of a trained network that are new to the ``start``
-    table or whose weights or sums moved, with ``weight`` times the change, the weight of
-    the shard as a changer of each (0 for a link made and left at its initial weight) and
-    the links they came from; a link's weights taken as ``f(w) - f(reference)`` (``f``
-    the logarithm when ``geometric``). Keys ``(feature + 1) * n_targets + target``, in
-    increasing order: the rows are visited in ``order`` (sorted by feature;
-    ``features[0]`` is the bias, -1) and the start's keys followed alongside, so the
-    trained network's own table is never made. Against an empty start, with a weight of
-    1, this is the network's table: every link, its weights and sums as they are."""
+            bint averaging, const int32_t[::1] start_sizes, const int32_t[::1] start_targets,
+            const plane_t[:, ::1] start_W, const plane_t[:, ::1] start_U,
+            const double[::1] reference, bint geometric, int64_t n_targets, double weight):
+    """What a round changed: the links of a trained network that are new to the network
+    it started from or whose weights or sums moved, with ``weight`` times the change,
+    the weight of the shard as a changer of each (0 for a link made and left at its
+    initial weight) and the links they came from; weights taken as ``f(w) -
+    f(reference)`` (``f`` the logarithm when ``geometric``).
+
+    Both networks are laid out by rows (``sizes``, then each link's target, weights and
+    averaging sums); the trained network's first rows are the start's, in its order, as
+    a network restored from the start and trained keeps them (its new rows come after).
+    Keys ``(feature + 1) * n_targets + target`` come out in increasing order: the rows
+    are visited in ``order`` (sorted by feature; ``features[0]`` is the bias, -1) and
+    each row's links beside the start's row's, by target. Against a start of no rows,
+    with a weight of 1, this is the network's table: every link, as it is."""
     cdef Py_ssize_t n_rows = sizes.shape[0]
+    cdef Py_ssize_t n_start = start_sizes.shape[0]
     cdef int64_t *starts = _row_starts(sizes)
+    cdef int64_t *start_starts = _row_starts(start_sizes)
     cdef int64_t *local = <int64_t *>malloc((n_targets + 1) * sizeof(int64_t))
-    cdef Py_ssize_t r, q, p, mm, count
-    cdef int64_t j, key, base, total
+    cdef int64_t *start_local = <int64_t *>malloc((n_targets + 1) * sizeof(int64_t))
+    cdef Py_ssize_t r, q, p, mm, count, start_count, s
+    cdef int64_t j, js, key, base, total
     cdef int64_t last = -1  # (below every key: the bias's are 0 to n_targets - 1)
     cdef bint twice = False
     cdef Py_ssize_t planes = W.shape[1]
-    cdef Py_ssize_t n_start = start_keys.shape[0]
-    cdef Py_ssize_t s = 0
     cdef Py_ssize_t k = 0
     cdef bint known, moved
     cdef double before, value
-    if local == NULL:
+    if local == NULL or start_local == NULL:
         free(starts)
+        free(start_starts)
+        free(local)
+        free(start_local)
         raise MemoryError()
     total = starts[n_rows]
     # (as large as every link: the pages past the changes are never written, nor faulted in)
@@ -115,26 +123,31 @@ def changes(const int64_t[::1] features, const int64_t[::1] order, const int32_t
             r = order[q]
             base = (features[r] + 1) * n_targets
             count = _row_in_target_order(local, starts, r, targets)
+            start_count = _row_in_target_order(start_local, start_starts, r, start_targets) \
+                if r < n_start else 0
+            s = 0
             for mm in range(count):
                 j = local[mm]
                 key = base + targets[j]
                 if key <= last:
                     twice = True
                 last = key
-                while s < n_start and start_keys[s] < key:
+                while s < start_count and start_targets[start_local[s]] < targets[j]:
                     s += 1
-                known = s < n_start and start_keys[s] == key
+                known = s < start_count and start_targets[start_local[s]] == targets[j]
+                js = start_local[s] if known else 0
                 moved = False
                 for p in range(planes):
                     value = _relative(W[j, p], reference[p], geometric)
-                    before = start_W[s, p] if known else 0.0
+                    before = _relative(start_W[js, p], reference[p], geometric) if known \
+                        else 0.0
                     out_W[k, p] = weight * (value - before)
                     if value != before:
                         moved = True
                 if averaging:
                     for p in range(planes):
                         value = U[j, p]
-                        before = start_U[s, p] if known else 0.0
+                        before = start_U[js, p] if known else 0.0
                         out_U[k, p] = weight * (value - before)
                         if value != before:
                             moved = True
@@ -144,7 +157,9 @@ def changes(const int64_t[::1] features, const int64_t[::1] order, const int32_t
                     taken[k] = j
                     k += 1
     free(starts)
+    free(start_starts)
     free(local)
+    free(start_local)
     if twice:
         raise ValueError("a feature is linked twice to the same target")
     return out_keys_a[:k], out_W_a[:k], out_U_a[:k], out_C_a[:k], taken_a[:k]
@@ -211,31 +226,60 @@ cdef inline double _clipped(double value, double limit) noexcept nogil:
     return value
 
 
-def layout(const int64_t[::1] keys, const double[:, ::1] W, const double[:, ::1] U,
-           const double[::1] offset, int64_t n_targets, double limit, bint single,
-           bint sums):
-    """A sorted table's links laid out by rows, as a network's arrays hold them: the rows'
-    features (the bias's, -1, first, linked or not) and sizes, each link's target, its
-    weights ``W + offset`` and its averaging sums ``U``, within ``[-limit, limit]`` and
-    stored as float32 when ``single`` (else float64); with ``sums``, the weights are
-    given as the float64 sums ``W + offset``, for the caller to finish (geometric
-    mixing takes their exponentials)."""
-    cdef Py_ssize_t n = keys.shape[0]
+def mixed(const int64_t[::1] features, const int32_t[::1] sizes, const int32_t[::1] targets,
+          const plane_t[:, ::1] W, const plane_t[:, ::1] U, bint averaging,
+          const int64_t[::1] counts, const int64_t[::1] keys, const double[:, ::1] change_W,
+          const double[:, ::1] change_U, const double[::1] scale,
+          const int64_t[::1] change_counts, const double[::1] reference,
+          const double[::1] offset, bint geometric, int64_t n_targets, double limit,
+          bint single):
+    """A network (laid out by rows sorted by feature, the bias's first, as
+    :func:`changes` reads them) moved by a round's changes (sorted ``keys``, each change
+    times its ``scale``): the mixed network laid out the same way, as its arrays hold it.
+
+    Returns the rows' features (the bias's, -1, first, linked or not) and sizes, each
+    link's target, its weights ``f(w) - f(reference) + change + offset`` (``f`` the
+    logarithm when ``geometric``, else the identity; ``offset``: ``f(reference)``, as
+    the caller computes it) and averaging sums, within ``[-limit, limit]`` and stored
+    as float32 when ``single``, and its count: the start's or the change's, the larger of
+    the two (empty when neither has counts). With ``geometric`` the weights come out as
+    those float64 sums, for the caller to take their exponentials. A link only made,
+    never moved, stays where it starts (its scale is 0); the start's rows of no links
+    are left out."""
+    cdef Py_ssize_t n_rows = sizes.shape[0]
+    cdef Py_ssize_t n_keys = keys.shape[0]
+    cdef int64_t *starts = _row_starts(sizes)
+    cdef int64_t *local = <int64_t *>malloc((n_targets + 1) * sizeof(int64_t))
     cdef Py_ssize_t planes = W.shape[1]
-    cdef Py_ssize_t averaging = U.shape[1]
-    cdef Py_ssize_t i, p
+    cdef Py_ssize_t columns = change_U.shape[1]
+    cdef bint counting = counts.shape[0] > 0 or change_counts.shape[0] > 0
     cdef Py_ssize_t r = 0
-    cdef int64_t feature, previous = -1
-    cdef double value
-    rows_a = np.empty(n + 1, np.int64)
-    sizes_a = np.zeros(n + 1, np.int32)
-    targets_a = np.empty(n, np.int32)
-    wide = sums or not single
-    W_a = np.empty((n, planes), np.float64 if wide else np.float32)
-    U_a = np.empty((n, averaging), np.float32 if single else np.float64)
-    cdef int64_t[::1] rows = rows_a
-    cdef int32_t[::1] sizes = sizes_a
-    cdef int32_t[::1] targets = targets_a
+    cdef Py_ssize_t i = 0
+    cdef Py_ssize_t m = 0
+    cdef Py_ssize_t count = 0
+    cdef Py_ssize_t row = 0
+    cdef Py_ssize_t out = 0
+    cdef Py_ssize_t n_out_rows = 0
+    cdef Py_ssize_t p
+    cdef int64_t j = 0
+    cdef int64_t key_a, key_b, key, feature, previous = -1
+    cdef bint take_a, take_b, more_a
+    cdef double w, u
+    if local == NULL:
+        free(starts)
+        raise MemoryError()
+    total = starts[n_rows] + n_keys
+    rows_a = np.empty(total + 1, np.int64)
+    sizes_a = np.zeros(total + 1, np.int32)
+    targets_a = np.empty(total, np.int32)
+    wide = geometric or not single
+    W_a = np.empty((total, planes), np.float64 if wide else np.float32)
+    U_a = np.empty((total, columns), np.float32 if single else np.float64)
+    counts_a = np.zeros(total if counting else 0, np.int64)
+    cdef int64_t[::1] out_rows = rows_a
+    cdef int32_t[::1] out_sizes = sizes_a
+    cdef int32_t[::1] out_targets = targets_a
+    cdef int64_t[::1] out_counts = counts_a
     cdef float[:, ::1] Wf
     cdef double[:, ::1] Wd
     cdef float[:, ::1] Uf
@@ -248,31 +292,71 @@ def layout(const int64_t[::1] keys, const double[:, ::1] W, const double[:, ::1]
         Uf = U_a
     else:
         Ud = U_a
-    rows[0] = -1  # (the bias row is always there)
+    out_rows[0] = -1  # (the bias row is always there)
     with nogil:
-        for i in range(n):
-            feature = keys[i] // n_targets - 1
+        while True:
+            # the start's next link in key order: its rows in order, each by target
+            while m >= count and r < n_rows:
+                count = _row_in_target_order(local, starts, r, targets)
+                m = 0
+                row = r
+                r += 1
+            more_a = m < count
+            if not more_a and i >= n_keys:
+                break
+            key_a = (features[row] + 1) * n_targets + targets[local[m]] if more_a else 0
+            key_b = keys[i] if i < n_keys else 0
+            take_a = more_a and (i >= n_keys or key_a <= key_b)
+            take_b = i < n_keys and (not more_a or key_b <= key_a)
+            key = key_a if take_a else key_b
+            if take_a:
+                j = local[m]
+            feature = key // n_targets - 1
             if feature != previous:
                 if feature != -1:
-                    r += 1
-                    rows[r] = feature
+                    n_out_rows += 1
+                    out_rows[n_out_rows] = feature
                 previous = feature
-            sizes[r] += 1
-            targets[i] = <int32_t>(keys[i] - (feature + 1) * n_targets)
+            out_sizes[n_out_rows] += 1
+            out_targets[out] = <int32_t>(key - (feature + 1) * n_targets)
             for p in range(planes):
-                value = W[i, p] + offset[p]
-                if sums:
-                    Wd[i, p] = value
+                w = 0.0
+                if take_a:
+                    w += _relative(W[j, p], reference[p], geometric)
+                if take_b:
+                    w += change_W[i, p] * scale[i]
+                w += offset[p]
+                if geometric:
+                    Wd[out, p] = w
                 elif single:
-                    Wf[i, p] = <float>_clipped(value, limit)
+                    Wf[out, p] = <float>_clipped(w, limit)
                 else:
-                    Wd[i, p] = _clipped(value, limit)
-            for p in range(averaging):
+                    Wd[out, p] = _clipped(w, limit)
+            for p in range(columns):
+                u = 0.0
+                if take_a and averaging:
+                    u += U[j, p]
+                if take_b:
+                    u += change_U[i, p] * scale[i]
                 if single:
-                    Uf[i, p] = <float>_clipped(U[i, p], limit)
+                    Uf[out, p] = <float>_clipped(u, limit)
                 else:
-                    Ud[i, p] = _clipped(U[i, p], limit)
-    return rows_a[:r + 1], sizes_a[:r + 1], targets_a, W_a, U_a
+                    Ud[out, p] = _clipped(u, limit)
+            if counting:
+                if take_a and counts.shape[0] > 0:
+                    out_counts[out] = counts[j]
+                if take_b and change_counts.shape[0] > 0:
+                    out_counts[out] = max(out_counts[out], change_counts[i]) if take_a \
+                        else change_counts[i]
+            out += 1
+            if take_a:
+                m += 1
+            if take_b:
+                i += 1
+    free(starts)
+    free(local)
+    return (rows_a[:n_out_rows + 1], sizes_a[:n_out_rows + 1], targets_a[:out], W_a[:out],
+            U_a[:out], counts_a[:out])
 
 
 cdef struct Run:

@@ -42,11 +42,11 @@ from typing import Any
 
 import numpy as np
 
-from snowpy._core.merging import changes, layout, merge
+from snowpy._core.merging import changes, merge, mixed
 from snowpy.exceptions import ConfigurationError
 from snowpy.network.links import PRECISIONS
 
-__all__ = ["MIXING", "Mixture", "State", "Table"]
+__all__ = ["MIXING", "Mixture", "State"]
 
 #: How link weights are averaged.
 MIXING = ("arithmetic", "geometric")
@@ -55,35 +55,10 @@ MIXING = ("arithmetic", "geometric")
 State = tuple[dict[str, Any], dict[str, np.ndarray]]
 
 
-@dataclass
-class Table:
-    """A network's links as sorted keys: ``f(w) - f(reference)`` per plane, the
-    averaging sums, and the link counts (``eligibility="percent:p"``), in key order."""
-
-    keys: np.ndarray
-    W: np.ndarray
-    U: np.ndarray
-    counts: np.ndarray
-
-    @classmethod
-    def of(cls, state: State, reference: np.ndarray, mixing: str) -> Table:
-        header, arrays = state
-        links = _links(state, mixing)
-        planes = links[4].shape[1]
-        nothing = np.zeros((0, planes))
-        keys, W, U, _, source = changes(  # (what an empty network of weight 1 changed)
-            *links, np.asarray(reference, np.float64), mixing == "geometric",
-            len(header["labels"]), np.zeros(0, np.int64), nothing,
-            nothing if links[6] else nothing[:, :0], 1.0)
-        counts = arrays["link_counts"][source].astype(np.int64) \
-            if "link_counts" in arrays else np.zeros(0, np.int64)
-        return cls(keys, W, U, counts)
-
-
 def _links(state: State, mixing: str) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray,
                                                 np.ndarray, np.ndarray, bool]:
-    """A network's links as :func:`~snowpy._core.merging.changes` reads them: its
-    features (the bias first, -1), the rows in the features' order, the rows'
+    """A network's links as :func:`~snowpy._core.merging.changes` and ``mixed`` read
+    them: its features (the bias first, -1), the rows in the features' order, the rows'
     sizes, the links' targets, weights and averaging sums, and whether it averages."""
     _transform(mixing)  # (an unknown mixing is refused by name)
     arrays = state[1]
@@ -100,6 +75,11 @@ def _links(state: State, mixing: str) -> tuple[np.ndarray, np.ndarray, np.ndarra
             np.ascontiguousarray(arrays["row_sizes"], dtype=np.int32),
             np.ascontiguousarray(arrays["link_targets"], dtype=np.int32), W, U,
             averaging is not None)
+
+
+def _planes(links: tuple) -> tuple[int, int]:
+    """The weight planes and averaging columns of a network's :func:`_links`."""
+    return links[4].shape[1], links[4].shape[1] if links[6] else 0
 
 
 @dataclass
@@ -128,24 +108,27 @@ class Mixture:
 
     # ------------------------------------------------------------ building
     @classmethod
-    def of_network(cls, state: State, start: Table, reference: np.ndarray, mixing: str,
+    def of_network(cls, state: State, start: State, reference: np.ndarray, mixing: str,
                    weight: float, counts: np.ndarray, stats: dict[str, int],
                    counted: bool, seconds: float = 0.0) -> Mixture:
-        """What one shard's epoch changed from ``start`` (the round's network as a
-        :class:`Table`), weighted by ``weight`` (its examples this round).
+        """What one shard's epoch changed from ``start`` (the round's network, from which
+        the shard's network was restored and trained: its rows come first, in their
+        order), weighted by ``weight`` (its examples this round).
 
         ``counts`` are the promotions and demotions made this round; ``counted``:
         whether the eligibility counts are this round's (the first) to be summed;
         ``seconds``, the epoch's time.
         """
         header, arrays = state
-        links = _links(state, mixing)
-        if start.U.shape[1] != (links[4].shape[1] if links[6] else 0) \
-                or start.W.shape[1] != links[4].shape[1]:
+        links, before = _links(state, mixing), _links(start, mixing)
+        if _planes(links) != _planes(before):
             raise ValueError("the round's start and the trained network have different planes")
-        keys, W, U, C, taken = changes(*links, np.asarray(reference, np.float64),
+        n_start = before[0].shape[0]
+        if not np.array_equal(links[0][:n_start], before[0]):
+            raise ValueError("the trained network's rows do not begin with its start's")
+        keys, W, U, C, taken = changes(*links, *before[2:6], np.asarray(reference, np.float64),
                                        mixing == "geometric", len(header["labels"]),
-                                       start.keys, start.W, start.U, float(weight))
+                                       float(weight))
         link_counts = arrays["link_counts"][taken].astype(np.int64) \
             if "link_counts" in arrays else np.zeros(0, np.int64)
         if "row_counts" in arrays:
@@ -197,40 +180,35 @@ class Mixture:
                        row_counts, stats, adding, max(p.slowest for p in parts))
 
     # ------------------------------------------------------------ the result
-    def applied(self, before: Table, total: float, per_link: bool
-                ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-        """``before``'s links moved by the changes: ``(keys, W, U, link counts)``, ``W`` in
-        the mixing's terms. Each change is divided by the weight of the shards that made
-        it (``per_link``) or by ``total``; links only made, never moved, stay where they
-        start."""
-        if before.U.shape[1] != self.U.shape[1] or before.W.shape[1] != self.W.shape[1]:
-            raise ValueError("the start and the changes have different planes")
-        divisor = self.C if per_link else np.full(self.C.shape, float(total))
-        scale = np.divide(1.0, divisor, out=np.zeros_like(divisor), where=divisor > 0)
-        keys, W, U, _, counts = merge(
-            before.keys, before.W, before.U, np.zeros(before.keys.size), before.counts,
-            self.keys, self.W * scale[:, None], self.U * scale[:, None], self.C,
-            self.link_counts, False)
-        return keys, W, U, counts
-
     def state(self, start: State, reference: np.ndarray, mixing: str, *,
-              per_link: bool = True, before: Table | None = None) -> State:
+              per_link: bool = True) -> State:
         """The mixed network as a header and arrays: ``start`` moved by the changes.
 
-        Per-round figures (mistakes, updates, examples, clamped updates) add to
-        the start's; the averaging clock is the weighted mean of the shards'.
+        Each link's change is divided by the weight of the shards that made it
+        (``per_link``) or by that of all shards; links only made, never moved, stay
+        where they start. Per-round figures (mistakes, updates, examples, clamped
+        updates) add to the start's; the averaging clock is the weighted mean of the
+        shards'.
         """
         header, arrays = copy.deepcopy(start[0]), dict(start[1])
         n_targets = len(header["labels"])
         total = self.weight if self.weight > 0 else 1.0
-        if before is None:  # (``start`` as a table, when the caller has it already)
-            before = Table.of(start, reference, mixing)
-        keys, Wf, U, link_counts = self.applied(before, float(total), per_link)
+        before = _links(start, mixing)
+        if _planes(before) != (self.W.shape[1], self.U.shape[1]):
+            raise ValueError("the start and the changes have different planes")
+        if before[0].size > 1 and not bool(np.all(before[0][1:] > before[0][:-1])):
+            raise ValueError("the round's start is not laid out by its features' order")
+        divisor = self.C if per_link else np.full(self.C.shape, float(total))
+        scale = np.divide(1.0, divisor, out=np.zeros_like(divisor), where=divisor > 0)
         dtype, _, limit = PRECISIONS[header["links"]["precision"]]
         geometric = mixing == "geometric"
-        link_rows, sizes, targets, W, U = layout(
-            keys, Wf, U, np.log(reference) if geometric else np.asarray(reference, np.float64),
-            n_targets, limit, dtype == np.float32, geometric)
+        reference = np.asarray(reference, np.float64)
+        start_counts = arrays["link_counts"].astype(np.int64) if "link_counts" in arrays \
+            else np.zeros(0, np.int64)
+        link_rows, sizes, targets, W, U, link_counts = mixed(
+            before[0], *before[2:], start_counts, self.keys, self.W, self.U, scale,
+            self.link_counts, reference, np.log(reference) if geometric else reference,
+            geometric, n_targets, limit, dtype == np.float32)
         if geometric:
             with np.errstate(over="ignore", under="ignore"):
                 W = np.clip(np.exp(W), -limit, limit).astype(dtype)

@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
-from snowpy.distributed.mixing import Mixture, State, Table
+from snowpy.distributed.mixing import Mixture, State
 from snowpy.distributed.shards import Shard, read_shard
 
 __all__ = ["Setup", "ShardData", "describe", "featurise", "discarded", "finish", "held_out", "train_round"]
@@ -143,38 +143,20 @@ def _network(state: State, where: str) -> Any:
     return restore_network(Network, header, arrays, where, trusted=True)
 
 
-#: The round's networks as tables, per worker process, by the key of their future
-#: (every shard of a worker starts from the same one): the most recent few.
-_TABLES: dict[str, Table] = {}
-
-
-def _start_table(state: State, setup: Setup, key: str | None) -> Table:
-    if key is None:
-        return Table.of(state, setup.reference, setup.mixing)
-    if key not in _TABLES:
-        while len(_TABLES) >= 4:
-            _TABLES.pop(next(iter(_TABLES)))
-        _TABLES[key] = Table.of(state, setup.reference, setup.mixing)
-    return _TABLES[key]
-
-
 def size_of(state: State) -> tuple[int, int]:
     """``(links, bytes)`` of a network's state (for the round's report)."""
     return int(state[1]["link_targets"].size), sum(int(np.asarray(a).nbytes)
                                                   for a in state[1].values())
 
 
-def train_round(state: State, data: ShardData, setup: Setup, round: int, fold: int,
-                state_key: str | None = None) -> Mixture:
+def train_round(state: State, data: ShardData, setup: Setup, round: int, fold: int
+                ) -> Mixture:
     """One epoch of the network ``state`` on this shard (without calibration fold
-    ``fold`` when ``fold >= 0``), as a mixture weighted by the examples learned
-    (``state_key``: the key of ``state``'s future, to share its table among the
-    shards of this worker)."""
+    ``fold`` when ``fold >= 0``), as a mixture weighted by the examples learned."""
     from snowpy.network.engine import Block
     from snowpy.network.state import network_state
 
     net = _network(state, f"the mixed network of round {round}")
-    start = _start_table(state, setup, state_key)
     rows = np.arange(data.n)
     if fold >= 0:
         rows = np.flatnonzero(fold_of(data.keys, setup.folds, setup.seed) != fold)
@@ -201,7 +183,7 @@ def train_round(state: State, data: ShardData, setup: Setup, round: int, fold: i
              "n_examples_seen": net.n_examples_seen_ - figures[0],
              "overflows": net.engine_.overflows - figures[1],
              "underflows": net.engine_.underflows - figures[2]}
-    return Mixture.of_network(network_state(net), start, setup.reference, setup.mixing,
+    return Mixture.of_network(network_state(net), state, setup.reference, setup.mixing,
                               float(rows.size), learned.target_counts() - before, stats,
                               counted=round == 0, seconds=seconds)
 
@@ -225,16 +207,14 @@ def _targets(data: ShardData, index: Any, multilabel: bool, key: str, rows: np.n
                            np.arange(subset[-1])]
 
 
-def finish(mixture: Mixture, start: State, setup: Setup, round: int,
-           state_key: str | None = None) -> State:
+def finish(mixture: Mixture, start: State, setup: Setup, round: int) -> State:
     """The mixed network of a round: the sum made a network, with SNoW's
     eligibility by percent applied after the first round."""
     from snowpy.network.options import eligibility_of
     from snowpy.network.state import network_state
 
     state = mixture.state(start, setup.reference, setup.mixing,
-                          per_link=setup.average_over == "changed",
-                          before=_start_table(start, setup, state_key))
+                          per_link=setup.average_over == "changed")
     if round > 0 or eligibility_of(setup.params["eligibility"]).percent is None:
         return state
     net = _network(state, f"the mixed network of round {round}")

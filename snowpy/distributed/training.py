@@ -307,14 +307,14 @@ class _Run:
             for name in active:
                 start = futures[name]
                 parts = [client.submit(train_round, start, part, self.setup, r,
-                                       self.fold_of[name], str(start.key), workers=list(
+                                       self.fold_of[name], workers=list(
                                            where.get(part.key, ())) or None,
                                        allow_other_workers=True,
                                        key=f"snowpy-train-{name}-r{r}-s{i}-{self.token}")
                          for i, part in enumerate(self.data)]
                 total = _tree(client, parts, f"{name}-r{r}-{self.token}")
                 mixed[name] = (total, client.submit(
-                    finish, total, start, self.setup, r, str(start.key),
+                    finish, total, start, self.setup, r,
                     key=f"snowpy-finish-{name}-r{r}-{self.token}"))
             if self.on_submit is not None:
                 self.on_submit(r, client)
