@@ -43,10 +43,10 @@ def cluster_of(workers: int | None, scheduler: str | None) -> int | str:
     return workers
 
 
-#: Below this much text a cluster's rounds cost more than they save: each round sends the
-#: whole network to every worker, a cost fixed per round that pays off only when the
-#: shards' training outweighs it (docs/distributed.md: 20 Newsgroups, 22 MB, trains in
-#: about 30 s in one process and 146 s with --workers 2).
+#: Below this much text a cluster's rounds cost more than they save: in each round every
+#: worker restores the whole network and what the shards changed is found and mixed, a
+#: cost fixed per round that pays off only when the shards' training outweighs it
+#: (20 Newsgroups, 22 MB, at the defaults: 11.5 s in one process, 73 s with --workers 2).
 SMALL_FOR_A_CLUSTER = 256 * 2**20
 
 
@@ -69,15 +69,16 @@ def cluster_worth_it(corpus: str, workers: int | None, scheduler: str | None,
     if size is not None and size < SMALL_FOR_A_CLUSTER:
         said = (f"{corpus} holds about {size / 2**20:,.0f} MB of text: below about "
                 f"{SMALL_FOR_A_CLUSTER // 2**20} MB a cluster's rounds cost more than they "
-                "save (each sends the whole network to every worker), and one process "
-                "trains it faster (20 Newsgroups, 22 MB: 30 s in one process, 146 s with "
+                "save (in each, every worker restores the whole network and what the "
+                "shards changed is found and mixed), and one process trains it faster "
+                "(20 Newsgroups, 22 MB, at the defaults: 11.5 s in one process, 73 s with "
                 "--workers 2)")
     elif workers is not None:
         said = (f"{asked} starts {counted(workers, 'process', 'processes')} on this "
                 "machine, which share its cores; one process learns on every core "
-                "(--threads) without the rounds, each of which sends the whole network to "
-                "every worker (360,000 documents, 3 epochs, 2 cores: 6.7 s in one process, "
-                "23.8 s with --workers 2, the same accuracy)")
+                "(--threads) without the rounds, in each of which every worker restores "
+                "the whole network (360,000 documents, 3 epochs, 2 cores: 6.3 s in one "
+                "process, 16.8 s with --workers 2, the same accuracy)")
     else:
         return True
     if not quiet and sys.stdin.isatty() and sys.stderr.isatty():

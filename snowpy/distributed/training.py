@@ -290,7 +290,9 @@ class _Run:
         # network after them then has a lineage back to them and the shards, and one lost
         # with its worker is computed again (Dask's memory manager keeps one copy of a
         # result, whatever was replicated; scattered data has no lineage to rerun)
-        futures = {name: client.submit(_given, state, key=f"snowpy-start-{name}-{self.token}")
+        # (each network as its copies, by the worker that made each: one at the start)
+        futures = {name: {None: client.submit(_given, state,
+                                              key=f"snowpy-start-{name}-{self.token}")}
                    for name, state in states.items()}
         self.reports: list[RoundReport] = []
         # a checkpoint is written by a thread of its own, overlapping the next round; a
@@ -304,29 +306,37 @@ class _Run:
             began, sent = time.perf_counter(), worker_bytes_sent(client)
             where = client.who_has(self.data)
             mixed = {}
+            # the workers that hold shards: each makes the next network for itself from
+            # the round's sum, so that no network travels between them, only the sums
+            holders = sorted({sorted(where[part.key])[0] for part in self.data
+                              if where.get(part.key)})
             for name in active:
-                start = futures[name]
-                parts = [client.submit(train_round, start, part, self.setup, r,
-                                       self.fold_of[name], workers=list(
+                copies = futures[name]
+                parts = [client.submit(train_round, _near(copies, where.get(part.key, ())), part,
+                                       self.setup, r, self.fold_of[name], workers=list(
                                            where.get(part.key, ())) or None,
                                        allow_other_workers=True,
                                        key=f"snowpy-train-{name}-r{r}-s{i}-{self.token}")
                          for i, part in enumerate(self.data)]
                 total = _tree(client, parts, f"{name}-r{r}-{self.token}")
-                mixed[name] = (total, client.submit(
-                    finish, total, start, self.setup, r,
-                    key=f"snowpy-finish-{name}-r{r}-{self.token}"))
+                mixed[name] = (total, {
+                    worker: client.submit(finish, total, _near(copies, (worker,)), self.setup, r,
+                                          workers=None if worker is None else [worker],
+                                          allow_other_workers=True,
+                                          key=f"snowpy-finish-{name}-r{r}-w{k}-{self.token}")
+                    for k, worker in enumerate(holders or [None])})
             if self.on_submit is not None:
                 self.on_submit(r, client)
             stats = client.gather({name: client.submit(_stats, total, pure=False)
                                    for name, (total, _) in mixed.items()})
-            for name, (_, state) in mixed.items():
-                futures[name] = state
+            for name, (_, copies) in mixed.items():
+                futures[name] = copies
                 done[name] = (bool(self.params["early_stop"]) and
                               stats[name]["updates"] == 0) or r == epochs - 1
             now = worker_bytes_sent(client)
             moved = bytes_moved(sent, now)
-            links, size = client.submit(size_of, futures["network"], pure=False).result() \
+            links, size = client.submit(size_of, _near(futures["network"], ()),
+                                        pure=False).result() \
                 if "network" in mixed else (0, 0)
             report = RoundReport(
                 r + 1, epochs, int(stats.get("network", {}).get("n_examples_seen", 0)),
@@ -341,7 +351,7 @@ class _Run:
                 # each network fetched from the workers as it is written: the client
                 # holds one network at a time, not every network of the round
                 writing = saver.submit(keeper.save, r + 1, {
-                    name: partial(client.gather, futures[name]) for name in active},
+                    name: partial(client.gather, _near(futures[name], ())) for name in active},
                     dict(done))
             self.reports.append(report)
             if self.progress is not None:
@@ -361,8 +371,8 @@ class _Run:
         from snowpy.network.state import restore_network
 
         client, classifier = self.client, self.classifier
-        finals = {name: client.submit(discarded, future, self.setup, pure=False)
-                  for name, future in self.futures.items()}
+        finals = {name: client.submit(discarded, _near(copies, ()), self.setup, pure=False)
+                  for name, copies in self.futures.items()}
         header, arrays = client.gather(finals["network"])
         net = restore_network(Network, header, {k: np.array(v) for k, v in arrays.items()},
                               "the mixed network")
@@ -406,6 +416,15 @@ def _tree(client: Any, parts: list[Any], name: str) -> Any:
                  for i in range(0, len(parts), FAN_IN)]
         level += 1
     return parts[0]
+
+
+def _near(copies: dict[Any, Any], workers: Any) -> Any:
+    """The copy of a network (its future) made on the first of ``workers`` that made one,
+    else the first copy: the copies are the same network, to the bit."""
+    for worker in sorted(workers):
+        if worker in copies:
+            return copies[worker]
+    return copies[min(copies, key=lambda worker: "" if worker is None else worker)]
 
 
 def _given(state: State) -> State:
