@@ -39,6 +39,7 @@ import numpy as np
 
 from snowpy._core.reader import parse_lines
 from snowpy._rows import Rows
+from snowpy._validation import threads_of
 from snowpy.corpora.corpus import Corpus, Read, settled_labels
 from snowpy.corpora.documents import max_document_bytes
 from snowpy.text.keys import keys_of, label_parts
@@ -168,8 +169,9 @@ def _settings(featurizer: Any, format: str, multilabel: bool, prefix: str) -> tu
 def read_rows(path: str | os.PathLike, featurizer: Any, *, format: str,
               multilabel: bool = False, prefix: str = "__label__",
               threads: int | None = None) -> FileRows | None:
-    """Read and featurise a ``tsv`` (``label<TAB>text``) or ``fasttext`` file; None when
-    the file or the front end is not one the compiled reader takes (see the module)."""
+    """Read and featurise a ``tsv`` (``label<TAB>text``) or ``fasttext`` file, its pieces
+    on ``threads`` threads at once (default: the featurizer's ``n_jobs``); None when the
+    file or the front end is not one the compiled reader takes (see the module)."""
     try:
         return _read_rows(Path(path), featurizer, format, multilabel, prefix, threads)
     except NotCompiled:
@@ -199,7 +201,7 @@ def _read_rows(path: Path, featurizer: Any, format: str, multilabel: bool, prefi
                     piece.release()
 
             try:
-                jobs = threads or os.cpu_count() or 1
+                jobs = threads or threads_of(featurizer.n_jobs)
                 with ThreadPoolExecutor(max_workers=jobs) as pool:
                     parsed = list(pool.map(parse, pieces))
             finally:

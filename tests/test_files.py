@@ -199,3 +199,23 @@ def test_what_the_python_reader_reports_is_left_to_it(tmp_path, monkeypatch, lin
     path = tmp_path / "c.tsv"
     path.write_text("ham\tsee you\n" + line)
     assert read_rows(path, Featurizer(), format="tsv") is None
+
+
+def test_a_file_is_read_on_the_threads_its_front_end_is_given(monkeypatch):
+    """``n_jobs`` (``--threads``) counts the threads that read a file too: ``n_jobs=1``
+    reads it on one, as scikit-learn's ``n_jobs`` means (it read on every core)."""
+    import snowpy.files as files
+
+    asked = []
+    real = files.ThreadPoolExecutor
+
+    def recording(max_workers: int) -> object:
+        asked.append(max_workers)
+        return real(max_workers=max_workers)
+
+    monkeypatch.setattr(files, "ThreadPoolExecutor", recording)
+    path = corpora.demo_path("train")
+    rows = [read_rows(path, Featurizer(n_jobs=jobs), format="tsv") for jobs in (1, 3)]
+    assert asked == [1, 3]
+    for name in ("indptr", "indices", "data"):  # (the same rows on any number)
+        np.testing.assert_array_equal(getattr(rows[0].rows, name), getattr(rows[1].rows, name))
