@@ -63,8 +63,9 @@ with open(sys.argv[1], encoding="utf-8") as src, open(sys.argv[2], "w") as out:
 
 
 def timed(command: list[str], cwd: Path, env: dict | None = None,
-          stdin: str | None = None) -> tuple[float, float, str]:
-    """Wall seconds, peak RSS in MB and standard output of a command."""
+          stdin: str | None = None, errors: bool = False) -> tuple[float, float, str]:
+    """Wall seconds, peak RSS in MB and standard output of a command (followed by its
+    standard error with ``errors``)."""
     timing = cwd / "time.txt"
     start = time.perf_counter()
     done = subprocess.run(["/usr/bin/time", "-f", "%M", "-o", str(timing), *command], cwd=cwd,
@@ -72,7 +73,8 @@ def timed(command: list[str], cwd: Path, env: dict | None = None,
     wall = time.perf_counter() - start
     if done.returncode:
         raise RuntimeError(f"{command[:3]} failed: {done.stderr.strip()[-400:]}")
-    return wall, int(timing.read_text().split()[-1]) / 1024, done.stdout
+    return wall, int(timing.read_text().split()[-1]) / 1024, \
+        done.stdout + (done.stderr if errors else "")
 
 
 def _write(folder: Path, name: str, texts: list[str], labels: list[str]) -> Path:

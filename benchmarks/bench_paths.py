@@ -22,9 +22,14 @@ compared, the fastest of ``--repeat`` runs kept:
   for shards to pay, and one thread learns); the model files of the runs on 2 threads
   must be the same bytes.
 
+* **cluster**: ``snowpy train FILE --epochs 3 --calibrate none`` on the same 360,000
+  documents in one process on one thread (``--threads 1``) against a local Dask
+  cluster of 2 worker processes (``--workers 2``), each round's seconds and overhead
+  (the share beyond its slowest shard's epoch) as the command prints them.
+
 Accuracy on each test file is printed beside each time.
 
-    python benchmarks/bench_paths.py [--corpora DIR] [--repeat 3] [--only threads|stream|shards]
+    python benchmarks/bench_paths.py [--corpora DIR] [--repeat 3] [--only threads|stream|shards|cluster]
 
 Writes ``benchmarks/results/paths.json`` and prints the tables of
 ``docs/benchmarks.md``.
@@ -35,6 +40,7 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
+import re
 import shutil
 import subprocess
 import sys
@@ -47,20 +53,32 @@ from common import ROOT, corpora_dir, machine
 from synthetic import cached_corpus
 
 
-def train(files: dict, options: list[str], name: str, stdin: bool = False) -> dict:
+def train(files: dict, options: list[str], name: str, stdin: bool = False,
+          rounds: bool = False) -> dict:
     """``snowpy train`` as a user runs it (from the file, or its lines on standard input),
-    then ``snowpy evaluate`` of the model on the test file."""
+    then ``snowpy evaluate`` of the model on the test file; with ``rounds``, a cluster's
+    round lines are kept (each round's seconds and its overhead)."""
     snowpy = snowpy_command()
     folder = files["folder"]
     model = folder / f"{name}.snowpy"
     source = "-" if stdin else str(files["train"])
     text = files["train"].read_text(encoding="utf-8") if stdin else None
-    wall, peak, _ = timed([snowpy, "train", source, "-o", str(model), *options, "--quiet"],
-                          folder, env=user_env(), stdin=text)
+    wall, peak, said = timed([snowpy, "train", source, "-o", str(model), *options,
+                              *([] if rounds else ["--quiet"])],
+                             folder, env=user_env(), stdin=text, errors=rounds)
     _, _, out = timed([snowpy, "evaluate", str(model), str(files["test"]), "--json"], folder,
                       env=user_env())
-    return {"wall_s": wall, "peak_mb": peak, "accuracy": json.loads(out)["accuracy"],
-            "sha256": hashlib.sha256(model.read_bytes()).hexdigest()}
+    result = {"wall_s": wall, "peak_mb": peak, "accuracy": json.loads(out)["accuracy"],
+              "sha256": hashlib.sha256(model.read_bytes()).hexdigest()}
+    if rounds:
+        result["rounds"] = [{"seconds": float(seconds), "slowest": float(slowest),
+                             "overhead": int(share) / 100} for seconds, slowest, share in
+                            ROUND.findall(said)]
+    return result
+
+
+#: A cluster's round line: its seconds, its slowest shard's epoch and its overhead.
+ROUND = re.compile(r"([\d.]+) s \(the slowest shard's epoch ([\d.]+) s, overhead (\d+)%\)")
 
 
 def learning_alone(files: dict, repeat: int) -> dict:
@@ -127,6 +145,23 @@ def shards(folder: Path, repeat: int) -> dict:
                 runs[jobs] = result
     return {"runs": runs, "speed_up": runs["1"]["wall_s"] / runs["2"]["wall_s"],
             "same_file_on_2": len(digests) == 1}
+
+
+def cluster(folder: Path, repeat: int) -> dict:
+    """3 epochs of the 360,000 documents in one process on one thread, against a local
+    cluster of 2 worker processes (``--workers 2``: iterative parameter mixing)."""
+    files = synthetic_400k(folder)
+    runs: dict[str, dict] = {}
+    for _ in range(repeat):
+        for name, options in (("--threads 1", ["--threads", "1"]),
+                              ("--workers 2", ["--workers", "2"])):
+            result = train(files, ["--epochs", "3", "--calibrate", "none", *options],
+                           "cluster", rounds=name == "--workers 2")
+            best = runs.get(name)
+            if best is None or result["wall_s"] < best["wall_s"]:
+                runs[name] = result
+    return {"runs": runs,
+            "speed_up": runs["--threads 1"]["wall_s"] / runs["--workers 2"]["wall_s"]}
 
 
 def stream(folder: Path, repeat: int) -> dict:
@@ -216,6 +251,16 @@ def table(results: dict) -> str:
         lines.append(f"| synthetic-400k, constraint | speed-up of 2 threads (shards) | "
                      f"{measured['speed_up']:.2f}x | | the same file on 2 threads: "
                      f"{'yes' if measured['same_file_on_2'] else 'NO'} |")
+    measured = results.get("cluster")
+    if measured:
+        for name, row in measured["runs"].items():
+            said = "; rounds " + ", ".join(
+                f"{r['seconds']:.1f} s (overhead {r['overhead']:.0%})" for r in row["rounds"]) \
+                if row.get("rounds") else ""
+            lines.append(f"| synthetic-400k, 3 epochs | `{name}`{said} | {row['wall_s']:.2f} | "
+                         f"{row['peak_mb']:,.0f} | {row['accuracy']:.4f} |")
+        lines.append(f"| synthetic-400k, 3 epochs | `--workers 2` against one thread | "
+                     f"{measured['speed_up']:.2f}x | | |")
     return "\n".join(lines)
 
 
@@ -223,7 +268,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--corpora", help="folder of the shared corpora")
     parser.add_argument("--repeat", type=int, default=3)
-    parser.add_argument("--only", choices=("threads", "stream", "shards"))
+    parser.add_argument("--only", choices=("threads", "stream", "shards", "cluster"))
     args = parser.parse_args()
     results: dict = {}
     with tempfile.TemporaryDirectory(prefix="snowpy-bench-paths-") as tmp:
@@ -236,6 +281,8 @@ def main() -> None:
             results["stream"] = stream(folder, args.repeat)
         if args.only in (None, "shards"):
             results["shards"] = shards(folder, args.repeat)
+        if args.only in (None, "cluster"):
+            results["cluster"] = cluster(folder, args.repeat)
     out = ROOT / "benchmarks" / "results" / "paths.json"
     if args.only and out.exists():  # (the part not measured again is kept)
         results = {**json.loads(out.read_text())["results"], **results}
