@@ -50,7 +50,7 @@ def ipm(classifier: SnowClassifier, shards: list, mixing: str = "arithmetic",
     for r in range(rounds or classifier.epochs):
         mixture = Mixture.combine([tasks.train_round(state, part, setup, r, -1)
                                    for part in data])
-        state = tasks.finish(mixture, state, setup, r)
+        state = tasks.finish([mixture], state, setup, r)
         if classifier.early_stop and mixture.stats["updates"] == 0:
             break
     header, arrays = tasks.discarded(state, setup)
@@ -121,7 +121,7 @@ def test_arithmetic_mixing_averages_what_the_shards_predict(rule, links, average
         net.engine_.learn(Block(part.X, net.engine_.store.training_rows(part.X), indptr, targets,
                                None, None, part.keys), epochs=1, shuffle=True, early_stop=True)
         shard_nets.append(net)
-    mixed = restore_network(Network, *tasks.finish(Mixture.combine(mixtures), state, setup, 0),
+    mixed = restore_network(Network, *tasks.finish(mixtures, state, setup, 0),
                             "test")
     features = np.union1d(shard_nets[0].feature_ids_, shard_nets[1].feature_ids_)
     X = np.eye(features.size)  # one example per feature, to read its column of weights

@@ -207,14 +207,15 @@ def _targets(data: ShardData, index: Any, multilabel: bool, key: str, rows: np.n
                            np.arange(subset[-1])]
 
 
-def finish(mixture: Mixture, start: State, setup: Setup, round: int) -> State:
-    """The mixed network of a round: the sum made a network, with SNoW's
-    eligibility by percent applied after the first round."""
+def finish(mixtures: list[Mixture], start: State, setup: Setup, round: int) -> State:
+    """The mixed network of a round: the sum of ``mixtures`` (the last level of the
+    round's tree, in shard order) made a network, with SNoW's eligibility by percent
+    applied after the first round."""
     from snowpy.network.options import eligibility_of
     from snowpy.network.state import network_state
 
-    state = mixture.state(start, setup.reference, setup.mixing,
-                          per_link=setup.average_over == "changed")
+    state = Mixture.combine(mixtures).state(start, setup.reference, setup.mixing,
+                                            per_link=setup.average_over == "changed")
     if round > 0 or eligibility_of(setup.params["eligibility"]).percent is None:
         return state
     net = _network(state, f"the mixed network of round {round}")

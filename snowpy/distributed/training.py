@@ -327,7 +327,7 @@ class _Run:
                     for k, worker in enumerate(holders or [None])})
             if self.on_submit is not None:
                 self.on_submit(r, client)
-            stats = client.gather({name: client.submit(_stats, total, pure=False)
+            stats = client.gather({name: client.submit(_stats, *total, pure=False)
                                    for name, (total, _) in mixed.items()})
             for name, (_, copies) in mixed.items():
                 futures[name] = copies
@@ -406,16 +406,19 @@ class _Run:
                 "labels": plain(self.labels)}
 
 
-def _tree(client: Any, parts: list[Any], name: str) -> Any:
-    """The sum of ``parts`` (mixture futures), added up on the workers as a tree of fan-in
-    :data:`FAN_IN`, in shard order at every level (the same bits every run)."""
+def _tree(client: Any, parts: list[Any], name: str) -> list[Any]:
+    """``parts`` (mixture futures) added up on the workers as a tree of fan-in
+    :data:`FAN_IN`, in shard order at every level (the same bits every run), up to its
+    last level: at most :data:`FAN_IN` sums, which each worker adds up itself as it makes
+    the next network (:func:`~snowpy.distributed.tasks.finish`), so that no worker waits
+    for another to add them first."""
     level = 0
-    while len(parts) > 1:
+    while len(parts) > FAN_IN:
         parts = [client.submit(Mixture.combine, parts[i:i + FAN_IN],
                                key=f"snowpy-mix-{name}-l{level}-{i}")
                  for i in range(0, len(parts), FAN_IN)]
         level += 1
-    return parts[0]
+    return parts
 
 
 def _near(copies: dict[Any, Any], workers: Any) -> Any:
@@ -432,8 +435,14 @@ def _given(state: State) -> State:
     return state
 
 
-def _stats(mixture: Mixture) -> dict[str, float]:
-    return {**mixture.stats, "slowest": mixture.slowest}
+def _stats(*mixtures: Mixture) -> dict[str, float]:
+    """The round's figures from the last level of its tree (added up as
+    :meth:`Mixture.combine` adds them, without the links)."""
+    stats: dict[str, float] = {}
+    for mixture in mixtures:
+        for name, value in mixture.stats.items():
+            stats[name] = stats.get(name, 0) + int(value)
+    return {**stats, "slowest": max(mixture.slowest for mixture in mixtures)}
 
 
 def _partitions(data: Any, labels: Any, text_column: str, label_column: str) -> list[Any]:
