@@ -452,6 +452,8 @@ class LinkStore:
             self.W[:n] = layout["W"]
             if self.U.shape[0]:
                 self.U[:n] = layout["U"]
+            if self.lcount.shape[0]:
+                self.lcount[:n] = layout["lcount"]
         else:
             self.target = layout["target"]
             self.W = layout["W"]

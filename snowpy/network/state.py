@@ -149,8 +149,10 @@ def restore_network(network_class: type, header: dict[str, Any],
     """A network from what :func:`network_state` produced (or a format 1 file).
 
     ``trusted``: the arrays were made by snowpy in this run (a distributed round's
-    mixed network), not read from a file: the check that no link is stored twice (a
-    sort of every link) is skipped; every other check stays.
+    mixed network, about to learn), not read from a file: the check that no link is
+    stored twice (a sort of every link) is skipped, every other check stays, and the
+    links are copied into the network's own memory, which grows in place as it learns
+    (the arrays may be read-only buffers a worker received).
     """
     try:
         options = dict(header["options"])
@@ -342,7 +344,7 @@ def _adopt(store: LinkStore, header: dict[str, Any], arrays: dict[str, np.ndarra
                  "W": weights, "U": averaging if averaging is not None else
                  np.zeros((0, n_planes), store.dtype),
                  "lcount": counts if (counts is not None and not frozen) else
-                 np.zeros(0, np.int32)})
+                 np.zeros(0, np.int32)}, copy=trusted)
     row_counts = arrays.get("row_counts")
     if store.count.shape[0] and not frozen:
         if row_counts is None or row_counts.shape != sizes.shape:
