@@ -55,23 +55,21 @@ MIXING = ("arithmetic", "geometric")
 State = tuple[dict[str, Any], dict[str, np.ndarray]]
 
 
-def _links(state: State, mixing: str) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray,
+def _links(state: State, mixing: str) -> tuple[np.ndarray, np.ndarray, np.ndarray,
                                                 np.ndarray, np.ndarray, bool]:
     """A network's links as :func:`~snowpy._core.merging.changes` and ``mixed`` read
-    them: its features (the bias first, -1), the rows in the features' order, the rows'
-    sizes, the links' targets, weights and averaging sums, and whether it averages."""
+    them: its features (the bias first, -1), the rows' sizes, the links' targets,
+    weights and averaging sums, and whether it averages."""
     _transform(mixing)  # (an unknown mixing is refused by name)
     arrays = state[1]
     weights = arrays["link_weights"]
     if mixing == "geometric" and weights.size and float(weights.min()) <= 0:
         _transform(mixing)(weights)  # (refuses signed weights)
-    features = np.concatenate([[-1], arrays["feature_ids"].astype(np.int64)])
     averaging = arrays.get("link_averaging")
     W = np.ascontiguousarray(weights)
     U = W[:0] if averaging is None or averaging.shape[0] == 0 else \
         np.ascontiguousarray(averaging, dtype=W.dtype)  # (read only for links it has)
-    # (rows visited in the features' order; a row's links as made)
-    return (features, np.argsort(features, kind="stable").astype(np.int64),
+    return (np.concatenate([[-1], arrays["feature_ids"].astype(np.int64)]),
             np.ascontiguousarray(arrays["row_sizes"], dtype=np.int32),
             np.ascontiguousarray(arrays["link_targets"], dtype=np.int32), W, U,
             averaging is not None)
@@ -79,7 +77,17 @@ def _links(state: State, mixing: str) -> tuple[np.ndarray, np.ndarray, np.ndarra
 
 def _planes(links: tuple) -> tuple[int, int]:
     """The weight planes and averaging columns of a network's :func:`_links`."""
-    return links[4].shape[1], links[4].shape[1] if links[6] else 0
+    W, averaging = links[3], links[5]
+    return W.shape[1], W.shape[1] if averaging else 0
+
+
+def figures(parts: list[Mixture]) -> dict[str, int]:
+    """The round's figures (mistakes, updates, examples...) of ``parts``, added up."""
+    stats: dict[str, int] = {}
+    for part in parts:
+        for name, value in part.stats.items():
+            stats[name] = stats.get(name, 0) + int(value)
+    return stats
 
 
 @dataclass
@@ -123,12 +131,14 @@ class Mixture:
         links, before = _links(state, mixing), _links(start, mixing)
         if _planes(links) != _planes(before):
             raise ValueError("the round's start and the trained network have different planes")
+        features = links[0]
         n_start = before[0].shape[0]
-        if not np.array_equal(links[0][:n_start], before[0]):
+        if not np.array_equal(features[:n_start], before[0]):
             raise ValueError("the trained network's rows do not begin with its start's")
-        keys, W, U, C, taken = changes(*links, *before[2:6], np.asarray(reference, np.float64),
-                                       mixing == "geometric", len(header["labels"]),
-                                       float(weight))
+        keys, W, U, C, taken = changes(  # (rows visited in the features' order)
+            features, np.argsort(features, kind="stable").astype(np.int64), *links[1:],
+            *before[1:5], np.asarray(reference, np.float64), mixing == "geometric",
+            len(header["labels"]), float(weight))
         link_counts = arrays["link_counts"][taken].astype(np.int64) \
             if "link_counts" in arrays else np.zeros(0, np.int64)
         if "row_counts" in arrays:
@@ -169,15 +179,11 @@ class Mixture:
                 np.add.at(row_counts, row_where, values)
             else:
                 np.maximum.at(row_counts, row_where, values)
-        stats: dict[str, int] = {}
-        for part in parts:
-            for name, value in part.stats.items():
-                stats[name] = stats.get(name, 0) + int(value)
         return Mixture(keys, W, U, C, sum(p.weight for p in parts),
                        sum(p.seen for p in parts),
                        np.sum([p.rule_state for p in parts], axis=0),
                        np.sum([p.counts for p in parts], axis=0), link_counts, row_ids,
-                       row_counts, stats, adding, max(p.slowest for p in parts))
+                       row_counts, figures(parts), adding, max(p.slowest for p in parts))
 
     # ------------------------------------------------------------ the result
     def state(self, start: State, reference: np.ndarray, mixing: str, *,
@@ -206,7 +212,7 @@ class Mixture:
         start_counts = arrays["link_counts"].astype(np.int64) if "link_counts" in arrays \
             else np.zeros(0, np.int64)
         link_rows, sizes, targets, W, U, link_counts = mixed(
-            before[0], *before[2:], start_counts, self.keys, self.W, self.U, scale,
+            *before, start_counts, self.keys, self.W, self.U, scale,
             self.link_counts, reference, np.log(reference) if geometric else reference,
             geometric, n_targets, limit, dtype == np.float32)
         if geometric:

@@ -29,7 +29,7 @@ from snowpy.distributed.cluster import (
     default_shards,
     worker_bytes_sent,
 )
-from snowpy.distributed.mixing import MIXING, Mixture, State
+from snowpy.distributed.mixing import MIXING, Mixture, State, figures
 from snowpy.distributed.shards import Reading, plan_shards
 from snowpy.distributed.tasks import (
     Setup,
@@ -344,7 +344,7 @@ class _Run:
                 int(stats.get("network", {}).get("updates", 0)), links, size, moved,
                 len(now) or self.n_workers, time.perf_counter() - began, models=len(active),
                 resumed=bool(first) and r == first,
-                slowest=max(float(figures.get("slowest", 0.0)) for figures in stats.values()))
+                slowest=max(float(made.get("slowest", 0.0)) for made in stats.values()))
             if keeper is not None:  # written while the next round runs (one at a time)
                 if writing is not None:
                     writing.result()
@@ -438,11 +438,7 @@ def _given(state: State) -> State:
 def _stats(*mixtures: Mixture) -> dict[str, float]:
     """The round's figures from the last level of its tree (added up as
     :meth:`Mixture.combine` adds them, without the links)."""
-    stats: dict[str, float] = {}
-    for mixture in mixtures:
-        for name, value in mixture.stats.items():
-            stats[name] = stats.get(name, 0) + int(value)
-    return {**stats, "slowest": max(mixture.slowest for mixture in mixtures)}
+    return {**figures(list(mixtures)), "slowest": max(m.slowest for m in mixtures)}
 
 
 def _partitions(data: Any, labels: Any, text_column: str, label_column: str) -> list[Any]:
