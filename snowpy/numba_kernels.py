@@ -8,7 +8,7 @@ native speed writes the rule's step with numba, in either form:
   (pointers and lengths, see ``docs/plugins.md``), the way scipy's
   ``LowLevelCallable`` takes user code; numba caches it on disk (``cache=True``);
 * a ``@numba.njit`` function of the array contract (``update(w, S, t, y, activation,
-  vals, m, sqnorm, params)``), which :func:`update_cfunc` wraps in such a cfunc the
+  vals, m, sqnorm, params)``), which :func:`array_cfunc` wraps in such a cfunc the
   first time a network uses it (some tenths of a second, each process).
 
 Import this module, and numba, only where the rule is built (in the rule's ``build``
@@ -30,10 +30,11 @@ import numba
 import numpy as np
 from numba import carray, types
 
+from snowpy._core.rules import SimilarityKernel, UpdateKernel
 from snowpy.exceptions import PluginError
 
-__all__ = ["SIMILARITY", "UPDATE", "char_starts", "checked_cfunc", "hash_span",
-           "murmur_bytes", "record", "room", "similarity_cfunc", "update_cfunc"]
+__all__ = ["SIMILARITY", "UPDATE", "array_cfunc", "char_starts", "checked_cfunc",
+           "hash_span", "murmur_bytes", "record", "room"]
 
 _double_p = types.CPointer(types.float64)
 _id_p = types.CPointer(types.int64)
@@ -49,55 +50,46 @@ UPDATE = types.int32(_double_p, types.int64, types.int64, _double_p, types.int64
 SIMILARITY = types.float64(_id_p, _double_p, types.int64, _id_p, _double_p, types.int64,
                            _double_p, types.int64, types.voidptr)
 
+_SIGNATURES = {"update": UPDATE, "similarity": SIMILARITY}
 
-def checked_cfunc(cfunc: Any, kind: str) -> None:
-    """Refuse a cfunc whose signature is not the ABI's (a mismatched signature would
-    read the wrong registers)."""
-    expected = UPDATE if kind == "update" else SIMILARITY
+
+def checked_cfunc(cfunc: Any, abi: str) -> None:
+    """Refuse a cfunc whose signature is not the ABI's (``"update"``, ``"similarity"``): a
+    mismatched signature would read the wrong registers."""
+    expected = _SIGNATURES[abi]
     signature = getattr(cfunc, "_sig", None)
     if signature != expected:
-        raise PluginError(f"a numba cfunc {kind} must have the signature "
-                          f"snowpy.numba_kernels.{kind.upper()} ({expected}), got {signature}")
+        raise PluginError(f"a numba cfunc {abi} must have the signature "
+                          f"snowpy.numba_kernels.{abi.upper()} ({expected}), got {signature}")
 
 
 @functools.cache
-def update_cfunc(update: Callable[..., Any]) -> Any:
-    """A ``@numba.njit`` update of the array contract as a cfunc of the ABI."""
-    inner = update
+def array_cfunc(function: Callable[..., Any], abi: str) -> Any:
+    """A ``@numba.njit`` function of an ABI's array form as a cfunc of the ABI: an update
+    ``(w, S, t, y, activation, vals, m, sqnorm, params)``, a similarity ``(a_ids, a_vals,
+    b_ids, b_vals, params)``."""
+    inner = function
 
-    def adapter(w, m, n_planes, state, n_targets, state_size, t, y, activation, vals,
-                sqnorm, params, n_params, user_data):  # pragma: no cover - compiled
+    def update(w, m, n_planes, state, n_targets, state_size, t, y, activation, vals,
+               sqnorm, params, n_params, user_data):  # pragma: no cover - compiled
         inner(carray(w, (m, n_planes)), carray(state, (n_targets, state_size)), t, y,
               activation, carray(vals, (m,)), m, sqnorm, carray(params, (n_params,)))
         return 0
 
-    try:
-        return numba.cfunc(UPDATE, error_model="numpy")(adapter)
-    except Exception as exc:  # the plugin's: name it
-        first = str(exc).strip().splitlines()[0]
-        raise PluginError(f"the update kernel {getattr(update, '__name__', update)!r} does "
-                          f"not compile against the kernel contract (see "
-                          f"snowpy.rules.spec): {first}") from exc
-
-
-@functools.cache
-def similarity_cfunc(similarity: Callable[..., Any]) -> Any:
-    """A ``@numba.njit`` similarity ``(a_ids, a_vals, b_ids, b_vals, params)`` as a
-    cfunc of the ABI."""
-    inner = similarity
-
-    def adapter(a_ids, a_vals, a_n, b_ids, b_vals, b_n, params, n_params,
-                user_data):  # pragma: no cover - compiled
+    def similarity(a_ids, a_vals, a_n, b_ids, b_vals, b_n, params, n_params,
+                   user_data):  # pragma: no cover - compiled
         return inner(carray(a_ids, (a_n,)), carray(a_vals, (a_n,)), carray(b_ids, (b_n,)),
                      carray(b_vals, (b_n,)), carray(params, (n_params,)))
 
     try:
-        return numba.cfunc(SIMILARITY, error_model="numpy")(adapter)
-    except Exception as exc:
+        return numba.cfunc(_SIGNATURES[abi], error_model="numpy")(
+            update if abi == "update" else similarity)
+    except Exception as exc:  # the plugin's: name it
         first = str(exc).strip().splitlines()[0]
-        raise PluginError(f"the similarity {getattr(similarity, '__name__', similarity)!r} "
-                          f"does not compile against the similarity contract (see "
-                          f"snowpy.rules.dual): {first}") from exc
+        kernel = UpdateKernel if abi == "update" else SimilarityKernel
+        raise PluginError(f"the {kernel.noun} {getattr(function, '__name__', function)!r} "
+                          f"does not compile against the kernel contract (see "
+                          f"{kernel.contract}): {first}") from exc
 
 
 # ------------------------------------------------- helpers for numba extractors

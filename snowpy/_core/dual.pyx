@@ -56,7 +56,7 @@ def dual_scores(SimilarityKernel sim, const int64_t[::1] sv_ids, const double[::
         for i in range(out.shape[0]):
             lo = indptr[i]
             hi = indptr[i + 1]
-            _score_one(sim.fn, sim.user_data, &sv_ids[0] if sv_ids.shape[0] else &no_id,
+            _score_one(<similarity_fn>sim.fn, sim.user_data, &sv_ids[0] if sv_ids.shape[0] else &no_id,
                        &sv_vals[0] if sv_vals.shape[0] else &no_value, &sv_len[0] if sv_len.shape[0] else &no_id,
                        width, n_sv, &alpha[0, 0] if alpha.shape[0] and alpha.shape[1] else &no_value,
                        n_targets, &ids[lo] if hi > lo else &no_id,
@@ -115,7 +115,7 @@ def dual_epoch(SimilarityKernel sim, int64_t[::1] sv_ids, double[::1] sv_vals,
             if full and (budget == 0 or capacity < budget):
                 need = -1
                 break
-            _score_one(sim.fn, sim.user_data, &sv_ids[0] if sv_ids.shape[0] else &no_id,
+            _score_one(<similarity_fn>sim.fn, sim.user_data, &sv_ids[0] if sv_ids.shape[0] else &no_id,
                        &sv_vals[0] if sv_vals.shape[0] else &no_value,
                        &sv_len[0] if sv_len.shape[0] else &no_id, width, state[USED],
                        &alpha[0, 0] if capacity and n_targets else &no_value, n_targets,

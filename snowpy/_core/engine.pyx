@@ -828,7 +828,7 @@ cdef class RuleBinding:
         self._params = params
         self._planes = planes
         self._S = S
-        self.rule.update = kernel.fn
+        self.rule.update = <update_fn>kernel.fn
         self.rule.user_data = kernel.user_data
         self.rule.params = &self._params[0] if self._params.shape[0] else &empty_state
         self.rule.n_params = self._params.shape[0]
@@ -853,7 +853,7 @@ cdef class RuleBinding:
         self.checked = checked
         memset(&self.guard, 0, sizeof(guard_t))
         if checked:  # the step runs on guarded copies of its buffers
-            self.guard.fn = kernel.fn
+            self.guard.fn = <update_fn>kernel.fn
             self.guard.user_data = kernel.user_data
             self.rule.update = guarded_update
             self.rule.user_data = &self.guard

@@ -1,44 +1,40 @@
 from collections.abc import Callable
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 
 UPDATE_SIGNATURE: str
 SIMILARITY_SIGNATURE: str
 
-class UpdateKernel:
+_K = TypeVar("_K", bound=Kernel)
+
+class Kernel:
+    abi: str
+    signature: str
+    noun: str
+    contract: str
     name: str
     implementation: str
     error: BaseException | None
-    @staticmethod
-    def from_capsule(capsule: Any, name: str = ..., keep: Any = ...) -> UpdateKernel: ...
-    @staticmethod
-    def from_address(address: int, name: str = ..., implementation: str = ...,
-                     keep: Any = ..., user_data: int = ...) -> UpdateKernel: ...
-    @staticmethod
-    def from_python(function: Callable[..., Any], name: str = ...) -> UpdateKernel: ...
-    @staticmethod
-    def builtin(name: str) -> UpdateKernel: ...
+    @classmethod
+    def from_capsule(cls: type[_K], capsule: Any, name: str = ..., keep: Any = ...) -> _K: ...
+    @classmethod
+    def from_address(cls: type[_K], address: int, name: str = ..., implementation: str = ...,
+                     keep: Any = ..., user_data: int = ...) -> _K: ...
+    @classmethod
+    def from_python(cls: type[_K], function: Callable[..., Any], name: str = ...) -> _K: ...
     @property
     def address(self) -> int: ...
     @property
     def function(self) -> Callable[..., Any] | None: ...
+
+class UpdateKernel(Kernel):
+    @staticmethod
+    def builtin(name: str) -> UpdateKernel: ...
     def __call__(self, w: np.ndarray, S: np.ndarray, t: int, y: float, activation: float,
                  vals: np.ndarray, m: int, sqnorm: float, params: np.ndarray) -> None: ...
 
-class SimilarityKernel:
-    name: str
-    implementation: str
-    error: BaseException | None
-    @staticmethod
-    def from_capsule(capsule: Any, name: str = ..., keep: Any = ...) -> SimilarityKernel: ...
-    @staticmethod
-    def from_address(address: int, name: str = ..., implementation: str = ...,
-                     keep: Any = ..., user_data: int = ...) -> SimilarityKernel: ...
-    @staticmethod
-    def from_python(function: Callable[..., Any], name: str = ...) -> SimilarityKernel: ...
-    @property
-    def address(self) -> int: ...
+class SimilarityKernel(Kernel):
     def __call__(self, a_ids: np.ndarray, a_vals: np.ndarray, b_ids: np.ndarray,
                  b_vals: np.ndarray, params: np.ndarray) -> float: ...
 

@@ -3,8 +3,9 @@
 An update rule reaches the engine as a C function of one signature (``abi.pxd``;
 ``docs/plugins.md``): the built-in rules below, a numba ``@cfunc``, a plugin's own C
 or Cython function exported in a ``PyCapsule``, or, slowly, a plain Python function
-called through a trampoline. :class:`UpdateKernel` holds one of them; calling it from
-Python with arrays runs it once (tests, the conformance suite).
+called through a trampoline. A :class:`Kernel` holds one of them, or a dual rule's
+similarity (the other ABI); calling it from Python with arrays runs it once (tests, the
+conformance suite).
 
 The arithmetic of each built-in rule is documented where the rule is declared
 (``snowpy/rules/``).
@@ -13,7 +14,6 @@ The arithmetic of each built-in rule is documented where the rule is declared
 from cpython.pycapsule cimport PyCapsule_GetName, PyCapsule_GetPointer, PyCapsule_IsValid
 from libc.math cimport exp, log
 from libc.stdint cimport int64_t, uintptr_t
-from libc.string cimport strcmp
 
 import numpy as np
 
@@ -164,30 +164,6 @@ cdef int normalised_winnow(double *w, int64_t m, int64_t n_planes, double *state
     return 0
 
 
-cdef dict _BUILTIN = {}
-
-
-cdef UpdateKernel _builtin(str name, update_fn fn):
-    cdef UpdateKernel kernel = UpdateKernel.__new__(UpdateKernel)
-    kernel.fn = fn
-    kernel.user_data = NULL
-    kernel.name = name
-    kernel.implementation = "builtin"
-    kernel._keep = None
-    kernel.error = None
-    _BUILTIN[name] = kernel
-    return kernel
-
-
-PERCEPTRON = _builtin("perceptron", perceptron)
-WINNOW = _builtin("winnow", winnow)
-BALANCED_WINNOW = _builtin("balanced-winnow", balanced_winnow)
-AGGRESSIVE = _builtin("aggressive", aggressive)
-PASSIVE_AGGRESSIVE = _builtin("passive-aggressive", passive_aggressive)
-NAIVE_BAYES = _builtin("naive-bayes", naive_bayes)
-NORMALISED_WINNOW = _builtin("normalised-winnow", normalised_winnow)
-
-
 # ---------------------------------------------------------------- Python rules
 cdef int python_update(double *w, int64_t m, int64_t n_planes, double *state,
                        int64_t n_targets, int64_t state_size, int64_t t, double y,
@@ -245,75 +221,82 @@ cdef object _ids(const int64_t *data, int64_t n):
 
 
 # -------------------------------------------------------------- kernel objects
-cdef class UpdateKernel:
-    """An update rule as the engine calls it (see the module).
+cdef class Kernel:
+    """A function of one of the kernel ABIs (``abi.pxd``; ``docs/plugins.md``) and its user
+    data, as the engine calls it: an update rule's step (:class:`UpdateKernel`) or a
+    dual rule's similarity (:class:`SimilarityKernel`).
 
-    Make one with :meth:`from_capsule` (a C or Cython function), :meth:`from_address`
-    (a numba ``@cfunc``'s address) or :meth:`from_python` (a plain function: slow, for
-    prototyping); the built-in rules are this module's ``PERCEPTRON``, ``WINNOW``...
-    Calling it runs the rule once on arrays: ``kernel(w, S, t, y, activation, vals, m,
-    sqnorm, params)`` with ``w`` ``float64[m, planes]`` and ``S`` ``float64[targets,
-    state_size]`` changed in place.
+    Make one with :meth:`from_capsule` (a C or Cython function in a ``PyCapsule`` named
+    by the ABI's signature), :meth:`from_address` (a numba ``@cfunc``'s address) or
+    :meth:`from_python` (a plain function called through a trampoline, which takes the
+    GIL and wraps the buffers on each call: microseconds, not nanoseconds, for
+    prototyping). Calling one runs its function once on arrays (tests, the conformance
+    suite).
     """
+
+    #: The ABI (``"update"`` or ``"similarity"``), its signature (a capsule's name), what
+    #: a kernel of it is called and where its contract is written.
+    abi = ""
+    signature = ""
+    noun = ""
+    contract = ""
 
     def __cinit__(self):
         self.fn = NULL
         self.user_data = NULL
         self.error = None
 
-    @staticmethod
-    def from_capsule(capsule, str name="", object keep=None):
-        """A rule from a ``PyCapsule`` holding a function pointer of the ABI, named by
-        :data:`UPDATE_SIGNATURE` (its context, if any, is the user data)."""
-        cdef UpdateKernel kernel = UpdateKernel.__new__(UpdateKernel)
-        cdef const char *found
+    cdef void *_trampoline(self):
+        return NULL
+
+    @classmethod
+    def from_capsule(cls, capsule, str name="", object keep=None):
+        """A kernel from a ``PyCapsule`` holding a function pointer of the ABI, named by
+        its signature (:data:`UPDATE_SIGNATURE`, :data:`SIMILARITY_SIGNATURE`)."""
+        cdef Kernel kernel = cls.__new__(cls)
         if not PyCapsule_IsValid(capsule, PyCapsule_GetName(capsule)):
-            raise TypeError("a rule's capsule must be a valid PyCapsule")
-        found = PyCapsule_GetName(capsule)
-        if found == NULL or strcmp(found, SNOWPY_UPDATE_SIGNATURE) != 0:
+            raise TypeError(f"the {cls.noun}'s capsule must be a valid PyCapsule")
+        cdef const char *found = PyCapsule_GetName(capsule)
+        if found == NULL or (<bytes>found).decode() != cls.signature:
             shown = "no name" if found == NULL else repr((<bytes>found).decode())
-            raise TypeError(f"a rule's capsule must be named {UPDATE_SIGNATURE!r} (the "
-                            f"update ABI's signature), got {shown}")
-        kernel.fn = <update_fn>PyCapsule_GetPointer(capsule, found)
+            raise TypeError(f"the {cls.noun}'s capsule must be named {cls.signature!r} (the "
+                            f"{cls.abi} ABI's signature), got {shown}")
+        kernel.fn = PyCapsule_GetPointer(capsule, found)
         kernel.name = name
         kernel.implementation = "c"
         kernel._keep = (capsule, keep)
         return kernel
 
-    @staticmethod
-    def from_address(uintptr_t address, str name="", str implementation="numba",
+    @classmethod
+    def from_address(cls, uintptr_t address, str name="", str implementation="numba",
                      object keep=None, uintptr_t user_data=0):
-        """A rule from the address of a function of the ABI (a numba ``@cfunc``'s
+        """A kernel from the address of a function of the ABI (a numba ``@cfunc``'s
         ``.address``); ``keep`` is kept alive as long as the kernel (the cfunc)."""
-        cdef UpdateKernel kernel = UpdateKernel.__new__(UpdateKernel)
+        cdef Kernel kernel = cls.__new__(cls)
         if address == 0:
-            raise ValueError("a rule's address must not be 0")
-        kernel.fn = <update_fn>address
+            raise ValueError(f"the {cls.noun}'s address must not be 0")
+        kernel.fn = <void *>address
         kernel.user_data = <void *>user_data
         kernel.name = name
         kernel.implementation = implementation
         kernel._keep = keep
         return kernel
 
-    @staticmethod
-    def from_python(function, str name=""):
-        """A rule written as a Python function ``update(w, S, t, y, activation, vals, m,
-        sqnorm, params)``, called through a trampoline: each update takes the GIL and
-        wraps the buffers (microseconds, not nanoseconds), for prototyping a rule."""
-        cdef UpdateKernel kernel = UpdateKernel.__new__(UpdateKernel)
+    @classmethod
+    def from_python(cls, function, str name=""):
+        """A kernel written as a Python function of the ABI's array form (an update's
+        ``update(w, S, t, y, activation, vals, m, sqnorm, params)``, a similarity's
+        ``similarity(a_ids, a_vals, b_ids, b_vals, params)``), called through a
+        trampoline (slow: for prototyping)."""
+        cdef Kernel kernel = cls.__new__(cls)
         if not callable(function):
-            raise TypeError("a Python rule must be a function")
-        kernel.fn = python_update
+            raise TypeError(f"a Python {cls.noun} must be a function")
+        kernel.fn = kernel._trampoline()
         kernel.user_data = <void *>kernel
         kernel.name = name or getattr(function, "__name__", "")
         kernel.implementation = "python"
         kernel._keep = function
         return kernel
-
-    @staticmethod
-    def builtin(str name):
-        """The built-in rule of that name."""
-        return _BUILTIN[name]
 
     @property
     def address(self):
@@ -322,8 +305,37 @@ cdef class UpdateKernel:
 
     @property
     def function(self):
-        """The Python function of a Python rule (None for compiled ones)."""
+        """The Python function of a Python kernel (None for compiled ones)."""
         return self._keep if self.implementation == "python" else None
+
+    def __repr__(self):
+        return f"<{type(self).__name__} {self.name!r} ({self.implementation})>"
+
+    def __reduce__(self):
+        if self.implementation == "builtin":
+            return (type(self).builtin, (self.name,))
+        raise TypeError(f"the {self.implementation} {self.noun} {self.name!r} cannot be "
+                        "pickled; pickle the rule's name and build it again")
+
+
+cdef class UpdateKernel(Kernel):
+    """An update rule's step (the update ABI); the built-in rules are this module's
+    ``PERCEPTRON``, ``WINNOW``... Calling it runs the rule once on arrays: ``kernel(w, S,
+    t, y, activation, vals, m, sqnorm, params)`` with ``w`` ``float64[m, planes]`` and
+    ``S`` ``float64[targets, state_size]`` changed in place."""
+
+    abi = "update"
+    signature = UPDATE_SIGNATURE
+    noun = "update kernel"
+    contract = "snowpy.rules.spec"
+
+    cdef void *_trampoline(self):
+        return <void *>python_update
+
+    @staticmethod
+    def builtin(str name):
+        """The built-in rule of that name."""
+        return _BUILTIN[name]
 
     def __call__(self, double[:, ::1] w, double[:, ::1] S, int64_t t, double y,
                  double activation, const double[::1] vals, int64_t m, double sqnorm,
@@ -335,82 +347,29 @@ cdef class UpdateKernel:
             raise ValueError("m is larger than w or vals")
         self.error = None
         with nogil:
-            status = self.fn(&w[0, 0] if w.shape[0] and w.shape[1] else &empty, m,
-                             w.shape[1], &S[0, 0] if S.shape[0] and S.shape[1] else &empty,
-                             S.shape[0], S.shape[1], t, y, activation,
-                             &vals[0] if vals.shape[0] else &empty, sqnorm,
-                             &params[0] if params.shape[0] else &empty, params.shape[0],
-                             self.user_data)
+            status = (<update_fn>self.fn)(
+                &w[0, 0] if w.shape[0] and w.shape[1] else &empty, m, w.shape[1],
+                &S[0, 0] if S.shape[0] and S.shape[1] else &empty, S.shape[0], S.shape[1], t,
+                y, activation, &vals[0] if vals.shape[0] else &empty, sqnorm,
+                &params[0] if params.shape[0] else &empty, params.shape[0], self.user_data)
         if status != 0:
             error, self.error = self.error, None
             if error is not None:
                 raise error
             raise RuntimeError(f"the update kernel {self.name!r} returned {status}")
 
-    def __repr__(self):
-        return f"<UpdateKernel {self.name!r} ({self.implementation})>"
 
-    def __reduce__(self):
-        if self.implementation == "builtin":
-            return (UpdateKernel.builtin, (self.name,))
-        raise TypeError(f"the {self.implementation} update kernel {self.name!r} cannot be "
-                        "pickled; pickle the rule's name and build it again")
+cdef class SimilarityKernel(Kernel):
+    """A dual rule's similarity (the similarity ABI): ``kernel(a_ids, a_vals, b_ids,
+    b_vals, params) -> float`` from Python."""
 
+    abi = "similarity"
+    signature = SIMILARITY_SIGNATURE
+    noun = "similarity"
+    contract = "snowpy.rules.dual"
 
-cdef class SimilarityKernel:
-    """A dual rule's similarity as the dual engine calls it (see :class:`UpdateKernel`):
-    ``kernel(a_ids, a_vals, b_ids, b_vals, params) -> float`` from Python."""
-
-    def __cinit__(self):
-        self.fn = NULL
-        self.user_data = NULL
-        self.error = None
-
-    @staticmethod
-    def from_capsule(capsule, str name="", object keep=None):
-        """A similarity from a ``PyCapsule`` named :data:`SIMILARITY_SIGNATURE`."""
-        cdef SimilarityKernel kernel = SimilarityKernel.__new__(SimilarityKernel)
-        cdef const char *found = PyCapsule_GetName(capsule)
-        if not PyCapsule_IsValid(capsule, found):
-            raise TypeError("a similarity's capsule must be a valid PyCapsule")
-        if found == NULL or strcmp(found, SNOWPY_SIMILARITY_SIGNATURE) != 0:
-            raise TypeError(f"a similarity's capsule must be named {SIMILARITY_SIGNATURE!r}")
-        kernel.fn = <similarity_fn>PyCapsule_GetPointer(capsule, found)
-        kernel.name = name
-        kernel.implementation = "c"
-        kernel._keep = (capsule, keep)
-        return kernel
-
-    @staticmethod
-    def from_address(uintptr_t address, str name="", str implementation="numba",
-                     object keep=None, uintptr_t user_data=0):
-        """A similarity from a function address (a numba ``@cfunc``)."""
-        cdef SimilarityKernel kernel = SimilarityKernel.__new__(SimilarityKernel)
-        if address == 0:
-            raise ValueError("a similarity's address must not be 0")
-        kernel.fn = <similarity_fn>address
-        kernel.user_data = <void *>user_data
-        kernel.name = name
-        kernel.implementation = implementation
-        kernel._keep = keep
-        return kernel
-
-    @staticmethod
-    def from_python(function, str name=""):
-        """A similarity written in Python (slow: for prototyping)."""
-        cdef SimilarityKernel kernel = SimilarityKernel.__new__(SimilarityKernel)
-        if not callable(function):
-            raise TypeError("a Python similarity must be a function")
-        kernel.fn = python_similarity
-        kernel.user_data = <void *>kernel
-        kernel.name = name or getattr(function, "__name__", "")
-        kernel.implementation = "python"
-        kernel._keep = function
-        return kernel
-
-    @property
-    def address(self):
-        return <uintptr_t>self.fn
+    cdef void *_trampoline(self):
+        return <void *>python_similarity
 
     def __call__(self, const int64_t[::1] a_ids, const double[::1] a_vals,
                  const int64_t[::1] b_ids, const double[::1] b_vals,
@@ -422,16 +381,32 @@ cdef class SimilarityKernel:
             raise ValueError("ids and strengths must have the same length")
         self.error = None
         with nogil:
-            result = self.fn(&a_ids[0] if a_ids.shape[0] else &no_id,
-                             &a_vals[0] if a_vals.shape[0] else &no_val, a_ids.shape[0],
-                             &b_ids[0] if b_ids.shape[0] else &no_id,
-                             &b_vals[0] if b_vals.shape[0] else &no_val, b_ids.shape[0],
-                             &params[0] if params.shape[0] else &no_val, params.shape[0],
-                             self.user_data)
+            result = (<similarity_fn>self.fn)(
+                &a_ids[0] if a_ids.shape[0] else &no_id,
+                &a_vals[0] if a_vals.shape[0] else &no_val, a_ids.shape[0],
+                &b_ids[0] if b_ids.shape[0] else &no_id,
+                &b_vals[0] if b_vals.shape[0] else &no_val, b_ids.shape[0],
+                &params[0] if params.shape[0] else &no_val, params.shape[0], self.user_data)
         if self.error is not None:
             error, self.error = self.error, None
             raise error
         return result
 
-    def __repr__(self):
-        return f"<SimilarityKernel {self.name!r} ({self.implementation})>"
+
+# ------------------------------------------- the built-in rules as kernels
+# (after the classes: a class method is bound where the module defines it)
+cdef dict _BUILTIN = {}
+
+
+cdef object _builtin(str name, update_fn fn):
+    _BUILTIN[name] = UpdateKernel.from_address(<uintptr_t>fn, name, "builtin")
+    return _BUILTIN[name]
+
+
+PERCEPTRON = _builtin("perceptron", perceptron)
+WINNOW = _builtin("winnow", winnow)
+BALANCED_WINNOW = _builtin("balanced-winnow", balanced_winnow)
+AGGRESSIVE = _builtin("aggressive", aggressive)
+PASSIVE_AGGRESSIVE = _builtin("passive-aggressive", passive_aggressive)
+NAIVE_BAYES = _builtin("naive-bayes", naive_bayes)
+NORMALISED_WINNOW = _builtin("normalised-winnow", normalised_winnow)

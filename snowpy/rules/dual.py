@@ -28,7 +28,7 @@ as a C function of one ABI::
 given as a ``PyCapsule`` named :data:`SIMILARITY_SIGNATURE` (C, Cython), a numba
 ``@cfunc`` of ``snowpy.numba_kernels.SIMILARITY`` or a ``@numba.njit`` function of
 the array contract (compiled on first use), or a Python function of the array
-contract (slow: for prototyping); see :func:`snowpy.rules.kernels.similarity_kernel`.
+contract (slow: for prototyping); see :func:`snowpy.rules.kernels.kernel_of`.
 
 The update
 ----------
@@ -58,7 +58,7 @@ from snowpy.rules.kernels import (
     SIMILARITY_SIGNATURE,
     SimilarityKernel,
     implementation_of,
-    similarity_kernel,
+    kernel_of,
 )
 
 __all__ = ["SIMILARITY_SIGNATURE", "DualKernel"]
@@ -130,4 +130,5 @@ class DualKernel:
     def compiled(self) -> SimilarityKernel:
         """The similarity as the dual engine calls it (compiled on first use for a numba
         function)."""
-        return similarity_kernel(self.similarity, getattr(self.similarity, "__name__", ""))
+        return kernel_of(self.similarity, SimilarityKernel,
+                         getattr(self.similarity, "__name__", ""))

@@ -101,12 +101,7 @@ from typing import Any
 import numpy as np
 
 from snowpy.exceptions import ConfigurationError, PluginError
-from snowpy.rules.kernels import (
-    UPDATE_SIGNATURE,
-    UpdateKernel,
-    implementation_of,
-    update_kernel,
-)
+from snowpy.rules.kernels import UPDATE_SIGNATURE, UpdateKernel, implementation_of, kernel_of
 from snowpy.params import Param, validate_declared
 
 __all__ = [
@@ -184,7 +179,7 @@ class RuleKernel:
     Parameters
     ----------
     update : UpdateKernel, capsule, numba function or Python function
-        The rule's step (module docstring; :func:`snowpy.rules.kernels.update_kernel`).
+        The rule's step (module docstring; :func:`snowpy.rules.kernels.kernel_of`).
     params : sequence of float
         The numbers the kernel reads, in the order it reads them.
     initial_weights : tuple of float
@@ -292,7 +287,7 @@ class RuleKernel:
     def compiled(self) -> UpdateKernel:
         """The update as the engine calls it: an :class:`UpdateKernel` (compiled on first
         use for a numba function)."""
-        return update_kernel(self.update, getattr(self.update, "__name__", ""))
+        return kernel_of(self.update, UpdateKernel, getattr(self.update, "__name__", ""))
 
     @property
     def implementation(self) -> str:
