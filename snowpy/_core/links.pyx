@@ -4,11 +4,13 @@ are worth keeping. (The per-example block operations are in ``pool.pxd``.)"""
 
 from libc.stdint cimport int32_t, int64_t, uint8_t, uint32_t, uint64_t
 from libc.stdlib cimport free, malloc
+from libc.math cimport fabs
 from libc.string cimport memcpy
 
 import numpy as np
 
 from snowpy._core.pool cimport row_stop as _stop
+from snowpy._core.effective cimport delta
 from snowpy._core.pool cimport SNOWPY_PREFETCH, row_t, weight_t
 
 #: Rows (the compaction: slots) ahead whose memory the whole-pool passes ask for: the
@@ -292,8 +294,8 @@ def compact_in_place(row_t[::1] rows, int64_t n_rows, int64_t used, int32_t[::1]
         raise ValueError("averaged weights asked of a pool without averaging sums")
     cdef Py_ssize_t q
     cdef int64_t r, j, s, stop, first, out = 0
-    cdef double effective, weight
     cdef bint kept
+    cdef const plane_t *u = &U[0, 0] if averaging else NULL
     owner_array = np.full(used, -1, np.int32)  # the row whose block starts at each slot
     cdef int32_t[::1] owner = owner_array
     with nogil:
@@ -320,16 +322,8 @@ def compact_in_place(row_t[::1] rows, int64_t n_rows, int64_t used, int32_t[::1]
                 elif r == 0:
                     kept = True
                 else:
-                    effective = 0.0
-                    for q in range(n_planes):
-                        weight = W[s, q]
-                        if averaged:
-                            weight -= U[s, q] / seen
-                        effective += planes[q] * weight
-                    if round32:
-                        effective = <float>effective
-                    kept = (effective - absent if effective >= absent
-                            else absent - effective) >= threshold
+                    kept = fabs(delta(&W[0, 0], u, s, n_planes, &planes[0], seen, averaged,
+                                      round32, absent)) >= threshold
                 if not kept:
                     continue
                 if s != out:
