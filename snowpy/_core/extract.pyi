@@ -2,26 +2,15 @@ from collections.abc import Sequence
 
 import numpy as np
 
-def words_extract(text: np.ndarray, starts: np.ndarray, ends: np.ndarray, doc_ptr: np.ndarray,
-                  params: np.ndarray, seed: int, mask: int, out_ids: np.ndarray,
-                  out_ptr: np.ndarray, names: bool, arena: np.ndarray,
-                  spans: np.ndarray) -> int: ...
-def chars_extract(text: np.ndarray, starts: np.ndarray, ends: np.ndarray, doc_ptr: np.ndarray,
-                  params: np.ndarray, seed: int, mask: int, out_ids: np.ndarray,
-                  out_ptr: np.ndarray, names: bool, arena: np.ndarray,
-                  spans: np.ndarray) -> int: ...
-def skipgrams_extract(text: np.ndarray, starts: np.ndarray, ends: np.ndarray,
-                      doc_ptr: np.ndarray, params: np.ndarray, seed: int, mask: int,
-                      out_ids: np.ndarray, out_ptr: np.ndarray, names: bool,
-                      arena: np.ndarray, spans: np.ndarray) -> int: ...
-def affixes_extract(text: np.ndarray, starts: np.ndarray, ends: np.ndarray,
-                    doc_ptr: np.ndarray, params: np.ndarray, seed: int, mask: int,
-                    out_ids: np.ndarray, out_ptr: np.ndarray, names: bool, arena: np.ndarray,
-                    spans: np.ndarray) -> int: ...
-def conjunctions_extract(text: np.ndarray, starts: np.ndarray, ends: np.ndarray,
-                         doc_ptr: np.ndarray, params: np.ndarray, seed: int, mask: int,
-                         out_ids: np.ndarray, out_ptr: np.ndarray, names: bool,
-                         arena: np.ndarray, spans: np.ndarray) -> int: ...
+EXTRACTORS: tuple[str, ...]
+
+class Extractor:
+    name: str
+    def __init__(self, name: str) -> None: ...
+    def __call__(self, text: np.ndarray, starts: np.ndarray, ends: np.ndarray,
+                 doc_ptr: np.ndarray, params: np.ndarray, seed: int, mask: int,
+                 out_ids: np.ndarray, out_ptr: np.ndarray, names: bool, arena: np.ndarray,
+                 spans: np.ndarray) -> int: ...
 def assemble_rows(ids: np.ndarray, ptrs: np.ndarray, mode: int, l2: bool, bits: int,
                   indptr: np.ndarray, indices: np.ndarray, data: np.ndarray,
                   scratch: np.ndarray) -> int: ...

@@ -388,78 +388,54 @@ cdef int _bind(const uint8_t[::1] text, const int64_t[::1] starts, const int64_t
     return 0
 
 
-def words_extract(const uint8_t[::1] text, const int64_t[::1] starts, const int64_t[::1] ends,
-                  const int64_t[::1] doc_ptr, const double[::1] params, uint32_t seed,
-                  int64_t mask, int32_t[::1] out_ids, int64_t[::1] out_ptr, bint names,
-                  uint8_t[::1] arena, int64_t[:, ::1] spans):
-    """Word n-grams, ``params = [min_n, max_n]`` (the extractor contract)."""
-    cdef Stream s
-    cdef Found out
-    cdef int64_t written
-    _bind(text, starts, ends, doc_ptr, out_ids, out_ptr, names, arena, spans, &s, &out)
-    with nogil:
-        written = words_into(&s, <int64_t>params[0], <int64_t>params[1], seed, mask, &out)
-    return _checked(written)
+#: The built-in extractors, in the order :class:`Extractor` numbers them.
+EXTRACTORS = ("words", "chars", "skipgrams", "affixes", "conjunctions")
 
 
-def chars_extract(const uint8_t[::1] text, const int64_t[::1] starts, const int64_t[::1] ends,
-                  const int64_t[::1] doc_ptr, const double[::1] params, uint32_t seed,
-                  int64_t mask, int32_t[::1] out_ids, int64_t[::1] out_ptr, bint names,
-                  uint8_t[::1] arena, int64_t[:, ::1] spans):
-    """Character n-grams, ``params = [min_n, max_n, across]``."""
-    cdef Stream s
-    cdef Found out
-    cdef int64_t written
-    _bind(text, starts, ends, doc_ptr, out_ids, out_ptr, names, arena, spans, &s, &out)
-    with nogil:
-        written = _chars_into(&s, <int64_t>params[0], <int64_t>params[1], params[2] > 0.0,
-                              seed, mask, &out)
-    return _checked(written)
+cdef class Extractor:
+    """A built-in extractor as the kernel contract calls it (``extract(text, starts,
+    ends, doc_ptr, params, seed, mask, out_ids, out_ptr, names, arena, spans)``: the
+    features written, or -1 for more room), its numbers ``params``: word n-grams
+    ``[min_n, max_n]``; character n-grams ``[min_n, max_n, across]``; k-skip-bigrams
+    ``[max_skip]``; prefixes and suffixes ``[min_len, max_len]``; token pairs
+    ``[window]`` (0: the whole document)."""
 
+    cdef readonly str name
+    cdef int which
 
-def skipgrams_extract(const uint8_t[::1] text, const int64_t[::1] starts,
-                      const int64_t[::1] ends, const int64_t[::1] doc_ptr,
-                      const double[::1] params, uint32_t seed, int64_t mask,
-                      int32_t[::1] out_ids, int64_t[::1] out_ptr, bint names,
-                      uint8_t[::1] arena, int64_t[:, ::1] spans):
-    """k-skip-bigrams, ``params = [max_skip]``."""
-    cdef Stream s
-    cdef Found out
-    cdef int64_t written
-    _bind(text, starts, ends, doc_ptr, out_ids, out_ptr, names, arena, spans, &s, &out)
-    with nogil:
-        written = _skipgrams_into(&s, <int64_t>params[0], seed, mask, &out)
-    return _checked(written)
+    def __cinit__(self, str name):
+        self.name = name
+        self.which = EXTRACTORS.index(name)
 
+    def __call__(self, const uint8_t[::1] text, const int64_t[::1] starts,
+                 const int64_t[::1] ends, const int64_t[::1] doc_ptr,
+                 const double[::1] params, uint32_t seed, int64_t mask,
+                 int32_t[::1] out_ids, int64_t[::1] out_ptr, bint names,
+                 uint8_t[::1] arena, int64_t[:, ::1] spans):
+        cdef Stream s
+        cdef Found out
+        cdef int64_t written
+        cdef int64_t first = <int64_t>params[0]
+        _bind(text, starts, ends, doc_ptr, out_ids, out_ptr, names, arena, spans, &s, &out)
+        with nogil:
+            if self.which == 0:
+                written = words_into(&s, first, <int64_t>params[1], seed, mask, &out)
+            elif self.which == 1:
+                written = _chars_into(&s, first, <int64_t>params[1], params[2] > 0.0, seed,
+                                      mask, &out)
+            elif self.which == 2:
+                written = _skipgrams_into(&s, first, seed, mask, &out)
+            elif self.which == 3:
+                written = _affixes_into(&s, first, <int64_t>params[1], seed, mask, &out)
+            else:
+                written = _conjunctions_into(&s, first, seed, mask, &out)
+        return _checked(written)
 
-def affixes_extract(const uint8_t[::1] text, const int64_t[::1] starts,
-                    const int64_t[::1] ends, const int64_t[::1] doc_ptr,
-                    const double[::1] params, uint32_t seed, int64_t mask,
-                    int32_t[::1] out_ids, int64_t[::1] out_ptr, bint names,
-                    uint8_t[::1] arena, int64_t[:, ::1] spans):
-    """Prefixes and suffixes, ``params = [min_len, max_len]``."""
-    cdef Stream s
-    cdef Found out
-    cdef int64_t written
-    _bind(text, starts, ends, doc_ptr, out_ids, out_ptr, names, arena, spans, &s, &out)
-    with nogil:
-        written = _affixes_into(&s, <int64_t>params[0], <int64_t>params[1], seed, mask, &out)
-    return _checked(written)
+    def __repr__(self):
+        return f"<built-in extractor {self.name!r}>"
 
-
-def conjunctions_extract(const uint8_t[::1] text, const int64_t[::1] starts,
-                         const int64_t[::1] ends, const int64_t[::1] doc_ptr,
-                         const double[::1] params, uint32_t seed, int64_t mask,
-                         int32_t[::1] out_ids, int64_t[::1] out_ptr, bint names,
-                         uint8_t[::1] arena, int64_t[:, ::1] spans):
-    """Token pairs, ``params = [window]`` (0: the whole document)."""
-    cdef Stream s
-    cdef Found out
-    cdef int64_t written
-    _bind(text, starts, ends, doc_ptr, out_ids, out_ptr, names, arena, spans, &s, &out)
-    with nogil:
-        written = _conjunctions_into(&s, <int64_t>params[0], seed, mask, &out)
-    return _checked(written)
+    def __reduce__(self):
+        return (Extractor, (self.name,))
 
 
 cdef int64_t _checked(int64_t written) except? -9:

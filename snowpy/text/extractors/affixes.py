@@ -8,13 +8,13 @@ a hashed string. Shown as ``"pre-"`` and ``"-ing"``.
 
 from __future__ import annotations
 
-from snowpy._core.extract import affixes_extract
+from snowpy._core.extract import Extractor
 from snowpy.exceptions import ConfigurationError
 from snowpy.hookspecs import hookimpl
 from snowpy.text.extractors.spec import ExtractorKernel, ExtractorSpec
 from snowpy.params import Param
 
-__all__ = ["AFFIXES", "affixes_extract"]
+__all__ = ["AFFIXES"]
 
 
 def _label(raw: str) -> str:
@@ -27,7 +27,7 @@ def _build(params: dict) -> ExtractorKernel:
             f"affixes: min_len ({params['min_len']}) must not exceed max_len ({params['max_len']})"
         )
     return ExtractorKernel(
-        extract=affixes_extract,
+        extract=Extractor("affixes"),
         params=[params["min_len"], params["max_len"]],
         kind="affixes",
         per_token=2 * (params["max_len"] - params["min_len"] + 1),

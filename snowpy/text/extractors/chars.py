@@ -13,13 +13,13 @@ character.
 
 from __future__ import annotations
 
-from snowpy._core.extract import chars_extract
+from snowpy._core.extract import Extractor
 from snowpy.exceptions import ConfigurationError
 from snowpy.hookspecs import hookimpl
 from snowpy.text.extractors.spec import ExtractorKernel, ExtractorSpec
 from snowpy.params import Param
 
-__all__ = ["CHARS", "chars_extract"]
+__all__ = ["CHARS"]
 
 
 def _label(raw: str) -> str:
@@ -33,7 +33,7 @@ def _build(params: dict) -> ExtractorKernel:
         )
     width = params["max_n"] - params["min_n"] + 1
     return ExtractorKernel(
-        extract=chars_extract,
+        extract=Extractor("chars"),
         params=[params["min_n"], params["max_n"], params["boundaries"] == "across"],
         kind="chars",
         per_token=2 * width,

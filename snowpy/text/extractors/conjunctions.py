@@ -11,12 +11,12 @@ separator, under the extractor's own seed; shown as ``"first & second"``.
 
 from __future__ import annotations
 
-from snowpy._core.extract import conjunctions_extract
+from snowpy._core.extract import Extractor
 from snowpy.hookspecs import hookimpl
 from snowpy.text.extractors.spec import ExtractorKernel, ExtractorSpec
 from snowpy.params import Param
 
-__all__ = ["CONJUNCTIONS", "conjunctions_extract"]
+__all__ = ["CONJUNCTIONS"]
 
 
 def _label(raw: str) -> str:
@@ -26,7 +26,7 @@ def _label(raw: str) -> str:
 
 def _build(params: dict) -> ExtractorKernel:
     window = params["window"]
-    return ExtractorKernel(extract=conjunctions_extract, params=[window], kind="conjunctions",
+    return ExtractorKernel(extract=Extractor("conjunctions"), params=[window], kind="conjunctions",
                            per_token=window if window else 32, label=_label)
 
 

@@ -8,12 +8,12 @@ tokens joined by a space, under the extractor's own seed; shown as
 
 from __future__ import annotations
 
-from snowpy._core.extract import skipgrams_extract
+from snowpy._core.extract import Extractor
 from snowpy.hookspecs import hookimpl
 from snowpy.text.extractors.spec import ExtractorKernel, ExtractorSpec
 from snowpy.params import Param
 
-__all__ = ["SKIPGRAMS", "skipgrams_extract"]
+__all__ = ["SKIPGRAMS"]
 
 
 def _label(raw: str) -> str:
@@ -22,7 +22,7 @@ def _label(raw: str) -> str:
 
 
 def _build(params: dict) -> ExtractorKernel:
-    return ExtractorKernel(extract=skipgrams_extract, params=[params["max_skip"]],
+    return ExtractorKernel(extract=Extractor("skipgrams"), params=[params["max_skip"]],
                            kind="skipgrams", per_token=params["max_skip"], label=_label)
 
 

@@ -7,13 +7,13 @@ HashingVectorizer does.
 
 from __future__ import annotations
 
-from snowpy._core.extract import words_extract
+from snowpy._core.extract import Extractor
 from snowpy.exceptions import ConfigurationError
 from snowpy.hookspecs import hookimpl
 from snowpy.text.extractors.spec import ExtractorKernel, ExtractorSpec
 from snowpy.params import Param
 
-__all__ = ["WORDS", "words_extract"]
+__all__ = ["WORDS"]
 
 
 def _build(params: dict) -> ExtractorKernel:
@@ -22,7 +22,7 @@ def _build(params: dict) -> ExtractorKernel:
             f"words: min_n ({params['min_n']}) must not exceed max_n ({params['max_n']})"
         )
     return ExtractorKernel(
-        extract=words_extract,
+        extract=Extractor("words"),
         params=[params["min_n"], params["max_n"]],
         kind="words",
         per_token=params["max_n"] - params["min_n"] + 1,
