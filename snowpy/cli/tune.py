@@ -75,19 +75,19 @@ def tune(
 
     said: dict[str, float] = {"best": float("nan"), "at": 0.0}
 
-    def show(progress: tuning.Progress) -> None:
+    def show(standing: tuning.Standing) -> None:
         """A line when the best changes, else every 10 seconds at most."""
         if not chatty:
             return
         from snowpy.tuning.space import described
 
         now = time.monotonic()
-        if progress.best_score == said["best"] and now - said["at"] < 10:
+        if standing.best_score == said["best"] and now - said["at"] < 10:
             return
-        said.update(best=progress.best_score, at=now)
-        left = max(progress.budget - progress.elapsed, 0.0)
-        err(f"trial {progress.trials} ({progress.pruned} pruned): best "
-            f"{progress.best_score:.4f} ({described(progress.best)}); {left:.0f} s left")
+        said.update(best=standing.best_score, at=now)
+        left = max(standing.budget - standing.elapsed, 0.0)
+        err(f"trial {standing.trials} ({standing.pruned} pruned): best "
+            f"{standing.best_score:.4f} ({described(standing.best)}); {left:.0f} s left")
 
     result = tuning.tune(read.texts, list(read.labels), budget=seconds,
                          validation=validation, seed=seed,

@@ -21,12 +21,13 @@ import numpy as np
 
 from snowpy.exceptions import ConfigurationError
 
-__all__ = ["Progress", "TuneResult", "tune"]
+__all__ = ["Standing", "TuneResult", "tune"]
 
 
 @dataclass
-class Progress:
-    """What a search has done so far: passed to ``progress`` after every trial."""
+class Standing:
+    """Where a search stands after a trial (what it has done so far), passed to
+    ``progress``."""
 
     trials: int
     pruned: int
@@ -61,7 +62,7 @@ def _optuna() -> Any:
 
 def tune(texts: Sequence[Any], labels: Sequence[Any], *, budget: float = 300.0,
          validation: float = 0.2, seed: int = 0, study: str | None = None,
-         progress: Callable[[Progress], None] | None = None) -> TuneResult:
+         progress: Callable[[Standing], None] | None = None) -> TuneResult:
     """Search settings for ``texts`` and ``labels`` within ``budget`` seconds; returns
     the best setting trained on all of them (:class:`TuneResult`).
 
@@ -79,6 +80,9 @@ def tune(texts: Sequence[Any], labels: Sequence[Any], *, budget: float = 300.0,
     study : str, optional
         A file keeping the trials (Optuna's journal storage); a search given the same
         file continues where it stopped.
+    progress : callable, optional
+        Called with the search's :class:`Standing` after each trial (``snowpy tune``
+        prints a line from it).
 
     Examples
     --------
@@ -117,7 +121,7 @@ def tune(texts: Sequence[Any], labels: Sequence[Any], *, budget: float = 300.0,
         elapsed = time.monotonic() - started
         if progress is not None and study_.best_trials:
             pruned = sum(t.state == optuna.trial.TrialState.PRUNED for t in study_.trials)
-            progress(Progress(len(study_.trials), pruned, study_.best_value,
+            progress(Standing(len(study_.trials), pruned, study_.best_value,
                               study_.best_params, elapsed, budget))
         if elapsed + search.final_estimate(study_) >= budget:
             study_.stop()
