@@ -156,6 +156,8 @@ class Estimator:
     def save(self, path: Any, *, inference_only: bool = False, key: bytes | None = None
              ) -> Any:
         """Save the trained model atomically (see :func:`snowpy.save`)."""
+        from snowpy._validation import threads_of
         from snowpy.model_file import write_model
 
-        return write_model(path, *self.to_state(inference_only), key=key)
+        return write_model(path, *self.to_state(inference_only), key=key,
+                           threads=threads_of(self.get_params().get("n_jobs")))

@@ -16,6 +16,7 @@ from typing import Any
 
 import numpy as np
 
+from snowpy._validation import threads_of
 from snowpy.base import Estimator, available_if, is_fitted
 from snowpy.classifier_state import classifier_state, restore_classifier
 from snowpy.declared import CLASSIFIER, DUAL_NETWORK, NETWORK, defaults
@@ -622,7 +623,7 @@ class SnowClassifier(Estimator):
         header, arrays = self.to_state(inference_only)
         if read_with:
             header = {**header, "read_with": dict(read_with)}
-        return write_model(path, header, arrays, key=key)
+        return write_model(path, header, arrays, key=key, threads=threads_of(self.n_jobs))
 
     def predict(self, texts: Iterable[Any], *, targets: Sequence[Any] | None = None,
                 abstain: float | None = None) -> Any:

@@ -35,6 +35,7 @@ import tempfile
 import time
 import zipfile
 from collections.abc import Mapping
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -57,26 +58,40 @@ def _sha256(array: np.ndarray) -> str:
     return hashlib.sha256(np.ascontiguousarray(array).data).hexdigest()
 
 
+def _each(work: Any, items: Any, threads: int) -> list[Any]:
+    """``work(item)`` for each item, in order, on up to ``threads`` threads (hashlib
+    and the checks of a piece release the GIL)."""
+    items = list(items)
+    if threads <= 1 or len(items) < 2:
+        return [work(item) for item in items]
+    with ThreadPoolExecutor(max_workers=min(threads, len(items))) as pool:
+        return list(pool.map(work, items))
+
+
 def write_model(path: str | os.PathLike, header: Mapping[str, Any],
-                arrays: Mapping[str, np.ndarray], *, key: bytes | None = None) -> Path:
+                arrays: Mapping[str, np.ndarray], *, key: bytes | None = None,
+                threads: int = 1) -> Path:
     """Write a model file atomically; returns its path.
 
     ``header`` must be JSON-serialisable (orjson); the array manifest,
     magic and versions are added here. ``key`` signs the file: an HMAC-SHA256 of the
     header (which holds every array's SHA-256), checked by ``read_model(..., key=key)``.
+    ``threads``: the arrays' checksums are taken that many at once (as they are again
+    when the file is read back before it replaces a model).
     """
     target = Path(path)
     directory = target.parent
     directory.mkdir(parents=True, exist_ok=True)
-    manifest = {}
     prepared = {}
     for name, array in arrays.items():
         array = np.ascontiguousarray(array)
         if array.dtype.name not in _DTYPES:
             raise TypeError(f"array {name!r}: dtype {array.dtype} cannot be stored")
         prepared[name] = array
-        manifest[name] = {"dtype": array.dtype.name, "shape": list(array.shape),
-                          "nbytes": int(array.nbytes), "sha256": _sha256(array)}
+    manifest = {name: {"dtype": array.dtype.name, "shape": list(array.shape),
+                       "nbytes": int(array.nbytes), "sha256": digest}
+                for (name, array), digest in zip(prepared.items(),
+                                                 _each(_sha256, prepared.values(), threads))}
     full = _encode_floats({"magic": MAGIC, "format_version": FORMAT_VERSION,
                            "snowpy_version": __version__, **header, "arrays": manifest})
     full["header_sha256"] = _header_digest(full)
@@ -100,7 +115,7 @@ def write_model(path: str | os.PathLike, header: Mapping[str, Any],
         # what replaces a model must load back: read the new file whole (checksums
         # included, a piece at a time) before the rename; a failure leaves the old
         # model where it was
-        read_model(temporary, check_only=True)
+        read_model(temporary, check_only=True, threads=threads)
         os.replace(temporary, target)
     except BaseException as exc:
         Path(temporary).unlink(missing_ok=True)  # (gone if an interrupt hit the rename)
@@ -312,8 +327,15 @@ def _read_array(path: Path, archive: zipfile.ZipFile, name: str, spec: Mapping[s
     return array
 
 
+def _check_apart(path: Path, name: str, spec: Mapping[str, Any], verify: bool) -> np.ndarray:
+    """One array of a file no one else writes (a save's own temporary file) read through
+    and checked on a handle of its own: the arrays of a file checked at once."""
+    with open(path, "rb") as handle, zipfile.ZipFile(handle) as archive:
+        return _read_array(path, archive, name, spec, False, verify, handle, True)
+
+
 def read_model(path: str | os.PathLike, *, mmap: bool = False, verify: bool = True,
-               check_only: bool = False, key: bytes | None = None
+               check_only: bool = False, key: bytes | None = None, threads: int = 1
                ) -> tuple[dict[str, Any], dict[str, np.ndarray]]:
     """Read and validate a model file: ``(header, arrays)``.
 
@@ -323,7 +345,9 @@ def read_model(path: str | os.PathLike, *, mmap: bool = False, verify: bool = Tr
     every array through, a piece at a time, for every check, and keeps none
     (the arrays returned are empty): a saved file is checked in little memory.
     ``key``: the file must carry a signature made with it (``write_model(..., key=)``);
-    the arrays are then always verified.
+    the arrays are then always verified. ``threads`` (with ``check_only``, for a file no
+    one else writes: a save's own): the arrays checked that many at once, each on a
+    handle of its own.
 
     Raises
     ------
@@ -378,9 +402,15 @@ def read_model(path: str | os.PathLike, *, mmap: bool = False, verify: bool = Tr
             manifest = header.get("arrays")
             if not isinstance(manifest, dict):
                 raise ModelFileError(f"{source}: the header lists no arrays")
-            arrays = {name: _read_array(source, archive, name, spec, mmap, verify, handle,
-                                        check_only)
-                      for name, spec in manifest.items() if isinstance(spec, dict)}
+            listed = [(name, spec) for name, spec in manifest.items()
+                      if isinstance(spec, dict)]
+            if threads > 1 and check_only:
+                arrays = dict(zip((name for name, _ in listed),
+                                  _each(lambda item: _check_apart(source, *item, verify),
+                                        listed, threads)))
+            else:
+                arrays = {name: _read_array(source, archive, name, spec, mmap, verify, handle,
+                                            check_only) for name, spec in listed}
             if len(arrays) != len(manifest):
                 raise ModelFileError(f"{source}: the header's array list is malformed")
     except ModelFileError:

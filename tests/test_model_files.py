@@ -848,3 +848,22 @@ def test_a_progressive_window_wider_than_the_targets_is_refused(forge, tmp_path)
     with pytest.raises(ModelFileError, match="progressive calibration window is inconsistent"):
         snowpy.load(edited)
     assert snowpy.load(tmp_path / "online.snowpy").predict_one({0: 1.0}) == "a"
+
+
+def test_a_save_on_several_threads_writes_the_same_bytes_and_checks_them_alike(saved, tmp_path):
+    # the checksums are taken on n_jobs threads, and the file read back on as many
+    # before it replaces a model: the same bytes, and a flipped bit caught on threads too
+    loaded = snowpy.load(write(tmp_path, saved))
+    one = loaded.set_params(n_jobs=None).save(tmp_path / "one.snowpy")
+    two = loaded.set_params(n_jobs=2).save(tmp_path / "two.snowpy")
+    assert one.read_bytes() == two.read_bytes()
+
+    def flip(name, data):
+        return data[:-1] + bytes([data[-1] ^ 1]) if name == "arrays/link_weights.npy" \
+            else data
+
+    path = tmp_path / "flipped.snowpy"
+    path.write_bytes(rezip(saved, flip))
+    for threads in (1, 2):
+        with pytest.raises(ModelFileError, match="link_weights.*fails its SHA-256 check"):
+            read_model(path, check_only=True, threads=threads)
