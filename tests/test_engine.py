@@ -189,6 +189,24 @@ def test_a_stream_learns_on_threads_what_it_learns_on_one(tmp_path):
     np.testing.assert_array_equal(nets[0].predict_proba(X), nets[1].predict_proba(X))
 
 
+def test_a_stream_on_threads_drops_its_links_part_by_part_as_one_thread_does():
+    """A stream's parts are kept between blocks; its discard at the end is made by each
+    part on its thread before they are put together: the same links dropped, the same
+    network."""
+    X, y = _problem(n=3000)
+    learned, dropped = [], []
+    for jobs in (1, 2):
+        net = snowpy.Network("passive-aggressive", discard=0.5, n_jobs=jobs)
+        for start in range(0, 3000, 700):
+            net.partial_fit(X[start:start + 700], y[start:start + 700])
+        links = net.n_links_
+        dropped.append(net.prune())
+        assert net.n_links_ == links - dropped[-1]
+        learned.append(_learned(net))
+    assert dropped[0] == dropped[1] > 100
+    assert _same(*learned)
+
+
 def test_a_classifier_and_the_command_line_write_the_same_file_for_any_threads(tmp_path):
     texts, labels = [], []
     for line in (DEMO / "train.tsv").read_text(encoding="utf-8").splitlines():

@@ -907,24 +907,15 @@ class Engine(OneExample):
 
         try:
             run_epochs(epochs, early_stop, one_epoch)
-            if pool is not None and discard is not None:
-                # the parts drop their negligible links at once (fewer links to merge)
-                threshold = float(discard) * self.discard_scale(
-                    [part.store for part in parts], averaged=store.average, pool=pool)
-                list(pool.map(lambda part: part.store.prune(
-                    threshold=threshold, averaged=store.average), parts))
-                discard = None
         finally:  # an interrupted training still leaves a consistent network
             if sharding is not None:
                 sharding.close()
-            if pool is not None:
-                if discard is None and not rank_links:  # (put together when the links
-                    self._parts, self._threads = parts, pool  # are read)
-                else:
-                    pool.shutdown()
-                    _merge(self, store, parts)
+            if pool is not None:  # (put together when the links are read)
+                self._parts, self._threads = parts, pool
             self.cache.invalidate()
-        self.discard(discard, averaged=store.average)
+        self.discard(discard, averaged=store.average)  # (by the parts, at once)
+        if rank_links:
+            self.store  # (a fit's parts put together now)  # noqa: B018
         if overflows:
             self.overflows += overflows
             warnings.warn(
@@ -1152,10 +1143,16 @@ class Engine(OneExample):
         if share is None:
             return 0
         self.ensure_fresh()  # (a rule's derived weights, as prediction would see them)
-        store = self.store
-        threshold = float(share) * self.discard_scale([store], averaged=averaged)
+        # the parts of a network learning on threads (kept between a stream's blocks)
+        # drop their links each on its thread, before they are put together: fewer links
+        # to put together, and the same network
+        parts = self._parts
+        pool = None if parts is None else self._threads
+        stores = [self.store] if parts is None else [part.store for part in parts]
+        threshold = float(share) * self.discard_scale(stores, averaged=averaged, pool=pool)
         self.cache.invalidate()
-        return store.prune(threshold=threshold, averaged=averaged)
+        return sum((map if pool is None else pool.map)(
+            lambda store: store.prune(threshold=threshold, averaged=averaged), stores))
 
     def discard_scale(self, stores: list[LinkStore], *, averaged: bool,
                       pool: ThreadPoolExecutor | None = None) -> float:
