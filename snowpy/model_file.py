@@ -406,7 +406,7 @@ def read_model(path: str | os.PathLike, *, mmap: bool = False, verify: bool = Tr
                       if isinstance(spec, dict)]
             if threads > 1 and check_only:
                 arrays = dict(zip((name for name, _ in listed),
-                                  _each(lambda item: _check_apart(source, *item, verify),
+                                  _each(lambda item: _check_apart(source, item[0], item[1], verify),
                                         listed, threads)))
             else:
                 arrays = {name: _read_array(source, archive, name, spec, mmap, verify, handle,

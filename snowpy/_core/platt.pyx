@@ -32,7 +32,9 @@ def fit(const double[::1] scores, const uint8_t[::1] positive, double start_a,
     """``(A, B)`` of ``P(y=1|s) = 1 / (1 + exp(A s + B))`` for ``scores`` and their
     ``positive`` flags, and the Newton steps taken. The scores are standardised, Platt's
     smoothed targets used, and Platt's start, or ``(start_a, start_b)`` when ``warm``;
-    backtracking line search (Lin, Lin and Weng 2007)."""
+    backtracking line search (Lin, Lin and Weng 2007), until the gradient vanishes or the
+    step's decrease is below the objective's rounding (then the last step is taken
+    whole)."""
     cdef Py_ssize_t n = scores.shape[0]
     cdef Py_ssize_t i
     cdef Py_ssize_t n_pos = 0
@@ -99,6 +101,13 @@ def fit(const double[::1] scores, const uint8_t[::1] positive, double start_a,
             da = -(h22 * g1 - h21 * g2) / det
             db = -(-h21 * g1 + h11 * g2) / det
             slope = g1 * da + g2 * db
+            if -slope <= 1e-12 * fabs(value):
+                # the step would lower the objective by less than the objective's own
+                # rounding: Newton's method is in its quadratic phase, its full step
+                # lands on the optimum, and a line search would only halve it in noise
+                a += da
+                b += db
+                break
             step = 1.0
             while step >= 1e-10:
                 new_a = a + step * da
