@@ -1,8 +1,11 @@
-"""Checks on the inputs of estimators: feature matrices and their labels."""
+"""Checks on the inputs of estimators: feature matrices and their labels; ``n_jobs`` as
+threads, and work shared among them."""
 
 from __future__ import annotations
 
 import os
+from collections.abc import Callable, Iterable
+from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -156,3 +159,17 @@ def threads_of(n_jobs: Any) -> int:
         raise ConfigurationError(f"n_jobs must be a positive integer, -1 (every core) or "
                                  f"None (one), got {n_jobs!r}")
     return int(n_jobs) if n_jobs > 0 else max(1, usable_cores() + 1 + int(n_jobs))
+
+
+def on_threads(work: Callable[[Any], Any], items: Iterable[Any], threads: int) -> list[Any]:
+    """``work(item)`` for each item, in order, on up to ``threads`` threads (work that
+    releases the GIL: compiled loops, hashing); on the calling thread for one.
+
+    >>> on_threads(abs, [-1, 2, -3], 2)
+    [1, 2, 3]
+    """
+    items = list(items)
+    if threads <= 1 or len(items) < 2:
+        return [work(item) for item in items]
+    with ThreadPoolExecutor(max_workers=min(threads, len(items))) as pool:
+        return list(pool.map(work, items))

@@ -35,7 +35,6 @@ import tempfile
 import time
 import zipfile
 from collections.abc import Mapping
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -43,6 +42,7 @@ import numpy as np
 import orjson
 
 from snowpy._atomic import mode_for
+from snowpy._validation import on_threads
 from snowpy._version import __version__
 from snowpy.exceptions import ModelFileError
 
@@ -57,15 +57,6 @@ _LIMIT_DIMS = 4
 def _sha256(array: np.ndarray) -> str:
     return hashlib.sha256(np.ascontiguousarray(array).data).hexdigest()
 
-
-def _each(work: Any, items: Any, threads: int) -> list[Any]:
-    """``work(item)`` for each item, in order, on up to ``threads`` threads (hashlib
-    and the checks of a piece release the GIL)."""
-    items = list(items)
-    if threads <= 1 or len(items) < 2:
-        return [work(item) for item in items]
-    with ThreadPoolExecutor(max_workers=min(threads, len(items))) as pool:
-        return list(pool.map(work, items))
 
 
 def write_model(path: str | os.PathLike, header: Mapping[str, Any],
@@ -88,10 +79,10 @@ def write_model(path: str | os.PathLike, header: Mapping[str, Any],
         if array.dtype.name not in _DTYPES:
             raise TypeError(f"array {name!r}: dtype {array.dtype} cannot be stored")
         prepared[name] = array
+    digests = on_threads(_sha256, prepared.values(), threads)
     manifest = {name: {"dtype": array.dtype.name, "shape": list(array.shape),
                        "nbytes": int(array.nbytes), "sha256": digest}
-                for (name, array), digest in zip(prepared.items(),
-                                                 _each(_sha256, prepared.values(), threads))}
+                for (name, array), digest in zip(prepared.items(), digests)}
     full = _encode_floats({"magic": MAGIC, "format_version": FORMAT_VERSION,
                            "snowpy_version": __version__, **header, "arrays": manifest})
     full["header_sha256"] = _header_digest(full)
@@ -405,9 +396,9 @@ def read_model(path: str | os.PathLike, *, mmap: bool = False, verify: bool = Tr
             listed = [(name, spec) for name, spec in manifest.items()
                       if isinstance(spec, dict)]
             if threads > 1 and check_only:
-                arrays = dict(zip((name for name, _ in listed),
-                                  _each(lambda item: _check_apart(source, item[0], item[1], verify),
-                                        listed, threads)))
+                checked = on_threads(lambda item: _check_apart(source, item[0], item[1],
+                                                               verify), listed, threads)
+                arrays = dict(zip((name for name, _ in listed), checked))
             else:
                 arrays = {name: _read_array(source, archive, name, spec, mmap, verify, handle,
                                             check_only) for name, spec in listed}

@@ -44,7 +44,6 @@ of the target's concept), the rule's initial weight with ``"touched"`` and
 from __future__ import annotations
 
 import sys
-from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -54,6 +53,7 @@ from snowpy._core.block import Block
 from snowpy._core.engine import POLICIES, Links
 from snowpy._core.scoring import effective_weights, moved_by_target
 from snowpy._lazy import lazy_module
+from snowpy._validation import on_threads
 from snowpy.hashmap import FeatureMap
 from snowpy.rules.spec import RuleKernel
 
@@ -156,7 +156,7 @@ def exact_layout(stores: list[LinkStore], n_rows: int, n_targets: int, threads: 
     gathering = _compiled.Gathering(pools, n_rows, n_targets, width, width if averaging else 0)
     ranges = [(n_rows * t // threads, n_rows * (t + 1) // threads) for t in range(threads)]
     sizes = np.zeros(n_rows, np.int32)
-    _each(lambda span: gathering.count(span[0], span[1], sizes), ranges)
+    on_threads(lambda span: gathering.count(span[0], span[1], sizes), ranges, threads)
     starts = [int(sizes[:span[0]].sum(dtype=np.int64)) for span in ranges]
     total = int(sizes.sum(dtype=np.int64))
     target = np.empty(total, np.int32)
@@ -164,20 +164,11 @@ def exact_layout(stores: list[LinkStore], n_rows: int, n_targets: int, threads: 
     U = np.empty((total if averaging else 0, width), np.uint8)
     lcount = np.empty(total if counted else 0, np.int32)
     where = np.empty(total if slots else 0, np.int64)
-    _each(lambda at: gathering.fill(*ranges[at], starts[at], target, W, U, lcount, where),
-          list(range(threads)))
+    on_threads(lambda at: gathering.fill(ranges[at][0], ranges[at][1], starts[at], target, W,
+                                         U, lcount, where), range(threads), threads)
     return {"sizes": sizes, "target": target, "W": W.view(dtype).reshape(-1, planes),
             "U": U.view(dtype).reshape(-1, planes) if averaging else
             np.zeros((0, planes), dtype), "lcount": lcount, "slots": where}
-
-
-def _each(work: Any, spans: list[Any]) -> None:
-    """``work(span)`` for each span, on a thread each when there are several."""
-    if len(spans) == 1:
-        work(spans[0])
-        return
-    with ThreadPoolExecutor(max_workers=len(spans)) as pool:
-        list(pool.map(work, spans))
 
 
 class LinkStore:
