@@ -520,7 +520,8 @@ cdef int64_t assemble_into(const int32_t *ids, const int64_t *ptrs, Py_ssize_t n
                     elif mode == 1:
                         data[nnz] = <double>repeats
                     else:
-                        data[nnz] = 1.0 + log(<double>repeats)
+                        # (ln 1 is 0 exactly: most n-grams come once, and need no log)
+                        data[nnz] = 1.0 if repeats == 1 else 1.0 + log(<double>repeats)
                 nnz += 1
                 if q < m:
                     previous = scratch[q]
