@@ -122,8 +122,9 @@ NETWORK: Mapping[str, Setting] = _table({
                                  "constraint classification"),
     "calibrate": Setting(None, "how probabilities are calibrated: none, cv or holdout (3 "
                                "folds; cv:k, holdout:k with k), or progressive"),
-    "n_jobs": Setting(None, "threads learning at once, the targets shared among them: the "
-                            "same network for any number (None: one, -1: every core)"),
+    "n_jobs": Setting(None, "threads learning (and scoring a batch) at once, the targets "
+                            "shared among them: the same network for any number (None: "
+                            "one, -1: every core)"),
 })
 
 #: :class:`~snowpy.DualNetwork`'s parameters: the network's that apply to support vectors.
@@ -159,7 +160,7 @@ CLASSIFIER: Mapping[str, Setting] = _table({
                      "negative evidence: on text, as accurate with half the model"),
     "calibrate": Setting("cv", NETWORK["calibrate"].doc, why="a classifier gives "
                          "probabilities, as the command line does"),
-    "n_jobs": Setting(-1, "threads featurising and learning at once (-1: every core the "
-                          "process may use); the model is the same for any number",
+    "n_jobs": Setting(-1, "threads featurising, learning and scoring at once (-1: every "
+                          "core the process may use); the model is the same for any number",
                       why="featurising and learning use every core, as fastText does"),
 })

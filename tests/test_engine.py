@@ -207,6 +207,22 @@ def test_a_stream_on_threads_drops_its_links_part_by_part_as_one_thread_does():
     assert _same(*learned)
 
 
+def test_a_batch_is_scored_in_runs_on_threads_to_the_same_scores(monkeypatch):
+    import snowpy.network.engine as engine
+
+    X, y = _problem(n=8000)  # (96,000 active features: scored in runs)
+    net = snowpy.Network("passive-aggressive").fit(X, y)
+    alone = net.target_scores(X)
+    runs = []
+    scored = engine.score_rows
+    monkeypatch.setattr(engine, "score_rows", lambda indptr, *rest: (
+        runs.append(indptr.shape[0] - 1), scored(indptr, *rest))[1])
+    together = net.set_params(n_jobs=2).target_scores(X)
+    assert len(runs) == 2 and sum(runs) == 8000
+    np.testing.assert_array_equal(together, alone)
+    assert (net.predict(X) == net.set_params(n_jobs=None).predict(X)).all()
+
+
 def test_a_classifier_and_the_command_line_write_the_same_file_for_any_threads(tmp_path):
     texts, labels = [], []
     for line in (DEMO / "train.tsv").read_text(encoding="utf-8").splitlines():

@@ -78,6 +78,7 @@ from snowpy._core.merging import Mixing
 from snowpy._core.scoring import score_rows
 from snowpy._lazy import lazy_module
 from snowpy._rows import Rows
+from snowpy._validation import on_threads
 from snowpy._core.online import GROW_MAP, GROW_QUEUE, GROW_ROWS, OnlineLearner
 from snowpy.exceptions import CalibrationWarning, ConfigurationError, NumericalError, PluginError
 from snowpy.network.calibrating import fit_progressive, refresh_progressive
@@ -133,6 +134,9 @@ REDUNDANT = 12
 #: that many link updates an example on average (20 Newsgroups as a stream with Naive
 #: Bayes: more than ten minutes when every prediction refreshed).
 ONLINE_REFRESH_LINKS = 20_000
+
+#: Active features below which a batch is scored on the calling thread alone.
+_SCORED_APART = 1 << 16
 
 _NONE_INT = np.empty(0, dtype=np.int64)
 _NONE_TARGETS = np.empty(0, dtype=np.int32)
@@ -1029,7 +1033,8 @@ class Engine(OneExample):
             cached = self.cache.effective[averaged] = self.store.effective(averaged=averaged)
         return cached
 
-    def scores(self, X: Any, *, averaged: bool, table: bool | None = None) -> np.ndarray:
+    def scores(self, X: Any, *, averaged: bool, table: bool | None = None,
+               threads: int = 1) -> np.ndarray:
         """Activation minus threshold of every target, ``float64[n, targets]``, for the
         rows of ``X`` (CSR, or :class:`~snowpy._rows.Rows`): target ``t``'s on an example
         with strengths ``v_k`` on rows ``r_k`` (the bias first, with its strength) is
@@ -1042,7 +1047,8 @@ class Engine(OneExample):
         read ``E`` from a table of every link's (:meth:`effective_delta`, kept for the
         next call), or compute each link's as it is read (a few documents of a large
         model read a sliver of it); None: the table when one is kept, or when ``X``
-        reads a good share of the network's rows."""
+        reads a good share of the network's rows. ``threads``: the examples scored in
+        that many runs at once (each example's sums are the same)."""
         store = self.store
         effective = self.cache.effective.get(averaged)
         if table is None:
@@ -1058,9 +1064,15 @@ class Engine(OneExample):
         W, U, seen, planes, averaging, round32, absent = store.weighing(averaged=averaged)
         if effective is not None:
             W, U = W[:0], U[:0]
-        score_rows(X.indptr, rows, vals, store.rows, store.target, effective, W, U, seen,
-                   planes, averaging, round32, absent, self.bias, float(self.params["theta"]),
-                   out)
+        theta = float(self.params["theta"])
+        indptr = X.indptr
+        n = X.shape[0]
+        runs = min(threads, n) if int(indptr[-1]) >= _SCORED_APART else 1
+        cuts = np.searchsorted(indptr, np.arange(1, runs) * indptr[-1] // runs).tolist()
+        on_threads(lambda span: score_rows(
+            indptr[span[0]:span[1] + 1], rows, vals, store.rows, store.target, effective, W, U,
+            seen, planes, averaging, round32, absent, self.bias, theta, out[span[0]:span[1]]),
+            list(zip([0, *cuts], [*cuts, n])), runs)
         return out
 
     # --------------------------------------------------------------- views

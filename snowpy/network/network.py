@@ -144,7 +144,9 @@ class Network(NetworkKind):
         core the process may use). Under one-vs-all each target node learns on
         its own: the targets are shared among the threads, and the network is
         the same, to the bit, for any number (``docs/rules.md`` says which
-        settings learn on one thread).
+        settings learn on one thread). A batch's scores (``predict``,
+        ``predict_proba``) are shared among as many threads, each example's
+        the same.
     **rule_params
         Parameters of the rule (``alpha=1.5``, ``theta=2``, ``thickness=1``);
         checked at fit against what the rule declares. Every rule accepts
@@ -494,7 +496,8 @@ class Network(NetworkKind):
         self._check_fitted()
         X = as_csr(X)
         self._check_width(X)
-        return self._engine.scores(X, averaged=bool(self.average))
+        return self._engine.scores(X, averaged=bool(self.average),
+                                   threads=threads_of(self.n_jobs))
 
     def to_state(self, inference_only: bool = False) -> tuple[dict, dict]:
         """The network as a header and named arrays (:mod:`snowpy.network.state`), what
