@@ -1025,12 +1025,14 @@ class Engine(OneExample):
             return
         self.refresh_planes()
 
-    def effective_delta(self, averaged: bool) -> np.ndarray:
-        """Per pool slot, the link's prediction weight minus a missing link's (cached)."""
+    def effective_delta(self, averaged: bool, threads: int = 1) -> np.ndarray:
+        """Per pool slot, the link's prediction weight minus a missing link's (cached;
+        computed on ``threads``)."""
         self.ensure_fresh()
         cached = self.cache.effective.get(averaged)
         if cached is None:
-            cached = self.cache.effective[averaged] = self.store.effective(averaged=averaged)
+            cached = self.cache.effective[averaged] = self.store.effective(averaged=averaged,
+                                                                          threads=threads)
         return cached
 
     def scores(self, X: Any, *, averaged: bool, table: bool | None = None,
@@ -1054,7 +1056,7 @@ class Engine(OneExample):
         if table is None:
             table = effective is not None or int(X.indptr[-1]) * 8 >= store.n_rows
         if table:
-            effective = self.effective_delta(averaged)
+            effective = self.effective_delta(averaged, threads)
         else:
             effective = None
             self.ensure_fresh()  # (a rule's derived weights, as a table would hold them)
@@ -1327,7 +1329,8 @@ class Shards:
         scores = np.empty((order.size, n_targets), dtype=np.float64) if recording \
             else _NO_SCORES
         options = engine.options()
-        start = self.start if self.start is not None else store.exact(slots=False)
+        start = self.start if self.start is not None else store.exact(slots=False,
+                                                                          threads=k)
         if not self.copies:
             self.copies = [store.empty_like() for _ in range(k)]
             for copy in self.copies:
@@ -1434,7 +1437,8 @@ def _split(engine: Engine, store: LinkStore, k: int) -> list[Part]:
     if k == 1:
         return [Part(store, 0, 1, engine.target_counts())]
     n_rows = store.n_rows
-    layout = store.exact(slots=False) if store.n_links else None  # (none: a first epoch)
+    layout = store.exact(slots=False, threads=k) if store.n_links else None  # (none: a
+    #                                                                        first epoch)
     if layout is not None:
         rows = np.repeat(np.arange(n_rows), layout["sizes"])
         owner = layout["target"] % k

@@ -388,20 +388,25 @@ class LinkStore:
         return self._map.rows(X.indices, insert=False, unseen=-1)
 
     # -------------------------------------------------------------- weights
-    def effective(self, *, averaged: bool) -> np.ndarray:
+    def effective(self, *, averaged: bool, threads: int = 1) -> np.ndarray:
         """Per pool slot, the link's effective weight minus the absent weight.
 
         ``sum_p planes[p] * W[:, p]`` from the averaged weights when asked and
         kept, rounded to the storage precision (so that an inference-only
         file, which stores these numbers, predicts bit for bit alike); slots
-        holding no link are harmless (never read through a row).
+        holding no link are harmless (never read through a row). ``threads``: the
+        slots shared among that many (each slot's number the same).
         """
         used = int(self.meta[USED])
         result = np.empty(used, dtype=np.float64)
         # (slots no row reads, spare room of a block, hold whatever memory held: their
         # values are computed and never used)
         W, U, seen, planes, averaging, round32, absent = self.weighing(averaged=averaged)
-        effective_weights(W, U, used, seen, planes, averaging, round32, absent, result)
+        cuts = [used * t // threads for t in range(threads + 1)]
+        on_threads(lambda t: effective_weights(
+            W[cuts[t]:cuts[t + 1]], U[cuts[t]:cuts[t + 1]], cuts[t + 1] - cuts[t], seen,
+            planes, averaging, round32, absent, result[cuts[t]:cuts[t + 1]]),
+            range(threads), threads)
         return result
 
     def weighing(self, *, averaged: bool) -> tuple[Any, ...]:
@@ -412,16 +417,16 @@ class LinkStore:
                 np.asarray(self.planes, dtype=np.float64), averaging,
                 self.dtype != np.float64 and not self.frozen, self.absent)
 
-    def exact(self, *, slots: bool = True) -> dict[str, np.ndarray]:
+    def exact(self, *, slots: bool = True, threads: int = 1) -> dict[str, np.ndarray]:
         """The links in row order without gaps, each row's by target: ``sizes``,
         ``target``, ``W``, ``U``, ``lcount``, and ``slots``, the pool slot of each (empty
-        with ``slots=False``).
+        with ``slots=False``); the rows shared among ``threads``.
 
         One network has one exact layout, however its pool lies (links created in
         another order, rows laid out densely or not, targets learned apart on several
         threads: :func:`exact_layout`): its model file's arrays.
         """
-        return exact_layout([self], self.n_rows, self.n_targets, slots=slots)
+        return exact_layout([self], self.n_rows, self.n_targets, threads, slots=slots)
 
     def empty_like(self) -> LinkStore:
         """A store with no rows and no targets, and this one's rule and settings."""

@@ -35,6 +35,7 @@ from typing import Any
 import numpy as np
 
 from snowpy._core.links import distinct_links
+from snowpy._validation import threads_of
 from snowpy.declared import NETWORK, learned
 from snowpy.exceptions import ConfigurationError, ModelFileError, SnowpyError
 from snowpy.network.labels import LabelIndex
@@ -88,7 +89,9 @@ def network_state(net: Any, inference_only: bool = False
     calibration = net.calibration_  # (progressive sigmoids a stream left due: fitted)
     store = engine.store
     inference_only = inference_only or store.frozen
-    layout = store.exact(slots=inference_only)  # (the slots: an inference-only file's)
+    threads = threads_of(net.n_jobs)
+    layout = store.exact(slots=inference_only, threads=threads)  # (the slots: an
+    #                                                                inference-only file's)
     keep_rows = layout["sizes"] > 0
     keep_rows[0] = True
     counts = store.count[: store.n_rows] if store.count.shape[0] and not inference_only \
@@ -114,7 +117,8 @@ def network_state(net: Any, inference_only: bool = False
                   "absent": float(store.absent)},
     }
     if inference_only:
-        effective = net.engine_.effective_delta(bool(net.average))[layout["slots"]] + store.absent
+        effective = net.engine_.effective_delta(bool(net.average), threads)[layout["slots"]] \
+            + store.absent
         weights = effective.astype(store.dtype)[:, None]
     else:
         weights = layout["W"]
