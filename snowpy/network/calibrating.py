@@ -19,6 +19,7 @@ import numpy as np
 
 from snowpy._lazy import lazy_module
 from snowpy.calibration import Calibration
+from snowpy.exceptions import ModelFileError
 from snowpy.network.labels import LabelIndex, positive_matrix
 from snowpy.network.options import calibrating
 from snowpy.network.training import example_keys, keyed_order
@@ -34,6 +35,8 @@ __all__ = [
     "REFIT_EVERY",
     "WINDOW_SCORES",
     "ProgressiveWindow",
+    "calibration_from_file",
+    "calibration_to_file",
     "fit_progressive",
     "held_out_scores",
     "normalisation_of",
@@ -241,3 +244,43 @@ def refresh_progressive(engine: Any, window: ProgressiveWindow) -> None:
     if window.filled and (window.stale() or engine.calibration is None
                           or engine.calibration.a.size != len(engine.labels)):
         fit_progressive(engine, window)
+
+
+def calibration_to_file(calibration: Calibration | None, window: ProgressiveWindow | None,
+                        header: dict[str, Any], arrays: dict[str, np.ndarray]) -> None:
+    """A network's sigmoids (``header["calibration"]`` and their arrays) and its progressive
+    window (its scores and labels, and ``header["progressive"]``: where it stands between
+    fits) written into the part of a model file that describes the network; a window
+    that holds nothing, or None (an inference-only file), is left out. Every kind of
+    network keeps them alike (:func:`calibration_from_file` reads them back)."""
+    header["calibration"] = calibration.header() if calibration is not None else None
+    if calibration is not None:
+        arrays.update(calibration.arrays())
+    if window is not None and window.filled:
+        scores, positives = window.arrays()
+        arrays["progressive_scores"] = np.ascontiguousarray(scores)
+        arrays["progressive_positives"] = positives.astype(np.uint8)
+        header["progressive"] = {"since_fit": int(window.since_fit), "low": float(window.low)}
+
+
+def calibration_from_file(engine: Any, calibrate: Any, header: dict[str, Any],
+                          arrays: dict[str, np.ndarray], where: str) -> None:
+    """The sigmoids and the progressive window :func:`calibration_to_file` kept, given to
+    ``engine`` (an uncalibrated model says so, as a trained one does); a
+    ``ModelFileError`` naming ``where`` when they are not consistent."""
+    engine.progressive = ProgressiveWindow() if calibrate == "progressive" else None
+    if header.get("calibration"):
+        engine.calibration = Calibration.from_file(header["calibration"], arrays, where)
+    if "progressive_scores" in arrays:
+        scores, positives = arrays["progressive_scores"], arrays.get("progressive_positives")
+        if positives is None or positives.shape != scores.shape or scores.ndim != 2 \
+                or scores.shape[1] > len(engine.labels):
+            raise ModelFileError(f"{where}: the progressive calibration window is inconsistent")
+        engine.progressive = window = ProgressiveWindow.restore(scores, positives)
+        progress = header.get("progressive") or {}
+        try:  # (files of 0.x before this field: refit after a tenth more)
+            window.since_fit = int(progress.get("since_fit", 0))
+            window.low = min(window.low, float(progress.get("low", window.low)))
+        except (TypeError, ValueError, AttributeError):
+            raise ModelFileError(f"{where}: the progressive calibration state is invalid: "
+                                 f"{progress!r}") from None

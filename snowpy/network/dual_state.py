@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 
 from snowpy.exceptions import ModelFileError, SnowpyError
-from snowpy.network.calibrating import ProgressiveWindow
+from snowpy.network.calibrating import calibration_from_file, calibration_to_file
 from snowpy.network.support import OLDEST
 from snowpy.network.options import upgraded
 from snowpy.network.state import plain
@@ -29,34 +29,23 @@ def dual_state(net: Any) -> tuple[dict[str, Any], dict[str, np.ndarray]]:
     engine = net.engine_
     n = engine.n_support
     lengths = engine.lengths[:n].copy()
-    header = {
-        "kind": "dual",
-        "dual": {
-            "options": plain(net.get_params()), "rule_params": plain(net.rule_params_),
-            "labels": plain(list(engine.labels.labels)), "multilabel": net.multilabel_,
-            "indicator": bool(engine.indicator), "n_features": net.n_features_in_,
-            "oldest": int(engine.ring[OLDEST]), "mistakes": list(net.mistakes_),
-            "updates": list(net.updates_), "examples_seen": int(net.n_examples_seen_),
-            "calibration": (net.calibration_.header()
-                            if net.calibration_ is not None else None),
-        },
+    part: dict[str, Any] = {
+        "options": plain(net.get_params()), "rule_params": plain(net.rule_params_),
+        "labels": plain(list(engine.labels.labels)), "multilabel": net.multilabel_,
+        "indicator": bool(engine.indicator), "n_features": net.n_features_in_,
+        "oldest": int(engine.ring[OLDEST]), "mistakes": list(net.mistakes_),
+        "updates": list(net.updates_), "examples_seen": int(net.n_examples_seen_),
+        "calibration": None,  # (its place: calibration_to_file fills it)
     }
     arrays = {"sv_ids": engine.held(engine.ids), "sv_vals": engine.held(engine.vals),
               "sv_len": lengths, "sv_alpha": np.ascontiguousarray(net.dual_coef_)}
-    if net.calibration_ is not None:
-        arrays.update(net.calibration_.arrays())
-    if engine.progressive is not None and engine.progressive.filled:
-        scores, positives = engine.progressive.arrays()
-        arrays.update(progressive_scores=np.ascontiguousarray(scores),
-                      progressive_positives=positives.astype(np.uint8))
-    return header, arrays
+    calibration_to_file(net.calibration_, engine.progressive, part, arrays)
+    return {"kind": "dual", "dual": part}, arrays
 
 
 def restore_dual(network_class: type, header: dict[str, Any], arrays: dict[str, np.ndarray],
                  where: str) -> Any:
     """A :class:`DualNetwork` from what :func:`dual_state` produced."""
-    from snowpy.calibration import Calibration
-
     try:
         options = upgraded(header["options"])
         rule = options.pop("rule")
@@ -86,13 +75,5 @@ def restore_dual(network_class: type, header: dict[str, Any], arrays: dict[str, 
     engine.updates = [int(v) for v in header.get("updates", [])]
     engine.n_examples_seen = int(header.get("examples_seen", 0))
     engine.indicator = bool(header.get("indicator", False))
-    if header.get("calibration"):
-        engine.calibration = Calibration.from_file(header["calibration"], arrays, where)
-    window = arrays.get("progressive_scores")
-    if window is not None and engine.progressive is not None:
-        positives = arrays.get("progressive_positives")
-        if positives is None or positives.shape != window.shape or window.ndim != 2:
-            raise ModelFileError(f"{where}: the progressive calibration window is "
-                                 "inconsistent")
-        engine.progressive = ProgressiveWindow.restore(window, positives.astype(bool))
+    calibration_from_file(engine, net.calibrate, header, arrays, where)
     return net

@@ -40,6 +40,7 @@ from snowpy.declared import NETWORK, learned
 from snowpy.exceptions import ConfigurationError, ModelFileError, SnowpyError
 from snowpy.network.labels import LabelIndex
 from snowpy.network.links import ONLINE_WIDTH, LinkStore
+from snowpy.network.calibrating import calibration_from_file, calibration_to_file
 from snowpy.network.engine import Engine
 from snowpy.network.options import eligibility_of, engine_settings, upgraded
 from snowpy.plugins import get_rule
@@ -137,14 +138,8 @@ def network_state(net: Any, inference_only: bool = False
             arrays["link_counts"] = layout["lcount"]
         if counts is not None:
             arrays["row_counts"] = counts[keep_rows]
-    if calibration is not None:
-        arrays.update(calibration.arrays())
-    window = engine.progressive
-    if window is not None and window.filled and not inference_only:
-        scores, positives = window.arrays()
-        arrays["progressive_scores"] = scores
-        arrays["progressive_positives"] = positives.astype(np.uint8)
-        header["progressive"] = {"since_fit": int(window.since_fit), "low": float(window.low)}
+    calibration_to_file(calibration, None if inference_only else engine.progressive, header,
+                        arrays)
     return header, arrays
 
 
@@ -209,7 +204,7 @@ def restore_network(network_class: type, header: dict[str, Any],
                     indicator=bool(header.get("indicator", False)) and multilabel,
                     **engine_settings(net.get_params()))
     _adopt_figures(engine, stats, arrays, where)
-    _adopt_calibration(engine, net.calibrate, header, arrays, where)
+    calibration_from_file(engine, net.calibrate, header, arrays, where)
     net.engine_ = engine
     return net
 
@@ -261,31 +256,6 @@ def _adopt_figures(engine: Any, stats: dict[str, Any],
     engine.underflows = int(stats.get("underflows", 0))
     engine.counts = np.stack([_per_target(arrays, "promotions", n_targets, where),
                              _per_target(arrays, "demotions", n_targets, where)], axis=1)
-
-
-def _adopt_calibration(engine: Any, calibrate: Any, header: dict[str, Any],
-                       arrays: dict[str, np.ndarray], where: str) -> None:
-    """The sigmoids and the progressive window (an uncalibrated model says so, as a
-    trained one does)."""
-    from snowpy.calibration import Calibration
-    from snowpy.network.calibrating import ProgressiveWindow
-
-    engine.progressive = ProgressiveWindow() if calibrate == "progressive" else None
-    if header.get("calibration"):
-        engine.calibration = Calibration.from_file(header["calibration"], arrays, where)
-    if "progressive_scores" in arrays:
-        scores, positives = arrays["progressive_scores"], arrays.get("progressive_positives")
-        if positives is None or positives.shape != scores.shape or scores.ndim != 2 \
-                or scores.shape[1] > len(engine.labels):
-            raise ModelFileError(f"{where}: the progressive calibration window is inconsistent")
-        engine.progressive = window = ProgressiveWindow.restore(scores, positives)
-        progress = header.get("progressive") or {}
-        try:  # (files of 0.x before this field: refit after a tenth more)
-            window.since_fit = int(progress.get("since_fit", 0))
-            window.low = min(window.low, float(progress.get("low", window.low)))
-        except (TypeError, ValueError, AttributeError):
-            raise ModelFileError(f"{where}: the progressive calibration state is invalid: "
-                                 f"{progress!r}") from None
 
 
 def _per_target(arrays: dict[str, np.ndarray], name: str, n_targets: int, where: str

@@ -176,3 +176,24 @@ def test_trains_from_the_command_line(tmp_path):
     inspected = subprocess.run([script, "inspect", str(model), "--json"],
                                capture_output=True, text=True, timeout=600)
     assert json.loads(inspected.stdout)["support_vectors"] <= 300
+
+
+def test_a_saved_progressive_window_goes_on_where_it_stood(tmp_path):
+    """A dual network's model file keeps its progressive window as a network's does:
+    its scores and where it stands between fits, so that a loaded stream refits its
+    sigmoids when the one never saved would."""
+    texts, labels, test_texts, _ = _demo()
+    stream = snowpy.SnowClassifier("kernel-perceptron", ngrams=1, calibrate="progressive")
+    for text, label in zip(texts[:300], labels[:300]):
+        stream.learn_one(text, label)
+    window = stream.network_.engine_.progressive
+    assert window.since_fit > 0
+    again = snowpy.load(stream.save(tmp_path / "stream.snowpy"))
+    kept = again.network_.engine_.progressive
+    assert (kept.since_fit, kept.low, kept.filled) == (window.since_fit, window.low,
+                                                        window.filled)
+    for model in (stream, again):
+        for text, label in zip(texts[300:], labels[300:]):
+            model.learn_one(text, label)
+    np.testing.assert_array_equal(again.predict_proba(test_texts),
+                                  stream.predict_proba(test_texts))
