@@ -411,8 +411,9 @@ class Engine(OneExample):
         return self._store.frozen
 
     def rows_of(self, X: Any) -> np.ndarray:
-        """The pool rows of ``X``'s columns, rows made for features not seen yet."""
-        rows = self._store.training_rows(X)
+        """The pool rows of ``X``'s columns, rows made for features not seen yet (in the
+        parts, when the targets learn in parts)."""
+        rows = self._store.training_rows(X, room=self._parts is None)
         for part in self._parts or ():
             part.store.reserve_rows(self._store.n_rows)
             part.store.n_rows = self._store.n_rows

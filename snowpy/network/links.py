@@ -376,10 +376,13 @@ class LinkStore:
         self.replaced()
 
     # ------------------------------------------------------------- row lookup
-    def training_rows(self, X: sp.csr_matrix) -> np.ndarray:
-        """Rows of ``X.indices``, creating rows for features not seen yet."""
+    def training_rows(self, X: sp.csr_matrix, *, room: bool = True) -> np.ndarray:
+        """Rows of ``X.indices``, creating rows for features not seen yet (with ``room``
+        False, numbered only: the rows of a network learning in parts are laid out in
+        the parts' stores, and in this one when they are put together)."""
         rows = self._map.rows(X.indices, insert=True)
-        self.reserve_rows(self._map.next_row)
+        if room:
+            self.reserve_rows(self._map.next_row)
         self.n_rows = self._map.next_row
         return rows
 
