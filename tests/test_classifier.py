@@ -266,3 +266,13 @@ def test_the_one_call_paths_learn_what_the_two_calls_learn(front):
     fused.featurizer_.frequencies_ = type(fused.featurizer_.frequencies_)(1 << 22)
     with pytest.raises(NotFittedError, match="document frequencies .* not counted yet"):
         fused.predict_one(texts[0])  # (none counted: both paths refuse to weigh)
+
+
+def test_a_loaded_classifier_runs_its_network_on_its_own_threads(tmp_path):
+    # how many threads is the loading process's choice (model files hold no n_jobs): the
+    # loaded classifier's, every core by default, for its network's learning and scores
+    clf = snowpy.SnowClassifier(n_jobs=1, calibrate=None).fit(TEXTS, LABELS)
+    assert clf.network_.n_jobs == 1
+    loaded = snowpy.load(clf.save(tmp_path / "m.snowpy"))
+    assert loaded.n_jobs == loaded.network_.n_jobs == -1
+    np.testing.assert_array_equal(loaded.target_scores(TEXTS), clf.target_scores(TEXTS))
