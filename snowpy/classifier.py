@@ -19,7 +19,7 @@ import numpy as np
 from snowpy._validation import threads_of
 from snowpy.base import Estimator, available_if, is_fitted
 from snowpy.classifier_state import classifier_state, restore_classifier
-from snowpy.declared import CLASSIFIER, DUAL_NETWORK, NETWORK, defaults
+from snowpy.declared import CLASSIFIER, DUAL_NETWORK, NETWORK, RUNNING, defaults
 from snowpy.exceptions import ConfigurationError, NotFittedError
 from snowpy.model_file import write_model
 from snowpy.model_kinds import model_kind
@@ -242,6 +242,18 @@ class SnowClassifier(Estimator):
         self.multiclass = multiclass
         self.calibrate = calibrate
         self.rule_params = rule_params
+
+    def set_params(self, **params: Any) -> SnowClassifier:
+        """Set options or rule parameters (scikit-learn's convention); returns the
+        classifier. A running parameter (``n_jobs``) reaches a fitted front end and
+        network too: how a model runs is its holder's choice, not what trained it."""
+        super().set_params(**params)
+        running = {name: value for name, value in params.items() if name in RUNNING}
+        if running and hasattr(self, "network_"):
+            self.featurizer_.set_params(**running)
+            if running.keys() <= self.network_.get_params().keys():
+                self.network_.set_params(**running)
+        return self
 
     def make_featurizer(self) -> Featurizer:
         """An unfitted front end with this classifier's settings (what :meth:`fit` uses).

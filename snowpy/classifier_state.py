@@ -133,9 +133,8 @@ def restore_classifier(classifier_class: type, header: dict[str, Any],
         classifier = classifier_class(**options)
     except TypeError as exc:
         raise ModelFileError(f"{where}: the classifier description is invalid ({exc})") from None
-    if "n_jobs" in network.get_params():  # (how it runs is the classifier's: a running
-        network.set_params(n_jobs=classifier.n_jobs)  # parameter no file holds)
     classifier.featurizer_ = featurizer
     classifier.network_ = network
     classifier.read_with_ = dict(header.get("read_with") or {})
-    return classifier
+    # (how it runs is the loading classifier's: the running parameters no file holds)
+    return classifier.set_params(n_jobs=classifier.n_jobs)

@@ -276,3 +276,5 @@ def test_a_loaded_classifier_runs_its_network_on_its_own_threads(tmp_path):
     loaded = snowpy.load(clf.save(tmp_path / "m.snowpy"))
     assert loaded.n_jobs == loaded.network_.n_jobs == -1
     np.testing.assert_array_equal(loaded.target_scores(TEXTS), clf.target_scores(TEXTS))
+    loaded.set_params(n_jobs=2)  # (and the holder's later choice reaches them too)
+    assert loaded.featurizer_.n_jobs == loaded.network_.n_jobs == 2
