@@ -1330,8 +1330,8 @@ class Shards:
         scores = np.empty((order.size, n_targets), dtype=np.float64) if recording \
             else _NO_SCORES
         options = engine.options()
-        start = self.start if self.start is not None else store.exact(slots=False,
-                                                                          threads=k)
+        start = self.start if self.start is not None else \
+            store.exact(slots=False, threads=k)
         if not self.copies:
             self.copies = [store.empty_like() for _ in range(k)]
             for copy in self.copies:
@@ -1438,8 +1438,8 @@ def _split(engine: Engine, store: LinkStore, k: int) -> list[Part]:
     if k == 1:
         return [Part(store, 0, 1, engine.target_counts())]
     n_rows = store.n_rows
-    layout = store.exact(slots=False, threads=k) if store.n_links else None  # (none: a
-    #                                                                        first epoch)
+    # (no links: a first epoch)
+    layout = store.exact(slots=False, threads=k) if store.n_links else None
     if layout is not None:
         rows = np.repeat(np.arange(n_rows), layout["sizes"])
         owner = layout["target"] % k

@@ -91,8 +91,8 @@ def network_state(net: Any, inference_only: bool = False
     store = engine.store
     inference_only = inference_only or store.frozen
     threads = threads_of(net.n_jobs)
-    layout = store.exact(slots=inference_only, threads=threads)  # (the slots: an
-    #                                                                inference-only file's)
+    # (the slots: an inference-only file's)
+    layout = store.exact(slots=inference_only, threads=threads)
     keep_rows = layout["sizes"] > 0
     keep_rows[0] = True
     counts = store.count[: store.n_rows] if store.count.shape[0] and not inference_only \
