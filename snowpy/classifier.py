@@ -251,7 +251,7 @@ class SnowClassifier(Estimator):
         running = {name: value for name, value in params.items() if name in RUNNING}
         if running and hasattr(self, "network_"):
             self.featurizer_.set_params(**running)
-            if running.keys() <= self.network_.get_params().keys():
+            if not isinstance(self.network_, DualNetwork):  # (support vectors: one thread)
                 self.network_.set_params(**running)
         return self
 

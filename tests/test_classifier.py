@@ -268,13 +268,18 @@ def test_the_one_call_paths_learn_what_the_two_calls_learn(front):
         fused.predict_one(texts[0])  # (none counted: both paths refuse to weigh)
 
 
-def test_a_loaded_classifier_runs_its_network_on_its_own_threads(tmp_path):
+@pytest.mark.parametrize("rule", ["passive-aggressive", "winnow+perceptron"])
+def test_a_loaded_classifier_runs_its_network_on_its_own_threads(tmp_path, rule):
     # how many threads is the loading process's choice (model files hold no n_jobs): the
     # loaded classifier's, every core by default, for its network's learning and scores
-    clf = snowpy.SnowClassifier(n_jobs=1, calibrate=None).fit(TEXTS, LABELS)
-    assert clf.network_.n_jobs == 1
+    # (a cloud's members too)
+    def threads(model):
+        return [n.n_jobs for n in getattr(model.network_, "networks_", [model.network_])]
+
+    clf = snowpy.SnowClassifier(rule, n_jobs=1, calibrate=None).fit(TEXTS * 3, LABELS * 3)
+    assert threads(clf) in ([1], [1, 1])
     loaded = snowpy.load(clf.save(tmp_path / "m.snowpy"))
-    assert loaded.n_jobs == loaded.network_.n_jobs == -1
-    np.testing.assert_array_equal(loaded.target_scores(TEXTS), clf.target_scores(TEXTS))
+    assert loaded.n_jobs == -1 and set(threads(loaded)) == {-1}
+    np.testing.assert_array_equal(loaded.predict(TEXTS), clf.predict(TEXTS))
     loaded.set_params(n_jobs=2)  # (and the holder's later choice reaches them too)
-    assert loaded.featurizer_.n_jobs == loaded.network_.n_jobs == 2
+    assert loaded.featurizer_.n_jobs == 2 and set(threads(loaded)) == {2}

@@ -17,6 +17,7 @@ from typing import Any
 import numpy as np
 
 from snowpy.calibration import sigmoid
+from snowpy.declared import RUNNING
 from snowpy.exceptions import ConfigurationError, NotFittedError
 from snowpy.model_kinds import model_kind
 from snowpy.network.kind import NetworkKind
@@ -165,9 +166,14 @@ class Cloud(NetworkKind):
         return {"members": self.members, **self.options}
 
     def set_params(self, **params: Any) -> Cloud:
+        """Set the members or the options they share; a running parameter (``n_jobs``)
+        reaches the members trained already too."""
         if "members" in params:
             self.members = params.pop("members")
         self.options.update(params)
+        running = {name: value for name, value in params.items() if name in RUNNING}
+        for network in self.__dict__.get("networks_", ()) if running else ():
+            network.set_params(**running)
         return self
 
     @property
