@@ -27,7 +27,11 @@ Reuters is multi-label: micro-F1 (one-vs-rest for the baselines; MNB and fastTex
 out). Fit times include the vectorising. Log loss is printed for snowpy's calibrated
 probabilities and for LinearSVC's calibrated ones.
 
-    python benchmarks/bench_accuracy.py [--corpora DIR] [--only NAME ...]
+With ``--seeds N``, snowpy and fastText (the systems whose order of examples is drawn
+from a seed) run with seeds 0 to N - 1 and are compared by their mean: on a test set
+of a few hundred sentences, one seed against another moves either by half a point.
+
+    python benchmarks/bench_accuracy.py [--corpora DIR] [--only NAME ...] [--seeds N]
 
 Writes ``benchmarks/results/accuracy.json`` and prints the table of
 ``docs/benchmarks.md``.
@@ -241,7 +245,7 @@ def pa(split: tuple, multilabel: bool) -> dict[str, float]:
             "fit_s": seconds}
 
 
-def fasttext_run(split: tuple, multilabel: bool) -> dict[str, float] | None:
+def fasttext_run(split: tuple, multilabel: bool, seed: int = 0) -> dict[str, float] | None:
     try:
         import fasttext
     except ImportError:
@@ -255,14 +259,14 @@ def fasttext_run(split: tuple, multilabel: bool) -> dict[str, float] | None:
 
     with tempfile.TemporaryDirectory() as folder:
         path = Path(folder) / "train.txt"
-        order = np.random.default_rng(0).permutation(len(train))  # (it learns in file
+        order = np.random.default_rng(seed).permutation(len(train))  # (it learns in file
         #                                                          order: a sorted corpus
         #                                                          would end on one class)
         path.write_text("".join(f"__label__{str(ytrain[i]).replace(' ', '_')} "
                                 f"{line(train[i])}\n" for i in order), encoding="utf-8")
         start = time.perf_counter()
         model = fasttext.train_supervised(str(path), wordNgrams=2, epoch=25, lr=1.0,
-                                          verbose=0, seed=0, thread=1)
+                                          verbose=0, seed=seed, thread=1)
         seconds = time.perf_counter() - start
     labels, _ = model.predict([line(t) for t in test])
     names = {str(y).replace(" ", "_"): y for y in set(map(str, ytrain))}
@@ -273,7 +277,23 @@ def fasttext_run(split: tuple, multilabel: bool) -> dict[str, float] | None:
 BASELINES = {"linearsvc": linearsvc, "mnb": mnb, "pa": pa, "fasttext": fasttext_run}
 
 
-def run_corpus(name: str, data: Path) -> dict[str, Any]:
+#: The systems whose result depends on a seed (the order of the examples): with
+#: ``--seeds N`` each is run with seeds 0 to N - 1, and its score is their mean.
+SEEDED = {"snowpy": lambda split, multilabel, seed: snowpy_run(split, multilabel, seed=seed),
+          "fasttext": fasttext_run}
+
+
+def _seeded(results: dict[str, Any], system: str, split: tuple, multilabel: bool,
+            seeds: int) -> None:
+    if system not in results or seeds < 2:
+        return
+    scores = [results[system]["score"]] + [SEEDED[system](split, multilabel, seed)["score"]
+                                           for seed in range(1, seeds)]
+    results[system].update(seed_0=scores[0], seeds=scores, score=float(np.mean(scores)),
+                           sd=float(np.std(scores, ddof=1)))
+
+
+def run_corpus(name: str, data: Path, seeds: int = 1) -> dict[str, Any]:
     split = load(name, data)
     multilabel = isinstance(split[1][0], (list, tuple))
     results: dict[str, Any] = {"train": len(split[0]), "test": len(split[2]),
@@ -286,6 +306,8 @@ def run_corpus(name: str, data: Path) -> dict[str, Any]:
         found = function(split, multilabel)
         if found is not None:
             results[system] = found
+    for system in SEEDED:
+        _seeded(results, system, split, multilabel, seeds)
     baselines = {s: results[s]["score"] for s in BASELINES if s in results}
     best = max(baselines, key=baselines.get)
     results["best_baseline"] = best
@@ -297,7 +319,10 @@ def _row(name: str, r: dict[str, Any]) -> str:
     best = r[r["best_baseline"]]["score"]
 
     def cell(system: str) -> str:
-        return f"{r[system]['score']:.4f}" if system in r else "-"
+        if system not in r:
+            return "-"
+        found = r[system]
+        return f"{found['score']:.4f}" + (f" ± {found['sd']:.4f}" if "sd" in found else "")
 
     loss = " / ".join(f"{r[s]['log_loss']:.3f}" if "log_loss" in r.get(s, {}) else "-"
                       for s in ("snowpy", "snowpy-snow", "linearsvc"))
@@ -318,13 +343,16 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--corpora", default=None, help="the shared corpora's folder")
     parser.add_argument("--only", nargs="*", default=None, choices=CORPORA)
+    parser.add_argument("--seeds", type=int, default=1,
+                        help="run snowpy and fastText with seeds 0 to N - 1 (the order "
+                             "of their examples) and compare their mean (± the sample sd)")
     args = parser.parse_args()
     data = corpora_dir(args.corpora)
     import os
 
     os.environ.setdefault("SNOWPY_DATA", str(data))
     print(f"# {machine()}\n\n{HEADER}", flush=True)
-    results = {name: run_corpus(name, data) for name in (args.only or CORPORA)}
+    results = {name: run_corpus(name, data, args.seeds) for name in (args.only or CORPORA)}
     out = ROOT / "benchmarks" / "results" / "accuracy.json"
     if args.only is None:
         out.write_text(json.dumps({"machine": machine(), "date": time.strftime("%Y-%m-%d"),

@@ -112,7 +112,7 @@ class SnowClassifier(Estimator):
         1: ``SnowClassifier(rule="balanced-winnow", **SNOW)`` with ``SNOW`` from
         :mod:`snowpy.presets` (0.850 there).
     ngrams, char_ngrams, char_boundaries, skipgrams, affixes, extractors, bits,
-    lowercase, unicode_form, strip_accents, token_pattern, values, idf, norm,
+    lowercase, unicode_form, strip_accents, token_pattern, values, idf, relevance, norm,
     fields, keep_names, hash_seed, errors, chunk_bytes :
         The front end's options; see :class:`snowpy.Featurizer`.
     n_jobs : int, default -1
@@ -186,6 +186,7 @@ class SnowClassifier(Estimator):
         token_pattern: str | None = _DEFAULTS["token_pattern"],
         values: str = _DEFAULTS["values"],
         idf: bool = _DEFAULTS["idf"],
+        relevance: float = _DEFAULTS["relevance"],
         norm: str | None = _DEFAULTS["norm"],
         fields: Sequence[str] | None = _DEFAULTS["fields"],
         keep_names: bool = _DEFAULTS["keep_names"],
@@ -222,6 +223,7 @@ class SnowClassifier(Estimator):
         self.token_pattern = token_pattern
         self.values = values
         self.idf = idf
+        self.relevance = relevance
         self.norm = norm
         self.fields = fields
         self.keep_names = keep_names
@@ -339,10 +341,14 @@ class SnowClassifier(Estimator):
                   targets: Sequence[Any] | None = None, progress: Any = None) -> None:
         """Train the network on featurised documents (``keys``: their shuffling keys),
         counted first when the front end weighs by document frequency (``copy=False``:
-        their strengths weighed where they lie)."""
-        X = self.featurizer_.weighed(X, count="all", weights=sample_weight, copy=copy)
+        their strengths weighed where they lie); a calibration fold's rows are weighed
+        by its own documents' counts (:meth:`Featurizer.refold`)."""
+        featurizer = self.featurizer_
+        X = featurizer.weighed(X, count="all", weights=sample_weight, labels=labels,
+                               copy=copy)
         self.network_.fit(X, labels, sample_weight=sample_weight, targets=targets,
-                          progress=progress, shuffle_keys=keys)
+                          progress=progress, shuffle_keys=keys,
+                          refold=featurizer.refold if featurizer.idf else None)
 
     def fit_rows(self, rows: Any, labels: Sequence[Any], *, keys: np.ndarray | None = None,
                  progress: Any = None, copy: bool = True) -> SnowClassifier:
@@ -580,9 +586,9 @@ class SnowClassifier(Estimator):
         >>> clf = SnowClassifier("perceptron", epochs=2, calibrate=None, ngrams=(1, 1))
         >>> clf = clf.fit(["cheap pills now", "lunch at noon", "cheap pills", "lunch"],
         ...               ["spam", "ham", "spam", "ham"])
-        >>> why = clf.explain("cheap lunch", top_k=1)
-        >>> why["label"], [f["name"] for f in why["targets"][0]["features"]]
-        ('spam', ['cheap', 'lunch'])
+        >>> why = clf.explain("cheap pills lunch", top_k=1)
+        >>> why["label"], sorted(f["name"] for f in why["targets"][0]["features"])
+        ('spam', ['cheap', 'lunch', 'pills'])
         >>> target = why["targets"][0]
         >>> total = target["bias"]["contribution"] - target["theta"] + sum(
         ...     f["contribution"] for f in target["features"])

@@ -53,14 +53,19 @@ def classifier_state(classifier: Any, inference_only: bool = False
         header["frequencies"] = {"documents": frequencies.documents}
         arrays = dict(arrays, frequency_ids=narrowest(ids, frequencies.width),
                       frequency_counts=narrowest(counts, frequencies.documents + 1))
+        factors = frequencies.factors_of(ids)
+        if factors is not None:  # (float32 numbers: DocumentFrequencies.relate)
+            arrays["frequency_factors"] = factors.astype(np.float32)
     return header, arrays
 
 
 def _frequencies(header: dict[str, Any], arrays: dict[str, np.ndarray], width: int,
                  where: str) -> DocumentFrequencies | None:
     """The document frequencies a file stores, checked: ascending ids below the front
-    end's width, each counted in 1 to ``documents`` documents."""
+    end's width, each counted in 1 to ``documents`` documents, and their relevance
+    factors when it has them (finite, positive)."""
     ids, counts = arrays.get("frequency_ids"), arrays.get("frequency_counts")
+    factors = arrays.get("frequency_factors")
     described = header.get("frequencies")
     if ids is None and counts is None and described is None:
         return None
@@ -77,7 +82,13 @@ def _frequencies(header: dict[str, Any], arrays: dict[str, np.ndarray], width: i
     if counts.size and (counts.min() < 1 or counts.max() > documents):
         raise ModelFileError(f"{where}: 'frequency_counts' must lie from 1 to the "
                              f"{documents} documents counted")
-    return DocumentFrequencies(width, ids, counts, documents)
+    if factors is not None:
+        factors = np.asarray(factors, np.float64)
+        if factors.shape != ids.shape or not np.all(np.isfinite(factors)) \
+                or (factors.size and factors.min() < 0):
+            raise ModelFileError(f"{where}: 'frequency_factors' must hold a finite, "
+                                 "non-negative factor for each of 'frequency_ids'")
+    return DocumentFrequencies(width, ids, counts, documents, factors)
 
 
 def _tupled(params: dict[str, Any]) -> dict[str, Any]:
@@ -129,6 +140,7 @@ def restore_classifier(classifier_class: type, header: dict[str, Any],
     for name in ("links", "precision", "discard"):  # format 1 files predate them
         if hasattr(network, name):  # (a dual network has no links)
             options.setdefault(name, getattr(network, name))
+    options.setdefault("relevance", featurizer.relevance)  # (files before it: none)
     try:
         classifier = classifier_class(**options)
     except TypeError as exc:

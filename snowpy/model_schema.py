@@ -183,7 +183,8 @@ FEATURIZER = Obj({
     "bits": Int(1, 31), "lowercase": _BOOL,
     "unicode_form": Choice((None, "NFC", "NFKC", "NFD", "NFKD")), "strip_accents": _BOOL,
     "token_pattern": AnyOf((_NULL, Text(10_000))),
-    "values": Choice(("binary", "count", "log")), "idf": _BOOL, "norm": Choice((None, "l2")),
+    "values": Choice(("binary", "count", "log")), "idf": _BOOL,
+    "relevance": Number(0, 1), "norm": Choice((None, "l2")),
     "fields": Items(Text(1000), 1, 256, null=True), "keep_names": _BOOL,
     "hash_seed": Int(0, _MAX_SEED), "errors": Choice(("replace", "strict")),
     "chunk_bytes": Int(1, 2**31), "n_jobs": AnyOf((Int(-1, -1), Int(1, 4096))),
@@ -246,7 +247,7 @@ _ARRAY_KINDS = {
     **dict.fromkeys(("feature_ids", "row_sizes", "link_targets", "row_counts", "link_counts",
                      "promotions", "demotions", "frequency_ids", "frequency_counts"),
                     _INTEGER),
-    **dict.fromkeys(("link_weights", "link_averaging", "state"),
+    **dict.fromkeys(("link_weights", "link_averaging", "state", "frequency_factors"),
                     frozenset({"float32", "float64"})),
 }
 

@@ -60,7 +60,7 @@ def test_a_classifier_default_that_differs_says_why():
     differs = sorted(name for name, setting in declared.CLASSIFIER.items()
                      if name in below and below[name].default != setting.default)
     assert differs == ["bias", "bits", "calibrate", "idf", "links", "n_jobs", "ngrams", "norm",
-                       "rule", "values"]
+                       "relevance", "rule", "values"]
     assert all(declared.CLASSIFIER[name].why for name in differs)
 
 
@@ -75,7 +75,7 @@ def test_train_options_are_built_from_the_classifiers_table():
     options["norm"] = options.pop("l2")  # (a switch: --l2)
     built = [name for name in declared.CLASSIFIER if name in options]
     assert built == ["rule", "thickness", "ngrams", "char_ngrams", "skipgrams", "bits",
-                     "values", "idf", "norm",
+                     "values", "idf", "relevance", "norm",
                      "keep_names", "n_jobs", "epochs", "average", "seed", "bias", "early_stop",
                      "links",
                      "eligibility", "discard", "precision", "multiclass", "calibrate"]

@@ -55,6 +55,10 @@ def test_idf_counts_every_shard_before_any_shard_learns(client):
         assert model.featurizer_.frequencies_.documents == 400
         for found, wanted in zip(model.featurizer_.frequencies_.to_arrays(), expected):
             np.testing.assert_array_equal(found, wanted)
+        # (and by label: the relevance factors of relevance=0.25, the defaults')
+        np.testing.assert_allclose(model.featurizer_.frequencies_.factors_of(expected[0]),
+                                   one.featurizer_.frequencies_.factors_of(expected[0]),
+                                   rtol=1e-13)
     keys, weights = _weights(model)
     one_keys, one_weights = _weights(one)
     np.testing.assert_array_equal(keys, one_keys)

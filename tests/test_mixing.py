@@ -31,15 +31,11 @@ def ipm(classifier: SnowClassifier, shards: list, mixing: str = "arithmetic",
     params = classifier.get_params()
     data = [tasks.featurise(shard, params) for shard in shards]
     if params["idf"]:  # (the shards' document frequencies added up, as the run does)
-        from snowpy.text.weighing import DocumentFrequencies
-
-        found = [tasks.frequencies_of(part) for part in data]
-        ids, where = np.unique(np.concatenate([i for i, _ in found]), return_inverse=True)
-        counts = np.bincount(where, weights=np.concatenate([c for _, c in found]))
-        frequencies = DocumentFrequencies(1 << params["bits"], ids, counts.astype(np.int64),
-                                          sum(part.n for part in data))
-        data = [tasks.weigh(part, (*frequencies.to_arrays(), frequencies.documents),
-                            params["norm"] == "l2") for part in data]
+        relevance = float(params["relevance"])
+        counted = tasks.added_frequencies(
+            sum(part.n for part in data), 1 << params["bits"], relevance,
+            *[tasks.frequencies_of(part, bool(relevance)) for part in data])
+        data = [tasks.weigh(part, counted, params["norm"] == "l2") for part in data]
     run = _Run(None, classifier, mixing, None, None, None)
     described = [tasks.describe(part) for part in data]
     run.examples = [d["n"] for d in described]

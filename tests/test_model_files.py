@@ -297,6 +297,8 @@ def test_format_1_files_still_load_and_predict_as_they_did(name):
                                atol=1e-15)
     assert model.predict(texts).tolist() == expected["predict"]
     assert model.network_.n_links_ < model.network_.engine_.store.n_rows * len(model.classes_)
+    # (written before the relevance: none, as the front end it was trained with had)
+    assert model.relevance == model.featurizer_.relevance == 0.0
     if name == "v1_classifier":  # a full file goes on learning, and keeps its names
         assert ["firmware"] in model.featurizer_.names_.values()
         model.partial_fit(texts[:5], ["billing"] * 5)
@@ -803,11 +805,19 @@ def test_document_frequencies_round_trip_and_are_checked(tmp_path):
     header, arrays = classifier_state(clf)
     # 16 words and pairs: "free", "free prize", "at noon"... in 6 documents, the rest in 3
     assert sorted(arrays["frequency_counts"].tolist()) == [3] * 10 + [6] * 6
+    # the relevance factors (relevance=0.25): the loaded front end's, to the bit
+    np.testing.assert_array_equal(arrays["frequency_factors"], loaded.featurizer_.frequencies_
+                                  .factors_of(arrays["frequency_ids"].astype(np.int64)))
+    assert 0.75 <= arrays["frequency_factors"].min() < arrays["frequency_factors"].max()
     for name, edit, message in [
             ("high", lambda a: a["frequency_counts"].__setitem__(0, 13), "from 1 to the 12"),
             ("order", lambda a: a.__setitem__("frequency_ids", a["frequency_ids"][::-1].copy()),
              "must ascend"),
-            ("gone", lambda a: a.pop("frequency_counts"), "need 'frequency_ids'")]:
+            ("gone", lambda a: a.pop("frequency_counts"), "need 'frequency_ids'"),
+            ("negative", lambda a: a["frequency_factors"].__setitem__(1, -1.0),
+             "finite, non-negative factor"),
+            ("short", lambda a: a.__setitem__("frequency_factors", a["frequency_factors"][1:]),
+             "finite, non-negative factor")]:
         edited = {k: v.copy() for k, v in arrays.items()}
         edit(edited)
         path = write_model(tmp_path / f"{name}.snowpy", header, edited)

@@ -809,6 +809,125 @@ def test_document_frequencies_count_weigh_and_round_trip_by_hand(width):
 
 
 
+def _relevance_by_hand(docs, labels, weights, share):
+    """NBSVM's ratios written out over every label, the features' relevance factors."""
+    every = sum(w * len(d) for d, w in zip(docs, weights))
+    features = sorted(set().union(*docs))  # (the labels that lack one included)
+    names = sorted({label for these in labels for label in these})
+    size = {c: sum(w * len(d) for d, these, w in zip(docs, labels, weights) if c in these)
+            for c in names}
+    found = {}
+    for f in features:
+        t = sum(w for d, w in zip(docs, weights) if f in d)
+        ratios = []
+        for c in names:
+            k = sum(w for d, these, w in zip(docs, labels, weights) if f in d and c in these)
+            ratios.append(abs(np.log((1 + k) / (len(features) + size[c]))
+                              - np.log((1 + t - k) / (len(features) + every - size[c]))))
+        found[f] = max(ratios)
+    mean = np.mean(list(found.values()))
+    return {f: (1 - share) + share * r / mean for f, r in found.items()}
+
+
+@pytest.mark.parametrize("width", [64, 1 << 30])  # (the counts' map: direct, then hashed)
+def test_relevance_factors_are_the_naive_bayes_ratios_written_out(width):
+    """Each feature's factor is (1 - share) + share * r / mean r, r its largest |log-count
+    ratio| over every label (those that lack it too: feature 3, in every document but
+    label c's), with weights and several labels a document; counted in two batches, or in
+    two counts added up as a cluster's shards are, the same factors."""
+    docs = [{1, 2}, {1, 3}, {3, 4}, {3, 5}, {2, 3, 5}, {6}, {1, 3, 6}]
+    labels = [["a"], ["a"], ["b"], ["b", "a"], ["b"], ["c"], ["a"]]
+    weights = [1, 2, 1, 1, 3, 1, 1]
+    expected = _relevance_by_hand(docs, labels, weights, 0.4)
+
+    def rows(part):
+        indptr = np.cumsum([0] + [len(d) for d in part])
+        return Rows(indptr, np.array([f for d in part for f in sorted(d)], np.int64), None,
+                    width)
+
+    one = DocumentFrequencies(width)
+    one.count(rows(docs), weights, labels=labels)
+    one.relate(0.4)
+    ids = one.to_arrays()[0]
+    # (features 1, 3 and 4 have their largest ratio at a label that lacks them: b, c, c)
+    # (in float32's precision, as a model file keeps them)
+    np.testing.assert_allclose(one.factors_of(ids), [expected[f] for f in ids], rtol=6e-8)
+    two = DocumentFrequencies(width)
+    two.count(rows(docs[:3]), weights[:3], labels=labels[:3])
+    two.count(rows(docs[3:]), weights[3:], labels=labels[3:])
+    two.relate(0.4)
+    assert two.factors_of(ids).tobytes() == one.factors_of(ids).tobytes()
+    shards = []
+    for part in (slice(0, 4), slice(4, None)):
+        shard = DocumentFrequencies(width)
+        shard.count(rows(docs[part]), weights[part], labels=labels[part])
+        shards.append(shard)
+    added = DocumentFrequencies(width, *one.to_arrays(), documents=one.documents)
+    for shard in shards[::-1]:
+        added.add_labelled(*shard.labelled())
+    added.relate(0.4)
+    np.testing.assert_allclose(added.factors_of(ids), one.factors_of(ids), rtol=6e-8)
+    # the factors are frozen: a document counted later moves none, a new feature has 1
+    row = Rows(np.array([0, 2]), np.array([3, 9]), None, width)
+    weighed = one.weigh(row, each=True)
+    three = one.factors_of(np.array([3]))[0]
+    assert one.factors_of(np.array([3, 9])).tolist() == [three, 1.0]
+    np.testing.assert_allclose(weighed.data, [idf(11, 9) * three, idf(11, 1)], rtol=1e-15)
+    ids_one, vals = one.weigh_one(np.array([3, 9]), np.array([1.0, 1.0]), norm=False,
+                                  learn=False)
+    assert vals.tobytes() == one.weigh(row).data.tobytes()
+    nothing = DocumentFrequencies(width)
+    nothing.count(rows(docs))
+    nothing.relate(0.4)  # (nothing counted by label: no factors)
+    assert nothing.factors_of(ids) is None
+
+
+def test_a_front_end_with_relevance_scales_its_tfidf_rows_by_the_factors():
+    """relevance=s multiplies each TF-IDF strength by its factor before the norm; a fit
+    without labels counts none, and relevance=0 leaves TF-IDF as it is."""
+    texts = ["free prize now", "lunch at noon", "win a free prize", "meeting at noon",
+             "a free lunch"]
+    labels = ["spam", "ham", "spam", "ham", "ham"]
+    plain = Featurizer(values="log", idf=True).fit(texts)
+    scaled = Featurizer(values="log", idf=True, norm="l2", relevance=0.5).fit(texts, labels)
+    X, Y = plain.transform(texts), scaled.transform(texts)
+    factors = scaled.frequencies_.factors_of(X.indices)
+    expected = X.multiply(sp.csr_matrix((factors, X.indices, X.indptr), shape=X.shape))
+    expected = sp.diags(1 / np.sqrt(np.asarray(expected.multiply(expected).sum(1)).ravel())) \
+        @ expected
+    np.testing.assert_allclose(Y.toarray(), expected.toarray(), rtol=1e-14)
+    assert (scaled.fit_transform(texts, labels) != Y).nnz == 0
+    unlabelled = Featurizer(values="log", idf=True, norm="l2", relevance=0.5).fit(texts)
+    tfidf = Featurizer(values="log", idf=True, norm="l2").fit(texts, labels)
+    assert (unlabelled.transform(texts) != tfidf.transform(texts)).nnz == 0
+    assert tfidf.frequencies_.factors_of(X.indices) is None
+    for bad in (-0.1, 1.5, "half", True):
+        with pytest.raises(ConfigurationError, match="relevance must be a number from 0 to 1"):
+            Featurizer(idf=True, relevance=bad).fit(texts, labels)
+
+
+def test_a_calibration_fold_weighs_its_rows_by_its_own_documents_alone():
+    """refold: rows weighed by a fit over every document, reweighed as a front end fitted
+    on the fold's training documents alone weighs them (idf, relevance, the norm), the
+    held-out rows too, their features the fold never saw left out: no held-out label
+    reaches a fold's strengths."""
+    texts = ["free prize now", "lunch at noon", "win a free prize", "meeting at noon",
+             "a free lunch", "prize draw tonight", "noon meeting moved", "win big now"]
+    labels = ["spam", "ham", "spam", "ham", "ham", "spam", "ham", "spam"]
+    options = dict(values="log", idf=True, norm="l2", ngrams=(1, 2), relevance=0.5)
+    whole = Featurizer(**options)
+    X = whole.fit_transform(texts, labels)
+    train, held = [0, 1, 2, 3, 4], [5, 6, 7]
+    weigh = whole.refold(X[train], [labels[i] for i in train])
+    alone = Featurizer(**options).fit([texts[i] for i in train], [labels[i] for i in train])
+    for rows in (train, held):
+        found, expected = weigh(X[rows]), alone.transform([texts[i] for i in rows])
+        assert found.indices.tolist() == expected.indices.tolist()
+        np.testing.assert_allclose(found.data, expected.data, rtol=1e-12)
+    assert weigh(X[[7]]).nnz == 2  # ("win", "now": "win big", "big now", "big" unseen)
+    assert X[[7]].nnz == 5
+
+
 def test_a_front_end_takes_frequencies_counted_elsewhere_of_its_own_width():
     """A feature cache's, a cluster's or a model file's counts: taken by fit, as a fit
     counts them (the same rows); refused for another width or a front end without idf."""

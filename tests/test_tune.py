@@ -110,7 +110,8 @@ def test_the_best_setting_is_printed_as_a_train_command_that_trains_it(tmp_path)
     from snowpy.tuning.space import described, suggest
 
     params = {"rule": "winnow", "ngrams": "1-3", "char_ngrams": "3-5", "skipgrams": 1,
-              "conjunctions": "2", "bits": 18, "values": "log", "idf": True, "norm": "l2",
+              "conjunctions": "2", "bits": 18, "values": "log", "idf": True, "relevance": 0.5,
+              "norm": "l2",
               "thickness": 2.5, "epochs": 3, "links": "touched", "average": False,
               "winnow:alpha": 1.2345678901234, "winnow:beta": 0.8}
     options = suggest(FixedTrial(params), multilabel=False)

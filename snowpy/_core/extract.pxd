@@ -68,12 +68,15 @@ cdef class OneDocument:
     cdef int32_t[::1] table
     cdef int32_t[::1] row_ids
     cdef int64_t[::1] counts
+    cdef const double[::1] factors
+    cdef const double *factors_at
     cdef public int64_t documents
     cdef public int64_t next_row
     cdef public bint norm
 
 cdef Py_ssize_t weigh_document(const int64_t *ids, const double *vals, Py_ssize_t n,
                                int32_t *table, int32_t *row_ids, int64_t n_row_ids,
-                               int64_t *counts, int64_t n_counts, int64_t *next_row,
-                               int64_t *documents, bint learn, bint norm, int64_t *ids_out,
+                               int64_t *counts, int64_t n_counts, const double *factors,
+                               int64_t n_factors, int64_t *next_row, int64_t *documents,
+                               bint learn, bint norm, int64_t *ids_out,
                                double *out) noexcept nogil

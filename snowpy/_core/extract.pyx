@@ -7,7 +7,7 @@ affixes and conjunctions. :func:`assemble_rows` then gathers, sorts and counts e
 document's ids into one canonical CSR row.
 """
 
-from libc.math cimport log, sqrt
+from libc.math cimport fabs, log, sqrt
 from libc.stdint cimport int32_t, int64_t, uint8_t, uint32_t
 from libc.stdlib cimport free, malloc
 
@@ -577,21 +577,36 @@ cdef inline double _idf(int64_t documents, int64_t count) noexcept nogil:
     return log((1.0 + <double>documents) / (1.0 + <double>count)) + 1.0
 
 
-def idf_table(const int64_t[::1] counts, int64_t documents, double[::1] out):
-    """``out[n]``: the idf of number ``n`` (0 for number 0), as :func:`weigh_rows` computes
-    it for each entry (a large block looks it up instead, to the bit the same)."""
+cdef inline double _factor(int64_t documents, int64_t count, const double *factors,
+                           int64_t n_factors, int32_t number) noexcept nogil:
+    """A feature's factor: its idf, times its relevance factor when it has one (a number
+    past ``n_factors``, counted after the relevance was: none)."""
+    if number < n_factors:
+        return _idf(documents, count) * factors[number]
+    return _idf(documents, count)
+
+
+def idf_table(const int64_t[::1] counts, int64_t documents, const double[::1] factors,
+              double[::1] out):
+    """``out[n]``: the factor of number ``n`` (0 for number 0), its idf times its
+    relevance factor (``factors``, by number; empty: none), as :func:`weigh_rows`
+    computes it for each entry (a large block looks it up instead, to the bit the
+    same)."""
     cdef Py_ssize_t n
+    cdef const double *f = &factors[0] if factors.shape[0] else NULL
     with nogil:
         out[0] = 0.0
         for n in range(1, counts.shape[0]):
-            out[n] = _idf(documents, counts[n])
+            out[n] = _factor(documents, counts[n], f, factors.shape[0], <int32_t>n)
 
 
 def weigh_rows(const int64_t[::1] indptr, const int32_t[::1] numbers, const double[::1] data,
                int64_t[::1] counts, int64_t documents, const int64_t[::1] weights,
-               bint each, bint norm, double[::1] out, const double[::1] table):
-    """``out[j] = data[j] * (ln((1 + n) / (1 + counts[numbers[j]])) + 1)`` (``data``
-    empty: strengths of 1; number 0, a feature never counted: 0), each row then divided
+               bint each, bint norm, double[::1] out, const double[::1] table,
+               const double[::1] factors):
+    """``out[j] = data[j] * (ln((1 + n) / (1 + counts[numbers[j]])) + 1) *
+    factors[numbers[j]]`` (``data`` empty: strengths of 1; number 0, a feature never
+    counted: 0; ``factors`` empty or shorter: 1 past their end), each row then divided
     by its Euclidean norm when ``norm`` (its squares summed in order; a row of norm 0
     left as it is). With ``each``, each row's document is counted first, in order
     (``weights[d]`` times, or once when ``weights`` is empty): ``counts`` and ``n`` grow
@@ -606,6 +621,8 @@ def weigh_rows(const int64_t[::1] indptr, const int32_t[::1] numbers, const doub
     cdef int64_t w
     cdef int32_t number
     cdef double total, value, length
+    cdef const double *f = &factors[0] if factors.shape[0] else NULL
+    cdef int64_t n_factors = factors.shape[0]
     with nogil:
         for d in range(n_rows):
             if each:
@@ -626,7 +643,8 @@ def weigh_rows(const int64_t[::1] indptr, const int32_t[::1] numbers, const doub
                 elif looked_up:
                     value = (1.0 if binary else data[j]) * table[number]
                 else:
-                    value = (1.0 if binary else data[j]) * _idf(documents, counts[number])
+                    value = (1.0 if binary else data[j]) * _factor(
+                        documents, counts[number], f, n_factors, number)
                 out[j] = value
                 total = total + value * value
             if norm and total != 0.0:
@@ -636,10 +654,111 @@ def weigh_rows(const int64_t[::1] indptr, const int32_t[::1] numbers, const doub
     return documents
 
 
+def count_by_label(const int64_t[::1] indptr, const int32_t[::1] numbers,
+                   const double[::1] data, const int64_t[::1] starts,
+                   const int64_t[::1] documents, const double[::1] weights,
+                   int32_t[::1] numbers_out, double[::1] counts_out,
+                   int64_t[::1] starts_out):
+    """How many documents of each label hold each feature: label ``c``'s documents are
+    the rows ``documents[starts[c]:starts[c + 1]]`` of ``indptr`` and ``numbers``, each
+    counted ``weights[i]`` times, and each entry ``data[j]`` times (empty: once; the
+    counts of counts gathered before are added up this way). Label ``c``'s distinct
+    numbers and their counts go to ``numbers_out`` and ``counts_out`` from
+    ``starts_out[c]``, in the order met; returns how many in all. One pass over each
+    label's rows, no sort: the counts gather in a table by number, zeroed behind the
+    label."""
+    cdef Py_ssize_t c, i, j
+    cdef Py_ssize_t n_labels = starts.shape[0] - 1
+    cdef Py_ssize_t top = 0
+    cdef int64_t d
+    cdef int32_t number, widest = 0
+    cdef bint counted = data.shape[0] > 0
+    for j in range(numbers.shape[0]):
+        if numbers[j] > widest:
+            widest = numbers[j]
+    cdef double[::1] gathered = np.zeros(widest + 1, np.float64)
+    with nogil:
+        for c in range(n_labels):
+            starts_out[c] = top
+            for i in range(starts[c], starts[c + 1]):
+                d = documents[i]
+                for j in range(indptr[d], indptr[d + 1]):
+                    gathered[numbers[j]] += weights[i] * (data[j] if counted else 1.0)
+            for i in range(starts[c], starts[c + 1]):
+                d = documents[i]
+                for j in range(indptr[d], indptr[d + 1]):
+                    number = numbers[j]
+                    if gathered[number] == 0.0:  # (met before in this label)
+                        continue
+                    numbers_out[top] = number
+                    counts_out[top] = gathered[number]
+                    top += 1
+                    gathered[number] = 0.0
+        starts_out[n_labels] = top
+    return top
+
+
+def relevance(const int32_t[::1] numbers, const double[::1] counts,
+              const int64_t[::1] starts, const int64_t[::1] ranked,
+              const double[::1] totals, const double[::1] sizes, double every,
+              double features, double[::1] out):
+    """The relevance of each feature to the labels: ``out[n]``, the largest ``|r|`` over
+    the labels of number ``n``'s Naive Bayes log-count ratio (Wang and Manning 2012,
+    add-one smoothed)
+
+        ``r = ln((1 + k) / (F + n_c)) - ln((1 + t - k) / (F + N - n_c))``,
+
+    ``k`` the documents of label ``c`` that hold it (:func:`count_by_label`'s: label
+    ``c``'s numbers and counts from ``starts[c]`` to ``starts[c + 1]``), ``t`` all that
+    hold it (``totals[n]``), ``n_c`` and ``N`` the features label ``c``'s documents
+    and all documents hold (``sizes[c]``, ``every``), ``F`` the ``features`` counted.
+
+    A label without the feature (``k = 0``) has ``|r| = |a_c - ln(1 + t)|``, ``a_c =
+    ln((F + N - n_c) / (F + n_c))``, largest at the least or the greatest ``a_c`` of
+    those labels. The labels are taken in ascending ``a_c`` (``ranked``: of ``n_c``
+    descending), and the first and last labels that lack a feature are found from how
+    many labels from the first, and up to the last, hold it."""
+    cdef Py_ssize_t c, i, j
+    cdef Py_ssize_t n_labels = ranked.shape[0]
+    cdef int32_t number
+    cdef double k, r, low
+    cdef int32_t[::1] leading = np.zeros(out.shape[0], np.int32)
+    cdef int32_t[::1] trailing = np.zeros(out.shape[0], np.int32)
+    cdef int32_t[::1] last = np.full(out.shape[0], -1, np.int32)
+    cdef double[::1] a = np.empty(max(n_labels, 1), np.float64)
+    with nogil:
+        for i in range(n_labels):
+            c = ranked[i]
+            a[i] = log((features + every - sizes[c]) / (features + sizes[c]))
+            for j in range(starts[c], starts[c + 1]):
+                number = numbers[j]
+                k = counts[j]
+                if leading[number] == i:
+                    leading[number] = <int32_t>(i + 1)
+                trailing[number] = trailing[number] + 1 if last[number] == i - 1 else 1
+                last[number] = <int32_t>i
+                r = fabs(log((1.0 + k) / (features + sizes[c]))
+                         - log((1.0 + totals[number] - k) / (features + every - sizes[c])))
+                if r > out[number]:
+                    out[number] = r
+        for number in range(out.shape[0]):
+            if totals[number] == 0.0 or leading[number] >= n_labels:
+                continue  # (never counted, or held by every label)
+            low = log(1.0 + totals[number])
+            r = fabs(a[leading[number]] - low)
+            if r > out[number]:
+                out[number] = r
+            i = n_labels - 1 - (trailing[number] if last[number] == n_labels - 1 else 0)
+            r = fabs(a[i] - low)
+            if r > out[number]:
+                out[number] = r
+
+
 cdef Py_ssize_t weigh_document(const int64_t *ids, const double *vals, Py_ssize_t n,
                            int32_t *table, int32_t *row_ids, int64_t n_row_ids,
-                           int64_t *counts, int64_t n_counts, int64_t *next_row,
-                           int64_t *documents, bint learn, bint norm, int64_t *ids_out,
+                           int64_t *counts, int64_t n_counts, const double *factors,
+                           int64_t n_factors, int64_t *next_row, int64_t *documents,
+                           bint learn, bint norm, int64_t *ids_out,
                            double *out) noexcept nogil:
     """One document weighed as :func:`weigh_rows` weighs a row of one document (see
     :class:`OneDocument`); the features kept, or -1 when the map or the counts must grow
@@ -668,7 +787,7 @@ cdef Py_ssize_t weigh_document(const int64_t *ids, const double *vals, Py_ssize_
         number = table[ids[j]]
         if number == 0:
             continue
-        value = vals[j] * _idf(documents[0], counts[number])
+        value = vals[j] * _factor(documents[0], counts[number], factors, n_factors, number)
         ids_out[k] = ids[j]
         out[k] = value
         total = total + value * value
@@ -686,14 +805,17 @@ cdef class OneDocument:
     learner's): the one-example path, where binding the arrays on every call cost more
     than the weighing. ``table``: key -> number (0: none); ``row_ids``: number - 1 ->
     key; ``counts``: documents per number. Bound again when any of them is replaced.
-    ``documents`` (counted), ``next_row`` (the map's next number) and ``norm`` (l2 after
-    weighing) are the count's figures as its owner set them and the last call that
-    counted left them."""
+    ``factors``: relevance factors per number (empty: none). ``documents`` (counted),
+    ``next_row`` (the map's next number) and ``norm`` (l2 after weighing) are the count's
+    figures as its owner set them and the last call that counted left them."""
 
-    def __cinit__(self, int32_t[::1] table, int32_t[::1] row_ids, int64_t[::1] counts):
+    def __cinit__(self, int32_t[::1] table, int32_t[::1] row_ids, int64_t[::1] counts,
+                  const double[::1] factors):
         self.table = table
         self.row_ids = row_ids
         self.counts = counts
+        self.factors = factors
+        self.factors_at = &factors[0] if factors.shape[0] else NULL
 
     def weigh(self, const int64_t[::1] ids, const double[::1] vals, bint learn):
         """``ids`` (sorted, unique, below the table's width) and their strengths weighed
@@ -715,8 +837,8 @@ cdef class OneDocument:
         with nogil:
             k = weigh_document(&ids[0], &vals[0], n, &self.table[0], &self.row_ids[0],
                                self.row_ids.shape[0], &self.counts[0], self.counts.shape[0],
-                               &self.next_row, &self.documents, learn, self.norm,
-                               &ids_out[0], &out[0])
+                               self.factors_at, self.factors.shape[0], &self.next_row,
+                               &self.documents, learn, self.norm, &ids_out[0], &out[0])
         if k < 0:
             return None
         if k < n:

@@ -351,6 +351,7 @@ cdef class OnlineLearner:
                 nnz = weigh_document(&self._ids[0], vals, nnz, &weigher.table[0],
                                      &weigher.row_ids[0], weigher.row_ids.shape[0],
                                      &weigher.counts[0], weigher.counts.shape[0],
+                                     weigher.factors_at, weigher.factors.shape[0],
                                      &weigher.next_row, &weigher.documents, True,
                                      weigher.norm, &self._ids[0], &self._vals[0])
             if nnz < 0:
@@ -408,7 +409,8 @@ cdef class OnlineLearner:
                 documents = weigher.documents
                 nnz = weigh_document(&self._ids[0], vals, nnz, &weigher.table[0],
                                      &weigher.row_ids[0], weigher.row_ids.shape[0],
-                                     &weigher.counts[0], weigher.counts.shape[0], &next_row,
+                                     &weigher.counts[0], weigher.counts.shape[0],
+                                     weigher.factors_at, weigher.factors.shape[0], &next_row,
                                      &documents, False, weigher.norm, &self._ids[0],
                                      &self._vals[0])
                 vals = &self._vals[0]

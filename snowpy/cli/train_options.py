@@ -21,7 +21,7 @@ __all__ = [
     "KeepNamesOption", "L2Option", "LinksOption", "MixingOption", "MulticlassOption",
     "NgramsOption",
     "OnErrorOption", "OutputOption", "PrecisionOption", "QuietOption", "SkipgramsOption",
-    "ReportEveryOption", "ResumeOption", "RuleOption", "SaveEveryOption",
+    "RelevanceOption", "ReportEveryOption", "ResumeOption", "RuleOption", "SaveEveryOption",
     "SavePartialOption", "SeedOption", "SplitOption", "StreamOption", "TestEveryOption",
     "TestOption", "ThicknessOption", "ThreadsOption", "ValuesOption", "declared", "spelled",
 ]
@@ -59,6 +59,7 @@ ConjunctionsOption = Annotated[int | None, typer.Option(
 BitsOption = Annotated[int, declared("bits")]
 ValuesOption = Annotated[str, declared("values")]
 IdfOption = Annotated[bool, declared("idf", "--idf/--no-idf")]
+RelevanceOption = Annotated[float, declared("relevance", note="0 for none")]
 BiasOption = Annotated[str, declared("bias", note="its strength, or none")]
 L2Option = Annotated[bool, declared("norm", "--l2/--no-l2")]
 EpochsOption = Annotated[int | None, declared(

@@ -81,31 +81,48 @@ def featurise(source: Any, params: dict[str, Any]) -> ShardData:
     return ShardData(X, labels, text_keys(texts, labels), skipped, messages)
 
 
-def frequencies_of(data: ShardData) -> tuple[np.ndarray, np.ndarray]:
-    """The shard's features and the documents holding each (ascending ids)."""
-    ids, counts = np.unique(data.X.indices, return_counts=True)
-    return ids.astype(np.int64), counts.astype(np.int64)
-
-
-def added_frequencies(documents: int, *found: tuple[np.ndarray, np.ndarray]
-                      ) -> tuple[np.ndarray, np.ndarray, int]:
-    """The shards' :func:`frequencies_of` added up: every feature (ascending ids), the
-    documents holding it, and the ``documents`` in all (what :func:`weigh` takes)."""
-    ids, where = np.unique(np.concatenate([i for i, _ in found]), return_inverse=True)
-    counts = np.bincount(where, weights=np.concatenate([c for _, c in found]),
-                         minlength=ids.size).astype(np.int64)
-    return ids, counts, int(documents)
-
-
-def weigh(data: ShardData, counted: tuple[np.ndarray, np.ndarray, int], norm: bool
-          ) -> ShardData:
-    """The shard with its rows weighed by every shard's document frequencies
-    (``counted``: the features, their counts and the documents, as
-    :meth:`~snowpy.text.weighing.DocumentFrequencies.to_arrays` gives them)."""
+def frequencies_of(data: ShardData, by_label: bool) -> tuple[Any, ...]:
+    """The shard's features and the documents holding each (ascending ids), and with
+    ``by_label`` its counts by label
+    (:meth:`~snowpy.text.weighing.DocumentFrequencies.labelled`)."""
     from snowpy.text.weighing import DocumentFrequencies
 
-    ids, counts, documents = counted
-    frequencies = DocumentFrequencies(int(data.X.shape[1]), ids, counts, documents)
+    ids, counts = np.unique(data.X.indices, return_counts=True)
+    if not by_label:
+        return ids.astype(np.int64), counts.astype(np.int64), None
+    frequencies = DocumentFrequencies(int(data.X.shape[1]))
+    frequencies.count(data.X, labels=data.labels)
+    return ids.astype(np.int64), counts.astype(np.int64), frequencies.labelled()
+
+
+def added_frequencies(documents: int, width: int, relevance: float, *found: tuple[Any, ...]
+                      ) -> tuple[np.ndarray, np.ndarray, int, np.ndarray | None]:
+    """The shards' :func:`frequencies_of` added up: every feature (ascending ids), the
+    documents holding it, the ``documents`` in all, and the features' relevance
+    factors (``relevance``: the front end's share; None without), what :func:`weigh`
+    takes."""
+    from snowpy.text.weighing import DocumentFrequencies
+
+    ids, where = np.unique(np.concatenate([f[0] for f in found]), return_inverse=True)
+    counts = np.bincount(where, weights=np.concatenate([f[1] for f in found]),
+                         minlength=ids.size).astype(np.int64)
+    if not relevance:
+        return ids, counts, int(documents), None
+    frequencies = DocumentFrequencies(width, ids, counts, int(documents))
+    for *_, labelled in found:
+        frequencies.add_labelled(*labelled)
+    frequencies.relate(relevance)
+    return ids, counts, int(documents), frequencies.factors_of(ids)
+
+
+def weigh(data: ShardData, counted: tuple[np.ndarray, np.ndarray, int, Any], norm: bool
+          ) -> ShardData:
+    """The shard with its rows weighed by every shard's document frequencies
+    (``counted``: :func:`added_frequencies`' features, their counts, the documents and
+    the relevance factors)."""
+    from snowpy.text.weighing import DocumentFrequencies
+
+    frequencies = DocumentFrequencies(int(data.X.shape[1]), *counted)
     rows = frequencies.weigh(data.X, norm=norm)
     X = sp.csr_matrix((rows.data, rows.indices, rows.indptr), shape=data.X.shape)
     return ShardData(X, data.labels, data.keys, data.skipped, data.messages)

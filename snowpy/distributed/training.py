@@ -239,9 +239,12 @@ class _Run:
         # (added up on a worker, a task: the weighing tasks take them from there, not in
         # the graph from the client, and a shard lost with its worker is weighed again
         # from them; scattered data would have no lineage)
+        relevance = float(self.params.get("relevance") or 0.0)
         counted = client.submit(added_frequencies, sum(self.examples),
-                                *[client.submit(frequencies_of, part, pure=False)
-                                  for part in self.data], pure=False)
+                                1 << int(self.params["bits"]), relevance,
+                                *[client.submit(frequencies_of, part, bool(relevance),
+                                                pure=False) for part in self.data],
+                                pure=False)
         norm = self.params.get("norm") == "l2"
         where = client.who_has(self.data)
         # (the unweighed shards are held too: a shard lost with its worker is weighed

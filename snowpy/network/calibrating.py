@@ -53,10 +53,11 @@ REFIT_EVERY = 8
 
 def held_out_scores(net: Any, X: sp.csr_matrix, y: Sequence[Any], targets: Any,
                     labels: LabelIndex, multilabel: bool, progress: Any = None,
-                    keys: np.ndarray | None = None):
+                    keys: np.ndarray | None = None, refold: Any = None):
     """Out-of-fold decision scores, for calibration (see ``calibrate``), and the
     examples' shuffling keys the folds were drawn by (the final training reuses them);
-    each fold is announced to ``progress`` as a phase."""
+    each fold is announced to ``progress`` as a phase. ``refold``: how a fold's rows are
+    weighed, from its training rows and labels (``Network.fit``'s)."""
     n = X.shape[0]
     y_indptr, y_targets = labels.encode(y, multilabel=multilabel, grow=False)
     positives = positive_matrix(y_indptr, y_targets, len(labels))
@@ -81,18 +82,22 @@ def held_out_scores(net: Any, X: sp.csr_matrix, y: Sequence[Any], targets: Any,
             continue
         part_y = [y[i] for i in train]
         part_targets = None if targets is None else [targets[i] for i in train]
+        part_X, held_X = X[train], X[held]
+        if refold is not None:  # (the fold's own counts: none of the held-out labels)
+            weigh = refold(part_X, part_y)
+            part_X, held_X = weigh(part_X), weigh(held_X)
         clone = type(net)(**params)
-        clone._fit_checked(X[train], part_y, targets=part_targets,
+        clone._fit_checked(part_X, part_y, targets=part_targets,
                   progress=None if stops is None else (lambda *_: stops.check_stop()),
                   shuffle_keys=keys[train])  # (the same examples shuffle alike in every fold)
-        part_scores = clone.target_scores(X[held])
+        part_scores = clone.target_scores(held_X)
         # a label missing from the other folds scores as the lowest seen
         columns = np.full((held.size, len(labels)), part_scores.min() - 1.0)
         for column, label in enumerate(clone.classes_.tolist()):
             columns[:, labels.find(label)] = part_scores[:, column]
         scores[held] = columns
         covered[held] = True
-        del clone, part_scores, columns
+        del clone, part_scores, columns, part_X, held_X
     return scores, positives, covered, keys
 
 

@@ -354,7 +354,7 @@ class NetworkKind(Estimator):
 
     def fit(self, X: Any, y: Sequence[Any] | None = None, *, sample_weight: Any = None,
             targets: Sequence[Any] | None = None, progress: Any = None,
-            shuffle_keys: np.ndarray | None = None) -> Any:
+            shuffle_keys: np.ndarray | None = None, refold: Any = None) -> Any:
         """Train a new network for ``epochs`` passes over ``(X, y)``.
 
         Parameters
@@ -386,6 +386,13 @@ class NetworkKind(Estimator):
             their keys mixed with a salt per epoch). By default the keys come from the
             features and labels; :class:`~snowpy.SnowClassifier` gives keys of the
             texts. Equal keys shuffle alike whatever the examples' positions.
+        refold : callable, optional
+            For cross-fitted calibration, when ``X``'s strengths were counted on every
+            example (a front end's idf and relevance): ``refold(rows, labels)`` of a
+            fold's training examples gives a function that weighs rows as they would
+            be had that fold alone been counted, which the fold's network learns and
+            scores its held-out examples with (:meth:`snowpy.Featurizer.refold`). By
+            default the rows as they are.
 
         Returns
         -------
@@ -395,7 +402,7 @@ class NetworkKind(Estimator):
         if y is None and isinstance(X, Blocks):
             return self._fit_blocks(X, progress=progress)
         return self._fit_checked(X, y, sample_weight=sample_weight, targets=targets,
-                                progress=progress, shuffle_keys=shuffle_keys)
+                                progress=progress, shuffle_keys=shuffle_keys, refold=refold)
 
     def _fit_blocks(self, blocks: Blocks, *, progress: Any) -> Any:
         """:meth:`fit` on examples that come a block at a time (a kind that learns from
@@ -405,7 +412,7 @@ class NetworkKind(Estimator):
 
     def _fit_checked(self, X: Any, y: Sequence[Any] | None, *, sample_weight: Any = None,
                     targets: Sequence[Any] | None = None, progress: Any = None,
-                    shuffle_keys: np.ndarray | None = None) -> Any:
+                    shuffle_keys: np.ndarray | None = None, refold: Any = None) -> Any:
         """:meth:`fit`, the options checked already: a fold network of cross-fitted
         calibration has the options of the network it calibrates, checked once."""
         X = self._as_input(X, targets)
@@ -423,7 +430,8 @@ class NetworkKind(Estimator):
                 stacklevel=3)
         # the fold networks are trained (and freed) before the final one exists, so
         # calibrating never holds two networks at once
-        held_out = held_out_scores(self, X, y, targets, labels, multilabel, progress, keys) \
+        held_out = held_out_scores(self, X, y, targets, labels, multilabel, progress, keys,
+                                   refold) \
             if calibrating(self.calibrate).cross_fits else None
         if held_out is not None:
             keys = held_out[3]  # (computed once: the folds and the final shuffle share them)

@@ -16,7 +16,7 @@ import os
 import threading
 import warnings
 from collections import deque
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING, Any
 
@@ -112,6 +112,13 @@ class Featurizer(TransformerConventions, ChunkStages):
         documents (``values="log", idf=True, norm="l2"`` is scikit-learn's
         ``TfidfVectorizer(sublinear_tf=True)``); features never counted are
         left out, as a vocabulary leaves out words it has not seen.
+    relevance : float, default 0.0
+        With ``idf``, the share of each feature's relevance to the labels in its
+        strength: each strength is also multiplied by ``(1 - relevance) +
+        relevance * r / mean r``, ``r`` the feature's largest absolute Naive
+        Bayes log-count ratio over the labels it is seen with (NBSVM's scaling,
+        Wang and Manning 2012). :meth:`fit` with labels counts it, once; later
+        documents do not move it (``docs/front-end.md``).
     norm : {None, "l2"}, default None
         Divide each row by its Euclidean norm.
     fields : sequence of str, optional
@@ -156,6 +163,7 @@ class Featurizer(TransformerConventions, ChunkStages):
         token_pattern: str | None = _DEFAULTS["token_pattern"],
         values: str = _DEFAULTS["values"],
         idf: bool = _DEFAULTS["idf"],
+        relevance: float = _DEFAULTS["relevance"],
         norm: str | None = _DEFAULTS["norm"],
         fields: Sequence[str] | None = _DEFAULTS["fields"],
         keep_names: bool = _DEFAULTS["keep_names"],
@@ -177,6 +185,7 @@ class Featurizer(TransformerConventions, ChunkStages):
         self.token_pattern = token_pattern
         self.values = values
         self.idf = idf
+        self.relevance = relevance
         self.norm = norm
         self.fields = fields
         self.keep_names = keep_names
@@ -249,6 +258,11 @@ class Featurizer(TransformerConventions, ChunkStages):
             raise ConfigurationError(f"norm must be None or 'l2', got {self.norm!r}")
         if not isinstance(self.idf, (bool, np.bool_)):
             raise ConfigurationError(f"idf must be true or false, got {self.idf!r}")
+        if isinstance(self.relevance, bool) or not isinstance(
+                self.relevance, (int, float, np.integer, np.floating)) \
+                or not 0.0 <= float(self.relevance) <= 1.0:
+            raise ConfigurationError(
+                f"relevance must be a number from 0 to 1, got {self.relevance!r}")
         if self.unicode_form not in _FORMS:
             raise ConfigurationError(
                 f"unicode_form must be one of None, NFC, NFKC, NFD, NFKD, got {self.unicode_form!r}"
@@ -295,8 +309,9 @@ class Featurizer(TransformerConventions, ChunkStages):
     def fit(self, texts: Any = None, y: Any = None, *,
             frequencies: DocumentFrequencies | None = None) -> Featurizer:
         """Check the configuration; with ``idf``, count the documents' frequencies
-        (those counted before are forgotten), or take ``frequencies`` counted elsewhere
-        (a feature cache's, a cluster's shards', a model file's). Returns self."""
+        (those counted before are forgotten), and with labels ``y`` and a ``relevance``
+        share, their relevance; or take ``frequencies`` counted elsewhere (a feature
+        cache's, a cluster's shards', a model file's). Returns self."""
         self.segments()
         if frequencies is not None:
             if not self.idf or frequencies.width != 1 << int(self.bits):
@@ -306,7 +321,10 @@ class Featurizer(TransformerConventions, ChunkStages):
                     f"bits={self.bits})")
             self.frequencies_ = frequencies
         elif self.idf:
-            self._frequencies(afresh=True).count(self.rows(texts, names=False))
+            rows = self.rows(texts, names=False)
+            frequencies = self._frequencies(afresh=True)
+            frequencies.count(rows, labels=y if self.relevance else None)
+            frequencies.relate(float(self.relevance))
         return self
 
     def transform(self, texts: Iterable[Any], *, names: bool | None = None) -> sp.csr_matrix:
@@ -322,7 +340,7 @@ class Featurizer(TransformerConventions, ChunkStages):
         self.segments()
         if self.idf:
             self._frequencies(afresh=True)
-        return self.weighed(self.rows(texts), count="all").tocsr()
+        return self.weighed(self.rows(texts), count="all", labels=y).tocsr()
 
     def _frequencies(self, afresh: bool = False) -> DocumentFrequencies:
         """The document frequencies counted (none yet: an empty count; ``afresh``: the
@@ -333,14 +351,16 @@ class Featurizer(TransformerConventions, ChunkStages):
         return frequencies
 
     def weighed(self, rows: Any, *, count: str | None = None, weights: Any = None,
-                copy: bool = True) -> Any:
+                labels: Any = None, copy: bool = True) -> Any:
         """The rows :meth:`rows` made (or :func:`snowpy.files.read_rows` read) as the
         front end hands them on: with ``idf``, each strength times its feature's inverse
         document frequency, then the norm. ``count`` says which documents are counted
         first: ``"all"`` (a fit: every document of ``rows``, then the weighing),
         ``"each"`` (``partial_fit``, ``learn_one``, a stream: each document before it is
         weighed, in order), or None (prediction); ``weights``, how many times each
-        document counts; ``copy=False`` weighs the strengths of ``rows`` where they lie.
+        document counts; ``labels`` (with ``"all"`` and a ``relevance`` share), the
+        documents' labels, which the relevance is counted from; ``copy=False`` weighs
+        the strengths of ``rows`` where they lie.
         Without ``idf``, ``rows`` as they are."""
         if not self.idf:
             return rows
@@ -350,11 +370,25 @@ class Featurizer(TransformerConventions, ChunkStages):
             return frequencies.weigh(rows, norm=norm, each=True, weights=weights)
         numbers = None
         if count == "all":
-            numbers = frequencies.count(rows, weights)
+            numbers = frequencies.count(rows, weights,
+                                        labels=labels if self.relevance else None)
+            frequencies.relate(float(self.relevance))
         elif frequencies.documents == 0:
             raise NotFittedError("this Featurizer's document frequencies (idf=True) are not "
                                  "counted yet; call fit first")
         return frequencies.weigh(rows, norm=norm, numbers=numbers, copy=copy)
+
+    def refold(self, rows: Any, labels: Any) -> Callable[[Any], Any]:
+        """How a calibration fold weighs its rows (``Network.fit``'s ``refold``): from
+        rows this front end weighed in a fit, ``rows`` of the fold's training documents
+        and their ``labels``, a function that weighs rows of the fit as they would be
+        had the fit counted those documents alone (their document frequencies and
+        relevance; the features they do not hold left out), then the norm: no label of
+        the held-out documents reaches the strengths their scores are made of."""
+        fold = DocumentFrequencies(1 << int(self.bits))
+        fold.count(rows, labels=labels if self.relevance else None)
+        fold.relate(float(self.relevance))
+        return self._frequencies().rescaled(fold, self.norm == "l2")
 
     def weighed_one(self, ids: np.ndarray, vals: np.ndarray, *, learn: bool = False
                     ) -> tuple[np.ndarray, np.ndarray]:

@@ -1,7 +1,8 @@
 """How a row's strengths are made: the value of each distinct id (compiled, in the
 assembly of each document's row: :func:`snowpy._core.extract.assemble_rows`), then,
-with ``idf=True``, each times its feature's inverse document frequency
-(:class:`DocumentFrequencies`), then the row divided by its Euclidean norm:
+with ``idf=True``, each times its feature's inverse document frequency and, with a
+``relevance`` share, its relevance factor (:class:`DocumentFrequencies`), then the row
+divided by its Euclidean norm:
 
 * ``binary``: 1 (presence, SNoW's default);
 * ``count``: the number of occurrences;
@@ -12,14 +13,18 @@ Rows come out sorted and without duplicates, scikit-learn's canonical CSR format
 
 from __future__ import annotations
 
+import math
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
 from snowpy._core.extract import (
     OneDocument,
+    count_by_label,
     count_numbers,
     idf_table,
+    relevance,
     weigh_rows,
 )
 from snowpy._rows import Rows
@@ -47,6 +52,14 @@ class DocumentFrequencies:
     a document's idf is that of the documents up to it, however the stream is cut
     into blocks.
 
+    :meth:`relate` counts the documents by label too, once, where a fit sees all its
+    documents first: each feature's factor is then its idf times its *relevance
+    factor* ``(1 - share) + share * relevance / mean relevance``, its relevance the
+    largest absolute Naive Bayes log-count ratio over the labels it is seen with
+    (:func:`snowpy._core.extract.relevance`; NBSVM's scaling, Wang and Manning 2012).
+    The factors are frozen: documents counted later (``partial_fit`` after a fit) do
+    not move them, and a feature first counted then has none (a factor of 1).
+
     >>> frequencies = DocumentFrequencies(width=8)
     >>> frequencies.count(Rows(np.array([0, 2, 3]), np.array([1, 5, 5]), None, 8)).tolist()
     [1, 2, 2]
@@ -56,11 +69,21 @@ class DocumentFrequencies:
     """
 
     def __init__(self, width: int, ids: np.ndarray | None = None,
-                 counts: np.ndarray | None = None, documents: int = 0) -> None:
+                 counts: np.ndarray | None = None, documents: int = 0,
+                 factors: np.ndarray | None = None) -> None:
         self.width = int(width)
         self.documents = int(documents)
         self._map = FeatureMap(width=self.width)
         self._counts = np.zeros(1, dtype=np.int64)  # by the map's numbers; 0: never counted
+        #: relevance factors by the map's numbers (empty: none related; past the end: 1)
+        self._factors = _NONE_F
+        #: the documents counted by label, until :meth:`relate`: each label's number (in
+        #: order of first appearance), the features its documents hold (``n_c``) and all
+        #: documents hold (``N``), and batches of (feature number, label number, count)
+        self._labels: dict[Any, int] = {}
+        self._sizes = _NONE_F
+        self._every = 0.0
+        self._pairs: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
         #: the arrays bound for one document at a time (and the map's generation and the
         #: counts' size they were bound at)
         self._one: tuple[Any, OneDocument] | None = None
@@ -68,6 +91,9 @@ class DocumentFrequencies:
             numbers = self._map.rows(np.asarray(ids, dtype=np.int64), insert=True)
             self._counts = np.zeros(self._map.next_row, dtype=np.int64)
             self._counts[numbers] = counts
+            if factors is not None:
+                self._factors = np.ones(self._map.next_row, dtype=np.float64)
+                self._factors[numbers] = factors
 
     def __len__(self) -> int:
         return len(self._map)
@@ -77,10 +103,12 @@ class DocumentFrequencies:
         state["_one"] = None  # (compiled, bound to the arrays: bound again when used)
         return state
 
-    def count(self, rows: Any, weights: Any = None) -> np.ndarray:
+    def count(self, rows: Any, weights: Any = None, labels: Any = None) -> np.ndarray:
         """Count the documents of ``rows`` (CSR rows: each holds a feature once), each
-        ``weights`` times (whole numbers; once each by default); returns the rows'
-        features by the map's numbers (for :meth:`weigh`)."""
+        ``weights`` times (whole numbers; once each by default), and by their
+        ``labels`` when given (one per document, or a collection of them: for
+        :meth:`relate`); returns the rows' features by the map's numbers (for
+        :meth:`weigh`)."""
         numbers = self._numbers(rows)
         if weights is None:
             count_numbers(numbers, self._counts)
@@ -90,7 +118,63 @@ class DocumentFrequencies:
             self._counts += np.bincount(numbers, weights=np.repeat(weights, np.diff(
                 rows.indptr)), minlength=self._counts.size).astype(np.int64)
             self.documents += int(weights.sum())
+        if labels is not None:
+            self._count_by_label(rows, numbers, labels, weights)
         return numbers
+
+    def _count_by_label(self, rows: Any, numbers: np.ndarray, labels: Any,
+                        weights: Any) -> None:
+        indptr = np.ascontiguousarray(rows.indptr, dtype=np.int64)
+        n_docs = indptr.shape[0] - 1
+        docs, label_of = _labelled(labels, n_docs, self._labels)
+        w = np.ones(n_docs) if weights is None else np.asarray(weights, np.float64)
+        sizes = np.diff(indptr)
+        self._every += float(sizes @ w)
+        self._add_pairs(indptr, numbers, _NONE_F, docs, label_of, w[docs],
+                        (sizes * w)[docs])
+
+    def _add_pairs(self, indptr: np.ndarray, numbers: np.ndarray, data: np.ndarray,
+                   rows: np.ndarray, label_of: np.ndarray, weights: np.ndarray,
+                   sizes: np.ndarray) -> None:
+        """Rows ``rows`` of ``indptr`` and ``numbers`` (``data``: each entry's count)
+        counted for labels ``label_of``, ``weights`` times, adding ``sizes`` to their
+        labels' ``n_c``: one batch of pairs (:func:`count_by_label`)."""
+        n_labels = len(self._labels)
+        grown = np.zeros(n_labels)
+        grown[:self._sizes.size] = self._sizes
+        self._sizes = grown + np.bincount(label_of, weights=sizes, minlength=n_labels)
+        order = np.argsort(label_of, kind="stable")
+        starts = np.zeros(n_labels + 1, np.int64)
+        np.cumsum(np.bincount(label_of, minlength=n_labels), out=starts[1:])
+        room = int(np.diff(indptr)[rows].sum())
+        found, counts = np.empty(room, np.int32), np.empty(room, np.float64)
+        begins = np.empty(n_labels + 1, np.int64)
+        top = count_by_label(indptr, np.ascontiguousarray(numbers, np.int32), data, starts,
+                             np.ascontiguousarray(rows[order], np.int64),
+                             np.ascontiguousarray(weights[order], np.float64), found, counts,
+                             begins)
+        self._pairs.append((found[:top], np.repeat(np.arange(n_labels), np.diff(begins)),
+                            counts[:top]))
+
+    def relate(self, share: float) -> None:
+        """Set each feature's relevance factor from the documents counted by label (the
+        class docstring), ``share`` of it its relevance; the counts by label are then
+        let go (the factors are frozen). Nothing counted by label: no factors."""
+        if not self._pairs:
+            return
+        numbers, counts, begins = self._merged()
+        self._pairs = []
+        totals = self._counts.astype(np.float64)
+        features = float(np.count_nonzero(totals))
+        out = np.zeros(totals.size, np.float64)
+        relevance(numbers, counts, begins, np.argsort(-self._sizes, kind="stable"), totals,
+                  self._sizes, self._every, features, out)
+        # (the mean exactly rounded: the same whatever order the features were met in)
+        mean = math.fsum(out[totals > 0]) / features if features else 0.0
+        factors = (1.0 - share) + share * (out / mean) if mean > 0.0 \
+            else np.ones(totals.size)
+        # (in float32's precision: a model file keeps them in float32, the same numbers)
+        self._factors = factors.astype(np.float32).astype(np.float64)
 
     def _numbers(self, rows: Any) -> np.ndarray:
         """The rows' features by the map's numbers, new ones numbered (and counted 0)."""
@@ -117,9 +201,10 @@ class DocumentFrequencies:
         if not fmap.direct:
             return None
         one = self._one
-        if one is None or one[0] != (fmap.generation, self._counts.size):
-            one = self._one = ((fmap.generation, self._counts.size),
-                               OneDocument(*fmap.arrays, self._counts))
+        if one is None or one[0] != (fmap.generation, self._counts.size,
+                                     self._factors.size):
+            one = self._one = ((fmap.generation, self._counts.size, self._factors.size),
+                               OneDocument(*fmap.arrays, self._counts, self._factors))
         bound = one[1]
         bound.documents, bound.next_row, bound.norm = self.documents, fmap.next_row, norm
         return bound
@@ -153,7 +238,7 @@ class DocumentFrequencies:
         self.documents = weigh_rows(np.array([0, ids.shape[0]], np.int64), numbers,
                                     np.ascontiguousarray(vals, dtype=np.float64),
                                     self._counts, self.documents, _NONE, learn, norm, data,
-                                    _NONE_F)
+                                    _NONE_F, self._factors)
         if not learn:
             counted = numbers > 0
             if not counted.all():
@@ -162,13 +247,15 @@ class DocumentFrequencies:
 
     def weigh(self, rows: Any, *, norm: bool = False, each: bool = False,
               weights: Any = None, numbers: np.ndarray | None = None,
-              copy: bool = True) -> Rows:
-        """``rows`` with each strength times its feature's idf, the features never
-        counted left out, each row then divided by its Euclidean norm when ``norm``;
-        with ``each``, every document is counted (``weights`` times) before it is
-        weighed, in order. ``numbers``: the rows' features by the map's numbers, as
-        :meth:`count` gave them. ``copy=False``: the strengths of ``rows`` are weighed
-        where they lie (float64 ones; no second array of them)."""
+              copy: bool = True, table: np.ndarray | None = None) -> Rows:
+        """``rows`` with each strength times its feature's idf (and relevance factor,
+        once related), the features never counted left out, each row then divided by
+        its Euclidean norm when ``norm``; with ``each``, every document is counted
+        (``weights`` times) before it is weighed, in order. ``numbers``: the rows'
+        features by the map's numbers, as :meth:`count` gave them. ``copy=False``: the
+        strengths of ``rows`` are weighed where they lie (float64 ones; no second array
+        of them). ``table``: what each number's strength is multiplied by instead
+        (:meth:`rescaled`; 0: left out)."""
         indices = np.asarray(rows.indices)
         indptr = np.ascontiguousarray(rows.indptr, dtype=np.int64)
         counted = each or numbers is not None  # (then every feature is counted)
@@ -181,21 +268,98 @@ class DocumentFrequencies:
             and strengths.flags.c_contiguous and strengths.flags.writeable
         data = strengths if in_place and strengths is not None else \
             np.empty(indices.shape[0], dtype=np.float64)
-        table = _NONE_F
-        if not each and indices.shape[0] > self._counts.size:  # (a large block: each
-            table = np.empty(self._counts.size, np.float64)     #  number's idf once)
-            idf_table(self._counts, self.documents, table)
+        given = table is not None
+        if table is None:
+            table = _NONE_F
+            if not each and indices.shape[0] > self._counts.size:  # (a large block: each
+                table = np.empty(self._counts.size, np.float64)     #  number's idf once)
+                idf_table(self._counts, self.documents, self._factors, table)
         self.documents = weigh_rows(
             indptr, np.ascontiguousarray(numbers, dtype=np.int32),
             _NONE_F if strengths is None else np.ascontiguousarray(strengths, np.float64),
             self._counts, self.documents,
             _NONE if weights is None else np.ascontiguousarray(weights, np.int64),
-            each, norm, data, table)
-        kept = None if counted else numbers > 0
+            each, norm, data, table, self._factors)
+        kept = table[numbers] > 0 if given else None if counted else numbers > 0
         if kept is not None and not kept.all():
             ends = np.concatenate([[0], np.cumsum(kept, dtype=np.int64)])
             indptr, indices, data = ends[indptr], indices[kept], data[kept]
         return Rows(indptr, indices, data, rows.shape[1])
+
+    def _merged(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The counts by label as one batch: each label's pairs (feature number, count)
+        from ``begins[c]`` to ``begins[c + 1]`` of the first two arrays."""
+        batches = len(self._pairs)
+        numbers, label_of, counts = (np.concatenate(part) for part in zip(*self._pairs))
+        n_labels = len(self._labels)
+        begins = np.zeros(n_labels + 1, np.int64)  # (a batch's pairs: by label, ascending)
+        np.cumsum(np.bincount(label_of, minlength=n_labels), out=begins[1:])
+        if batches > 1 or np.any(np.diff(label_of) < 0):  # (a pair twice: added up)
+            order = np.argsort(label_of, kind="stable")
+            found, added = np.empty(numbers.size, np.int32), np.empty(numbers.size)
+            top = count_by_label(np.arange(numbers.size + 1, dtype=np.int64), numbers,
+                                 counts, begins.copy(), order, np.ones(numbers.size), found,
+                                 added, begins)
+            numbers, counts = found[:top], added[:top]
+            self._pairs = [(numbers, np.repeat(np.arange(n_labels), np.diff(begins)),
+                            counts)]
+        return numbers, counts, begins
+
+    def labelled(self) -> tuple[np.ndarray, list[Any], np.ndarray, np.ndarray,
+                                np.ndarray, float]:
+        """The counts by label not yet related, by feature id, for another count to
+        add (:meth:`add_labelled`: a cluster's shards'): the pairs' feature ids, the
+        labels, each pair's label (an index into them) and count, each label's ``n_c``
+        and ``N``."""
+        labels = list(self._labels)
+        if not self._pairs:
+            return _NONE, labels, _NONE, _NONE_F, self._sizes, self._every
+        numbers, counts, begins = self._merged()
+        ids = self._map.row_ids.astype(np.int64)[numbers.astype(np.int64) - 1]
+        return (ids, labels, np.repeat(np.arange(len(labels)), np.diff(begins)), counts,
+                self._sizes, self._every)
+
+    def add_labelled(self, ids: np.ndarray, labels: list[Any], label_of: np.ndarray,
+                     counts: np.ndarray, sizes: np.ndarray, every: float) -> None:
+        """Add what another count's :meth:`labelled` gave (its features counted here
+        already, with :meth:`count` or the constructor's counts)."""
+        renumbered = np.array([self._labels.setdefault(label, len(self._labels))
+                               for label in labels], np.int64)
+        grown = np.zeros(len(self._labels))
+        grown[:self._sizes.size] = self._sizes
+        np.add.at(grown, renumbered, sizes)
+        self._sizes, self._every = grown, self._every + float(every)
+        numbers = self._map.rows(np.asarray(ids, np.int64), insert=False, unseen=0)
+        self._pairs.append((numbers.astype(np.int32), renumbered[label_of],
+                            np.asarray(counts, np.float64)))
+
+    def multipliers(self, ids: np.ndarray) -> np.ndarray:
+        """What each of features ``ids`` multiplies its strength by before the norm: its
+        idf times its relevance factor (0: never counted), as :meth:`weigh` does."""
+        numbers = self._map.rows(np.asarray(ids, np.int64), insert=False, unseen=0)
+        table = np.empty(self._counts.size, np.float64)
+        idf_table(self._counts, self.documents, self._factors, table)
+        return table[numbers]
+
+    def rescaled(self, other: DocumentFrequencies, norm: bool) -> Callable[[Any], Rows]:
+        """How rows this count weighed are weighed by ``other``'s counts instead: each
+        strength times ``other``'s multiplier over this one's (the features ``other``
+        never counted left out), then the norm when ``norm``: a calibration fold's rows
+        (:meth:`snowpy.Featurizer.refold`)."""
+        ids = self.to_arrays()[0]
+        table = np.zeros(self._counts.size, np.float64)
+        table[self._map.rows(ids, insert=False, unseen=0)] = \
+            other.multipliers(ids) / self.multipliers(ids)
+        return lambda rows: self.weigh(rows, norm=norm, table=table)
+
+    def factors_of(self, ids: np.ndarray) -> np.ndarray | None:
+        """The relevance factors of features ``ids`` counted (:meth:`to_arrays`'s), or
+        None when none were related."""
+        if not self._factors.size:
+            return None
+        numbers = self._map.rows(np.asarray(ids, np.int64), insert=False, unseen=0)
+        padded = np.append(self._factors, 1.0)  # (a number past them: 1)
+        return padded[np.minimum(numbers, self._factors.size)]
 
     def to_arrays(self) -> tuple[np.ndarray, np.ndarray]:
         """The features counted (ascending ids) and their document frequencies."""
@@ -207,3 +371,27 @@ class DocumentFrequencies:
         counts = self._counts[1:len(self._map) + 1]
         order = np.argsort(ids, kind="stable")
         return ids[order], counts[order].copy()
+
+
+def _labelled(labels: Any, n_docs: int, numbered: dict[Any, int]
+              ) -> tuple[np.ndarray, np.ndarray]:
+    """Each (document, label) pair of ``labels`` (a label per document, a collection of
+    them, or a label-indicator matrix), as two arrays: the documents, and their labels'
+    numbers in ``numbered`` (new labels numbered on)."""
+    if getattr(labels, "ndim", 1) == 2:  # (a label-indicator matrix: column j, label j)
+        docs, columns = labels.nonzero()
+        label_of = [numbered.setdefault(int(j), len(numbered)) for j in range(
+            labels.shape[1])]
+        return np.asarray(docs, np.int64), np.asarray(label_of, np.int64)[columns]
+    if not isinstance(labels, (list, tuple)):
+        labels = list(labels)  # (a Series, an array: by position)
+    if len(labels) != n_docs:
+        raise ValueError(f"{len(labels)} labels for {n_docs} documents")
+    if n_docs and isinstance(labels[0], (list, tuple, set, frozenset)):
+        labels = [dict.fromkeys(these) for these in labels]  # (a label once a document)
+        docs = [d for d, these in enumerate(labels) for _ in these]
+        label_of = [numbered.setdefault(label, len(numbered))
+                    for these in labels for label in these]
+        return np.asarray(docs, np.int64), np.asarray(label_of, np.int64)
+    label_of = [numbered.setdefault(label, len(numbered)) for label in labels]
+    return np.arange(n_docs, dtype=np.int64), np.asarray(label_of, np.int64)

@@ -17,7 +17,8 @@ learned, at most three read ahead), whatever the corpus.
 and time, the front end's options, the documents, labels and active features); a
 later run with the same corpus and options reuses it, any other rebuilds it. A front
 end that weighs by document frequency (``idf``) has the blocks' frequencies counted
-as they are built (``frequencies.npz``); the blocks keep the rows before the weighing,
+as they are built, and by label for a ``relevance`` share (``frequencies.npz``: the
+relevance factors too); the blocks keep the rows before the weighing,
 which is done as each block is read back for learning (:attr:`FeatureCache.weigh`).
 """
 
@@ -93,11 +94,14 @@ class FeatureCache:
             with np.load(self.folder / "frequencies.npz", allow_pickle=False) as arrays:
                 ids, counts = arrays["ids"].astype(np.int64), arrays["counts"].astype(np.int64)
                 documents = int(arrays["documents"])
+                factors = arrays["factors"].astype(np.float64) if "factors" in arrays \
+                    else None
         except (OSError, ValueError, KeyError):
             return False
-        if ids.shape != counts.shape or documents != self.n:
+        if ids.shape != counts.shape or documents != self.n or (
+                factors is not None and factors.shape != ids.shape):
             return False
-        self.frequencies = DocumentFrequencies(self.width, ids, counts, documents)
+        self.frequencies = DocumentFrequencies(self.width, ids, counts, documents, factors)
         return True
 
     def _describe(self, record: dict[str, Any]) -> None:
@@ -143,7 +147,7 @@ class FeatureCache:
                     seen.add(item)
             X = featurizer.rows(texts, names=False)  # (before the weighing)
             if frequencies is not None:
-                frequencies.count(X)
+                frequencies.count(X, labels=labels if featurizer.relevance else None)
             name = f"block-{len(blocks):05d}.npz"
             with replacing(self.folder / name, suffix=".npz") as temporary:
                 arrays = _arrays(X, document_keys(texts, [d.label for d in chunk]),
@@ -159,10 +163,15 @@ class FeatureCache:
                              for label in seen.labels],
                   "blocks": blocks, "frequencies": None}
         if frequencies is not None:
+            frequencies.relate(float(featurizer.relevance))
             ids, counts = frequencies.to_arrays()
+            factors = frequencies.factors_of(ids)
+            arrays = {"ids": ids, "counts": counts,
+                      "documents": np.array(frequencies.documents, np.int64)}
+            if factors is not None:
+                arrays["factors"] = factors
             with replacing(self.folder / "frequencies.npz", suffix=".npz") as temporary:
-                np.savez(temporary, ids=ids, counts=counts,
-                         documents=np.array(frequencies.documents, np.int64))
+                np.savez(temporary, **arrays)  # type: ignore[arg-type]
             record["frequencies"] = "frequencies.npz"
             self.frequencies = frequencies
         write_bytes(self.folder / "MANIFEST.json",

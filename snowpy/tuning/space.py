@@ -1,10 +1,10 @@
 """What ``snowpy tune`` searches: the rule (clouds too), the parameters each rule declares
 (:class:`snowpy.params.Param`: its default, bounds and type give the range), the front
-end (word and character n-grams, skip-grams, conjunctions, bits, values, idf, l2 norm), and
-the network (thickness, epochs, link
-policy, averaging); for a multi-label corpus the negative thickness too. The first
-trials are the defaults (and :data:`snowpy.presets.MULTILABEL` for a multi-label corpus),
-so a search never ends below them on its validation split."""
+end (word and character n-grams, skip-grams, conjunctions, bits, values, idf, relevance,
+l2 norm), and the network (thickness, epochs, link policy, averaging); for a multi-label
+corpus the negative thickness too. The first trials are the defaults (and
+:data:`snowpy.presets.MULTILABEL` for a multi-label corpus), so a search never ends below
+them on its validation split."""
 
 from __future__ import annotations
 
@@ -60,6 +60,7 @@ def suggest(trial: Any, multilabel: bool) -> dict[str, Any]:
         "bits": trial.suggest_categorical("bits", (18, 20, 22)),
         "values": trial.suggest_categorical("values", ("binary", "log")),
         "idf": trial.suggest_categorical("idf", (False, True)),
+        "relevance": trial.suggest_float("relevance", 0.0, 1.0),
         "norm": {"none": None, "l2": "l2"}[trial.suggest_categorical("norm", ("none", "l2"))],
         "thickness": trial.suggest_float("thickness", 0.0, 8.0),
         "epochs": trial.suggest_int("epochs", 3, 30, log=True),
@@ -87,7 +88,8 @@ def _defaults() -> dict[str, Any]:
     return {"rule": default["rule"], "ngrams": f"{ngrams[0]}-{ngrams[1]}",
             "char_ngrams": "none", "skipgrams": 0, "conjunctions": "none",
             "bits": default["bits"], "values": default["values"],
-            "idf": default["idf"], "norm": default["norm"] or "none",
+            "idf": default["idf"], "relevance": default["relevance"],
+            "norm": default["norm"] or "none",
             "thickness": default["thickness"], "epochs": default["epochs"],
             "links": default["links"], "average": default["average"]}
 
