@@ -156,7 +156,7 @@ CLASSIFIER: Mapping[str, Setting] = _table({
     "idf": Setting(True, FEATURIZER["idf"].doc, why=_TFIDF),
     "relevance": Setting(0.25, FEATURIZER["relevance"].doc, why="every shared corpus "
                          "within half a point of its best baseline (docs/benchmarks.md): "
-                         "+0.6 to +1.6 points on short sentences and reviews"),
+                         "up to +0.9 point on short sentences and reviews"),
     "norm": Setting("l2", FEATURIZER["norm"].doc, why=_TFIDF),
     **{name: setting for name, setting in NETWORK.items() if name != "rule"},
     "bias": Setting(0.1, NETWORK["bias"].doc, why="a bias of strength 1 weighs more than "
