@@ -676,24 +676,30 @@ def count_by_label(const int64_t[::1] indptr, const int32_t[::1] numbers,
     for j in range(numbers.shape[0]):
         if numbers[j] > widest:
             widest = numbers[j]
-    cdef double[::1] gathered = np.zeros(widest + 1, np.float64)
+    # (whole numbers, fewer than 2**31 a label: half the memory of doubles, in cache)
+    cdef int32_t[::1] gathered = np.zeros(widest + 1, np.int32)
     with nogil:
         for c in range(n_labels):
             starts_out[c] = top
             for i in range(starts[c], starts[c + 1]):
                 d = documents[i]
                 for j in range(indptr[d], indptr[d + 1]):
-                    gathered[numbers[j]] += weights[i] * (data[j] if counted else 1.0)
+                    if j + AHEAD < indptr[d + 1]:
+                        SNOWPY_PREFETCH(&gathered[numbers[j + AHEAD]])
+                    gathered[numbers[j]] += <int32_t>(weights[i] * (data[j] if counted
+                                                                    else 1.0))
             for i in range(starts[c], starts[c + 1]):
                 d = documents[i]
                 for j in range(indptr[d], indptr[d + 1]):
+                    if j + AHEAD < indptr[d + 1]:
+                        SNOWPY_PREFETCH(&gathered[numbers[j + AHEAD]])
                     number = numbers[j]
-                    if gathered[number] == 0.0:  # (met before in this label)
+                    if gathered[number] == 0:  # (met before in this label)
                         continue
                     numbers_out[top] = number
                     counts_out[top] = gathered[number]
                     top += 1
-                    gathered[number] = 0.0
+                    gathered[number] = 0
         starts_out[n_labels] = top
     return top
 
@@ -721,34 +727,45 @@ def relevance(const int32_t[::1] numbers, const double[::1] counts,
     cdef Py_ssize_t c, i, j
     cdef Py_ssize_t n_labels = ranked.shape[0]
     cdef int32_t number
-    cdef double k, r, low
-    cdef int32_t[::1] leading = np.zeros(out.shape[0], np.int32)
-    cdef int32_t[::1] trailing = np.zeros(out.shape[0], np.int32)
-    cdef int32_t[::1] last = np.full(out.shape[0], -1, np.int32)
+    cdef double r, low, odds
+    cdef int64_t k, t, most = 0
+    # (by number: how many labels from the first hold it, how many up to the last, and
+    # the last that did; side by side, one line of the cache)
+    cdef int32_t[:, ::1] held = np.zeros((out.shape[0], 3), np.int32)
     cdef double[::1] a = np.empty(max(n_labels, 1), np.float64)
+    for number in range(totals.shape[0]):
+        if totals[number] > most:
+            most = <int64_t>totals[number]
+    # ln(1 + x) for every count (whole numbers: documents, each counted whole times)
+    cdef double[::1] ln1p = np.log1p(np.arange(most + 1, dtype=np.float64))
     with nogil:
         for i in range(n_labels):
             c = ranked[i]
-            a[i] = log((features + every - sizes[c]) / (features + sizes[c]))
+            odds = log(features + every - sizes[c]) - log(features + sizes[c])
+            a[i] = odds
             for j in range(starts[c], starts[c + 1]):
+                if j + AHEAD < starts[c + 1]:
+                    SNOWPY_PREFETCH(&held[numbers[j + AHEAD], 0])
+                    SNOWPY_PREFETCH(&out[numbers[j + AHEAD]])
+                    SNOWPY_PREFETCH(&totals[numbers[j + AHEAD]])
                 number = numbers[j]
-                k = counts[j]
-                if leading[number] == i:
-                    leading[number] = <int32_t>(i + 1)
-                trailing[number] = trailing[number] + 1 if last[number] == i - 1 else 1
-                last[number] = <int32_t>i
-                r = fabs(log((1.0 + k) / (features + sizes[c]))
-                         - log((1.0 + totals[number] - k) / (features + every - sizes[c])))
+                k = <int64_t>counts[j]
+                t = <int64_t>totals[number]
+                if held[number, 0] == i:
+                    held[number, 0] = <int32_t>(i + 1)
+                held[number, 1] = held[number, 1] + 1 if held[number, 2] == i else 1
+                held[number, 2] = <int32_t>(i + 1)  # (the last label holding it, + 1)
+                r = fabs(ln1p[k] - ln1p[t - k] + odds)
                 if r > out[number]:
                     out[number] = r
         for number in range(out.shape[0]):
-            if totals[number] == 0.0 or leading[number] >= n_labels:
+            if totals[number] == 0.0 or held[number, 0] >= n_labels:
                 continue  # (never counted, or held by every label)
-            low = log(1.0 + totals[number])
-            r = fabs(a[leading[number]] - low)
+            low = ln1p[<int64_t>totals[number]]
+            r = fabs(a[held[number, 0]] - low)
             if r > out[number]:
                 out[number] = r
-            i = n_labels - 1 - (trailing[number] if last[number] == n_labels - 1 else 0)
+            i = n_labels - 1 - (held[number, 1] if held[number, 2] == n_labels else 0)
             r = fabs(a[i] - low)
             if r > out[number]:
                 out[number] = r

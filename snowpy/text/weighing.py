@@ -13,7 +13,6 @@ Rows come out sorted and without duplicates, scikit-learn's canonical CSR format
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable
 from typing import Any
 
@@ -79,11 +78,12 @@ class DocumentFrequencies:
         self._factors = _NONE_F
         #: the documents counted by label, until :meth:`relate`: each label's number (in
         #: order of first appearance), the features its documents hold (``n_c``) and all
-        #: documents hold (``N``), and batches of (feature number, label number, count)
+        #: documents hold (``N``), and batches of pairs (feature number, count), label
+        #: ``c``'s from ``begins[c]`` to ``begins[c + 1]`` of a batch's two arrays
         self._labels: dict[Any, int] = {}
         self._sizes = _NONE_F
         self._every = 0.0
-        self._pairs: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
+        self._pairs: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []  # (n, k, begins)
         #: the arrays bound for one document at a time (and the map's generation and the
         #: counts' size they were bound at)
         self._one: tuple[Any, OneDocument] | None = None
@@ -153,8 +153,7 @@ class DocumentFrequencies:
                              np.ascontiguousarray(rows[order], np.int64),
                              np.ascontiguousarray(weights[order], np.float64), found, counts,
                              begins)
-        self._pairs.append((found[:top], np.repeat(np.arange(n_labels), np.diff(begins)),
-                            counts[:top]))
+        self._pairs.append((found[:top], counts[:top], begins))
 
     def relate(self, share: float) -> None:
         """Set each feature's relevance factor from the documents counted by label (the
@@ -169,8 +168,9 @@ class DocumentFrequencies:
         out = np.zeros(totals.size, np.float64)
         relevance(numbers, counts, begins, np.argsort(-self._sizes, kind="stable"), totals,
                   self._sizes, self._every, features, out)
-        # (the mean exactly rounded: the same whatever order the features were met in)
-        mean = math.fsum(out[totals > 0]) / features if features else 0.0
+        # (summed in fixed point, 2**-32: the same whatever order the features came in)
+        mean = float(np.round(out * 2.0 ** 32).astype(np.int64).sum()) / 2.0 ** 32 \
+            / features if features else 0.0
         factors = (1.0 - share) + share * (out / mean) if mean > 0.0 \
             else np.ones(totals.size)
         # (in float32's precision: a model file keeps them in float32, the same numbers)
@@ -289,21 +289,21 @@ class DocumentFrequencies:
     def _merged(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """The counts by label as one batch: each label's pairs (feature number, count)
         from ``begins[c]`` to ``begins[c + 1]`` of the first two arrays."""
-        batches = len(self._pairs)
-        numbers, label_of, counts = (np.concatenate(part) for part in zip(*self._pairs))
         n_labels = len(self._labels)
-        begins = np.zeros(n_labels + 1, np.int64)  # (a batch's pairs: by label, ascending)
-        np.cumsum(np.bincount(label_of, minlength=n_labels), out=begins[1:])
-        if batches > 1 or np.any(np.diff(label_of) < 0):  # (a pair twice: added up)
-            order = np.argsort(label_of, kind="stable")
+        if len(self._pairs) > 1:  # (a pair in two batches: added up, by label)
+            numbers = np.concatenate([part[0] for part in self._pairs])
+            counts = np.concatenate([part[1] for part in self._pairs])
+            label_of = np.concatenate([np.repeat(np.arange(b.size - 1), np.diff(b))
+                                       for _, _, b in self._pairs])
+            starts = np.zeros(n_labels + 1, np.int64)
+            np.cumsum(np.bincount(label_of, minlength=n_labels), out=starts[1:])
             found, added = np.empty(numbers.size, np.int32), np.empty(numbers.size)
+            begins = np.empty(n_labels + 1, np.int64)
             top = count_by_label(np.arange(numbers.size + 1, dtype=np.int64), numbers,
-                                 counts, begins.copy(), order, np.ones(numbers.size), found,
-                                 added, begins)
-            numbers, counts = found[:top], added[:top]
-            self._pairs = [(numbers, np.repeat(np.arange(n_labels), np.diff(begins)),
-                            counts)]
-        return numbers, counts, begins
+                                 counts, starts, np.argsort(label_of, kind="stable"),
+                                 np.ones(numbers.size), found, added, begins)
+            self._pairs = [(found[:top], added[:top], begins)]
+        return self._pairs[0]
 
     def labelled(self) -> tuple[np.ndarray, list[Any], np.ndarray, np.ndarray,
                                 np.ndarray, float]:
@@ -316,7 +316,7 @@ class DocumentFrequencies:
             return _NONE, labels, _NONE, _NONE_F, self._sizes, self._every
         numbers, counts, begins = self._merged()
         ids = self._map.row_ids.astype(np.int64)[numbers.astype(np.int64) - 1]
-        return (ids, labels, np.repeat(np.arange(len(labels)), np.diff(begins)), counts,
+        return (ids, labels, np.repeat(np.arange(begins.size - 1), np.diff(begins)), counts,
                 self._sizes, self._every)
 
     def add_labelled(self, ids: np.ndarray, labels: list[Any], label_of: np.ndarray,
@@ -330,8 +330,12 @@ class DocumentFrequencies:
         np.add.at(grown, renumbered, sizes)
         self._sizes, self._every = grown, self._every + float(every)
         numbers = self._map.rows(np.asarray(ids, np.int64), insert=False, unseen=0)
-        self._pairs.append((numbers.astype(np.int32), renumbered[label_of],
-                            np.asarray(counts, np.float64)))
+        label_of = renumbered[np.asarray(label_of, np.int64)]
+        order = np.argsort(label_of, kind="stable")
+        begins = np.zeros(len(self._labels) + 1, np.int64)
+        np.cumsum(np.bincount(label_of, minlength=len(self._labels)), out=begins[1:])
+        self._pairs.append((numbers.astype(np.int32)[order],
+                            np.asarray(counts, np.float64)[order], begins))
 
     def multipliers(self, ids: np.ndarray) -> np.ndarray:
         """What each of features ``ids`` multiplies its strength by before the norm: its
