@@ -11,6 +11,8 @@ import unicodedata
 from decimal import Decimal
 
 import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
 import pytest
 import scipy.sparse as sp
 
@@ -809,10 +811,11 @@ def test_document_frequencies_count_weigh_and_round_trip_by_hand(width):
 
 
 
-def _relevance_by_hand(docs, labels, weights, share):
-    """NBSVM's ratios written out over every label, the features' relevance factors."""
+def _relevance_by_hand(docs, labels, weights, share, features=None):
+    """NBSVM's ratios written out over every label (those that lack a feature included),
+    the relevance factors of ``features`` (by default every feature)."""
     every = sum(w * len(d) for d, w in zip(docs, weights))
-    features = sorted(set().union(*docs))  # (the labels that lack one included)
+    features = sorted(set().union(*docs)) if features is None else features
     names = sorted({label for these in labels for label in these})
     size = {c: sum(w * len(d) for d, these, w in zip(docs, labels, weights) if c in these)
             for c in names}
@@ -826,6 +829,8 @@ def _relevance_by_hand(docs, labels, weights, share):
                               - np.log((1 + t - k) / (len(features) + every - size[c]))))
         found[f] = max(ratios)
     mean = np.mean(list(found.values()))
+    if mean == 0:  # (no feature tells a label apart: every factor 1)
+        return dict.fromkeys(found, 1.0)
     return {f: (1 - share) + share * r / mean for f, r in found.items()}
 
 
@@ -880,6 +885,38 @@ def test_relevance_factors_are_the_naive_bayes_ratios_written_out(width):
     nothing.count(rows(docs))
     nothing.relate(0.4)  # (nothing counted by label: no factors)
     assert nothing.factors_of(ids) is None
+
+
+@settings(max_examples=80, deadline=None, derandomize=True)
+@given(st.lists(st.tuples(st.sets(st.integers(0, 11), max_size=6),
+                          st.sets(st.sampled_from("abcd"), max_size=3), st.integers(0, 3)),
+                min_size=1, max_size=12),
+       st.booleans(), st.integers(1, 3))
+def test_relevance_factors_match_the_ratios_written_out_for_any_documents(docs, single,
+                                                                          batches):
+    """Any documents, weights (0 included), one label each or sets of them (empty
+    included), counted in any number of batches: the factors of the features counted are
+    the by-hand ones, in float32's precision."""
+    if single:
+        docs = [(d, {min(these) if these else "a"}, w) for d, these, w in docs]
+    width = 16
+    frequencies = DocumentFrequencies(width)
+    for part in np.array_split(np.arange(len(docs)), batches):
+        chosen = [docs[i] for i in part]
+        indptr = np.cumsum([0] + [len(d) for d, _, _ in chosen])
+        rows = Rows(indptr, np.array([f for d, _, _ in chosen for f in sorted(d)], np.int64),
+                    None, width)
+        labels = [next(iter(these)) for _, these, _ in chosen] if single else \
+            [sorted(these) for _, these, _ in chosen]
+        frequencies.count(rows, [w for _, _, w in chosen], labels=labels)
+    frequencies.relate(0.3)
+    counted = [f for f in range(12) if any(f in d and w for d, _, w in docs)]
+    if not counted or not any(w for _, these, w in docs if these):
+        return  # (nothing counted, or no label: the factors are 1 or any)
+    expected = _relevance_by_hand([d for d, _, _ in docs], [these for _, these, _ in docs],
+                                  [w for _, _, w in docs], 0.3, counted)
+    found = frequencies.factors_of(np.array(counted))
+    np.testing.assert_allclose(found, [expected[f] for f in counted], rtol=1.2e-7)
 
 
 def test_a_front_end_with_relevance_scales_its_tfidf_rows_by_the_factors():
