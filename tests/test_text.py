@@ -838,8 +838,9 @@ def _relevance_by_hand(docs, labels, weights, share, features=None):
 def test_relevance_factors_are_the_naive_bayes_ratios_written_out(width):
     """Each feature's factor is (1 - share) + share * r / mean r, r its largest |log-count
     ratio| over every label (those that lack it too: feature 3, in every document but
-    label c's), with weights and several labels a document; counted in two batches, or in
-    two counts added up as a cluster's shards are, the same factors."""
+    label c's), with weights and several labels a document; counted in two batches, on
+    three threads, or in two counts added up as a cluster's shards are, the same
+    factors."""
     docs = [{1, 2}, {1, 3}, {3, 4}, {3, 5}, {2, 3, 5}, {6}, {1, 3, 6}]
     labels = [["a"], ["a"], ["b"], ["b", "a"], ["b"], ["c"], ["a"]]
     weights = [1, 2, 1, 1, 3, 1, 1]
@@ -862,6 +863,10 @@ def test_relevance_factors_are_the_naive_bayes_ratios_written_out(width):
     two.count(rows(docs[3:]), weights[3:], labels=labels[3:])
     two.relate(0.4)
     assert two.factors_of(ids).tobytes() == one.factors_of(ids).tobytes()
+    threaded = DocumentFrequencies(width)  # (the labels in runs, a run a thread)
+    threaded.count(rows(docs), weights, labels=labels, threads=3)
+    threaded.relate(0.4)
+    assert threaded.factors_of(ids).tobytes() == one.factors_of(ids).tobytes()
     shards = []
     for part in (slice(0, 4), slice(4, None)):
         shard = DocumentFrequencies(width)

@@ -657,7 +657,7 @@ def weigh_rows(const int64_t[::1] indptr, const int32_t[::1] numbers, const doub
 def count_by_label(const int64_t[::1] indptr, const int32_t[::1] numbers,
                    const double[::1] data, const int64_t[::1] starts,
                    const int64_t[::1] documents, const double[::1] weights,
-                   int32_t[::1] numbers_out, double[::1] counts_out,
+                   int64_t size, int32_t[::1] numbers_out, double[::1] counts_out,
                    int64_t[::1] starts_out):
     """How many documents of each label hold each feature: label ``c``'s documents are
     the rows ``documents[starts[c]:starts[c + 1]]`` of ``indptr`` and ``numbers``, each
@@ -665,19 +665,17 @@ def count_by_label(const int64_t[::1] indptr, const int32_t[::1] numbers,
     counts of counts gathered before are added up this way). Label ``c``'s distinct
     numbers and their counts go to ``numbers_out`` and ``counts_out`` from
     ``starts_out[c]``, in the order met; returns how many in all. One pass over each
-    label's rows, no sort: the counts gather in a table by number, zeroed behind the
-    label."""
+    label's rows, no sort: the counts gather in a table of ``size`` numbers (every
+    number below it), zeroed behind the label. Without the GIL: labels apart, on
+    threads apart."""
     cdef Py_ssize_t c, i, j
     cdef Py_ssize_t n_labels = starts.shape[0] - 1
     cdef Py_ssize_t top = 0
     cdef int64_t d
-    cdef int32_t number, widest = 0
+    cdef int32_t number
     cdef bint counted = data.shape[0] > 0
-    for j in range(numbers.shape[0]):
-        if numbers[j] > widest:
-            widest = numbers[j]
     # (whole numbers, fewer than 2**31 a label: half the memory of doubles, in cache)
-    cdef int32_t[::1] gathered = np.zeros(widest + 1, np.int32)
+    cdef int32_t[::1] gathered = np.zeros(size, np.int32)
     with nogil:
         for c in range(n_labels):
             starts_out[c] = top

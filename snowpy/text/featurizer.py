@@ -323,7 +323,8 @@ class Featurizer(TransformerConventions, ChunkStages):
         elif self.idf:
             rows = self.rows(texts, names=False)
             frequencies = self._frequencies(afresh=True)
-            frequencies.count(rows, labels=y if self.relevance else None)
+            frequencies.count(rows, labels=y if self.relevance else None,
+                              threads=self._jobs())
             frequencies.relate(float(self.relevance))
         return self
 
@@ -371,7 +372,8 @@ class Featurizer(TransformerConventions, ChunkStages):
         numbers = None
         if count == "all":
             numbers = frequencies.count(rows, weights,
-                                        labels=labels if self.relevance else None)
+                                        labels=labels if self.relevance else None,
+                                        threads=self._jobs())
             frequencies.relate(float(self.relevance))
         elif frequencies.documents == 0:
             raise NotFittedError("this Featurizer's document frequencies (idf=True) are not "
@@ -386,7 +388,7 @@ class Featurizer(TransformerConventions, ChunkStages):
         relevance; the features they do not hold left out), then the norm: no label of
         the held-out documents reaches the strengths their scores are made of."""
         fold = DocumentFrequencies(1 << int(self.bits))
-        fold.count(rows, labels=labels if self.relevance else None)
+        fold.count(rows, labels=labels if self.relevance else None, threads=self._jobs())
         fold.relate(float(self.relevance))
         return self._frequencies().rescaled(fold, self.norm == "l2")
 

@@ -27,6 +27,7 @@ from snowpy._core.extract import (
     weigh_rows,
 )
 from snowpy._rows import Rows
+from snowpy._validation import on_threads
 from snowpy.hashmap import FeatureMap
 
 __all__ = ["VALUE_MODES", "DocumentFrequencies"]
@@ -103,12 +104,13 @@ class DocumentFrequencies:
         state["_one"] = None  # (compiled, bound to the arrays: bound again when used)
         return state
 
-    def count(self, rows: Any, weights: Any = None, labels: Any = None) -> np.ndarray:
+    def count(self, rows: Any, weights: Any = None, labels: Any = None,
+              threads: int = 1) -> np.ndarray:
         """Count the documents of ``rows`` (CSR rows: each holds a feature once), each
         ``weights`` times (whole numbers; once each by default), and by their
         ``labels`` when given (one per document, or a collection of them: for
-        :meth:`relate`); returns the rows' features by the map's numbers (for
-        :meth:`weigh`)."""
+        :meth:`relate`; the labels shared among ``threads``); returns the rows'
+        features by the map's numbers (for :meth:`weigh`)."""
         numbers = self._numbers(rows)
         if weights is None:
             count_numbers(numbers, self._counts)
@@ -119,41 +121,57 @@ class DocumentFrequencies:
                 rows.indptr)), minlength=self._counts.size).astype(np.int64)
             self.documents += int(weights.sum())
         if labels is not None:
-            self._count_by_label(rows, numbers, labels, weights)
+            indptr = np.ascontiguousarray(rows.indptr, dtype=np.int64)
+            n_docs = indptr.shape[0] - 1
+            docs, label_of = _labelled(labels, n_docs, self._labels)
+            w = np.ones(n_docs) if weights is None else np.asarray(weights, np.float64)
+            sizes = np.diff(indptr)
+            self._every += float(sizes @ w)
+            grown = np.zeros(len(self._labels))
+            grown[:self._sizes.size] = self._sizes
+            self._sizes = grown + np.bincount(label_of, weights=(sizes * w)[docs],
+                                              minlength=grown.size)
+            self._pairs.append(self._by_label(indptr, numbers, _NONE_F, docs, label_of,
+                                              w[docs], threads))
         return numbers
 
-    def _count_by_label(self, rows: Any, numbers: np.ndarray, labels: Any,
-                        weights: Any) -> None:
-        indptr = np.ascontiguousarray(rows.indptr, dtype=np.int64)
-        n_docs = indptr.shape[0] - 1
-        docs, label_of = _labelled(labels, n_docs, self._labels)
-        w = np.ones(n_docs) if weights is None else np.asarray(weights, np.float64)
-        sizes = np.diff(indptr)
-        self._every += float(sizes @ w)
-        self._add_pairs(indptr, numbers, _NONE_F, docs, label_of, w[docs],
-                        (sizes * w)[docs])
-
-    def _add_pairs(self, indptr: np.ndarray, numbers: np.ndarray, data: np.ndarray,
-                   rows: np.ndarray, label_of: np.ndarray, weights: np.ndarray,
-                   sizes: np.ndarray) -> None:
+    def _by_label(self, indptr: np.ndarray, numbers: np.ndarray, data: np.ndarray,
+                  rows: np.ndarray, label_of: np.ndarray, weights: np.ndarray,
+                  threads: int = 1) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Rows ``rows`` of ``indptr`` and ``numbers`` (``data``: each entry's count)
-        counted for labels ``label_of``, ``weights`` times, adding ``sizes`` to their
-        labels' ``n_c``: one batch of pairs (:func:`count_by_label`)."""
+        counted for labels ``label_of``, ``weights`` times: each label's pairs (feature
+        number, count), label ``c``'s from ``begins[c]`` on (:func:`count_by_label`), the
+        labels in runs of about equal entries, a run a thread."""
         n_labels = len(self._labels)
-        grown = np.zeros(n_labels)
-        grown[:self._sizes.size] = self._sizes
-        self._sizes = grown + np.bincount(label_of, weights=sizes, minlength=n_labels)
         order = np.argsort(label_of, kind="stable")
         starts = np.zeros(n_labels + 1, np.int64)
         np.cumsum(np.bincount(label_of, minlength=n_labels), out=starts[1:])
-        room = int(np.diff(indptr)[rows].sum())
-        found, counts = np.empty(room, np.int32), np.empty(room, np.float64)
-        begins = np.empty(n_labels + 1, np.int64)
-        top = count_by_label(indptr, np.ascontiguousarray(numbers, np.int32), data, starts,
-                             np.ascontiguousarray(rows[order], np.int64),
-                             np.ascontiguousarray(weights[order], np.float64), found, counts,
-                             begins)
-        self._pairs.append((found[:top], counts[:top], begins))
+        documents = np.ascontiguousarray(rows[order], np.int64)
+        weights = np.ascontiguousarray(weights[order], np.float64)
+        numbers = np.ascontiguousarray(numbers, np.int32)
+        entries = np.zeros(n_labels + 1, np.int64)  # (entries of the labels before)
+        np.cumsum(np.bincount(label_of, weights=np.diff(indptr)[rows],
+                              minlength=n_labels).astype(np.int64), out=entries[1:])
+        cuts = np.unique(np.concatenate([[0, n_labels], np.searchsorted(
+            entries, entries[-1] * np.arange(1, threads) / threads)]))
+
+        def run(cut: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+            first, end = int(cuts[cut]), int(cuts[cut + 1])
+            room = int(entries[end] - entries[first])
+            found, counts = np.empty(room, np.int32), np.empty(room, np.float64)
+            begins = np.empty(end - first + 1, np.int64)
+            top = count_by_label(indptr, numbers, data, starts[first:end + 1], documents,
+                                 weights, self._map.next_row, found, counts, begins)
+            return found[:top], counts[:top], begins
+
+        parts = on_threads(run, range(cuts.size - 1), threads)
+        if len(parts) == 1:
+            return parts[0]
+        offsets = np.cumsum([0] + [part[2][-1] for part in parts])
+        begins = np.concatenate([part[2][:-1] + offset for part, offset in
+                                 zip(parts, offsets)] + [offsets[-1:]]).astype(np.int64)
+        return (np.concatenate([_NONE.astype(np.int32)] + [part[0] for part in parts]),
+                np.concatenate([_NONE_F] + [part[1] for part in parts]), begins)
 
     def relate(self, share: float) -> None:
         """Set each feature's relevance factor from the documents counted by label (the
@@ -289,20 +307,14 @@ class DocumentFrequencies:
     def _merged(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """The counts by label as one batch: each label's pairs (feature number, count)
         from ``begins[c]`` to ``begins[c + 1]`` of the first two arrays."""
-        n_labels = len(self._labels)
         if len(self._pairs) > 1:  # (a pair in two batches: added up, by label)
             numbers = np.concatenate([part[0] for part in self._pairs])
             counts = np.concatenate([part[1] for part in self._pairs])
             label_of = np.concatenate([np.repeat(np.arange(b.size - 1), np.diff(b))
                                        for _, _, b in self._pairs])
-            starts = np.zeros(n_labels + 1, np.int64)
-            np.cumsum(np.bincount(label_of, minlength=n_labels), out=starts[1:])
-            found, added = np.empty(numbers.size, np.int32), np.empty(numbers.size)
-            begins = np.empty(n_labels + 1, np.int64)
-            top = count_by_label(np.arange(numbers.size + 1, dtype=np.int64), numbers,
-                                 counts, starts, np.argsort(label_of, kind="stable"),
-                                 np.ones(numbers.size), found, added, begins)
-            self._pairs = [(found[:top], added[:top], begins)]
+            self._pairs = [self._by_label(np.arange(numbers.size + 1, dtype=np.int64),
+                                          numbers, counts, np.arange(numbers.size),
+                                          label_of, np.ones(numbers.size))]
         return self._pairs[0]
 
     def labelled(self) -> tuple[np.ndarray, list[Any], np.ndarray, np.ndarray,
