@@ -349,7 +349,7 @@ class DocumentFrequencies:
         self._pairs.append((numbers.astype(np.int32)[order],
                             np.asarray(counts, np.float64)[order], begins))
 
-    def _multipliers(self, ids: np.ndarray) -> np.ndarray:
+    def multipliers(self, ids: np.ndarray) -> np.ndarray:
         """What each of features ``ids`` multiplies its strength by before the norm: its
         idf times its relevance factor (0: never counted), as :meth:`weigh` does."""
         numbers = self._map.rows(np.asarray(ids, np.int64), insert=False, unseen=0)
@@ -365,7 +365,7 @@ class DocumentFrequencies:
         ids = self.to_arrays()[0]
         table = np.zeros(self._counts.size, np.float64)
         table[self._map.rows(ids, insert=False, unseen=0)] = \
-            other._multipliers(ids) / self._multipliers(ids)
+            other.multipliers(ids) / self.multipliers(ids)
         return lambda rows: self.weigh(rows, norm=norm, table=table)
 
     def factors_of(self, ids: np.ndarray) -> np.ndarray | None:
