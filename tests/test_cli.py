@@ -644,6 +644,19 @@ def test_ctrl_c_in_the_calibration_folds_says_nothing_could_be_saved(tmp_path, m
     assert not partial.exists() and not (tmp_path / "m.snowpy").exists()
 
 
+def test_a_relevance_given_keeps_a_winnows_strengths_as_the_other_strength_options_do(
+        tmp_path):
+    """--relevance is a strength option: a Winnow given it keeps the default TF-IDF front
+    end (no note), and the relevance reaches the model."""
+    result = run("train", TRAIN, "-o", str(tmp_path / "m.snowpy"), "--rule",
+                 "balanced-winnow", "--relevance", "0.5", "--epochs", "1")
+    assert result.exit_code == 0, result.output
+    assert "learns on SNoW's front end" not in result.output
+    front = snowpy.load(tmp_path / "m.snowpy").featurizer_
+    assert (front.idf, front.relevance, front.values) == (True, 0.5, "log")
+    assert front.frequencies_.factors_of(front.frequencies_.to_arrays()[0]).max() > 1
+
+
 def test_the_training_tables_say_one_thing_per_word_and_an_early_stop_is_explained(tmp_path):
     # "mistakes" was per row in one table and cumulative in the stream's; the header ran
     # together ("online acc. since last epoch acc."); an early stop went unexplained

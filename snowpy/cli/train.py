@@ -422,12 +422,13 @@ def _multilabel(ctx: typer.Context, classifier: Any, rule_params: dict[str, Any]
 
 def _snow_front_end(ctx: typer.Context, classifier: Any, rule: str, quiet: bool) -> None:
     """A multiplicative rule on SNoW's front end (:func:`snowpy.presets.front_end_settings`)
-    when no strength option (--values, --idf, --l2, --bias) was given, said in a note."""
+    when no strength option (--values, --idf, --relevance, --l2, --bias) was given, said in
+    a note."""
     from snowpy.cli.common import given_options
     from snowpy.presets import front_end_settings
 
     settings = front_end_settings(rule)
-    if not settings or given_options(ctx) & {"values", "idf", "l2", "bias"}:
+    if not settings or given_options(ctx) & {"values", "idf", "relevance", "l2", "bias"}:
         return
     classifier.set_params(**settings)
     if not quiet:
