@@ -126,11 +126,7 @@ class DocumentFrequencies:
             docs, label_of = _labelled(labels, n_docs, self._labels)
             w = np.ones(n_docs) if weights is None else np.asarray(weights, np.float64)
             sizes = np.diff(indptr)
-            self._every += float(sizes @ w)
-            grown = np.zeros(len(self._labels))
-            grown[:self._sizes.size] = self._sizes
-            self._sizes = grown + np.bincount(label_of, weights=(sizes * w)[docs],
-                                              minlength=grown.size)
+            self._add_sizes(label_of, (sizes * w)[docs], float(sizes @ w))
             self._pairs.append(self._by_label(indptr, numbers, _NONE_F, docs, label_of,
                                               w[docs], threads))
         return numbers
@@ -312,9 +308,9 @@ class DocumentFrequencies:
             counts = np.concatenate([part[1] for part in self._pairs])
             label_of = np.concatenate([np.repeat(np.arange(b.size - 1), np.diff(b))
                                        for _, _, b in self._pairs])
-            self._pairs = [self._by_label(np.arange(numbers.size + 1, dtype=np.int64),
-                                          numbers, counts, np.arange(numbers.size),
-                                          label_of, np.ones(numbers.size))]
+            pairs = np.arange(numbers.size + 1, dtype=np.int64)  # (a pair a row)
+            self._pairs = [self._by_label(pairs, numbers, counts, pairs[:-1], label_of,
+                                          np.ones(numbers.size))]
         return self._pairs[0]
 
     def labelled(self) -> tuple[np.ndarray, list[Any], np.ndarray, np.ndarray,
@@ -337,17 +333,20 @@ class DocumentFrequencies:
         already, with :meth:`count` or the constructor's counts)."""
         renumbered = np.array([self._labels.setdefault(label, len(self._labels))
                                for label in labels], np.int64)
+        self._add_sizes(renumbered, np.asarray(sizes, np.float64), float(every))
+        numbers = self._map.rows(np.asarray(ids, np.int64), insert=False, unseen=0)
+        pairs = np.arange(numbers.size + 1, dtype=np.int64)  # (a pair a row)
+        self._pairs.append(self._by_label(pairs, numbers, np.asarray(counts, np.float64),
+                                          pairs[:-1], renumbered[np.asarray(label_of,
+                                                                            np.int64)],
+                                          np.ones(numbers.size)))
+
+    def _add_sizes(self, label_of: np.ndarray, sizes: np.ndarray, every: float) -> None:
+        """``sizes`` added to the ``n_c`` of labels ``label_of``, ``every`` to ``N``."""
         grown = np.zeros(len(self._labels))
         grown[:self._sizes.size] = self._sizes
-        np.add.at(grown, renumbered, sizes)
-        self._sizes, self._every = grown, self._every + float(every)
-        numbers = self._map.rows(np.asarray(ids, np.int64), insert=False, unseen=0)
-        label_of = renumbered[np.asarray(label_of, np.int64)]
-        order = np.argsort(label_of, kind="stable")
-        begins = np.zeros(len(self._labels) + 1, np.int64)
-        np.cumsum(np.bincount(label_of, minlength=len(self._labels)), out=begins[1:])
-        self._pairs.append((numbers.astype(np.int32)[order],
-                            np.asarray(counts, np.float64)[order], begins))
+        self._sizes = grown + np.bincount(label_of, weights=sizes, minlength=grown.size)
+        self._every += every
 
     def multipliers(self, ids: np.ndarray) -> np.ndarray:
         """What each of features ``ids`` multiplies its strength by before the norm: its
