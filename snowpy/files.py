@@ -43,7 +43,7 @@ from snowpy._validation import threads_of
 from snowpy.corpora.corpus import Corpus, Read, settled_labels
 from snowpy.corpora.documents import max_document_bytes
 from snowpy.text.keys import keys_of, label_parts
-from snowpy.text.tokenize import _ascii_word
+from snowpy.text.tokenize import ascii_word
 from snowpy.text.unicode import tables
 
 __all__ = ["Chained", "FileRows", "NotCompiled", "read_blocks", "read_corpus", "read_rows",
@@ -160,7 +160,7 @@ def _settings(featurizer: Any, format: str, multilabel: bool, prefix: str) -> tu
     segments = [(int(s.kernel.params[0]), int(s.kernel.params[1]), int(s.seed))
                 for s in featurizer.segments()]
     return (1 if format == "fasttext" else 0, bool(multilabel),
-            prefix.encode("utf-8"), tables(), _ascii_word(bool(featurizer.lowercase)),
+            prefix.encode("utf-8"), tables(), ascii_word(bool(featurizer.lowercase)),
             bool(featurizer.lowercase), bool(featurizer.strip_accents), segments,
             ("binary", "count", "log").index(featurizer.values),
             featurizer.assembles_norm, int(featurizer.bits), max_document_bytes())

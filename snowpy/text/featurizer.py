@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from snowpy._core.extract import WordsRow
 from snowpy._lazy import lazy_module
 from snowpy._rows import Rows
 from snowpy._validation import threads_of
@@ -40,8 +41,9 @@ from snowpy.text.conventions import TransformerConventions, as_documents
 from snowpy.text.hashing import feature_seed, hash_names
 from snowpy.text.names import NameIndex
 from snowpy.text.patterns import TokenPattern
-from snowpy.text.single import WordsOnly
 from snowpy.text.stages import ChunkStages, Segment
+from snowpy.text.tokenize import ascii_word
+from snowpy.text.unicode import tables
 
 if TYPE_CHECKING:  # pragma: no cover
     import scipy.sparse as sp
@@ -497,21 +499,28 @@ class Featurizer(TransformerConventions, ChunkStages):
         if single is None or self.unicode_form or self.strip_accents:
             return None
         if not self.idf:
-            return single.words, None
+            return single, None
         frequencies = self.__dict__.get("frequencies_")
         weigher = None if frequencies is None or frequencies.documents == 0 \
             else frequencies.bound(self.norm == "l2")
-        return None if weigher is None else (single.words, weigher)
+        return None if weigher is None else (single, weigher)
 
-    def words_only(self) -> WordsOnly | None:
-        """The one-call path for one document, when the front end is word n-grams only."""
+    def words_only(self) -> WordsRow | None:
+        """The one-call path for one document, when the front end is word n-grams only:
+        the compiled stages of the chunk pipeline (the tokeniser, the word n-grams, the
+        row assembly) in one call, the row ``transform`` gives (a test checks it), its
+        buffers grown to the longest document seen."""
         if "_single_path" not in self.__dict__:
             segments = self.segments()
             plain = self.fields is None and self.token_pattern is None and \
                 all(segment.name == "words" for segment in segments)
-            self._single_path = WordsOnly(
-                segments, self.lowercase, self.strip_accents, VALUE_MODES.index(self.values),
-                self.assembles_norm, int(self.bits)) if plain else None
+            self._single_path = WordsRow(
+                tables(), ascii_word(bool(self.lowercase)), bool(self.lowercase),
+                bool(self.strip_accents), [(int(segment.kernel.params[0]),
+                                            int(segment.kernel.params[1]), int(segment.seed))
+                                           for segment in segments],
+                VALUE_MODES.index(self.values), bool(self.assembles_norm),
+                int(self.bits)) if plain else None
         return self._single_path
 
     def _features_of_dict(self, features: dict) -> tuple[np.ndarray, np.ndarray]:

@@ -32,6 +32,7 @@ from snowpy.text.unicode import SEPARATOR, WORD, tables
 
 __all__ = [
     "TokenStream",
+    "ascii_word",
     "encode_documents",
     "split_documents",
     "split_spaces",
@@ -103,13 +104,13 @@ def tokenize_bytes(
     doc_ptr = np.zeros(n_docs + 1, dtype=np.int64)
     invalid = np.zeros(n_docs, dtype=np.int64)
     used, n_tokens = _compiled.tokenize(data, offsets.astype(np.int64, copy=False), tables(),
-                                        _ascii_word(bool(lowercase)), lowercase,
+                                        ascii_word(bool(lowercase)), lowercase,
                                         strip_marks, out, starts, ends, doc_ptr, invalid)
     return TokenStream(out[:used], starts[:n_tokens], ends[:n_tokens], doc_ptr, invalid)
 
 
 @functools.cache
-def _ascii_word(lowercase: bool) -> np.ndarray:
+def ascii_word(lowercase: bool) -> np.ndarray:
     """Per byte: its (lower-cased) value for an ASCII word character, else 0."""
     unicode_tables = tables()  # (the page of the first 256 code points)
     classes = unicode_tables.class_pages.reshape(-1, 256)[unicode_tables.class_index[0]]
