@@ -3,11 +3,20 @@
 from __future__ import annotations
 
 import os
+import signal
 from pathlib import Path
 
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Ctrl-C reaches the commands the tests start: a suite started in the background of
+    a shell (``.ci/run &``) finds SIGINT ignored, and every process it starts would
+    ignore it too, so the tests that press Ctrl-C on a training would wait for ever."""
+    if signal.getsignal(signal.SIGINT) == signal.SIG_IGN:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 def corpora_dir() -> Path | None:
