@@ -211,6 +211,17 @@ def test_the_cluster_is_a_client_an_address_or_a_number_of_workers():
         fit(SnowClassifier(), DEMO, cluster=[2])
 
 
+def test_the_workers_of_a_local_cluster_keep_the_memory_they_free():
+    # (Dask's default gives it back, and each round faulted the next network's memory in)
+    from snowpy.distributed.cluster import WORKER_MEMORY, connect
+
+    with connect(1) as connected:
+        seen = connected.run(lambda: {name: os.environ.get(name) for name in WORKER_MEMORY})
+        assert list(seen.values()) == [WORKER_MEMORY]
+        # (Dask's own settings for the workers stay)
+        assert set(connected.run(lambda: os.environ.get("OMP_NUM_THREADS")).values()) == {"1"}
+
+
 def test_a_bag_of_texts_and_a_dataframe_are_trained_where_their_partitions_lie(client):
     import dask.bag as db
 
