@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import numbers
+import os
 from collections.abc import Iterator
 from typing import Any
 
@@ -22,7 +23,8 @@ __all__ = ["WORKER_MEMORY", "bytes_moved", "connect", "default_shards", "worker_
 #: back is faulted in again, a page at a time: 360,000 synthetic documents, 3 rounds on 2
 #: workers, 15.6-16.3 s against 14.4-14.7 s, system time 9.1-9.6 s against 7.2-7.8 s, the
 #: same model file (docs/benchmarks.md). Blocks below 32 MiB (glibc's largest threshold)
-#: come from the heap, and the heap is never trimmed.
+#: come from the heap, and the heap is never trimmed. Set for the workers snowpy starts,
+#: whatever this process's environment holds.
 WORKER_MEMORY = {"MALLOC_MMAP_THRESHOLD_": str(32 << 20),
                  "MALLOC_TRIM_THRESHOLD_": str(1 << 40)}
 
@@ -65,11 +67,23 @@ def connect(cluster: Any = None) -> Iterator[Any]:
         raise ConfigurationError(f"a local cluster needs at least 1 worker, got {count}")
     import dask
 
-    with dask.config.set({f"distributed.nanny.pre-spawn-environ.{name}": value
-                          for name, value in WORKER_MEMORY.items()}), \
-            distributed.LocalCluster(n_workers=count, threads_per_worker=1, processes=True,
-                                     dashboard_address=":0", silence_logs=50) as local_cluster, \
-            distributed.Client(local_cluster) as local:
+    # (set in this process's environment while the workers start, which they inherit: Dask
+    # prefers a value there to its configuration's, and leaves its own there behind it)
+    before = {name: os.environ.get(name) for name in WORKER_MEMORY}
+    os.environ.update(WORKER_MEMORY)
+    try:
+        with dask.config.set({f"distributed.nanny.pre-spawn-environ.{name}": value
+                              for name, value in WORKER_MEMORY.items()}):
+            local_cluster = distributed.LocalCluster(
+                n_workers=count, threads_per_worker=1, processes=True,
+                dashboard_address=":0", silence_logs=50)
+    finally:
+        for name, value in before.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
+    with local_cluster, distributed.Client(local_cluster) as local:
         yield local
 
 
