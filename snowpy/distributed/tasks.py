@@ -87,12 +87,9 @@ def frequencies_of(data: ShardData, by_label: bool) -> tuple[Any, ...]:
     (:meth:`~snowpy.text.weighing.DocumentFrequencies.labelled`)."""
     from snowpy.text.weighing import DocumentFrequencies
 
-    ids, counts = np.unique(data.X.indices, return_counts=True)
-    if not by_label:
-        return ids.astype(np.int64), counts.astype(np.int64), None
     frequencies = DocumentFrequencies(int(data.X.shape[1]))
-    frequencies.count(data.X, labels=data.labels)
-    return ids.astype(np.int64), counts.astype(np.int64), frequencies.labelled()
+    frequencies.count(data.X, labels=data.labels if by_label else None)
+    return *frequencies.to_arrays(), frequencies.labelled() if by_label else None
 
 
 def added_frequencies(documents: int, width: int, relevance: float, *found: tuple[Any, ...]
@@ -103,12 +100,12 @@ def added_frequencies(documents: int, width: int, relevance: float, *found: tupl
     takes."""
     from snowpy.text.weighing import DocumentFrequencies
 
-    ids, where = np.unique(np.concatenate([f[0] for f in found]), return_inverse=True)
-    counts = np.bincount(where, weights=np.concatenate([f[1] for f in found]),
-                         minlength=ids.size).astype(np.int64)
+    frequencies = DocumentFrequencies(width, documents=int(documents))
+    for shard_ids, shard_counts, _ in found:
+        frequencies.add(shard_ids, shard_counts)
+    ids, counts = frequencies.to_arrays()
     if not relevance:
         return ids, counts, int(documents), None
-    frequencies = DocumentFrequencies(width, ids, counts, int(documents))
     for *_, labelled in found:
         frequencies.add_labelled(*labelled)
     frequencies.relate(relevance)

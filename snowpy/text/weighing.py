@@ -89,15 +89,22 @@ class DocumentFrequencies:
         #: counts' size they were bound at)
         self._one: tuple[Any, OneDocument] | None = None
         if ids is not None and counts is not None:  # (what to_arrays gave: a model file's)
-            numbers = self._map.rows(np.asarray(ids, dtype=np.int64), insert=True)
-            self._counts = np.zeros(self._map.next_row, dtype=np.int64)
-            self._counts[numbers] = counts
+            numbers = self.add(ids, counts)
             if factors is not None:
                 self._factors = np.ones(self._map.next_row, dtype=np.float64)
                 self._factors[numbers] = factors
 
     def __len__(self) -> int:
         return len(self._map)
+
+    def add(self, ids: np.ndarray, counts: np.ndarray) -> np.ndarray:
+        """Add another count's features and their document frequencies (its
+        :meth:`to_arrays`: a model file's, a cluster's shard's; its documents are the
+        constructor's); returns the features by the map's numbers."""
+        numbers = self._map.rows(np.asarray(ids, dtype=np.int64), insert=True)
+        self._make_room()
+        self._counts[numbers] += np.asarray(counts, np.int64)
+        return numbers
 
     def __getstate__(self) -> dict[str, Any]:
         state = dict(self.__dict__)
@@ -139,7 +146,7 @@ class DocumentFrequencies:
         number, count), label ``c``'s from ``begins[c]`` on (:func:`count_by_label`), the
         labels in runs of about equal entries, a run a thread."""
         n_labels = len(self._labels)
-        order = np.argsort(label_of, kind="stable")
+        order = _by_key(label_of, n_labels)
         starts = np.zeros(n_labels + 1, np.int64)
         np.cumsum(np.bincount(label_of, minlength=n_labels), out=starts[1:])
         documents = np.ascontiguousarray(rows[order], np.int64)
@@ -304,42 +311,52 @@ class DocumentFrequencies:
         """The counts by label as one batch: each label's pairs (feature number, count)
         from ``begins[c]`` to ``begins[c + 1]`` of the first two arrays."""
         if len(self._pairs) > 1:  # (a pair in two batches: added up, by label)
+            # each batch's pairs of a label counted as one document of that label
+            n_labels, batches = len(self._labels), len(self._pairs)
             numbers = np.concatenate([part[0] for part in self._pairs])
             counts = np.concatenate([part[1] for part in self._pairs])
-            label_of = np.concatenate([np.repeat(np.arange(b.size - 1), np.diff(b))
-                                       for _, _, b in self._pairs])
-            pairs = np.arange(numbers.size + 1, dtype=np.int64)  # (a pair a row)
-            self._pairs = [self._by_label(pairs, numbers, counts, pairs[:-1], label_of,
-                                          np.ones(numbers.size))]
+            offsets = np.cumsum([0] + [part[0].size for part in self._pairs])
+            bounds = np.concatenate([offset + np.pad(b, (0, n_labels + 1 - b.size), "edge")[
+                :n_labels] for (_, _, b), offset in zip(self._pairs, offsets)] + [offsets[-1:]])
+            self._pairs = [self._by_label(bounds.astype(np.int64), numbers, counts,
+                                          np.arange(bounds.size - 1),
+                                          np.tile(np.arange(n_labels), batches),
+                                          np.ones(bounds.size - 1))]
         return self._pairs[0]
 
-    def labelled(self) -> tuple[np.ndarray, list[Any], np.ndarray, np.ndarray,
-                                np.ndarray, float]:
+    def labelled(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, list[Any], np.ndarray,
+                                float]:
         """The counts by label not yet related, by feature id, for another count to
-        add (:meth:`add_labelled`: a cluster's shards'): the pairs' feature ids, the
-        labels, each pair's label (an index into them) and count, each label's ``n_c``
-        and ``N``."""
+        add (:meth:`add_labelled`: a cluster's shards'): the pairs' feature ids and
+        counts, label ``c``'s from ``begins[c]`` to ``begins[c + 1]``, the labels, and
+        each label's ``n_c`` and ``N``."""
         labels = list(self._labels)
         if not self._pairs:
-            return _NONE, labels, _NONE, _NONE_F, self._sizes, self._every
+            return _NONE, _NONE_F, np.zeros(len(labels) + 1, np.int64), labels, \
+                self._sizes, self._every
         numbers, counts, begins = self._merged()
-        ids = self._map.row_ids.astype(np.int64)[numbers.astype(np.int64) - 1]
-        return (ids, labels, np.repeat(np.arange(begins.size - 1), np.diff(begins)), counts,
-                self._sizes, self._every)
+        ids = self._map.row_ids[numbers.astype(np.int64) - 1]  # (the map's own key type)
+        return ids, counts, begins, labels, self._sizes, self._every
 
-    def add_labelled(self, ids: np.ndarray, labels: list[Any], label_of: np.ndarray,
-                     counts: np.ndarray, sizes: np.ndarray, every: float) -> None:
+    def add_labelled(self, ids: np.ndarray, counts: np.ndarray, begins: np.ndarray,
+                     labels: list[Any], sizes: np.ndarray, every: float) -> None:
         """Add what another count's :meth:`labelled` gave (its features counted here
-        already, with :meth:`count` or the constructor's counts)."""
+        already, with :meth:`count`, :meth:`add` or the constructor's counts)."""
         renumbered = np.array([self._labels.setdefault(label, len(self._labels))
                                for label in labels], np.int64)
         self._add_sizes(renumbered, np.asarray(sizes, np.float64), float(every))
-        numbers = self._map.rows(np.asarray(ids, np.int64), insert=False, unseen=0)
-        pairs = np.arange(numbers.size + 1, dtype=np.int64)  # (a pair a row)
-        self._pairs.append(self._by_label(pairs, numbers, np.asarray(counts, np.float64),
-                                          pairs[:-1], renumbered[np.asarray(label_of,
-                                                                            np.int64)],
-                                          np.ones(numbers.size)))
+        numbers = self._map.rows(np.asarray(ids), insert=False, unseen=0)
+        # its labels' runs of pairs in the order of this count's numbers for them (a
+        # label's pairs there are distinct: added up with the others' when related)
+        runs = np.argsort(renumbered)
+        lengths = np.zeros(len(self._labels), np.int64)
+        lengths[renumbered] = np.diff(begins)
+        here = np.zeros(len(self._labels) + 1, np.int64)
+        np.cumsum(lengths, out=here[1:])
+        order = np.concatenate([_NONE] + [np.arange(begins[run], begins[run + 1])
+                                          for run in runs])
+        self._pairs.append((numbers.astype(np.int32)[order],
+                            np.asarray(counts, np.float64)[order], here))
 
     def _add_sizes(self, label_of: np.ndarray, sizes: np.ndarray, every: float) -> None:
         """``sizes`` added to the ``n_c`` of labels ``label_of``, ``every`` to ``N``."""
@@ -386,6 +403,12 @@ class DocumentFrequencies:
         counts = self._counts[1:len(self._map) + 1]
         order = np.argsort(ids, kind="stable")
         return ids[order], counts[order].copy()
+
+
+def _by_key(keys: np.ndarray, n_keys: int) -> np.ndarray:
+    """The order that groups ``keys`` (numbers below ``n_keys``), stable: numpy sorts 16-bit
+    numbers by radix, in one pass."""
+    return np.argsort(keys.astype(np.int16) if n_keys <= 1 << 15 else keys, kind="stable")
 
 
 def _labelled(labels: Any, n_docs: int, numbered: dict[Any, int]
