@@ -146,7 +146,9 @@ class DocumentFrequencies:
         number, count), label ``c``'s from ``begins[c]`` on (:func:`count_by_label`), the
         labels in runs of about equal entries, a run a thread."""
         n_labels = len(self._labels)
-        order = _by_key(label_of, n_labels)
+        # (stable; numpy sorts 16-bit numbers by radix, in one pass)
+        order = np.argsort(label_of.astype(np.int16) if n_labels <= 1 << 15 else label_of,
+                           kind="stable")
         starts = np.zeros(n_labels + 1, np.int64)
         np.cumsum(np.bincount(label_of, minlength=n_labels), out=starts[1:])
         documents = np.ascontiguousarray(rows[order], np.int64)
@@ -403,12 +405,6 @@ class DocumentFrequencies:
         counts = self._counts[1:len(self._map) + 1]
         order = np.argsort(ids, kind="stable")
         return ids[order], counts[order].copy()
-
-
-def _by_key(keys: np.ndarray, n_keys: int) -> np.ndarray:
-    """The order that groups ``keys`` (numbers below ``n_keys``), stable: numpy sorts 16-bit
-    numbers by radix, in one pass."""
-    return np.argsort(keys.astype(np.int16) if n_keys <= 1 << 15 else keys, kind="stable")
 
 
 def _labelled(labels: Any, n_docs: int, numbered: dict[Any, int]
