@@ -270,6 +270,31 @@ def test_shards_of_a_file_sorted_by_label_each_hold_every_label(tmp_path, monkey
         assert set(read_shard(shard).labels) == set("abcd")
 
 
+@pytest.mark.parametrize("ending", ["\n", ""])
+def test_a_shard_of_tsv_lines_is_read_in_compiled_code_as_the_python_reader_reads_it(
+        tmp_path, monkeypatch, ending):
+    from snowpy.distributed import shards as module
+
+    monkeypatch.setattr(module, "BLOCK_BYTES", 97)  # lines cross blocks
+    path = tmp_path / "c.tsv"
+    path.write_text("".join(f"{'xyz'[i % 3]}\tsome words of doc {i} and {i % 7}\n"
+                            for i in range(300)).rstrip("\n") + ending)
+    params = SnowClassifier().get_params()
+    for shard in plan_shards(str(path), 2):
+        compiled = tasks.featurise(shard, params)
+        monkeypatch.setattr(tasks, "shard_rows", lambda shard, featurizer: None)
+        python = tasks.featurise(shard, params)
+        monkeypatch.undo()
+        monkeypatch.setattr(module, "BLOCK_BYTES", 97)
+        assert module.shard_rows(shard, SnowClassifier().make_featurizer()) is not None
+        assert (compiled.X != python.X).nnz == 0 and compiled.X.shape == python.X.shape
+        assert compiled.labels == python.labels and compiled.n == python.n > 100
+        assert np.array_equal(compiled.keys, python.keys)
+    (tmp_path / "bad.tsv").write_text("a\tone\nno tab here\n")  # (the Python reader's)
+    bad = plan_shards(str(tmp_path / "bad.tsv"), 1)[0]
+    assert module.shard_rows(bad, SnowClassifier().make_featurizer()) is None
+
+
 def test_globs_and_other_formats_are_shared_out(tmp_path):
     for i in range(3):
         (tmp_path / f"part-{i}.tsv").write_text(f"a\tdoc {i} one\nb\tdoc {i} two\n")

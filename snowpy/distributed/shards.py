@@ -200,6 +200,29 @@ def read_shard(shard: Shard) -> ShardRead:
                      int(problems.skipped), list(problems.messages[:3]))
 
 
+def shard_rows(shard: Shard, featurizer: Any) -> Any:
+    """A ``bytes`` shard of ``tsv`` lines with no layout option read and featurised in
+    compiled code where this runs (:func:`snowpy.files.read_blocks`, as a file is read
+    in one process: the same rows, labels and shuffling keys); None for any other
+    shard, or for lines the compiled reader leaves to the Python one (:func:`read_shard`
+    then)."""
+    from snowpy.files import NotCompiled, read_blocks, reads_in_compiled_code
+
+    if shard.kind != "bytes" or shard.format != "tsv" or shard.options \
+            or not reads_in_compiled_code(featurizer):
+        return None
+    data = b"".join(_line_range(*block) for block in shard.blocks)
+    if not data:
+        return None
+    if not data.endswith(b"\n"):
+        data += b"\n"  # (one block: every line whole)
+    try:
+        (read,) = read_blocks(io.BytesIO(data), featurizer, format="tsv", size=len(data) + 1)
+    except (NotCompiled, ValueError):  # (ValueError: nothing read, or more than one block)
+        return None
+    return read
+
+
 def _plain_lines(shard: Shard) -> ShardRead:
     if shard.kind == "bytes":
         chunks = [(_line_range(path, start, stop), path, start)

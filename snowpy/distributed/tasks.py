@@ -15,7 +15,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from snowpy.distributed.mixing import Mixture, State
-from snowpy.distributed.shards import Shard, read_shard
+from snowpy.distributed.shards import Shard, read_shard, shard_rows
 
 __all__ = ["Setup", "ShardData", "describe", "featurise", "discarded", "finish", "held_out", "train_round"]
 
@@ -61,6 +61,10 @@ def featurise(source: Any, params: dict[str, Any]) -> ShardData:
     from snowpy.classifier import SnowClassifier, text_keys
     from snowpy.text.conventions import as_documents
 
+    featurizer = SnowClassifier(**{**params, "n_jobs": 1}).make_featurizer()
+    compiled = shard_rows(source, featurizer) if isinstance(source, Shard) else None
+    if compiled is not None:  # (the weighing comes after the shards' counts are added up)
+        return ShardData(compiled.rows.tocsr(), list(compiled.labels), compiled.keys, 0, [])
     if isinstance(source, Shard):
         read = read_shard(source)
         texts, labels, skipped, messages = read.texts, read.labels, read.skipped, \
@@ -73,7 +77,6 @@ def featurise(source: Any, params: dict[str, Any]) -> ShardData:
 
         raise ConfigurationError(f"a partition holds {len(texts)} texts but {len(labels)} "
                                  "labels")
-    featurizer = SnowClassifier(**{**params, "n_jobs": 1}).make_featurizer()
     texts = as_documents(texts)
     # (before the document frequencies: with idf, the shards' counts are added up first)
     X = featurizer.rows(texts, names=False).tocsr() if len(texts) else \
