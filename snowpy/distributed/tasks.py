@@ -208,10 +208,10 @@ def _targets(data: ShardData, index: Any, multilabel: bool, key: str, rows: np.n
     """The targets of the shard's examples ``rows`` (CSR: ``indptr``, ``targets``) in a
     network of labels ``index`` (``key``: the labels as text), the shard's labels
     encoded once for all rounds and folds."""
-    from snowpy.network.labels import encode_labels
+    from snowpy.network.labels import encode_labels, label_array
 
-    if key not in data.targets:
-        data.targets[key] = encode_labels(index, data.labels, multilabel)
+    if key not in data.targets:  # (single labels all str or all int: encoded as an array)
+        data.targets[key] = encode_labels(index, label_array(data.labels), multilabel)
     indptr, targets = data.targets[key]
     if rows.size == data.n:
         return indptr, targets
