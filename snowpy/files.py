@@ -30,7 +30,6 @@ import mmap
 import os
 import sys
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
 from pathlib import Path
 from collections.abc import Iterator
 from typing import Any, BinaryIO
@@ -41,32 +40,16 @@ from snowpy._core.reader import parse_lines
 from snowpy._rows import Rows
 from snowpy._validation import threads_of
 from snowpy.corpora.corpus import Corpus, Read, settled_labels
-from snowpy.corpora.documents import max_document_bytes
+from snowpy.corpora.documents import Problems, max_document_bytes
 from snowpy.text.keys import keys_of, label_parts
 from snowpy.text.tokenize import ascii_word
 from snowpy.text.unicode import tables
 
-__all__ = ["Chained", "FileRows", "NotCompiled", "read_blocks", "read_corpus", "read_rows",
+__all__ = ["Chained", "NotCompiled", "read_blocks", "read_corpus", "read_rows",
            "reads_in_compiled_code", "stream_corpus"]
 
 #: Bytes per piece a thread reads.
 PIECE = 8 << 20
-
-
-@dataclass
-class FileRows:
-    """What :func:`read_rows` read: the rows of features, each document's label (a
-    numpy array of strings) or labels (a list of tuples, multi-label), each document's
-    shuffling key, and the lines read."""
-
-    rows: Rows
-    labels: Any
-    keys: np.ndarray
-    lines: int
-    notes: list[str] = field(default_factory=list)
-
-    def __len__(self) -> int:
-        return self.rows.shape[0]
 
 
 def reads_in_compiled_code(featurizer: Any) -> bool:
@@ -101,7 +84,7 @@ class NotCompiled(Exception):
 
 def read_blocks(stream: BinaryIO | io.RawIOBase, featurizer: Any, *, format: str,
                 multilabel: bool = False, prefix: str = "__label__", size: int = 1 << 20
-                ) -> Iterator[FileRows]:
+                ) -> Iterator[Read]:
     """A ``tsv`` or ``fasttext`` byte stream (standard input, a pipe) read and featurised
     in compiled code, block after block of about ``size`` bytes of whole lines, as they
     arrive. A block the compiled reader does not take (see the module) raises
@@ -168,7 +151,7 @@ def _settings(featurizer: Any, format: str, multilabel: bool, prefix: str) -> tu
 
 def read_rows(path: str | os.PathLike, featurizer: Any, *, format: str,
               multilabel: bool = False, prefix: str = "__label__",
-              threads: int | None = None) -> FileRows | None:
+              threads: int | None = None) -> Read | None:
     """Read and featurise a ``tsv`` (``label<TAB>text``) or ``fasttext`` file, its pieces
     on ``threads`` threads at once (default: the featurizer's ``n_jobs``); None when the
     file or the front end is not one the compiled reader takes (see the module)."""
@@ -179,7 +162,7 @@ def read_rows(path: str | os.PathLike, featurizer: Any, *, format: str,
 
 
 def _read_rows(path: Path, featurizer: Any, format: str, multilabel: bool, prefix: str,
-               threads: int | None) -> FileRows:
+               threads: int | None) -> Read:
     if format not in ("tsv", "fasttext") or not reads_in_compiled_code(featurizer):
         raise NotCompiled(f"{format} files, or this front end")
     if not path.is_file():
@@ -209,12 +192,12 @@ def _read_rows(path: Path, featurizer: Any, format: str, multilabel: bool, prefi
     read = _merged(parsed, format, multilabel, 1 << int(featurizer.bits))
     blank = sum(p["blank"] for p in parsed)
     if blank:  # (said as the Python reader says it)
-        read.notes.append(f"{path}: {blank:,} blank line(s) skipped")
+        read.problems.note(f"{path}: {blank:,} blank line(s) skipped")
     return read
 
 
 def _merged(parsed: list[dict[str, Any]], format: str, multilabel: bool,
-            width: int) -> FileRows:
+            width: int) -> Read:
     for part in parsed:
         if part["anomaly"] is not None:
             raise NotCompiled(part["anomaly"][0])
@@ -271,8 +254,8 @@ def _merged(parsed: list[dict[str, Any]], format: str, multilabel: bool,
             np.zeros(0, dtype=str)
         per_doc = parts[label_ids]
     text_hashes = np.concatenate([p["text_hashes"] for p in parsed])
-    return FileRows(Rows(indptr, indices, data, width), labels, keys_of(text_hashes, per_doc),
-                    sum(p["lines"] for p in parsed))
+    return Read(None, labels, Problems(), None, Rows(indptr, indices, data, width),
+                keys_of(text_hashes, per_doc), sum(p["lines"] for p in parsed))
 
 
 def read_corpus(corpus: Corpus, featurizer: Any = None) -> Read:
@@ -286,10 +269,10 @@ def read_corpus(corpus: Corpus, featurizer: Any = None) -> Read:
         fasttext = corpus.format == "fasttext"
         read = read_rows(path, featurizer, format=str(corpus.format), multilabel=fasttext)
         if read is not None:
-            for note in read.notes:
+            for note in read.problems.notes:
                 corpus.problems.note(note)
             labels = settled_labels(read.labels, fasttext, corpus.layout.multilabel)
-            return Read(None, labels, corpus.problems, None, read.rows, read.keys)
+            return Read(None, labels, corpus.problems, None, read.rows, read.keys, read.lines)
     return corpus.read()
 
 

@@ -55,7 +55,7 @@ def test_a_tsv_file_reads_as_the_python_reader_reads_it(tmp_path):
                        Featurizer(ngrams=2, lowercase=False, values="count", norm="l2")):
         read = assert_same(path, "tsv", featurizer)
     assert len(read) == 4 and read.lines == 6
-    assert read.notes == [f"{path}: 2 blank line(s) skipped"]
+    assert read.problems.notes == [f"{path}: 2 blank line(s) skipped"]
 
 
 def test_fasttext_files_single_and_multilabel(tmp_path):

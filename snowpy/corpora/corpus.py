@@ -139,8 +139,8 @@ def format_of(corpus: str) -> str | None:
 
 class Read(NamedTuple):
     """What :meth:`Corpus.read` read: texts, labels, the problems report, the split; or,
-    read in compiled code (:func:`snowpy.files.read_corpus`), no texts but their rows of
-    features and shuffling keys."""
+    read in compiled code (:mod:`snowpy.files`), no texts but their rows of features,
+    shuffling keys and the lines read."""
 
     texts: list[Any] | None
     labels: Any
@@ -148,6 +148,7 @@ class Read(NamedTuple):
     split: str | None
     rows: Any = None
     keys: Any = None
+    lines: int = 0
 
     def __len__(self) -> int:  # (the documents read)
         return len(self.labels)

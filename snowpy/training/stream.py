@@ -25,7 +25,7 @@ from typing import Any
 
 import numpy as np
 
-from snowpy.files import FileRows
+from snowpy.corpora.corpus import Read
 
 __all__ = ["BLOCK", "Progressive", "learn_stream"]
 
@@ -54,8 +54,8 @@ def learn_stream(classifier: Any, documents: Iterable[Any], *, every: Iterable[i
     order, in blocks (see the module); ``after(figures)`` is called at the end of each
     block (a report, a checkpoint: at 1, 2, 4... documents and at every multiple of each
     of ``every``). ``documents`` may also yield blocks read and featurised in compiled
-    code already (:class:`snowpy.files.FileRows`, from :func:`snowpy.files.read_blocks`):
-    they are cut at the same documents.
+    code already (a :class:`~snowpy.corpora.corpus.Read` of rows, from
+    :func:`snowpy.files.read_blocks`): they are cut at the same documents.
 
     >>> import snowpy
     >>> from snowpy.corpora import Document
@@ -85,7 +85,7 @@ def learn_stream(classifier: Any, documents: Iterable[Any], *, every: Iterable[i
             after(figures)
 
     for item in read_ahead(documents):
-        if isinstance(item, FileRows):  # a block read in compiled code
+        if isinstance(item, Read):  # a block read in compiled code
             if texts:
                 learn(None, labels)
                 labels = []
@@ -128,7 +128,7 @@ def read_ahead(items: Iterable[Any], batch: int = 256) -> Iterator[Any]:
                 if stop.is_set():
                     return
                 taken.append(item)
-                if len(taken) >= batch or isinstance(item, FileRows):
+                if len(taken) >= batch or isinstance(item, Read):
                     queue.put(taken)
                     taken = []
             if taken:
