@@ -758,7 +758,9 @@ class Engine(OneExample):
         keys mixed with a salt drawn from the engine's generator
         (:func:`~snowpy.network.training.keyed_order`).
 
-        ``fresh`` data is counted for eligibility in its first pass. With a progressive
+        ``fresh`` data is counted for eligibility in its first pass, and makes links
+        before its updates there (data learned before made them then, as a fit's later
+        epochs do not make them again: a cluster's later rounds). With a progressive
         window, the first pass's scores of each example (made before learning it) go to
         the window as they are made. With ``rank_links`` (a :meth:`~snowpy.Network.fit`),
         the links are ranked for ``eligibility="percent:p"`` after the first pass.
@@ -860,7 +862,7 @@ class Engine(OneExample):
         self.target_counts()
         self.online = False  # a later learn_one starts an entry of its own in mistakes_
         overflows = 0
-        creating = True
+        creating = fresh  # (data learned before made its links then: a cluster's rounds)
         by_percent = self.percent is not None
         # (the examples of a fit are learned in shards when its targets cannot share the
         # threads; a stream's blocks, partial_fit after partial_fit, never are)
