@@ -157,7 +157,7 @@ def _chunks(lines: Iterator[str], size: int, *, regular: bool) -> Iterator[list[
                         while len(ready) >= size:
                             changed.wait(0.1)
         except BaseException as exc:  # (said where the lines are used)
-            ready.append(_Failed(exc))
+            ready.append(exc)
         else:
             ready.append(end)
         with changed:
@@ -177,23 +177,16 @@ def _chunks(lines: Iterator[str], size: int, *, regular: bool) -> Iterator[list[
         if len(ready) == size - 1:  # the reading thread may wait for room
             with changed:
                 changed.notify()
-        if item is end or isinstance(item, _Failed):
+        if item is end or isinstance(item, BaseException):
             if chunk:
                 yield chunk
-            if isinstance(item, _Failed):
-                raise item.error
+            if isinstance(item, BaseException):
+                raise item
             return
         chunk.append(item)
         if len(chunk) >= size:
             yield chunk
             chunk = []
-
-
-class _Failed:
-    """The input's error, carried from the reading thread."""
-
-    def __init__(self, error: BaseException) -> None:
-        self.error = error
 
 
 #: The answer of a multi-label model that gives a document no label.

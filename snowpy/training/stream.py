@@ -136,7 +136,7 @@ def read_ahead(items: Iterable[Any], batch: int = 256) -> Iterator[Any]:
         except BaseException as exc:  # noqa: BLE001 - raised again where it is read
             if taken:
                 queue.put(taken)
-            queue.put(_Failed(exc))
+            queue.put(exc)  # (raised again where the items are read)
             return
         finally:
             getattr(items, "close", lambda: None)()
@@ -149,8 +149,8 @@ def read_ahead(items: Iterable[Any], batch: int = 256) -> Iterator[Any]:
             item = queue.get()
             if item is done:
                 return
-            if isinstance(item, _Failed):
-                raise item.exc
+            if isinstance(item, BaseException):
+                raise item
             yield from item
     finally:
         stop.set()
@@ -159,13 +159,6 @@ def read_ahead(items: Iterable[Any], batch: int = 256) -> Iterator[Any]:
                 queue.get_nowait()
             except Empty:
                 reader.join(0.01)
-
-
-class _Failed:
-    """An exception of the reading thread, raised again where the items are read."""
-
-    def __init__(self, exc: BaseException) -> None:
-        self.exc = exc
 
 
 def _cuts(labels: Any, done: int, periods: tuple[int, ...], known: set
