@@ -41,11 +41,12 @@ def _predict_shard(model_path: str, shard: Shard, output: str | None, proba: boo
                    ) -> dict[str, Any]:
     model = _model(model_path)
     read = read_shard(shard)
-    predicted = model.predict(read.texts) if read.texts else []
+    texts = read.texts or []
+    predicted = model.predict(texts) if texts else []
     if output is not None:
         lines = []
-        if proba and read.texts:
-            top = model.predict_proba(read.texts).max(axis=1)
+        if proba and texts:
+            top = model.predict_proba(texts).max(axis=1)
             lines = [f"{_label(p)}\t{q:.6f}" for p, q in zip(predicted, top)]
         else:
             lines = [_label(p) for p in predicted]
@@ -54,8 +55,9 @@ def _predict_shard(model_path: str, shard: Shard, output: str | None, proba: boo
     for truth, guess in zip(read.labels, predicted):
         if truth is not None:
             pairs[(_label(truth), _label(guess))] += 1
-    return {"index": shard.index, "documents": len(read.texts), "skipped": read.skipped,
-            "messages": read.messages, "pairs": dict(pairs)}
+    return {"index": shard.index, "documents": len(texts),
+            "skipped": read.problems.skipped, "messages": read.problems.messages[:3],
+            "pairs": dict(pairs)}
 
 
 def _label(value: Any) -> str:

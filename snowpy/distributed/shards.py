@@ -28,9 +28,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from snowpy.corpora.corpus import Read
+from snowpy.corpora.documents import Problems
 from snowpy.exceptions import ConfigurationError
 
-__all__ = ["Reading", "Shard", "ShardRead", "plan_shards", "read_shard"]
+__all__ = ["Reading", "Shard", "plan_shards", "read_shard", "shard_rows"]
 
 #: Formats whose records are single lines (split by byte ranges).
 _LINE_FORMATS = ("tsv", "fasttext", "lines")
@@ -101,16 +103,6 @@ class Shard:
         return f"{self.corpus} documents {self.index}::{self.count}"
 
 
-@dataclass
-class ShardRead:
-    """What a worker read from a shard."""
-
-    texts: list[Any]
-    labels: list[Any]
-    skipped: int
-    messages: list[str]
-
-
 def plan_shards(corpus: str, count: int, *, split: str | None = None,
                 format: str | None = None, layout: Any = None,
                 on_error: str = "raise", prefer: str = "train", interleave: bool = True
@@ -168,10 +160,10 @@ def _compressed(path: str) -> bool:
     return magic[:2] == b"\x1f\x8b" or magic[:4] == b"PK\x03\x04" or magic[:3] == b"BZh"
 
 
-def read_shard(shard: Shard) -> ShardRead:
-    """The documents of ``shard``, read where this runs."""
+def read_shard(shard: Shard) -> Read:
+    """The documents of ``shard``, read where this runs: their texts, labels and the
+    problems met."""
     from snowpy import corpora
-    from snowpy.corpora.documents import Problems
 
     problems = Problems(shard.on_error)
     if shard.format == "lines":  # plain text to predict: a document per line, no label
@@ -196,8 +188,7 @@ def read_shard(shard: Shard) -> ShardRead:
         documents = list(corpora.read(shard.corpus, format=shard.format, split=shard.split,
                                       problems=problems, **shard.options)
                          )[shard.index::shard.count]
-    return ShardRead([d.text for d in documents], [d.label for d in documents],
-                     int(problems.skipped), list(problems.messages[:3]))
+    return Read([d.text for d in documents], [d.label for d in documents], problems, None)
 
 
 def shard_rows(shard: Shard, featurizer: Any) -> Any:
@@ -223,7 +214,7 @@ def shard_rows(shard: Shard, featurizer: Any) -> Any:
     return read
 
 
-def _plain_lines(shard: Shard) -> ShardRead:
+def _plain_lines(shard: Shard) -> Read:
     if shard.kind == "bytes":
         chunks = [(_line_range(path, start, stop), path, start)
                   for path, start, stop in shard.blocks]
@@ -240,7 +231,7 @@ def _plain_lines(shard: Shard) -> ShardRead:
             raise CorpusError(f"{where}: not valid {encoding} near byte "
                               f"{offset + exc.start:,}") from None
         texts.extend(line for line in text.splitlines() if line.strip())
-    return ShardRead(texts, [None] * len(texts), 0, [])
+    return Read(texts, [None] * len(texts), Problems(shard.on_error), None)
 
 
 def _line_range(path: str, start: int, stop: int) -> bytes:

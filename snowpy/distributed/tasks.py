@@ -67,8 +67,8 @@ def featurise(source: Any, params: dict[str, Any]) -> ShardData:
         return ShardData(compiled.rows.tocsr(), list(compiled.labels), compiled.keys, 0, [])
     if isinstance(source, Shard):
         read = read_shard(source)
-        texts, labels, skipped, messages = read.texts, read.labels, read.skipped, \
-            read.messages
+        texts, labels = read.texts or [], read.labels
+        skipped, messages = read.problems.skipped, read.problems.messages[:3]
     else:
         texts, labels = source
         texts, labels, skipped, messages = list(texts), list(labels), 0, []
