@@ -207,11 +207,11 @@ def shard_rows(shard: Shard, featurizer: Any) -> Any:
         return None
     if not data.endswith(b"\n"):
         data += b"\n"  # (one block: every line whole)
-    try:
-        (read,) = read_blocks(io.BytesIO(data), featurizer, format="tsv", size=len(data) + 1)
-    except (NotCompiled, ValueError):  # (ValueError: nothing read, or more than one block)
+    try:  # (one block: the size holds every line)
+        return next(read_blocks(io.BytesIO(data), featurizer, format="tsv",
+                                size=len(data) + 1))
+    except NotCompiled:
         return None
-    return read
 
 
 def _plain_lines(shard: Shard) -> Read:

@@ -64,7 +64,7 @@ def featurise(source: Any, params: dict[str, Any]) -> ShardData:
     featurizer = SnowClassifier(**{**params, "n_jobs": 1}).make_featurizer()
     compiled = shard_rows(source, featurizer) if isinstance(source, Shard) else None
     if compiled is not None:  # (the weighing comes after the shards' counts are added up)
-        return ShardData(compiled.rows.tocsr(), list(compiled.labels), compiled.keys, 0, [])
+        return ShardData(compiled.rows.tocsr(), compiled.labels.tolist(), compiled.keys, 0, [])
     if isinstance(source, Shard):
         read = read_shard(source)
         texts, labels = read.texts or [], read.labels
