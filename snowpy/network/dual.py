@@ -18,21 +18,23 @@ import numpy as np
 from snowpy._lazy import lazy_module
 from snowpy._validation import as_csr
 from snowpy.declared import DUAL_NETWORK, defaults
-from snowpy.exceptions import ConfigurationError, NotFittedError
+from snowpy.exceptions import ConfigurationError, ModelFileError, NotFittedError, SnowpyError
 from snowpy.model_kinds import model_kind
 from snowpy.network.calibrating import (
     ProgressiveWindow,
+    calibration_from_file,
+    calibration_to_file,
     fit_progressive,
 )
 from snowpy._core.dual import dual_scores
-from snowpy.network.dual_state import dual_state, restore_dual
 from snowpy.network.kind import NetworkKind
 from snowpy.network.labels import (
     LabelIndex,
     encode_labels,
 )
-from snowpy.network.options import check_training_options
-from snowpy.network.support import USED, DualEngine
+from snowpy.network.options import check_training_options, upgraded
+from snowpy.network.state import plain
+from snowpy.network.support import OLDEST, USED, DualEngine
 from snowpy.network.training import chunks, example_keys, run_epochs, shuffled
 from snowpy.plugins import get_rule
 from snowpy.progress import as_progress
@@ -278,16 +280,63 @@ class DualNetwork(NetworkKind):
 
     # ------------------------------------------------------------ model files
     def to_state(self, inference_only: bool = False) -> tuple[dict, dict]:
-        """The network as a header and named arrays (:mod:`snowpy.network.dual_state`);
-        the support vectors are what prediction needs, so ``inference_only`` keeps all."""
-        return dual_state(self)
+        """The network as a header (model kind ``dual``) and named arrays: the support
+        vectors without gaps (their feature ids and strengths one after the other, and
+        each one's length), their coefficients per target, the ring position of the
+        oldest, the labels, the options, the calibration and the progressive window. The
+        support vectors are what prediction needs, so ``inference_only`` keeps all."""
+        engine = self.engine_
+        part: dict[str, Any] = {
+            "options": plain(self.get_params()), "rule_params": plain(self.rule_params_),
+            "labels": plain(list(engine.labels.labels)), "multilabel": self.multilabel_,
+            "indicator": bool(engine.indicator), "n_features": self.n_features_in_,
+            "oldest": int(engine.ring[OLDEST]), "mistakes": list(self.mistakes_),
+            "updates": list(self.updates_), "examples_seen": int(self.n_examples_seen_),
+            "calibration": None,  # (its place: calibration_to_file fills it)
+        }
+        arrays = {"sv_ids": engine.held(engine.ids), "sv_vals": engine.held(engine.vals),
+                  "sv_len": engine.lengths[:engine.n_support].copy(),
+                  "sv_alpha": np.ascontiguousarray(self.dual_coef_)}
+        calibration_to_file(self.calibration_, engine.progressive, part, arrays)
+        return {"kind": "dual", "dual": part}, arrays
 
     @classmethod
     def from_state(cls, header: dict[str, Any], arrays: dict[str, np.ndarray],
                    where: str = "model") -> DualNetwork:
-        """The network :meth:`to_state` described, validated."""
+        """The network :meth:`to_state` described; every part is checked to agree
+        (lengths, shapes, ids within the feature space, the budget) before any is used."""
         part = header.get("dual")
-        return restore_dual(cls, part if isinstance(part, dict) else {}, arrays, where)
+        header = part if isinstance(part, dict) else {}
+        try:
+            options = upgraded(header["options"])
+            rule = options.pop("rule")
+            labels = list(header["labels"])
+            net = cls(rule, **options)
+            net.check_options()
+            net.start(int(header["n_features"]), labels, multilabel=bool(header["multilabel"]))
+        except (KeyError, TypeError, ValueError, SnowpyError) as exc:
+            raise ModelFileError(f"{where}: the dual network description is invalid "
+                                 f"({type(exc).__name__}: {exc})") from None
+        lengths, alpha = arrays.get("sv_len"), arrays.get("sv_alpha")
+        ids, vals = arrays.get("sv_ids"), arrays.get("sv_vals")
+        if lengths is None or alpha is None or ids is None or vals is None or \
+                lengths.ndim != 1 or alpha.shape != (lengths.size, max(len(labels), 1)) or \
+                ids.size != vals.size or ids.size != int(lengths.sum()) or \
+                np.any(lengths < 0) or (ids.size and (ids.min() < 0 or
+                                                      ids.max() >= net.n_features_in_)):
+            raise ModelFileError(f"{where}: the support vectors are inconsistent")
+        engine = net.engine_
+        budget = engine.kernel.budget
+        if budget and lengths.size > budget:
+            raise ModelFileError(f"{where}: {lengths.size} support vectors exceed the "
+                                 f"budget {budget}")
+        engine.adopt(ids, vals, lengths, alpha, int(header.get("oldest", 0)), budget)
+        engine.mistakes = [int(v) for v in header.get("mistakes", [])]
+        engine.updates = [int(v) for v in header.get("updates", [])]
+        engine.n_examples_seen = int(header.get("examples_seen", 0))
+        engine.indicator = bool(header.get("indicator", False))
+        calibration_from_file(engine, net.calibrate, header, arrays, where)
+        return net
 
 
 def _canonical(X: Any) -> sp.csr_matrix:

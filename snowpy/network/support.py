@@ -7,7 +7,7 @@ coefficient per target (``alpha[s, t]``), in a ring of at most the rule's budget
 oldest replaced first). Training and scoring (the compiled loops of
 :mod:`snowpy._core.dual`, one for every dual rule: the similarity is the rule's C
 function, called through a pointer, :mod:`snowpy.rules.dual`) and the model file
-(:mod:`snowpy.network.dual_state`) take this value; the network holds one.
+(:meth:`~snowpy.DualNetwork.to_state`) take this value; the network holds one.
 """
 
 from __future__ import annotations
