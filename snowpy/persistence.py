@@ -1,7 +1,7 @@
 """Saving and loading networks and classifiers (see :mod:`snowpy.model_file`).
 
 Each kind of model describes itself as plain data (``to_state``: a header and
-named arrays; :mod:`snowpy.network.state`, :mod:`snowpy.classifier_state`) and is
+named arrays; :mod:`snowpy.network.state`, :meth:`snowpy.SnowClassifier.to_state`) and is
 restored by its class's ``from_state``, found in one registry
 (:mod:`snowpy.model_kinds`); :mod:`snowpy.model_file` writes and validates the file. Everything needed to
 reproduce predictions and to continue training exactly is stored. A loaded

@@ -24,7 +24,7 @@ FLOORS = [
               "metrics", "plots", "calibration", "base", "presets", "declared"]),
     ("plugin host", ["params", "hookspecs", "plugins", "numba_kernels"]),
     ("building blocks", ["rules", "text", "corpora", "network"]),
-    ("estimators", ["classifier", "classifier_state", "files", "explanation",
+    ("estimators", ["classifier", "files", "explanation",
                     "explanation_html"]),
     ("uses of estimators", ["persistence", "experiments", "testing", "integrations",
                             "distributed", "serving", "tuning", "training"]),

@@ -793,8 +793,6 @@ def test_a_flipped_bit_the_zip_checksum_misses_fails_the_arrays_sha256(saved, tm
 
 
 def test_document_frequencies_round_trip_and_are_checked(tmp_path):
-    from snowpy.classifier_state import classifier_state
-
     texts = ["free prize now", "lunch at noon", "win a free prize", "meeting at noon"] * 3
     labels = ["spam", "ham", "spam", "ham"] * 3
     clf = snowpy.SnowClassifier(rule="passive-aggressive", values="log", idf=True, norm="l2",
@@ -802,7 +800,7 @@ def test_document_frequencies_round_trip_and_are_checked(tmp_path):
     loaded = snowpy.load(clf.save(tmp_path / "idf.snowpy"))
     np.testing.assert_array_equal(loaded.decision_function(texts), clf.decision_function(texts))
     assert loaded.featurizer_.frequencies_.documents == 12
-    header, arrays = classifier_state(clf)
+    header, arrays = clf.to_state()
     # 16 words and pairs: "free", "free prize", "at noon"... in 6 documents, the rest in 3
     assert sorted(arrays["frequency_counts"].tolist()) == [3] * 10 + [6] * 6
     # the relevance factors (relevance=0.25): the loaded front end's, to the bit

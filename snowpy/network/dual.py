@@ -245,17 +245,18 @@ class DualNetwork(NetworkKind):
         support vector by support vector."""
         self._check_fitted()
         X = _canonical(X)
-        n_support, width = self.n_support_, self._engine.width
+        engine = self._engine
+        n_support, width = self.n_support_, engine.width
         out = np.empty((X.shape[0], n_support))
         indptr, indices = X.indptr.astype(np.int64), X.indices.astype(np.int64)
         data = X.data.astype(np.float64)
         for start in range(0, n_support, 256):  # (an identity of coefficients, by blocks)
             end = min(start + 256, n_support)
             block = np.empty((X.shape[0], end - start))
-            dual_scores(self._engine.kernel.compiled, self._engine.ids[start * width:end * width],
-                        self._engine.vals[start * width:end * width], self._engine.lengths[start:end], width,
-                        end - start, np.eye(end - start), indptr, indices, data,
-                        self._engine.kernel.params, 0.0, block)
+            dual_scores(engine.kernel.compiled, engine.ids[start * width:end * width],
+                        engine.vals[start * width:end * width], engine.lengths[start:end],
+                        width, end - start, np.eye(end - start), indptr, indices, data,
+                        engine.kernel.params, 0.0, block)
             out[:, start:end] = block
         return out
 
