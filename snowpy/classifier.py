@@ -39,8 +39,6 @@ __all__ = ["SnowClassifier"]
 
 _DEFAULTS = defaults(CLASSIFIER)  # (the signature's defaults: snowpy.declared)
 _TUPLES = ("ngrams", "char_ngrams", "affixes", "fields")
-
-
 _FEATURIZER_OPTIONS = tuple(
     name for name in inspect.signature(Featurizer.__init__).parameters if name != "self"
 )
@@ -48,15 +46,6 @@ _FEATURIZER_OPTIONS = tuple(
 _NO_BYTES = np.zeros(0, np.uint8)
 
 _NETWORK_OPTIONS = tuple(name for name in NETWORK if name != "rule")
-
-
-
-def text_keys(texts: Any, labels: Any) -> np.ndarray:
-    """A stable 64-bit key per (document, label): training shuffles by these keys, so
-    the same corpus in another order trains the same model, whether its documents are
-    featurised first, as they stream, or read from a file by the compiled reader
-    (:mod:`snowpy.text.keys`)."""
-    return document_keys(texts, labels)
 
 
 def _check_labels(texts: Any, labels: Any) -> None:
@@ -335,7 +324,7 @@ class SnowClassifier(Estimator):
         phase(progress, "featurising", None)
         X = featurizer.rows(texts, names=False)
         # shuffled by what the documents say, not where they stand
-        keys = text_keys(texts, labels) if self.shuffle else None
+        keys = document_keys(texts, labels) if self.shuffle else None
         self._fit_rows(X, labels, keys, copy=False, sample_weight=sample_weight,
                        targets=targets, progress=progress)
         self._name_kept_features(texts, network.feature_ids_[network.link_counts() > 0],

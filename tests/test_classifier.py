@@ -11,7 +11,7 @@ import pytest
 
 import snowpy
 from snowpy import SnowClassifier
-from snowpy.classifier import text_keys
+from snowpy.text.keys import document_keys
 from snowpy.exceptions import ConfigurationError, NotFittedError, UnknownNameError
 from snowpy.presets import SNOW
 
@@ -109,7 +109,7 @@ def test_one_epoch_fit_streams_blocks_yet_equals_the_matrix_fit(kind):
     clf = snowpy.SnowClassifier(**options)
     X = clf.make_featurizer().transform(texts)
     whole = clf.make_network()
-    whole.fit(X, y, shuffle_keys=text_keys(texts, y))  # what SnowClassifier.fit shuffles by
+    whole.fit(X, y, shuffle_keys=document_keys(texts, y))  # what SnowClassifier.fit shuffles by
     assert streamed.network_.classes_.tolist() == whole.classes_.tolist()
     assert streamed.network_.mistakes_ == whole.mistakes_ and whole.mistakes_[0] > 10
     np.testing.assert_array_equal(streamed.network_.decision_function(X),

@@ -58,8 +58,9 @@ class ShardData:
 def featurise(source: Any, params: dict[str, Any]) -> ShardData:
     """Read (a :class:`Shard`) or take (``(texts, labels)``) a shard's documents and
     featurise them with the classifier's front end, in this worker's one thread."""
-    from snowpy.classifier import SnowClassifier, text_keys
+    from snowpy.classifier import SnowClassifier
     from snowpy.text.conventions import as_documents
+    from snowpy.text.keys import document_keys
 
     featurizer = SnowClassifier(**{**params, "n_jobs": 1}).make_featurizer()
     compiled = shard_rows(source, featurizer) if isinstance(source, Shard) else None
@@ -81,7 +82,7 @@ def featurise(source: Any, params: dict[str, Any]) -> ShardData:
     # (before the document frequencies: with idf, the shards' counts are added up first)
     X = featurizer.rows(texts, names=False).tocsr() if len(texts) else \
         sp.csr_matrix((0, 1 << int(params["bits"])))
-    return ShardData(X, labels, text_keys(texts, labels), skipped, messages)
+    return ShardData(X, labels, document_keys(texts, labels), skipped, messages)
 
 
 def frequencies_of(data: ShardData, by_label: bool) -> tuple[Any, ...]:

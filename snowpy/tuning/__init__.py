@@ -179,7 +179,7 @@ class _Search:
 
     def __init__(self, texts: list[Any], labels: list[Any], validation: float, seed: int
                  ) -> None:
-        from snowpy.classifier import text_keys
+        from snowpy.text.keys import document_keys
 
         self.texts, self.labels = texts, labels
         self.multilabel = any(isinstance(y, tuple) for y in labels)
@@ -188,7 +188,7 @@ class _Search:
         self.train = np.setdiff1d(np.arange(len(texts)), self.valid)
         self.quarter = np.sort(self.train[np.random.default_rng(seed).permutation(
             len(self.train))[:max(len(self.train) // 4, 1)]])
-        self.keys = text_keys(texts, labels)
+        self.keys = document_keys(texts, labels)
         self._rows: dict[tuple, Any] = {}
         self._slowest = 0.0
         self.started = time.monotonic()
