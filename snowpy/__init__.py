@@ -18,13 +18,12 @@ from snowpy.hookspecs import hookimpl
 
 if TYPE_CHECKING:  # pragma: no cover
     from snowpy.classifier import SnowClassifier
-    from snowpy.network import Cloud, DualNetwork, Network, NumericalWarning
+    from snowpy.network import Cloud, Network, NumericalWarning
     from snowpy.progress import Progress
     from snowpy.text import Featurizer
 
 __all__ = [
     "Cloud",
-    "DualNetwork",
     "Featurizer",
     "ModelFileError",
     "Network",
@@ -39,7 +38,6 @@ __all__ = [
 
 _LAZY = {
     "Cloud": "snowpy.network",
-    "DualNetwork": "snowpy.network",
     "Network": "snowpy.network",
     "NumericalWarning": "snowpy.network",
     "SnowClassifier": "snowpy.classifier",

@@ -19,11 +19,11 @@ import numpy as np
 from snowpy._validation import threads_of
 from snowpy.base import Estimator, available_if, is_fitted
 from snowpy import model_kinds
-from snowpy.declared import CLASSIFIER, DUAL_NETWORK, NETWORK, RUNNING, defaults, learned
+from snowpy.declared import CLASSIFIER, NETWORK, RUNNING, defaults, learned
 from snowpy.exceptions import ConfigurationError, ModelFileError, NotFittedError, SnowpyError
 from snowpy.model_file import write_model
 from snowpy.model_kinds import model_kind
-from snowpy.network import DualNetwork, Network
+from snowpy.network import Network
 from snowpy.network.cloud import Cloud, cloud_members, share_params
 from snowpy.network.options import upgraded
 from snowpy.network.state import narrowest, plain
@@ -248,7 +248,7 @@ class SnowClassifier(Estimator):
         running = {name: value for name, value in params.items() if name in RUNNING}
         if running and hasattr(self, "network_"):
             self.featurizer_.set_params(**running)
-            if not isinstance(self.network_, DualNetwork):  # (support vectors: one thread)
+            if isinstance(self.network_, (Network, Cloud)):  # (a plugin's runs as it runs)
                 self.network_.set_params(**running)
         return self
 
@@ -262,16 +262,20 @@ class SnowClassifier(Estimator):
 
     def make_network(self) -> Any:
         """An untrained network with this classifier's settings: a
-        :class:`~snowpy.Network`, a :class:`~snowpy.DualNetwork` for a rule that keeps
-        support vectors, or a :class:`~snowpy.Cloud` for several rules."""
+        :class:`~snowpy.Network`, the network a rule brings whose state is not a weight
+        table (``RuleSpec.network``: the kernel Perceptron's, of support vectors), or a
+        :class:`~snowpy.Cloud` for several rules."""
         options = {name: getattr(self, name) for name in _NETWORK_OPTIONS}
         members = cloud_members(self.rule)
         if members is not None:  # "winnow+perceptron": SNoW's cloud
             shared = {"thickness": self.thickness, **self.rule_params}
             return Cloud(share_params(members, shared), **options)
-        if get_rule(self.rule).dual:  # support vectors (the kernel Perceptron)
-            dual = {name: options[name] for name in DUAL_NETWORK if name in options}
-            return DualNetwork(self.rule, **dual, thickness=self.thickness, **self.rule_params)
+        own = get_rule(self.rule).network
+        if own is not None:  # the network of a plugin's rule: the options it takes
+            taken = inspect.signature(own).parameters
+            return own(self.rule, **{name: value for name, value in options.items()
+                                     if name in taken}, thickness=self.thickness,
+                       **self.rule_params)
         return Network(self.rule, **options, thickness=self.thickness, **self.rule_params)
 
     # -------------------------------------------------------------- training
@@ -574,8 +578,9 @@ class SnowClassifier(Estimator):
         (the ``features`` largest contributions are listed, the rest summed in
         ``others``). The terms add up to the target's score: ``bias.contribution + sum
         of the contributions - theta == score`` (``residual`` is the float64 rounding
-        between the two sums). A cloud is explained member by member, a dual network
-        support vector by support vector (:mod:`snowpy.explanation`).
+        between the two sums). A cloud is explained member by member, a plugin's kind of
+        network by its own terms (the kernel Perceptron's: support vector by support
+        vector; :mod:`snowpy.explanation`).
 
         >>> from snowpy import SnowClassifier
         >>> clf = SnowClassifier("perceptron", epochs=2, calibrate=None, ngrams=(1, 1))
@@ -684,7 +689,7 @@ class SnowClassifier(Estimator):
                                  "but the file holds no frequencies")
         options = _tupled(dict(header.get("classifier") or {}))
         for name in ("links", "precision", "discard"):  # format 1 files predate them
-            if hasattr(network, name):  # (a dual network has no links)
+            if hasattr(network, name):  # (a plugin's network may have no links)
                 options.setdefault(name, getattr(network, name))
         options.setdefault("relevance", featurizer.relevance)  # (files before it: none)
         try:

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any
 
-__all__ = ["CLASSIFIER", "DUAL_NETWORK", "FEATURIZER", "NETWORK", "RUNNING", "Setting",
+__all__ = ["CLASSIFIER", "FEATURIZER", "NETWORK", "RUNNING", "Setting",
            "defaults", "learned"]
 
 
@@ -128,13 +128,6 @@ NETWORK: Mapping[str, Setting] = _table({
     "n_jobs": Setting(None, "threads learning (and scoring a batch) at once, the targets "
                             "shared among them: the same network for any number (None: "
                             "one, -1: every core)"),
-})
-
-#: :class:`~snowpy.DualNetwork`'s parameters: the network's that apply to support vectors.
-DUAL_NETWORK: Mapping[str, Setting] = _table({
-    "rule": Setting("kernel-perceptron", "update rule that keeps support vectors"),
-    **{name: NETWORK[name] for name in ("epochs", "shuffle", "seed", "early_stop",
-                                        "calibrate")},
 })
 
 _TEXT = "the best of the measurements in docs/benchmarks.md (20 Newsgroups)"

@@ -10,8 +10,9 @@ rounding between the two sums, tested to be nothing more). Vowpal Wabbit's ``--a
 prints the same terms; eli5's ``show_prediction`` draws them.
 
 A cloud is explained member by member (each member's own terms, and its confidence in
-the vote); a dual network (a kernel rule) by its support vectors, whose terms are
-``K(s, x) * coefficient``.
+the vote); a kind of network a plugin brings by the terms its ``explain_terms(rows,
+targets, scores)`` gives (the kernel Perceptron's: each support vector's ``K(s, x) *
+coefficient``, listed as ``support_vectors``).
 """
 
 from __future__ import annotations
@@ -61,11 +62,14 @@ def explain_document(classifier: Any, text: Any, *, top_k: int = 3,
              "targets": _link_terms(member, ids, strengths, names, kept, chosen,
                                     member.target_scores(rows)[0], None)}
             for m, member in enumerate(network.networks_)]
-    elif kind == "dual":  # its support vectors
-        out["targets"] = _support_terms(network, rows, chosen, scores, probabilities)
-    else:
+    elif kind == "network":
         out["targets"] = _link_terms(network, ids, strengths, names, kept, chosen, scores,
                                      probabilities)
+    else:  # a kind a plugin brings: its own terms (the kernel Perceptron's support vectors)
+        out["targets"] = [{"label": _label(classes[t]), "score": float(scores[t]),
+                           "probability": _at(probabilities, t), **terms}
+                          for t, terms in zip(chosen, network.explain_terms(rows, chosen,
+                                                                            scores))]
     return shortened(out, features)
 
 
@@ -117,27 +121,6 @@ def _link_terms(network: Any, ids: np.ndarray, strengths: np.ndarray,
             "bias": {"strength": bias, "weight": float(weights[0, t]),
                      "contribution": bias * float(weights[0, t])},
             "features": rows, "residual": float(scores[t] - total),
-        })
-    return targets
-
-
-def _support_terms(network: Any, rows: Any, chosen: Any, scores: np.ndarray,
-                   probabilities: Any) -> list[dict[str, Any]]:
-    kernel = network.kernel_values(rows.tocsr())[0]
-    coefficients = network.dual_coef_
-    theta = float(network.rule_params_["theta"])
-    classes = list(network.classes_)
-    targets = []
-    for t in chosen:
-        terms = kernel * coefficients[:, t]
-        support = [{"support_vector": int(s), "kernel": float(kernel[s]),
-                    "coefficient": float(coefficients[s, t]), "contribution": float(terms[s])}
-                   for s in np.flatnonzero(terms)]
-        support.sort(key=lambda row: -abs(row["contribution"]))
-        targets.append({
-            "label": _label(classes[t]), "score": float(scores[t]),
-            "probability": _at(probabilities, t), "theta": theta,
-            "support_vectors": support, "residual": float(scores[t] - (float(terms.sum()) - theta)),
         })
     return targets
 

@@ -227,7 +227,7 @@ _CLASSIFIER_OPTIONS = {**FEATURIZER.fields, **_NETWORK_OPTIONS,
                        "rule": AnyOf((Text(200), Items(_ANY, 1, 64)))}
 _TOP = {
     "magic": Text(100), "format_version": Int(1, 1000), "snowpy_version": Text(100),
-    "kind": Choice(("network", "classifier", "cloud", "dual")),
+    "kind": Text(100),  # (a plugin's kind too: a kind no class restores is refused then)
     "arrays": Obj(extra=Obj(extra=_ANY)),
     "names": Obj(extra=_ANY, null=True),
     "frequencies": Obj({"documents": _COUNT}, null=True),
@@ -236,7 +236,7 @@ _TOP = {
                      null=True),
 }
 #: Kinds whose network part has a structure of its own, checked as it is restored
-#: (:mod:`snowpy.network.cloud`, :mod:`snowpy.network.dual`).
+#: (:mod:`snowpy.network.cloud`, and the kinds plugins bring).
 _OWN = Obj(extra=_ANY)
 
 
@@ -266,7 +266,7 @@ def check_header(header: Mapping[str, Any], where: str) -> None:
         fields.update(network=NETWORK if inner is None else _OWN, featurizer=FEATURIZER,
                       classifier=Obj(_CLASSIFIER_OPTIONS, extra=_RULE_PARAM))
         required += ["network", "featurizer"]
-    elif kind in ("cloud", "dual"):
+    elif isinstance(kind, str):
         fields[kind] = _OWN
         required.append(kind)
     problem = _problem(header, Obj(fields, required=tuple(required)), "")

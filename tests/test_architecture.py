@@ -35,7 +35,7 @@ FLOORS = [
 #: network runs every rule through the rules' contract, and the plugin host names the
 #: records for its hooks' types only (it imports no building block).
 SIDE_BY_SIDE = ["rules", "text", "corpora", "network"]
-CONTRACTS = {"snowpy.rules.spec", "snowpy.rules.kernels", "snowpy.rules.dual",
+CONTRACTS = {"snowpy.rules.spec", "snowpy.rules.kernels",
              "snowpy.text.extractors.spec", "snowpy.corpora.spec", "snowpy.corpora.documents"}
 
 
@@ -241,11 +241,10 @@ def test_a_network_is_a_thin_estimator_over_its_engine():
     """A network shows a user its estimator protocols (scikit-learn's and River's),
     SNoW's views and its engine, over a chain of four classes counting ``object``; what
     it learned and the one-example operations on it are its engine's, the same
-    protocol for every kind of network."""
-    from snowpy import Cloud, DualNetwork, Network
+    protocol for every kind of network (a plugin's too: the kernel Perceptron's tests)."""
+    from snowpy import Cloud, Network
     from snowpy.network.cloud import CloudEngine
     from snowpy.network.engine import Engine, OneExample
-    from snowpy.network.support import DualEngine
 
     assert [c.__name__ for c in Network.__mro__] == ["Network", "NetworkKind", "Estimator",
                                                      "object"]
@@ -254,7 +253,7 @@ def test_a_network_is_a_thin_estimator_over_its_engine():
     one_example = {"check_label", "score_one", "learn_one", "score_text", "learn_text",
                    "label_of", "probabilities_of"}
     assert one_example <= set(dir(OneExample))
-    for engine in (Engine, DualEngine, CloudEngine):
+    for engine in (Engine, CloudEngine):
         assert OneExample in engine.__mro__
-    for kind in (Network, DualNetwork, Cloud):  # (River's learn_one is the estimator's)
+    for kind in (Network, Cloud):  # (River's learn_one is the estimator's)
         assert not (one_example - {"learn_one"}) & set(dir(kind)), kind

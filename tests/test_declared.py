@@ -14,7 +14,6 @@ from snowpy import declared
 from snowpy.cli import app
 
 ESTIMATORS = [(snowpy.Featurizer, declared.FEATURIZER), (snowpy.Network, declared.NETWORK),
-              (snowpy.DualNetwork, declared.DUAL_NETWORK),
               (snowpy.SnowClassifier, declared.CLASSIFIER)]
 
 

@@ -497,6 +497,8 @@ SCHEMA_EDITS = {
                          "'network.surprise' is not a field snowpy writes"),
     "a feature id beyond n_features": (_set("network", "n_features", value=3),
                                        "beyond the map's 3"),
+    "a network of a kind no plugin brings": (_set("network", "kind", value="tree"),
+                                             "unknown model kind 'tree'"),
     "frequencies without idf": (
         lambda header: (_set("featurizer", "idf", value=False)(header),
                         _set("classifier", "idf", value=False)(header)),

@@ -660,15 +660,3 @@ def test_labels_are_answered_and_journaled_as_plain_json(tmp_path):
     assert all(type(label) is str for label in guessed)
     assert multi.learn([(text, guessed[::-1])])["correct_before"] == 1
     multi.journal.close()
-
-
-def test_a_dual_networks_service_learns(tmp_path):
-    """A classifier over a dual (support-vector) network keeps learning when served: its
-    width is the front end's, 2^bits."""
-    texts, labels = [t for _, t in ROWS[:200]], [label for label, _ in ROWS[:200]]
-    snowpy.SnowClassifier(rule="kernel-perceptron", calibrate=None).fit(texts, labels).save(
-        tmp_path / "dual.snowpy")
-    service = Service(tmp_path / "dual.snowpy", tmp_path / "state")
-    assert service.closed is None and service.health()["learning"] == "open"
-    assert service.learn(FEEDBACK[:3])["learned"] == 3
-    service.journal.close()

@@ -15,7 +15,7 @@
 # squares; params: the rule's packed numbers. Returns 0, or non-zero to stop the
 # training with an error.
 #
-# The dual rules' similarity:
+# A similarity of two sparse examples (a plugin's network of support vectors calls it):
 #
 #   double similarity(const int64_t *a_ids, const double *a_vals, int64_t a_n,
 #                     const int64_t *b_ids, const double *b_vals, int64_t b_n,

@@ -3,9 +3,9 @@
 An update rule reaches the engine as a C function of one signature (``abi.pxd``;
 ``docs/plugins.md``): the built-in rules below, a numba ``@cfunc``, a plugin's own C
 or Cython function exported in a ``PyCapsule``, or, slowly, a plain Python function
-called through a trampoline. A :class:`Kernel` holds one of them, or a dual rule's
-similarity (the other ABI); calling it from Python with arrays runs it once (tests, the
-conformance suite).
+called through a trampoline. A :class:`Kernel` holds one of them, or a similarity (the
+other ABI, which a plugin's network of support vectors calls); calling it from Python
+with arrays runs it once (tests, the conformance suite).
 
 The arithmetic of each built-in rule is documented where the rule is declared
 (``snowpy/rules/``).
@@ -224,7 +224,7 @@ cdef object _ids(const int64_t *data, int64_t n):
 cdef class Kernel:
     """A function of one of the kernel ABIs (``abi.pxd``; ``docs/plugins.md``) and its user
     data, as the engine calls it: an update rule's step (:class:`UpdateKernel`) or a
-    dual rule's similarity (:class:`SimilarityKernel`).
+    similarity (:class:`SimilarityKernel`).
 
     Make one with :meth:`from_capsule` (a C or Cython function in a ``PyCapsule`` named
     by the ABI's signature), :meth:`from_address` (a numba ``@cfunc``'s address) or
@@ -304,6 +304,12 @@ cdef class Kernel:
         return <uintptr_t>self.fn
 
     @property
+    def user_data_address(self):
+        """The address of the user data the function is called with (a Python kernel's:
+        the kernel itself), for a plugin's compiled loop that calls it."""
+        return <uintptr_t>self.user_data
+
+    @property
     def function(self):
         """The Python function of a Python kernel (None for compiled ones)."""
         return self._keep if self.implementation == "python" else None
@@ -360,13 +366,14 @@ cdef class UpdateKernel(Kernel):
 
 
 cdef class SimilarityKernel(Kernel):
-    """A dual rule's similarity (the similarity ABI): ``kernel(a_ids, a_vals, b_ids,
+    """A similarity of two sparse examples (the similarity ABI, which the kernel
+    Perceptron's network of support vectors calls): ``kernel(a_ids, a_vals, b_ids,
     b_vals, params) -> float`` from Python."""
 
     abi = "similarity"
     signature = SIMILARITY_SIGNATURE
     noun = "similarity"
-    contract = "snowpy.rules.dual"
+    contract = "docs/plugins.md"
 
     cdef void *_trampoline(self):
         return <void *>python_similarity

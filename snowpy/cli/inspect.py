@@ -181,9 +181,11 @@ def inspect(
         _recover_names(loaded, corpus, split, top, export_to is not None)
     from snowpy.model_kinds import kind_of
 
-    network = _parts(loaded)[1]
-    if kind_of(network) == "dual":
-        _show_dual(console, model, loaded, json_output, export_to)
+    classifier, network, _ = _parts(loaded)
+    kind = kind_of(network)
+    if kind not in ("network", "cloud"):  # a kind a plugin brings: what it says of itself
+        _show_described(console, model, kind, classifier is not None, network, json_output,
+                        export_to)
         return
     views = _member_views(loaded)
     if views is None:
@@ -270,41 +272,16 @@ def _show(console: Any, model: Path, info: dict[str, Any], corpus: str | None) -
         console.print(table)
 
 
-def describe_dual(model: Any) -> dict[str, Any]:
-    """A dual network (support vectors, not links): rule, labels, support vectors."""
-    import numpy as np
-
-    classifier, net, _ = _parts(model)
-    n = net.n_support_
-    alpha = net.dual_coef_
-    return {
-        "kind": "classifier" if classifier else "dual network", "rule": net.rule,
-        "rule_params": net.rule_params_, "classes": [str(c) for c in net.classes_],
-        "support_vectors": n, "budget": net.engine_.kernel.budget,
-        "positive_support_vectors": {str(label): int(np.count_nonzero(alpha[:, t] > 0))
-                                     for t, label in enumerate(net.classes_)},
-        "training": {"examples": int(net.n_examples_seen_),
-                     "mistakes_per_epoch": list(net.mistakes_)},
-        "calibration": net.calibration_.header() if net.calibration_ is not None else None,
-    }
-
-
-def _show_dual(console: Any, model: Path, loaded: Any, json_output: bool,
-               export_to: Path | None) -> None:
+def _show_described(console: Any, model: Path, kind: str, classifier: bool, network: Any,
+                    json_output: bool, export_to: Path | None) -> None:
     if export_to is not None:
-        raise ConfigurationError("a dual network (support vectors) has no links to export; "
-                                 "its support vectors are arrays of the model file")
-    info = describe_dual(loaded)
+        raise ConfigurationError(f"a {kind} network has no links to export; what it "
+                                 "learned is in the arrays of the model file")
+    info = {"kind": "classifier" if classifier else f"{kind} network", **network.describe()}
     if json_output:
         echo_json(info)
         return
-    console.print(f"[bold]{model}[/bold]: {info['kind']}, rule {info['rule']} "
-                  f"{info['rule_params']}")
-    budget = info["budget"] or "no budget"
-    console.print(f"{len(info['classes'])} classes, {info['support_vectors']:,} support "
-                  f"vectors ({budget}); {info['training']['examples']:,} examples learned; "
-                  f"mistakes per epoch {info['training']['mistakes_per_epoch']}")
-    for label, count in info["positive_support_vectors"].items():
-        console.print(f"  {label}: {count} support vectors with a positive coefficient")
-    if info["calibration"]:
-        console.print(f"calibrated: {info['calibration']}")
+    console.print(f"[bold]{model}[/bold]: {info.pop('kind')}, rule {info.pop('rule')} "
+                  f"{info.pop('rule_params')}")
+    for name, value in info.items():
+        console.print(f"{name.replace('_', ' ')}: {value}")

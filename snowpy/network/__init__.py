@@ -3,8 +3,7 @@
 from __future__ import annotations
 
 from snowpy.network.cloud import Cloud
-from snowpy.network.dual import DualNetwork
 from snowpy.network.network import Network, NumericalWarning
 from snowpy.network.kind import ABSTAIN
 
-__all__ = ["ABSTAIN", "Cloud", "DualNetwork", "Network", "NumericalWarning"]
+__all__ = ["ABSTAIN", "Cloud", "Network", "NumericalWarning"]

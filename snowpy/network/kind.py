@@ -1,7 +1,8 @@
 """What every kind of network is: the public protocol, and what is written once for all.
 
-A kind of network (:class:`~snowpy.Network`: links; :class:`~snowpy.DualNetwork`:
-support vectors; :class:`~snowpy.Cloud`: members) is an estimator over an engine
+A kind of network (:class:`~snowpy.Network`: links; :class:`~snowpy.Cloud`: members; a
+network a plugin brings for its rule, ``RuleSpec.network``: the kernel Perceptron's
+support vectors) is an estimator over an engine
 (``engine_``: what it learned, and the operations on it). It supplies
 :meth:`~NetworkKind.target_scores` and its model file (``to_state`` and
 ``from_state``, registered with :func:`snowpy.model_kinds.model_kind`); its engine

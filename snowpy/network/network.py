@@ -251,9 +251,10 @@ class Network(NetworkKind):
         if not isinstance(self.rule, str):
             raise ConfigurationError(f"rule must be a rule name, got {self.rule!r}")
         spec = get_rule(self.rule)
-        if spec.dual:
-            raise ConfigurationError(f"rule {self.rule!r} keeps support vectors: use "
-                                     "snowpy.DualNetwork (or SnowClassifier, which picks it)")
+        if spec.network is not None:
+            own = f"{spec.network.__module__.split('.')[0]}.{spec.network.__name__}"
+            raise ConfigurationError(f"rule {self.rule!r} learns in a network of its own: "
+                                     f"use {own} (or SnowClassifier, which picks it)")
         return spec, spec.validate(self.rule_params)
 
     def _nonnegative_only(self) -> bool:

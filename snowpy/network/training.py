@@ -4,8 +4,8 @@ chunks, and the exceptions of rules' compiled steps.
 An epoch's order depends on what the examples are, not on where they stand
 (:func:`example_keys`, :func:`shuffled`); :func:`run_epochs` runs passes with SNoW's
 early stop; :func:`chunks` cuts a pass where progress is reported. The network's
-engine (:class:`snowpy.network.engine.Engine`), the dual network and the epochs from a
-feature cache use them.
+engine (:class:`snowpy.network.engine.Engine`), a plugin's network (the kernel
+Perceptron's) and the epochs from a feature cache use them.
 """
 
 from __future__ import annotations
@@ -91,7 +91,7 @@ def keyed_order(keys: np.ndarray, salt: int) -> np.ndarray:
 
 
 def run_epochs(epochs: int, early_stop: bool, one_epoch: Callable[[int], int]) -> int:
-    """The epoch driver of every training (a network's, a dual network's, epochs from a
+    """The epoch driver of every training (a network's, a plugin's network's, epochs from a
     feature cache): ``one_epoch(epoch)`` runs a pass and returns its updates; with
     ``early_stop``, training stops after a pass without one (SNoW). Returns the passes
     run.

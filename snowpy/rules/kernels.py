@@ -1,9 +1,10 @@
-"""A rule's compiled step, or a dual rule's similarity, as the engine takes it: one C ABI
-for every implementation.
+"""A rule's compiled step, or a similarity, as the engine takes it: one C ABI for every
+implementation.
 
 The training engine calls a rule's update through a pointer to a plain C function
 (the ABI is written out in ``docs/plugins.md`` and in :mod:`snowpy.rules.spec`), and the
-dual engine a similarity the same way (:mod:`snowpy.rules.dual`). :func:`kernel_of`
+network a plugin brings may call a similarity the same way (the kernel Perceptron's
+support vectors, ``plugins/snowpy-kernel-perceptron``). :func:`kernel_of`
 turns what a rule provides into that function, held by a
 :class:`~snowpy._core.rules.Kernel` of the ABI's class (:class:`UpdateKernel`,
 :class:`SimilarityKernel`):

@@ -6,6 +6,7 @@ Each check takes a rule name (and optional parameters) and raises an
 
 from __future__ import annotations
 
+import inspect
 import os
 from collections.abc import Callable, Mapping
 from pathlib import Path
@@ -16,7 +17,6 @@ from unittest import mock
 import numpy as np
 import scipy.sparse as sp
 
-from snowpy.declared import DUAL_NETWORK
 from snowpy.exceptions import ConfigurationError
 from snowpy.network import Network
 from snowpy.plugins import get_rule
@@ -41,24 +41,25 @@ def _problem(rule: str, seed: int = 0, n: int = 300, features: int = 80, classes
 
 
 def _network(rule: str, params: Mapping[str, Any], **options: Any) -> Any:
-    """A :class:`Network`, or for a dual rule a :class:`DualNetwork` (the options it
-    has no use for, such as links or averaging, left out)."""
-    if get_rule(rule).dual:
-        from snowpy.network import DualNetwork
-
-        kept = {k: v for k, v in options.items() if k in DUAL_NETWORK}
-        return DualNetwork(rule, **{**dict(params), **kept})
+    """A :class:`Network`, or the network a rule brings (``RuleSpec.network``: the
+    options it has no use for, such as links or averaging, left out)."""
+    own = get_rule(rule).network
+    if own is not None:
+        taken = inspect.signature(own).parameters
+        return own(rule, **{**dict(params), **{k: v for k, v in options.items()
+                                              if k in taken}})
     return Network(rule, **{**dict(params), **options})
 
 
 def _state(net: Any) -> np.ndarray:
-    """What a network learned, as one array: the effective weights, or a dual
-    network's support vectors and coefficients."""
-    if hasattr(net.engine_, "effective_weights"):
+    """What a network learned, as one array: the effective weights, or the arrays of a
+    plugin's network's model file (the kernel Perceptron's support vectors and their
+    coefficients)."""
+    if isinstance(net, Network):
         return net.engine_.effective_weights()
     _, arrays = net.to_state()
     return np.concatenate([arrays[name].astype(np.float64).ravel()
-                           for name in ("sv_ids", "sv_vals", "sv_len", "sv_alpha")])
+                           for name in sorted(arrays)])
 
 
 def check_parameters(rule: str, params: Mapping[str, Any] | None = None) -> None:
@@ -87,46 +88,26 @@ def check_deterministic(rule: str, params: Mapping[str, Any] | None = None) -> N
 
 
 def check_compiled_matches_python(rule: str, params: Mapping[str, Any] | None = None) -> None:
-    """The compiled step and its Python reference (``RuleKernel.reference``: the same
-    arithmetic written in Python) train the same weights; a rule with no reference is
-    exempt.
+    """The compiled step (or similarity) and its Python reference (the kernel record's
+    ``reference``: the same arithmetic written in Python) train the same network and
+    score alike; a rule with no reference is exempt.
 
     Stored in float64: compiled float64 arithmetic may differ from Python's in the last
     bit (fused multiply-adds), which float32 storage would round either way.
     """
-    from snowpy.rules.kernels import UpdateKernel
-    from snowpy.rules.spec import RuleKernel
-
     X, y = _problem(rule, n=60)
-    if get_rule(rule).dual:
-        return _check_dual_compiled_matches_python(rule, params, X, y)
-    net = _network(rule, params or {}, epochs=2, precision="float64")
-    compiled = net.fit(X, y).engine_.effective_weights()
-    if net.engine_.kernel.reference is None:
+    compiled = _network(rule, params or {}, epochs=2, precision="float64").fit(X, y)
+    kernel = compiled.engine_.kernel
+    if kernel.reference is None:
         return
-    as_python = property(lambda kernel: UpdateKernel.from_python(kernel.reference, rule))
-    with mock.patch.object(RuleKernel, "compiled", as_python):
-        python = _network(rule, params or {}, epochs=2, precision="float64").fit(X, y) \
-            .engine_.effective_weights()
-    assert np.allclose(compiled, python, rtol=1e-12, atol=1e-300), \
-        f"{rule}: compiled and pure-Python training differ by " \
-        f"{np.max(np.abs(compiled - python)):g}"
-
-
-def _check_dual_compiled_matches_python(rule: str, params: Mapping[str, Any] | None,
-                                        X: sp.csr_matrix, y: np.ndarray) -> None:
-    from snowpy.rules.dual import DualKernel
-    from snowpy.rules.kernels import SimilarityKernel
-
-    compiled = _network(rule, params or {}, epochs=2).fit(X, y)
-    if compiled.engine_.kernel.reference is None:
-        return
-    as_python = property(lambda kernel: SimilarityKernel.from_python(kernel.reference, rule))
-    with mock.patch.object(DualKernel, "compiled", as_python):
-        python = _network(rule, params or {}, epochs=2).fit(X, y)
+    abi = type(kernel.compiled)  # (the ABI's kernel class: an update, a similarity)
+    as_python = property(lambda record: abi.from_python(record.reference, rule))
+    with mock.patch.object(type(kernel), "compiled", as_python):
+        python = _network(rule, params or {}, epochs=2, precision="float64").fit(X, y)
         python_scores = python.decision_function(X)
+    difference = np.max(np.abs(_state(compiled) - _state(python)), initial=0.0)
     assert np.allclose(_state(compiled), _state(python), rtol=1e-12, atol=1e-300), \
-        f"{rule}: compiled and pure-Python training differ"
+        f"{rule}: compiled and pure-Python training differ by {difference:g}"
     assert np.allclose(compiled.decision_function(X), python_scores, rtol=1e-9), \
         f"{rule}: compiled and pure-Python scores differ"
 
@@ -136,7 +117,7 @@ def check_stays_in_its_arrays(rule: str, params: Mapping[str, Any] | None = None
     only its target's weights and state: training, one example at a time too, stops at
     no violation. (A write far outside, beyond the guards, kills the process:
     ``snowpy plugins --check`` runs the suite in a child process for that.)"""
-    if get_rule(rule).dual:
+    if get_rule(rule).network is not None:  # (guard zones are the update ABI's)
         return
     X, y = _problem(rule, n=80)
     with mock.patch.dict(os.environ, {"SNOWPY_CHECK_KERNELS": "1"}):
@@ -192,23 +173,13 @@ def check_no_update_when_correct(rule: str, params: Mapping[str, Any] | None = N
 
 
 def check_touches_only_active_rows(rule: str, params: Mapping[str, Any] | None = None) -> None:
-    """An update changes only the weights of the example's active features (and the bias)."""
+    """An update changes only the weights of the example's active features (and the bias);
+    a rule whose network is its own is exempt (the kernel Perceptron's tests say what its
+    support vectors hold)."""
+    if get_rule(rule).network is not None:  # (a network of its own says what it holds)
+        return
     X, y = _problem(rule)
     net = _network(rule, params or {}, epochs=1, average=False, links="all").fit(X, y)
-    if get_rule(rule).dual:  # a new support vector holds the example's features only
-        before = net.to_state()[1]
-        net.partial_fit(X[:1], [(y[0] + 1) % 3])
-        assert net.updates_[-1] > 0, f"{rule}: a mislabelled example caused no update"
-        after = net.to_state()[1]
-        budget_full = net.engine_.kernel.budget and before["sv_len"].size == net.engine_.kernel.budget
-        if not budget_full:
-            kept = before["sv_len"].size
-            assert np.array_equal(after["sv_alpha"][:kept], before["sv_alpha"]), \
-                f"{rule}: an update changed the coefficients of earlier support vectors"
-            added = after["sv_ids"][before["sv_ids"].size:]
-            assert set(added.tolist()) <= set(X[:1].indices.tolist()), \
-                f"{rule}: the new support vector holds features the example did not have"
-        return
     # a rule that derives its scoring planes (refresh) may move them all: its learned
     # planes are what an update may change only on the active features
     view = _learned_planes if net.engine_.kernel.refresh is not None else \

@@ -73,7 +73,7 @@ def keys_of(text_hashes: np.ndarray, parts: np.ndarray) -> np.ndarray:
     return keys
 
 
-def text_hashes(texts: Sequence[Any]) -> np.ndarray:
+def text_hashes(texts: Sequence[Any] | np.ndarray) -> np.ndarray:
     """The text part of each document's key: strings hashed as UTF-8, other documents
     (records, token lists) as their sorted JSON."""
     n = len(texts)
@@ -93,6 +93,6 @@ def text_hashes(texts: Sequence[Any]) -> np.ndarray:
     return out
 
 
-def document_keys(texts: Sequence[Any], labels: Sequence[Any]) -> np.ndarray:
+def document_keys(texts: Sequence[Any] | np.ndarray, labels: Sequence[Any]) -> np.ndarray:
     """The key of each (document, labels) pair (see the module)."""
     return keys_of(text_hashes(texts), label_parts(labels))

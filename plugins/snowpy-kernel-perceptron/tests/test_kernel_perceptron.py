@@ -1,5 +1,6 @@
 """The kernel Perceptron plugin: conformance, the primal equivalence, kernels by hand,
-the budget, and the classifier and command line."""
+the budget, what an update adds, and the classifier, its explanation, its service and the
+command line."""
 
 from __future__ import annotations
 
@@ -17,6 +18,7 @@ import snowpy
 from snowpy.exceptions import ConfigurationError
 from snowpy.plugins import list_rules
 from snowpy.testing import conformance_checks
+from snowpy_kernel_perceptron import DualNetwork
 
 DEMO = Path(__file__).resolve().parents[3] / "corpora" / "demo"
 
@@ -34,7 +36,26 @@ def test_registered_through_its_entry_point():
     provided = list_rules()["kernel-perceptron"]
     assert provided.plugin == "kernel-perceptron"
     assert provided.distribution.startswith("snowpy-kernel-perceptron")
-    assert provided.record.dual
+    assert provided.record.network is DualNetwork
+
+
+def test_a_network_of_snowpys_protocols_declared_once():
+    """Its parameters are declared once (the signature's defaults are the table's); its
+    engine offers snowpy's one-example protocol, which the estimator does not repeat."""
+    import inspect
+
+    from snowpy.declared import defaults
+    from snowpy.network.engine import OneExample
+    from snowpy_kernel_perceptron.engine import DualEngine
+    from snowpy_kernel_perceptron.network import DUAL_NETWORK
+
+    signature = {name: p.default for name, p in inspect.signature(DualNetwork).parameters
+                 .items() if p.kind is not p.VAR_KEYWORD}
+    assert list(signature.items()) == list(defaults(DUAL_NETWORK).items())
+    assert OneExample in DualEngine.__mro__
+    one_example = {"check_label", "score_one", "score_text", "learn_text", "label_of",
+                   "probabilities_of"}
+    assert not one_example & set(dir(DualNetwork))
 
 
 @pytest.mark.parametrize("params", [{}, {"kernel": "gaussian", "gamma": 0.1},
@@ -52,7 +73,7 @@ def test_linear_kernel_makes_the_primal_perceptrons_mistakes(shuffle):
     texts, labels, test_texts, _ = _demo()
     front = snowpy.Featurizer(bits=18, ngrams=1)
     X, X_test = front.transform(texts), front.transform(test_texts)
-    dual = snowpy.DualNetwork("kernel-perceptron", kernel="linear", budget=0, epochs=5,
+    dual = DualNetwork("kernel-perceptron", kernel="linear", budget=0, epochs=5,
                               shuffle=shuffle).fit(X, labels)
     primal = snowpy.Network("perceptron", learning_rate=1.0, bias=False, average=False,
                             shuffle=shuffle, epochs=5, links="touched", precision="float64",
@@ -80,7 +101,7 @@ def test_xor_needs_the_kernel():
     """Not linearly separable: the degree-2 kernel learns it, the Perceptron cannot."""
     X = sp.csr_matrix(np.array([[1.0, 0], [0, 1], [1, 1], [0, 0]]))
     xor = ["no", "no", "yes", "yes"]
-    dual = snowpy.DualNetwork("kernel-perceptron", degree=2, epochs=50, shuffle=False)
+    dual = DualNetwork("kernel-perceptron", degree=2, epochs=50, shuffle=False)
     assert dual.fit(X, xor).predict(X).tolist() == xor
     assert dual.mistakes_[-1] == 0
     primal = snowpy.Network("perceptron", bias=False, epochs=50, shuffle=False).fit(X, xor)
@@ -92,7 +113,7 @@ def test_the_first_support_vector_by_hand():
     (a negative claimed), and right for a; it becomes a support vector with alpha = (0, -1)
     (step 1). Next, x = the same example: f_b = -K(x, x) = -(1*2 + 1)^2 = -9 < 0."""
     X = sp.csr_matrix(np.array([[1.0, 1.0, 0], [0, 0, 1.0]]))
-    net = snowpy.DualNetwork("kernel-perceptron", degree=2, shuffle=False, epochs=1)
+    net = DualNetwork("kernel-perceptron", degree=2, shuffle=False, epochs=1)
     net.partial_fit(X[:1], ["a"], classes=["a", "b"])
     state = net.to_state()[1]
     assert state["sv_ids"].tolist() == [0, 1] and state["sv_alpha"].tolist() == [[0.0, -1.0]]
@@ -104,7 +125,7 @@ def test_partial_fit_is_the_networks_an_indicator_its_columns_a_switch_refused()
     indicator rows has a target per column from the first call, even a column never set
     (as Network's), and a single-label y after it is refused."""
     X = sp.csr_matrix(np.array([[1.0, 0, 0], [0, 1.0, 0]]))
-    net = snowpy.DualNetwork("kernel-perceptron", shuffle=False)
+    net = DualNetwork("kernel-perceptron", shuffle=False)
     net.partial_fit(X, np.array([[1, 0, 0], [0, 1, 0]]))
     assert net.classes_.tolist() == [0, 1, 2] and net.multilabel_
     assert net.predict(X).shape == (2, 3)
@@ -114,11 +135,33 @@ def test_partial_fit_is_the_networks_an_indicator_its_columns_a_switch_refused()
         net.partial_fit(sp.csr_matrix((1, 4)), np.array([[1, 0, 0]]))
 
 
+@pytest.mark.parametrize("params", [{}, {"kernel": "linear", "budget": 25}],
+                         ids=["polynomial", "linear-budget"])
+def test_an_update_adds_a_support_vector_of_the_examples_features_only(params):
+    """What snowpy's conformance suite asks of a weight table's update, asked of support
+    vectors: the earlier ones keep their coefficients, the new one holds the example's
+    features only (unless the budget is full: then the oldest gives its slot)."""
+    rng = np.random.default_rng(0)
+    X = sp.csr_matrix((rng.random((300, 80)) < 0.15).astype(float))
+    y = rng.integers(0, 3, 300)
+    net = DualNetwork("kernel-perceptron", epochs=1, **params).fit(X, y)
+    before = net.to_state()[1]
+    net.partial_fit(X[:1], [(y[0] + 1) % 3])
+    assert net.updates_[-1] > 0, "a mislabelled example caused no update"
+    after = net.to_state()[1]
+    budget = net.engine_.kernel.budget
+    if budget and before["sv_len"].size == budget:
+        return
+    kept = before["sv_len"].size
+    np.testing.assert_array_equal(after["sv_alpha"][:kept], before["sv_alpha"])
+    assert set(after["sv_ids"][before["sv_ids"].size:].tolist()) <= set(X[:1].indices.tolist())
+
+
 def test_a_budget_bounds_the_support_vectors_and_drops_the_oldest():
     rng = np.random.default_rng(0)
     X = sp.csr_matrix((rng.random((600, 40)) < 0.2).astype(float))
     y = rng.integers(0, 3, 600)  # noise: a mistake on about every example
-    net = snowpy.DualNetwork("kernel-perceptron", budget=50, shuffle=False, epochs=1)
+    net = DualNetwork("kernel-perceptron", budget=50, shuffle=False, epochs=1)
     net.fit(X, y)
     assert net.n_support_ == 50 and net.engine_.alpha.shape[0] == 50  # memory stays bounded
     assert sum(net.mistakes_) > 300
@@ -131,7 +174,7 @@ def test_a_budget_bounds_the_support_vectors_and_drops_the_oldest():
     examples = [tuple(X[i].indices) for i in range(600)]
     where = [max(i for i, e in enumerate(examples) if e == row) for row in rows]
     # the same stream one example at a time says which examples caused an update
-    step = snowpy.DualNetwork("kernel-perceptron", budget=50, shuffle=False, epochs=1)
+    step = DualNetwork("kernel-perceptron", budget=50, shuffle=False, epochs=1)
     updated = []
     for i in range(600):
         step.partial_fit(X[i], [y[i]], classes=[0, 1, 2])
@@ -143,7 +186,7 @@ def test_a_budget_bounds_the_support_vectors_and_drops_the_oldest():
 def test_classifier_online_and_files(tmp_path):
     texts, labels, test_texts, test_labels = _demo()
     clf = snowpy.SnowClassifier("kernel-perceptron", ngrams=1, degree=2).fit(texts, labels)
-    assert isinstance(clf.network_, snowpy.DualNetwork)
+    assert isinstance(clf.network_, DualNetwork)
     assert clf.score(test_texts, test_labels) >= 0.85
     proba = clf.predict_proba(test_texts)
     assert np.allclose(proba.sum(axis=1), 1.0)
@@ -176,6 +219,9 @@ def test_trains_from_the_command_line(tmp_path):
     inspected = subprocess.run([script, "inspect", str(model), "--json"],
                                capture_output=True, text=True, timeout=600)
     assert json.loads(inspected.stdout)["support_vectors"] <= 300
+    shown = subprocess.run([script, "inspect", str(model)], capture_output=True, text=True,
+                           timeout=600)
+    assert shown.returncode == 0 and "support vectors: " in shown.stdout
 
 
 def test_a_saved_progressive_window_goes_on_where_it_stood(tmp_path):
@@ -197,3 +243,33 @@ def test_a_saved_progressive_window_goes_on_where_it_stood(tmp_path):
             model.learn_one(text, label)
     np.testing.assert_array_equal(again.predict_proba(test_texts),
                                   stream.predict_proba(test_texts))
+
+
+def test_explained_by_its_support_vectors():
+    texts, labels, _, _ = _demo()
+    clf = snowpy.SnowClassifier("kernel-perceptron", epochs=2, calibrate=None,
+                                ngrams=(1, 1)).fit(texts, labels)
+    document = "my parcel never arrived and I want a refund"
+    why = clf.explain(document, top_k=2, features=None)
+    scores = clf.target_scores([document])[0]
+    classes = list(clf.classes_)
+    assert why["kind"] == "dual"
+    for target in why["targets"]:
+        total = sum(v["contribution"] for v in target["support_vectors"]) - target["theta"]
+        assert total == pytest.approx(scores[classes.index(target["label"])], abs=1e-9)
+        assert target["support_vectors"]
+
+
+def test_a_service_learns(tmp_path):
+    """A classifier over a network of support vectors keeps learning when served: its
+    width is the front end's, 2^bits."""
+    pytest.importorskip("starlette")
+    from snowpy.serving import Service
+
+    texts, labels, test_texts, test_labels = _demo()
+    snowpy.SnowClassifier(rule="kernel-perceptron", calibrate=None).fit(
+        texts[:200], labels[:200]).save(tmp_path / "dual.snowpy")
+    service = Service(tmp_path / "dual.snowpy", tmp_path / "state")
+    assert service.closed is None and service.health()["learning"] == "open"
+    assert service.learn(list(zip(test_texts[:3], test_labels[:3])))["learned"] == 3
+    service.journal.close()

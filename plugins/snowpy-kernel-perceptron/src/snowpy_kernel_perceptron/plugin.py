@@ -2,7 +2,8 @@
 
 Its state is not a weight table: the examples it erred on (support vectors)
 with a coefficient per target, ``f_t(x) = sum_s alpha[s, t] K(x_s, x)``
-(snowpy's dual-rule contract, :mod:`snowpy.rules.dual`). Kernels:
+(the dual-rule contract, :mod:`snowpy_kernel_perceptron.kernel`), learned in this
+plugin's :class:`~snowpy_kernel_perceptron.DualNetwork`. Kernels:
 
 * ``linear``: ``x . z`` (the primal Perceptron, as a check);
 * ``polynomial``: ``(gamma x . z + coef0) ** degree``;
@@ -21,8 +22,10 @@ from __future__ import annotations
 import math
 
 from snowpy import hookimpl
-from snowpy.rules.dual import DualKernel
 from snowpy.rules import Param, RuleSpec, theta_param
+
+from snowpy_kernel_perceptron.kernel import DualKernel
+from snowpy_kernel_perceptron.network import DualNetwork
 
 __all__ = ["KERNEL_PERCEPTRON", "similarity"]
 
@@ -94,7 +97,7 @@ KERNEL_PERCEPTRON = RuleSpec(
     summary="dual Perceptron with a polynomial or Gaussian kernel, budgeted support vectors",
     reference="seed 003 (dual and kernel Perceptron); Aizerman et al. 1964; "
               "Dekel, Shalev-Shwartz and Singer 2008 (the Forgetron's removal)",
-    dual=True,
+    network=DualNetwork,
 )
 
 

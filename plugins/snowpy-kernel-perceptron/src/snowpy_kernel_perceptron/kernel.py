@@ -8,11 +8,11 @@ coefficient per target, and scores
     ``f_t(x) = sum_s alpha[s, t] * K(x_s, x)``
 
 for a similarity ``K`` of its own. Such a rule declares ``RuleSpec(...,
-dual=True)`` and its ``build`` returns a :class:`DualKernel`; a network of it
-is a :class:`snowpy.DualNetwork` (``SnowClassifier`` and ``snowpy train``
-choose it by the rule), trained by one compiled loop
-(:mod:`snowpy._core.dual`) that serves every dual rule, as the link
-engine serves every linear one.
+network=DualNetwork)`` (this plugin's :class:`~snowpy_kernel_perceptron.DualNetwork`)
+and its ``build`` returns a :class:`DualKernel`; ``SnowClassifier`` and ``snowpy
+train`` choose the network by the rule. One compiled loop
+(:mod:`snowpy_kernel_perceptron._dual`) serves every dual rule, as snowpy's link
+engine serves every linear one: another plugin's dual rule depends on this one.
 
 The similarity contract
 -----------------------
@@ -66,7 +66,7 @@ __all__ = ["SIMILARITY_SIGNATURE", "DualKernel"]
 
 @dataclass(frozen=True)
 class DualKernel:
-    """A dual rule made ready for :class:`snowpy.DualNetwork`.
+    """A dual rule made ready for a :class:`~snowpy_kernel_perceptron.DualNetwork`.
 
     Parameters
     ----------

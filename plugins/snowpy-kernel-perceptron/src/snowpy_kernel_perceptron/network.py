@@ -1,7 +1,7 @@
-"""``snowpy.DualNetwork``: target nodes that keep support vectors, for dual rules.
+"""``DualNetwork``: target nodes that keep support vectors, for dual rules.
 
 The network of a rule whose state is not a weight table
-(:mod:`snowpy.rules.dual`): the kernel Perceptron keeps the examples it
+(:mod:`snowpy_kernel_perceptron.kernel`): the kernel Perceptron keeps the examples it
 erred on with a coefficient per target, and scores ``f_t(x) = sum_s alpha[s,
 t] K(x_s, x)``. One target per label, winner-take-all (or, multi-label, every
 target at ``theta``), SNoW's test per target, calibration by cross-fitting,
@@ -11,14 +11,20 @@ offers, with memory bounded by the rule's budget of support vectors.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
+import scipy.sparse as sp
 
-from snowpy._lazy import lazy_module
 from snowpy._validation import as_csr
-from snowpy.declared import DUAL_NETWORK, defaults
-from snowpy.exceptions import ConfigurationError, ModelFileError, NotFittedError, SnowpyError
+from snowpy.declared import NETWORK, Setting, defaults
+from snowpy.exceptions import (
+    ConfigurationError,
+    ModelFileError,
+    NotFittedError,
+    PluginError,
+    SnowpyError,
+)
 from snowpy.model_kinds import model_kind
 from snowpy.network.calibrating import (
     ProgressiveWindow,
@@ -26,29 +32,28 @@ from snowpy.network.calibrating import (
     calibration_to_file,
     fit_progressive,
 )
-from snowpy._core.dual import dual_scores
 from snowpy.network.kind import NetworkKind
-from snowpy.network.labels import (
-    LabelIndex,
-    encode_labels,
-)
+from snowpy.network.labels import LabelIndex, encode_labels
 from snowpy.network.options import check_training_options, upgraded
 from snowpy.network.state import plain
-from snowpy.network.support import OLDEST, USED, DualEngine
 from snowpy.network.training import chunks, example_keys, run_epochs, shuffled
 from snowpy.plugins import get_rule
 from snowpy.progress import as_progress
 from snowpy.rules.spec import BuildContext
 
-if TYPE_CHECKING:  # pragma: no cover
-    import scipy.sparse as sp
-else:
-    sp = lazy_module("scipy.sparse")
+from snowpy_kernel_perceptron._dual import dual_scores
+from snowpy_kernel_perceptron.engine import OLDEST, USED, DualEngine
+from snowpy_kernel_perceptron.kernel import DualKernel
 
 __all__ = ["DualNetwork"]
 
-_DEFAULTS = defaults(DUAL_NETWORK)  # (the signature's defaults: snowpy.declared)
-
+#: The parameters of a :class:`DualNetwork`: the network's that apply to support vectors.
+DUAL_NETWORK: dict[str, Setting] = {
+    "rule": Setting("kernel-perceptron", "update rule that keeps support vectors"),
+    **{name: NETWORK[name] for name in ("epochs", "shuffle", "seed", "early_stop",
+                                        "calibrate")},
+}
+_DEFAULTS = defaults(DUAL_NETWORK)
 
 
 @model_kind("dual")
@@ -58,7 +63,7 @@ class DualNetwork(NetworkKind):
     Parameters
     ----------
     rule : str, default "kernel-perceptron"
-        A rule registered with ``dual=True`` (``snowpy plugins`` lists them).
+        A rule registered with ``network=DualNetwork`` (``snowpy plugins`` lists them).
     epochs : int, default 10
         Passes over the data in :meth:`fit` (stopping after one without update).
     shuffle, seed, early_stop, calibrate :
@@ -77,7 +82,7 @@ class DualNetwork(NetworkKind):
     Examples
     --------
     >>> import numpy as np, scipy.sparse as sp
-    >>> from snowpy import DualNetwork
+    >>> from snowpy_kernel_perceptron import DualNetwork
     >>> X = sp.csr_matrix(np.array([[1, 0], [0, 1], [1, 1], [0, 0]], dtype=float))
     >>> xor = ["no", "no", "yes", "yes"]  # not linearly separable
     >>> net = DualNetwork("kernel-perceptron", kernel="polynomial", degree=2,
@@ -105,9 +110,9 @@ class DualNetwork(NetworkKind):
     def _resolve_rule(self) -> tuple[Any, dict[str, Any]]:
         """The rule's spec and its validated parameters."""
         spec = get_rule(self.rule)
-        if not spec.dual:
-            raise ConfigurationError(f"rule {self.rule!r} updates weights: use snowpy.Network "
-                                     "(DualNetwork is for rules that keep support vectors)")
+        if spec.network is not DualNetwork:
+            raise ConfigurationError(f"rule {self.rule!r} does not keep support vectors: use "
+                                     "snowpy.SnowClassifier, or the network its rule names")
         return spec, spec.validate(self.rule_params)
 
     def check_options(self) -> None:
@@ -128,6 +133,13 @@ class DualNetwork(NetworkKind):
         spec, params = self._resolve_rule()
         kernel = spec.make_kernel(params, BuildContext(mean_active_features=1.0,
                                                        n_features=n_features))
+        if not isinstance(kernel, DualKernel):
+            raise PluginError(f"rule {self.rule!r} keeps support vectors: its build must "
+                              f"return a DualKernel, got {type(kernel).__name__}")
+        try:
+            kernel.compiled  # a similarity that does not compile fails here
+        except PluginError as exc:
+            raise PluginError(f"rule {self.rule!r}: {exc}") from exc
         params.update(kernel.resolved)
         index = labels if isinstance(labels, LabelIndex) else LabelIndex(labels)
         self._engine = DualEngine(index, kernel, params, n_features=n_features,
@@ -139,7 +151,7 @@ class DualNetwork(NetworkKind):
     @property
     def engine_(self) -> DualEngine:
         """Everything the network has learned but its figures, as one value
-        (:class:`~snowpy.network.support.DualEngine`): the support vectors, their
+        (:class:`~snowpy_kernel_perceptron.engine.DualEngine`): the support vectors, their
         coefficients, the labels; :meth:`to_state` gives it as plain data."""
         self._check_fitted()
         return self._engine
@@ -260,7 +272,42 @@ class DualNetwork(NetworkKind):
             out[:, start:end] = block
         return out
 
-    # ------------------------------------------------- one example at a time
+    # ------------------------------------------------------- what it says of itself
+    def explain_terms(self, X: Any, targets: Any, scores: np.ndarray) -> list[dict[str, Any]]:
+        """The terms of each of ``targets``' scores on the one row of ``X`` (``scores``,
+        of every target), for :meth:`snowpy.SnowClassifier.explain`: each support vector's
+        ``kernel`` value times its ``coefficient``, largest contributions first; they add
+        up, less ``theta``, to the score (``residual``: the float64 rounding between)."""
+        kernel = self.kernel_values(X)[0]
+        theta = float(self.rule_params_["theta"])
+        explained = []
+        for t in targets:
+            terms = kernel * self.dual_coef_[:, t]
+            support = [{"support_vector": int(s), "kernel": float(kernel[s]),
+                        "coefficient": float(self.dual_coef_[s, t]),
+                        "contribution": float(terms[s])} for s in np.flatnonzero(terms)]
+            support.sort(key=lambda row: -abs(row["contribution"]))
+            explained.append({"theta": theta, "support_vectors": support,
+                              "residual": float(scores[t] - (float(terms.sum()) - theta))})
+        return explained
+
+    def describe(self) -> dict[str, Any]:
+        """What ``snowpy inspect`` shows: the rule, the labels, the support vectors (held,
+        the budget, those with a positive coefficient by label), the training figures and
+        the calibration."""
+        alpha = self.dual_coef_
+        return {
+            "rule": self.rule, "rule_params": self.rule_params_,
+            "classes": [str(c) for c in self.classes_],
+            "support_vectors": self.n_support_, "budget": self._engine.kernel.budget,
+            "positive_support_vectors": {str(label): int(np.count_nonzero(alpha[:, t] > 0))
+                                         for t, label in enumerate(self.classes_)},
+            "training": {"examples": int(self.n_examples_seen_),
+                         "mistakes_per_epoch": list(self.mistakes_)},
+            "calibration": self.calibration_.header() if self.calibration_ is not None
+            else None,
+        }
+
     # ------------------------------------------ what a classifier asks of a network
     @property
     def feature_ids_(self) -> np.ndarray:

@@ -4,15 +4,19 @@ Support vectors live in slots of fixed ``width``: slot ``s`` holds ``sv_len[s]``
 ids and strengths at ``sv_ids[s * width:]`` and ``sv_vals[s * width:]``, and
 ``alpha[s, t]`` its coefficient for target ``t``. ``state`` holds the slots in use and,
 once a budget is full, the ring position of the oldest one (the next to be replaced).
-The similarity is the rule's C function (:class:`~snowpy._core.rules.SimilarityKernel`):
-one loop serves every dual rule, as :mod:`~snowpy._core.engine` serves every linear one.
+The similarity is the rule's C function, a snowpy ``SimilarityKernel`` (its ``address``
+and ``user_data_address``): one loop serves every dual rule, as snowpy's engine serves
+every linear one. The function's signature is snowpy's similarity ABI, declared here with
+plain C types, so that the plugin needs nothing of snowpy's to build.
 """
 
-from libc.stdint cimport int32_t, int64_t, uint8_t
+from libc.stdint cimport int32_t, int64_t, uint8_t, uintptr_t
 from libc.stdlib cimport calloc, free, malloc
 
-from snowpy._core.abi cimport similarity_fn
-from snowpy._core.rules cimport SimilarityKernel
+ctypedef double (*similarity_fn)(const int64_t *a_ids, const double *a_vals, int64_t a_n,
+                                 const int64_t *b_ids, const double *b_vals, int64_t b_n,
+                                 const double *params, int64_t n_params,
+                                 void *user_data) noexcept nogil
 
 cdef enum:
     USED = 0
@@ -38,12 +42,14 @@ cdef inline void _score_one(similarity_fn sim, void *user, const int64_t *sv_ids
                 out[t] += alpha[s * n_targets + t] * k
 
 
-def dual_scores(SimilarityKernel sim, const int64_t[::1] sv_ids, const double[::1] sv_vals,
+def dual_scores(object sim, const int64_t[::1] sv_ids, const double[::1] sv_vals,
                 const int64_t[::1] sv_len, int64_t width, int64_t n_sv,
                 const double[:, ::1] alpha, const int64_t[::1] indptr,
                 const int64_t[::1] ids, const double[::1] vals, const double[::1] params,
                 double theta, double[:, ::1] out):
     """``out[i, t] = sum_s alpha[s, t] K(sv_s, x_i) - theta`` for every row of a CSR."""
+    cdef similarity_fn fn = <similarity_fn><uintptr_t>sim.address
+    cdef void *user = <void *><uintptr_t>sim.user_data_address
     cdef int64_t n_targets = out.shape[1]
     cdef double *row = <double *>malloc((n_targets if n_targets else 1) * sizeof(double))
     cdef int64_t i, t, lo, hi
@@ -56,7 +62,7 @@ def dual_scores(SimilarityKernel sim, const int64_t[::1] sv_ids, const double[::
         for i in range(out.shape[0]):
             lo = indptr[i]
             hi = indptr[i + 1]
-            _score_one(<similarity_fn>sim.fn, sim.user_data, &sv_ids[0] if sv_ids.shape[0] else &no_id,
+            _score_one(fn, user, &sv_ids[0] if sv_ids.shape[0] else &no_id,
                        &sv_vals[0] if sv_vals.shape[0] else &no_value, &sv_len[0] if sv_len.shape[0] else &no_id,
                        width, n_sv, &alpha[0, 0] if alpha.shape[0] and alpha.shape[1] else &no_value,
                        n_targets, &ids[lo] if hi > lo else &no_id,
@@ -70,7 +76,7 @@ def dual_scores(SimilarityKernel sim, const int64_t[::1] sv_ids, const double[::
         raise error
 
 
-def dual_epoch(SimilarityKernel sim, int64_t[::1] sv_ids, double[::1] sv_vals,
+def dual_epoch(object sim, int64_t[::1] sv_ids, double[::1] sv_vals,
                int64_t[::1] sv_len, int64_t width, double[:, ::1] alpha, int64_t[::1] state,
                int64_t budget, const int64_t[::1] indptr, const int64_t[::1] ids,
                const double[::1] vals, const int64_t[::1] order, const int64_t[::1] y_indptr,
@@ -84,6 +90,8 @@ def dual_epoch(SimilarityKernel sim, int64_t[::1] sv_ids, double[::1] sv_vals,
     was learned; otherwise the loop stopped before an example for want of room: ``need
     > 0`` is the width that example needs, ``-1`` more slots.
     """
+    cdef similarity_fn fn = <similarity_fn><uintptr_t>sim.address
+    cdef void *user = <void *><uintptr_t>sim.user_data_address
     cdef int64_t n_targets = alpha.shape[1]
     cdef int64_t capacity = alpha.shape[0]
     cdef double *scores = <double *>malloc((n_targets if n_targets else 1) * sizeof(double))
@@ -115,7 +123,7 @@ def dual_epoch(SimilarityKernel sim, int64_t[::1] sv_ids, double[::1] sv_vals,
             if full and (budget == 0 or capacity < budget):
                 need = -1
                 break
-            _score_one(<similarity_fn>sim.fn, sim.user_data, &sv_ids[0] if sv_ids.shape[0] else &no_id,
+            _score_one(fn, user, &sv_ids[0] if sv_ids.shape[0] else &no_id,
                        &sv_vals[0] if sv_vals.shape[0] else &no_value,
                        &sv_len[0] if sv_len.shape[0] else &no_id, width, state[USED],
                        &alpha[0, 0] if capacity and n_targets else &no_value, n_targets,

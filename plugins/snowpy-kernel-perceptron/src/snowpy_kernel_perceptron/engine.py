@@ -1,13 +1,15 @@
-"""What a :class:`~snowpy.DualNetwork` has learned, as one value: :class:`DualEngine`.
+"""What a :class:`~snowpy_kernel_perceptron.DualNetwork` has learned, as one value:
+:class:`DualEngine`.
 
 A dual network keeps support vectors instead of weights: each one's feature ids
 and strengths in a row of ``width`` slots (slot ``s`` holds ``lengths[s]`` ids and
 strengths at ``ids[s * width:]`` and ``vals[s * width:]``), its length, and its
 coefficient per target (``alpha[s, t]``), in a ring of at most the rule's budget (the
 oldest replaced first). Training and scoring (the compiled loops of
-:mod:`snowpy._core.dual`, one for every dual rule: the similarity is the rule's C
-function, called through a pointer, :mod:`snowpy.rules.dual`) and the model file
-(:meth:`~snowpy.DualNetwork.to_state`) take this value; the network holds one.
+:mod:`snowpy_kernel_perceptron._dual`, one for every dual rule: the similarity is the
+rule's C function, called through a pointer, :mod:`snowpy_kernel_perceptron.kernel`)
+and the model file (:meth:`~snowpy_kernel_perceptron.DualNetwork.to_state`) take this
+value; the network holds one.
 """
 
 from __future__ import annotations
@@ -16,7 +18,6 @@ from typing import Any
 
 import numpy as np
 
-from snowpy._core.dual import dual_epoch, dual_scores
 from snowpy.exceptions import ConfigurationError
 from snowpy.network.calibrating import refresh_progressive
 from snowpy.network.engine import OneExample
@@ -26,6 +27,8 @@ from snowpy.network.labels import (
     positive_matrix,
     refuse_label_kind,
 )
+
+from snowpy_kernel_perceptron._dual import dual_epoch, dual_scores
 
 __all__ = ["MIN_WIDTH", "OLDEST", "USED", "DualEngine"]
 
