@@ -16,9 +16,9 @@ from typing import Any
 
 import numpy as np
 
+from snowpy import model_kinds
 from snowpy._validation import threads_of
 from snowpy.base import Estimator, available_if, is_fitted
-from snowpy import model_kinds
 from snowpy.declared import CLASSIFIER, NETWORK, RUNNING, defaults, learned
 from snowpy.exceptions import ConfigurationError, ModelFileError, NotFittedError, SnowpyError
 from snowpy.model_file import write_model
@@ -30,7 +30,7 @@ from snowpy.network.state import narrowest, plain
 from snowpy.plugins import get_rule
 from snowpy.progress import phase
 from snowpy.text import Featurizer
-from snowpy.text.conventions import as_documents
+from snowpy.text.featurizer import as_documents
 from snowpy.text.keys import document_keys
 from snowpy.text.names import NameIndex
 from snowpy.text.weighing import DocumentFrequencies

@@ -59,7 +59,7 @@ def featurise(source: Any, params: dict[str, Any]) -> ShardData:
     """Read (a :class:`Shard`) or take (``(texts, labels)``) a shard's documents and
     featurise them with the classifier's front end, in this worker's one thread."""
     from snowpy.classifier import SnowClassifier
-    from snowpy.text.conventions import as_documents
+    from snowpy.text.featurizer import as_documents
     from snowpy.text.keys import document_keys
 
     featurizer = SnowClassifier(**{**params, "n_jobs": 1}).make_featurizer()

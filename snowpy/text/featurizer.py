@@ -5,7 +5,9 @@ chunk is encoded to UTF-8 once, tokenised by one compiled pass, handed to
 each extractor's compiled kernel, and merged into CSR rows; the buffers are
 reused from chunk to chunk, so memory stays bounded and hot in cache.
 Chunked and whole-corpus featurisation give identical matrices, because
-every row depends on its own document only.
+every row depends on its own document only. One class owns it all: the options, the
+chunk's stages (which release the GIL, so chunks are featurised by several threads at
+once), the names, the document frequencies and scikit-learn's transformer conventions.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ import inspect
 import itertools
 import os
 import threading
+import unicodedata
 import warnings
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -22,7 +25,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from snowpy._core.extract import WordsRow
+from snowpy._core.extract import WordsRow, assemble_rows
 from snowpy._lazy import lazy_module
 from snowpy._rows import Rows
 from snowpy._validation import threads_of
@@ -33,16 +36,26 @@ from snowpy.text.weighing import VALUE_MODES, DocumentFrequencies
 from snowpy.text.chunks import (
     Inline,
     SequenceChunks,
+    Workspace,
     approximate_size,
     grown,
     trimmed,
 )
-from snowpy.text.conventions import TransformerConventions, as_documents
+from snowpy.text.extractors.spec import ExtractorKernel
 from snowpy.text.hashing import feature_seed, hash_names
 from snowpy.text.names import NameIndex
 from snowpy.text.patterns import TokenPattern
-from snowpy.text.stages import ChunkStages, Segment
-from snowpy.text.tokenize import ascii_word
+from snowpy.text.tokenize import (
+    Presplit,
+    TokenStream,
+    ascii_word,
+    encode_documents,
+    is_tokenised,
+    joined_tokens,
+    split_documents,
+    split_spaces,
+    tokenize_bytes,
+)
 from snowpy.text.unicode import tables
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -50,7 +63,7 @@ if TYPE_CHECKING:  # pragma: no cover
 else:
     sp = lazy_module("scipy.sparse")
 
-__all__ = ["Featurizer"]
+__all__ = ["Featurizer", "as_documents"]
 
 _DEFAULTS = defaults(FEATURIZER)  # (the signature's defaults: snowpy.declared)
 
@@ -74,7 +87,59 @@ def _range(value: Any, name: str) -> tuple[int, int] | None:
             from None
 
 
-class Featurizer(TransformerConventions, ChunkStages):
+def as_documents(texts: Any) -> Any:
+    """``texts`` as a collection of documents, or a clear refusal.
+
+    A bare string would be iterated character by character (15 predictions for
+    ``predict("cheap pills now")``), and a DataFrame by its column names: the first is
+    refused, the second taken when it has one column (its values), else refused.
+
+    >>> as_documents(["one", "two"])
+    ['one', 'two']
+    >>> as_documents("cheap pills now")
+    Traceback (most recent call last):
+    ...
+    snowpy.exceptions.ConfigurationError: texts is one string, not a collection of documents; give a list: [text]
+    """
+    if isinstance(texts, (str, bytes)):
+        raise ConfigurationError("texts is one string, not a collection of documents; "
+                                 "give a list: [text]")
+    columns = getattr(texts, "columns", None)
+    if columns is not None and hasattr(texts, "iloc"):  # a pandas (or alike) DataFrame
+        if len(columns) != 1:
+            raise ConfigurationError(
+                f"texts is a table of {len(columns)} columns ({', '.join(map(str, columns))}); "
+                "give the column of documents (df['text']), or name fields with fields=")
+        return texts.iloc[:, 0].tolist()
+    if isinstance(texts, np.ndarray) and texts.ndim == 2:
+        if texts.shape[1] != 1:
+            raise ConfigurationError(f"texts is a 2-D array of shape {texts.shape}; give one "
+                                     "document per entry")
+        return texts.ravel()
+    if hasattr(texts, "tolist") and hasattr(texts, "iloc"):  # a pandas Series
+        return texts.tolist()
+    return texts
+
+
+class Segment:
+    """One extractor applied to one field."""
+
+    __slots__ = ("field", "kernel", "name", "namespace", "seed")
+
+    def __init__(self, field: int, namespace: str, name: str, kernel: ExtractorKernel,
+                 seed: int) -> None:
+        self.field = field
+        self.namespace = namespace
+        self.name = name
+        self.kernel = kernel
+        self.seed = seed
+
+    def label(self, raw: str) -> str:
+        shown = self.kernel.show(raw)
+        return f"{self.namespace}/{shown}" if self.namespace else shown
+
+
+class Featurizer:
     """Turn documents into sparse active-feature sets (hashed CSR rows).
 
     Parameters
@@ -149,6 +214,8 @@ class Featurizer(TransformerConventions, ChunkStages):
     ((1, 262144), 6)
     """
 
+    _OMIT_FROM_STATE = ("_local", "_compiled", "_single_path", "_pattern")
+
     def __init__(
         self,
         *,
@@ -211,6 +278,51 @@ class Featurizer(TransformerConventions, ChunkStages):
             setattr(self, name, value)
         self.__dict__.pop("_compiled", None)
         return self
+
+    def __repr__(self) -> str:
+        defaults = {name: p.default for name, p in
+                    inspect.signature(type(self).__init__).parameters.items() if name != "self"}
+        shown = [f"{name}={value!r}" for name, value in self.get_params().items()
+                 if name in defaults and not _same(defaults[name], value)]
+        return f"{type(self).__name__}({', '.join(shown)})"
+
+    def __sklearn_tags__(self) -> Any:
+        from sklearn.utils import InputTags, Tags, TargetTags, TransformerTags
+
+        return Tags(estimator_type="transformer", target_tags=TargetTags(required=False),
+                    transformer_tags=TransformerTags(preserves_dtype=[]),
+                    input_tags=InputTags(one_d_array=True, two_d_array=False, string=True),
+                    requires_fit=False)
+
+    def get_feature_names_out(self, input_features: Any = None) -> np.ndarray:
+        """Names of the ``2**bits`` output columns: ``hash0``, ``hash1``... (a hashed
+        column has no single name; with ``keep_names`` the strings seen in it,
+        ``word:cheap|word:pills``, are given where known)."""
+        width = 1 << int(self.bits)
+        names = np.array([f"hash{i}" for i in range(width)], dtype=object)
+        if getattr(self, "keep_names", False) and getattr(self, "_names", None) is not None:
+            for column, strings in getattr(self, "names_").items():  # noqa: B009
+                names[column] = "|".join(strings)
+        return names
+
+    def set_output(self, *, transform: str | None = None) -> Any:
+        """scikit-learn's output container: the output is a sparse matrix, so only
+        ``"default"`` (or None) is possible; a DataFrame of ``2**bits`` columns is
+        refused."""
+        if transform not in (None, "default"):
+            raise ConfigurationError(
+                f"set_output(transform={transform!r}): the Featurizer's output is a sparse "
+                f"matrix of 2**{self.bits} columns; only 'default' is possible")
+        return self
+
+    def __getstate__(self) -> dict[str, Any]:
+        """In-memory pickling (joblib, multiprocessing, deepcopy): the configuration and
+        the names; thread workspaces and compiled plans are rebuilt on first use. Model
+        files never use pickle (:func:`snowpy.save`)."""
+        return {k: v for k, v in self.__dict__.items() if k not in self._OMIT_FROM_STATE}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
 
     def extractor_config(self) -> list[tuple[str, dict[str, Any]]]:
         """The extractors this configuration runs, as ``(name, params)``."""
@@ -723,3 +835,166 @@ class Featurizer(TransformerConventions, ChunkStages):
     def collisions(self) -> dict[int, int]:
         """Ids shared by more than one feature string, with the count of extra strings."""
         return self._kept_names().collisions()
+
+    # ------------------------------------------------------- a chunk's stages
+    @property
+    def assembles_norm(self) -> bool:
+        """Whether the compiled assembly of rows divides them by their norm (with
+        ``idf`` the norm comes after the weighing: ``Featurizer.weighed``)."""
+        return self.norm == "l2" and not self.idf
+
+    def _featurize(self, fields: list, n_docs: int, segments: list[Segment], first_doc: int,
+                   values: bool, collect: bool = False):
+        """Tokenise, extract and assemble one chunk (compiled stages, no GIL held).
+
+        Without ``values`` binary rows skip their data (all ones).
+        """
+        workspace = getattr(self._local, "workspace", None)
+        if workspace is None:
+            workspace = self._local.workspace = Workspace()
+        streams = [self._tokens(raw, offsets, items, n_docs, field, first_doc,
+                                workspace.view(f"field{field}:"))
+                   for field, (raw, offsets, items) in enumerate(fields)]
+        invalid = int(sum(int(stream.invalid.sum()) for stream in streams))
+        names: list = []
+        outputs = [self._extract(number, segment, streams[segment.field], workspace, names,
+                                 collect)
+                   for number, segment in enumerate(segments)]
+        ptrs = np.empty((len(outputs), n_docs + 1), dtype=np.int64)
+        offset = 0
+        for s, (ids, ptr) in enumerate(outputs):
+            ptrs[s] = ptr + offset
+            offset += ids.size
+        ids = np.concatenate([ids for ids, _ in outputs]) if len(outputs) > 1 else outputs[0][0]
+        widest = int((ptrs[:, 1:] - ptrs[:, :-1]).sum(axis=0).max()) if n_docs else 0
+        indptr = np.empty(n_docs + 1, dtype=np.int64)
+        indices = workspace.get("indices", ids.size, np.int32)
+        write = values or self.values != "binary" or self.assembles_norm
+        data = workspace.get("data", ids.size, np.float64) if write else np.empty(0)
+        scratch = workspace.get("row", max(widest, 1), np.int32)
+        nnz = assemble_rows(ids, ptrs, VALUE_MODES.index(self.values), self.assembles_norm,
+                            int(self.bits), indptr, indices, data, scratch)
+        part = (n_docs, indptr, indices[:nnz].copy(), data[:nnz].copy() if write else None)
+        return part, invalid, names
+
+    # ------------------------------------------------------------- tokenising
+    def _texts(self, docs: list[Any], field: int, first_doc: int) -> list[Any]:
+        if self.fields is None:
+            items = docs
+        else:
+            name = self.fields[field]
+            items = []
+            for i, doc in enumerate(docs):
+                try:
+                    items.append(doc[name] if isinstance(doc, dict) else doc[field])
+                except (KeyError, IndexError, TypeError):
+                    raise ConfigurationError(
+                        f"document {first_doc + i} has no field {name!r}"
+                    ) from None
+        kinds = set(map(type, items))
+        if not kinds <= {str, bytes}:
+            where = "" if self.fields is None else f" field {self.fields[field]!r}"
+            tokenised = [is_tokenised(item) for item in items]
+            if all(tokenised):
+                return items
+            for i, item in enumerate(items):
+                if not isinstance(item, (str, bytes)):
+                    if tokenised[i]:
+                        raise ConfigurationError(
+                            f"document {first_doc + i}{where} is a list of tokens among "
+                            "texts; give texts only, or token lists only, in one call")
+                    raise ConfigurationError(
+                        f"document {first_doc + i}{where} is not text (got {type(item).__name__})"
+                    )
+        return items
+
+    def _normalised(self, items: list[Any], *, as_text: bool = False) -> list[Any]:
+        """The items in the Unicode form asked for; a document given as bytes stays bytes,
+        its invalid bytes as they were (the tokeniser counts them), unless ``as_text``."""
+        form = self.unicode_form
+        if form is None and not self.strip_accents and not as_text:
+            return items
+        out = []
+        for item in items:
+            raw = isinstance(item, bytes)
+            text = item.decode("utf-8", "surrogateescape") if raw else item
+            if form is not None:
+                text = unicodedata.normalize(form, text)  # type: ignore[arg-type]
+            if self.strip_accents:
+                text = unicodedata.normalize("NFKD", text)
+            out.append(text.encode("utf-8", "surrogateescape") if raw and not as_text else text)
+        return out
+
+    def _encode(self, docs: list[Any], field: int, first_doc: int):
+        """One field of a chunk as UTF-8 bytes (the part that needs the GIL)."""
+        items = self._texts(docs, field, first_doc)
+        if items and not isinstance(items[0], (str, bytes)):  # tokens already: no tokenising
+            joined = [joined_tokens(item, self.lowercase) for item in items]
+            items = Presplit(self._normalised(joined), joined)
+        elif self.token_pattern is not None:  # tokens found in Python
+            items = Presplit(self._pattern.tokens(self._normalised(items, as_text=True),
+                                                  lowercase=bool(self.lowercase),
+                                                  first_doc=first_doc), items)
+        else:
+            items = self._normalised(items)
+        raw, offsets = encode_documents(items)
+        return raw, offsets, items
+
+    def _tokens(self, raw: np.ndarray, offsets: np.ndarray | None, items: list, n_docs: int,
+                field: int, first_doc: int, workspace: Workspace) -> TokenStream:
+        data, offsets = split_documents(raw, offsets, n_docs, items)
+        if isinstance(items, Presplit):
+            stream = split_spaces(data, offsets)
+            stream.invalid[:] = items.invalid
+        else:
+            stream = tokenize_bytes(data, offsets, lowercase=bool(self.lowercase),
+                                    strip_marks=bool(self.strip_accents),
+                                    workspace=workspace)
+        if self.errors == "strict" and stream.invalid.any():
+            doc = int(np.flatnonzero(stream.invalid)[0])
+            where = "" if self.fields is None else f" (field {self.fields[field]!r})"
+            raise ConfigurationError(
+                f"document {first_doc + doc}{where} holds {int(stream.invalid[doc])} invalid "
+                "UTF-8 byte(s); use errors='replace' to treat them as separators"
+            )
+        return stream
+
+    def _extract(self, number: int, segment: Segment, stream: TokenStream,
+                 workspace: Workspace, names: list, collect: bool
+                 ) -> tuple[np.ndarray, np.ndarray]:
+        kernel = segment.kernel
+        n_docs = stream.n_docs
+        capacity = kernel.capacity(stream.starts.size, stream.text.size)
+        arena_size = 4 * stream.text.size + 64 if collect else 0
+        mask = (1 << self.bits) - 1
+        out_ptr = np.empty(n_docs + 1, dtype=np.int64)
+        key = f"ids:{segment.name}:{segment.field}"
+        while True:
+            out_ids = workspace.get(key, capacity, np.int32)
+            if collect:
+                arena = workspace.get("arena", arena_size, np.uint8)
+                spans = workspace.get("spans", (capacity, 2), np.int64)
+            else:
+                arena = np.empty(0, dtype=np.uint8)
+                spans = np.empty((0, 2), dtype=np.int64)
+            count = kernel.extract(stream.text, stream.starts, stream.ends, stream.doc_ptr,
+                                   kernel.params, segment.seed, mask, out_ids, out_ptr,
+                                   collect, arena, spans)
+            if count == -1:
+                capacity *= 2
+            elif count == -2:
+                arena_size *= 2
+            elif count < 0:
+                raise ConfigurationError(f"extractor {segment.name!r} returned {count}")
+            else:
+                break
+        if collect:  # merged in document order by the caller
+            names.append((out_ids[:count].copy(), spans[:count].copy(), arena.copy(), number))
+        return out_ids[:count], out_ptr
+
+
+def _same(default: Any, value: Any) -> bool:
+    try:
+        return bool(default == value)
+    except Exception:  # noqa: BLE001 - arrays and odd values compare as different
+        return False

@@ -23,6 +23,7 @@ token. Any word n-gram is therefore a contiguous slice of the buffer.
 from __future__ import annotations
 
 import functools
+import re
 from typing import Any
 
 import numpy as np
@@ -31,9 +32,12 @@ import snowpy._core.tokenize as _compiled
 from snowpy.text.unicode import SEPARATOR, WORD, tables
 
 __all__ = [
+    "Presplit",
     "TokenStream",
     "ascii_word",
     "encode_documents",
+    "is_tokenised",
+    "joined_tokens",
     "split_documents",
     "split_spaces",
     "tokenize_bytes",
@@ -199,3 +203,55 @@ def split_documents(raw: np.ndarray, offsets: np.ndarray | None, n_docs: int,
             raise ValueError("documents hold NUL characters; pass them as items")
         return _one_by_one(items)
     return raw, offsets
+
+
+class Presplit(list):
+    """A chunk's documents as tokens joined by single spaces (given as tokens, or found
+    by a token pattern): split on the spaces only, never tokenised again. ``invalid``:
+    the invalid UTF-8 bytes of each document as it was given (``sources``), as the
+    tokeniser would have counted them."""
+
+    def __init__(self, joined: list[str], sources: list[Any]) -> None:
+        super().__init__(joined)
+        self.invalid = np.fromiter(map(invalid_bytes, sources), np.int64, len(sources))
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def invalid_bytes(text: str | bytes) -> int:
+    """The bytes of ``text`` that are not UTF-8: each bad byte of bytes, and the three
+    bytes of each lone surrogate in a string (the tokeniser meets it as those)."""
+    if isinstance(text, bytes):
+        return len(_SURROGATE.findall(text.decode("utf-8", "surrogateescape")))
+    return 3 * len(_SURROGATE.findall(text))
+
+
+def is_tokenised(document: Any) -> bool:
+    """A pre-tokenised document: a list or tuple of strings, or a spaCy ``Doc`` (or any
+    sequence of tokens with ``.text``)."""
+    if isinstance(document, (list, tuple)):
+        return all(isinstance(token, str) or hasattr(token, "text") for token in document)
+    kind = type(document)  # (on the type: a Doc's .text would build its whole text)
+    return hasattr(kind, "vocab") and hasattr(kind, "__iter__") and hasattr(kind, "text")
+
+
+def joined_tokens(document: Any, lower: bool) -> str:
+    """A tokenised document's tokens joined by single spaces (whitespace tokens left
+    out). A spaCy ``Doc`` is read from its text and token offsets, without making a
+    Token object per token."""
+    if hasattr(type(document), "to_array") and hasattr(document, "vocab"):
+        from spacy.attrs import ORTH
+
+        strings = document.vocab.strings  # the tokens' strings by their hashes
+        # spaCy's whitespace tokens are whitespace only: one split drops them
+        joined = " ".join(" ".join([strings[h] for h in document.to_array(ORTH).tolist()])
+                          .split())
+    else:
+        joined = " ".join(word for word in map(token_text, document) if word)
+    return joined.lower() if lower else joined
+
+
+def token_text(token: Any) -> str:
+    """One token's text as a single space-free word (inner spaces become ``_``)."""
+    return "_".join((token if isinstance(token, str) else token.text).split())
