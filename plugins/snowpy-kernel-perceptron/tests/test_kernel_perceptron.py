@@ -58,6 +58,16 @@ def test_a_network_of_snowpys_protocols_declared_once():
     assert not one_example & set(dir(DualNetwork))
 
 
+def test_each_network_names_the_one_a_rule_learns_in():
+    X = sp.csr_matrix(np.eye(2))
+    with pytest.raises(ConfigurationError, match="^rule 'kernel-perceptron' learns in a network "
+                       "of its own: use snowpy_kernel_perceptron.DualNetwork"):
+        snowpy.Network("kernel-perceptron").fit(X, ["a", "b"])
+    with pytest.raises(ConfigurationError, match="^rule 'perceptron' does not keep support "
+                       "vectors: use snowpy.Network"):
+        DualNetwork("perceptron").fit(X, ["a", "b"])
+
+
 @pytest.mark.parametrize("params", [{}, {"kernel": "gaussian", "gamma": 0.1},
                                     {"kernel": "linear", "budget": 25}],
                          ids=["polynomial", "gaussian", "linear-budget"])

@@ -111,8 +111,10 @@ class DualNetwork(NetworkKind):
         """The rule's spec and its validated parameters."""
         spec = get_rule(self.rule)
         if spec.network is not DualNetwork:
+            own = "snowpy.Network" if spec.network is None else \
+                f"{spec.network.__module__.split('.')[0]}.{spec.network.__name__}"
             raise ConfigurationError(f"rule {self.rule!r} does not keep support vectors: use "
-                                     "snowpy.SnowClassifier, or the network its rule names")
+                                     f"{own} (or snowpy.SnowClassifier, which picks it)")
         return spec, spec.validate(self.rule_params)
 
     def check_options(self) -> None:
