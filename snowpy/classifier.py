@@ -25,9 +25,9 @@ from snowpy.model_file import write_model
 from snowpy.model_kinds import model_kind
 from snowpy.network import Network
 from snowpy.network.cloud import Cloud, cloud_members, share_params
+from snowpy.network.network import network_for
 from snowpy.network.options import upgraded
 from snowpy.network.state import narrowest, plain
-from snowpy.plugins import get_rule
 from snowpy.progress import phase
 from snowpy.text import Featurizer
 from snowpy.text.featurizer import as_documents
@@ -270,13 +270,8 @@ class SnowClassifier(Estimator):
         if members is not None:  # "winnow+perceptron": SNoW's cloud
             shared = {"thickness": self.thickness, **self.rule_params}
             return Cloud(share_params(members, shared), **options)
-        own = get_rule(self.rule).network
-        if own is not None:  # the network of a plugin's rule: the options it takes
-            taken = inspect.signature(own).parameters
-            return own(self.rule, **{name: value for name, value in options.items()
-                                     if name in taken}, thickness=self.thickness,
-                       **self.rule_params)
-        return Network(self.rule, **options, thickness=self.thickness, **self.rule_params)
+        return network_for(self.rule, options, {"thickness": self.thickness,
+                                                **self.rule_params})
 
     # -------------------------------------------------------------- training
     def begin(self, featurizer: Featurizer | None = None) -> Any:

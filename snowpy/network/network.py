@@ -8,8 +8,9 @@ reaches the threshold). How links are made is SNoW's: see ``links``.
 
 from __future__ import annotations
 
+import inspect
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -45,7 +46,7 @@ if TYPE_CHECKING:  # pragma: no cover
 else:
     sp = lazy_module("scipy.sparse")
 
-__all__ = ["Network", "NumericalWarning"]
+__all__ = ["Network", "NumericalWarning", "network_for"]
 
 _DEFAULTS = defaults(NETWORK)  # (the signature's defaults: snowpy.declared)
 
@@ -583,3 +584,15 @@ class Network(NetworkKind):
         row = self._engine.effective_links()[0].tocoo()
         bias[row.col] = row.data
         return self._engine.bias * bias - float(self.rule_params_["theta"])
+
+
+def network_for(rule: str, options: Mapping[str, Any], rule_params: Mapping[str, Any]) -> Any:
+    """The untrained network ``rule`` learns in: a :class:`Network`, or the class a rule
+    whose state is not a weight table brings (``RuleSpec.network``), given the ``options``
+    it takes and every rule parameter."""
+    own = get_rule(rule).network
+    if own is None:
+        return Network(rule, **options, **rule_params)
+    taken = inspect.signature(own).parameters
+    return own(rule, **{name: value for name, value in options.items() if name in taken},
+               **rule_params)

@@ -6,7 +6,6 @@ Each check takes a rule name (and optional parameters) and raises an
 
 from __future__ import annotations
 
-import inspect
 import os
 from collections.abc import Callable, Mapping
 from pathlib import Path
@@ -19,6 +18,7 @@ import scipy.sparse as sp
 
 from snowpy.exceptions import ConfigurationError
 from snowpy.network import Network
+from snowpy.network.network import network_for
 from snowpy.plugins import get_rule
 
 __all__ = ["check_rule", "conformance_checks"]
@@ -41,14 +41,9 @@ def _problem(rule: str, seed: int = 0, n: int = 300, features: int = 80, classes
 
 
 def _network(rule: str, params: Mapping[str, Any], **options: Any) -> Any:
-    """A :class:`Network`, or the network a rule brings (``RuleSpec.network``: the
-    options it has no use for, such as links or averaging, left out)."""
-    own = get_rule(rule).network
-    if own is not None:
-        taken = inspect.signature(own).parameters
-        return own(rule, **{**dict(params), **{k: v for k, v in options.items()
-                                              if k in taken}})
-    return Network(rule, **{**dict(params), **options})
+    """The network ``rule`` learns in (:func:`~snowpy.network.network.network_for`: a
+    network a rule brings leaves out the options it has no use for, such as links)."""
+    return network_for(rule, options, params)
 
 
 def _state(net: Any) -> np.ndarray:

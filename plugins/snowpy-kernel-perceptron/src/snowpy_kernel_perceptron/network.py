@@ -11,10 +11,9 @@ offers, with memory bounded by the rule's budget of support vectors.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import scipy.sparse as sp
 
 from snowpy._validation import as_csr
 from snowpy.declared import NETWORK, Setting, defaults
@@ -44,6 +43,9 @@ from snowpy.rules.spec import BuildContext
 from snowpy_kernel_perceptron._dual import dual_scores
 from snowpy_kernel_perceptron.engine import OLDEST, USED, DualEngine
 from snowpy_kernel_perceptron.kernel import DualKernel
+
+if TYPE_CHECKING:  # pragma: no cover (scipy is imported where a matrix is made: as_csr)
+    import scipy.sparse as sp
 
 __all__ = ["DualNetwork"]
 
