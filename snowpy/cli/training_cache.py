@@ -1,5 +1,5 @@
 """``snowpy train CORPUS --cache DIR``: epochs from a cache of featurised blocks
-(:mod:`snowpy.training.cache`, :func:`snowpy.training.train_from_cache`), in memory
+(:mod:`snowpy.training.cache`: :func:`~snowpy.training.train_from_cache`), in memory
 bounded by the model and one block."""
 
 from __future__ import annotations

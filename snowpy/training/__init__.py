@@ -14,8 +14,7 @@ The command line parses options and reports; these do the training.
 
 from __future__ import annotations
 
-from snowpy.training.cache import BLOCK_DOCS, FeatureCache
-from snowpy.training.cached import train_from_cache
+from snowpy.training.cache import BLOCK_DOCS, FeatureCache, train_from_cache
 from snowpy.training.stream import Progressive, learn_stream
 
 __all__ = ["BLOCK_DOCS", "FeatureCache", "Progressive", "learn_stream", "train_from_cache"]
