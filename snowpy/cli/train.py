@@ -410,13 +410,23 @@ def _learning_curve(classifier: Any, rule: str, test: str | None, test_every: in
 
 def _multilabel(ctx: typer.Context, classifier: Any, rule_params: dict[str, Any], why: str,
                 streaming: bool, quiet: bool) -> int:
-    """The multi-label defaults set where the options were not given, said; the epochs."""
-    from snowpy.cli.multilabel import apply_multilabel_defaults, said
+    """The multi-label defaults (:func:`snowpy.presets.multilabel_settings`) set for each
+    option not given (a typer option left at its default, a rule parameter absent from
+    ``rule_params``; a stream keeps its one pass), said in a note; the epochs."""
+    from snowpy.cli.common import given_options
+    from snowpy.presets import multilabel_settings
 
-    chosen = apply_multilabel_defaults(ctx, classifier, classifier.rule, rule_params,
-                                       streaming=streaming)
+    given = given_options(ctx) | set(rule_params) | ({"epochs"} if streaming else set())
+    chosen = {name: value for name, value in multilabel_settings(classifier.rule).items()
+              if name not in given}
+    classifier.set_params(**chosen)
     if not quiet:
-        err(said(chosen, why))
+        options = " ".join(f"--{name.replace('_', '-')} "
+                           + (f"{value:g}" if isinstance(value, float) else str(value))
+                           for name, value in chosen.items())
+        err(f"note: {why}: trained at the multi-label defaults {options} (an option given "
+            "overrides its default)" if chosen else
+            f"note: {why}: every multi-label setting was given")
     return int(classifier.epochs)
 
 
