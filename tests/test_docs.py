@@ -40,7 +40,10 @@ def test_readme_commands_match_ci():
     ci = (DOCS.parent / ".ci" / "run").read_text()
     # (the plugins in a second pip call: pip 23 cannot resolve their dependency on
     # snowpy-learn against the editable ".[test]" named with its extra in the same call)
-    test_command = ('python -m pip install -e ".[test]" && python -m pip install '
+    # (--upgrade --upgrade-strategy eager: the newest versions the constraints allow, so
+    # that CI meets a new release of a dependency before a user's fresh install does)
+    test_command = ('python -m pip install --upgrade --upgrade-strategy eager -e ".[test]" '
+                    '&& python -m pip install '
                     './plugins/snowpy-arow ./plugins/snowpy-kernel-perceptron && '
                     'python -m pytest')
     assert test_command in readme and test_command in ci
