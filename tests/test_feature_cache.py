@@ -123,3 +123,18 @@ def test_blocks_are_read_one_ahead_in_order_and_errors_and_stops_reach_the_learn
     assert [next(read), next(read)] == [0, 1]
     read.close()  # (the learner stopped)
     assert closed == [True]
+
+
+@pytest.mark.corpus
+def test_a_registered_corpus_name_trains_from_the_cache_as_it_trains_in_memory(
+        corpora, tmp_path, monkeypatch):
+    """`snowpy train trec --cache DIR` takes the corpus name `snowpy train trec` takes
+    (its training split), and learns the same model: the same bytes as in memory with
+    the cache's calibration."""
+    monkeypatch.setenv("SNOWPY_DATA", str(corpora))
+    cached = _train("trec", "-o", tmp_path / "c.snowpy", "--cache", tmp_path / "cache")
+    assert cached.exit_code == 0, cached.output
+    assert "5,452 documents" in cached.output  # (TREC's training questions)
+    whole = _train("trec", "-o", tmp_path / "m.snowpy", "--calibrate", "progressive")
+    assert whole.exit_code == 0, whole.output
+    assert (tmp_path / "c.snowpy").read_bytes() == (tmp_path / "m.snowpy").read_bytes()

@@ -73,3 +73,21 @@ def test_epochs_from_a_cache_of_blocks_learn_the_network_fit_learns_in_memory(tm
         assert not (tmp_path / f"cache{number}" / "shuffle").exists()  # (each epoch's buckets gone)
     assert per_epoch[0] > 15  # (an honest first epoch: in the corpus's class-by-class
     #                            order PA makes 5 mistakes, one per class)
+
+
+def test_a_multilabel_stream_of_tab_separated_lines_learns_sets_of_one_label(tmp_path):
+    """`printf 'a\\tx y' | snowpy train - --multilabel`: each line's label is a set of one,
+    as a file's lines are read with --multilabel (it ended in a TypeError traceback);
+    the note of the multi-label defaults names only what a stream does (no --epochs:
+    a stream is one pass)."""
+    model = tmp_path / "m.snowpy"
+    lines = "".join(f"{label}\t{text}\n" for label, text in
+                    [("a", "x y"), ("b", "z w"), ("a", "x v"), ("b", "z u")] * 3)
+    result = CliRunner().invoke(app, ["train", "-", "-o", str(model), "--multilabel"],
+                                input=lines)
+    assert result.exit_code == 0, result.output
+    note = next(line for line in result.stderr.splitlines()
+                if line.startswith("note: --multilabel"))
+    assert "--epochs" not in note and "--links touched" in note
+    clf = snowpy.load(model)
+    assert clf.network_.multilabel_ and clf.predict(["x y", "z w"]) == [("a",), ("b",)]

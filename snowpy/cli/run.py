@@ -43,10 +43,12 @@ class Run:
 
     def documents(self, featurizer: Any = None) -> Any:
         """The corpus's documents as a stream, and the reader's problems (standard input
-        in blocks featurised by ``featurizer``, when given and the layout allows)."""
+        in blocks featurised by ``featurizer``, when given and the layout allows); a
+        registered corpus's training split unless ``--split`` names another, as a
+        training read in memory takes it."""
         from snowpy.files import stream_corpus
 
-        corpus = self.open()
+        corpus = self.open(prefer="train")
         return stream_corpus(corpus, featurizer), corpus.problems
 
     def open(self, prefer: str | None = None) -> corpora.Corpus:

@@ -256,6 +256,7 @@ def line_format(line: str, prefix: str = "__label__") -> str:
 def read_stream(stream: BinaryIO, *, format: str | None = None, where: str = "<stdin>",
                 encoding: str = "utf-8", errors: str = "strict",
                 problems: Problems | None = None, first_line: int = 1,
+                multilabel: bool = False, prefix: str = "__label__",
                 **options: Any) -> Iterator[Document]:
     """Records of a line format read as they arrive: standard input, a pipe, a socket.
 
@@ -263,9 +264,10 @@ def read_stream(stream: BinaryIO, *, format: str | None = None, where: str = "<s
     kept: an unbounded stream is read in bounded memory. ``format`` is
     ``"tsv"`` or ``"fasttext"``; by default the first non-blank line decides
     (``__label__`` at its start: fastText). ``options`` go to the line parser
-    (``label_column``, ``text_column``, ``separator``; ``multilabel``,
-    ``prefix``); ``first_line`` numbers the stream's first line (a stream read from
-    its middle on).
+    (``label_column``, ``text_column``, ``separator``); ``multilabel``: every document
+    has a set of labels (fastText's tags; a ``label<TAB>text`` line's one label, as a
+    file is read), ``prefix`` fastText's; ``first_line`` numbers the stream's first line
+    (a stream read from its middle on).
     """
     problems = problems or Problems()
     if format not in (None, "tsv", "fasttext"):
@@ -287,9 +289,14 @@ def read_stream(stream: BinaryIO, *, format: str | None = None, where: str = "<s
             blank += 1
             continue
         if format is None:
-            format = line_format(line, options.get("prefix", "__label__"))
-        document = fasttext_record(line, at, problems, **options) if format == "fasttext" \
-            else tsv_record(line, at, problems, **options)
+            format = line_format(line, prefix)
+        if format == "fasttext":
+            document = fasttext_record(line, at, problems, multilabel=multilabel,
+                                       prefix=prefix)
+        else:
+            document = tsv_record(line, at, problems, **options)
+            if document is not None and multilabel:
+                document = Document(document.text, (document.label,), document.source)
         if document is not None:
             yield document
     if blank:
