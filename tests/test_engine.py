@@ -12,6 +12,7 @@ from typer.testing import CliRunner
 
 import snowpy
 from snowpy.cli import app
+from snowpy.network.driver import Driver
 from snowpy.network.engine import Block
 
 DEMO = Path(__file__).resolve().parent.parent / "corpora" / "demo"
@@ -49,14 +50,14 @@ def _same(a: dict, b: dict) -> bool:
     ("thick-separator", {"links": "signed", "precision": "float64"}),
 ])
 def test_any_number_of_threads_learns_the_same_network(rule, options):
-    X, y = _problem(targets=12)  # (3 epochs of 12 targets: worth 8 parts, Engine.parts)
+    X, y = _problem(targets=12)  # (3 epochs of 12 targets: worth 8 parts, Driver.parts)
     learned = [_learned(snowpy.Network(rule, epochs=3, n_jobs=jobs, **options).fit(X, y))
                for jobs in (1, 2, 3, 5, 8)]
     assert learned[0]["link_weights"].size > 0 and learned[0]["mistakes"][0] > 100
     net = snowpy.Network(rule, epochs=1, **options).fit(X, y)
-    block = Block(X, net.engine_.rows_of(X), np.arange(X.shape[0] + 1),
+    block = Block(X, net.engine_.store.training_rows(X), np.arange(X.shape[0] + 1),
                   np.asarray(y, dtype=np.int32))
-    assert net.engine_.parts(block, 8, epochs=3) == 8
+    assert Driver().parts(net.engine_, block, 8, epochs=3) == 8
     for other in learned[1:]:
         assert _same(learned[0], other)
 
@@ -85,17 +86,17 @@ def test_the_parts_a_block_is_learned_in():
     engine = net.engine_
     block = Block(X, engine.store.training_rows(X), np.arange(X.shape[0] + 1),
                   np.asarray(y, dtype=np.int32))
-    assert engine.parts(block, 2) == 2
-    assert engine.parts(block, 8) == 3  # (at most a target a thread)
-    assert engine.parts(block, 1) == 1
+    assert Driver().parts(engine, block, 2) == 2
+    assert Driver().parts(engine, block, 8) == 3  # (at most a target a thread)
+    assert Driver().parts(engine, block, 1) == 1
 
     class Curve(snowpy.Progress):  # a progress report that tests the network every 100 examples
         every = 100
 
-    assert engine.parts(block, 2, Curve()) == 1
-    assert engine.parts(block, 2, lambda *figures: None) == 2  # (a plain callable)
+    assert Driver().parts(engine, block, 2, Curve()) == 1
+    assert Driver().parts(engine, block, 2, lambda *figures: None) == 2  # (a plain callable)
     constrained = snowpy.Network("perceptron", epochs=1, multiclass="constraint").fit(X, y)
-    assert constrained.engine_.parts(block, 2) == 1  # targets learned together
+    assert Driver().parts(constrained.engine_, block, 2) == 1  # targets learned together
 
 
 def test_mixing_moves_each_link_by_the_mean_change_of_the_shards_that_changed_it():
@@ -142,13 +143,13 @@ def test_constraint_classification_learns_its_examples_in_shards_on_threads():
     engine = net.engine_
     block = Block(X, engine.store.training_rows(X), np.arange(X.shape[0] + 1),
                   np.asarray(y, dtype=np.int32))
-    assert engine.parts(block, 2) == 1 and engine.shards(block, 2) == 2
-    assert engine.shards(block, 1) == 1
+    assert Driver().parts(engine, block, 2) == 1 and Driver().shards(engine, block, 2) == 2
+    assert Driver().shards(engine, block, 1) == 1
     free = snowpy.Network("perceptron", epochs=1).fit(X, y)
-    assert free.engine_.shards(block, 2) == 1  # (its targets are split instead)
+    assert Driver().shards(free.engine_, block, 2) == 1  # (its targets are split instead)
     few = Block(X[:40], engine.store.training_rows(X[:40]), np.arange(41),
                 np.asarray(y[:40], dtype=np.int32))
-    assert engine.shards(few, 2) == 1  # (few examples beside the network's features)
+    assert Driver().shards(engine, few, 2) == 1  # (few examples beside the network's features)
     one, two, again = _sharded(X, y, 1), _sharded(X, y, 2), _sharded(X, y, 2)
     assert _same(_learned(two), _learned(again))
     assert not _same(_learned(one), _learned(two))
@@ -166,7 +167,7 @@ def test_fewer_targets_than_threads_learn_their_examples_in_shards():
             for _ in range(2)]
     block = Block(X, nets[0].engine_.store.training_rows(X), np.arange(X.shape[0] + 1),
                   np.asarray(y, dtype=np.int32))
-    assert nets[0].engine_.parts(block, 3) == 2 and nets[0].engine_.shards(block, 3) == 3
+    assert Driver().parts(nets[0].engine_, block, 3) == 2 and Driver().shards(nets[0].engine_, block, 3) == 3
     assert _same(_learned(nets[0]), _learned(nets[1]))
     one = snowpy.Network("passive-aggressive", epochs=2, n_jobs=1).fit(X, y)
     accuracy = [float(np.mean(n.predict(X) == y)) for n in (one, nets[0])]

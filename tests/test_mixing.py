@@ -109,13 +109,15 @@ def test_arithmetic_mixing_averages_what_the_shards_predict(rule, links, average
         mixtures.append(tasks.train_round(state, part, setup, 0, -1))
         # the shard's own network, trained the same way, for comparison
         net = tasks._network(state, "test")  # (a worker's step, as the round runs it)
+        from snowpy.network.driver import Driver, Plan
         from snowpy.network.labels import encode_labels
         from snowpy.network.engine import Block
 
         indptr, targets = encode_labels(net.engine_.labels, part.labels, False)
         net.engine_.rng = np.random.default_rng(0)
-        net.engine_.learn(Block(part.X, net.engine_.store.training_rows(part.X), indptr, targets,
-                               None, None, part.keys), epochs=1, shuffle=True, early_stop=True)
+        Driver().fit(net.engine_, Block(part.X, net.engine_.store.training_rows(part.X),
+                                        indptr, targets, None, None, part.keys),
+                     Plan(1, True, True))
         shard_nets.append(net)
     mixed = restore_network(Network, *tasks.finish(mixtures, state, setup, 0),
                             "test")

@@ -169,6 +169,7 @@ def train_round(state: State, data: ShardData, setup: Setup, round: int, fold: i
                 ) -> Mixture:
     """One epoch of the network ``state`` on this shard (without calibration fold
     ``fold`` when ``fold >= 0``), as a mixture weighted by the examples learned."""
+    from snowpy.network.driver import Driver, Plan
     from snowpy.network.engine import Block
     from snowpy.network.state import network_state
 
@@ -190,8 +191,8 @@ def train_round(state: State, data: ShardData, setup: Setup, round: int, fold: i
     if rows.size:
         block = Block(X, store.training_rows(X), y_indptr, y_targets, None, None,
                       data.keys[rows])
-        learned.learn(block, epochs=1, shuffle=bool(setup.params["shuffle"]), early_stop=False,
-                      fresh=round == 0)
+        Driver().fit(learned, block, Plan(1, bool(setup.params["shuffle"]), False),
+                     fresh=round == 0)
     seconds = time.perf_counter() - began
     mistakes = net.mistakes_[-1] if rows.size else 0
     updates = net.updates_[-1] if rows.size else 0

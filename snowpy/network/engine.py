@@ -68,13 +68,12 @@ from __future__ import annotations
 import math
 import warnings
 from concurrent.futures import ThreadPoolExecutor
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 import numpy as np
 
-from snowpy._core.engine import Options, Outcome, RuleBinding, run
-from snowpy._core.merging import Mixing
+from snowpy._core.engine import Options, RuleBinding
 from snowpy._core.scoring import score_rows
 from snowpy._lazy import lazy_module
 from snowpy._rows import Rows
@@ -90,18 +89,8 @@ from snowpy.network.labels import (
     positive_matrix,
     refuse_label_kind,
 )
-from snowpy.network.links import ONLINE_WIDTH, TOUCHED, USED, LinkStore, exact_layout
-from snowpy.network.training import (
-    KERNEL_ERRORS,
-    NumericalWarning,
-    checking_kernels,
-    chunks,
-    example_keys,
-    keyed_order,
-    refresh_points,
-    run_epochs,
-)
-from snowpy.progress import Progress, as_progress
+from snowpy.network.links import ONLINE_WIDTH, USED, LinkStore
+from snowpy.network.training import KERNEL_ERRORS, NumericalWarning, checking_kernels
 from snowpy.rules.spec import RuleKernel, RuleSpec
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -110,24 +99,12 @@ else:
     sp = lazy_module("scipy.sparse")
 
 __all__ = ["INFERENCE_ONLY", "ONLINE_REFRESH_LINKS", "Block", "Blocks", "Engine", "EngineCache",
-           "OneExample", "Part"]
+           "OneExample"]
 
 #: Why a network loaded from an inference-only model file learns nothing more.
 INFERENCE_ONLY = ("this network was loaded from an inference-only model file: it keeps no "
                   "training state to continue from; train afresh with fit, or keep a full "
                   "model file (saved without inference_only) to continue training")
-
-#: A piece of at most this many examples is learned by its parts in turn on the calling
-#: thread (a mini-batch of ``partial_fit``): handing it to the threads costs more.
-FEW = 32
-#: Active features per feature of the network below which a fit's examples are not
-#: learned in shards (:meth:`Engine.shards`): copying and mixing cost what the links
-#: hold, learning what the examples hold. 3 epochs of constraint classification of
-#: 360,000 synthetic documents on 2 threads: with 1-2 grams (9.5 active features per
-#: feature) the whole command took 6.2-6.5 s in shards against 6.4-6.9 s on one thread,
-#: and 1.85 GB against 1.15; with unigrams (far more) the epochs took 0.50 s in shards
-#: against 0.86 s, mixing 0.03 s (docs/benchmarks.md).
-REDUNDANT = 12
 
 #: One-example predictions refresh a rule's derived planes after (pool slots / this)
 #: examples learned: every example while the network is small, and never more than
@@ -140,7 +117,6 @@ _SCORED_APART = 1 << 16
 
 _NONE_INT = np.empty(0, dtype=np.int64)
 _NONE_TARGETS = np.empty(0, dtype=np.int32)
-_NO_SCORES = np.empty((0, 0), dtype=np.float64)
 
 
 class Block:
@@ -341,8 +317,6 @@ class Engine(OneExample):
         What is derived from the rest, for speed.
     """
 
-    _threads: ThreadPoolExecutor | None = None  # (an engine pickled before it had them)
-
     def __init__(self, spec: RuleSpec, params: dict[str, Any], kernel: RuleKernel,
                  store: LinkStore, labels: LabelIndex, *, multilabel: bool, n_features: int,
                  seed: int | None, rule: str | None = None, bias: float = 1.0,
@@ -353,12 +327,7 @@ class Engine(OneExample):
         self.rule = spec.name if rule is None else rule
         self.params = params
         self.kernel = kernel
-        self._store = store
-        #: the parts the targets are being learned in, on threads, not put together yet
-        #: (:attr:`store` puts them together when it is read), and their threads (kept
-        #: with them: a stream's next block is learned on the same threads)
-        self._parts: list[Part] | None = None
-        self._threads: ThreadPoolExecutor | None = None
+        self.store = store
         self.labels = labels
         self.multilabel = multilabel
         self.indicator = indicator
@@ -385,58 +354,35 @@ class Engine(OneExample):
         self.cache = EngineCache()
 
     @property
-    def store(self) -> LinkStore:
-        """The links and their weights (the parts of a network learning on threads are
-        put together first: a stream's blocks are learned in parts, joined when read)."""
-        if self._parts is not None:
-            parts, self._parts = self._parts, None
-            self._stop_threads()
-            _merge(self, self._store, parts)
-        return self._store
-
-    def _stop_threads(self) -> None:
-        """The parts' threads let go (they are idle between blocks)."""
-        if self._threads is not None:
-            self._threads.shutdown()
-            self._threads = None
-
-    @property
     def n_targets(self) -> int:
         """The target nodes."""
-        return self._store.n_targets
+        return self.store.n_targets
 
     @property
     def frozen(self) -> bool:
         """Loaded from an inference-only model file: no training state to go on from."""
-        return self._store.frozen
+        return self.store.frozen
 
-    def rows_of(self, X: Any) -> np.ndarray:
-        """The pool rows of ``X``'s columns, rows made for features not seen yet (in the
-        parts, when the targets learn in parts)."""
-        rows = self._store.training_rows(X, room=self._parts is None)
-        for part in self._parts or ():
-            part.store.reserve_rows(self._store.n_rows)
-            part.store.n_rows = self._store.n_rows
-        return rows
-
-    def block(self, X: Any, y: Any, targets: Any = None, keys: np.ndarray | None = None
-              ) -> Block:
+    def block(self, X: Any, y: Any, targets: Any = None, keys: np.ndarray | None = None,
+              *, rows: np.ndarray | None = None) -> Block:
         """``X`` and its labels ``y`` as a :class:`Block` of this engine: rows made for
-        features not seen yet, labels numbered as targets (a label not seen yet is added
-        to the labels; :meth:`add_targets` makes its target), ``targets`` (per example,
-        the only labels it is shown to) likewise."""
+        features not seen yet (``rows``: made already), labels numbered as targets (a
+        label not seen yet is added to the labels; :meth:`add_targets` makes its
+        target), ``targets`` (per example, the only labels it is shown to) likewise."""
         y_indptr, y_targets = encode_labels(self.labels, y, self.multilabel)
         a_indptr = a_targets = None
         if targets is not None:
             a_indptr, a_targets = self.labels.encode(targets, multilabel=True)
-        return Block(X, self.rows_of(X), y_indptr, y_targets, a_indptr, a_targets, keys)
+        if rows is None:
+            rows = self.store.training_rows(X)
+        return Block(X, rows, y_indptr, y_targets, a_indptr, a_targets, keys)
 
     def add_targets(self, count: int) -> None:
         """``count`` more target nodes (a label met for the first time). Targets added
         after a cv or holdout calibration get a provisional sigmoid (the median of the
         others), with a warning: probabilities stay available, and say little of the new
         labels until the network is calibrated again."""
-        self.store.add_targets(count)  # (the parts, if any, put together first)
+        self.store.add_targets(count)
         calibration = self._calibration
         if self.progressive is not None or calibration is None:
             return  # (progressive sigmoids are refitted as the stream goes)
@@ -465,14 +411,10 @@ class Engine(OneExample):
     def calibration(self, calibration: Any) -> None:
         self._calibration = calibration
 
-    def __getstate__(self) -> dict[str, Any]:
-        self.store  # (the parts put together: a network is pickled whole)  # noqa: B018
-        return self.__dict__.copy()  # (no threads: they go with the parts)
-
     def target_counts(self) -> np.ndarray:
         """Promotions and demotions per target, ``int64[targets, 2]``, grown to every
         target; the engine adds to it in place."""
-        n_targets = self._store.n_targets
+        n_targets = self.store.n_targets
         if self.counts.shape[0] < n_targets:
             grown = np.zeros((n_targets, 2), dtype=np.int64)
             grown[:self.counts.shape[0]] = self.counts
@@ -495,7 +437,7 @@ class Engine(OneExample):
 
     def options(self) -> Options:
         """How the engine trains, as the compiled loops read it."""
-        store = self._store
+        store = self.store
         if self.kernel.mistake_driven:
             thick = (float(self.params["thickness"]), float(self.params["negative_thickness"]))
         else:  # an update on every example
@@ -532,7 +474,7 @@ class Engine(OneExample):
         label for a multi-label one), or any label for a network loaded from an
         inference-only model file; a refused example changes nothing."""
         refuse_label_kind(self.multilabel, y)
-        if self._store.frozen:
+        if self.store.frozen:
             raise ConfigurationError(INFERENCE_ONLY)
 
     def _online_learner(self, width: int = 0) -> OnlineLearner:
@@ -745,256 +687,6 @@ class Engine(OneExample):
                           f"({store.max_magnitude:g}) and were clamped", NumericalWarning,
                           stacklevel=4)
 
-    # --------------------------------------------------------------- learning
-    def learn(self, data: Block | Blocks, *, epochs: int, shuffle: bool, early_stop: bool,
-              progress: Any = None, fresh: bool = True, rank_links: bool = False,
-              threads: int = 1, discard: float | None = None) -> None:
-        """Run ``epochs`` passes over ``data``, then drop the links ``discard`` calls
-        negligible (:meth:`discard`; None: none).
-
-        ``data`` is a :class:`Block`, or :class:`Blocks` that come one at a time (a
-        feature cache): the passes are the same, example for example, and so is the
-        network learned. With ``shuffle``, each pass goes in the order of the examples'
-        keys mixed with a salt drawn from the engine's generator
-        (:func:`~snowpy.network.training.keyed_order`).
-
-        ``fresh`` data is counted for eligibility in its first pass, and makes links
-        before its updates there (data learned before made them then, as a fit's later
-        epochs do not make them again: a cluster's later rounds). With a progressive
-        window, the first pass's scores of each example (made before learning it) go to
-        the window as they are made. With ``rank_links`` (a :meth:`~snowpy.Network.fit`),
-        the links are ranked for ``eligibility="percent:p"`` after the first pass.
-        Updates the training figures; warns once about clamped overflows.
-
-        ``threads``: the targets are learned in that many parts at once, each part on
-        a thread of its own (:meth:`parts`); the network learned is the same, to the
-        bit, for any number.
-        """
-        if not self.kernel.mistake_driven:
-            epochs = min(epochs, 1)  # a counting rule learns each example once (SNoW's -B)
-        progress = as_progress(progress)
-        try:
-            with KERNEL_ERRORS:
-                self._learn(data, epochs=epochs, shuffle=shuffle, early_stop=early_stop,
-                            progress=progress, fresh=fresh, rank_links=rank_links,
-                            threads=threads, discard=discard)
-        finally:
-            if self.kernel.refresh is not None:
-                self.planes_stale = True  # refreshed by the next prediction, save or view
-
-    def parts(self, data: Block | Blocks, threads: int, progress: Any = None,
-              epochs: int = 1) -> int:
-        """How many parts ``data`` is learned in on ``threads`` threads.
-
-        Under one-vs-all a target sees every example and changes only on its own
-        mistakes: the targets are independent learners, and learned apart they learn
-        what they learn together (an example's activation of a target is summed over
-        its rows in the example's order, and a rule's step sees the target's weights in
-        that order too, however the links lie). The parts see the same examples in the
-        same order; their activations, put together, give the network's mistakes.
-
-        One part (one thread) when the targets are not independent: SNoW's constraint
-        classification (the true target and the winner updated together), a rule whose
-        derived planes span its targets (Naive Bayes), examples shown to some targets
-        only; for a plugin's rule (its step may keep state across targets); when a
-        progress report tests the network every so many examples (SNoW's ``-c k``: the
-        parts are put together only at the end); and when the data is small beside
-        the network (its features, epochs counted, fewer than a sixteenth of the
-        network's links), for splitting the links into parts and putting them together
-        would cost more than the threads save. The parts a block was learned in are
-        kept for the next (a stream is split once, and put together when its links are
-        next read).
-        """
-        report = as_progress(progress)
-        restricted = isinstance(data, Block) and data.a_indptr.shape[0] > 0
-        if threads <= 1 or (report is not None and report.every) \
-                or self._store.n_targets < 2 or self.constraint \
-                or self.kernel.refresh is not None or restricted \
-                or self._store.frozen \
-                or getattr(self.kernel.compiled, "implementation", "") != "builtin":
-            return 1
-        if self._parts is not None:
-            return len(self._parts)  # (a stream's blocks go on in the parts they were in)
-        if 16 * epochs * data.nnz < int(self._store.meta[USED]):
-            return 1  # (splitting and joining the links would cost more than it saves)
-        return min(int(threads), self._store.n_targets)
-
-    def shards(self, data: Block | Blocks, threads: int, progress: Any = None,
-               epochs: int = 1) -> int:
-        """How many shards of its examples ``data`` is learned in on ``threads`` threads,
-        when its targets cannot share them (else :meth:`parts` splits the targets).
-
-        SNoW's constraint classification updates the true target and the winner
-        together, and a network of fewer targets than threads (a binary spam filter on
-        many cores) leaves threads idle: then each thread learns a shard of every
-        epoch's examples (consecutive runs of the epoch's order) in a copy of the
-        network, and the copies are mixed at the end of the epoch (iterative parameter
-        mixing, as the cluster's rounds do: :meth:`mix`). The network learned is the same
-        for the same number of threads, not for any number, and not the one thread's.
-
-        One shard when the parts are kept from a block before, for data that comes in blocks (a stream, a feature cache: mixed
-        after each block, it would cost more than it saves), for the cases :meth:`parts`
-        learns on one thread for other reasons than the targets (a rule that derives its
-        planes, a plugin's rule, examples shown to some targets only, a progress report
-        every so many examples, a frozen network), for eligibility counts (links made as
-        counts pass a threshold), and when the examples hold fewer than
-        :data:`REDUNDANT` active features per feature of the network: copying and mixing
-        the links then costs more than the shards save.
-        """
-        report = as_progress(progress)
-        restricted = isinstance(data, Block) and data.a_indptr.shape[0] > 0
-        store = self._store
-        if threads <= 1 or not isinstance(data, Block) or self._parts is not None \
-                or (report is not None and report.every) or self.kernel.refresh is not None \
-                or restricted or store.frozen or store.min_count > 1 \
-                or store.lcount.shape[0] or self.percent is not None \
-                or getattr(self.kernel.compiled, "implementation", "") != "builtin" \
-                or not (self.constraint or store.n_targets < threads):
-            return 1
-        if data.nnz < REDUNDANT * store.n_rows:
-            return 1  # (copying and mixing the links would cost more than it saves)
-        return max(1, min(int(threads), data.n // (4 * FEW)))
-
-    def _learn(self, data: Block | Blocks, *, epochs: int, shuffle: bool, early_stop: bool,
-               progress: Progress | None, fresh: bool, rank_links: bool, threads: int,
-               discard: float | None) -> None:
-        store = self._store
-        self.target_counts()
-        self.online = False  # a later learn_one starts an entry of its own in mistakes_
-        overflows = 0
-        creating = fresh  # (data learned before made its links then: a cluster's rounds)
-        by_percent = self.percent is not None
-        # (the examples of a fit are learned in shards when its targets cannot share the
-        # threads; a stream's blocks, partial_fit after partial_fit, never are)
-        shards = self.shards(data, threads, progress, epochs) if rank_links else 1
-        k = self.parts(data, threads, progress, epochs) if shards == 1 else 1
-        if self._parts is not None and len(self._parts) != k:
-            self.store  # (the parts of other blocks put together first)  # noqa: B018
-        parts, self._parts = self._parts or _split(self, store, k), None
-        pool, self._threads = self._threads or (
-            ThreadPoolExecutor(max_workers=len(parts)) if len(parts) > 1 else None), None
-        sharding = Shards(shards) if shards > 1 else None
-        keys = None
-        if shuffle and isinstance(data, Block):
-            keys = data.keys if data.keys is not None \
-                else example_keys(data.X, data.y_indptr, data.y_targets)
-
-        def one_epoch(epoch: int) -> int:
-            nonlocal overflows, creating
-            # the salt drawn whatever the data: a fit and a cache draw alike
-            salt = int(self.rng.integers(0, 2**63 - 1, dtype=np.int64)) if shuffle else None
-            if isinstance(data, Block):
-                passes: Any = [(data, keyed_order(keys, salt) if keys is not None and
-                                salt is not None else np.arange(data.n, dtype=np.int64))]
-            else:
-                passes = ((self.block(X, y), np.arange(X.shape[0], dtype=np.int64)
-                           if order is None else order.astype(np.int64, copy=False))
-                          for X, y, order in data.epoch(salt))
-            counting, recording = fresh and epoch == 0, \
-                epoch == 0 and self.progressive is not None
-            if sharding is not None:
-                block, order = passes[0]
-                mistakes, updates, epoch_overflows = sharding.epoch(
-                    self, block, order, epoch, progress, counting=counting,
-                    creating=creating, recording=recording)
-            else:
-                mistakes, updates, epoch_overflows = self._epoch(
-                    parts, pool, passes, data.n, epoch, progress, counting=counting,
-                    creating=creating, recording=recording)
-            overflows += epoch_overflows
-            self.mistakes.append(mistakes)
-            self.updates.append(updates)
-            if epoch == 0 and rank_links and by_percent:
-                for part in parts:
-                    self.keep_top_percent(part.store)
-            # the same examples cannot call for new links again, unless eligibility let
-            # rows in during the pass (or links were dropped by eligibility "percent:p")
-            creating = store.policy_code == TOUCHED or (store.min_count > 1 and not by_percent)
-            return updates
-
-        try:
-            run_epochs(epochs, early_stop, one_epoch)
-        finally:  # an interrupted training still leaves a consistent network
-            if sharding is not None:
-                sharding.close()
-            if pool is not None:  # (put together when the links are read)
-                self._parts, self._threads = parts, pool
-            self.cache.invalidate()
-        self.discard(discard, averaged=store.average)  # (by the parts, at once)
-        if rank_links:
-            self.store  # (a fit's parts put together now)  # noqa: B018
-        if overflows:
-            self.overflows += overflows
-            warnings.warn(
-                f"{overflows} weight updates exceeded the largest magnitude kept "
-                f"({store.max_magnitude:g}) and were clamped; use milder promotion/demotion, "
-                "or a bias strength closer to the feature strengths",
-                NumericalWarning,
-                stacklevel=4,
-            )
-
-    def _epoch(self, parts: list[Part], pool: ThreadPoolExecutor | None,
-               passes: Iterable[tuple[Block, np.ndarray]], total: int, epoch: int,
-               progress: Progress | None, *, counting: bool, creating: bool,
-               recording: bool) -> tuple[int, int, int]:
-        """One pass: each block's examples in its ``order`` (in chunks when reporting
-        progress), each part on a thread of its own; with ``recording``, each example's
-        scores before learning it go to the progressive window."""
-        mistakes = updates = overflows = done = 0
-        n_targets = self._store.n_targets
-        # a rule that derives its scores (Naive Bayes) predicts each example from the
-        # counts refreshed when the examples seen reached 1, 2, 4, 8...: log2(n)
-        # refreshes of the links over a stream, however it is cut into calls
-        refreshing = self.kernel.refresh is not None
-        options = self.options()
-        for part in parts:
-            part.bind(self)
-        for block, order in passes:
-            for part in parts:
-                part.labels_of(block)
-            if refreshing and progress is None:
-                cuts = refresh_points(self.n_examples_seen, order.size)
-                pieces = list(zip([0] + cuts, cuts + [order.size]))
-            else:
-                pieces = chunks(order.size, progress is not None,
-                                None if progress is None else progress.every)
-            if pool is not None:  # (the parts' activations of a piece: 32 MB at most)
-                pieces = _cut(pieces, max(1, (1 << 22) // n_targets))
-            for start, stop in pieces:
-                seen_before = int(self.n_examples_seen)
-                piece = order[start:stop]
-                scores = np.empty((stop - start, n_targets), dtype=np.float64) \
-                    if recording else _NO_SCORES
-                if pool is None:
-                    outcomes = [parts[0].run(self, block, piece, options, counting, creating,
-                                             scores, None)]
-                    chunk_mistakes = outcomes[0].mistakes
-                else:  # (a few examples: the parts in turn, here, cost less than threads)
-                    activations = np.empty((stop - start, n_targets), dtype=np.float64)
-                    outcomes = list((map if stop - start <= FEW else pool.map)(
-                        lambda part: part.run(self, block, piece, options, counting,
-                                              creating, scores, activations), parts))
-                    chunk_mistakes = _mistakes(activations, block, piece, self.multilabel,
-                                               float(self.params["theta"]))
-                for outcome in outcomes:
-                    updates += outcome.updates
-                    overflows += outcome.overflows
-                    self.underflows += outcome.underflows
-                self.n_examples_seen += outcomes[0].examples
-                if recording:
-                    self.progressive.add(scores, block.positives(piece, n_targets))
-                    self.calibration_due = True  # (fitted when next asked for)
-                if refreshing and \
-                        int(self.n_examples_seen).bit_length() > seen_before.bit_length():
-                    self.refresh_planes()  # (the examples seen reached a power of two)
-                    parts[0].bind(self)
-                mistakes += chunk_mistakes
-                if progress is not None:
-                    self.cache.invalidate()
-                    progress(epoch, done + stop, total, chunk_mistakes)
-            done += order.size
-        return mistakes, updates, overflows
-
     # --------------------------------------------------------------- derived planes
     def refresh_planes(self) -> None:
         """Call the rule's ``refresh`` on every live link and write the planes back
@@ -1148,24 +840,23 @@ class Engine(OneExample):
         dropped = self.keep_top_percent() if self.percent else 0
         return dropped + self.discard(discard, averaged=averaged)
 
-    def discard(self, share: float | None, *, averaged: bool) -> int:
+    def discard(self, share: float | None, *, averaged: bool,
+                stores: list[LinkStore] | None = None,
+                pool: ThreadPoolExecutor | None = None) -> int:
         """Drop the links SNoW's ``-d`` calls negligible; returns how many.
 
         Negligible: the link's prediction weight differs from a missing link's by
         less than ``share`` times the rule's initial effective weight, or, for
         rules whose weights start at 0 or are derived (Naive Bayes'
         log-probabilities), times the mean difference from a missing link's of the
-        link weights that differ from it. The bias is kept.
+        link weights that differ from it. The bias is kept. ``stores``: the stores of
+        the parts the targets are learned in (:class:`~snowpy.network.driver.Part`),
+        each dropping its links on ``pool``'s threads (None: this engine's store).
         """
         if share is None:
             return 0
         self.ensure_fresh()  # (a rule's derived weights, as prediction would see them)
-        # the parts of a network learning on threads (kept between a stream's blocks)
-        # drop their links each on its thread, before they are put together: fewer links
-        # to put together, and the same network
-        parts = self._parts
-        pool = None if parts is None else self._threads
-        stores = [self.store] if parts is None else [part.store for part in parts]
+        stores = [self.store] if stores is None else stores
         threshold = float(share) * self.discard_scale(stores, averaged=averaged, pool=pool)
         self.cache.invalidate()
         return sum((map if pool is None else pool.map)(
@@ -1185,8 +876,8 @@ class Engine(OneExample):
             return initial
         read = pool.map if pool is not None else map
         k = len(stores)
-        sums = np.zeros(self._store.n_targets, np.float64)
-        counts = np.zeros(self._store.n_targets, np.int64)
+        sums = np.zeros(self.store.n_targets, np.float64)
+        counts = np.zeros(self.store.n_targets, np.int64)
         for first, (part_sums, part_counts) in enumerate(
                 read(lambda part: part.moved(averaged=averaged), stores)):
             sums[first::k] = part_sums
@@ -1219,294 +910,6 @@ class Engine(OneExample):
         dropped = store.prune(keep)
         self.cache.invalidate()
         return dropped
-
-
-class Part:
-    """The targets one thread learns: every ``step``-th target of the network from
-    ``first``, in a link store of their own (the network's own store when one thread
-    learns every target), with their promotions and demotions."""
-
-    def __init__(self, store: LinkStore, first: int, step: int, counts: np.ndarray) -> None:
-        self.store = store
-        self.first = first
-        self.step = step
-        self.counts = counts
-        self.rule: Any = None  # (bound by bind, once per epoch)
-        self.y_indptr = self.y_targets = _NONE_INT
-        self.labelled: Block | None = None
-
-    def labels_of(self, block: Block) -> None:
-        """The block's labels among this part's targets, numbered as the part numbers
-        them (target ``first + step * local``)."""
-        if self.labelled is block:
-            return
-        self.labelled = block
-        if self.step == 1:
-            self.y_indptr, self.y_targets = block.y_indptr, block.y_targets
-            return
-        mine = block.y_targets % self.step == self.first
-        self.y_targets = (block.y_targets[mine] // self.step).astype(np.int32)
-        kept = np.concatenate([[0], np.cumsum(mine, dtype=np.int64)])
-        self.y_indptr = kept[block.y_indptr]
-
-    def bind(self, engine: Engine) -> None:
-        """Bind the rule to this part's pool (once per epoch, and after a refresh)."""
-        self.rule = engine.binding(self.store)
-
-    def run(self, engine: Engine, block: Block, order: np.ndarray, options: Options,
-            counting: bool, creating: bool, scores: np.ndarray,
-            activations: np.ndarray | None) -> Learned:
-        """Learn the examples of ``order``, growing the pool whenever the compiled loop
-        asks; this part's columns of ``scores`` (empty: none) receive the progressive
-        scores, and of ``activations`` (None: none) the raw activations."""
-        store = self.store
-        apart = self.step > 1
-        local = np.empty((order.size, store.n_targets)) if apart and scores.shape[0] \
-            else scores
-        raw = np.empty((order.size, store.n_targets)) if activations is not None else None
-        done = Learned()
-        position = 0
-        while position < order.size:
-            outcome = run(store.links(), self.rule, options, block.indptr, block.rows,
-                          block.vals, order[position:], self.y_indptr, self.y_targets,
-                          block.a_indptr, block.a_targets, store.seen, self.counts,
-                          block.max_active, local[position:] if local.shape[0] else local,
-                          counting, creating,
-                          activations=None if raw is None else raw[position:])
-            done.add(outcome, store.seen)
-            store.seen = outcome.seen
-            if KERNEL_ERRORS.caught:
-                raise engine.kernel_exception()
-            if outcome.failed:
-                raise engine.kernel_failure()
-            if outcome.nonfinite:
-                example = int(order[position + outcome.processed])
-                raise NumericalError(
-                    f"rule {engine.rule!r} produced NaN at example {example}; check its "
-                    f"parameters {np.asarray(engine.kernel.params).tolist()}")
-            position += outcome.processed
-            if outcome.need_room:
-                store.reserve_links(outcome.need_room)
-        if apart and scores.shape[0]:
-            scores[:, self.first::self.step] = local
-        if activations is not None and raw is not None:
-            activations[:, self.first::self.step] = raw
-        return done
-
-
-class Shards:
-    """The examples of each epoch learned in ``k`` shards (:meth:`Engine.shards`): shard
-    ``i`` takes the run ``order[n * i // k : n * (i + 1) // k]`` of the epoch's order
-    and learns it in a copy of the network, on a thread of its own; at the end of the
-    epoch the copies are mixed back into the network (iterative parameter mixing,
-    McDonald, Hall and Mann, 2010, as the cluster's rounds mix:
-    :mod:`snowpy.distributed.mixing`, ``average_over="changed"``): each link moves by
-    the mean of its changes, weighted by the shards' examples, over the shards that
-    changed it; a link made and left at its initial weight stays there; the averaging
-    sums move as the weights do; the per-target state and the averaging clock are the
-    shards' weighted means. Mixing is one compiled pass over the rows, reading the
-    copies' pools as they lie (:class:`snowpy._core.merging.Mixing`), on the same
-    threads."""
-
-    def __init__(self, k: int) -> None:
-        self.k = k
-        self.pool = ThreadPoolExecutor(max_workers=k)
-        #: the network's exact layout, which the next epoch's copies start from (what
-        #: the last mixing gave)
-        self.start: dict[str, np.ndarray] | None = None
-        #: the copies, kept from epoch to epoch with their memory, and the memory the
-        #: mixings are written into (two, in turn: the network holds the last one): on
-        #: this machine a page of memory touched for the first time costs more than
-        #: mixing it (docs/benchmarks.md)
-        self.copies: list[LinkStore] = []
-        self.mixed: list[dict[str, np.ndarray]] = [{}, {}]
-
-    def epoch(self, engine: Engine, block: Block, order: np.ndarray, epoch: int,
-              progress: Progress | None, *, counting: bool, creating: bool,
-              recording: bool) -> tuple[int, int, int]:
-        """One pass over ``order``'s examples; returns mistakes, updates and clamped
-        weights (the figures of :meth:`Engine._epoch`)."""
-        store = engine.store
-        n_targets, k = store.n_targets, self.k
-        cuts = [order.size * i // k for i in range(k + 1)]
-        scores = np.empty((order.size, n_targets), dtype=np.float64) if recording \
-            else _NO_SCORES
-        options = engine.options()
-        start = self.start if self.start is not None else \
-            store.exact(slots=False, threads=k)
-        if not self.copies:
-            self.copies = [store.empty_like() for _ in range(k)]
-            for copy in self.copies:
-                copy.add_targets(n_targets)
-
-        def copied(i: int) -> Part:
-            copy = self.copies[i]
-            copy.adopt(start, copy=True)
-            copy.S[:] = store.S
-            copy.seen = store.seen
-            return Part(copy, 0, 1, np.zeros((n_targets, 2), np.int64))
-
-        parts = list(self.pool.map(copied, range(k)))
-        for part in parts:
-            part.bind(engine)
-            part.labels_of(block)
-
-        def learn(i: int) -> Learned:
-            return parts[i].run(engine, block, order[cuts[i]:cuts[i + 1]], options,
-                                counting, creating, scores[cuts[i]:cuts[i + 1]]
-                                if recording else _NO_SCORES, None)
-
-        done = list(self.pool.map(learn, range(k)))
-        self.start = self.mix(store, start, [part.store for part in parts],
-                              np.diff(cuts).astype(np.float64))
-        counts = engine.target_counts()
-        for part in parts:
-            counts += part.counts
-        engine.n_examples_seen += sum(d.examples for d in done)
-        engine.underflows += sum(d.underflows for d in done)
-        mistakes = sum(d.mistakes for d in done)
-        if recording:
-            engine.progressive.add(scores, block.positives(order, n_targets))
-            engine.calibration_due = True
-        if progress is not None:
-            progress(epoch, order.size, order.size, mistakes)
-        return mistakes, sum(d.updates for d in done), sum(d.overflows for d in done)
-
-    def mix(self, store: LinkStore, start: dict[str, np.ndarray], shards: list[LinkStore],
-            weights: np.ndarray) -> dict[str, np.ndarray]:
-        """``store`` (whose links were ``start``) moved by what ``shards`` changed, in
-        ``weights`` of examples, the shards' pools read as they lie; returns its exact
-        layout."""
-        mixing = Mixing((start["sizes"], start["target"], start["W"], start["U"]),
-                        [(shard.rows.view(np.int32).reshape(-1, 4), shard.target, shard.W,
-                          shard.U) for shard in shards], weights, store.initial_weights,
-                        bool(store.average), store.n_targets)
-        n_rows, k = store.n_rows, self.k
-        spans = [(n_rows * t // k, n_rows * (t + 1) // k) for t in range(k)]
-        into = self.mixed[0]
-        self.mixed.reverse()  # (the next mixing writes into the other)
-        sizes = _room(into, "sizes", n_rows, np.int32)
-        firsts = [mixing.first(span[0]) for span in spans]
-        list(self.pool.map(lambda t: mixing.count(*spans[t], firsts[t], sizes), range(k)))
-        links = [int(sizes[:span[0]].sum(dtype=np.int64)) for span in spans]
-        total, planes = int(sizes.sum(dtype=np.int64)), store.n_planes
-        mixed = {"sizes": sizes, "target": _room(into, "target", total, np.int32),
-                 "W": _room(into, "W", total, store.dtype, planes),
-                 "U": _room(into, "U", total if store.average else 0, store.dtype, planes),
-                 "lcount": np.zeros(0, np.int32)}
-        list(self.pool.map(lambda t: mixing.fill(*spans[t], firsts[t], links[t],
-                                                 mixed["target"], mixed["W"], mixed["U"]),
-                           range(k)))
-        store.adopt(mixed)
-        total_weight = float(weights.sum())
-        store.S[:] = sum(w * shard.S for w, shard in zip(weights, shards)) / total_weight
-        store.seen = int(round(sum(w * shard.seen for w, shard in zip(weights, shards))
-                               / total_weight))
-        return mixed
-
-    def close(self) -> None:
-        self.pool.shutdown()
-
-
-def _room(into: dict[str, np.ndarray], name: str, length: int, dtype: Any,
-         width: int = 0) -> np.ndarray:
-    """``length`` rows (of ``width`` columns, when given) of ``into[name]``, replaced there
-    by a larger array when it is short of them: memory written again and again (a
-    mixing's, every epoch) faults no new pages in."""
-    shape = (length, width) if width else (length,)
-    held = into.get(name)
-    if held is None or held.shape[0] < length or held.dtype != dtype or held.shape[1:] != shape[1:]:
-        held = into[name] = np.empty((max(length, 1),) + shape[1:], dtype)
-    return held[:length]
-
-
-class Learned:
-    """What a part's run did: examples learned, mistakes, updates, clamped weights."""
-
-    def __init__(self) -> None:
-        self.examples = self.mistakes = self.updates = self.overflows = self.underflows = 0
-
-    def add(self, outcome: Outcome, seen: int) -> None:
-        self.examples += outcome.seen - seen
-        self.mistakes += outcome.mistakes
-        self.updates += outcome.updates
-        self.overflows += outcome.overflows
-        self.underflows += outcome.underflows
-
-
-def _split(engine: Engine, store: LinkStore, k: int) -> list[Part]:
-    """The network's targets (its ``store``) in ``k`` parts: target ``t`` in part ``t % k``
-    (one part: the network's own store)."""
-    if k == 1:
-        return [Part(store, 0, 1, engine.target_counts())]
-    n_rows = store.n_rows
-    # (no links: a first epoch)
-    layout = store.exact(slots=False, threads=k) if store.n_links else None
-    if layout is not None:
-        rows = np.repeat(np.arange(n_rows), layout["sizes"])
-        owner = layout["target"] % k
-    parts = []
-    for first in range(k):
-        part = store.empty_like()
-        part.add_targets(len(range(first, store.n_targets, k)))
-        part.S[:] = store.S[first::k]
-        if layout is not None:
-            mine = owner == first
-            part.adopt({name: (layout[name][mine] if layout[name].shape[0] else layout[name])
-                        for name in ("W", "U", "lcount")}
-                       | {"sizes": np.bincount(rows[mine], minlength=n_rows),
-                          "target": (layout["target"][mine] // k).astype(np.int32)})
-        else:
-            part.reserve_rows(n_rows, exact=True)  # (rows of no links)
-            part.n_rows = n_rows
-        if store.count.shape[0]:
-            part.count[:n_rows] = store.count[:n_rows]
-        part.seen = store.seen
-        parts.append(Part(part, first, k, np.zeros((part.n_targets, 2), np.int64)))
-    return parts
-
-
-def _merge(engine: Engine, store: LinkStore, parts: list[Part]) -> None:
-    """The parts' links, state and counts back in the network's store, each row's links
-    by target (its exact layout: the same network as learned on one thread)."""
-    k = len(parts)
-    merged = exact_layout([part.store for part in parts], store.n_rows, store.n_targets,
-                          threads=k, slots=False)
-    store.adopt(merged)
-    counts = engine.target_counts()
-    for part in parts:
-        store.S[part.first::k] = part.store.S
-        counts[part.first::k] += part.counts
-    store.replaced()
-    store.seen = parts[0].store.seen
-    if store.count.shape[0]:
-        store.count[:store.n_rows] = parts[0].store.count[:store.n_rows]
-
-
-def _cut(pieces: list[tuple[int, int]], size: int) -> list[tuple[int, int]]:
-    """``pieces`` cut to at most ``size`` examples each."""
-    return [(at, min(at + size, stop)) for start, stop in pieces
-            for at in range(start, stop, size)]
-
-
-def _mistakes(activations: np.ndarray, block: Block, order: np.ndarray, multilabel: bool,
-              theta: float) -> int:
-    """The examples of ``order`` the network mispredicted before learning them, from
-    their activations (the compiled epoch's test: winner-take-all, the first of equal
-    activations winning; for multi-label networks, every target at or above
-    ``theta``)."""
-    n, n_targets = activations.shape
-    starts = block.y_indptr[order]
-    counts = block.y_indptr[order + 1] - starts
-    examples = np.repeat(np.arange(n), counts)
-    at = np.arange(counts.sum()) - np.repeat(np.cumsum(counts) - counts, counts) \
-        + np.repeat(starts, counts)
-    positive = np.zeros((n, n_targets), dtype=bool)
-    positive[examples, block.y_targets[at]] = True
-    if multilabel:
-        return int(((activations >= theta) != positive).any(axis=1).sum())
-    best = activations.argmax(axis=1)
-    return int(n - positive[np.arange(n), best].sum())
 
 
 def _provided(rule: str) -> str:

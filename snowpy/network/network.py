@@ -24,6 +24,7 @@ from snowpy.network.calibrating import (
     ProgressiveWindow,
     fit_progressive,
 )
+from snowpy.network.driver import Driver, Plan
 from snowpy.network.engine import INFERENCE_ONLY, Engine
 from snowpy.network.kind import NetworkKind
 from snowpy.network.labels import LabelIndex, sorted_labels
@@ -324,6 +325,7 @@ class Network(NetworkKind):
         # (which need it twice) calibrate it progressively, as the stream goes
         calibrate = calibrating(self.calibrate)
         progressive = calibrate.method == "progressive" or (streamed and calibrate.cross_fits)
+        self.__dict__.pop("_driver", None)
         self._engine = Engine(
             spec, params, kernel, store, LabelIndex(), multilabel=multilabel,
             n_features=n_features, progressive=ProgressiveWindow() if progressive else None,
@@ -362,15 +364,37 @@ class Network(NetworkKind):
         holds the operations on it); :meth:`to_state` gives it as
         plain data."""
         try:  # (read on every example by the fitted attributes: one look-up)
-            return self.__dict__["_engine"]
+            engine = self.__dict__["_engine"]
         except KeyError:
             self._check_fitted()  # (raises NotFittedError)
             raise
+        driver = self.__dict__.get("_driver")
+        if driver is not None and driver.held is not None:
+            driver.join(engine)  # (a stream's blocks learned in parts: put together)
+        return engine
 
     @engine_.setter
     def engine_(self, engine: Engine) -> None:
         # (loading a model, or a distributed round's mix, builds the engine)
         self._engine = engine
+        self.__dict__.pop("_driver", None)
+
+    def _driven(self) -> Driver:
+        """The driver of this network's learning (kept from one block to the next: its
+        parts and their threads go on with a stream)."""
+        driver = self.__dict__.get("_driver")
+        if driver is None:
+            driver = self._driver = Driver()
+        return driver
+
+    def __getstate__(self) -> dict[str, Any]:
+        """The network whole (a stream's parts put together), without its driver's
+        threads."""
+        if self._is_fitted():
+            self.engine_  # noqa: B018
+        state = self.__dict__.copy()
+        state.pop("_driver", None)
+        return state
 
     def _check_fitted(self) -> None:
         if not self._is_fitted():
@@ -409,12 +433,9 @@ class Network(NetworkKind):
         engine.add_targets(len(engine.labels))
         for X, _, _ in blocks.epoch(None):  # rows in the stored order, as fit makes them
             self._check_strengths(X)
-            engine.rows_of(X)
+            engine.store.training_rows(X)
         phase(progress, "training", blocks.n * int(self.epochs))
-        engine.learn(blocks, epochs=int(self.epochs),
-                     shuffle=bool(self.shuffle), early_stop=bool(self.early_stop),
-                     progress=progress, rank_links=True, threads=threads_of(self.n_jobs),
-                     discard=self.discard)
+        self._driven().fit(engine, blocks, Plan.of(self.get_params()), progress, first=True)
         self._calibrate_progressive(progress)
         return self
 
@@ -446,15 +467,16 @@ class Network(NetworkKind):
         ``discard`` at the end and the progressive sigmoids fitted, else the progressive
         window filled as it goes."""
         self._check_width(X, learning=True)
-        engine = self._engine
+        engine, driver = self._engine, self._driven()
         if targets is not None:
             check_length(X.shape[0], targets, "targets")
-        block = engine.block(X, y, targets, keys)
-        if len(engine.labels) > engine.n_targets:
-            engine.add_targets(len(engine.labels) - engine.n_targets)
-        engine.learn(block, epochs=epochs, shuffle=shuffle, early_stop=bool(self.early_stop),
-                     progress=progress, rank_links=fitting, threads=threads_of(self.n_jobs),
-                     discard=self.discard if fitting else None)
+        block = driver.block(engine, X, y, targets, keys)
+        driver.add_targets(engine)
+        plan = Plan.of(self.get_params())
+        if not fitting:
+            plan = plan.one_pass()
+        driver.fit(engine, block, Plan(epochs, shuffle, plan.early_stop, plan.threads,
+                                       plan.discard), progress, first=fitting)
         if fitting:
             self._calibrate_progressive(progress)
 
@@ -480,14 +502,14 @@ class Network(NetworkKind):
         (or once at the end) to keep its size in check.
         """
         self._check_fitted()
-        return self._engine.prune(self.discard, averaged=bool(self.average))
+        return self.engine_.prune(self.discard, averaged=bool(self.average))
 
     # ------------------------------------------------------------ prediction
     @property
     def classes_(self) -> np.ndarray:
         """The labels, one per target node, in target order."""
         self._check_fitted()
-        return self._engine.labels.as_array()
+        return self.engine_.labels.as_array()
 
     def target_scores(self, X: Any) -> np.ndarray:
         """Activation minus threshold of every target, ``float64[n, targets]``: SNoW's
@@ -498,7 +520,7 @@ class Network(NetworkKind):
         self._check_fitted()
         X = as_csr(X)
         self._check_width(X)
-        return self._engine.scores(X, averaged=bool(self.average),
+        return self.engine_.scores(X, averaged=bool(self.average),
                                    threads=threads_of(self.n_jobs))
 
     def to_state(self, inference_only: bool = False) -> tuple[dict, dict]:
@@ -536,7 +558,7 @@ class Network(NetworkKind):
     def n_links_(self) -> int:
         """Links held: feature-target pairs with a weight of their own."""
         self._check_fitted()
-        return self._engine.store.n_links
+        return self.engine_.store.n_links
 
     def link_counts(self, columns: Any = None) -> np.ndarray:
         """Links held by each feature (column of ``X``): all features seen, or ``columns``.
@@ -545,7 +567,7 @@ class Network(NetworkKind):
         the counts follow :attr:`feature_ids_`.
         """
         self._check_fitted()
-        store = self._engine.store
+        store = self.engine_.store
         if columns is None:
             return store.size[1:store.n_rows].astype(np.int64)
         columns = np.asarray(columns, dtype=np.int64)
@@ -562,17 +584,17 @@ class Network(NetworkKind):
         """The feature (column of ``X``) of each row of the engine's
         :meth:`~snowpy.network.engine.Engine.effective_links` from 1 on."""
         self._check_fitted()
-        return self._engine.store.feature_ids
+        return self.engine_.store.feature_ids
 
     @property
     def coef_(self) -> np.ndarray:
         """Effective weights as scikit-learn lays them out, ``[targets, n_features]`` (dense)."""
         self._check_fitted()
-        links = self._engine.effective_links().tocoo()
-        store = self._engine.store
+        links = self.engine_.effective_links().tocoo()
+        store = self.engine_.store
         coef = np.full((store.n_targets, self.n_features_in_), store.absent)
         features = links.row >= 1
-        ids = self._engine.store.feature_ids
+        ids = self.engine_.store.feature_ids
         coef[links.col[features], ids[links.row[features] - 1]] = links.data[features]
         return coef
 
@@ -580,10 +602,10 @@ class Network(NetworkKind):
     def intercept_(self) -> np.ndarray:
         """Bias weight minus threshold, per target (zero bias when ``bias=False``)."""
         self._check_fitted()
-        bias = np.full(self._engine.store.n_targets, self._engine.store.absent)
-        row = self._engine.effective_links()[0].tocoo()
+        bias = np.full(self.engine_.store.n_targets, self.engine_.store.absent)
+        row = self.engine_.effective_links()[0].tocoo()
         bias[row.col] = row.data
-        return self._engine.bias * bias - float(self.rule_params_["theta"])
+        return self.engine_.bias * bias - float(self.rule_params_["theta"])
 
 
 def network_for(rule: str, options: Mapping[str, Any], rule_params: Mapping[str, Any]) -> Any:
