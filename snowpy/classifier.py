@@ -322,27 +322,18 @@ class SnowClassifier(Estimator):
         _check_labels(texts, labels)
         phase(progress, "featurising", None)
         X = featurizer.rows(texts, names=False)
-        # shuffled by what the documents say, not where they stand
-        keys = document_keys(texts, labels) if self.shuffle else None
-        self._fit_rows(X, labels, keys, copy=False, sample_weight=sample_weight,
-                       targets=targets, progress=progress)
+        # shuffled by what the documents say, not where they stand; counted first when
+        # the front end weighs by document frequency (the rows are this fit's to weigh
+        # where they lie), a calibration fold's rows by its own documents' counts
+        # (Featurizer.refold)
+        network.fit(featurizer.weighed(X, count="all", weights=sample_weight, labels=labels,
+                                       copy=False), labels,
+                    sample_weight=sample_weight, targets=targets, progress=progress,
+                    shuffle_keys=document_keys(texts, labels) if self.shuffle else None,
+                    refold=featurizer.refold if featurizer.idf else None)
         self._name_kept_features(texts, network.feature_ids_[network.link_counts() > 0],
                                  progress)
         return self
-
-    def _fit_rows(self, X: Any, labels: Sequence[Any], keys: np.ndarray | None, *,
-                  copy: bool = True, sample_weight: Any = None,
-                  targets: Sequence[Any] | None = None, progress: Any = None) -> None:
-        """Train the network on featurised documents (``keys``: their shuffling keys),
-        counted first when the front end weighs by document frequency (``copy=False``:
-        their strengths weighed where they lie); a calibration fold's rows are weighed
-        by its own documents' counts (:meth:`Featurizer.refold`)."""
-        featurizer = self.featurizer_
-        X = featurizer.weighed(X, count="all", weights=sample_weight, labels=labels,
-                               copy=copy)
-        self.network_.fit(X, labels, sample_weight=sample_weight, targets=targets,
-                          progress=progress, shuffle_keys=keys,
-                          refold=featurizer.refold if featurizer.idf else None)
 
     def fit_rows(self, rows: Any, labels: Sequence[Any], *, keys: np.ndarray | None = None,
                  progress: Any = None, copy: bool = True) -> SnowClassifier:
@@ -355,9 +346,11 @@ class SnowClassifier(Estimator):
         their rows and keys. ``copy=False`` (as scikit-learn's ``copy``): the rows'
         strengths are weighed where they lie, and the rows are the fit's to change (no
         second array of the strengths: a corpus read for this fit alone)."""
-        self.begin()
-        self._fit_rows(rows, labels, keys if self.shuffle else None, copy=copy,
-                       progress=progress)
+        network = self.begin()
+        featurizer = self.featurizer_
+        network.fit(featurizer.weighed(rows, count="all", labels=labels, copy=copy), labels,
+                    progress=progress, shuffle_keys=keys if self.shuffle else None,
+                    refold=featurizer.refold if featurizer.idf else None)
         return self
 
     def fit_file(self, path: Any, *, format: str | None = None, multilabel: bool = False,

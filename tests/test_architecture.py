@@ -203,9 +203,12 @@ NOT_OBJECTS = {"self", "cls", "np", "numba", "os", "sys", "sp", "types"}
 
 #: ``file:attribute`` -> why reaching into another object's private attribute is right.
 PRIVATE_REACHES: dict[str, str] = {
-    "snowpy/network/calibrating.py:_fit_checked": "a fold network of cross-fitted "
-    "calibration has the options of the network it calibrates, checked once already: a "
-    "fit checks its options at most twice, not once more per fold",
+    "snowpy/network/driver.py:_begin_fit": "a fold network of cross-fitted calibration "
+    "is begun and learned through the hooks its kind supplies to fit (its options are "
+    "the network's, checked once already: a fit checks its options at most twice, not "
+    "once more per fold)",
+    "snowpy/network/driver.py:_learn": "as _begin_fit: a fold network learns through "
+    "its kind's hook",
 }
 
 def private_reaches(package: Path = PACKAGE) -> list[str]:

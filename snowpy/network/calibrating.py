@@ -2,7 +2,8 @@
 
 * cross-fitting (``calibrate="cv"`` / ``"holdout"``): networks with the same
   settings trained on the other folds score each held-out example; they are
-  trained, and freed, before the final network exists;
+  trained, and freed, before the final network exists
+  (:func:`snowpy.network.driver.held_out_scores`, which draws the folds);
 * progressive (``calibrate="progressive"``): the scores the engine recorded
   for each example before learning from it, the most recent kept in a
   :class:`ProgressiveWindow` across ``partial_fit`` and ``learn_one`` calls.
@@ -12,23 +13,12 @@ The sigmoids themselves are :class:`snowpy.calibration.Calibration`.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
-from snowpy._lazy import lazy_module
 from snowpy.calibration import Calibration
 from snowpy.exceptions import ModelFileError
-from snowpy.network.labels import LabelIndex, positive_matrix
-from snowpy.network.options import calibrating
-from snowpy.network.training import example_keys, keyed_order
-from snowpy.progress import as_progress, phase
-
-if TYPE_CHECKING:  # pragma: no cover
-    import scipy.sparse as sp
-else:
-    sp = lazy_module("scipy.sparse")
 
 __all__ = [
     "PROGRESSIVE_WINDOW",
@@ -38,7 +28,6 @@ __all__ = [
     "calibration_from_file",
     "calibration_to_file",
     "fit_progressive",
-    "held_out_scores",
     "normalisation_of",
     "refresh_progressive",
 ]
@@ -49,56 +38,6 @@ PROGRESSIVE_WINDOW = 100_000
 WINDOW_SCORES = 5_000_000
 #: While the window is small, the sigmoids are refitted every this many examples.
 REFIT_EVERY = 8
-
-
-def held_out_scores(net: Any, X: sp.csr_matrix, y: Sequence[Any], targets: Any,
-                    labels: LabelIndex, multilabel: bool, progress: Any = None,
-                    keys: np.ndarray | None = None, refold: Any = None):
-    """Out-of-fold decision scores, for calibration (see ``calibrate``), and the
-    examples' shuffling keys the folds were drawn by (the final training reuses them);
-    each fold is announced to ``progress`` as a phase. ``refold``: how a fold's rows are
-    weighed, from its training rows and labels (``Network.fit``'s)."""
-    n = X.shape[0]
-    y_indptr, y_targets = labels.encode(y, multilabel=multilabel, grow=False)
-    positives = positive_matrix(y_indptr, y_targets, len(labels))
-    # folds drawn by what the examples are, not where they stand: the same data in
-    # another order (or weighted instead of repeated) is calibrated the same way
-    if keys is None:
-        keys = example_keys(X, y_indptr, y_targets)
-    plan = calibrating(net.calibrate)
-    folds = np.array_split(keyed_order(keys, 0 if net.seed is None else int(net.seed)),
-                           plan.folds)
-    if plan.method == "holdout":
-        folds = folds[:1]
-    scores = np.zeros((n, len(labels)), dtype=np.float32)  # (n x labels: half in float32)
-    covered = np.zeros(n, dtype=bool)
-    stops = as_progress(progress)  # (the folds' trainings stop when it asks, as Ctrl-C)
-    params = net.get_params()
-    params["calibrate"] = None
-    for number, held in enumerate(folds, start=1):
-        phase(progress, f"calibration fold {number} of {len(folds)}")
-        train = np.setdiff1d(np.arange(n), held)
-        if train.size == 0 or held.size == 0:
-            continue
-        part_y = [y[i] for i in train]
-        part_targets = None if targets is None else [targets[i] for i in train]
-        part_X, held_X = X[train], X[held]
-        if refold is not None:  # (the fold's own counts: none of the held-out labels)
-            weigh = refold(part_X, part_y)
-            part_X, held_X = weigh(part_X), weigh(held_X)
-        clone = type(net)(**params)
-        clone._fit_checked(part_X, part_y, targets=part_targets,
-                  progress=None if stops is None else (lambda *_: stops.check_stop()),
-                  shuffle_keys=keys[train])  # (the same examples shuffle alike in every fold)
-        part_scores = clone.target_scores(held_X)
-        # a label missing from the other folds scores as the lowest seen
-        columns = np.full((held.size, len(labels)), part_scores.min() - 1.0)
-        for column, label in enumerate(clone.classes_.tolist()):
-            columns[:, labels.find(label)] = part_scores[:, column]
-        scores[held] = columns
-        covered[held] = True
-        del clone, part_scores, columns, part_X, held_X
-    return scores, positives, covered, keys
 
 
 class ProgressiveWindow:

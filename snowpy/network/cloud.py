@@ -20,7 +20,7 @@ from snowpy.calibration import sigmoid
 from snowpy.declared import RUNNING
 from snowpy.exceptions import ConfigurationError, NotFittedError
 from snowpy.model_kinds import model_kind
-from snowpy.network.kind import NetworkKind
+from snowpy.network.network import NetworkKind
 from snowpy.network.engine import OneExample
 
 __all__ = ["Cloud", "CloudEngine", "cloud_members", "confidence", "share_params"]

@@ -31,7 +31,9 @@ from snowpy._core.engine import Options, Outcome, run
 from snowpy._core.merging import Mixing
 from snowpy.exceptions import NumericalError
 from snowpy.network.engine import Block, Blocks
+from snowpy.network.labels import LabelIndex, label_array, label_index, positive_matrix
 from snowpy.network.links import TOUCHED, USED, LinkStore, exact_layout
+from snowpy.network.options import calibrating
 from snowpy.network.training import (
     KERNEL_ERRORS,
     NumericalWarning,
@@ -39,14 +41,13 @@ from snowpy.network.training import (
     example_keys,
     keyed_order,
     refresh_points,
-    run_epochs,
 )
-from snowpy.progress import Progress, as_progress
+from snowpy.progress import Progress, as_progress, phase
 
 if TYPE_CHECKING:  # pragma: no cover
     from snowpy.network.engine import Engine
 
-__all__ = ["Driver", "Part", "Plan", "Shards"]
+__all__ = ["Driver", "Part", "Plan", "Shards", "folds", "held_out_scores"]
 
 #: A piece of at most this many examples is learned by its parts in turn on the calling
 #: thread (a mini-batch of ``partial_fit``): handing it to the threads costs more.
@@ -171,10 +172,87 @@ class Driver:
         epochs = plan.epochs
         if not engine.kernel.mistake_driven:
             epochs = min(epochs, 1)  # a counting rule learns each example once (SNoW's -B)
-        progress = as_progress(progress)
+        report = as_progress(progress)
+        store = engine.store
+        engine.target_counts()
+        engine.online = False  # a later learn_one starts an entry of its own in mistakes_
+        overflows = 0
+        creating = fresh  # (data learned before made its links then: a cluster's rounds)
+        by_percent = engine.percent is not None
+        shuffle, threads = plan.shuffle, plan.threads
+        # (the examples of a fit are learned in shards when its targets cannot share the
+        # threads; a stream's blocks, partial_fit after partial_fit, never are)
+        shards = self.shards(engine, data, threads, report, epochs) if first else 1
+        k = self.parts(engine, data, threads, report, epochs) if shards == 1 else 1
+        if self.held is not None and len(self.held) != k:
+            self.join(engine)  # (the parts of other blocks put together first)
+        parts, self.held = self.held or _split(engine, store, k), None
+        pool, self.pool = self.pool or (
+            ThreadPoolExecutor(max_workers=len(parts)) if len(parts) > 1 else None), None
+        sharding = Shards(shards) if shards > 1 else None
+        keys = None
+        if shuffle and isinstance(data, Block):
+            keys = data.keys if data.keys is not None \
+                else example_keys(data.X, data.y_indptr, data.y_targets)
         try:
             with KERNEL_ERRORS:
-                self._learn(engine, data, plan, epochs, progress, fresh=fresh, first=first)
+                try:
+                    for epoch in range(epochs):  # (SNoW's early stop: a pass without update)
+                        # the salt drawn whatever the data: a fit and a cache draw alike
+                        salt = int(engine.rng.integers(0, 2**63 - 1, dtype=np.int64)) \
+                            if shuffle else None
+                        if isinstance(data, Block):
+                            passes: Any = [(data, keyed_order(keys, salt)
+                                            if keys is not None and salt is not None
+                                            else np.arange(data.n, dtype=np.int64))]
+                        else:
+                            passes = ((self.block(engine, X, y),
+                                       np.arange(X.shape[0], dtype=np.int64) if order is None
+                                       else order.astype(np.int64, copy=False))
+                                      for X, y, order in data.epoch(salt))
+                        counting, recording = fresh and epoch == 0, \
+                            epoch == 0 and engine.progressive is not None
+                        if sharding is not None:
+                            block, order = passes[0]
+                            mistakes, updates, epoch_overflows = sharding.epoch(
+                                engine, block, order, epoch, report, counting=counting,
+                                creating=creating, recording=recording)
+                        else:
+                            mistakes, updates, epoch_overflows = self._epoch(
+                                engine, parts, pool, passes, data.n, epoch, report,
+                                counting=counting, creating=creating, recording=recording)
+                        overflows += epoch_overflows
+                        engine.mistakes.append(mistakes)
+                        engine.updates.append(updates)
+                        if epoch == 0 and first and by_percent:
+                            for part in parts:
+                                engine.keep_top_percent(part.store)
+                        # the same examples cannot call for new links again, unless
+                        # eligibility let rows in during the pass (or "percent:p" dropped
+                        # links)
+                        creating = store.policy_code == TOUCHED or \
+                            (store.min_count > 1 and not by_percent)
+                        if updates == 0 and plan.early_stop:
+                            break
+                finally:  # an interrupted training still leaves a consistent network
+                    if sharding is not None:
+                        sharding.close()
+                    if pool is not None:  # (put together when the links are read)
+                        self.held, self.pool = parts, pool
+                    engine.cache.invalidate()
+                # (by the parts, at once: fewer links to put together, the same network)
+                held = None if self.held is None else [part.store for part in self.held]
+                engine.discard(plan.discard, averaged=store.average, stores=held,
+                               pool=self.pool)
+                if first:
+                    self.join(engine)  # (a fit's parts put together now)
+                if overflows:
+                    engine.overflows += overflows
+                    warnings.warn(
+                        f"{overflows} weight updates exceeded the largest magnitude kept "
+                        f"({store.max_magnitude:g}) and were clamped; use milder "
+                        "promotion/demotion, or a bias strength closer to the feature "
+                        "strengths", NumericalWarning, stacklevel=4)
         finally:
             if engine.kernel.refresh is not None:
                 engine.planes_stale = True  # refreshed by the next prediction, save or view
@@ -253,87 +331,6 @@ class Driver:
             return 1  # (copying and mixing the links would cost more than it saves)
         return max(1, min(int(threads), data.n // (4 * FEW)))
 
-    def _learn(self, engine: Engine, data: Block | Blocks, plan: Plan, epochs: int,
-               progress: Progress | None, *, fresh: bool, first: bool) -> None:
-        store = engine.store
-        engine.target_counts()
-        engine.online = False  # a later learn_one starts an entry of its own in mistakes_
-        overflows = 0
-        creating = fresh  # (data learned before made its links then: a cluster's rounds)
-        by_percent = engine.percent is not None
-        shuffle, threads = plan.shuffle, plan.threads
-        # (the examples of a fit are learned in shards when its targets cannot share the
-        # threads; a stream's blocks, partial_fit after partial_fit, never are)
-        shards = self.shards(engine, data, threads, progress, epochs) if first else 1
-        k = self.parts(engine, data, threads, progress, epochs) if shards == 1 else 1
-        if self.held is not None and len(self.held) != k:
-            self.join(engine)  # (the parts of other blocks put together first)
-        parts, self.held = self.held or _split(engine, store, k), None
-        pool, self.pool = self.pool or (
-            ThreadPoolExecutor(max_workers=len(parts)) if len(parts) > 1 else None), None
-        sharding = Shards(shards) if shards > 1 else None
-        keys = None
-        if shuffle and isinstance(data, Block):
-            keys = data.keys if data.keys is not None \
-                else example_keys(data.X, data.y_indptr, data.y_targets)
-
-        def one_epoch(epoch: int) -> int:
-            nonlocal overflows, creating
-            # the salt drawn whatever the data: a fit and a cache draw alike
-            salt = int(engine.rng.integers(0, 2**63 - 1, dtype=np.int64)) if shuffle else None
-            if isinstance(data, Block):
-                passes: Any = [(data, keyed_order(keys, salt) if keys is not None and
-                                salt is not None else np.arange(data.n, dtype=np.int64))]
-            else:
-                passes = ((self.block(engine, X, y), np.arange(X.shape[0], dtype=np.int64)
-                           if order is None else order.astype(np.int64, copy=False))
-                          for X, y, order in data.epoch(salt))
-            counting, recording = fresh and epoch == 0, \
-                epoch == 0 and engine.progressive is not None
-            if sharding is not None:
-                block, order = passes[0]
-                mistakes, updates, epoch_overflows = sharding.epoch(
-                    engine, block, order, epoch, progress, counting=counting,
-                    creating=creating, recording=recording)
-            else:
-                mistakes, updates, epoch_overflows = self._epoch(
-                    engine, parts, pool, passes, data.n, epoch, progress, counting=counting,
-                    creating=creating, recording=recording)
-            overflows += epoch_overflows
-            engine.mistakes.append(mistakes)
-            engine.updates.append(updates)
-            if epoch == 0 and first and by_percent:
-                for part in parts:
-                    engine.keep_top_percent(part.store)
-            # the same examples cannot call for new links again, unless eligibility let
-            # rows in during the pass (or links were dropped by eligibility "percent:p")
-            creating = store.policy_code == TOUCHED or (store.min_count > 1 and not by_percent)
-            return updates
-
-        try:
-            run_epochs(epochs, plan.early_stop, one_epoch)
-        finally:  # an interrupted training still leaves a consistent network
-            if sharding is not None:
-                sharding.close()
-            if pool is not None:  # (put together when the links are read)
-                self.held, self.pool = parts, pool
-            engine.cache.invalidate()
-        # (by the parts, at once: fewer links to put together, and the same network)
-        engine.discard(plan.discard, averaged=store.average,
-                       stores=None if self.held is None else [p.store for p in self.held],
-                       pool=self.pool)
-        if first:
-            self.join(engine)  # (a fit's parts put together now)
-        if overflows:
-            engine.overflows += overflows
-            warnings.warn(
-                f"{overflows} weight updates exceeded the largest magnitude kept "
-                f"({store.max_magnitude:g}) and were clamped; use milder promotion/demotion, "
-                "or a bias strength closer to the feature strengths",
-                NumericalWarning,
-                stacklevel=4,
-            )
-
     def _epoch(self, engine: Engine, parts: list[Part], pool: ThreadPoolExecutor | None,
                passes: Iterable[tuple[Block, np.ndarray]], total: int, epoch: int,
                progress: Progress | None, *, counting: bool, creating: bool,
@@ -396,6 +393,72 @@ class Driver:
             done += order.size
         return mistakes, updates, overflows
 
+
+
+def folds(keys: np.ndarray, k: int, seed: int | None) -> list[np.ndarray]:
+    """The ``k`` calibration folds of examples with shuffling ``keys``: the examples in the
+    order of their keys mixed with ``seed`` (:func:`~snowpy.network.training.keyed_order`),
+    cut in ``k`` runs of nearly equal size (the first ``n % k`` one longer). A fold
+    depends on what its examples are, not on where they stand: the same data in another
+    order, or weighted instead of repeated, is cut the same way.
+
+    >>> [fold.tolist() for fold in folds(np.arange(5, dtype=np.uint64), 2, 0)]
+    [[0, 3, 1], [4, 2]]
+    """
+    return np.array_split(keyed_order(keys, 0 if seed is None else int(seed)), k)
+
+
+def held_out_scores(net: Any, X: Any, y: Any, targets: Any, labels: LabelIndex,
+                    multilabel: bool, progress: Any = None, keys: np.ndarray | None = None,
+                    refold: Any = None) -> tuple[np.ndarray, np.ndarray, np.ndarray,
+                                                 np.ndarray]:
+    """Out-of-fold decision scores of ``net``'s examples, for calibration (its
+    ``calibrate``: :func:`folds`, each scored by a network of ``net``'s class and
+    parameters trained on the other folds, and freed before the next), their positives,
+    which examples were scored (``holdout``: the first fold's), and the examples'
+    shuffling keys the folds were drawn by (the final training reuses them); each fold is
+    announced to ``progress`` as a phase. ``refold``: how a fold's rows are weighed, from
+    its training rows and labels (``Network.fit``'s)."""
+    n = X.shape[0]
+    y_indptr, y_targets = labels.encode(y, multilabel=multilabel, grow=False)
+    positives = positive_matrix(y_indptr, y_targets, len(labels))
+    if keys is None:
+        keys = example_keys(X, y_indptr, y_targets)
+    plan = calibrating(net.calibrate)
+    cut = folds(keys, plan.folds, net.seed)
+    if plan.method == "holdout":
+        cut = cut[:1]
+    scores = np.zeros((n, len(labels)), dtype=np.float32)  # (n x labels: half in float32)
+    covered = np.zeros(n, dtype=bool)
+    stops = as_progress(progress)  # (the folds' trainings stop when it asks, as Ctrl-C)
+    params = net.get_params()
+    params["calibrate"] = None
+    for number, held in enumerate(cut, start=1):
+        phase(progress, f"calibration fold {number} of {len(cut)}")
+        train = np.setdiff1d(np.arange(n), held)
+        if train.size == 0 or held.size == 0:
+            continue
+        part_y = label_array([y[i] for i in train])
+        part_targets = None if targets is None else [targets[i] for i in train]
+        part_X, held_X = X[train], X[held]
+        if refold is not None:  # (the fold's own counts: none of the held-out labels)
+            weigh = refold(part_X, part_y)
+            part_X, held_X = weigh(part_X), weigh(held_X)
+        clone = type(net)(**params)  # (its options are the network's, checked once)
+        clone._begin_fit(part_X, label_index(part_y, multilabel), multilabel, False)
+        clone._learn(part_X, part_y, part_targets, epochs=int(clone.epochs),
+                     shuffle=bool(clone.shuffle), progress=None if stops is None else (
+                         lambda *_: stops.check_stop()),
+                     keys=keys[train], fitting=True)  # (the same examples shuffle alike)
+        part_scores = clone.target_scores(held_X)
+        # a label missing from the other folds scores as the lowest seen
+        columns = np.full((held.size, len(labels)), part_scores.min() - 1.0)
+        for column, label in enumerate(clone.classes_.tolist()):
+            columns[:, labels.find(label)] = part_scores[:, column]
+        scores[held] = columns
+        covered[held] = True
+        del clone, part_scores, columns, part_X, held_X
+    return scores, positives, covered, keys
 
 
 class Part:

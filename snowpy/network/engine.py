@@ -183,7 +183,7 @@ class OneExample(Protocol):
     :class:`~snowpy.network.cloud.CloudEngine`): what ``learn_one`` and ``predict_one``
     call, on a network and on a :class:`~snowpy.SnowClassifier`. An example is
     checked already (ids sorted, unique, >= 0: what
-    :func:`~snowpy.network.kind.parse_example` gives). An engine without a compiled
+    :func:`~snowpy.network.network.parse_example` gives). An engine without a compiled
     text path takes this class's ``score_text`` and ``learn_text``."""
 
     labels: LabelIndex
@@ -516,7 +516,7 @@ class Engine(OneExample):
 
     def score_one(self, ids: np.ndarray, vals: np.ndarray) -> tuple[np.ndarray, int]:
         """The scores of one example (``ids`` sorted, unique, checked: what
-        :func:`~snowpy.network.kind.parse_example` gives) per target, and the best target.
+        :func:`~snowpy.network.network.parse_example` gives) per target, and the best target.
 
         >>> import numpy as np, snowpy
         >>> engine = snowpy.Network("perceptron").fit(np.eye(2), ["a", "b"]).engine_
@@ -551,7 +551,7 @@ class Engine(OneExample):
 
     def learn_one(self, ids: np.ndarray, vals: np.ndarray, y: Any) -> None:
         """Learn one checked example (ids sorted, unique, >= 0:
-        :func:`~snowpy.network.kind.parse_example` gives them); an open feature space
+        :func:`~snowpy.network.network.parse_example` gives them); an open feature space
         widens to its ids (below :data:`~snowpy.network.links.ONLINE_WIDTH`)."""
         targets, row = self._targets_of(ids, y)
         self._finish_one(self._learn_checked(ids, vals, targets, row), row)

@@ -13,6 +13,7 @@ Both are encoded as CSR arrays ``(indptr, targets)`` that the engine reads.
 from __future__ import annotations
 
 import math
+import warnings
 from collections.abc import Iterable, Sequence
 from typing import Any
 
@@ -27,6 +28,7 @@ __all__ = [
     "encode_labels",
     "is_multilabel",
     "label_array",
+    "label_index",
     "normalise_label",
     "positive_matrix",
     "refuse_label_kind",
@@ -243,6 +245,24 @@ def label_array(y: Sequence[Any]) -> Any:
            for kind in kinds):
         return np.array(y, dtype=np.int64)
     return y
+
+
+def label_index(y: Sequence[Any], multilabel: bool, width: int | None = None) -> LabelIndex:
+    """The targets a fit on labels ``y`` makes: one per label, sorted (a ``width`` of an
+    indicator matrix: its columns), with a warning when a single-label ``y`` holds one
+    class only (every prediction will be it).
+
+    >>> label_index(["b", "a", "b"], False).labels
+    ['a', 'b']
+    """
+    labels = LabelIndex(list(range(width)) if width is not None
+                        else sorted_labels(y, multilabel))
+    if len(labels) < 2 and not multilabel:
+        warnings.warn(
+            f"y holds one class only ({', '.join(map(repr, labels.labels[:1]))}): every "
+            "prediction will be it until partial_fit meets another", UserWarning,
+            stacklevel=3)
+    return labels
 
 
 def sorted_labels(y: Sequence[Any], multilabel: bool) -> list[Any]:

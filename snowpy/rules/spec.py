@@ -330,7 +330,7 @@ class RuleSpec:
         conformance suite tests it on such a problem.
     network : type, optional
         For a rule whose state is not a weight table, the class of its networks, which a
-        plugin brings (a :class:`~snowpy.network.kind.NetworkKind` registered as a kind
+        plugin brings (a :class:`~snowpy.network.network.NetworkKind` registered as a kind
         of model file: the kernel Perceptron's, of support vectors); ``build`` returns
         what that class takes. None: :class:`snowpy.Network`, and ``build`` returns a
         :class:`RuleKernel`.

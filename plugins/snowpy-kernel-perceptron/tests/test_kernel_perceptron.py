@@ -131,7 +131,7 @@ def test_the_first_support_vector_by_hand():
 
 
 def test_partial_fit_is_the_networks_an_indicator_its_columns_a_switch_refused():
-    """partial_fit is written once for every kind (snowpy.network.kind): a stream of 0/1
+    """partial_fit is written once for every kind (snowpy.network.network): a stream of 0/1
     indicator rows has a target per column from the first call, even a column never set
     (as Network's), and a single-label y after it is refused."""
     X = sp.csr_matrix(np.array([[1.0, 0, 0], [0, 1.0, 0]]))

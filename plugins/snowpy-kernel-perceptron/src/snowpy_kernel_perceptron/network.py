@@ -31,7 +31,7 @@ from snowpy.network.calibrating import (
     calibration_to_file,
     fit_progressive,
 )
-from snowpy.network.kind import NetworkKind
+from snowpy.network.network import NetworkKind
 from snowpy.network.labels import LabelIndex, encode_labels
 from snowpy.network.options import check_training_options, upgraded
 from snowpy.network.state import plain
