@@ -65,6 +65,50 @@ def test_idf_counts_every_shard_before_any_shard_learns(client):
     np.testing.assert_allclose(weights, one_weights, rtol=1e-6, atol=1e-9)
 
 
+def test_one_shard_calibrates_as_one_process_and_every_shard_count_draws_its_folds(client):
+    """One fold scheme for every source: the cluster's calibration folds are the folds one
+    process draws (by rank of the examples' keys, however many shards hold them), and
+    each fold's network learns on rows weighed by the fold's own document frequencies, as
+    in one process: one shard gives one process's model, probabilities and all."""
+    from snowpy.distributed import training as run_module
+    from snowpy.network.driver import folds
+
+    texts, labels = zip(*[(d.text, d.label) for d in read(DEMO)])
+    one = SnowClassifier(epochs=4).fit(list(texts), list(labels))  # (cv: 3 folds)
+    model = fit(SnowClassifier(epochs=4), DEMO, cluster=client, reading=Reading(shards=1))
+    np.testing.assert_allclose(model.predict_proba(list(texts)),
+                               one.predict_proba(list(texts)), rtol=0, atol=1e-6)
+    np.testing.assert_array_equal(model.network_.coef_, one.network_.coef_)
+    from snowpy.text.keys import document_keys
+
+    expected = np.empty(len(texts), np.int8)
+    for fold, held in enumerate(folds(document_keys(list(texts), list(labels)), 3, 0)):
+        expected[held] = fold
+    drawn = []
+    real = run_module._Run._fold
+
+    def spy(run):
+        real(run)
+        drawn.append(np.concatenate(run.client.gather(
+            [run.client.submit(lambda part: part.folds, part) for part in run.data])))
+
+    run_module._Run._fold = spy
+    try:
+        fit(SnowClassifier(epochs=1), DEMO, cluster=client, reading=Reading(shards=3))
+    finally:
+        run_module._Run._fold = real
+    by_text = dict(zip(texts, expected))  # (the shards hold the lines in another order)
+    shard_texts = [t for part in range(3) for t in _shard_texts(part, 3)]
+    assert sorted(drawn[0].tolist()) == sorted(expected.tolist())
+    assert [by_text[t] for t in shard_texts] == drawn[0].tolist()
+
+
+def _shard_texts(index, count):
+    from snowpy.distributed.shards import plan_shards, read_shard
+
+    return read_shard(plan_shards(DEMO, count)[index]).texts
+
+
 def _corpus(path, n=3000):
     """A corpus whose rounds take a moment: three topics of made-up words."""
     rng = np.random.default_rng(7)

@@ -17,7 +17,9 @@ import scipy.sparse as sp
 from snowpy.distributed.mixing import Mixture, State
 from snowpy.distributed.shards import Shard, read_shard, shard_rows
 
-__all__ = ["Setup", "ShardData", "describe", "featurise", "discarded", "finish", "held_out", "train_round"]
+__all__ = ["Setup", "ShardData", "describe", "discarded", "featurise", "finish",
+           "fold_frequencies", "held_out", "keys_of", "refolded_frequencies", "train_round",
+           "with_folds"]
 
 #: Rows of out-of-fold scores kept for calibration, all shards together (a sample,
 #: by the examples' keys, beyond it).
@@ -49,6 +51,9 @@ class ShardData:
     #: the labels as targets (CSR), by the network's labels: encoded in the first round,
     #: read in every round and fold after it
     targets: dict[str, tuple[np.ndarray, np.ndarray]] = field(default_factory=dict)
+    #: each example's calibration fold (:func:`snowpy.network.driver.folds`, drawn over
+    #: every shard's keys at once: one process's folds), None without cross-fitting
+    folds: np.ndarray | None = None
 
     @property
     def n(self) -> int:
@@ -144,11 +149,62 @@ def describe(data: ShardData) -> dict[str, Any]:
             "skipped": data.skipped, "messages": data.messages}
 
 
-def fold_of(keys: np.ndarray, folds: int, seed: int) -> np.ndarray:
-    """Each example's calibration fold, from its key (so the same wherever it lies)."""
-    from snowpy.network.training import mixed_keys
+def keys_of(data: ShardData) -> np.ndarray:
+    """The shard's shuffling keys (the client draws the calibration folds from every
+    shard's)."""
+    return data.keys
 
-    return (mixed_keys(keys, seed + 0x5EED) % np.uint64(max(folds, 1))).astype(np.int64)
+
+def with_folds(data: ShardData, folds: np.ndarray) -> ShardData:
+    """The shard with each example's calibration fold."""
+    return ShardData(data.X, data.labels, data.keys, data.skipped, data.messages,
+                     data.targets, np.asarray(folds, np.int8))
+
+
+def fold_frequencies(data: ShardData, folds: int, by_label: bool) -> list[tuple[Any, ...]]:
+    """:func:`frequencies_of` of the shard's examples of each calibration fold."""
+    from snowpy.text.weighing import DocumentFrequencies
+
+    assert data.folds is not None
+    found = []
+    for fold in range(folds):
+        mine = np.flatnonzero(data.folds == fold)
+        frequencies = DocumentFrequencies(int(data.X.shape[1]))
+        frequencies.count(data.X[mine], labels=[data.labels[i] for i in mine]
+                          if by_label else None)
+        found.append((*frequencies.to_arrays(),
+                      frequencies.labelled() if by_label else None))
+    return found
+
+
+def refolded_frequencies(width: int, relevance: float, documents: list[int],
+                         *found: list[tuple[Any, ...]]) -> list[tuple[Any, ...]]:
+    """Per calibration fold, the document frequencies of the examples that train its
+    network (every other fold's, all shards' :func:`fold_frequencies` added up; the
+    fold's ``documents`` counted by fold), as :func:`added_frequencies` gives them: what a
+    fold's network weighs its rows by in one process (:meth:`snowpy.Featurizer.refold`)."""
+    folds = len(documents)
+    return [added_frequencies(sum(documents) - documents[f], width, relevance,
+                              *[shard[g] for shard in found for g in range(folds) if g != f])
+            for f in range(folds)]
+
+
+def _refold(data: ShardData, rows: np.ndarray, counted: Any, fold_counted: Any,
+            norm: bool) -> Any:
+    """The rows ``rows`` of the shard (weighed by every document's frequencies, as
+    ``counted`` says) weighed by a calibration fold's own (``fold_counted``; None: as they
+    are), as one process weighs a fold's rows."""
+    X = data.X[rows] if rows.size != data.n else data.X
+    if fold_counted is None:
+        return X
+    from snowpy.text.weighing import DocumentFrequencies
+
+    width = int(data.X.shape[1])
+    weigh = DocumentFrequencies(width, *counted).rescaled(
+        DocumentFrequencies(width, *fold_counted), norm)
+    rows_weighed = weigh(X)
+    return sp.csr_matrix((rows_weighed.data, rows_weighed.indices, rows_weighed.indptr),
+                         shape=X.shape)
 
 
 def _network(state: State, where: str) -> Any:
@@ -165,19 +221,21 @@ def size_of(state: State) -> tuple[int, int]:
                                                   for a in state[1].values())
 
 
-def train_round(state: State, data: ShardData, setup: Setup, round: int, fold: int
-                ) -> Mixture:
+def train_round(state: State, data: ShardData, setup: Setup, round: int, fold: int,
+                counted: Any = None, fold_counted: Any = None) -> Mixture:
     """One epoch of the network ``state`` on this shard (without calibration fold
-    ``fold`` when ``fold >= 0``), as a mixture weighted by the examples learned."""
+    ``fold`` when ``fold >= 0``, its rows weighed by the fold's own document frequencies
+    when ``fold_counted`` gives them, ``counted`` every document's), as a mixture
+    weighted by the examples learned."""
     from snowpy.network.driver import Driver, Plan
     from snowpy.network.engine import Block
     from snowpy.network.state import network_state
 
     net = _network(state, f"the mixed network of round {round}")
     rows = np.arange(data.n)
-    if fold >= 0:
-        rows = np.flatnonzero(fold_of(data.keys, setup.folds, setup.seed) != fold)
-    X = data.X[rows] if rows.size != data.n else data.X
+    if fold >= 0 and data.folds is not None:
+        rows = np.flatnonzero(data.folds != fold)
+    X = _refold(data, rows, counted, fold_counted, setup.params.get("norm") == "l2")
     learned = net.engine_
     store = learned.store
     learned.rng = rng = np.random.default_rng(setup.seed)  # the salts Network.fit draws:
@@ -251,14 +309,16 @@ def discarded(state: State, setup: Setup) -> State:
     return network_state(net)
 
 
-def held_out(states: list[State], data: ShardData, setup: Setup, total: int
-             ) -> tuple[np.ndarray, np.ndarray]:
+def held_out(states: list[State], data: ShardData, setup: Setup, total: int,
+             counted: Any = None, *fold_counted: Any) -> tuple[np.ndarray, np.ndarray]:
     """Out-of-fold scores of this shard's examples (fold ``f`` scored by the network
-    trained without it) and their positives; a sample by key when the corpus has more
-    than :data:`CALIBRATION_ROWS` examples."""
+    trained without it, on rows weighed as it learned them: ``fold_counted[f]``) and
+    their positives; a sample by key when the corpus has more than
+    :data:`CALIBRATION_ROWS` examples."""
     from snowpy.network.training import mixed_keys
 
-    folds = fold_of(data.keys, setup.folds, setup.seed)
+    assert data.folds is not None
+    folds = data.folds
     keep = folds < len(states)  # (holdout: the first fold only)
     if total > CALIBRATION_ROWS:
         share = np.uint64(int(CALIBRATION_ROWS / total * 2.0**63) * 2)
@@ -271,7 +331,9 @@ def held_out(states: list[State], data: ShardData, setup: Setup, total: int
     for f, net in enumerate(nets):
         mine = np.flatnonzero(folds[rows] == f)
         if mine.size:
-            scores[mine] = net.target_scores(data.X[rows[mine]])
+            scores[mine] = net.target_scores(_refold(
+                data, rows[mine], counted, fold_counted[f] if fold_counted else None,
+                setup.params.get("norm") == "l2"))
     if rows.size and nets:
         from snowpy.network.labels import encode_labels, positive_matrix
 

@@ -37,11 +37,15 @@ from snowpy.distributed.tasks import (
     featurise,
     added_frequencies,
     finish,
+    fold_frequencies,
     frequencies_of,
     held_out,
+    keys_of,
+    refolded_frequencies,
     size_of,
     train_round,
     weigh,
+    with_folds,
 )
 from snowpy.exceptions import ConfigurationError
 from snowpy.model_kinds import kind_of
@@ -182,6 +186,9 @@ class _Run:
         self.token = uuid.uuid4().hex[:8]
         self.data: list[Any] = []
         self.frequencies: DocumentFrequencies | None = None  # (a front end with idf)
+        #: every document's frequencies (a future), and each calibration fold's own
+        self.counted: Any = None
+        self.refolds: list[Any] = []
         self._raw: list[Any] = []  # (the shards before the weighing)
         self.skipped = 0
         self.messages: list[str] = []
@@ -231,6 +238,45 @@ class _Run:
             else sorted_labels(list(found), False)
         self.mean_active = sum(d["nnz"] for d in described) / sum(self.examples)
         self.frequencies = self._weigh() if self.params.get("idf") else None
+        if self.calibration.cross_fits:
+            self._fold()
+
+    def _fold(self) -> None:
+        """Each example's calibration fold, drawn as one process draws them
+        (:func:`snowpy.network.driver.folds` of every shard's keys at once, the shards
+        in order: the same folds), given to its shard; with a front end that weighs by
+        document frequency, each fold's own frequencies, added up over the shards, which
+        its network's rows are weighed by (:meth:`snowpy.Featurizer.refold`'s, in one
+        process). The client holds every example's key for this, 8 bytes each."""
+        import operator
+
+        from snowpy.network.driver import folds
+
+        client = self.client
+        keys = client.gather([client.submit(keys_of, part, pure=False) for part in self.data])
+        k = self.calibration.folds
+        fold_of = np.empty(sum(self.examples), np.int8)
+        for fold, held in enumerate(folds(np.concatenate(keys), k,
+                                          int(self.params["seed"] or 0))):
+            fold_of[held] = fold
+        where = client.who_has(self.data)
+        cuts = np.cumsum([0, *self.examples])
+        self.data = [client.submit(with_folds, part, fold_of[cuts[i]:cuts[i + 1]],
+                                   pure=False, workers=list(where.get(part.key, ())) or None,
+                                   allow_other_workers=bool(where.get(part.key)))
+                     for i, part in enumerate(self.data)]
+        _distributed().wait(self.data)
+        if self.frequencies is None:
+            return
+        relevance = float(self.params.get("relevance") or 0.0)
+        documents = np.bincount(fold_of, minlength=k).tolist()
+        refolded = client.submit(refolded_frequencies, 1 << int(self.params["bits"]),
+                                 relevance, documents,
+                                 *[client.submit(fold_frequencies, part, k, bool(relevance),
+                                                 pure=False) for part in self.data],
+                                 pure=False)
+        self.refolds = [client.submit(operator.getitem, refolded, f, pure=False)
+                        for f in range(k)]
 
     def _weigh(self) -> DocumentFrequencies:
         """Every shard's document frequencies added up, and each shard weighed by them
@@ -240,7 +286,7 @@ class _Run:
         # the graph from the client, and a shard lost with its worker is weighed again
         # from them; scattered data would have no lineage)
         relevance = float(self.params.get("relevance") or 0.0)
-        counted = client.submit(added_frequencies, sum(self.examples),
+        self.counted = counted = client.submit(added_frequencies, sum(self.examples),
                                 1 << int(self.params["bits"]), relevance,
                                 *[client.submit(frequencies_of, part, bool(relevance),
                                                 pure=False) for part in self.data],
@@ -315,8 +361,11 @@ class _Run:
                               if where.get(part.key)})
             for name in active:
                 copies = futures[name]
+                fold = self.fold_of[name]
+                refold = (self.counted, self.refolds[fold]) if fold >= 0 and self.refolds \
+                    else ()
                 parts = [client.submit(train_round, _near(copies, where.get(part.key, ())), part,
-                                       self.setup, r, self.fold_of[name], workers=list(
+                                       self.setup, r, fold, *refold, workers=list(
                                            where.get(part.key, ())) or None,
                                        allow_other_workers=True,
                                        key=f"snowpy-train-{name}-r{r}-s{i}-{self.token}")
@@ -383,7 +432,8 @@ class _Run:
         if fold_states:
             total = sum(self.examples)
             parts = client.gather([client.submit(held_out, fold_states, part, self.setup, total,
-                                                 pure=False) for part in self.data])
+                                                 self.counted, *self.refolds, pure=False)
+                                   for part in self.data])
             scores = np.concatenate([p[0] for p in parts])
             positives = np.concatenate([p[1] for p in parts])
             net.calibration_ = Calibration.fit(
