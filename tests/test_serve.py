@@ -660,3 +660,41 @@ def test_labels_are_answered_and_journaled_as_plain_json(tmp_path):
     assert all(type(label) is str for label in guessed)
     assert multi.learn([(text, guessed[::-1])])["correct_before"] == 1
     multi.journal.close()
+
+
+def test_a_snapshot_that_fails_to_save_loses_no_acknowledged_example(model, tmp_path,
+                                                                     monkeypatch):
+    """A full disk when the snapshot after example 10 is saved: the request that asked
+    for it fails, and nothing acknowledged or journaled is lost: the snapshot of example 5
+    stays the newest, the journal keeps 6 to 10, and a service started again on the
+    folder replays them into the model a twin holds after learning all ten."""
+    import errno
+
+    import numpy as np
+
+    state = tmp_path / "state"
+    first = Service(model, state, snapshot_every=5)
+    for example in FEEDBACK[:5]:
+        first.learn([example])
+    assert first.snapshot_seq == 5
+
+    def full(path, **options):
+        raise OSError(errno.ENOSPC, "No space left on device", str(path))
+
+    monkeypatch.setattr(first.model, "save", full)
+    for example in FEEDBACK[5:9]:
+        assert first.learn([example])["seq"] <= 9  # (acknowledged)
+    with pytest.raises(OSError, match="No space left on device"):
+        first.learn([FEEDBACK[9]])
+    assert (first.seq, first.snapshot_seq) == (10, 5)
+    assert sorted(p.name for p in state.iterdir()) == ["journal.jsonl",
+                                                       "snapshot-000000000005.snowpy"]
+    first.journal.close()  # (killed: no last snapshot)
+    again = Service(model, state, snapshot_every=5)
+    assert (again.seq, again.snapshot_seq, again.replayed) == (10, 5, 5)
+    twin = snowpy.load(model)
+    for text, label in FEEDBACK[:10]:
+        twin.learn_one(text, label)
+    texts = [text for text, _ in FEEDBACK[10:20]]
+    assert np.array_equal(again.model.predict_proba(texts), twin.predict_proba(texts))
+    again.journal.close()
