@@ -281,3 +281,30 @@ def test_a_block_shown_to_some_targets_after_a_threaded_block_learns_the_same():
         net.partial_fit(X[1000:], labels[1000:])
         nets.append(net)
     assert _same(_learned(nets[0]), _learned(nets[1]))
+
+
+@pytest.mark.parametrize("rule, eligibility, links", [
+    ("balanced-winnow", 3, "touched"), ("perceptron", 2, "signed"),
+    ("passive-aggressive", "percent:60", "positive")])
+def test_a_stream_with_eligibility_counts_read_between_its_blocks_learns_the_same(
+        rule, eligibility, links):
+    """Eligibility by count (SNoW's -e: a feature linked once it was active K times)
+    counted across a stream's blocks, the network read between them (the parts put
+    together, then split again): each feature's count goes into the parts and comes back
+    with them, and the network is the one a single thread learns, to the bit, for 1 to 3
+    threads."""
+    X, y = _problem(n=3000, targets=4)
+    learned, seen = [], []
+    for jobs in (1, 2, 3):
+        net = snowpy.Network(rule, eligibility=eligibility, links=links, n_jobs=jobs)
+        scores = []
+        for start in range(0, 3000, 600):
+            net.partial_fit(X[start:start + 600], y[start:start + 600])
+            scores.append(net.decision_function(X[:50]))
+        learned.append(_learned(net))
+        seen.append(scores)
+    assert learned[0]["link_weights"].size > 0
+    for other, scores in zip(learned[1:], seen[1:]):
+        assert _same(learned[0], other)
+        for one, two in zip(seen[0], scores):
+            np.testing.assert_array_equal(one, two)
