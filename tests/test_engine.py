@@ -308,3 +308,30 @@ def test_a_stream_with_eligibility_counts_read_between_its_blocks_learns_the_sam
         assert _same(learned[0], other)
         for one, two in zip(seen[0], scores):
             np.testing.assert_array_equal(one, two)
+
+
+def test_shards_mixed_keep_the_averaging_clock_at_their_weighted_mean():
+    """Examples learned in shards (constraint classification on two threads: 1,001
+    examples, runs of 500 and 501): each copy's averaging clock moves by the examples it
+    learned, and the mixed network's clock is the mean of the copies', weighted by their
+    examples, rounded to the nearest whole example: 500.5005 more each epoch, so 501,
+    1002, 1503 (an unweighted mean, 500.5, or a truncated one would give 500)."""
+    rng = np.random.default_rng(3)
+    X = sp.random(1001, 40, density=0.5, format="csr", random_state=4)
+    y = np.asarray(X @ rng.normal(size=(40, 4))).argmax(1)
+    net = snowpy.Network("perceptron", epochs=3, early_stop=False, multiclass="constraint",
+                         n_jobs=2)
+    block = Block(X, net.fit(X[:300], y[:300]).engine_.store.training_rows(X),
+                  np.arange(1002), np.asarray(y, dtype=np.int32))
+    assert net.engine_.shards(block, 2) == 2
+    clocks = []
+    for epochs in (1, 2, 3):
+        net.set_params(epochs=epochs).fit(X, y)
+        clocks.append(net.to_state()[0]["network"]["seen"])
+    sizes = np.diff([1001 * i // 2 for i in range(3)])
+    step = float(np.sum(sizes * sizes)) / 1001  # (each copy moved by its own examples)
+    assert sizes.tolist() == [500, 501] and round(step, 4) == 500.5005
+    assert clocks == [501, 1002, 1503]
+    one = snowpy.Network("perceptron", epochs=3, early_stop=False, multiclass="constraint",
+                         n_jobs=1).fit(X, y)
+    assert one.to_state()[0]["network"]["seen"] == 3003  # (one thread: every example)

@@ -395,3 +395,18 @@ def test_a_shards_labels_are_encoded_once_and_taken_by_fold():
     assert data.targets["abc"][1].tolist() == [0, 1, 2, 2]
     whole = tasks._targets(data, index, True, "abc", np.arange(4))
     assert whole[0] is data.targets["abc"][0]
+
+
+def test_a_rounds_averaging_clock_is_the_shards_weighted_mean_rounded():
+    """A cluster's round mixes the shards' averaging clocks as the threads' shards do:
+    each shard's clock moves by the examples it learned, the mixed one is their mean
+    weighted by those examples, rounded to the nearest whole example (shards of 67 and
+    133 documents: 110.89 more a round, so 111, then 222; unweighted, 100)."""
+    texts, labels = _documents()
+    shards = [(texts[:67], labels[:67]), (texts[67:200], labels[67:200])]
+    step = (67 * 67 + 133 * 133) / 200
+    assert step == 110.89 and len(texts) >= 200
+    for rounds, clock in ((1, 111), (2, 222)):
+        mixed = ipm(SnowClassifier(epochs=rounds, early_stop=False, calibrate=None,
+                                   average=True), shards, rounds=rounds)
+        assert mixed.to_state()[0]["network"]["seen"] == clock
