@@ -410,3 +410,31 @@ def test_a_rounds_averaging_clock_is_the_shards_weighted_mean_rounded():
         mixed = ipm(SnowClassifier(epochs=rounds, early_stop=False, calibrate=None,
                                    average=True), shards, rounds=rounds)
         assert mixed.to_state()[0]["network"]["seen"] == clock
+
+
+def test_a_cluster_sums_the_eligibility_counts_of_its_first_round_and_keeps_them():
+    """Eligibility by count (SNoW's -e 3) on two shards: after the first round each
+    feature's count is the sum of the shards' counts, the documents of the whole corpus
+    that hold it (a feature in both shards counted in both), as one process counts it;
+    the rounds after it count nothing again (the counts neither doubled nor lost)."""
+    texts, labels = _documents()
+    params = dict(eligibility=3, calibrate=None, idf=False)
+    single = SnowClassifier(epochs=3, **params).fit(texts, labels)
+    X = single.featurizer_.transform(texts)
+    held = np.asarray((X != 0).sum(0)).ravel()  # (each feature's documents)
+    shards = _parts(texts, labels, 2)
+    in_shard = [np.asarray((single.featurizer_.transform(t) != 0).sum(0)).ravel()
+                for t, _ in shards]
+    for rounds in (1, 3):
+        mixed = ipm(SnowClassifier(epochs=rounds, **params), shards, rounds=rounds)
+        arrays = mixed.to_state()[1]
+        ids = arrays["feature_ids"].astype(np.int64)
+        counts = arrays["row_counts"][1:].astype(np.int64)  # (row 0: the bias)
+        assert ids.size > 1000 and np.array_equal(counts, held[ids])
+        both = (in_shard[0][ids] > 0) & (in_shard[1][ids] > 0)
+        assert both.sum() > 100  # (summed, not the larger of the two)
+        assert np.all(counts[both] > np.maximum(in_shard[0][ids], in_shard[1][ids])[both])
+    alone = single.network_.to_state()[1]  # (one process: the same count, feature by feature)
+    order = np.argsort(alone["feature_ids"])
+    assert np.array_equal(np.sort(ids), alone["feature_ids"][order].astype(np.int64))
+    np.testing.assert_array_equal(counts[np.argsort(ids)], alone["row_counts"][1:][order])
