@@ -679,3 +679,73 @@ def test_a_calibration_is_stored_whole_and_refused_when_damaged():
         with pytest.raises(snowpy.exceptions.ModelFileError) as caught:
             Calibration.from_file(header, damaged, "m.snowpy")
         assert str(caught.value) == f"m.snowpy: the calibration is invalid ({why})"
+
+
+def _row_set(X):
+    X = sp.csr_matrix(X)
+    return sorted(tuple(X.indices[X.indptr[i]:X.indptr[i + 1]].tolist()) for i in
+                  range(X.shape[0]))
+
+
+@pytest.mark.parametrize("calibrate, folds", [("cv:3", 3), ("holdout:4", 1)])
+def test_each_calibration_fold_weighs_its_rows_by_its_own_training_documents(calibrate,
+                                                                           folds):
+    """Where the folds are made (``Network.fit(refold=...)``, the classifier's front end
+    passing ``Featurizer.refold``): each fold's weighing is counted from its training rows
+    and their labels alone, never a held-out row or label, and weighs both the rows its
+    network learns and the held-out rows it scores; the held-out rows of the folds are
+    every row once (cv) or one fold's (holdout)."""
+    rng = np.random.default_rng(5)
+    X = sp.random(120, 300, density=0.05, format="csr", random_state=6)
+    X.data[:] = 1.0
+    X = sp.csr_matrix(X + sp.csr_matrix((np.ones(120), (np.arange(120), np.arange(120))),
+                                        shape=(120, 300)))  # (every row distinct)
+    y = rng.choice(["a", "b", "c"], size=120)
+    counted, weighed = [], []
+
+    def refold(rows, labels):
+        counted.append((_row_set(rows), list(labels)))
+
+        def weigh(these):
+            weighed.append((len(counted), _row_set(these)))
+            return these
+        return weigh
+
+    snowpy.Network("perceptron", calibrate=calibrate, epochs=2).fit(X, y, refold=refold)
+    assert len(counted) == folds and len(weighed) == 2 * folds
+    every = _row_set(X)
+    label_of = {row: label for row, label in zip(
+        [tuple(X.indices[X.indptr[i]:X.indptr[i + 1]].tolist()) for i in range(120)], y)}
+    held_out = []
+    for fold, (rows, labels) in enumerate(counted, start=1):
+        (first, learned), (second, held) = weighed[2 * fold - 2:2 * fold]
+        assert first == second == fold and learned == rows  # (the fold's own rows)
+        assert sorted(rows + held) == every and not set(rows) & set(held)
+        assert sorted(labels) == sorted(label_of[row] for row in rows)
+        held_out += held
+    assert len(held_out) == (120 if folds > 1 else 30)
+    assert len(set(held_out)) == len(held_out)
+
+
+def test_a_classifier_calibrates_on_folds_weighed_by_their_own_documents(monkeypatch):
+    """The classifier hands its front end's ``refold`` to the folds (with idf): each is
+    counted from the fold's training documents and labels alone."""
+    from snowpy.text import Featurizer
+
+    texts, labels = [], []
+    for line in TRAIN.read_text(encoding="utf-8").splitlines()[:90]:
+        label, text = line.split("\t", 1)
+        labels.append(label)
+        texts.append(text)
+    counted = []
+    real = Featurizer.refold
+
+    def refold(self, rows, fold_labels):
+        counted.append(list(fold_labels))
+        return real(self, rows, fold_labels)
+
+    monkeypatch.setattr(Featurizer, "refold", refold)
+    SnowClassifier(idf=True, relevance=0.5, calibrate="cv:3", epochs=2).fit(texts, labels)
+    assert len(counted) == 3
+    assert sorted(len(c) for c in counted) == sorted(90 - n for n in (30, 30, 30))
+    assert all(sorted(set(c)) == sorted(set(labels)) for c in counted)

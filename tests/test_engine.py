@@ -282,3 +282,54 @@ def test_a_block_shown_to_some_targets_after_a_threaded_block_learns_the_same():
         net.partial_fit(X[1000:], labels[1000:])
         nets.append(net)
     assert _same(_learned(nets[0]), _learned(nets[1]))
+
+
+@pytest.mark.parametrize("rule, eligibility, links", [
+    ("balanced-winnow", 3, "touched"), ("perceptron", 2, "signed"),
+    ("passive-aggressive", "percent:60", "positive")])
+def test_a_stream_with_eligibility_counts_read_between_its_blocks_learns_the_same(
+        rule, eligibility, links):
+    """Eligibility by count (SNoW's -e: a feature linked once it was active K times)
+    counted across a stream's blocks, the network read between them (the parts put
+    together, then split again): each feature's count goes into the parts and comes back
+    with them, and the network is the one a single thread learns, to the bit, for 1 to 3
+    threads."""
+    X, y = _problem(n=3000, targets=4)
+    learned, seen = [], []
+    for jobs in (1, 2, 3):
+        net = snowpy.Network(rule, eligibility=eligibility, links=links, n_jobs=jobs)
+        scores = []
+        for start in range(0, 3000, 600):
+            net.partial_fit(X[start:start + 600], y[start:start + 600])
+            scores.append(net.decision_function(X[:50]))
+        learned.append(_learned(net))
+        seen.append(scores)
+    assert learned[0]["link_weights"].size > 0
+    for other, scores in zip(learned[1:], seen[1:]):
+        assert _same(learned[0], other)
+        for one, two in zip(seen[0], scores):
+            np.testing.assert_array_equal(one, two)
+
+
+def test_shards_mixed_keep_the_averaging_clock_at_their_weighted_mean():
+    """Examples learned in shards (constraint classification on two threads: 1,001
+    examples, runs of 500 and 501): each copy's averaging clock moves by the examples it
+    learned, and the mixed network's clock is the mean of the copies', weighted by their
+    examples, rounded to the nearest whole example: 500.5005 more each epoch, so 501,
+    1002, 1503 (an unweighted mean, 500.5, or a truncated one would give 500)."""
+    rng = np.random.default_rng(3)
+    X = sp.random(1001, 40, density=0.5, format="csr", random_state=4)
+    y = np.asarray(X @ rng.normal(size=(40, 4))).argmax(1)
+    net = snowpy.Network("perceptron", epochs=3, early_stop=False, multiclass="constraint",
+                         n_jobs=2)
+    clocks = []  # (one thread's would be 1001, 2002, 3003: below)
+    for epochs in (1, 2, 3):
+        net.set_params(epochs=epochs).fit(X, y)
+        clocks.append(net.to_state()[0]["network"]["seen"])
+    sizes = np.diff([1001 * i // 2 for i in range(3)])
+    step = float(np.sum(sizes * sizes)) / 1001  # (each copy moved by its own examples)
+    assert sizes.tolist() == [500, 501] and round(step, 4) == 500.5005
+    assert clocks == [501, 1002, 1503]
+    one = snowpy.Network("perceptron", epochs=3, early_stop=False, multiclass="constraint",
+                         n_jobs=1).fit(X, y)
+    assert one.to_state()[0]["network"]["seen"] == 3003  # (one thread: every example)

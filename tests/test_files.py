@@ -219,3 +219,74 @@ def test_a_file_is_read_on_the_threads_its_front_end_is_given(monkeypatch):
     assert asked == [1, 3]
     for name in ("indptr", "indices", "data"):  # (the same rows on any number)
         np.testing.assert_array_equal(getattr(rows[0].rows, name), getattr(rows[1].rows, name))
+
+
+#: Every character ``str.isspace()`` accepts (the control separators U+001C to U+001F
+#: among them), but the line ends both readers split lines at
+_SPACES = [chr(c) for c in range(0x110000) if chr(c).isspace() and chr(c) not in "\n\r"]
+
+
+def _agree(path, format, multilabel=False):
+    """The compiled reader gives what the Python reader gives (the texts' rows, the
+    labels, the keys), or leaves the file to it; a file the Python reader reports a line
+    of (an empty text, a control character in a label) is always left to it. Returns
+    whether the compiled reader took the file."""
+    featurizer = Featurizer(ngrams=(1, 2), bits=16)
+    read = read_rows(path, featurizer, format=format, multilabel=multilabel)
+    problems = corpora.Problems(on_error="skip")
+    options = {"multilabel": True} if multilabel else {}
+    documents = list(corpora.read(path, format=format, problems=problems, **options))
+    if problems.messages:
+        assert read is None, problems.messages
+        return False
+    if read is None:
+        return False
+    texts = [d.text for d in documents]
+    labels = [d.label for d in documents]
+    X = featurizer.rows(texts)
+    assert (read.labels if multilabel else read.labels.tolist()) == labels
+    assert np.array_equal(read.rows.indptr, X.indptr)
+    assert np.array_equal(read.rows.indices, X.indices)
+    assert np.array_equal(read.keys, document_keys(texts, labels))
+    return True
+
+
+@pytest.mark.parametrize("space", _SPACES, ids=[f"U+{ord(c):04X}" for c in _SPACES])
+def test_every_whitespace_character_reads_alike_in_both_readers(tmp_path, space):
+    """Each character str.isspace() accepts, and the control separators U+001C to U+001F,
+    inside a text, at its ends, around a label, as a whole text (an empty text: reported
+    by the Python reader, the file left to it), in tab-separated and fastText lines, one
+    label or several: the same texts, labels and keys from the compiled reader, or the
+    file left to the Python reader, never another reading."""
+    c = space
+    clean = "ham\tsee you at lunch\n"
+    tsv = {"inside": f"spam\twin{c}a{c}{c}free prize\n",
+           "ends": f"spam\t{c}win a prize{c}\n",
+           "label": f"{c}spam{c}\twin a prize\n",
+           "empty": f"spam\t{c}\n",
+           "empty, spaces": f"spam\t {c} \n"}
+    fasttext = {"inside": f"__label__spam win{c}a{c}{c}free prize\n",
+                "after the label": f"__label__spam{c}win a prize\n",
+                "ends": f"{c}__label__spam win a prize{c}\n",
+                "empty": f"__label__spam {c}\n"}
+    taken = {}
+    for format, cases, first in (("tsv", tsv, clean),
+                                 ("fasttext", fasttext, "__label__ham see you at lunch\n")):
+        for name, line in cases.items():
+            path = tmp_path / f"{format}-{name}.txt"
+            path.write_text(first + line, encoding="utf-8")
+            taken[format, name] = _agree(path, format)
+    multi = tmp_path / "multi.txt"
+    multi.write_text(f"__label__a{c}__label__b two{c}labels\n__label__b one\n", "utf-8")
+    taken["multi"] = _agree(multi, "fasttext", multilabel=True)
+    # an empty text is the Python reader's to report, whatever the space
+    for key in (("tsv", "empty"), ("tsv", "empty, spaces"), ("fasttext", "empty")):
+        assert not taken[key]
+    # what the compiled reader takes (so that the comparisons above compared): a text
+    # holding any of them, a label padded with any but the tab (a field separator); a
+    # fastText line split at ASCII whitespace (outside ASCII: left to the Python reader)
+    assert taken["tsv", "inside"] and taken["tsv", "ends"]
+    assert taken["tsv", "label"] == (space != "\t")
+    ascii_space = space < "\x80"
+    assert [taken["fasttext", name] for name in ("inside", "after the label", "ends")] \
+        + [taken["multi"]] == [ascii_space] * 4

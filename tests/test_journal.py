@@ -89,3 +89,43 @@ def test_an_older_snapshot_gone_already_does_not_fail_the_new_one(tmp_path, monk
         *listed(folder), "snapshot-000000000001.snowpy"])
     path = journal.snapshot(4, lambda p: p.write_bytes(b"model"))
     assert path.read_bytes() == b"model"
+
+
+class _Killed(BaseException):
+    """The process ending mid-save (no handler of snowpy's runs past it)."""
+
+
+def test_a_snapshot_whose_save_fails_keeps_the_journal_and_the_older_snapshot(tmp_path):
+    """The journal is compacted, and the older snapshot dropped, only after the new
+    snapshot is on the disk: a save that fails (a full disk) or dies half-written (a
+    temporary file left, as a kill leaves it) leaves every example in the journal and
+    the older snapshot the newest; the next save that succeeds compacts as usual."""
+    import errno
+
+    journal = Journal(tmp_path)
+    records = [{"seq": n, "text": f"text {n}", "label": "a"} for n in range(1, 8)]
+    journal.append(records)
+    (tmp_path / "snapshot-000000000002.snowpy").write_bytes(b"old")
+
+    def full(path):
+        raise OSError(errno.ENOSPC, "No space left on device", str(path))
+
+    def killed(path):
+        (tmp_path / f".{path.name}.4242.tmp").write_bytes(b"PK\x03\x04 half")
+        raise _Killed()
+
+    for save, raised in ((full, OSError), (killed, _Killed)):
+        try:
+            journal.snapshot(6, save)
+        except raised:
+            pass
+        else:
+            raise AssertionError("the failed save was not raised")
+        assert journal.latest_snapshot() == (2, tmp_path / "snapshot-000000000002.snowpy")
+        assert (tmp_path / "snapshot-000000000002.snowpy").read_bytes() == b"old"
+        assert list(Journal(tmp_path).replay(2)) == records[2:]  # (as a restart reads it)
+    journal.append([{"seq": 8, "text": "more", "label": "b"}])  # (the journal goes on)
+    assert [r["seq"] for r in journal.replay(0)] == list(range(1, 9))
+    journal.snapshot(8, lambda p: p.write_bytes(b"new"))
+    assert journal.latest_snapshot() == (8, tmp_path / "snapshot-000000000008.snowpy")
+    assert list(journal.replay(0)) == []

@@ -397,3 +397,46 @@ def test_a_shards_labels_are_encoded_once_and_taken_by_fold():
     assert data.targets["abc"][1].tolist() == [0, 1, 2, 2]
     whole = tasks._targets(data, index, True, "abc", np.arange(4))
     assert whole[0] is data.targets["abc"][0]
+
+
+def test_a_rounds_averaging_clock_is_the_shards_weighted_mean_rounded():
+    """A cluster's round mixes the shards' averaging clocks as the threads' shards do:
+    each shard's clock moves by the examples it learned, the mixed one is their mean
+    weighted by those examples, rounded to the nearest whole example (shards of 67 and
+    133 documents: 110.89 more a round, so 111, then 222; unweighted, 100)."""
+    texts, labels = _documents()
+    shards = [(texts[:67], labels[:67]), (texts[67:200], labels[67:200])]
+    step = (67 * 67 + 133 * 133) / 200
+    assert step == 110.89 and len(texts) >= 200
+    for rounds, clock in ((1, 111), (2, 222)):
+        mixed = ipm(SnowClassifier(epochs=rounds, early_stop=False, calibrate=None,
+                                   average=True), shards, rounds=rounds)
+        assert mixed.to_state()[0]["network"]["seen"] == clock
+
+
+def test_a_cluster_sums_the_eligibility_counts_of_its_first_round_and_keeps_them():
+    """Eligibility by count (SNoW's -e 3) on two shards: after the first round each
+    feature's count is the sum of the shards' counts, the documents of the whole corpus
+    that hold it (a feature in both shards counted in both), as one process counts it;
+    the rounds after it count nothing again (the counts neither doubled nor lost)."""
+    texts, labels = _documents()
+    params = dict(eligibility=3, calibrate=None, idf=False)
+    single = SnowClassifier(epochs=3, **params).fit(texts, labels)
+    X = single.featurizer_.transform(texts)
+    held = np.asarray((X != 0).sum(0)).ravel()  # (each feature's documents)
+    shards = _parts(texts, labels, 2)
+    in_shard = [np.asarray((single.featurizer_.transform(t) != 0).sum(0)).ravel()
+                for t, _ in shards]
+    for rounds in (1, 3):
+        mixed = ipm(SnowClassifier(epochs=rounds, **params), shards, rounds=rounds)
+        arrays = mixed.to_state()[1]
+        ids = arrays["feature_ids"].astype(np.int64)
+        counts = arrays["row_counts"][1:].astype(np.int64)  # (row 0: the bias)
+        assert ids.size > 1000 and np.array_equal(counts, held[ids])
+        both = (in_shard[0][ids] > 0) & (in_shard[1][ids] > 0)
+        assert both.sum() > 100  # (summed, not the larger of the two)
+        assert np.all(counts[both] > np.maximum(in_shard[0][ids], in_shard[1][ids])[both])
+    alone = single.network_.to_state()[1]  # (one process: the same count, feature by feature)
+    order = np.argsort(alone["feature_ids"])
+    assert np.array_equal(np.sort(ids), alone["feature_ids"][order].astype(np.int64))
+    np.testing.assert_array_equal(counts[np.argsort(ids)], alone["row_counts"][1:][order])

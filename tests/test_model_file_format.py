@@ -314,3 +314,35 @@ def test_arrays_stored_otherwise_than_snowpy_writes_them_are_refused(tmp_path):
     _with_size(out, out, "arrays/w.npy", claimed + 128)
     assert _refusal(out) == (f"{out}: array 'w' claims {claimed:,} bytes, more than the whole "
                              f"file ({out.stat().st_size:,})")
+
+
+def test_a_save_is_synced_renamed_over_its_target_and_its_folder_synced(tmp_path,
+                                                                       monkeypatch):
+    """The order that makes a save durable (docs/model-files.md, "Atomic saves"): the
+    temporary file's bytes synced, then renamed over the target (a model already there
+    replaced, never removed first), then the folder synced, so that the rename itself
+    survives a power cut."""
+    import stat
+
+    events = []
+    real_fsync, real_replace = os.fsync, os.replace
+
+    def fsync(fd):
+        mode = os.fstat(fd).st_mode
+        events.append(("fsync folder", os.fstat(fd).st_ino) if stat.S_ISDIR(mode)
+                      else ("fsync file", None))
+        real_fsync(fd)
+
+    def replace(source, target):
+        events.append(("replace", os.path.basename(target)))
+        real_replace(source, target)
+
+    target = tmp_path / "m.snowpy"
+    target.write_bytes(b"the previous model")
+    monkeypatch.setattr(model_file.os, "fsync", fsync)
+    monkeypatch.setattr(model_file.os, "replace", replace)
+    write_model(target, {"kind": "network"}, ARRAYS)
+    assert events == [("fsync file", None), ("replace", "m.snowpy"),
+                      ("fsync folder", os.stat(tmp_path).st_ino)]
+    assert read_model(target)[1]["w"].tolist() == ARRAYS["w"].tolist()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["m.snowpy"]

@@ -877,3 +877,29 @@ def test_a_save_on_several_threads_writes_the_same_bytes_and_checks_them_alike(s
     for threads in (1, 2):
         with pytest.raises(ModelFileError, match="link_weights.*fails its SHA-256 check"):
             read_model(path, check_only=True, threads=threads)
+
+
+def test_frequency_ids_that_repeat_or_run_backwards_anywhere_are_refused(tmp_path):
+    """A front end's document frequencies are read only with ascending ids
+    (docs/model-files.md): an id repeated, or one step backwards in the middle (the ends
+    in order), is a one-line refusal naming the array; the file as saved loads."""
+    texts = ["free prize now", "lunch at noon", "win a free prize", "meeting at noon"] * 3
+    labels = ["spam", "ham", "spam", "ham"] * 3
+    clf = snowpy.SnowClassifier(idf=True, calibrate=None, epochs=1).fit(texts, labels)
+    header, arrays = clf.to_state()
+    ids = arrays["frequency_ids"]
+    assert ids.size >= 6 and np.all(np.diff(ids.astype(np.int64)) > 0)
+    assert snowpy.load(write_model(tmp_path / "kept.snowpy", header, arrays)) \
+        .predict(texts[:4]).tolist() == clf.predict(texts[:4]).tolist()
+    middle = ids.size // 2
+    repeated, backwards = ids.copy(), ids.copy()
+    repeated[middle] = repeated[middle - 1]
+    backwards[middle - 1], backwards[middle] = ids[middle], ids[middle - 1]
+    for name, edited in (("repeated", repeated), ("backwards", backwards)):
+        path = write_model(tmp_path / f"{name}.snowpy", header,
+                           dict(arrays, frequency_ids=edited))
+        with pytest.raises(ModelFileError) as caught:
+            snowpy.load(path)
+        assert str(caught.value).endswith(
+            "'frequency_ids' must ascend, each below 2**bits"), name
+        assert "\n" not in str(caught.value)

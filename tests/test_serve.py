@@ -660,3 +660,80 @@ def test_labels_are_answered_and_journaled_as_plain_json(tmp_path):
     assert all(type(label) is str for label in guessed)
     assert multi.learn([(text, guessed[::-1])])["correct_before"] == 1
     multi.journal.close()
+
+
+def test_a_snapshot_that_fails_to_save_loses_no_acknowledged_example(model, tmp_path,
+                                                                     monkeypatch):
+    """A full disk when the snapshot after example 10 is saved: the request that asked
+    for it fails, and nothing acknowledged or journaled is lost: the snapshot of example 5
+    stays the newest, the journal keeps 6 to 10, and a service started again on the
+    folder replays them into the model a twin holds after learning all ten."""
+    import errno
+
+    import numpy as np
+
+    state = tmp_path / "state"
+    first = Service(model, state, snapshot_every=5)
+    for example in FEEDBACK[:5]:
+        first.learn([example])
+    assert first.snapshot_seq == 5
+
+    def full(path, **options):
+        raise OSError(errno.ENOSPC, "No space left on device", str(path))
+
+    monkeypatch.setattr(first.model, "save", full)
+    for example in FEEDBACK[5:9]:
+        assert first.learn([example])["seq"] <= 9  # (acknowledged)
+    with pytest.raises(OSError, match="No space left on device"):
+        first.learn([FEEDBACK[9]])
+    assert (first.seq, first.snapshot_seq) == (10, 5)
+    assert sorted(p.name for p in state.iterdir()) == ["journal.jsonl",
+                                                       "snapshot-000000000005.snowpy"]
+    first.journal.close()  # (killed: no last snapshot)
+    again = Service(model, state, snapshot_every=5)
+    assert (again.seq, again.snapshot_seq, again.replayed) == (10, 5, 5)
+    twin = snowpy.load(model)
+    for text, label in FEEDBACK[:10]:
+        twin.learn_one(text, label)
+    texts = [text for text, _ in FEEDBACK[10:20]]
+    assert np.array_equal(again.model.predict_proba(texts), twin.predict_proba(texts))
+    again.journal.close()
+
+
+def test_the_snapshot_thread_goes_on_after_a_save_that_failed(model, tmp_path, monkeypatch,
+                                                            capsys):
+    """A snapshot the thread could not save (a full disk) is said once on standard error,
+    the journal keeps the example, and the thread goes on looking: the next save that
+    succeeds is written."""
+    import errno
+    import threading
+
+    class Quick(threading.Event):
+        def wait(self, timeout=None):
+            return super().wait(0.01)
+
+    service = Service(model, tmp_path / "state", snapshot_seconds=0.2)
+    real = service.model.save
+    failures = []
+
+    def save(path, **options):
+        if len(failures) < 3:
+            failures.append(path)
+            raise OSError(errno.ENOSPC, "No space left on device", str(path))
+        return real(path, **options)
+
+    monkeypatch.setattr(service.model, "save", save)
+    service._stopping = Quick()
+    service.learn([FEEDBACK[0]])
+    service._dirty_since -= 1.0  # (due at once)
+    service.start()
+    for _ in range(500):  # (the thread writes it; waited for, not timed)
+        if service.snapshot_seq == 1:
+            break
+        time.sleep(0.01)
+    assert len(failures) == 3 and service._timer.is_alive()
+    assert service.snapshot_seq == 1 and service.journal.latest_snapshot()[0] == 1
+    service.close()
+    said = capsys.readouterr().err.splitlines()
+    assert said == [f"snowpy serve: a snapshot could not be saved ([Errno 28] No space left "
+                    f"on device: '{failures[0]}'); the journal keeps every example"]

@@ -924,6 +924,36 @@ def test_relevance_factors_match_the_ratios_written_out_for_any_documents(docs, 
     np.testing.assert_allclose(found, [expected[f] for f in counted], rtol=1.2e-7)
 
 
+@pytest.mark.parametrize("batches", [1, 2])
+def test_relevance_factors_count_each_of_more_than_32768_labels_as_its_own(batches):
+    """More labels than a 16-bit number holds: 32,770 labels, one document each; the
+    last two labels' documents hold features 5 to 7 as well, the others one feature of 0
+    to 4 (so the features' document counts and each label's ``n_c`` tell the labels
+    apart). Each feature's factor is the by-hand one, the ratios written out over every
+    label at once, counted in one batch or in two (added up by label)."""
+    n_labels, width, share = 32_770, 16, 0.5
+    docs = [[i % 5] + ([5, 6, 7] if i >= n_labels - 2 else []) for i in range(n_labels)]
+    labels = [f"label {i}" for i in range(n_labels)]
+    frequencies = DocumentFrequencies(width)
+    for part in np.array_split(np.arange(n_labels), batches):
+        indptr = np.cumsum([0] + [len(docs[i]) for i in part])
+        frequencies.count(Rows(indptr, np.array([f for i in part for f in docs[i]],
+                                                 np.int64), None, width),
+                          labels=[labels[i] for i in part])
+    frequencies.relate(share)
+    held = np.zeros((n_labels, 8))  # (k: label c's documents holding feature f)
+    for c, doc in enumerate(docs):
+        held[c, doc] = 1
+    sizes = held.sum(1)  # n_c
+    every, totals, features = sizes.sum(), held.sum(0), 8.0  # N, t, F
+    r = np.abs(np.log((1 + held) / (features + sizes[:, None]))
+               - np.log((1 + totals - held) / (features + every - sizes[:, None]))).max(0)
+    expected = (1 - share) + share * r / r.mean()
+    found = frequencies.factors_of(np.arange(8))
+    np.testing.assert_allclose(found, expected, rtol=1.2e-7)
+    assert found[5] != found[0]  # (the rare features are the telling ones)
+
+
 def test_a_front_end_with_relevance_scales_its_tfidf_rows_by_the_factors():
     """relevance=s multiplies each TF-IDF strength by its factor before the norm; a fit
     without labels counts none, and relevance=0 leaves TF-IDF as it is."""

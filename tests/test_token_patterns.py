@@ -287,3 +287,42 @@ def test_a_one_group_patterns_empty_matches_are_the_tokens_re_gives(pattern):
     texts = ["ab aab x", "a", "bab", "", "xy yx"]
     assert TokenPattern(pattern).tokens(texts, lowercase=False) == \
         [" ".join(re.findall(pattern, t)) for t in texts]
+
+@pytest.mark.parametrize("setting, base", [
+    ("0", 0.001), ("-3", 0.001), ("1e-9", 0.001), ("soon", 1.0), ("", 1.0), ("nan", 1.0),
+    ("inf", 1.0), ("-inf", 1.0), ("0.25", 0.25)])
+def test_any_pattern_budget_setting_leaves_every_custom_pattern_bounded(monkeypatch, setting,
+                                                                       base):
+    """SNOWPY_PATTERN_BUDGET of 0, a negative number, garbage or a number that is not
+    finite: every match of a custom pattern still runs under a finite, positive timeout
+    (regex takes a negative timeout and nan as none at all): at least a millisecond,
+    the default 1 s for what is not a finite number; each document's budget grows by
+    its length (1 s per million characters)."""
+    from snowpy.text.patterns import TokenPattern
+
+    pattern = TokenPattern(r"[a-z]+")
+    asked = []
+
+    class Compiled:
+        @staticmethod
+        def findall(text, timeout, concurrent):
+            asked.append(timeout)
+            return text.split()
+
+    pattern.compiled = Compiled
+    monkeypatch.setenv("SNOWPY_PATTERN_BUDGET", setting)
+    assert pattern.tokens(["ab cd", "x" * 500_000], lowercase=False)[0] == "ab cd"
+    assert asked == [base + 5e-6, base + 0.5]
+
+
+@pytest.mark.parametrize("setting", ["0", "-1"])
+def test_a_budget_of_nothing_still_stops_a_backtracking_pattern(monkeypatch, setting):
+    """The real engine: a line on which `(?:a|aa)+$` backtracks for a good part of a
+    second stops at the budget with the one-line error, whatever the setting (never a
+    match left to run unbounded)."""
+    from snowpy.text.patterns import TokenPattern
+
+    monkeypatch.setenv("SNOWPY_PATTERN_BUDGET", setting)
+    with pytest.raises(ConfigurationError) as caught:
+        TokenPattern(r"(?:a|aa)+$").tokens(["a" * 30 + "!"], lowercase=False)
+    assert "\n" not in str(caught.value) and "ran past its budget of" in str(caught.value)

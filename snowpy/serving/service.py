@@ -5,6 +5,7 @@ and recovery after a crash. The web layer is :mod:`snowpy.serving.app`."""
 from __future__ import annotations
 
 import os
+import sys
 import threading
 import time
 from pathlib import Path
@@ -160,9 +161,19 @@ class Service:
     def start(self) -> None:
         """Snapshot on time from a thread of its own (until :meth:`close`)."""
         def tick() -> None:
+            said = None  # (a failing save is said once, not at every look)
             while not self._stopping.wait(min(1.0, self.snapshot_seconds / 4)):
                 if self.due():
-                    self.snapshot()
+                    try:
+                        self.snapshot()
+                    except OSError as exc:  # (a full disk: the journal keeps every example,
+                        if str(exc) != said:  # and the next look tries again)
+                            said = str(exc)
+                            print(f"snowpy serve: a snapshot could not be saved ({said}); "
+                                  "the journal keeps every example", file=sys.stderr,
+                                  flush=True)
+                    else:
+                        said = None
 
         self._timer = threading.Thread(target=tick, name="snowpy-snapshots", daemon=True)
         self._timer.start()

@@ -20,6 +20,7 @@ that ``\\w``, and under ``(?i)`` the dotted and dotless i are one letter, as in 
 
 from __future__ import annotations
 
+import math
 import os
 import re
 from typing import Any
@@ -38,10 +39,15 @@ BUILT_IN_PATTERNS = frozenset({
 
 
 def _budget_base() -> float:
+    """``SNOWPY_PATTERN_BUDGET`` in seconds: at least a millisecond (0 and negative
+    numbers, which ``regex`` would take as no timeout at all, are 1 ms); what is not a
+    finite number (garbage, ``nan``, which ``regex`` also takes as none, ``inf``) the
+    default 1 s."""
     try:
-        return max(float(os.environ.get("SNOWPY_PATTERN_BUDGET", "1.0")), 0.001)
+        base = float(os.environ.get("SNOWPY_PATTERN_BUDGET", "1.0"))
     except ValueError:
         return 1.0
+    return max(base, 0.001) if math.isfinite(base) else 1.0
 
 
 class TokenPattern:
