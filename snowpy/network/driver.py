@@ -535,7 +535,7 @@ class Part:
 
 
 class Shards:
-    """The examples of each epoch learned in ``k`` shards (:meth:`Engine.shards`): shard
+    """The examples of each epoch learned in ``k`` shards (:meth:`Driver.shards`): shard
     ``i`` takes the run ``order[n * i // k : n * (i + 1) // k]`` of the epoch's order
     and learns it in a copy of the network, on a thread of its own; at the end of the
     epoch the copies are mixed back into the network (iterative parameter mixing,
@@ -565,7 +565,7 @@ class Shards:
               progress: Progress | None, *, counting: bool, creating: bool,
               recording: bool) -> tuple[int, int, int]:
         """One pass over ``order``'s examples; returns mistakes, updates and clamped
-        weights (the figures of :meth:`Engine._epoch`)."""
+        weights (the figures of :meth:`Driver._epoch`)."""
         store = engine.store
         n_targets, k = store.n_targets, self.k
         cuts = [order.size * i // k for i in range(k + 1)]

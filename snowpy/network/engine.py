@@ -1,14 +1,14 @@
 """The engine of a :class:`~snowpy.Network`: what it has learned, and what is done to it.
 
 An :class:`Engine` holds the learned state (the link store, the labels, the rule
-and its resolved parameters, the counters, the progressive window, the sigmoids)
-and the operations on it: :meth:`~Engine.learn` a block of examples,
-:meth:`~Engine.prune` the links, refresh a rule's derived planes, and
-:meth:`~Engine.to_arrays` for the model file. The estimator (``Network``) keeps its
-parameters, checks them once per fit, builds an engine and hands it blocks; loading
-a model builds the engine through the same constructor.
+and its resolved parameters, the counters, the progressive window, the sigmoids),
+and no thread, and the operations on it: scores, :meth:`~Engine.prune` the links,
+refresh a rule's derived planes, one example at a time. The estimator (``Network``)
+keeps its parameters, checks them once per fit, builds an engine and hands blocks of
+examples to its driver (:class:`~snowpy.network.driver.Driver`), which runs the
+epochs; loading a model builds the engine through the same constructor.
 
-:meth:`Engine.learn` runs the compiled epoch (:func:`snowpy._core.engine.run`),
+The driver runs the compiled epoch (:func:`snowpy._core.engine.run`) on the engine,
 which takes four objects, as scikit-learn's ``_plain_sgd`` takes a weight vector, a
 data set and a loss: the pool's ``Links``, the ``RuleBinding`` (the rule's C
 function, its numbers, planes and state), the ``Options`` (link policy, threshold,
@@ -59,8 +59,8 @@ example and nothing else.
 
 The pool must have room for the links an example may create; when it has not, the
 epoch stops before that example and reports the room it needs
-(``Outcome.need_room``): :meth:`Engine.learn` grows the pool and continues from
-there, so a model trained in chunks is the model trained at once.
+(``Outcome.need_room``): the driver grows the pool and continues from there, so a
+model trained in chunks is the model trained at once.
 """
 
 from __future__ import annotations
@@ -120,7 +120,7 @@ _NONE_TARGETS = np.empty(0, dtype=np.int32)
 
 
 class Block:
-    """A block of encoded examples: what :meth:`Engine.learn` takes.
+    """A block of encoded examples: what :meth:`~snowpy.network.driver.Driver.fit` takes.
 
     ``X`` (CSR, or :class:`~snowpy._rows.Rows`), the pool rows of its columns, the
     labels as targets (``y_indptr``, ``y_targets``), the targets each example may be
@@ -158,7 +158,8 @@ class Block:
 @runtime_checkable
 class Blocks(Protocol):
     """Examples that come a block at a time, as from a feature cache: what
-    :meth:`Engine.learn` takes beside a :class:`Block`, and ``Network.fit(blocks)``.
+    :meth:`~snowpy.network.driver.Driver.fit` takes beside a :class:`Block`, and
+    ``Network.fit(blocks)``.
     ``n`` examples and ``nnz`` active features in all, ``width`` columns, every label
     met (``labels``) and whether they are sets (``multilabel``); :meth:`epoch` gives one
     pass's blocks ``(X, y, order)``, each learned in its ``order`` (None: as it stands;
