@@ -383,3 +383,59 @@ def test_idf_from_the_command_line_is_the_library_fit(tmp_path):
                    input=corpus.read_text(encoding="utf-8"))
     assert streamed.exit_code == 0
     assert snowpy.load(tmp_path / "s.snowpy").featurizer_.frequencies_.documents == 24
+
+
+_CROSS_DOCS = [("billing", "refund my card charge please"),
+               ("shipping", "parcel late never arrived"),
+               ("billing", "invoice charge wrong amount"),
+               ("shipping", "tracking parcel lost in transit"),
+               ("account", "password reset locked out"),
+               ("account", "cannot log in to my account"),
+               ("café", "café crème order wrong")] * 6
+_CROSS_OPTIONS = {"multilabel": ["--multilabel"],
+                  "layout": ["--text-column", "0", "--label-column", "1"],
+                  "latin-1": ["--encoding", "latin-1"]}
+
+
+@pytest.mark.parametrize("source", ["memory", "stdin", "stream", "cache", "workers"])
+@pytest.mark.parametrize("combo", [(), ("multilabel",), ("layout",), ("latin-1",),
+                                   ("multilabel", "layout", "latin-1"), ("undeclared",)])
+def test_every_source_reads_the_layout_options_and_the_encoding_alike(tmp_path, source,
+                                                                      combo):
+    """Every way `snowpy train` takes a corpus (in memory, standard input, a stream of a
+    file, a feature cache, a cluster's worker) with --multilabel, the columns swapped and
+    --encoding latin-1: each learns the labels as labels (the café label decoded), sets of
+    them with --multilabel; a latin-1 file read as UTF-8 ends in one line naming the file
+    and the line, status 1, never a traceback."""
+    if source == "workers" and combo not in ((), ("multilabel", "layout", "latin-1"),
+                                             ("undeclared",)):
+        pytest.skip("a cluster starts in seconds: the first, the last and the error only")
+    from snowpy import load
+    from snowpy.cli import app
+
+    swapped = "layout" in combo
+    encoding = "utf-8" if not set(combo) & {"latin-1", "undeclared"} else "latin-1"
+    data = "".join(f"{text}\t{label}\n" if swapped else f"{label}\t{text}\n"
+                   for label, text in _CROSS_DOCS).encode(encoding)
+    corpus = tmp_path / "corpus.tsv"
+    corpus.write_bytes(data)
+    model = tmp_path / "m.snowpy"
+    args = ["train", "-" if source == "stdin" else str(corpus), "-o", str(model), "-q",
+            *[arg for name in combo for arg in _CROSS_OPTIONS.get(name, [])]]
+    args += {"stream": ["--stream"], "cache": ["--cache", str(tmp_path / "cache")],
+             "workers": ["--workers", "1"]}.get(source, [])
+    result = CliRunner().invoke(app, args, input=data if source == "stdin" else None)
+    assert result.exception is None or isinstance(result.exception, SystemExit), \
+        result.exception
+    if combo == ("undeclared",):
+        assert result.exit_code == 1
+        lines = result.stderr.strip().splitlines()
+        assert len(lines) == 1 and "utf-8" in lines[0] and ":7" in lines[0], lines
+        assert ("<stdin>" if source == "stdin" else "corpus.tsv") in lines[0]
+        return
+    assert result.exit_code == 0, result.output
+    clf = load(model)
+    assert sorted(clf.classes_.tolist()) == ["account", "billing", "café", "shipping"]
+    assert clf.network_.multilabel_ == ("multilabel" in combo)
+    expected = ("billing",) if "multilabel" in combo else "billing"
+    assert clf.predict(["refund my card charge"])[0] == expected

@@ -44,6 +44,8 @@ def _tsv(given: Mapping[str, Any]) -> dict[str, Any]:
         options["label_column"] = _column_number(given["label_column"], "--label-column")
     if given.get("text_column"):
         options["text_column"] = _column_number(given["text_column"][-1], "--text-column")
+    if given.get("multilabel"):
+        options["multilabel"] = True
     return options
 
 
@@ -55,6 +57,8 @@ def _csv(given: Mapping[str, Any]) -> dict[str, Any]:
         options["text_columns"] = [_column(c) for c in given["text_column"]]
     if given.get("header") is not None:
         options["header"] = given["header"]
+    if given.get("multilabel"):
+        options["multilabel"] = True
     return options
 
 

@@ -396,12 +396,8 @@ def _stdin(corpus: Corpus) -> Iterator[Document]:
     takes them)."""
     from snowpy.corpora.delimited import read_stream
 
-    layout = corpus.layout
-    options = layout.for_format(corpus.format or "tsv", "standard input")
-    if corpus.format is None and "multilabel" in layout.for_format("fasttext", "standard input"):
-        options = layout.for_format("fasttext", "standard input")
     return read_stream(sys.stdin.buffer, format=corpus.format, problems=corpus.problems,
-                       **options)
+                       **corpus.layout.for_format(corpus.format or "tsv", "standard input"))
 
 
 def _stdin_whole(corpus: Corpus, recognise: bool) -> Iterator[Document]:

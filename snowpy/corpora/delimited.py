@@ -46,24 +46,29 @@ def read_tsv(
     encoding: str = "utf-8",
     errors: str = "strict",
     problems: Problems | None = None,
+    multilabel: bool = False,
 ) -> Iterator[Document]:
     """``label<TAB>text`` lines (SMS Spam, SST derived files), or other column orders.
 
     The text column takes the rest of the line when it is the last column,
     so a text holding the separator is kept whole. Blank lines are skipped; a
-    line with too few fields or an empty label is malformed.
+    line with too few fields or an empty label is malformed. With ``multilabel``, each
+    document's label is a set of one (a tuple).
     """
     problems = problems or Problems()
     for at, line in _text_lines(source, encoding, errors, problems):
         document = tsv_record(line, at, problems, label_column=label_column,
-                              text_column=text_column, separator=separator)
+                              text_column=text_column, separator=separator,
+                              multilabel=multilabel)
         if document is not None:
             yield document
 
 
 def tsv_record(line: str, at: str, problems: Problems, *, label_column: int = 0,
-               text_column: int = 1, separator: str = "\t") -> Document | None:
-    """One ``label<TAB>text`` line as a document (None, reported, when malformed)."""
+               text_column: int = 1, separator: str = "\t", multilabel: bool = False
+               ) -> Document | None:
+    """One ``label<TAB>text`` line as a document (None, reported, when malformed); with
+    ``multilabel`` its label a set of one (a tuple)."""
     needed = max(label_column, text_column) + 1
     fields = line.split(separator, needed - 1 if text_column == needed - 1 else -1)
     if len(fields) < needed:
@@ -74,7 +79,8 @@ def tsv_record(line: str, at: str, problems: Problems, *, label_column: int = 0,
     if not label:
         problems.report(at, "empty label")
         return None
-    return checked(Document(fields[text_column], label, at), problems)
+    return checked(Document(fields[text_column], (label,) if multilabel else label, at),
+                   problems)
 
 
 def read_csv(
@@ -87,6 +93,7 @@ def read_csv(
     encoding: str = "utf-8",
     errors: str = "strict",
     problems: Problems | None = None,
+    multilabel: bool = False,
 ) -> Iterator[Document]:
     """CSV rows with a chosen label column and text column(s) (AG News).
 
@@ -97,7 +104,8 @@ def read_csv(
     (``category``, ``message``...), else the label is column 0 and the text
     column 1. Several text columns are joined by a space (AG News: title and
     description). The file is decoded whole (quoted fields may span lines):
-    ``errors="skip"`` acts as ``"strict"``.
+    ``errors="skip"`` acts as ``"strict"``. With ``multilabel``, each document's label
+    is a set of one (a tuple).
     """
     problems = problems or Problems()
     chosen = label_column is not None or text_columns is not None
@@ -149,7 +157,8 @@ def read_csv(
         if not label:
             problems.report(at, "empty label")
             continue
-        checked_document = checked(Document(document, label, at), problems)
+        checked_document = checked(Document(document, (label,) if multilabel else label, at),
+                                   problems)
         if checked_document is not None:
             yield checked_document
 
@@ -294,9 +303,7 @@ def read_stream(stream: BinaryIO, *, format: str | None = None, where: str = "<s
             document = fasttext_record(line, at, problems, multilabel=multilabel,
                                        prefix=prefix)
         else:
-            document = tsv_record(line, at, problems, **options)
-            if document is not None and multilabel:
-                document = Document(document.text, (document.label,), document.source)
+            document = tsv_record(line, at, problems, multilabel=multilabel, **options)
         if document is not None:
             yield document
     if blank:
