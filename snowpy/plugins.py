@@ -61,6 +61,7 @@ __all__ = [
     "list_extractors",
     "list_rules",
     "reset",
+    "rule_provider",
     "temporary_plugin",
 ]
 
@@ -319,6 +320,16 @@ def get_rule(name: str) -> Any:
     return _get("snowpy_update_rules", name).record
 
 
+def rule_provider(name: str) -> Provided:
+    """The rule registered under ``name`` with the plugin that provides it (a built-in
+    name found without scanning the installed plugins); the errors of :func:`get_rule`.
+
+    >>> rule_provider("winnow").plugin
+    'snowpy.rules.winnow'
+    """
+    return _get("snowpy_update_rules", name)
+
+
 def list_rules() -> dict[str, Provided]:
     """Every installed update rule by name, with the plugin that provides it."""
     return collect("snowpy_update_rules")
@@ -352,9 +363,11 @@ def get_format(name: str) -> Any:
     return _get("snowpy_corpus_formats", name).record
 
 
-def list_formats() -> dict[str, Provided]:
-    """Every corpus file format by name, with its provider."""
-    return collect("snowpy_corpus_formats")
+def list_formats(*, installed: bool = True) -> dict[str, Provided]:
+    """Every corpus file format by name, with its provider (``installed=False``: the
+    built-in ones alone, found without scanning the installed plugins)."""
+    return collect("snowpy_corpus_formats") if installed else \
+        dict(_builtin("snowpy_corpus_formats"))
 
 
 def reset() -> None:

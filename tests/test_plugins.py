@@ -396,3 +396,24 @@ def test_ctrl_c_ends_a_training_whose_kernel_is_stuck(tmp_path):
     assert process.returncode == 130
     assert "the training did not stop in time" in rest
     assert model.read_bytes() == b"the previous model"
+
+
+def test_training_with_a_built_in_rule_on_a_tsv_file_scans_no_installed_plugin(tmp_path):
+    """`snowpy train corpus.tsv` with a built-in rule resolves the rule and the format
+    from snowpy's own plugins: the entry points are not scanned, nor a third party's
+    module imported (a built-in name always means the built-in record)."""
+    from typer.testing import CliRunner
+
+    from snowpy import plugins
+    from snowpy.cli import app
+    from snowpy.corpora import demo_path
+
+    plugins.get_plugin_manager.cache_clear()
+    plugins.reset()
+    result = CliRunner().invoke(app, ["train", str(demo_path("train")), "-o",
+                                      str(tmp_path / "m.snowpy"), "-q", "--rule", "winnow",
+                                      "--epochs", "2"])
+    assert result.exit_code == 0, result.output
+    assert plugins.get_plugin_manager.cache_info().currsize == 0
+    assert plugins.rule_provider("kernel-perceptron").plugin == "kernel-perceptron"
+    assert plugins.get_plugin_manager.cache_info().currsize == 1  # (a plugin's: scanned)

@@ -63,10 +63,14 @@ def check_rule_once(rule: str) -> str | None:
     """Before ``rule`` trains: nothing for snowpy's own rules, a recorded pass, or
     ``SNOWPY_TRUST_PLUGINS=1``; else the check, run once per version of the plugin's
     distribution. Returns what to say when it ran; raises when the rule fails it."""
-    from snowpy.plugins import list_rules
+    from snowpy.exceptions import SnowpyError
+    from snowpy.plugins import rule_provider
 
-    provided = list_rules().get(rule)
-    if provided is None or provided.plugin.startswith("snowpy.") \
+    try:  # (a built-in rule is known without scanning the installed plugins)
+        provided = rule_provider(rule)
+    except SnowpyError:
+        return None  # (an unknown rule is named where it is used)
+    if provided.plugin.startswith("snowpy.") \
             or os.environ.get("SNOWPY_TRUST_PLUGINS") == "1":
         return None
     key = f"{rule}|{provided.plugin}|{provided.distribution}"

@@ -87,7 +87,8 @@ def _directory(given: Mapping[str, Any]) -> dict[str, Any]:
 @hookimpl
 def snowpy_corpus_formats() -> list[FormatSpec]:
     return [
-        FormatSpec("tsv", "label<TAB>text lines (any file no other format claims)", read_tsv,
+        FormatSpec("tsv", "label<TAB>text lines (.tsv, and any file no other format claims)",
+                   read_tsv, extensions=(".tsv",),
                    options=(*_TEXT_FILE, "label_column", "text_column", "multilabel"),
                    layout=_tsv),
         FormatSpec("csv", "comma-separated values with a header", read_csv,

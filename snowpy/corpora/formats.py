@@ -29,10 +29,13 @@ def detect_format(path: str | os.PathLike) -> str:
         return "directory"
     if name.endswith(".snow"):
         return "snow"
+    # (a name a built-in format claims is decided without scanning the installed plugins,
+    # which come after the built-in ones anyway)
+    for installed in (False, True):
+        for spec in corpus_formats(installed=installed).values():
+            if spec.extensions and name.endswith(spec.extensions):
+                return spec.name
     specs = corpus_formats()
-    for spec in specs.values():
-        if spec.extensions and name.endswith(spec.extensions):
-            return spec.name
     try:
         if "::" in text or not Path(text).is_file():  # (a pipe or a device: refused)
             _, content = read_file(path)
@@ -71,9 +74,10 @@ def read(path: str | os.PathLike, *, format: str | None = None, split: str | Non
     return spec.read(path, problems=problems, **options)
 
 
-def corpus_formats() -> dict[str, Any]:
+def corpus_formats(*, installed: bool = True) -> dict[str, Any]:
     """Every corpus format by name (:class:`~snowpy.corpora.spec.FormatSpec`), the
-    built-in ones first, then the plugins'."""
+    built-in ones first, then the plugins' (``installed=False``: the built-in ones)."""
     from snowpy.plugins import list_formats
 
-    return {name: provided.record for name, provided in list_formats().items()}
+    return {name: provided.record
+            for name, provided in list_formats(installed=installed).items()}
