@@ -91,8 +91,9 @@ class SnowClassifier(Estimator):
 
     Parameters
     ----------
-    rule : str, default "passive-aggressive"
-        The update rule (``snowpy plugins`` lists them); its parameters are
+    rule : str or RuleSpec, default "passive-aggressive"
+        The update rule (``snowpy plugins`` lists them), or a rule given as an object
+        (a :class:`~snowpy.rules.RuleSpec`, registered or not); its parameters are
         passed as keywords (``alpha=1.2``, ``theta=2``).
     thickness : float, default 1.0
         SNoW's thick separator, which every rule accepts (see

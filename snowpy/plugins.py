@@ -275,7 +275,9 @@ def _builtin(hook: str) -> dict[str, Provided]:
     return found
 
 
-def _get(hook: str, name: str) -> Provided:
+def _get(hook: str, name: Any) -> Provided:
+    if isinstance(name, _record_type(hook)):  # a record given as an object, not by name
+        return Provided(name, "given", "given as an object")
     if not isinstance(name, str):
         raise UnknownNameError(_KINDS[hook][0], repr(name), list(_collect(hook)[0]))
     plugin, colon, bare = name.rpartition(":")
@@ -298,8 +300,9 @@ def _get(hook: str, name: str) -> Provided:
     raise UnknownNameError(kind, name, list(unique) + list(conflicts))
 
 
-def get_rule(name: str) -> Any:
-    """The :class:`~snowpy.rules.RuleSpec` registered under ``name``.
+def get_rule(name: Any) -> Any:
+    """The :class:`~snowpy.rules.RuleSpec` registered under ``name`` (a rule given as a
+    ``RuleSpec`` object: itself, registered or not).
 
     Raises
     ------

@@ -261,3 +261,37 @@ def test_every_multiplicative_rule_floors_an_underflow_and_counts_it():
         net.fit(X, np.array(["a", "b"])[np.arange(60) % 2])
     W = np.abs(net.engine_.store.W[net.engine_.store.live_slots()])
     assert net.engine_.underflows > 0 and W.min() >= 1e-100
+
+
+def test_a_rule_is_given_as_an_object_as_well_as_by_name(tmp_path):
+    """A rule given as a RuleSpec object (a River learner is an object you pass) learns
+    what the rule of that name learns, registered or not; its model file names it, and
+    loads where a plugin registers that name."""
+    import dataclasses
+    import types
+
+    import numpy as np
+
+    import snowpy
+    from snowpy import hookimpl
+    from snowpy.exceptions import ConfigurationError, ModelFileError
+    from snowpy.plugins import get_rule, temporary_plugin
+
+    mine = dataclasses.replace(get_rule("perceptron"), name="my-perceptron")
+    texts = ["free prize now", "lunch at noon", "win cash now", "noon meeting"] * 3
+    labels = ["spam", "ham", "spam", "ham"] * 3
+    given = snowpy.SnowClassifier(rule=mine, epochs=3, calibrate=None).fit(texts, labels)
+    named = snowpy.SnowClassifier(rule="perceptron", epochs=3, calibrate=None).fit(texts,
+                                                                                   labels)
+    np.testing.assert_array_equal(given.network_.coef_, named.network_.coef_)
+    assert given.get_params()["rule"] is mine
+    given.save(tmp_path / "m.snowpy")
+    with pytest.raises(ModelFileError, match="my-perceptron"):
+        snowpy.load(tmp_path / "m.snowpy")
+    plugin = types.SimpleNamespace(snowpy_update_rules=hookimpl(lambda: [mine]))
+    with temporary_plugin(plugin, "mine"):
+        loaded = snowpy.load(tmp_path / "m.snowpy")
+        assert loaded.network_.rule == "my-perceptron"
+        assert loaded.predict(["free cash"]).tolist() == given.predict(["free cash"]).tolist()
+    with pytest.raises(ConfigurationError, match="rule.s name or a RuleSpec"):
+        snowpy.Network(rule=3).fit(np.eye(2), ["a", "b"])

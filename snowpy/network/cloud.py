@@ -82,8 +82,7 @@ def cloud_members(rule: Any) -> list[tuple[str, dict[str, Any]]] | None:
                                      "'winnow+perceptron'")
         return [(name, {}) for name in names]
     if not isinstance(rule, (list, tuple)):
-        raise ConfigurationError(f"rule must be a rule name, 'a+b' or a list of rules, got "
-                                 f"{rule!r}")
+        return None  # (one rule given as an object: the network checks it)
     members = []
     for member in rule:
         name, params = (member, {}) if isinstance(member, str) else (

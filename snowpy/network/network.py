@@ -518,10 +518,12 @@ class Network(NetworkKind):
 
     Parameters
     ----------
-    rule : str, default "winnow"
+    rule : str or RuleSpec, default "winnow"
         Name of an installed update rule (``snowpy plugins`` lists them):
         ``perceptron``, ``winnow``, ``balanced-winnow``, ``thick-separator``,
-        ``aggressive``, ``passive-aggressive`` or a plugin's.
+        ``aggressive``, ``passive-aggressive`` or a plugin's; or a rule given as an
+        object, a :class:`~snowpy.rules.RuleSpec`, registered or not (a model file names
+        it: loading the file finds it registered under that name).
     epochs : int, default 10
         Passes over the data in :meth:`fit` (SNoW's cycles).
     average : bool, default True
@@ -711,8 +713,9 @@ class Network(NetworkKind):
         ConfigurationError
             A parameter is unknown to the rule or out of its range.
         """
-        if not isinstance(self.rule, str):
-            raise ConfigurationError(f"rule must be a rule name, got {self.rule!r}")
+        if not isinstance(self.rule, (str, RuleSpec)):
+            raise ConfigurationError(f"rule must be a rule's name or a RuleSpec, got "
+                                     f"{self.rule!r}")
         spec = get_rule(self.rule)
         if spec.network is not None:
             own = f"{spec.network.__module__.split('.')[0]}.{spec.network.__name__}"

@@ -136,9 +136,11 @@ def eligibility_of(value: Any) -> Eligibility:
 
 def engine_settings(options: dict[str, Any]) -> dict[str, Any]:
     """What an engine takes from its network's options (training one and loading one
-    build it from the same): the shuffling's seed, the rule's name, the bias strength,
+    build it from the same): the shuffling's seed, the rule's name (a rule given as an
+    object: its name), the bias strength,
     constraint classification, and the percent of ``eligibility="percent:p"``."""
-    return {"seed": options["seed"], "rule": options["rule"],
+    rule = options["rule"]
+    return {"seed": options["seed"], "rule": getattr(rule, "name", rule),
             "bias": bias_strength(options["bias"]),
             "constraint": options["multiclass"] == "constraint",
             "percent": eligibility_of(options["eligibility"]).percent}

@@ -44,15 +44,18 @@ from snowpy.network.calibrating import calibration_from_file, calibration_to_fil
 from snowpy.network.engine import Engine
 from snowpy.network.options import eligibility_of, engine_settings, upgraded
 from snowpy.plugins import get_rule
-from snowpy.rules.spec import BuildContext
+from snowpy.rules.spec import BuildContext, RuleSpec
 
 __all__ = ["narrowest", "network_state", "plain", "restore_network"]
 
 
 def plain(value: Any) -> Any:
-    """A JSON-safe copy of labels and parameters (numpy scalars to Python)."""
+    """A JSON-safe copy of labels and parameters (numpy scalars to Python; a rule given as
+    an object, by its name: a model file names the rule it was trained with)."""
     if isinstance(value, np.generic):
         return value.item()
+    if isinstance(value, RuleSpec):
+        return value.name
     if isinstance(value, (list, tuple)):
         return [plain(v) for v in value]
     if isinstance(value, dict):
