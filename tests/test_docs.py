@@ -51,8 +51,9 @@ def test_readme_commands_match_ci():
 
 
 def test_every_parity_row_names_a_test_that_exists():
-    """docs/snow-parity.md: every row links to its test file, and every test it names
-    (``path::name``, or a bare ``test_...`` after a path in the same cell) is defined."""
+    """docs/snow-parity.md: every row names its test file (``tests/...py``, a path in the
+    source tree), and every test it names (``path::name``, or a bare ``test_...`` after a
+    path in the same cell) is defined."""
     import re
 
     root = DOCS.parent
@@ -64,8 +65,8 @@ def test_every_parity_row_names_a_test_that_exists():
         if cells[0] == "SNoW / LBJava":
             continue
         last = cells[-1]
-        links = re.findall(r"\]\(\.\./([^)]+)\)", last)
-        assert links, f"a parity row links to no test: {line[:80]}"
+        links = re.findall(r"`((?:tests|plugins)/[^`:]+\.py)(?:::\w+)?`", last)
+        assert links, f"a parity row names no test file: {line[:80]}"
         for target in links:
             assert (root / target).is_file(), f"{target} does not exist"
         current = None
