@@ -50,6 +50,30 @@ def test_readme_commands_match_ci():
     assert "snowpy train corpora/demo/train.tsv -o demo.snowpy" in readme
 
 
+def test_the_site_builds_strictly(tmp_path):
+    """``mkdocs build --strict``: a broken link, a page left out of the navigation, a
+    reference to a name the API does not have or a docstring the API reference cannot
+    read fails the suite (and so CI, which runs the suite). The command-line reference
+    is written from the typer app at build time (docs/hooks.py)."""
+    import os
+    import subprocess
+    import sys
+
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(
+        [str(ROOT), *filter(None, [os.environ.get("PYTHONPATH")])]), "NO_MKDOCS_2_WARNING": "1"}
+    built = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir",
+                            str(tmp_path / "site")], cwd=ROOT, env=env, capture_output=True,
+                           text=True, timeout=300)
+    assert built.returncode == 0, built.stderr[-3000:]
+    cli = (tmp_path / "site" / "reference" / "cli" / "index.html").read_text()
+    from snowpy.cli import app
+
+    for command in [c.name for c in app.registered_commands]:
+        assert f"snowpy {command}" in cli, command
+    api = (tmp_path / "site" / "reference" / "api" / "index.html").read_text()
+    assert "snowpy.SnowClassifier" in api and "partial_fit" in api
+
+
 def test_every_parity_row_names_a_test_that_exists():
     """docs/snow-parity.md: every row names its test file (``tests/...py``, a path in the
     source tree), and every test it names (``path::name``, or a bare ``test_...`` after a
