@@ -29,10 +29,25 @@ def test_every_hook_is_documented():
              if name.startswith("snowpy_")]
     assert hooks == sorted(["snowpy_corpora", "snowpy_corpus_formats",
                             "snowpy_feature_extractors", "snowpy_update_rules"])
-    text = (DOCS / "plugins.md").read_text()
+    text = (DOCS / "reference" / "hooks.md").read_text()
     for hook in hooks:
-        assert f"### `{hook}`" in text, f"{hook} is not documented in docs/plugins.md"
+        assert f"### `{hook}`" in text, f"{hook} is not documented in docs/reference/hooks.md"
         assert getattr(hookspecs, hook).__doc__.strip(), f"{hook} has no docstring"
+
+
+def test_the_abi_the_docs_give_is_the_one_loaded():
+    """The update step's C signature, as the plugin tutorial and the reference give it,
+    is the one a capsule must be named by (snowpy.rules.UPDATE_SIGNATURE)."""
+    import re
+
+    from snowpy.rules import UPDATE_SIGNATURE
+
+    for page in (DOCS / "plugins.md", DOCS / "reference" / "hooks.md"):
+        block = re.search(r"```c\n(int update\(.*?\);)\n```", page.read_text(), re.S)[1]
+        arguments = re.sub(r"\s+", " ", block[len("int update("):-2]).split(", ")
+        types = [re.sub(r"\s*\w+$", "", argument).replace("*", " *").replace("  ", " ")
+                 for argument in arguments]
+        assert f"int ({', '.join(types)})" == UPDATE_SIGNATURE, page.name
 
 
 def test_readme_commands_match_ci():

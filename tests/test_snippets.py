@@ -66,6 +66,7 @@ def test_the_snippets_run_as_written(path, tmp_path, monkeypatch):
     if "river" in whole:
         import river  # noqa: F401  (a test extra: missing, the test fails)
     monkeypatch.chdir(tmp_path)  # (snippets save files where they stand)
+    (tmp_path / "corpora").symlink_to(ROOT / "corpora")  # (and read the demo as a reader does)
     namespace = data(whole)
     namespace["__shown"] = shown
     for number, block in blocks:
