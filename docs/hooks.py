@@ -14,11 +14,13 @@
 from __future__ import annotations
 
 import html
+import logging
 import re
 from typing import Any
 
 import griffe
 
+LOG = logging.getLogger("mkdocs.plugins.snowpy")
 MARKER = "<!-- snowpy commands -->"
 PAGE = "reference/cli.md"
 ROLES = re.compile(r":(?:class|func|meth|mod|attr|data|exc|obj):(<code>)~?")
@@ -109,9 +111,23 @@ def on_page_markdown(markdown: str, page: Any, **_: Any) -> str:
     return markdown
 
 
-def on_page_content(content: str, **_: Any) -> str:
+#: a page named in a docstring as a file of the source tree: ``docs/rules.md``
+PAGE_NAMED = re.compile(r"<code>docs/([\w/-]+)\.md</code>")
+
+
+def on_page_content(content: str, page: Any, files: Any, **_: Any) -> str:
     """The API reference's docstrings name objects as Sphinx does
-    (``:class:`snowpy.Network```): shown as the code they name."""
+    (``:class:`snowpy.Network```): shown as the code they name. The pages they name
+    (``docs/rules.md``) become links to those pages of the site."""
+    up = "../" * page.url.count("/")
+
+    def link(named: re.Match) -> str:
+        if files.get_file_from_path(f"{named[1]}.md") is None:  # (a warning fails --strict)
+            LOG.warning("%s names docs/%s.md, which is no page", page.file.src_uri, named[1])
+            return named[0]
+        return f'<a href="{up}{named[1]}/"><code>docs/{named[1]}.md</code></a>'
+
+    content = PAGE_NAMED.sub(link, content)
     return ROLES.sub(r"\1", content)
 
 
@@ -126,9 +142,32 @@ class Prose(griffe.Extension):
     def on_instance(self, *, obj: Any, **_: Any) -> None:
         if obj.docstring is not None:
             obj.docstring.value = "\n".join(_numpydoc(obj.docstring.value.split("\n")))
+        if getattr(obj, "is_function", False):
+            _defaults_as_values(obj)
+
+
+#: a default read from a module's table of defaults: ``_DEFAULTS["rule"]``
+_TABLED = re.compile(r"^_?[A-Z][A-Z_]*\[")
+
+
+def _defaults_as_values(function: Any) -> None:
+    """A signature's default taken from a table (``rule=_DEFAULTS["rule"]``) is shown
+    as its value (``'passive-aggressive'``), which is what a reader needs."""
+    import importlib
+
+    for parameter in function.parameters:
+        default = parameter.default
+        if default is None or not _TABLED.match(str(default)):
+            continue
+        try:
+            module = importlib.import_module(function.module.path)
+            parameter.default = repr(eval(str(default), vars(module)))  # noqa: S307
+        except Exception:  # noqa: BLE001 (shown as written, then)
+            continue
 
 
 def _numpydoc(lines: list[str]) -> list[str]:
+    lines = _joined_names(lines)
     out: list[str] = []
     section = None
     doctest = False
@@ -149,4 +188,32 @@ def _numpydoc(lines: list[str]) -> list[str]:
         out.append(line)
     if doctest:
         out.append("```")
+    return out
+
+
+def _joined_names(lines: list[str]) -> list[str]:
+    """Names of parameters that share a description (``a, b,`` then ``c :``, over one
+    line or several) as one entry each, with that description: numpydoc's parser gives
+    a group the first name's type and default."""
+    joined: list[str] = []
+    for line in lines:
+        if joined and re.fullmatch(r"\w+(, \w+)*,", joined[-1]) and line.strip() \
+                and line == line.lstrip():
+            joined[-1] = f"{joined[-1]} {line.strip()}"
+        else:
+            joined.append(line)
+    out: list[str] = []
+    index = 0
+    while index < len(joined):
+        group = re.fullmatch(r"(\w+(?:, \w+)+) :\s*(.*)", joined[index])
+        if not group:
+            out.append(joined[index])
+            index += 1
+            continue
+        end = index + 1
+        while end < len(joined) and joined[end].startswith((" ", "\t")):
+            end += 1
+        for name in group[1].split(", "):
+            out += [f"{name} : {group[2]}".rstrip(), *joined[index + 1:end]]
+        index = end
     return out
