@@ -261,6 +261,101 @@ def paths_tables(results: dict) -> str:
     return "\n".join(out)
 
 
+def links_table(results: dict) -> str:
+    """Every link setting, one process each."""
+    out = [_measured(results, "python benchmarks/bench_links.py"),
+           "| corpus | links setting | accuracy | links | file MB | inference MB | fit s | "
+           "peak MB |", "|---|---|---|---|---|---|---|---|"]
+    for r in results["results"]:
+        score = (f"{r['micro_f1']:.4f} (micro-F1)" if "micro_f1" in r else f"{r['accuracy']:.4f}")
+        out.append(f"| {r['corpus']} | {r['setting']} | {score} | {r['links']:,} | "
+                   f"{r['file_mb']:.1f} | {r['inference_file_mb']:.1f} | {r['fit_s']:.1f} | "
+                   f"{r['peak_rss_mb']:,.0f} |")
+    return "\n".join(out)
+
+
+def sparse_problems_table(results: dict) -> str:
+    """Every built-in rule under every link policy, on noisy sparse problems."""
+    policies = ("signed", "positive", "touched", "all")
+    out = [_measured(results, "python benchmarks/bench_sparse_problems.py")
+           + f"{results['seconds']:.0f} s in all.\n",
+           "| problem | rule | " + " | ".join(policies) + " |", "|---|---|---|---|---|---|"]
+    cells: dict = {}
+    for r in results["results"]:
+        cells.setdefault(r["shape"], {}).setdefault(r["rule"], {})[r["links"]] = r
+    for shape, rules in cells.items():
+        reference = next(iter(next(iter(rules.values())).values()))["sklearn_perceptron"]
+        out.append(f"| **{shape}** | scikit-learn Perceptron | {reference:.3f} | | | |")
+        for rule, runs in rules.items():
+            out.append(f"| | {rule} | " + " | ".join(
+                f"{runs[p]['accuracy']:.3f} · {runs[p]['n_links'] / runs[p]['full_links']:.1%} · "
+                f"{runs[p]['model_kb']:,.0f} kB" for p in policies) + " |")
+    return "\n".join(out)
+
+
+def many_labels_table(results: dict) -> str:
+    """One pass over synthetic corpora of 2 to 1,000 classes."""
+    out = [_measured(results, "python benchmarks/bench_many_labels.py"),
+           "| classes | system | wall s | peak MB | model MB | accuracy |",
+           "|---|---|---|---|---|---|"]
+    for r in results["results"]:
+        out.append(f"| {r['classes']:,} | {r['system']} | {r['wall_s']:.2f} | "
+                   f"{r['peak_mb']:,.0f} | {r['model_mb']:.1f} | {r['accuracy']:.3f} |")
+    return "\n".join(out)
+
+
+def cloud_table(results: dict) -> str:
+    """Winnow, Perceptron and their cloud."""
+    names = {"20newsgroups": "20 Newsgroups", "sms-spam": "SMS Spam", "trec": "TREC"}
+    out = [_measured(results, "python benchmarks/bench_cloud.py"),
+           "| corpus | Winnow | Perceptron | cloud |", "|---|---|---|---|"]
+    for r in results["results"]:
+        best = max(r["winnow"], r["perceptron"], r["cloud"])
+        cell = [f"**{r[k]:.4f}**" if r[k] == best else f"{r[k]:.4f}"
+                for k in ("winnow", "perceptron", "cloud")]
+        out.append(f"| {names.get(r['corpus'], r['corpus'])} | " + " | ".join(cell) + " |")
+    return "\n".join(out)
+
+
+def latency_table(results: dict) -> str:
+    """One text at a time, warm."""
+    out = [_measured(results, "python benchmarks/bench_latency.py"),
+           "| system | p50 µs | p99 µs | one document: p50 | p99 | accuracy |",
+           "|---|---|---|---|---|---|"]
+    for system, r in results["results"].items():
+        out.append(f"| {system} | {r['p50_us']:.1f} | {r['p99_us']:.0f} | "
+                   f"{r['same_p50_us']:.1f} | {r['same_p99_us']:.1f} | {r['accuracy']:.3f} |")
+    return "\n".join(out)
+
+
+def spacy_table(results: dict) -> str:
+    """The spaCy component against spaCy's own textcat."""
+    names = {"snowpy": "snowpy_textcat", "spacy": "spaCy textcat (BOW v3)"}
+    out = [_measured(results, "python benchmarks/bench_spacy.py --json "
+                        "benchmarks/results/spacy.json"),
+           "| corpus | component | train s | component docs/s | pipeline docs/s | accuracy | "
+           "macro-F1 |", "|---|---|---|---|---|---|---|"]
+    for corpus, systems in results["corpora"].items():
+        for number, (system, r) in enumerate(systems.items()):
+            out.append(f"| {corpus if number == 0 else ''} | {names.get(system, system)} | "
+                       f"{r['train_seconds']:.1f} | {r['component_docs_per_second']:,} | "
+                       f"{r['pipeline_docs_per_second']:,} | {r['accuracy']:.3f} | "
+                       f"{r['macro_f1']:.3f} |")
+    return "\n".join(out)
+
+
+def tune_table(results: dict) -> str:
+    """snowpy tune and fastText's autotune, a budget each, against snowpy's defaults."""
+    out = [_measured(results, "python benchmarks/bench_tune.py"),
+           f"| corpus | snowpy defaults | snowpy tune, {results['budget'] / 60:.0f} min | "
+           f"fastText autotune, {results['budget'] / 60:.0f} min |", "|---|---|---|---|"]
+    for corpus, r in results["corpora"].items():
+        tuned = r["snowpy tune"]
+        out.append(f"| {corpus} | {r['snowpy defaults']['score']:.3f} | {tuned['score']:.3f} "
+                   f"({tuned['trials']:,} trials) | {r['fastText autotune']['score']:.3f} |")
+    return "\n".join(out)
+
+
 def _load(name: str) -> dict:
     return json.loads((RESULTS / f"{name}.json").read_text())
 
@@ -273,6 +368,13 @@ SECTIONS = {
     "online": lambda: online_table(_load("online")),
     "cli": lambda: cli_table(_load("cli")),
     "paths": lambda: paths_tables(_load("paths")),
+    "links": lambda: links_table(_load("links")),
+    "sparse-problems": lambda: sparse_problems_table(_load("sparse_problems")),
+    "many-labels": lambda: many_labels_table(_load("many_labels")),
+    "cloud": lambda: cloud_table(_load("cloud")),
+    "latency": lambda: latency_table(_load("latency")),
+    "spacy": lambda: spacy_table(_load("spacy")),
+    "tune": lambda: tune_table(_load("tune")),
 }
 
 
