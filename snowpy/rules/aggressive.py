@@ -3,7 +3,7 @@
 ``aggressive`` (SNoW's threshold-relative update, ``-t +`` for Perceptron): on a
 mistake the step is sized so that the example would now be classified
 correctly, ``r = (theta + y * margin - w.x) / (x.x)``; after the update the
-activation is exactly ``theta + y * margin``. The seed's ``margin = 0``
+activation is exactly ``theta + y * margin``. The plain rule's ``margin = 0``
 lands a positive example on the threshold (correct) but leaves a negative
 one on it (still wrong), hence the default margin of 1.
 
