@@ -137,7 +137,8 @@ _PROSE = re.compile(r"^[A-Z][a-z]* [a-z]")
 
 class Prose(griffe.Extension):
     """Docstrings read as numpydoc means them: prose after a Parameters or Attributes
-    section goes under Notes, and a doctest outside an Examples section is code."""
+    section goes under Notes, a doctest outside an Examples section is code, and reST's
+    ``::`` before a literal block is not shown."""
 
     def on_instance(self, *, obj: Any, **_: Any) -> None:
         if obj.docstring is not None:
@@ -185,6 +186,8 @@ def _numpydoc(lines: list[str]) -> list[str]:
         elif line.lstrip().startswith(">>>") and not doctest and section != "Examples":
             out += ["", "```pycon"]
             doctest = True
+        if line.rstrip().endswith("::"):  # reST's literal block: the indented lines after
+            line = line.rstrip()[:-2].rstrip() + ("" if line.rstrip().endswith(" ::") else ":")
         out.append(line)
     if doctest:
         out.append("```")
