@@ -2,9 +2,10 @@
 
 Usage: python benchmarks/report.py   (after run_benchmarks.py and the other benchmarks)
 
-The analysis part of docs/benchmarks.md is kept by hand between the markers
-``<!-- tables -->`` and ``<!-- /tables -->``; only the part between them is
-rewritten.
+Each table of docs/benchmarks.md that a results file holds is written here, between
+the markers ``<!-- NAME -->`` and ``<!-- /NAME -->`` (NAME a key of :data:`SECTIONS`),
+with the machine, the date and the command that measured it; the prose around them is
+kept by hand. ``tests/test_docs.py`` checks that the page holds what this writes.
 """
 
 from __future__ import annotations
@@ -108,6 +109,275 @@ def targets_table(suite: dict) -> str:
     return "\n".join(lines)
 
 
+def _measured(results: dict, command: str) -> str:
+    date = results.get("date", "date not recorded")
+    return f"Measured on {results['machine']}, {date}, by `{command}`.\n"
+
+
+def _signed(points: float) -> str:
+    return f"{points:+.2f}"
+
+
+def accuracy_table(results: dict) -> str:
+    """snowpy at its defaults against the baselines a user tries first, every corpus: the
+    accuracies, then the sizes, the log losses and the fit times."""
+    out = [_measured(results, "python benchmarks/bench_accuracy.py --seeds 5"),
+           "| corpus | snowpy | Balanced Winnow, SNoW's front end | LinearSVC | MNB | hashed "
+           "PA-I | fastText | snowpy - best | BW - best |", "|" + "---|" * 9]
+    second = ["| corpus | train / test | log loss: snowpy | BW | LinearSVC | fit s: snowpy | "
+              "BW | LinearSVC |", "|" + "---|" * 8]
+    for corpus, r in results["results"].items():
+        def score(system, spread=False):
+            if system not in r:
+                return "-"
+            text = f"{r[system]['score']:.4f}"
+            return f"{text} ± {r[system]['sd']:.4f}" if spread and "sd" in r[system] else text
+
+        def loss(system):
+            value = r.get(system, {}).get("log_loss")
+            return "-" if value is None else f"{value:.3f}"
+
+        best = r[r["best_baseline"]]["score"]
+        out.append(
+            f"| {corpus} | {score('snowpy', True)} | {score('snowpy-snow')} | "
+            f"{score('linearsvc')} | {score('mnb')} | {score('pa')} | {score('fasttext', True)} | "
+            f"{_signed(100 * (r['snowpy']['score'] - best))} | "
+            f"{_signed(100 * (r['snowpy-snow']['score'] - best))} |")
+        second.append(
+            f"| {corpus} | {r['train']:,} / {r['test']:,} | {loss('snowpy')} | "
+            f"{loss('snowpy-snow')} | {loss('linearsvc')} | {r['snowpy']['fit_s']:.1f} | "
+            f"{r['snowpy-snow']['fit_s']:.1f} | {r['linearsvc']['fit_s']:.1f} |")
+    return "\n".join([*out, "", *second])
+
+
+def cli_table(results: dict) -> str:
+    """Each system as the command a user types, against Vowpal Wabbit."""
+    out = [_measured(results, "python benchmarks/bench_cli.py"),
+           "| corpus | system | wall s | VW / snowpy | peak MB | model MB | accuracy |",
+           "|---|---|---|---|---|---|---|"]
+    like = {"snowpy unigrams, 1 pass": "vw --oaa K -b 18",
+            "snowpy 1-2 grams, 1 pass": "vw --oaa K -b 18 --ngram 2"}
+    for corpus, runs in results["results"]["runs"].items():
+        for system, run in runs.items():
+            wall = f"{run['wall_s']:.2f}"
+            if "with_conversion_s" in run:
+                wall += f" ({run['with_conversion_s']:.2f} with conversion)"
+            ratio = (f"{runs[like[system]]['wall_s'] / run['wall_s']:.2f}x"
+                     if system in like else "")
+            out.append(f"| {corpus} | {system} | {wall} | {ratio} | {run['peak_mb']:,.0f} | "
+                       f"{run['model_mb']:.1f} | {run['accuracy']:.4f} |")
+    fixed = results["results"]["fixed"]
+    out += ["", "| command | fastest | median | peak MB |", "|---|---|---|---|",
+            f"| `snowpy train` of the demo corpus, the first time | "
+            f"{fixed['first_train_s']:.2f} s | | {fixed['first_train_mb']:.0f} |",
+            f"| the same, the second time | {fixed['second_train_s']:.2f} s | | "
+            f"{fixed['second_train_mb']:.0f} |",
+            f"| `snowpy train` of 10 documents | {fixed['train_ten_s']:.2f} s | "
+            f"{fixed['train_ten_median_s']:.2f} s | {fixed['train_ten_mb']:.0f} |",
+            f"| `snowpy predict` of one line (demo model) | {fixed['predict_one_line_s']:.2f} s "
+            f"| {fixed['predict_one_line_median_s']:.2f} s | "
+            f"{fixed['predict_one_line_mb']:.0f} |",
+            f"| `snowpy predict` of one line (20 Newsgroups model of the defaults, "
+            f"{results['results']['newsgroups_predict']['model_mb']:.0f} MB) | "
+            f"{results['results']['newsgroups_predict']['s']:.2f} s | | "
+            f"{results['results']['newsgroups_predict']['mb']:.0f} |",
+            f"| `snowpy --help` | {fixed['help_s']:.2f} s | {fixed['help_median_s']:.2f} s | |"]
+    return "\n".join(out)
+
+
+def online_table(results: dict) -> str:
+    """One example at a time, against River in the same process."""
+    sms, news = results["results"]["sms"], results["results"]["newsgroups"]
+    out = [_measured(results, "python benchmarks/bench_online.py --repeat 5")
+           + f"River {results['river']}.\n",
+           "| system | SMS learn docs/s | SMS predict-then-learn docs/s | SMS progressive "
+           "accuracy (2,000 / all) | 20NG docs/s (first 1,000 / last 1,000) | 20NG progressive "
+           "accuracy |", "|---|---|---|---|---|---|"]
+    for system in ("river", "snowpy", "snowpy-calibrated", "snowpy-perceptron"):
+        r, n = sms[system], news[system]
+        ratio = "" if system == "river" else \
+            f" ({r['learn'] / sms['river']['learn']:.1f}x / {r['ptl'] / sms['river']['ptl']:.1f}x)"
+        out.append(f"| {system} | {r['learn']:,.0f} | {r['ptl']:,.0f}{ratio} | "
+                   f"{r['ptl_accuracy']:.4f} / {r['ptl_accuracy_all']:.4f} | "
+                   f"{n['first_block']:,.0f} / {n['last_block']:,.0f} "
+                   f"({n['last_block'] / n['first_block']:.0%}) | {n['ptl_accuracy']:.4f} |")
+    loop = sms["river_loop"]
+    batches = results["results"]["mini_batches"]
+    out += ["", f"In River's `progressive_val_score` (SMS, 2,000): River "
+            f"{loop['river']['docs_per_s']:,.0f} docs/s, accuracy {loop['river']['accuracy']:.4f}; "
+            f"snowpy's `SnowRiver` {loop['snowpy']['docs_per_s']:,.0f} docs/s, accuracy "
+            f"{loop['snowpy']['accuracy']:.4f}. `partial_fit` in mini-batches (SMS, all 5,574 "
+            "messages, `SnowClassifier(ngrams=1)`): "
+            + ", ".join(f"batches of {size}: {speed:,.0f} docs/s"
+                        for size, speed in batches.items()) + "."]
+    return "\n".join(out)
+
+
+def _path_rows(runs: dict) -> list[str]:
+    return [f"| `{name}` | {run['wall_s']:.2f} | {run['peak_mb']:,.0f} | {run['accuracy']:.4f} |"
+            for name, run in runs.items()]
+
+
+def paths_tables(results: dict) -> str:
+    """Every way data arrives, every core: threads, a stream, shards, a local cluster."""
+    paths = results["results"]
+    out = [_measured(results, "python benchmarks/bench_paths.py --repeat 3"),
+           "**Every core**: `snowpy train FILE -o M --epochs 1 --calibrate none`, 1-2 grams, "
+           "`--threads 1` against `--threads 2`, and `Network.fit` of the featurised rows "
+           "alone (\"learning alone\"):", "",
+           "| corpus | `--threads 1` | `--threads 2` | speed-up | learning alone | peak MB "
+           "(1 / 2) | same model file | accuracy |", "|---|---|---|---|---|---|---|---|"]
+    for corpus, r in paths["threads"].items():
+        one, two, learning = r["runs"]["1"], r["runs"]["2"], r["learning"]
+        out.append(f"| {corpus} | {one['wall_s']:.2f} s | {two['wall_s']:.2f} s | "
+                   f"{r['speed_up']:.2f}x | {learning['one_thread_s']:.2f} / "
+                   f"{learning['two_threads_s']:.2f} s = {learning['speed_up']:.2f}x | "
+                   f"{one['peak_mb']:,.0f} / {two['peak_mb']:,.0f} | "
+                   f"{'yes' if r['same_file'] else 'no'} | {one['accuracy']:.4f} |")
+    stream = paths["stream"]
+    out += ["", "**A stream**: `snowpy train - < FILE` against the same file's one epoch and "
+            "against Vowpal Wabbit reading its standard input, 360,000 synthetic documents, 1-2 "
+            f"grams: the stream {stream['stream_over_file']:.2f}x the file's epoch, "
+            f"{stream['stream_over_vw']:.2f}x Vowpal Wabbit.", "",
+            "| command | wall s | peak MB | accuracy (40,000 test documents) |",
+            "|---|---|---|---|"]
+    names = {"file": "snowpy train FILE --epochs 1 --calibrate none", "stream": "snowpy train -",
+             "vw": "vw --oaa 5 -b 18 --ngram 2 -d /dev/stdin"}
+    out += _path_rows({names[k]: v for k, v in stream["runs"].items()})
+    shards = paths["shards"]
+    out += ["", "**Shards**: `snowpy train FILE --ngrams 1 --epochs 3 --calibrate none "
+            f"--multiclass constraint --threads N`, {shards['speed_up']:.2f}x:", "",
+            "| command | wall s | peak MB | accuracy |", "|---|---|---|---|"]
+    out += _path_rows({f"--threads {k}": v for k, v in shards["runs"].items()})
+    cluster = paths["cluster"]
+    rounds = cluster["runs"]["--workers 2"]["rounds"]
+    out += ["", "**A local cluster**: `snowpy train FILE --epochs 3 --calibrate none`, one "
+            "process on one thread against `--workers 2` (a LocalCluster of 2 processes), "
+            f"{cluster['speed_up']:.2f}x; the rounds took "
+            + ", ".join(f"{r['seconds']:.1f} s" for r in rounds) + " (overheads beyond the "
+            "slowest shard's epoch " + ", ".join(f"{r['overhead']:.0%}" for r in rounds) + "):",
+            "", "| command | wall s | peak MB | accuracy |", "|---|---|---|---|"]
+    out += _path_rows(cluster["runs"])
+    return "\n".join(out)
+
+
+def links_table(results: dict) -> str:
+    """Every link setting, one process each."""
+    out = [_measured(results, "python benchmarks/bench_links.py"),
+           "| corpus | links setting | accuracy | links | file MB | inference MB | fit s | "
+           "peak MB |", "|---|---|---|---|---|---|---|---|"]
+    for r in results["results"]:
+        score = (f"{r['micro_f1']:.4f} (micro-F1)" if "micro_f1" in r else f"{r['accuracy']:.4f}")
+        out.append(f"| {r['corpus']} | {r['setting']} | {score} | {r['links']:,} | "
+                   f"{r['file_mb']:.1f} | {r['inference_file_mb']:.1f} | {r['fit_s']:.1f} | "
+                   f"{r['peak_rss_mb']:,.0f} |")
+    return "\n".join(out)
+
+
+def sparse_problems_table(results: dict) -> str:
+    """Every built-in rule under every link policy, on noisy sparse problems."""
+    policies = ("signed", "positive", "touched", "all")
+    out = [_measured(results, "python benchmarks/bench_sparse_problems.py")
+           + f"{results['seconds']:.0f} s in all.\n",
+           "| problem | rule | " + " | ".join(policies) + " |", "|---|---|---|---|---|---|"]
+    cells: dict = {}
+    for r in results["results"]:
+        cells.setdefault(r["shape"], {}).setdefault(r["rule"], {})[r["links"]] = r
+    for shape, rules in cells.items():
+        reference = next(iter(next(iter(rules.values())).values()))["sklearn_perceptron"]
+        out.append(f"| **{shape}** | scikit-learn Perceptron | {reference:.3f} | | | |")
+        for rule, runs in rules.items():
+            out.append(f"| | {rule} | " + " | ".join(
+                f"{runs[p]['accuracy']:.3f} · {runs[p]['n_links'] / runs[p]['full_links']:.1%} · "
+                f"{runs[p]['model_kb']:,.0f} kB" for p in policies) + " |")
+    return "\n".join(out)
+
+
+def many_labels_table(results: dict) -> str:
+    """One pass over synthetic corpora of 2 to 1,000 classes."""
+    out = [_measured(results, "python benchmarks/bench_many_labels.py"),
+           "| classes | system | wall s | peak MB | model MB | accuracy |",
+           "|---|---|---|---|---|---|"]
+    for r in results["results"]:
+        out.append(f"| {r['classes']:,} | {r['system']} | {r['wall_s']:.2f} | "
+                   f"{r['peak_mb']:,.0f} | {r['model_mb']:.1f} | {r['accuracy']:.3f} |")
+    return "\n".join(out)
+
+
+def cloud_table(results: dict) -> str:
+    """Winnow, Perceptron and their cloud."""
+    names = {"20newsgroups": "20 Newsgroups", "sms-spam": "SMS Spam", "trec": "TREC"}
+    out = [_measured(results, "python benchmarks/bench_cloud.py"),
+           "| corpus | Winnow | Perceptron | cloud |", "|---|---|---|---|"]
+    for r in results["results"]:
+        best = max(r["winnow"], r["perceptron"], r["cloud"])
+        cell = [f"**{r[k]:.4f}**" if r[k] == best else f"{r[k]:.4f}"
+                for k in ("winnow", "perceptron", "cloud")]
+        out.append(f"| {names.get(r['corpus'], r['corpus'])} | " + " | ".join(cell) + " |")
+    return "\n".join(out)
+
+
+def latency_table(results: dict) -> str:
+    """One text at a time, warm."""
+    out = [_measured(results, "python benchmarks/bench_latency.py"),
+           "| system | p50 µs | p99 µs | one document: p50 | p99 | accuracy |",
+           "|---|---|---|---|---|---|"]
+    for system, r in results["results"].items():
+        out.append(f"| {system} | {r['p50_us']:.1f} | {r['p99_us']:.0f} | "
+                   f"{r['same_p50_us']:.1f} | {r['same_p99_us']:.1f} | {r['accuracy']:.3f} |")
+    return "\n".join(out)
+
+
+def spacy_table(results: dict) -> str:
+    """The spaCy component against spaCy's own textcat."""
+    names = {"snowpy": "snowpy_textcat", "spacy": "spaCy textcat (BOW v3)"}
+    out = [_measured(results, "python benchmarks/bench_spacy.py --json "
+                        "benchmarks/results/spacy.json"),
+           "| corpus | component | train s | component docs/s | pipeline docs/s | accuracy | "
+           "macro-F1 |", "|---|---|---|---|---|---|---|"]
+    for corpus, systems in results["corpora"].items():
+        for number, (system, r) in enumerate(systems.items()):
+            out.append(f"| {corpus if number == 0 else ''} | {names.get(system, system)} | "
+                       f"{r['train_seconds']:.1f} | {r['component_docs_per_second']:,} | "
+                       f"{r['pipeline_docs_per_second']:,} | {r['accuracy']:.3f} | "
+                       f"{r['macro_f1']:.3f} |")
+    return "\n".join(out)
+
+
+def tune_table(results: dict) -> str:
+    """snowpy tune and fastText's autotune, a budget each, against snowpy's defaults."""
+    out = [_measured(results, "python benchmarks/bench_tune.py"),
+           f"| corpus | snowpy defaults | snowpy tune, {results['budget'] / 60:.0f} min | "
+           f"fastText autotune, {results['budget'] / 60:.0f} min |", "|---|---|---|---|"]
+    for corpus, r in results["corpora"].items():
+        tuned = r["snowpy tune"]
+        out.append(f"| {corpus} | {r['snowpy defaults']['score']:.3f} | {tuned['score']:.3f} "
+                   f"({tuned['trials']:,} trials) | {r['fastText autotune']['score']:.3f} |")
+    return "\n".join(out)
+
+
+def _load(name: str) -> dict:
+    return json.loads((RESULTS / f"{name}.json").read_text())
+
+
+#: each marked section of docs/benchmarks.md: what writes it, from which results file
+SECTIONS = {
+    "accuracy": lambda: accuracy_table(_load("accuracy")),
+    "targets": lambda: targets_table(_load("suite")),
+    "tables": lambda: suite_tables(_load("suite")),
+    "online": lambda: online_table(_load("online")),
+    "cli": lambda: cli_table(_load("cli")),
+    "paths": lambda: paths_tables(_load("paths")),
+    "links": lambda: links_table(_load("links")),
+    "sparse-problems": lambda: sparse_problems_table(_load("sparse_problems")),
+    "many-labels": lambda: many_labels_table(_load("many_labels")),
+    "cloud": lambda: cloud_table(_load("cloud")),
+    "latency": lambda: latency_table(_load("latency")),
+    "spacy": lambda: spacy_table(_load("spacy")),
+    "tune": lambda: tune_table(_load("tune")),
+}
+
+
 def _replace(text: str, marker: str, content: str) -> str:
     head, _, rest = text.partition(f"<!-- {marker} -->")
     _, _, tail = rest.partition(f"<!-- /{marker} -->")
@@ -115,10 +385,9 @@ def _replace(text: str, marker: str, content: str) -> str:
 
 
 def main() -> None:
-    suite = json.loads((RESULTS / "suite.json").read_text())
     text = DOC.read_text()
-    text = _replace(text, "targets", targets_table(suite))
-    text = _replace(text, "tables", suite_tables(suite))
+    for marker, write in SECTIONS.items():
+        text = _replace(text, marker, write())
     DOC.write_text(text)
     print(f"wrote {DOC}")
 

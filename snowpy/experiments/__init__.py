@@ -1,4 +1,4 @@
-"""Learning-theory experiments: the seed notes' claims, on snowpy's own code.
+"""Learning-theory experiments: the published mistake bounds, on snowpy's own code.
 
 >>> from snowpy import experiments
 >>> sorted(experiments.EXPERIMENTS)  # doctest: +NORMALIZE_WHITESPACE

@@ -1,4 +1,4 @@
-"""Attribute efficiency: Winnow against the Perceptron on k-disjunctions (seeds 001, 002).
+"""Attribute efficiency: Winnow against the Perceptron on k-disjunctions (Littlestone 1988).
 
 For n from 2^6 up, a random k-disjunction over n Boolean attributes; both
 rules learn it online until an epoch makes no mistake. Winnow (alpha = 2,
@@ -51,6 +51,6 @@ def run(k: int = 4, min_exponent: int = 6, max_exponent: int = 13, examples: int
                        "--"),
                 Series("Perceptron", n, [r["perceptron_mistakes"] for r in rows], "-s")],
         logx=True,
-        note="seed 001 (theorem), seed 002 (proof); Winnow stays under its logarithmic bound "
+        note="Littlestone 1988: Winnow stays under its logarithmic bound "
              "while the Perceptron's mistakes grow with n",
     )

@@ -1,11 +1,11 @@
-"""Averaged against last-hypothesis Perceptron as examples accumulate (seed 000, section 6.2).
+"""Averaged against last-hypothesis Perceptron as examples accumulate (Freund and Schapire 1999).
 
 A noisy linearly separable problem (10% of labels flipped); one stream of
 training examples feeds two Perceptrons, one predicting with its last weight
 vector, one with the average over all examples. Test error is measured as the
-stream goes: the average is steadier and lower, the seed's argument that a
+stream goes: the average is steadier and lower, the argument that a
 hypothesis surviving a long stretch deserves more say. The voted Perceptron
-(Freund and Schapire; seed 003), every hypothesis voting with the examples it
+(Freund and Schapire 1999), every hypothesis voting with the examples it
 survived, is drawn beside them.
 """
 
@@ -53,5 +53,5 @@ def run(d: int = 200, examples: int = 6000, test: int = 3000, block: int = 200,
         series=[Series("last hypothesis", x, [r["last_hypothesis_error"] for r in rows], "-"),
                 Series("averaged Perceptron", x, [r["averaged_error"] for r in rows], "-"),
                 Series("voted Perceptron", x, [r["voted_error"] for r in rows], "--")],
-        note="seed 000 section 6.2 (averaged Perceptron)",
+        note="Freund and Schapire 1999 (averaged and voted Perceptron)",
     )

@@ -1,4 +1,4 @@
-"""Winnow-R against Winnow when the target disjunction drifts (seed 000, section 6.7).
+"""Winnow-R against Winnow when the target disjunction drifts (Auer and Warmuth 1998).
 
 A k-disjunction over n attributes; every ``period`` examples the adversary
 replaces one relevant attribute by an irrelevant one (cost 2). Plain Winnow
@@ -60,5 +60,5 @@ def run(n: int = 1000, k: int = 5, examples: int = 20000, period: int = 1000,
         rows=rows, xlabel="examples seen", ylabel="cumulative online mistakes",
         series=[Series("Winnow", x, [r["winnow_mistakes"] for r in rows], "-"),
                 Series("Winnow-R (floor 1/2)", x, [r["winnow_r_mistakes"] for r in rows], "-")],
-        note="seed 000 section 6.7: Winnow-R makes O(c log n) mistakes, c the adversary's cost",
+        note="Auer and Warmuth 1998: Winnow-R makes O(c log n) mistakes, c the adversary's cost",
     )

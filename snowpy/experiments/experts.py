@@ -1,5 +1,5 @@
 """Halving and weighted majority: learning from a class of hypotheses or a pool of
-experts (seeds 000 and 004).
+experts (Littlestone 1988; Littlestone and Warmuth 1994).
 
 * Halving: keep every hypothesis of a finite class ``C`` consistent with the examples
   so far, predict as their majority; each mistake at least halves them, so there are
@@ -80,7 +80,7 @@ def run_halving(sizes=(4, 6, 8, 10, 12), examples: int = 400, seed: int = 0) -> 
         rows=rows, xlabel="log2 |C| (attributes n: |C| = 2^n)", ylabel="mistakes",
         series=[Series("Halving: most mistakes in 5 runs", x, [r["mistakes"] for r in rows]),
                 Series("bound log2 |C|", x, [r["bound_log2_class"] for r in rows], "--")],
-        note="seed 000 (the Halving algorithm); seed 004",
+        note="Littlestone 1988 (the Halving algorithm)",
     )
 
 
@@ -111,5 +111,5 @@ def run_weighted_majority(pools=(8, 32, 128, 512, 2048), examples: int = 500,
                 Series("bound (m ln 2 + ln N) / (1/2)", x, [r["rwm_bound"] for r in rows], ":"),
                 Series("best expert m", x, [r["best_expert_mistakes"] for r in rows], "-^")],
         logx=True,
-        note="seed 004 (Littlestone and Warmuth); seed 000",
+        note="Littlestone and Warmuth 1994 (weighted majority)",
     )

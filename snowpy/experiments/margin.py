@@ -1,4 +1,4 @@
-"""Perceptron mistakes against the margin bounds (seeds 000 and 003).
+"""Perceptron mistakes against the margin bounds (Novikoff 1962; Freund and Schapire 1999).
 
 Separable data with margin gamma (a unit vector u, examples of norm at most
 R = 1 with |u.x| >= gamma): the Perceptron makes at most R^2 / gamma^2
@@ -65,5 +65,5 @@ def run(gammas=(0.4, 0.2, 0.1, 0.05, 0.025), flip: float = 0.05, d: int = 20,
                 Series("bound ((R+D)/gamma)^2", g, [r["freund_schapire_bound"] for r in rows],
                        ":")],
         logx=True, logy=True,
-        note="seed 003 (Novikoff; Freund and Schapire), seed 000 section 4.4-4.5",
+        note="Novikoff 1962; Freund and Schapire 1999",
     )

@@ -1,10 +1,10 @@
 """Sparse, noisy problems of the kind SNoW was built for, and what the sparse network
-costs on them (issue 31).
+costs on them: it must learn what the full network learns.
 
 Each class owns a few features of its own; an example of the class has a few of them
 active among many features that carry no information (drawn from the whole space),
-and a share of the labels is flipped. A rule that weighs every feature, as the seeds'
-analysis does, learns the owned features and cancels the noise; a network that gives a
+and a share of the labels is flipped. A rule that weighs every feature, as the published
+analyses do, learns the owned features and cancels the noise; a network that gives a
 feature no weight until it is linked to a target runs another algorithm.
 
 :func:`make` draws a problem; :func:`run` trains every built-in rule under every link
@@ -117,7 +117,7 @@ def run(rules: tuple[str, ...] = RULES, policies: tuple[str, ...] = POLICIES,
         name="noisy-sparse",
         title="Accuracy and links of every rule under every link policy",
         rows=rows, xlabel="rule", ylabel="held-out accuracy",
-        note="issue 31: the sparse network must learn what the full network learns",
+        note="the sparse network must learn what the full network learns",
     )
 
 

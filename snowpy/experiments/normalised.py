@@ -1,11 +1,11 @@
-"""Normalised Winnow against its bound 2 (R/rho)^2 ln N (seed 003).
+"""Normalised Winnow against its bound 2 (R/rho)^2 ln N (Littlestone 1988; Mohri, Rostamizadeh and Talwalkar 2018).
 
 Examples ``x`` in ``{-1, +1}^N``, labelled by a majority of ``k`` (odd)
 relevant features: ``v`` is 1 on them, so ``y (v . x) >= 1``, ``||v||_1 = k``,
 the margin ``rho = 1/k`` and ``R = 1``. With ``eta = rho / R^2`` the theorem
 allows ``2 k^2 ln N`` mistakes. snowpy's rule (``normalised-winnow``, in the
 sparse engine with its per-target scale) runs beside a direct transcription
-of the notes' pseudo-code (dense, normalised after every update): the two make
+of the book's pseudo-code (dense, normalised after every update): the two make
 the same mistakes, and both stay under the bound.
 """
 
@@ -33,7 +33,7 @@ def majority_data(n: int, k: int, m: int, rng: np.random.Generator
 
 def reference_mistakes(X: np.ndarray, y: np.ndarray, eta: float, passes: int = 1
                        ) -> list[int]:
-    """The seed's WINNOW(eta) as written: ``w = 1/N``, ``w_i <- w_i exp(eta y x_i) / Z``
+    """The book's WINNOW(eta) as written: ``w = 1/N``, ``w_i <- w_i exp(eta y x_i) / Z``
     on a mistake, predicting ``sgn(w . x)`` (0 counts as positive: a target claims an
     example at its threshold, in SNoW as in snowpy).
     Mistakes per pass, until a pass without one."""
@@ -75,9 +75,9 @@ def run(features=(16, 64, 256, 1024, 4096), k: int = 3, examples: int = 2000,
         title=f"Normalised Winnow: majority of {k} of N features, eta = rho = 1/{k}",
         rows=rows, xlabel="features N (log scale)", ylabel="mistakes until a clean pass",
         series=[Series("snowpy normalised-winnow", ns, [r["mistakes"] for r in rows]),
-                Series("the notes' pseudo-code", ns, [r["reference_mistakes"] for r in rows],
+                Series("the book's pseudo-code", ns, [r["reference_mistakes"] for r in rows],
                        "s"),
                 Series("bound 2 (R/rho)^2 ln N", ns, [r["bound"] for r in rows], "--")],
         logx=True,
-        note="seed 003 (Mohri), Winnow algorithm and its bound",
+        note="Mohri, Rostamizadeh and Talwalkar 2018: Winnow and its bound",
     )

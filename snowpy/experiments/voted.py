@@ -1,4 +1,4 @@
-"""The voted Perceptron (Freund and Schapire 1999; seed 003): every weight vector the
+"""The voted Perceptron (Freund and Schapire 1999): every weight vector the
 Perceptron held, voting with the number of examples it survived.
 
 Prediction is ``sign(sum_k c_k sign(w_k . x))``: a vote of the hypotheses, where the

@@ -528,7 +528,7 @@ class Network(NetworkKind):
         Passes over the data in :meth:`fit` (SNoW's cycles).
     average : bool, default True
         Predict with the average of the weights over all examples seen
-        (the averaged Perceptron, seed 000 section 6.2), for any rule.
+        (the averaged Perceptron, Freund and Schapire 1999), for any rule.
     shuffle : bool, default True
         Present the examples of each epoch of :meth:`fit` in a new random
         order. :meth:`partial_fit` keeps the given order.
@@ -546,7 +546,7 @@ class Network(NetworkKind):
         When a feature is linked to a target. ``"touched"``: once an update
         first changes that weight; a missing link weighs the rule's initial
         weight, so the network learns and predicts exactly what ``"all"``
-        does (the rule over every feature, as the seeds analyse it), holding
+        does (the rule over every feature, as the mistake bounds analyse it), holding
         links only where weights moved. ``"positive"``: SNoW's sparse network,
         once the feature is active in an example positive for the target; a
         feature never linked contributes nothing to the target. ``"signed"``:

@@ -72,7 +72,7 @@ def narrowest(values: np.ndarray, bound: int) -> np.ndarray:
 
     A value out of that range is refused before anything is written: the arrays are not
     what the network declares (memory written over by a plugin's kernel), and the file
-    would replace a good model (issue 33.3).
+    would replace a good model.
     """
     low, high = (int(values.min()), int(values.max())) if values.size else (0, 0)
     if low < 0 or high >= bound:

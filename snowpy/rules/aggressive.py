@@ -1,9 +1,9 @@
 """Threshold-relative ("aggressive") updates and passive-aggressive rules.
 
-``aggressive`` (seed 000 section 6.4; SNoW ``-t +`` for Perceptron): on a
+``aggressive`` (SNoW's threshold-relative update, ``-t +`` for Perceptron): on a
 mistake the step is sized so that the example would now be classified
 correctly, ``r = (theta + y * margin - w.x) / (x.x)``; after the update the
-activation is exactly ``theta + y * margin``. The seed's ``margin = 0``
+activation is exactly ``theta + y * margin``. The plain rule's ``margin = 0``
 lands a positive example on the threshold (correct) but leaves a negative
 one on it (still wrong), hence the default margin of 1.
 
@@ -84,7 +84,7 @@ AGGRESSIVE = RuleSpec(
         Param("initial_weight", 0.0, "initial weight of every feature"),
     ),
     summary="Perceptron whose step corrects the mistaken example (threshold-relative)",
-    reference="seed 000 section 6.4 (aggressive Perceptron); SNoW -t +",
+    reference="SNoW -t + (Carlson, Cumby, Rosen and Roth 1999, the SNoW users' manual)",
 )
 
 PASSIVE_AGGRESSIVE = RuleSpec(

@@ -1,6 +1,6 @@
 """Balanced Winnow: two weight planes whose difference is the weight.
 
-Seed 000 section 6.6 and seed 002: keep ``w+`` and ``w-`` per feature; the
+Littlestone 1989; Dagan, Karov and Roth 1997: keep ``w+`` and ``w-`` per feature; the
 effective weight is ``w+ - w-``, so negative weights and non-monotone
 targets can be learned. On a mistake on a positive example the active
 ``w+`` are promoted (times ``alpha``) and the active ``w-`` demoted (times
@@ -81,7 +81,7 @@ BALANCED_WINNOW = RuleSpec(
               low=0.0, low_open=True),
     ) + thickness_params(default=1.0),
     summary="Winnow over two planes w+ and w-, effective weight w+ - w-",
-    reference="seed 000 section 6.6, seed 002; Dagan, Karov and Roth 1997",
+    reference="Littlestone 1989; Dagan, Karov and Roth 1997",
 )
 
 

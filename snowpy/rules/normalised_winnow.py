@@ -1,4 +1,4 @@
-"""Normalised Winnow (seed 003, Littlestone 1988 in Mohri's form): exponentiated weights.
+"""Normalised Winnow (Littlestone 1988, in Mohri et al. 2018's form): exponentiated weights.
 
 Weights start at ``1/N`` (``N`` features) and sum to 1; on a mistake every
 weight is multiplied by ``exp(eta * y * x_i)`` and all are divided by
@@ -93,7 +93,7 @@ NORMALISED_WINNOW = RuleSpec(
               low=0.0, low_open=True),
     ) + thickness_params(default=0.01),
     summary="exponentiated update normalised to sum 1; bound 2 (R/rho)^2 ln N",
-    reference="seed 003 (Mohri: Winnow algorithm and its bound); Littlestone 1988",
+    reference="Littlestone 1988; Mohri, Rostamizadeh and Talwalkar 2018 (the bound)",
     signed=True,
 )
 

@@ -1,8 +1,8 @@
 """Perceptron and the thick separator (Perceptron with margin).
 
-Perceptron (Rosenblatt 1958; seed 000 section 4, seed 003): on a mistake,
+Perceptron (Rosenblatt 1958; Novikoff 1962): on a mistake,
 ``w <- w + learning_rate * y * x`` over the active features. The thick
-separator (seed 000 section 6.3; SNoW ``-S p,n``) is the same update with a
+separator (the Perceptron with margin, Krauth and Mézard 1987; SNoW ``-S p,n``) is the same update with a
 margin: a positive example also counts as a mistake while its activation is
 below ``theta + thickness``, a negative one while it is at or above ``theta -
 negative_thickness``. Every rule accepts ``thickness``; the rule named
@@ -57,7 +57,7 @@ PERCEPTRON = RuleSpec(
     build=_build,
     params=_PARAMS,
     summary="additive mistake-driven update w += eta * y * x",
-    reference="Rosenblatt 1958; seed 000 section 4, seed 003; SNoW -P, LBJava SparsePerceptron",
+    reference="Rosenblatt 1958; Novikoff 1962; SNoW -P, LBJava SparsePerceptron",
 )
 
 THICK_SEPARATOR = RuleSpec(
@@ -65,7 +65,7 @@ THICK_SEPARATOR = RuleSpec(
     build=_build,
     params=_PARAMS + thickness_params(default=1.0),
     summary="Perceptron with margin: updates until activation clears theta by the thickness",
-    reference="seed 000 section 6.3 (Perceptron with margin); SNoW -S p,n",
+    reference="Krauth and Mézard 1987 (Perceptron with margin); SNoW -S p,n",
 )
 
 

@@ -1,13 +1,13 @@
 """Winnow, with Winnow-R's floor and SNoW's threshold-relative option.
 
-Winnow (Littlestone 1988; seed 000 section 5, seeds 001 and 002): weights
+Winnow (Littlestone 1988): weights
 start positive; on a mistake on a positive example every active weight is
 multiplied by ``alpha`` (promotion), on a negative one by ``beta``
 (demotion). With real strengths ``v`` the factor is ``alpha ** v``. It makes
 at most ``2 + 3k(1 + log2 n)`` mistakes on a k-disjunction of n attributes
 with ``alpha = 2``, ``beta = 1/2``, ``theta = n`` and unit initial weights.
 
-``floor > 0`` gives Winnow-R (seed 000 section 6.7): no weight falls below
+``floor > 0`` gives Winnow-R (Auer and Warmuth 1998): no weight falls below
 the floor, so a feature that becomes relevant after a drift recovers in a
 few promotions. ``threshold_relative`` is SNoW's ``-t +``: the factor is
 scaled by ``theta / activation`` so one update moves the activation about as
@@ -105,7 +105,7 @@ WINNOW = RuleSpec(
               type=bool),
     ) + thickness_params(default=1.0),
     summary="multiplicative promotion/demotion of active weights (attribute-efficient)",
-    reference="Littlestone 1988; seed 000 sections 5 and 6.7, seeds 001, 002; SNoW -W",
+    reference="Littlestone 1988; Auer and Warmuth 1998 (the floor); SNoW -W",
     nonnegative=True,
 )
 
