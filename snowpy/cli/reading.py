@@ -102,7 +102,37 @@ def describe_read(corpus: str, read: Read) -> str:
     lines = [f"read {where}: {len(read):,} document{'s' * (len(read) != 1)}, "
              f"{len(names):,} class{'es' * (len(names) != 1)}"]
     lines += [f"note: {note}" for note in getattr(read.problems, "notes", ())]
+    lines += [f"note: {note}" for note in _lopsided(read.labels, len(names))]
     return "\n".join(lines)
+
+
+#: Folder names that hold unlabelled documents in corpora as distributed (aclImdb's
+#: ``train/unsup``), which a folder reader takes for one class more.
+UNLABELLED = ("unsup", "unlabeled", "unlabelled")
+
+
+def _lopsided(labels: Any, classes: int) -> list[str]:
+    """A note on a class that is most likely not one: a folder of unlabelled documents,
+    or, among three classes or more, one class holding more documents than all the others
+    together (single-label corpora)."""
+    from collections import Counter
+
+    from snowpy.network.labels import is_multilabel
+
+    if classes < 2 or is_multilabel(labels):
+        return []
+    counts = Counter(labels.tolist() if hasattr(labels, "tolist") else labels)
+    total = sum(counts.values())
+    notes = []
+    for name, n in counts.most_common():
+        if str(name).lower() in UNLABELLED or (classes >= 3 and n > total - n):
+            others = ", ".join(f"{other} {m:,}" for other, m in counts.most_common()
+                               if other != name)
+            notes.append(f"the class {name!r} holds {n:,} of the {total:,} documents "
+                         f"({others}); it is learned as a class like the others, and "
+                         "predicted. A folder of unlabelled documents (aclImdb's "
+                         "train/unsup) is no class: move it out of the corpus folder")
+    return notes
 
 
 def read_lines(source: str | None, encoding: str | None = None, decode: str = "strict"
