@@ -283,3 +283,32 @@ def test_a_loaded_classifier_runs_its_network_on_its_own_threads(tmp_path, rule)
     np.testing.assert_array_equal(loaded.predict(TEXTS), clf.predict(TEXTS))
     loaded.set_params(n_jobs=2)  # (and the holder's later choice reaches them too)
     assert loaded.featurizer_.n_jobs == 2 and set(threads(loaded)) == {2}
+
+
+@pytest.mark.parametrize("empty", ["", "  "])
+def test_an_empty_label_is_refused_everywhere_in_the_readers_words(empty, tmp_path):
+    # it was learned by fit, partial_fit and learn_one (the class "" then won predictions)
+    # while the command line's reader refused it: refused everywhere, in the same words
+    from typer.testing import CliRunner
+
+    from snowpy.cli import app
+
+    words = "empty label: a label needs a character other than white space"
+    texts, labels = _demo()
+    with pytest.raises(ConfigurationError, match=words):
+        SnowClassifier(epochs=1).fit(texts[:20] + ["an odd one"], labels[:20] + [empty])
+    with pytest.raises(ConfigurationError, match=words):
+        SnowClassifier(epochs=1).fit(texts[:20], [[y, empty] for y in labels[:20]])
+    model = SnowClassifier(epochs=1).fit(texts, labels)
+    with pytest.raises(ConfigurationError, match=words):
+        model.partial_fit(["please cancel my renewal"], [empty])
+    with pytest.raises(ConfigurationError, match=words):
+        model.learn_one("please cancel my renewal", empty)
+    assert "" not in model.classes_ and "  " not in model.classes_
+    for name, content in (("c.tsv", f"billing\tmy invoice\n{empty}\tcancel it\n"),
+                          ("c.jsonl", '{"label": "billing", "text": "my invoice"}\n'
+                                      f'{{"label": "{empty}", "text": "cancel it"}}\n')):
+        (tmp_path / name).write_text(content)
+        result = CliRunner().invoke(app, ["train", str(tmp_path / name), "-o",
+                                          str(tmp_path / "m.snowpy")])
+        assert result.exit_code == 1 and f"{name}:2: {words}" in result.stderr

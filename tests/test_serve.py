@@ -362,6 +362,19 @@ def test_an_example_is_fsynced_before_it_is_learned_and_acknowledged(model, tmp_
     service.journal.close()
 
 
+def test_an_empty_label_is_a_400_and_is_not_journaled(model, tmp_path):
+    # /learn answered 200 to "label": "" and the class "" then won predictions
+    client, service = _client(model, tmp_path)
+    with client:
+        for label in ("", " "):
+            refused = client.post("/learn", json={"text": "cancel my plan", "label": label})
+            assert refused.status_code == 400
+            assert refused.json()["error"] == ("example 0: empty label: a label needs a "
+                                               "character other than white space")
+        assert not (tmp_path / "state" / "journal.jsonl").exists()
+        assert "" not in service.model.classes_
+
+
 def test_a_new_label_learned_by_the_service_warns_in_words_serve_can_act_on(model,
                                                                                tmp_path):
     # the warning said "fit with calibrate, or --calibrate progressive": an option of

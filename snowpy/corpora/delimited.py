@@ -9,6 +9,7 @@ import os
 from collections.abc import Iterator, Sequence
 from typing import Any, BinaryIO
 
+from snowpy._validation import EMPTY_LABEL
 from snowpy.corpora.documents import (
     CorpusError,
     Document,
@@ -72,7 +73,7 @@ def tsv_record(line: str, at: str, problems: Problems, *, label_column: int = 0,
         return None
     label = fields[label_column].strip()
     if not label:
-        problems.report(at, "empty label")
+        problems.report(at, EMPTY_LABEL)
         return None
     return checked(Document(fields[text_column], label, at), problems)
 
@@ -147,7 +148,7 @@ def read_csv(
             problems.report(at, f"expected at least {max(columns) + 1} columns, found {len(row)}")
             continue
         if not label:
-            problems.report(at, "empty label")
+            problems.report(at, EMPTY_LABEL)
             continue
         checked_document = checked(Document(document, label, at), problems)
         if checked_document is not None:

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from snowpy.exceptions import ConfigurationError
+from snowpy.network.labels import normalise_label
 from snowpy.serving.journal import Journal
 from snowpy.serving.metrics import Metrics
 
@@ -123,6 +124,11 @@ class Service:
                 raise Refused(400, f"example {i}: the model is " + (
                     'multi-label: "label" is a list of labels' if multilabel else
                     'single-label: "label" is one label, not a list'))
+            try:
+                for each in label if multilabel else (label,):
+                    normalise_label(each)
+            except ConfigurationError as exc:
+                raise Refused(400, f"example {i}: {exc}") from None
         with self.lock:
             records = [{"seq": self.seq + i + 1, "text": text, "label": _plain(label)}
                        for i, (text, label) in enumerate(examples)]
