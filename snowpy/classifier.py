@@ -160,7 +160,7 @@ class SnowClassifier(Estimator):
         name for name in _NETWORK_OPTIONS if name not in _FEATURIZER_OPTIONS)  # (n_jobs: both)
     _takes_text = True
     #: How the training corpus was read, on a classifier loaded from a file (``{}`` where
-    #: the file kept none; see :meth:`save`).
+    #: the file kept none; see :meth:`save`), kept by every later save of it.
     read_with_: dict[str, Any]
 
     def __init__(
@@ -288,6 +288,7 @@ class SnowClassifier(Estimator):
         network.check_options()  # a bad option or rule parameter fails before featurising
         self.featurizer_ = self.make_featurizer() if featurizer is None else featurizer
         self.network_ = network
+        self.__dict__.pop("read_with_", None)  # (how an earlier corpus was read)
         return network
 
     def with_network(self, network: Any) -> SnowClassifier:
@@ -645,6 +646,8 @@ class SnowClassifier(Estimator):
             factors = frequencies.factors_of(ids)
             if factors is not None:  # (float32 numbers: DocumentFrequencies.relate)
                 arrays["frequency_factors"] = factors.astype(np.float32)
+        if self.__dict__.get("read_with_"):  # (how its corpus was read: kept on every save)
+            header["read_with"] = dict(self.read_with_)
         return header, arrays
 
     @classmethod

@@ -294,6 +294,41 @@ def test_a_model_remembers_how_its_corpus_was_read(tmp_path):
     assert result.exit_code == 0 and "training corpus was" not in result.output
 
 
+def test_a_re_saved_model_still_remembers_how_its_corpus_was_read(tmp_path):
+    """After load then save, partial_fit, or a serve snapshot, read_with_ was {} and
+    evaluate on the same latin-1 corpus failed; a fit on other texts starts afresh."""
+    from typer.testing import CliRunner
+
+    from snowpy.cli import app
+    from snowpy.serving import Service
+
+    tsv = tmp_path / "c.tsv"
+    tsv.write_bytes(b"".join(b"spam\twin cash caf\xe9\n" if i % 2 else
+                             b"ham\tlunch at noon\n" for i in range(20)))
+    runner = CliRunner()
+    trained = tmp_path / "t.snowpy"
+    result = runner.invoke(app, ["train", str(tsv), "-o", str(trained), "--encoding",
+                                 "latin-1", "--epochs", "2"])
+    assert result.exit_code == 0, result.output
+    recorded = snowpy.load(trained).read_with_
+    assert recorded == {"encoding": "latin-1", "format": "tsv"}
+    resaved = snowpy.load(trained).save(tmp_path / "resaved.snowpy")
+    more = snowpy.load(trained).partial_fit(["win a café"], ["spam"])
+    more.save(tmp_path / "more.snowpy")
+    service = Service(trained, tmp_path / "state")
+    service.learn([("lunch at noon", "ham")])
+    snapshot = service.snapshot()
+    service.journal.close()
+    for path in (resaved, tmp_path / "more.snowpy", snapshot):
+        assert snowpy.load(path).read_with_ == recorded, path
+        result = runner.invoke(app, ["evaluate", str(path), str(tsv)])
+        assert result.exit_code == 0, result.output
+        assert "read as the model's training corpus was: --encoding latin-1" in result.output
+    refitted = snowpy.load(trained).fit(["a b", "c d"] * 5, ["x", "y"] * 5)
+    refitted.save(tmp_path / "refitted.snowpy")
+    assert snowpy.load(tmp_path / "refitted.snowpy").read_with_ == {}
+
+
 def test_standard_input_read_in_compiled_blocks_hands_over_to_python_at_the_right_line(
         tmp_path):
     """A stream of clean lines is read in compiled blocks of about 1 MB; a line the
