@@ -7,6 +7,7 @@ import json
 import tarfile
 from pathlib import Path
 
+import orjson
 import pytest
 from typer.testing import CliRunner
 
@@ -327,6 +328,55 @@ def test_a_re_saved_model_still_remembers_how_its_corpus_was_read(tmp_path):
     refitted = snowpy.load(trained).fit(["a b", "c d"] * 5, ["x", "y"] * 5)
     refitted.save(tmp_path / "refitted.snowpy")
     assert snowpy.load(tmp_path / "refitted.snowpy").read_with_ == {}
+
+
+@pytest.mark.parametrize("encoding, declared", [("utf-16", "utf-16"), ("utf-16", None),
+                                               ("utf-16-le", "utf-16-le"),
+                                               ("utf-32", None), ("utf-8-sig", "latin-1")])
+def test_utf16_files_are_read_as_declared_or_as_their_byte_order_mark_says(
+        tmp_path, encoding, declared):
+    """--encoding utf-16 failed (`byte 32 is not valid utf-16 (truncated data)`): the
+    text was cut into lines at the byte 10. Train (a file, standard input, JSON Lines)
+    and predict read UTF-16 and UTF-32 as the same text in UTF-8; a byte-order mark says
+    the encoding whatever was declared."""
+    from typer.testing import CliRunner
+
+    from snowpy.cli import app
+
+    runner = CliRunner()
+    given = ["--encoding", declared] if declared else []
+    demo = ROOT / "corpora" / "demo"
+    rows = (demo / "train.tsv").read_text(encoding="utf-8")
+    (tmp_path / "c.tsv").write_bytes(rows.encode(encoding))
+    tests = "".join(line.split("\t", 1)[1] + "\n"
+                    for line in (demo / "test.tsv").read_text().splitlines())
+    (tmp_path / "t.txt").write_bytes(tests.encode(encoding))
+    for source, extra, epochs in ((str(tmp_path / "c.tsv"), {}, "2"),
+                                  ("-", {"input": rows.encode(encoding)}, "1")):
+        reference = tmp_path / "reference.snowpy"  # (the same text in UTF-8, read alike)
+        assert runner.invoke(app, ["train", "-" if extra else str(demo / "train.tsv"), "-o",
+                                   str(reference), "--epochs", epochs],
+                             input=rows if extra else None).exit_code == 0
+        expected = runner.invoke(app, ["predict", str(reference)], input=tests).stdout
+        assert len(expected.splitlines()) == 120
+        model = tmp_path / "m.snowpy"
+        result = runner.invoke(app, ["train", source, "-o", str(model), "--epochs", epochs,
+                                     *given], **extra)
+        assert result.exit_code == 0, result.output
+        assert "400 documents" in result.output and "5 classes" in result.output
+        for where, more in ((str(tmp_path / "t.txt"), {}),
+                            ("-", {"input": tests.encode(encoding)})):
+            predicted = runner.invoke(app, ["predict", str(model), where, *given], **more)
+            assert predicted.exit_code == 0, predicted.output
+            assert predicted.stdout == expected
+    jsonl = "".join(orjson.dumps({"label": label, "text": text}).decode() + "\n"
+                    for label, text in (line.split("\t", 1) for line in rows.splitlines()))
+    if encoding != "utf-16-le":  # (JSON Lines take no encoding: a mark says it)
+        (tmp_path / "c.jsonl").write_bytes(jsonl.encode(encoding))
+        result = runner.invoke(app, ["train", str(tmp_path / "c.jsonl"), "-o",
+                                     str(tmp_path / "j.snowpy"), "--epochs", "2"])
+        assert result.exit_code == 0 and "400 documents, 5 classes" in result.output, \
+            result.output
 
 
 def test_standard_input_read_in_compiled_blocks_hands_over_to_python_at_the_right_line(

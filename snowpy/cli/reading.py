@@ -160,13 +160,15 @@ def read_lines(source: str | None, encoding: str | None = None, decode: str = "s
 def _lines(stream: Any, where: str, encoding: str, decode: str, close: bool = False
            ) -> Iterator[str]:
     from snowpy.corpora.documents import max_document_bytes
-    from snowpy.corpora.sources import bounded_lines
+    from snowpy.corpora.sources import bounded_lines, recoded
 
+    said = encoding
+    number = 0
     try:
-        number = 0
         limit = max_document_bytes()
+        lines, encoding = recoded(stream, encoding, decode)  # (UTF-16: as UTF-8)
         # each line returned once complete (no read-ahead wait), and read with a bound
-        for raw in bounded_lines(stream, limit):
+        for raw in bounded_lines(lines, limit):
             number += 1
             if raw is None:
                 raise ConfigurationError(f"{where}:{number}: a line of more than {limit:,} "
@@ -178,6 +180,10 @@ def _lines(stream: Any, where: str, encoding: str, decode: str, close: bool = Fa
                     f"{where}:{number}: byte {exc.start} is not valid {encoding} "
                     f"({exc.reason}); give --encoding, or --decode replace") from None
             yield line.rstrip("\r\n")
+    except UnicodeDecodeError as exc:  # (met recoding UTF-16 or UTF-32)
+        raise ConfigurationError(
+            f"{where}:{number + 1}: not valid {said} ({exc.reason}); give --encoding, or "
+            "--decode replace") from None
     finally:
         if close:
             stream.close()

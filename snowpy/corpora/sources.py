@@ -9,6 +9,7 @@ paths are relative to it. A file inside an archive can be named
 
 from __future__ import annotations
 
+import codecs
 import io
 import os
 import tarfile
@@ -19,7 +20,8 @@ from typing import BinaryIO
 
 from snowpy.corpora.documents import CorpusError, max_member_bytes
 
-__all__ = ["Files", "bounded_lines", "decode", "is_archive", "iter_lines", "read_file"]
+__all__ = ["Files", "bounded_lines", "decode", "is_archive", "iter_lines", "marked",
+           "read_file", "recoded"]
 
 _TAR = (".tar.gz", ".tgz", ".tar", ".tar.bz2", ".tar.xz")
 
@@ -202,15 +204,41 @@ def _walk(root: Path) -> list[str]:
     return names
 
 
+#: Byte-order marks and the encoding each says, UTF-32's first (its little-endian mark
+#: begins as UTF-16's).
+MARKS = ((codecs.BOM_UTF32_LE, "utf-32"), (codecs.BOM_UTF32_BE, "utf-32"),
+         (codecs.BOM_UTF8, "utf-8-sig"), (codecs.BOM_UTF16_LE, "utf-16"),
+         (codecs.BOM_UTF16_BE, "utf-16"))
+
+
+def marked(head: bytes) -> str | None:
+    """The encoding the byte-order mark at the start of ``head`` says, or None: a file
+    with a mark is read as what the mark says, whatever encoding was declared.
+
+    >>> marked("a".encode("utf-16")), marked(b"plain")
+    ('utf-16', None)
+    """
+    return next((encoding for mark, encoding in MARKS if head.startswith(mark)), None)
+
+
+def _wide(encoding: str) -> bool:
+    """Whether ``encoding`` spends two or four bytes on a newline (UTF-16, UTF-32): its
+    text cannot be cut into lines at the byte 10."""
+    try:
+        return codecs.lookup(encoding).name.startswith(("utf-16", "utf-32"))
+    except LookupError:
+        return False
+
+
 def decode(content: bytes, encoding: str, errors: str, where: str) -> str | None:
-    """Decode a file's bytes; a bad byte raises a CorpusError naming ``where``.
+    """Decode a file's bytes; a bad byte raises a CorpusError naming ``where``. A
+    byte-order mark says the encoding (:func:`marked`) and is not text (it made an
+    extra class).
 
     ``errors`` is ``"strict"`` (an error with the byte offset), ``"replace"``
     (U+FFFD) or ``"skip"`` (return None: the caller skips and counts it).
     """
-    if content[:3] == b"\xef\xbb\xbf" and encoding.replace("-", "").lower() in ("utf8",
-                                                                              "utf8sig"):
-        content = content[3:]  # a byte-order mark: not text (it made an extra class)
+    encoding = marked(content[:4]) or encoding
     try:
         return content.decode(encoding, "strict" if errors == "skip" else errors)
     except UnicodeDecodeError as exc:
@@ -227,10 +255,34 @@ def decode(content: bytes, encoding: str, errors: str, where: str) -> str | None
 def iter_lines(content: bytes, where: str, encoding: str = "utf-8", errors: str = "strict"
                ) -> Iterator[tuple[str, str | None]]:
     """``(where:line, text)`` of each line of a file's content (``None`` when undecodable
-    and ``errors="skip"``)."""
+    and ``errors="skip"``). Text in UTF-16 or UTF-32 (declared, or said by a byte-order
+    mark) is decoded whole, then cut into lines (a bad byte is then an error naming the
+    file and the byte, or replaced)."""
+    encoding = marked(content[:4]) or encoding
+    if encoding == "utf-8-sig":  # (the mark is no text: the lines are UTF-8's)
+        content, encoding = content[len(codecs.BOM_UTF8):], "utf-8"
+    if _wide(encoding):
+        text = decode(content, encoding, "strict" if errors == "skip" else errors, where)
+        lines = (text or "").split("\n")
+        for number, line in enumerate(lines[:-1] if lines[-1] == "" else lines, start=1):
+            yield f"{where}:{number}", line.rstrip("\r")
+        return
     for number, raw in enumerate(io.BytesIO(content), start=1):
         line = decode(raw, encoding, errors, f"{where}:{number}")
         yield f"{where}:{number}", line if line is None else line.rstrip("\r\n")
+
+
+def recoded(stream: BinaryIO, encoding: str, errors: str) -> tuple[BinaryIO, str]:
+    """A stream of text in UTF-16 or UTF-32 (declared, or said by a byte-order mark) as
+    a stream of its UTF-8 bytes, to be cut into lines and decoded as UTF-8: ``(stream,
+    "utf-8")``; any other, as it is: ``(stream, encoding)``. A byte that is not valid
+    raises ``UnicodeDecodeError`` as the lines are read (``errors="strict"``)."""
+    if not hasattr(stream, "peek"):  # (a BytesIO, say)
+        stream = io.BufferedReader(stream)  # type: ignore[arg-type]
+    said = marked(stream.peek(4)[:4]) or encoding  # type: ignore[attr-defined]
+    if not _wide(said) and said != "utf-8-sig":
+        return stream, encoding
+    return codecs.EncodedFile(stream, "utf-8", said, errors), "utf-8"  # type: ignore[return-value]
 
 
 def read_file(source: str | os.PathLike) -> tuple[str, bytes]:
