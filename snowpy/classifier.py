@@ -94,9 +94,10 @@ class SnowClassifier(Estimator):
     rule : str, default "passive-aggressive"
         The update rule (``snowpy plugins`` lists them); its parameters are
         passed as keywords (``alpha=1.2``, ``theta=2``).
-    thickness : float, default 1.0
+    thickness : float or None, default None
         SNoW's thick separator, which every rule accepts (see
-        ``docs/rules.md``). The defaults of this class (PA-I on sublinear term
+        ``docs/rules.md``); None: the rule's own default, which ``snowpy plugins``
+        lists (1.0 for passive-aggressive, 0.0 for the Perceptron). The defaults of this class (PA-I on sublinear term
         frequencies times inverse document frequencies, a quarter of each
         strength scaled by its feature's relevance to the labels, each row of
         length 1, a bias of strength 0.1; word 1-2 grams, 2**22 hashed features,
@@ -167,7 +168,7 @@ class SnowClassifier(Estimator):
         self,
         rule: str = _DEFAULTS["rule"],
         *,
-        thickness: float = _DEFAULTS["thickness"],
+        thickness: float | None = _DEFAULTS["thickness"],
         ngrams: Any = _DEFAULTS["ngrams"],
         char_ngrams: Any = _DEFAULTS["char_ngrams"],
         char_boundaries: str = _DEFAULTS["char_boundaries"],
@@ -267,11 +268,21 @@ class SnowClassifier(Estimator):
         :class:`~snowpy.Cloud` for several rules."""
         options = {name: getattr(self, name) for name in _NETWORK_OPTIONS}
         members = cloud_members(self.rule)
+        given = self._thickness()
         if members is not None:  # "winnow+perceptron": SNoW's cloud
-            shared = {"thickness": self.thickness, **self.rule_params}
-            return Cloud(share_params(members, shared), **options)
-        return network_for(self.rule, options, {"thickness": self.thickness,
-                                                **self.rule_params})
+            return Cloud(share_params(members, {**given, **self.rule_params}), **options)
+        return network_for(self.rule, options, {**given, **self.rule_params})
+
+    def _thickness(self) -> dict[str, float]:
+        """The thickness the rule learns with: the one given, else the rule's declared
+        default (``snowpy plugins`` lists it); a cloud's members each their own."""
+        if self.thickness is not None:
+            return {"thickness": self.thickness}
+        if cloud_members(self.rule) is not None:
+            return {}
+        from snowpy.plugins import get_rule
+
+        return {p.name: p.default for p in get_rule(self.rule).params if p.name == "thickness"}
 
     # -------------------------------------------------------------- training
     def begin(self, featurizer: Featurizer | None = None) -> Any:
@@ -631,8 +642,10 @@ class SnowClassifier(Estimator):
         featurizer = self.featurizer_
         params = plain(learned(featurizer.get_params()))
         params["extractors"] = [list(item) for item in params.get("extractors", [])]
+        own = learned(self.get_params())
+        own.update(self._thickness())  # (the thickness it trained with)
         header = {"kind": "classifier", "network": header, "featurizer": params,
-                  "classifier": plain(learned(self.get_params()))}
+                  "classifier": plain(own)}
         names = featurizer.packed_names(kept)
         if names is not None:
             packed, header["names"] = names

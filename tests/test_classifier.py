@@ -312,3 +312,39 @@ def test_an_empty_label_is_refused_everywhere_in_the_readers_words(empty, tmp_pa
         result = CliRunner().invoke(app, ["train", str(tmp_path / name), "-o",
                                           str(tmp_path / "m.snowpy")])
         assert result.exit_code == 1 and f"{name}:2: {words}" in result.stderr
+
+
+def test_a_rule_trains_with_the_thickness_snowpy_plugins_lists(tmp_path):
+    # every rule trained with thickness 1.0 while `snowpy plugins` listed its own (0.0 for
+    # the Perceptron): --rule perceptron and --rule thick-separator gave the same model
+    import json as json_module
+
+    from typer.testing import CliRunner
+
+    from snowpy.cli import app
+
+    runner = CliRunner()
+    listed = {rule["name"]: {p["name"]: p["default"] for p in rule["parameters"]}
+              for rule in json_module.loads(runner.invoke(app, ["plugins", "--json"]).stdout)
+              ["rules"]}
+    assert (listed["perceptron"]["thickness"], listed["thick-separator"]["thickness"],
+            listed["passive-aggressive"]["thickness"]) == (0.0, 1.0, 1.0)
+    demo = Path(__file__).resolve().parent.parent / "corpora" / "demo" / "train.tsv"
+    weights = {}
+    for rule in ("perceptron", "thick-separator", "naive-bayes", "aggressive"):
+        path = tmp_path / f"{rule}.snowpy"
+        result = runner.invoke(app, ["train", str(demo), "-o", str(path), "--rule", rule,
+                                     "--epochs", "2", "--calibrate", "none"])
+        assert result.exit_code == 0, result.output
+        model = snowpy.load(path)
+        assert model.network_.rule_params_["thickness"] == listed[rule]["thickness"]
+        assert model.thickness == listed[rule]["thickness"]  # (the file says it too)
+        weights[rule] = model.target_scores(["my invoice was charged twice"])
+    assert not np.allclose(weights["perceptron"], weights["thick-separator"])
+    texts, labels = _demo()
+    assert SnowClassifier("perceptron", epochs=1).fit(texts, labels).network_.rule_params_[
+        "thickness"] == 0.0
+    assert SnowClassifier("perceptron", thickness=2.0, epochs=1).fit(
+        texts, labels).network_.rule_params_["thickness"] == 2.0
+    cloud = SnowClassifier("winnow+perceptron", epochs=1).fit(texts, labels).network_
+    assert [member.rule_params_["thickness"] for member in cloud.networks_] == [1.0, 0.0]
