@@ -379,6 +379,41 @@ def test_utf16_files_are_read_as_declared_or_as_their_byte_order_mark_says(
             result.output
 
 
+def test_inspect_and_tune_read_a_corpus_as_train_does(tmp_path):
+    """inspect --corpus and tune had no --encoding, --format or column options (20
+    Newsgroups, BBC and TREC are latin-1), and inspect did not take the model's recorded
+    reading as evaluate does."""
+    runner = CliRunner()
+    rows = [("spam", "win a café prize now"), ("ham", "lunch at noon today")] * 15
+    tsv = tmp_path / "c.tsv"
+    tsv.write_bytes("".join(f"{label}\t{text}\n" for label, text in rows).encode("latin-1"))
+    model = tmp_path / "m.snowpy"
+    assert runner.invoke(app, ["train", str(tsv), "-o", str(model), "--encoding", "latin-1",
+                               "--epochs", "2", "--calibrate", "none"]).exit_code == 0
+    for given in ([], ["--encoding", "latin-1"]):
+        result = runner.invoke(app, ["inspect", str(model), "--corpus", str(tsv), "--json",
+                                     *given])
+        assert result.exit_code == 0, result.output
+        named = json.loads(result.stdout)["top_features"]["spam"]
+        assert "café" in {name for feature in named for name in feature["names"]}, named
+    said = runner.invoke(app, ["inspect", str(model), "--corpus", str(tsv)])
+    assert "read as the model's training corpus was: --encoding latin-1" in said.output
+    csv = tmp_path / "c.data"  # (a name that says no format)
+    csv.write_bytes("".join(f'"{text}",{label}\n' for label, text in rows).encode("latin-1"))
+    tuned = tmp_path / "t.snowpy"
+    result = runner.invoke(app, ["tune", str(csv), "-o", str(tuned), "--budget", "3s",
+                                 "--format", "csv", "--encoding", "latin-1",
+                                 "--label-column", "1", "--text-column", "0", "--no-header"])
+    assert result.exit_code == 0, result.output
+    assert "30 documents, 2 classes" in result.output
+    assert result.stderr.splitlines()[-1].startswith(
+        f"snowpy train {csv} --format csv --encoding latin-1 --label-column 1 "
+        "--text-column 0 --no-header -o MODEL --rule ")
+    assert snowpy.load(tuned).read_with_ == {"encoding": "latin-1", "label_column": "1",
+                                             "text_column": ["0"], "header": False,
+                                             "format": "csv"}
+
+
 def test_standard_input_read_in_compiled_blocks_hands_over_to_python_at_the_right_line(
         tmp_path):
     """A stream of clean lines is read in compiled blocks of about 1 MB; a line the
