@@ -123,7 +123,8 @@ def test_the_command_line_reads_every_layout_python_reads(demo_rows, tmp_path):
         in result.stderr
     result = run("train", latin, *fast)  # latin-1 bytes read as utf-8: named, with the way out
     assert result.exit_code != 0 and "c.tsv:1" in result.stderr
-    assert "--encoding latin-1 for 20 Newsgroups, or use --decode replace" in result.stderr
+    assert ("declare the corpus encoding (--encoding latin-1 reads any byte, as Western "
+            "European text), or use --decode replace") in result.stderr
 
 
 
@@ -503,3 +504,44 @@ def test_idf_from_the_command_line_is_the_library_fit(tmp_path):
                    input=corpus.read_text(encoding="utf-8"))
     assert streamed.exit_code == 0
     assert snowpy.load(tmp_path / "s.snowpy").featurizer_.frequencies_.documents == 24
+
+
+def test_options_and_decoding_errors_are_answered_in_the_command_lines_words(tmp_path):
+    """--threads -5 was taken silently, --threads 0 and --calibrate cv:1 answered in
+    Python's names (n_jobs, None), and every decoding error suggested "--encoding latin-1
+    for 20 Newsgroups", for a binary file and UTF-16 too."""
+    from snowpy._validation import usable_cores
+
+    runner = CliRunner()
+    demo = str(ROOT / "corpora" / "demo" / "train.tsv")
+    out = ["-o", str(tmp_path / "m.snowpy"), "--epochs", "1"]
+    for threads in ("0", str(-usable_cores() - 1)):
+        result = runner.invoke(app, ["train", demo, *out, "--threads", threads])
+        assert result.exit_code == 1 and "Traceback" not in result.output
+        assert (f"invalid value for '--threads': {threads} leaves no thread: give a number "
+                "of threads from 1, or -1 for every core") in result.stderr
+        assert "n_jobs" not in result.stderr
+    result = runner.invoke(app, ["train", demo, *out, "--calibrate", "cv:1"])
+    assert result.exit_code == 1 and result.stderr == (
+        "snowpy: error: --calibrate must be 'cv' or 'holdout' (3 folds), 'cv:K' or "
+        "'holdout:K' (K folds from 2 to 1000), 'progressive' or 'none', got 'cv:1'\n")
+    rows = (ROOT / "corpora" / "demo" / "train.tsv").read_text()
+    files = {"question.tsv": "DESC:manner\tcafé au lait ?\n".encode("latin-1"),
+             "binary.tsv": b"\x7fELF\x02\x01\x01\x00\x00\x00\xff\xfe\x90\x91" * 50,
+             "wide.tsv": rows.encode("utf-16-le")}
+    said = {"question.tsv": "declare the corpus encoding (--encoding latin-1 reads any byte, "
+                            "as Western European text), or use --decode replace",
+            "binary.tsv": "it looks like a binary file, not text: is it the corpus?",
+            "wide.tsv": "zero bytes between the letters: UTF-16 without a byte-order mark? "
+                        "(--encoding utf-16-le)"}
+    for name, content in files.items():
+        (tmp_path / name).write_bytes(content)
+        result = runner.invoke(app, ["train", str(tmp_path / name), *out])
+        assert result.exit_code == 1 and said[name] in result.stderr, result.stderr
+        assert "20 Newsgroups" not in result.stderr
+    (tmp_path / "wide.txt").write_bytes("café\n".encode("utf-16-le"))
+    model = tmp_path / "m.snowpy"
+    assert runner.invoke(app, ["train", demo, *out]).exit_code == 0
+    result = runner.invoke(app, ["predict", str(model), str(tmp_path / "wide.txt")])
+    assert result.exit_code == 1 and ("it looks like UTF-16 without a byte-order mark: "
+                                      "--encoding utf-16-le") in result.stderr

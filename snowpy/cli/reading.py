@@ -160,7 +160,7 @@ def read_lines(source: str | None, encoding: str | None = None, decode: str = "s
 def _lines(stream: Any, where: str, encoding: str, decode: str, close: bool = False
            ) -> Iterator[str]:
     from snowpy.corpora.documents import max_document_bytes
-    from snowpy.corpora.sources import bounded_lines, recoded
+    from snowpy.corpora.sources import advice, bounded_lines, recoded
 
     said = encoding
     number = 0
@@ -176,9 +176,11 @@ def _lines(stream: Any, where: str, encoding: str, decode: str, close: bool = Fa
             try:
                 line = raw.decode(encoding, decode)
             except UnicodeDecodeError as exc:
+                from snowpy.cli.common import cli_words
+
                 raise ConfigurationError(
                     f"{where}:{number}: byte {exc.start} is not valid {encoding} "
-                    f"({exc.reason}); give --encoding, or --decode replace") from None
+                    f"({exc.reason}); {cli_words(advice(raw))}") from None
             yield line.rstrip("\r\n")
     except UnicodeDecodeError as exc:  # (met recoding UTF-16 or UTF-32)
         raise ConfigurationError(

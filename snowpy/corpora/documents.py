@@ -123,7 +123,9 @@ def checked(document: Document, problems: Problems) -> Document | None:
             problems.report(document.source, EMPTY_LABEL)
             return None
         if isinstance(label, str) and _CONTROL.search(label):
-            problems.report(document.source, f"label {label!r} holds a control character")
+            problems.report(document.source, f"label {label!r} holds a control character" + (
+                "; zero bytes between the letters: UTF-16 without a byte-order mark? "
+                "(encoding='utf-16-le')" if "\x00" in label else ""))
             return None
     return document
 

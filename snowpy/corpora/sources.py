@@ -20,7 +20,7 @@ from typing import BinaryIO
 
 from snowpy.corpora.documents import CorpusError, max_member_bytes
 
-__all__ = ["Files", "bounded_lines", "decode", "is_archive", "iter_lines", "marked",
+__all__ = ["Files", "advice", "bounded_lines", "decode", "is_archive", "iter_lines", "marked",
            "read_file", "recoded"]
 
 _TAR = (".tar.gz", ".tgz", ".tar", ".tar.bz2", ".tar.xz")
@@ -244,12 +244,31 @@ def decode(content: bytes, encoding: str, errors: str, where: str) -> str | None
     except UnicodeDecodeError as exc:
         if errors == "skip":
             return None
-        raise CorpusError(
-            f"{where}: byte {exc.start} is not valid {encoding} ({exc.reason}); declare the "
-            "corpus encoding, encoding='latin-1' for 20 Newsgroups, or use errors='replace'"
-        ) from None
+        raise CorpusError(f"{where}: byte {exc.start} is not valid {encoding} "
+                          f"({exc.reason}); {advice(content)}") from None
     except LookupError:
         raise CorpusError(f"unknown encoding {encoding!r}") from None
+
+
+def advice(content: bytes) -> str:
+    """What to do about bytes that are not valid in the encoding declared, from what they
+    look like: UTF-16 without a byte-order mark (a zero byte every other one), a binary
+    file (zero bytes elsewhere), else text in another encoding.
+
+    >>> advice("text".encode("utf-16-le"))
+    "it looks like UTF-16 without a byte-order mark: encoding='utf-16-le'"
+    >>> advice("café".encode("latin-1"))
+    "declare the corpus encoding (encoding='latin-1' reads any byte, as Western European text), or use errors='replace'"
+    """
+    sample = content[:4096]
+    odd, even = sample[1::2].count(0), sample[0::2].count(0)
+    if sample and max(odd, even) >= len(sample) // 4 and min(odd, even) <= max(odd, even) // 8:
+        return ("it looks like UTF-16 without a byte-order mark: "
+                f"encoding='utf-16-{'le' if odd > even else 'be'}'")
+    if 0 in sample:
+        return "it looks like a binary file, not text: is it the corpus?"
+    return ("declare the corpus encoding (encoding='latin-1' reads any byte, as Western "
+            "European text), or use errors='replace'")
 
 
 def iter_lines(content: bytes, where: str, encoding: str = "utf-8", errors: str = "strict"
