@@ -290,8 +290,9 @@ def _show(console: Any, model: Path, info: dict[str, Any], corpus: str | None) -
         console.print("features are numbered (the model keeps no names): add --corpus CORPUS "
                       "to name them from the text they came from")
     for label, features in info["top_features"].items():
-        table = Table(title=f"{label} (bias weight {info['bias_weight'][label]:.4g})",
-                      title_justify="left")
+        title = f"{label} (bias weight {info['bias_weight'][label]:.4g})"
+        table = Table(title=title, title_justify="left",  # (a title on one line)
+                      min_width=min(len(title), console.width))
         table.add_column("feature", overflow="fold")
         table.add_column("weight", justify="right")
         for item in features:

@@ -138,7 +138,8 @@ CheckpointOption = Annotated[Path | None, typer.Option(
 ResumeOption = Annotated[bool, typer.Option(
         "--resume", help="with --workers/--scheduler: continue from the last checkpoint")
     ]
-QuietOption = Annotated[bool, typer.Option("--quiet", "-q")]
+QuietOption = Annotated[bool, typer.Option(
+    "--quiet", "-q", help="no progress and no notes: the errors only (and --json's summary)")]
 JsonOutputOption = Annotated[bool, typer.Option("--json", help="a JSON summary")]
 ForceOption = Annotated[bool, typer.Option(
         "--force", help="replace MODEL even where it is a symbolic link (the link becomes "

@@ -29,6 +29,7 @@ from snowpy.cli.reading import (
     TextField,
     describe_read,
 )
+from snowpy.cli.train_options import QuietOption
 from snowpy.exceptions import ConfigurationError
 
 
@@ -73,7 +74,7 @@ def tune(
     label_field: LabelField = None,
     text_field: TextField = None,
     multilabel: Multilabel = False,
-    quiet: Annotated[bool, typer.Option("--quiet", "-q")] = False,
+    quiet: QuietOption = False,
     json_output: Annotated[bool, typer.Option("--json", help="a JSON summary")] = False,
 ) -> None:
     """Search the rule, its parameters, the n-grams, bits, thickness, epochs and link
