@@ -545,3 +545,22 @@ def test_options_and_decoding_errors_are_answered_in_the_command_lines_words(tmp
     result = runner.invoke(app, ["predict", str(model), str(tmp_path / "wide.txt")])
     assert result.exit_code == 1 and ("it looks like UTF-16 without a byte-order mark: "
                                       "--encoding utf-16-le") in result.stderr
+
+
+def test_the_multilabel_help_names_the_defaults_train_says_it_takes(multilabel_model,
+                                                                      tmp_path):
+    """train --help gave Balanced Winnow's multi-label defaults as every rule's, while the
+    note printed at the default rule (passive-aggressive) named others."""
+    import typer
+
+    _, corpus = multilabel_model
+    runner = CliRunner()
+    for rule in ("passive-aggressive", "balanced-winnow", "perceptron"):
+        result = runner.invoke(app, ["train", str(corpus), "-o", str(tmp_path / "m.snowpy"),
+                                     "--rule", rule, "--calibrate", "none"])
+        assert result.exit_code == 0, result.output
+        said = result.stderr.split("trained at the multi-label defaults ")[1].split(" (")[0]
+        params = typer.main.get_command(app).commands["train"].params
+        helped = next(p.help for p in params if "--multilabel" in p.opts)
+        named = f"{rule}: {said}" if rule != "perceptron" else f"any other rule: {said}"
+        assert named in helped, (named, helped)

@@ -40,12 +40,26 @@ LabelField = Annotated[str | None, typer.Option(
     help="jsonl: the field holding the label (or a list of labels)", rich_help_panel=_PANEL)]
 TextField = Annotated[list[str] | None, typer.Option(
     help="jsonl: the field holding the text; repeat to join several", rich_help_panel=_PANEL)]
+def _multilabel_defaults() -> str:
+    """The multi-label defaults of the default rule and of Balanced Winnow, as options."""
+    from snowpy.declared import CLASSIFIER
+    from snowpy.presets import multilabel_settings
+
+    def options(rule: str) -> str:
+        return " ".join(f"--{name.replace('_', '-')} "
+                        + (f"{value:g}" if isinstance(value, float) else str(value))
+                        for name, value in multilabel_settings(rule).items())
+
+    rule = CLASSIFIER["rule"].default
+    return f"{rule}: {options(rule)}; balanced-winnow: {options('balanced-winnow')}"
+
+
 Multilabel = Annotated[bool, typer.Option(
     "--multilabel", help="each document has a set of labels, each decided on its own (VW's "
     "--multilabel_oaa, fastText's -loss ova). Recognised without it from the labels: a "
     "JSON list, or several fastText __label__ tags on a line. A multi-label corpus is "
-    "trained at the multi-label defaults (--thickness 6 --negative-thickness 3 --alpha 1.2 "
-    "--beta 0.8 --epochs 20 --links touched) where those options are not given",
+    "trained at its rule's multi-label defaults where those options are not given ("
+    f"{_multilabel_defaults()}; any other rule: --epochs 20 --links touched)",
     rich_help_panel=_PANEL)]
 
 def read_as_trained(layout: Layout, recorded: Any, corpus: str, format: str | None,
