@@ -705,6 +705,10 @@ class SnowClassifier(Estimator):
         options.setdefault("relevance", featurizer.relevance)  # (files before it: none)
         try:
             classifier = cls(**options)
+            if classifier.thickness is not None:  # (the rule's own reads back as None)
+                own = classifier.set_params(thickness=None)._thickness()
+                if own != {"thickness": options["thickness"]}:
+                    classifier.set_params(thickness=options["thickness"])
         except TypeError as exc:
             raise ModelFileError(f"{where}: the classifier description is invalid "
                                  f"({exc})") from None

@@ -338,13 +338,14 @@ def test_a_rule_trains_with_the_thickness_snowpy_plugins_lists(tmp_path):
         assert result.exit_code == 0, result.output
         model = snowpy.load(path)
         assert model.network_.rule_params_["thickness"] == listed[rule]["thickness"]
-        assert model.thickness == listed[rule]["thickness"]  # (the file says it too)
+        assert model.thickness is None  # (the rule's own, as it was given)
         weights[rule] = model.target_scores(["my invoice was charged twice"])
     assert not np.allclose(weights["perceptron"], weights["thick-separator"])
     texts, labels = _demo()
     assert SnowClassifier("perceptron", epochs=1).fit(texts, labels).network_.rule_params_[
         "thickness"] == 0.0
-    assert SnowClassifier("perceptron", thickness=2.0, epochs=1).fit(
-        texts, labels).network_.rule_params_["thickness"] == 2.0
+    given = SnowClassifier("perceptron", thickness=2.0, epochs=1).fit(texts, labels)
+    assert given.network_.rule_params_["thickness"] == 2.0
+    assert snowpy.load(given.save(tmp_path / "given.snowpy")).thickness == 2.0
     cloud = SnowClassifier("winnow+perceptron", epochs=1).fit(texts, labels).network_
     assert [member.rule_params_["thickness"] for member in cloud.networks_] == [1.0, 0.0]
