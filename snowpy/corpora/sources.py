@@ -16,7 +16,7 @@ import tarfile
 import zipfile
 from collections.abc import Iterator
 from pathlib import Path
-from typing import BinaryIO
+from typing import Any, BinaryIO
 
 from snowpy.corpora.documents import CorpusError, max_member_bytes
 
@@ -287,8 +287,8 @@ def iter_lines(content: bytes, where: str, encoding: str = "utf-8", errors: str 
             yield f"{where}:{number}", line.rstrip("\r")
         return
     for number, raw in enumerate(io.BytesIO(content), start=1):
-        line = decode(raw, encoding, errors, f"{where}:{number}")
-        yield f"{where}:{number}", line if line is None else line.rstrip("\r\n")
+        decoded = decode(raw, encoding, errors, f"{where}:{number}")
+        yield f"{where}:{number}", decoded if decoded is None else decoded.rstrip("\r\n")
 
 
 def recoded(stream: BinaryIO, encoding: str, errors: str) -> tuple[BinaryIO, str]:
@@ -296,12 +296,14 @@ def recoded(stream: BinaryIO, encoding: str, errors: str) -> tuple[BinaryIO, str
     a stream of its UTF-8 bytes, to be cut into lines and decoded as UTF-8: ``(stream,
     "utf-8")``; any other, as it is: ``(stream, encoding)``. A byte that is not valid
     raises ``UnicodeDecodeError`` as the lines are read (``errors="strict"``)."""
-    if not hasattr(stream, "peek"):  # (a BytesIO, say)
-        stream = io.BufferedReader(stream)  # type: ignore[arg-type]
-    said = marked(stream.peek(4)[:4]) or encoding  # type: ignore[attr-defined]
+    peeking: Any = stream  # (one that cannot peek, a BytesIO say, is buffered)
+    if not hasattr(stream, "peek"):
+        peeking = io.BufferedReader(peeking)
+    said = marked(peeking.peek(4)[:4]) or encoding
     if not _wide(said) and said != "utf-8-sig":
-        return stream, encoding
-    return codecs.EncodedFile(stream, "utf-8", said, errors), "utf-8"  # type: ignore[return-value]
+        return peeking, encoding
+    recoder: Any = codecs.EncodedFile(peeking, "utf-8", said, errors)
+    return recoder, "utf-8"
 
 
 def read_file(source: str | os.PathLike) -> tuple[str, bytes]:

@@ -161,7 +161,8 @@ class Service:
                 self._dirty_since = time.monotonic()
             if self.seq - self.snapshot_seq >= self.snapshot_every:
                 self.snapshot()
-            answer = {"learned": len(records), "seq": self.seq, "correct_before": correct}
+            answer: dict[str, Any] = {"learned": len(records), "seq": self.seq,
+                                      "correct_before": correct}
             if new:
                 answer["new_labels"] = [_plain(label) for label in new]
             return answer
