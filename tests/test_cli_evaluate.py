@@ -169,3 +169,6 @@ def test_macro_figures_cover_the_labels_in_the_truth_or_the_predictions(tmp_path
     assert report["per_class"]["unsup"]["support"] == 0  # (still shown)
     out = run("evaluate", model, tmp_path / "imdb").stdout
     assert f"macro-F1 {report['macro']['f1']:.4f} (over the 2 labels in the truth" in out
+    # (the note is training's: evaluating on the train split says nothing of learning)
+    assert "holds 120" not in run("evaluate", model, tmp_path / "imdb", "--split",
+                                  "train").stderr

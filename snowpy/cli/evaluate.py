@@ -111,7 +111,7 @@ def evaluate(
     texts = read.texts
     assert texts is not None  # (read without a featurizer: the texts)
     if not json_output:
-        err(describe_read(corpus, read))
+        err(describe_read(corpus, read, training=False))
     network = classifier.network_
     with phases(f"featurising {len(texts):,} documents"):  # once, for every figure
         X = classifier.rows(texts)

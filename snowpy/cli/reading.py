@@ -108,15 +108,17 @@ def _classes(labels: Any) -> set[Any]:
     return names
 
 
-def describe_read(corpus: str, read: Read) -> str:
+def describe_read(corpus: str, read: Read, *, training: bool = True) -> str:
     """What was read, for the user: ``read 20newsgroups, split train: 11,314 documents,
-    20 classes``, then a line for each note a reader made (a header row recognised...)."""
+    20 classes``, then a line for each note a reader made (a header row recognised...),
+    and, for a corpus to train on, a note on a class that is most likely not one."""
     names = _classes(read.labels)
     where = f"{corpus}, split {read.split}" if read.split else corpus
     lines = [f"read {where}: {len(read):,} document{'s' * (len(read) != 1)}, "
              f"{len(names):,} class{'es' * (len(names) != 1)}"]
     lines += [f"note: {note}" for note in getattr(read.problems, "notes", ())]
-    lines += [f"note: {note}" for note in _lopsided(read.labels, len(names))]
+    if training:
+        lines += [f"note: {note}" for note in _lopsided(read.labels, len(names))]
     return "\n".join(lines)
 
 
