@@ -19,7 +19,12 @@ if TYPE_CHECKING:  # pragma: no cover
 else:
     sp = lazy_module("scipy.sparse")
 
-__all__ = ["apply_weights", "as_csr", "check_length", "require_rows", "threads_of"]
+__all__ = ["EMPTY_LABEL", "apply_weights", "as_csr", "check_length", "require_rows",
+           "threads_of"]
+
+#: Why a label of white space only, or none, is refused, by training and by the corpus
+#: readers alike: it would be a class whose name is nothing, printed as a blank answer.
+EMPTY_LABEL = "empty label: a label needs a character other than white space"
 
 
 def as_csr(X: Any, *, name: str = "X") -> sp.csr_matrix:

@@ -95,9 +95,10 @@ class SnowClassifier(Estimator):
         The update rule (``snowpy plugins`` lists them), or a rule given as an object
         (a :class:`~snowpy.rules.RuleSpec`, registered or not); its parameters are
         passed as keywords (``alpha=1.2``, ``theta=2``).
-    thickness : float, default 1.0
+    thickness : float or None, default None
         SNoW's thick separator, which every rule accepts (see
-        ``docs/rules.md``). The defaults of this class (PA-I on sublinear term
+        ``docs/rules.md``); None: the rule's own default, which ``snowpy plugins``
+        lists (1.0 for passive-aggressive, 0.0 for the Perceptron). The defaults of this class (PA-I on sublinear term
         frequencies times inverse document frequencies, a quarter of each
         strength scaled by its feature's relevance to the labels, each row of
         length 1, a bias of strength 0.1; word 1-2 grams, 2**22 hashed features,
@@ -161,14 +162,14 @@ class SnowClassifier(Estimator):
         name for name in _NETWORK_OPTIONS if name not in _FEATURIZER_OPTIONS)  # (n_jobs: both)
     _takes_text = True
     #: How the training corpus was read, on a classifier loaded from a file (``{}`` where
-    #: the file kept none; see :meth:`save`).
+    #: the file kept none; see :meth:`save`), kept by every later save of it.
     read_with_: dict[str, Any]
 
     def __init__(
         self,
         rule: str = _DEFAULTS["rule"],
         *,
-        thickness: float = _DEFAULTS["thickness"],
+        thickness: float | None = _DEFAULTS["thickness"],
         ngrams: Any = _DEFAULTS["ngrams"],
         char_ngrams: Any = _DEFAULTS["char_ngrams"],
         char_boundaries: str = _DEFAULTS["char_boundaries"],
@@ -268,11 +269,21 @@ class SnowClassifier(Estimator):
         :class:`~snowpy.Cloud` for several rules."""
         options = {name: getattr(self, name) for name in _NETWORK_OPTIONS}
         members = cloud_members(self.rule)
+        given = self._thickness()
         if members is not None:  # "winnow+perceptron": SNoW's cloud
-            shared = {"thickness": self.thickness, **self.rule_params}
-            return Cloud(share_params(members, shared), **options)
-        return network_for(self.rule, options, {"thickness": self.thickness,
-                                                **self.rule_params})
+            return Cloud(share_params(members, {**given, **self.rule_params}), **options)
+        return network_for(self.rule, options, {**given, **self.rule_params})
+
+    def _thickness(self) -> dict[str, float]:
+        """The thickness the rule learns with: the one given, else the rule's declared
+        default (``snowpy plugins`` lists it); a cloud's members each their own."""
+        if self.thickness is not None:
+            return {"thickness": self.thickness}
+        if cloud_members(self.rule) is not None:
+            return {}
+        from snowpy.plugins import get_rule
+
+        return {p.name: p.default for p in get_rule(self.rule).params if p.name == "thickness"}
 
     # -------------------------------------------------------------- training
     def begin(self, featurizer: Featurizer | None = None) -> Any:
@@ -289,6 +300,7 @@ class SnowClassifier(Estimator):
         network.check_options()  # a bad option or rule parameter fails before featurising
         self.featurizer_ = self.make_featurizer() if featurizer is None else featurizer
         self.network_ = network
+        self.__dict__.pop("read_with_", None)  # (how an earlier corpus was read)
         return network
 
     def with_network(self, network: Any) -> SnowClassifier:
@@ -624,8 +636,10 @@ class SnowClassifier(Estimator):
         featurizer = self.featurizer_
         params = plain(learned(featurizer.get_params()))
         params["extractors"] = [list(item) for item in params.get("extractors", [])]
+        own = learned(self.get_params())
+        own.update(self._thickness())  # (the thickness it trained with)
         header = {"kind": "classifier", "network": header, "featurizer": params,
-                  "classifier": plain(learned(self.get_params()))}
+                  "classifier": plain(own)}
         names = featurizer.packed_names(kept)
         if names is not None:
             packed, header["names"] = names
@@ -639,6 +653,8 @@ class SnowClassifier(Estimator):
             factors = frequencies.factors_of(ids)
             if factors is not None:  # (float32 numbers: DocumentFrequencies.relate)
                 arrays["frequency_factors"] = factors.astype(np.float32)
+        if self.__dict__.get("read_with_"):  # (how its corpus was read: kept on every save)
+            header["read_with"] = dict(self.read_with_)
         return header, arrays
 
     @classmethod
@@ -683,6 +699,10 @@ class SnowClassifier(Estimator):
         options.setdefault("relevance", featurizer.relevance)  # (files before it: none)
         try:
             classifier = cls(**options)
+            if classifier.thickness is not None:  # (the rule's own reads back as None)
+                own = classifier.set_params(thickness=None)._thickness()
+                if own != {"thickness": options["thickness"]}:
+                    classifier.set_params(thickness=options["thickness"])
         except TypeError as exc:
             raise ModelFileError(f"{where}: the classifier description is invalid "
                                  f"({exc})") from None

@@ -140,7 +140,8 @@ CLASSIFIER: Mapping[str, Setting] = _table({
     "rule": Setting("passive-aggressive", "update rule (snowpy plugins)",
                     why="a margin rule whose step fits the strengths of a unit-length "
                         "row (PA-I: the hinge loss LinearSVC minimises)"),
-    "thickness": Setting(1.0, "thick separator, every rule", why=_TEXT),
+    "thickness": Setting(None, "thick separator, every rule (default: the rule's own, "
+                               "which snowpy plugins lists)"),
     **FEATURIZER,
     "ngrams": Setting((1, 2), FEATURIZER["ngrams"].doc, why=_TEXT),
     "bits": Setting(22, FEATURIZER["bits"].doc, why="the network grows with the links it "

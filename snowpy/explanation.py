@@ -44,12 +44,19 @@ def explain_document(classifier: Any, text: Any, *, top_k: int = 3,
     order = np.argsort(-scores, kind="stable")
     chosen = order[:max(int(top_k), 1)]
     probabilities = _probabilities(network, rows)
+    label = network.predict(rows)[0]
+    # the runner-up is the best label left out of the answer: the second of a single
+    # label's, the first outside a multi-label network's set, whose margin is the score
+    # of the set's last label (or of the threshold, 0, for an empty set) over it
+    given = int(scores.size > 1) if not network.multilabel_ else int(np.sum(scores >= 0))
     out: dict[str, Any] = {
         "text": text if isinstance(text, str) else str(text),
-        "label": _label(network.predict(rows)[0]),
+        "label": _label(label),
         "probability": None if probabilities is None else float(probabilities[order[0]]),
-        "margin": float(scores[order[0]] - scores[order[1]]) if len(order) > 1 else None,
-        "runner_up": _label(classes[order[1]]) if len(order) > 1 else None,
+        "margin": (float((scores[order[given - 1]] if given else 0.0) - scores[order[given]])
+                   if given < len(order) and len(order) > 1 else None),
+        "runner_up": (_label(classes[order[given]])
+                      if given < len(order) and len(order) > 1 else None),
         "n_features": int(ids.size),
     }
     out["kind"] = kind = kind_of(network)

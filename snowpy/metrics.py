@@ -3,8 +3,10 @@
 Conventions (stated here because they differ between libraries):
 
 * precision, recall and F1 of a class with no prediction or no example are 0;
-  *macro* averages the classes' figures, *micro* pools their counts (for a
-  single-label task micro-F1 equals accuracy);
+  *macro* averages the figures of the classes that are in the truth or in the
+  predictions (scikit-learn's convention: a class the model knows but no
+  document has and no prediction gives does not count), *micro* pools their
+  counts (for a single-label task micro-F1 equals accuracy);
 * log loss is the mean negative log probability of the true class, with
   probabilities clipped to ``[1e-15, 1 - 1e-15]``;
 * the Brier score is the mean over examples of ``sum_k (p_k - y_k)^2`` (for
@@ -63,12 +65,15 @@ def _prf(tp: np.ndarray, fp: np.ndarray, fn: np.ndarray) -> tuple[np.ndarray, ..
 
 def _averages(tp, fp, fn, precision, recall, f1, labels) -> dict[str, Any]:
     micro = _prf(np.array([tp.sum()]), np.array([fp.sum()]), np.array([fn.sum()]))
+    present = (tp + fn > 0) | (tp + fp > 0)  # (in the truth or in the predictions)
     return {
         "per_class": {str(label): {"precision": float(precision[i]), "recall": float(recall[i]),
                                    "f1": float(f1[i]), "support": int(tp[i] + fn[i])}
                       for i, label in enumerate(labels)},
-        "macro": {"precision": float(precision.mean()), "recall": float(recall.mean()),
-                  "f1": float(f1.mean())},
+        "macro": {"precision": float(precision[present].mean()) if present.any() else 0.0,
+                  "recall": float(recall[present].mean()) if present.any() else 0.0,
+                  "f1": float(f1[present].mean()) if present.any() else 0.0,
+                  "classes": int(present.sum())},
         "micro": {"precision": float(micro[0][0]), "recall": float(micro[1][0]),
                   "f1": float(micro[2][0])},
     }
@@ -81,6 +86,12 @@ def classification_report(truth: Sequence[Any], predicted: Sequence[Any],
     >>> report = classification_report(["a", "b", "b"], ["a", "a", "b"], ["a", "b"])
     >>> report["accuracy"], report["per_class"]["a"]["precision"]
     (0.6666666666666666, 0.5)
+
+    The macro averages cover the classes in ``truth`` or ``predicted`` only:
+
+    >>> report = classification_report(["a", "b"], ["a", "a"], ["a", "b", "c"])
+    >>> round(report["macro"]["f1"], 4), report["macro"]["classes"]
+    (0.3333, 2)
     """
     matrix = confusion_matrix(truth, predicted, labels)
     tp = np.diag(matrix).astype(np.float64)

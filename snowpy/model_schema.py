@@ -223,7 +223,7 @@ NETWORK = Obj({
 }, required=("options", "rule_params", "labels", "n_features", "stats"))
 
 _CLASSIFIER_OPTIONS = {**FEATURIZER.fields, **_NETWORK_OPTIONS,
-                       "thickness": Number(0, _MAX_PARAM, infinite=True),
+                       "thickness": AnyOf((_NULL, Number(0, _MAX_PARAM, infinite=True))),
                        "rule": AnyOf((Text(200), Items(_ANY, 1, 64)))}
 _TOP = {
     "magic": Text(100), "format_version": Int(1, 1000), "snowpy_version": Text(100),

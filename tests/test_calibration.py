@@ -13,7 +13,7 @@ from typer.testing import CliRunner
 
 import snowpy
 from snowpy import SnowClassifier
-from snowpy.calibration import Calibration, fit_sigmoid
+from snowpy.calibration import Calibration, fit_sigmoid, fit_slope
 from snowpy.cli import app
 from snowpy.exceptions import CalibrationWarning, ConfigurationError, NotFittedError
 from snowpy.metrics import expected_calibration_error, log_loss
@@ -133,8 +133,10 @@ def test_network_calibration_is_calibrated_and_leaves_predictions_alone():
 def test_the_sigmoids_are_scikit_learns_platt_fit_of_the_same_scores():
     """An independent reference, not a loose floor (log loss < 0.5 held with Platt's B
     negated): a single-label network's shared sigmoid is Platt's fit of all its (score,
-    is-true) pairs, and a multi-label network's, of each target's, as scikit-learn's
-    ``_sigmoid_calibration`` fits them, to 1e-6."""
+    is-true) pairs as scikit-learn's ``_sigmoid_calibration`` fits them, to 1e-6; a
+    multi-label network's, of each target's with ``B = 0`` (probability 1/2 at the
+    threshold), the minimum of the same smoothed log loss that scipy finds."""
+    from scipy.optimize import minimize_scalar
     from sklearn.calibration import _sigmoid_calibration
 
     X, y = separable(seed=5, n=900)
@@ -149,10 +151,14 @@ def test_the_sigmoids_are_scikit_learns_platt_fit_of_the_same_scores():
     multi = snowpy.Network("perceptron", calibrate="progressive").fit(X[:600], labels)
     scores, positives = multi.engine_.progressive.arrays()
     assert multi.calibration_.normalize == "none"
+    assert not multi.calibration_.b.any()
     for t in range(scores.shape[1]):
-        a, b = _sigmoid_calibration(scores[:, t], positives[:, t].astype(int))
-        np.testing.assert_allclose([multi.calibration_.a[t], multi.calibration_.b[t]],
-                                   [a, b], rtol=1e-6, atol=1e-9)
+        s, y = scores[:, t], positives[:, t]
+        target = np.where(y, (y.sum() + 1) / (y.sum() + 2), 1 / ((~y).sum() + 2))
+        a = minimize_scalar(lambda a: np.sum(np.logaddexp(0, -a * s) + target * a * s),
+                            bounds=(-100, 0), method="bounded",
+                            options={"xatol": 1e-10}).x
+        np.testing.assert_allclose(multi.calibration_.a[t], a, rtol=1e-5)
 
 
 def test_holdout_and_a_class_with_one_example():
@@ -522,7 +528,9 @@ def test_a_warm_start_is_where_newtons_method_begins():
 def test_calibration_starts_each_sigmoid_from_the_earlier_fit(monkeypatch):
     """``Calibration.fit(start=earlier)`` hands the earlier sigmoid of each target to the
     compiled fit (one shared by every target: the first), when the earlier one covers as
-    many targets under the same normalisation; else Platt's start."""
+    many targets under the same normalisation; else Platt's start. Multi-label sigmoids
+    (``B = 0``, fitted by ``fit_slope``) start from the earlier slopes, to the same
+    optimum."""
     import snowpy.calibration as calibration_module
     from snowpy._core import platt
 
@@ -539,13 +547,17 @@ def test_calibration_starts_each_sigmoid_from_the_earlier_fit(monkeypatch):
     monkeypatch.setattr(calibration_module, "_platt", Spy)
     scores, positives = _one_label_data(n=200, k=3)
     earlier = Calibration([-1.5, -2.5, -3.5], [0.5, 1.5, 2.5], normalize="none", method="cv")
-    Calibration.fit(scores, positives, normalize="none", method="cv", start=earlier)
-    assert calls == [(-1.5, 0.5, True), (-2.5, 1.5, True), (-3.5, 2.5, True)]
-    calls.clear()
+    cold = Calibration.fit(scores, positives, normalize="none", method="cv")
+    warm = Calibration.fit(scores, positives, normalize="none", method="cv", start=earlier)
+    assert calls == [] and not warm.b.any()
+    np.testing.assert_allclose(warm.a, cold.a, rtol=1e-6)
+    for t, a in enumerate(cold.a):
+        assert calibration_module.fit_slope(scores[:, t], positives[:, t], start=a,
+                                            max_iter=1) == pytest.approx(a, rel=1e-9)
     shared = Calibration([-1.5, -1.5, -1.5], [0.5, 0.7, 0.9], normalize="sum", method="cv")
     Calibration.fit(scores, positives, normalize="sum", method="cv", start=shared)
     assert calls == [(-1.5, 0.5, True)]
-    for other, normalize in [(earlier, "sum"), (earlier.extended(4), "none")]:
+    for other, normalize in [(earlier, "sum"), (shared.extended(4), "sum")]:
         calls.clear()
         Calibration.fit(scores, positives, normalize=normalize, method="cv", start=other)
         assert calls and all(call == (0.0, 0.0, False) for call in calls)
@@ -567,8 +579,8 @@ def test_held_out_scores_fit_alike_in_any_order():
 
 def test_what_each_normalisation_fits():
     """Single-label ("sum"): one sigmoid shared by the targets (two targets too), and a
-    temperature where the division hedges; multi-label ("none"): a sigmoid per target and
-    no temperature, on the same scores. Two targets whose scores share a level that varies
+    temperature where the division hedges; multi-label ("none"): a sigmoid per target
+    through 1/2 at the threshold and no temperature, on the same scores. Two targets whose scores share a level that varies
     from example to example, the true one a little higher: the shared sigmoid says about
     the same for both, the accuracy is 1."""
     rng = np.random.default_rng(5)
@@ -586,7 +598,8 @@ def test_what_each_normalisation_fits():
     assert each.a[0] != each.a[1] and each.temperature == 1.0
     for t in (0, 1):
         order = np.lexsort((positives[:, t], scores[:, t]))
-        assert (each.a[t], each.b[t]) == fit_sigmoid(scores[order, t], positives[order, t])
+        assert (each.a[t], each.b[t]) == (fit_slope(scores[order, t], positives[order, t]),
+                                          0.0)
 
 
 def test_a_seeded_sample_of_pairs_fits_a_shared_sigmoid_beyond_the_limit(monkeypatch):

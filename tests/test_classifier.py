@@ -283,3 +283,69 @@ def test_a_loaded_classifier_runs_its_network_on_its_own_threads(tmp_path, rule)
     np.testing.assert_array_equal(loaded.predict(TEXTS), clf.predict(TEXTS))
     loaded.set_params(n_jobs=2)  # (and the holder's later choice reaches them too)
     assert loaded.featurizer_.n_jobs == 2 and set(threads(loaded)) == {2}
+
+
+@pytest.mark.parametrize("empty", ["", "  "])
+def test_an_empty_label_is_refused_everywhere_in_the_readers_words(empty, tmp_path):
+    # it was learned by fit, partial_fit and learn_one (the class "" then won predictions)
+    # while the command line's reader refused it: refused everywhere, in the same words
+    from typer.testing import CliRunner
+
+    from snowpy.cli import app
+
+    words = "empty label: a label needs a character other than white space"
+    texts, labels = _demo()
+    with pytest.raises(ConfigurationError, match=words):
+        SnowClassifier(epochs=1).fit(texts[:20] + ["an odd one"], labels[:20] + [empty])
+    with pytest.raises(ConfigurationError, match=words):
+        SnowClassifier(epochs=1).fit(texts[:20], [[y, empty] for y in labels[:20]])
+    model = SnowClassifier(epochs=1).fit(texts, labels)
+    with pytest.raises(ConfigurationError, match=words):
+        model.partial_fit(["please cancel my renewal"], [empty])
+    with pytest.raises(ConfigurationError, match=words):
+        model.learn_one("please cancel my renewal", empty)
+    assert "" not in model.classes_ and "  " not in model.classes_
+    for name, content in (("c.tsv", f"billing\tmy invoice\n{empty}\tcancel it\n"),
+                          ("c.jsonl", '{"label": "billing", "text": "my invoice"}\n'
+                                      f'{{"label": "{empty}", "text": "cancel it"}}\n')):
+        (tmp_path / name).write_text(content)
+        result = CliRunner().invoke(app, ["train", str(tmp_path / name), "-o",
+                                          str(tmp_path / "m.snowpy")])
+        assert result.exit_code == 1 and f"{name}:2: {words}" in result.stderr
+
+
+def test_a_rule_trains_with_the_thickness_snowpy_plugins_lists(tmp_path):
+    # every rule trained with thickness 1.0 while `snowpy plugins` listed its own (0.0 for
+    # the Perceptron): --rule perceptron and --rule thick-separator gave the same model
+    import json as json_module
+
+    from typer.testing import CliRunner
+
+    from snowpy.cli import app
+
+    runner = CliRunner()
+    listed = {rule["name"]: {p["name"]: p["default"] for p in rule["parameters"]}
+              for rule in json_module.loads(runner.invoke(app, ["plugins", "--json"]).stdout)
+              ["rules"]}
+    assert (listed["perceptron"]["thickness"], listed["thick-separator"]["thickness"],
+            listed["passive-aggressive"]["thickness"]) == (0.0, 1.0, 1.0)
+    demo = Path(__file__).resolve().parent.parent / "corpora" / "demo" / "train.tsv"
+    weights = {}
+    for rule in ("perceptron", "thick-separator", "naive-bayes", "aggressive"):
+        path = tmp_path / f"{rule}.snowpy"
+        result = runner.invoke(app, ["train", str(demo), "-o", str(path), "--rule", rule,
+                                     "--epochs", "2", "--calibrate", "none"])
+        assert result.exit_code == 0, result.output
+        model = snowpy.load(path)
+        assert model.network_.rule_params_["thickness"] == listed[rule]["thickness"]
+        assert model.thickness is None  # (the rule's own, as it was given)
+        weights[rule] = model.target_scores(["my invoice was charged twice"])
+    assert not np.allclose(weights["perceptron"], weights["thick-separator"])
+    texts, labels = _demo()
+    assert SnowClassifier("perceptron", epochs=1).fit(texts, labels).network_.rule_params_[
+        "thickness"] == 0.0
+    given = SnowClassifier("perceptron", thickness=2.0, epochs=1).fit(texts, labels)
+    assert given.network_.rule_params_["thickness"] == 2.0
+    assert snowpy.load(given.save(tmp_path / "given.snowpy")).thickness == 2.0
+    cloud = SnowClassifier("winnow+perceptron", epochs=1).fit(texts, labels).network_
+    assert [member.rule_params_["thickness"] for member in cloud.networks_] == [1.0, 0.0]

@@ -571,7 +571,7 @@ def test_output_paths_that_would_destroy_something_are_refused(fresh_model, tmp_
 
 @pytest.mark.parametrize("option,value,message", [
     ("--seed", "-1", "seed must be None or an integer from 0 to 4294967295"),
-    ("--calibrate", "cv:99999999999", "'cv:K' or 'holdout:K' with K folds from 2 to 1000"),
+    ("--calibrate", "cv:99999999999", "'cv:K' or 'holdout:K' (K folds from 2 to 1000)"),
     ("--eligibility", "percent:0", "'percent:P' with 0 < P <= 100 (SNoW -e), got 'percent:0'"),
     ("--epochs", "99999999999999999999", "epochs must be an integer from 1 to 1,000,000"),
     ("--theta", "nan", "theta"),
@@ -742,3 +742,36 @@ def test_the_command_line_and_what_it_starts_use_no_transparent_huge_pages():
                             timeout=120)
     assert result.returncode == 0, result.stderr
     assert result.stdout.split() == ["0", "0", "1", "1"]
+
+
+def test_help_and_output_say_what_each_command_does(model, tmp_path, monkeypatch):
+    # evaluate's and predict's --workers help said "train", -q had no help, inspect's
+    # titles broke at 80 columns, `corpus info` showed `present: None`, --plot named two of
+    # the three figures it writes, and without Dask --workers started talking first
+    import typer
+
+    def helped(command: str) -> dict[str, str]:
+        """Each option of ``command`` and its help."""
+        params = typer.main.get_command(app).commands[command].params
+        return {option: getattr(param, "help", None) or "" for param in params
+                for option in param.opts}
+
+    for command in ("evaluate", "predict", "train"):
+        assert helped(command)["--workers"].startswith("run on a Dask LocalCluster")
+    for command in ("train", "tune"):
+        assert helped(command)["-q"].startswith("no progress and no notes")
+    plot = helped("evaluate")["--plot"]
+    assert all(name in plot for name in ("confusion.png", "reliability.png", "coverage.png"))
+    wide = run("inspect", model, "--top", "2", env={"COLUMNS": "80"}).stdout.splitlines()
+    assert "technical (bias weight" in "\n".join(wide)
+    assert all(line.endswith(")") for line in wide if "(bias weight" in line)
+    monkeypatch.setenv("SNOWPY_DATA", str(tmp_path))
+    info = run("corpus", "info", "trec").stdout
+    assert "present: absent: put its file in one of data_dirs" in info and "None" not in \
+        info.split("present:")[1].splitlines()[0]
+    monkeypatch.setitem(sys.modules, "distributed", None)  # (as if Dask were not there)
+    for command in (("train", TRAIN, "-o", tmp_path / "d.snowpy"), ("evaluate", model, TEST)):
+        result = run(*command, "--workers", "2")
+        assert result.exit_code == 1 and result.output == (
+            "snowpy: error: --workers needs Dask (dask.distributed): pip install '.[dask]' "
+            "in snowpy's source folder\n")

@@ -129,3 +129,46 @@ def test_without_matplotlib_the_metrics_come_first(many_classes, tmp_path, monke
     assert "the figures need matplotlib: pip install '.[plot]' in snowpy's source folder" \
         in result.stderr
     assert not (tmp_path / "r.png").exists()
+
+
+def test_macro_figures_cover_the_labels_in_the_truth_or_the_predictions(tmp_path):
+    # aclImdb as distributed: train/{pos,neg,unsup}, test/{pos,neg}. The unsup folder is
+    # learned as a third class that no test document has and (here) no prediction gives:
+    # the macro averages are scikit-learn's, over the labels in the truth or predictions
+    from sklearn.metrics import f1_score
+
+    import snowpy
+
+    rng = np.random.default_rng(0)
+    words = {"pos": "good great superb lovely fine brilliant", "neg":
+             "bad awful poor dull terrible boring", "unsup": "zap zip zop zup"}
+    common = "movie film plot actor scene story the a it was".split()
+    for split, labels, n in (("train", ("pos", "neg", "unsup"), 40), ("test", ("pos", "neg"),
+                                                                       20)):
+        for label in labels:
+            folder = tmp_path / "imdb" / split / label
+            folder.mkdir(parents=True)
+            for i in range(n * (3 if label == "unsup" else 1)):
+                mixed = words[label].split() + (words["neg" if label == "pos" else "pos"]
+                                                .split()[:2] if i % 4 == 0 else [])
+                (folder / f"{i}_7.txt").write_text(" ".join(
+                    list(rng.choice(mixed, 4)) + list(rng.choice(common, 8))))
+    model = tmp_path / "imdb.snowpy"
+    trained = run("train", tmp_path / "imdb", "-o", model)
+    assert trained.exit_code == 0, trained.output
+    assert ("note: the class 'unsup' holds 120 of the 200 documents (neg 40, pos 40)"
+            in trained.stderr)
+    report = json.loads(run("evaluate", model, tmp_path / "imdb", "--json").stdout)
+    texts = [p.read_text() for label in ("neg", "pos")
+             for p in sorted((tmp_path / "imdb" / "test" / label).iterdir())]
+    truth = ["neg"] * 20 + ["pos"] * 20
+    predicted = snowpy.load(model).predict(texts).tolist()
+    assert "unsup" not in predicted and predicted != truth  # (a mistake or more)
+    assert report["macro"]["classes"] == 2
+    assert report["macro"]["f1"] == pytest.approx(f1_score(truth, predicted, average="macro"))
+    assert report["per_class"]["unsup"]["support"] == 0  # (still shown)
+    out = run("evaluate", model, tmp_path / "imdb").stdout
+    assert f"macro-F1 {report['macro']['f1']:.4f} (over the 2 labels in the truth" in out
+    # (the note is training's: evaluating on the train split says nothing of learning)
+    assert "holds 120" not in run("evaluate", model, tmp_path / "imdb", "--split",
+                                  "train").stderr

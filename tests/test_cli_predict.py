@@ -56,6 +56,27 @@ def test_multilabel_predict_honours_top_k_and_never_answers_blank(multilabel_mod
         assert answers[0]["labels"] == [] and len(answers[1]["top"]) == 2
 
 
+def test_a_multilabel_set_is_every_label_of_probability_one_half_or_more(multilabel_model):
+    # the set predict answers and the probabilities printed beside it are one answer:
+    # every label at 1/2 or more is in the set, none below (Platt's free intercept put 8
+    # of the demo test file's 120 sets at odds with their probabilities); explain's
+    # runner-up is the best label left out of the set
+    model, _ = multilabel_model
+    test = ROOT / "corpora" / "demo" / "test.tsv"
+    texts = "".join(line.split("\t", 1)[1] + "\n" for line in test.read_text().splitlines())
+    answers = [json.loads(line) for line in run(
+        "predict", model, "-", "--jsonl", "-k", "9",
+        input=texts).stdout.splitlines()]
+    assert len(answers) == 120
+    for answer in answers:
+        above = [t["label"] for t in answer["top"] if t["probability"] >= 0.5]
+        assert sorted(answer["labels"]) == sorted(above), answer
+    assert sum(bool(a["labels"]) for a in answers) > 90  # (not sets empty by chance)
+    for text in texts.splitlines()[:40]:
+        explained = json.loads(run("explain", model, text, "--json").stdout)
+        assert explained["runner_up"] not in explained["label"]
+
+
 def test_predict_reads_its_input_with_the_bound(quick_model, monkeypatch):
     monkeypatch.setenv("SNOWPY_MAX_DOCUMENT_BYTES", "1000")
     result = run("predict", quick_model, input="fine\n" + "x" * 5000)

@@ -7,6 +7,7 @@ import json
 import tarfile
 from pathlib import Path
 
+import orjson
 import pytest
 from typer.testing import CliRunner
 
@@ -122,7 +123,8 @@ def test_the_command_line_reads_every_layout_python_reads(demo_rows, tmp_path):
         in result.stderr
     result = run("train", latin, *fast)  # latin-1 bytes read as utf-8: named, with the way out
     assert result.exit_code != 0 and "c.tsv:1" in result.stderr
-    assert "--encoding latin-1 for 20 Newsgroups, or use --decode replace" in result.stderr
+    assert ("declare the corpus encoding (--encoding latin-1 reads any byte, as Western "
+            "European text), or use --decode replace") in result.stderr
 
 
 
@@ -294,6 +296,125 @@ def test_a_model_remembers_how_its_corpus_was_read(tmp_path):
     assert result.exit_code == 0 and "training corpus was" not in result.output
 
 
+def test_a_re_saved_model_still_remembers_how_its_corpus_was_read(tmp_path):
+    """After load then save, partial_fit, or a serve snapshot, read_with_ was {} and
+    evaluate on the same latin-1 corpus failed; a fit on other texts starts afresh."""
+    from typer.testing import CliRunner
+
+    from snowpy.cli import app
+    from snowpy.serving import Service
+
+    tsv = tmp_path / "c.tsv"
+    tsv.write_bytes(b"".join(b"spam\twin cash caf\xe9\n" if i % 2 else
+                             b"ham\tlunch at noon\n" for i in range(20)))
+    runner = CliRunner()
+    trained = tmp_path / "t.snowpy"
+    result = runner.invoke(app, ["train", str(tsv), "-o", str(trained), "--encoding",
+                                 "latin-1", "--epochs", "2"])
+    assert result.exit_code == 0, result.output
+    recorded = snowpy.load(trained).read_with_
+    assert recorded == {"encoding": "latin-1", "format": "tsv"}
+    resaved = snowpy.load(trained).save(tmp_path / "resaved.snowpy")
+    more = snowpy.load(trained).partial_fit(["win a café"], ["spam"])
+    more.save(tmp_path / "more.snowpy")
+    service = Service(trained, tmp_path / "state")
+    service.learn([("lunch at noon", "ham")])
+    snapshot = service.snapshot()
+    service.journal.close()
+    for path in (resaved, tmp_path / "more.snowpy", snapshot):
+        assert snowpy.load(path).read_with_ == recorded, path
+        result = runner.invoke(app, ["evaluate", str(path), str(tsv)])
+        assert result.exit_code == 0, result.output
+        assert "read as the model's training corpus was: --encoding latin-1" in result.output
+    refitted = snowpy.load(trained).fit(["a b", "c d"] * 5, ["x", "y"] * 5)
+    refitted.save(tmp_path / "refitted.snowpy")
+    assert snowpy.load(tmp_path / "refitted.snowpy").read_with_ == {}
+
+
+@pytest.mark.parametrize("encoding, declared", [("utf-16", "utf-16"), ("utf-16", None),
+                                               ("utf-16-le", "utf-16-le"),
+                                               ("utf-32", None), ("utf-8-sig", "latin-1")])
+def test_utf16_files_are_read_as_declared_or_as_their_byte_order_mark_says(
+        tmp_path, encoding, declared):
+    """--encoding utf-16 failed (`byte 32 is not valid utf-16 (truncated data)`): the
+    text was cut into lines at the byte 10. Train (a file, standard input, JSON Lines)
+    and predict read UTF-16 and UTF-32 as the same text in UTF-8; a byte-order mark says
+    the encoding whatever was declared."""
+    from typer.testing import CliRunner
+
+    from snowpy.cli import app
+
+    runner = CliRunner()
+    given = ["--encoding", declared] if declared else []
+    demo = ROOT / "corpora" / "demo"
+    rows = (demo / "train.tsv").read_text(encoding="utf-8")
+    (tmp_path / "c.tsv").write_bytes(rows.encode(encoding))
+    tests = "".join(line.split("\t", 1)[1] + "\n"
+                    for line in (demo / "test.tsv").read_text().splitlines())
+    (tmp_path / "t.txt").write_bytes(tests.encode(encoding))
+    for source, extra, epochs in ((str(tmp_path / "c.tsv"), {}, "2"),
+                                  ("-", {"input": rows.encode(encoding)}, "1")):
+        reference = tmp_path / "reference.snowpy"  # (the same text in UTF-8, read alike)
+        assert runner.invoke(app, ["train", "-" if extra else str(demo / "train.tsv"), "-o",
+                                   str(reference), "--epochs", epochs],
+                             input=rows if extra else None).exit_code == 0
+        expected = runner.invoke(app, ["predict", str(reference)], input=tests).stdout
+        assert len(expected.splitlines()) == 120
+        model = tmp_path / "m.snowpy"
+        result = runner.invoke(app, ["train", source, "-o", str(model), "--epochs", epochs,
+                                     *given], **extra)
+        assert result.exit_code == 0, result.output
+        assert "400 documents" in result.output and "5 classes" in result.output
+        for where, more in ((str(tmp_path / "t.txt"), {}),
+                            ("-", {"input": tests.encode(encoding)})):
+            predicted = runner.invoke(app, ["predict", str(model), where, *given], **more)
+            assert predicted.exit_code == 0, predicted.output
+            assert predicted.stdout == expected
+    jsonl = "".join(orjson.dumps({"label": label, "text": text}).decode() + "\n"
+                    for label, text in (line.split("\t", 1) for line in rows.splitlines()))
+    if encoding != "utf-16-le":  # (JSON Lines take no encoding: a mark says it)
+        (tmp_path / "c.jsonl").write_bytes(jsonl.encode(encoding))
+        result = runner.invoke(app, ["train", str(tmp_path / "c.jsonl"), "-o",
+                                     str(tmp_path / "j.snowpy"), "--epochs", "2"])
+        assert result.exit_code == 0 and "400 documents, 5 classes" in result.output, \
+            result.output
+
+
+def test_inspect_and_tune_read_a_corpus_as_train_does(tmp_path):
+    """inspect --corpus and tune had no --encoding, --format or column options (20
+    Newsgroups, BBC and TREC are latin-1), and inspect did not take the model's recorded
+    reading as evaluate does."""
+    runner = CliRunner()
+    rows = [("spam", "win a café prize now"), ("ham", "lunch at noon today")] * 15
+    tsv = tmp_path / "c.tsv"
+    tsv.write_bytes("".join(f"{label}\t{text}\n" for label, text in rows).encode("latin-1"))
+    model = tmp_path / "m.snowpy"
+    assert runner.invoke(app, ["train", str(tsv), "-o", str(model), "--encoding", "latin-1",
+                               "--epochs", "2", "--calibrate", "none"]).exit_code == 0
+    for given in ([], ["--encoding", "latin-1"]):
+        result = runner.invoke(app, ["inspect", str(model), "--corpus", str(tsv), "--json",
+                                     *given])
+        assert result.exit_code == 0, result.output
+        named = json.loads(result.stdout)["top_features"]["spam"]
+        assert "café" in {name for feature in named for name in feature["names"]}, named
+    said = runner.invoke(app, ["inspect", str(model), "--corpus", str(tsv)])
+    assert "read as the model's training corpus was: --encoding latin-1" in said.output
+    csv = tmp_path / "c.data"  # (a name that says no format)
+    csv.write_bytes("".join(f'"{text}",{label}\n' for label, text in rows).encode("latin-1"))
+    tuned = tmp_path / "t.snowpy"
+    result = runner.invoke(app, ["tune", str(csv), "-o", str(tuned), "--budget", "3s",
+                                 "--format", "csv", "--encoding", "latin-1",
+                                 "--label-column", "1", "--text-column", "0", "--no-header"])
+    assert result.exit_code == 0, result.output
+    assert "30 documents, 2 classes" in result.output
+    assert result.stderr.splitlines()[-1].startswith(
+        f"snowpy train {csv} --format csv --encoding latin-1 --label-column 1 "
+        "--text-column 0 --no-header -o MODEL --rule ")
+    assert snowpy.load(tuned).read_with_ == {"encoding": "latin-1", "label_column": "1",
+                                             "text_column": ["0"], "header": False,
+                                             "format": "csv"}
+
+
 def test_standard_input_read_in_compiled_blocks_hands_over_to_python_at_the_right_line(
         tmp_path):
     """A stream of clean lines is read in compiled blocks of about 1 MB; a line the
@@ -438,3 +559,63 @@ def test_every_source_reads_the_layout_options_and_the_encoding_alike(tmp_path, 
     assert clf.network_.multilabel_ == ("multilabel" in combo)
     expected = ("billing",) if "multilabel" in combo else "billing"
     assert clf.predict(["refund my card charge"])[0] == expected
+
+
+def test_options_and_decoding_errors_are_answered_in_the_command_lines_words(tmp_path):
+    """--threads -5 was taken silently, --threads 0 and --calibrate cv:1 answered in
+    Python's names (n_jobs, None), and every decoding error suggested "--encoding latin-1
+    for 20 Newsgroups", for a binary file and UTF-16 too."""
+    from snowpy._validation import usable_cores
+
+    runner = CliRunner()
+    demo = str(ROOT / "corpora" / "demo" / "train.tsv")
+    out = ["-o", str(tmp_path / "m.snowpy"), "--epochs", "1"]
+    for threads in ("0", str(-usable_cores() - 1)):
+        result = runner.invoke(app, ["train", demo, *out, "--threads", threads])
+        assert result.exit_code == 1 and "Traceback" not in result.output
+        assert (f"invalid value for '--threads': {threads} leaves no thread: give a number "
+                "of threads from 1, or -1 for every core") in result.stderr
+        assert "n_jobs" not in result.stderr
+    result = runner.invoke(app, ["train", demo, *out, "--calibrate", "cv:1"])
+    assert result.exit_code == 1 and result.stderr == (
+        "snowpy: error: --calibrate must be 'cv' or 'holdout' (3 folds), 'cv:K' or "
+        "'holdout:K' (K folds from 2 to 1000), 'progressive' or 'none', got 'cv:1'\n")
+    rows = (ROOT / "corpora" / "demo" / "train.tsv").read_text()
+    files = {"question.tsv": "DESC:manner\tcafé au lait ?\n".encode("latin-1"),
+             "binary.tsv": b"\x7fELF\x02\x01\x01\x00\x00\x00\xff\xfe\x90\x91" * 50,
+             "wide.tsv": rows.encode("utf-16-le")}
+    said = {"question.tsv": "declare the corpus encoding (--encoding latin-1 reads any byte, "
+                            "as Western European text), or use --decode replace",
+            "binary.tsv": "it looks like a binary file, not text: is it the corpus?",
+            "wide.tsv": "zero bytes between the letters: UTF-16 without a byte-order mark? "
+                        "(--encoding utf-16-le)"}
+    for name, content in files.items():
+        (tmp_path / name).write_bytes(content)
+        result = runner.invoke(app, ["train", str(tmp_path / name), *out])
+        assert result.exit_code == 1 and said[name] in result.stderr, result.stderr
+        assert "20 Newsgroups" not in result.stderr
+    (tmp_path / "wide.txt").write_bytes("café\n".encode("utf-16-le"))
+    model = tmp_path / "m.snowpy"
+    assert runner.invoke(app, ["train", demo, *out]).exit_code == 0
+    result = runner.invoke(app, ["predict", str(model), str(tmp_path / "wide.txt")])
+    assert result.exit_code == 1 and ("it looks like UTF-16 without a byte-order mark: "
+                                      "--encoding utf-16-le") in result.stderr
+
+
+def test_the_multilabel_help_names_the_defaults_train_says_it_takes(multilabel_model,
+                                                                      tmp_path):
+    """train --help gave Balanced Winnow's multi-label defaults as every rule's, while the
+    note printed at the default rule (passive-aggressive) named others."""
+    import typer
+
+    _, corpus = multilabel_model
+    runner = CliRunner()
+    for rule in ("passive-aggressive", "balanced-winnow", "perceptron"):
+        result = runner.invoke(app, ["train", str(corpus), "-o", str(tmp_path / "m.snowpy"),
+                                     "--rule", rule, "--calibrate", "none"])
+        assert result.exit_code == 0, result.output
+        said = result.stderr.split("trained at the multi-label defaults ")[1].split(" (")[0]
+        params = typer.main.get_command(app).commands["train"].params
+        helped = next(p.help for p in params if "--multilabel" in p.opts)
+        named = f"{rule}: {said}" if rule != "perceptron" else f"any other rule: {said}"
+        assert named in helped, (named, helped)

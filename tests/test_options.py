@@ -62,8 +62,8 @@ def test_calibrate_refuses_other_values_in_one_line(value):
     with pytest.raises(ConfigurationError) as refused:
         calibrating(value)
     assert str(refused.value) == (
-        "calibrate must be None, 'progressive', 'cv' or 'holdout' (3 folds), or 'cv:K' or "
-        f"'holdout:K' with K folds from 2 to {MAX_FOLDS}, got {value!r}")
+        "calibrate must be 'cv' or 'holdout' (3 folds), 'cv:K' or 'holdout:K' (K folds "
+        f"from 2 to {MAX_FOLDS}), 'progressive' or 'none', got {value!r}")
 
 
 def test_bias_strength_is_a_non_negative_number():
@@ -97,7 +97,7 @@ def test_options_at_their_bounds_are_taken(name, value):
     ("seed", -1, f"seed must be None or an integer from 0 to {2**32 - 1}, got -1"),
     ("seed", 2**32, f"seed must be None or an integer from 0 to {2**32 - 1}, got {2**32}"),
     ("seed", "3", f"seed must be None or an integer from 0 to {2**32 - 1}, got '3'"),
-    ("calibrate", "cv:1", "calibrate must be None"),
+    ("calibrate", "cv:1", "calibrate must be 'cv' or 'holdout'"),
     ("discard", -0.1, "discard must be None or a finite non-negative number, got -0.1"),
     ("discard", float("nan"), "discard must be None or a finite non-negative number, got nan"),
     ("discard", float("inf"), "discard must be None or a finite non-negative number, got inf"),

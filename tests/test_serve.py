@@ -362,6 +362,45 @@ def test_an_example_is_fsynced_before_it_is_learned_and_acknowledged(model, tmp_
     service.journal.close()
 
 
+def test_an_empty_label_is_a_400_and_is_not_journaled(model, tmp_path):
+    # /learn answered 200 to "label": "" and the class "" then won predictions
+    client, service = _client(model, tmp_path)
+    with client:
+        for label in ("", " "):
+            refused = client.post("/learn", json={"text": "cancel my plan", "label": label})
+            assert refused.status_code == 400
+            assert refused.json()["error"] == ("example 0: empty label: a label needs a "
+                                               "character other than white space")
+        assert not (tmp_path / "state" / "journal.jsonl").exists()
+        assert "" not in service.model.classes_
+
+
+def test_learn_says_when_a_label_is_new_and_a_service_can_refuse_new_labels(model,
+                                                                           tmp_path):
+    # /learn answered a plain {"learned": 1} to a mistyped label, which then stayed a class
+    # of the model for good; the answer names it now, and --no-new-labels refuses it
+    import warnings
+
+    client, service = _client(model, tmp_path / "open")
+    with client, warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # (the new label's provisional sigmoid: said)
+        known = client.post("/learn", json={"text": "my invoice is wrong", "label": "billing"})
+        assert known.json() == {"learned": 1, "seq": 1, "correct_before": 1}
+        new = client.post("/learn", json={"text": "cancel my plan", "label": "biling"})
+        assert new.status_code == 200 and new.json()["new_labels"] == ["biling"]
+        again = client.post("/learn", json={"text": "cancel it", "label": "biling"})
+        assert "new_labels" not in again.json()
+    strict = Service(model, tmp_path / "strict", new_labels=False)
+    with pytest.raises(Exception) as caught:
+        strict.learn([("my invoice", "billing"), ("cancel my plan", "biling")])
+    assert (caught.value.status, str(caught.value)) == (
+        400, "example 1: the model knows no label 'biling', and this service takes no new "
+             "label (its labels: account, billing, feedback, shipping, technical)")
+    assert strict.seq == 0 and "biling" not in strict.model.classes_
+    assert strict.learn([("my invoice", "billing")])["seq"] == 1
+    strict.journal.close()
+
+
 def test_a_new_label_learned_by_the_service_warns_in_words_serve_can_act_on(model,
                                                                                tmp_path):
     # the warning said "fit with calibrate, or --calibrate progressive": an option of

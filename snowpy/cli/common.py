@@ -94,8 +94,11 @@ def _one_line(message: Any, category: Any, filename: str, lineno: int, file: Any
 
 
 #: Python keyword arguments the library's messages name, and the options that set them.
-_OPTION_OF = {"errors": "decode", "text_fields": "text-field", "label_field": "label-field"}
-_KEYWORD = re.compile(r"\b([a-z][a-z_]*)=(?:True\b|'([\w.-]+)')")
+_OPTION_OF = {"errors": "decode", "text_fields": "text-field", "label_field": "label-field",
+              "n_jobs": "threads"}
+_KEYWORD = re.compile(r"\b([a-z][a-z_]*)=(?:True\b|'([\w.:-]+)')")
+#: A library message that opens on a parameter's name: ``calibrate must be ...``.
+_OPENING = re.compile(r"^([a-z][a-z_]*) must be ")
 
 
 def cli_words(message: str) -> str:
@@ -106,11 +109,15 @@ def cli_words(message: str) -> str:
     'use --decode replace to treat them as separators'
     >>> cli_words("(read with multilabel=True)")
     '(read with --multilabel)'
+    >>> cli_words("calibrate must be 'cv' or 'none', got 'cv:1'")
+    "--calibrate must be 'cv' or 'none', got 'cv:1'"
     """
     def option(match: re.Match[str]) -> str:
         name = _OPTION_OF.get(match[1], match[1].replace("_", "-"))
         return f"--{name} {match[2]}" if match[2] else f"--{name}"
 
+    message = _OPENING.sub(lambda m: f"--{_OPTION_OF.get(m[1], m[1].replace('_', '-'))} "
+                                     "must be ", message)
     return _KEYWORD.sub(option, message)
 
 

@@ -61,7 +61,11 @@ def info(name: str, json_output: Annotated[bool, typer.Option("--json")] = False
     if json_output:
         echo_json(data)
         return
-    for key, value in data.items():
+    fetched = any(f.url for f in spec.files)
+    shown = {**data, "present": data["present"] or "absent: put its file in one of data_dirs "
+             "(or point SNOWPY_DATA at the folder that holds it)"
+             + (f", or snowpy corpus fetch {spec.name}" if fetched else "")}
+    for key, value in shown.items():
         typer.echo(f"{key:>12}: {value}")
 
 

@@ -13,10 +13,10 @@ from snowpy.cli.common import counted, echo_json, err
 from snowpy.exceptions import ConfigurationError
 
 Workers = Annotated[int | None, typer.Option(
-    help="train on a Dask LocalCluster of this many worker processes (pip install "
+    help="run on a Dask LocalCluster of this many worker processes (pip install "
          "'.[dask]' in snowpy's source folder)")]
 Scheduler = Annotated[str | None, typer.Option(
-    help="train on the Dask cluster of this scheduler, e.g. tcp://10.0.0.5:8786")]
+    help="run on the Dask cluster of this scheduler, e.g. tcp://10.0.0.5:8786")]
 Shards = Annotated[int | None, typer.Option(
     help="with --workers/--scheduler: shards of the corpus (default: the workers' "
          "threads, a task on each)")]
@@ -29,7 +29,15 @@ def wanted(workers: int | None, scheduler: str | None) -> bool:
                                  "give one of them")
     if workers is not None and workers < 1:
         raise ConfigurationError(f"--workers must be at least 1, got {workers}")
-    return workers is not None or scheduler is not None
+    asked = workers is not None or scheduler is not None
+    if asked:  # (before a word is said of the work: without Dask there is none)
+        import importlib.util
+
+        if importlib.util.find_spec("distributed") is None:
+            raise ConfigurationError(
+                f"{'--workers' if workers is not None else '--scheduler'} needs Dask "
+                "(dask.distributed): pip install '.[dask]' in snowpy's source folder")
+    return asked
 
 
 def cluster_of(workers: int | None, scheduler: str | None) -> int | str:

@@ -52,7 +52,9 @@ def evaluate(
     on_error: Annotated[str, typer.Option(help="malformed records: raise or skip")] = "raise",
     bins: Annotated[int, typer.Option(help="bins of the calibration error")] = 15,
     plot: Annotated[Path | None, typer.Option(
-        help="write confusion.png and reliability.png into this folder (needs matplotlib)")
+        help="write the figures into this folder (needs matplotlib): confusion.png, "
+             "reliability.png (a calibrated model), coverage.png (single-label: accuracy "
+             "against coverage when abstaining)")
     ] = None,
     reliability_diagram: Annotated[Path | None, typer.Option(
         help="draw the reliability diagram to this PNG or SVG (needs matplotlib)")] = None,
@@ -109,7 +111,7 @@ def evaluate(
     texts = read.texts
     assert texts is not None  # (read without a featurizer: the texts)
     if not json_output:
-        err(describe_read(corpus, read))
+        err(describe_read(corpus, read, training=False))
     network = classifier.network_
     with phases(f"featurising {len(texts):,} documents"):  # once, for every figure
         X = classifier.rows(texts)

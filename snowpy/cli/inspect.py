@@ -7,7 +7,17 @@ from typing import Annotated, Any
 
 import typer
 
-from snowpy.cli.common import counted, echo_json, handles_errors, model_key
+from snowpy.cli.common import counted, echo_json, given_options, handles_errors, model_key
+from snowpy.cli.reading import (
+    Decode,
+    Encoding,
+    Header,
+    LabelColumn,
+    LabelField,
+    TextColumn,
+    TextField,
+    read_as_trained,
+)
 from snowpy.exceptions import ConfigurationError
 
 
@@ -27,8 +37,10 @@ def _names(featurizer: Any, ids: Any = None) -> dict[int, list[str]]:
     return featurizer.names_ if ids is None else featurizer.names_of(ids)
 
 
-def _recover_names(model: Any, corpus: str, split: str | None, top: int, every: bool) -> None:
-    """Name the features to be shown (all of them for an export) from CORPUS."""
+def _recover_names(model: Any, corpus: str, split: str | None, top: int, every: bool,
+                   format: str | None, layout: Any) -> None:
+    """Name the features to be shown (all of them for an export) from CORPUS, read as
+    ``format`` and ``layout`` say."""
     from snowpy import corpora
 
     classifier, net, featurizer = _parts(model)
@@ -47,7 +59,8 @@ def _recover_names(model: Any, corpus: str, split: str | None, top: int, every: 
             best = (-weights[keep]).argsort(kind="stable")[:top]
             wanted.update(int(ids[r - 1]) for r in rows[keep][best])
         wanted = sorted(wanted)
-    texts = corpora.open(corpus, split=split, prefer="train", on_error="skip").read().texts
+    texts = corpora.open(corpus, split=split, format=format, layout=layout, prefer="train",
+                         on_error="skip").read().texts
     featurizer.recover_names(texts, wanted)
 
 
@@ -161,6 +174,7 @@ def export(model: Any, path: Path, progress: Any = None) -> int:
 
 @handles_errors
 def inspect(
+    ctx: typer.Context,
     model: Annotated[Path, typer.Argument(help="model file")],
     top: Annotated[int, typer.Option(help="heaviest features shown per class")] = 10,
     export_to: Annotated[Path | None, typer.Option(
@@ -170,15 +184,29 @@ def inspect(
         help="name features by rehashing this corpus (for a model trained without "
              "--keep-names): a path, a registered corpus or -")] = None,
     split: Annotated[str | None, typer.Option(help="split of --corpus")] = None,
+    format: Annotated[str | None, typer.Option(
+        help="format of --corpus (default: as the model's training corpus was read, else "
+             "guessed)")] = None,
+    encoding: Encoding = None,
+    decode: Decode = "strict",
+    label_column: LabelColumn = None,
+    text_column: TextColumn = None,
+    header: Header = None,
+    label_field: LabelField = None,
+    text_field: TextField = None,
 ) -> None:
     """Show MODEL: rule, parameters, classes, training figures, heaviest features."""
-    from snowpy import load
+    from snowpy import corpora, load
     from snowpy.cli.common import console as make_console
 
     console = make_console(stderr=json_output)
     loaded = load(model, mmap=True, key=model_key())
     if corpus is not None:
-        _recover_names(loaded, corpus, split, top, export_to is not None)
+        layout = corpora.Layout(encoding, decode, label_column, text_column or [], header,
+                                label_field, text_field or [])
+        layout = read_as_trained(layout, getattr(loaded, "read_with_", None), corpus, format,
+                                 given_options(ctx), quiet=json_output)
+        _recover_names(loaded, corpus, split, top, export_to is not None, format, layout)
     from snowpy.model_kinds import kind_of
 
     classifier, network, _ = _parts(loaded)
@@ -262,8 +290,9 @@ def _show(console: Any, model: Path, info: dict[str, Any], corpus: str | None) -
         console.print("features are numbered (the model keeps no names): add --corpus CORPUS "
                       "to name them from the text they came from")
     for label, features in info["top_features"].items():
-        table = Table(title=f"{label} (bias weight {info['bias_weight'][label]:.4g})",
-                      title_justify="left")
+        title = f"{label} (bias weight {info['bias_weight'][label]:.4g})"
+        table = Table(title=title, title_justify="left",  # (a title on one line)
+                      min_width=min(len(title), console.width))
         table.add_column("feature", overflow="fold")
         table.add_column("weight", justify="right")
         for item in features:

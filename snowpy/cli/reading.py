@@ -40,12 +40,26 @@ LabelField = Annotated[str | None, typer.Option(
     help="jsonl: the field holding the label (or a list of labels)", rich_help_panel=_PANEL)]
 TextField = Annotated[list[str] | None, typer.Option(
     help="jsonl: the field holding the text; repeat to join several", rich_help_panel=_PANEL)]
+def _multilabel_defaults() -> str:
+    """The multi-label defaults of the default rule and of Balanced Winnow, as options."""
+    from snowpy.declared import CLASSIFIER
+    from snowpy.presets import multilabel_settings
+
+    def options(rule: str) -> str:
+        return " ".join(f"--{name.replace('_', '-')} "
+                        + (f"{value:g}" if isinstance(value, float) else str(value))
+                        for name, value in multilabel_settings(rule).items())
+
+    rule = CLASSIFIER["rule"].default
+    return f"{rule}: {options(rule)}; balanced-winnow: {options('balanced-winnow')}"
+
+
 Multilabel = Annotated[bool, typer.Option(
     "--multilabel", help="each document has a set of labels, each decided on its own (VW's "
     "--multilabel_oaa, fastText's -loss ova). Recognised without it from the labels: a "
     "JSON list, or several fastText __label__ tags on a line. A multi-label corpus is "
-    "trained at the multi-label defaults (--thickness 6 --negative-thickness 3 --alpha 1.2 "
-    "--beta 0.8 --epochs 20 --links touched) where those options are not given",
+    "trained at its rule's multi-label defaults where those options are not given ("
+    f"{_multilabel_defaults()}; any other rule: --epochs 20 --links touched)",
     rich_help_panel=_PANEL)]
 
 def read_as_trained(layout: Layout, recorded: Any, corpus: str, format: str | None,
@@ -94,15 +108,47 @@ def _classes(labels: Any) -> set[Any]:
     return names
 
 
-def describe_read(corpus: str, read: Read) -> str:
+def describe_read(corpus: str, read: Read, *, training: bool = True) -> str:
     """What was read, for the user: ``read 20newsgroups, split train: 11,314 documents,
-    20 classes``, then a line for each note a reader made (a header row recognised...)."""
+    20 classes``, then a line for each note a reader made (a header row recognised...),
+    and, for a corpus to train on, a note on a class that is most likely not one."""
     names = _classes(read.labels)
     where = f"{corpus}, split {read.split}" if read.split else corpus
     lines = [f"read {where}: {len(read):,} document{'s' * (len(read) != 1)}, "
              f"{len(names):,} class{'es' * (len(names) != 1)}"]
     lines += [f"note: {note}" for note in getattr(read.problems, "notes", ())]
+    if training:
+        lines += [f"note: {note}" for note in _lopsided(read.labels, len(names))]
     return "\n".join(lines)
+
+
+#: Folder names that hold unlabelled documents in corpora as distributed (aclImdb's
+#: ``train/unsup``), which a folder reader takes for one class more.
+UNLABELLED = ("unsup", "unlabeled", "unlabelled")
+
+
+def _lopsided(labels: Any, classes: int) -> list[str]:
+    """A note on a class that is most likely not one: a folder of unlabelled documents,
+    or, among three classes or more, one class holding more documents than all the others
+    together (single-label corpora)."""
+    from collections import Counter
+
+    from snowpy.network.labels import is_multilabel
+
+    if classes < 2 or is_multilabel(labels):
+        return []
+    counts = Counter(labels.tolist() if hasattr(labels, "tolist") else labels)
+    total = sum(counts.values())
+    notes = []
+    for name, n in counts.most_common():
+        if str(name).lower() in UNLABELLED or (classes >= 3 and n > total - n):
+            others = ", ".join(f"{other} {m:,}" for other, m in counts.most_common()
+                               if other != name)
+            notes.append(f"the class {name!r} holds {n:,} of the {total:,} documents "
+                         f"({others}); it is learned as a class like the others, and "
+                         "predicted. A folder of unlabelled documents (aclImdb's "
+                         "train/unsup) is no class: move it out of the corpus folder")
+    return notes
 
 
 def read_lines(source: str | None, encoding: str | None = None, decode: str = "strict"
@@ -130,13 +176,15 @@ def read_lines(source: str | None, encoding: str | None = None, decode: str = "s
 def _lines(stream: Any, where: str, encoding: str, decode: str, close: bool = False
            ) -> Iterator[str]:
     from snowpy.corpora.documents import max_document_bytes
-    from snowpy.corpora.sources import bounded_lines
+    from snowpy.corpora.sources import advice, bounded_lines, recoded
 
+    said = encoding
+    number = 0
     try:
-        number = 0
         limit = max_document_bytes()
+        lines, encoding = recoded(stream, encoding, decode)  # (UTF-16: as UTF-8)
         # each line returned once complete (no read-ahead wait), and read with a bound
-        for raw in bounded_lines(stream, limit):
+        for raw in bounded_lines(lines, limit):
             number += 1
             if raw is None:
                 raise ConfigurationError(f"{where}:{number}: a line of more than {limit:,} "
@@ -144,10 +192,16 @@ def _lines(stream: Any, where: str, encoding: str, decode: str, close: bool = Fa
             try:
                 line = raw.decode(encoding, decode)
             except UnicodeDecodeError as exc:
+                from snowpy.cli.common import cli_words
+
                 raise ConfigurationError(
                     f"{where}:{number}: byte {exc.start} is not valid {encoding} "
-                    f"({exc.reason}); give --encoding, or --decode replace") from None
+                    f"({exc.reason}); {cli_words(advice(raw))}") from None
             yield line.rstrip("\r\n")
+    except UnicodeDecodeError as exc:  # (met recoding UTF-16 or UTF-32)
+        raise ConfigurationError(
+            f"{where}:{number + 1}: not valid {said} ({exc.reason}); give --encoding, or "
+            "--decode replace") from None
     finally:
         if close:
             stream.close()

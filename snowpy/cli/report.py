@@ -35,7 +35,8 @@ def print_report(report: dict[str, Any], multilabel: bool, confusion_file: Path 
     headline = (f"subset accuracy {report['subset_accuracy']:.4f}" if multilabel
                 else f"accuracy {report['accuracy']:.4f}")
     console.print(f"{report['documents']:,} documents: {headline}, "
-                  f"macro-F1 {report['macro']['f1']:.4f}, micro-F1 {report['micro']['f1']:.4f}")
+                  f"macro-F1 {report['macro']['f1']:.4f} (over the {report['macro']['classes']:,} "
+                  f"labels in the truth or the predictions), micro-F1 {report['micro']['f1']:.4f}")
     if "log_loss" in report:
         kind = " (each document-label pair)" if multilabel else ""
         console.print(f"log loss {report['log_loss']:.4f}, Brier {report['brier']:.4f}, "

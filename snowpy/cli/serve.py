@@ -33,6 +33,10 @@ def serve(
     max_body: Annotated[int, typer.Option(help="largest request body, in bytes")] = 1 << 20,
     max_batch: Annotated[int, typer.Option(help="most documents or examples a request")
                          ] = 1000,
+    new_labels: Annotated[bool, typer.Option(
+        "--new-labels/--no-new-labels", help="whether /learn takes a label the model does "
+        "not know (a mistyped one becomes a class of its own); refused with "
+        "--no-new-labels")] = True,
 ) -> None:
     """Serve MODEL over HTTP: POST /predict, POST /learn (feedback learned online, in a
     write-ahead journal before it is acknowledged), GET /health, GET /metrics
@@ -61,7 +65,8 @@ def serve(
                                      "characters")
     listening = _bound(host, port)  # (before a word is said: the port is ours)
     service = Service(model, state, snapshot_every=snapshot_every,
-                      snapshot_seconds=snapshot_seconds, key=model_key())
+                      snapshot_seconds=snapshot_seconds, key=model_key(),
+                      new_labels=new_labels)
 
     def stopped() -> None:
         latest = service.journal.latest_snapshot()
@@ -79,7 +84,7 @@ def serve(
         if service.unreplayable else ""
     err(f"serving {model} on http://{host}:{listening.getsockname()[1]} ({service.seq:,} "
         f"examples learned, {service.replayed:,} replayed from the journal{skipped}; "
-        f"/learn {learning})")
+        f"/learn {learning}{'' if new_labels or service.closed else ', new labels refused'})")
     server = uvicorn.Server(uvicorn.Config(app, log_level="warning", timeout_keep_alive=5,
                                            limit_concurrency=256))
     server.run(sockets=[listening])

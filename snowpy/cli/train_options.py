@@ -28,11 +28,25 @@ __all__ = [
 
 
 
-def declared(name: str, *flags: str, note: str = "") -> Any:
+def declared(name: str, *flags: str, note: str = "", callback: Any = None) -> Any:
     """The option of the classifier's parameter ``name``: its help is the declared line,
-    then ``note`` (how the command line writes a value, or decides a default)."""
+    then ``note`` (how the command line writes a value, or decides a default);
+    ``callback`` checks a value given."""
     doc = CLASSIFIER[name].doc
-    return typer.Option(*flags, help=f"{doc} ({note})" if note else doc)
+    return typer.Option(*flags, help=f"{doc} ({note})" if note else doc, callback=callback)
+
+
+def _threads(value: int | None) -> int | None:
+    """``--threads``: a number from 1, or -1 for every core (-2 all but one...), leaving
+    at least one of the cores this process may use."""
+    from snowpy._validation import usable_cores
+
+    cores = usable_cores()
+    if value is not None and (value == 0 or value < -cores):
+        raise typer.BadParameter(
+            f"{value} leaves no thread: give a number of threads from 1, or -1 for every "
+            f"core this process may use ({cores}; -2 all but one...)")
+    return value
 
 
 def spelled(name: str) -> str:
@@ -68,7 +82,7 @@ AverageOption = Annotated[bool, declared("average", "--average/--no-average")]
 ThreadsOption = Annotated[int, declared(
         "n_jobs", "--threads", note="default -1; the targets are shared among the threads, "
         "or, when they are learned together (--multiclass constraint) or fewer than the "
-        "threads, each epoch's examples (docs/rules.md)")]
+        "threads, each epoch's examples (docs/rules.md)", callback=_threads)]
 MulticlassOption = Annotated[str, declared("multiclass")]
 EarlyStopOption = Annotated[bool, declared("early_stop", "--early-stop/--no-early-stop")]
 LinksOption = Annotated[str, declared("links")]
@@ -124,7 +138,8 @@ CheckpointOption = Annotated[Path | None, typer.Option(
 ResumeOption = Annotated[bool, typer.Option(
         "--resume", help="with --workers/--scheduler: continue from the last checkpoint")
     ]
-QuietOption = Annotated[bool, typer.Option("--quiet", "-q")]
+QuietOption = Annotated[bool, typer.Option(
+    "--quiet", "-q", help="no progress and no notes: the errors only (and --json's summary)")]
 JsonOutputOption = Annotated[bool, typer.Option("--json", help="a JSON summary")]
 ForceOption = Annotated[bool, typer.Option(
         "--force", help="replace MODEL even where it is a symbolic link (the link becomes "

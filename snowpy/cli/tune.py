@@ -18,7 +18,18 @@ from snowpy.cli.common import (
     model_key,
     summarise,
 )
-from snowpy.cli.reading import describe_read
+from snowpy.cli.reading import (
+    Decode,
+    Encoding,
+    Header,
+    LabelColumn,
+    LabelField,
+    Multilabel,
+    TextColumn,
+    TextField,
+    describe_read,
+)
+from snowpy.cli.train_options import QuietOption
 from snowpy.exceptions import ConfigurationError
 
 
@@ -54,7 +65,16 @@ def tune(
     split: Annotated[str | None, typer.Option(
         help="split of the corpus (default: its train split; a test split is never read "
              "unless named)")] = None,
-    quiet: Annotated[bool, typer.Option("--quiet", "-q")] = False,
+    format: Annotated[str | None, typer.Option(help="input format (guessed)")] = None,
+    encoding: Encoding = None,
+    decode: Decode = "strict",
+    label_column: LabelColumn = None,
+    text_column: TextColumn = None,
+    header: Header = None,
+    label_field: LabelField = None,
+    text_field: TextField = None,
+    multilabel: Multilabel = False,
+    quiet: QuietOption = False,
     json_output: Annotated[bool, typer.Option("--json", help="a JSON summary")] = False,
 ) -> None:
     """Search the rule, its parameters, the n-grams, bits, thickness, epochs and link
@@ -68,7 +88,10 @@ def tune(
     chatty = not (quiet or json_output)
     from snowpy import corpora
 
-    read = corpora.open(corpus, split=split, prefer="train").read()
+    layout = corpora.Layout(encoding, decode, label_column, text_column or [], header,
+                            label_field, text_field or [], multilabel)
+    read = corpora.open(corpus, split=split, format=format, layout=layout,
+                        prefer="train").read()
     if chatty:
         err(describe_read(corpus, read))
     assert read.texts is not None
@@ -92,7 +115,8 @@ def tune(
     result = tuning.tune(read.texts, list(read.labels), budget=seconds,
                          validation=validation, seed=seed,
                          study=None if study is None else str(study), progress=show)
-    result.classifier.save(output, key=model_key())
+    result.classifier.save(output, key=model_key(),
+                           read_with=layout.recorded(corpus, format))
     if report is not None:
         from snowpy._atomic import write_bytes
         from snowpy.tuning.report import report_html
@@ -110,6 +134,8 @@ def tune(
               + ("" if result.baseline_score is None else
                  f" (defaults {result.baseline_score:.4f})")
               + f"; saved {output}, which this command trains again:\n"
-              f"snowpy train {corpus}{'' if split is None else f' --split {split}'} -o MODEL "
-              f"{described(result.best_params, exact=True)}",
+              f"snowpy train {corpus}{'' if split is None else f' --split {split}'} "
+              + "".join(f"{flag} " for flag in
+                        ([f"--format {format}"] if format else []) + layout.flags())
+              + f"-o MODEL {described(result.best_params, exact=True)}",
               json_output=json_output, quiet=quiet)

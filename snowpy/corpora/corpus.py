@@ -66,6 +66,16 @@ class Layout:
                  "--multilabel": self.multilabel or None}
         return [name for name, value in named.items() if value]
 
+    def flags(self) -> list[str]:
+        """The options given, as the command line writes them (``--encoding latin-1``).
+
+        >>> Layout(encoding="latin-1", header=False).flags()
+        ['--encoding latin-1', '--no-header']
+        """
+        defaults = asdict(Layout())
+        return [_flag(name, value) for name, value in asdict(self).items()
+                if value != defaults[name]]
+
     def recorded(self, corpus: str, format: str | None) -> dict[str, Any]:
         """The options given and the format CORPUS is read in, as a model file keeps them
         (``read_with``), for :meth:`completed` to read another corpus the same way."""

@@ -5,10 +5,12 @@ from __future__ import annotations
 
 import csv
 import io
+import itertools
 import os
 from collections.abc import Iterator, Sequence
 from typing import Any, BinaryIO
 
+from snowpy._validation import EMPTY_LABEL
 from snowpy.corpora.documents import (
     CorpusError,
     Document,
@@ -16,7 +18,7 @@ from snowpy.corpora.documents import (
     checked,
     max_document_bytes,
 )
-from snowpy.corpora.sources import bounded_lines, decode, iter_lines, read_file
+from snowpy.corpora.sources import bounded_lines, decode, iter_lines, read_file, recoded
 
 __all__ = ["HEADER_WORDS", "columns_by_name", "fasttext_record", "looks_like_header", "read_csv", "line_format", "read_fasttext", "read_stream", "read_tsv", "tsv_record"]
 
@@ -77,7 +79,7 @@ def tsv_record(line: str, at: str, problems: Problems, *, label_column: int = 0,
         return None
     label = fields[label_column].strip()
     if not label:
-        problems.report(at, "empty label")
+        problems.report(at, EMPTY_LABEL)
         return None
     return checked(Document(fields[text_column], (label,) if multilabel else label, at),
                    problems)
@@ -155,7 +157,7 @@ def read_csv(
             problems.report(at, f"expected at least {max(columns) + 1} columns, found {len(row)}")
             continue
         if not label:
-            problems.report(at, "empty label")
+            problems.report(at, EMPTY_LABEL)
             continue
         checked_document = checked(Document(document, (label,) if multilabel else label, at),
                                    problems)
@@ -282,8 +284,17 @@ def read_stream(stream: BinaryIO, *, format: str | None = None, where: str = "<s
     if format not in (None, "tsv", "fasttext"):
         raise CorpusError(f"{where}: a stream is read as tsv or fasttext lines, not {format!r}")
     blank = 0
-    for number, raw in enumerate(bounded_lines(stream, max_document_bytes()), first_line):
+    said = encoding
+    stream, encoding = recoded(stream, encoding, "strict" if errors == "skip" else errors)
+    lines = bounded_lines(stream, max_document_bytes())
+    for number in itertools.count(first_line):
         at = f"{where}:{number}"
+        try:
+            raw = next(lines)
+        except StopIteration:
+            break
+        except UnicodeDecodeError as exc:  # (recoding UTF-16 or UTF-32: the rest is lost)
+            raise CorpusError(f"{at}: not valid {said} ({exc.reason})") from None
         if raw is None:
             problems.report(at, f"a line of more than {max_document_bytes():,} bytes "
                             "(SNOWPY_MAX_DOCUMENT_BYTES)")

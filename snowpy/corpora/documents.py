@@ -8,6 +8,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from snowpy._validation import EMPTY_LABEL
 from snowpy.exceptions import ConfigurationError, SnowpyError
 
 __all__ = ["ON_ERROR", "CorpusError", "Document", "Problems", "checked", "max_document_bytes",
@@ -105,7 +106,7 @@ _CONTROL = re.compile("[\x00-\x1f]")
 
 def checked(document: Document, problems: Problems) -> Document | None:
     """``document``, or None (reported) when its text is empty or too long, or a label
-    holds a control character (a NUL once made a class of its own)."""
+    is empty or holds a control character (a NUL once made a class of its own)."""
     text = document.text
     if isinstance(text, str):
         if not text.strip():
@@ -118,8 +119,13 @@ def checked(document: Document, problems: Problems) -> Document | None:
             return None
     labels = document.label if isinstance(document.label, tuple) else (document.label,)
     for label in labels:
+        if isinstance(label, str) and not label.strip():
+            problems.report(document.source, EMPTY_LABEL)
+            return None
         if isinstance(label, str) and _CONTROL.search(label):
-            problems.report(document.source, f"label {label!r} holds a control character")
+            problems.report(document.source, f"label {label!r} holds a control character" + (
+                "; zero bytes between the letters: UTF-16 without a byte-order mark? "
+                "(encoding='utf-16-le')" if "\x00" in label else ""))
             return None
     return document
 

@@ -8,7 +8,7 @@ from collections.abc import Iterator, Sequence
 import orjson
 
 from snowpy.corpora.documents import Document, Problems, checked
-from snowpy.corpora.sources import read_file
+from snowpy.corpora.sources import decode, marked, read_file
 
 __all__ = ["jsonl_fields", "read_jsonl"]
 
@@ -61,6 +61,8 @@ def read_jsonl(
     fields = None if text_fields is None else \
         (text_fields,) if isinstance(text_fields, str) else tuple(text_fields)
     where, content = read_file(source)
+    if marked(content[:4]):  # (UTF-16, say, as its byte-order mark says: as UTF-8)
+        content = (decode(content, "utf-8", "strict", where) or "").encode()
     for number, line in enumerate(content.splitlines(), start=1):
         at = f"{where}:{number}"
         if not line.strip():

@@ -9,17 +9,19 @@ paths are relative to it. A file inside an archive can be named
 
 from __future__ import annotations
 
+import codecs
 import io
 import os
 import tarfile
 import zipfile
 from collections.abc import Iterator
 from pathlib import Path
-from typing import BinaryIO
+from typing import Any, BinaryIO
 
 from snowpy.corpora.documents import CorpusError, max_member_bytes
 
-__all__ = ["Files", "bounded_lines", "decode", "is_archive", "iter_lines", "read_file"]
+__all__ = ["Files", "advice", "bounded_lines", "decode", "is_archive", "iter_lines", "marked",
+           "read_file", "recoded"]
 
 _TAR = (".tar.gz", ".tgz", ".tar", ".tar.bz2", ".tar.xz")
 
@@ -202,35 +204,106 @@ def _walk(root: Path) -> list[str]:
     return names
 
 
+#: Byte-order marks and the encoding each says, UTF-32's first (its little-endian mark
+#: begins as UTF-16's).
+MARKS = ((codecs.BOM_UTF32_LE, "utf-32"), (codecs.BOM_UTF32_BE, "utf-32"),
+         (codecs.BOM_UTF8, "utf-8-sig"), (codecs.BOM_UTF16_LE, "utf-16"),
+         (codecs.BOM_UTF16_BE, "utf-16"))
+
+
+def marked(head: bytes) -> str | None:
+    """The encoding the byte-order mark at the start of ``head`` says, or None: a file
+    with a mark is read as what the mark says, whatever encoding was declared.
+
+    >>> marked("a".encode("utf-16")), marked(b"plain")
+    ('utf-16', None)
+    """
+    return next((encoding for mark, encoding in MARKS if head.startswith(mark)), None)
+
+
+def _wide(encoding: str) -> bool:
+    """Whether ``encoding`` spends two or four bytes on a newline (UTF-16, UTF-32): its
+    text cannot be cut into lines at the byte 10."""
+    try:
+        return codecs.lookup(encoding).name.startswith(("utf-16", "utf-32"))
+    except LookupError:
+        return False
+
+
 def decode(content: bytes, encoding: str, errors: str, where: str) -> str | None:
-    """Decode a file's bytes; a bad byte raises a CorpusError naming ``where``.
+    """Decode a file's bytes; a bad byte raises a CorpusError naming ``where``. A
+    byte-order mark says the encoding (:func:`marked`) and is not text (it made an
+    extra class).
 
     ``errors`` is ``"strict"`` (an error with the byte offset), ``"replace"``
     (U+FFFD) or ``"skip"`` (return None: the caller skips and counts it).
     """
-    if content[:3] == b"\xef\xbb\xbf" and encoding.replace("-", "").lower() in ("utf8",
-                                                                              "utf8sig"):
-        content = content[3:]  # a byte-order mark: not text (it made an extra class)
+    encoding = marked(content[:4]) or encoding
     try:
         return content.decode(encoding, "strict" if errors == "skip" else errors)
     except UnicodeDecodeError as exc:
         if errors == "skip":
             return None
-        raise CorpusError(
-            f"{where}: byte {exc.start} is not valid {encoding} ({exc.reason}); declare the "
-            "corpus encoding, encoding='latin-1' for 20 Newsgroups, or use errors='replace'"
-        ) from None
+        raise CorpusError(f"{where}: byte {exc.start} is not valid {encoding} "
+                          f"({exc.reason}); {advice(content)}") from None
     except LookupError:
         raise CorpusError(f"unknown encoding {encoding!r}") from None
+
+
+def advice(content: bytes) -> str:
+    """What to do about bytes that are not valid in the encoding declared, from what they
+    look like: UTF-16 without a byte-order mark (a zero byte every other one), a binary
+    file (zero bytes elsewhere), else text in another encoding.
+
+    >>> advice("text".encode("utf-16-le"))
+    "it looks like UTF-16 without a byte-order mark: encoding='utf-16-le'"
+    >>> advice("café".encode("latin-1"))
+    "declare the corpus encoding (encoding='latin-1' reads any byte, as Western European text), or use errors='replace'"
+    """
+    sample = content[:4096]
+    odd, even = sample[1::2].count(0), sample[0::2].count(0)
+    if sample and max(odd, even) >= len(sample) // 4 and min(odd, even) <= max(odd, even) // 8:
+        return ("it looks like UTF-16 without a byte-order mark: "
+                f"encoding='utf-16-{'le' if odd > even else 'be'}'")
+    if 0 in sample:
+        return "it looks like a binary file, not text: is it the corpus?"
+    return ("declare the corpus encoding (encoding='latin-1' reads any byte, as Western "
+            "European text), or use errors='replace'")
 
 
 def iter_lines(content: bytes, where: str, encoding: str = "utf-8", errors: str = "strict"
                ) -> Iterator[tuple[str, str | None]]:
     """``(where:line, text)`` of each line of a file's content (``None`` when undecodable
-    and ``errors="skip"``)."""
+    and ``errors="skip"``). Text in UTF-16 or UTF-32 (declared, or said by a byte-order
+    mark) is decoded whole, then cut into lines (a bad byte is then an error naming the
+    file and the byte, or replaced)."""
+    encoding = marked(content[:4]) or encoding
+    if encoding == "utf-8-sig":  # (the mark is no text: the lines are UTF-8's)
+        content, encoding = content[len(codecs.BOM_UTF8):], "utf-8"
+    if _wide(encoding):
+        text = decode(content, encoding, "strict" if errors == "skip" else errors, where)
+        lines = (text or "").split("\n")
+        for number, line in enumerate(lines[:-1] if lines[-1] == "" else lines, start=1):
+            yield f"{where}:{number}", line.rstrip("\r")
+        return
     for number, raw in enumerate(io.BytesIO(content), start=1):
-        line = decode(raw, encoding, errors, f"{where}:{number}")
-        yield f"{where}:{number}", line if line is None else line.rstrip("\r\n")
+        decoded = decode(raw, encoding, errors, f"{where}:{number}")
+        yield f"{where}:{number}", decoded if decoded is None else decoded.rstrip("\r\n")
+
+
+def recoded(stream: BinaryIO, encoding: str, errors: str) -> tuple[BinaryIO, str]:
+    """A stream of text in UTF-16 or UTF-32 (declared, or said by a byte-order mark) as
+    a stream of its UTF-8 bytes, to be cut into lines and decoded as UTF-8: ``(stream,
+    "utf-8")``; any other, as it is: ``(stream, encoding)``. A byte that is not valid
+    raises ``UnicodeDecodeError`` as the lines are read (``errors="strict"``)."""
+    peeking: Any = stream  # (one that cannot peek, a BytesIO say, is buffered)
+    if not hasattr(stream, "peek"):
+        peeking = io.BufferedReader(peeking)
+    said = marked(peeking.peek(4)[:4]) or encoding
+    if not _wide(said) and said != "utf-8-sig":
+        return peeking, encoding
+    recoder: Any = codecs.EncodedFile(peeking, "utf-8", said, errors)
+    return recoder, "utf-8"
 
 
 def read_file(source: str | os.PathLike) -> tuple[str, bytes]:

@@ -19,6 +19,7 @@ from typing import Any
 
 import numpy as np
 
+from snowpy._validation import EMPTY_LABEL
 from snowpy.exceptions import ConfigurationError, DataConversionWarning
 
 __all__ = [
@@ -44,10 +45,17 @@ def normalise_label(label: Any) -> Any:
 
     >>> normalise_label(np.int64(3)), normalise_label("spam")
     (3, 'spam')
+    >>> normalise_label(" ")
+    Traceback (most recent call last):
+    snowpy.exceptions.ConfigurationError: empty label: a label needs a character other than white space
     """
     if isinstance(label, np.generic):
         label = label.item()
-    if isinstance(label, (str, int)):  # bool is an int
+    if isinstance(label, str):
+        if not label.strip():
+            raise ConfigurationError(EMPTY_LABEL)
+        return label
+    if isinstance(label, int):  # bool is an int
         return label
     if isinstance(label, float) and math.isfinite(label):
         return label

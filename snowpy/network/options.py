@@ -94,8 +94,8 @@ Calibrating(method=None, folds=0))
         if folds is not None and folds.isdigit() and 2 <= int(folds) <= MAX_FOLDS:
             return Calibrating(method, int(folds))
     raise ConfigurationError(
-        f"calibrate must be None, 'progressive', 'cv' or 'holdout' (3 folds), or "
-        f"'cv:K' or 'holdout:K' with K folds from 2 to {MAX_FOLDS}, got {value!r}")
+        f"calibrate must be 'cv' or 'holdout' (3 folds), 'cv:K' or 'holdout:K' (K folds "
+        f"from 2 to {MAX_FOLDS}), 'progressive' or 'none', got {value!r}")
 
 
 class Eligibility(NamedTuple):

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from snowpy.exceptions import ConfigurationError
+from snowpy.network.labels import normalise_label
 from snowpy.serving.journal import Journal
 from snowpy.serving.metrics import Metrics
 
@@ -42,11 +43,15 @@ class Service:
         example not yet in one (whichever comes first).
     key : bytes, optional
         The key the model file is signed with (and the snapshots are signed with).
+    new_labels : bool
+        Whether ``/learn`` takes a label the model does not know yet (a new target,
+        learned from then on); False refuses such an example, nothing learned (a
+        mistyped label would otherwise stay a class of the model).
     """
 
     def __init__(self, model: str | os.PathLike, state: str | os.PathLike | None = None, *,
                  snapshot_every: int = 1000, snapshot_seconds: float = 60.0,
-                 key: bytes | None = None) -> None:
+                 key: bytes | None = None, new_labels: bool = True) -> None:
         import snowpy
         from snowpy.model_kinds import kind_of
 
@@ -58,6 +63,7 @@ class Service:
                                self.model_path.with_name(self.model_path.name + ".serve"))
         self.snapshot_every, self.snapshot_seconds, self.key = \
             snapshot_every, float(snapshot_seconds), key
+        self.new_labels = bool(new_labels)
         latest = self.journal.latest_snapshot()
         self.snapshot_seq, source = latest if latest is not None else (0, self.model_path)
         self.model = snowpy.load(source, key=key)
@@ -115,15 +121,30 @@ class Service:
         """Learn labelled examples online, each made durable in the journal first; what
         the service acknowledges (the returned ``seq``) survives a crash. Examples the
         model cannot learn are :class:`Refused` before anything is journaled (409: the
-        model learns nothing; 400: this example, named)."""
+        model learns nothing; 400: this example, named), as is a label the model does
+        not know when the service refuses new labels. The answer names the labels that
+        were new to the model (``new_labels``), when there were any."""
         if self.closed is not None:
             raise Refused(409, f"/learn is closed: {self.closed}")
         multilabel = bool(self.model.network_.multilabel_)
+        known = set(self.model.classes_.tolist())
+        new: list[Any] = []
         for i, (_, label) in enumerate(examples):
             if isinstance(label, list) != multilabel:
                 raise Refused(400, f"example {i}: the model is " + (
                     'multi-label: "label" is a list of labels' if multilabel else
                     'single-label: "label" is one label, not a list'))
+            try:
+                given = [normalise_label(each) for each in (label if multilabel else (label,))]
+            except ConfigurationError as exc:
+                raise Refused(400, f"example {i}: {exc}") from None
+            for each in given:
+                if each not in known and each not in new:
+                    if not self.new_labels:
+                        raise Refused(400, f"example {i}: the model knows no label {each!r}, "
+                                           "and this service takes no new label (its labels: "
+                                           f"{', '.join(map(str, sorted(known, key=str)))})")
+                    new.append(each)
         with self.lock:
             records = [{"seq": self.seq + i + 1, "text": text, "label": _plain(label)}
                        for i, (text, label) in enumerate(examples)]
@@ -141,7 +162,11 @@ class Service:
                 self._dirty_since = time.monotonic()
             if self.seq - self.snapshot_seq >= self.snapshot_every:
                 self.snapshot()
-            return {"learned": len(records), "seq": self.seq, "correct_before": correct}
+            answer: dict[str, Any] = {"learned": len(records), "seq": self.seq,
+                                      "correct_before": correct}
+            if new:
+                answer["new_labels"] = [_plain(label) for label in new]
+            return answer
 
     def snapshot(self) -> Path | None:
         """Write the model as it is now (atomically) and trim the journal; None when

@@ -90,7 +90,7 @@ def _defaults() -> dict[str, Any]:
             "bits": default["bits"], "values": default["values"],
             "idf": default["idf"], "relevance": default["relevance"],
             "norm": default["norm"] or "none",
-            "thickness": default["thickness"], "epochs": default["epochs"],
+            "thickness": _thickness_of(default["rule"]), "epochs": default["epochs"],
             "links": default["links"], "average": default["average"]}
 
 
@@ -105,12 +105,23 @@ def first_trials(multilabel: bool) -> list[dict[str, Any]]:
         #                  on SNoW's: cheap trials first)
         rules = [defaults["rule"]] + [rule for rule in RULES if rule != defaults["rule"]]
         return [{**defaults, "rule": rule, **(_SNOW if front_end_settings(rule) else {}),
-                 **_rule_defaults(rule)} for rule in rules]
+                 "thickness": _thickness_of(rule), **_rule_defaults(rule)} for rule in rules]
     rule = defaults["rule"]
     preset = {f"{rule}:{name}" if name in ("alpha", "beta") else name: value
               for name, value in multilabel_settings(rule).items()}
     return [{**defaults, **_rule_defaults(rule), **preset},
             {**defaults, "negative_thickness": 1.0, **_rule_defaults(rule)}]
+
+
+def _thickness_of(rule: str) -> float:
+    """The thickness ``rule`` declares (what it trains with when none is given); for a
+    cloud, whose members a trial gives one thickness, its first member's."""
+    from snowpy.network.cloud import cloud_members
+    from snowpy.plugins import get_rule
+
+    members = cloud_members(rule)
+    name = rule if members is None else members[0][0]
+    return float(next(p.default for p in get_rule(name).params if p.name == "thickness"))
 
 
 def _rule_defaults(rule: str) -> dict[str, Any]:
