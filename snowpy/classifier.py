@@ -269,21 +269,10 @@ class SnowClassifier(Estimator):
         :class:`~snowpy.Cloud` for several rules."""
         options = {name: getattr(self, name) for name in _NETWORK_OPTIONS}
         members = cloud_members(self.rule)
-        given = self._thickness()
+        given = _thickness_of(self.rule, self.thickness)
         if members is not None:  # "winnow+perceptron": SNoW's cloud
             return Cloud(share_params(members, {**given, **self.rule_params}), **options)
         return network_for(self.rule, options, {**given, **self.rule_params})
-
-    def _thickness(self) -> dict[str, float]:
-        """The thickness the rule learns with: the one given, else the rule's declared
-        default (``snowpy plugins`` lists it); a cloud's members each their own."""
-        if self.thickness is not None:
-            return {"thickness": self.thickness}
-        if cloud_members(self.rule) is not None:
-            return {}
-        from snowpy.plugins import get_rule
-
-        return {p.name: p.default for p in get_rule(self.rule).params if p.name == "thickness"}
 
     # -------------------------------------------------------------- training
     def begin(self, featurizer: Featurizer | None = None) -> Any:
@@ -335,14 +324,15 @@ class SnowClassifier(Estimator):
         _check_labels(texts, labels)
         phase(progress, "featurising", None)
         X = featurizer.rows(texts, names=False)
-        # shuffled by what the documents say, not where they stand; counted first when
+        # shuffled and cut in calibration folds by what the documents say, not where they
+        # stand (a cluster's folds are drawn by the same keys); counted first when
         # the front end weighs by document frequency (the rows are this fit's to weigh
         # where they lie), a calibration fold's rows by its own documents' counts
         # (Featurizer.refold)
         network.fit(featurizer.weighed(X, count="all", weights=sample_weight, labels=labels,
                                        copy=False), labels,
                     sample_weight=sample_weight, targets=targets, progress=progress,
-                    shuffle_keys=document_keys(texts, labels) if self.shuffle else None,
+                    shuffle_keys=document_keys(texts, labels),
                     refold=featurizer.refold if featurizer.idf else None)
         self._name_kept_features(texts, network.feature_ids_[network.link_counts() > 0],
                                  progress)
@@ -354,15 +344,15 @@ class SnowClassifier(Estimator):
         from :meth:`Featurizer.rows` (or a CSR matrix) of ``2**bits`` columns, or what
         :func:`snowpy.files.read_rows` read (before the document frequencies: with
         ``idf``, this fit counts them). ``keys``: the documents' shuffling keys
-        (:func:`snowpy.text.keys.document_keys`, which ``fit`` uses); without them the
-        examples shuffle by their features. ``fit(texts, labels)`` is ``fit_rows`` of
+        (:func:`snowpy.text.keys.document_keys`, which ``fit`` uses), which shuffle them
+        and cut them in calibration folds; without them, their features do. ``fit(texts, labels)`` is ``fit_rows`` of
         their rows and keys. ``copy=False`` (as scikit-learn's ``copy``): the rows'
         strengths are weighed where they lie, and the rows are the fit's to change (no
         second array of the strengths: a corpus read for this fit alone)."""
         network = self.begin()
         featurizer = self.featurizer_
         network.fit(featurizer.weighed(rows, count="all", labels=labels, copy=copy), labels,
-                    progress=progress, shuffle_keys=keys if self.shuffle else None,
+                    progress=progress, shuffle_keys=keys,
                     refold=featurizer.refold if featurizer.idf else None)
         return self
 
@@ -637,7 +627,7 @@ class SnowClassifier(Estimator):
         params = plain(learned(featurizer.get_params()))
         params["extractors"] = [list(item) for item in params.get("extractors", [])]
         own = learned(self.get_params())
-        own.update(self._thickness())  # (the thickness it trained with)
+        own.update(_thickness_of(self.rule, self.thickness))  # (the one it trained with)
         header = {"kind": "classifier", "network": header, "featurizer": params,
                   "classifier": plain(own)}
         names = featurizer.packed_names(kept)
@@ -699,10 +689,10 @@ class SnowClassifier(Estimator):
         options.setdefault("relevance", featurizer.relevance)  # (files before it: none)
         try:
             classifier = cls(**options)
-            if classifier.thickness is not None:  # (the rule's own reads back as None)
-                own = classifier.set_params(thickness=None)._thickness()
-                if own != {"thickness": options["thickness"]}:
-                    classifier.set_params(thickness=options["thickness"])
+            given = classifier.thickness
+            if given is not None and _thickness_of(classifier.rule, None) == {
+                    "thickness": given}:
+                classifier.set_params(thickness=None)  # (the rule's own reads back as None)
         except TypeError as exc:
             raise ModelFileError(f"{where}: the classifier description is invalid "
                                  f"({exc})") from None
@@ -744,6 +734,18 @@ class SnowClassifier(Estimator):
         """The labels, one per target node."""
         self._check_fitted()
         return self.network_.classes_
+
+
+def _thickness_of(rule: Any, thickness: float | None) -> dict[str, float]:
+    """The thickness ``rule`` learns with: the one given, else the rule's declared default
+    (``snowpy plugins`` lists it); a cloud's members each their own."""
+    if thickness is not None:
+        return {"thickness": thickness}
+    if cloud_members(rule) is not None:
+        return {}
+    from snowpy.plugins import get_rule
+
+    return {p.name: p.default for p in get_rule(rule).params if p.name == "thickness"}
 
 
 def _frequencies(header: dict[str, Any], arrays: dict[str, np.ndarray], width: int,

@@ -619,3 +619,20 @@ def test_the_multilabel_help_names_the_defaults_train_says_it_takes(multilabel_m
         helped = next(p.help for p in params if "--multilabel" in p.opts)
         named = f"{rule}: {said}" if rule != "perceptron" else f"any other rule: {said}"
         assert named in helped, (named, helped)
+
+
+def test_a_tsv_named_file_of_fasttext_lines_and_column_options_on_fasttext_lines(tmp_path):
+    """A `.tsv` file of fastText lines is read as fastText, as its first bytes say (a
+    built-in format decides it without the installed plugins); standard input of fastText
+    lines given tsv's column options ends in one line naming them."""
+    from snowpy.corpora import detect_format
+
+    lines = "__label__a x y\n__label__b z w\n" * 3
+    (tmp_path / "ft.tsv").write_text(lines)
+    assert detect_format(tmp_path / "ft.tsv") == "fasttext"
+    result = runner.invoke(app, ["train", "-", "-o", str(tmp_path / "m.snowpy"),
+                                 "--label-column", "1"], input=lines)
+    assert result.exit_code == 1
+    assert result.stderr.strip().splitlines() == [
+        "snowpy: error: <stdin> is read as fasttext lines: --label-column does not apply "
+        "(they go with tsv lines)"]

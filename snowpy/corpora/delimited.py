@@ -310,6 +310,12 @@ def read_stream(stream: BinaryIO, *, format: str | None = None, where: str = "<s
             continue
         if format is None:
             format = line_format(line, prefix)
+            if format == "fasttext" and options:
+                raise CorpusError(f"{where} is read as fasttext lines: "
+                                  + ", ".join(f"--{name.replace('_', '-')}"
+                                              for name in options)
+                                  + (" does" if len(options) == 1 else " do")
+                                  + " not apply (they go with tsv lines)")
         if format == "fasttext":
             document = fasttext_record(line, at, problems, multilabel=multilabel,
                                        prefix=prefix)

@@ -158,7 +158,7 @@ def keys_of(data: ShardData) -> np.ndarray:
 def with_folds(data: ShardData, folds: np.ndarray) -> ShardData:
     """The shard with each example's calibration fold."""
     return ShardData(data.X, data.labels, data.keys, data.skipped, data.messages,
-                     data.targets, np.asarray(folds, np.int8))
+                     data.targets, np.asarray(folds, np.int16))
 
 
 def fold_frequencies(data: ShardData, folds: int, by_label: bool) -> list[tuple[Any, ...]]:
@@ -233,7 +233,8 @@ def train_round(state: State, data: ShardData, setup: Setup, round: int, fold: i
 
     net = _network(state, f"the mixed network of round {round}")
     rows = np.arange(data.n)
-    if fold >= 0 and data.folds is not None:
+    if fold >= 0:
+        assert data.folds is not None, "a fold network's shard has its examples' folds"
         rows = np.flatnonzero(data.folds != fold)
     X = _refold(data, rows, counted, fold_counted, setup.params.get("norm") == "l2")
     learned = net.engine_

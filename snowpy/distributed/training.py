@@ -148,6 +148,10 @@ def fit(classifier: Any, data: Any, labels: Any = None, *, cluster: Any = None,
     if getattr(classifier, "keep_names", False):
         raise ConfigurationError("keep_names is not available in distributed training: "
                                  "`snowpy inspect --corpus` names features on demand")
+    if not isinstance(classifier.rule, str):
+        raise ConfigurationError("a rule given as an object trains in one process: a "
+                                 "cluster's workers find their rule by its name (register "
+                                 "it in a plugin, and name it)")
     if classifier.calibrate == "progressive":
         raise ConfigurationError("calibrate='progressive' follows a stream in one process; "
                                  "a distributed fit calibrates with 'cv' or 'holdout'")
@@ -255,13 +259,13 @@ class _Run:
         client = self.client
         keys = client.gather([client.submit(keys_of, part, pure=False) for part in self.data])
         k = self.calibration.folds
-        fold_of = np.empty(sum(self.examples), np.int8)
+        assigned = np.empty(sum(self.examples), np.int16)  # (up to MAX_FOLDS folds)
         for fold, held in enumerate(folds(np.concatenate(keys), k,
                                           int(self.params["seed"] or 0))):
-            fold_of[held] = fold
+            assigned[held] = fold
         where = client.who_has(self.data)
         cuts = np.cumsum([0, *self.examples])
-        self.data = [client.submit(with_folds, part, fold_of[cuts[i]:cuts[i + 1]],
+        self.data = [client.submit(with_folds, part, assigned[cuts[i]:cuts[i + 1]],
                                    pure=False, workers=list(where.get(part.key, ())) or None,
                                    allow_other_workers=bool(where.get(part.key)))
                      for i, part in enumerate(self.data)]
@@ -269,7 +273,7 @@ class _Run:
         if self.frequencies is None:
             return
         relevance = float(self.params.get("relevance") or 0.0)
-        documents = np.bincount(fold_of, minlength=k).tolist()
+        documents = np.bincount(assigned, minlength=k).tolist()
         refolded = client.submit(refolded_frequencies, 1 << int(self.params["bits"]),
                                  relevance, documents,
                                  *[client.submit(fold_frequencies, part, k, bool(relevance),
@@ -325,7 +329,7 @@ class _Run:
         folds = self.setup.folds
         names = ["network"] + [f"fold-{f + 1}" for f in
                                range(1 if self.calibration.method == "holdout" else folds)]
-        self.fold_of = {name: (-1 if name == "network" else int(name[5:]) - 1)
+        self.fold_by_name = {name: (-1 if name == "network" else int(name[5:]) - 1)
                         for name in names}
         epochs = int(self.params["epochs"])
         states = {name: start for name in names}
@@ -361,7 +365,7 @@ class _Run:
                               if where.get(part.key)})
             for name in active:
                 copies = futures[name]
-                fold = self.fold_of[name]
+                fold = self.fold_by_name[name]
                 refold = (self.counted, self.refolds[fold]) if fold >= 0 and self.refolds \
                     else ()
                 parts = [client.submit(train_round, _near(copies, where.get(part.key, ())), part,
@@ -454,6 +458,7 @@ class _Run:
         from snowpy.network.state import plain
 
         return {"source": self.source, "shards": self.shard_names, "examples": self.examples,
+                "folds": "by rank of the keys",  # (the fold scheme: one process's)
                 "params": plain({k: v for k, v in self.params.items() if k != "n_jobs"}),
                 "mixing": self.mixing, "average_over": self.average_over,
                 "labels": plain(self.labels)}

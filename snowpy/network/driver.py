@@ -93,11 +93,6 @@ class Plan:
                    bool(options["early_stop"]), threads_of(options.get("n_jobs")),
                    None if discard is None else float(discard))
 
-    def one_pass(self) -> Plan:
-        """This plan for data seen once, in the order given (``partial_fit``, a stream's
-        block): one epoch, no shuffle, nothing discarded."""
-        return Plan(1, False, self.early_stop, self.threads, None)
-
 
 class Driver:
     """The driver of a network's learning (see the module's description): its parts and

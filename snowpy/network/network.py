@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import inspect
 import math
-import warnings
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -38,7 +37,7 @@ from snowpy._lazy import lazy_module
 from snowpy._validation import apply_weights, as_csr, check_length, require_rows, threads_of
 from snowpy.base import Estimator, available_if
 from snowpy.declared import NETWORK, defaults
-from snowpy.exceptions import ConfigurationError, NotFittedError
+from snowpy.exceptions import ConfigurationError, NotFittedError, UnknownNameError
 from snowpy.model_kinds import model_kind
 from snowpy.network.calibrating import ProgressiveWindow, fit_progressive, normalisation_of
 from snowpy.network.driver import Driver, Plan, held_out_scores
@@ -143,52 +142,60 @@ class NetworkKind(Estimator):
 
     # --------------------------------------- fitted attributes: the engine's
     @property
+    def _learned(self) -> Any:
+        """The engine as it stands, for what it learned beside its links (labels,
+        counters, sigmoids, width): a network learning a stream's blocks in parts on
+        threads keeps them apart until its links are read (:attr:`engine_` puts them
+        together)."""
+        return self.engine_
+
+    @property
     def rule_params_(self) -> Any:
         """Every rule parameter as used, defaults and derived values included."""
-        return self.engine_.params
+        return self._learned.params
 
     @property
     def multilabel_(self) -> bool:
         """Whether the network was trained with a set of labels per example."""
-        return bool(self.engine_.multilabel)
+        return bool(self._learned.multilabel)
 
     @property
     def n_features_in_(self) -> int:
         """The width of ``X`` the network takes."""
-        return int(self.engine_.n_features)
+        return int(self._learned.n_features)
 
     @property
     def mistakes_(self) -> list[int]:
         """Per epoch (per call for :meth:`partial_fit`, per run of :meth:`learn_one`),
         the examples mispredicted before they were learned."""
-        return self.engine_.mistakes
+        return self._learned.mistakes
 
     @property
     def updates_(self) -> list[int]:
         """Per epoch, the target updates made."""
-        return self.engine_.updates
+        return self._learned.updates
 
     @property
     def n_examples_seen_(self) -> int:
         """Examples processed by training, epochs counted."""
-        return int(self.engine_.n_examples_seen)
+        return int(self._learned.n_examples_seen)
 
     @property
     def calibration_(self) -> Any:
         """The sigmoids from scores to probabilities, or None."""
-        return self.engine_.calibration
+        return self._learned.calibration
 
     @calibration_.setter
     def calibration_(self, calibration: Any) -> None:
-        self.engine_.calibration = calibration
+        self._learned.calibration = calibration
 
     @property
     def _labels(self) -> LabelIndex:  # (a cloud's: its members')
-        return self.engine_.labels
+        return self._learned.labels
 
     @property
     def _indicator(self) -> bool:
-        return bool(self.engine_.indicator)
+        return bool(self._learned.indicator)
 
     def target_scores(self, X: Any) -> np.ndarray:
         """Activation minus threshold of every target, ``float64[n, targets]`` (positive:
@@ -493,7 +500,7 @@ class NetworkKind(Estimator):
             is_multilabel(y) if len(y) else fitted and self.multilabel_)
         if not fitted:
             self._begin_stream(X.shape[1], X.nnz / max(X.shape[0], 1), multilabel)
-            engine = self.engine_
+            engine = self._learned
             engine.indicator = width is not None
             for column in range(width or 0):
                 engine.labels.add(column)
@@ -504,7 +511,7 @@ class NetworkKind(Estimator):
                 raise ConfigurationError(f"this network was trained {kind}; y must be {kind} "
                                          "too")
         for label in () if classes is None else classes:
-            self.engine_.labels.add(label)
+            self._learned.labels.add(label)
         self._learn(X, y, targets, epochs=1, shuffle=False, progress=progress)
         return self
 
@@ -717,9 +724,11 @@ class Network(NetworkKind):
             raise ConfigurationError(f"rule must be a rule's name or a RuleSpec, got "
                                      f"{self.rule!r}")
         spec = get_rule(self.rule)
+        if isinstance(self.rule, RuleSpec):
+            _refuse_a_namesake(spec)
         if spec.network is not None:
             own = f"{spec.network.__module__.split('.')[0]}.{spec.network.__name__}"
-            raise ConfigurationError(f"rule {self.rule!r} learns in a network of its own: "
+            raise ConfigurationError(f"rule {spec.name!r} learns in a network of its own: "
                                      f"use {own} (or SnowClassifier, which picks it)")
         return spec, spec.validate(self.rule_params)
 
@@ -735,7 +744,8 @@ class Network(NetworkKind):
             return
         if self._nonnegative_only() and X.data.size and X.data.min() < 0:
             raise ConfigurationError(
-                f"Negative values in data passed to Network: rule {self.rule!r} takes "
+                f"Negative values in data passed to Network: rule "
+                f"{getattr(self.rule, 'name', self.rule)!r} takes "
                 "feature strengths of 0 or more (its promotion alpha ** v would demote); "
                 "shift or binarise the features, or use balanced-winnow or perceptron")
 
@@ -824,10 +834,12 @@ class Network(NetworkKind):
     @property
     def engine_(self) -> Engine:
         """Everything the network has learned, as one value
-        (:class:`~snowpy.network.engine.Engine`, which also
-        holds the operations on it); :meth:`to_state` gives it as
-        plain data."""
-        try:  # (read on every example by the fitted attributes: one look-up)
+        (:class:`~snowpy.network.engine.Engine`, which also holds the operations on it);
+        :meth:`to_state` gives it as plain data. It is given whole: the parts a stream's
+        blocks were learned in on threads are put together first. An engine kept while
+        the network learns more on threads is read again here (the parts it learns in
+        are its driver's until then)."""
+        try:
             engine = self.__dict__["_engine"]
         except KeyError:
             self._check_fitted()  # (raises NotFittedError)
@@ -842,6 +854,15 @@ class Network(NetworkKind):
         # (loading a model, or a distributed round's mix, builds the engine)
         self._engine = engine
         self.__dict__.pop("_driver", None)
+
+    @property
+    def _learned(self) -> Engine:
+        """The engine without its held parts put together (see NetworkKind's)."""
+        try:
+            return self.__dict__["_engine"]
+        except KeyError:
+            self._check_fitted()  # (raises NotFittedError)
+            raise
 
     def _driven(self) -> Driver:
         """The driver of this network's learning (kept from one block to the next: its
@@ -936,11 +957,10 @@ class Network(NetworkKind):
             check_length(X.shape[0], targets, "targets")
         block = driver.block(engine, X, y, targets, keys)
         driver.add_targets(engine)
-        plan = Plan.of(self.get_params())
-        if not fitting:
-            plan = plan.one_pass()
+        plan = Plan.of(self.get_params())  # (a fit's epochs, or a partial_fit's one pass)
         driver.fit(engine, block, Plan(epochs, shuffle, plan.early_stop, plan.threads,
-                                       plan.discard), progress, first=fitting)
+                                       plan.discard if fitting else None), progress,
+                   first=fitting)
         if fitting:
             self._calibrate_progressive(progress)
 
@@ -973,7 +993,7 @@ class Network(NetworkKind):
     def classes_(self) -> np.ndarray:
         """The labels, one per target node, in target order."""
         self._check_fitted()
-        return self.engine_.labels.as_array()
+        return self._learned.labels.as_array()
 
     def target_scores(self, X: Any) -> np.ndarray:
         """Activation minus threshold of every target, ``float64[n, targets]``: SNoW's
@@ -1070,6 +1090,20 @@ class Network(NetworkKind):
         row = self.engine_.effective_links()[0].tocoo()
         bias[row.col] = row.data
         return self.engine_.bias * bias - float(self.rule_params_["theta"])
+
+
+def _refuse_a_namesake(spec: RuleSpec) -> None:
+    """Refuse a rule given as an object under the name of another installed rule: its
+    model file names it, and would load as that one."""
+    try:
+        installed = get_rule(spec.name)
+    except UnknownNameError:
+        return  # (a name of its own)
+    if installed != spec:
+        raise ConfigurationError(
+            f"rule {spec.name!r} given as an object is not the installed rule of that name "
+            "(a model file names its rule, and would load as the installed one): give it a "
+            "name of its own")
 
 
 def network_for(rule: str, options: Mapping[str, Any], rule_params: Mapping[str, Any]) -> Any:

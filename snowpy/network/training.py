@@ -1,18 +1,16 @@
-"""What every training loop shares: the order of an epoch, the epoch driver, progress
-chunks, and the exceptions of rules' compiled steps.
+"""What every training loop shares: the order of an epoch, progress chunks, and the
+exceptions of rules' compiled steps.
 
 An epoch's order depends on what the examples are, not on where they stand
-(:func:`example_keys`, :func:`shuffled`); :func:`run_epochs` runs passes with SNoW's
-early stop; :func:`chunks` cuts a pass where progress is reported. The network's
-engine (:class:`snowpy.network.engine.Engine`), a plugin's network (the kernel
-Perceptron's) and the epochs from a feature cache use them.
+(:func:`example_keys`, :func:`shuffled`); :func:`chunks` cuts a pass where progress is
+reported. A network's driver (:class:`snowpy.network.driver.Driver`) and a plugin's
+network (the kernel Perceptron's) use them.
 """
 
 from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -20,7 +18,7 @@ import numpy as np
 from snowpy._core import hashing
 
 __all__ = ["KERNEL_ERRORS", "NumericalWarning", "checking_kernels", "chunks", "example_keys",
-           "keyed_order", "mixed_keys", "refresh_points", "run_epochs", "shuffled"]
+           "keyed_order", "mixed_keys", "refresh_points", "shuffled"]
 
 
 class NumericalWarning(RuntimeWarning):
@@ -88,21 +86,6 @@ def keyed_order(keys: np.ndarray, salt: int) -> np.ndarray:
     """The examples sorted by their keys mixed with ``salt`` (a seeded shuffle that
     depends on what the examples are, not on their positions)."""
     return np.argsort(mixed_keys(keys, salt), kind="stable")
-
-
-def run_epochs(epochs: int, early_stop: bool, one_epoch: Callable[[int], int]) -> int:
-    """The epoch driver of every training (a network's, a plugin's network's, epochs from a
-    feature cache): ``one_epoch(epoch)`` runs a pass and returns its updates; with
-    ``early_stop``, training stops after a pass without one (SNoW). Returns the passes
-    run.
-
-    >>> run_epochs(10, True, lambda epoch: [5, 2, 0, 7][epoch])
-    3
-    """
-    for epoch in range(epochs):
-        if one_epoch(epoch) == 0 and early_stop:
-            return epoch + 1
-    return epochs
 
 
 class _KernelErrors:

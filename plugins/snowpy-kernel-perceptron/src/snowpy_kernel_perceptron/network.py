@@ -35,7 +35,7 @@ from snowpy.network.network import NetworkKind
 from snowpy.network.labels import LabelIndex, encode_labels
 from snowpy.network.options import check_training_options, upgraded
 from snowpy.network.state import plain
-from snowpy.network.training import chunks, example_keys, run_epochs, shuffled
+from snowpy.network.training import chunks, example_keys, shuffled
 from snowpy.plugins import get_rule
 from snowpy.progress import as_progress
 from snowpy.rules.spec import BuildContext
@@ -201,7 +201,7 @@ class DualNetwork(NetworkKind):
             keys = example_keys(X, y_indptr, y_targets)
         positives = self._engine.positives(y_indptr, y_targets)
 
-        def one_epoch(epoch: int) -> int:
+        for epoch in range(epochs):  # (SNoW's early stop: after a pass without update)
             order = (shuffled(keys, self._engine.rng) if shuffle and keys is not None
                      else np.arange(X.shape[0])).astype(np.int64)
             mistakes = updates = 0
@@ -216,9 +216,8 @@ class DualNetwork(NetworkKind):
             self._engine.n_examples_seen += int(order.size)
             self._engine.mistakes.append(mistakes)
             self._engine.updates.append(updates)
-            return updates
-
-        run_epochs(epochs, bool(self.early_stop), one_epoch)
+            if updates == 0 and self.early_stop:
+                break
         if self.calibrate == "progressive" and self._engine.progressive is not None \
                 and self._engine.progressive.filled:
             fit_progressive(self._engine, self._engine.progressive)
