@@ -90,7 +90,7 @@ def test_one_shard_calibrates_as_one_process_and_every_shard_count_draws_its_fol
     def spy(run):
         real(run)
         drawn.append(np.concatenate(run.client.gather(
-            [run.client.submit(lambda part: part.folds, part) for part in run.data])))
+            [run.client.submit(lambda part: part.fold, part) for part in run.data])))
 
     run_module._Run._fold = spy
     try:

@@ -53,7 +53,10 @@ class ShardData:
     targets: dict[str, tuple[np.ndarray, np.ndarray]] = field(default_factory=dict)
     #: each example's calibration fold (:func:`snowpy.network.driver.folds`, drawn over
     #: every shard's keys at once: one process's folds), None without cross-fitting
-    folds: np.ndarray | None = None
+    fold: np.ndarray | None = None
+    #: how each calibration fold weighs the shard's rows (made in the first round, used in
+    #: every round after it and in the held-out scoring)
+    weighs: dict[int, Any] = field(default_factory=dict)
 
     @property
     def n(self) -> int:
@@ -155,20 +158,20 @@ def keys_of(data: ShardData) -> np.ndarray:
     return data.keys
 
 
-def with_folds(data: ShardData, folds: np.ndarray) -> ShardData:
+def with_folds(data: ShardData, fold: np.ndarray) -> ShardData:
     """The shard with each example's calibration fold."""
     return ShardData(data.X, data.labels, data.keys, data.skipped, data.messages,
-                     data.targets, np.asarray(folds, np.int16))
+                     data.targets, np.asarray(fold, np.int16))
 
 
 def fold_frequencies(data: ShardData, folds: int, by_label: bool) -> list[tuple[Any, ...]]:
     """:func:`frequencies_of` of the shard's examples of each calibration fold."""
     from snowpy.text.weighing import DocumentFrequencies
 
-    assert data.folds is not None
+    assert data.fold is not None
     found = []
     for fold in range(folds):
-        mine = np.flatnonzero(data.folds == fold)
+        mine = np.flatnonzero(data.fold == fold)
         frequencies = DocumentFrequencies(int(data.X.shape[1]))
         frequencies.count(data.X[mine], labels=[data.labels[i] for i in mine]
                           if by_label else None)
@@ -189,19 +192,21 @@ def refolded_frequencies(width: int, relevance: float, documents: list[int],
             for f in range(folds)]
 
 
-def _refold(data: ShardData, rows: np.ndarray, counted: Any, fold_counted: Any,
+def _refold(data: ShardData, rows: np.ndarray, fold: int, counted: Any, fold_counted: Any,
             norm: bool) -> Any:
     """The rows ``rows`` of the shard (weighed by every document's frequencies, as
-    ``counted`` says) weighed by a calibration fold's own (``fold_counted``; None: as they
-    are), as one process weighs a fold's rows."""
+    ``counted`` says) weighed by calibration fold ``fold``'s own (``fold_counted``; None:
+    as they are), as one process weighs a fold's rows; the weighing made once a fold."""
     X = data.X[rows] if rows.size != data.n else data.X
     if fold_counted is None:
         return X
-    from snowpy.text.weighing import DocumentFrequencies
+    weigh = data.weighs.get(fold)
+    if weigh is None:
+        from snowpy.text.weighing import DocumentFrequencies
 
-    width = int(data.X.shape[1])
-    weigh = DocumentFrequencies(width, *counted).rescaled(
-        DocumentFrequencies(width, *fold_counted), norm)
+        width = int(data.X.shape[1])
+        weigh = data.weighs[fold] = DocumentFrequencies(width, *counted).rescaled(
+            DocumentFrequencies(width, *fold_counted), norm)
     rows_weighed = weigh(X)
     return sp.csr_matrix((rows_weighed.data, rows_weighed.indices, rows_weighed.indptr),
                          shape=X.shape)
@@ -234,9 +239,9 @@ def train_round(state: State, data: ShardData, setup: Setup, round: int, fold: i
     net = _network(state, f"the mixed network of round {round}")
     rows = np.arange(data.n)
     if fold >= 0:
-        assert data.folds is not None, "a fold network's shard has its examples' folds"
-        rows = np.flatnonzero(data.folds != fold)
-    X = _refold(data, rows, counted, fold_counted, setup.params.get("norm") == "l2")
+        assert data.fold is not None, "a fold network's shard has its examples' folds"
+        rows = np.flatnonzero(data.fold != fold)
+    X = _refold(data, rows, fold, counted, fold_counted, setup.params.get("norm") == "l2")
     learned = net.engine_
     store = learned.store
     learned.rng = rng = np.random.default_rng(setup.seed)  # the salts Network.fit draws:
@@ -318,8 +323,8 @@ def held_out(states: list[State], data: ShardData, setup: Setup, total: int,
     :data:`CALIBRATION_ROWS` examples."""
     from snowpy.network.training import mixed_keys
 
-    assert data.folds is not None
-    folds = data.folds
+    assert data.fold is not None
+    folds = data.fold
     keep = folds < len(states)  # (holdout: the first fold only)
     if total > CALIBRATION_ROWS:
         share = np.uint64(int(CALIBRATION_ROWS / total * 2.0**63) * 2)
@@ -333,7 +338,7 @@ def held_out(states: list[State], data: ShardData, setup: Setup, total: int,
         mine = np.flatnonzero(folds[rows] == f)
         if mine.size:
             scores[mine] = net.target_scores(_refold(
-                data, rows[mine], counted, fold_counted[f] if fold_counted else None,
+                data, rows[mine], f, counted, fold_counted[f] if fold_counted else None,
                 setup.params.get("norm") == "l2"))
     if rows.size and nets:
         from snowpy.network.labels import encode_labels, positive_matrix

@@ -116,21 +116,17 @@ class Driver:
             _merge(engine, engine.store, parts)
         return engine
 
-    def rows_of(self, engine: Engine, X: Any) -> np.ndarray:
-        """The pool rows of ``X``'s columns, rows made for features not seen yet (in the
-        parts, when the targets learn in parts)."""
+    def block(self, engine: Engine, X: Any, y: Any, targets: Any = None,
+              keys: np.ndarray | None = None) -> Block:
+        """``X`` and its labels ``y`` as a :class:`~snowpy.network.engine.Block` of
+        ``engine`` (:meth:`~snowpy.network.engine.Engine.block`), rows made for features
+        not seen yet in the held parts too (laid out in the engine's store when the parts
+        are put together)."""
         rows = engine.store.training_rows(X, room=self.held is None)
         for part in self.held or ():
             part.store.reserve_rows(engine.store.n_rows)
             part.store.n_rows = engine.store.n_rows
-        return rows
-
-    def block(self, engine: Engine, X: Any, y: Any, targets: Any = None,
-              keys: np.ndarray | None = None) -> Block:
-        """``X`` and its labels ``y`` as a :class:`~snowpy.network.engine.Block` of
-        ``engine`` (:meth:`~snowpy.network.engine.Engine.block`), its rows made in the
-        parts too."""
-        return engine.block(X, y, targets, keys, rows=self.rows_of(engine, X))
+        return engine.block(X, y, targets, keys, rows=rows)
 
     def add_targets(self, engine: Engine) -> None:
         """A target for each label ``engine`` met beyond its targets (the parts put
