@@ -25,7 +25,7 @@ from snowpy.model_file import write_model
 from snowpy.model_kinds import model_kind
 from snowpy.network import Network
 from snowpy.network.cloud import Cloud, cloud_members, share_params
-from snowpy.network.network import network_for
+from snowpy.network.learner import network_for
 from snowpy.network.options import upgraded
 from snowpy.network.state import narrowest, plain
 from snowpy.progress import phase
@@ -264,8 +264,8 @@ class SnowClassifier(Estimator):
 
     def make_network(self) -> Any:
         """An untrained network with this classifier's settings: a
-        :class:`~snowpy.Network`, the network a rule brings whose state is not a weight
-        table (``RuleSpec.network``: the kernel Perceptron's, of support vectors), or a
+        :class:`~snowpy.Network`, the network of a rule whose state is no weight table
+        (``RuleSpec(learner=True)``: the kernel Perceptron's support vectors), or a
         :class:`~snowpy.Cloud` for several rules."""
         options = {name: getattr(self, name) for name in _NETWORK_OPTIONS}
         members = cloud_members(self.rule)

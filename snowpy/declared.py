@@ -130,6 +130,14 @@ NETWORK: Mapping[str, Setting] = _table({
                             "one, -1: every core)"),
 })
 
+#: The parameters of a network hosting a rule's :class:`~snowpy.rules.Learner`
+#: (:class:`~snowpy.network.learner.LearnerNetwork`): the network's that apply to it.
+LEARNER_NETWORK: Mapping[str, Setting] = _table({
+    "rule": Setting("kernel-perceptron", "update rule whose state is a learner of its own"),
+    **{name: NETWORK[name] for name in ("epochs", "shuffle", "seed", "early_stop",
+                                        "calibrate")},
+})
+
 _TEXT = "the best of the measurements in docs/benchmarks.md (20 Newsgroups)"
 _TFIDF = ("TF-IDF's strengths, which LinearSVC learns from: the accuracy of "
           "docs/benchmarks.md's table, every shared corpus")

@@ -10,8 +10,8 @@ rounding between the two sums, tested to be nothing more). Vowpal Wabbit's ``--a
 prints the same terms; eli5's ``show_prediction`` draws them.
 
 A cloud is explained member by member (each member's own terms, and its confidence in
-the vote); a kind of network a plugin brings by the terms its ``explain_terms(rows,
-targets, scores)`` gives (the kernel Perceptron's: each support vector's ``K(s, x) *
+the vote); a learner's network by the terms its learner's ``explain(examples, targets,
+scores)`` gives (the kernel Perceptron's: each support vector's ``K(s, x) *
 coefficient``, listed as ``support_vectors``).
 """
 
@@ -72,7 +72,7 @@ def explain_document(classifier: Any, text: Any, *, top_k: int = 3,
     elif kind == "network":
         out["targets"] = _link_terms(network, ids, strengths, names, kept, chosen, scores,
                                      probabilities)
-    else:  # a kind a plugin brings: its own terms (the kernel Perceptron's support vectors)
+    else:  # a learner's network: the learner's own terms (the kernel Perceptron's)
         out["targets"] = [{"label": _label(classes[t]), "score": float(scores[t]),
                            "probability": _at(probabilities, t), **terms}
                           for t, terms in zip(chosen, network.explain_terms(rows, chosen,

@@ -3,9 +3,7 @@
 A model class registers itself with :func:`model_kind`; it describes a trained
 model as a header and named arrays (``to_state``) and builds one again from them
 (the class method ``from_state``). :func:`snowpy.load` asks this registry which
-class a file's ``kind`` names; nothing else tells the kinds apart. A plugin's network
-registers its kind when the plugin loads (the kernel Perceptron's ``dual``), which
-:func:`snowpy.load` asks for when a file names a kind not registered yet.
+class a file's ``kind`` names; nothing else tells the kinds apart.
 
 >>> import snowpy.classifier
 >>> {"network", "cloud", "classifier"} <= set(kinds())

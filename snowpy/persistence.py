@@ -67,12 +67,6 @@ def load(path: str | os.PathLike, *, mmap: bool = False, verify: bool = True,
     """
     header, arrays = read_model(path, mmap=mmap, verify=verify, key=key)
     check_header(header, str(path))
-    inner = header.get("network") if header["kind"] == "classifier" else None
-    kinds = {header["kind"], inner.get("kind", "network") if isinstance(inner, dict) else ""}
-    if not kinds - {""} <= set(model_kinds.kinds()):  # a plugin's kind: its plugin registers it
-        from snowpy.plugins import get_plugin_manager
-
-        get_plugin_manager()
     # (mapped arrays come copy-on-write, from the file as it was opened: training a
     # loaded model never writes into the file, and a save racing the load cannot mix in)
     where = str(path)

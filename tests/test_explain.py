@@ -36,7 +36,7 @@ def _terms_add_up(target, score):
 
 
 @pytest.mark.parametrize("rule", sorted(name for name, provided in list_rules().items()
-                                         if provided.record.network is None))
+                                         if not provided.record.learner))
 def test_the_terms_add_up_to_the_score_for_every_rule(rule):
     clf = snowpy.SnowClassifier(rule, epochs=2, calibrate=None, ngrams=(1, 2)).fit(
         TEXTS, LABELS)

@@ -211,7 +211,7 @@ def inspect(
 
     classifier, network, _ = _parts(loaded)
     kind = kind_of(network)
-    if kind not in ("network", "cloud"):  # a kind a plugin brings: what it says of itself
+    if kind not in ("network", "cloud"):  # a learner's network: what it says of itself
         _show_described(console, model, kind, classifier is not None, network, json_output,
                         export_to)
         return

@@ -149,7 +149,7 @@ class ProgressiveWindow:
 
 def normalisation_of(engine: Any, multilabel: bool) -> str:
     """How a network's calibrated probabilities combine across targets (``engine``: what
-    it learned, a :class:`~snowpy.network.engine.Engine` or a plugin's network's): as its
+    it learned, a :class:`~snowpy.network.engine.Engine` or a learner's network's): as its
     rule says (:meth:`~snowpy.rules.spec.RuleKernel.normalisation`), except that a
     single-label network whose missing links weigh something (a rule whose weights start
     away from 0, under ``"touched"`` or ``"all"`` links) compares its targets by their
@@ -158,9 +158,11 @@ def normalisation_of(engine: Any, multilabel: bool) -> str:
     target, which winner-take-all ignores and no target's sigmoid can read (Winnow's
     default on 20 Newsgroups: log loss 1.24 and ECE 0.38 divided, 0.78 and 0.07 as a
     softmax)."""
+    store = getattr(engine, "store", None)  # (a learner's network has no links)
+    if store is None:
+        return engine.normalisation(multilabel)
     chosen = engine.kernel.normalisation(multilabel)
-    store = getattr(engine, "store", None)  # (a plugin's network may have no links)
-    if chosen == "sum" and store is not None and store.absent != 0.0:
+    if chosen == "sum" and store.absent != 0.0:
         return "softmax"
     return chosen
 

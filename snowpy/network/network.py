@@ -1,8 +1,8 @@
 """``snowpy.Network``, and what every kind of network is.
 
-A kind of network (:class:`Network`: links; :class:`~snowpy.Cloud`: members; a network
-a plugin brings for its rule, ``RuleSpec.network``: the kernel Perceptron's support
-vectors) is an estimator over an engine (``engine_``: what it learned, and the
+A kind of network (:class:`Network`: links; :class:`~snowpy.Cloud`: members;
+:class:`~snowpy.network.learner.LearnerNetwork`: a rule's learner, the kernel
+Perceptron's support vectors) is an estimator over an engine (``engine_``: what it learned, and the
 operations on it): :class:`NetworkKind`. It supplies :meth:`~NetworkKind.target_scores`
 and its model file (``to_state`` and ``from_state``, registered with
 :func:`snowpy.model_kinds.model_kind`); its engine supplies the one-example protocol
@@ -25,7 +25,6 @@ network of links share this one.
 
 from __future__ import annotations
 
-import inspect
 import math
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
@@ -71,7 +70,7 @@ else:
     sp = lazy_module("scipy.sparse")
 
 __all__ = ["ABSTAIN", "Network", "NetworkKind", "NumericalWarning", "gives_probabilities",
-           "network_for", "parse_example"]
+           "parse_example"]
 
 #: Rows scored at once by ``predict`` (bounds its memory for many targets).
 _PREDICT_BLOCK = 8192
@@ -726,10 +725,10 @@ class Network(NetworkKind):
         spec = get_rule(self.rule)
         if isinstance(self.rule, RuleSpec):
             _refuse_a_namesake(spec)
-        if spec.network is not None:
-            own = f"{spec.network.__module__.split('.')[0]}.{spec.network.__name__}"
-            raise ConfigurationError(f"rule {spec.name!r} learns in a network of its own: "
-                                     f"use {own} (or SnowClassifier, which picks it)")
+        if spec.learner:
+            raise ConfigurationError(f"rule {spec.name!r} keeps a learner of its own: use "
+                                     "snowpy.network.learner.LearnerNetwork (or "
+                                     "SnowClassifier, which picks it)")
         return spec, spec.validate(self.rule_params)
 
     def _nonnegative_only(self) -> bool:
@@ -1104,15 +1103,3 @@ def _refuse_a_namesake(spec: RuleSpec) -> None:
             f"rule {spec.name!r} given as an object is not the installed rule of that name "
             "(a model file names its rule, and would load as the installed one): give it a "
             "name of its own")
-
-
-def network_for(rule: str, options: Mapping[str, Any], rule_params: Mapping[str, Any]) -> Any:
-    """The untrained network ``rule`` learns in: a :class:`Network`, or the class a rule
-    whose state is not a weight table brings (``RuleSpec.network``), given the ``options``
-    it takes and every rule parameter."""
-    own = get_rule(rule).network
-    if own is None:
-        return Network(rule, **options, **rule_params)
-    taken = inspect.signature(own).parameters
-    return own(rule, **{name: value for name, value in options.items() if name in taken},
-               **rule_params)

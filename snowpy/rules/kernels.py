@@ -2,8 +2,8 @@
 implementation.
 
 The training engine calls a rule's update through a pointer to a plain C function
-(the ABI is written out in ``docs/plugins.md`` and in :mod:`snowpy.rules.spec`), and the
-network a plugin brings may call a similarity the same way (the kernel Perceptron's
+(the ABI is written out in ``docs/plugins.md`` and in :mod:`snowpy.rules.spec`), and a
+rule's learner may call a similarity the same way (the kernel Perceptron's
 support vectors, ``plugins/snowpy-kernel-perceptron``). :func:`kernel_of`
 turns what a rule provides into that function, held by a
 :class:`~snowpy._core.rules.Kernel` of the ABI's class (:class:`UpdateKernel`,

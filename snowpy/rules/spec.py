@@ -108,6 +108,8 @@ __all__ = [
     "UNIVERSAL_PARAMS",
     "UPDATE_SIGNATURE",
     "BuildContext",
+    "Examples",
+    "Learner",
     "RuleKernel",
     "RuleSpec",
     "UpdateKernel",
@@ -301,6 +303,88 @@ class RuleKernel:
 
 
 @dataclass(frozen=True)
+class Examples:
+    """Examples as a :class:`Learner` reads them: ``indptr``, ``ids`` and ``vals``, the
+    rows of a CSR matrix (``int64[n + 1]``; ``int64`` feature ids, sorted and unique in
+    each row; ``float64`` strengths), and for learning the targets each example is
+    positive for, ``y_targets[y_indptr[i]:y_indptr[i + 1]]`` (``int64[n + 1]``,
+    ``int32``), among ``n_targets`` targets (one per label, in the labels' order);
+    ``multilabel``: an example is right when the targets at or above the threshold are
+    its set (else when its best target is its label)."""
+
+    indptr: np.ndarray
+    ids: np.ndarray
+    vals: np.ndarray
+    n_targets: int
+    y_indptr: np.ndarray = field(default_factory=lambda: np.zeros(1, np.int64))
+    y_targets: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int32))
+    multilabel: bool = False
+
+    @property
+    def n(self) -> int:
+        """How many examples."""
+        return int(self.indptr.shape[0]) - 1
+
+
+class Learner:
+    """What a rule whose state is no weight table learns in, and keeps: the *learner*
+    its ``build`` returns when its record says ``RuleSpec(learner=True)`` (the kernel
+    Perceptron's support vectors, in the ``snowpy-kernel-perceptron`` plugin).
+
+    snowpy hosts it in a network of one target per label
+    (:class:`~snowpy.SnowClassifier` and ``snowpy train`` choose that network by the
+    rule): the network keeps the labels, runs the epochs (the shuffle, the early stop,
+    the progress), calibrates the scores into probabilities (by cross-fitting, or
+    progressively), learns one example at a time and writes the model file around the
+    learner's own state. A learner supplies four methods; the three that say what it
+    learned (:meth:`describe`, :meth:`explain`, :meth:`features`) are optional.
+    Targets appear as labels are met: an :class:`Examples` may name more targets than
+    the learner has seen, which start untrained.
+    """
+
+    def learn(self, examples: Examples, order: np.ndarray,
+              before: np.ndarray | None = None) -> tuple[int, int]:
+        """Learn the examples ``order`` (``int64`` rows of ``examples``), in that order;
+        when ``before`` is given (``float64[order.size, n_targets]``), write in its row
+        ``i`` the scores of example ``order[i]`` just before learning it (progressive
+        calibration fits on them). Returns the mistakes and the updates made."""
+        raise NotImplementedError
+
+    def scores(self, examples: Examples) -> np.ndarray:
+        """Each target's score of each example, ``float64[n, n_targets]``: a target
+        claims an example when its score is >= 0 (the threshold subtracted)."""
+        raise NotImplementedError
+
+    def to_state(self) -> tuple[dict[str, Any], dict[str, np.ndarray]]:
+        """What the learner learned as plain data: a dict of JSON values and named
+        arrays (written into the model file beside the network's own)."""
+        raise NotImplementedError
+
+    def restore(self, header: dict[str, Any], arrays: dict[str, np.ndarray],
+                n_features: int, where: str) -> None:
+        """Take back what :meth:`to_state` gave (a fresh learner of the same parameters),
+        every part checked first: a :class:`~snowpy.exceptions.ModelFileError` naming
+        ``where`` for one that does not fit ``n_features`` or itself."""
+        raise NotImplementedError
+
+    def describe(self) -> dict[str, Any]:
+        """What ``snowpy inspect`` shows of the learner (names to plain values)."""
+        return {}
+
+    def explain(self, examples: Examples, targets: Sequence[int],
+                scores: np.ndarray) -> list[dict[str, Any]]:
+        """Per target of ``targets``, the terms its score on the one example of
+        ``examples`` adds up from (``scores``: of every target), for
+        :meth:`snowpy.SnowClassifier.explain`."""
+        raise ConfigurationError(f"a {type(self).__name__} does not explain its scores")
+
+    def features(self) -> np.ndarray:
+        """The feature id of each link the learner holds (an id once per link: the
+        features a target's score reads), which names the kept features."""
+        return np.zeros(0, np.int64)
+
+
+@dataclass(frozen=True)
 class RuleSpec:
     """An update rule as a plugin declares it.
 
@@ -328,12 +412,10 @@ class RuleSpec:
         (normalised Winnow predicts ``sgn(w . x)`` with positive weights: on
         nonnegative strengths every target claims every example); the
         conformance suite tests it on such a problem.
-    network : type, optional
-        For a rule whose state is not a weight table, the class of its networks, which a
-        plugin brings (a :class:`~snowpy.network.network.NetworkKind` registered as a kind
-        of model file: the kernel Perceptron's, of support vectors); ``build`` returns
-        what that class takes. None: :class:`snowpy.Network`, and ``build`` returns a
-        :class:`RuleKernel`.
+    learner : bool
+        The rule's state is no weight table: ``build`` returns a fresh :class:`Learner`
+        (the kernel Perceptron's support vectors), which a network of snowpy's hosts.
+        False: ``build`` returns a :class:`RuleKernel` for :class:`snowpy.Network`'s links.
     """
 
     name: str
@@ -343,7 +425,7 @@ class RuleSpec:
     reference: str = ""
     nonnegative: bool = False
     signed: bool = False
-    network: type | None = None
+    learner: bool = False
 
     def __post_init__(self) -> None:
         if not isinstance(self.name, str) or not _NAME.match(self.name):
@@ -402,7 +484,10 @@ class RuleSpec:
             raise PluginError(f"rule {self.name!r}: {exc}") from exc
         except Exception as exc:  # a plugin bug: name the rule, keep the cause
             raise PluginError(f"rule {self.name!r}: build failed: {exc!r}") from exc
-        if self.network is not None:  # (what its own network takes, it checks)
+        if self.learner:
+            if not isinstance(kernel, Learner):
+                raise PluginError(f"rule {self.name!r}: build must return a Learner, got "
+                                  f"{type(kernel).__name__}")
             return kernel
         if not isinstance(kernel, RuleKernel):
             raise PluginError(

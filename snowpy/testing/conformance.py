@@ -18,7 +18,7 @@ import scipy.sparse as sp
 
 from snowpy.exceptions import ConfigurationError
 from snowpy.network import Network
-from snowpy.network.network import network_for
+from snowpy.network.learner import network_for
 from snowpy.plugins import get_rule
 
 __all__ = ["check_rule", "conformance_checks"]
@@ -41,14 +41,14 @@ def _problem(rule: str, seed: int = 0, n: int = 300, features: int = 80, classes
 
 
 def _network(rule: str, params: Mapping[str, Any], **options: Any) -> Any:
-    """The network ``rule`` learns in (:func:`~snowpy.network.network.network_for`: a
+    """The network ``rule`` learns in (:func:`~snowpy.network.learner.network_for`: a
     network a rule brings leaves out the options it has no use for, such as links)."""
     return network_for(rule, options, params)
 
 
 def _state(net: Any) -> np.ndarray:
     """What a network learned, as one array: the effective weights, or the arrays of a
-    plugin's network's model file (the kernel Perceptron's support vectors and their
+    learner's network's model file (the kernel Perceptron's support vectors and their
     coefficients)."""
     if isinstance(net, Network):
         return net.engine_.effective_weights()
@@ -83,8 +83,8 @@ def check_deterministic(rule: str, params: Mapping[str, Any] | None = None) -> N
 
 
 def check_compiled_matches_python(rule: str, params: Mapping[str, Any] | None = None) -> None:
-    """The compiled step (or similarity) and its Python reference (the kernel record's
-    ``reference``: the same arithmetic written in Python) train the same network and
+    """The compiled step (or a learner's similarity) and its Python reference (the kernel
+    record's, or the learner's, ``reference``: the same arithmetic written in Python) train the same network and
     score alike; a rule with no reference is exempt.
 
     Stored in float64: compiled float64 arithmetic may differ from Python's in the last
@@ -92,8 +92,8 @@ def check_compiled_matches_python(rule: str, params: Mapping[str, Any] | None = 
     """
     X, y = _problem(rule, n=60)
     compiled = _network(rule, params or {}, epochs=2, precision="float64").fit(X, y)
-    kernel = compiled.engine_.kernel
-    if kernel.reference is None:
+    kernel = compiled.learner_ if get_rule(rule).learner else compiled.engine_.kernel
+    if getattr(kernel, "reference", None) is None:
         return
     abi = type(kernel.compiled)  # (the ABI's kernel class: an update, a similarity)
     as_python = property(lambda record: abi.from_python(record.reference, rule))
@@ -112,7 +112,7 @@ def check_stays_in_its_arrays(rule: str, params: Mapping[str, Any] | None = None
     only its target's weights and state: training, one example at a time too, stops at
     no violation. (A write far outside, beyond the guards, kills the process:
     ``snowpy plugins --check`` runs the suite in a child process for that.)"""
-    if get_rule(rule).network is not None:  # (guard zones are the update ABI's)
+    if get_rule(rule).learner:  # (guard zones are the update ABI's)
         return
     X, y = _problem(rule, n=80)
     with mock.patch.dict(os.environ, {"SNOWPY_CHECK_KERNELS": "1"}):
@@ -150,7 +150,8 @@ def check_no_update_when_correct(rule: str, params: Mapping[str, Any] | None = N
     is exempt: it says so with ``RuleKernel(mistake_driven=False)``)."""
     X, y = _problem(rule)
     zero = {**dict(params or {}), "thickness": 0.0, "negative_thickness": 0.0}
-    if not getattr(_network(rule, zero).fit(X[:10], y[:10]).engine_.kernel, "mistake_driven", True):
+    engine = _network(rule, zero).fit(X[:10], y[:10]).engine_
+    if not getattr(getattr(engine, "kernel", None), "mistake_driven", True):
         return
     # every link made up front ("all"): with sparse links a right example still links
     net = _network(rule, zero, epochs=20, average=False, links="all", discard=None).fit(X, y)
@@ -169,9 +170,9 @@ def check_no_update_when_correct(rule: str, params: Mapping[str, Any] | None = N
 
 def check_touches_only_active_rows(rule: str, params: Mapping[str, Any] | None = None) -> None:
     """An update changes only the weights of the example's active features (and the bias);
-    a rule whose network is its own is exempt (the kernel Perceptron's tests say what its
-    support vectors hold)."""
-    if get_rule(rule).network is not None:  # (a network of its own says what it holds)
+    a rule whose state is a learner of its own is exempt (the kernel Perceptron's tests
+    say what its support vectors hold)."""
+    if get_rule(rule).learner:  # (a learner's own tests say what it holds)
         return
     X, y = _problem(rule)
     net = _network(rule, params or {}, epochs=1, average=False, links="all").fit(X, y)

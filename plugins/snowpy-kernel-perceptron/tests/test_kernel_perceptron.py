@@ -18,7 +18,8 @@ import snowpy
 from snowpy.exceptions import ConfigurationError
 from snowpy.plugins import list_rules
 from snowpy.testing import conformance_checks
-from snowpy_kernel_perceptron import DualNetwork
+from snowpy.network.learner import LearnerNetwork
+from snowpy_kernel_perceptron import SupportVectors
 
 DEMO = Path(__file__).resolve().parents[3] / "corpora" / "demo"
 
@@ -36,36 +37,38 @@ def test_registered_through_its_entry_point():
     provided = list_rules()["kernel-perceptron"]
     assert provided.plugin == "kernel-perceptron"
     assert provided.distribution.startswith("snowpy-kernel-perceptron")
-    assert provided.record.network is DualNetwork
+    assert provided.record.learner
 
 
-def test_a_network_of_snowpys_protocols_declared_once():
-    """Its parameters are declared once (the signature's defaults are the table's); its
-    engine offers snowpy's one-example protocol, which the estimator does not repeat."""
-    import inspect
+def test_written_over_snowpys_public_modules_only():
+    """The plugin is a Learner (snowpy.rules' protocol) and imports none of snowpy's
+    private or internal modules: only what a rule's author is given."""
+    import ast
 
-    from snowpy.declared import defaults
-    from snowpy.network.engine import OneExample
-    from snowpy_kernel_perceptron.engine import DualEngine
-    from snowpy_kernel_perceptron.network import DUAL_NETWORK
+    import snowpy_kernel_perceptron
 
-    signature = {name: p.default for name, p in inspect.signature(DualNetwork).parameters
-                 .items() if p.kind is not p.VAR_KEYWORD}
-    assert list(signature.items()) == list(defaults(DUAL_NETWORK).items())
-    assert OneExample in DualEngine.__mro__
-    one_example = {"check_label", "score_one", "score_text", "learn_text", "label_of",
-                   "probabilities_of"}
-    assert not one_example & set(dir(DualNetwork))
+    public = {"snowpy", "snowpy.exceptions", "snowpy.numba_kernels", "snowpy.rules",
+              "snowpy.rules.kernels"}
+    imported = set()
+    for path in Path(snowpy_kernel_perceptron.__file__).parent.glob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.ImportFrom) and node.module:
+                imported.add(node.module)
+            elif isinstance(node, ast.Import):
+                imported.update(alias.name for alias in node.names)
+    used = {name for name in imported if name.split(".")[0] == "snowpy"}
+    assert used and used <= public, sorted(used - public)
+    assert issubclass(SupportVectors, snowpy.rules.Learner)
 
 
 def test_each_network_names_the_one_a_rule_learns_in():
     X = sp.csr_matrix(np.eye(2))
-    with pytest.raises(ConfigurationError, match="^rule 'kernel-perceptron' learns in a network "
-                       "of its own: use snowpy_kernel_perceptron.DualNetwork"):
+    with pytest.raises(ConfigurationError, match="^rule 'kernel-perceptron' keeps a learner "
+                       "of its own: use snowpy.network.learner.LearnerNetwork"):
         snowpy.Network("kernel-perceptron").fit(X, ["a", "b"])
-    with pytest.raises(ConfigurationError, match="^rule 'perceptron' does not keep support "
-                       "vectors: use snowpy.Network"):
-        DualNetwork("perceptron").fit(X, ["a", "b"])
+    with pytest.raises(ConfigurationError, match="^rule 'perceptron' keeps a weight table: "
+                       "use snowpy.Network"):
+        LearnerNetwork("perceptron").fit(X, ["a", "b"])
 
 
 @pytest.mark.parametrize("params", [{}, {"kernel": "gaussian", "gamma": 0.1},
@@ -78,12 +81,12 @@ def test_conformance(check, params):
 
 @pytest.mark.parametrize("shuffle", [False, True])
 def test_linear_kernel_makes_the_primal_perceptrons_mistakes(shuffle):
-    """Seed 003: the dual Perceptron is the Perceptron. Binary features, step 1: every
+    """The dual Perceptron is the Perceptron (Freund and Schapire 1999). Binary features, step 1: every
     sum is a whole number, so the two agree exactly, mistake for mistake."""
     texts, labels, test_texts, _ = _demo()
     front = snowpy.Featurizer(bits=18, ngrams=1)
     X, X_test = front.transform(texts), front.transform(test_texts)
-    dual = DualNetwork("kernel-perceptron", kernel="linear", budget=0, epochs=5,
+    dual = LearnerNetwork("kernel-perceptron", kernel="linear", budget=0, epochs=5,
                               shuffle=shuffle).fit(X, labels)
     primal = snowpy.Network("perceptron", learning_rate=1.0, bias=False, average=False,
                             shuffle=shuffle, epochs=5, links="touched", precision="float64",
@@ -111,7 +114,7 @@ def test_xor_needs_the_kernel():
     """Not linearly separable: the degree-2 kernel learns it, the Perceptron cannot."""
     X = sp.csr_matrix(np.array([[1.0, 0], [0, 1], [1, 1], [0, 0]]))
     xor = ["no", "no", "yes", "yes"]
-    dual = DualNetwork("kernel-perceptron", degree=2, epochs=50, shuffle=False)
+    dual = LearnerNetwork("kernel-perceptron", degree=2, epochs=50, shuffle=False)
     assert dual.fit(X, xor).predict(X).tolist() == xor
     assert dual.mistakes_[-1] == 0
     primal = snowpy.Network("perceptron", bias=False, epochs=50, shuffle=False).fit(X, xor)
@@ -123,7 +126,7 @@ def test_the_first_support_vector_by_hand():
     (a negative claimed), and right for a; it becomes a support vector with alpha = (0, -1)
     (step 1). Next, x = the same example: f_b = -K(x, x) = -(1*2 + 1)^2 = -9 < 0."""
     X = sp.csr_matrix(np.array([[1.0, 1.0, 0], [0, 0, 1.0]]))
-    net = DualNetwork("kernel-perceptron", degree=2, shuffle=False, epochs=1)
+    net = LearnerNetwork("kernel-perceptron", degree=2, shuffle=False, epochs=1)
     net.partial_fit(X[:1], ["a"], classes=["a", "b"])
     state = net.to_state()[1]
     assert state["sv_ids"].tolist() == [0, 1] and state["sv_alpha"].tolist() == [[0.0, -1.0]]
@@ -135,7 +138,7 @@ def test_partial_fit_is_the_networks_an_indicator_its_columns_a_switch_refused()
     indicator rows has a target per column from the first call, even a column never set
     (as Network's), and a single-label y after it is refused."""
     X = sp.csr_matrix(np.array([[1.0, 0, 0], [0, 1.0, 0]]))
-    net = DualNetwork("kernel-perceptron", shuffle=False)
+    net = LearnerNetwork("kernel-perceptron", shuffle=False)
     net.partial_fit(X, np.array([[1, 0, 0], [0, 1, 0]]))
     assert net.classes_.tolist() == [0, 1, 2] and net.multilabel_
     assert net.predict(X).shape == (2, 3)
@@ -154,12 +157,12 @@ def test_an_update_adds_a_support_vector_of_the_examples_features_only(params):
     rng = np.random.default_rng(0)
     X = sp.csr_matrix((rng.random((300, 80)) < 0.15).astype(float))
     y = rng.integers(0, 3, 300)
-    net = DualNetwork("kernel-perceptron", epochs=1, **params).fit(X, y)
+    net = LearnerNetwork("kernel-perceptron", epochs=1, **params).fit(X, y)
     before = net.to_state()[1]
     net.partial_fit(X[:1], [(y[0] + 1) % 3])
     assert net.updates_[-1] > 0, "a mislabelled example caused no update"
     after = net.to_state()[1]
-    budget = net.engine_.kernel.budget
+    budget = net.learner_.budget
     if budget and before["sv_len"].size == budget:
         return
     kept = before["sv_len"].size
@@ -171,20 +174,20 @@ def test_a_budget_bounds_the_support_vectors_and_drops_the_oldest():
     rng = np.random.default_rng(0)
     X = sp.csr_matrix((rng.random((600, 40)) < 0.2).astype(float))
     y = rng.integers(0, 3, 600)  # noise: a mistake on about every example
-    net = DualNetwork("kernel-perceptron", budget=50, shuffle=False, epochs=1)
+    net = LearnerNetwork("kernel-perceptron", budget=50, shuffle=False, epochs=1)
     net.fit(X, y)
-    assert net.n_support_ == 50 and net.engine_.alpha.shape[0] == 50  # memory stays bounded
+    assert net.learner_.n_support == 50 and net.learner_.alpha.shape[0] == 50  # memory stays bounded
     assert sum(net.mistakes_) > 300
     held = net.to_state()[1]
     # the 50 support vectors are the last 50 examples that caused an update, in a ring
-    oldest = net.engine_.ring[1]
+    oldest = net.learner_.ring[1]
     ring = np.r_[oldest:50, 0:oldest]
     rows = [tuple(held["sv_ids"][sum(held["sv_len"][:s]):sum(held["sv_len"][:s + 1])])
             for s in ring]
     examples = [tuple(X[i].indices) for i in range(600)]
     where = [max(i for i, e in enumerate(examples) if e == row) for row in rows]
     # the same stream one example at a time says which examples caused an update
-    step = DualNetwork("kernel-perceptron", budget=50, shuffle=False, epochs=1)
+    step = LearnerNetwork("kernel-perceptron", budget=50, shuffle=False, epochs=1)
     updated = []
     for i in range(600):
         step.partial_fit(X[i], [y[i]], classes=[0, 1, 2])
@@ -196,7 +199,7 @@ def test_a_budget_bounds_the_support_vectors_and_drops_the_oldest():
 def test_classifier_online_and_files(tmp_path):
     texts, labels, test_texts, test_labels = _demo()
     clf = snowpy.SnowClassifier("kernel-perceptron", ngrams=1, degree=2).fit(texts, labels)
-    assert isinstance(clf.network_, DualNetwork)
+    assert isinstance(clf.network_.learner_, SupportVectors)
     assert clf.score(test_texts, test_labels) >= 0.85
     proba = clf.predict_proba(test_texts)
     assert np.allclose(proba.sum(axis=1), 1.0)
@@ -263,7 +266,7 @@ def test_explained_by_its_support_vectors():
     why = clf.explain(document, top_k=2, features=None)
     scores = clf.target_scores([document])[0]
     classes = list(clf.classes_)
-    assert why["kind"] == "dual"
+    assert why["kind"] == "learner"
     for target in why["targets"]:
         total = sum(v["contribution"] for v in target["support_vectors"]) - target["theta"]
         assert total == pytest.approx(scores[classes.index(target["label"])], abs=1e-9)

@@ -1,9 +1,9 @@
-"""The kernel Perceptron (seed 003, the dual Perceptron with a kernel) as a dual rule.
+"""The kernel Perceptron (the dual Perceptron with a kernel) as a dual rule.
 
 Its state is not a weight table: the examples it erred on (support vectors)
 with a coefficient per target, ``f_t(x) = sum_s alpha[s, t] K(x_s, x)``
-(the dual-rule contract, :mod:`snowpy_kernel_perceptron.kernel`), learned in this
-plugin's :class:`~snowpy_kernel_perceptron.DualNetwork`. Kernels:
+(:class:`~snowpy_kernel_perceptron.SupportVectors`, the learner its ``build`` returns,
+which snowpy's network hosts). Kernels:
 
 * ``linear``: ``x . z`` (the primal Perceptron, as a check);
 * ``polynomial``: ``(gamma x . z + coef0) ** degree``;
@@ -22,10 +22,9 @@ from __future__ import annotations
 import math
 
 from snowpy import hookimpl
-from snowpy.rules import Param, RuleSpec, theta_param
+from snowpy.rules import BuildContext, Param, RuleSpec, theta_param
 
-from snowpy_kernel_perceptron.kernel import DualKernel
-from snowpy_kernel_perceptron.network import DualNetwork
+from snowpy_kernel_perceptron.learner import SupportVectors
 
 __all__ = ["KERNEL_PERCEPTRON", "similarity"]
 
@@ -66,17 +65,15 @@ def similarity(a_ids, a_vals, b_ids, b_vals, params):
     return math.exp(-params[2] * max(a2 + b2 - 2.0 * dot, 0.0))
 
 
-def _build(params: dict, context) -> DualKernel:
+def _build(params: dict, context: BuildContext) -> SupportVectors:
     from snowpy_kernel_perceptron._numba import similarity as compiled
 
-    return DualKernel(
-        similarity=compiled,
-        reference=similarity,
-        params=[float(KERNELS.index(params["kernel"])), float(params["degree"]),
-                params["gamma"], params["coef0"]],
-        step=params["learning_rate"],
-        budget=params["budget"],
-    )
+    return SupportVectors(
+        compiled, [float(KERNELS.index(params["kernel"])), float(params["degree"]),
+                   params["gamma"], params["coef0"]],
+        theta=params["theta"], thickness=params["thickness"],
+        negative_thickness=params["negative_thickness"], step=params["learning_rate"],
+        budget=params["budget"], reference=similarity)
 
 
 KERNEL_PERCEPTRON = RuleSpec(
@@ -95,9 +92,9 @@ KERNEL_PERCEPTRON = RuleSpec(
         theta_param(0.0),
     ),
     summary="dual Perceptron with a polynomial or Gaussian kernel, budgeted support vectors",
-    reference="seed 003 (dual and kernel Perceptron); Aizerman et al. 1964; "
+    reference="Aizerman, Braverman and Rozonoer 1964; Freund and Schapire 1999; "
               "Dekel, Shalev-Shwartz and Singer 2008 (the Forgetron's removal)",
-    network=DualNetwork,
+    learner=True,
 )
 
 
