@@ -74,11 +74,13 @@ def test_one_shard_calibrates_as_one_process_and_every_shard_count_draws_its_fol
     from snowpy.network.driver import folds
 
     texts, labels = zip(*[(d.text, d.label) for d in read(DEMO)])
-    one = SnowClassifier(epochs=4).fit(list(texts), list(labels))  # (cv: 3 folds)
-    model = fit(SnowClassifier(epochs=4), DEMO, cluster=client, reading=Reading(shards=1))
-    np.testing.assert_allclose(model.predict_proba(list(texts)),
-                               one.predict_proba(list(texts)), rtol=0, atol=1e-6)
-    np.testing.assert_array_equal(model.network_.coef_, one.network_.coef_)
+    # (Winnow: a fold's network starts from its own folds' active features, SNoW's rho)
+    for options in ({"epochs": 4}, {"epochs": 4, "rule": "winnow"}):  # (cv: 3 folds)
+        one = SnowClassifier(**options).fit(list(texts), list(labels))
+        model = fit(SnowClassifier(**options), DEMO, cluster=client, reading=Reading(shards=1))
+        np.testing.assert_allclose(model.predict_proba(list(texts)),
+                                   one.predict_proba(list(texts)), rtol=0, atol=1e-6)
+        np.testing.assert_array_equal(model.network_.coef_, one.network_.coef_)
     from snowpy.text.keys import document_keys
 
     expected = np.empty(len(texts), np.int8)

@@ -164,6 +164,16 @@ def with_folds(data: ShardData, fold: np.ndarray) -> ShardData:
                      data.targets, np.asarray(fold, np.int16))
 
 
+def fold_figures(data: ShardData, folds: int) -> list[dict[str, Any]]:
+    """Per calibration fold, :func:`describe`'s figures of the shard's examples in it:
+    what a fold's network starts from is counted over the other folds' (its labels, its
+    active features per example), as one process starts it."""
+    assert data.fold is not None
+    return [describe(ShardData(data.X[mine], [data.labels[i] for i in mine], data.keys[mine],
+                               0, []))
+            for mine in (np.flatnonzero(data.fold == fold) for fold in range(folds))]
+
+
 def fold_frequencies(data: ShardData, folds: int, by_label: bool) -> list[tuple[Any, ...]]:
     """:func:`frequencies_of` of the shard's examples of each calibration fold."""
     from snowpy.text.weighing import DocumentFrequencies
@@ -316,11 +326,15 @@ def discarded(state: State, setup: Setup) -> State:
 
 
 def held_out(states: list[State], data: ShardData, setup: Setup, total: int,
-             counted: Any = None, *fold_counted: Any) -> tuple[np.ndarray, np.ndarray]:
+             labels: list[Any], multilabel: bool, counted: Any = None, *fold_counted: Any
+             ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Out-of-fold scores of this shard's examples (fold ``f`` scored by the network
-    trained without it, on rows weighed as it learned them: ``fold_counted[f]``) and
-    their positives; a sample by key when the corpus has more than
-    :data:`CALIBRATION_ROWS` examples."""
+    trained without it, on rows weighed as it learned them: ``fold_counted[f]``) by the
+    network's ``labels`` (sets of them: ``multilabel``), with NaN for a label the fold's network never met (the client
+    fills it: :func:`snowpy.network.driver.held_out_scores`' lowest score seen), their
+    positives, each scored example's fold and each fold network's lowest score here; a
+    sample by key when the corpus has more than :data:`CALIBRATION_ROWS` examples."""
+    from snowpy.network.labels import LabelIndex, encode_labels, positive_matrix
     from snowpy.network.training import mixed_keys
 
     assert data.fold is not None
@@ -329,21 +343,20 @@ def held_out(states: list[State], data: ShardData, setup: Setup, total: int,
     if total > CALIBRATION_ROWS:
         share = np.uint64(int(CALIBRATION_ROWS / total * 2.0**63) * 2)
         keep &= mixed_keys(data.keys, setup.seed + 0xCA11B) < share
-    nets = [_network(state, f"calibration network {f + 1}") for f, state in enumerate(states)]
-    n_targets = len(nets[0].classes_) if nets else 0
-    scores = np.zeros((int(keep.sum()), n_targets), dtype=np.float32)
-    positives = np.zeros(scores.shape, dtype=bool)
+    index = LabelIndex(labels)
     rows = np.flatnonzero(keep)
-    for f, net in enumerate(nets):
+    scores = np.full((rows.size, len(index)), np.nan, dtype=np.float32)
+    lowest = np.full(len(states), np.inf)
+    for f, state in enumerate(states):
         mine = np.flatnonzero(folds[rows] == f)
-        if mine.size:
-            scores[mine] = net.target_scores(_refold(
-                data, rows[mine], f, counted, fold_counted[f] if fold_counted else None,
-                setup.params.get("norm") == "l2"))
-    if rows.size and nets:
-        from snowpy.network.labels import encode_labels, positive_matrix
-
-        indptr, targets = encode_labels(nets[0].engine_.labels, [data.labels[i] for i in rows],
-                                        nets[0].multilabel_)
-        positives = positive_matrix(indptr, targets, n_targets)
-    return scores, positives
+        if not mine.size:
+            continue
+        net = _network(state, f"calibration network {f + 1}")
+        part = net.target_scores(_refold(
+            data, rows[mine], f, counted, fold_counted[f] if fold_counted else None,
+            setup.params.get("norm") == "l2"))
+        lowest[f] = part.min(initial=np.inf)
+        for column, label in enumerate(net.classes_.tolist()):
+            scores[mine, index.find(label)] = part[:, column]
+    indptr, targets = encode_labels(index, [data.labels[i] for i in rows], multilabel)
+    return scores, positive_matrix(indptr, targets, len(index)), folds[rows], lowest

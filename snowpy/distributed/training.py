@@ -37,6 +37,7 @@ from snowpy.distributed.tasks import (
     featurise,
     added_frequencies,
     finish,
+    fold_figures,
     fold_frequencies,
     frequencies_of,
     held_out,
@@ -233,17 +234,22 @@ class _Run:
         self.skipped = sum(int(d["skipped"]) for d in described)
         self.messages = [m for d in described for m in d["messages"]][:3]
         self.multilabel = any(d["multilabel"] for d in described)
-        from snowpy.network.labels import sorted_labels
-
-        found: set[Any] = set()
-        for d in described:
-            found.update(d["labels"])
-        self.labels = sorted_labels([(label,) for label in found], True) if self.multilabel \
-            else sorted_labels(list(found), False)
-        self.mean_active = sum(d["nnz"] for d in described) / sum(self.examples)
+        self.begin = self._begins(described)
         self.frequencies = self._weigh() if self.params.get("idf") else None
         if self.calibration.cross_fits:
             self._fold()
+
+    def _begins(self, described: list[dict[str, Any]]) -> tuple[list[Any], float]:
+        """What a network starts from, as one process starts it, given the figures of its
+        examples' parts (:func:`~snowpy.distributed.tasks.describe`): a target per label
+        met, and the active features per example (SNoW's rho)."""
+        from snowpy.network.labels import sorted_labels
+
+        found: set[Any] = set().union(*(d["labels"] for d in described))
+        labels = sorted_labels([(label,) for label in found], True) if self.multilabel \
+            else sorted_labels(list(found), False)
+        return labels, sum(d["nnz"] for d in described) / max(sum(d["n"] for d in described),
+                                                              1)
 
     def _fold(self) -> None:
         """Each example's calibration fold, drawn as one process draws them
@@ -269,7 +275,11 @@ class _Run:
                                    pure=False, workers=list(where.get(part.key, ())) or None,
                                    allow_other_workers=bool(where.get(part.key)))
                      for i, part in enumerate(self.data)]
-        _distributed().wait(self.data)
+        # each fold's network starts from the other folds' labels and active features
+        figures = client.gather([client.submit(fold_figures, part, k, pure=False)
+                                 for part in self.data])
+        self.fold_begins = [self._begins([shard[g] for shard in figures
+                                          for g in range(k) if g != f]) for f in range(k)]
         if self.frequencies is None:
             return
         relevance = float(self.params.get("relevance") or 0.0)
@@ -309,13 +319,14 @@ class _Run:
         return frequencies
 
     # -------------------------------------------------------------- training
-    def _start(self) -> tuple[Any, Setup]:
-        """The untrained network every model starts from, and the round's setup."""
+    def _start(self, labels: list[Any], mean_active: float) -> tuple[Any, Setup]:
+        """The untrained network a model starts from (a target per label of ``labels``,
+        ``mean_active`` features per example), and its rounds' setup."""
         from snowpy.network.state import network_state
 
         net = self.classifier.make_network().start(
-            1 << int(self.params["bits"]), self.labels, multilabel=self.multilabel,
-            mean_active=self.mean_active)
+            1 << int(self.params["bits"]), labels, multilabel=self.multilabel,
+            mean_active=mean_active)
         reference = net.engine_.store.initial_weights  # (docs/distributed.md: why not the absent planes)
         folds = self.calibration.folds if self.calibration.cross_fits else 0
         setup = Setup(self.params, self.mixing, np.asarray(reference, dtype=np.float64),
@@ -325,14 +336,17 @@ class _Run:
     def train(self, resume: bool) -> None:
         from snowpy.distributed.checkpoints import Checkpoint
 
-        start, self.setup = self._start()
-        folds = self.setup.folds
+        folds = self.calibration.folds if self.calibration.cross_fits else 0
         names = ["network"] + [f"fold-{f + 1}" for f in
                                range(1 if self.calibration.method == "holdout" else folds)]
         self.fold_by_name = {name: (-1 if name == "network" else int(name[5:]) - 1)
                         for name in names}
+        states, self.setups = {}, {}
+        for name, fold in self.fold_by_name.items():
+            states[name], self.setups[name] = self._start(*(self.begin if fold < 0 else
+                                                            self.fold_begins[fold]))
+        self.setup = self.setups["network"]
         epochs = int(self.params["epochs"])
-        states = {name: start for name in names}
         done = {name: False for name in names}
         first = 0
         keeper = Checkpoint(self.checkpoint, self._fingerprint()) if self.checkpoint else None
@@ -369,14 +383,15 @@ class _Run:
                 refold = (self.counted, self.refolds[fold]) if fold >= 0 and self.refolds \
                     else ()
                 parts = [client.submit(train_round, _near(copies, where.get(part.key, ())), part,
-                                       self.setup, r, fold, *refold, workers=list(
+                                       self.setups[name], r, fold, *refold, workers=list(
                                            where.get(part.key, ())) or None,
                                        allow_other_workers=True,
                                        key=f"snowpy-train-{name}-r{r}-s{i}-{self.token}")
                          for i, part in enumerate(self.data)]
                 total = _tree(client, parts, f"{name}-r{r}-{self.token}")
                 mixed[name] = (total, {
-                    worker: client.submit(finish, total, _near(copies, (worker,)), self.setup, r,
+                    worker: client.submit(finish, total, _near(copies, (worker,)),
+                                          self.setups[name], r,
                                           workers=None if worker is None else [worker],
                                           allow_other_workers=True,
                                           key=f"snowpy-finish-{name}-r{r}-w{k}-{self.token}")
@@ -427,7 +442,8 @@ class _Run:
         from snowpy.network.state import restore_network
 
         client, classifier = self.client, self.classifier
-        finals = {name: client.submit(discarded, _near(copies, ()), self.setup, pure=False)
+        finals = {name: client.submit(discarded, _near(copies, ()), self.setups[name],
+                                      pure=False)
                   for name, copies in self.futures.items()}
         header, arrays = client.gather(finals["network"])
         net = restore_network(Network, header, {k: np.array(v) for k, v in arrays.items()},
@@ -436,10 +452,16 @@ class _Run:
         if fold_states:
             total = sum(self.examples)
             parts = client.gather([client.submit(held_out, fold_states, part, self.setup, total,
-                                                 self.counted, *self.refolds, pure=False)
+                                                 self.begin[0], self.multilabel, self.counted,
+                                                 *self.refolds, pure=False)
                                    for part in self.data])
             scores = np.concatenate([p[0] for p in parts])
             positives = np.concatenate([p[1] for p in parts])
+            # a label missing from the other folds scores as the lowest its fold saw
+            lowest = np.min([p[3] for p in parts], axis=0) - 1.0
+            missing = np.isnan(scores)
+            scores[missing] = np.broadcast_to(lowest[np.concatenate([p[2] for p in parts])]
+                                              [:, None], scores.shape)[missing]
             net.calibration_ = Calibration.fit(
                 scores, positives, normalize=normalisation_of(net.engine_, self.multilabel),
                 method=str(self.calibration.method))
@@ -461,7 +483,7 @@ class _Run:
                 "folds": "by rank of the keys",  # (the fold scheme: one process's)
                 "params": plain({k: v for k, v in self.params.items() if k != "n_jobs"}),
                 "mixing": self.mixing, "average_over": self.average_over,
-                "labels": plain(self.labels)}
+                "labels": plain(self.begin[0])}
 
 
 def _tree(client: Any, parts: list[Any], name: str) -> list[Any]:
