@@ -40,9 +40,8 @@ def ipm(classifier: SnowClassifier, shards: list, mixing: str = "arithmetic",
     described = [tasks.describe(part) for part in data]
     run.examples = [d["n"] for d in described]
     run.multilabel = any(d["multilabel"] for d in described)
-    run.labels = sorted(set().union(*[d["labels"] for d in described]))
-    run.mean_active = sum(d["nnz"] for d in described) / sum(run.examples)
-    state, setup = run._start()  # (the run's own steps: the mixing, round by round)
+    # (the run's own steps: the mixing, round by round)
+    state, setup = run._start(*run._begins(described))
     for r in range(rounds or classifier.epochs):
         mixture = Mixture.combine([tasks.train_round(state, part, setup, r, -1)
                                    for part in data])
@@ -100,9 +99,8 @@ def test_arithmetic_mixing_averages_what_the_shards_predict(rule, links, average
     data = [tasks.featurise(part, params) for part in parts]
     run = _Run(None, classifier, "arithmetic", None, None, None, average_over)
     run.examples, run.multilabel = [100, 300], False
-    run.labels = sorted(set(labels))
-    run.mean_active = sum(d.X.nnz for d in data) / 400
-    state, setup = run._start()  # (the run's own steps: the mixing, round by round)
+    # (the run's own steps: the mixing, round by round)
+    state, setup = run._start(sorted(set(labels)), sum(d.X.nnz for d in data) / 400)
     shard_nets = []
     mixtures = []
     for part in data:
