@@ -65,7 +65,8 @@ def test_idf_counts_every_shard_before_any_shard_learns(client):
     np.testing.assert_allclose(weights, one_weights, rtol=1e-6, atol=1e-9)
 
 
-def test_one_shard_calibrates_as_one_process_and_every_shard_count_draws_its_folds(client):
+def test_one_shard_calibrates_as_one_process_and_every_shard_count_draws_its_folds(
+        client, tmp_path):
     """One fold scheme for every source: the cluster's calibration folds are the folds one
     process draws (by rank of the examples' keys, however many shards hold them), and
     each fold's network learns on rows weighed by the fold's own document frequencies, as
@@ -74,10 +75,16 @@ def test_one_shard_calibrates_as_one_process_and_every_shard_count_draws_its_fol
     from snowpy.network.driver import folds
 
     texts, labels = zip(*[(d.text, d.label) for d in read(DEMO)])
+    # a label of one document: the fold holding it scores it as the lowest score it saw
+    rare = tmp_path / "rare.tsv"
+    rare.write_text(Path(DEMO).read_text() + "rare\tan utterly singular request\n")
     # (Winnow: a fold's network starts from its own folds' active features, SNoW's rho)
-    for options in ({"epochs": 4}, {"epochs": 4, "rule": "winnow"}):  # (cv: 3 folds)
-        one = SnowClassifier(**options).fit(list(texts), list(labels))
-        model = fit(SnowClassifier(**options), DEMO, cluster=client, reading=Reading(shards=1))
+    for corpus, options in ((DEMO, {"epochs": 4}), (DEMO, {"epochs": 4, "rule": "winnow"}),
+                            (str(rare), {"epochs": 4})):  # (cv: 3 folds)
+        documents = [(d.text, d.label) for d in read(corpus)]
+        one = SnowClassifier(**options).fit(*map(list, zip(*documents)))
+        model = fit(SnowClassifier(**options), corpus, cluster=client,
+                    reading=Reading(shards=1))
         np.testing.assert_allclose(model.predict_proba(list(texts)),
                                    one.predict_proba(list(texts)), rtol=0, atol=1e-6)
         np.testing.assert_array_equal(model.network_.coef_, one.network_.coef_)

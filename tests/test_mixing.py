@@ -381,20 +381,24 @@ def test_an_empty_shard_changes_nothing():
     assert with_empty.mistakes_ == without.mistakes_
 
 
-def test_a_shards_labels_are_encoded_once_and_taken_by_fold():
+def test_a_shards_labels_are_encoded_once_a_network_and_a_folds_by_its_own_rows():
+    """A fold's network is encoded the labels of the rows it learns only: a label of the
+    held-out fold alone never enters its labels."""
     import scipy.sparse as sp
 
     from snowpy.network.labels import LabelIndex
 
-    data = tasks.ShardData(sp.csr_matrix((4, 8)), [("a",), ("b", "c"), (), ("c",)],
+    data = tasks.ShardData(sp.csr_matrix((4, 8)), [("a",), ("b", "c"), ("d",), ("c",)],
                            np.arange(4, dtype=np.uint64), 0, [])
     index = LabelIndex(["a", "b", "c"])
-    indptr, targets = tasks._targets(data, index, True, "abc", np.array([1, 3]))
+    indptr, targets = tasks._targets(data, index, True, "abc 0", np.array([1, 3]))
     assert indptr.tolist() == [0, 2, 3] and targets.tolist() == [1, 2, 2]
-    assert data.targets["abc"][0].tolist() == [0, 1, 3, 3, 4]  # (the whole shard, once)
-    assert data.targets["abc"][1].tolist() == [0, 1, 2, 2]
-    whole = tasks._targets(data, index, True, "abc", np.arange(4))
-    assert whole[0] is data.targets["abc"][0]
+    assert index.labels == ["a", "b", "c"]  # (d, held out, unknown to the fold's network)
+    again = tasks._targets(data, index, True, "abc 0", np.array([1, 3]))
+    assert again[0] is indptr  # (once for all its rounds)
+    whole = tasks._targets(data, LabelIndex(["a", "b", "c", "d"]), True, "abcd -1",
+                           np.arange(4))
+    assert whole[0].tolist() == [0, 1, 3, 4, 5] and whole[1].tolist() == [0, 1, 2, 3, 2]
 
 
 def test_a_rounds_averaging_clock_is_the_shards_weighted_mean_rounded():

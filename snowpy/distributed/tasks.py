@@ -48,8 +48,8 @@ class ShardData:
     keys: np.ndarray                # uint64: the examples' shuffling keys
     skipped: int
     messages: list[str]
-    #: the labels as targets (CSR), by the network's labels: encoded in the first round,
-    #: read in every round and fold after it
+    #: the labels as targets (CSR), by a network's labels and fold: encoded in its first
+    #: round, read in every round after it
     targets: dict[str, tuple[np.ndarray, np.ndarray]] = field(default_factory=dict)
     #: each example's calibration fold (:func:`snowpy.network.driver.folds`, drawn over
     #: every shard's keys at once: one process's folds), None without cross-fitting
@@ -258,7 +258,7 @@ def train_round(state: State, data: ShardData, setup: Setup, round: int, fold: i
     for _ in range(round):                                  # one shard trains as fit does
         rng.integers(0, 2**63 - 1, dtype=np.int64)
     y_indptr, y_targets = _targets(data, learned.labels, net.multilabel_,
-                                   repr(state[0]["labels"]), rows)
+                                   f"{state[0]['labels']!r} {fold}", rows)
     before = learned.target_counts().copy()
     figures = (net.n_examples_seen_, net.engine_.overflows, net.engine_.underflows)
     began = time.perf_counter()
@@ -282,20 +282,15 @@ def train_round(state: State, data: ShardData, setup: Setup, round: int, fold: i
 def _targets(data: ShardData, index: Any, multilabel: bool, key: str, rows: np.ndarray
              ) -> tuple[np.ndarray, np.ndarray]:
     """The targets of the shard's examples ``rows`` (CSR: ``indptr``, ``targets``) in a
-    network of labels ``index`` (``key``: the labels as text), the shard's labels
-    encoded once for all rounds and folds."""
+    network of labels ``index``, encoded once for all its rounds (``key``: the network's
+    labels as text and the rows' fold); a fold's network meets only its own rows' labels,
+    which it knows."""
     from snowpy.network.labels import encode_labels, label_array
 
     if key not in data.targets:  # (single labels all str or all int: encoded as an array)
-        data.targets[key] = encode_labels(index, label_array(data.labels), multilabel)
-    indptr, targets = data.targets[key]
-    if rows.size == data.n:
-        return indptr, targets
-    counts = np.diff(indptr)[rows]
-    subset = np.zeros(rows.size + 1, np.int64)
-    np.cumsum(counts, out=subset[1:])
-    return subset, targets[np.repeat(indptr[rows] - subset[:-1], counts) +
-                           np.arange(subset[-1])]
+        labels = data.labels if rows.size == data.n else [data.labels[i] for i in rows]
+        data.targets[key] = encode_labels(index, label_array(labels), multilabel)
+    return data.targets[key]
 
 
 def finish(mixtures: list[Mixture], start: State, setup: Setup, round: int) -> State:
@@ -352,6 +347,8 @@ def held_out(states: list[State], data: ShardData, setup: Setup, total: int,
         if not mine.size:
             continue
         net = _network(state, f"calibration network {f + 1}")
+        if not len(net.classes_):
+            continue  # (it learned from nothing: its fold scores none, as in one process)
         part = net.target_scores(_refold(
             data, rows[mine], f, counted, fold_counted[f] if fold_counted else None,
             setup.params.get("norm") == "l2"))

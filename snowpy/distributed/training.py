@@ -455,13 +455,17 @@ class _Run:
                                                  self.begin[0], self.multilabel, self.counted,
                                                  *self.refolds, pure=False)
                                    for part in self.data])
-            scores = np.concatenate([p[0] for p in parts])
-            positives = np.concatenate([p[1] for p in parts])
-            # a label missing from the other folds scores as the lowest its fold saw
+            # a label missing from the other folds scores as the lowest its fold saw; a
+            # fold whose network learned nothing scores none (one process's
+            # held_out_scores: the scores are finite, NaN marks a label never met)
             lowest = np.min([p[3] for p in parts], axis=0) - 1.0
+            fold_of = np.concatenate([p[2] for p in parts])
+            covered = np.isfinite(lowest[fold_of])
+            scores = np.concatenate([p[0] for p in parts])[covered]
+            positives = np.concatenate([p[1] for p in parts])[covered]
             missing = np.isnan(scores)
-            scores[missing] = np.broadcast_to(lowest[np.concatenate([p[2] for p in parts])]
-                                              [:, None], scores.shape)[missing]
+            scores[missing] = np.broadcast_to(lowest[fold_of[covered]][:, None],
+                                              scores.shape)[missing]
             net.calibration_ = Calibration.fit(
                 scores, positives, normalize=normalisation_of(net.engine_, self.multilabel),
                 method=str(self.calibration.method))
@@ -480,7 +484,8 @@ class _Run:
         from snowpy.network.state import plain
 
         return {"source": self.source, "shards": self.shard_names, "examples": self.examples,
-                "folds": "by rank of the keys",  # (the fold scheme: one process's)
+                # (the fold scheme, and where a fold's network starts: one process's)
+                "folds": "by rank of the keys, each started from the others",
                 "params": plain({k: v for k, v in self.params.items() if k != "n_jobs"}),
                 "mixing": self.mixing, "average_over": self.average_over,
                 "labels": plain(self.begin[0])}
