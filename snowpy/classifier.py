@@ -569,8 +569,8 @@ class SnowClassifier(Estimator):
         (the ``features`` largest contributions are listed, the rest summed in
         ``others``). The terms add up to the target's score: ``bias.contribution + sum
         of the contributions - theta == score`` (``residual`` is the float64 rounding
-        between the two sums). A cloud is explained member by member, a plugin's kind of
-        network by its own terms (the kernel Perceptron's: support vector by support
+        between the two sums). A cloud is explained member by member, a learner's
+        network by its learner's terms (the kernel Perceptron's: support vector by support
         vector; :mod:`snowpy.explanation`).
 
         >>> from snowpy import SnowClassifier
@@ -684,7 +684,7 @@ class SnowClassifier(Estimator):
                                  "but the file holds no frequencies")
         options = _tupled(dict(header.get("classifier") or {}))
         for name in ("links", "precision", "discard"):  # format 1 files predate them
-            if hasattr(network, name):  # (a plugin's network may have no links)
+            if hasattr(network, name):  # (a learner's network has no links)
                 options.setdefault(name, getattr(network, name))
         options.setdefault("relevance", featurizer.relevance)  # (files before it: none)
         try:

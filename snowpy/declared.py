@@ -133,7 +133,7 @@ NETWORK: Mapping[str, Setting] = _table({
 #: The parameters of a network hosting a rule's :class:`~snowpy.rules.Learner`
 #: (:class:`~snowpy.network.learner.LearnerNetwork`): the network's that apply to it.
 LEARNER_NETWORK: Mapping[str, Setting] = _table({
-    "rule": Setting("kernel-perceptron", "update rule whose state is a learner of its own"),
+    "rule": Setting(None, "update rule whose state is a learner (snowpy plugins)"),
     **{name: NETWORK[name] for name in ("epochs", "shuffle", "seed", "early_stop",
                                         "calibrate")},
 })

@@ -179,8 +179,8 @@ class Blocks(Protocol):
 
 
 class OneExample(Protocol):
-    """The one-example protocol of every kind's engine (:class:`Engine`, a plugin's
-    network's (the kernel Perceptron's ``DualEngine``), a cloud's
+    """The one-example protocol of every kind's engine (:class:`Engine`, a learner's
+    network's :class:`~snowpy.network.learner.LearnerEngine`, a cloud's
     :class:`~snowpy.network.cloud.CloudEngine`): what ``learn_one`` and ``predict_one``
     call, on a network and on a :class:`~snowpy.SnowClassifier`. An example is
     checked already (ids sorted, unique, >= 0: what

@@ -21,7 +21,13 @@ import numpy as np
 
 from snowpy._validation import as_csr
 from snowpy.declared import LEARNER_NETWORK, defaults
-from snowpy.exceptions import ConfigurationError, ModelFileError, NotFittedError, SnowpyError
+from snowpy.exceptions import (
+    ConfigurationError,
+    ModelFileError,
+    NotFittedError,
+    PluginError,
+    SnowpyError,
+)
 from snowpy.model_kinds import model_kind
 from snowpy.network.calibrating import (
     ProgressiveWindow,
@@ -31,13 +37,7 @@ from snowpy.network.calibrating import (
     refresh_progressive,
 )
 from snowpy.network.engine import OneExample
-from snowpy.network.labels import (
-    COLLECTIONS,
-    LabelIndex,
-    encode_labels,
-    positive_matrix,
-    refuse_label_kind,
-)
+from snowpy.network.labels import COLLECTIONS, LabelIndex, encode_labels, refuse_label_kind
 from snowpy.network.network import Network, NetworkKind
 from snowpy.network.options import check_training_options, upgraded
 from snowpy.network.state import plain
@@ -92,17 +92,33 @@ class LearnerEngine(OneExample):
         """The learner's :meth:`~snowpy.rules.Learner.learn` of ``order``; when
         ``recording``, the scores before learning go to the progressive window."""
         window = self.progressive if recording else None
-        before = None if window is None else np.empty((order.size, examples.n_targets))
+        before = None if window is None else np.full((order.size, examples.n_targets), np.nan)
         done = self.learner.learn(examples, order, before)
         if window is not None and before is not None and order.size:
-            window.add(before, positive_matrix(examples.y_indptr, examples.y_targets,
-                                               examples.n_targets)[order])
+            if not np.isfinite(before).all():
+                raise PluginError(f"rule {self.params.get('rule', '')!r}: its learner left "
+                                  "scores before learning unwritten or not finite")
+            assert examples.y_indptr is not None and examples.y_targets is not None
+            starts, counts = examples.y_indptr[order], np.diff(examples.y_indptr)[order]
+            positives = np.zeros(before.shape, bool)  # (the rows of order only)
+            at = np.repeat(starts - np.cumsum(counts) + counts, counts) + np.arange(counts.sum())
+            positives[np.repeat(np.arange(order.size), counts), examples.y_targets[at]] = True
+            window.add(before, positives)
             refresh_progressive(self, window)
         return done
 
     def scores(self, X: sp.csr_matrix) -> np.ndarray:
         """Each target's score (the threshold subtracted) of each row of ``X``."""
-        return self.learner.scores(self.examples(X))
+        return self._checked(self.learner.scores(self.examples(X)), X.shape[0])
+
+    def _checked(self, scores: Any, n: int) -> np.ndarray:
+        """The learner's ``scores`` of ``n`` examples, refused unless ``float64[n,
+        targets]``."""
+        if not isinstance(scores, np.ndarray) or scores.shape != (n, len(self.labels)):
+            raise PluginError(f"a {type(self.learner).__name__}'s scores must be an array of "
+                              f"shape ({n}, {len(self.labels)}), got "
+                              f"{getattr(scores, 'shape', type(scores).__name__)}")
+        return scores.astype(np.float64, copy=False)
 
     def normalisation(self, multilabel: bool) -> str:
         """Probabilities of a set of labels stand alone; of one label, they sum to 1."""
@@ -129,7 +145,7 @@ class LearnerEngine(OneExample):
     def score_one(self, ids: np.ndarray, vals: np.ndarray) -> tuple[np.ndarray, int]:
         """The scores of one checked example per target, and the best target."""
         self._check_width(ids)
-        scores = self.learner.scores(self._one(ids, vals))[0]
+        scores = self._checked(self.learner.scores(self._one(ids, vals)), 1)[0]
         return scores, int(np.argmax(scores)) if scores.size else -1
 
     def learn_one(self, ids: np.ndarray, vals: np.ndarray, y: Any) -> None:
@@ -157,7 +173,8 @@ class LearnerNetwork(NetworkKind):
     Parameters
     ----------
     rule : str or RuleSpec
-        A rule declared with ``RuleSpec(learner=True)`` (``snowpy plugins`` lists them).
+        A rule declared with ``RuleSpec(learner=True)`` (``snowpy plugins`` lists them):
+        the kernel Perceptron's, ``"kernel-perceptron"``, once its plugin is installed.
     epochs, shuffle, seed, early_stop, calibrate :
         As for :class:`~snowpy.Network` (``calibrate`` is ``None``, ``"cv"`` or
         ``"holdout"``, with their number of folds, or ``"progressive"``).
@@ -187,6 +204,9 @@ class LearnerNetwork(NetworkKind):
 
     def _resolve_rule(self) -> tuple[Any, dict[str, Any]]:
         """The rule's record and its validated parameters."""
+        if self.rule is None:
+            raise ConfigurationError("a LearnerNetwork needs rule=, a rule whose state is "
+                                     "a learner (snowpy plugins lists the rules)")
         spec = get_rule(self.rule)
         if not spec.learner:
             raise ConfigurationError(f"rule {spec.name!r} keeps a weight table: use "
@@ -261,9 +281,10 @@ class LearnerNetwork(NetworkKind):
         ``early_stop``; the progressive sigmoids fitted at the end."""
         progress = as_progress(progress)
         engine = self._engine
-        examples = engine.examples(X, *encode_labels(self._labels, y, self.multilabel_))
+        y_indptr, y_targets = encode_labels(self._labels, y, self.multilabel_)
+        examples = engine.examples(X, y_indptr, y_targets)
         if shuffle and keys is None:
-            keys = example_keys(X, examples.y_indptr, examples.y_targets)
+            keys = example_keys(X, y_indptr, y_targets)
         for epoch in range(epochs):
             salt = int(engine.rng.integers(0, 2**63 - 1, dtype=np.int64)) if shuffle else None
             order = keyed_order(keys, salt) if salt is not None and keys is not None \
@@ -306,13 +327,13 @@ class LearnerNetwork(NetworkKind):
     def describe(self) -> dict[str, Any]:
         """What ``snowpy inspect`` shows: the rule, the labels, what the learner says of
         itself, the training figures and the calibration."""
-        return {"rule": getattr(self.rule, "name", self.rule),
-                "rule_params": self.rule_params_,
-                "classes": [str(c) for c in self.classes_], **self.learner_.describe(),
-                "training": {"examples": int(self.n_examples_seen_),
-                             "mistakes_per_epoch": list(self.mistakes_)},
-                "calibration": None if self.calibration_ is None
-                else self.calibration_.header()}
+        own = {"rule": getattr(self.rule, "name", self.rule),
+               "rule_params": self.rule_params_, "classes": [str(c) for c in self.classes_],
+               "training": {"examples": int(self.n_examples_seen_),
+                            "mistakes_per_epoch": list(self.mistakes_)},
+               "calibration": None if self.calibration_ is None
+               else self.calibration_.header()}
+        return _beside(own, self.learner_.describe(self.classes_.tolist()), "describe")
 
     # ------------------------------------------ what a classifier asks of a network
     @property
@@ -345,19 +366,20 @@ class LearnerNetwork(NetworkKind):
         learner holds is what prediction needs, so ``inference_only`` keeps all."""
         engine = self.engine_
         held, arrays = engine.learner.to_state()
-        part: dict[str, Any] = {
-            **plain(held),
+        own: dict[str, Any] = {
             "options": plain({**self.get_params(), "rule": getattr(self.rule, "name",
                                                                    self.rule)}),
             "rule_params": plain(self.rule_params_),
             "labels": plain(list(engine.labels.labels)), "multilabel": self.multilabel_,
             "indicator": bool(engine.indicator), "n_features": self.n_features_in_,
             "mistakes": list(self.mistakes_), "updates": list(self.updates_),
-            "examples_seen": int(self.n_examples_seen_), "calibration": None,
+            "examples_seen": int(self.n_examples_seen_),
         }
-        arrays = dict(arrays)
-        calibration_to_file(self.calibration_, engine.progressive, part, arrays)
-        return {"kind": "learner", "learner": part}, arrays
+        own_arrays: dict[str, np.ndarray] = {}
+        calibration_to_file(self.calibration_, engine.progressive, own, own_arrays)
+        return {"kind": "learner", "learner": _beside(own, plain(held), "to_state",
+                                                      _RESERVED)}, \
+            _beside(own_arrays, arrays, "to_state", _RESERVED)
 
     @classmethod
     def from_state(cls, header: dict[str, Any], arrays: dict[str, np.ndarray],
@@ -375,7 +397,14 @@ class LearnerNetwork(NetworkKind):
             raise ModelFileError(f"{where}: the network description is invalid "
                                  f"({type(exc).__name__}: {exc})") from None
         engine = net.engine_
-        engine.learner.restore(part, arrays, net.n_features_in_, where)
+        try:
+            engine.learner.restore(part, arrays, n_features=net.n_features_in_,
+                                   n_targets=len(engine.labels), where=where)
+        except ModelFileError:
+            raise
+        except Exception as exc:  # (a learner's own check failing otherwise: one line)
+            raise ModelFileError(f"{where}: the learner's state is invalid "
+                                 f"({type(exc).__name__}: {exc})") from None
         engine.mistakes = [int(v) for v in part.get("mistakes", [])]
         engine.updates = [int(v) for v in part.get("updates", [])]
         engine.n_examples_seen = int(part.get("examples_seen", 0))
@@ -397,6 +426,23 @@ def network_for(rule: Any, options: Mapping[str, Any], rule_params: Mapping[str,
     taken = inspect.signature(LearnerNetwork).parameters
     return LearnerNetwork(rule, **{name: value for name, value in options.items()
                                    if name in taken}, **rule_params)
+
+
+#: What a learner's network writes for its calibration, in its part of a model file and
+#: among the arrays, when it has one: names a learner's own may not start with.
+_RESERVED = ("calibration", "progressive")
+
+
+def _beside(own: dict[str, Any], learners: dict[str, Any], where: str,
+            reserved: tuple[str, ...] = ()) -> dict[str, Any]:
+    """``own`` (the network's) and the learner's entries side by side; a learner's entry
+    that takes one of the network's names (or starts with one ``reserved``) is
+    refused."""
+    taken = [name for name in learners if name in own or name.startswith(reserved)]
+    if taken:
+        raise PluginError(f"a learner's {where} names {taken[0]!r}, which its network "
+                          "writes itself: name it otherwise")
+    return {**own, **learners}
 
 
 def _canonical(X: Any) -> sp.csr_matrix:

@@ -168,7 +168,7 @@ def upgraded(options: dict[str, Any]) -> dict[str, Any]:
 
 def check_training_options(options: dict[str, Any]) -> None:
     """Check the options every network has, whatever keeps what it learns (a
-    :class:`~snowpy.Network`'s links or a plugin's network's support vectors):
+    :class:`~snowpy.Network`'s links or a rule's learner):
     ``epochs``, ``calibrate``, ``seed``."""
     epochs = options["epochs"]
     if not _is_int(epochs) or not 1 <= epochs <= MAX_EPOCHS:

@@ -91,6 +91,7 @@ with an error.
 
 from __future__ import annotations
 
+import abc
 import functools
 import math
 import re
@@ -308,7 +309,7 @@ class Examples:
     rows of a CSR matrix (``int64[n + 1]``; ``int64`` feature ids, sorted and unique in
     each row; ``float64`` strengths), and for learning the targets each example is
     positive for, ``y_targets[y_indptr[i]:y_indptr[i + 1]]`` (``int64[n + 1]``,
-    ``int32``), among ``n_targets`` targets (one per label, in the labels' order);
+    ``int32``; None to score), among ``n_targets`` targets (one per label, in the labels' order);
     ``multilabel``: an example is right when the targets at or above the threshold are
     its set (else when its best target is its label)."""
 
@@ -316,8 +317,8 @@ class Examples:
     ids: np.ndarray
     vals: np.ndarray
     n_targets: int
-    y_indptr: np.ndarray = field(default_factory=lambda: np.zeros(1, np.int64))
-    y_targets: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int32))
+    y_indptr: np.ndarray | None = None
+    y_targets: np.ndarray | None = None
     multilabel: bool = False
 
     @property
@@ -326,7 +327,7 @@ class Examples:
         return int(self.indptr.shape[0]) - 1
 
 
-class Learner:
+class Learner(abc.ABC):
     """What a rule whose state is no weight table learns in, and keeps: the *learner*
     its ``build`` returns when its record says ``RuleSpec(learner=True)`` (the kernel
     Perceptron's support vectors, in the ``snowpy-kernel-perceptron`` plugin).
@@ -340,35 +341,46 @@ class Learner:
     learned (:meth:`describe`, :meth:`explain`, :meth:`features`) are optional.
     Targets appear as labels are met: an :class:`Examples` may name more targets than
     the learner has seen, which start untrained.
+
+    Attributes a learner may set: ``mistake_driven`` (False for a rule that learns from
+    every example: the conformance suite then expects updates on right examples too)
+    and ``reference`` with ``compiled`` (its compiled function, as a class-level
+    property, and the same arithmetic in Python, which the conformance suite trains
+    with in its place and compares).
     """
 
+    mistake_driven = True
+
+    @abc.abstractmethod
     def learn(self, examples: Examples, order: np.ndarray,
               before: np.ndarray | None = None) -> tuple[int, int]:
         """Learn the examples ``order`` (``int64`` rows of ``examples``), in that order;
         when ``before`` is given (``float64[order.size, n_targets]``), write in its row
         ``i`` the scores of example ``order[i]`` just before learning it (progressive
         calibration fits on them). Returns the mistakes and the updates made."""
-        raise NotImplementedError
 
+    @abc.abstractmethod
     def scores(self, examples: Examples) -> np.ndarray:
         """Each target's score of each example, ``float64[n, n_targets]``: a target
         claims an example when its score is >= 0 (the threshold subtracted)."""
-        raise NotImplementedError
 
+    @abc.abstractmethod
     def to_state(self) -> tuple[dict[str, Any], dict[str, np.ndarray]]:
         """What the learner learned as plain data: a dict of JSON values and named
-        arrays (written into the model file beside the network's own)."""
-        raise NotImplementedError
+        arrays, written into the model file beside the network's own (whose names it
+        may not take: the network refuses a clash)."""
 
-    def restore(self, header: dict[str, Any], arrays: dict[str, np.ndarray],
-                n_features: int, where: str) -> None:
+    @abc.abstractmethod
+    def restore(self, header: dict[str, Any], arrays: dict[str, np.ndarray], *,
+                n_features: int, n_targets: int, where: str) -> None:
         """Take back what :meth:`to_state` gave (a fresh learner of the same parameters),
-        every part checked first: a :class:`~snowpy.exceptions.ModelFileError` naming
-        ``where`` for one that does not fit ``n_features`` or itself."""
-        raise NotImplementedError
+        every part checked first against itself, ``n_features`` and ``n_targets``: a
+        :class:`~snowpy.exceptions.ModelFileError` naming ``where`` for one that does
+        not fit."""
 
-    def describe(self) -> dict[str, Any]:
-        """What ``snowpy inspect`` shows of the learner (names to plain values)."""
+    def describe(self, labels: Sequence[Any]) -> dict[str, Any]:
+        """What ``snowpy inspect`` shows of the learner (names to plain values; ``labels``:
+        the targets', in target order)."""
         return {}
 
     def explain(self, examples: Examples, targets: Sequence[int],

@@ -151,7 +151,7 @@ def check_no_update_when_correct(rule: str, params: Mapping[str, Any] | None = N
     X, y = _problem(rule)
     zero = {**dict(params or {}), "thickness": 0.0, "negative_thickness": 0.0}
     engine = _network(rule, zero).fit(X[:10], y[:10]).engine_
-    if not getattr(getattr(engine, "kernel", None), "mistake_driven", True):
+    if not getattr(getattr(engine, "kernel", None) or engine.learner, "mistake_driven", True):
         return
     # every link made up front ("all"): with sparse links a right example still links
     net = _network(rule, zero, epochs=20, average=False, links="all", discard=None).fit(X, y)

@@ -286,3 +286,38 @@ def test_a_service_learns(tmp_path):
     assert service.closed is None and service.health()["learning"] == "open"
     assert service.learn(list(zip(test_texts[:3], test_labels[:3])))["learned"] == 3
     service.journal.close()
+
+
+def test_a_file_of_the_former_dual_network_loads_and_scores_as_it_did():
+    """A model file the plugin's own network wrote (kind ``dual``, snowpy 0.1) loads as
+    a learner's network and scores as it did: XOR's four rows, budget 10, written by
+    ``DualNetwork("kernel-perceptron", degree=2, epochs=50, shuffle=False, budget=10,
+    calibrate=None)``."""
+    X = sp.csr_matrix(np.array([[1.0, 0], [0, 1], [1, 1], [0, 0]]))
+    net = snowpy.load(Path(__file__).parent / "dual-0.1.snowpy")
+    assert isinstance(net, LearnerNetwork) and net.learner_.n_support == 10
+    np.testing.assert_array_equal(net.target_scores(X), [[-2, 1], [-2, 1], [-6, 5], [-2, 1]])
+    assert net.mistakes_[:8] == [1, 4, 2, 3, 4, 4, 4, 2] and len(net.mistakes_) == 50
+    assert net.classes_.tolist() == ["no", "yes"]
+
+
+def test_a_learner_is_checked_where_it_meets_the_network():
+    """What a learner gives the network is checked there, in one line: a file whose
+    coefficients do not match its labels, a learner whose state takes a name the network
+    writes, scores of the wrong shape."""
+    from snowpy.exceptions import ModelFileError, PluginError
+
+    X = sp.csr_matrix(np.array([[1.0, 0], [0, 1], [1, 1], [0, 0]]))
+    net = LearnerNetwork("kernel-perceptron", epochs=2, calibrate=None).fit(
+        X, ["no", "no", "yes", "yes"])
+    header, arrays = net.to_state()
+    arrays["sv_alpha"] = np.hstack([arrays["sv_alpha"], arrays["sv_alpha"]])
+    with pytest.raises(ModelFileError, match="support vectors are inconsistent"):
+        LearnerNetwork.from_state(header, arrays, "m.snowpy")
+    learner = net.learner_
+    learner.to_state = lambda: ({"labels": []}, {})
+    with pytest.raises(PluginError, match="names 'labels', which its network writes"):
+        net.to_state()
+    learner.scores = lambda examples: np.zeros((examples.n, 5))
+    with pytest.raises(PluginError, match=r"scores must be an array of shape \(4, 2\)"):
+        net.target_scores(X)

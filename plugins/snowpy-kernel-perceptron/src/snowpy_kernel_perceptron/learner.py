@@ -146,6 +146,7 @@ class SupportVectors(Learner):
               before: np.ndarray | None = None) -> tuple[int, int]:
         """Learn the examples ``order``, the slots widened and the ring grown as they
         ask (:meth:`snowpy.rules.Learner.learn`)."""
+        assert examples.y_indptr is not None and examples.y_targets is not None
         self._cover(examples.n_targets)
         mistakes = updates = done_so_far = 0
         scores = np.empty((order.size if before is not None else 0, self.alpha.shape[1]))
@@ -185,14 +186,16 @@ class SupportVectors(Learner):
             "sv_len": self.lengths[:self.n_support].copy(),
             "sv_alpha": np.ascontiguousarray(self.dual_coef)}
 
-    def restore(self, header: dict[str, Any], arrays: dict[str, np.ndarray],
-                n_features: int, where: str) -> None:
+    def restore(self, header: dict[str, Any], arrays: dict[str, np.ndarray], *,
+                n_features: int, n_targets: int, where: str) -> None:
         """Take support vectors stored without gaps, every part checked to agree
-        (lengths, shapes, ids within ``n_features``, the budget) before any is used."""
+        (integer ids and lengths, shapes, a coefficient per target, ids within
+        ``n_features``, the budget) before any is used."""
         lengths, alpha = arrays.get("sv_len"), arrays.get("sv_alpha")
         ids, vals = arrays.get("sv_ids"), arrays.get("sv_vals")
         if lengths is None or alpha is None or ids is None or vals is None or \
-                lengths.ndim != 1 or alpha.ndim != 2 or alpha.shape[0] != lengths.size or \
+                lengths.dtype.kind not in "iu" or ids.dtype.kind not in "iu" or \
+                lengths.ndim != 1 or alpha.shape != (lengths.size, max(n_targets, 1)) or \
                 ids.size != vals.size or ids.size != int(lengths.sum()) or \
                 np.any(lengths < 0) or (ids.size and (ids.min() < 0 or
                                                       ids.max() >= n_features)):
@@ -217,12 +220,13 @@ class SupportVectors(Learner):
         self.ring[:] = n, int(header.get("oldest", 0)) % max(rows, 1)
 
     # ------------------------------------------------- what it says of itself
-    def describe(self) -> dict[str, Any]:
-        """The support vectors held, the budget, and those with a positive coefficient
-        per target."""
+    def describe(self, labels: Sequence[Any]) -> dict[str, Any]:
+        """The support vectors held, the budget, and by label those with a positive
+        coefficient."""
         return {"support_vectors": self.n_support, "budget": self.budget,
-                "positive_support_vectors": [int(np.count_nonzero(column > 0))
-                                             for column in self.dual_coef.T]}
+                "positive_support_vectors": {
+                    str(label): int(np.count_nonzero(self.dual_coef[:, t] > 0))
+                    for t, label in enumerate(labels)}}
 
     def kernel_values(self, examples: Examples) -> np.ndarray:
         """``K(s, x)`` of each support vector ``s`` with each example ``x``,
