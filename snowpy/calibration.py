@@ -348,6 +348,12 @@ class Calibration:
                            np.r_[self.b, np.full(extra, b_new)], normalize=self.normalize,
                            method=self.method, temperature=self.temperature)
 
+    def without(self, target: int) -> Calibration:
+        """This calibration with ``target``'s sigmoid gone (a label forgotten)."""
+        return Calibration(np.delete(self.a, target), np.delete(self.b, target),
+                           normalize=self.normalize, method=self.method,
+                           temperature=self.temperature)
+
     def probabilities(self, scores: np.ndarray) -> np.ndarray:
         """Calibrated probabilities for decision scores ``[n, targets]``."""
         if scores.shape[1] != self.a.size:

@@ -467,3 +467,58 @@ def test_a_label_learned_after_the_others_is_learned_from_its_own_examples():
     predicted = clf.predict(tests)
     assert np.mean(predicted[~others] == "shipping") >= 0.8  # (0.92; 0.96 on main, where
     assert np.mean(predicted[others] == truth[others]) >= before - 0.01  # others 0.906)
+
+
+def test_a_label_can_be_forgotten_and_the_others_score_as_they_did():
+    # a label learned by mistake could never be taken back; forget takes it out
+    import warnings
+
+    from snowpy.exceptions import ConfigurationError
+
+    texts, labels = _demo("train")
+    tests, truth = _demo("test")
+    clf = snowpy.SnowClassifier().fit(texts, labels)
+    before, scores = clf.predict(tests), clf.target_scores(tests)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        clf.partial_fit([CANCEL], ["biling"])  # a mistyped label
+    assert clf.forget("biling") is clf
+    assert clf.classes_.tolist() == ["account", "billing", "feedback", "shipping",
+                                     "technical"]
+    assert np.mean(clf.predict(tests) == truth) >= np.mean(before == truth) - 0.01
+    with pytest.raises(ConfigurationError, match="unknown label 'biling'; the model knows"):
+        clf.forget("biling")
+
+    fitted = snowpy.SnowClassifier().fit(texts, labels)  # a class retired
+    fitted.forget("billing")
+    assert fitted.classes_.tolist() == ["account", "feedback", "shipping", "technical"]
+    kept = [0, 2, 3, 4]
+    assert np.array_equal(fitted.target_scores(tests), scores[:, kept])
+    after = fitted.predict(tests)
+    assert np.array_equal(after[before != "billing"], before[before != "billing"])
+    assert np.allclose(fitted.predict_proba(tests).sum(axis=1), 1.0)
+    one = snowpy.SnowClassifier(calibrate=None).fit(["a b", "c d"], ["x", "y"]).forget("x")
+    with pytest.raises(ConfigurationError, match="'y' is the model's only label"):
+        one.forget("y")
+
+
+def test_a_label_forgotten_by_a_stream_leaves_a_network_that_goes_on_learning(tmp_path):
+    texts, labels = _demo("train")
+    tests, truth = _demo("test")
+    clf = snowpy.SnowClassifier(calibrate="progressive")
+    for text, label in zip(texts, labels):
+        clf.learn_one(text, label)
+    clf.learn_one(CANCEL, "biling")
+    clf.forget("biling")
+    for text, label in zip(texts[:50], labels[:50]):
+        clf.learn_one(text, label)
+    assert "biling" not in clf.predict_proba_one(CANCEL)
+    clf.save(tmp_path / "m.snowpy")
+    loaded = snowpy.load(tmp_path / "m.snowpy")
+    assert loaded.classes_.tolist() == clf.classes_.tolist()
+    assert np.array_equal(loaded.predict(tests), clf.predict(tests))
+    assert np.mean(loaded.predict(tests) == truth) >= 0.9
+    cloud = snowpy.SnowClassifier(rule="winnow+perceptron").fit(texts, labels)
+    cloud.forget("billing")
+    assert cloud.classes_.tolist() == ["account", "feedback", "shipping", "technical"]
+    assert "billing" not in set(cloud.predict(tests).tolist())

@@ -798,3 +798,36 @@ def test_one_new_label_learned_by_the_service_changes_no_other_prediction(model,
     again = Service(model, tmp_path / "state")  # (the journal replayed: the same model)
     assert again.predict(texts, top_k=6) == answers
     again.journal.close()
+
+
+def test_a_label_forgotten_by_the_service_stays_forgotten_after_a_restart(model, tmp_path):
+    # /learn of a mistyped label could never be taken back; /forget takes it out, in the
+    # journal first, and a restart replays it where it came among the examples
+    import warnings
+
+    client, service = _client(model, tmp_path)
+    with client, warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        client.post("/learn", json={"text": "cancel my plan", "label": "biling"})
+        answer = client.post("/forget", json={"label": "biling"})
+        assert answer.status_code == 200 and answer.json() == {
+            "forgot": "biling", "seq": 2,
+            "labels": ["account", "billing", "feedback", "shipping", "technical"]}
+        unknown = client.post("/forget", json={"label": "biling"})
+        assert unknown.status_code == 400 and unknown.json()["error"] == (
+            "the model knows no label 'biling' (its labels: account, billing, feedback, "
+            "shipping, technical)")
+        assert client.post("/forget", json={"label": ["a"]}).status_code == 400
+        client.post("/learn", json={"text": "cancel my order", "label": "cancellations"})
+        journal = (tmp_path / "state" / "journal.jsonl").read_text().splitlines()
+        assert [orjson.loads(line).get("forget") for line in journal] == \
+            [None, "biling", None]
+        # (the process dies here: no clean stop, no snapshot of these three)
+        again = Service(model, tmp_path / "state")
+        assert again.replayed == 3 and again.unreplayable == 0
+        assert again.model.classes_.tolist() == service.model.classes_.tolist() == [
+            "account", "billing", "feedback", "shipping", "technical", "cancellations"]
+        again.journal.close()
+    remote = _client(model, tmp_path / "remote", host="0.0.0.0")[0]
+    with remote:
+        assert remote.post("/forget", json={"label": "billing"}).status_code == 403

@@ -412,6 +412,37 @@ class Engine(OneExample):
                 "calibrated again (trained again; trained with calibrate='progressive', its "
                 "sigmoids follow the stream)", CalibrationWarning, stacklevel=4)
 
+    def forget(self, label: Any) -> None:
+        """Forget ``label``: its target node, its links, its sigmoid and its column of the
+        progressive window go, the targets after it move down one. What the other
+        targets learned stays: they learned the label's examples as examples not theirs
+        (a mistyped label's examples taught them that much). A label the network does
+        not know, its only label, or a column of a label-indicator matrix is refused."""
+        target = self.labels.find(label)
+        if target is None:
+            self.labels.remove(label)  # (raises, naming the labels known)
+        if len(self.labels) < 2:
+            raise ConfigurationError(f"{label!r} is the model's only label: a model with "
+                                     "no label predicts nothing; train another instead")
+        if self.indicator:
+            raise ConfigurationError("a network trained on a label-indicator matrix keeps "
+                                     "its columns: its labels are their numbers")
+        self.drop_target(int(target))
+        self.labels.remove(label)
+
+    def drop_target(self, target: int) -> None:
+        """:meth:`forget`'s work on the engine's state, the labels aside (a cloud's
+        members share theirs)."""
+        counts = self.target_counts()
+        self.store.drop_target(target)  # (the parts, if any, put together first)
+        self.counts = np.ascontiguousarray(np.delete(counts, target, axis=0))
+        if self._calibration is not None and self._calibration.a.size > target:
+            self._calibration = self._calibration.without(target)
+        if self.progressive is not None:
+            self.progressive.without(target)
+        self.cache.invalidate()
+        self.cache.learner = None
+
     def _unlikely_bias(self) -> np.ndarray | None:
         """The bias link's planes of a target added to a network that has learned: its
         score on a document with none of its features is where the network's sigmoid

@@ -503,6 +503,23 @@ class LinkStore:
             layout["sizes"][0] += 1
         self.adopt(layout)
 
+    def drop_target(self, target: int) -> None:
+        """Drop ``target``'s links and state; the targets after it move down one."""
+        layout = self.exact(slots=False)
+        sizes = layout["sizes"]
+        targets = layout["target"]
+        keep = targets != target
+        rows = np.repeat(np.arange(sizes.shape[0]), sizes)
+        layout["sizes"] = np.bincount(rows[keep], minlength=sizes.shape[0]).astype(np.int32)
+        targets = targets[keep]
+        targets[targets > target] -= 1
+        layout["target"] = targets
+        for name in ("W", "U", "lcount"):
+            if layout[name].shape[0]:
+                layout[name] = np.ascontiguousarray(layout[name][keep])
+        self.S = np.delete(self.S, target, axis=0)
+        self.adopt(layout)
+
     def moved(self, *, averaged: bool) -> tuple[np.ndarray, np.ndarray]:
         """Per target, the sum of ``|weight - absent|`` over its links that moved from a
         missing link's weight, and how many moved (weights as :meth:`links_csr` gives
