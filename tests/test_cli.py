@@ -803,3 +803,17 @@ def test_forget_writes_the_model_without_the_label_atomically(model, tmp_path):
     assert snowpy.load(other).classes_.tolist() == ["account", "feedback", "shipping",
                                                     "technical"]
     assert path.read_bytes() == written and not list(tmp_path.glob(".*.tmp"))
+
+
+def test_a_corpus_of_three_documents_warns_in_calibrations_words(tmp_path):
+    # a calibration fold that learned one class said "y holds one class only ('spam'):
+    # every prediction will be it until partial_fit meets another", of a fold the user
+    # never made, in Python's words
+    corpus = tmp_path / "three.tsv"
+    corpus.write_text("spam\tcheap pills now\nham\tmeeting at noon\nspam\twin cash now\n")
+    result = run("train", corpus, "-o", tmp_path / "m.snowpy")
+    assert result.exit_code == 0, result.output
+    warned = [line for line in result.stderr.splitlines() if line.startswith("warning:")]
+    assert warned == ["warning: 3 documents are too few to calibrate on 3 folds: a fold "
+                      "learned from one class only ('spam'), and the probabilities say "
+                      "little; train on more documents, or with --calibrate none"]
