@@ -358,9 +358,11 @@ class Calibration:
             return self
         a_new = float(np.median(self.a)) if self.a.size else -1.0
         b_new = float(np.median(self.b)) if self.b.size else 0.0
-        bounds = None if self.bounds is None else tuple(
-            np.r_[bound, np.full(extra, float(np.median(bound)) if bound.size else 0.5)]
-            for bound in self.bounds)
+        bounds = None
+        if self.bounds is not None:  # (the others' median, as the sigmoid)
+            low, high = (np.r_[bound, np.full(extra, np.median(bound) if bound.size else 0.5)]
+                         for bound in self.bounds)
+            bounds = (low, high)
         return Calibration(np.r_[self.a, np.full(extra, a_new)],
                            np.r_[self.b, np.full(extra, b_new)], normalize=self.normalize,
                            method=self.method, temperature=self.temperature, bounds=bounds)
@@ -370,7 +372,8 @@ class Calibration:
         return Calibration(np.delete(self.a, target), np.delete(self.b, target),
                            normalize=self.normalize, method=self.method,
                            temperature=self.temperature, bounds=None if self.bounds is None
-                           else tuple(np.delete(bound, target) for bound in self.bounds))
+                           else (np.delete(self.bounds[0], target),
+                                 np.delete(self.bounds[1], target)))
 
     def probabilities(self, scores: np.ndarray) -> np.ndarray:
         """Calibrated probabilities for decision scores ``[n, targets]``."""

@@ -421,13 +421,14 @@ class Engine(OneExample):
         target = self.labels.find(label)
         if target is None:
             self.labels.remove(label)  # (raises, naming the labels known)
+            return
         if len(self.labels) < 2:
             raise ConfigurationError(f"{label!r} is the model's only label: a model with "
                                      "no label predicts nothing; train another instead")
         if self.indicator:
             raise ConfigurationError("a network trained on a label-indicator matrix keeps "
                                      "its columns: its labels are their numbers")
-        self.drop_target(int(target))
+        self.drop_target(target)
         self.labels.remove(label)
 
     def drop_target(self, target: int) -> None:
