@@ -434,8 +434,9 @@ class Engine(OneExample):
     def drop_target(self, target: int) -> None:
         """:meth:`forget`'s work on the engine's state, the labels aside (a cloud's
         members share theirs)."""
+        store = self.store  # (the parts, if any, put together first)
         counts = self.target_counts()
-        self.store.drop_target(target)  # (the parts, if any, put together first)
+        store.drop_target(target)
         self.counts = np.ascontiguousarray(np.delete(counts, target, axis=0))
         if self._calibration is not None and self._calibration.a.size > target:
             self._calibration = self._calibration.without(target)
