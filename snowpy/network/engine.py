@@ -433,10 +433,10 @@ class Engine(OneExample):
 
     def drop_target(self, target: int) -> None:
         """:meth:`forget`'s work on the engine's state, the labels aside (a cloud's
-        members share theirs)."""
-        store = self.store  # (the parts, if any, put together first)
+        members share theirs); the engine whole (a network's ``engine_`` is: the parts a
+        stream learns in put together)."""
         counts = self.target_counts()
-        store.drop_target(target)
+        self.store.drop_target(target)
         self.counts = np.ascontiguousarray(np.delete(counts, target, axis=0))
         if self._calibration is not None and self._calibration.a.size > target:
             self._calibration = self._calibration.without(target)
