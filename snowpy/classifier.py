@@ -428,7 +428,8 @@ class SnowClassifier(Estimator):
         counts (the network's engine forgets it:
         :meth:`snowpy.network.engine.Engine.forget`). Returns the classifier.
 
-        >>> clf = SnowClassifier().fit(["free prize", "lunch at noon"], ["spam", "ham"])
+        >>> clf = SnowClassifier(calibrate=None).fit(["free prize", "lunch at noon"],
+        ...                                          ["spam", "ham"])
         >>> clf.partial_fit(["cancel my plan"], ["biling"]).classes_.tolist()
         ['ham', 'spam', 'biling']
         >>> clf.forget("biling").classes_.tolist()
