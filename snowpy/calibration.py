@@ -16,7 +16,10 @@ multi-label network's predicted set is every label whose target reaches its thre
 so it is every label of probability 1/2 or more, as printed beside it. (With Platt's
 free intercept, 278 of the 3,299 Reuters-21578 ModApte test documents got a set other
 than their labels of probability 1/2 or more: a label of 0.99 left out of a set that
-held one of 0.30.) Single-label networks normalise across targets. Two choices exist: dividing
+held one of 0.30.) Each of its labels' probabilities stays between the smoothed targets
+its sigmoid was fitted to: no more sure than its held-out scores can say (a five-word
+document's strong words, scored beyond them all, printed 1.0000). Single-label networks
+normalise across targets. Two choices exist: dividing
 the per-target probabilities by their sum, or a softmax over the calibrated
 logits ``-(A s + B)``. snowpy uses the division (``normalize="sum"``), the
 choice of scikit-learn's CalibratedClassifierCV, with one more parameter
@@ -223,12 +226,20 @@ class Calibration:
         How the held-out scores were obtained (``"cv"``, ``"holdout"``).
     temperature : float
         The exponent of the ``"sum"`` normalisation (1: plain division).
+    bounds : (ndarray, ndarray) or None
+        A multi-label network's least and greatest probability per target: Platt's
+        smoothed targets ``1 / (N- + 2)`` and ``(N+ + 1) / (N+ + 2)`` of the held-out
+        scores its sigmoid was fitted on, what they can support (None: unbounded,
+        files written before them).
     """
 
     def __init__(self, a: np.ndarray, b: np.ndarray, *, normalize: str, method: str,
-                 temperature: float = 1.0) -> None:
+                 temperature: float = 1.0,
+                 bounds: tuple[np.ndarray, np.ndarray] | None = None) -> None:
         self.a = np.asarray(a, dtype=np.float64)
         self.b = np.asarray(b, dtype=np.float64)
+        self.bounds = None if bounds is None else (np.asarray(bounds[0], dtype=np.float64),
+                                                   np.asarray(bounds[1], dtype=np.float64))
         if normalize not in NORMALIZATIONS:
             raise ConfigurationError(f"normalize must be one of {NORMALIZATIONS}")
         if not (np.isfinite(temperature) and temperature > 0):
@@ -268,7 +279,10 @@ class Calibration:
             a = np.array([fit_slope(*order(scores[:, t], positives[:, t]),
                                     start=None if begin is None else begin.a[t])
                           for t in range(scores.shape[1])])
-            b = np.zeros(scores.shape[1])
+            n_positive = positives.sum(axis=0, dtype=np.float64)
+            n_negative = positives.shape[0] - n_positive
+            return cls(a, np.zeros(scores.shape[1]), normalize=normalize, method=method,
+                       bounds=(1.0 / (n_negative + 2.0), (n_positive + 1.0) / (n_positive + 2.0)))
         elif scores.shape[1] < 2:
             pairs = [fit_sigmoid(*order(scores[:, t], positives[:, t]),
                                  start=None if begin is None else (begin.a[t], begin.b[t]))
@@ -344,9 +358,22 @@ class Calibration:
             return self
         a_new = float(np.median(self.a)) if self.a.size else -1.0
         b_new = float(np.median(self.b)) if self.b.size else 0.0
+        bounds = None
+        if self.bounds is not None:  # (the others' median, as the sigmoid)
+            low, high = (np.r_[bound, np.full(extra, np.median(bound) if bound.size else 0.5)]
+                         for bound in self.bounds)
+            bounds = (low, high)
         return Calibration(np.r_[self.a, np.full(extra, a_new)],
                            np.r_[self.b, np.full(extra, b_new)], normalize=self.normalize,
-                           method=self.method, temperature=self.temperature)
+                           method=self.method, temperature=self.temperature, bounds=bounds)
+
+    def without(self, target: int) -> Calibration:
+        """This calibration with ``target``'s sigmoid gone (a label forgotten)."""
+        return Calibration(np.delete(self.a, target), np.delete(self.b, target),
+                           normalize=self.normalize, method=self.method,
+                           temperature=self.temperature, bounds=None if self.bounds is None
+                           else (np.delete(self.bounds[0], target),
+                                 np.delete(self.bounds[1], target)))
 
     def probabilities(self, scores: np.ndarray) -> np.ndarray:
         """Calibrated probabilities for decision scores ``[n, targets]``."""
@@ -357,7 +384,9 @@ class Calibration:
             )
         logits = -(scores * self.a + self.b)
         if self.normalize == "none":
-            return sigmoid(logits)
+            if self.bounds is None:
+                return sigmoid(logits)
+            return np.clip(sigmoid(logits), *self.bounds)
         if self.normalize == "sum" and self.temperature == 1.0:
             p = sigmoid(logits)
             total = p.sum(axis=1, keepdims=True)
@@ -375,7 +404,10 @@ class Calibration:
                 "temperature": self.temperature}
 
     def arrays(self) -> dict[str, np.ndarray]:
-        return {"calibration_a": self.a, "calibration_b": self.b}
+        arrays = {"calibration_a": self.a, "calibration_b": self.b}
+        if self.bounds is not None:
+            arrays["calibration_low"], arrays["calibration_high"] = self.bounds
+        return arrays
 
     @classmethod
     def from_file(cls, header: Mapping[str, Any], arrays: Mapping[str, np.ndarray],
@@ -386,7 +418,13 @@ class Calibration:
             a, b = arrays["calibration_a"], arrays["calibration_b"]
             if a.shape != b.shape or a.ndim != 1:
                 raise ValueError("shapes differ")
+            bounds = None
+            if "calibration_low" in arrays or "calibration_high" in arrays:
+                bounds = (arrays["calibration_low"], arrays["calibration_high"])
+                if any(bound.shape != a.shape or not np.all((bound >= 0) & (bound <= 1))
+                       for bound in bounds):
+                    raise ValueError("the probability bounds are not one in [0, 1] a target")
             return cls(a, b, normalize=header["normalize"], method=header.get("method", "cv"),
-                       temperature=float(header.get("temperature", 1.0)))
+                       temperature=float(header.get("temperature", 1.0)), bounds=bounds)
         except (KeyError, ValueError, TypeError, ConfigurationError) as exc:
             raise ModelFileError(f"{where}: the calibration is invalid ({exc})") from None

@@ -421,6 +421,28 @@ class SnowClassifier(Estimator):
         self.network_.partial_fit(self.featurizer_.weighed(rows, count="each"), labels)
         return self
 
+    def forget(self, label: Any) -> SnowClassifier:
+        """Forget ``label`` (a label learned by mistake, a class retired): its target
+        node goes, with its links and its sigmoid, and the model predicts the labels it
+        has left; what the other targets learned stays, and so do the front end's
+        counts (the network's engine forgets it:
+        :meth:`snowpy.network.engine.Engine.forget`). Returns the classifier.
+
+        >>> clf = SnowClassifier(calibrate=None).fit(["free prize", "lunch at noon"],
+        ...                                          ["spam", "ham"])
+        >>> clf.partial_fit(["cancel my plan"], ["biling"]).classes_.tolist()
+        ['ham', 'spam', 'biling']
+        >>> clf.forget("biling").classes_.tolist()
+        ['ham', 'spam']
+        """
+        self._check_fitted()
+        engine = self.network_.engine_
+        if not hasattr(engine, "forget"):  # (a plugin's network of its own)
+            raise ConfigurationError(f"rule {self.rule!r}'s network cannot forget a label; "
+                                     "train it again without the label's examples")
+        engine.forget(label)
+        return self
+
     # --------------------------------------------------------------- online
     def learn_one(self, x: Any, y: Any) -> SnowClassifier:
         """Learn one document (River's protocol): ``x`` a text (or a dict of feature

@@ -181,6 +181,28 @@ def test_multilabel_probabilities_are_per_label():
     assert p.shape == (3, 2) and p[1, 1] > 0.5 and p[2].max() < 0.5
 
 
+def test_a_labels_probability_stays_within_the_targets_its_sigmoid_was_fitted_to(tmp_path):
+    # each label's sigmoid rose past the held-out scores it was fitted on: a short
+    # document's strong words scored beyond them and printed 1.0000 (Reuters' grain,
+    # wheat, corn for five words); Platt's smoothed targets bound it now
+    rng = np.random.default_rng(0)
+    scores = rng.normal(size=(400, 2))
+    positives = np.c_[scores[:, 0] + 0.3 * rng.normal(size=400) > 1.0, scores[:, 1] > 2.3]
+    calibration = Calibration.fit(scores, positives, normalize="none", method="cv")
+    n = positives.sum(axis=0)
+    far = calibration.probabilities(np.array([[50.0, 50.0], [-50.0, -50.0]]))
+    assert np.array_equal(far[0], (n + 1) / (n + 2))  # (0.99..., 0.9...: not 1)
+    assert far[1, 0] == 1 / (400 - n[0] + 2) and far[1, 1] >= 1 / (400 - n[1] + 2)
+    inside = calibration.probabilities(scores)
+    assert np.array_equal(inside >= 0.5, scores >= 0)  # (a set is still every p >= 1/2)
+    net = snowpy.Network("perceptron", calibrate="cv").fit(
+        sp.csr_matrix(np.hstack([np.tile(np.eye(3), (20, 1)), 0.01 * np.eye(60)])),
+        [["a"], ["a", "b"], []] * 20)
+    net.save(tmp_path / "m.snowpy")
+    low, high = snowpy.load(tmp_path / "m.snowpy").calibration_.bounds
+    assert high.tolist() == [41 / 42, 21 / 22] and low.tolist() == [1 / 22, 1 / 42]
+
+
 def test_progressive_calibration_costs_no_extra_training(tmp_path):
     X, y = separable(seed=5, n=900)
     net = snowpy.Network("balanced-winnow", thickness=1.0, calibrate="progressive")

@@ -775,3 +775,45 @@ def test_help_and_output_say_what_each_command_does(model, tmp_path, monkeypatch
         assert result.exit_code == 1 and result.output == (
             "snowpy: error: --workers needs Dask (dask.distributed): pip install '.[dask]' "
             "in snowpy's source folder\n")
+
+
+def test_forget_writes_the_model_without_the_label_atomically(model, tmp_path):
+    # a label learned by mistake could not be taken out of a model file
+    import warnings
+
+    path = tmp_path / "m.snowpy"
+    clf = snowpy.load(model)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        clf.partial_fit(["cancel my plan"], ["biling"])
+    clf.save(path)
+    result = run("forget", path, "biling")
+    assert result.exit_code == 0, result.output
+    assert result.stdout == (f"forgot biling: {path} predicts 5 labels (account, billing, "
+                             "feedback, shipping, technical)\n")
+    assert snowpy.load(path).classes_.tolist() == snowpy.load(model).classes_.tolist()
+    written = path.read_bytes()
+    refused = run("forget", path, "biling")
+    assert refused.exit_code == 1 and refused.stderr == (
+        "snowpy: error: unknown label 'biling'; the model knows ['account', 'billing', "
+        "'feedback', 'shipping', 'technical']\n")
+    assert path.read_bytes() == written  # (refused: the file as it was)
+    other = tmp_path / "four.snowpy"
+    assert run("forget", path, "billing", "-o", other).exit_code == 0
+    assert snowpy.load(other).classes_.tolist() == ["account", "feedback", "shipping",
+                                                    "technical"]
+    assert path.read_bytes() == written and not list(tmp_path.glob(".*.tmp"))
+
+
+def test_a_corpus_of_three_documents_warns_in_calibrations_words(tmp_path):
+    # a calibration fold that learned one class said "y holds one class only ('spam'):
+    # every prediction will be it until partial_fit meets another", of a fold the user
+    # never made, in Python's words
+    corpus = tmp_path / "three.tsv"
+    corpus.write_text("spam\tcheap pills now\nham\tmeeting at noon\nspam\twin cash now\n")
+    result = run("train", corpus, "-o", tmp_path / "m.snowpy")
+    assert result.exit_code == 0, result.output
+    warned = [line for line in result.stderr.splitlines() if line.startswith("warning:")]
+    assert warned == ["warning: 3 documents are too few to calibrate on 3 folds: a fold "
+                      "learned from one class only ('spam'), and the probabilities say "
+                      "little; train on more documents, or with --calibrate none"]

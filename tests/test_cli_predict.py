@@ -151,3 +151,19 @@ def test_an_error_comes_alone(tmp_path):
     result = runner.invoke(app, ["train", "-", "-o", str(tmp_path / "m.snowpy")], input="")
     assert result.exit_code == 1
     assert result.output.strip() == "snowpy: error: -: no documents found"
+
+
+def test_a_few_words_do_not_earn_a_probability_of_one(multilabel_model):
+    # `echo "wheat and corn exports rose" | snowpy predict reuters.snowpy -k 8` printed
+    # grain, wheat and corn at 1.0000: a short document's strong words score far beyond
+    # the held-out scores each label's sigmoid was fitted on, and the sigmoid went on
+    # rising; a label's probability stays within Platt's smoothed targets now,
+    # (N+ + 1) / (N+ + 2) of its N+ held-out positives (Reuters: 0.9977, 0.9953, 0.9945).
+    # On this model 41 probabilities of the demo test file printed 1.0000.
+    model, _ = multilabel_model
+    test = ROOT / "corpora" / "demo" / "test.tsv"
+    texts = "".join(line.split("\t", 1)[1] + "\n" for line in test.read_text().splitlines())
+    printed = run("predict", model, "-k", "9", input=texts).stdout
+    assert len(printed.splitlines()) == 120 and "1.0000" not in printed
+    answer = run("predict", model, "-k", "2", input="charged twice for my invoice\n")
+    assert answer.stdout == f"money {161 / 162:.4f}\tbilling {81 / 82:.4f}\n"  # 0.9938, 0.9878

@@ -415,3 +415,25 @@ def test_a_corpus_small_for_a_cluster_is_said_before_starting(tmp_path, capsys, 
     monkeypatch.setenv("SNOWPY_NO_CLUSTER_CHECK", "1")
     assert cli_distributed.cluster_worth_it(corpus, 2, None, quiet=False)
     assert capsys.readouterr().err == ""
+
+
+def test_the_librarys_fit_removes_its_checkpoint_when_it_returns(client, tmp_path):
+    """distributed.fit(..., checkpoint=...) left the mixed networks and the calibration
+    folds' in the folder, where `snowpy train --workers` removed them: the fit removes
+    them now, for both; what else the folder held stays."""
+    corpus = _corpus(tmp_path / "c.tsv", 600)
+    settings = {"epochs": 3, "calibrate": "cv:2", "early_stop": False}
+    seen = []
+
+    def look(round, connected):
+        seen.append(sorted(p.name for p in (tmp_path / "ck").glob("*")))
+
+    fit(SnowClassifier(**settings), corpus, cluster=client, checkpoint=tmp_path / "ck",
+        on_submit=look)
+    assert "progress.json" in seen[-1] and "fold-1.round-1.snowpy" in seen[-1]
+    assert not (tmp_path / "ck").exists()
+    shared = tmp_path / "shared"
+    shared.mkdir()
+    (shared / "notes.txt").write_text("mine")
+    fit(SnowClassifier(**settings), corpus, cluster=client, checkpoint=shared)
+    assert [p.name for p in shared.iterdir()] == ["notes.txt"]

@@ -20,6 +20,7 @@ from snowpy.cli.corpus import corpus_app
 from snowpy.cli.evaluate import evaluate
 from snowpy.cli.experiment import experiment
 from snowpy.cli.explain import explain
+from snowpy.cli.forget import forget
 from snowpy.cli.inspect import inspect
 from snowpy.cli.plugins import plugins
 from snowpy.cli.predict import predict
@@ -73,6 +74,7 @@ app.command("predict")(predict)
 app.command("inspect")(inspect)
 app.command("explain")(explain)
 app.command("serve")(serve)
+app.command("forget")(forget)
 app.command("tune")(tune)
 app.command("plugins")(plugins)
 app.command("experiment")(experiment)

@@ -103,7 +103,7 @@ def _mb(count: float) -> str:
 
 def train_distributed(classifier: Any, run: Any, cluster: Any) -> None:
     """``snowpy train CORPUS --workers N``: iterative parameter mixing, a line per round,
-    the model written as any other, the checkpoint removed once it is (``run``: a
+    the model written as any other, the checkpoint removed by the fit (``run``: a
     :class:`snowpy.cli.run.Run`; ``cluster``: a :class:`snowpy.cli.run.Cluster`)."""
     from snowpy import distributed
 
@@ -142,10 +142,7 @@ def train_distributed(classifier: Any, run: Any, cluster: Any) -> None:
     except KeyboardInterrupt:
         err(f"interrupted: {output} untouched; `--resume` continues from {folder}")
         raise typer.Exit(130) from None
-    run.save(trained)
-    from snowpy.distributed.checkpoints import Checkpoint
-
-    Checkpoint(folder, {}).complete()
+    run.save(trained)  # (the checkpoint went when the fit returned)
     info = trained.distributed_
     net = trained.network_
     seconds = time.perf_counter() - run.started

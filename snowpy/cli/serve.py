@@ -24,8 +24,8 @@ def serve(
     state: Annotated[Path | None, typer.Option(
         help="folder of the journal and snapshots (default MODEL.serve)")] = None,
     token_file: Annotated[Path | None, typer.Option(
-        help="a file holding the bearer token POST /learn needs (or SNOWPY_SERVE_TOKEN); "
-             "without one, /learn is refused beyond loopback")] = None,
+        help="a file holding the bearer token POST /learn and /forget need (or "
+             "SNOWPY_SERVE_TOKEN); without one, they are refused beyond loopback")] = None,
     snapshot_every: Annotated[int, typer.Option(
         help="write a snapshot after this many examples learned")] = 1000,
     snapshot_seconds: Annotated[float, typer.Option(
@@ -39,8 +39,8 @@ def serve(
         "--no-new-labels")] = True,
 ) -> None:
     """Serve MODEL over HTTP: POST /predict, POST /learn (feedback learned online, in a
-    write-ahead journal before it is acknowledged), GET /health, GET /metrics
-    (Prometheus). A restart, even after kill -9, recovers the last snapshot and the
+    write-ahead journal before it is acknowledged), POST /forget (a label forgotten,
+    journaled alike), GET /health, GET /metrics (Prometheus). A restart, even after kill -9, recovers the last snapshot and the
     journal: no acknowledged example is lost."""
     try:
         import prometheus_client  # noqa: F401  (the metrics: the serve extra too)

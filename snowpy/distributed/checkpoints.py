@@ -11,7 +11,7 @@ refuses a checkpoint of other data or other parameters.
 
 from __future__ import annotations
 
-import shutil
+import re
 from pathlib import Path
 from typing import Any
 
@@ -25,6 +25,8 @@ from snowpy.model_file import read_model, write_model
 __all__ = ["Checkpoint"]
 
 _PROGRESS = "progress.json"
+#: A network's file of a round (``fold-1.round-3.snowpy``).
+_ROUND = re.compile(r"^[\w-]+\.round-\d+\.snowpy$")
 
 
 class Checkpoint:
@@ -101,5 +103,17 @@ class Checkpoint:
         return int(record["rounds"]), states, done
 
     def complete(self) -> None:
-        """The run ended and its model is written: the checkpoint goes."""
-        shutil.rmtree(self.folder, ignore_errors=True)
+        """The run ended (its trained model is returned): the checkpoint goes, its files and
+        the folder when nothing else is in it (a folder given may hold other files)."""
+        if not self.folder.is_dir():
+            return
+        for path in self.folder.iterdir():
+            name = path.name
+            if path.is_file() and (name == _PROGRESS or _ROUND.match(name)
+                                   or (name.startswith(".") and name.endswith(".tmp"))
+                                   or name.startswith(f".{_PROGRESS}.")):
+                path.unlink(missing_ok=True)
+        try:
+            self.folder.rmdir()
+        except OSError:  # (not empty: what else the folder holds stays)
+            pass

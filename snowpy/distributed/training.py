@@ -124,7 +124,9 @@ def fit(classifier: Any, data: Any, labels: Any = None, *, cluster: Any = None,
         all shards (a shard that did not change it counting as a change of 0:
         IPM as published).
     checkpoint : path, optional
-        A folder where the mixed networks are written after every round.
+        A folder where the mixed networks are written after every round (to resume
+        from after a crash); it goes when the fit returns (its files, and the folder
+        when nothing else is in it).
     resume : bool
         Continue from ``checkpoint``'s last round (the same data and parameters).
     progress : callable, optional
@@ -170,7 +172,12 @@ def fit(classifier: Any, data: Any, labels: Any = None, *, cluster: Any = None,
                    Path(checkpoint) if checkpoint is not None else None, average_over)
         run.featurise(data, labels, reading)
         run.train(resume)
-        return run.finished()
+        trained = run.finished()
+    if checkpoint is not None:  # (the run ended: nothing to resume)
+        from snowpy.distributed.checkpoints import Checkpoint
+
+        Checkpoint(Path(checkpoint), {}).complete()
+    return trained
 
 
 class _Run:

@@ -110,6 +110,12 @@ class ProgressiveWindow:
             self.filled += 1
         self.since_fit += 1
 
+    def without(self, target: int) -> None:
+        """Drop ``target``'s column (a label forgotten): its scores and labels go."""
+        if target < self.scores.shape[1]:
+            self.scores = np.ascontiguousarray(np.delete(self.scores, target, axis=1))
+            self.positives = np.ascontiguousarray(np.delete(self.positives, target, axis=1))
+
     def _widen(self, width: int) -> None:
         extra = width - self.scores.shape[1]
         self.scores = np.hstack([self.scores, np.full((self.scores.shape[0], extra),

@@ -397,6 +397,18 @@ class CloudEngine(OneExample):
             mixed = mixed / mixed.sum(axis=-1, keepdims=True)
         return np.asarray(mixed)
 
+    def forget(self, label: Any) -> None:
+        """Forget ``label`` in every member (:meth:`~snowpy.network.engine.Engine.forget`)."""
+        first = self.engines[0]
+        target = first.labels.find(label)
+        first.forget(label)  # (checked there: nothing changes when it is refused)
+        for engine in self.engines[1:]:
+            if engine.labels is first.labels:
+                engine.drop_target(int(target))
+            else:
+                engine.forget(label)
+        self.last = None
+
     def check_label(self, y: Any) -> None:
         """Every member's :meth:`~snowpy.network.engine.Engine.check_label`."""
         for engine in self.engines:

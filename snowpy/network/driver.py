@@ -29,7 +29,7 @@ import numpy as np
 
 from snowpy._core.engine import Options, Outcome, run
 from snowpy._core.merging import Mixing
-from snowpy.exceptions import NumericalError
+from snowpy.exceptions import CalibrationWarning, NumericalError
 from snowpy.network.engine import Block, Blocks
 from snowpy.network.labels import LabelIndex, label_array, label_index, positive_matrix
 from snowpy.network.links import TOUCHED, USED, LinkStore, exact_layout
@@ -424,6 +424,7 @@ def held_out_scores(net: Any, X: Any, y: Any, targets: Any, labels: LabelIndex,
     stops = as_progress(progress)  # (the folds' trainings stop when it asks, as Ctrl-C)
     params = net.get_params()
     params["calibrate"] = None
+    alone: Any = None  # (the one class of a fold that learned one class only)
     for number, held in enumerate(cut, start=1):
         phase(progress, f"calibration fold {number} of {len(cut)}")
         train = np.setdiff1d(np.arange(n), held)
@@ -436,7 +437,12 @@ def held_out_scores(net: Any, X: Any, y: Any, targets: Any, labels: LabelIndex,
             weigh = refold(part_X, part_y)
             part_X, held_X = weigh(part_X), weigh(held_X)
         clone = type(net)(**params)  # (its options are the network's, checked once)
-        clone._begin_fit(part_X, label_index(part_y, multilabel), multilabel, False)
+        with warnings.catch_warnings():  # (said once, below, in calibration's words)
+            warnings.filterwarnings("ignore", "y holds one class only", UserWarning)
+            fold_labels = label_index(part_y, multilabel)
+        if not multilabel and alone is None and len(fold_labels) < 2:
+            alone = fold_labels.labels[0]
+        clone._begin_fit(part_X, fold_labels, multilabel, False)
         clone._learn(part_X, part_y, part_targets, epochs=int(clone.epochs),
                      shuffle=bool(clone.shuffle), progress=None if stops is None else (
                          lambda *_: stops.check_stop()),
@@ -449,6 +455,11 @@ def held_out_scores(net: Any, X: Any, y: Any, targets: Any, labels: LabelIndex,
         scores[held] = columns
         covered[held] = True
         del clone, part_scores, columns, part_X, held_X
+    if alone is not None:
+        warnings.warn(f"{n} documents are too few to calibrate on {len(cut)} folds: a fold "
+                      f"learned from one class only ({alone!r}), and the probabilities say "
+                      "little; train on more documents, or with calibrate='none'",
+                      CalibrationWarning, stacklevel=4)
     return scores, positives, covered, keys
 
 

@@ -189,6 +189,19 @@ class LabelIndex:
             self.labels.append(label)
         return target
 
+    def remove(self, label: Any) -> int:
+        """Forget ``label``; its target (the labels after it move down one). A label the
+        index does not know is refused, naming the ones it knows.
+
+        >>> index = LabelIndex(["spam", "ham", "eggs"])
+        >>> index.remove("ham"), index.labels, index.find("eggs")
+        (1, ['spam', 'eggs'], 1)
+        """
+        target = self._known(label)
+        del self.labels[target]
+        self._index = {known: t for t, known in enumerate(self.labels)}
+        return target
+
     def target_of(self, label: Any) -> int | None:
         """The target of a label exactly as stored (a ``str``, say), or None: the
         one-example path's look-up, without normalising."""

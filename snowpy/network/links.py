@@ -467,6 +467,59 @@ class LinkStore:
         # (a row linked to every target, in target order, is a dense row as it lies)
         _compiled.lay_out(self.rows, sizes, self.target, self.n_targets)
 
+    def restart_averaging(self) -> None:
+        """The averaged weights become the weights, and the averaging clock starts again
+        at 0: from here on every link's average runs from now, so that a target added
+        now is averaged over its own lifetime, as the averaged perceptron averages over
+        the examples its weights lived through (Freund and Schapire 1999; Collins
+        2002), not over examples it was never there for."""
+        if not (self.average and self.U.shape[0] and self.seen > 0) or self.frozen:
+            return
+        live = self.live_slots()
+        self.W[live] = (self.W[live].astype(np.float64)
+                        - self.U[live].astype(np.float64) / self.seen).astype(self.dtype)
+        self.U[live] = 0
+        self.seen = 0
+        self.replaced()
+
+    def link_bias(self, target: int, planes: np.ndarray) -> None:
+        """Give ``target`` the bias link ``planes`` (its weight planes), as if it had
+        always been there (no averaging sum): where a target added to a network that has
+        learned starts (:meth:`~snowpy.network.engine.Engine.add_targets`)."""
+        layout = self.exact(slots=False)
+        end = int(layout["sizes"][0])
+        at = int(np.searchsorted(layout["target"][:end], target))
+        weights = np.asarray(planes, dtype=self.dtype).reshape(1, -1)
+        if at < end and layout["target"][at] == target:
+            layout["W"][at] = weights
+            if layout["U"].shape[0]:
+                layout["U"][at] = 0
+        else:
+            layout["target"] = np.insert(layout["target"], at, np.int32(target))
+            layout["W"] = np.insert(layout["W"], at, weights, axis=0)
+            for name in ("U", "lcount"):
+                if layout[name].shape[0]:
+                    layout[name] = np.insert(layout[name], at, 0, axis=0)
+            layout["sizes"][0] += 1
+        self.adopt(layout)
+
+    def drop_target(self, target: int) -> None:
+        """Drop ``target``'s links and state; the targets after it move down one."""
+        layout = self.exact(slots=False)
+        sizes = layout["sizes"]
+        targets = layout["target"]
+        keep = targets != target
+        rows = np.repeat(np.arange(sizes.shape[0]), sizes)
+        layout["sizes"] = np.bincount(rows[keep], minlength=sizes.shape[0]).astype(np.int32)
+        targets = targets[keep]
+        targets[targets > target] -= 1
+        layout["target"] = targets
+        for name in ("W", "U", "lcount"):
+            if layout[name].shape[0]:
+                layout[name] = np.ascontiguousarray(layout[name][keep])
+        self.S = np.delete(self.S, target, axis=0)
+        self.adopt(layout)
+
     def moved(self, *, averaged: bool) -> tuple[np.ndarray, np.ndarray]:
         """Per target, the sum of ``|weight - absent|`` over its links that moved from a
         missing link's weight, and how many moved (weights as :meth:`links_csr` gives

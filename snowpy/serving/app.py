@@ -2,11 +2,12 @@
 
 Routes: ``POST /predict`` (one document or many, probabilities, optional explanations),
 ``POST /learn`` (labelled feedback, learned online, durable before it is acknowledged),
-``GET /health`` and ``GET /metrics`` (Prometheus text). Safe by default: request bodies
-and batches are bounded, bad JSON is a 400 with a one-line reason, the model's work runs
-in a thread pool so a slow client or a long batch does not stall the event loop, and
-``/learn`` needs the bearer token when one is configured, and is refused without one
-when the service listens beyond loopback.
+``POST /forget`` (a label forgotten, durable alike), ``GET /health`` and ``GET /metrics``
+(Prometheus text). Safe by default: request bodies and batches are bounded, bad JSON is
+a 400 with a one-line reason, the model's work runs in a thread pool so a slow client or
+a long batch does not stall the event loop, and ``/learn`` and ``/forget`` need the
+bearer token when one is configured, and are refused without one when the service
+listens beyond loopback.
 """
 
 from __future__ import annotations
@@ -126,6 +127,14 @@ def make_app(service: Service, *, token: str | None = None, host: str = "127.0.0
                                           bounds.examples(await bounds.body(request)))
         return _json(learned)
 
+    async def forget(request: Request) -> Response:
+        bounds.authorise(request)
+        body = await bounds.body(request)
+        if not isinstance(body, dict) or not _is_label(body.get("label")) or \
+                isinstance(body.get("label"), list):
+            raise Refused(400, 'give the "label" to forget (a string or an integer)')
+        return _json(await run_in_threadpool(service.forget, body["label"]))
+
     async def health(request: Request) -> Response:
         return _json(await run_in_threadpool(service.health))
 
@@ -157,6 +166,7 @@ def make_app(service: Service, *, token: str | None = None, host: str = "127.0.0
     return Starlette(routes=[
         Route("/predict", measured(predict, "/predict"), methods=["POST"]),
         Route("/learn", measured(learn, "/learn"), methods=["POST"]),
+        Route("/forget", measured(forget, "/forget"), methods=["POST"]),
         Route("/health", measured(health, "/health"), methods=["GET"]),
         Route("/metrics", measured(metrics, "/metrics"), methods=["GET"]),
     ], lifespan=lifespan)

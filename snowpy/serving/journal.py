@@ -3,10 +3,12 @@ atomic snapshots of its model.
 
 The state folder holds ``snapshot-<seq>.snowpy`` files (the model after the examples up
 to ``seq``, each written atomically, the newest kept) and ``journal.jsonl``, one line per
-example learned since: ``{"seq": n, "text": ..., "label": ...}``. An example is appended
+example learned since: ``{"seq": n, "text": ..., "label": ...}``, or label forgotten:
+``{"seq": n, "forget": ...}``. An example (or a label forgotten) is appended
 and flushed to the disk (``fsync``) *before* it is learned and acknowledged, so a process
 killed at any moment (``kill -9``) is recovered by loading the newest snapshot and
-learning again the journal's examples after its ``seq``; a torn last line (the kill came
+learning again the journal's examples after its ``seq`` (and forgetting again its labels
+forgotten, in their places); a torn last line (the kill came
 mid-write, before the acknowledgement) is dropped. After a snapshot the journal keeps only
 the examples after it (rewritten atomically).
 """

@@ -1,6 +1,6 @@
-"""A model that answers and keeps learning: predictions, feedback learned online through
-the journal (:mod:`snowpy.serving.journal`), snapshots every N examples or T seconds,
-and recovery after a crash. The web layer is :mod:`snowpy.serving.app`."""
+"""A model that answers and keeps learning: predictions, feedback learned online and labels
+forgotten through the journal (:mod:`snowpy.serving.journal`), snapshots every N examples
+or T seconds, and recovery after a crash. The web layer is :mod:`snowpy.serving.app`."""
 
 from __future__ import annotations
 
@@ -79,7 +79,10 @@ class Service:
         self.unreplayable = 0
         for record in self.journal.replay(self.snapshot_seq):
             try:
-                self.model.learn_one(record["text"], record["label"])
+                if "forget" in record:  # (a label forgotten there, in the examples' order)
+                    self.model.forget(record["forget"])
+                else:
+                    self.model.learn_one(record["text"], record["label"])
             except (KeyError, TypeError, ValueError):  # (never learned before the crash:
                 self.unreplayable += 1                 # its request failed; counted)
             self.seq = int(record["seq"])
@@ -167,6 +170,34 @@ class Service:
             if new:
                 answer["new_labels"] = [_plain(label) for label in new]
             return answer
+
+    def forget(self, label: Any) -> dict[str, Any]:
+        """Forget ``label`` (:meth:`snowpy.SnowClassifier.forget`), made durable in the
+        journal first, as an example is: a restart forgets it again where it came among
+        the examples. A label the model does not know, or its only label, is
+        :class:`Refused` (400), nothing journaled."""
+        if self.closed is not None:
+            raise Refused(409, f"/forget is closed: {self.closed}")
+        try:
+            label = normalise_label(label)
+        except ConfigurationError as exc:
+            raise Refused(400, str(exc)) from None
+        with self.lock:
+            known = self.model.classes_.tolist()
+            if label not in known:
+                raise Refused(400, f"the model knows no label {label!r} (its labels: "
+                                   f"{', '.join(map(str, known))})")
+            if len(known) < 2:
+                raise Refused(400, f"{label!r} is the model's only label")
+            self.journal.append([{"seq": self.seq + 1, "forget": _plain(label)}])
+            self.seq += 1
+            self.model.forget(label)
+            if self._dirty_since is None:
+                self._dirty_since = time.monotonic()
+            if self.seq - self.snapshot_seq >= self.snapshot_every:
+                self.snapshot()
+            return {"forgot": _plain(label), "seq": self.seq,
+                    "labels": [_plain(each) for each in self.model.classes_.tolist()]}
 
     def snapshot(self) -> Path | None:
         """Write the model as it is now (atomically) and trim the journal; None when
