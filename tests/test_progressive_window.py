@@ -109,13 +109,18 @@ def test_the_one_example_path_takes_rows_around_the_ring(monkeypatch):
 
     monkeypatch.setattr(calibrating, "PROGRESSIVE_WINDOW", 256)
     window = ProgressiveWindow(1)
+    sizes = []
     for i in range(600):
+        buffer = window.scores
         at = window.row(1)
+        # a row costs the row: the buffer is replaced only to grow, when it is full
+        assert (window.scores is buffer) == (i not in (64, 128))
+        sizes.append(window.scores.shape[0])
         window.scores[at, 0] = float(i)
         window.positives[at, 0] = i % 2 == 0
         window.took(float(i) - 10.0 if i == 500 else float(i))
         assert window.filled == min(i + 1, 256)
-    assert window.scores.shape[0] == 256  # 64, 128, then the bound
+    assert sizes == [64] * 64 + [128] * 64 + [256] * 472  # doubled, up to the bound
     kept, kept_positives = window.arrays()
     assert kept[:, 0].tolist() == list(range(344, 600))
     assert kept_positives[:, 0].tolist() == [i % 2 == 0 for i in range(344, 600)]
