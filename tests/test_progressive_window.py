@@ -54,26 +54,34 @@ def test_the_window_grows_as_examples_come_and_never_beyond_its_bound(monkeypatc
     monkeypatch.setattr(calibrating, "PROGRESSIVE_WINDOW", 300)
     window = ProgressiveWindow(2)
     assert window.scores.shape == (64, 2) and window.filled == 0
-    scores, positives = block(1000, 2)
-    window.add(scores[:0], positives[:0])  # (nothing)
+    scores, positives = block(1000, 2, every=7)
+
+    def add(start, stop, replaced):
+        buffer = window.scores
+        window.add(scores[start:stop], positives[start:stop])
+        assert (window.scores is not buffer) == replaced  # (replaced only to grow)
+
+    add(0, 0, False)  # (nothing)
     assert window.filled == 0 and window.since_fit == 0
-    window.add(scores[:60], positives[:60])
+    add(0, 60, False)
     assert window.scores.shape[0] == 64 and window.filled == 60
-    window.add(scores[60:70], positives[60:70])  # past 64: doubled
+    add(60, 64, False)  # exactly full: not grown yet
+    assert window.scores.shape[0] == 64 and window.filled == 64
+    add(64, 70, True)  # past 64: doubled
     assert window.scores.shape[0] == 128 and window.filled == 70
-    window.add(scores[70:270], positives[70:270])  # 270 wanted: taken whole
+    add(70, 270, True)  # 270 wanted: taken whole
     assert window.scores.shape[0] == 270 and window.filled == 270
-    window.add(scores[270:290], positives[270:290])  # the bound, not 540
+    add(270, 290, True)  # the bound, not 540
     assert window.scores.shape[0] == 300 and window.filled == 290
     kept, kept_positives = window.arrays()
     np.testing.assert_array_equal(kept, scores[:290])
     np.testing.assert_array_equal(kept_positives, positives[:290])
-    window.add(scores[290:340], positives[290:340])  # around the ring
+    add(290, 340, False)  # around the ring, in the same buffer
     assert window.scores.shape[0] == 300 and window.filled == 300
     kept, kept_positives = window.arrays()
     np.testing.assert_array_equal(kept, scores[40:340])
     np.testing.assert_array_equal(kept_positives, positives[40:340])
-    window.add(scores[340:1000], positives[340:1000])  # longer than the window
+    add(340, 1000, False)  # longer than the window: its newest part
     kept, kept_positives = window.arrays()
     np.testing.assert_array_equal(kept, scores[700:1000])
     np.testing.assert_array_equal(kept_positives, positives[700:1000])
@@ -102,6 +110,12 @@ def test_targets_met_later_scored_the_lowest_seen_before_them():
     assert window.row(4) == 3
     assert window.scores.shape[1] == 4 and (window.scores[:3, 2:] == -3.0).all()
     assert not window.positives[:3, 2:].any()
+    # a block of fewer targets than the window's (a network's block before it met its
+    # last labels) scores the lowest seen, minus one, at the others
+    window.add(np.array([[-6.0, 2.0]]), np.array([[True, True]]))
+    kept, kept_positives = window.arrays()
+    assert kept[-1].tolist() == [-6.0, 2.0, -7.0, -7.0]
+    assert kept_positives[-1].tolist() == [True, True, False, False]
 
 
 def test_the_one_example_path_takes_rows_around_the_ring(monkeypatch):
@@ -206,27 +220,29 @@ def test_a_window_and_its_sigmoids_round_trip_through_a_files_part():
 
 
 @pytest.mark.parametrize("edit, message", [
-    (lambda h, a: a.pop("progressive_positives"), "window is inconsistent"),
+    (lambda h, a: a.pop("progressive_positives"), "progressive calibration window is inconsistent"),
     (lambda h, a: a.update(progressive_positives=a["progressive_positives"][:-1]),
-     "window is inconsistent"),
+     "progressive calibration window is inconsistent"),
     (lambda h, a: a.update(progressive_scores=a["progressive_scores"][:, 0],
                            progressive_positives=a["progressive_positives"][:, 0]),
-     "window is inconsistent"),
+     "progressive calibration window is inconsistent"),
     (lambda h, a: a.update(progressive_scores=np.zeros((4, 3)),
                            progressive_positives=np.zeros((4, 3), np.uint8)),
-     "window is inconsistent"),  # (wider than the labels)
-    (lambda h, a: h.update(progressive={"since_fit": "soon"}), "state is invalid"),
-    (lambda h, a: h.update(progressive={"since_fit": 1, "low": [1]}), "state is invalid"),
-    (lambda h, a: h.update(progressive=[1, 2]), "state is invalid"),
+     "progressive calibration window is inconsistent"),  # (wider than the labels)
+    (lambda h, a: h.update(progressive={"since_fit": "soon"}), "progressive calibration state is invalid"),
+    (lambda h, a: h.update(progressive={"since_fit": 1, "low": [1]}), "progressive calibration state is invalid"),
+    (lambda h, a: h.update(progressive=[1, 2]), "progressive calibration state is invalid"),
+    (lambda h, a: a.pop("calibration_b"), "calibration is invalid"),
 ])
 def test_an_inconsistent_window_in_a_file_is_refused_naming_it(edit, message):
     engine = engine_with(["a", "b"])
     window = ProgressiveWindow(2)
     window.add(*block(10, 2))
     header, arrays = {}, {}
-    calibration_to_file(None, window, header, arrays)
+    calibration_to_file(Calibration([-1.0, -2.0], [0.5, 0.25], normalize="sum",
+                                    method="progressive"), window, header, arrays)
     edit(header, arrays)
-    with pytest.raises(ModelFileError, match=f"^m.snowpy: the progressive calibration {message}"):
+    with pytest.raises(ModelFileError, match=f"^m.snowpy: the {message}"):
         calibration_from_file(engine_with(["a", "b"]), "progressive", header, arrays,
                               "m.snowpy")
     assert engine.progressive is None
