@@ -1,0 +1,161 @@
+"""Cross-fitted calibration's out-of-fold scores (``snowpy/network/driver.py``:
+``folds``, ``held_out_scores``) worked out from what they promise: each fold scored by a
+network of the same class and parameters trained, by its own fit, on the other folds; a
+label the other folds never met scoring below every score of that network; the folds
+drawn by the examples' keys and the seed; each fold a phase of the progress report,
+whose stop request stops a fold's training."""
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+import snowpy
+from snowpy.network.driver import folds, held_out_scores
+from snowpy.network.labels import LabelIndex, label_index
+from snowpy.network.training import example_keys
+from snowpy.progress import Progress
+
+
+def problem(n=48, seed=0):
+    rng = np.random.default_rng(seed)
+    X = sp.random(n, 40, density=0.2, random_state=rng, format="csr")
+    X.data[:] = rng.integers(1, 4, X.data.size)
+    y = np.array(["a", "b"] * (n // 2), dtype=object)
+    for i in range(n):
+        X[i, y[i] == "a"] = 3.0  # (a feature per label, so that they are learned)
+    y[5] = "c"  # a label of one example: the other folds never meet it
+    return sp.csr_matrix(X), y
+
+
+def keys_of(X, y):
+    labels = LabelIndex(sorted(set(y)))
+    y_indptr, y_targets = labels.encode(y, multilabel=False, grow=False)
+    return example_keys(X, y_indptr, y_targets), labels
+
+
+@pytest.mark.parametrize("params", [
+    {"rule": "perceptron", "epochs": 3, "shuffle": True, "seed": 11},
+    {"rule": "winnow", "epochs": 2, "shuffle": False, "seed": None, "discard": 0.9},
+    {"rule": "passive-aggressive", "epochs": 2, "links": "positive", "eligibility": "percent:50",
+     "seed": 4},
+])
+def test_each_fold_is_scored_by_a_network_fitted_on_the_other_folds(params):
+    X, y = problem()
+    keys, labels = keys_of(X, y)
+    net = snowpy.Network(**params, calibrate="cv:4")
+    scores, positives, covered, drawn = held_out_scores(net, X, y, None, labels, False)
+    np.testing.assert_array_equal(drawn, keys)
+    assert covered.all() and scores.dtype == np.float32
+    np.testing.assert_array_equal(positives, np.array([[v == c for c in "abc"] for v in y]))
+    cut = folds(keys, 4, params["seed"])
+    assert sorted(np.concatenate(cut).tolist()) == list(range(48))
+    for held in cut:
+        train = np.setdiff1d(np.arange(48), held)
+        fitted = snowpy.Network(**params).fit(X[train], y[train])  # (its own fit)
+        expected = np.full((held.size, 3), 0.0)
+        own = fitted.target_scores(X[held])
+        for column, label in enumerate(fitted.classes_):
+            expected[:, "abc".index(label)] = own[:, column]
+        if "c" not in fitted.classes_:  # the fold holding the one "c"
+            assert 5 in held
+            expected[:, 2] = own.min() - 1.0  # below every score of its network
+        np.testing.assert_allclose(scores[held], expected.astype(np.float32), rtol=1e-6)
+    holdout = snowpy.Network(**params, calibrate="holdout:4")
+    _, _, covered, _ = held_out_scores(holdout, X, y, None, labels, False)
+    assert np.flatnonzero(covered).tolist() == sorted(cut[0].tolist())  # the first fold only
+
+
+def test_the_folds_follow_the_seed_and_the_examples_not_their_places():
+    X, y = problem()
+    keys, labels = keys_of(X, y)
+    seeded = [sorted(fold.tolist()) for fold in folds(keys, 3, 7)]
+    assert seeded != [sorted(fold.tolist()) for fold in folds(keys, 3, 8)]
+    unseeded = folds(keys, 3, None)  # (no seed: folds all the same, run after run)
+    assert [f.tolist() for f in unseeded] == [f.tolist() for f in folds(keys, 3, None)]
+    assert [len(f) for f in folds(keys, 5, 7)] == [10, 10, 10, 9, 9]  # the first n % k longer
+    net = snowpy.Network("perceptron", seed=8, calibrate="holdout:3")
+    _, _, covered, _ = held_out_scores(net, X, y, None, labels, False)
+    assert np.flatnonzero(covered).tolist() == sorted(folds(keys, 3, 8)[0].tolist())
+    backwards = folds(keys[::-1], 3, 7)
+    assert [sorted((47 - f).tolist()) for f in backwards] == seeded
+
+
+def test_folds_too_small_to_train_or_score_are_passed_over():
+    """Two examples in three folds: a fold of one example trains on the other (one
+    label, so the held-out label scores below it), and the empty fold is passed over."""
+    X = sp.csr_matrix(np.array([[1.0, 0.0], [0.0, 1.0]]))
+    y = np.array(["a", "b"], dtype=object)
+    keys, labels = keys_of(X, y)
+    net = snowpy.Network("perceptron", calibrate="cv:3", epochs=1)
+    scores, positives, covered, _ = held_out_scores(net, X, y, None, labels, False)
+    assert covered.tolist() == [True, True]
+    for held in folds(keys, 3, 0)[:2]:
+        other = 1 - held[0]
+        own = snowpy.Network("perceptron", epochs=1).fit(X[[other]], y[[other]]) \
+            .target_scores(X[held])
+        assert scores[held[0], other] == np.float32(own.ravel()[0])
+        assert scores[held[0], held[0]] == np.float32(own.min() - 1.0)
+
+
+def test_sequential_targets_are_each_folds_own_examples():
+    """SNoW's sequential model (targets=): each fold's network learns its examples with
+    their own lists of targets."""
+    X, y = problem()
+    keys, labels = keys_of(X, y)
+    targets = [["a", "b", "c"] if i % 3 else ["a", "b"] for i in range(48)]
+    targets[5] = ["c", "a"]
+    net = snowpy.Network("perceptron", calibrate="cv:3", epochs=2, seed=3)
+    scores, _, _, _ = held_out_scores(net, X, y, targets, labels, False)
+    for held in folds(keys, 3, 3):
+        train = np.setdiff1d(np.arange(48), held)
+        fitted = snowpy.Network("perceptron", epochs=2, seed=3).fit(
+            X[train], y[train], targets=[targets[i] for i in train])
+        own = fitted.target_scores(X[held])
+        for column, label in enumerate(fitted.classes_):
+            np.testing.assert_allclose(scores[held, "abc".index(label)],
+                                       own[:, column].astype(np.float32), rtol=1e-6)
+
+
+class Report(Progress):
+    def __init__(self, stop_at=None):
+        self.phases, self.calls, self.stop_at = [], 0, stop_at
+
+    def phase(self, name, total=None):
+        self.phases.append(name)
+
+    def check_stop(self):
+        self.calls += 1
+        if self.stop_at is not None and self.calls >= self.stop_at:
+            raise KeyboardInterrupt
+
+
+def test_each_fold_is_a_phase_and_a_stop_request_stops_its_training():
+    X, y = problem()
+    keys, labels = keys_of(X, y)
+    net = snowpy.Network("perceptron", calibrate="cv:3", epochs=2)
+    report = Report()
+    held_out_scores(net, X, y, None, labels, False, progress=report)
+    assert report.phases == [f"calibration fold {i} of 3" for i in (1, 2, 3)]
+    assert report.calls > 0  # (the folds' trainings asked whether to stop)
+    stopping = Report(stop_at=1)
+    with pytest.raises(KeyboardInterrupt):
+        held_out_scores(net, X, y, None, labels, False, progress=stopping)
+    assert stopping.phases == ["calibration fold 1 of 3"]  # stopped in the first fold
+
+
+def test_a_fold_network_learns_multi_label_sets():
+    X, y = problem()
+    sets = [[v, "z"] if i % 4 == 0 else [v] for i, v in enumerate(y)]
+    labels = label_index(sets, True)
+    net = snowpy.Network("perceptron", calibrate="cv:3", epochs=2, shuffle=False)
+    scores, positives, covered, keys = held_out_scores(net, X, sets, None, labels, True)
+    assert covered.all()
+    assert positives.sum(axis=1).tolist() == [len(s) for s in sets]
+    for held in folds(keys, 3, 0):
+        train = np.setdiff1d(np.arange(48), held)
+        fitted = snowpy.Network("perceptron", epochs=2, shuffle=False).fit(
+            X[train], [sets[i] for i in train])
+        own = fitted.target_scores(X[held])
+        for column, label in enumerate(fitted.classes_):
+            np.testing.assert_allclose(scores[held, labels.find(label)],
+                                       own[:, column].astype(np.float32), rtol=1e-6)
