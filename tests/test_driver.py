@@ -159,3 +159,41 @@ def test_a_fold_network_learns_multi_label_sets():
         for column, label in enumerate(fitted.classes_):
             np.testing.assert_allclose(scores[held, labels.find(label)],
                                        own[:, column].astype(np.float32), rtol=1e-6)
+
+
+def test_examples_learned_in_shards_mix_each_shards_changes():
+    """A binary filter on three threads learns each epoch's examples in shards (256
+    examples: two runs of 128), each in a copy of the network, then mixed as the
+    module says (iterative parameter mixing): a link moves by the mean of its changes
+    over the shards that changed it; the progressive window holds each shard's scores
+    before learning, in turn; the figures (mistakes, promotions, demotions, examples)
+    add up. Each shard's copy is worked out as a network of its own fitted on its run."""
+    rng = np.random.default_rng(5)
+    X = sp.random(256, 30, density=0.4, format="csr", random_state=6).toarray()
+    X[:128, 25:] = X[128:, 20:25] = 0.0  # (features only one run holds)
+    X = sp.csr_matrix(X)
+    y = np.where(np.asarray(X @ rng.normal(size=30)).ravel() > 0, "pos", "neg")
+    options = dict(epochs=1, shuffle=False, calibrate="progressive", discard=None)
+    seen = []
+    net = snowpy.Network("passive-aggressive", n_jobs=3, **options).fit(
+        X, y, progress=lambda *figures: seen.append(figures))
+    runs = [snowpy.Network("passive-aggressive", **options).fit(X[part], y[part])
+            for part in (slice(0, 128), slice(128, 256))]
+    assert all(run.classes_.tolist() == ["neg", "pos"] for run in runs)
+    changes = [np.asarray(run.coef_.toarray() if sp.issparse(run.coef_) else run.coef_)
+               for run in runs]
+    coef = net.coef_.toarray() if sp.issparse(net.coef_) else np.asarray(net.coef_)
+    changed = (changes[0] != 0).astype(int) + (changes[1] != 0)
+    expected = (changes[0] + changes[1]) / np.maximum(changed, 1)
+    assert changed.max() == 2 and (changed == 1).any()  # (both kinds of link)
+    np.testing.assert_allclose(coef, expected, atol=1e-6)
+    assert net.mistakes_ == [runs[0].mistakes_[0] + runs[1].mistakes_[0]]
+    assert net.n_examples_seen_ == 256
+    for mine, theirs in ((net.engine_.promotions, [r.engine_.promotions for r in runs]),
+                         (net.engine_.demotions, [r.engine_.demotions for r in runs])):
+        assert mine.tolist() == (theirs[0] + theirs[1]).tolist()
+    window = net.engine_.progressive.arrays()
+    for kept, parts in zip(window, zip(*(run.engine_.progressive.arrays() for run in runs))):
+        np.testing.assert_array_equal(kept, np.vstack(parts))
+    assert seen == [(0, 256, 256, net.mistakes_[0])]  # (an epoch's report, whole)
+    assert net.calibration_ is not None
