@@ -76,13 +76,13 @@ class Table(Learner):
     def to_state(self):
         return {"theta": self.theta}, {"table_W": self.W.copy()}
 
-    def restore(self, header, arrays, n_features, where):
+    def restore(self, header, arrays, *, n_features, n_targets, where):
         W = arrays.get("table_W")
-        if W is None or W.shape[0] != n_features:
+        if W is None or W.shape != (n_features, n_targets):
             raise ModelFileError(f"{where}: the table does not fit {n_features} features")
         self.W = np.array(W, dtype=np.float64)
 
-    def describe(self):
+    def describe(self, labels):
         return {"weights": int(np.count_nonzero(self.W))}
 
     def explain(self, examples, targets, scores):
