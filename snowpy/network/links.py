@@ -522,11 +522,13 @@ class LinkStore:
         """
         before = self.n_links
         W, _, seen, planes, averaging, round32, absent = self.weighing(averaged=averaged)
+        del _  # (the sums: their array shrinks in place only when nothing else refers to it)
         flags = np.zeros(0, np.uint8) if keep is None else keep.view(np.uint8)
         used = _compiled.compact_in_place(  # (the sums move with their links: all of U)
             self.rows, self.n_rows, int(self.meta[USED]), self.target, W, self.U,
             self.lcount, flags, float(threshold), averaging, seen, planes, absent, round32)
         self._bound = None  # (the engine's binding holds the arrays: they shrink)
+        del W  # (the arrays shrink in place only when nothing else refers to them)
         for name in ("target", "W", "U", "lcount"):
             if getattr(self, name).shape[0]:
                 _resized(self, name, used, None)
