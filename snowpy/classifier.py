@@ -767,7 +767,7 @@ def _frequencies(header: dict[str, Any], arrays: dict[str, np.ndarray], width: i
         if ids is not None:
             raise ModelFileError(f"{where}: the file holds both 'frequency_ids' and "
                                  "'frequency_set'; snowpy writes one of them")
-        ids = ids_of_set(bits, width)
+        ids = ids_of_set(bits, width, narrowest(np.zeros(0, np.int64), width).dtype)
         if ids is None:
             raise ModelFileError(f"{where}: 'frequency_set' must be uint8 bits of the "
                                  f"{width} features, none set past them")
@@ -777,22 +777,36 @@ def _frequencies(header: dict[str, Any], arrays: dict[str, np.ndarray], width: i
         raise ModelFileError(f"{where}: the document frequencies need 'frequency_ids' (or "
                              "'frequency_set'), 'frequency_counts' and the header's "
                              "frequencies.documents")
-    ids, counts = np.asarray(ids).astype(np.int64), np.asarray(counts).astype(np.int64)
-    if ids.shape != counts.shape or ids.ndim != 1:
+    # (checked as they are read: the file's narrow arrays are what the count keeps)
+    ids, counts = np.asarray(ids), np.asarray(counts)
+    if ids.shape != counts.shape or ids.ndim != 1 or ids.dtype.kind not in "iu" \
+            or counts.dtype.kind not in "iu":
         raise ModelFileError(f"{where}: 'frequency_counts' must hold one count for each "
                              "feature counted ('frequency_ids' or 'frequency_set')")
-    if ids.size and (ids[0] < 0 or ids[-1] >= width or np.any(np.diff(ids) <= 0)):
+    if ids.size and (int(ids[0]) < 0 or int(ids[-1]) >= width
+                     or not _ascending(ids)):
         raise ModelFileError(f"{where}: 'frequency_ids' must ascend, each below 2**bits")
-    if counts.size and (counts.min() < 1 or counts.max() > documents):
+    if counts.size and (int(counts.min()) < 1 or int(counts.max()) > documents):
         raise ModelFileError(f"{where}: 'frequency_counts' must lie from 1 to the "
                              f"{documents} documents counted")
     if factors is not None:
-        factors = np.asarray(factors, np.float64)
-        if factors.shape != ids.shape or not np.all(np.isfinite(factors)) \
-                or (factors.size and factors.min() < 0):
+        factors = np.asarray(factors)
+        if factors.shape != ids.shape or factors.dtype.kind != "f" \
+                or not np.all(np.isfinite(factors)) or (factors.size and factors.min() < 0):
             raise ModelFileError(f"{where}: 'frequency_factors' must hold a finite, "
                                  "non-negative factor for each feature counted")
     return DocumentFrequencies(width, ids, counts, documents, factors)
+
+
+def _ascending(ids: np.ndarray) -> bool:
+    """Whether ``ids`` (integers) strictly ascend: compared a piece at a time, in their own
+    type (no second array of the ids' size)."""
+    step = 1 << 20
+    for start in range(0, ids.size - 1, step):
+        piece = ids[start:start + step + 1]
+        if not np.all(piece[1:] > piece[:-1]):
+            return False
+    return True
 
 
 def _tupled(params: dict[str, Any]) -> dict[str, Any]:

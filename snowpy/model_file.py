@@ -74,14 +74,20 @@ def id_set(ids: np.ndarray, width: int) -> np.ndarray | None:
     return np.packbits(present, bitorder="little")
 
 
-def ids_of_set(bits: np.ndarray, width: int) -> np.ndarray | None:
-    """The ascending ids of a set :func:`id_set` made (``int64``), or None when ``bits`` is
-    not one over ``width`` (its length, or a bit set at or past ``width``)."""
+def ids_of_set(bits: np.ndarray, width: int, dtype: Any = np.int64) -> np.ndarray | None:
+    """The ascending ids of a set :func:`id_set` made (of ``dtype``), or None when ``bits``
+    is not one over ``width`` (its length, or a bit set at or past ``width``). Read a piece
+    of the set at a time: no array of a byte per feature."""
     bits = np.asarray(bits)
     if bits.dtype != np.uint8 or bits.ndim != 1 or bits.size != (width + 7) // 8:
         return None
-    ids = np.flatnonzero(np.unpackbits(bits, bitorder="little"))
-    if ids.size and ids[-1] >= width:
+    ids = np.empty(int(np.bitwise_count(bits).sum(dtype=np.int64)), dtype)
+    done, step = 0, 1 << 16
+    for start in range(0, bits.size, step):
+        found = np.flatnonzero(np.unpackbits(bits[start:start + step], bitorder="little"))
+        ids[done:done + found.size] = found + 8 * start
+        done += found.size
+    if ids.size and int(ids[-1]) >= width:
         return None
     return ids
 

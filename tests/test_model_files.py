@@ -950,3 +950,27 @@ def test_a_set_of_bits_is_the_ids_it_holds():
     assert ids_of_set(bits, 60) is None  # (8 bytes are not the set of 60 features)
     assert id_set(np.array([5]), 64) is None  # (one id: one byte, less than the set's 8)
     assert ids_of_set(np.array([0x80], np.uint8), 7) is None  # (a bit past the width)
+
+
+def test_a_loaded_model_weighs_a_few_lines_from_its_file_without_a_map(tmp_path):
+    """A model that only predicts weighs a line by looking its features up among the
+    file's counted features (a bisection), making no map of them: the same
+    probabilities, to the bit, as the model saved, a line at a time or all at once; a
+    model that learns again makes its map then, and learns as the saved one does."""
+    rng = np.random.default_rng(1)
+    words = [f"w{i}" for i in range(3000)]
+    texts = [" ".join(rng.choice(words, 30)) for _ in range(90)]
+    labels = ["a", "b", "c"] * 30
+    clf = snowpy.SnowClassifier(epochs=2, calibrate="cv:3").fit(texts, labels)
+    loaded = snowpy.load(clf.save(tmp_path / "m.snowpy"))
+    lines = texts[:5] + ["w1 w2 w3 unseen words", "nothing counted here"]
+    one_at_a_time = np.vstack([loaded.predict_proba([line]) for line in lines])
+    frequencies = loaded.featurizer_.frequencies_
+    assert "_map" not in frequencies.__dict__  # (no map made for a few lines)
+    np.testing.assert_array_equal(one_at_a_time, clf.predict_proba(lines))
+    np.testing.assert_array_equal(loaded.predict_proba(texts), clf.predict_proba(texts))
+    again = snowpy.load(tmp_path / "m.snowpy")
+    again.partial_fit(texts[:6], labels[:6])
+    clf.partial_fit(texts[:6], labels[:6])
+    np.testing.assert_array_equal(again.predict_proba(lines), clf.predict_proba(lines))
+    assert len(again.featurizer_.frequencies_) == len(clf.featurizer_.frequencies_)

@@ -297,27 +297,28 @@ def compact_in_place(row_t[::1] rows, int64_t n_rows, int64_t used, int32_t[::1]
     cdef bint kept
     cdef const plane_t *u = &U[0, 0] if averaging else NULL
     # the rows that hold a block, in the order their blocks lie in the pool: a sort of the
-    # rows' starts (a row with no block, -1, first), not a mark per slot of the pool (the
-    # pool is at its largest here, at the end of a training: memory peaks)
-    starts_array = np.empty(n_rows, np.int32)
-    cdef int32_t[::1] starts = starts_array
+    # rows by their blocks' starts (a key each, start and row, sorted in place; a row with
+    # no block, -1, first), not a mark per slot of the pool (the pool is at its largest
+    # here, at the end of a training: memory peaks)
+    keys_array = np.empty(n_rows, np.int64)
+    cdef int64_t[::1] keys = keys_array
+    cdef int64_t low = 0xFFFFFFFF
     with nogil:
         for r in range(n_rows):
             if rows[r].cap > 0:
-                starts[r] = rows[r].start
+                keys[r] = ((<int64_t>rows[r].start) << 32) | r
             else:
-                starts[r] = -1
+                keys[r] = -1
                 rows[r].start = rows[r].size = rows[r].dense = 0
-    order_array = np.argsort(starts_array, kind="stable")
-    cdef int64_t[::1] order = order_array
+    keys_array.sort()
     with nogil:
         for i in range(n_rows):
-            if i + AHEAD < n_rows:
-                SNOWPY_PREFETCH(&rows[order[i + AHEAD]])
-            r = order[i]
-            if starts[r] < 0:
+            if keys[i] < 0:
                 continue
-            j = starts[r]
+            r = keys[i] & low
+            if i + AHEAD < n_rows and keys[i + AHEAD] >= 0:
+                SNOWPY_PREFETCH(&rows[keys[i + AHEAD] & low])
+            j = keys[i] >> 32
             first = out
             stop = _stop(rows[r])
             for s in range(j, stop):

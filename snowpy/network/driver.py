@@ -431,16 +431,18 @@ def held_out_scores(net: Any, X: Any, y: Any, targets: Any, labels: LabelIndex,
             continue
         part_y = label_array([y[i] for i in train])
         part_targets = None if targets is None else [targets[i] for i in train]
-        part_X, held_X = X[train], X[held]
+        part_X, weigh = X[train], None
         if refold is not None:  # (the fold's own counts: none of the held-out labels)
             weigh = refold(part_X, part_y)
-            part_X, held_X = weigh(part_X), weigh(held_X)
+            part_X = weigh(part_X)
         clone = type(net)(**params)  # (its options are the network's, checked once)
         clone._begin_fit(part_X, label_index(part_y, multilabel), multilabel, False)
         clone._learn(part_X, part_y, part_targets, epochs=int(clone.epochs),
                      shuffle=bool(clone.shuffle), progress=None if stops is None else (
                          lambda *_: stops.check_stop()),
                      keys=keys[train], fitting=True)  # (the same examples shuffle alike)
+        del part_X  # (the held-out rows are made when the fold's network is trained)
+        held_X = X[held] if weigh is None else weigh(X[held])
         part_scores = clone.target_scores(held_X)
         # a label missing from the other folds scores as the lowest seen
         columns = np.full((held.size, len(labels)), part_scores.min() - 1.0)
@@ -448,7 +450,7 @@ def held_out_scores(net: Any, X: Any, y: Any, targets: Any, labels: LabelIndex,
             columns[:, labels.find(label)] = part_scores[:, column]
         scores[held] = columns
         covered[held] = True
-        del clone, part_scores, columns, part_X, held_X
+        del clone, part_scores, columns, held_X
     return scores, positives, covered, keys
 
 
@@ -677,6 +679,8 @@ def _split(engine: Engine, store: LinkStore, k: int) -> list[Part]:
         rows = np.repeat(np.arange(n_rows), layout["sizes"])
         owner = layout["target"] % k
     parts = []
+    if layout is None:  # (the rows' records are the parts' until they are put together)
+        store.release_rows()
     for first in range(k):
         part = store.empty_like()
         part.add_targets(len(range(first, store.n_targets, k)))
