@@ -444,13 +444,14 @@ def held_out_scores(net: Any, X: Any, y: Any, targets: Any, labels: LabelIndex,
         del part_X  # (the held-out rows are made when the fold's network is trained)
         held_X = X[held] if weigh is None else weigh(X[held])
         part_scores = clone.target_scores(held_X)
-        # a label missing from the other folds scores as the lowest seen
-        columns = np.full((held.size, len(labels)), part_scores.min() - 1.0)
-        for column, label in enumerate(clone.classes_.tolist()):
-            columns[:, labels.find(label)] = part_scores[:, column]
-        scores[held] = columns
+        # a label missing from the other folds scores as the lowest seen (written where
+        # they lie: no second matrix of the held-out scores, examples x labels)
+        where = np.array([labels.find(label) for label in clone.classes_.tolist()], np.int64)
+        if where.size < len(labels):
+            scores[held] = part_scores.min() - 1.0
+        scores[np.ix_(held, where)] = part_scores
         covered[held] = True
-        del clone, part_scores, columns, held_X
+        del clone, part_scores, held_X
     return scores, positives, covered, keys
 
 
