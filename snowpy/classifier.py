@@ -21,7 +21,7 @@ from snowpy._validation import threads_of
 from snowpy.base import Estimator, available_if, is_fitted
 from snowpy.declared import CLASSIFIER, NETWORK, RUNNING, defaults, learned
 from snowpy.exceptions import ConfigurationError, ModelFileError, NotFittedError, SnowpyError
-from snowpy.model_file import write_model
+from snowpy.model_file import id_set, ids_of_set, write_model
 from snowpy.model_kinds import model_kind
 from snowpy.network import Network
 from snowpy.network.cloud import Cloud, cloud_members, share_params
@@ -660,8 +660,13 @@ class SnowClassifier(Estimator):
         if frequencies is not None:
             ids, counts = frequencies.to_arrays()
             header["frequencies"] = {"documents": frequencies.documents}
-            arrays = dict(arrays, frequency_ids=narrowest(ids, frequencies.width),
-                          frequency_counts=narrowest(counts, frequencies.documents + 1))
+            # (the features counted as a set of bits where that is smaller: format 4)
+            bits = id_set(ids, frequencies.width)
+            arrays = dict(arrays, frequency_counts=narrowest(counts, frequencies.documents + 1))
+            if bits is None:
+                arrays["frequency_ids"] = narrowest(ids, frequencies.width)
+            else:
+                arrays["frequency_set"] = bits
             factors = frequencies.factors_of(ids)
             if factors is not None:  # (float32 numbers: DocumentFrequencies.relate)
                 arrays["frequency_factors"] = factors.astype(np.float32)
@@ -776,30 +781,54 @@ def _frequencies(header: dict[str, Any], arrays: dict[str, np.ndarray], width: i
     end's width, each counted in 1 to ``documents`` documents, and their relevance
     factors when it has them (finite, positive)."""
     ids, counts = arrays.get("frequency_ids"), arrays.get("frequency_counts")
-    factors = arrays.get("frequency_factors")
+    factors, bits = arrays.get("frequency_factors"), arrays.get("frequency_set")
     described = header.get("frequencies")
-    if ids is None and counts is None and described is None:
+    if ids is None and bits is None and counts is None and described is None:
         return None
+    if bits is not None:  # (format 4: the features counted as a set of bits)
+        if ids is not None:
+            raise ModelFileError(f"{where}: the file holds both 'frequency_ids' and "
+                                 "'frequency_set'; snowpy writes one of them")
+        ids = ids_of_set(bits, width, narrowest(np.zeros(0, np.int64), width).dtype)
+        if ids is None:
+            raise ModelFileError(f"{where}: 'frequency_set' must be uint8 bits of the "
+                                 f"{width} features, none set past them")
     documents = described.get("documents") if isinstance(described, dict) else None
     if ids is None or counts is None or not isinstance(documents, int) \
             or isinstance(documents, bool) or documents < 0:
-        raise ModelFileError(f"{where}: the document frequencies need 'frequency_ids', "
-                             "'frequency_counts' and the header's frequencies.documents")
-    ids, counts = np.asarray(ids).astype(np.int64), np.asarray(counts).astype(np.int64)
-    if ids.shape != counts.shape or ids.ndim != 1:
-        raise ModelFileError(f"{where}: 'frequency_ids' and 'frequency_counts' differ in shape")
-    if ids.size and (ids[0] < 0 or ids[-1] >= width or np.any(np.diff(ids) <= 0)):
+        raise ModelFileError(f"{where}: the document frequencies need 'frequency_ids' (or "
+                             "'frequency_set'), 'frequency_counts' and the header's "
+                             "frequencies.documents")
+    # (checked as they are read: the file's narrow arrays are what the count keeps)
+    ids, counts = np.asarray(ids), np.asarray(counts)
+    if ids.shape != counts.shape or ids.ndim != 1 or ids.dtype.kind not in "iu" \
+            or counts.dtype.kind not in "iu":
+        raise ModelFileError(f"{where}: 'frequency_counts' must hold one count for each "
+                             "feature counted ('frequency_ids' or 'frequency_set')")
+    if ids.size and (int(ids[0]) < 0 or int(ids[-1]) >= width
+                     or not _ascending(ids)):
         raise ModelFileError(f"{where}: 'frequency_ids' must ascend, each below 2**bits")
-    if counts.size and (counts.min() < 1 or counts.max() > documents):
+    if counts.size and (int(counts.min()) < 1 or int(counts.max()) > documents):
         raise ModelFileError(f"{where}: 'frequency_counts' must lie from 1 to the "
                              f"{documents} documents counted")
     if factors is not None:
-        factors = np.asarray(factors, np.float64)
-        if factors.shape != ids.shape or not np.all(np.isfinite(factors)) \
-                or (factors.size and factors.min() < 0):
+        factors = np.asarray(factors)
+        if factors.shape != ids.shape or factors.dtype.kind != "f" \
+                or not np.all(np.isfinite(factors)) or (factors.size and factors.min() < 0):
             raise ModelFileError(f"{where}: 'frequency_factors' must hold a finite, "
-                                 "non-negative factor for each of 'frequency_ids'")
+                                 "non-negative factor for each feature counted")
     return DocumentFrequencies(width, ids, counts, documents, factors)
+
+
+def _ascending(ids: np.ndarray) -> bool:
+    """Whether ``ids`` (integers) strictly ascend: compared a piece at a time, in their own
+    type (no second array of the ids' size)."""
+    step = 1 << 20
+    for start in range(0, ids.size - 1, step):
+        piece = ids[start:start + step + 1]
+        if not np.all(piece[1:] > piece[:-1]):
+            return False
+    return True
 
 
 def _tupled(params: dict[str, Any]) -> dict[str, Any]:

@@ -46,10 +46,11 @@ from snowpy._validation import on_threads
 from snowpy._version import __version__
 from snowpy.exceptions import ModelFileError
 
-__all__ = ["FORMAT_VERSION", "MAGIC", "ModelFileError", "read_model", "write_model"]
+__all__ = ["FORMAT_VERSION", "MAGIC", "ModelFileError", "id_set", "ids_of_set", "read_model",
+           "write_model"]
 
 MAGIC = "snowpy-model"
-FORMAT_VERSION = 3
+FORMAT_VERSION = 4
 _DTYPES = {"float64", "float32", "int64", "int32", "uint32", "uint16", "uint8", "bool"}
 _LIMIT_DIMS = 4
 
@@ -57,6 +58,38 @@ _LIMIT_DIMS = 4
 def _sha256(array: np.ndarray) -> str:
     return hashlib.sha256(np.ascontiguousarray(array).data).hexdigest()
 
+
+
+def id_set(ids: np.ndarray, width: int) -> np.ndarray | None:
+    """Ascending ids below ``width`` as a set of bits (``uint8``, bit ``i % 8`` of byte
+    ``i // 8`` set for id ``i``: numpy's ``packbits``, little bit order), or None when the
+    ids themselves take fewer bytes (their narrowest unsigned type): a set over a width of
+    ``2**22`` is 512 KB, whatever the number of ids in it."""
+    itemsize = 1 if width <= 1 << 8 else 2 if width <= 1 << 16 else 4 if width <= 1 << 32 \
+        else 8
+    if width > 1 << 32 or (width + 7) // 8 >= ids.size * itemsize:
+        return None
+    present = np.zeros(width, bool)
+    present[np.asarray(ids, np.int64)] = True
+    return np.packbits(present, bitorder="little")
+
+
+def ids_of_set(bits: np.ndarray, width: int, dtype: Any = np.int64) -> np.ndarray | None:
+    """The ascending ids of a set :func:`id_set` made (of ``dtype``), or None when ``bits``
+    is not one over ``width`` (its length, or a bit set at or past ``width``). Read a piece
+    of the set at a time: no array of a byte per feature."""
+    bits = np.asarray(bits)
+    if bits.dtype != np.uint8 or bits.ndim != 1 or bits.size != (width + 7) // 8:
+        return None
+    ids = np.empty(int(np.bitwise_count(bits).sum(dtype=np.int64)), dtype)
+    done, step = 0, 1 << 16
+    for start in range(0, bits.size, step):
+        found = np.flatnonzero(np.unpackbits(bits[start:start + step], bitorder="little"))
+        ids[done:done + found.size] = found + 8 * start
+        done += found.size
+    if ids.size and int(ids[-1]) >= width:
+        return None
+    return ids
 
 
 def write_model(path: str | os.PathLike, header: Mapping[str, Any],

@@ -247,6 +247,7 @@ _ARRAY_KINDS = {
     **dict.fromkeys(("feature_ids", "row_sizes", "link_targets", "row_counts", "link_counts",
                      "promotions", "demotions", "frequency_ids", "frequency_counts"),
                     _INTEGER),
+    "frequency_set": frozenset({"uint8"}),
     **dict.fromkeys(("link_weights", "link_averaging", "state", "frequency_factors"),
                     frozenset({"float32", "float64"})),
 }

@@ -94,7 +94,7 @@ def test_a_model_file_is_a_stored_zip_of_fixed_dates_and_modes(tmp_path, monkeyp
             assert extra[:2] == b"\x01\x00"
             assert np.array_equal(np.load(io.BytesIO(data)), ARRAYS[name[7:-4]])
     header = members["header.json"][1]
-    assert header.startswith(b'{\n  "magic": "snowpy-model",\n  "format_version": 3,')
+    assert header.startswith(b'{\n  "magic": "snowpy-model",\n  "format_version": 4,')
     manifest = orjson.loads(header)["arrays"]
     assert manifest["w"] == {"dtype": "float32", "shape": [2, 3], "nbytes": 24,
                              "sha256": model_file._sha256(ARRAYS["w"])}
@@ -203,7 +203,7 @@ def test_each_refusal_is_one_whole_line(tmp_path):
     newer = _with_header(good, out, lambda h: h.update(format_version=99))
     assert _refusal(newer) == (
         f"{out}: written by snowpy 9.9 in model format 99; this snowpy "
-        f"({model_file.__version__}) reads up to format 3: upgrade snowpy")
+        f"({model_file.__version__}) reads up to format 4: upgrade snowpy")
     _with_header(good, out, lambda h: (h.update(format_version=99), h.pop("snowpy_version")))
     assert f"{out}: written by snowpy ? in model format 99;" in _refusal(out)
     _with_header(good, out, lambda h: h.pop("arrays"))

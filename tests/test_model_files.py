@@ -174,7 +174,7 @@ def header_change(original: bytes, edit) -> bytes:
 
 @pytest.mark.parametrize("edit,fragment", [
     (lambda h: h.update(magic="not-snowpy"), "wrong magic"),
-    (lambda h: h.update(format_version=99), "reads up to format 3: upgrade snowpy"),
+    (lambda h: h.update(format_version=99), "reads up to format 4: upgrade snowpy"),
     (lambda h: h["arrays"]["link_weights"].update(shape=[10**9, 1], nbytes=8 * 10**9),
      "array 'link_weights' should hold"),
     (lambda h: h["arrays"]["link_weights"].update(sha256="0" * 64), "fails its SHA-256 check"),
@@ -342,7 +342,7 @@ def test_format_3_stores_integers_in_the_narrowest_type_their_bounds_allow(tmp_p
     clf = snowpy.SnowClassifier(ngrams=1, calibrate=None).fit(
         ["a b", "c d", "e f"], ["x", "y", "z"])
     header, arrays = read_model(clf.save(tmp_path / "m.snowpy"))
-    assert header["format_version"] == 3
+    assert header["format_version"] == 4
     assert {name: arrays[name].dtype.name for name in
             ("feature_ids", "row_sizes", "link_targets")} == \
         {"feature_ids": "uint32", "row_sizes": "uint8", "link_targets": "uint8"}
@@ -903,3 +903,74 @@ def test_frequency_ids_that_repeat_or_run_backwards_anywhere_are_refused(tmp_pat
         assert str(caught.value).endswith(
             "'frequency_ids' must ascend, each below 2**bits"), name
         assert "\n" not in str(caught.value)
+
+
+def test_the_features_counted_are_a_set_of_bits_where_that_is_smaller(tmp_path):
+    """Format 4: a front end's counted features are stored as a set of bits over its
+    width (``frequency_set``, 2**bits / 8 bytes) when that is smaller than their ids: a
+    narrow front end counting many features. The file predicts as the model did, to the
+    bit; a set of the wrong length, a bit past the width, or both forms at once, is a
+    one-line refusal; a file of format 3 (ids) loads as it did."""
+    rng = np.random.default_rng(0)
+    words = [f"w{i}" for i in range(400)]
+    texts = [" ".join(rng.choice(words, 12)) for _ in range(60)]
+    labels = ["a", "b", "c"] * 20
+    clf = snowpy.SnowClassifier(bits=10, ngrams=1, calibrate=None, epochs=2).fit(texts, labels)
+    header, arrays = clf.to_state()
+    ids = np.flatnonzero(np.unpackbits(arrays["frequency_set"], bitorder="little"))
+    assert "frequency_ids" not in arrays and arrays["frequency_set"].nbytes == 1024 // 8
+    assert ids.size == arrays["frequency_counts"].size > 128  # (more ids than the set's bytes)
+    assert ids.tolist() == clf.featurizer_.frequencies_.to_arrays()[0].tolist()
+    loaded = snowpy.load(write_model(tmp_path / "set.snowpy", header, arrays))
+    np.testing.assert_array_equal(loaded.decision_function(texts), clf.decision_function(texts))
+    as_ids = {k: v for k, v in arrays.items() if k != "frequency_set"}
+    as_ids["frequency_ids"] = ids.astype(np.uint16)
+    np.testing.assert_array_equal(snowpy.load(write_model(
+        tmp_path / "ids.snowpy", header, as_ids)).decision_function(texts),
+        clf.decision_function(texts))
+    past = arrays["frequency_set"].copy()
+    for name, edited, message in [
+            ("short", dict(arrays, frequency_set=past[1:]), "'frequency_set' must be uint8 bits"),
+            ("both", dict(arrays, frequency_ids=ids.astype(np.uint16)), "both"),
+            ("sized", dict(arrays, frequency_counts=arrays["frequency_counts"][1:]),
+             "one count for each feature counted")]:
+        path = write_model(tmp_path / f"{name}.snowpy", header, edited)
+        with pytest.raises(ModelFileError, match=message) as caught:
+            snowpy.load(path)
+        assert "\n" not in str(caught.value)
+
+
+def test_a_set_of_bits_is_the_ids_it_holds():
+    from snowpy.model_file import id_set, ids_of_set
+
+    ids = np.array([0, 3, 8, 9, 10, 11, 12, 13, 14, 63])  # (10 bytes as uint8 ids)
+    bits = id_set(ids, 64)
+    assert bits is not None and bits.tolist() == [0b1001, 0b1111111, 0, 0, 0, 0, 0, 0b10000000]
+    assert ids_of_set(bits, 64).tolist() == ids.tolist()
+    assert ids_of_set(bits, 60) is None  # (8 bytes are not the set of 60 features)
+    assert id_set(np.array([5]), 64) is None  # (one id: one byte, less than the set's 8)
+    assert ids_of_set(np.array([0x80], np.uint8), 7) is None  # (a bit past the width)
+
+
+def test_a_loaded_model_weighs_a_few_lines_from_its_file_without_a_map(tmp_path):
+    """A model that only predicts weighs a line by looking its features up among the
+    file's counted features (a bisection), making no map of them: the same
+    probabilities, to the bit, as the model saved, a line at a time or all at once; a
+    model that learns again makes its map then, and learns as the saved one does."""
+    rng = np.random.default_rng(1)
+    words = [f"w{i}" for i in range(3000)]
+    texts = [" ".join(rng.choice(words, 30)) for _ in range(90)]
+    labels = ["a", "b", "c"] * 30
+    clf = snowpy.SnowClassifier(epochs=2, calibrate="cv:3").fit(texts, labels)
+    loaded = snowpy.load(clf.save(tmp_path / "m.snowpy"))
+    lines = texts[:5] + ["w1 w2 w3 unseen words", "nothing counted here"]
+    one_at_a_time = np.vstack([loaded.predict_proba([line]) for line in lines])
+    frequencies = loaded.featurizer_.frequencies_
+    assert "_map" not in frequencies.__dict__  # (no map made for a few lines)
+    np.testing.assert_array_equal(one_at_a_time, clf.predict_proba(lines))
+    np.testing.assert_array_equal(loaded.predict_proba(texts), clf.predict_proba(texts))
+    again = snowpy.load(tmp_path / "m.snowpy")
+    again.partial_fit(texts[:6], labels[:6])
+    clf.partial_fit(texts[:6], labels[:6])
+    np.testing.assert_array_equal(again.predict_proba(lines), clf.predict_proba(lines))
+    assert len(again.featurizer_.frequencies_) == len(clf.featurizer_.frequencies_)

@@ -1012,3 +1012,21 @@ def test_a_front_end_takes_frequencies_counted_elsewhere_of_its_own_width():
         Featurizer(bits=10, idf=True).fit(frequencies=DocumentFrequencies(2048))
     with pytest.raises(ConfigurationError, match="idf=False"):
         Featurizer(bits=10, idf=False).fit(frequencies=counted.frequencies_)
+
+
+def test_a_thread_keeps_a_short_texts_workspace_and_lets_a_corpus_s_go():
+    """The buffers of a chunk of a corpus (tens of MB for chunks of 1 MB) are let go when
+    the call that featurised it ends: they are not held by the thread through training;
+    a short text's, which the next short text reuses, are kept. The rows are the same."""
+    from snowpy.text import featurizer as module
+
+    featurizer = Featurizer(ngrams=(1, 2))
+    short = featurizer.rows(["one short text"])
+    kept = featurizer._local.workspace
+    assert 0 < kept.nbytes <= module._KEPT_WORKSPACE
+    corpus = [" ".join(f"word{i * 7 + j}" for j in range(400)) for i in range(600)]
+    rows = featurizer.rows(corpus)
+    assert getattr(featurizer._local, "workspace", None) is None
+    again = Featurizer(ngrams=(1, 2)).rows(corpus)
+    assert rows.indices.tolist() == again.indices.tolist()
+    assert featurizer.rows(["one short text"]).indices.tolist() == short.indices.tolist()

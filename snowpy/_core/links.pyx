@@ -293,25 +293,32 @@ def compact_in_place(row_t[::1] rows, int64_t n_rows, int64_t used, int32_t[::1]
     if averaged and not averaging:
         raise ValueError("averaged weights asked of a pool without averaging sums")
     cdef Py_ssize_t q
-    cdef int64_t r, j, s, stop, first, out = 0
+    cdef int64_t i, r, j, s, stop, first, out = 0
     cdef bint kept
     cdef const plane_t *u = &U[0, 0] if averaging else NULL
-    owner_array = np.full(used, -1, np.int32)  # the row whose block starts at each slot
-    cdef int32_t[::1] owner = owner_array
+    # the rows that hold a block, in the order their blocks lie in the pool: a sort of the
+    # rows by their blocks' starts (a key each, start and row, sorted in place; a row with
+    # no block, -1, first), not a mark per slot of the pool (the pool is at its largest
+    # here, at the end of a training: memory peaks)
+    keys_array = np.empty(n_rows, np.int64)
+    cdef int64_t[::1] keys = keys_array
+    cdef int64_t low = 0xFFFFFFFF
     with nogil:
         for r in range(n_rows):
-            if r + AHEAD < n_rows:
-                SNOWPY_PREFETCH(&owner[rows[r + AHEAD].start])
             if rows[r].cap > 0:
-                owner[rows[r].start] = <int32_t>r
+                keys[r] = ((<int64_t>rows[r].start) << 32) | r
             else:
+                keys[r] = -1
                 rows[r].start = rows[r].size = rows[r].dense = 0
-        for j in range(used):
-            if j + AHEAD < used and owner[j + AHEAD] >= 0:
-                SNOWPY_PREFETCH(&rows[owner[j + AHEAD]])
-            r = owner[j]
-            if r < 0:
+    keys_array.sort()
+    with nogil:
+        for i in range(n_rows):
+            if keys[i] < 0:
                 continue
+            r = keys[i] & low
+            if i + AHEAD < n_rows and keys[i + AHEAD] >= 0:
+                SNOWPY_PREFETCH(&rows[keys[i + AHEAD] & low])
+            j = keys[i] >> 32
             first = out
             stop = _stop(rows[r])
             for s in range(j, stop):

@@ -96,7 +96,7 @@ from snowpy.cli.train_options import (
 from snowpy.cli.training_cache import train_cached
 from snowpy.declared import CLASSIFIER, defaults
 from snowpy.exceptions import ConfigurationError
-from snowpy.progress import Progress
+from snowpy.progress import Progress, phase
 
 if TYPE_CHECKING:  # pragma: no cover
     from snowpy import corpora
@@ -309,7 +309,10 @@ def _train_in_memory(ctx: typer.Context, classifier: Any, run: Run,
     reporter: Any = TrainingReporter(len(read), int(classifier.epochs)) if chatty else None
     if learning is not None:
         reporter = learning.around(reporter)
-    _fit_interruptibly(classifier, run, read, reporter)
+    documents = len(read)
+    held = [read]  # (the fit takes it: texts are let go once featurised)
+    del read
+    _fit_interruptibly(classifier, run, held, reporter)
     epochs_run = len(classifier.network_.mistakes_)
     if chatty and epochs_run < int(classifier.epochs) and classifier.network_.updates_ and \
             classifier.network_.updates_[-1] == 0:  # (a counting rule learns once: no stop)
@@ -328,29 +331,49 @@ def _train_in_memory(ctx: typer.Context, classifier: Any, run: Run,
     net = classifier.network_
     summary = {
         "model": str(run.output), "corpus": run.corpus, "split": split,
-        "documents": len(read), "classes": len(net.classes_),
+        "documents": documents, "classes": len(net.classes_),
         "rule": run.rule, "rule_params": net.rule_params_, "epochs_run": len(net.mistakes_),
         "links": net.n_links_,
         "mistakes": net.mistakes_, "skipped": problems.skipped, "seconds": round(seconds, 3),
         "calibrated": net.calibration_ is not None, "inference_only": run.inference_only,
         **({"learning_curve": learning.points} if learning is not None else {}),
     }
-    run.summarise(summary, f"trained {run.rule} on {counted(len(read), 'document')}, "
+    run.summarise(summary, f"trained {run.rule} on {counted(documents, 'document')}, "
                   f"{counted(len(net.classes_), 'class', 'classes')}, "
                   f"{counted(len(net.mistakes_), 'epoch')}, {net.n_links_:,} links in "
                   f"{seconds:.1f} s; saved {run.output}")
 
 
-def _fit_interruptibly(classifier: Any, run: Run, read: Any, reporter: Any) -> None:
-    """Train on what was read; on Ctrl-C, keep MODEL and save what was learned to
-    ``--save-partial`` (exit status 130)."""
-    texts, labels = read[0], read[1]
+def _featurised(classifier: Any, read: Any) -> Any:
+    """``read``'s texts as rows of features and shuffling keys, the texts let go: what
+    ``fit(texts, labels)`` trains on, without the texts held through training (tens of
+    MB for a corpus of documents; ``keep_names`` reads them again after training)."""
+    from snowpy.text.featurizer import as_documents
+    from snowpy.text.keys import document_keys
+
+    texts = as_documents(read.texts)
+    rows = classifier.make_featurizer().rows(texts, names=False)
+    keys = document_keys(texts, read.labels)
+    return type(read)(None, read.labels, read.problems, read.split, rows, keys, read.lines)
+
+
+def _fit_interruptibly(classifier: Any, run: Run, held: list[Any], reporter: Any) -> None:
+    """Train on what was read (``held``: a list of it, which the fit takes: the texts of a
+    corpus, once featurised, are let go); on Ctrl-C, keep MODEL and save what was learned
+    to ``--save-partial`` (exit status 130)."""
+
+    def fit(progress: Any) -> Any:
+        read = held.pop()
+        if read.texts is not None and not classifier.keep_names:
+            phase(progress, "featurising", None)
+            read = _featurised(classifier, read)
+        if read.texts is not None:
+            return classifier.fit(read.texts, read.labels, progress=progress)
+        return classifier.fit_rows(read.rows, read.labels, keys=read.keys,
+                                   progress=progress, copy=False)
+
     try:
-        run_interruptibly(lambda progress: classifier.fit(texts, labels, progress=progress)
-                          if texts is not None else
-                          classifier.fit_rows(read.rows, labels, keys=read.keys,
-                                              progress=progress, copy=False),
-                          reporter, on_stuck=lambda: err(
+        run_interruptibly(fit, reporter, on_stuck=lambda: err(
                               f"interrupted: the training did not stop in time (the rule's "
                               f"update kernel did not return); stopped without saving "
                               f"({run.output} untouched)"))

@@ -432,10 +432,10 @@ def held_out_scores(net: Any, X: Any, y: Any, targets: Any, labels: LabelIndex,
             continue
         part_y = label_array([y[i] for i in train])
         part_targets = None if targets is None else [targets[i] for i in train]
-        part_X, held_X = X[train], X[held]
+        part_X, weigh = X[train], None
         if refold is not None:  # (the fold's own counts: none of the held-out labels)
             weigh = refold(part_X, part_y)
-            part_X, held_X = weigh(part_X), weigh(held_X)
+            part_X = weigh(part_X)
         clone = type(net)(**params)  # (its options are the network's, checked once)
         with warnings.catch_warnings():  # (said once, below, in calibration's words)
             warnings.filterwarnings("ignore", "y holds one class only", UserWarning)
@@ -447,14 +447,17 @@ def held_out_scores(net: Any, X: Any, y: Any, targets: Any, labels: LabelIndex,
                      shuffle=bool(clone.shuffle), progress=None if stops is None else (
                          lambda *_: stops.check_stop()),
                      keys=keys[train], fitting=True)  # (the same examples shuffle alike)
+        del part_X  # (the held-out rows are made when the fold's network is trained)
+        held_X = X[held] if weigh is None else weigh(X[held])
         part_scores = clone.target_scores(held_X)
-        # a label missing from the other folds scores as the lowest seen
-        columns = np.full((held.size, len(labels)), part_scores.min() - 1.0)
-        for column, label in enumerate(clone.classes_.tolist()):
-            columns[:, labels.find(label)] = part_scores[:, column]
-        scores[held] = columns
+        # a label missing from the other folds scores as the lowest seen (written where
+        # they lie: no second matrix of the held-out scores, examples x labels)
+        where = np.array([labels.find(label) for label in clone.classes_.tolist()], np.int64)
+        if where.size < len(labels):
+            scores[held] = part_scores.min() - 1.0
+        scores[np.ix_(held, where)] = part_scores
         covered[held] = True
-        del clone, part_scores, columns, part_X, held_X
+        del clone, part_scores, held_X
     if alone is not None:
         warnings.warn(f"{n} documents are too few to calibrate on {len(cut)} folds: a fold "
                       f"learned from one class only ({alone!r}), and the probabilities say "
@@ -688,6 +691,8 @@ def _split(engine: Engine, store: LinkStore, k: int) -> list[Part]:
         rows = np.repeat(np.arange(n_rows), layout["sizes"])
         owner = layout["target"] % k
     parts = []
+    if layout is None:  # (the rows' records are the parts' until they are put together)
+        store.release_rows()
     for first in range(k):
         part = store.empty_like()
         part.add_targets(len(range(first, store.n_targets, k)))

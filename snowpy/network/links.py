@@ -354,6 +354,15 @@ class LinkStore:
             _resized(self, "count", new)
         self.replaced()
 
+    def release_rows(self) -> None:
+        """Give back the rows' records, none holding a link (the parts a network learns in
+        hold their own until :meth:`adopt` takes them put together): 16 bytes a feature."""
+        if self.n_links:
+            raise ValueError("the rows of a store that holds links are kept")
+        self._bound = None
+        self.rows = np.zeros(1024, ROW)
+        self.replaced()
+
     def reserve_links(self, room: int) -> None:
         """Make sure ``room`` more slots can be handed out from the end of the pool."""
         used = int(self.meta[USED])
@@ -575,11 +584,13 @@ class LinkStore:
         """
         before = self.n_links
         W, _, seen, planes, averaging, round32, absent = self.weighing(averaged=averaged)
+        del _  # (the sums: their array shrinks in place only when nothing else refers to it)
         flags = np.zeros(0, np.uint8) if keep is None else keep.view(np.uint8)
         used = _compiled.compact_in_place(  # (the sums move with their links: all of U)
             self.rows, self.n_rows, int(self.meta[USED]), self.target, W, self.U,
             self.lcount, flags, float(threshold), averaging, seen, planes, absent, round32)
         self._bound = None  # (the engine's binding holds the arrays: they shrink)
+        del W  # (the arrays shrink in place only when nothing else refers to them)
         for name in ("target", "W", "U", "lcount"):
             if getattr(self, name).shape[0]:
                 _resized(self, name, used, None)

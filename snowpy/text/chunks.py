@@ -25,6 +25,11 @@ class Workspace:
         self._buffers: dict[str, np.ndarray] = {} if buffers is None else buffers
         self._prefix = prefix
 
+    @property
+    def nbytes(self) -> int:
+        """The bytes its buffers hold."""
+        return sum(buffer.nbytes for buffer in self._buffers.values())
+
     def view(self, prefix: str) -> Workspace:
         """The same workspace with buffer names under ``prefix`` (one per field)."""
         return Workspace(self._buffers, self._prefix + prefix)

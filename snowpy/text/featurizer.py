@@ -72,6 +72,10 @@ PENDING_NAMES = 1024
 
 _FORMS = (None, "NFC", "NFKC", "NFD", "NFKD")
 
+#: The largest workspace a thread keeps between calls (a short text's buffers are reused;
+#: a chunk of a corpus's, 60 MB for chunks of 1 MB, is let go when its call ends).
+_KEPT_WORKSPACE = 4 << 20
+
 
 def _range(value: Any, name: str) -> tuple[int, int] | None:
     """``None``, ``n`` or ``(min, max)`` as a range of positive integers."""
@@ -774,6 +778,12 @@ class Featurizer:
         finally:
             if not isinstance(pool, Inline):
                 pool.shutdown()
+            # a chunk's buffers are kept for the next call only when small (the
+            # one-document path's): a corpus's (tens of MB for chunks of 1 MB) would stay
+            # held by the thread through all of training
+            workspace = getattr(self._local, "workspace", None)
+            if workspace is not None and workspace.nbytes > _KEPT_WORKSPACE:
+                del self._local.workspace
 
     def _jobs(self) -> int:
         return threads_of(self.n_jobs)
