@@ -477,7 +477,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--corpora", default=None, help="the shared corpora's folder")
     parser.add_argument("--only", nargs="*", default=None,
-                        choices=CORPORA + tuple(NBSVM_CORPORA))
+                        choices=CORPORA + tuple(name for name in NBSVM_CORPORA
+                                                     if name not in CORPORA))
     parser.add_argument("--protocol", choices=("split", "nbsvm"), default="split",
                         help="split: every corpus, one split each; nbsvm: Wang and "
                              "Manning's (2012) 10 folds on RT-s, RT-2k and Subj, IMDB's "
