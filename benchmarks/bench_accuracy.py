@@ -37,8 +37,8 @@ Writes ``benchmarks/results/accuracy.json`` and prints the table of
 ``docs/benchmarks.md``.
 
 With ``--protocol nbsvm``, the protocol of Wang and Manning (2012, "Baselines and
-Bigrams: Simple, Good Sentiment and Topic Classification"), whose NBSVM-bi is the
-strongest published linear baseline on sentiment and subjectivity: 10-fold
+Bigrams: Simple, Good Sentiment and Topic Classification"), whose NBSVM-bi is a
+strong published linear baseline for sentiment and subjectivity: 10-fold
 cross-validation on RT-s (sentence polarity), RT-2k (movie review polarity 2.0) and
 Subj (subjectivity), the folds stratified and drawn once (``random_state=0``), the same
 for every method; IMDB's official train/test split. Beside snowpy at its defaults
@@ -362,7 +362,7 @@ HEADER = ("| corpus | train / test | snowpy | Balanced Winnow, SNoW's front end 
 
 
 # ------------------------------------------------------------------ NBSVM's protocol
-#: NBSVM-bi's accuracy in percent as published (Wang and Manning 2012, tables 2 and 3).
+#: NBSVM-bi's accuracy in percent as published (Wang and Manning 2012).
 PUBLISHED = {"rt-s": 79.4, "rt-2k": 89.45, "subj": 93.2, "imdb": 91.22}
 
 #: The paper's short names, and the corpus each reads.
