@@ -7,7 +7,10 @@ probe sequence per key: linear probing over a power-of-two table of ``int64``
 (key, number) pairs (key ``-1`` marks an empty slot), so that a probe reads one
 cache line, kept between a quarter and half full, with Fibonacci hashing. It
 holds 40 to 80 bytes per key (slots and the number-to-key list), whatever the
-range of the keys.
+range of the keys. A map of a key space no wider than :data:`DIRECT_WIDTH` hashes
+its keys until it holds one key in :data:`DIRECT_SHARE` of the space, then becomes
+a direct table (a number per key of the space, one memory access): a small corpus
+never pays for a table of the whole space.
 """
 
 from __future__ import annotations
@@ -16,13 +19,16 @@ import numpy as np
 
 from snowpy._core.featuremap import direct_lookup, direct_probe, lookup, probe
 
-__all__ = ["DIRECT_WIDTH", "FeatureMap"]
+__all__ = ["DIRECT_SHARE", "DIRECT_WIDTH", "FeatureMap"]
 
 _EMPTY = -1
 
 #: The widest key space looked up in a direct table (16 MB of int32): 2**22, the
 #: command line's default hash width.
 DIRECT_WIDTH = 1 << 22
+#: A map of a key space up to :data:`DIRECT_WIDTH` becomes a direct table when it
+#: holds more keys than the space over this (65,536 keys of 2**22).
+DIRECT_SHARE = 64
 
 
 class FeatureMap:
@@ -41,7 +47,7 @@ class FeatureMap:
     """
 
     def __init__(self, capacity: int = 1024, *, narrow: bool = False,
-                 width: int | None = None) -> None:
+                 width: int | None = None, direct: bool = False) -> None:
         #: keys below 2**31: (key, number) pairs of int32, half the memory
         self.narrow = narrow or (width is not None and width <= DIRECT_WIDTH)
         self._dtype = np.int32 if self.narrow else np.int64
@@ -49,9 +55,12 @@ class FeatureMap:
         #: counts the times the arrays were replaced (compiled callers holding them
         #: compare it to know when to take the new ones)
         self.generation = 0
-        #: keys below ``width`` (at most :data:`DIRECT_WIDTH`) are looked up in a table of
-        #: a number per key, one memory access, no probing; other maps hash
-        self.direct = width is not None and width <= DIRECT_WIDTH
+        #: keys below ``width`` (at most :data:`DIRECT_WIDTH`) are looked up, once the map
+        #: holds many (:data:`DIRECT_SHARE`) or from the start when ``direct`` (for
+        #: compiled code that reads a table), in a table of a number per key, one memory
+        #: access, no probing; until then, and in other maps, they are hashed
+        self.width = width
+        self.direct = direct and width is not None and width <= DIRECT_WIDTH
         if self.direct:  # (calloc: pages of the table are zero until a key lands there)
             self._slots = np.zeros(int(width or 0), dtype=np.int32)
         else:
@@ -97,36 +106,29 @@ class FeatureMap:
             if self.narrow and ids.dtype == np.int64 and ids.size \
                     and (ids.max() >= 2**31 or ids.min() < 0):
                 raise ValueError("a narrow map holds keys from 0 to 2**31 - 1")
+            if self.width is not None and not self.direct and ids.size \
+                    and (ids.min() < 0 or ids.max() >= self.width):  # (as a table refuses it)
+                bad = ids[(ids < 0) | (ids >= self.width)][0]
+                raise ValueError(f"feature id {bad} is beyond the map's {self.width}")
         out = np.empty(ids.size, dtype=np.int32)
-        if self.direct:
-            return self._direct_rows(ids, out, insert, unseen)
         if not insert:
-            lookup(self._slots, ids, out, unseen)
+            (direct_lookup if self.direct else lookup)(self._slots, ids, out, unseen)
             return out
         start, before = 0, self.next_row
         while True:
-            start, self.next_row = probe(self._slots, self._row_ids, ids, out, start,
-                                         self.next_row)
+            step = direct_probe if self.direct else probe
+            start, self.next_row = step(self._slots, self._row_ids, ids, out, start,
+                                        self.next_row)
             if start == ids.size:
                 return out
+            if self.direct:
+                self.grow(self.next_row + (ids.size - start))
+                continue
             # as many new keys to come as the part read so far had, up to four times the
             # room (each doubling inserts every key again: a batch of 14 million ids
             # grew the map twelve times); new keys only get rarer, so this overshoots
             coming = (self.next_row - before) * (ids.size - start) // max(start, 1)
             self.grow(min(self.next_row + coming, self._slots.size))  # (room: size / 4)
-
-    def _direct_rows(self, ids: np.ndarray, out: np.ndarray, insert: bool,
-                     unseen: int) -> np.ndarray:
-        if not insert:
-            direct_lookup(self._slots, ids, out, unseen)
-            return out
-        start = 0
-        while True:
-            start, self.next_row = direct_probe(self._slots, self._row_ids, ids, out, start,
-                                                self.next_row)
-            if start == ids.size:
-                return out
-            self.grow(self.next_row + (ids.size - start))
 
     def grow(self, rows: int = 0) -> None:
         """Twice the slots, or enough to hold ``rows`` rows at most half full (a direct
@@ -142,6 +144,14 @@ class FeatureMap:
             return
         used = self.row_ids.copy()
         self.generation += 1
+        if self.width is not None and self.width <= DIRECT_WIDTH and \
+                max(rows, len(self)) > self.width // DIRECT_SHARE:  # many keys: a table
+            self.direct = True
+            self._slots = np.zeros(self.width, dtype=np.int32)  # (calloc: zero until used)
+            self._slots[used] = np.arange(1, used.size + 1, dtype=np.int32)
+            self._row_ids = np.zeros(max(rows, used.size) + 1, dtype=self._dtype)
+            self._row_ids[:used.size] = used
+            return
         size = self._slots.size  # twice the slots: between a quarter and half full
         while size < 2 * rows:  # (rows fill at most half the slots)
             size *= 2

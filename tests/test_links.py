@@ -293,3 +293,29 @@ def test_eligibility_by_percent_rounds_its_quota_up_and_keeps_ties(percent, kept
     net = snowpy.Network("winnow", links="positive", eligibility=f"percent:{percent}",
                          epochs=1, shuffle=False).fit(X, labels)
     assert {f for f, label in links_of(net) if label == "a"} == kept
+
+
+def test_a_network_of_few_features_hashes_them_and_of_many_keeps_a_table():
+    """The network's rows by feature id: hashed while the map holds at most one key in
+    DIRECT_SHARE of its width (a small corpus pays for no table of 2**22 numbers), then
+    a table of a number per key; the rows are those of first appearance throughout, and
+    an id at or past the width is refused alike in both."""
+    from snowpy.hashmap import DIRECT_SHARE, FeatureMap
+
+    width = 1 << 22
+    fmap = FeatureMap(narrow=True, width=width)
+    ids = np.random.default_rng(3).permutation(width)[: width // DIRECT_SHARE + 500]
+    first = fmap.rows(ids[:1000].astype(np.int32), insert=True)
+    assert not fmap.direct and fmap.nbytes < 64 * 1024  # (a table would be 16 MiB)
+    assert first.tolist() == list(range(1, 1001))
+    with pytest.raises(ValueError, match=f"feature id {width} is beyond the map's {width}"):
+        fmap.rows(np.array([5, width], np.int32), insert=True)
+    rest = fmap.rows(ids.astype(np.int32), insert=True)
+    assert fmap.direct and fmap.nbytes >= 4 * width
+    assert rest.tolist() == list(range(1, ids.size + 1))  # (the first 1,000 kept theirs)
+    assert fmap.row_ids.tolist() == ids.tolist()
+    with pytest.raises(ValueError, match=f"feature id {width} is beyond the map's {width}"):
+        fmap.rows(np.array([5, width], np.int32), insert=True)
+    absent = int(np.setdiff1d(np.arange(1000), ids)[0])
+    assert fmap.rows(np.array([ids[7], absent], np.int32), insert=False,
+                     unseen=-1).tolist() == [8, -1]

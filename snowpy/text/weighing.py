@@ -28,7 +28,7 @@ from snowpy._core.extract import (
 )
 from snowpy._rows import Rows
 from snowpy._validation import on_threads
-from snowpy.hashmap import FeatureMap
+from snowpy.hashmap import DIRECT_SHARE, FeatureMap
 
 __all__ = ["VALUE_MODES", "DocumentFrequencies"]
 
@@ -77,7 +77,7 @@ class DocumentFrequencies:
                  factors: np.ndarray | None = None) -> None:
         self.width = int(width)
         self.documents = int(documents)
-        self._map = FeatureMap(width=self.width)
+        self._map = FeatureMap(width=self.width, direct=True)
         self._counts = np.zeros(1, dtype=np.int64)  # by the map's numbers; 0: never counted
         #: relevance factors by the map's numbers (empty: none related; past the end: 1)
         self._factors = _NONE_F
@@ -111,7 +111,7 @@ class DocumentFrequencies:
         """The map, the counts and the factors made from what a model file gave: the
         features numbered in the order of their ids, as :meth:`add` numbers them."""
         stored, self._stored = self._stored, None
-        self._map = FeatureMap(width=self.width)
+        self._map = FeatureMap(width=self.width, direct=True)
         self._counts = np.zeros(1, dtype=np.int64)
         self._factors = _NONE_F
         if stored is None:
@@ -462,7 +462,8 @@ class DocumentFrequencies:
         """The features counted (ascending ids) and their document frequencies."""
         if self._stored is not None:
             return self._stored[0].astype(np.int64), self._stored[1].astype(np.int64)
-        if self._map.direct:  # (the table, key -> number, read in key order: no sort)
+        if self._map.direct and len(self._map) > self.width // DIRECT_SHARE:
+            # (many keys: the table, key -> number, read in key order, no sort)
             table = self._map.arrays[0]
             ids = np.flatnonzero(table)
             return ids.astype(np.int64), self._counts[table[ids]]
