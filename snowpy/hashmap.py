@@ -29,6 +29,9 @@ DIRECT_WIDTH = 1 << 22
 #: A map of a key space up to :data:`DIRECT_WIDTH` becomes a direct table when it
 #: holds more keys than the space over this (65,536 keys of 2**22).
 DIRECT_SHARE = 64
+#: A map of adopted keys (:meth:`FeatureMap.adopt`) looks a block of fewer than one key
+#: in this many of them up by bisection; a larger block makes the table first.
+FEW = 16
 
 
 class FeatureMap:
@@ -67,6 +70,37 @@ class FeatureMap:
             self._slots = self._empty_slots(size)
         self._row_ids = np.zeros(size // 2, dtype=self._dtype)
         self.next_row = 1
+        #: keys adopted whole (:meth:`adopt`), sorted, and the number of each less one,
+        #: until a key is inserted, a large block looked up or the arrays asked for
+        self._sorted: tuple[np.ndarray, np.ndarray] | None = None
+
+    def adopt(self, ids: np.ndarray) -> bool:
+        """Numbers 1, 2, ... for ``ids`` in their order (an empty map's; a model file's
+        features); whether they were distinct. Until a key is inserted, a block of
+        more than one key in :data:`FEW` of them looked up, or the arrays asked for,
+        the keys are found by bisection among them sorted (8 bytes a key): a model
+        that predicts a few lines makes no table."""
+        if self.next_row != 1:
+            raise ValueError("only an empty map adopts keys")
+        order = np.argsort(ids, kind="stable").astype(np.int32)
+        ordered = np.ascontiguousarray(ids[order])
+        if ordered.size and (int(ordered[0]) < 0 or (self.width is not None and
+                                                     int(ordered[-1]) >= self.width)):
+            bad = ordered[0] if ordered[0] < 0 else ordered[-1]
+            raise ValueError(f"feature id {bad} is beyond the map's {self.width}")
+        if ordered.size > 1 and not bool(np.all(ordered[1:] > ordered[:-1])):
+            return False
+        self._sorted = (ordered, order)
+        self.next_row = ordered.size + 1
+        return True
+
+    def _made(self) -> None:
+        """The table or hash of the adopted keys, made (the first time it is needed)."""
+        ordered, order = self._sorted  # type: ignore[misc]
+        self._sorted, self.next_row = None, 1
+        ids = np.empty_like(ordered)
+        ids[order] = ordered
+        self.rows(ids, insert=True, checked=True)
 
     def _empty_slots(self, size: int) -> np.ndarray:
         slots = np.empty(2 * size, dtype=self._dtype)
@@ -79,6 +113,11 @@ class FeatureMap:
     @property
     def row_ids(self) -> np.ndarray:
         """Feature id of each row from 1 on."""
+        if self._sorted is not None:
+            ordered, order = self._sorted
+            ids = np.empty_like(ordered)
+            ids[order] = ordered
+            return ids
         return self._row_ids[: len(self)]
 
     @property
@@ -86,10 +125,14 @@ class FeatureMap:
         """The table of (key, number) pairs and the number-to-key list, for compiled
         code that probes the map in place (it inserts as :meth:`rows` does, and the
         caller then sets :attr:`next_row`)."""
+        if self._sorted is not None:
+            self._made()
         return self._slots, self._row_ids
 
     @property
     def nbytes(self) -> int:
+        if self._sorted is not None:
+            return sum(a.nbytes for a in self._sorted)
         return self._slots.nbytes + self._row_ids.nbytes
 
     def rows(self, ids: np.ndarray, *, insert: bool, unseen: int = 0,
@@ -110,6 +153,10 @@ class FeatureMap:
                     and (ids.min() < 0 or ids.max() >= self.width):  # (as a table refuses it)
                 bad = ids[(ids < 0) | (ids >= self.width)][0]
                 raise ValueError(f"feature id {bad} is beyond the map's {self.width}")
+        if self._sorted is not None:
+            if not insert and FEW * ids.size < self._sorted[0].size:
+                return self._bisect(ids, unseen)
+            self._made()
         out = np.empty(ids.size, dtype=np.int32)
         if not insert:
             (direct_lookup if self.direct else lookup)(self._slots, ids, out, unseen)
@@ -130,9 +177,20 @@ class FeatureMap:
             coming = (self.next_row - before) * (ids.size - start) // max(start, 1)
             self.grow(min(self.next_row + coming, self._slots.size))  # (room: size / 4)
 
+    def _bisect(self, ids: np.ndarray, unseen: int) -> np.ndarray:
+        ordered, order = self._sorted  # type: ignore[misc]
+        where = np.searchsorted(ordered, ids)
+        out = np.full(ids.size, unseen, np.int32)
+        found = where < ordered.size
+        found[found] = ordered[where[found]] == ids[found]
+        out[found] = order[where[found]] + 1
+        return out
+
     def grow(self, rows: int = 0) -> None:
         """Twice the slots, or enough to hold ``rows`` rows at most half full (a direct
         map: room for ``rows`` rows in its number-to-key list)."""
+        if self._sorted is not None:
+            self._made()
         if self.direct:  # (at most a number per key, and 0: a map of few keys starts full)
             size = self._row_ids.size
             room = min(max(2 * size, rows + 1, size + size // 2), self._slots.size + 1)

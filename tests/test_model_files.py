@@ -123,6 +123,32 @@ def test_classifier_round_trip_with_names_calibration_and_mmap(tmp_path):
     assert path.read_bytes() == before
 
 
+def test_a_loaded_model_predicts_a_few_rows_without_a_table_of_its_features(tmp_path):
+    """A model file's features are looked up by bisection among them sorted while a few
+    rows are predicted (8 bytes a feature, no table of the width); a large block, or
+    learning, makes the table, and every answer is the unsaved network's."""
+    rng = np.random.default_rng(4)
+    n, width = 400, 2**22
+    X = sp.csr_matrix((np.ones(20 * n), rng.integers(0, width, 20 * n),
+                       np.arange(0, 20 * n + 1, 20)), shape=(n, width))
+    X.sum_duplicates()
+    y = np.array(["red", "green", "blue"])[rng.integers(0, 3, n)]
+    net = snowpy.Network("passive-aggressive", epochs=3).fit(X[:300], y[:300])
+    loaded = snowpy.load(net.save(tmp_path / "net.snowpy"), mmap=True)
+    fmap = loaded.engine_.store.feature_map
+    features = len(fmap)
+    np.testing.assert_array_equal(loaded.decision_function(X[300:310]),
+                                  net.decision_function(X[300:310]))
+    assert not fmap.direct and fmap.nbytes == 8 * features  # (the sorted ids, their rows)
+    np.testing.assert_array_equal(loaded.decision_function(X), net.decision_function(X))
+    assert fmap.nbytes > 8 * features  # (a block of all the rows: the map made)
+    again = snowpy.load(tmp_path / "net.snowpy")
+    again.partial_fit(X[300:], y[300:])
+    net.partial_fit(X[300:], y[300:])
+    np.testing.assert_array_equal(again.decision_function(X), net.decision_function(X))
+    np.testing.assert_array_equal(again.feature_ids_, net.feature_ids_)
+
+
 def test_multilabel_and_restricted_round_trip(tmp_path):
     X = sp.csr_matrix(np.eye(4))
     net = snowpy.Network("perceptron", theta=0.5).fit(X, [["a"], ["a", "b"], [], ["b"]])

@@ -314,8 +314,11 @@ def _adopt(store: LinkStore, header: dict[str, Any], arrays: dict[str, np.ndarra
         store.freeze(float(header["links"]["absent"]))
     if ids.dtype.itemsize <= 4 and (ids.size == 0 or int(ids.max()) < 2**31):
         ids = ids.astype(np.int32, copy=False)  # (the map's own key type: no int64 copy)
-    store.feature_map.rows(ids, insert=True)
-    if store.feature_map.next_row != sizes.shape[0]:
+    try:
+        distinct = store.feature_map.adopt(ids)
+    except ValueError as exc:
+        raise ModelFileError(f"{where}: {exc}") from None
+    if not distinct:
         raise ModelFileError(f"{where}: a feature id appears twice")
     store.adopt({"sizes": sizes, "target": targets,
                  "W": weights, "U": averaging if averaging is not None else
