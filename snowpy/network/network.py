@@ -447,21 +447,24 @@ class NetworkKind(Estimator):
         held_out = held_out_scores(self, X, y, targets, labels, multilabel, progress, keys,
                                    refold) \
             if calibrating(self.calibrate).cross_fits else None
-        if held_out is not None:
-            keys = held_out[3]  # (computed once: the folds and the final shuffle share them)
         self._begin_fit(X, labels, multilabel, width is not None)
+        calibration = None
+        if held_out is not None:  # (fitted before the final network learns, the held-out
+            from snowpy.calibration import Calibration  # scores let go: examples x labels)
+
+            scores, positives, covered, keys = held_out  # (the final shuffle's keys too)
+            del held_out
+            if not covered.all():  # (holdout: the held-out fold only; cv covers all)
+                scores, positives = scores[covered], positives[covered]
+            calibration = Calibration.fit(
+                scores, positives, normalize=normalisation_of(self.engine_, multilabel),
+                method=str(calibrating(self.calibrate).method))
+            del scores, positives
         phase(progress, "training", X.shape[0] * int(self.epochs))
         self._learn(X, y, targets, epochs=int(self.epochs), shuffle=bool(self.shuffle),
                     progress=progress, keys=keys, fitting=True)
-        if held_out is not None:
-            from snowpy.calibration import Calibration
-
-            scores, positives, covered, _ = held_out
-            if not covered.all():  # (holdout: the held-out fold only; cv covers all)
-                scores, positives = scores[covered], positives[covered]
-            self.calibration_ = Calibration.fit(
-                scores, positives, normalize=normalisation_of(self.engine_, multilabel),
-                method=str(calibrating(self.calibrate).method))
+        if calibration is not None:
+            self.calibration_ = calibration
         return self
 
     def _fit_blocks(self, blocks: Blocks, *, progress: Any) -> Any:
