@@ -70,20 +70,26 @@ class FeatureMap:
             self._slots = self._empty_slots(size)
         self._row_ids = np.zeros(size // 2, dtype=self._dtype)
         self.next_row = 1
-        #: keys adopted whole (:meth:`adopt`), sorted, and the number of each less one,
-        #: until a key is inserted, a large block looked up or the arrays asked for
-        self._sorted: tuple[np.ndarray, np.ndarray] | None = None
+        #: keys adopted whole (:meth:`adopt`), sorted, and the number of each less one
+        #: (None: their places), until a key is inserted, a large block looked up or the
+        #: arrays asked for
+        self._sorted: tuple[np.ndarray, np.ndarray | None] | None = None
 
     def adopt(self, ids: np.ndarray) -> bool:
         """Numbers 1, 2, ... for ``ids`` in their order (an empty map's; a model file's
         features); whether they were distinct. Until a key is inserted, a block of
         more than one key in :data:`FEW` of them looked up, or the arrays asked for,
-        the keys are found by bisection among them sorted (8 bytes a key): a model
-        that predicts a few lines makes no table."""
+        the keys are found by bisection among them sorted (4 to 8 bytes a key): a model
+        that predicts a few lines makes no table (a model file's keys come in order: no
+        more than the keys)."""
         if self.next_row != 1:
             raise ValueError("only an empty map adopts keys")
-        order = np.argsort(ids, kind="stable").astype(np.int32)
-        ordered = np.ascontiguousarray(ids[order])
+        ids = np.ascontiguousarray(ids)
+        order: np.ndarray | None = None  # (keys given in order: the model file's)
+        ordered = ids
+        if ids.size > 1 and not bool(np.all(ids[1:] > ids[:-1])):
+            order = np.argsort(ids, kind="stable").astype(np.int32)
+            ordered = ids[order]
         if ordered.size and (int(ordered[0]) < 0 or (self.width is not None and
                                                      int(ordered[-1]) >= self.width)):
             bad = ordered[0] if ordered[0] < 0 else ordered[-1]
@@ -96,10 +102,8 @@ class FeatureMap:
 
     def _made(self) -> None:
         """The table or hash of the adopted keys, made (the first time it is needed)."""
-        ordered, order = self._sorted  # type: ignore[misc]
+        ids = self.row_ids
         self._sorted, self.next_row = None, 1
-        ids = np.empty_like(ordered)
-        ids[order] = ordered
         self.rows(ids, insert=True, checked=True)
 
     def _empty_slots(self, size: int) -> np.ndarray:
@@ -115,6 +119,8 @@ class FeatureMap:
         """Feature id of each row from 1 on."""
         if self._sorted is not None:
             ordered, order = self._sorted
+            if order is None:
+                return ordered
             ids = np.empty_like(ordered)
             ids[order] = ordered
             return ids
@@ -132,7 +138,7 @@ class FeatureMap:
     @property
     def nbytes(self) -> int:
         if self._sorted is not None:
-            return sum(a.nbytes for a in self._sorted)
+            return sum(a.nbytes for a in self._sorted if a is not None)
         return self._slots.nbytes + self._row_ids.nbytes
 
     def rows(self, ids: np.ndarray, *, insert: bool, unseen: int = 0,
@@ -183,7 +189,7 @@ class FeatureMap:
         out = np.full(ids.size, unseen, np.int32)
         found = where < ordered.size
         found[found] = ordered[where[found]] == ids[found]
-        out[found] = order[where[found]] + 1
+        out[found] = (where[found] if order is None else order[where[found]]) + 1
         return out
 
     def grow(self, rows: int = 0) -> None:

@@ -102,7 +102,8 @@ cdef class Gathering:
     learned in parts (part ``p`` holds targets ``p, p + k, ...`` as ``0, 1, ...``), put in
     one exact run: rows in order, each row's links by target, a dense row's holes left
     out. :meth:`count` and :meth:`fill` take a range of rows, so that threads can share
-    the rows (each releases the GIL).
+    the rows (each releases the GIL). With ``order``, the run holds row ``order[i]`` in
+    place ``i`` (a model file's rows, in the order of their features' ids).
 
     ``pools``: ``(rows, target, W, U, lcount)`` per pool, ``W`` and ``U`` as bytes
     (``uint8[slots, w_bytes]``; ``U`` empty when not averaging, ``lcount`` when not
@@ -115,9 +116,10 @@ cdef class Gathering:
     cdef int64_t w_bytes
     cdef int64_t u_bytes
     cdef object held
+    cdef const int64_t *order
 
     def __cinit__(self, list pools, int64_t n_rows, int64_t n_targets, int64_t w_bytes,
-                  int64_t u_bytes):
+                  int64_t u_bytes, order=None):
         cdef int64_t p
         cdef const row_t[::1] rows_view
         cdef const int32_t[::1] int_view
@@ -130,6 +132,17 @@ cdef class Gathering:
         if self.parts == NULL:
             raise MemoryError("no memory to gather the links")
         self.held = list(pools)  # (the pools' arrays, alive while their pointers are read)
+        cdef const int64_t[::1] order_view
+        self.order = NULL
+        if order is not None:
+            order_view = order
+            if order_view.shape[0] != n_rows:
+                raise ValueError("the order names another number of rows")
+            for p in range(n_rows):
+                if not 0 <= order_view[p] < n_rows:
+                    raise ValueError("the order names a row the network does not have")
+            self.held.append(order)
+            self.order = &order_view[0] if n_rows else NULL
         for p, (rows, target, W, U, lcount) in enumerate(pools):
             rows_view = rows
             if rows_view.shape[0] < n_rows:
@@ -150,20 +163,21 @@ cdef class Gathering:
     def count(self, int64_t first, int64_t stop, int32_t[::1] sizes):
         """The links of rows ``first .. stop``, into ``sizes`` (a row's size counts its
         links, a dense row's holes left out: no link is read)."""
-        cdef int64_t r, p, n
+        cdef int64_t i, r, p, n
         with nogil:
-            for r in range(first, stop):
+            for i in range(first, stop):
+                r = self.order[i] if self.order != NULL else i
                 n = 0
                 for p in range(self.k):
                     n += self.parts[p].rows[r].size
-                sizes[r] = <int32_t>n
+                sizes[i] = <int32_t>n
 
     def fill(self, int64_t first, int64_t stop, int64_t out, int32_t[::1] target,
              uint8_t[:, ::1] W, uint8_t[:, ::1] U, int32_t[::1] lcount, int64_t[::1] slots):
         """Rows ``first .. stop``'s links, from position ``out`` on (the links of the rows
         before ``first``); each link's slot in its pool into ``slots`` unless it is
         empty."""
-        cdef int64_t r, i, n
+        cdef int64_t at, r, i, n
         cdef const source_t *source
         cdef bint counted = lcount.shape[0] > 0
         cdef bint slotted = slots.shape[0] > 0
@@ -171,9 +185,11 @@ cdef class Gathering:
         if picks == NULL:
             raise MemoryError("no memory to gather the links")
         with nogil:
-            for r in range(first, stop):
-                if r + AHEAD < stop:
-                    _ask(self.parts, self.k, r + AHEAD, self.w_bytes, self.u_bytes)
+            for at in range(first, stop):
+                r = self.order[at] if self.order != NULL else at
+                if at + AHEAD < stop:
+                    _ask(self.parts, self.k, self.order[at + AHEAD] if self.order != NULL
+                         else at + AHEAD, self.w_bytes, self.u_bytes)
                 n = _picks(self.parts, self.k, r, picks)
                 for i in range(n):
                     source = &self.parts[picks[i].part]

@@ -135,12 +135,14 @@ def new_meta() -> np.ndarray:
 
 
 def exact_layout(stores: list[LinkStore], n_rows: int, n_targets: int, threads: int = 1,
-                 *, slots: bool = True) -> dict[str, np.ndarray]:
+                 *, slots: bool = True, order: np.ndarray | None = None
+                 ) -> dict[str, np.ndarray]:
     """The exact layout (:meth:`LinkStore.exact`) of one store, or of the stores of a
     network learned in ``k`` parts (store ``p`` holds targets ``p, p + k, ...`` as ``0, 1,
-    ...``): rows ``0 .. n_rows`` in order, each row's links by target, compiled, the rows
-    shared among ``threads`` (``slots``: each link's slot in its own store, or with
-    ``slots=False`` an empty array: parts put together need none)."""
+    ...``): rows ``0 .. n_rows`` in order (``order``: row ``order[i]`` in place ``i``),
+    each row's links by target, compiled, the rows shared among ``threads`` (``slots``:
+    each link's slot in its own store, or with ``slots=False`` an empty array: parts put
+    together need none)."""
     first = stores[0]
     planes, dtype = first.W.shape[1], np.dtype(first.dtype)
     width = planes * dtype.itemsize
@@ -153,7 +155,8 @@ def exact_layout(stores: list[LinkStore], n_rows: int, n_targets: int, threads: 
     pools = [(store.rows, store.target, as_bytes(store.W),
               as_bytes(store.U) if store.U.shape[0] else np.zeros((0, width), np.uint8),
               store.lcount) for store in stores]
-    gathering = _compiled.Gathering(pools, n_rows, n_targets, width, width if averaging else 0)
+    gathering = _compiled.Gathering(pools, n_rows, n_targets, width, width if averaging else 0,
+                                    order)
     ranges = [(n_rows * t // threads, n_rows * (t + 1) // threads) for t in range(threads)]
     sizes = np.zeros(n_rows, np.int32)
     on_threads(lambda span: gathering.count(span[0], span[1], sizes), ranges, threads)
@@ -429,16 +432,28 @@ class LinkStore:
                 np.asarray(self.planes, dtype=np.float64), averaging,
                 self.dtype != np.float64 and not self.frozen, self.absent)
 
-    def exact(self, *, slots: bool = True, threads: int = 1) -> dict[str, np.ndarray]:
+    def exact(self, *, slots: bool = True, threads: int = 1,
+              order: np.ndarray | None = None) -> dict[str, np.ndarray]:
         """The links in row order without gaps, each row's by target: ``sizes``,
         ``target``, ``W``, ``U``, ``lcount``, and ``slots``, the pool slot of each (empty
-        with ``slots=False``); the rows shared among ``threads``.
+        with ``slots=False``); the rows shared among ``threads``, in the ``order`` given
+        (:meth:`by_id`: the order of their features' ids).
 
         One network has one exact layout, however its pool lies (links created in
         another order, rows laid out densely or not, targets learned apart on several
-        threads: :func:`exact_layout`): its model file's arrays.
+        threads: :func:`exact_layout`); by id, whatever order its features came in (one
+        process, a cluster's shards, a file loaded and learned on): its model file's
+        arrays.
         """
-        return exact_layout([self], self.n_rows, self.n_targets, threads, slots=slots)
+        return exact_layout([self], self.n_rows, self.n_targets, threads, slots=slots,
+                            order=order)
+
+    def by_id(self) -> np.ndarray:
+        """The rows, the bias row first and then in the order of their features' ids."""
+        ids = self.feature_ids
+        if ids.size and not bool(np.all(ids[1:] > ids[:-1])):
+            return np.concatenate([[0], 1 + np.argsort(ids, kind="stable")]).astype(np.int64)
+        return np.arange(self.n_rows, dtype=np.int64)
 
     def empty_like(self) -> LinkStore:
         """A store with no rows and no targets, and this one's rule and settings."""

@@ -94,12 +94,14 @@ def network_state(net: Any, inference_only: bool = False
     store = engine.store
     inference_only = inference_only or store.frozen
     threads = threads_of(net.n_jobs)
-    # (the slots: an inference-only file's)
-    layout = store.exact(slots=inference_only, threads=threads)
+    # (the slots: an inference-only file's; the rows by their features' ids, however
+    # they came)
+    order = store.by_id()
+    layout = store.exact(slots=inference_only, threads=threads, order=order)
     keep_rows = layout["sizes"] > 0
     keep_rows[0] = True
-    counts = store.count[: store.n_rows] if store.count.shape[0] and not inference_only \
-        else None
+    counts = store.count[: store.n_rows][order] \
+        if store.count.shape[0] and not inference_only else None
     if counts is not None:
         keep_rows |= counts > 0
     header = {
@@ -128,7 +130,8 @@ def network_state(net: Any, inference_only: bool = False
         weights = layout["W"]
     n_targets = store.n_targets
     arrays = {  # (each integer array in the narrowest type its bound allows: format 3)
-        "feature_ids": narrowest(store.feature_ids[keep_rows[1:]], store.n_features),
+        "feature_ids": narrowest(store.feature_ids[order[1:] - 1][keep_rows[1:]],
+                                 store.n_features),
         "row_sizes": narrowest(layout["sizes"][keep_rows], n_targets + 1),
         "link_targets": narrowest(layout["target"], n_targets),
         "link_weights": np.ascontiguousarray(weights),
