@@ -282,6 +282,13 @@ def test_every_whitespace_character_reads_alike_in_both_readers(tmp_path, space)
     # an empty text is the Python reader's to report, whatever the space
     for key in (("tsv", "empty"), ("tsv", "empty, spaces"), ("fasttext", "empty")):
         assert not taken[key]
+        # (and reported as empty: a text of nothing but the space, the control
+        # separators too, is no document)
+        problems = corpora.Problems(on_error="skip")
+        path = tmp_path / f"{key[0]}-{key[1]}.txt"
+        documents = list(corpora.read(path, format=key[0], problems=problems))
+        assert [d.label for d in documents] == ["ham"]
+        assert problems.messages == [f"{path}:2: empty text"], key
     # what the compiled reader takes (so that the comparisons above compared): a text
     # holding any of them, a label padded with any but the tab (a field separator); a
     # fastText line split at ASCII whitespace (outside ASCII: left to the Python reader)

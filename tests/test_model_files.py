@@ -932,6 +932,37 @@ def test_frequency_ids_that_repeat_or_run_backwards_anywhere_are_refused(tmp_pat
         assert "\n" not in str(caught.value)
 
 
+def test_frequency_ids_out_of_order_past_the_first_million_are_refused(tmp_path):
+    """The ids are checked a piece at a time (no second array of their size): a front end
+    of 2**20 + 2 counted features (every third id of 2**22), with one id repeated or one
+    step backwards at the start, at the 2**19th and 2**20th ids and at the end, is
+    refused in one line each time; the ids in order load, counts and all."""
+    texts = ["free prize now", "lunch at noon", "win a free prize", "meeting at noon"] * 3
+    labels = ["spam", "ham", "spam", "ham"] * 3
+    clf = snowpy.SnowClassifier(idf=True, calibrate=None, epochs=1).fit(texts, labels)
+    header, arrays = clf.to_state()
+    assert clf.featurizer_.frequencies_.width == 1 << 22
+    n = (1 << 20) + 2
+    ids = (np.arange(n, dtype=np.uint32) * 3)
+    many = dict(arrays, frequency_ids=ids, frequency_counts=np.ones(n, np.uint8),
+                frequency_factors=np.ones(n, np.float32))
+    loaded = snowpy.load(write_model(tmp_path / "kept.snowpy", header, many))
+    counted, _ = loaded.featurizer_.frequencies_.to_arrays()
+    assert np.array_equal(counted, ids)
+    for at in (1, 1 << 19, 1 << 20, n - 1):
+        repeated, backwards = ids.copy(), ids.copy()
+        repeated[at] = ids[at - 1]
+        backwards[at - 1], backwards[at] = ids[at], ids[at - 1]
+        for name, edited in (("repeated", repeated), ("backwards", backwards)):
+            path = write_model(tmp_path / f"{name}.snowpy", header,
+                               dict(many, frequency_ids=edited))
+            with pytest.raises(ModelFileError) as caught:
+                snowpy.load(path)
+            assert str(caught.value).endswith(
+                "'frequency_ids' must ascend, each below 2**bits"), (name, at)
+            assert "\n" not in str(caught.value)
+
+
 def test_the_features_counted_are_a_set_of_bits_where_that_is_smaller(tmp_path):
     """Format 4: a front end's counted features are stored as a set of bits over its
     width (``frequency_set``, 2**bits / 8 bytes) when that is smaller than their ids: a

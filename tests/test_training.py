@@ -79,15 +79,21 @@ def test_a_multilabel_stream_of_tab_separated_lines_learns_sets_of_one_label(tmp
     """`printf 'a\\tx y' | snowpy train - --multilabel`: each line's label is a set of one,
     as a file's lines are read with --multilabel (it ended in a TypeError traceback);
     the note of the multi-label defaults names only what a stream does (no --epochs:
-    a stream is one pass)."""
+    a stream is one pass), standard input or a file read with --stream; a file read
+    whole takes the multi-label epochs, and its note says so."""
     model = tmp_path / "m.snowpy"
     lines = "".join(f"{label}\t{text}\n" for label, text in
                     [("a", "x y"), ("b", "z w"), ("a", "x v"), ("b", "z u")] * 3)
-    result = CliRunner().invoke(app, ["train", "-", "-o", str(model), "--multilabel"],
-                                input=lines)
-    assert result.exit_code == 0, result.output
-    note = next(line for line in result.stderr.splitlines()
-                if line.startswith("note: --multilabel"))
-    assert "--epochs" not in note and "--links touched" in note
-    clf = snowpy.load(model)
-    assert clf.network_.multilabel_ and clf.predict(["x y", "z w"]) == [("a",), ("b",)]
+    corpus = tmp_path / "c.tsv"
+    corpus.write_text(lines, encoding="utf-8")
+    for source, extra, streamed in (("-", [], True), (str(corpus), ["--stream"], True),
+                                    (str(corpus), [], False)):
+        result = CliRunner().invoke(app, ["train", source, "-o", str(model), "--multilabel",
+                                          *extra], input=lines if source == "-" else None)
+        assert result.exit_code == 0, result.output
+        note = next(line for line in result.stderr.splitlines()
+                    if line.startswith("note: --multilabel"))
+        assert ("--epochs" not in note) == streamed and "--links touched" in note, \
+            (source, extra, note)
+        clf = snowpy.load(model)
+        assert clf.network_.multilabel_ and clf.predict(["x y", "z w"]) == [("a",), ("b",)]
