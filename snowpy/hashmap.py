@@ -183,6 +183,16 @@ class FeatureMap:
             coming = (self.next_row - before) * (ids.size - start) // max(start, 1)
             self.grow(min(self.next_row + coming, self._slots.size))  # (room: size / 4)
 
+    def numbers_by_key(self) -> np.ndarray:
+        """The numbers (int64) in the order of their keys: of keys adopted in order, in
+        place; of a table, read off it in key order (no sort)."""
+        if self._sorted is not None and self._sorted[1] is None:
+            return np.arange(1, self.next_row, dtype=np.int64)
+        if self.direct:
+            table = self._slots
+            return table[np.flatnonzero(table)].astype(np.int64)
+        return 1 + np.argsort(self.row_ids, kind="stable").astype(np.int64)
+
     def _bisect(self, ids: np.ndarray, unseen: int) -> np.ndarray:
         ordered, order = self._sorted  # type: ignore[misc]
         where = np.searchsorted(ordered, ids)

@@ -450,10 +450,7 @@ class LinkStore:
 
     def by_id(self) -> np.ndarray:
         """The rows, the bias row first and then in the order of their features' ids."""
-        ids = self.feature_ids
-        if ids.size and not bool(np.all(ids[1:] > ids[:-1])):
-            return np.concatenate([[0], 1 + np.argsort(ids, kind="stable")]).astype(np.int64)
-        return np.arange(self.n_rows, dtype=np.int64)
+        return np.concatenate([np.zeros(1, np.int64), self._map.numbers_by_key()])
 
     def empty_like(self) -> LinkStore:
         """A store with no rows and no targets, and this one's rule and settings."""
