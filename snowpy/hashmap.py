@@ -15,6 +15,8 @@ never pays for a table of the whole space.
 
 from __future__ import annotations
 
+import threading
+
 import numpy as np
 
 from snowpy._core.featuremap import direct_lookup, direct_probe, lookup, probe
@@ -29,6 +31,8 @@ DIRECT_WIDTH = 1 << 22
 #: A map of a key space up to :data:`DIRECT_WIDTH` becomes a direct table when it
 #: holds more keys than the space over this (65,536 keys of 2**22).
 DIRECT_SHARE = 64
+#: Held while a map of adopted keys is made (:meth:`FeatureMap._made`).
+_MAKING = threading.Lock()
 #: A map of adopted keys (:meth:`FeatureMap.adopt`) looks a block of fewer than one key
 #: in this many of them up by bisection; a larger block makes the table first.
 FEW = 16
@@ -101,10 +105,18 @@ class FeatureMap:
         return True
 
     def _made(self) -> None:
-        """The table or hash of the adopted keys, made (the first time it is needed)."""
-        ids = self.row_ids
-        self._sorted, self.next_row = None, 1
-        self.rows(ids, insert=True, checked=True)
+        """The table or hash of the adopted keys, made the first time it is needed: in a
+        map of its own, taken whole before the sorted keys are let go (threads that
+        predict at once from a loaded model each find every key)."""
+        with _MAKING:
+            if self._sorted is None:  # (another thread made it)
+                return
+            made = FeatureMap(narrow=self.narrow, width=self.width, direct=self.direct)
+            made.rows(self.row_ids, insert=True)  # (any integer type: cast as rows casts)
+            self._slots, self._row_ids, self.direct = made._slots, made._row_ids, made.direct
+            self.next_row = made.next_row
+            self.generation += 1
+            self._sorted = None
 
     def _empty_slots(self, size: int) -> np.ndarray:
         slots = np.empty(2 * size, dtype=self._dtype)
@@ -117,8 +129,9 @@ class FeatureMap:
     @property
     def row_ids(self) -> np.ndarray:
         """Feature id of each row from 1 on."""
-        if self._sorted is not None:
-            ordered, order = self._sorted
+        adopted = self._sorted
+        if adopted is not None:
+            ordered, order = adopted
             if order is None:
                 return ordered
             ids = np.empty_like(ordered)
@@ -137,8 +150,9 @@ class FeatureMap:
 
     @property
     def nbytes(self) -> int:
-        if self._sorted is not None:
-            return sum(a.nbytes for a in self._sorted if a is not None)
+        adopted = self._sorted
+        if adopted is not None:
+            return sum(a.nbytes for a in adopted if a is not None)
         return self._slots.nbytes + self._row_ids.nbytes
 
     def rows(self, ids: np.ndarray, *, insert: bool, unseen: int = 0,
@@ -156,12 +170,18 @@ class FeatureMap:
                     and (ids.max() >= 2**31 or ids.min() < 0):
                 raise ValueError("a narrow map holds keys from 0 to 2**31 - 1")
             if self.width is not None and not self.direct and ids.size \
-                    and (ids.min() < 0 or ids.max() >= self.width):  # (as a table refuses it)
-                bad = ids[(ids < 0) | (ids >= self.width)][0]
-                raise ValueError(f"feature id {bad} is beyond the map's {self.width}")
-        if self._sorted is not None:
-            if not insert and FEW * ids.size < self._sorted[0].size:
-                return self._bisect(ids, unseen)
+                    and (ids.min() < 0 or ids.max() >= self.width):
+                outside = (ids < 0) | (ids >= self.width)
+                if insert:  # (as a table refuses it)
+                    raise ValueError(f"feature id {ids[outside][0]} is beyond the map's "
+                                     f"{self.width}")
+                found = np.full(ids.size, unseen, np.int32)  # (as a table answers it)
+                found[~outside] = self.rows(ids[~outside], insert=False, unseen=unseen)
+                return found
+        adopted = self._sorted
+        if adopted is not None:
+            if not insert and FEW * ids.size < adopted[0].size:
+                return _bisect(adopted, ids, unseen)
             self._made()
         out = np.empty(ids.size, dtype=np.int32)
         if not insert:
@@ -186,21 +206,15 @@ class FeatureMap:
     def numbers_by_key(self) -> np.ndarray:
         """The numbers (int64) in the order of their keys: of keys adopted in order, in
         place; of a table, read off it in key order (no sort)."""
-        if self._sorted is not None and self._sorted[1] is None:
-            return np.arange(1, self.next_row, dtype=np.int64)
-        if self.direct:
-            table = self._slots
-            return table[np.flatnonzero(table)].astype(np.int64)
+        adopted = self._sorted
+        if adopted is not None and adopted[1] is None:
+            return np.arange(1, adopted[0].size + 1, dtype=np.int64)
+        if adopted is not None:
+            self._made()
+        if self.direct:  # (a number past the last a step kept: not the map's)
+            numbers = self._slots[np.flatnonzero(self._slots)].astype(np.int64)
+            return numbers[numbers < self.next_row]
         return 1 + np.argsort(self.row_ids, kind="stable").astype(np.int64)
-
-    def _bisect(self, ids: np.ndarray, unseen: int) -> np.ndarray:
-        ordered, order = self._sorted  # type: ignore[misc]
-        where = np.searchsorted(ordered, ids)
-        out = np.full(ids.size, unseen, np.int32)
-        found = where < ordered.size
-        found[found] = ordered[where[found]] == ids[found]
-        out[found] = (where[found] if order is None else order[where[found]]) + 1
-        return out
 
     def grow(self, rows: int = 0) -> None:
         """Twice the slots, or enough to hold ``rows`` rows at most half full (a direct
@@ -233,3 +247,16 @@ class FeatureMap:
         self._row_ids = np.zeros(size // 2, dtype=self._dtype)
         self.next_row = 1
         self.rows(used, insert=True)  # same order: rows keep their numbers
+
+
+def _bisect(adopted: tuple[np.ndarray, np.ndarray | None], ids: np.ndarray, unseen: int
+            ) -> np.ndarray:
+    """The numbers of ``ids`` among keys adopted whole (``(sorted keys, the number of
+    each less one, or None: their places)``); ``unseen`` for the others."""
+    ordered, order = adopted
+    where = np.searchsorted(ordered, ids)
+    out = np.full(ids.size, unseen, np.int32)
+    found = where < ordered.size
+    found[found] = ordered[where[found]] == ids[found]
+    out[found] = (where[found] if order is None else order[where[found]]) + 1
+    return out

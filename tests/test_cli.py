@@ -475,7 +475,7 @@ def test_training_says_each_phase_and_compiles_nothing(tmp_path, monkeypatch):
     # (a clean label<TAB>text file is featurised as it is read: no phase of its own)
     assert heard == [("calibration fold 1 of 3", None),
                      ("calibration fold 2 of 3", None), ("calibration fold 3 of 3", None),
-                     ("training", 800), ("calibrating", None), ("saving", None)]
+                     ("calibrating", None), ("training", 800), ("saving", None)]
     assert "compiling" not in result.stderr
     heard.clear()  # a corpus the Python reader reads (a folder here) is featurised after
     texts = tmp_path / "texts"

@@ -147,6 +147,24 @@ def _corpus(path, n=3000):
     return str(path)
 
 
+def test_a_shard_hands_its_round_back_in_the_order_its_rows_were_met(client, tmp_path):
+    """A feature a round saw with no link (a row the file leaves out) is met again by a
+    shard in the next round: its new row comes after the round's start's rows, as the
+    mixing reads a shard's network, though a model file lists rows by their features'
+    ids (two shards, two rounds, links where updates touch)."""
+    rng = np.random.default_rng(8)
+    words = np.array([f"w{i}x" for i in range(600)])
+    corpus = tmp_path / "words.tsv"
+    corpus.write_text("".join(
+        f"{label}\t{' '.join(words[rng.integers(0, 600, 10)])} {label}word\n"
+        for label in rng.choice(["alpha", "beta", "gamma"], 600)))
+    model = fit(SnowClassifier(rule="perceptron", links="touched", discard=None, relevance=0,
+                               ngrams=1, epochs=2, calibrate=None, early_stop=False),
+                str(corpus), cluster=client, reading=Reading(shards=2))
+    assert [r["round"] for r in model.distributed_["rounds"]] == [1, 2]
+    assert model.predict(["w1x alphaword", "w2x gammaword"]).tolist() == ["alpha", "gamma"]
+
+
 def test_fit_predict_and_evaluate_on_a_local_cluster(client, tmp_path):
     texts = [d.text for d in read(str(demo_path("test")))]
     labels = [d.label for d in read(str(demo_path("test")))]

@@ -319,3 +319,19 @@ def test_a_network_of_few_features_hashes_them_and_of_many_keeps_a_table():
     absent = int(np.setdiff1d(np.arange(1000), ids)[0])
     assert fmap.rows(np.array([ids[7], absent], np.int32), insert=False,
                      unseen=-1).tolist() == [8, -1]
+
+
+@pytest.mark.parametrize("made", ["hashed", "table", "adopted"])
+def test_a_feature_looked_up_beyond_the_width_is_unseen_and_refused_on_insert(made):
+    """A map of features 0 .. width - 1, whatever its form: an id outside them is a
+    feature never seen when looked up, and refused when learned."""
+    from snowpy.hashmap import FeatureMap
+
+    fmap = FeatureMap(narrow=True, width=100, direct=made == "table")
+    if made == "adopted":
+        assert fmap.adopt(np.arange(10, dtype=np.int32))
+    else:
+        fmap.rows(np.arange(10, dtype=np.int32), insert=True)
+    assert fmap.rows(np.array([5, 500, 100]), insert=False, unseen=-1).tolist() == [6, -1, -1]
+    with pytest.raises(ValueError, match="feature id 500 is beyond the map's 100"):
+        fmap.rows(np.array([5, 500]), insert=True)

@@ -150,6 +150,48 @@ def test_a_loaded_model_predicts_a_few_rows_without_a_table_of_its_features(tmp_
         net.save(tmp_path / "net.snowpy").read_bytes()  # (its rows by id, however they came)
 
 
+def test_threads_predicting_at_once_from_a_loaded_model_each_find_every_feature(tmp_path):
+    """The first large block a loaded model meets makes its map of features; threads
+    that predict at once each get the unsaved network's scores (none looks its features
+    up in a map half made)."""
+    import threading
+
+    rng = np.random.default_rng(3)
+    n, width = 3000, 2**22
+    X = sp.csr_matrix((np.ones(40 * n), rng.integers(0, width, 40 * n),
+                       np.arange(0, 40 * n + 1, 40)), shape=(n, width))
+    X.sum_duplicates()
+    net = snowpy.Network("perceptron", epochs=1).fit(X, np.array(["a", "b", "c"])[
+        rng.integers(0, 3, n)])
+    wanted, path = net.decision_function(X), net.save(tmp_path / "net.snowpy")
+    for _ in range(4):
+        loaded, found = snowpy.load(path), [None] * 4
+
+        def predict(i, loaded=loaded, found=found):
+            found[i] = loaded.decision_function(X)
+
+        threads = [threading.Thread(target=predict, args=(i,)) for i in range(4)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        for scores in found:
+            np.testing.assert_array_equal(scores, wanted)
+
+
+def test_a_network_wider_than_2_31_features_predicts_and_learns_after_loading(tmp_path):
+    """Feature ids past 2**31 (a file's uint32 ids) are looked up and learned on after a
+    load as before it."""
+    X = sp.csr_matrix((np.ones(4), np.array([5, 3_000_000_000, 7, 3_000_000_001]),
+                       np.array([0, 2, 4])), shape=(2, 2**32))
+    net = snowpy.Network("perceptron", epochs=2).fit(X, ["a", "b"])
+    loaded = snowpy.load(net.save(tmp_path / "wide.snowpy"))
+    np.testing.assert_array_equal(loaded.decision_function(X), net.decision_function(X))
+    loaded.partial_fit(X, ["a", "b"])
+    net.partial_fit(X, ["a", "b"])
+    np.testing.assert_array_equal(loaded.decision_function(X), net.decision_function(X))
+
+
 def test_multilabel_and_restricted_round_trip(tmp_path):
     X = sp.csr_matrix(np.eye(4))
     net = snowpy.Network("perceptron", theta=0.5).fit(X, [["a"], ["a", "b"], [], ["b"]])

@@ -274,7 +274,8 @@ def train_round(state: State, data: ShardData, setup: Setup, round: int, fold: i
              "n_examples_seen": net.n_examples_seen_ - figures[0],
              "overflows": net.engine_.overflows - figures[1],
              "underflows": net.engine_.underflows - figures[2]}
-    return Mixture.of_network(network_state(net), state, setup.reference, setup.mixing,
+    return Mixture.of_network(network_state(net, by_id=False), state, setup.reference,
+                              setup.mixing,
                               float(rows.size), learned.target_counts() - before, stats,
                               counted=round == 0, seconds=seconds)
 

@@ -573,14 +573,14 @@ class Engine(OneExample):
                 cache.learner_key == (store.generation, store.feature_map.generation) and \
                 (window is None or window.scores is cache.learner_window):
             return learner
-        key = (store.generation, store.feature_map.generation)
         if learner is None:
             KERNEL_ERRORS.watch()  # a numba kernel's exceptions fail the example
         if width > cache.learner_width:
             cache.learner_width = max(width, 2 * cache.learner_width, 256)
         cache.learner_queue = max(cache.learner_queue, 16 * (cache.learner_width + 2))
         fmap = store.feature_map
-        slots, row_ids = fmap.arrays
+        slots, row_ids = fmap.arrays  # (a loaded model's map made here: then the key)
+        key = (store.generation, fmap.generation)
         learner = cache.learner = OnlineLearner(
             store.links(), self.binding(), self.options(), slots, row_ids,
             self.target_counts(), cache.learner_width, cache.learner_queue, fmap.direct,

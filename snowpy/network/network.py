@@ -456,6 +456,7 @@ class NetworkKind(Estimator):
             del held_out
             if not covered.all():  # (holdout: the held-out fold only; cv covers all)
                 scores, positives = scores[covered], positives[covered]
+            phase(progress, "calibrating")
             calibration = Calibration.fit(
                 scores, positives, normalize=normalisation_of(self.engine_, multilabel),
                 method=str(calibrating(self.calibrate).method))
@@ -927,9 +928,8 @@ class Network(NetworkKind):
         return self
 
     def _calibrate_progressive(self, progress: Any) -> None:
-        if self.calibrate not in (None, "none"):
+        if self.calibrate == "progressive":  # (cross-fitted sigmoids: before the training)
             phase(progress, "calibrating")
-        if self.calibrate == "progressive":
             fit_progressive(self._engine, self._engine.progressive)
 
     def _begin_stream(self, width: int | None, mean_active: float, multilabel: bool) -> None:

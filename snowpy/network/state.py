@@ -85,9 +85,11 @@ def narrowest(values: np.ndarray, bound: int) -> np.ndarray:
     return values
 
 
-def network_state(net: Any, inference_only: bool = False
+def network_state(net: Any, inference_only: bool = False, *, by_id: bool = True
                   ) -> tuple[dict[str, Any], dict[str, np.ndarray]]:
-    """The header and arrays that describe a trained network."""
+    """The header and arrays that describe a trained network: its rows in the order of
+    their features' ids (a model file's), or with ``by_id=False`` in the order they were
+    met (a cluster's shard hands its round back so: the round's start's rows first)."""
     engine = net.engine_
     engine.ensure_fresh()
     calibration = net.calibration_  # (progressive sigmoids a stream left due: fitted)
@@ -96,7 +98,7 @@ def network_state(net: Any, inference_only: bool = False
     threads = threads_of(net.n_jobs)
     # (the slots: an inference-only file's; the rows by their features' ids, however
     # they came)
-    order = store.by_id()
+    order = store.by_id() if by_id else np.arange(store.n_rows, dtype=np.int64)
     layout = store.exact(slots=inference_only, threads=threads, order=order)
     keep_rows = layout["sizes"] > 0
     keep_rows[0] = True
