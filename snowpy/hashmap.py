@@ -113,7 +113,7 @@ class FeatureMap:
                 return
             made = FeatureMap(narrow=self.narrow, width=self.width, direct=self.direct)
             made.rows(self.row_ids, insert=True)  # (any integer type: cast as rows casts)
-            self._slots, self._row_ids, self.direct = made._slots, made._row_ids, made.direct
+            (self._slots, self._row_ids), self.direct = made.arrays, made.direct
             self.next_row = made.next_row
             self.generation += 1
             self._sorted = None
