@@ -29,7 +29,7 @@ ROLES = re.compile(r":(?:class|func|meth|mod|attr|data|exc|obj):(<code>)~?")
 def _text(value: str) -> str:
     """Plain help text as Markdown: HTML and emphasis characters escaped outside
     code spans, paragraphs kept."""
-    parts = value.replace("\b\n", "").replace("\b", "").split("`")
+    parts = value.replace("\b\n", "").replace("\b", "").replace("\\[", "[").split("`")
     for index in range(0, len(parts), 2):
         escaped = html.escape(parts[index], quote=False)
         parts[index] = re.sub(r"([*_\[\]|])", r"\\\1", escaped)

@@ -759,6 +759,8 @@ def test_help_and_output_say_what_each_command_does(model, tmp_path, monkeypatch
 
     for command in ("evaluate", "predict", "train"):
         assert helped(command)["--workers"].startswith("run on a Dask LocalCluster")
+        shown = " ".join(run(command, "--help", env={"COLUMNS": "200"}).stdout.split())
+        assert "(pip install '.[dask]' in snowpy's source folder)" in shown  # (as printed)
     for command in ("train", "tune"):
         assert helped(command)["-q"].startswith("no progress and no notes")
     plot = helped("evaluate")["--plot"]

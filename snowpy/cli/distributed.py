@@ -14,7 +14,7 @@ from snowpy.exceptions import ConfigurationError
 
 Workers = Annotated[int | None, typer.Option(
     help="run on a Dask LocalCluster of this many worker processes (pip install "
-         "'.[dask]' in snowpy's source folder)")]
+         "'.\\[dask]' in snowpy's source folder)")]  # (\[: a bracket, not rich's markup)
 Scheduler = Annotated[str | None, typer.Option(
     help="run on the Dask cluster of this scheduler, e.g. tcp://10.0.0.5:8786")]
 Shards = Annotated[int | None, typer.Option(
