@@ -5,11 +5,14 @@ label the other folds never met scoring below every score of that network; the f
 drawn by the examples' keys and the seed; each fold a phase of the progress report,
 whose stop request stops a fold's training."""
 
+import warnings
+
 import numpy as np
 import pytest
 import scipy.sparse as sp
 
 import snowpy
+from snowpy.exceptions import CalibrationWarning
 from snowpy.network.driver import folds, held_out_scores
 from snowpy.network.labels import LabelIndex, label_index
 from snowpy.network.training import example_keys
@@ -197,3 +200,112 @@ def test_examples_learned_in_shards_mix_each_shards_changes():
         np.testing.assert_array_equal(kept, np.vstack(parts))
     assert seen == [(0, 256, 256, net.mistakes_[0])]  # (an epoch's report, whole)
     assert net.calibration_ is not None
+
+
+def _caught(call):
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        result = call()
+    return result, [(w.category, str(w.message), w.filename) for w in caught]
+
+
+def test_a_fold_that_learned_one_class_is_said_once_in_calibrations_words():
+    """Three documents in three folds: a fold's network learned from one class only.
+    Said once, where the user called fit, as calibration's warning (not the fold
+    network's "y holds one class only", of a fit the user never made), naming the
+    first such fold's class; a corpus whose every fold learned both classes, and
+    multi-label sets (a fold of one label is no single class), are said nothing."""
+    texts = ["cheap pills now", "meeting at noon", "win cash now"]
+    labels = ["spam", "ham", "spam"]
+    _, said = _caught(lambda: snowpy.SnowClassifier(calibrate="cv:3").fit(texts, labels))
+    assert said == [(CalibrationWarning,
+                     "3 documents are too few to calibrate on 3 folds: a fold learned from "
+                     "one class only ('spam'), and the probabilities say little; train on "
+                     "more documents, or with calibrate='none'", __file__)]
+    X, y = problem()
+    y[5] = "a"
+    for net in (snowpy.Network("perceptron", calibrate="cv:2"),
+                snowpy.Network("perceptron", calibrate="cv:4", seed=3)):
+        _, said = _caught(lambda: net.fit(X, y))
+        assert said == []
+    sets = [["a"], ["a"], ["a", "b"]]
+    _, said = _caught(lambda: snowpy.Network("perceptron", calibrate="cv:3").fit(
+        sp.csr_matrix(np.eye(3)), sets))
+    assert said == []
+
+
+def test_the_callers_keys_draw_the_folds_and_shuffle_each_folds_training():
+    """Keys the caller gives (``shuffle_keys``: SnowClassifier's, of the texts) draw the
+    folds and order each fold's shuffled epochs, as the fold's own fit given them; with
+    ``refold``, each fold learns and scores rows weighed from its own examples."""
+    X, y = problem()
+    y[5] = "a"
+    keys, labels = keys_of(X, y)
+    given = keys[::-1].copy()  # (keys, but not these examples' own)
+    params = {"rule": "perceptron", "epochs": 3, "shuffle": True, "seed": 2,
+              "early_stop": False}
+
+    def refold(rows, fold_labels):
+        counts = np.asarray((rows != 0).sum(axis=0)).ravel() + 1.0
+        return lambda other: sp.csr_matrix(other.multiply(1.0 / counts).tocsr())
+
+    for weighed in (None, refold):
+        net = snowpy.Network(**params, calibrate="cv:3")
+        scores, _, covered, drawn = held_out_scores(net, X, y, None, labels, False,
+                                                    keys=given, refold=weighed)
+        assert drawn is given and covered.all()
+        assert not all(np.array_equal(a, b) for a, b in zip(folds(given, 3, 2),
+                                                               folds(keys, 3, 2)))
+        for held in folds(given, 3, 2):
+            train = np.setdiff1d(np.arange(48), held)
+            weigh = (lambda rows: rows) if weighed is None else weighed(X[train], y[train])
+            fitted = snowpy.Network(**params).fit(weigh(X[train]), y[train],
+                                                  shuffle_keys=given[train])
+            np.testing.assert_allclose(scores[held], fitted.target_scores(
+                weigh(X[held])).astype(np.float32), rtol=1e-6)
+
+
+def test_a_single_example_is_scored_by_no_fold_and_each_fold_is_announced():
+    X = sp.csr_matrix(np.array([[1.0, 0.0]]))
+    y = np.array(["a"], dtype=object)
+    _, labels = keys_of(X, y)
+    report = Report()
+    net = snowpy.Network("perceptron", calibrate="cv:2")
+    scores, positives, covered, _ = held_out_scores(net, X, y, None, labels, False,
+                                                    progress=report)
+    assert covered.tolist() == [False] and scores.tolist() == [[0.0]]
+    assert positives.tolist() == [[True]]
+    assert report.phases == ["calibration fold 1 of 2", "calibration fold 2 of 2"]
+
+
+def test_clamped_updates_are_counted_over_the_epochs_and_said_once_per_fit():
+    """A fit's clamped updates, every epoch's, are said once where fit was called and
+    added to the network's count: the same as three one-epoch calls learning the same
+    network, each said apart."""
+    rng = np.random.default_rng(0)
+    X = sp.csr_matrix((rng.random((60, 40)) < 0.1).astype(float))
+    y = np.array(["a"] * 60)
+
+    def network(epochs):  # (an infinite thickness: 10x on every example, past 1e100)
+        return snowpy.Network("winnow", alpha=10, theta=1.0, thickness=float("inf"),
+                              initial_weight=1, epochs=epochs, precision="float64",
+                              shuffle=False, early_stop=False)
+
+    def clamped(said):
+        return [(category, message.split(" ")[0], where) for category, message, where
+                in said if category is snowpy.NumericalWarning]
+
+    three, said = _caught(lambda: network(3).fit(X, y))
+    one = network(1)
+    each = [clamped(_caught(lambda: one.fit(X, y))[1])]
+    for _ in range(2):
+        each.append(clamped(_caught(lambda: one.partial_fit(X, y))[1]))
+    np.testing.assert_array_equal(three.decision_function(X), one.decision_function(X))
+    assert each == [[], [(snowpy.NumericalWarning, "21", __file__)],
+                    [(snowpy.NumericalWarning, "60", __file__)]]
+    assert clamped(said) == [(snowpy.NumericalWarning, "81", __file__)]
+    assert [message for category, message, _ in said
+            if category is snowpy.NumericalWarning] == [
+        "81 weight updates exceeded the largest magnitude kept (1e+100) and were clamped; "
+        "use milder promotion/demotion, or a bias strength closer to the feature strengths"]
+    assert three.engine_.overflows == one.engine_.overflows == 81
