@@ -309,3 +309,86 @@ def test_clamped_updates_are_counted_over_the_epochs_and_said_once_per_fit():
         "81 weight updates exceeded the largest magnitude kept (1e+100) and were clamped; "
         "use milder promotion/demotion, or a bias strength closer to the feature strengths"]
     assert three.engine_.overflows == one.engine_.overflows == 81
+
+
+def test_progress_is_called_after_1_2_4_8_examples_and_at_every_multiple_it_asks_for():
+    """fit's ``progress(epoch, done, total, mistakes)``: after 1, 2, 4, 8... examples of
+    each epoch, and at every multiple of a report's ``every`` (SNoW's ``-c k``); the
+    same network as learned without it."""
+    X, y = problem(n=20)
+    calls = []
+    net = snowpy.Network("perceptron", epochs=2, shuffle=False, early_stop=False).fit(
+        X, y, progress=lambda *figures: calls.append(figures[:3]))
+    assert calls == [(epoch, done, 20) for epoch in (0, 1) for done in (1, 2, 4, 8, 16, 20)]
+    plain = snowpy.Network("perceptron", epochs=2, shuffle=False, early_stop=False).fit(X, y)
+    np.testing.assert_array_equal(net.decision_function(X), plain.decision_function(X))
+
+    class EverySix(Progress):
+        every = 6
+
+        def __init__(self):
+            self.done = []
+
+        def __call__(self, epoch, done, total, mistakes):
+            self.done.append(done)
+
+    report = EverySix()
+    snowpy.Network("perceptron", epochs=1).fit(X, y, progress=report)
+    assert report.done == [1, 2, 4, 6, 8, 12, 16, 18, 20]
+
+
+def test_naive_bayes_predicts_each_example_from_the_counts_at_the_last_power_of_two():
+    """A rule that derives its scores (Naive Bayes) learns each example once whatever the
+    epochs (SNoW's -B), predicting example i (its mistake counted) from the counts
+    refreshed when the examples seen reached 1, 2, 4, 8...: the network fitted on the
+    first such examples; with a progress report, or in calls of any size, the same."""
+    rng = np.random.default_rng(1)
+    y = np.array(["a", "b"] * 20, dtype=object)
+    X = rng.integers(1, 4, (40, 12)).astype(float)  # (every feature in every example:
+    X[:, 0] += 2 * (y == "a")                       #  the counts of any first examples
+    X[:, 1] += 2 * (y == "b")                       #  know the same features)
+    X = sp.csr_matrix(X)
+    expected = 0  # (example 0: nothing counted, a tie, the first target: right)
+    for i in range(1, 40):
+        seen = 1 << (i.bit_length() - 1)  # (the last power of two up to i)
+        fitted = snowpy.Network("naive-bayes", discard=None).partial_fit(
+            X[:seen], y[:seen], classes=["a", "b"])
+        expected += fitted.predict(X[i])[0] != y[i]
+    assert expected == 20  # (worked out above: 1, 1, 2, 4, 8 and 4 by power of two)
+    net = snowpy.Network("naive-bayes", epochs=3, discard=None, shuffle=False)
+    net.fit(X, y)
+    assert net.mistakes_ == [expected] and net.n_examples_seen_ == 40
+    reported = snowpy.Network("naive-bayes", epochs=3, discard=None, shuffle=False).fit(
+        X, y, progress=lambda *figures: None)
+    streamed = snowpy.Network("naive-bayes", discard=None)
+    for start, stop in ((0, 3), (3, 10), (10, 11), (11, 40)):
+        streamed.partial_fit(X[start:stop], y[start:stop], classes=["a", "b"])
+    assert reported.mistakes_ == [expected] and sum(streamed.mistakes_) == expected
+    whole = snowpy.Network("naive-bayes", discard=None).fit(X, y)
+    for other in (net, reported, streamed):
+        np.testing.assert_allclose(other.decision_function(X), whole.decision_function(X))
+
+
+class _Cache:
+    """Examples a block at a time (the Blocks protocol), each block as it stands (order
+    None) when not shuffled."""
+
+    def __init__(self, X, y, cuts):
+        self.X, self.y, self.cuts = X, y, cuts
+        self.n, self.nnz, self.width = X.shape[0], X.nnz, X.shape[1]
+        self.labels, self.multilabel = sorted(set(y.tolist())), False
+
+    def epoch(self, salt):
+        assert salt is None
+        for start, stop in zip(self.cuts[:-1], self.cuts[1:]):
+            yield self.X[start:stop], self.y[start:stop], None
+
+
+def test_blocks_as_they_stand_learn_the_network_fit_learns_in_memory():
+    X, y = problem(n=30)
+    y[5] = "a"
+    options = dict(epochs=3, shuffle=False, early_stop=False, discard=None)
+    cached = snowpy.Network("perceptron", **options).fit(_Cache(X, y, [0, 7, 8, 30]))
+    whole = snowpy.Network("perceptron", **options).fit(X, y)
+    assert cached.mistakes_ == whole.mistakes_ and cached.n_examples_seen_ == 90
+    np.testing.assert_array_equal(cached.decision_function(X), whole.decision_function(X))
