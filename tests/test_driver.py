@@ -392,3 +392,84 @@ def test_blocks_as_they_stand_learn_the_network_fit_learns_in_memory():
     whole = snowpy.Network("perceptron", **options).fit(X, y)
     assert cached.mistakes_ == whole.mistakes_ and cached.n_examples_seen_ == 90
     np.testing.assert_array_equal(cached.decision_function(X), whole.decision_function(X))
+
+
+def _block(engine, X, y, targets=None):
+    return engine.block(sp.csr_matrix(X), list(y), targets)
+
+
+def test_the_parts_of_a_fit_stop_at_a_sixteenth_of_the_links_epochs_counted():
+    """Driver.parts: the targets learned in parts on threads (at most one a target),
+    unless the data is small beside the network: its active features, epochs counted,
+    fewer than a sixteenth of the network's links (48: 16 rows, 3 targets), or the
+    network is frozen."""
+    from snowpy.network.driver import Driver
+    from snowpy.network.links import USED
+
+    X = sp.csr_matrix(np.ones((30, 15)))
+    y = np.array(list("abc") * 10)
+    engine = snowpy.Network("perceptron", links="all", epochs=1).fit(X, y).engine_
+    assert int(engine.store.meta[USED]) == 48
+
+    def few(nnz):  # (nnz examples of one feature each)
+        return _block(engine, sp.eye(nnz, 15, format="csr"), y[:nnz])
+
+    assert Driver().parts(engine, few(3), 3) == 3  # 16 x 3 = 48: not fewer
+    assert Driver().parts(engine, few(2), 3) == 1  # 32
+    assert Driver().parts(engine, few(2), 3, epochs=2) == 3  # 64
+    assert Driver().parts(engine, few(1), 3, epochs=2) == 1  # 32
+    assert Driver().parts(engine, few(1), 3, epochs=3) == 3  # 48
+    assert Driver().parts(engine, few(3), 2) == 2
+    frozen = snowpy.Network.from_state(*snowpy.Network("perceptron", links="all").fit(
+        X, y).to_state(inference_only=True)).engine_
+    assert frozen.store.frozen and Driver().parts(frozen, few(30), 3) == 1
+
+
+def test_a_fit_learns_its_examples_in_shards_only_where_the_targets_cannot_share_threads():
+    """Driver.shards: constraint classification, or fewer targets than threads, learns
+    each epoch in shards of at least 128 examples (4 x FEW) when the examples hold at
+    least REDUNDANT (12) active features per row of the network; one shard for data in
+    blocks, a progress report every so many examples, examples shown to some targets
+    only, a frozen network, eligibility by count or percent, a rule that derives its
+    planes, a plugin's rule, one thread, as many targets as threads."""
+    from snowpy.network.driver import Driver
+
+    rng = np.random.default_rng(7)
+    X = sp.csr_matrix((rng.random((300, 40)) < 0.5).astype(float))
+    y = np.where(np.asarray(X @ rng.normal(size=40)).ravel() > 0, "pos", "neg")
+
+    def engine(rule="passive-aggressive", **options):
+        return snowpy.Network(rule, epochs=1, **options).fit(X, y).engine_
+
+    binary = engine()
+    rows = binary.store.n_rows
+    assert rows == 41
+    block = _block(binary, X, y)
+    assert Driver().shards(binary, block, 3) == 2  # (300 // 128)
+    assert Driver().shards(binary, block, 2) == 1 and Driver().shards(binary, block, 1) == 1
+    assert Driver().shards(binary, _block(binary, X[:200], y[:200]), 3) == 1  # (< 256)
+    three = snowpy.Network("passive-aggressive").fit(X, np.array(list("abc") * 100)).engine_
+    assert Driver().shards(three, block, 3) == 1 and Driver().shards(three, block, 4) == 2
+    assert Driver().shards(engine(multiclass="constraint"), block, 2) == 2
+
+    # exactly 12 active features per row of the network (41 x 12), then one fewer
+    indptr = np.concatenate([[0], np.cumsum([2] * 236 + [1] * 20)])
+    exact = sp.csr_matrix((np.ones(492), np.arange(492) % 40, indptr), shape=(256, 40))
+    assert Driver().shards(binary, _block(binary, exact, y[:256]), 3) == 2
+    short = sp.csr_matrix((np.ones(491), np.arange(491) % 40, indptr.clip(max=491)),
+                          shape=(256, 40))
+    assert Driver().shards(binary, _block(binary, short, y[:256]), 3) == 1
+
+    class Curve(Progress):
+        every = 100
+
+    assert Driver().shards(binary, block, 3, Curve()) == 1
+    assert Driver().shards(binary, block, 3, lambda *figures: None) == 2
+    assert Driver().shards(binary, _block(binary, X, y, [["pos", "neg"]] * 300), 3) == 1
+    assert Driver().shards(binary, _Cache(X, y, [0, 300]), 3) == 1
+    frozen = snowpy.Network.from_state(*snowpy.Network("passive-aggressive").fit(
+        X, y).to_state(inference_only=True)).engine_
+    assert Driver().shards(frozen, block, 3) == 1
+    for other in (engine(eligibility=2), engine(eligibility="percent:50", links="positive"),
+                  engine("naive-bayes")):
+        assert Driver().shards(other, block, 3) == 1
