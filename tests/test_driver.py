@@ -473,3 +473,100 @@ def test_a_fit_learns_its_examples_in_shards_only_where_the_targets_cannot_share
     for other in (engine(eligibility=2), engine(eligibility="percent:50", links="positive"),
                   engine("naive-bayes")):
         assert Driver().shards(other, block, 3) == 1
+
+
+@pytest.mark.parametrize("options", [{"links": "touched"}, {"eligibility": 2}])
+def test_later_epochs_make_the_links_eligibility_lets_in_as_passes_of_partial_fit_do(options):
+    """Links made for the targets an example touches, or for features eligible only
+    after their second count, are still made in a fit's later epochs: three epochs
+    learn what one epoch and two passes of partial_fit learn."""
+    rng = np.random.default_rng(5)
+    X = sp.csr_matrix((rng.random((150, 200)) < 0.05).astype(float))
+    y = np.array(list("abcde"))[np.asarray(X @ rng.normal(size=(200, 5))).argmax(1)]
+
+    def network(epochs):
+        return snowpy.Network("perceptron", epochs=epochs, shuffle=False, early_stop=False,
+                              discard=None, **options)
+
+    three = network(3).fit(X, y)
+    passes = network(1).fit(X, y)
+    assert three.n_links_ > passes.n_links_  # (links made after the first epoch)
+    passes.partial_fit(X, y)
+    passes.partial_fit(X, y)
+    assert three.mistakes_ == passes.mistakes_ and three.n_links_ == passes.n_links_
+    np.testing.assert_array_equal(three.decision_function(X), passes.decision_function(X))
+
+
+def test_learn_one_after_a_fit_keeps_an_entry_of_its_own():
+    X, y = problem(n=24)
+    y[5] = "a"
+    net = snowpy.Network("perceptron", epochs=2, shuffle=False, early_stop=False).fit(X, y)
+    fitted = list(net.mistakes_)
+    net.learn_one({0: 1.0}, "b")
+    net.learn_one({1: 1.0}, "a")
+    assert len(net.mistakes_) == 3 and net.mistakes_[:2] == fitted
+    net.fit(X, y)
+    net.learn_one({0: 1.0}, "b")
+    assert len(net.mistakes_) == 3 and net.mistakes_[:2] == fitted
+
+
+def _binary(n=3000, d=400, seed=3):
+    rng = np.random.default_rng(seed)
+    X = sp.random(n, d, density=0.03, format="csr", random_state=seed + 1)
+    X.data[:] = rng.choice([1.0, 0.5, 2.0], size=X.data.size)
+    return X, np.where(np.asarray(X @ rng.normal(size=d)).ravel() > 0, "pos", "neg")
+
+
+def test_a_stream_and_a_report_every_so_many_examples_are_never_learned_in_shards():
+    """partial_fit's blocks, and a fit whose report tests the network every so many
+    examples (which reads the network whole, as learned so far), learn what one thread
+    learns, on any number of threads."""
+    X, y = _binary()
+    streams = [snowpy.Network("passive-aggressive", n_jobs=jobs).partial_fit(X, y)
+               for jobs in (1, 3)]
+    np.testing.assert_array_equal(streams[0].decision_function(X),
+                                  streams[1].decision_function(X))
+    test = X[:50]
+
+    class Curve(Progress):
+        every = 1000
+
+        def __init__(self):
+            self.curve = []
+
+        def __call__(self, epoch, done, total, mistakes):
+            if done % 1000 == 0:
+                self.curve.append(nets[-1].decision_function(test))
+
+    reports, nets = [], []
+    for jobs in (1, 3):
+        reports.append(Curve())
+        nets.append(snowpy.Network("passive-aggressive", epochs=2, n_jobs=jobs))
+        nets[-1].fit(X, y, progress=reports[-1])
+    assert len(reports[0].curve) == 6
+    for one, three in zip(reports[0].curve, reports[1].curve):
+        np.testing.assert_array_equal(one, three)
+    three_targets = np.array(list("abc"))[np.arange(3000) % 3]
+    for jobs in (1, 2):
+        reports.append(Curve())
+        nets.append(snowpy.Network("perceptron", epochs=1, n_jobs=jobs))
+        nets[-1].fit(X, three_targets, progress=reports[-1])
+    for one, two in zip(reports[2].curve, reports[3].curve):
+        np.testing.assert_array_equal(one, two)
+
+
+def test_a_shards_per_target_state_is_the_mean_of_the_shards():
+    """Mixing: the per-target state is the shards' weighted mean (normalised Winnow's
+    sum over its entries), as are the figures' sums: each shard's copy worked out as a
+    network fitted on its run."""
+    X, y = _binary(n=256, d=30, seed=6)
+    X = sp.csr_matrix(X.toarray() + (np.arange(30) < 12))  # (dense enough to shard)
+    options = dict(epochs=1, shuffle=False, discard=None)
+    net = snowpy.Network("normalised-winnow", n_jobs=3, **options).fit(X, y)
+    runs = [snowpy.Network("normalised-winnow", **options).fit(X[part], y[part])
+            for part in (slice(0, 128), slice(128, 256))]
+    state = net.engine_.store.S
+    assert state.shape == (2, 1) and np.all(state != 0)
+    np.testing.assert_allclose(state, (runs[0].engine_.store.S + runs[1].engine_.store.S) / 2)
+    assert net.mistakes_ == [runs[0].mistakes_[0] + runs[1].mistakes_[0]]
+    assert net.engine_.underflows == sum(run.engine_.underflows for run in runs)
