@@ -5,6 +5,7 @@ label the other folds never met scoring below every score of that network; the f
 drawn by the examples' keys and the seed; each fold a phase of the progress report,
 whose stop request stops a fold's training."""
 
+import types
 import warnings
 
 import numpy as np
@@ -310,6 +311,16 @@ def test_clamped_updates_are_counted_over_the_epochs_and_said_once_per_fit():
     assert three.engine_.overflows == one.engine_.overflows == 81
 
 
+class EverySix(Progress):
+    every = 6
+
+    def __init__(self):
+        self.done = []
+
+    def __call__(self, epoch, done, total, mistakes):
+        self.done.append(done)
+
+
 def test_progress_is_called_after_1_2_4_8_examples_and_at_every_multiple_it_asks_for():
     """fit's ``progress(epoch, done, total, mistakes)``: after 1, 2, 4, 8... examples of
     each epoch, and at every multiple of a report's ``every`` (SNoW's ``-c k``); the
@@ -321,15 +332,6 @@ def test_progress_is_called_after_1_2_4_8_examples_and_at_every_multiple_it_asks
     assert calls == [(epoch, done, 20) for epoch in (0, 1) for done in (1, 2, 4, 8, 16, 20)]
     plain = snowpy.Network("perceptron", epochs=2, shuffle=False, early_stop=False).fit(X, y)
     np.testing.assert_array_equal(net.decision_function(X), plain.decision_function(X))
-
-    class EverySix(Progress):
-        every = 6
-
-        def __init__(self):
-            self.done = []
-
-        def __call__(self, epoch, done, total, mistakes):
-            self.done.append(done)
 
     report = EverySix()
     snowpy.Network("perceptron", epochs=1).fit(X, y, progress=report)
@@ -359,6 +361,9 @@ def test_naive_bayes_predicts_each_example_from_the_counts_at_the_last_power_of_
     assert net.mistakes_ == [expected] and net.n_examples_seen_ == 40
     reported = snowpy.Network("naive-bayes", epochs=3, discard=None, shuffle=False).fit(
         X, y, progress=lambda *figures: None)
+    every = EverySix()  # (refreshed at the powers of two only, not at 6, 12, 18...)
+    cut = snowpy.Network("naive-bayes", discard=None, shuffle=False).fit(X, y, progress=every)
+    assert every.done[:5] == [1, 2, 4, 6, 8] and cut.mistakes_ == [expected]
     streamed = snowpy.Network("naive-bayes", discard=None)
     for start, stop in ((0, 3), (3, 10), (10, 11), (11, 40)):
         streamed.partial_fit(X[start:stop], y[start:stop], classes=["a", "b"])
@@ -569,3 +574,64 @@ def test_a_shards_per_target_state_is_the_mean_of_the_shards():
     np.testing.assert_allclose(state, (runs[0].engine_.store.S + runs[1].engine_.store.S) / 2)
     assert net.mistakes_ == [runs[0].mistakes_[0] + runs[1].mistakes_[0]]
     assert net.engine_.underflows == sum(run.engine_.underflows for run in runs)
+
+
+def test_a_fit_that_stops_early_still_drops_the_negligible_links():
+    X, y = problem()
+    y[5] = "a"
+    stopped = snowpy.Network("perceptron", epochs=50, discard=0.5, shuffle=False).fit(X, y)
+    assert len(stopped.mistakes_) < 50 and stopped.mistakes_[-1] == 0  # (stopped early)
+    kept = snowpy.Network("perceptron", epochs=50, discard=None, shuffle=False).fit(X, y)
+    kept.set_params(discard=0.5)
+    assert kept.prune() > 0  # (the links the early stop's fit dropped itself)
+    assert stopped.n_links_ == kept.n_links_
+    np.testing.assert_array_equal(stopped.decision_function(X), kept.decision_function(X))
+
+
+def test_a_rule_that_produces_nan_is_named_with_the_example_and_its_parameters():
+    import numba
+
+    from snowpy.exceptions import NumericalError
+    from snowpy.plugins import temporary_plugin
+    from snowpy.rules import RuleKernel, RuleSpec, theta_param
+
+    @numba.njit
+    def nan_update(w, S, t, y, activation, vals, m, sqnorm, params):
+        for k in range(m):
+            w[k, 0] = np.nan if t == 1 and y > 0 else w[k, 0] + y  # (b promoted: NaN)
+
+    spec = RuleSpec(name="nan-driver-rule", build=lambda p, c: RuleKernel(
+        update=nan_update, params=[0.25]), params=(theta_param(0.5),), summary="test")
+    plugin = types.SimpleNamespace(snowpy_update_rules=snowpy.hookimpl(lambda: [spec]))
+    X = sp.csr_matrix(np.array([[1.0, 0.0], [1.0, 0.0], [0.0, 1.0], [0.0, 1.0]]))
+    with temporary_plugin(plugin, "nan-driver-plugin"):
+        with pytest.raises(NumericalError, match=r"^rule 'nan-driver-rule' produced NaN at "
+                                                 r"example 2; check its parameters \[0.25\]$"):
+            snowpy.Network("nan-driver-rule", shuffle=False).fit(X, ["a", "a", "b", "b"])
+
+
+def test_clamped_updates_on_threads_are_counted_as_on_one():
+    rng = np.random.default_rng(0)
+    X = sp.csr_matrix((rng.random((60, 40)) < 0.1).astype(float))
+    y = np.array(["a", "b", "c"] * 20)
+    said, overflows = [], []
+    for jobs in (1, 3):
+        net, caught = _caught(lambda: snowpy.Network(
+            "winnow", alpha=100, theta=1.0, thickness=float("inf"), initial_weight=1,
+            epochs=3, precision="float64", shuffle=False, early_stop=False,
+            n_jobs=jobs).fit(X, y))
+        said.append([message for category, message in caught
+                     if category is snowpy.NumericalWarning])
+        overflows.append(net.engine_.overflows)
+    assert overflows[0] > 0 and overflows == [overflows[0]] * 2 and said[0] == said[1]
+
+
+def test_examples_shown_to_some_targets_only_train_those_only():
+    """SNoW's sequential model: target a sees only its own examples, so it is never
+    demoted; b sees every example."""
+    X, y = problem(n=24)
+    y[5] = "a"
+    net = snowpy.Network("perceptron", epochs=2, shuffle=False).fit(
+        X, y, targets=[["a", "b"] if v == "a" else ["b"] for v in y])
+    demotions = dict(zip(net.classes_.tolist(), net.engine_.demotions.tolist()))
+    assert demotions["a"] == 0 and demotions["b"] > 0
