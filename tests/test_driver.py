@@ -342,7 +342,9 @@ def test_naive_bayes_predicts_each_example_from_the_counts_at_the_last_power_of_
     """A rule that derives its scores (Naive Bayes) learns each example once whatever the
     epochs (SNoW's -B), predicting example i (its mistake counted) from the counts
     refreshed when the examples seen reached 1, 2, 4, 8...: the network fitted on the
-    first such examples; with a progress report, or in calls of any size, the same."""
+    first such examples; with a progress report, or in calls of any size, the same.
+    (On these examples the counts of every example so far predict the same, so this
+    holds the figures and the one pass, not where the refreshes fall.)"""
     rng = np.random.default_rng(1)
     y = np.array(["a", "b"] * 20, dtype=object)
     X = rng.integers(1, 4, (40, 12)).astype(float)  # (every feature in every example:
@@ -603,11 +605,11 @@ def test_a_rule_that_produces_nan_is_named_with_the_example_and_its_parameters()
     spec = RuleSpec(name="nan-driver-rule", build=lambda p, c: RuleKernel(
         update=nan_update, params=[0.25]), params=(theta_param(0.5),), summary="test")
     plugin = types.SimpleNamespace(snowpy_update_rules=snowpy.hookimpl(lambda: [spec]))
-    X = sp.csr_matrix(np.array([[1.0, 0.0], [1.0, 0.0], [0.0, 1.0], [0.0, 1.0]]))
+    X = sp.csr_matrix(np.array([[1.0, 0.0], [1.0, 0.0]] + [[0.0, 1.0]] * 5))
     with temporary_plugin(plugin, "nan-driver-plugin"):
         with pytest.raises(NumericalError, match=r"^rule 'nan-driver-rule' produced NaN at "
                                                  r"example 2; check its parameters \[0.25\]$"):
-            snowpy.Network("nan-driver-rule", shuffle=False).fit(X, ["a", "a", "b", "b"])
+            snowpy.Network("nan-driver-rule", shuffle=False).fit(X, ["a", "a"] + ["b"] * 5)
 
 
 def test_clamped_updates_on_threads_are_counted_as_on_one():
