@@ -347,8 +347,9 @@ def test_a_learner_rule_given_as_its_spec_is_named_and_reports_progress(table):
     assert isinstance(described["calibration"], dict)
     header, _ = net.to_state()
     assert header["learner"]["options"]["rule"] == "table-perceptron"
-    plain = network_for("winnow", {"epochs": 2}, {})
-    assert plain.rule == "winnow" and plain.epochs == 2
+    for rule in ("winnow", "perceptron"):
+        plain = network_for(rule, {"epochs": 2}, {})
+        assert plain.rule == rule and plain.epochs == 2
 
 
 def test_one_example_at_a_time_learns_a_set_of_labels(table):
@@ -383,6 +384,8 @@ class _Misbehaving(Table):
         held, arrays = super().to_state()
         if self.mode == "header":
             held["labels"] = []
+        if self.mode == "reserved":
+            held["progressive_x"] = 1
         if self.mode == "arrays":
             arrays["calibration_a"] = np.zeros(1)
         return held, arrays
@@ -404,6 +407,8 @@ class _Misbehaving(Table):
      r"otherwise$"),
     ("header", lambda net, X: net.to_state(), PluginError,
      r"^a learner's to_state names 'labels', which its network writes itself"),
+    ("reserved", lambda net, X: net.to_state(), PluginError,
+     r"^a learner's to_state names 'progressive_x', which its network writes itself"),
     ("arrays", lambda net, X: net.to_state(), PluginError,
      r"^a learner's to_state names 'calibration_a', which its network writes itself"),
     ("restore", lambda net, X: LearnerNetwork.from_state(*net.to_state(), "m.snowpy"),
@@ -435,3 +440,59 @@ def test_a_model_file_without_the_figures_loads_with_none(table):
     loaded = LearnerNetwork.from_state(header, arrays)
     assert loaded.mistakes_ == [] and loaded.updates_ == []
     assert loaded.n_examples_seen_ == 0 and loaded.engine_.indicator is False
+
+
+def test_a_learner_that_leaves_its_scores_before_learning_unwritten_is_refused(table):
+    class Silent(Table):
+        def learn(self, examples, order, before=None):
+            return super().learn(examples, order, None)  # (before left as given: NaN)
+
+    spec = RuleSpec(name="silent", build=lambda params, context: Silent(
+        params, context.n_features), params=(theta_param(0.0),), summary="test",
+        learner=True)
+    plugin = types.SimpleNamespace(snowpy_update_rules=snowpy.hookimpl(lambda: [spec]))
+    X, y = problem()
+    with temporary_plugin(plugin, "silent-plugin"):
+        with pytest.raises(PluginError, match="^rule 'silent': its learner left scores "
+                                              "before learning unwritten or not finite$"):
+            LearnerNetwork("silent", calibrate="progressive").fit(X, y)
+
+
+def test_what_a_learner_network_asks_of_its_rule_is_said_whole():
+    X, y = problem()
+    with pytest.raises(ConfigurationError, match=r"^a LearnerNetwork needs rule=, a rule whose "
+                                                 r"state is a learner \(snowpy plugins lists "
+                                                 r"the rules\)$"):
+        LearnerNetwork(None).fit(X, y)
+    with pytest.raises(ConfigurationError, match=r"^rule 'perceptron' keeps a weight table: "
+                                                 r"use snowpy.Network \(or "
+                                                 r"snowpy.SnowClassifier, which picks it\)$"):
+        LearnerNetwork("perceptron").fit(X, y)
+
+
+def test_a_learner_networks_figures_through_a_report_and_an_early_stop(table):
+    """The figures are the same through a progress report (each call given the mistakes
+    since the last, at every multiple of a report's ``every`` too); a fit that stops
+    early fits its progressive sigmoids; a network started without labels is
+    single-label."""
+    X, y = problem()
+    X, y = sp.vstack([X] * 3).tocsr(), np.concatenate([y] * 3)
+    calls = []
+
+    class EveryFive(snowpy.Progress):
+        every = 5
+
+        def __call__(self, epoch, done, total, mistakes):
+            calls.append((epoch, done, mistakes))
+
+    reported = LearnerNetwork(table, epochs=3, shuffle=False).fit(X, y, progress=EveryFive())
+    plain = LearnerNetwork(table, epochs=3, shuffle=False).fit(X, y)
+    assert reported.mistakes_ == plain.mistakes_ == [2, 0]
+    assert reported.updates_ == plain.updates_ == [2, 0]
+    assert [done for epoch, done, _ in calls if epoch == 0] == [1, 2, 4, 5, 8, 10, 15,
+                                                                 16, 18]
+    assert sum(m for epoch, _, m in calls if epoch == 0) == 2
+    assert [m for epoch, done, m in calls if epoch == 0 and done <= 4] == [0, 1, 1]
+    stopped = LearnerNetwork(table, epochs=5, calibrate="progressive", shuffle=False).fit(X, y)
+    assert len(stopped.mistakes_) == 2 and stopped.calibration_ is not None
+    assert LearnerNetwork(table).start(3).multilabel_ is False
