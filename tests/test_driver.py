@@ -5,11 +5,15 @@ label the other folds never met scoring below every score of that network; the f
 drawn by the examples' keys and the seed; each fold a phase of the progress report,
 whose stop request stops a fold's training."""
 
+import types
+import warnings
+
 import numpy as np
 import pytest
 import scipy.sparse as sp
 
 import snowpy
+from snowpy.exceptions import CalibrationWarning
 from snowpy.network.driver import folds, held_out_scores
 from snowpy.network.labels import LabelIndex, label_index
 from snowpy.network.training import example_keys
@@ -197,3 +201,439 @@ def test_examples_learned_in_shards_mix_each_shards_changes():
         np.testing.assert_array_equal(kept, np.vstack(parts))
     assert seen == [(0, 256, 256, net.mistakes_[0])]  # (an epoch's report, whole)
     assert net.calibration_ is not None
+
+
+def _caught(call):
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        result = call()
+    return result, [(w.category, str(w.message)) for w in caught]
+
+
+def test_a_fold_that_learned_one_class_is_said_once_in_calibrations_words():
+    """Three documents in three folds: a fold's network learned from one class only.
+    Said once, as calibration's warning (not the fold
+    network's "y holds one class only", of a fit the user never made), naming the
+    first such fold's class; a corpus whose every fold learned both classes, and
+    multi-label sets (a fold of one label is no single class), are said nothing."""
+    texts = ["cheap pills now", "meeting at noon", "win cash now"]
+    labels = ["spam", "ham", "spam"]
+    _, said = _caught(lambda: snowpy.SnowClassifier(calibrate="cv:3").fit(texts, labels))
+    assert said == [(CalibrationWarning,
+                     "3 documents are too few to calibrate on 3 folds: a fold learned from "
+                     "one class only ('spam'), and the probabilities say little; train on "
+                     "more documents, or with calibrate='none'")]
+    X, y = problem()
+    y[5] = "a"
+    for net in (snowpy.Network("perceptron", calibrate="cv:2"),
+                snowpy.Network("perceptron", calibrate="cv:4", seed=3)):
+        _, said = _caught(lambda: net.fit(X, y))
+        assert said == []
+    sets = [["a"], ["a"], ["a", "b"]]
+    _, said = _caught(lambda: snowpy.Network("perceptron", calibrate="cv:3").fit(
+        sp.csr_matrix(np.eye(3)), sets))
+    assert said == []
+
+
+def test_the_callers_keys_draw_the_folds_and_shuffle_each_folds_training():
+    """Keys the caller gives (``shuffle_keys``: SnowClassifier's, of the texts) draw the
+    folds and order each fold's shuffled epochs, as the fold's own fit given them; with
+    ``refold``, each fold learns and scores rows weighed from its own examples."""
+    X, y = problem()
+    y[5] = "a"
+    keys, labels = keys_of(X, y)
+    given = keys[::-1].copy()  # (keys, but not these examples' own)
+    params = {"rule": "perceptron", "epochs": 3, "shuffle": True, "seed": 2,
+              "early_stop": False}
+
+    def refold(rows, fold_labels):
+        counts = np.asarray((rows != 0).sum(axis=0)).ravel() + 1.0
+        return lambda other: sp.csr_matrix(other.multiply(1.0 / counts).tocsr())
+
+    for weighed in (None, refold):
+        net = snowpy.Network(**params, calibrate="cv:3")
+        scores, _, covered, drawn = held_out_scores(net, X, y, None, labels, False,
+                                                    keys=given, refold=weighed)
+        assert drawn is given and covered.all()
+        assert not all(np.array_equal(a, b) for a, b in zip(folds(given, 3, 2),
+                                                               folds(keys, 3, 2)))
+        for held in folds(given, 3, 2):
+            train = np.setdiff1d(np.arange(48), held)
+            weigh = (lambda rows: rows) if weighed is None else weighed(X[train], y[train])
+            fitted = snowpy.Network(**params).fit(weigh(X[train]), y[train],
+                                                  shuffle_keys=given[train])
+            np.testing.assert_allclose(scores[held], fitted.target_scores(
+                weigh(X[held])).astype(np.float32), rtol=1e-6)
+
+
+def test_a_single_example_is_scored_by_no_fold_and_each_fold_is_announced():
+    X = sp.csr_matrix(np.array([[1.0, 0.0]]))
+    y = np.array(["a"], dtype=object)
+    _, labels = keys_of(X, y)
+    report = Report()
+    net = snowpy.Network("perceptron", calibrate="cv:2")
+    scores, positives, covered, _ = held_out_scores(net, X, y, None, labels, False,
+                                                    progress=report)
+    assert covered.tolist() == [False] and scores.tolist() == [[0.0]]
+    assert positives.tolist() == [[True]]
+    assert report.phases == ["calibration fold 1 of 2", "calibration fold 2 of 2"]
+
+
+def test_clamped_updates_are_counted_over_the_epochs_and_said_once_per_fit():
+    """A fit's clamped updates, every epoch's, are said once and
+    added to the network's count: the same as three one-epoch calls learning the same
+    network, each said apart."""
+    rng = np.random.default_rng(0)
+    X = sp.csr_matrix((rng.random((60, 40)) < 0.1).astype(float))
+    y = np.array(["a"] * 60)
+
+    def network(epochs):  # (an infinite thickness: 10x on every example, past 1e100)
+        return snowpy.Network("winnow", alpha=10, theta=1.0, thickness=float("inf"),
+                              initial_weight=1, epochs=epochs, precision="float64",
+                              shuffle=False, early_stop=False)
+
+    def clamped(said):
+        return [(category, message.split(" ")[0]) for category, message in said
+                if category is snowpy.NumericalWarning]
+
+    three, said = _caught(lambda: network(3).fit(X, y))
+    one = network(1)
+    each = [clamped(_caught(lambda: one.fit(X, y))[1])]
+    for _ in range(2):
+        each.append(clamped(_caught(lambda: one.partial_fit(X, y))[1]))
+    np.testing.assert_array_equal(three.decision_function(X), one.decision_function(X))
+    assert each == [[], [(snowpy.NumericalWarning, "21")], [(snowpy.NumericalWarning, "60")]]
+    assert clamped(said) == [(snowpy.NumericalWarning, "81")]
+    assert [message for category, message in said
+            if category is snowpy.NumericalWarning] == [
+        "81 weight updates exceeded the largest magnitude kept (1e+100) and were clamped; "
+        "use milder promotion/demotion, or a bias strength closer to the feature strengths"]
+    assert three.engine_.overflows == one.engine_.overflows == 81
+
+
+class EverySix(Progress):
+    every = 6
+
+    def __init__(self):
+        self.done = []
+
+    def __call__(self, epoch, done, total, mistakes):
+        self.done.append(done)
+
+
+def test_progress_is_called_after_1_2_4_8_examples_and_at_every_multiple_it_asks_for():
+    """fit's ``progress(epoch, done, total, mistakes)``: after 1, 2, 4, 8... examples of
+    each epoch, and at every multiple of a report's ``every`` (SNoW's ``-c k``); the
+    same network as learned without it."""
+    X, y = problem(n=20)
+    calls = []
+    net = snowpy.Network("perceptron", epochs=2, shuffle=False, early_stop=False).fit(
+        X, y, progress=lambda *figures: calls.append(figures[:3]))
+    assert calls == [(epoch, done, 20) for epoch in (0, 1) for done in (1, 2, 4, 8, 16, 20)]
+    plain = snowpy.Network("perceptron", epochs=2, shuffle=False, early_stop=False).fit(X, y)
+    np.testing.assert_array_equal(net.decision_function(X), plain.decision_function(X))
+
+    report = EverySix()
+    snowpy.Network("perceptron", epochs=1).fit(X, y, progress=report)
+    assert report.done == [1, 2, 4, 6, 8, 12, 16, 18, 20]
+
+
+def test_naive_bayes_predicts_each_example_from_the_counts_at_the_last_power_of_two():
+    """A rule that derives its scores (Naive Bayes) learns each example once whatever the
+    epochs (SNoW's -B), predicting example i (its mistake counted) from the counts
+    refreshed when the examples seen reached 1, 2, 4, 8...: the network fitted on the
+    first such examples; with a progress report, or in calls of any size, the same.
+    (On these examples the counts of every example so far predict the same, so this
+    holds the figures and the one pass, not where the refreshes fall.)"""
+    rng = np.random.default_rng(1)
+    y = np.array(["a", "b"] * 20, dtype=object)
+    X = rng.integers(1, 4, (40, 12)).astype(float)  # (every feature in every example:
+    X[:, 0] += 2 * (y == "a")                       #  the counts of any first examples
+    X[:, 1] += 2 * (y == "b")                       #  know the same features)
+    X = sp.csr_matrix(X)
+    expected = 0  # (example 0: nothing counted, a tie, the first target: right)
+    for i in range(1, 40):
+        seen = 1 << (i.bit_length() - 1)  # (the last power of two up to i)
+        fitted = snowpy.Network("naive-bayes", discard=None).partial_fit(
+            X[:seen], y[:seen], classes=["a", "b"])
+        expected += fitted.predict(X[i])[0] != y[i]
+    assert expected == 20  # (worked out above: 1, 1, 2, 4, 8 and 4 by power of two)
+    net = snowpy.Network("naive-bayes", epochs=3, discard=None, shuffle=False)
+    net.fit(X, y)
+    assert net.mistakes_ == [expected] and net.n_examples_seen_ == 40
+    reported = snowpy.Network("naive-bayes", epochs=3, discard=None, shuffle=False).fit(
+        X, y, progress=lambda *figures: None)
+    every = EverySix()  # (refreshed at the powers of two only, not at 6, 12, 18...)
+    cut = snowpy.Network("naive-bayes", discard=None, shuffle=False).fit(X, y, progress=every)
+    assert every.done[:5] == [1, 2, 4, 6, 8] and cut.mistakes_ == [expected]
+    streamed = snowpy.Network("naive-bayes", discard=None)
+    for start, stop in ((0, 3), (3, 10), (10, 11), (11, 40)):
+        streamed.partial_fit(X[start:stop], y[start:stop], classes=["a", "b"])
+    assert reported.mistakes_ == [expected] and sum(streamed.mistakes_) == expected
+    whole = snowpy.Network("naive-bayes", discard=None).fit(X, y)
+    for other in (net, reported, streamed):
+        np.testing.assert_allclose(other.decision_function(X), whole.decision_function(X))
+
+
+class _Cache:
+    """Examples a block at a time (the Blocks protocol), each block as it stands (order
+    None) when not shuffled."""
+
+    def __init__(self, X, y, cuts):
+        self.X, self.y, self.cuts = X, y, cuts
+        self.n, self.nnz, self.width = X.shape[0], X.nnz, X.shape[1]
+        self.labels, self.multilabel = sorted(set(y.tolist())), False
+
+    def epoch(self, salt):
+        assert salt is None
+        for start, stop in zip(self.cuts[:-1], self.cuts[1:]):
+            yield self.X[start:stop], self.y[start:stop], None
+
+
+def test_blocks_as_they_stand_learn_the_network_fit_learns_in_memory():
+    X, y = problem(n=30)
+    y[5] = "a"
+    options = dict(epochs=3, shuffle=False, early_stop=False, discard=None)
+    cached = snowpy.Network("perceptron", **options).fit(_Cache(X, y, [0, 7, 8, 30]))
+    whole = snowpy.Network("perceptron", **options).fit(X, y)
+    assert cached.mistakes_ == whole.mistakes_ and cached.n_examples_seen_ == 90
+    np.testing.assert_array_equal(cached.decision_function(X), whole.decision_function(X))
+
+
+def _block(engine, X, y, targets=None):
+    return engine.block(sp.csr_matrix(X), list(y), targets)
+
+
+def test_the_parts_of_a_fit_stop_at_a_sixteenth_of_the_links_epochs_counted():
+    """Driver.parts: the targets learned in parts on threads (at most one a target),
+    unless the data is small beside the network: its active features, epochs counted,
+    fewer than a sixteenth of the network's links (48: 16 rows, 3 targets), or the
+    network is frozen."""
+    from snowpy.network.driver import Driver
+    from snowpy.network.links import USED
+
+    X = sp.csr_matrix(np.ones((30, 15)))
+    y = np.array(list("abc") * 10)
+    engine = snowpy.Network("perceptron", links="all", epochs=1).fit(X, y).engine_
+    assert int(engine.store.meta[USED]) == 48
+
+    def few(nnz):  # (nnz examples of one feature each)
+        return _block(engine, sp.eye(nnz, 15, format="csr"), y[:nnz])
+
+    assert Driver().parts(engine, few(3), 3) == 3  # 16 x 3 = 48: not fewer
+    assert Driver().parts(engine, few(2), 3) == 1  # 32
+    assert Driver().parts(engine, few(2), 3, epochs=2) == 3  # 64
+    assert Driver().parts(engine, few(1), 3, epochs=2) == 1  # 32
+    assert Driver().parts(engine, few(1), 3, epochs=3) == 3  # 48
+    assert Driver().parts(engine, few(3), 2) == 2
+    frozen = snowpy.Network.from_state(*snowpy.Network("perceptron", links="all").fit(
+        X, y).to_state(inference_only=True)).engine_
+    assert frozen.store.frozen and Driver().parts(frozen, few(30), 3) == 1
+
+
+def test_a_fit_learns_its_examples_in_shards_only_where_the_targets_cannot_share_threads():
+    """Driver.shards: constraint classification, or fewer targets than threads, learns
+    each epoch in shards of at least 128 examples (4 x FEW) when the examples hold at
+    least REDUNDANT (12) active features per row of the network; one shard for data in
+    blocks, a progress report every so many examples, examples shown to some targets
+    only, a frozen network, eligibility by count or percent, a rule that derives its
+    planes, a plugin's rule, one thread, as many targets as threads."""
+    from snowpy.network.driver import Driver
+
+    rng = np.random.default_rng(7)
+    X = sp.csr_matrix((rng.random((300, 40)) < 0.5).astype(float))
+    y = np.where(np.asarray(X @ rng.normal(size=40)).ravel() > 0, "pos", "neg")
+
+    def engine(rule="passive-aggressive", **options):
+        return snowpy.Network(rule, epochs=1, **options).fit(X, y).engine_
+
+    binary = engine()
+    rows = binary.store.n_rows
+    assert rows == 41
+    block = _block(binary, X, y)
+    assert Driver().shards(binary, block, 3) == 2  # (300 // 128)
+    assert Driver().shards(binary, block, 2) == 1 and Driver().shards(binary, block, 1) == 1
+    assert Driver().shards(binary, _block(binary, X[:200], y[:200]), 3) == 1  # (< 256)
+    three = snowpy.Network("passive-aggressive").fit(X, np.array(list("abc") * 100)).engine_
+    assert Driver().shards(three, block, 3) == 1 and Driver().shards(three, block, 4) == 2
+    assert Driver().shards(engine(multiclass="constraint"), block, 2) == 2
+
+    # exactly 12 active features per row of the network (41 x 12), then one fewer
+    indptr = np.concatenate([[0], np.cumsum([2] * 236 + [1] * 20)])
+    exact = sp.csr_matrix((np.ones(492), np.arange(492) % 40, indptr), shape=(256, 40))
+    assert Driver().shards(binary, _block(binary, exact, y[:256]), 3) == 2
+    short = sp.csr_matrix((np.ones(491), np.arange(491) % 40, indptr.clip(max=491)),
+                          shape=(256, 40))
+    assert Driver().shards(binary, _block(binary, short, y[:256]), 3) == 1
+
+    class Curve(Progress):
+        every = 100
+
+    assert Driver().shards(binary, block, 3, Curve()) == 1
+    assert Driver().shards(binary, block, 3, lambda *figures: None) == 2
+    assert Driver().shards(binary, _block(binary, X, y, [["pos", "neg"]] * 300), 3) == 1
+    assert Driver().shards(binary, _Cache(X, y, [0, 300]), 3) == 1
+    frozen = snowpy.Network.from_state(*snowpy.Network("passive-aggressive").fit(
+        X, y).to_state(inference_only=True)).engine_
+    assert Driver().shards(frozen, block, 3) == 1
+    for other in (engine(eligibility=2), engine(eligibility="percent:50", links="positive"),
+                  engine("naive-bayes")):
+        assert Driver().shards(other, block, 3) == 1
+
+
+@pytest.mark.parametrize("options", [{"links": "touched"}, {"eligibility": 2}])
+def test_later_epochs_make_the_links_eligibility_lets_in_as_passes_of_partial_fit_do(options):
+    """Links made for the targets an example touches, or for features eligible only
+    after their second count, are still made in a fit's later epochs: three epochs
+    learn what one epoch and two passes of partial_fit learn."""
+    rng = np.random.default_rng(5)
+    X = sp.csr_matrix((rng.random((150, 200)) < 0.05).astype(float))
+    y = np.array(list("abcde"))[np.asarray(X @ rng.normal(size=(200, 5))).argmax(1)]
+
+    def network(epochs):
+        return snowpy.Network("perceptron", epochs=epochs, shuffle=False, early_stop=False,
+                              discard=None, **options)
+
+    three = network(3).fit(X, y)
+    passes = network(1).fit(X, y)
+    assert three.n_links_ > passes.n_links_  # (links made after the first epoch)
+    passes.partial_fit(X, y)
+    passes.partial_fit(X, y)
+    assert three.mistakes_ == passes.mistakes_ and three.n_links_ == passes.n_links_
+    np.testing.assert_array_equal(three.decision_function(X), passes.decision_function(X))
+
+
+def test_learn_one_after_a_fit_keeps_an_entry_of_its_own():
+    X, y = problem(n=24)
+    y[5] = "a"
+    net = snowpy.Network("perceptron", epochs=2, shuffle=False, early_stop=False).fit(X, y)
+    fitted = list(net.mistakes_)
+    net.learn_one({0: 1.0}, "b")
+    net.learn_one({1: 1.0}, "a")
+    assert len(net.mistakes_) == 3 and net.mistakes_[:2] == fitted
+    net.fit(X, y)
+    net.learn_one({0: 1.0}, "b")
+    assert len(net.mistakes_) == 3 and net.mistakes_[:2] == fitted
+
+
+def _binary(n=3000, d=400, seed=3):
+    rng = np.random.default_rng(seed)
+    X = sp.random(n, d, density=0.03, format="csr", random_state=seed + 1)
+    X.data[:] = rng.choice([1.0, 0.5, 2.0], size=X.data.size)
+    return X, np.where(np.asarray(X @ rng.normal(size=d)).ravel() > 0, "pos", "neg")
+
+
+def test_a_stream_and_a_report_every_so_many_examples_are_never_learned_in_shards():
+    """partial_fit's blocks, and a fit whose report tests the network every so many
+    examples (which reads the network whole, as learned so far), learn what one thread
+    learns, on any number of threads."""
+    X, y = _binary()
+    streams = [snowpy.Network("passive-aggressive", n_jobs=jobs).partial_fit(X, y)
+               for jobs in (1, 3)]
+    np.testing.assert_array_equal(streams[0].decision_function(X),
+                                  streams[1].decision_function(X))
+    test = X[:50]
+
+    class Curve(Progress):
+        every = 1000
+
+        def __init__(self):
+            self.curve = []
+
+        def __call__(self, epoch, done, total, mistakes):
+            if done % 1000 == 0:
+                self.curve.append(nets[-1].decision_function(test))
+
+    reports, nets = [], []
+    for jobs in (1, 3):
+        reports.append(Curve())
+        nets.append(snowpy.Network("passive-aggressive", epochs=2, n_jobs=jobs))
+        nets[-1].fit(X, y, progress=reports[-1])
+    assert len(reports[0].curve) == 6
+    for one, three in zip(reports[0].curve, reports[1].curve):
+        np.testing.assert_array_equal(one, three)
+    three_targets = np.array(list("abc"))[np.arange(3000) % 3]
+    for jobs in (1, 2):
+        reports.append(Curve())
+        nets.append(snowpy.Network("perceptron", epochs=1, n_jobs=jobs))
+        nets[-1].fit(X, three_targets, progress=reports[-1])
+    for one, two in zip(reports[2].curve, reports[3].curve):
+        np.testing.assert_array_equal(one, two)
+
+
+def test_a_shards_per_target_state_is_the_mean_of_the_shards():
+    """Mixing: the per-target state is the shards' weighted mean (normalised Winnow's
+    sum over its entries), as are the figures' sums: each shard's copy worked out as a
+    network fitted on its run."""
+    X, y = _binary(n=256, d=30, seed=6)
+    X = sp.csr_matrix(X.toarray() + (np.arange(30) < 12))  # (dense enough to shard)
+    options = dict(epochs=1, shuffle=False, discard=None)
+    net = snowpy.Network("normalised-winnow", n_jobs=3, **options).fit(X, y)
+    runs = [snowpy.Network("normalised-winnow", **options).fit(X[part], y[part])
+            for part in (slice(0, 128), slice(128, 256))]
+    state = net.engine_.store.S
+    assert state.shape == (2, 1) and np.all(state != 0)
+    np.testing.assert_allclose(state, (runs[0].engine_.store.S + runs[1].engine_.store.S) / 2)
+    assert net.mistakes_ == [runs[0].mistakes_[0] + runs[1].mistakes_[0]]
+    assert net.engine_.underflows == sum(run.engine_.underflows for run in runs)
+
+
+def test_a_fit_that_stops_early_still_drops_the_negligible_links():
+    X, y = problem()
+    y[5] = "a"
+    stopped = snowpy.Network("perceptron", epochs=50, discard=0.5, shuffle=False).fit(X, y)
+    assert len(stopped.mistakes_) < 50 and stopped.mistakes_[-1] == 0  # (stopped early)
+    kept = snowpy.Network("perceptron", epochs=50, discard=None, shuffle=False).fit(X, y)
+    kept.set_params(discard=0.5)
+    assert kept.prune() > 0  # (the links the early stop's fit dropped itself)
+    assert stopped.n_links_ == kept.n_links_
+    np.testing.assert_array_equal(stopped.decision_function(X), kept.decision_function(X))
+
+
+def test_a_rule_that_produces_nan_is_named_with_the_example_and_its_parameters():
+    import numba
+
+    from snowpy.exceptions import NumericalError
+    from snowpy.plugins import temporary_plugin
+    from snowpy.rules import RuleKernel, RuleSpec, theta_param
+
+    @numba.njit
+    def nan_update(w, S, t, y, activation, vals, m, sqnorm, params):
+        for k in range(m):
+            w[k, 0] = np.nan if t == 1 and y > 0 else w[k, 0] + y  # (b promoted: NaN)
+
+    spec = RuleSpec(name="nan-driver-rule", build=lambda p, c: RuleKernel(
+        update=nan_update, params=[0.25]), params=(theta_param(0.5),), summary="test")
+    plugin = types.SimpleNamespace(snowpy_update_rules=snowpy.hookimpl(lambda: [spec]))
+    X = sp.csr_matrix(np.array([[1.0, 0.0], [1.0, 0.0]] + [[0.0, 1.0]] * 5))
+    with temporary_plugin(plugin, "nan-driver-plugin"):
+        with pytest.raises(NumericalError, match=r"^rule 'nan-driver-rule' produced NaN at "
+                                                 r"example 2; check its parameters \[0.25\]$"):
+            snowpy.Network("nan-driver-rule", shuffle=False).fit(X, ["a", "a"] + ["b"] * 5)
+
+
+def test_clamped_updates_on_threads_are_counted_as_on_one():
+    rng = np.random.default_rng(0)
+    X = sp.csr_matrix((rng.random((60, 40)) < 0.1).astype(float))
+    y = np.array(["a", "b", "c"] * 20)
+    said, overflows = [], []
+    for jobs in (1, 3):
+        net, caught = _caught(lambda: snowpy.Network(
+            "winnow", alpha=100, theta=1.0, thickness=float("inf"), initial_weight=1,
+            epochs=3, precision="float64", shuffle=False, early_stop=False,
+            n_jobs=jobs).fit(X, y))
+        said.append([message for category, message in caught
+                     if category is snowpy.NumericalWarning])
+        overflows.append(net.engine_.overflows)
+    assert overflows[0] > 0 and overflows == [overflows[0]] * 2 and said[0] == said[1]
+
+
+def test_examples_shown_to_some_targets_only_train_those_only():
+    """SNoW's sequential model: target a sees only its own examples, so it is never
+    demoted; b sees every example."""
+    X, y = problem(n=24)
+    y[5] = "a"
+    net = snowpy.Network("perceptron", epochs=2, shuffle=False).fit(
+        X, y, targets=[["a", "b"] if v == "a" else ["b"] for v in y])
+    demotions = dict(zip(net.classes_.tolist(), net.engine_.demotions.tolist()))
+    assert demotions["a"] == 0 and demotions["b"] > 0

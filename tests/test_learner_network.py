@@ -12,7 +12,7 @@ import pytest
 import scipy.sparse as sp
 
 import snowpy
-from snowpy.exceptions import ConfigurationError, ModelFileError, NotFittedError
+from snowpy.exceptions import ConfigurationError, ModelFileError, NotFittedError, PluginError
 from snowpy.network.learner import LearnerNetwork, network_for
 from snowpy.network.training import example_keys, keyed_order
 from snowpy.plugins import temporary_plugin
@@ -83,7 +83,9 @@ class Table(Learner):
         self.W = np.array(W, dtype=np.float64)
 
     def describe(self, labels):
-        return {"weights": int(np.count_nonzero(self.W))}
+        return {"weights": int(np.count_nonzero(self.W)),
+                "by_label": {label: int(np.count_nonzero(self.W[:, t]))
+                             for t, label in enumerate(labels)}}
 
     def explain(self, examples, targets, scores):
         ids, vals = self._row(examples, 0)
@@ -254,7 +256,7 @@ def test_what_the_network_says_of_its_learner(table):
     assert net.prune() == 0 and net.n_links_ == 4
     described = net.describe()
     assert described == {"rule": "table-perceptron", "rule_params": net.rule_params_,
-                         "classes": ["a", "b"], "weights": 4,
+                         "classes": ["a", "b"], "weights": 4, "by_label": {"a": 2, "b": 2},
                          "training": {"examples": 12, "mistakes_per_epoch": [2, 0]},
                          "calibration": None}
     assert described["rule_params"]["unused"] == 3
@@ -327,3 +329,170 @@ def test_each_rule_learns_in_its_own_network(table):
     assert type(hosted) is LearnerNetwork
     assert hosted.get_params()["epochs"] == 2 and hosted.shuffle is True
     assert hosted.rule_params == {"unused": 4} and "links" not in hosted.get_params()
+
+
+def test_a_learner_rule_given_as_its_spec_is_named_and_reports_progress(table):
+    """A rule given as its RuleSpec is named by its name (describe, the model file);
+    fit's progress is called after 1, 2, 4... examples of each epoch, as a Network's;
+    a calibrated network describes its calibration."""
+    X, y = problem()
+    calls = []
+    net = LearnerNetwork(TABLE, epochs=2, shuffle=False, early_stop=False,
+                         calibrate="progressive").fit(
+        X, y, progress=lambda *figures: calls.append(figures[:3]))
+    assert calls == [(epoch, done, 6) for epoch in (0, 1) for done in (1, 2, 4, 6)]
+    described = net.describe()
+    assert described["rule"] == "table-perceptron"
+    assert described["calibration"] == net.calibration_.header()
+    assert isinstance(described["calibration"], dict)
+    header, _ = net.to_state()
+    assert header["learner"]["options"]["rule"] == "table-perceptron"
+    for rule in ("winnow", "perceptron"):
+        plain = network_for(rule, {"epochs": 2}, {})
+        assert plain.rule == rule and plain.epochs == 2
+
+
+def test_one_example_at_a_time_learns_a_set_of_labels(table):
+    X, _ = problem()
+    net = LearnerNetwork(table, shuffle=False).fit(X, [["a"], ["b"]] * 3)
+    net.engine_.learn_one(np.array([0, 2]), np.array([1.0, 1.0]), ["a", "c"])
+    handed = net.learner_.handed[-1]
+    assert handed.multilabel and handed.y_targets.tolist() == [0, 2]
+    assert handed.y_indptr.tolist() == [0, 2] and handed.indptr.tolist() == [0, 2]
+    assert net.classes_.tolist() == ["a", "b", "c"]
+    with pytest.raises(ConfigurationError, match="^feature id 5 is beyond the network's "
+                                                 "3 features$"):
+        net.engine_.learn_one(np.array([0, 1, 5]), np.array([1.0, 1.0, 1.0]), ["a"])
+
+
+class _Misbehaving(Table):
+    """A learner that answers in the wrong form, as the test asks."""
+
+    mode = None
+
+    def scores(self, examples):
+        if self.mode == "list":
+            return [[0.0, 0.0]] * examples.n
+        if self.mode == "shape":
+            return np.zeros((examples.n, 3))
+        return super().scores(examples)
+
+    def describe(self, labels):
+        return {"classes": labels} if self.mode == "describe" else super().describe(labels)
+
+    def to_state(self):
+        held, arrays = super().to_state()
+        if self.mode == "header":
+            held["labels"] = []
+        if self.mode == "reserved":
+            held["progressive_x"] = 1
+        if self.mode == "arrays":
+            arrays["calibration_a"] = np.zeros(1)
+        return held, arrays
+
+    def restore(self, header, arrays, *, n_features, n_targets, where):
+        if self.mode == "restore":
+            raise ValueError("the table is torn")
+        super().restore(header, arrays, n_features=n_features, n_targets=n_targets,
+                        where=where)
+
+
+@pytest.mark.parametrize("mode, call, error, match", [
+    ("list", lambda net, X: net.target_scores(X), PluginError,
+     r"^a _Misbehaving's scores must be an array of shape \(6, 2\), got list$"),
+    ("shape", lambda net, X: net.target_scores(X), PluginError,
+     r"^a _Misbehaving's scores must be an array of shape \(6, 2\), got \(6, 3\)$"),
+    ("describe", lambda net, X: net.describe(), PluginError,
+     r"^a learner's describe names 'classes', which its network writes itself: name it "
+     r"otherwise$"),
+    ("header", lambda net, X: net.to_state(), PluginError,
+     r"^a learner's to_state names 'labels', which its network writes itself"),
+    ("reserved", lambda net, X: net.to_state(), PluginError,
+     r"^a learner's to_state names 'progressive_x', which its network writes itself"),
+    ("arrays", lambda net, X: net.to_state(), PluginError,
+     r"^a learner's to_state names 'calibration_a', which its network writes itself"),
+    ("restore", lambda net, X: LearnerNetwork.from_state(*net.to_state(), "m.snowpy"),
+     ModelFileError, r"^m.snowpy: the learner's state is invalid \(ValueError: the table "
+     r"is torn\)$"),
+])
+def test_what_a_learner_answers_in_the_wrong_form_is_refused_in_one_line(mode, call, error,
+                                                                         match):
+    spec = RuleSpec(name="misbehaving", build=lambda params, context: _Misbehaving(
+        params, context.n_features), params=(theta_param(0.0),), summary="test",
+        learner=True)
+    plugin = types.SimpleNamespace(snowpy_update_rules=snowpy.hookimpl(lambda: [spec]))
+    X, y = problem()
+    with temporary_plugin(plugin, "misbehaving-plugin"):
+        net = LearnerNetwork("misbehaving", shuffle=False).fit(X, y)
+        _Misbehaving.mode = mode
+        try:
+            with pytest.raises(error, match=match):
+                call(net, X)
+        finally:
+            _Misbehaving.mode = None
+
+
+def test_a_model_file_without_the_figures_loads_with_none(table):
+    X, y = problem()
+    header, arrays = LearnerNetwork(table, epochs=2).fit(X, y).to_state()
+    for name in ("mistakes", "updates", "examples_seen", "indicator"):
+        header["learner"].pop(name)
+    loaded = LearnerNetwork.from_state(header, arrays)
+    assert loaded.mistakes_ == [] and loaded.updates_ == []
+    assert loaded.n_examples_seen_ == 0 and loaded.engine_.indicator is False
+
+
+def test_a_learner_that_leaves_its_scores_before_learning_unwritten_is_refused(table):
+    class Silent(Table):
+        def learn(self, examples, order, before=None):
+            return super().learn(examples, order, None)  # (before left as given: NaN)
+
+    spec = RuleSpec(name="silent", build=lambda params, context: Silent(
+        params, context.n_features), params=(theta_param(0.0),), summary="test",
+        learner=True)
+    plugin = types.SimpleNamespace(snowpy_update_rules=snowpy.hookimpl(lambda: [spec]))
+    X, y = problem()
+    with temporary_plugin(plugin, "silent-plugin"):
+        with pytest.raises(PluginError, match="^rule 'silent': its learner left scores "
+                                              "before learning unwritten or not finite$"):
+            LearnerNetwork("silent", calibrate="progressive").fit(X, y)
+
+
+def test_what_a_learner_network_asks_of_its_rule_is_said_whole():
+    X, y = problem()
+    with pytest.raises(ConfigurationError, match=r"^a LearnerNetwork needs rule=, a rule whose "
+                                                 r"state is a learner \(snowpy plugins lists "
+                                                 r"the rules\)$"):
+        LearnerNetwork(None).fit(X, y)
+    with pytest.raises(ConfigurationError, match=r"^rule 'perceptron' keeps a weight table: "
+                                                 r"use snowpy.Network \(or "
+                                                 r"snowpy.SnowClassifier, which picks it\)$"):
+        LearnerNetwork("perceptron").fit(X, y)
+
+
+def test_a_learner_networks_figures_through_a_report_and_an_early_stop(table):
+    """The figures are the same through a progress report (each call given the mistakes
+    since the last, at every multiple of a report's ``every`` too); a fit that stops
+    early fits its progressive sigmoids; a network started without labels is
+    single-label."""
+    X, y = problem()
+    X, y = sp.vstack([X] * 3).tocsr(), np.concatenate([y] * 3)
+    calls = []
+
+    class EveryFive(snowpy.Progress):
+        every = 5
+
+        def __call__(self, epoch, done, total, mistakes):
+            calls.append((epoch, done, mistakes))
+
+    reported = LearnerNetwork(table, epochs=3, shuffle=False).fit(X, y, progress=EveryFive())
+    plain = LearnerNetwork(table, epochs=3, shuffle=False).fit(X, y)
+    assert reported.mistakes_ == plain.mistakes_ == [2, 0]
+    assert reported.updates_ == plain.updates_ == [2, 0]
+    assert [done for epoch, done, _ in calls if epoch == 0] == [1, 2, 4, 5, 8, 10, 15,
+                                                                 16, 18]
+    assert sum(m for epoch, _, m in calls if epoch == 0) == 2
+    assert [m for epoch, done, m in calls if epoch == 0 and done <= 4] == [0, 1, 1]
+    stopped = LearnerNetwork(table, epochs=5, calibrate="progressive", shuffle=False).fit(X, y)
+    assert len(stopped.mistakes_) == 2 and stopped.calibration_ is not None
+    assert LearnerNetwork(table).start(3).multilabel_ is False

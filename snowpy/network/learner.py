@@ -55,16 +55,17 @@ _DEFAULTS = defaults(LEARNER_NETWORK)
 
 
 class LearnerEngine(OneExample):
-    """What a :class:`LearnerNetwork` learned, as one value: the rule's ``learner``, its
-    ``params`` as used, the ``labels`` (one per target), ``multilabel`` and
+    """What a :class:`LearnerNetwork` learned, as one value: the ``rule``'s name and
+    ``learner``, its ``params`` as used, the ``labels`` (one per target), ``multilabel`` and
     ``indicator`` (the labels came as a 0/1 matrix), the ``calibration`` and the
     ``progressive`` window it is fitted on, the training figures (``mistakes`` and
     ``updates`` per epoch, ``n_examples_seen``) and the shuffle's generator ``rng``."""
 
     def __init__(self, learner: Learner, params: dict[str, Any], labels: LabelIndex, *,
                  n_features: int, multilabel: bool, seed: int | None,
-                 progressive: ProgressiveWindow | None) -> None:
+                 progressive: ProgressiveWindow | None, rule: str = "") -> None:
         self.learner = learner
+        self.rule = rule
         self.params = params
         self.labels = labels
         self.n_features = int(n_features)
@@ -96,7 +97,7 @@ class LearnerEngine(OneExample):
         done = self.learner.learn(examples, order, before)
         if window is not None and before is not None and order.size:
             if not np.isfinite(before).all():
-                raise PluginError(f"rule {self.params.get('rule', '')!r}: its learner left "
+                raise PluginError(f"rule {self.rule!r}: its learner left "
                                   "scores before learning unwritten or not finite")
             assert examples.y_indptr is not None and examples.y_targets is not None
             starts, counts = examples.y_indptr[order], np.diff(examples.y_indptr)[order]
@@ -235,7 +236,8 @@ class LearnerNetwork(NetworkKind):
         self._engine = LearnerEngine(learner, params, index, n_features=n_features,
                                      multilabel=multilabel, seed=self.seed,
                                      progressive=ProgressiveWindow(len(index))
-                                     if self.calibrate == "progressive" else None)
+                                     if self.calibrate == "progressive" else None,
+                                     rule=spec.name)
         return self
 
     @property
