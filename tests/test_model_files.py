@@ -1050,6 +1050,26 @@ def test_a_set_of_bits_is_the_ids_it_holds():
     assert ids_of_set(bits, 60) is None  # (8 bytes are not the set of 60 features)
     assert id_set(np.array([5]), 64) is None  # (one id: one byte, less than the set's 8)
     assert ids_of_set(np.array([0x80], np.uint8), 7) is None  # (a bit past the width)
+    for wrong in (bits.astype(np.int16), bits.reshape(2, 4)):  # (not a set of bytes)
+        assert ids_of_set(wrong, 64) is None
+
+
+def test_a_set_of_bits_over_the_command_lines_width_is_read_a_piece_at_a_time():
+    """2**22 features are read from their set in pieces of 2**19 bits: every id found,
+    those either side of each piece's edge and the last the width holds included, in
+    the type asked for."""
+    from snowpy.model_file import id_set, ids_of_set
+
+    width, edge = 1 << 22, 1 << 19
+    rng = np.random.default_rng(5)
+    edges = [k * edge + d for k in range(1, 8) for d in (-1, 0, 1)]
+    ids = np.unique(np.concatenate([rng.choice(width, 300_000, replace=False),
+                                    edges, [0, width - 1]]))
+    bits = id_set(ids, width)
+    assert bits is not None and bits.size == width // 8
+    found = ids_of_set(bits, width, np.uint32)
+    assert found.dtype == np.uint32 and found.tolist() == ids.tolist()
+    assert ids_of_set(bits, width + 8) is None  # (one byte short of that width's set)
 
 
 def test_a_loaded_model_weighs_a_few_lines_from_its_file_without_a_map(tmp_path):
