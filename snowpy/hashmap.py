@@ -205,13 +205,15 @@ class FeatureMap:
 
     def numbers_by_key(self) -> np.ndarray:
         """The numbers (int64) in the order of their keys: of keys adopted in order, in
-        place; of a table, read off it in key order (no sort)."""
+        place; of a table holding many, read off it in key order (no sort); else
+        sorted."""
         adopted = self._sorted
         if adopted is not None and adopted[1] is None:
             return np.arange(1, adopted[0].size + 1, dtype=np.int64)
         if adopted is not None:
             self._made()
-        if self.direct:  # (a number past the last a step kept: not the map's)
+        if self.direct and len(self) > (self.width or 0) // DIRECT_SHARE:
+            # (a number past the last a step kept is not the map's)
             numbers = self._slots[np.flatnonzero(self._slots)].astype(np.int64)
             return numbers[numbers < self.next_row]
         return 1 + np.argsort(self.row_ids, kind="stable").astype(np.int64)

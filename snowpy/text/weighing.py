@@ -28,7 +28,7 @@ from snowpy._core.extract import (
 )
 from snowpy._rows import Rows
 from snowpy._validation import on_threads
-from snowpy.hashmap import DIRECT_SHARE, FeatureMap
+from snowpy.hashmap import FeatureMap
 
 __all__ = ["VALUE_MODES", "DocumentFrequencies"]
 
@@ -462,15 +462,8 @@ class DocumentFrequencies:
         """The features counted (ascending ids) and their document frequencies."""
         if self._stored is not None:
             return self._stored[0].astype(np.int64), self._stored[1].astype(np.int64)
-        if self._map.direct and len(self._map) > self.width // DIRECT_SHARE:
-            # (many keys: the table, key -> number, read in key order, no sort)
-            table = self._map.arrays[0]
-            ids = np.flatnonzero(table)
-            return ids.astype(np.int64), self._counts[table[ids]]
-        ids = self._map.row_ids.astype(np.int64)
-        counts = self._counts[1:len(self._map) + 1]
-        order = np.argsort(ids, kind="stable")
-        return ids[order], counts[order].copy()
+        numbers = self._map.numbers_by_key()
+        return self._map.row_ids[numbers - 1].astype(np.int64), self._counts[numbers]
 
 
 def _labelled(labels: Any, n_docs: int, numbered: dict[Any, int]
