@@ -21,7 +21,7 @@ import numpy as np
 
 from snowpy._core.featuremap import direct_lookup, direct_probe, lookup, probe
 
-__all__ = ["DIRECT_SHARE", "DIRECT_WIDTH", "FeatureMap"]
+__all__ = ["DIRECT_SHARE", "DIRECT_WIDTH", "FEW", "FeatureMap"]
 
 _EMPTY = -1
 

@@ -28,7 +28,7 @@ from snowpy._core.extract import (
 )
 from snowpy._rows import Rows
 from snowpy._validation import on_threads
-from snowpy.hashmap import FeatureMap
+from snowpy.hashmap import FEW, FeatureMap
 
 __all__ = ["VALUE_MODES", "DocumentFrequencies"]
 
@@ -36,10 +36,6 @@ VALUE_MODES = ("binary", "count", "log")
 
 _NONE = np.zeros(0, np.int64)
 _NONE_F = np.zeros(0, np.float64)
-#: A model file's counts are looked up by bisection for a block of fewer than one
-#: feature in this many of those counted (one line to predict); a larger block makes
-#: the map once (a table lookup each, as a fit's count does).
-_FEW = 16
 
 
 class DocumentFrequencies:
@@ -92,39 +88,34 @@ class DocumentFrequencies:
         #: the arrays bound for one document at a time (and the map's generation and the
         #: counts' size they were bound at)
         self._one: tuple[Any, OneDocument] | None = None
-        #: what a model file gave (ascending ids, their counts and factors, as read), until
-        #: the map is made from them (:meth:`_made`): a model that only predicts weighs a
-        #: few rows at a time by looking their features up in them, and makes no map
-        self._stored: tuple[np.ndarray, np.ndarray, np.ndarray | None] | None = None
+        #: what a model file gave (the counts and factors of its ascending ids, as read,
+        #: the ids adopted by the map: numbered 1, 2, ... in their order), until the
+        #: counts are made from them (:meth:`_made`): a model that only predicts weighs a
+        #: few rows at a time from them (:meth:`_weigh_stored`), and makes no table
+        self._stored: tuple[np.ndarray, np.ndarray | None] | None = None
         if ids is not None and counts is not None:  # (what to_arrays gave: a model file's)
-            del self._map, self._counts, self._factors  # (made when first asked for)
-            self._stored = (np.asarray(ids), np.asarray(counts),
-                            None if factors is None else np.asarray(factors))
+            if not self._map.adopt(np.asarray(ids)):
+                raise ValueError("a counted feature id appears twice")
+            del self._counts, self._factors  # (made when first asked for)
+            self._stored = (np.asarray(counts), None if factors is None else
+                            np.asarray(factors))
 
     def __getattr__(self, name: str) -> Any:
-        if name in ("_map", "_counts", "_factors") and "_stored" in self.__dict__:
+        if name in ("_counts", "_factors") and "_stored" in self.__dict__:
             self._made()
             return self.__dict__[name]
         raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
 
     def _made(self) -> None:
-        """The map, the counts and the factors made from what a model file gave: the
-        features numbered in the order of their ids, as :meth:`add` numbers them."""
+        """The counts and the factors made from what a model file gave, by the numbers
+        the map gave its ids."""
         stored, self._stored = self._stored, None
-        self._map = FeatureMap(width=self.width, direct=True)
-        self._counts = np.zeros(1, dtype=np.int64)
-        self._factors = _NONE_F
-        if stored is None:
-            return
-        ids, counts, factors = stored
-        numbers = self.add(ids, counts)
-        if factors is not None:
-            self._factors = np.ones(self._map.next_row, dtype=np.float64)
-            self._factors[numbers] = factors
+        counts, factors = stored if stored is not None else (_NONE, None)
+        self._counts = np.concatenate([[0], counts.astype(np.int64)])
+        self._factors = _NONE_F if factors is None else \
+            np.concatenate([[1.0], factors.astype(np.float64)])
 
     def __len__(self) -> int:
-        if self._stored is not None:
-            return int(self._stored[0].size)
         return len(self._map)
 
     def add(self, ids: np.ndarray, counts: np.ndarray) -> np.ndarray:
@@ -312,7 +303,7 @@ class DocumentFrequencies:
         indices = np.asarray(rows.indices)
         indptr = np.ascontiguousarray(rows.indptr, dtype=np.int64)
         if self._stored is not None and not each and numbers is None and table is None \
-                and _FEW * indices.shape[0] < self._stored[0].size:
+                and FEW * indices.shape[0] < len(self._map):
             return self._weigh_stored(rows, indices, indptr, norm)
         counted = each or numbers is not None  # (then every feature is counted)
         if each:
@@ -345,13 +336,12 @@ class DocumentFrequencies:
     def _weigh_stored(self, rows: Any, indices: np.ndarray, indptr: np.ndarray, norm: bool
                       ) -> Rows:
         """A few rows weighed as :meth:`weigh` weighs them, to the bit, from what a model
-        file gave: each feature found among the ascending ids (a bisection), the counts
-        and factors of those found handed to the same compiled weighing, numbered
+        file gave: each feature found by the map (a bisection among the file's ids), the
+        counts and factors of those found handed to the same compiled weighing, numbered
         ``1 .. k`` (0: never counted, left out)."""
-        ids, counts, factors = self._stored  # type: ignore[misc]
-        where = np.searchsorted(ids, indices.astype(ids.dtype, copy=False))  # (ids' type)
-        found = where < ids.size
-        found[found] = ids[where[found]] == indices[found]
+        counts, factors = self._stored  # type: ignore[misc]
+        where = self._map.rows(indices, insert=False, unseen=0) - 1  # (-1: never counted)
+        found = where >= 0
         seen, local = np.unique(where[found], return_inverse=True)
         numbers = np.zeros(indices.shape[0], np.int32)
         numbers[found] = local.astype(np.int32) + 1
@@ -450,8 +440,8 @@ class DocumentFrequencies:
         """The relevance factors of features ``ids`` counted (:meth:`to_arrays`'s), or
         None when none were related."""
         stored = self._stored
-        if stored is not None and np.array_equal(ids, stored[0]):
-            return None if stored[2] is None else stored[2].astype(np.float64)
+        if stored is not None and np.array_equal(ids, self._map.row_ids):
+            return None if stored[1] is None else stored[1].astype(np.float64)
         if not self._factors.size:
             return None
         numbers = self._map.rows(np.asarray(ids, np.int64), insert=False, unseen=0)
@@ -460,8 +450,8 @@ class DocumentFrequencies:
 
     def to_arrays(self) -> tuple[np.ndarray, np.ndarray]:
         """The features counted (ascending ids) and their document frequencies."""
-        if self._stored is not None:
-            return self._stored[0].astype(np.int64), self._stored[1].astype(np.int64)
+        if self._stored is not None:  # (the ids adopted in order, their counts as read)
+            return self._map.row_ids.astype(np.int64), self._stored[0].astype(np.int64)
         numbers = self._map.numbers_by_key()
         return self._map.row_ids[numbers - 1].astype(np.int64), self._counts[numbers]
 
