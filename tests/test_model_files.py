@@ -150,6 +150,49 @@ def test_a_loaded_model_predicts_a_few_rows_without_a_table_of_its_features(tmp_
         net.save(tmp_path / "net.snowpy").read_bytes()  # (its rows by id, however they came)
 
 
+@pytest.mark.parametrize("settings", [dict(rule="passive-aggressive"),
+                                      dict(rule="winnow", average=False, links="all")])
+def test_a_mapped_model_scores_a_few_rows_from_its_file_until_it_is_written(
+        tmp_path, monkeypatch, settings):
+    """A few examples of a mapped model are scored with their rows' links read from the
+    file (a mapping's faults would bring whole folios in), the same to the bit; any
+    write of the links (learning, a discard, forgetting a label) reads the pool again."""
+    import snowpy.model_file
+
+    monkeypatch.setattr(snowpy.model_file, "MMAP_MIN_BYTES", 1)  # (every array mapped)
+    rng = np.random.default_rng(5)
+    n, width = 300, 2**20
+    X = sp.csr_matrix((rng.random(20 * n) + 0.5, rng.integers(0, width, 20 * n),
+                       np.arange(0, 20 * n + 1, 20)), shape=(n, width))
+    X.sum_duplicates()
+    y = np.array(["red", "green", "blue"])[rng.integers(0, 3, n)]
+    unseen = sp.csr_matrix(([1.0, 2.0], [1, width - 1], [0, 2]), shape=(1, width))
+    few = sp.vstack([X[250:260], unseen]).tocsr()
+    path = snowpy.Network(epochs=3, **settings).fit(X[:250], y[:250]).save(
+        tmp_path / "net.snowpy")
+    memory = snowpy.load(path)
+    mapped = snowpy.load(path, mmap=True)
+    store = mapped.engine_.store
+    assert store.file_rows(np.array([0], np.int32), False) is not None
+    wanted = memory.decision_function(few)
+    np.testing.assert_array_equal(mapped.decision_function(few), wanted)
+    for i in range(few.shape[0]):  # (one example at a time too)
+        np.testing.assert_array_equal(mapped.decision_function(few[i]), wanted[i:i + 1])
+    store.W[:] = 7.0  # the mapping's pages, written behind the store's back (copy-on-write)
+    if store.U.shape[0]:
+        store.U[:] = 7.0
+    np.testing.assert_array_equal(mapped.decision_function(few), wanted)  # (the file's)
+    for change in (lambda m: m.partial_fit(X[260:280], y[260:280]),
+                   lambda m: m.engine_.discard(0.25, averaged=True),
+                   lambda m: m.engine_.forget("green")):
+        memory, mapped = snowpy.load(path), snowpy.load(path, mmap=True)
+        change(memory)
+        change(mapped)
+        assert mapped.engine_.store.file_rows(np.array([0], np.int32), False) is None
+        np.testing.assert_array_equal(mapped.decision_function(few),
+                                      memory.decision_function(few))
+
+
 def test_threads_predicting_at_once_from_a_loaded_model_each_find_every_feature(tmp_path):
     """The first large block a loaded model meets makes its map of features; threads
     that predict at once each get the unsaved network's scores (none looks its features

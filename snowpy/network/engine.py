@@ -794,6 +794,7 @@ class Engine(OneExample):
         if not np.all(np.isfinite(W)):
             raise NumericalError(f"rule {self.rule!r}: refresh produced non-finite weights")
         store.W[live] = W.astype(store.W.dtype)
+        store.written()
         self.cache.invalidate()
 
     def ensure_fresh(self, *, online: bool = False) -> None:
@@ -844,15 +845,19 @@ class Engine(OneExample):
         out = np.empty((X.shape[0], store.n_targets), dtype=np.float64)
         vals = X.strengths if isinstance(X, Rows) else X.data
         W, U, seen, planes, averaging, round32, absent = store.weighing(averaged=averaged)
+        records, target = store.rows, store.target
+        read = None if effective is not None else store.file_rows(rows, averaging)
         if effective is not None:
             W, U = W[:0], U[:0]
+        elif read is not None:
+            rows, records, target, W, U = read
         theta = float(self.params["theta"])
         indptr = X.indptr
         n = X.shape[0]
         runs = min(threads, n) if int(indptr[-1]) >= _SCORED_APART else 1
         cuts = np.searchsorted(indptr, np.arange(1, runs) * indptr[-1] // runs).tolist()
         on_threads(lambda span: score_rows(
-            indptr[span[0]:span[1] + 1], rows, vals, store.rows, store.target, effective, W, U,
+            indptr[span[0]:span[1] + 1], rows, vals, records, target, effective, W, U,
             seen, planes, averaging, round32, absent, self.bias, theta, out[span[0]:span[1]]),
             list(zip([0, *cuts], [*cuts, n])), runs)
         return out

@@ -80,6 +80,9 @@ META_SIZE = FREE + 32
 #: any id below it.
 ONLINE_WIDTH = 2**31
 _MAX_LINKS = 2**31 - 1
+#: The most rows :meth:`LinkStore.file_rows` reads from a file (a read each): beyond
+#: them the mapping's pages are read.
+FILE_ROWS = 1 << 14
 #: A row's bookkeeping, one record of 16 bytes (``row_t`` of ``snowpy/_core/pool.pxd``):
 #: the first slot of its block, the links in it, the block's slots, and whether the
 #: row is dense. The engine reads it for every active feature, in an order no
@@ -230,6 +233,9 @@ class LinkStore:
         self.S = np.zeros((0, len(kernel.initial_state)), np.float64)
         self.seen = 0
         self._bound: tuple[int, Links] | None = None
+        #: the links' weights and sums as a mapped model file holds them, read from the
+        #: file for a few examples (:meth:`file_rows`) until the pool is first written
+        self._file: tuple[Any, Any] | None = None
 
     # ------------------------------------------------------------------ shape
     @property
@@ -307,14 +313,20 @@ class LinkStore:
         assigns an array calls it."""
         self.generation += 1
 
+    def written(self) -> None:
+        """Record that the links are written in place: they are no longer the model
+        file's (:meth:`file_rows`). Every method that writes them calls it."""
+        self._file = None
+
     def __getstate__(self) -> dict[str, Any]:
         """Pickled without the engine's binding of the arrays (bound again on use)."""
         state = self.__dict__.copy()
-        state["_bound"] = None
+        state["_bound"] = state["_file"] = None
         return state
 
     def links(self) -> Links:
         """The pool as the engine reads and writes it (bound once per generation)."""
+        self.written()  # (the engine writes the arrays it is handed)
         bound = self._bound
         if bound is None or bound[0] != self.generation:
             bound = self._bound = (self.generation, Links(
@@ -402,6 +414,32 @@ class LinkStore:
         """Rows of ``X.indices``; ``-1`` for features never seen in training."""
         return self._map.rows(X.indices, insert=False, unseen=-1)
 
+    def file_rows(self, rows: np.ndarray, averaging: bool) -> tuple[np.ndarray, ...] | None:
+        """The pool rows ``rows`` name (-1: none), their links read from the model file
+        the store was loaded from, mapped (:class:`snowpy.model_file.FileRows`): ``(rows,
+        records, target, W, U)`` renumbered, the bias row first, for the compiled scoring
+        of a few examples, which then brings none of the mapped file into memory. None
+        when the pool is not the file's as mapped (it learned, was pruned, is in memory)
+        or the rows are many."""
+        if self._file is None:
+            return None
+        used = np.union1d(np.zeros(1, np.int32), rows[rows >= 0])
+        if used.size > FILE_ROWS:
+            return None
+        records = self.rows[used]
+        starts = records["start"].astype(np.int64)
+        counts = np.where(records["dense"] != 0, records["cap"], records["size"]).astype(
+            np.int64)
+        firsts = np.cumsum(counts) - counts
+        slots = np.repeat(starts - firsts, counts) + np.arange(int(counts.sum()))
+        records["start"] = firsts
+        read_W, read_U = self._file
+        W = read_W.take(starts, counts)
+        U = read_U.take(starts, counts) if averaging else W[:0]
+        found = np.searchsorted(used, rows).astype(np.int32)
+        return (np.where(rows >= 0, found, -1).astype(np.int32), records, self.target[slots],
+                W, U)
+
     # -------------------------------------------------------------- weights
     def effective(self, *, averaged: bool, threads: int = 1) -> np.ndarray:
         """Per pool slot, the link's effective weight minus the absent weight.
@@ -466,6 +504,7 @@ class LinkStore:
         sizes = np.ascontiguousarray(layout["sizes"], dtype=np.int32)
         n_rows, n = sizes.shape[0], int(layout["target"].shape[0])
         self.meta = new_meta()
+        self.written()
         if copy:
             self.reserve_links(n)
             self.target[:n] = layout["target"]
@@ -480,6 +519,9 @@ class LinkStore:
             self.U = layout["U"] if self.average and not self.frozen else \
                 np.zeros((0, self.W.shape[1]), self.dtype)
             self.lcount = layout["lcount"]
+            read = getattr(self.W, "rows_read", None)
+            if read is not None and (self.U.shape[0] == 0 or hasattr(self.U, "rows_read")):
+                self._file = (read, getattr(self.U, "rows_read", None))
         self.replaced()
         self.meta[USED] = n
         self.reserve_rows(n_rows)
@@ -496,6 +538,7 @@ class LinkStore:
         2002), not over examples it was never there for."""
         if not (self.average and self.U.shape[0] and self.seen > 0) or self.frozen:
             return
+        self.written()
         live = self.live_slots()
         self.W[live] = (self.W[live].astype(np.float64)
                         - self.U[live].astype(np.float64) / self.seen).astype(self.dtype)
@@ -598,6 +641,7 @@ class LinkStore:
         W, _, seen, planes, averaging, round32, absent = self.weighing(averaged=averaged)
         del _  # (the sums: their array shrinks in place only when nothing else refers to it)
         flags = np.zeros(0, np.uint8) if keep is None else keep.view(np.uint8)
+        self.written()
         used = _compiled.compact_in_place(  # (the sums move with their links: all of U)
             self.rows, self.n_rows, int(self.meta[USED]), self.target, W, self.U,
             self.lcount, flags, float(threshold), averaging, seen, planes, absent, round32)
