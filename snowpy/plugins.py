@@ -3,7 +3,12 @@
 The manager is built on first use and cached: ``import snowpy`` loads no
 plugin. It registers snowpy's built-in plugins (the modules in
 :data:`BUILTIN_PLUGINS`) and then every entry point of the group ``snowpy``,
-all through the same hooks.
+each as a stand-in holding the plugin's hook implementations, which answer with
+its records as :class:`Provided`; what raises, or is not a record, is named in a
+:class:`PluginWarning` and left out, the other plugins' records kept. The
+registries call the hooks as any pluggy host does (``pm.hook.snowpy_corpora()``),
+and the rest of snowpy asks them for records by name (:func:`get_rule`).
+:func:`temporary_plugin` registers a plugin the same way (not ``pm.register``).
 
 Environment variables
 ---------------------
@@ -14,9 +19,6 @@ Environment variables
     When set to a non-empty value other than ``0``, every hook call and what
     each plugin returned is written to standard error.
 
-The rest of snowpy asks this module for records by name
-(:func:`get_rule`) and never calls ``pm.hook`` itself.
-
 Names
 -----
 A built-in name (``winnow``, ``words``...) always means snowpy's own record: a
@@ -24,8 +26,8 @@ plugin that registers one too is named in a warning, and its record is reached a
 ``plugin:name`` (``--rule impostor:winnow``). Two plugins claiming one other name
 are a conflict; each is reached as ``plugin:name``, and looking the bare name up
 raises :class:`~snowpy.exceptions.PluginConflictError` naming both. So a built-in
-name resolves without loading the installed plugins at all (a command using the
-built-in rules never pays for the entry points' scan).
+name resolves before the entry points are scanned, from the built-in plugins'
+answers (a command using the built-in rules never pays for the scan).
 """
 
 from __future__ import annotations
@@ -105,43 +107,87 @@ class Provided:
     plugin: str
     distribution: str
 
+    def __repr__(self) -> str:  # (short: SNOWPY_TRACE_HOOKS shows every hook's answers)
+        return f"<{getattr(self.record, 'name', self.record)!r} from {self.plugin!r}>"
+
 
 def _env_flag(name: str) -> bool:
     return os.environ.get(name, "") not in {"", "0", "false", "no"}
 
 
-def _disabled() -> set[str]:
-    return {n.strip() for n in os.environ.get("SNOWPY_DISABLE_PLUGINS", "").split(",") if n.strip()}
+def _record_type(hook: str) -> type:
+    module, _, attr = _KINDS[hook][1].partition(":")
+    return getattr(importlib.import_module(module), attr)
 
 
-def _trace(message: str) -> None:
-    if _env_flag("SNOWPY_TRACE_HOOKS"):
-        print(f"snowpy-trace: {message}", file=sys.stderr)
+class _Provider:
+    """What the manager registers for a plugin: its hook implementations, with their
+    options and signatures (a wrapper as it is), answering with its records as Provided."""
+
+    def __init__(self, pm: pluggy.PluginManager, plugin: object, name: str, dist: str) -> None:
+        self.plugin, self.name, self.distribution = plugin, name, dist
+        for attr in dir(plugin):
+            opts = pm.parse_hookimpl_opts(plugin, attr)
+            if opts is not None:
+                function = getattr(plugin, attr)
+                if not (opts.get("wrapper") or opts.get("hookwrapper")):
+                    function = hookspecs.hookimpl(**opts)(
+                        self._answering(function, opts.get("specname") or attr))
+                setattr(self, attr, function)
+
+    def __repr__(self) -> str:
+        return repr(self.plugin)
+
+    def __dir__(self) -> list[str]:  # (where pluggy looks for hooks: these alone, quickly)
+        return list(vars(self))
+
+    def _answering(self, function: Any, hook: str) -> Any:
+        who = f"snowpy plugin {self.name!r} ({self.distribution})"
+
+        @functools.wraps(function)  # (pluggy reads the plugin's signature through it)
+        def answer(*args: Any, **kwargs: Any) -> list[Provided] | None:
+            try:
+                records = list(function(*args, **kwargs) or ())
+            except Exception as exc:  # warned, and None: pluggy drops it, keeps the others
+                warnings.warn(f"{who} failed in {hook} and was skipped: "
+                              f"{type(exc).__name__}: {exc}", PluginWarning)
+                return None
+            if _env_flag("SNOWPY_TRACE_HOOKS"):
+                print(f"snowpy-trace: {hook} <- {self.name}: "
+                      f"{[getattr(r, 'name', r) for r in records]}", file=sys.stderr)
+            expected = _record_type(hook)
+            for record in records:
+                if not isinstance(record, expected):
+                    warnings.warn(f"{who} returned {record!r} from {hook}, not a "
+                                  f"{expected.__name__}; it was skipped", PluginWarning)
+            return [Provided(record, self.name, self.distribution) for record in records
+                    if isinstance(record, expected)]
+        return answer
 
 
-_distributions: dict[str, str] = {}
-
-
-def _hook_names() -> list[str]:
-    return [name for name in dir(hookspecs) if name.startswith("snowpy_")]
+@functools.cache
+def _manager() -> pluggy.PluginManager:
+    """The manager with the built-in plugins (:func:`get_plugin_manager` adds the rest)."""
+    pm = pluggy.PluginManager(ENTRY_POINT_GROUP)
+    pm.add_hookspecs(hookspecs)
+    for name in os.environ.get("SNOWPY_DISABLE_PLUGINS", "").split(","):
+        if name.strip():
+            pm.set_blocked(name.strip())
+    for module in BUILTIN_PLUGINS:
+        if not pm.is_blocked(module):
+            pm.register(_Provider(pm, importlib.import_module(module), module, "snowpy (built-in)"),
+                        module)
+    if _env_flag("SNOWPY_TRACE_HOOKS"):  # pluggy's tracing: each hook call and its answers
+        pm.trace.root.setwriter(lambda text: print("snowpy-trace:", text, end="", file=sys.stderr))
+        pm.enable_tracing()
+    return pm
 
 
 @functools.cache
 def get_plugin_manager() -> pluggy.PluginManager:
-    """Build (once) and return the plugin manager.
-
-    A plugin whose entry point fails to import is named in a
-    :class:`PluginWarning` and skipped; the others still load.
-    """
-    pm = pluggy.PluginManager(ENTRY_POINT_GROUP)
-    pm.add_hookspecs(hookspecs)
-    for name in _disabled():
-        pm.set_blocked(name)
-    for module_name in BUILTIN_PLUGINS:
-        if pm.is_blocked(module_name):
-            continue
-        pm.register(importlib.import_module(module_name), name=module_name)
-        _distributions[module_name] = "snowpy (built-in)"
+    """Build (once) and return the plugin manager: a plugin whose entry point fails to
+    import is named in a :class:`PluginWarning` and skipped, the others still load."""
+    pm = _manager()
     from importlib import metadata  # (14 ms: only when the installed plugins are scanned)
 
     for entry_point in metadata.entry_points(group=ENTRY_POINT_GROUP):
@@ -150,17 +196,12 @@ def get_plugin_manager() -> pluggy.PluginManager:
         dist = entry_point.dist
         provider = f"{dist.name} {dist.version}" if dist is not None else "unknown distribution"
         try:
-            plugin = entry_point.load()
-            pm.register(plugin, name=entry_point.name)
+            pm.register(_Provider(pm, entry_point.load(), entry_point.name, provider),
+                        entry_point.name)
         except Exception as exc:  # any failure of third-party code: warn and go on
-            warnings.warn(
-                f"snowpy plugin {entry_point.name!r} ({provider}, {entry_point.value}) "
-                f"could not be loaded and was skipped: {type(exc).__name__}: {exc}",
-                PluginWarning,
-                stacklevel=2,
-            )
-            continue
-        _distributions[entry_point.name] = provider
+            warnings.warn(f"snowpy plugin {entry_point.name!r} ({provider}, {entry_point.value}) "
+                          f"could not be loaded and was skipped: {type(exc).__name__}: {exc}",
+                          PluginWarning, stacklevel=2)
     while True:  # a plugin implementing a hook snowpy does not have (a misspelling) is
         try:      # named and skipped: the other plugins and every command still work
             pm.check_pending()
@@ -169,22 +210,16 @@ def get_plugin_manager() -> pluggy.PluginManager:
             name = pm.get_name(exc.plugin)
             if name in BUILTIN_PLUGINS:
                 raise PluginError(f"plugin {name!r}: {exc}") from None
-            warnings.warn(f"snowpy plugin {name!r} ({_distributions.get(name, '?')}) was "
-                          f"skipped: {exc} (snowpy's hooks: "
-                          f"{', '.join(sorted(_hook_names()))})", PluginWarning, stacklevel=2)
+            warnings.warn(f"snowpy plugin {name!r} ({getattr(exc.plugin, 'distribution', '?')})"
+                          f" was skipped: {exc} (snowpy's hooks: "
+                          f"{', '.join(sorted(_KINDS))})", PluginWarning, stacklevel=2)
             pm.unregister(exc.plugin)
-            _distributions.pop(name, None)
-    if _env_flag("SNOWPY_TRACE_HOOKS"):
-        pm.trace.root.setwriter(
-            lambda text: print(f"snowpy-trace: {text}", end="", file=sys.stderr)
-        )
-        pm.enable_tracing()
     return pm
 
 
-def _record_type(hook: str) -> type:
-    module, _, attr = _KINDS[hook][1].partition(":")
-    return getattr(importlib.import_module(module), attr)
+def _answers(pm: pluggy.PluginManager, hook: str) -> list[Provided]:
+    """One call of ``hook``: the records in the order of their plugins' registration."""
+    return [provided for answer in reversed(getattr(pm.hook, hook)()) for provided in answer]
 
 
 @functools.cache
@@ -192,35 +227,10 @@ def _collect(hook: str) -> tuple[dict[str, Provided], dict[str, tuple[Provided, 
                                  dict[str, tuple[Provided, ...]]]:
     """``(unique, conflicts, every)``: the record of each name (a built-in name: the
     built-in's), the names two plugins claim, and every provider of every name."""
-    pm = get_plugin_manager()
     kind = _KINDS[hook][0]
-    record_type = _record_type(hook)
     found: dict[str, list[Provided]] = {}
-    for impl in getattr(pm.hook, hook).get_hookimpls():
-        plugin = impl.plugin_name
-        provider = _distributions.get(plugin, "registered at run time")
-        try:
-            records = list(impl.function() or ())
-        except Exception as exc:
-            warnings.warn(
-                f"snowpy plugin {plugin!r} ({provider}) failed in {hook} and was skipped: "
-                f"{type(exc).__name__}: {exc}",
-                PluginWarning,
-                stacklevel=3,
-            )
-            continue
-        _trace(f"{hook} <- {plugin}: {[getattr(r, 'name', r) for r in records]}")
-        for record in records:
-            if not isinstance(record, record_type):
-                warnings.warn(
-                    f"snowpy plugin {plugin!r} ({provider}) returned {record!r} from {hook}, "
-                    f"not a {record_type.__name__}; it was skipped",
-                    PluginWarning,
-                    stacklevel=3,
-                )
-                continue
-            found.setdefault(getattr(record, "name"), []).append(  # noqa: B009 - typed object
-                Provided(record, plugin, provider))
+    for provided in _answers(get_plugin_manager(), hook):
+        found.setdefault(provided.record.name, []).append(provided)
     unique: dict[str, Provided] = {}
     conflicts: dict[str, tuple[Provided, ...]] = {}
     for name, items in found.items():
@@ -259,20 +269,8 @@ def collect(hook: str) -> dict[str, Provided]:
 
 @functools.cache
 def _builtin(hook: str) -> dict[str, Provided]:
-    """The built-in plugins' records of one hook (not those disabled), found without the
-    manager: importing the built-in modules, never scanning entry points."""
-    disabled = _disabled()
-    found: dict[str, Provided] = {}
-    for module_name in BUILTIN_PLUGINS:
-        if module_name in disabled:
-            continue
-        module = importlib.import_module(module_name)
-        function = getattr(module, hook, None)
-        if function is None:
-            continue
-        for record in function() or ():
-            found[record.name] = Provided(record, module_name, "snowpy (built-in)")
-    return found
+    """The built-in plugins' records of one hook, found without scanning entry points."""
+    return {p.record.name: p for p in _answers(_manager(), hook) if p.plugin in BUILTIN_PLUGINS}
 
 
 def _get(hook: str, name: Any) -> Provided:
@@ -287,7 +285,7 @@ def _get(hook: str, name: Any) -> Provided:
                 return provided
         raise UnknownNameError(_KINDS[hook][0], name, [
             f"{p.plugin}:{n}" for n, items in _collect(hook)[2].items() for p in items])
-    if get_plugin_manager.cache_info().currsize == 0:  # no manager yet: built-ins first
+    if get_plugin_manager.cache_info().currsize == 0:  # not scanned yet: built-ins first
         builtin = _builtin(hook).get(name)
         if builtin is not None:
             return builtin
@@ -374,7 +372,7 @@ def list_formats(*, installed: bool = True) -> dict[str, Provided]:
 
 
 def reset() -> None:
-    """Forget the cached manager and registries (after registering a plugin)."""
+    """Forget the registries' cached records (after registering a plugin)."""
     _collect.cache_clear()
     _builtin.cache_clear()
 
@@ -399,7 +397,8 @@ def temporary_plugin(plugin: object, name: str | None = None) -> Iterator[str]:
     False
     """
     pm = get_plugin_manager()
-    registered = pm.register(plugin, name=name)
+    name = name or pm.get_canonical_name(plugin)
+    registered = pm.register(_Provider(pm, plugin, name, "registered at run time"), name)
     if registered is None:
         raise PluginError(f"plugin {name!r} is blocked (SNOWPY_DISABLE_PLUGINS)")
     reset()

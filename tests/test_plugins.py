@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import re
 import subprocess
 import sys
 import textwrap
@@ -15,7 +16,8 @@ import pytest
 
 import snowpy
 from snowpy.exceptions import PluginConflictError
-from snowpy.plugins import get_rule, list_rules, temporary_plugin
+from snowpy.plugins import (PluginWarning, get_plugin_manager, get_rule, list_rules,
+                            temporary_plugin)
 
 TRAIN = Path(__file__).resolve().parent.parent / "corpora" / "demo" / "train.tsv"
 
@@ -201,6 +203,59 @@ def test_plugin_returning_garbage_is_warned_and_skipped():
     with pytest.warns(UserWarning, match="returned 'not a spec' .* not a RuleSpec"):
         with temporary_plugin(plugin, "garbage"):
             assert "perceptron" in list_rules()
+
+
+def test_a_plugin_that_raises_in_a_hook_is_named_and_the_others_are_kept():
+    def broken():
+        raise RuntimeError("no luck")
+
+    kept = dataclasses.replace(get_rule("perceptron"), name="kept-rule")
+    with pytest.warns(PluginWarning, match="snowpy plugin 'broken' .registered at run time. "
+                                           "failed in snowpy_update_rules and was skipped: "
+                                           "RuntimeError: no luck"):
+        with temporary_plugin(types.SimpleNamespace(  # (pluggy calls the last one first)
+                snowpy_update_rules=snowpy.hookimpl(lambda: [kept])), "kept"), \
+                temporary_plugin(types.SimpleNamespace(
+                    snowpy_update_rules=snowpy.hookimpl(broken)), "broken"):
+            rules = list_rules()
+    assert rules["kept-rule"].plugin == "kept" and "winnow" in rules
+
+
+def test_a_hook_wrapper_and_a_call_monitor_see_the_registries_calls():
+    """The registries call their hooks through the manager (pm.hook), as any pluggy host
+    does: a hook wrapper registered as a plugin, and a monitor of the manager's calls,
+    see them, each plugin's answer as records that name it."""
+    seen, monitored = [], []
+
+    @snowpy.hookimpl(wrapper=True)
+    def snowpy_update_rules():
+        answers = yield
+        seen.extend((p.plugin, p.record.name) for answer in answers for p in answer)
+        return answers
+
+    undo = get_plugin_manager().add_hookcall_monitoring(
+        lambda hook, impls, kwargs: monitored.append(hook), lambda *ignored: None)
+    try:
+        with temporary_plugin(types.SimpleNamespace(snowpy_update_rules=snowpy_update_rules),
+                              "observer"):
+            assert "winnow" in list_rules()
+    finally:
+        undo()
+    assert ("snowpy.rules.winnow", "winnow") in seen
+    assert ("arow", "arow") in seen
+    assert "snowpy_update_rules" in monitored
+
+
+def test_a_built_in_name_is_called_through_the_manager_before_the_entry_points_are_scanned():
+    result = run_python("""
+        from snowpy import plugins
+        print(plugins.get_rule("winnow").name, plugins.get_plugin_manager.cache_info().currsize)
+    """, SNOWPY_TRACE_HOOKS="1")
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.split() == ["winnow", "0"]  # (no entry point scanned)
+    assert re.search(r"snowpy-trace: +snowpy_update_rules \[hook\]", result.stderr)
+    assert "snowpy_update_rules <- snowpy.rules.winnow: ['winnow']" in result.stderr
+    assert "arow" not in result.stderr
 
 
 def test_builtins_register_through_the_public_hook():
