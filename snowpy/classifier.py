@@ -488,7 +488,7 @@ class SnowClassifier(Estimator):
         in one compiled call where the front end and the network allow it (its row kept
         for a :meth:`learn_one` of the same text), else in two."""
         engine, featurizer = self.network_.engine_, self.featurizer_
-        one = featurizer.one_document() if type(x) is str else None
+        one = featurizer.one_document() if type(x) is str and engine.scores_texts else None
         if one is not None:
             words, weigher = one
             scored = engine.score_text(words, np.frombuffer(

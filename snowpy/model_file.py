@@ -281,6 +281,10 @@ def _check_stream(path: Path, name: str, stream: Any, nbytes: int, dtype: np.dty
     return "" if digest is None else digest.hexdigest()
 
 
+#: The arrays a few documents read a few rows of (a link's weights and averaging sums).
+_READ_BY_ROWS = frozenset({"link_weights", "link_averaging"})
+
+
 class FileRows:
     """The rows of a mapped array read from its file (``pread``), its mapping untouched.
 
@@ -292,6 +296,7 @@ class FileRows:
     saved over the path meanwhile cannot mix in."""
 
     def __init__(self, handle: Any, offset: int, array: np.ndarray) -> None:
+        self.path = handle.name
         self.fd = os.dup(handle.fileno())
         self.offset = offset
         self.dtype = array.dtype
@@ -299,8 +304,14 @@ class FileRows:
         self.row_bytes = array.dtype.itemsize * math.prod(self.inner)
         weakref.finalize(self, os.close, self.fd)
 
-    def __deepcopy__(self, memo: dict) -> FileRows:
+    def __copy__(self) -> FileRows:
         return self  # (read only: copies share the descriptor, closed with the last)
+
+    def __deepcopy__(self, memo: dict) -> FileRows:
+        return self
+
+    def __reduce__(self) -> Any:
+        raise TypeError("a model file's open rows cannot be pickled; load the file again")
 
     def take(self, starts: np.ndarray, counts: np.ndarray) -> np.ndarray:
         """Rows ``starts[i]`` to ``starts[i] + counts[i]``, one after another."""
@@ -308,7 +319,8 @@ class FileRows:
         data = b"".join(os.pread(self.fd, count * size, self.offset + start * size)
                         for start, count in zip(starts.tolist(), counts.tolist()) if count)
         if len(data) != int(counts.sum()) * size:
-            raise OSError(f"the model file ended inside its rows (fd {self.fd})")
+            raise OSError(f"{self.path}: the model file ended inside its links (changed "
+                          "in place since it was loaded)")
         return np.frombuffer(data, self.dtype).reshape(-1, *self.inner)
 
 
@@ -372,7 +384,7 @@ def _read_array(path: Path, archive: zipfile.ZipFile, name: str, spec: Mapping[s
                 offset = _data_offset(handle, info) + header_length
                 array: np.ndarray = np.memmap(handle, dtype=np.dtype(dtype), mode="c",
                                               offset=offset, shape=tuple(shape))
-                if hasattr(os, "pread"):
+                if name in _READ_BY_ROWS and hasattr(os, "pread"):
                     array.rows_read = FileRows(handle, offset, array)  # type: ignore[attr-defined]
             else:
                 assert into is not None

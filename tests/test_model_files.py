@@ -173,24 +173,56 @@ def test_a_mapped_model_scores_a_few_rows_from_its_file_until_it_is_written(
     memory = snowpy.load(path)
     mapped = snowpy.load(path, mmap=True)
     store = mapped.engine_.store
-    assert store.file_rows(np.array([0], np.int32), False) is not None
+    assert store.reads_file
     wanted = memory.decision_function(few)
     np.testing.assert_array_equal(mapped.decision_function(few), wanted)
-    for i in range(few.shape[0]):  # (one example at a time too)
+    for i in range(few.shape[0]):  # (one example at a time too, and as River's one)
         np.testing.assert_array_equal(mapped.decision_function(few[i]), wanted[i:i + 1])
+        ids, vals = few[i].indices.astype(np.int64), few[i].data
+        scores, best = mapped.engine_.score_one(ids, vals)
+        np.testing.assert_array_equal(scores, memory.engine_.score_one(ids, vals)[0])
+        assert best == int(np.argmax(wanted[i]))
+    assert store.reads_file
     store.W[:] = 7.0  # the mapping's pages, written behind the store's back (copy-on-write)
     if store.U.shape[0]:
         store.U[:] = 7.0
     np.testing.assert_array_equal(mapped.decision_function(few), wanted)  # (the file's)
     for change in (lambda m: m.partial_fit(X[260:280], y[260:280]),
+                   lambda m: m.learn_one(dict(zip(X[281].indices.tolist(), X[281].data)),
+                                         y[281]),
                    lambda m: m.engine_.discard(0.25, averaged=True),
                    lambda m: m.engine_.forget("green")):
         memory, mapped = snowpy.load(path), snowpy.load(path, mmap=True)
         change(memory)
         change(mapped)
-        assert mapped.engine_.store.file_rows(np.array([0], np.int32), False) is None
+        assert not mapped.engine_.store.reads_file
         np.testing.assert_array_equal(mapped.decision_function(few),
                                       memory.decision_function(few))
+
+
+def test_a_mapped_classifier_predicts_one_text_from_its_file_and_makes_no_table(
+        tmp_path, monkeypatch):
+    """One text at a time (River's predict_one, `snowpy predict --batch 1`), a mapped
+    model weighs the text's features by those the file counted and scores them by the
+    links it reads from the file: the fitted model's probabilities, to the bit, with no
+    table of the counted features made and nothing of the links' mapping read."""
+    import snowpy.model_file
+
+    monkeypatch.setattr(snowpy.model_file, "MMAP_MIN_BYTES", 1)
+    texts = ["cheap pills now", "meeting at noon", "win cash now", "lunch meeting today",
+             "cash prize winner", "project meeting notes", "free cash prize", "noon lunch"]
+    labels = ["spam", "ham", "spam", "ham", "spam", "ham", "spam", "ham"]
+    fitted = snowpy.SnowClassifier(calibrate="cv:2", epochs=5).fit(texts * 3, labels * 3)
+    loaded = snowpy.load(fitted.save(tmp_path / "m.snowpy"), mmap=True)
+    for text in texts + ["a prize at noon", "unseen words only"]:
+        assert loaded.predict_proba_one(text) == fitted.predict_proba_one(text)
+        assert loaded.predict_one(text) == fitted.predict_one(text)
+    assert loaded.network_.engine_.store.reads_file
+    assert loaded.featurizer_.frequencies_._stored is not None  # (no table made)
+    loaded.learn_one("cash now", "spam")  # (learning makes them, and reads the pool)
+    fitted.learn_one("cash now", "spam")
+    assert not loaded.network_.engine_.store.reads_file
+    assert loaded.predict_proba_one("cash at noon") == fitted.predict_proba_one("cash at noon")
 
 
 def test_threads_predicting_at_once_from_a_loaded_model_each_find_every_feature(tmp_path):

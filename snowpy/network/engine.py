@@ -202,6 +202,12 @@ class OneExample(Protocol):
     def learn_one(self, ids: np.ndarray, vals: np.ndarray, y: Any) -> None:
         """Learn one example."""
 
+    @property
+    def scores_texts(self) -> bool:
+        """Whether :meth:`score_text` scores texts now (else a front end need not make
+        its one-text path ready: a loaded model's table of counted features)."""
+        return False
+
     def score_text(self, words: Any, raw: np.ndarray, weigher: Any
                    ) -> tuple[np.ndarray, int] | None:
         """:meth:`score_one` of one text featurised in the same compiled call (``words``
@@ -611,11 +617,21 @@ class Engine(OneExample):
         if self.planes_stale:  # (a rule's derived planes: checked here, on every example)
             self.ensure_fresh(online=True)
         store = self.store
+        if store.reads_file:  # (a mapped model's links read from its file: the same sums)
+            out = self.scores(Rows(np.array([0, ids.shape[0]]), ids, vals, store.n_features),
+                              averaged=True)[0]
+            return out, int(np.argmax(out)) if out.shape[0] else 0
         absent, round32, bias, theta = self.cache.score_args or self._score_args()
         learner = self._online_learner(ids.shape[0])
         out = np.empty(store.n_targets, dtype=np.float64)
         best = learner.score(ids, vals, float(store.seen), absent, round32, bias, theta, out)
         return out, best
+
+    @property
+    def scores_texts(self) -> bool:
+        """Whether :meth:`score_text` scores texts now: not while a mapped model's links
+        are read from its file (:meth:`~snowpy.network.links.LinkStore.file_rows`)."""
+        return not self.store.reads_file
 
     def score_text(self, words: Any, raw: np.ndarray, weigher: Any
                    ) -> tuple[np.ndarray, int] | None:
@@ -628,6 +644,8 @@ class Engine(OneExample):
         if self.planes_stale:
             self.ensure_fresh(online=True)
         store = self.store
+        if not self.scores_texts:
+            return None  # (featurised apart, then :meth:`score_one` reads the file)
         absent, round32, bias, theta = self.cache.score_args or self._score_args()
         out = np.empty(store.n_targets, dtype=np.float64)
         best = self._online_learner().score_text(words, raw, weigher, float(store.seen),

@@ -198,6 +198,10 @@ class LinkStore:
         Keep a count per link (for ``eligibility="percent:p"``).
     """
 
+    #: the links' weights and sums as a mapped model file holds them, read from the
+    #: file for a few examples (:meth:`file_rows`) until the pool is first written
+    _file: tuple[Any, Any] | None = None
+
     def __init__(self, kernel: RuleKernel, n_features: int, *, policy: str = "positive",
                  average: bool = True, precision: str = "float64", min_count: int = 1,
                  link_counts: bool = False) -> None:
@@ -233,9 +237,6 @@ class LinkStore:
         self.S = np.zeros((0, len(kernel.initial_state)), np.float64)
         self.seen = 0
         self._bound: tuple[int, Links] | None = None
-        #: the links' weights and sums as a mapped model file holds them, read from the
-        #: file for a few examples (:meth:`file_rows`) until the pool is first written
-        self._file: tuple[Any, Any] | None = None
 
     # ------------------------------------------------------------------ shape
     @property
@@ -414,6 +415,11 @@ class LinkStore:
         """Rows of ``X.indices``; ``-1`` for features never seen in training."""
         return self._map.rows(X.indices, insert=False, unseen=-1)
 
+    @property
+    def reads_file(self) -> bool:
+        """Whether a few examples' links are read from the model file (:meth:`file_rows`)."""
+        return self._file is not None
+
     def file_rows(self, rows: np.ndarray, averaging: bool) -> tuple[np.ndarray, ...] | None:
         """The pool rows ``rows`` name (-1: none), their links read from the model file
         the store was loaded from, mapped (:class:`snowpy.model_file.FileRows`): ``(rows,
@@ -421,7 +427,8 @@ class LinkStore:
         of a few examples, which then brings none of the mapped file into memory. None
         when the pool is not the file's as mapped (it learned, was pruned, is in memory)
         or the rows are many."""
-        if self._file is None:
+        file = self._file  # (once: a thread may write the pool meanwhile)
+        if file is None:
             return None
         used = np.union1d(np.zeros(1, np.int32), rows[rows >= 0])
         if used.size > FILE_ROWS:
@@ -433,7 +440,7 @@ class LinkStore:
         firsts = np.cumsum(counts) - counts
         slots = np.repeat(starts - firsts, counts) + np.arange(int(counts.sum()))
         records["start"] = firsts
-        read_W, read_U = self._file
+        read_W, read_U = file
         W = read_W.take(starts, counts)
         U = read_U.take(starts, counts) if averaging else W[:0]
         found = np.searchsorted(used, rows).astype(np.int32)

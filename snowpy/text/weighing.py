@@ -262,7 +262,13 @@ class DocumentFrequencies:
         """One document's features (sorted int64 ids below the width, their strengths)
         weighed as :meth:`weigh` weighs a row of one document, to the bit; counted first
         when ``learn`` (as ``each``). The one-example path: no block, no matrix, and for
-        a direct map one compiled call (:meth:`bound`)."""
+        a direct map one compiled call (:meth:`bound`); a model file's counts, until a
+        learning makes them, as :meth:`_weigh_stored` weighs a few rows (no table)."""
+        if not learn and self._stored is not None:
+            ends = np.array([0, ids.shape[0]], np.int64)
+            one = self._weigh_stored(Rows(ends, ids, vals, self._map.width or 0), ids, ends,
+                                     norm)
+            return one.indices, one.strengths
         fmap = self._map
         if fmap.direct:
             vals = np.ascontiguousarray(vals, np.float64)
