@@ -268,7 +268,7 @@ class DocumentFrequencies:
             ends = np.array([0, ids.shape[0]], np.int64)
             one = self._weigh_stored(Rows(ends, ids, vals, self._map.width or 0), ids, ends,
                                      norm)
-            return one.indices, one.strengths
+            return one.indices, one.data
         fmap = self._map
         if fmap.direct:
             vals = np.ascontiguousarray(vals, np.float64)
