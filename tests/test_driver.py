@@ -337,6 +337,18 @@ def test_progress_is_called_after_1_2_4_8_examples_and_at_every_multiple_it_asks
     snowpy.Network("perceptron", epochs=1).fit(X, y, progress=report)
     assert report.done == [1, 2, 4, 6, 8, 12, 16, 18, 20]
 
+    # on three threads (three targets, a part each), the same calls and network
+    y3 = np.array(list("abc") * 7)[:20]
+    for jobs in (1, 3):
+        calls = []
+        threaded = snowpy.Network("perceptron", epochs=2, shuffle=False, early_stop=False,
+                                  n_jobs=jobs).fit(
+            X, y3, progress=lambda *figures: calls.append(figures[:3]))
+        assert calls == [(epoch, done, 20) for epoch in (0, 1) for done in (1, 2, 4, 8, 16, 20)]
+        if jobs == 1:
+            alone = threaded.decision_function(X)
+    np.testing.assert_array_equal(threaded.decision_function(X), alone)
+
 
 def test_naive_bayes_predicts_each_example_from_the_counts_at_the_last_power_of_two():
     """A rule that derives its scores (Naive Bayes) learns each example once whatever the
@@ -426,6 +438,11 @@ def test_the_parts_of_a_fit_stop_at_a_sixteenth_of_the_links_epochs_counted():
     assert Driver().parts(engine, few(1), 3, epochs=2) == 1  # 32
     assert Driver().parts(engine, few(1), 3, epochs=3) == 3  # 48
     assert Driver().parts(engine, few(3), 2) == 2
+    narrow = snowpy.Network("perceptron", links="all", epochs=1).fit(X[:, :10], y).engine_
+    assert int(narrow.store.meta[USED]) == 33  # (11 rows, 3 targets)
+    fewer = _block(narrow, sp.eye(2, 10, format="csr"), y[:2])
+    assert Driver().parts(narrow, fewer, 3) == 1  # 16 x 2 = 32: fewer than 33
+    assert Driver().parts(narrow, fewer, 3, epochs=2) == 3  # 64
     frozen = snowpy.Network.from_state(*snowpy.Network("perceptron", links="all").fit(
         X, y).to_state(inference_only=True)).engine_
     assert frozen.store.frozen and Driver().parts(frozen, few(30), 3) == 1
@@ -479,6 +496,24 @@ def test_a_fit_learns_its_examples_in_shards_only_where_the_targets_cannot_share
     for other in (engine(eligibility=2), engine(eligibility="percent:50", links="positive"),
                   engine("naive-bayes")):
         assert Driver().shards(other, block, 3) == 1
+
+    import numba
+
+    from snowpy.plugins import temporary_plugin
+    from snowpy.rules import RuleKernel, RuleSpec, theta_param
+
+    @numba.njit
+    def step(w, S, t, y, activation, vals, m, sqnorm, params):
+        for k in range(m):
+            w[k, 0] += y * vals[k]
+
+    spec = RuleSpec(name="plugin-shards-rule", build=lambda p, c: RuleKernel(
+        update=step, params=[0.0]), params=(theta_param(0.0),), summary="test")
+    plugin = types.SimpleNamespace(snowpy_update_rules=snowpy.hookimpl(lambda: [spec]))
+    with temporary_plugin(plugin, "plugin-shards-plugin"):  # (a plugin's rule: one)
+        plugged = engine("plugin-shards-rule")
+        assert plugged.kernel.compiled.implementation == "numba"
+        assert Driver().shards(plugged, _block(plugged, X, y), 3) == 1
 
 
 @pytest.mark.parametrize("options", [{"links": "touched"}, {"eligibility": 2}])
@@ -637,3 +672,39 @@ def test_examples_shown_to_some_targets_only_train_those_only():
         X, y, targets=[["a", "b"] if v == "a" else ["b"] for v in y])
     demotions = dict(zip(net.classes_.tolist(), net.engine_.demotions.tolist()))
     assert demotions["a"] == 0 and demotions["b"] > 0
+
+
+def test_a_streams_parts_are_kept_from_block_to_block_until_they_are_joined():
+    """A driver learns a stream's blocks on three threads in three parts (three targets,
+    a part each), the same parts from one block to the next, and puts them together in
+    the network's store when joined: the network one thread learns from the same blocks.
+    A block of 5 active features is learned in parts over 2 epochs (16 x 2 x 5 = 160
+    links or more), not over one (80, fewer than the network's 86)."""
+    from snowpy.network.driver import Driver, Plan
+    from snowpy.network.links import USED
+
+    X, y = problem()
+    y[5] = "a"
+    y = np.where(np.arange(48) % 3 == 2, "c", y)
+    nets = [snowpy.Network("perceptron", links="all", shuffle=False).fit(X, y)
+            for _ in range(2)]
+    assert int(nets[0].engine_.store.meta[USED]) == 86
+    five = sp.csr_matrix((np.ones(5), [0, 3, 9, 17, 30], [0, 5]), shape=(1, 40))
+    blocks = [(five, y[:1]), (X[:6], y[:6]), (five, y[1:2])]
+    for net, threads in zip(nets, (1, 3)):
+        engine, driver = net.engine_, Driver()
+        plan = Plan(epochs=2, shuffle=False, early_stop=False, threads=threads)
+        held = []
+        for rows, labels in blocks:
+            driver.fit(engine, driver.block(engine, rows, labels), plan)
+            held.append(driver.held)
+        if threads == 1:
+            assert held == [None] * 3 and driver.pool is None
+        else:
+            assert len(held[0]) == 3 and all(parts is held[0] for parts in held)
+            assert [(part.first, part.step) for part in held[0]] == [(0, 3), (1, 3), (2, 3)]
+            assert driver.pool is not None
+            assert driver.join(engine) is engine
+            assert driver.held is None and driver.pool is None
+    assert nets[0].engine_.mistakes == nets[1].engine_.mistakes
+    np.testing.assert_array_equal(nets[0].decision_function(X), nets[1].decision_function(X))
