@@ -337,9 +337,10 @@ def test_progress_is_called_after_1_2_4_8_examples_and_at_every_multiple_it_asks
     snowpy.Network("perceptron", epochs=1).fit(X, y, progress=report)
     assert report.done == [1, 2, 4, 6, 8, 12, 16, 18, 20]
 
-    # on three threads (three targets, a part each), the same calls and network
+    # on two and three threads (three targets: two parts, or one each), the same calls
+    # and network
     y3 = np.array(list("abc") * 7)[:20]
-    for jobs in (1, 3):
+    for jobs in (1, 2, 3):
         calls = []
         threaded = snowpy.Network("perceptron", epochs=2, shuffle=False, early_stop=False,
                                   n_jobs=jobs).fit(
@@ -347,7 +348,7 @@ def test_progress_is_called_after_1_2_4_8_examples_and_at_every_multiple_it_asks
         assert calls == [(epoch, done, 20) for epoch in (0, 1) for done in (1, 2, 4, 8, 16, 20)]
         if jobs == 1:
             alone = threaded.decision_function(X)
-    np.testing.assert_array_equal(threaded.decision_function(X), alone)
+        np.testing.assert_array_equal(threaded.decision_function(X), alone)
 
 
 def test_naive_bayes_predicts_each_example_from_the_counts_at_the_last_power_of_two():
@@ -708,3 +709,46 @@ def test_a_streams_parts_are_kept_from_block_to_block_until_they_are_joined():
             assert driver.held is None and driver.pool is None
     assert nets[0].engine_.mistakes == nets[1].engine_.mistakes
     np.testing.assert_array_equal(nets[0].decision_function(X), nets[1].decision_function(X))
+
+
+def test_a_multi_label_example_at_the_threshold_counts_as_on_one_thread():
+    """Multi-label mistakes on threads are counted as the compiled epoch counts them:
+    every target at or above ``theta`` predicted (a fresh Perceptron scores 0 = theta,
+    so its first examples predict every label); the same figures on three threads."""
+    X = sp.csr_matrix(np.array([[1.0, 0, 0], [0, 1.0, 0], [0, 0, 1.0], [1.0, 1.0, 0]] * 3))
+    sets = [["a"], ["b"], ["c"], ["a", "b"]] * 3
+    mistakes = [snowpy.Network("perceptron", n_jobs=jobs, epochs=1, shuffle=False).fit(
+        X, sets).mistakes_ for jobs in (1, 3)]
+    assert mistakes == [[6], [6]]
+
+
+def test_a_winnow_weight_the_shards_cancel_to_zero_is_raised_to_the_floor():
+    """Balanced Winnow learned in shards (256 dense examples on three threads: two runs
+    of 128): links both shards demoted to the floor (beta ** 2000) move by the mean of
+    changes that are their whole weight, to 0, where a multiplicative weight never is
+    (no promotion revives it, and the next overflowing promotion, alpha ** 2000 times 0,
+    made NaN). Raised to the floor, 1e-100, and counted as underflows, as one thread's
+    step raises one: the shards' own 7 and 5, and the 2 of the mixing; a second epoch
+    learns on."""
+    rng = np.random.default_rng(2)
+    X = np.zeros((256, 21))
+    X[:, :20] = rng.integers(1, 3, (256, 20))
+    X[::16, 20] = 2000.0
+    X = sp.csr_matrix(X)
+    y = np.where(rng.random(256) < 0.5, "a", "b")
+    options = dict(beta=0.5, alpha=1.5, theta=1.0, epochs=1, average=False,
+                   precision="float64", shuffle=False, discard=None)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", snowpy.NumericalWarning)  # (alpha ** 2000, clamped)
+        net = snowpy.Network("balanced-winnow", n_jobs=3, **options).fit(X, y)
+        runs = [snowpy.Network("balanced-winnow", **options).fit(X[part], y[part])
+                for part in (slice(0, 128), slice(128, 256))]
+        two = snowpy.Network("balanced-winnow", n_jobs=3, **options | {
+            "epochs": 2, "early_stop": False}).fit(X, y)
+    assert [run.engine_.underflows for run in runs] == [7, 5]
+    assert net.mistakes_ == [runs[0].mistakes_[0] + runs[1].mistakes_[0]]
+    assert net.engine_.underflows == 7 + 5 + 2
+    for fitted in (net, two):
+        store = fitted.engine_.store
+        assert np.abs(store.W[store.live_slots()]).min() == 1e-100
+    assert len(two.mistakes_) == 2 and two.engine_.underflows > 14
