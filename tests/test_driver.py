@@ -752,3 +752,31 @@ def test_a_winnow_weight_the_shards_cancel_to_zero_is_raised_to_the_floor():
         store = fitted.engine_.store
         assert np.abs(store.W[store.live_slots()]).min() == 1e-100
     assert len(two.mistakes_) == 2 and two.engine_.underflows > 14
+
+
+def test_the_mixings_memory_is_reused_while_it_is_long_enough():
+    """``_room``: the rows asked for of the array kept under a name, the same memory
+    from one mixing to the next while it is long enough, of the type and width asked
+    for; replaced (and kept) when it is short, of another type or another width."""
+    from snowpy.network.driver import _room
+
+    into = {}
+    first = _room(into, "W", 6, np.float32, 2)
+    assert first.shape == (6, 2) and first.dtype == np.float32
+    kept = into["W"]
+    for length in (6, 4, 0):  # (as long or shorter: the same memory)
+        again = _room(into, "W", length, np.float32, 2)
+        assert again.shape == (length, 2) and into["W"] is kept
+        assert length == 0 or np.shares_memory(again, kept)
+    longer = _room(into, "W", 7, np.float32, 2)  # (short of rows: a larger array)
+    assert longer.shape == (7, 2) and into["W"] is not kept
+    assert not np.shares_memory(longer, kept)
+    kept = into["W"]
+    other = _room(into, "W", 3, np.float64, 2)  # (another type)
+    assert other.dtype == np.float64 and other.shape == (3, 2) and into["W"] is not kept
+    kept = into["W"]
+    wider = _room(into, "W", 3, np.float64, 3)  # (another width)
+    assert wider.shape == (3, 3) and into["W"] is not kept
+    flat = _room(into, "sizes", 5, np.int32)
+    assert flat.shape == (5,) and flat.dtype == np.int32 and into["W"].shape == (3, 3)
+    assert np.shares_memory(_room(into, "sizes", 5, np.int32), flat)
