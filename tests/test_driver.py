@@ -780,3 +780,31 @@ def test_the_mixings_memory_is_reused_while_it_is_long_enough():
     flat = _room(into, "sizes", 5, np.int32)
     assert flat.shape == (5,) and flat.dtype == np.int32 and into["W"].shape == (3, 3)
     assert np.shares_memory(_room(into, "sizes", 5, np.int32), flat)
+
+
+def test_examples_shown_to_some_targets_only_learn_on_threads_what_one_thread_learns():
+    """Examples shown to some targets only (SNoW's sequential model) are learned in one
+    part whatever the threads: three threads learn the network one thread learns."""
+    X, y = problem()
+    y[5] = "a"
+    y = np.where(np.arange(48) % 3 == 2, "c", y)
+    targets = [["a", "b", "c"] if v != "a" else ["a", "c"] for v in y]
+    nets = [snowpy.Network("perceptron", epochs=2, shuffle=False, n_jobs=jobs).fit(
+        X, y, targets=targets) for jobs in (1, 3)]
+    assert nets[0].mistakes_ == nets[1].mistakes_
+    np.testing.assert_array_equal(nets[0].decision_function(X), nets[1].decision_function(X))
+
+
+def test_a_counting_rule_predicts_after_a_fit_from_every_example_it_counted():
+    """Naive Bayes predicts, after a fit, from the counts of all its examples (the
+    planes refreshed at the powers of two during the fit are refreshed again): what
+    learning the examples one at a time (learn_one) predicts."""
+    rng = np.random.default_rng(4)
+    y = np.where(rng.random(24) < 0.3, "a", "b")
+    X = sp.csr_matrix(rng.integers(0, 3, (24, 8)).astype(float))
+    fitted = snowpy.Network("naive-bayes", discard=None, shuffle=False).fit(X, y)
+    one = snowpy.Network("naive-bayes", discard=None)
+    one.partial_fit(X[:1], y[:1], classes=["a", "b"])
+    for i in range(1, 24):
+        one.learn_one({int(j): float(v) for j, v in zip(X[i].indices, X[i].data)}, y[i])
+    np.testing.assert_allclose(fitted.target_scores(X), one.target_scores(X), rtol=1e-6)
