@@ -165,19 +165,22 @@ def test_a_fold_network_learns_multi_label_sets():
                                        own[:, column].astype(np.float32), rtol=1e-6)
 
 
-def test_examples_learned_in_shards_mix_each_shards_changes():
+@pytest.mark.parametrize("links", ["touched", "positive"])
+def test_examples_learned_in_shards_mix_each_shards_changes(links):
     """A binary filter on three threads learns each epoch's examples in shards (256
     examples: two runs of 128), each in a copy of the network, then mixed as the
     module says (iterative parameter mixing): a link moves by the mean of its changes
     over the shards that changed it; the progressive window holds each shard's scores
     before learning, in turn; the figures (mistakes, promotions, demotions, examples)
-    add up. Each shard's copy is worked out as a network of its own fitted on its run."""
+    add up. Each shard's copy is worked out as a network of its own fitted on its run;
+    with ``links="positive"``, the links each shard made for its examples' labels."""
     rng = np.random.default_rng(5)
     X = sp.random(256, 30, density=0.4, format="csr", random_state=6).toarray()
     X[:128, 25:] = X[128:, 20:25] = 0.0  # (features only one run holds)
     X = sp.csr_matrix(X)
     y = np.where(np.asarray(X @ rng.normal(size=30)).ravel() > 0, "pos", "neg")
-    options = dict(epochs=1, shuffle=False, calibrate="progressive", discard=None)
+    options = dict(epochs=1, shuffle=False, calibrate="progressive", discard=None,
+                   links=links)
     seen = []
     net = snowpy.Network("passive-aggressive", n_jobs=3, **options).fit(
         X, y, progress=lambda *figures: seen.append(figures))
