@@ -520,7 +520,8 @@ def test_a_fit_learns_its_examples_in_shards_only_where_the_targets_cannot_share
         assert Driver().shards(plugged, _block(plugged, X, y), 3) == 1
 
 
-@pytest.mark.parametrize("options", [{"links": "touched"}, {"eligibility": 2}])
+@pytest.mark.parametrize("options", [{"links": "touched"}, {"eligibility": 2},
+                                     {"links": "positive", "eligibility": 2}])
 def test_later_epochs_make_the_links_eligibility_lets_in_as_passes_of_partial_fit_do(options):
     """Links made for the targets an example touches, or for features eligible only
     after their second count, are still made in a fit's later epochs: three epochs
