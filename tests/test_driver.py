@@ -195,7 +195,7 @@ def test_examples_learned_in_shards_mix_each_shards_changes(links):
     assert changed.max() == 2 and (changed == 1).any()  # (both kinds of link)
     np.testing.assert_allclose(coef, expected, atol=1e-6)
     assert net.mistakes_ == [runs[0].mistakes_[0] + runs[1].mistakes_[0]]
-    assert net.n_examples_seen_ == 256
+    assert net.n_examples_seen_ == 256 and net.engine_.underflows == 0
     for mine, theirs in ((net.engine_.promotions, [r.engine_.promotions for r in runs]),
                          (net.engine_.demotions, [r.engine_.demotions for r in runs])):
         assert mine.tolist() == (theirs[0] + theirs[1]).tolist()
@@ -756,6 +756,28 @@ def test_a_winnow_weight_the_shards_cancel_to_zero_is_raised_to_the_floor():
         store = fitted.engine_.store
         assert np.abs(store.W[store.live_slots()]).min() == 1e-100
     assert len(two.mistakes_) == 2 and two.engine_.underflows > 14
+
+    # shards that changed nothing: the network as it was, its weights at the floor
+    # (raised before) not raised again
+    from snowpy.network.driver import Shards
+
+    store = net.engine_.store
+    start = store.exact(slots=False, threads=2)
+    copies = []
+    for _ in range(2):
+        copy = store.empty_like()
+        copy.add_targets(store.n_targets)
+        copy.adopt(start, copy=True)
+        copies.append(copy)
+    shards = Shards(2)
+    try:
+        _, raised = shards.mix(store, start, copies, np.array([128.0, 128.0]), floor=True)
+    finally:
+        shards.close()
+    after = store.exact(slots=False)
+    assert raised == 0 and (start["W"] == 1e-100).any()
+    for name in ("sizes", "target", "W"):
+        np.testing.assert_array_equal(after[name], start[name])
 
 
 def test_the_mixings_memory_is_reused_while_it_is_long_enough():

@@ -620,7 +620,7 @@ class Shards:
         return mistakes, sum(d.updates for d in done), sum(d.overflows for d in done)
 
     def mix(self, store: LinkStore, start: dict[str, np.ndarray], shards: list[LinkStore],
-            weights: np.ndarray, *, floor: bool = False) -> tuple[dict[str, np.ndarray], int]:
+            weights: np.ndarray, *, floor: bool) -> tuple[dict[str, np.ndarray], int]:
         """``store`` (whose links were ``start``) moved by what ``shards`` changed, in
         ``weights`` of examples, the shards' pools read as they lie; returns its exact
         layout, and how many weights were raised to the smallest magnitude kept.
