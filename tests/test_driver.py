@@ -834,3 +834,24 @@ def test_a_counting_rule_predicts_after_a_fit_from_every_example_it_counted():
     for i in range(1, 24):
         one.learn_one({int(j): float(v) for j, v in zip(X[i].indices, X[i].data)}, y[i])
     np.testing.assert_allclose(fitted.target_scores(X), one.target_scores(X), rtol=1e-6)
+
+
+def test_a_counting_rules_fit_predicts_from_the_counts_at_each_power_of_two():
+    """Naive Bayes in one fit predicts example i from the counts refreshed when the
+    examples seen reached 1, 2, 4, 8...: what a stream cut at those points predicts when
+    each call's counts are refreshed by a prediction after it (unbalanced labels, where
+    counts refreshed at other points, or never, predict otherwise)."""
+    rng = np.random.default_rng(4)
+    y = np.where(rng.random(24) < 0.3, "a", "b")
+    X = rng.integers(1, 4, (24, 8)).astype(float)
+    X[:, 0] += 3 * (y == "a")
+    X[:, 1] += 3 * (y == "b")
+    X = sp.csr_matrix(X)
+    fitted = snowpy.Network("naive-bayes", discard=None, shuffle=False).fit(X, y)
+    stream = snowpy.Network("naive-bayes", discard=None)
+    for start, stop in ((0, 1), (1, 2), (2, 4), (4, 8), (8, 16), (16, 24)):
+        stream.partial_fit(X[start:stop], y[start:stop], classes=["a", "b"])
+        stream.decision_function(X[:1])  # (the counts so far refreshed)
+    assert fitted.mistakes_ == [sum(stream.mistakes_)]
+    assert stream.mistakes_ == [1, 0, 1, 1, 0, 5]
+
