@@ -173,7 +173,7 @@ class Driver:
         shuffle, threads = plan.shuffle, plan.threads
         # (the examples of a fit are learned in shards when its targets cannot share the
         # threads; a stream's blocks, partial_fit after partial_fit, never are)
-        shards = self.shards(engine, data, threads, report, epochs) if first else 1
+        shards = self.shards(engine, data, threads, report) if first else 1
         k = self.parts(engine, data, threads, report, epochs) if shards == 1 else 1
         if self.held is not None and len(self.held) != k:
             self.join(engine)  # (the parts of other blocks put together first)
@@ -287,7 +287,7 @@ class Driver:
         return min(int(threads), store.n_targets)
 
     def shards(self, engine: Engine, data: Block | Blocks, threads: int,
-               progress: Any = None, epochs: int = 1) -> int:
+               progress: Any = None) -> int:
         """How many shards of its examples ``data`` is learned in on ``threads`` threads,
         when its targets cannot share them (else :meth:`parts` splits the targets).
 
