@@ -1095,3 +1095,70 @@ def test_a_loaded_model_weighs_a_few_lines_from_its_file_without_a_map(tmp_path)
     clf.partial_fit(texts[:6], labels[:6])
     np.testing.assert_array_equal(again.predict_proba(lines), clf.predict_proba(lines))
     assert len(again.featurizer_.frequencies_) == len(clf.featurizer_.frequencies_)
+
+
+def _v1(name):
+    header, arrays = read_model(os.path.join(FIXTURES, f"{name}.snowpy"))
+    return header, dict(arrays)
+
+
+def _refused(header, arrays):
+    with pytest.raises(ModelFileError) as caught:
+        snowpy.Network.from_state(header, arrays, "f.snowpy")
+    return str(caught.value)
+
+
+def test_an_inconsistent_format_1_table_is_refused_in_one_line_naming_the_file():
+    """A format 1 file's table (rows x planes x targets) is checked as it is read: its
+    shape against the targets and planes, its averaging sums against it, a dense table's
+    rows against the features, a compact one's feature map against its rows."""
+    header, arrays = _v1("v1_network_dense")
+    weights, averaging = arrays["weights"], arrays["averaging"]
+    assert weights.shape == (1025, 1, 5)
+    for wrong in (weights[:, :, :4], np.concatenate([weights, weights], axis=1),
+                  weights[:, 0, :]):
+        assert _refused(header, arrays | {"weights": wrong, "averaging": np.zeros(
+            wrong.shape)}) == (f"f.snowpy: weights of shape {wrong.shape} do not fit 5 "
+                               "targets and 1 plane(s)")
+    assert _refused(header, arrays | {"averaging": averaging[:, :, :4]}) == \
+        "f.snowpy: averaging sums and weights differ in shape"
+    assert _refused(header, arrays | {"weights": weights[:1000],
+                                      "averaging": averaging[:1000]}) == \
+        "f.snowpy: a dense table needs 1025 rows, has 1000"
+    header, arrays = _v1("v1_network_compact")
+    ids = arrays.pop("feature_ids")
+    for found in ({}, {"feature_ids": ids[:-1]}):
+        assert _refused(header, arrays | found) == \
+            "f.snowpy: the compact feature map does not match the weights"
+
+
+@pytest.mark.parametrize("name", ["v1_network_dense", "v1_network_compact"])
+def test_a_format_1_table_becomes_the_links_that_differ_from_the_initial_weight(name):
+    """Each weight of a format 1 table that differs from the rule's initial one (or whose
+    averaging sum is not 0) becomes a link, the bias row linked to every target; rows
+    without such a weight hold no link and are left out."""
+    header, arrays = _v1(name)
+    weights = arrays["weights"]
+    initial = float(header["network"]["rule_params"]["initial_weight"])
+    if "averaging" in arrays:  # (a link whose sum is 0, and a sum at the initial weight)
+        averaging = arrays["averaging"] = arrays["averaging"].copy()
+        moved, still = np.argwhere(weights != initial)[5], np.argwhere(weights == initial)[5]
+        averaging[tuple(moved)], averaging[tuple(still)] = 0.0, 0.5
+    differs = np.any(weights != initial, axis=1)
+    if "averaging" in arrays:
+        differs |= np.any(arrays["averaging"] != 0, axis=1)
+    differs[0] = True
+    assert not differs.all() and differs.any(axis=1).sum() < weights.shape[0]
+    net = snowpy.Network.from_state(header, arrays)
+    assert net.n_links_ == int(differs.sum())
+    assert net.engine_.store.n_rows == int(differs.any(axis=1).sum())
+
+
+def test_a_network_file_without_its_figures_loads_with_none():
+    """A network's part without the training figures (mistakes, updates, examples seen,
+    clamped weights) loads with none: no epochs, no examples seen."""
+    header, arrays = _v1("v1_network_compact")
+    header["network"]["stats"] = {}
+    net = snowpy.Network.from_state(header, arrays)
+    assert net.mistakes_ == [] and net.engine_.updates == [] and net.n_examples_seen_ == 0
+    assert net.engine_.overflows == net.engine_.underflows == 0
