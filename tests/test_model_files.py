@@ -1162,3 +1162,22 @@ def test_a_network_file_without_its_figures_loads_with_none():
     net = snowpy.Network.from_state(header, arrays)
     assert net.mistakes_ == [] and net.engine_.updates == [] and net.n_examples_seen_ == 0
     assert net.engine_.overflows == net.engine_.underflows == 0
+
+
+def test_a_networks_per_target_figures_and_integer_arrays_are_checked():
+    """Promotions and demotions per target: none kept loads as none made, the wrong
+    count refused naming it; feature ids, row sizes and link targets must be integers."""
+    X = sp.csr_matrix(np.array([[1.0, 0, 1], [0, 1, 1], [1, 1, 0]] * 4))
+    net = snowpy.Network("perceptron").fit(X, list("abc") * 4)
+    header, arrays = net.to_state()
+    assert net.engine_.promotions.tolist() != [0, 0, 0]
+    arrays = dict(arrays)
+    kept = {name: arrays.pop(name) for name in ("promotions", "demotions")}
+    loaded = snowpy.Network.from_state(header, arrays).engine_
+    assert loaded.promotions.tolist() == loaded.demotions.tolist() == [0, 0, 0]
+    assert loaded.counts.dtype == np.int64
+    assert _refused(header, arrays | kept | {"demotions": kept["demotions"][:2]}) == \
+        "f.snowpy: demotions has shape (2,), expected (3,)"
+    for name in ("feature_ids", "row_sizes", "link_targets"):
+        assert _refused(header, arrays | {name: arrays[name].astype(np.float64)}) == \
+            "f.snowpy: feature ids, row sizes and link targets must be integers"
