@@ -1181,3 +1181,95 @@ def test_a_networks_per_target_figures_and_integer_arrays_are_checked():
     for name in ("feature_ids", "row_sizes", "link_targets"):
         assert _refused(header, arrays | {name: arrays[name].astype(np.float64)}) == \
             "f.snowpy: feature ids, row sizes and link targets must be integers"
+
+
+def _state_of(**options):
+    X = sp.csr_matrix(np.array([[1.0, 0, 1], [0, 1, 1], [1, 1, 0]] * 4))
+    header, arrays = snowpy.Network("perceptron", **options).fit(X, list("abc") * 4).to_state()
+    return header, dict(arrays)
+
+
+def _edited(name, change):
+    def edit(arrays):
+        arrays[name] = change(arrays[name])
+        return arrays
+    return edit
+
+
+def _int32(array):
+    return array.astype(np.int32)
+
+
+def _sizes_negative(arrays):  # (8 links in rows of -1, 3, 3 and 3)
+    arrays["row_sizes"] = np.array([-1, 3, 3, 3], np.int32)
+    for name in ("link_targets", "link_weights", "link_averaging"):
+        arrays[name] = arrays[name][:8]
+    return arrays
+
+
+def _sizes_wide(sizes):  # (the same sum: a row of 4 links among 3 targets)
+    sizes = sizes.astype(np.int32)
+    sizes[1] -= 4 - sizes[0]
+    sizes[0] = 4
+    return sizes
+
+
+def _twice(targets):  # (row 0 linked to target 0 twice)
+    targets = targets.copy()
+    targets[1] = targets[0]
+    return targets
+
+
+@pytest.mark.parametrize("options, edit, message", [
+    ({}, _edited("row_sizes", lambda s: s.reshape(1, -1)), "feature ids and rows do not match"),
+    ({}, _edited("feature_ids", lambda s: s[:-1]), "feature ids and rows do not match"),
+    ({}, _edited("link_targets", lambda s: s.reshape(-1, 1)),
+     "feature ids and rows do not match"),
+    ({}, _edited("row_sizes", lambda s: s + np.eye(4, dtype=s.dtype)[1]),
+     "the row sizes do not add up to the links"),
+    ({}, _sizes_negative, "the row sizes do not add up to the links"),
+    ({}, _edited("row_sizes", _sizes_wide), "the row sizes do not add up to the links"),
+    ({}, _edited("link_weights", lambda w: w[:-1]),
+     "link weights of shape (8, 1) do not fit 9 links of 1 plane(s)"),
+    ({}, _edited("link_weights", lambda w: w.astype(np.float64)),
+     "link weights are float64, the header says float32"),
+    ({}, _edited("link_targets", lambda t: np.where(t == 2, 3, t).astype(t.dtype)),
+     "a link names a target outside 0..2"),
+    ({}, _edited("link_targets", lambda t: np.where(t == 2, -1, t).astype(np.int32)),
+     "a link names a target outside 0..2"),
+    ({}, _edited("link_averaging", lambda u: u[:-1]),
+     "averaging sums and link weights differ in shape or type"),
+    ({}, _edited("link_averaging", lambda u: u.astype(np.float64)),
+     "averaging sums and link weights differ in shape or type"),
+    ({}, lambda arrays: {k: v for k, v in arrays.items() if k != "link_averaging"},
+     "an averaged network's file lacks its averaging sums"),
+    ({"eligibility": "percent:50", "links": "positive"},
+     lambda arrays: {k: v for k, v in arrays.items() if k != "link_counts"},
+     "the link counts are missing or do not fit"),
+    ({"eligibility": "percent:50", "links": "positive"},
+     _edited("link_counts", lambda c: c[:-1]), "the link counts are missing or do not fit"),
+    ({}, _edited("link_targets", _twice), "a feature is linked twice to the same target"),
+    ({}, _edited("feature_ids", lambda i: np.array([i[0], i[0], i[2]], i.dtype)),
+     "a feature id appears twice"),
+    ({"eligibility": 2}, lambda arrays: {k: v for k, v in arrays.items() if k != "row_counts"},
+     "the row counts are missing or do not fit"),
+    ({"eligibility": 2}, _edited("row_counts", lambda c: c[:-1]),
+     "the row counts are missing or do not fit"),
+    ({}, _edited("state", lambda s: s[:2]),
+     "the per-target state has shape (2, 0), expected (3, 0)"),
+    ({}, lambda arrays: {k: v for k, v in arrays.items() if k != "link_weights"},
+     "the links are inconsistent ('link_weights')"),
+])
+def test_an_inconsistent_network_part_is_refused_in_one_line_naming_the_file(
+        options, edit, message):
+    header, arrays = _state_of(**options)
+    assert _refused(header, edit(arrays)) == f"f.snowpy: {message}"
+
+
+def test_an_invalid_inference_only_flag_is_refused():
+    header, arrays = _state_of()
+    for flag, kept in (("yes", arrays), (True, arrays)):
+        header["network"]["inference_only"] = flag
+        assert _refused(header, kept) == (
+            "f.snowpy: the inference-only flag is invalid (an inference-only file holds no "
+            "averaging sums)")
