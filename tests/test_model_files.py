@@ -1273,3 +1273,35 @@ def test_an_invalid_inference_only_flag_is_refused():
         assert _refused(header, kept) == (
             "f.snowpy: the inference-only flag is invalid (an inference-only file holds no "
             "averaging sums)")
+
+
+def test_a_format_1_inference_only_table_with_averaging_sums_is_refused():
+    header, arrays = _v1("v1_network_dense")
+    header["network"]["inference_only"] = True
+    assert _refused(header, arrays) == (
+        "f.snowpy: the inference-only flag is invalid (an inference-only file holds no "
+        "averaging sums)")
+
+
+def test_a_network_parts_description_is_checked_and_its_optional_fields_default():
+    """The labels must be a list and the figures a mapping (refused naming the file);
+    a part without the inference-only flag is a full network, without ``seen`` its
+    averaging clock starts at 0; the per-target state is restored as it was kept."""
+    X = sp.csr_matrix(np.array([[1.0, 0, 1], [0, 1, 1], [1, 1, 0]] * 4))
+    net = snowpy.Network("normalised-winnow").fit(X, list("abc") * 4)
+    header, arrays = net.to_state()
+    part = header["network"]
+    for field, value in (("labels", "abc"), ("stats", [1, 2])):
+        broken = {**header, "network": {**part, field: value}}
+        assert _refused(broken, arrays) == (
+            "f.snowpy: the network description is invalid (TypeError: labels and stats "
+            "must be a list and a mapping)")
+    state = net.engine_.store.S
+    assert state.shape == (3, 1) and np.all(state != 0) and part["seen"] > 0
+    loaded = snowpy.Network.from_state(header, arrays).engine_.store
+    np.testing.assert_array_equal(loaded.S, state)
+    assert loaded.seen == part["seen"] and not loaded.frozen
+    bare = {k: v for k, v in part.items() if k not in ("inference_only", "seen")}
+    loaded = snowpy.Network.from_state({**header, "network": bare}, arrays).engine_.store
+    assert not loaded.frozen and loaded.seen == 0
+    np.testing.assert_array_equal(loaded.S, state)
