@@ -165,19 +165,22 @@ def test_a_fold_network_learns_multi_label_sets():
                                        own[:, column].astype(np.float32), rtol=1e-6)
 
 
-def test_examples_learned_in_shards_mix_each_shards_changes():
+@pytest.mark.parametrize("links", ["touched", "positive"])
+def test_examples_learned_in_shards_mix_each_shards_changes(links):
     """A binary filter on three threads learns each epoch's examples in shards (256
     examples: two runs of 128), each in a copy of the network, then mixed as the
     module says (iterative parameter mixing): a link moves by the mean of its changes
     over the shards that changed it; the progressive window holds each shard's scores
     before learning, in turn; the figures (mistakes, promotions, demotions, examples)
-    add up. Each shard's copy is worked out as a network of its own fitted on its run."""
+    add up. Each shard's copy is worked out as a network of its own fitted on its run;
+    with ``links="positive"``, the links each shard made for its examples' labels."""
     rng = np.random.default_rng(5)
     X = sp.random(256, 30, density=0.4, format="csr", random_state=6).toarray()
     X[:128, 25:] = X[128:, 20:25] = 0.0  # (features only one run holds)
     X = sp.csr_matrix(X)
     y = np.where(np.asarray(X @ rng.normal(size=30)).ravel() > 0, "pos", "neg")
-    options = dict(epochs=1, shuffle=False, calibrate="progressive", discard=None)
+    options = dict(epochs=1, shuffle=False, calibrate="progressive", discard=None,
+                   links=links)
     seen = []
     net = snowpy.Network("passive-aggressive", n_jobs=3, **options).fit(
         X, y, progress=lambda *figures: seen.append(figures))
@@ -192,7 +195,7 @@ def test_examples_learned_in_shards_mix_each_shards_changes():
     assert changed.max() == 2 and (changed == 1).any()  # (both kinds of link)
     np.testing.assert_allclose(coef, expected, atol=1e-6)
     assert net.mistakes_ == [runs[0].mistakes_[0] + runs[1].mistakes_[0]]
-    assert net.n_examples_seen_ == 256
+    assert net.n_examples_seen_ == 256 and net.engine_.underflows == 0
     for mine, theirs in ((net.engine_.promotions, [r.engine_.promotions for r in runs]),
                          (net.engine_.demotions, [r.engine_.demotions for r in runs])):
         assert mine.tolist() == (theirs[0] + theirs[1]).tolist()
@@ -337,6 +340,19 @@ def test_progress_is_called_after_1_2_4_8_examples_and_at_every_multiple_it_asks
     snowpy.Network("perceptron", epochs=1).fit(X, y, progress=report)
     assert report.done == [1, 2, 4, 6, 8, 12, 16, 18, 20]
 
+    # on two and three threads (three targets: two parts, or one each), the same calls
+    # and network
+    y3 = np.array(list("abc") * 7)[:20]
+    for jobs in (1, 2, 3):
+        calls = []
+        threaded = snowpy.Network("perceptron", epochs=2, shuffle=False, early_stop=False,
+                                  n_jobs=jobs).fit(
+            X, y3, progress=lambda *figures: calls.append(figures[:3]))
+        assert calls == [(epoch, done, 20) for epoch in (0, 1) for done in (1, 2, 4, 8, 16, 20)]
+        if jobs == 1:
+            alone = threaded.decision_function(X)
+        np.testing.assert_array_equal(threaded.decision_function(X), alone)
+
 
 def test_naive_bayes_predicts_each_example_from_the_counts_at_the_last_power_of_two():
     """A rule that derives its scores (Naive Bayes) learns each example once whatever the
@@ -426,6 +442,11 @@ def test_the_parts_of_a_fit_stop_at_a_sixteenth_of_the_links_epochs_counted():
     assert Driver().parts(engine, few(1), 3, epochs=2) == 1  # 32
     assert Driver().parts(engine, few(1), 3, epochs=3) == 3  # 48
     assert Driver().parts(engine, few(3), 2) == 2
+    narrow = snowpy.Network("perceptron", links="all", epochs=1).fit(X[:, :10], y).engine_
+    assert int(narrow.store.meta[USED]) == 33  # (11 rows, 3 targets)
+    fewer = _block(narrow, sp.eye(2, 10, format="csr"), y[:2])
+    assert Driver().parts(narrow, fewer, 3) == 1  # 16 x 2 = 32: fewer than 33
+    assert Driver().parts(narrow, fewer, 3, epochs=2) == 3  # 64
     frozen = snowpy.Network.from_state(*snowpy.Network("perceptron", links="all").fit(
         X, y).to_state(inference_only=True)).engine_
     assert frozen.store.frozen and Driver().parts(frozen, few(30), 3) == 1
@@ -480,8 +501,27 @@ def test_a_fit_learns_its_examples_in_shards_only_where_the_targets_cannot_share
                   engine("naive-bayes")):
         assert Driver().shards(other, block, 3) == 1
 
+    import numba
 
-@pytest.mark.parametrize("options", [{"links": "touched"}, {"eligibility": 2}])
+    from snowpy.plugins import temporary_plugin
+    from snowpy.rules import RuleKernel, RuleSpec, theta_param
+
+    @numba.njit
+    def step(w, S, t, y, activation, vals, m, sqnorm, params):
+        for k in range(m):
+            w[k, 0] += y * vals[k]
+
+    spec = RuleSpec(name="plugin-shards-rule", build=lambda p, c: RuleKernel(
+        update=step, params=[0.0]), params=(theta_param(0.0),), summary="test")
+    plugin = types.SimpleNamespace(snowpy_update_rules=snowpy.hookimpl(lambda: [spec]))
+    with temporary_plugin(plugin, "plugin-shards-plugin"):  # (a plugin's rule: one)
+        plugged = engine("plugin-shards-rule")
+        assert plugged.kernel.compiled.implementation == "numba"
+        assert Driver().shards(plugged, _block(plugged, X, y), 3) == 1
+
+
+@pytest.mark.parametrize("options", [{"links": "touched"}, {"eligibility": 2},
+                                     {"links": "positive", "eligibility": 2}])
 def test_later_epochs_make_the_links_eligibility_lets_in_as_passes_of_partial_fit_do(options):
     """Links made for the targets an example touches, or for features eligible only
     after their second count, are still made in a fit's later epochs: three epochs
@@ -637,3 +677,181 @@ def test_examples_shown_to_some_targets_only_train_those_only():
         X, y, targets=[["a", "b"] if v == "a" else ["b"] for v in y])
     demotions = dict(zip(net.classes_.tolist(), net.engine_.demotions.tolist()))
     assert demotions["a"] == 0 and demotions["b"] > 0
+
+
+def test_a_streams_parts_are_kept_from_block_to_block_until_they_are_joined():
+    """A driver learns a stream's blocks on three threads in three parts (three targets,
+    a part each), the same parts from one block to the next, and puts them together in
+    the network's store when joined: the network one thread learns from the same blocks.
+    A block of 5 active features is learned in parts over 2 epochs (16 x 2 x 5 = 160
+    links or more), not over one (80, fewer than the network's 86)."""
+    from snowpy.network.driver import Driver, Plan
+    from snowpy.network.links import USED
+
+    X, y = problem()
+    y[5] = "a"
+    y = np.where(np.arange(48) % 3 == 2, "c", y)
+    nets = [snowpy.Network("perceptron", links="all", shuffle=False).fit(X, y)
+            for _ in range(2)]
+    assert int(nets[0].engine_.store.meta[USED]) == 86
+    five = sp.csr_matrix((np.ones(5), [0, 3, 9, 17, 30], [0, 5]), shape=(1, 40))
+    blocks = [(five, y[:1]), (X[:6], y[:6]), (five, y[1:2])]
+    for net, threads in zip(nets, (1, 3)):
+        engine, driver = net.engine_, Driver()
+        plan = Plan(epochs=2, shuffle=False, early_stop=False, threads=threads)
+        held = []
+        for rows, labels in blocks:
+            driver.fit(engine, driver.block(engine, rows, labels), plan)
+            held.append(driver.held)
+        if threads == 1:
+            assert held == [None] * 3 and driver.pool is None
+        else:
+            assert len(held[0]) == 3 and all(parts is held[0] for parts in held)
+            assert [(part.first, part.step) for part in held[0]] == [(0, 3), (1, 3), (2, 3)]
+            assert driver.pool is not None
+            assert driver.join(engine) is engine
+            assert driver.held is None and driver.pool is None
+    assert nets[0].engine_.mistakes == nets[1].engine_.mistakes
+    np.testing.assert_array_equal(nets[0].decision_function(X), nets[1].decision_function(X))
+
+
+def test_a_multi_label_example_at_the_threshold_counts_as_on_one_thread():
+    """Multi-label mistakes on threads are counted as the compiled epoch counts them:
+    every target at or above ``theta`` predicted (a fresh Perceptron scores 0 = theta,
+    so its first examples predict every label); the same figures on three threads."""
+    X = sp.csr_matrix(np.array([[1.0, 0, 0], [0, 1.0, 0], [0, 0, 1.0], [1.0, 1.0, 0]] * 3))
+    sets = [["a"], ["b"], ["c"], ["a", "b"]] * 3
+    mistakes = [snowpy.Network("perceptron", n_jobs=jobs, epochs=1, shuffle=False).fit(
+        X, sets).mistakes_ for jobs in (1, 3)]
+    assert mistakes == [[6], [6]]
+
+
+def test_a_winnow_weight_the_shards_cancel_to_zero_is_raised_to_the_floor():
+    """Balanced Winnow learned in shards (256 dense examples on three threads: two runs
+    of 128): links both shards demoted to the floor (beta ** 2000) move by the mean of
+    changes that are their whole weight, to 0, where a multiplicative weight never is
+    (no promotion revives it, and the next overflowing promotion, alpha ** 2000 times 0,
+    made NaN). Raised to the floor, 1e-100, and counted as underflows, as one thread's
+    step raises one: the shards' own 7 and 5, and the 2 of the mixing; a second epoch
+    learns on."""
+    rng = np.random.default_rng(2)
+    X = np.zeros((256, 21))
+    X[:, :20] = rng.integers(1, 3, (256, 20))
+    X[::16, 20] = 2000.0
+    X = sp.csr_matrix(X)
+    y = np.where(rng.random(256) < 0.5, "a", "b")
+    options = dict(beta=0.5, alpha=1.5, theta=1.0, epochs=1, average=False,
+                   precision="float64", shuffle=False, discard=None)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", snowpy.NumericalWarning)  # (alpha ** 2000, clamped)
+        net = snowpy.Network("balanced-winnow", n_jobs=3, **options).fit(X, y)
+        runs = [snowpy.Network("balanced-winnow", **options).fit(X[part], y[part])
+                for part in (slice(0, 128), slice(128, 256))]
+        two = snowpy.Network("balanced-winnow", n_jobs=3, **options | {
+            "epochs": 2, "early_stop": False}).fit(X, y)
+    assert [run.engine_.underflows for run in runs] == [7, 5]
+    assert net.mistakes_ == [runs[0].mistakes_[0] + runs[1].mistakes_[0]]
+    assert net.engine_.underflows == 7 + 5 + 2
+    for fitted in (net, two):
+        store = fitted.engine_.store
+        assert np.abs(store.W[store.live_slots()]).min() == 1e-100
+    assert len(two.mistakes_) == 2 and two.engine_.underflows > 14
+
+    # shards that changed nothing: the network as it was, its weights at the floor
+    # (raised before) not raised again
+    from snowpy.network.driver import Shards
+
+    store = net.engine_.store
+    start = store.exact(slots=False, threads=2)
+    copies = []
+    for _ in range(2):
+        copy = store.empty_like()
+        copy.add_targets(store.n_targets)
+        copy.adopt(start, copy=True)
+        copies.append(copy)
+    shards = Shards(2)
+    try:
+        _, raised = shards.mix(store, start, copies, np.array([128.0, 128.0]), floor=True)
+    finally:
+        shards.close()
+    after = store.exact(slots=False)
+    assert raised == 0 and (start["W"] == 1e-100).any()
+    for name in ("sizes", "target", "W"):
+        np.testing.assert_array_equal(after[name], start[name])
+
+
+def test_the_mixings_memory_is_reused_while_it_is_long_enough():
+    """``_room``: the rows asked for of the array kept under a name, the same memory
+    from one mixing to the next while it is long enough, of the type and width asked
+    for; replaced (and kept) when it is short, of another type or another width."""
+    from snowpy.network.driver import _room
+
+    into = {}
+    first = _room(into, "W", 6, np.float32, 2)
+    assert first.shape == (6, 2) and first.dtype == np.float32
+    kept = into["W"]
+    for length in (6, 4, 0):  # (as long or shorter: the same memory)
+        again = _room(into, "W", length, np.float32, 2)
+        assert again.shape == (length, 2) and into["W"] is kept
+        assert length == 0 or np.shares_memory(again, kept)
+    longer = _room(into, "W", 7, np.float32, 2)  # (short of rows: a larger array)
+    assert longer.shape == (7, 2) and into["W"] is not kept
+    assert not np.shares_memory(longer, kept)
+    kept = into["W"]
+    other = _room(into, "W", 3, np.float64, 2)  # (another type)
+    assert other.dtype == np.float64 and other.shape == (3, 2) and into["W"] is not kept
+    kept = into["W"]
+    wider = _room(into, "W", 3, np.float64, 3)  # (another width)
+    assert wider.shape == (3, 3) and into["W"] is not kept
+    flat = _room(into, "sizes", 5, np.int32)
+    assert flat.shape == (5,) and flat.dtype == np.int32 and into["W"].shape == (3, 3)
+    assert np.shares_memory(_room(into, "sizes", 5, np.int32), flat)
+
+
+def test_examples_shown_to_some_targets_only_learn_on_threads_what_one_thread_learns():
+    """Examples shown to some targets only (SNoW's sequential model) are learned in one
+    part whatever the threads: three threads learn the network one thread learns."""
+    X, y = problem()
+    y[5] = "a"
+    y = np.where(np.arange(48) % 3 == 2, "c", y)
+    targets = [["a", "b", "c"] if v != "a" else ["a", "c"] for v in y]
+    nets = [snowpy.Network("perceptron", epochs=2, shuffle=False, n_jobs=jobs).fit(
+        X, y, targets=targets) for jobs in (1, 3)]
+    assert nets[0].mistakes_ == nets[1].mistakes_
+    np.testing.assert_array_equal(nets[0].decision_function(X), nets[1].decision_function(X))
+
+
+def test_a_counting_rule_predicts_after_a_fit_from_every_example_it_counted():
+    """Naive Bayes predicts, after a fit, from the counts of all its examples (the
+    planes refreshed at the powers of two during the fit are refreshed again): what
+    learning the examples one at a time (learn_one) predicts."""
+    rng = np.random.default_rng(4)
+    y = np.where(rng.random(24) < 0.3, "a", "b")
+    X = sp.csr_matrix(rng.integers(0, 3, (24, 8)).astype(float))
+    fitted = snowpy.Network("naive-bayes", discard=None, shuffle=False).fit(X, y)
+    one = snowpy.Network("naive-bayes", discard=None)
+    one.partial_fit(X[:1], y[:1], classes=["a", "b"])
+    for i in range(1, 24):
+        one.learn_one({int(j): float(v) for j, v in zip(X[i].indices, X[i].data)}, y[i])
+    np.testing.assert_allclose(fitted.target_scores(X), one.target_scores(X), rtol=1e-6)
+
+
+def test_a_counting_rules_fit_predicts_from_the_counts_at_each_power_of_two():
+    """Naive Bayes in one fit predicts example i from the counts refreshed when the
+    examples seen reached 1, 2, 4, 8...: what a stream cut at those points predicts when
+    each call's counts are refreshed by a prediction after it (unbalanced labels, where
+    counts refreshed at other points, or never, predict otherwise)."""
+    rng = np.random.default_rng(4)
+    y = np.where(rng.random(24) < 0.3, "a", "b")
+    X = rng.integers(1, 4, (24, 8)).astype(float)
+    X[:, 0] += 3 * (y == "a")
+    X[:, 1] += 3 * (y == "b")
+    X = sp.csr_matrix(X)
+    fitted = snowpy.Network("naive-bayes", discard=None, shuffle=False).fit(X, y)
+    stream = snowpy.Network("naive-bayes", discard=None)
+    for start, stop in ((0, 1), (1, 2), (2, 4), (4, 8), (8, 16), (16, 24)):
+        stream.partial_fit(X[start:stop], y[start:stop], classes=["a", "b"])
+        stream.decision_function(X[:1])  # (the counts so far refreshed)
+    assert fitted.mistakes_ == [sum(stream.mistakes_)]
+    assert stream.mistakes_ == [1, 0, 1, 1, 0, 5]
+

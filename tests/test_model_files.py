@@ -1170,3 +1170,213 @@ def test_a_loaded_model_weighs_a_few_lines_from_its_file_without_a_map(tmp_path)
     clf.partial_fit(texts[:6], labels[:6])
     np.testing.assert_array_equal(again.predict_proba(lines), clf.predict_proba(lines))
     assert len(again.featurizer_.frequencies_) == len(clf.featurizer_.frequencies_)
+
+
+def _v1(name):
+    header, arrays = read_model(os.path.join(FIXTURES, f"{name}.snowpy"))
+    return header, dict(arrays)
+
+
+def _refused(header, arrays):
+    with pytest.raises(ModelFileError) as caught:
+        snowpy.Network.from_state(header, arrays, "f.snowpy")
+    return str(caught.value)
+
+
+def test_an_inconsistent_format_1_table_is_refused_in_one_line_naming_the_file():
+    """A format 1 file's table (rows x planes x targets) is checked as it is read: its
+    shape against the targets and planes, its averaging sums against it, a dense table's
+    rows against the features, a compact one's feature map against its rows."""
+    header, arrays = _v1("v1_network_dense")
+    weights, averaging = arrays["weights"], arrays["averaging"]
+    assert weights.shape == (1025, 1, 5)
+    for wrong in (weights[:, :, :4], np.concatenate([weights, weights], axis=1),
+                  weights[:, 0, :]):
+        assert _refused(header, arrays | {"weights": wrong, "averaging": np.zeros(
+            wrong.shape)}) == (f"f.snowpy: weights of shape {wrong.shape} do not fit 5 "
+                               "targets and 1 plane(s)")
+    assert _refused(header, arrays | {"averaging": averaging[:, :, :4]}) == \
+        "f.snowpy: averaging sums and weights differ in shape"
+    assert _refused(header, arrays | {"weights": weights[:1000],
+                                      "averaging": averaging[:1000]}) == \
+        "f.snowpy: a dense table needs 1025 rows, has 1000"
+    header, arrays = _v1("v1_network_compact")
+    ids = arrays.pop("feature_ids")
+    for found in ({}, {"feature_ids": ids[:-1]}):
+        assert _refused(header, arrays | found) == \
+            "f.snowpy: the compact feature map does not match the weights"
+
+
+@pytest.mark.parametrize("name", ["v1_network_dense", "v1_network_compact"])
+def test_a_format_1_table_becomes_the_links_that_differ_from_the_initial_weight(name):
+    """Each weight of a format 1 table that differs from the rule's initial one (or whose
+    averaging sum is not 0) becomes a link, the bias row linked to every target; rows
+    without such a weight hold no link and are left out."""
+    header, arrays = _v1(name)
+    weights = arrays["weights"]
+    initial = float(header["network"]["rule_params"]["initial_weight"])
+    if "averaging" in arrays:  # (a link whose sum is 0, and a sum at the initial weight)
+        averaging = arrays["averaging"] = arrays["averaging"].copy()
+        moved, still = np.argwhere(weights != initial)[5], np.argwhere(weights == initial)[5]
+        averaging[tuple(moved)], averaging[tuple(still)] = 0.0, 0.5
+    differs = np.any(weights != initial, axis=1)
+    if "averaging" in arrays:
+        differs |= np.any(arrays["averaging"] != 0, axis=1)
+    differs[0] = True
+    assert not differs.all() and differs.any(axis=1).sum() < weights.shape[0]
+    net = snowpy.Network.from_state(header, arrays)
+    assert net.n_links_ == int(differs.sum())
+    assert net.engine_.store.n_rows == int(differs.any(axis=1).sum())
+
+
+def test_a_network_file_without_its_figures_loads_with_none():
+    """A network's part without the training figures (mistakes, updates, examples seen,
+    clamped weights) loads with none: no epochs, no examples seen."""
+    header, arrays = _v1("v1_network_compact")
+    header["network"]["stats"] = {}
+    net = snowpy.Network.from_state(header, arrays)
+    assert net.mistakes_ == [] and net.engine_.updates == [] and net.n_examples_seen_ == 0
+    assert net.engine_.overflows == net.engine_.underflows == 0
+
+
+def test_a_networks_per_target_figures_and_integer_arrays_are_checked():
+    """Promotions and demotions per target: none kept loads as none made, the wrong
+    count refused naming it; feature ids, row sizes and link targets must be integers."""
+    X = sp.csr_matrix(np.array([[1.0, 0, 1], [0, 1, 1], [1, 1, 0]] * 4))
+    net = snowpy.Network("perceptron").fit(X, list("abc") * 4)
+    header, arrays = net.to_state()
+    assert net.engine_.promotions.tolist() != [0, 0, 0]
+    arrays = dict(arrays)
+    kept = {name: arrays.pop(name) for name in ("promotions", "demotions")}
+    loaded = snowpy.Network.from_state(header, arrays).engine_
+    assert loaded.promotions.tolist() == loaded.demotions.tolist() == [0, 0, 0]
+    assert loaded.counts.dtype == np.int64
+    assert _refused(header, arrays | kept | {"demotions": kept["demotions"][:2]}) == \
+        "f.snowpy: demotions has shape (2,), expected (3,)"
+    for name in ("feature_ids", "row_sizes", "link_targets"):
+        assert _refused(header, arrays | {name: arrays[name].astype(np.float64)}) == \
+            "f.snowpy: feature ids, row sizes and link targets must be integers"
+
+
+def _state_of(**options):
+    X = sp.csr_matrix(np.array([[1.0, 0, 1], [0, 1, 1], [1, 1, 0]] * 4))
+    header, arrays = snowpy.Network("perceptron", **options).fit(X, list("abc") * 4).to_state()
+    return header, dict(arrays)
+
+
+def _edited(name, change):
+    def edit(arrays):
+        arrays[name] = change(arrays[name])
+        return arrays
+    return edit
+
+
+def _int32(array):
+    return array.astype(np.int32)
+
+
+def _sizes_negative(arrays):  # (8 links in rows of -1, 3, 3 and 3)
+    arrays["row_sizes"] = np.array([-1, 3, 3, 3], np.int32)
+    for name in ("link_targets", "link_weights", "link_averaging"):
+        arrays[name] = arrays[name][:8]
+    return arrays
+
+
+def _sizes_wide(sizes):  # (the same sum: a row of 4 links among 3 targets)
+    sizes = sizes.astype(np.int32)
+    sizes[1] -= 4 - sizes[0]
+    sizes[0] = 4
+    return sizes
+
+
+def _twice(targets):  # (row 0 linked to target 0 twice)
+    targets = targets.copy()
+    targets[1] = targets[0]
+    return targets
+
+
+@pytest.mark.parametrize("options, edit, message", [
+    ({}, _edited("row_sizes", lambda s: s.reshape(1, -1)), "feature ids and rows do not match"),
+    ({}, _edited("feature_ids", lambda s: s[:-1]), "feature ids and rows do not match"),
+    ({}, _edited("link_targets", lambda s: s.reshape(-1, 1)),
+     "feature ids and rows do not match"),
+    ({}, _edited("row_sizes", lambda s: s + np.eye(4, dtype=s.dtype)[1]),
+     "the row sizes do not add up to the links"),
+    ({}, _sizes_negative, "the row sizes do not add up to the links"),
+    ({}, _edited("row_sizes", _sizes_wide), "the row sizes do not add up to the links"),
+    ({}, _edited("link_weights", lambda w: w[:-1]),
+     "link weights of shape (8, 1) do not fit 9 links of 1 plane(s)"),
+    ({}, _edited("link_weights", lambda w: w.astype(np.float64)),
+     "link weights are float64, the header says float32"),
+    ({}, _edited("link_targets", lambda t: np.where(t == 2, 3, t).astype(t.dtype)),
+     "a link names a target outside 0..2"),
+    ({}, _edited("link_targets", lambda t: np.where(t == 2, -1, t).astype(np.int32)),
+     "a link names a target outside 0..2"),
+    ({}, _edited("link_averaging", lambda u: u[:-1]),
+     "averaging sums and link weights differ in shape or type"),
+    ({}, _edited("link_averaging", lambda u: u.astype(np.float64)),
+     "averaging sums and link weights differ in shape or type"),
+    ({}, lambda arrays: {k: v for k, v in arrays.items() if k != "link_averaging"},
+     "an averaged network's file lacks its averaging sums"),
+    ({"eligibility": "percent:50", "links": "positive"},
+     lambda arrays: {k: v for k, v in arrays.items() if k != "link_counts"},
+     "the link counts are missing or do not fit"),
+    ({"eligibility": "percent:50", "links": "positive"},
+     _edited("link_counts", lambda c: c[:-1]), "the link counts are missing or do not fit"),
+    ({}, _edited("link_targets", _twice), "a feature is linked twice to the same target"),
+    ({}, _edited("feature_ids", lambda i: np.array([i[0], i[0], i[2]], i.dtype)),
+     "a feature id appears twice"),
+    ({"eligibility": 2}, lambda arrays: {k: v for k, v in arrays.items() if k != "row_counts"},
+     "the row counts are missing or do not fit"),
+    ({"eligibility": 2}, _edited("row_counts", lambda c: c[:-1]),
+     "the row counts are missing or do not fit"),
+    ({}, _edited("state", lambda s: s[:2]),
+     "the per-target state has shape (2, 0), expected (3, 0)"),
+    ({}, lambda arrays: {k: v for k, v in arrays.items() if k != "link_weights"},
+     "the links are inconsistent ('link_weights')"),
+])
+def test_an_inconsistent_network_part_is_refused_in_one_line_naming_the_file(
+        options, edit, message):
+    header, arrays = _state_of(**options)
+    assert _refused(header, edit(arrays)) == f"f.snowpy: {message}"
+
+
+def test_an_invalid_inference_only_flag_is_refused():
+    header, arrays = _state_of()
+    for flag, kept in (("yes", arrays), (True, arrays)):
+        header["network"]["inference_only"] = flag
+        assert _refused(header, kept) == (
+            "f.snowpy: the inference-only flag is invalid (an inference-only file holds no "
+            "averaging sums)")
+
+
+def test_a_format_1_inference_only_table_with_averaging_sums_is_refused():
+    header, arrays = _v1("v1_network_dense")
+    header["network"]["inference_only"] = True
+    assert _refused(header, arrays) == (
+        "f.snowpy: the inference-only flag is invalid (an inference-only file holds no "
+        "averaging sums)")
+
+
+def test_a_network_parts_description_is_checked_and_its_optional_fields_default():
+    """The labels must be a list and the figures a mapping (refused naming the file);
+    a part without the inference-only flag is a full network, without ``seen`` its
+    averaging clock starts at 0; the per-target state is restored as it was kept."""
+    X = sp.csr_matrix(np.array([[1.0, 0, 1], [0, 1, 1], [1, 1, 0]] * 4))
+    net = snowpy.Network("normalised-winnow").fit(X, list("abc") * 4)
+    header, arrays = net.to_state()
+    part = header["network"]
+    for field, value in (("labels", "abc"), ("stats", [1, 2])):
+        broken = {**header, "network": {**part, field: value}}
+        assert _refused(broken, arrays) == (
+            "f.snowpy: the network description is invalid (TypeError: labels and stats "
+            "must be a list and a mapping)")
+    state = net.engine_.store.S
+    assert state.shape == (3, 1) and np.all(state != 0) and part["seen"] > 0
+    loaded = snowpy.Network.from_state(header, arrays).engine_.store
+    np.testing.assert_array_equal(loaded.S, state)
+    assert loaded.seen == part["seen"] and not loaded.frozen
+    bare = {k: v for k, v in part.items() if k not in ("inference_only", "seen")}
+    loaded = snowpy.Network.from_state({**header, "network": bare}, arrays).engine_.store
+    assert not loaded.frozen and loaded.seen == 0
+    np.testing.assert_array_equal(loaded.S, state)

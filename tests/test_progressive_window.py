@@ -306,3 +306,51 @@ def test_probabilities_combine_as_the_rule_says_or_by_differences(rule, links, s
     assert normalisation_of(net.engine_, True) == "none"  # a set of labels: each alone
     learner = SimpleNamespace(normalisation=lambda multilabel: f"its own {multilabel}")
     assert normalisation_of(learner, True) == "its own True"  # (a learner's network)
+
+
+def test_a_forgotten_targets_column_leaves_the_window():
+    """``without``: a forgotten label's scores and labels go from every kept example;
+    a target the window holds no column for (added after its last scores) leaves it as
+    it is."""
+    window = ProgressiveWindow(3)
+    scores, positives = block(5, 3, every=2)
+    positives[1, 1] = positives[2, 2] = True
+    window.add(scores, positives)
+    window.without(1)
+    for kept, expected in zip(window.arrays(), (scores[:, [0, 2]], positives[:, [0, 2]])):
+        np.testing.assert_array_equal(kept, expected)
+    window.without(2)  # (no such column: the window has two)
+    assert window.scores.shape[1] == window.positives.shape[1] == 2
+    for kept, expected in zip(window.arrays(), (scores[:, [0, 2]], positives[:, [0, 2]])):
+        np.testing.assert_array_equal(kept, expected)
+
+
+def test_a_refit_starts_from_the_sigmoids_the_network_has_unless_told_not_to(monkeypatch):
+    """``fit_progressive`` hands the sigmoids the network has to the fit as its start
+    (the window moved on from them a little), and none with ``warm=False`` (a fit that
+    depends on the window alone); ``refresh_progressive`` refits warm. A window starts
+    with no targets."""
+    from snowpy.network import calibrating
+
+    assert ProgressiveWindow().scores.shape == (64, 0)
+    starts = []
+
+    def fit(*args, **kwargs):
+        starts.append(kwargs["start"])
+        return Calibration.fit(*args, **kwargs)
+
+    monkeypatch.setattr(calibrating, "Calibration", SimpleNamespace(fit=fit))
+    engine = engine_with(["a", "b"])
+    window = ProgressiveWindow(2)
+    scores, positives = block(30, 2, every=2)
+    positives[1::2, 1] = True
+    window.add(scores, positives)
+    fit_progressive(engine, window)  # (no sigmoids yet)
+    first = engine.calibration
+    fit_progressive(engine, window)
+    second = engine.calibration
+    fit_progressive(engine, window, warm=False)
+    window.add(scores[:8], positives[:8])
+    third = engine.calibration
+    refresh_progressive(engine, window)  # (8 new: stale)
+    assert starts == [None, first, None, third] and second is not first

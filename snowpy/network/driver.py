@@ -173,7 +173,7 @@ class Driver:
         shuffle, threads = plan.shuffle, plan.threads
         # (the examples of a fit are learned in shards when its targets cannot share the
         # threads; a stream's blocks, partial_fit after partial_fit, never are)
-        shards = self.shards(engine, data, threads, report, epochs) if first else 1
+        shards = self.shards(engine, data, threads, report) if first else 1
         k = self.parts(engine, data, threads, report, epochs) if shards == 1 else 1
         if self.held is not None and len(self.held) != k:
             self.join(engine)  # (the parts of other blocks put together first)
@@ -287,7 +287,7 @@ class Driver:
         return min(int(threads), store.n_targets)
 
     def shards(self, engine: Engine, data: Block | Blocks, threads: int,
-               progress: Any = None, epochs: int = 1) -> int:
+               progress: Any = None) -> int:
         """How many shards of its examples ``data`` is learned in on ``threads`` threads,
         when its targets cannot share them (else :meth:`parts` splits the targets).
 
@@ -602,8 +602,10 @@ class Shards:
                                 if recording else _NO_SCORES, None)
 
         done = list(self.pool.map(learn, range(k)))
-        self.start = self.mix(store, start, [part.store for part in parts],
-                              np.diff(cuts).astype(np.float64))
+        self.start, raised = self.mix(store, start, [part.store for part in parts],
+                                      np.diff(cuts).astype(np.float64),
+                                      floor=bool(engine.kernel.multiplicative))
+        engine.underflows += raised
         counts = engine.target_counts()
         for part in parts:
             counts += part.counts
@@ -618,10 +620,16 @@ class Shards:
         return mistakes, sum(d.updates for d in done), sum(d.overflows for d in done)
 
     def mix(self, store: LinkStore, start: dict[str, np.ndarray], shards: list[LinkStore],
-            weights: np.ndarray) -> dict[str, np.ndarray]:
+            weights: np.ndarray, *, floor: bool) -> tuple[dict[str, np.ndarray], int]:
         """``store`` (whose links were ``start``) moved by what ``shards`` changed, in
         ``weights`` of examples, the shards' pools read as they lie; returns its exact
-        layout."""
+        layout, and how many weights were raised to the smallest magnitude kept.
+
+        ``floor``: a multiplicative rule's (Winnow's), whose weights never reach 0. A
+        link every shard demoted far (below 2**-53 of its weight, or to the floor) moves
+        by the mean of changes that are its whole weight, to 0 or about, where no
+        promotion revives it and the next overflowing step makes NaN: it is raised to
+        the floor, an underflow, as the rule's own step raises one."""
         mixing = Mixing((start["sizes"], start["target"], start["W"], start["U"]),
                         [(shard.rows.view(np.int32).reshape(-1, 4), shard.target, shard.W,
                           shard.U) for shard in shards], weights, store.initial_weights,
@@ -642,12 +650,17 @@ class Shards:
         list(self.pool.map(lambda t: mixing.fill(*spans[t], firsts[t], links[t],
                                                  mixed["target"], mixed["W"], mixed["U"]),
                            range(k)))
+        raised = 0
+        if floor:
+            low = np.abs(mixed["W"]) < store.min_magnitude
+            raised = int(np.count_nonzero(low))
+            mixed["W"][low] = store.min_magnitude
         store.adopt(mixed)
         total_weight = float(weights.sum())
         store.S[:] = sum(w * shard.S for w, shard in zip(weights, shards)) / total_weight
         store.seen = int(round(sum(w * shard.seen for w, shard in zip(weights, shards))
                                / total_weight))
-        return mixed
+        return mixed, raised
 
     def close(self) -> None:
         self.pool.shutdown()
