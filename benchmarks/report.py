@@ -356,6 +356,86 @@ def tune_table(results: dict) -> str:
     return "\n".join(out)
 
 
+def pareto(points: list[dict]) -> list[dict]:
+    """The points no other point beats (as fast or faster and as accurate or more, better
+    in one), fastest first: a system's frontier."""
+    def beaten(p):
+        return any(q["wall_s"] <= p["wall_s"] and q["accuracy"] >= p["accuracy"]
+                   and (q["wall_s"] < p["wall_s"] or q["accuracy"] > p["accuracy"])
+                   for q in points)
+    return sorted((p for p in points if not beaten(p)), key=lambda p: p["wall_s"])
+
+
+def covering(point: dict, points: list[dict]) -> dict | None:
+    """The fastest of ``points`` at least as accurate as ``point`` and at least as fast."""
+    found = [q for q in points
+             if q["accuracy"] >= point["accuracy"] and q["wall_s"] <= point["wall_s"]]
+    return min(found, key=lambda q: q["wall_s"]) if found else None
+
+
+def frontier_table(results: dict) -> str:
+    """Accuracy against training time, snowpy's settings and Vowpal Wabbit's: every point,
+    then which of VW's points a snowpy point covers (at least as accurate, at least as
+    fast) and, for each one not covered, the nearest snowpy points."""
+    load = results["load"]
+    out = [_measured(results, f"python benchmarks/bench_frontier.py --repeat "
+                              f"{results['repeat']}")
+           + f"Vowpal Wabbit {results['vw']}. Train s: the fastest of {results['repeat']} "
+           "runs, with the 1-minute load average before it (the machine's load "
+           f"{load['before'][0]:.2f} before the benchmark, {load['after'][0]:.2f} after).\n"]
+    for corpus, runs in results["corpora"].items():
+        points = list(runs["points"].values())
+        ours = [p for p in points if p["system"] == "snowpy"]
+        theirs = [p for p in points if p["system"] == "vw"]
+        fronts = {id(p) for p in pareto(ours) + pareto(theirs)}
+        out += [f"**{corpus}** ({runs['train']:,} documents to train, {runs['test']:,} to "
+                f"test, {runs['classes']} classes; Vowpal Wabbit's conversion of the training "
+                f"file {runs['convert_s']:.2f} s, not counted):", "",
+                "| point | command | train s | load | accuracy | peak MB | model MB | "
+                "covered by |", "|---|---|---|---|---|---|---|---|"]
+        for p in sorted(points, key=lambda p: (p["system"] != "snowpy", p["wall_s"])):
+            name = f"{'snowpy' if p['system'] == 'snowpy' else 'VW'} {p['label']}"
+            if id(p) in fronts:
+                name = f"**{name}**"
+            cover = ""
+            if p["system"] == "vw":
+                by = covering(p, ours)
+                cover = f"snowpy {by['label']}" if by else "**none**"
+            out.append(f"| {name} | `{p['setting']}` | {p['wall_s']:.2f} | {p['load']:.2f} | "
+                       f"{p['accuracy']:.4f} | {p['peak_mb']:,.0f} | {p['model_mb']:.1f} | "
+                       f"{cover} |")
+        missed = [p for p in theirs if covering(p, ours) is None]
+        out += ["", f"{len(theirs) - len(missed)} of {len(theirs)} Vowpal Wabbit points "
+                "covered." + (" Not covered:" if missed else "")]
+        if missed:
+            out.append("")
+        for p in sorted(missed, key=lambda p: p["wall_s"]):
+            surer = [q for q in ours if q["accuracy"] >= p["accuracy"]]
+            faster = [q for q in ours if q["wall_s"] <= p["wall_s"]]
+            said = []
+            if surer:
+                q = min(surer, key=lambda q: q["wall_s"])
+                said.append(f"the fastest snowpy point at least as accurate is {q['label']}, "
+                            f"{q['wall_s']:.2f} s ({q['wall_s'] / p['wall_s']:.1f}x VW's "
+                            f"time) at {q['accuracy']:.4f}")
+            else:
+                q = max(ours, key=lambda q: q["accuracy"])
+                said.append(f"no snowpy point is as accurate (the most accurate, "
+                            f"{q['label']}: {q['accuracy']:.4f} in {q['wall_s']:.2f} s)")
+            if faster:
+                q = max(faster, key=lambda q: q["accuracy"])
+                said.append(f"the most accurate snowpy point at least as fast is "
+                            f"{q['label']}, {q['accuracy']:.4f} in {q['wall_s']:.2f} s")
+            else:
+                q = min(ours, key=lambda q: q["wall_s"])
+                said.append(f"no snowpy point is as fast (the fastest, {q['label']}: "
+                            f"{q['wall_s']:.2f} s)")
+            out.append(f"- VW {p['label']} ({p['wall_s']:.2f} s, {p['accuracy']:.4f}): "
+                       + "; ".join(said) + ".")
+        out.append("")
+    return "\n".join(out).rstrip()
+
+
 def _load(name: str) -> dict:
     return json.loads((RESULTS / f"{name}.json").read_text())
 
