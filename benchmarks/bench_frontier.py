@@ -21,14 +21,18 @@ memory (GNU time's maximum RSS), and the accuracy on the test file.
   --quiet`` for B = 18, 22, 24, one pass, and with ``-c --passes 5`` (the cache
   file ``train.vw.cache`` removed before each run, so that each run writes it
   as a user's first run does; VW's defaults otherwise: with more than one pass
-  it holds out every 10th example and stops early when their loss stops
-  falling). It reads its own format, converted from the same TSV file by a
-  Python process, timed apart and not counted. Accuracy by ``vw -t -i M -d
-  test.vw -p P``, labels compared by name.
+  it holds out every 10th example and stops once 3 passes in a row have not
+  lowered their loss). It reads its own format, converted from the same TSV
+  file by a Python process, timed apart and not counted. Accuracy by ``vw -t -i
+  M -d test.vw -p P``, labels compared by name.
 
-The 1-minute load average before each run is kept beside its time.
+Beside each time: the 1-minute load average before the run, and the cores the
+other processes used while it ran (training and test: the machine's CPU time from
+/proc/stat less this process's children's). With ``--calm CORES`` each run starts
+once the other processes have used at most CORES of the CPUs over a second (a
+mutation-testing job kept one of this machine's two cores busy: ``--calm 1.3``).
 
-    python benchmarks/bench_frontier.py [--corpora DIR] [--repeat 3]
+    python benchmarks/bench_frontier.py [--corpora DIR] [--repeat 3] [--calm 1.3]
     python benchmarks/bench_frontier.py --chart   # redraw the chart from the results
 
 Writes ``benchmarks/results/frontier.json`` and ``docs/figures/frontier.svg``,
@@ -41,6 +45,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import subprocess
 import sys
 import tempfile
@@ -101,18 +106,54 @@ def setting(system: str, bits: int, options: list[str]) -> str:
         " -f M"
 
 
-def run_point(files: dict, system: str, bits: int, options: list[str]) -> dict:
+def busy_seconds() -> float:
+    """CPU seconds every process of the machine has used since it started (/proc/stat)."""
+    with open("/proc/stat") as stat:
+        fields = [int(value) for value in stat.readline().split()[1:]]
+    user, nice, system, _idle, _iowait, irq, softirq, steal = fields[:8]
+    return (user + nice + system + irq + softirq + steal) / os.sysconf("SC_CLK_TCK")
+
+
+def children_seconds() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def wait_calm(cores: float, longest: float = 300.0) -> float:
+    """Wait until the other processes used at most ``cores`` of the CPUs over a second
+    (or ``longest`` seconds have gone by); the seconds waited."""
+    start = time.perf_counter()
+    while time.perf_counter() - start < longest:
+        before = busy_seconds()
+        time.sleep(1.0)
+        if busy_seconds() - before <= cores:
+            break
+    return time.perf_counter() - start
+
+
+def run_point(files: dict, system: str, bits: int, options: list[str],
+              calm: float | None = None) -> dict:
+    """One point's training and test, with the 1-minute load average before it and the
+    cores the other processes used while it ran (training and test)."""
+    waited = wait_calm(calm) if calm is not None else 0.0
     load = os.getloadavg()[0]
+    busy, ours, start = busy_seconds(), children_seconds(), time.perf_counter()
     if system == "snowpy":
         result = snowpy_run(files, options, command=SNOWPY)
     else:
         (files["folder"] / "train.vw.cache").unlink(missing_ok=True)  # a first run's cache
         result = vw_run(files, options, bits=bits, convert=False)
         result.pop("with_conversion_s")
-    return {**result, "load": load}
+    others = (busy_seconds() - busy) - (children_seconds() - ours)
+    return {**result, "load": load, "others_cores": max(others, 0.0) /
+            (time.perf_counter() - start), "waited_s": waited}
 
 
-def measure(data: Path, repeat: int) -> dict:
+#: each run's figures kept beside the fastest: their lists' names, and each run's name
+KEPT = {"runs_s": "wall_s", "loads": "load", "others": "others_cores"}
+
+
+def measure(data: Path, repeat: int, calm: float | None = None) -> dict:
     corpora: dict[str, dict] = {}
     with tempfile.TemporaryDirectory(prefix="snowpy-bench-frontier-") as tmp:
         files = corpora_files(Path(tmp), data)
@@ -123,18 +164,20 @@ def measure(data: Path, repeat: int) -> dict:
             for round_ in range(repeat):
                 conversions.append(vw_convert(these))
                 for system, label, bits, options in order():
-                    result = run_point(these, system, bits, options)
+                    result = run_point(these, system, bits, options, calm)
                     key = f"{system}: {label}"
                     best = points.get(key)
-                    walls = (best["runs_s"] if best else []) + [result["wall_s"]]
-                    loads = (best["loads"] if best else []) + [result["load"]]
+                    every = {kept: (best[kept] if best else []) + [result[name]]
+                             for kept, name in KEPT.items()}
                     if best is None or result["wall_s"] < best["wall_s"]:
                         best = {"system": system, "label": label,
                                 "setting": setting(system, bits, options), **result}
-                    best["runs_s"], best["loads"] = walls, loads
+                    best.update(every)
                     points[key] = best
                     print(f"{corpus} round {round_ + 1}: {key} {result['wall_s']:.2f} s "
-                          f"{result['accuracy']:.4f} (load {result['load']:.2f})", flush=True)
+                          f"{result['accuracy']:.4f} (load {result['load']:.2f}, others "
+                          f"{result['others_cores']:.2f} cores, waited "
+                          f"{result['waited_s']:.0f} s)", flush=True)
             lines = {part: sum(1 for _ in these[part].open(encoding="utf-8"))
                      for part in ("train", "test")}
             corpora[corpus] = {"train": lines["train"], "test": lines["test"],
@@ -154,7 +197,7 @@ def chart(results: dict, path: Path = CHART) -> None:
     plt.rcParams.update({"svg.hashsalt": "frontier", "svg.fonttype": "none",
                          "font.size": 9})
     corpora = results["corpora"]
-    figure, axes = plt.subplots(1, len(corpora), figsize=(11, 4.8))
+    figure, axes = plt.subplots(1, len(corpora), figsize=(11, 5.2))
     styles = {"snowpy": {"color": "#1f77b4", "marker": "o", "name": "snowpy"},
               "vw": {"color": "#d62728", "marker": "s", "name": "Vowpal Wabbit"}}
     for ax, (corpus, runs) in zip(axes, corpora.items()):
@@ -170,16 +213,28 @@ def chart(results: dict, path: Path = CHART) -> None:
             ys = [p["accuracy"] for p in front] + [front[-1]["accuracy"]]
             ax.plot(xs, ys, drawstyle="steps-post", color=style["color"], alpha=0.6,
                     linewidth=1.2, label=f"{style['name']}'s frontier")
-            for p in mine:
+            for p in mine:  # snowpy's labels upright above their points (they crowd)
+                upright = system == "snowpy"
                 ax.annotate(p["label"], (p["wall_s"], p["accuracy"]), fontsize=7,
-                            color=style["color"], xytext=(4, 3), textcoords="offset points")
+                            color=style["color"], textcoords="offset points",
+                            xytext=(0, 5) if upright else (4, 3),
+                            rotation=90 if upright else 0,
+                            ha="center" if upright else "left",
+                            va="bottom" if upright else "baseline",
+                            arrowprops={"arrowstyle": "-", "color": style["color"],
+                                        "linewidth": 0.4, "shrinkA": 0, "shrinkB": 2})
         ax.set_xscale("log")
         ax.set_xlim(min(p["wall_s"] for p in points) / 1.3, right)
+        low, high = (f(p["accuracy"] for p in points) for f in (min, max))
+        ax.set_ylim(low - 0.04 * (high - low), high + 0.25 * (high - low))  # room for labels
         ax.set_xlabel("training, wall seconds (log scale)")
         ax.set_ylabel("test accuracy")
         ax.set_title(TITLES.get(corpus, corpus))
         ax.grid(True, which="both", alpha=0.25)
     axes[0].legend(loc="lower right", fontsize=8)
+    figure.tight_layout()
+    for ax in axes:
+        _spread_labels(figure, ax)
     figure.suptitle(f"Accuracy against training time, {results['date']}: {results['machine']}",
                     fontsize=9)
     figure.tight_layout()
@@ -188,10 +243,50 @@ def chart(results: dict, path: Path = CHART) -> None:
     plt.close(figure)
 
 
+def _spread_labels(figure, ax) -> None:
+    """Keep the labels apart: an upright label (snowpy's) that would cross a point or a
+    label above it goes below its point; then each level label moves up or down, a step at
+    a time, right of its point or left of it, until it overlaps no point and no label placed
+    before it (left to right)."""
+    from matplotlib.transforms import Bbox
+
+    renderer = figure.canvas.get_renderer()
+    dots = {text: Bbox.from_bounds(*(ax.transData.transform(text.xy) - 4), 8, 8)
+            for text in ax.texts}
+    placed: list = []
+    # an upright label that would cross a point or a label above it goes below its point
+    for label in sorted((text for text in ax.texts if text.get_rotation()),
+                        key=lambda text: -text.xy[1]):
+        box = label.get_window_extent(renderer)
+        if any(box.overlaps(other) for other in placed) or \
+                any(box.overlaps(dot) for text, dot in dots.items() if text is not label):
+            label.xyann = (0, -5)
+            label.set_verticalalignment("top")
+        placed.append(label.get_window_extent(renderer))
+    for label in sorted((text for text in ax.texts if not text.get_rotation()),
+                        key=lambda text: text.xy[0]):
+        dx, dy = label.xyann
+        others = placed + [dot for text, dot in dots.items() if text is not label]
+        for step in (0, -6, 6, -12, 12, -18, 18, -24, 24, -30, 30):
+            for side in ("left", "right"):  # right of its point, else left of it
+                label.xyann = (dx if side == "left" else -dx, dy + step)
+                label.set_horizontalalignment(side)
+                box = label.get_window_extent(renderer)
+                if not any(box.overlaps(other) for other in others):
+                    break
+            else:
+                continue
+            break
+        placed.append(label.get_window_extent(renderer))
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--corpora", help="folder of the shared corpora")
     parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--calm", type=float, metavar="CORES",
+                        help="start each run once the other processes used at most CORES "
+                             "of the CPUs over a second (waiting 300 s at most)")
     parser.add_argument("--chart", action="store_true",
                         help="draw the chart from the last results, measure nothing")
     args = parser.parse_args()
@@ -202,9 +297,9 @@ def main() -> None:
         before = os.getloadavg()
         version = subprocess.run([*VW, "--version"], capture_output=True, text=True,
                                  env=user_env()).stdout.split()[0]
-        corpora = measure(data, args.repeat)
+        corpora = measure(data, args.repeat, args.calm)
         results = {"machine": machine(), "date": time.strftime("%Y-%m-%d"),
-                   "repeat": args.repeat, "vw": version,
+                   "repeat": args.repeat, "calm": args.calm, "vw": version,
                    "load": {"before": before, "after": os.getloadavg()}, "corpora": corpora}
         RESULTS.write_text(json.dumps(results, indent=1))
     chart(results)

@@ -377,12 +377,17 @@ def frontier_table(results: dict) -> str:
     """Accuracy against training time, snowpy's settings and Vowpal Wabbit's: every point,
     then which of VW's points a snowpy point covers (at least as accurate, at least as
     fast) and, for each one not covered, the nearest snowpy points."""
-    load = results["load"]
-    out = [_measured(results, f"python benchmarks/bench_frontier.py --repeat "
-                              f"{results['repeat']}")
-           + f"Vowpal Wabbit {results['vw']}. Train s: the fastest of {results['repeat']} "
-           "runs, with the 1-minute load average before it (the machine's load "
-           f"{load['before'][0]:.2f} before the benchmark, {load['after'][0]:.2f} after).\n"]
+    load, repeat, calm = results["load"], results["repeat"], results.get("calm")
+    command = f"python benchmarks/bench_frontier.py --repeat {repeat}" + \
+        (f" --calm {calm:g}" if calm is not None else "")
+    started = (f"Each run started once the other processes had used at most {calm:g} cores "
+               "over a second. " if calm is not None else "")
+    out = [_measured(results, command)
+           + f"Vowpal Wabbit {results['vw']}. {started}Train s: the fastest of {repeat} runs "
+           "(the slowest in brackets); beside it the 1-minute load average before that run "
+           "and the cores the other processes used while it ran (its training and its "
+           f"test). The load average was {load['before'][0]:.2f} before the benchmark and "
+           f"{load['after'][0]:.2f} after. Bold: a point on its system's frontier.\n"]
     for corpus, runs in results["corpora"].items():
         points = list(runs["points"].values())
         ours = [p for p in points if p["system"] == "snowpy"]
@@ -391,8 +396,8 @@ def frontier_table(results: dict) -> str:
         out += [f"**{corpus}** ({runs['train']:,} documents to train, {runs['test']:,} to "
                 f"test, {runs['classes']} classes; Vowpal Wabbit's conversion of the training "
                 f"file {runs['convert_s']:.2f} s, not counted):", "",
-                "| point | command | train s | load | accuracy | peak MB | model MB | "
-                "covered by |", "|---|---|---|---|---|---|---|---|"]
+                "| point | setting | train s | load | others' cores | accuracy | peak MB | "
+                "model MB | covered by |", "|---|---|---|---|---|---|---|---|---|"]
         for p in sorted(points, key=lambda p: (p["system"] != "snowpy", p["wall_s"])):
             name = f"{'snowpy' if p['system'] == 'snowpy' else 'VW'} {p['label']}"
             if id(p) in fronts:
@@ -400,41 +405,42 @@ def frontier_table(results: dict) -> str:
             cover = ""
             if p["system"] == "vw":
                 by = covering(p, ours)
-                cover = f"snowpy {by['label']}" if by else "**none**"
-            out.append(f"| {name} | `{p['setting']}` | {p['wall_s']:.2f} | {p['load']:.2f} | "
-                       f"{p['accuracy']:.4f} | {p['peak_mb']:,.0f} | {p['model_mb']:.1f} | "
-                       f"{cover} |")
-        missed = [p for p in theirs if covering(p, ours) is None]
+                cover = f"snowpy {by['label']}" if by else "none"
+            out.append(f"| {name} | `{p['setting']}` | {p['wall_s']:.2f} "
+                       f"({max(p['runs_s']):.2f}) | {p['load']:.2f} | "
+                       f"{p['others_cores']:.2f} | {p['accuracy']:.4f} | "
+                       f"{p['peak_mb']:,.0f} | {p['model_mb']:.1f} | {cover} |")
+        missed = sorted((p for p in theirs if covering(p, ours) is None),
+                        key=lambda p: p["wall_s"])
         out += ["", f"{len(theirs) - len(missed)} of {len(theirs)} Vowpal Wabbit points "
-                "covered." + (" Not covered:" if missed else "")]
-        if missed:
-            out.append("")
-        for p in sorted(missed, key=lambda p: p["wall_s"]):
+                "covered by a snowpy point." + (" Not covered:" if missed else ""), ""]
+        fastest = min(ours, key=lambda q: q["wall_s"])
+        for p in missed:
             surer = [q for q in ours if q["accuracy"] >= p["accuracy"]]
-            faster = [q for q in ours if q["wall_s"] <= p["wall_s"]]
-            said = []
-            if surer:
-                q = min(surer, key=lambda q: q["wall_s"])
-                said.append(f"the fastest snowpy point at least as accurate is {q['label']}, "
-                            f"{q['wall_s']:.2f} s ({q['wall_s'] / p['wall_s']:.1f}x VW's "
-                            f"time) at {q['accuracy']:.4f}")
+            surest = min(surer, key=lambda q: q["wall_s"]) if surer else None
+            if fastest["wall_s"] > p["wall_s"]:
+                said = (f"faster than every snowpy point: the fastest, {fastest['label']}, "
+                        f"takes {fastest['wall_s']:.2f} s ({fastest['wall_s'] / p['wall_s']:.1f}x)"
+                        f" at {fastest['accuracy']:.4f}")
+                if surest is None:
+                    said += ", and none is as accurate"
+                elif surest is not fastest:
+                    said += (f"; the fastest at least as accurate, {surest['label']}, "
+                             f"{surest['wall_s']:.2f} s "
+                             f"({surest['wall_s'] / p['wall_s']:.1f}x)")
             else:
-                q = max(ours, key=lambda q: q["accuracy"])
-                said.append(f"no snowpy point is as accurate (the most accurate, "
-                            f"{q['label']}: {q['accuracy']:.4f} in {q['wall_s']:.2f} s)")
-            if faster:
-                q = max(faster, key=lambda q: q["accuracy"])
-                said.append(f"the most accurate snowpy point at least as fast is "
-                            f"{q['label']}, {q['accuracy']:.4f} in {q['wall_s']:.2f} s")
-            else:
-                q = min(ours, key=lambda q: q["wall_s"])
-                said.append(f"no snowpy point is as fast (the fastest, {q['label']}: "
-                            f"{q['wall_s']:.2f} s)")
+                near = max((q for q in ours if q["wall_s"] <= p["wall_s"]),
+                           key=lambda q: q["accuracy"])
+                said = (f"more accurate than every snowpy point as fast (the most accurate "
+                        f"of them, {near['label']}: {near['accuracy']:.4f} in "
+                        f"{near['wall_s']:.2f} s)")
+                said += (f"; the fastest at least as accurate, {surest['label']}, "
+                         f"{surest['wall_s']:.2f} s ({surest['wall_s'] / p['wall_s']:.1f}x)"
+                         if surest else "; no snowpy point is as accurate")
             out.append(f"- VW {p['label']} ({p['wall_s']:.2f} s, {p['accuracy']:.4f}): "
-                       + "; ".join(said) + ".")
+                       f"{said}.")
         out.append("")
     return "\n".join(out).rstrip()
-
 
 def _load(name: str) -> dict:
     return json.loads((RESULTS / f"{name}.json").read_text())
