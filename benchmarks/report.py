@@ -475,6 +475,7 @@ SECTIONS = {
     "tables": lambda: suite_tables(_load("suite")),
     "online": lambda: online_table(_load("online")),
     "cli": lambda: cli_table(_load("cli")),
+    "frontier": lambda: frontier_table(_load("frontier")),
     "paths": lambda: paths_tables(_load("paths")),
     "links": lambda: links_table(_load("links")),
     "sparse-problems": lambda: sparse_problems_table(_load("sparse_problems")),
