@@ -113,36 +113,51 @@ def snowpy_command() -> str:
     return found or sys.exit("the snowpy command is not installed")
 
 
-def snowpy_run(files: dict, options: list[str]) -> dict:
-    snowpy = snowpy_command()
+def snowpy_run(files: dict, options: list[str], command: list[str] | None = None) -> dict:
+    """``snowpy train`` of the training file (timed), then ``snowpy evaluate`` of the test
+    file; ``command`` runs snowpy (default: the installed script)."""
+    snowpy = command or [snowpy_command()]
     folder = files["folder"]
     model = folder / "model.snowpy"
-    wall, peak, _ = timed([snowpy, "train", str(files["train"]), "-o", str(model), *options,
+    wall, peak, _ = timed([*snowpy, "train", str(files["train"]), "-o", str(model), *options,
                            "--quiet"], folder, env=user_env())
-    _, _, out = timed([snowpy, "evaluate", str(model), str(files["test"]), "--json"], folder,
+    _, _, out = timed([*snowpy, "evaluate", str(model), str(files["test"]), "--json"], folder,
                       env=user_env())
     return {"wall_s": wall, "peak_mb": peak, "model_mb": model.stat().st_size / 1e6,
             "accuracy": json.loads(out)["accuracy"]}
 
 
-def vw_run(files: dict, options: list[str]) -> dict:
+VW = [sys.executable, "-m", "vowpalwabbit"]
+
+
+def vw_convert(files: dict) -> float:
+    """Write the training and test files in Vowpal Wabbit's format beside them (each a
+    Python process: ``files["vw"]``), and keep the training file's seconds
+    (``files["vw_convert_s"]``, returned)."""
     folder = files["folder"]
-    vw = [sys.executable, "-m", "vowpalwabbit"]
-    converted = {}
-    convert_s = 0.0
+    files["vw"] = {}
     for part in ("train", "test"):
         target = folder / f"{part}.vw"
         seconds, _, _ = timed([sys.executable, "-c", _CONVERT, str(files[part]), str(target)],
                               folder, env=user_env())
-        converted[part] = target
+        files["vw"][part] = target
         if part == "train":
-            convert_s = seconds
+            files["vw_convert_s"] = seconds
+    return files["vw_convert_s"]
+
+
+def vw_run(files: dict, options: list[str], bits: int = 18, convert: bool = True) -> dict:
+    """``vw --oaa K -b BITS OPTIONS`` on the training file converted (again with
+    ``convert``, else the last conversion), then ``vw -t`` of the test file."""
+    folder = files["folder"]
+    convert_s = vw_convert(files) if convert or "vw" not in files else files["vw_convert_s"]
+    converted = files["vw"]
     model = folder / "model.vw"
-    wall, peak, _ = timed([*vw, "-d", str(converted["train"]), "--oaa", str(files["classes"]),
-                           "-b", "18", *options, "-f", str(model), "--quiet"], folder,
+    wall, peak, _ = timed([*VW, "-d", str(converted["train"]), "--oaa", str(files["classes"]),
+                           "-b", str(bits), *options, "-f", str(model), "--quiet"], folder,
                           env=user_env())
     predictions = folder / "vw.pred"
-    timed([*vw, "-t", "-i", str(model), "-d", str(converted["test"]), "-p", str(predictions),
+    timed([*VW, "-t", "-i", str(model), "-d", str(converted["test"]), "-p", str(predictions),
            "--quiet"], folder)
     guessed = [int(float(line.split()[0])) for line in predictions.read_text().splitlines()]
     truth = [int(line.split(" ", 1)[0]) for line in converted["test"].read_text().splitlines()]

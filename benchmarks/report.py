@@ -356,6 +356,92 @@ def tune_table(results: dict) -> str:
     return "\n".join(out)
 
 
+def pareto(points: list[dict]) -> list[dict]:
+    """The points no other point beats (as fast or faster and as accurate or more, better
+    in one), fastest first: a system's frontier."""
+    def beaten(p):
+        return any(q["wall_s"] <= p["wall_s"] and q["accuracy"] >= p["accuracy"]
+                   and (q["wall_s"] < p["wall_s"] or q["accuracy"] > p["accuracy"])
+                   for q in points)
+    return sorted((p for p in points if not beaten(p)), key=lambda p: p["wall_s"])
+
+
+def covering(point: dict, points: list[dict]) -> dict | None:
+    """The fastest of ``points`` at least as accurate as ``point`` and at least as fast."""
+    found = [q for q in points
+             if q["accuracy"] >= point["accuracy"] and q["wall_s"] <= point["wall_s"]]
+    return min(found, key=lambda q: q["wall_s"]) if found else None
+
+
+def frontier_table(results: dict) -> str:
+    """Accuracy against training time, snowpy's settings and Vowpal Wabbit's: every point,
+    then which of VW's points a snowpy point covers (at least as accurate, at least as
+    fast) and, for each one not covered, the nearest snowpy points."""
+    load, repeat, calm = results["load"], results["repeat"], results.get("calm")
+    command = f"python benchmarks/bench_frontier.py --repeat {repeat}" + \
+        (f" --calm {calm:g}" if calm is not None else "")
+    started = (f"Each run started once the other processes had used at most {calm:g} cores "
+               "over a second. " if calm is not None else "")
+    out = [_measured(results, command)
+           + f"Vowpal Wabbit {results['vw']}. {started}Train s: the fastest of {repeat} runs "
+           "(the slowest in brackets); beside it the 1-minute load average before that run "
+           "and the cores the other processes used while it ran (its training and its "
+           f"test). The load average was {load['before'][0]:.2f} before the benchmark and "
+           f"{load['after'][0]:.2f} after. Bold: a point on its system's frontier.\n"]
+    for corpus, runs in results["corpora"].items():
+        points = list(runs["points"].values())
+        ours = [p for p in points if p["system"] == "snowpy"]
+        theirs = [p for p in points if p["system"] == "vw"]
+        fronts = {id(p) for p in pareto(ours) + pareto(theirs)}
+        out += [f"**{corpus}** ({runs['train']:,} documents to train, {runs['test']:,} to "
+                f"test, {runs['classes']} classes; Vowpal Wabbit's conversion of the training "
+                f"file {runs['convert_s']:.2f} s, not counted):", "",
+                "| point | setting | train s | load | others' cores | accuracy | peak MB | "
+                "model MB | covered by |", "|---|---|---|---|---|---|---|---|---|"]
+        for p in sorted(points, key=lambda p: (p["system"] != "snowpy", p["wall_s"])):
+            name = f"{'snowpy' if p['system'] == 'snowpy' else 'VW'} {p['label']}"
+            if id(p) in fronts:
+                name = f"**{name}**"
+            cover = ""
+            if p["system"] == "vw":
+                by = covering(p, ours)
+                cover = f"snowpy {by['label']}" if by else "none"
+            out.append(f"| {name} | `{p['setting']}` | {p['wall_s']:.2f} "
+                       f"({max(p['runs_s']):.2f}) | {p['load']:.2f} | "
+                       f"{p['others_cores']:.2f} | {p['accuracy']:.4f} | "
+                       f"{p['peak_mb']:,.0f} | {p['model_mb']:.1f} | {cover} |")
+        missed = sorted((p for p in theirs if covering(p, ours) is None),
+                        key=lambda p: p["wall_s"])
+        out += ["", f"{len(theirs) - len(missed)} of {len(theirs)} Vowpal Wabbit points "
+                "covered by a snowpy point." + (" Not covered:" if missed else ""), ""]
+        fastest = min(ours, key=lambda q: q["wall_s"])
+        for p in missed:
+            surer = [q for q in ours if q["accuracy"] >= p["accuracy"]]
+            surest = min(surer, key=lambda q: q["wall_s"]) if surer else None
+            if fastest["wall_s"] > p["wall_s"]:
+                said = (f"faster than every snowpy point: the fastest, {fastest['label']}, "
+                        f"takes {fastest['wall_s']:.2f} s ({fastest['wall_s'] / p['wall_s']:.1f}x)"
+                        f" at {fastest['accuracy']:.4f}")
+                if surest is None:
+                    said += ", and none is as accurate"
+                elif surest is not fastest:
+                    said += (f"; the fastest at least as accurate, {surest['label']}, "
+                             f"{surest['wall_s']:.2f} s "
+                             f"({surest['wall_s'] / p['wall_s']:.1f}x)")
+            else:
+                near = max((q for q in ours if q["wall_s"] <= p["wall_s"]),
+                           key=lambda q: q["accuracy"])
+                said = (f"more accurate than every snowpy point as fast (the most accurate "
+                        f"of them, {near['label']}: {near['accuracy']:.4f} in "
+                        f"{near['wall_s']:.2f} s)")
+                said += (f"; the fastest at least as accurate, {surest['label']}, "
+                         f"{surest['wall_s']:.2f} s ({surest['wall_s'] / p['wall_s']:.1f}x)"
+                         if surest else "; no snowpy point is as accurate")
+            out.append(f"- VW {p['label']} ({p['wall_s']:.2f} s, {p['accuracy']:.4f}): "
+                       f"{said}.")
+        out.append("")
+    return "\n".join(out).rstrip()
+
 def _load(name: str) -> dict:
     return json.loads((RESULTS / f"{name}.json").read_text())
 
@@ -389,6 +475,7 @@ SECTIONS = {
     "tables": lambda: suite_tables(_load("suite")),
     "online": lambda: online_table(_load("online")),
     "cli": lambda: cli_table(_load("cli")),
+    "frontier": lambda: frontier_table(_load("frontier")),
     "paths": lambda: paths_tables(_load("paths")),
     "links": lambda: links_table(_load("links")),
     "sparse-problems": lambda: sparse_problems_table(_load("sparse_problems")),
