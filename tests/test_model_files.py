@@ -1305,3 +1305,23 @@ def test_a_network_parts_description_is_checked_and_its_optional_fields_default(
     loaded = snowpy.Network.from_state({**header, "network": bare}, arrays).engine_.store
     assert not loaded.frozen and loaded.seen == 0
     np.testing.assert_array_equal(loaded.S, state)
+
+
+def test_a_networks_rows_are_kept_by_id_or_as_met_and_rows_without_links_left_out():
+    """A network's arrays hold its rows in the order of their features' ids (a model
+    file's) or, ``by_id=False``, in the order they were met (a cluster's shard's); a row
+    that holds no link (feature 3, met in an example learned without an update) is left
+    out. Either restores the network."""
+    from snowpy.network.state import network_state
+
+    X = sp.csr_matrix(np.array([[0, 0, 5.0, 0], [5.0, 0, 0, 0], [0, 0, 5.0, 0],
+                                [5.0, 0, 0, 0], [0, 0, 5.0, 1.0]]))
+    net = snowpy.Network("perceptron", epochs=1, shuffle=False).fit(X, list("ababa"))
+    store = net.engine_.store
+    assert store.n_rows == 4 and store.feature_ids[:3].tolist() == [2, 0, 3]
+    for by_id, ids in ((True, [0, 2]), (False, [2, 0])):
+        header, arrays = network_state(net, by_id=by_id)
+        assert arrays["feature_ids"].tolist() == ids
+        assert arrays["row_sizes"].tolist() == [2, 2, 2]
+        loaded = snowpy.Network.from_state({"kind": "network", "network": header}, arrays)
+        np.testing.assert_array_equal(loaded.decision_function(X), net.decision_function(X))
