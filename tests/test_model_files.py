@@ -1380,3 +1380,72 @@ def test_a_network_parts_description_is_checked_and_its_optional_fields_default(
     loaded = snowpy.Network.from_state({**header, "network": bare}, arrays).engine_.store
     assert not loaded.frozen and loaded.seen == 0
     np.testing.assert_array_equal(loaded.S, state)
+
+
+def test_a_networks_rows_are_kept_by_id_or_as_met_and_rows_without_links_left_out():
+    """A network's arrays hold its rows in the order of their features' ids (a model
+    file's) or, ``by_id=False``, in the order they were met (a cluster's shard's); a row
+    that holds no link (feature 3, met in an example learned without an update) is left
+    out. Either restores the network."""
+    from snowpy.network.state import network_state
+
+    X = sp.csr_matrix(np.array([[0, 0, 5.0, 0], [5.0, 0, 0, 0], [0, 0, 5.0, 0],
+                                [5.0, 0, 0, 0], [0, 0, 5.0, 1.0]]))
+    net = snowpy.Network("perceptron", epochs=1, shuffle=False).fit(X, list("ababa"))
+    store = net.engine_.store
+    assert store.n_rows == 4 and store.feature_ids[:3].tolist() == [2, 0, 3]
+    for by_id, ids in ((True, [0, 2]), (False, [2, 0])):
+        header, arrays = network_state(net, by_id=by_id)
+        assert arrays["feature_ids"].tolist() == ids
+        assert arrays["row_sizes"].tolist() == [2, 2, 2]
+        loaded = snowpy.Network.from_state({"kind": "network", "network": header}, arrays)
+        np.testing.assert_array_equal(loaded.decision_function(X), net.decision_function(X))
+
+
+def test_narrowest_takes_the_narrowest_type_the_bound_allows_and_refuses_the_rest():
+    """``narrowest``: values in ``0 .. bound - 1`` in the narrowest unsigned type that
+    holds ``bound - 1`` (256 values fit uint8, 257 do not), none at all refused for no
+    value; a value past the bound, or below 0, refused naming it."""
+    from snowpy.exceptions import SnowpyError
+    from snowpy.network.state import narrowest
+
+    for bound, dtype in ((256, np.uint8), (257, np.uint16), (2**16, np.uint16),
+                         (2**16 + 1, np.uint32), (2**32, np.uint32)):
+        kept = narrowest(np.array([0, bound - 1], np.int64), bound)
+        assert kept.dtype == dtype and kept.tolist() == [0, bound - 1]
+    assert narrowest(np.array([5], np.int64), 2**32 + 1).dtype == np.int64
+    assert narrowest(np.zeros(0, np.int64), 1).dtype == np.uint8
+    for values, value in (([0, 3], 3), ([-1, 2], -1)):
+        with pytest.raises(SnowpyError) as caught:
+            narrowest(np.array(values), 3)
+        assert str(caught.value) == (
+            f"the network's arrays are inconsistent (a value {value} where 0 to 2 are "
+            "declared): its memory was written over, and it is not saved")
+
+
+def test_a_network_parts_feature_space_and_label_forms_are_read_as_kept():
+    """The feature space must be a count (open: at most the online width), refused
+    naming it; a multi-label network kept from a label-indicator matrix loads as one
+    (its predictions an indicator matrix again), sets of labels as sets, and a part
+    without the multi-label flag is single-label."""
+    from snowpy.network.state import ONLINE_WIDTH
+
+    X = sp.csr_matrix(np.array([[1.0, 0, 1], [0, 1, 1], [1, 1, 0]] * 4))
+    header, arrays = snowpy.Network("perceptron").fit(X, list("abc") * 4).to_state()
+    part = header["network"]
+    for fields in ({"open_features": "yes"}, {"n_features": -1},
+                   {"open_features": True, "n_features": ONLINE_WIDTH + 1}):
+        broken = {**header, "network": {**part, **fields}}
+        assert _refused(broken, arrays) == (
+            f"f.snowpy: the feature space ({fields.get('n_features', 3)} features, open: "
+            f"{fields.get('open_features', False)!r}) is invalid")
+    bare = {k: v for k, v in part.items() if k != "multilabel"}
+    assert not snowpy.Network.from_state({**header, "network": bare}, arrays).engine_.multilabel
+    indicator = np.array([[1, 0], [0, 1], [1, 1]] * 4)
+    sets = [["a"], ["b"], ["a", "b"]] * 4
+    for y, form in ((indicator, True), (sets, False)):
+        net = snowpy.Network("perceptron").fit(X, y)
+        loaded = snowpy.Network.from_state(*net.to_state())
+        assert loaded.engine_.multilabel and loaded.engine_.indicator is form
+        predicted = loaded.predict(X[:3])
+        assert isinstance(predicted, np.ndarray) == form
