@@ -1449,3 +1449,13 @@ def test_a_network_parts_feature_space_and_label_forms_are_read_as_kept():
         assert loaded.engine_.multilabel and loaded.engine_.indicator is form
         predicted = loaded.predict(X[:3])
         assert isinstance(predicted, np.ndarray) == form
+
+
+def test_a_network_parts_clamped_and_raised_weights_are_read_back():
+    X = sp.csr_matrix(np.array([[1.0, 0, 1], [0, 1, 1], [1, 1, 0]] * 4))
+    header, arrays = snowpy.Network("perceptron").fit(X, list("abc") * 4).to_state()
+    header["network"]["stats"].update(overflows=3, underflows=4)
+    engine = snowpy.Network.from_state(header, arrays).engine_
+    assert (engine.overflows, engine.underflows) == (3, 4)
+    assert _refused(header, dict(arrays) | {"promotions": arrays["promotions"][:1]}) == \
+        "f.snowpy: promotions has shape (1,), expected (3,)"
