@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+import io
 import math
 import os
 import struct
@@ -281,10 +282,6 @@ def _check_stream(path: Path, name: str, stream: Any, nbytes: int, dtype: np.dty
     return "" if digest is None else digest.hexdigest()
 
 
-#: The arrays a few documents read a few rows of (a link's weights and averaging sums).
-_READ_BY_ROWS = frozenset({"link_weights", "link_averaging"})
-
-
 class FileRows:
     """The rows of a mapped array read from its file (``pread``), its mapping untouched.
 
@@ -292,31 +289,22 @@ class FileRows:
     each row brings in the page cache's folio it lies in, which this kernel maps whole
     (up to 2 MiB for a row of a few links: a line of 20 Newsgroups brought 30 of the
     file's 46 MB into memory); read from the file, only its bytes are copied. The file
-    is the one mapped (a descriptor of its own, closed with the last holder): a model
-    saved over the path meanwhile cannot mix in."""
+    is the one mapped (a descriptor of its own, shared by the file's arrays and closed
+    with the last): a model saved over the path meanwhile cannot mix in."""
 
-    def __init__(self, handle: Any, offset: int, array: np.ndarray) -> None:
-        self.path = handle.name
-        self.fd = os.dup(handle.fileno())
-        self.offset = offset
-        self.dtype = array.dtype
+    def __init__(self, file: io.FileIO, path: Path, offset: int, array: np.ndarray) -> None:
+        self.file, self.path, self.offset, self.dtype = file, path, offset, array.dtype
         self.inner = array.shape[1:]
         self.row_bytes = array.dtype.itemsize * math.prod(self.inner)
-        weakref.finalize(self, os.close, self.fd)
-
-    def __copy__(self) -> FileRows:
-        return self  # (read only: copies share the descriptor, closed with the last)
 
     def __deepcopy__(self, memo: dict) -> FileRows:
-        return self
-
-    def __reduce__(self) -> Any:
-        raise TypeError("a model file's open rows cannot be pickled; load the file again")
+        return self  # (read only: copies share the file)
 
     def take(self, starts: np.ndarray, counts: np.ndarray) -> np.ndarray:
         """Rows ``starts[i]`` to ``starts[i] + counts[i]``, one after another."""
         size = self.row_bytes
-        data = b"".join(os.pread(self.fd, count * size, self.offset + start * size)
+        fd = self.file.fileno()
+        data = b"".join(os.pread(fd, count * size, self.offset + start * size)
                         for start, count in zip(starts.tolist(), counts.tolist()) if count)
         if len(data) != int(counts.sum()) * size:
             raise OSError(f"{self.path}: the model file ended inside its links (changed "
@@ -324,8 +312,18 @@ class FileRows:
         return np.frombuffer(data, self.dtype).reshape(-1, *self.inner)
 
 
+def _reopened(handle: Any) -> io.FileIO:
+    """The open file ``handle`` on a descriptor of its own, closed when the last holder
+    of it is gone (quietly: no holder closes it), for :class:`FileRows`."""
+    fd = os.dup(handle.fileno())
+    file = io.FileIO(fd, "rb", closefd=False)
+    weakref.finalize(file, os.close, fd)
+    return file
+
+
 def _read_array(path: Path, archive: zipfile.ZipFile, name: str, spec: Mapping[str, Any],
-                mmap: bool, verify: bool, handle: Any, check_only: bool) -> np.ndarray:
+                mmap: bool, verify: bool, handle: Any, rows_from: io.FileIO | None,
+                check_only: bool) -> np.ndarray:
     member = f"arrays/{name}.npy"
     try:
         info = archive.getinfo(member)
@@ -384,8 +382,9 @@ def _read_array(path: Path, archive: zipfile.ZipFile, name: str, spec: Mapping[s
                 offset = _data_offset(handle, info) + header_length
                 array: np.ndarray = np.memmap(handle, dtype=np.dtype(dtype), mode="c",
                                               offset=offset, shape=tuple(shape))
-                if name in _READ_BY_ROWS and hasattr(os, "pread"):
-                    array.rows_read = FileRows(handle, offset, array)  # type: ignore[attr-defined]
+                if rows_from is not None:  # (its rows also read from the file: FileRows)
+                    array.rows_read = FileRows(  # type: ignore[attr-defined]
+                        rows_from, path, offset, array)
             else:
                 assert into is not None
                 array = into
@@ -401,7 +400,7 @@ def _check_apart(path: Path, name: str, spec: Mapping[str, Any], verify: bool) -
     """One array of a file no one else writes (a save's own temporary file) read through
     and checked on a handle of its own: the arrays of a file checked at once."""
     with open(path, "rb") as handle, zipfile.ZipFile(handle) as archive:
-        return _read_array(path, archive, name, spec, False, verify, handle, True)
+        return _read_array(path, archive, name, spec, False, verify, handle, None, True)
 
 
 def read_model(path: str | os.PathLike, *, mmap: bool = False, verify: bool = True,
@@ -479,8 +478,9 @@ def read_model(path: str | os.PathLike, *, mmap: bool = False, verify: bool = Tr
                                                                verify), listed, threads)
                 arrays = dict(zip((name for name, _ in listed), checked))
             else:
+                rows_from = _reopened(handle) if mmap and hasattr(os, "pread") else None
                 arrays = {name: _read_array(source, archive, name, spec, mmap, verify, handle,
-                                            check_only) for name, spec in listed}
+                                            rows_from, check_only) for name, spec in listed}
             if len(arrays) != len(manifest):
                 raise ModelFileError(f"{source}: the header's array list is malformed")
     except ModelFileError:
