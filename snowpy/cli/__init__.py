@@ -8,32 +8,77 @@ unknown option, a missing argument: click's usage text), 130 interrupted.
 
 from __future__ import annotations
 
+import importlib
 import os
+from collections.abc import Iterator, MutableMapping
 from typing import Annotated, Any
 
 import typer
+import typer.main
 from typer.core import TyperGroup
+from typer.models import CommandInfo
 
 from snowpy._version import __version__
 from snowpy.cli.common import settle_memory, state
-from snowpy.cli.corpus import corpus_app
-from snowpy.cli.evaluate import evaluate
-from snowpy.cli.experiment import experiment
-from snowpy.cli.explain import explain
-from snowpy.cli.forget import forget
-from snowpy.cli.inspect import inspect
-from snowpy.cli.plugins import plugins
-from snowpy.cli.predict import predict
-from snowpy.cli.serve import serve
-from snowpy.cli.train import HELP as TRAIN_HELP
-from snowpy.cli.train import train
-from snowpy.cli.tune import tune
 
 __all__ = ["app", "main"]
 
-class _Commands(TyperGroup):
-    """snowpy's commands: a bad option value is one line and status 1, as every other
-    mistake of the user's (click says it in a usage box, with status 2)."""
+#: The commands, in the order ``snowpy --help`` lists them, and their settings: each
+#: command's module ``snowpy.cli.<name>`` defines a function of the command's name (and,
+#: in ``HELP``, its help when not the function's docstring) or, for a group of commands,
+#: a ``Typer`` named ``<name>_app``. A command's module is imported when the command
+#: runs (or ``--help`` lists it), not before: a process that trains imports no server.
+COMMANDS: dict[str, dict[str, Any]] = {
+    "train": {"context_settings": {"allow_extra_args": True, "ignore_unknown_options": True}},
+    "evaluate": {}, "predict": {}, "inspect": {}, "explain": {}, "serve": {}, "forget": {},
+    "tune": {}, "plugins": {}, "experiment": {}, "corpus": {},
+}
+
+
+class _Commands(MutableMapping[str, Any]):
+    """The group's commands by name, each one made from its module when first asked for
+    (:data:`COMMANDS`)."""
+
+    def __init__(self) -> None:
+        self.made: dict[str, Any] = {}
+
+    def __getitem__(self, name: str) -> Any:
+        if name not in self.made:
+            if name not in COMMANDS:
+                raise KeyError(name)
+            module = importlib.import_module(f"snowpy.cli.{name}")
+            if hasattr(module, f"{name}_app"):
+                self.made[name] = typer.main.get_group(getattr(module, f"{name}_app"))
+                self.made[name].name = name
+            else:
+                info = CommandInfo(name, callback=getattr(module, name),
+                                   help=getattr(module, "HELP", None), **COMMANDS[name])
+                self.made[name] = typer.main.get_command_from_info(
+                    info, pretty_exceptions_short=app.pretty_exceptions_short,
+                    rich_markup_mode=app.rich_markup_mode)
+        return self.made[name]
+
+    def __setitem__(self, name: str, command: Any) -> None:
+        raise TypeError("snowpy's commands are named in snowpy.cli.COMMANDS")
+
+    def __delitem__(self, name: str) -> None:
+        raise TypeError("snowpy's commands are named in snowpy.cli.COMMANDS")
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(COMMANDS)
+
+    def __len__(self) -> int:
+        return len(COMMANDS)
+
+
+class _Group(TyperGroup):
+    """snowpy's commands (:data:`COMMANDS`): a bad option value is one line and status
+    1, as every other mistake of the user's (click says it in a usage box, with status
+    2)."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.commands = _Commands()
 
     def invoke(self, ctx: Any) -> Any:
         try:
@@ -48,7 +93,7 @@ class _Commands(TyperGroup):
             raise typer.Exit(1) from None
 
 
-app = typer.Typer(name="snowpy", no_args_is_help=True, add_completion=True, cls=_Commands,
+app = typer.Typer(name="snowpy", no_args_is_help=True, add_completion=True, cls=_Group,
                   help="Sparse, online, mistake-driven text classification (SNoW in Python).")
 
 
@@ -67,18 +112,6 @@ def _options(
     state.debug = state.debug or debug
 
 
-app.command("train", help=TRAIN_HELP,
-            context_settings={"allow_extra_args": True, "ignore_unknown_options": True})(train)
-app.command("evaluate")(evaluate)
-app.command("predict")(predict)
-app.command("inspect")(inspect)
-app.command("explain")(explain)
-app.command("serve")(serve)
-app.command("forget")(forget)
-app.command("tune")(tune)
-app.command("plugins")(plugins)
-app.command("experiment")(experiment)
-app.add_typer(corpus_app, name="corpus")
 
 
 def main() -> None:
