@@ -8,6 +8,7 @@ unknown option, a missing argument: click's usage text), 130 interrupted.
 
 from __future__ import annotations
 
+import gc
 import importlib
 import os
 from collections.abc import Iterator, MutableMapping
@@ -121,4 +122,9 @@ def main() -> None:
     os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
     state.owns_process = True
     settle_memory()
-    app(prog_name="snowpy")
+    try:
+        app(prog_name="snowpy")
+    finally:
+        # the process ends: its objects go as their references do, without a last search
+        # of all of them for cycles (20 ms of the 30 the interpreter takes to end)
+        gc.freeze()
