@@ -179,6 +179,27 @@ def test_plugins_and_corpus_commands():
     assert run("--version").stdout.startswith("snowpy ")
 
 
+def test_a_command_makes_only_itself(tmp_path):
+    """A process that runs one command imports that command's module and no other's
+    (snowpy train starts no server, tuner or explainer); --help lists every command."""
+    ten = tmp_path / "ten.tsv"
+    ten.write_text("".join(Path(TRAIN).read_text().splitlines(keepends=True)[:10]))
+    code = ("import sys\nfrom snowpy.cli import app\n"
+            "try:\n    app(sys.argv[1:], prog_name='snowpy')\nexcept SystemExit as end:\n"
+            "    assert not end.code, end.code\n"
+            "print(sorted(m for m in sys.modules if m.startswith('snowpy.cli.')))")
+    done = subprocess.run([sys.executable, "-c", code, "train", str(ten), "-o",
+                           str(tmp_path / "m.snowpy"), "--quiet"],
+                          capture_output=True, text=True, check=True)
+    made = eval(done.stdout.strip().splitlines()[-1])
+    assert "snowpy.cli.train" in made
+    assert not {f"snowpy.cli.{name}" for name in ("evaluate", "predict", "inspect",
+                                                  "explain", "serve", "forget", "tune",
+                                                  "plugins", "experiment", "corpus")} & set(made)
+    listed = run("--help").stdout
+    assert all(f" {name} " in listed for name in ("train", "serve", "corpus", "experiment"))
+
+
 def test_standard_input_corpus(tmp_path):
     text = Path(TRAIN).read_text()
     result = run("train", "-", "-o", str(tmp_path / "s.snowpy"), "--calibrate", "none",
