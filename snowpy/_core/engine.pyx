@@ -578,6 +578,8 @@ cdef outcome_t epoch(Pool *p, weight_t *W, weight_t *U, const rule_t *rule, cons
             for k in range(m):
                 if ws.kmark[k] == tag:
                     j = ws.kslot[k]
+                    if averaging:  # (its sum is written after the rule's step)
+                        SNOWPY_PREFETCH(&U[j * n_planes])
                     for o in range(n_planes):
                         ws.wbuf[g * n_planes + o] = W[j * n_planes + o]
                     ws.jbuf[g] = j
