@@ -3,7 +3,7 @@ their slots, the slot of a (row, target) link, dense rows recognised, and which 
 are worth keeping. (The per-example block operations are in ``pool.pxd``.)"""
 
 from libc.stdint cimport int32_t, int64_t, uint8_t, uint32_t, uint64_t
-from libc.stdlib cimport free, malloc
+from libc.stdlib cimport free, malloc, qsort
 from libc.math cimport fabs
 from libc.string cimport memcpy
 
@@ -39,10 +39,25 @@ cdef struct pick_t:
     int64_t slot
 
 
+cdef int _by_target(const void *a, const void *b) noexcept nogil:
+    cdef int64_t x = (<const pick_t *>a).target, y = (<const pick_t *>b).target
+    return (x > y) - (x < y)
+
+
 cdef inline void _sort_picks(pick_t *picks, int64_t n) noexcept nogil:
-    """Insertion sort by target: a row's links, most often in order or nearly."""
+    """Sort by target (a row has one link a target: any sort gives the same order). A
+    dense row's links are in order; a row that grew as links came holds them in the order
+    they came, in which an insertion sort takes time in the square of their number."""
     cdef int64_t i, j
     cdef pick_t moving
+    for i in range(1, n):
+        if picks[i - 1].target > picks[i].target:
+            break
+    else:
+        return
+    if n > 32:
+        qsort(picks, n, sizeof(pick_t), _by_target)
+        return
     for i in range(1, n):
         if picks[i - 1].target <= picks[i].target:
             continue
