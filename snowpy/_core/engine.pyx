@@ -295,6 +295,37 @@ cdef inline bint _keep_weight(double *w, const options_t *opt, int64_t *overflow
     return True
 
 
+cdef inline double _step_sign(const work_t *ws, const options_t *opt, int64_t t,
+                             int64_t mark, double theta, double true_score,
+                             bint violated) noexcept nogil:
+    """The way target ``t`` is updated on the example: 1 promoted, -1 demoted, 0 not (a
+    positive target below its thick separator, a negative one above; under constraint
+    classification, the true target when a negative one came within the separator of it,
+    and those negative ones)."""
+    if opt.constraint:
+        if ws.stamp[t] == mark:
+            return 1.0 if violated else 0.0
+        return 0.0 if ws.acc[t] < true_score - opt.pos_thickness else -1.0
+    if ws.stamp[t] == mark:
+        return 0.0 if ws.acc[t] >= theta + opt.pos_thickness else 1.0
+    return 0.0 if ws.acc[t] < theta - opt.neg_thickness else -1.0
+
+
+cdef inline int64_t _next_update(const work_t *ws, const options_t *opt, const batch_t *b,
+                                 int64_t lo, bint restricted, int64_t c, int64_t n_allowed,
+                                 int64_t mark, double theta, double true_score,
+                                 bint violated) noexcept nogil:
+    """The first of the example's targets from the ``c``-th on that is updated
+    (:func:`_step_sign`); ``n_allowed`` when none is."""
+    cdef int64_t t
+    while c < n_allowed:
+        t = b.a_targets[lo + c] if restricted else c
+        if _step_sign(ws, opt, t, mark, theta, true_score, violated) != 0.0:
+            return c
+        c += 1
+    return n_allowed
+
+
 cdef outcome_t epoch(Pool *p, weight_t *W, weight_t *U, const rule_t *rule, const options_t *opt,
                    const batch_t *b, work_t *ws, int64_t seen, int64_t *counts,
                    int64_t n_targets) noexcept nogil:
@@ -318,7 +349,7 @@ cdef outcome_t epoch(Pool *p, weight_t *W, weight_t *U, const rule_t *rule, cons
     cdef int64_t first_mark = ws.mark
     cdef int64_t tag = ws.tag
     cdef int64_t pos, i, mark, m, lo, n_allowed, n_positive, linked, fan, need, k, r, c, t
-    cdef int64_t j, first, off, q, wanted, n_open, o, e, g, h, best
+    cdef int64_t j, first, off, q, wanted, n_open, o, e, g, h, best, c_next, t_next
     cdef double vsum, y, true_score, sqnorm, moved, v
     cdef bint wrong, calls, violated, changed, missing
     cdef int status
@@ -534,26 +565,20 @@ cdef outcome_t epoch(Pool *p, weight_t *W, weight_t *U, const rule_t *rule, cons
                 if ws.stamp[t] != mark and ws.acc[t] >= true_score - opt.pos_thickness:
                     violated = True
                     break
-        # --- updates
-        for c in range(n_allowed):
+        # --- updates, target by target; the links of the next target to update are
+        #     asked for while this one's are (a dense row holds target t at offset t,
+        #     in a block of its own that no prefetcher foresees)
+        c_next = _next_update(ws, opt, b, lo, restricted, 0, n_allowed, mark, theta,
+                              true_score, violated)
+        while c_next < n_allowed:
+            c = c_next
             t = b.a_targets[lo + c] if restricted else c
-            if opt.constraint:
-                if ws.stamp[t] == mark:
-                    if not violated:
-                        continue
-                    y = 1.0
-                else:
-                    if ws.acc[t] < true_score - opt.pos_thickness:
-                        continue
-                    y = -1.0
-            elif ws.stamp[t] == mark:
-                if ws.acc[t] >= theta + opt.pos_thickness:
-                    continue
-                y = 1.0
-            else:
-                if ws.acc[t] < theta - opt.neg_thickness:
-                    continue
-                y = -1.0
+            y = _step_sign(ws, opt, t, mark, theta, true_score, violated)
+            c_next = _next_update(ws, opt, b, lo, restricted, c + 1, n_allowed, mark, theta,
+                                  true_score, violated)
+            t_next = -1
+            if c_next < n_allowed:
+                t_next = b.a_targets[lo + c_next] if restricted else c_next
             # the target's weights on the example's rows, gathered in the rows' order
             # (whatever the pool's layout: a rule sees its entries, and sums them, in
             # one order however the links lie, and on however many threads)
@@ -561,6 +586,8 @@ cdef outcome_t epoch(Pool *p, weight_t *W, weight_t *U, const rule_t *rule, cons
             for k in range(m):  # dense rows: the link is at offset t
                 if ws.dense[k]:
                     r = ws.row_buf[k]
+                    if 0 <= t_next < p.rows[r].cap:
+                        SNOWPY_PREFETCH(&p.target[p.rows[r].start + t_next])
                     j = p.rows[r].start + t
                     if t < p.rows[r].cap and p.target[j] == t:
                         ws.kmark[k] = tag
