@@ -47,7 +47,10 @@ class _Commands(MutableMapping[str, Any]):
         if name not in self.made:
             if name not in COMMANDS:
                 raise KeyError(name)
-            module = importlib.import_module(f"snowpy.cli.{name}")
+            try:
+                module = importlib.import_module(f"snowpy.cli.{name}")
+            except KeyError as exc:  # (click would take it for a command not found)
+                raise RuntimeError(f"snowpy.cli.{name} could not be imported") from exc
             if hasattr(module, f"{name}_app"):
                 self.made[name] = typer.main.get_group(getattr(module, f"{name}_app"))
                 self.made[name].name = name
@@ -79,6 +82,9 @@ class _Group(TyperGroup):
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
+        if self.commands:
+            raise TypeError(f"commands {sorted(self.commands)} were registered with typer: "
+                            "snowpy's commands are named in snowpy.cli.COMMANDS")
         self.commands = _Commands()
 
     def invoke(self, ctx: Any) -> Any:
