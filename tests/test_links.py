@@ -108,6 +108,46 @@ def test_pruning_moves_the_kept_links_in_place_and_training_goes_on_alike(tmp_pa
     np.testing.assert_array_equal(net.decision_function(X), loaded.decision_function(X))
 
 
+def test_a_fragmented_pool_is_closed_up_before_it_grows_and_learns_the_same(monkeypatch):
+    """Rows that grow leave runs of free slots behind (with many targets, runs few later
+    rows fit); past a share of the pool (links.FRAGMENTED) they are closed up before the
+    pool grows: the blocks move down whole, and the network learned is the same, weight
+    for weight, as one whose pool was never closed up."""
+    from snowpy.network import links as links_module
+    from snowpy.network.links import IDLE, USED
+
+    rng = np.random.default_rng(11)
+    X = sp.csr_matrix((rng.random((400, 300)) < 0.05) * rng.random((400, 300)))
+    y = rng.integers(0, 60, 400)
+    learned, closed, stores = {}, {}, {}
+    for share in (np.inf, 0.0):
+        monkeypatch.setattr(links_module, "FRAGMENTED", share)
+        calls = []
+        monkeypatch.setattr(links_module.LinkStore, "defragment", lambda store, made=(
+            links_module.LinkStore.defragment): calls.append(1) or made(store))
+        net = snowpy.Network("passive-aggressive", epochs=2, discard=None, n_jobs=1,
+                             early_stop=False).fit(X, y)
+        stores[share] = net.engine_
+        learned[share] = (net.engine_.effective_links().toarray(),
+                          net.decision_function(X))
+        closed[share] = len(calls)
+        monkeypatch.undo()
+    assert closed[np.inf] == 0 and closed[0.0] > 0
+    np.testing.assert_array_equal(learned[np.inf][0], learned[0.0][0])
+    np.testing.assert_array_equal(learned[np.inf][1], learned[0.0][1])
+    # closed up by hand: no free run left, every row's block where the one before ends
+    engine = stores[np.inf]
+    store = engine.store
+    idle = int(store.meta[IDLE])
+    store.defragment()
+    rows = store.rows[:store.n_rows][store.rows[:store.n_rows]["cap"] > 0]
+    rows = np.sort(rows, order="start")
+    assert idle > 0 and int(store.meta[IDLE]) == 0
+    assert rows["start"].tolist() == np.r_[0, np.cumsum(rows["cap"])[:-1]].tolist()
+    assert int(store.meta[USED]) == int(rows["cap"].sum())
+    np.testing.assert_array_equal(engine.effective_links().toarray(), learned[0.0][0])
+
+
 def test_eligibility_by_percent_keeps_each_targets_most_active_features():
     """SNoW -e percent:50: after the first epoch, each target keeps the links of the half
     of its features most often active in its positive examples (ties kept)."""

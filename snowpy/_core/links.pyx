@@ -5,13 +5,13 @@ are worth keeping. (The per-example block operations are in ``pool.pxd``.)"""
 from libc.stdint cimport int32_t, int64_t, uint8_t, uint32_t, uint64_t
 from libc.stdlib cimport free, malloc, qsort
 from libc.math cimport fabs
-from libc.string cimport memcpy
+from libc.string cimport memcpy, memmove
 
 import numpy as np
 
 from snowpy._core.pool cimport row_stop as _stop
 from snowpy._core.effective cimport delta
-from snowpy._core.pool cimport SNOWPY_PREFETCH, row_t, weight_t
+from snowpy._core.pool cimport FREE, IDLE, SNOWPY_PREFETCH, USED, row_t, weight_t
 
 #: Rows (the compaction: slots) ahead whose memory the whole-pool passes ask for: the
 #: blocks of a pool that grew as links came lie anywhere, and so do their rows' records.
@@ -377,6 +377,46 @@ def compact_in_place(row_t[::1] rows, int64_t n_rows, int64_t used, int32_t[::1]
             rows[r].start = <int32_t>first
             rows[r].size = rows[r].cap = <int32_t>(out - first)
             rows[r].dense = 0
+    return out
+
+
+def defragment(row_t[::1] rows, int64_t n_rows, int32_t[::1] target, plane_t[:, ::1] W,
+               plane_t[:, ::1] U, int32_t[::1] lcount, int64_t[::1] meta):
+    """Close the pool's free runs: every row's block moves down, whole (its room, and a
+    dense row's holes, kept), in the order the blocks lie, so that no slot is written over
+    before it is read; the free lists are emptied. Returns the slots used. Only where the
+    links lie changes: every row holds the same links in the same order."""
+    cdef bint averaging = U.shape[0] > 0
+    cdef bint counted = lcount.shape[0] > 0
+    cdef Py_ssize_t n_planes = W.shape[1]
+    cdef int64_t i, r, j, cap, c, out = 0
+    keys_array = np.empty(n_rows, np.int64)
+    cdef int64_t[::1] keys = keys_array
+    cdef int64_t low = 0xFFFFFFFF
+    with nogil:
+        for r in range(n_rows):
+            keys[r] = ((<int64_t>rows[r].start) << 32) | r if rows[r].cap > 0 else -1
+    keys_array.sort()
+    with nogil:
+        for i in range(n_rows):
+            if keys[i] < 0:
+                continue
+            r = keys[i] & low
+            j = keys[i] >> 32
+            cap = rows[r].cap
+            if j != out:
+                memmove(&target[out], &target[j], cap * sizeof(int32_t))
+                memmove(&W[out, 0], &W[j, 0], cap * n_planes * sizeof(plane_t))
+                if averaging:
+                    memmove(&U[out, 0], &U[j, 0], cap * n_planes * sizeof(plane_t))
+                if counted:
+                    memmove(&lcount[out], &lcount[j], cap * sizeof(int32_t))
+                rows[r].start = <int32_t>out
+            out += cap
+        meta[USED] = out
+        meta[IDLE] = 0
+        for c in range(meta.shape[0] - FREE):
+            meta[FREE + c] = -1
     return out
 
 
