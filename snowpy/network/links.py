@@ -22,7 +22,8 @@ size[r]``, with room for ``cap[r]`` links (one 16-byte record per row, :data:`RO
 read whole). Links are appended to their row's run, never moved within it while an
 example is being learned, so a link's *offset* in its run is stable; a full run
 moves, whole, to one of twice the room, and the old one goes on a free list of its
-size class, from which later runs are taken first. A row linked to half the targets
+size class, from which later runs are taken first (a pool with :data:`FRAGMENTED` of
+its slots in free runs is closed up before it grows). A row linked to half the targets
 or more is laid out *dense*: slot ``t`` of its run holds target ``t``'s link, or a
 hole (target ``-1``, the absent weight, no averaging sum) where there is none, and
 scoring reads it as a plain vector. ``meta`` holds the bookkeeping: ``meta[USED]``
