@@ -375,3 +375,25 @@ def test_a_feature_looked_up_beyond_the_width_is_unseen_and_refused_on_insert(ma
     assert fmap.rows(np.array([5, 500, 100]), insert=False, unseen=-1).tolist() == [6, -1, -1]
     with pytest.raises(ValueError, match="feature id 500 is beyond the map's 100"):
         fmap.rows(np.array([5, 500]), insert=True)
+
+
+def test_a_row_grown_in_any_order_is_laid_out_by_target():
+    """One network, one exact layout: a feature met with 40 of 100 labels in a shuffled
+    order gets its links in that order (a sparse row: fewer than half the targets), and
+    its model file's row lists them by target, as the same network learned in another
+    order does."""
+    rng = np.random.default_rng(3)
+    labels = rng.permutation(100)[:40]
+    X = sp.csr_matrix(np.ones((40, 1)))
+    layouts = []
+    for order in (labels, np.sort(labels)[::-1]):
+        net = snowpy.Network("perceptron", links="positive", bias=False, epochs=1,
+                             shuffle=False, average=False, n_jobs=1)
+        net.partial_fit(X, order, classes=np.arange(100))
+        store = net.engine_.store
+        row = store.rows[1]  # (row 0 is the bias's)
+        assert row["dense"] == 0 and row["size"] == 40
+        pooled = store.target[row["start"]:row["start"] + 40]
+        assert pooled.tolist() == order.tolist()  # (as they came)
+        layouts.append(store.exact(slots=False)["target"].tolist())
+    assert layouts[0] == layouts[1] == sorted(labels.tolist())
