@@ -10,7 +10,6 @@ dependency on scikit-learn).
 from __future__ import annotations
 
 import copy
-import inspect
 from collections.abc import Iterable, Sequence
 from typing import Any
 
@@ -39,9 +38,7 @@ __all__ = ["SnowClassifier"]
 
 _DEFAULTS = defaults(CLASSIFIER)  # (the signature's defaults: snowpy.declared)
 _TUPLES = ("ngrams", "char_ngrams", "affixes", "fields")
-_FEATURIZER_OPTIONS = tuple(
-    name for name in inspect.signature(Featurizer.__init__).parameters if name != "self"
-)
+_FEATURIZER_OPTIONS = tuple(Featurizer.__init__.__kwdefaults__)
 #: No bytes (a text whose row a compiled call made already).
 _NO_BYTES = np.zeros(0, np.uint8)
 

@@ -12,7 +12,6 @@ once), the names, the document frequencies and scikit-learn's transformer conven
 
 from __future__ import annotations
 
-import inspect
 import itertools
 import os
 import threading
@@ -29,6 +28,7 @@ from snowpy._core.extract import WordsRow, assemble_rows
 from snowpy._lazy import lazy_module
 from snowpy._rows import Rows
 from snowpy._validation import threads_of
+from snowpy.base import repr_of
 from snowpy.declared import FEATURIZER, defaults
 from snowpy.exceptions import ConfigurationError, NotFittedError
 from snowpy.plugins import get_extractor
@@ -270,25 +270,18 @@ class Featurizer:
     # ------------------------------------------------------------ parameters
     def get_params(self, deep: bool = True) -> dict[str, Any]:
         """The constructor's arguments (scikit-learn convention)."""
-        names = [p for p in inspect.signature(type(self).__init__).parameters if p != "self"]
-        return {name: getattr(self, name) for name in names}
+        return {name: getattr(self, name) for name in type(self).__init__.__kwdefaults__}
 
     def set_params(self, **params: Any) -> Featurizer:
         """Set constructor arguments; returns self."""
-        valid = self.get_params()
         for name, value in params.items():
-            if name not in valid:
+            if name not in type(self).__init__.__kwdefaults__:
                 raise ConfigurationError(f"Featurizer has no parameter {name!r}")
             setattr(self, name, value)
         self.__dict__.pop("_compiled", None)
         return self
 
-    def __repr__(self) -> str:
-        defaults = {name: p.default for name, p in
-                    inspect.signature(type(self).__init__).parameters.items() if name != "self"}
-        shown = [f"{name}={value!r}" for name, value in self.get_params().items()
-                 if name in defaults and not _same(defaults[name], value)]
-        return f"{type(self).__name__}({', '.join(shown)})"
+    __repr__ = repr_of
 
     def __sklearn_tags__(self) -> Any:
         from sklearn.utils import InputTags, Tags, TargetTags, TransformerTags
@@ -1002,9 +995,3 @@ class Featurizer:
             names.append((out_ids[:count].copy(), spans[:count].copy(), arena.copy(), number))
         return out_ids[:count], out_ptr
 
-
-def _same(default: Any, value: Any) -> bool:
-    try:
-        return bool(default == value)
-    except Exception:  # noqa: BLE001 - arrays and odd values compare as different
-        return False
