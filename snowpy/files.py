@@ -219,28 +219,14 @@ def _merged(parsed: list[dict[str, Any]], format: str, multilabel: bool,
             if ids[i] == len(names):
                 names.append(label)
         local.append(ids)
-    n_docs = sum(p["indptr"].shape[0] - 1 for p in parsed)
-    indptr = np.empty(n_docs + 1, dtype=np.int64)
-    indptr[0] = 0
-    at = nnz = 0
-    for part in parsed:
-        count = part["indptr"].shape[0] - 1
-        indptr[at + 1:at + count + 1] = part["indptr"][1:] + nnz
-        at += count
-        nnz += part["indices"].shape[0]
+    indptr = _joined_pointers(parsed, "indptr", "indices")
+    n_docs = indptr.shape[0] - 1
     indices = np.concatenate([p["indices"] for p in parsed]) if parsed else \
         np.zeros(0, np.int32)
     binary = parsed[0]["data"] is None
     data = None if binary else np.concatenate([p["data"] for p in parsed])
     label_ids = np.concatenate([local[k][p["label_ids"]] for k, p in enumerate(parsed)])
-    label_ptr = np.empty(n_docs + 1, dtype=np.int64)
-    label_ptr[0] = 0
-    at = done = 0
-    for part in parsed:
-        count = part["label_ptr"].shape[0] - 1
-        label_ptr[at + 1:at + count + 1] = part["label_ptr"][1:] + done
-        at += count
-        done += part["label_ids"].shape[0]
+    label_ptr = _joined_pointers(parsed, "label_ptr", "label_ids")
     parts = label_parts(names)
     if multilabel:
         labels: Any = [tuple(names[g] for g in label_ids[label_ptr[d]:label_ptr[d + 1]])
@@ -256,6 +242,13 @@ def _merged(parsed: list[dict[str, Any]], format: str, multilabel: bool,
     text_hashes = np.concatenate([p["text_hashes"] for p in parsed])
     return Read(None, labels, Problems(), None, Rows(indptr, indices, data, width),
                 keys_of(text_hashes, per_doc), sum(p["lines"] for p in parsed))
+
+
+def _joined_pointers(parsed: list[dict[str, Any]], pointers: str, items: str) -> np.ndarray:
+    """The pieces' CSR pointers (``pointers`` into their ``items``) as one array."""
+    ends = np.cumsum([0] + [p[items].shape[0] for p in parsed[:-1]])
+    return np.concatenate([np.zeros(1, np.int64)] + [p[pointers][1:] + end
+                                                     for p, end in zip(parsed, ends)])
 
 
 def read_corpus(corpus: Corpus, featurizer: Any = None) -> Read:

@@ -161,10 +161,7 @@ class Service:
                 correct += right
                 self.model.learn_one(text, label)
                 self.metrics.learned(right)
-            if self._dirty_since is None:
-                self._dirty_since = time.monotonic()
-            if self.seq - self.snapshot_seq >= self.snapshot_every:
-                self.snapshot()
+            self._changed()
             answer: dict[str, Any] = {"learned": len(records), "seq": self.seq,
                                       "correct_before": correct}
             if new:
@@ -192,12 +189,16 @@ class Service:
             self.journal.append([{"seq": self.seq + 1, "forget": _plain(label)}])
             self.seq += 1
             self.model.forget(label)
-            if self._dirty_since is None:
-                self._dirty_since = time.monotonic()
-            if self.seq - self.snapshot_seq >= self.snapshot_every:
-                self.snapshot()
+            self._changed()
             return {"forgot": _plain(label), "seq": self.seq,
                     "labels": [_plain(each) for each in self.model.classes_.tolist()]}
+
+    def _changed(self) -> None:
+        """The model changed (under the lock): a snapshot when one is due."""
+        if self._dirty_since is None:
+            self._dirty_since = time.monotonic()
+        if self.seq - self.snapshot_seq >= self.snapshot_every:
+            self.snapshot()
 
     def snapshot(self) -> Path | None:
         """Write the model as it is now (atomically) and trim the journal; None when
