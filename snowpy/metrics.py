@@ -167,16 +167,28 @@ def reliability(probabilities: np.ndarray, true_index: np.ndarray, bins: int = 1
     Returns the bins' edges and, per bin, the number of examples, the mean
     confidence and the accuracy (``nan`` for an empty bin).
     """
-    confidence = probabilities.max(axis=1)
-    correct = probabilities.argmax(axis=1) == true_index
+    return _binned(probabilities.max(axis=1), probabilities.argmax(axis=1) == true_index,
+                   bins)
+
+
+def _binned(confidence: np.ndarray, hits: np.ndarray, bins: int) -> dict[str, list[float]]:
+    """Per equal-width bin of ``confidence``: its count, mean confidence and share of
+    ``hits`` (``nan`` for an empty bin)."""
     edges = np.linspace(0.0, 1.0, bins + 1)
     which = np.clip(np.digitize(confidence, edges[1:-1], right=False), 0, bins - 1)
     counts = np.bincount(which, minlength=bins)
     with np.errstate(invalid="ignore", divide="ignore"):
         mean_confidence = np.bincount(which, confidence, minlength=bins) / counts
-        accuracy = np.bincount(which, correct.astype(float), minlength=bins) / counts
+        accuracy = np.bincount(which, hits.astype(float), minlength=bins) / counts
     return {"edges": edges.tolist(), "counts": counts.tolist(),
             "confidence": mean_confidence.tolist(), "accuracy": accuracy.tolist()}
+
+
+def _calibration_error(data: dict[str, list[float]]) -> float:
+    """The bins' gaps between accuracy and confidence, weighted by their counts."""
+    counts = np.asarray(data["counts"], dtype=float)
+    gap = np.abs(np.nan_to_num(np.asarray(data["accuracy"]) - np.asarray(data["confidence"])))
+    return float(np.sum(gap * counts) / max(counts.sum(), 1.0))
 
 
 def expected_calibration_error(probabilities: np.ndarray, true_index: np.ndarray,
@@ -187,10 +199,7 @@ def expected_calibration_error(probabilities: np.ndarray, true_index: np.ndarray
     >>> round(expected_calibration_error(p, np.array([0, 0, 0, 1]), bins=10), 3)
     0.1
     """
-    data = reliability(probabilities, true_index, bins)
-    counts = np.asarray(data["counts"], dtype=float)
-    gap = np.abs(np.nan_to_num(np.asarray(data["accuracy"]) - np.asarray(data["confidence"])))
-    return float(np.sum(gap * counts) / max(counts.sum(), 1.0))
+    return _calibration_error(reliability(probabilities, true_index, bins))
 
 
 def multilabel_calibration(probabilities: np.ndarray, indicator: np.ndarray, bins: int = 15
@@ -204,19 +213,11 @@ def multilabel_calibration(probabilities: np.ndarray, indicator: np.ndarray, bin
     """
     p = np.clip(np.asarray(probabilities, dtype=float), 1e-15, 1 - 1e-15).ravel()
     y = np.asarray(indicator, dtype=float).ravel()
-    edges = np.linspace(0.0, 1.0, bins + 1)
-    which = np.clip(np.digitize(p, edges[1:-1], right=False), 0, bins - 1)
-    counts = np.bincount(which, minlength=bins)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        confidence = np.bincount(which, p, minlength=bins) / counts
-        positive = np.bincount(which, y, minlength=bins) / counts
-    gap = np.abs(np.nan_to_num(positive - confidence))
+    binned = _binned(p, y, bins)
     n = len(indicator)
     return {
         "log_loss": float(-np.mean(y * np.log(p) + (1 - y) * np.log(1 - p))),
         "brier": float(np.mean((np.asarray(probabilities, dtype=float) - indicator) ** 2))
         if n else 0.0,
-        "ece": float(np.sum(gap * counts) / max(counts.sum(), 1)),
-        "reliability": {"edges": edges.tolist(), "counts": counts.tolist(),
-                        "confidence": confidence.tolist(), "accuracy": positive.tolist()},
+        "ece": _calibration_error(binned), "reliability": binned,
     }
