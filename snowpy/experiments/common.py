@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import csv
 import warnings
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -58,28 +58,24 @@ class Result:
     def draw(self, path: Path) -> Path | None:
         """The figure, PNG or SVG by suffix; None (with a warning) without matplotlib."""
         try:
-            import matplotlib
+            import matplotlib  # noqa: F401
         except ImportError:
             warnings.warn("figures need matplotlib: pip install '.[plot]' in snowpy's source folder", stacklevel=2)
             return None
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
+        from snowpy.plots import drawn
 
-        figure, axis = plt.subplots(figsize=(7, 4.5))
-        for line in self.series:
-            axis.plot(line.x, line.y, line.style, label=line.label, markersize=4)
-        if self.logx:
-            axis.set_xscale("log", base=2)
-        if self.logy:
-            axis.set_yscale("log")
-        axis.set_xlabel(self.xlabel)
-        axis.set_ylabel(self.ylabel)
-        axis.set_title(self.title)
-        axis.grid(True, alpha=0.3)
-        axis.legend()
-        figure.tight_layout()
-        figure.savefig(path)
-        plt.close(figure)
+        with drawn(path, figsize=(7, 4.5)) as (_, axis):
+            for line in self.series:
+                axis.plot(line.x, line.y, line.style, label=line.label, markersize=4)
+            if self.logx:
+                axis.set_xscale("log", base=2)
+            if self.logy:
+                axis.set_yscale("log")
+            axis.set_xlabel(self.xlabel)
+            axis.set_ylabel(self.ylabel)
+            axis.set_title(self.title)
+            axis.grid(True, alpha=0.3)
+            axis.legend()
         return Path(path)
 
 
@@ -109,5 +105,3 @@ def positive_first(X: sp.csr_matrix, y: np.ndarray) -> tuple[sp.csr_matrix, np.n
     order = np.r_[first, np.delete(np.arange(len(y)), first)]
     return X[order], y[order]
 
-
-Runner = Callable[..., Result]
