@@ -31,6 +31,7 @@ __all__ = [
     "brier_score",
     "classification_report",
     "confusion_matrix",
+    "confusion_report",
     "expected_calibration_error",
     "log_loss",
     "multilabel_calibration",
@@ -93,17 +94,22 @@ def classification_report(truth: Sequence[Any], predicted: Sequence[Any],
     >>> round(report["macro"]["f1"], 4), report["macro"]["classes"]
     (0.3333, 2)
     """
-    matrix = confusion_matrix(truth, predicted, labels)
+    total = len(truth)
+    correct = sum(1 for t, p in zip(truth, predicted) if t == p)
+    return {"accuracy": correct / total if total else 0.0, "documents": total,
+            **confusion_report(confusion_matrix(truth, predicted, labels), labels)}
+
+
+def confusion_report(matrix: np.ndarray, labels: Sequence[Any]) -> dict[str, Any]:
+    """Per-class precision/recall/F1, macro and micro averages, and the confusion, of
+    the counts ``matrix`` ``[true label, predicted label]`` in the order of ``labels``
+    (:func:`confusion_matrix`'s, or counts added up elsewhere: a cluster's workers')."""
     tp = np.diag(matrix).astype(np.float64)
     fp = matrix.sum(axis=0) - tp
     fn = matrix.sum(axis=1) - tp
-    precision, recall, f1 = _prf(tp, fp, fn)
-    total = len(truth)
-    correct = sum(1 for t, p in zip(truth, predicted) if t == p)
-    report: dict[str, Any] = {"accuracy": correct / total if total else 0.0,
-                              "documents": total}
-    report.update(_averages(tp, fp, fn, precision, recall, f1, labels))
-    report["confusion"] = {"labels": [str(x) for x in labels], "matrix": matrix.tolist()}
+    report = _averages(tp, fp, fn, *_prf(tp, fp, fn), labels)
+    report["confusion"] = {"labels": [str(x) for x in labels],
+                           "matrix": np.asarray(matrix).tolist()}
     return report
 
 
