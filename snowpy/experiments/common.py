@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
-__all__ = ["Result", "Series", "disjunction_stream", "single_target"]
+__all__ = ["Result", "Series", "corpus_split", "disjunction_stream", "single_target"]
 
 
 @dataclass
@@ -77,6 +77,26 @@ class Result:
             axis.grid(True, alpha=0.3)
             axis.legend()
         return Path(path)
+
+
+def corpus_split(corpus: str | None, split: str | None) -> tuple[str, list[Any], list[Any]]:
+    """The name, texts and labels of a split of ``corpus`` (None: its default): 20
+    Newsgroups when ``$SNOWPY_DATA`` holds it (or when named), a registered corpus named,
+    else snowpy's demo corpus."""
+    from snowpy import corpora
+
+    if corpus in (None, "20newsgroups"):
+        try:
+            loaded = corpora.load("20newsgroups", split, download=False)
+            return "20 Newsgroups", loaded.texts, loaded.labels
+        except corpora.CorpusError:
+            if corpus is not None:
+                raise
+    if corpus not in (None, "demo"):
+        loaded = corpora.load(corpus, split)
+        return corpus, loaded.texts, loaded.labels
+    documents = list(corpora.read_tsv(corpora.demo_path(split or "train")))
+    return "the demo corpus", [d.text for d in documents], [d.label for d in documents]
 
 
 def disjunction_stream(n: int, k: int, m: int, rng: np.random.Generator,
