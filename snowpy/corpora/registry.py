@@ -90,20 +90,27 @@ def _download(file: CorpusFile, directory: Path, corpus: str) -> Path:
     return target
 
 
+def present(spec: CorpusSpec) -> tuple[Path, CorpusFile] | None:
+    """The corpus file found in a data directory (the first there, in their order), and
+    its record; None when none is."""
+    for directory in data_dirs():
+        for file in spec.files:
+            if (directory / file.name).exists():
+                return directory / file.name, file
+    return None
+
+
 def locate(spec: CorpusSpec, *, download: bool = True, verify: bool = True) -> Path:
     """The path of the corpus file: found in a data directory, or downloaded."""
-    directories = data_dirs()
-    for directory in directories:
-        for file in spec.files:
-            path = directory / file.name
-            if path.exists():
-                if verify:
-                    check_file(path, file.sha256)
-                return path
+    found = present(spec)
+    if found is not None:
+        if verify:
+            check_file(found[0], found[1].sha256)
+        return found[0]
     wanted = " or ".join(
         f"{f.name}" + (f" (sha256 {f.sha256[:12]}...)" if f.sha256 else "") for f in spec.files
     )
-    where = directories[0]
+    where = data_dirs()[0]
     reason = "downloads are off"
     if download:
         for file in spec.files:
