@@ -61,8 +61,7 @@ def explain_document(classifier: Any, text: Any, *, top_k: int = 3,
     }
     out["kind"] = kind = kind_of(network)
     if kind == "cloud":  # each member's own terms
-        out["targets"] = [{"label": _label(classes[t]), "score": float(scores[t]),
-                           "probability": _at(probabilities, t)} for t in chosen]
+        out["targets"] = [_target(classes, scores, probabilities, t) for t in chosen]
         out["members"] = [
             {"rule": member.rule, "confidence": [float(network.confidence_[m, t])
                                                  for t in chosen],
@@ -73,8 +72,7 @@ def explain_document(classifier: Any, text: Any, *, top_k: int = 3,
         out["targets"] = _link_terms(network, ids, strengths, names, kept, chosen, scores,
                                      probabilities)
     else:  # a learner's network: the learner's own terms (the kernel Perceptron's)
-        out["targets"] = [{"label": _label(classes[t]), "score": float(scores[t]),
-                           "probability": _at(probabilities, t), **terms}
+        out["targets"] = [_target(classes, scores, probabilities, t, **terms)
                           for t, terms in zip(chosen, network.explain_terms(rows, chosen,
                                                                             scores))]
     return shortened(out, features)
@@ -122,13 +120,11 @@ def _link_terms(network: Any, ids: np.ndarray, strengths: np.ndarray,
             **_collision(names.get(int(i), []), kept.get(int(i), [])),
         } for i, v, w, c, k in zip(ids, strengths, weights[1:, t], terms, linked[1:, t])]
         rows.sort(key=lambda row: -abs(row["contribution"]))
-        targets.append({
-            "label": _label(classes[t]), "score": float(scores[t]),
-            "probability": _at(probabilities, t), "theta": theta,
-            "bias": {"strength": bias, "weight": float(weights[0, t]),
-                     "contribution": bias * float(weights[0, t])},
-            "features": rows, "residual": float(scores[t] - total),
-        })
+        targets.append(_target(
+            classes, scores, probabilities, t, theta=theta,
+            bias={"strength": bias, "weight": float(weights[0, t]),
+                  "contribution": bias * float(weights[0, t])},
+            features=rows, residual=float(scores[t] - total)))
     return targets
 
 
@@ -157,8 +153,12 @@ def _probabilities(network: Any, rows: Any) -> np.ndarray | None:
     return np.asarray(network.predict_proba(rows))[0]
 
 
-def _at(probabilities: np.ndarray | None, t: int) -> float | None:
-    return None if probabilities is None else float(probabilities[t])
+def _target(classes: list[Any], scores: np.ndarray, probabilities: np.ndarray | None,
+            t: int, **terms: Any) -> dict[str, Any]:
+    """Target ``t``'s label, score and probability, then its ``terms``."""
+    return {"label": _label(classes[t]), "score": float(scores[t]),
+            "probability": None if probabilities is None else float(probabilities[t]),
+            **terms}
 
 
 def _label(value: Any) -> Any:
