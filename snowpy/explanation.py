@@ -43,7 +43,8 @@ def explain_document(classifier: Any, text: Any, *, top_k: int = 3,
     classes = list(network.classes_)
     order = np.argsort(-scores, kind="stable")
     chosen = order[:max(int(top_k), 1)]
-    probabilities = _probabilities(network, rows)
+    probabilities = None if getattr(network, "calibration_", None) is None else \
+        np.asarray(network.predict_proba(rows))[0]
     label = network.predict(rows)[0]
     # the runner-up is the best label left out of the answer: the second of a single
     # label's, the first outside a multi-label network's set, whose margin is the score
@@ -145,12 +146,6 @@ def _kept_names(featurizer: Any, ids: np.ndarray) -> dict[int, list[str]]:
         return featurizer.names_of(ids.tolist())
     except SnowpyError:  # (a model whose names were not kept in its file)
         return {}
-
-
-def _probabilities(network: Any, rows: Any) -> np.ndarray | None:
-    if getattr(network, "calibration_", None) is None:
-        return None
-    return np.asarray(network.predict_proba(rows))[0]
 
 
 def _target(classes: list[Any], scores: np.ndarray, probabilities: np.ndarray | None,
