@@ -17,9 +17,10 @@ __all__ = ["drawn", "plot_confusion", "plot_coverage", "plot_curve", "plot_relia
 
 
 @contextlib.contextmanager
-def drawn(path: Any, *rows: int, **options: Any) -> Iterator[tuple[Any, Any]]:
+def drawn(path: Any, *rows: int, format: str | None = None, **options: Any
+          ) -> Iterator[tuple[Any, Any]]:
     """A figure and its axes (matplotlib's ``subplots(*rows, **options)``, drawn off
-    screen), written to ``path`` when the block ends."""
+    screen), written to ``path`` (a file, or a stream in ``format``) when the block ends."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -29,7 +30,7 @@ def drawn(path: Any, *rows: int, **options: Any) -> Iterator[tuple[Any, Any]]:
     try:
         yield figure, axes
         figure.tight_layout()
-        figure.savefig(path)
+        figure.savefig(path, format=format)
     finally:
         plt.close(figure)
 
