@@ -36,6 +36,7 @@ __all__ = [
     "TokenStream",
     "ascii_word",
     "encode_documents",
+    "encode_each",
     "is_tokenised",
     "joined_tokens",
     "split_documents",
@@ -171,10 +172,12 @@ def encode_documents(items: list) -> tuple[np.ndarray, np.ndarray | None]:
         joined = None
     if joined is not None and n > 0:  # the split checks that there are exactly n - 1 NULs
         return np.frombuffer(joined.encode("utf-8", "surrogatepass"), dtype=np.uint8), None
-    return _one_by_one(items)
+    return encode_each(items)
 
 
-def _one_by_one(items: list) -> tuple[np.ndarray, np.ndarray]:
+def encode_each(items: list) -> tuple[np.ndarray, np.ndarray]:
+    """The UTF-8 bytes of ``items`` (strings, or bytes as they are) back to back, and
+    their offsets."""
     n = len(items)
     encoded = [t.encode("utf-8", "surrogatepass") if isinstance(t, str) else t for t in items]
     offsets = np.zeros(n + 1, dtype=np.int64)
@@ -201,7 +204,7 @@ def split_documents(raw: np.ndarray, offsets: np.ndarray | None, n_docs: int,
     if n_docs and _compiled.nul_offsets(raw, offsets) != n_docs:  # a document holds a NUL
         if items is None:
             raise ValueError("documents hold NUL characters; pass them as items")
-        return _one_by_one(items)
+        return encode_each(items)
     return raw, offsets
 
 
