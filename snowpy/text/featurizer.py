@@ -769,8 +769,7 @@ class Featurizer:
                     self._names.add(ids, spans, arena, number)
                 yield part
         finally:
-            if not isinstance(pool, Inline):
-                pool.shutdown()
+            pool.shutdown()
             # a chunk's buffers are kept for the next call only when small (the
             # one-document path's): a corpus's (tens of MB for chunks of 1 MB) would stay
             # held by the thread through all of training
