@@ -204,8 +204,7 @@ def inspect(
         _show_described(console, model, kind, classifier is not None, network, json_output,
                         export_to)
         return
-    views = _member_views(loaded)
-    if views is None:
+    if kind == "network":
         written = _export(loaded, export_to) if export_to is not None else 0
         info = describe(loaded, top)
         if json_output:
@@ -215,8 +214,11 @@ def inspect(
         if export_to is not None:
             console.print(f"exported {written:,} links to {export_to}")
         return
-    # a cloud (snowpy train --rule winnow+perceptron): its members one by one
+    # a cloud (snowpy train --rule winnow+perceptron): its members one by one, each as the
+    # model alone (a classifier keeps its front end)
     cloud = network
+    views = list(cloud.networks_) if classifier is None else \
+        [classifier.with_network(member) for member in cloud.networks_]
     members = [describe(view, top) for view in views]
     confidence = {str(label): [round(float(c), 6) for c in column]
                   for label, column in zip(cloud.classes_, cloud.confidence_.T)}
@@ -235,18 +237,6 @@ def inspect(
         if export_to is not None:
             target = export_to.with_name(f"{export_to.stem}.member{k}{export_to.suffix}")
             console.print(f"exported {_export(view, target):,} links to {target}")
-
-
-def _member_views(loaded: Any) -> list[Any] | None:
-    """For a cloud, the model as each member alone (a classifier keeps its front end)."""
-    from snowpy.model_kinds import kind_of
-
-    classifier, net, _ = _parts(loaded)
-    if kind_of(net) != "cloud":
-        return None
-    if classifier is None:
-        return list(net.networks_)
-    return [classifier.with_network(member) for member in net.networks_]
 
 
 def _export(loaded: Any, export_to: Path) -> int:
