@@ -454,12 +454,16 @@ class Featurizer:
             self._frequencies(afresh=True)
         return self.weighed(self.rows(texts), count="all", labels=y).tocsr()
 
-    def _frequencies(self, afresh: bool = False) -> DocumentFrequencies:
-        """The document frequencies counted (none yet: an empty count; ``afresh``: the
-        ones counted before forgotten)."""
+    def _frequencies(self, afresh: bool = False, counted: bool = False
+                     ) -> DocumentFrequencies:
+        """The document frequencies counted (none yet: an empty count, refused when
+        ``counted`` asks for some; ``afresh``: the ones counted before forgotten)."""
         frequencies = None if afresh else self.__dict__.get("frequencies_")
         if frequencies is None:
             frequencies = self.frequencies_ = DocumentFrequencies(1 << int(self.bits))
+        if counted and frequencies.documents == 0:
+            raise NotFittedError("this Featurizer's document frequencies (idf=True) are not "
+                                 "counted yet; call fit first")
         return frequencies
 
     def weighed(self, rows: Any, *, count: str | None = None, weights: Any = None,
@@ -476,7 +480,7 @@ class Featurizer:
         Without ``idf``, ``rows`` as they are."""
         if not self.idf:
             return rows
-        frequencies = self._frequencies()
+        frequencies = self._frequencies(counted=count is None)
         norm = self.norm == "l2"
         if count == "each":
             return frequencies.weigh(rows, norm=norm, each=True, weights=weights)
@@ -486,9 +490,6 @@ class Featurizer:
                                         labels=labels if self.relevance else None,
                                         threads=self._jobs())
             frequencies.relate(float(self.relevance))
-        elif frequencies.documents == 0:
-            raise NotFittedError("this Featurizer's document frequencies (idf=True) are not "
-                                 "counted yet; call fit first")
         return frequencies.weigh(rows, norm=norm, numbers=numbers, copy=copy)
 
     def refold(self, rows: Any, labels: Any) -> Callable[[Any], Any]:
@@ -509,11 +510,7 @@ class Featurizer:
         row of one document on (counted first when ``learn``)."""
         if not self.idf:
             return ids, vals
-        frequencies = self._frequencies()
-        if not learn and frequencies.documents == 0:
-            raise NotFittedError("this Featurizer's document frequencies (idf=True) are not "
-                                 "counted yet; call fit first")
-        return frequencies.weigh_one(ids, vals, norm=self.norm == "l2", learn=learn)
+        return self._frequencies(counted=not learn).weigh_one(ids, vals, norm=self.norm == "l2", learn=learn)
 
     def rows(self, texts: Iterable[Any], *, names: bool | None = None) -> Rows:
         """The rows of ``texts`` as plain arrays (:class:`snowpy._rows.Rows`, the CSR
