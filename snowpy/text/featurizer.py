@@ -510,7 +510,9 @@ class Featurizer:
         row of one document on (counted first when ``learn``)."""
         if not self.idf:
             return ids, vals
-        return self._frequencies(counted=not learn).weigh_one(ids, vals, norm=self.norm == "l2", learn=learn)
+        return self._frequencies(counted=not learn).weigh_one(ids, vals,
+                                                              norm=self.norm == "l2",
+                                                              learn=learn)
 
     def rows(self, texts: Iterable[Any], *, names: bool | None = None) -> Rows:
         """The rows of ``texts`` as plain arrays (:class:`snowpy._rows.Rows`, the CSR
