@@ -42,8 +42,6 @@ from snowpy._validation import threads_of
 from snowpy.corpora.corpus import Corpus, Read, settled_labels
 from snowpy.corpora.documents import Problems, max_document_bytes
 from snowpy.text.keys import keys_of, label_parts
-from snowpy.text.tokenize import ascii_word
-from snowpy.text.unicode import tables
 
 __all__ = ["Chained", "NotCompiled", "read_blocks", "read_corpus", "read_rows",
            "reads_in_compiled_code", "stream_corpus"]
@@ -140,13 +138,8 @@ class Chained(io.RawIOBase):
 
 def _settings(featurizer: Any, format: str, multilabel: bool, prefix: str) -> tuple:
     """What :func:`snowpy._core.reader.parse_lines` takes after the bytes."""
-    segments = [(int(s.kernel.params[0]), int(s.kernel.params[1]), int(s.seed))
-                for s in featurizer.segments()]
-    return (1 if format == "fasttext" else 0, bool(multilabel),
-            prefix.encode("utf-8"), tables(), ascii_word(bool(featurizer.lowercase)),
-            bool(featurizer.lowercase), bool(featurizer.strip_accents), segments,
-            ("binary", "count", "log").index(featurizer.values),
-            featurizer.assembles_norm, int(featurizer.bits), max_document_bytes())
+    return (1 if format == "fasttext" else 0, bool(multilabel), prefix.encode("utf-8"),
+            *featurizer.word_settings(), max_document_bytes())
 
 
 def read_rows(path: str | os.PathLike, featurizer: Any, *, format: str,

@@ -622,14 +622,19 @@ class Featurizer:
             segments = self.segments()
             plain = self.fields is None and self.token_pattern is None and \
                 all(segment.name == "words" for segment in segments)
-            self._single_path = WordsRow(
-                tables(), ascii_word(bool(self.lowercase)), bool(self.lowercase),
-                bool(self.strip_accents), [(int(segment.kernel.params[0]),
-                                            int(segment.kernel.params[1]), int(segment.seed))
-                                           for segment in segments],
-                VALUE_MODES.index(self.values), bool(self.assembles_norm),
-                int(self.bits)) if plain else None
+            self._single_path = WordsRow(*self.word_settings()) if plain else None
         return self._single_path
+
+    def word_settings(self) -> tuple[Any, ...]:
+        """A front end of word n-grams as its compiled readers take it (a text's row:
+        :meth:`words_only`; a corpus file's lines: :mod:`snowpy.files`): the Unicode
+        tables, the ASCII word bytes, the case and accent foldings, each segment's n-gram
+        lengths and seed, the strengths, the norm and the bits."""
+        return (tables(), ascii_word(bool(self.lowercase)), bool(self.lowercase),
+                bool(self.strip_accents),
+                [(int(segment.kernel.params[0]), int(segment.kernel.params[1]),
+                  int(segment.seed)) for segment in self.segments()],
+                VALUE_MODES.index(self.values), bool(self.assembles_norm), int(self.bits))
 
     def _features_of_dict(self, features: dict) -> tuple[np.ndarray, np.ndarray]:
         names = [name if isinstance(name, str) else str(name) for name in features]
