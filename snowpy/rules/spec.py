@@ -102,7 +102,8 @@ from typing import Any
 import numpy as np
 
 from snowpy.exceptions import ConfigurationError, PluginError
-from snowpy.rules.kernels import UPDATE_SIGNATURE, UpdateKernel, implementation_of, kernel_of
+from snowpy.rules.kernels import (UPDATE_SIGNATURE, Kernel, UpdateKernel, implementation_of,
+                                  kernel_of)
 from snowpy.params import Param, validate_declared
 
 __all__ = [
@@ -250,9 +251,7 @@ class RuleKernel:
         if self.refresh is not None and not callable(self.refresh):
             raise PluginError("refresh must be a function (W, target, bias, S, params)")
         kind = implementation_of(self.update)
-        if kind != "python" and not isinstance(self.update, UpdateKernel) \
-                and type(self.update).__name__ != "PyCapsule" \
-                and not type(self.update).__module__.startswith("numba"):
+        if isinstance(self.update, Kernel) and not isinstance(self.update, UpdateKernel):
             raise PluginError(f"the update kernel {self.update!r} is not a kernel")
         if kind == "python" and not callable(self.update):
             raise PluginError(f"the update kernel {self.update!r} must be callable")
