@@ -462,10 +462,6 @@ class RuleSpec:
         """The names of all parameters, in declaration order."""
         return tuple(p.name for p in self.params)
 
-    def defaults(self) -> dict[str, Any]:
-        """Every parameter at its default value."""
-        return {p.name: p.default for p in self.params}
-
     def validate(self, values: Mapping[str, Any]) -> dict[str, Any]:
         """Check user values and fill in defaults.
 

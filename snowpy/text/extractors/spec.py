@@ -134,10 +134,6 @@ class ExtractorSpec:
         if not all(isinstance(p, Param) for p in self.params):
             raise PluginError(f"extractor {self.name!r}: params must be Param records")
 
-    @property
-    def param_names(self) -> tuple[str, ...]:
-        return tuple(p.name for p in self.params)
-
     def validate(self, values: Mapping[str, Any]) -> dict[str, Any]:
         """Check values and fill in defaults (``ConfigurationError`` names the problem)."""
         return validate_declared(self.params, values, kind="extractor", name=self.name)
