@@ -23,6 +23,7 @@ import numpy as np
 
 from snowpy.exceptions import SnowpyError
 from snowpy.model_kinds import kind_of
+from snowpy.network.state import plain
 
 __all__ = ["explain_document", "shortened"]
 
@@ -52,11 +53,11 @@ def explain_document(classifier: Any, text: Any, *, top_k: int = 3,
     given = int(scores.size > 1) if not network.multilabel_ else int(np.sum(scores >= 0))
     out: dict[str, Any] = {
         "text": text if isinstance(text, str) else str(text),
-        "label": _label(label),
+        "label": plain(label),
         "probability": None if probabilities is None else float(probabilities[order[0]]),
         "margin": (float((scores[order[given - 1]] if given else 0.0) - scores[order[given]])
                    if given < len(order) and len(order) > 1 else None),
-        "runner_up": (_label(classes[order[given]])
+        "runner_up": (plain(classes[order[given]])
                       if given < len(order) and len(order) > 1 else None),
         "n_features": int(ids.size),
     }
@@ -151,13 +152,6 @@ def _kept_names(featurizer: Any, ids: np.ndarray) -> dict[int, list[str]]:
 def _target(classes: list[Any], scores: np.ndarray, probabilities: np.ndarray | None,
             t: int, **terms: Any) -> dict[str, Any]:
     """Target ``t``'s label, score and probability, then its ``terms``."""
-    return {"label": _label(classes[t]), "score": float(scores[t]),
+    return {"label": plain(classes[t]), "score": float(scores[t]),
             "probability": None if probabilities is None else float(probabilities[t]),
             **terms}
-
-
-def _label(value: Any) -> Any:
-    """A label as plain data (numpy scalars and tuples become Python's)."""
-    if isinstance(value, tuple):
-        return [_label(v) for v in value]
-    return value.item() if hasattr(value, "item") else value
