@@ -18,7 +18,7 @@ import numpy as np
 from snowpy import model_kinds
 from snowpy._validation import threads_of
 from snowpy.base import Estimator, available_if, is_fitted
-from snowpy.declared import CLASSIFIER, NETWORK, RUNNING, defaults, learned
+from snowpy.declared import CLASSIFIER, FEATURIZER, NETWORK, RUNNING, defaults, learned
 from snowpy.exceptions import ConfigurationError, ModelFileError, NotFittedError, SnowpyError
 from snowpy.model_file import id_set, ids_of_set, write_model
 from snowpy.model_kinds import model_kind
@@ -38,7 +38,7 @@ __all__ = ["SnowClassifier"]
 
 _DEFAULTS = defaults(CLASSIFIER)  # (the signature's defaults: snowpy.declared)
 _TUPLES = ("ngrams", "char_ngrams", "affixes", "fields")
-_FEATURIZER_OPTIONS = tuple(Featurizer.__init__.__kwdefaults__)
+_FEATURIZER_OPTIONS = tuple(FEATURIZER)
 #: No bytes (a text whose row a compiled call made already).
 _NO_BYTES = np.zeros(0, np.uint8)
 

@@ -107,7 +107,8 @@ def confusion_report(matrix: np.ndarray, labels: Sequence[Any]) -> dict[str, Any
     tp = np.diag(matrix).astype(np.float64)
     fp = matrix.sum(axis=0) - tp
     fn = matrix.sum(axis=1) - tp
-    report = _averages(tp, fp, fn, *_prf(tp, fp, fn), labels)
+    precision, recall, f1 = _prf(tp, fp, fn)
+    report = _averages(tp, fp, fn, precision, recall, f1, labels)
     report["confusion"] = {"labels": [str(x) for x in labels],
                            "matrix": np.asarray(matrix).tolist()}
     return report

@@ -270,12 +270,12 @@ class Featurizer:
     # ------------------------------------------------------------ parameters
     def get_params(self, deep: bool = True) -> dict[str, Any]:
         """The constructor's arguments (scikit-learn convention)."""
-        return {name: getattr(self, name) for name in type(self).__init__.__kwdefaults__}
+        return {name: getattr(self, name) for name in FEATURIZER}
 
     def set_params(self, **params: Any) -> Featurizer:
         """Set constructor arguments; returns self."""
         for name, value in params.items():
-            if name not in type(self).__init__.__kwdefaults__:
+            if name not in FEATURIZER:
                 raise ConfigurationError(f"Featurizer has no parameter {name!r}")
             setattr(self, name, value)
         self.__dict__.pop("_compiled", None)
