@@ -435,7 +435,7 @@ class Featurizer:
             rows = self.rows(texts, names=False)
             frequencies = self._frequencies(afresh=True)
             frequencies.count(rows, labels=y if self.relevance else None,
-                              threads=self._jobs())
+                              threads=threads_of(self.n_jobs))
             frequencies.relate(float(self.relevance))
         return self
 
@@ -488,7 +488,7 @@ class Featurizer:
         if count == "all":
             numbers = frequencies.count(rows, weights,
                                         labels=labels if self.relevance else None,
-                                        threads=self._jobs())
+                                        threads=threads_of(self.n_jobs))
             frequencies.relate(float(self.relevance))
         return frequencies.weigh(rows, norm=norm, numbers=numbers, copy=copy)
 
@@ -500,7 +500,7 @@ class Featurizer:
         relevance; the features they do not hold left out), then the norm: no label of
         the held-out documents reaches the strengths their scores are made of."""
         fold = DocumentFrequencies(1 << int(self.bits))
-        fold.count(rows, labels=labels if self.relevance else None, threads=self._jobs())
+        fold.count(rows, labels=labels if self.relevance else None, threads=threads_of(self.n_jobs))
         fold.relate(float(self.relevance))
         return self._frequencies().rescaled(fold, self.norm == "l2")
 
@@ -744,7 +744,7 @@ class Featurizer:
         texts = as_documents(texts)
         segments = self.segments()
         self.invalid_bytes_ = 0
-        jobs = self._jobs()
+        jobs = threads_of(self.n_jobs)
         n_fields = 1 if self.fields is None else len(self.fields)
         sequence: Any = texts
         iterator = SequenceChunks(sequence, self.chunk_bytes) \
@@ -780,9 +780,6 @@ class Featurizer:
             workspace = getattr(self._local, "workspace", None)
             if workspace is not None and workspace.nbytes > _KEPT_WORKSPACE:
                 del self._local.workspace
-
-    def _jobs(self) -> int:
-        return threads_of(self.n_jobs)
 
     def _encoded_chunk(self, iterator: Any, chunk_docs: int | None, n_fields: int,
                        first_doc: int) -> tuple[list[Any], list[Any]]:
