@@ -69,15 +69,8 @@ def _options(
 
 app.command("train", help=TRAIN_HELP,
             context_settings={"allow_extra_args": True, "ignore_unknown_options": True})(train)
-app.command("evaluate")(evaluate)
-app.command("predict")(predict)
-app.command("inspect")(inspect)
-app.command("explain")(explain)
-app.command("serve")(serve)
-app.command("forget")(forget)
-app.command("tune")(tune)
-app.command("plugins")(plugins)
-app.command("experiment")(experiment)
+for command in (evaluate, predict, inspect, explain, serve, forget, tune, plugins, experiment):
+    app.command(command.__name__)(command)
 app.add_typer(corpus_app, name="corpus")
 
 
