@@ -94,7 +94,6 @@ from __future__ import annotations
 import abc
 import functools
 import math
-import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -104,7 +103,7 @@ import numpy as np
 from snowpy.exceptions import ConfigurationError, PluginError
 from snowpy.rules.kernels import (UPDATE_SIGNATURE, Kernel, UpdateKernel, implementation_of,
                                   kernel_of)
-from snowpy.params import Param, validate_declared
+from snowpy.params import Param, check_record, validate_declared
 
 __all__ = [
     "UNIVERSAL_PARAMS",
@@ -118,8 +117,6 @@ __all__ = [
     "theta_param",
     "thickness_params",
 ]
-
-_NAME = re.compile(r"^[a-z][a-z0-9]*(?:[-_][a-z0-9]+)*$")
 
 #: Parameters every rule accepts: the engine applies them, not the kernel.
 UNIVERSAL_PARAMS = ("theta", "thickness", "negative_thickness")
@@ -439,15 +436,8 @@ class RuleSpec:
     learner: bool = False
 
     def __post_init__(self) -> None:
-        if not isinstance(self.name, str) or not _NAME.match(self.name):
-            raise PluginError(
-                f"rule name {self.name!r} must be lower-case letters and digits joined by '-'"
-            )
-        if not callable(self.build):
-            raise PluginError(f"rule {self.name!r}: build must be callable")
         params = tuple(self.params)
-        if not all(isinstance(p, Param) for p in params):
-            raise PluginError(f"rule {self.name!r}: params must be Param records")
+        check_record("rule", self.name, self.build, params)
         names = [p.name for p in params]
         if len(set(names)) != len(names):
             raise PluginError(f"rule {self.name!r} declares a parameter twice: {names}")
