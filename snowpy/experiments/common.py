@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
-__all__ = ["Result", "Series", "corpus_split", "disjunction_stream", "single_target"]
+__all__ = ["Result", "Series", "corpus_split", "disjunction_stream", "lines", "single_target"]
 
 
 @dataclass
@@ -77,6 +77,15 @@ class Result:
             axis.grid(True, alpha=0.3)
             axis.legend()
         return Path(path)
+
+
+def lines(rows: list[dict[str, Any]], x: str | Sequence[float], *drawn: tuple[str, ...]
+          ) -> list[Series]:
+    """A :class:`Series` per ``(label, column[, style])`` of ``rows``, against their
+    column ``x`` (or the values ``x``)."""
+    xs = [row[x] for row in rows] if isinstance(x, str) else x
+    return [Series(label, xs, [row[column] for row in rows], *style)
+            for label, column, *style in drawn]
 
 
 def corpus_split(corpus: str | None, split: str | None) -> tuple[str, list[Any], list[Any]]:
