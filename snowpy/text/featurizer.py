@@ -20,6 +20,7 @@ import warnings
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -125,18 +126,15 @@ def as_documents(texts: Any) -> Any:
     return texts
 
 
+@dataclass(slots=True, eq=False)
 class Segment:
     """One extractor applied to one field."""
 
-    __slots__ = ("field", "kernel", "name", "namespace", "seed")
-
-    def __init__(self, field: int, namespace: str, name: str, kernel: ExtractorKernel,
-                 seed: int) -> None:
-        self.field = field
-        self.namespace = namespace
-        self.name = name
-        self.kernel = kernel
-        self.seed = seed
+    field: int
+    namespace: str
+    name: str
+    kernel: ExtractorKernel
+    seed: int
 
     def label(self, raw: str) -> str:
         shown = self.kernel.show(raw)

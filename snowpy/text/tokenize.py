@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import functools
 import re
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -45,6 +46,7 @@ __all__ = [
 ]
 
 
+@dataclass(slots=True, eq=False)
 class TokenStream:
     """The tokens of a chunk of documents.
 
@@ -60,14 +62,11 @@ class TokenStream:
         Invalid UTF-8 bytes met in each document.
     """
 
-    __slots__ = ("doc_ptr", "ends", "invalid", "starts", "text")
-
-    def __init__(self, text, starts, ends, doc_ptr, invalid) -> None:
-        self.text = text
-        self.starts = starts
-        self.ends = ends
-        self.doc_ptr = doc_ptr
-        self.invalid = invalid
+    text: np.ndarray
+    starts: np.ndarray
+    ends: np.ndarray
+    doc_ptr: np.ndarray
+    invalid: np.ndarray
 
     @property
     def n_docs(self) -> int:
