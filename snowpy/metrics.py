@@ -130,15 +130,10 @@ def multilabel_report(truth: Sequence[Sequence[Any]], predicted: Sequence[Sequen
     for true_labels, predicted_labels in zip(truth, predicted):
         t, p = set(true_labels), set(predicted_labels)
         exact += t == p
-        for label in t & p:
-            if label in index:
-                tp[index[label]] += 1
-        for label in p - t:
-            if label in index:
-                fp[index[label]] += 1
-        for label in t - p:
-            if label in index:
-                fn[index[label]] += 1
+        for counts, labels_ in ((tp, t & p), (fp, p - t), (fn, t - p)):
+            for label in labels_:
+                if label in index:
+                    counts[index[label]] += 1
     precision, recall, f1 = _prf(tp, fp, fn)
     report = {"subset_accuracy": exact / len(truth) if len(truth) else 0.0,
               "documents": len(truth)}
