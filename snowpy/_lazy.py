@@ -21,8 +21,9 @@ from typing import Any
 __all__ = ["lazy_module"]
 
 
-class _LazyModule:
-    """Stands for module ``name`` until an attribute is read, then forwards to it."""
+class lazy_module:
+    """Module ``name``, imported when one of its attributes is first read: it stands for
+    the module until then, and forwards to it after."""
 
     __slots__ = ("_name", "_module")
 
@@ -38,8 +39,3 @@ class _LazyModule:
 
     def __repr__(self) -> str:
         return f"<module {self._name!r}, imported on first use>"
-
-
-def lazy_module(name: str) -> Any:
-    """Module ``name``, imported when one of its attributes is first read."""
-    return _LazyModule(name)

@@ -10,7 +10,7 @@ from typing import Any, ClassVar
 
 from snowpy.exceptions import ConfigurationError, NotFittedError
 
-__all__ = ["Estimator", "available_if", "is_fitted"]
+__all__ = ["Estimator", "available_if", "is_fitted", "repr_of"]
 
 
 def is_fitted(model: Any) -> bool:
@@ -21,6 +21,22 @@ def is_fitted(model: Any) -> bool:
     (False, True)
     """
     return bool(model.__sklearn_is_fitted__())
+
+
+def repr_of(model: Any) -> str:
+    """``Name(option=value, ...)``: a model's parameters (``get_params``) that are not
+    at their defaults (scikit-learn's repr)."""
+    defaults = type(model).__init__.__kwdefaults__ or {}
+    shown = [f"{name}={value!r}" for name, value in model.get_params().items()
+             if name not in defaults or not _same(defaults[name], value)]
+    return f"{type(model).__name__}({', '.join(shown)})"
+
+
+def _same(default: Any, value: Any) -> bool:
+    try:
+        return bool(default == value)
+    except Exception:  # noqa: BLE001 - arrays and odd values compare as different
+        return False
 
 
 class available_if:
@@ -140,14 +156,7 @@ class Estimator:
                 self.rule_params[name] = value
         return self
 
-    def __repr__(self) -> str:
-        defaults = type(self).__init__.__kwdefaults__ or {}
-        shown = []
-        for name, value in self.get_params().items():
-            if name in defaults and defaults[name] == value and name != "rule":
-                continue
-            shown.append(f"{name}={value!r}")
-        return f"{type(self).__name__}({', '.join(shown)})"
+    __repr__ = repr_of
 
     def to_state(self, inference_only: bool = False) -> tuple[dict[str, Any], dict[str, Any]]:
         """The model as a JSON-able header (its ``kind`` included) and named arrays."""

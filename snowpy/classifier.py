@@ -10,7 +10,6 @@ dependency on scikit-learn).
 from __future__ import annotations
 
 import copy
-import inspect
 from collections.abc import Iterable, Sequence
 from typing import Any
 
@@ -19,7 +18,7 @@ import numpy as np
 from snowpy import model_kinds
 from snowpy._validation import threads_of
 from snowpy.base import Estimator, available_if, is_fitted
-from snowpy.declared import CLASSIFIER, NETWORK, RUNNING, defaults, learned
+from snowpy.declared import CLASSIFIER, FEATURIZER, NETWORK, RUNNING, defaults, learned
 from snowpy.exceptions import ConfigurationError, ModelFileError, NotFittedError, SnowpyError
 from snowpy.model_file import id_set, ids_of_set, write_model
 from snowpy.model_kinds import model_kind
@@ -39,9 +38,7 @@ __all__ = ["SnowClassifier"]
 
 _DEFAULTS = defaults(CLASSIFIER)  # (the signature's defaults: snowpy.declared)
 _TUPLES = ("ngrams", "char_ngrams", "affixes", "fields")
-_FEATURIZER_OPTIONS = tuple(
-    name for name in inspect.signature(Featurizer.__init__).parameters if name != "self"
-)
+_FEATURIZER_OPTIONS = tuple(FEATURIZER)
 #: No bytes (a text whose row a compiled call made already).
 _NO_BYTES = np.zeros(0, np.uint8)
 

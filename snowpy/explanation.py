@@ -23,6 +23,7 @@ import numpy as np
 
 from snowpy.exceptions import SnowpyError
 from snowpy.model_kinds import kind_of
+from snowpy.network.state import plain
 
 __all__ = ["explain_document", "shortened"]
 
@@ -43,7 +44,8 @@ def explain_document(classifier: Any, text: Any, *, top_k: int = 3,
     classes = list(network.classes_)
     order = np.argsort(-scores, kind="stable")
     chosen = order[:max(int(top_k), 1)]
-    probabilities = _probabilities(network, rows)
+    probabilities = None if getattr(network, "calibration_", None) is None else \
+        np.asarray(network.predict_proba(rows))[0]
     label = network.predict(rows)[0]
     # the runner-up is the best label left out of the answer: the second of a single
     # label's, the first outside a multi-label network's set, whose margin is the score
@@ -51,18 +53,17 @@ def explain_document(classifier: Any, text: Any, *, top_k: int = 3,
     given = int(scores.size > 1) if not network.multilabel_ else int(np.sum(scores >= 0))
     out: dict[str, Any] = {
         "text": text if isinstance(text, str) else str(text),
-        "label": _label(label),
+        "label": plain(label),
         "probability": None if probabilities is None else float(probabilities[order[0]]),
         "margin": (float((scores[order[given - 1]] if given else 0.0) - scores[order[given]])
                    if given < len(order) and len(order) > 1 else None),
-        "runner_up": (_label(classes[order[given]])
+        "runner_up": (plain(classes[order[given]])
                       if given < len(order) and len(order) > 1 else None),
         "n_features": int(ids.size),
     }
     out["kind"] = kind = kind_of(network)
     if kind == "cloud":  # each member's own terms
-        out["targets"] = [{"label": _label(classes[t]), "score": float(scores[t]),
-                           "probability": _at(probabilities, t)} for t in chosen]
+        out["targets"] = [_target(classes, scores, probabilities, t) for t in chosen]
         out["members"] = [
             {"rule": member.rule, "confidence": [float(network.confidence_[m, t])
                                                  for t in chosen],
@@ -73,8 +74,7 @@ def explain_document(classifier: Any, text: Any, *, top_k: int = 3,
         out["targets"] = _link_terms(network, ids, strengths, names, kept, chosen, scores,
                                      probabilities)
     else:  # a learner's network: the learner's own terms (the kernel Perceptron's)
-        out["targets"] = [{"label": _label(classes[t]), "score": float(scores[t]),
-                           "probability": _at(probabilities, t), **terms}
+        out["targets"] = [_target(classes, scores, probabilities, t, **terms)
                           for t, terms in zip(chosen, network.explain_terms(rows, chosen,
                                                                             scores))]
     return shortened(out, features)
@@ -122,13 +122,11 @@ def _link_terms(network: Any, ids: np.ndarray, strengths: np.ndarray,
             **_collision(names.get(int(i), []), kept.get(int(i), [])),
         } for i, v, w, c, k in zip(ids, strengths, weights[1:, t], terms, linked[1:, t])]
         rows.sort(key=lambda row: -abs(row["contribution"]))
-        targets.append({
-            "label": _label(classes[t]), "score": float(scores[t]),
-            "probability": _at(probabilities, t), "theta": theta,
-            "bias": {"strength": bias, "weight": float(weights[0, t]),
-                     "contribution": bias * float(weights[0, t])},
-            "features": rows, "residual": float(scores[t] - total),
-        })
+        targets.append(_target(
+            classes, scores, probabilities, t, theta=theta,
+            bias={"strength": bias, "weight": float(weights[0, t]),
+                  "contribution": bias * float(weights[0, t])},
+            features=rows, residual=float(scores[t] - total)))
     return targets
 
 
@@ -151,18 +149,9 @@ def _kept_names(featurizer: Any, ids: np.ndarray) -> dict[int, list[str]]:
         return {}
 
 
-def _probabilities(network: Any, rows: Any) -> np.ndarray | None:
-    if getattr(network, "calibration_", None) is None:
-        return None
-    return np.asarray(network.predict_proba(rows))[0]
-
-
-def _at(probabilities: np.ndarray | None, t: int) -> float | None:
-    return None if probabilities is None else float(probabilities[t])
-
-
-def _label(value: Any) -> Any:
-    """A label as plain data (numpy scalars and tuples become Python's)."""
-    if isinstance(value, tuple):
-        return [_label(v) for v in value]
-    return value.item() if hasattr(value, "item") else value
+def _target(classes: list[Any], scores: np.ndarray, probabilities: np.ndarray | None,
+            t: int, **terms: Any) -> dict[str, Any]:
+    """Target ``t``'s label, score and probability, then its ``terms``."""
+    return {"label": plain(classes[t]), "score": float(scores[t]),
+            "probability": None if probabilities is None else float(probabilities[t]),
+            **terms}

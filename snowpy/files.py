@@ -42,8 +42,6 @@ from snowpy._validation import threads_of
 from snowpy.corpora.corpus import Corpus, Read, settled_labels
 from snowpy.corpora.documents import Problems, max_document_bytes
 from snowpy.text.keys import keys_of, label_parts
-from snowpy.text.tokenize import ascii_word
-from snowpy.text.unicode import tables
 
 __all__ = ["Chained", "NotCompiled", "read_blocks", "read_corpus", "read_rows",
            "reads_in_compiled_code", "stream_corpus"]
@@ -140,13 +138,8 @@ class Chained(io.RawIOBase):
 
 def _settings(featurizer: Any, format: str, multilabel: bool, prefix: str) -> tuple:
     """What :func:`snowpy._core.reader.parse_lines` takes after the bytes."""
-    segments = [(int(s.kernel.params[0]), int(s.kernel.params[1]), int(s.seed))
-                for s in featurizer.segments()]
-    return (1 if format == "fasttext" else 0, bool(multilabel),
-            prefix.encode("utf-8"), tables(), ascii_word(bool(featurizer.lowercase)),
-            bool(featurizer.lowercase), bool(featurizer.strip_accents), segments,
-            ("binary", "count", "log").index(featurizer.values),
-            featurizer.assembles_norm, int(featurizer.bits), max_document_bytes())
+    return (1 if format == "fasttext" else 0, bool(multilabel), prefix.encode("utf-8"),
+            *featurizer.word_settings(), max_document_bytes())
 
 
 def read_rows(path: str | os.PathLike, featurizer: Any, *, format: str,
@@ -219,28 +212,14 @@ def _merged(parsed: list[dict[str, Any]], format: str, multilabel: bool,
             if ids[i] == len(names):
                 names.append(label)
         local.append(ids)
-    n_docs = sum(p["indptr"].shape[0] - 1 for p in parsed)
-    indptr = np.empty(n_docs + 1, dtype=np.int64)
-    indptr[0] = 0
-    at = nnz = 0
-    for part in parsed:
-        count = part["indptr"].shape[0] - 1
-        indptr[at + 1:at + count + 1] = part["indptr"][1:] + nnz
-        at += count
-        nnz += part["indices"].shape[0]
+    indptr = _joined_pointers(parsed, "indptr", "indices")
+    n_docs = indptr.shape[0] - 1
     indices = np.concatenate([p["indices"] for p in parsed]) if parsed else \
         np.zeros(0, np.int32)
     binary = parsed[0]["data"] is None
     data = None if binary else np.concatenate([p["data"] for p in parsed])
     label_ids = np.concatenate([local[k][p["label_ids"]] for k, p in enumerate(parsed)])
-    label_ptr = np.empty(n_docs + 1, dtype=np.int64)
-    label_ptr[0] = 0
-    at = done = 0
-    for part in parsed:
-        count = part["label_ptr"].shape[0] - 1
-        label_ptr[at + 1:at + count + 1] = part["label_ptr"][1:] + done
-        at += count
-        done += part["label_ids"].shape[0]
+    label_ptr = _joined_pointers(parsed, "label_ptr", "label_ids")
     parts = label_parts(names)
     if multilabel:
         labels: Any = [tuple(names[g] for g in label_ids[label_ptr[d]:label_ptr[d + 1]])
@@ -256,6 +235,13 @@ def _merged(parsed: list[dict[str, Any]], format: str, multilabel: bool,
     text_hashes = np.concatenate([p["text_hashes"] for p in parsed])
     return Read(None, labels, Problems(), None, Rows(indptr, indices, data, width),
                 keys_of(text_hashes, per_doc), sum(p["lines"] for p in parsed))
+
+
+def _joined_pointers(parsed: list[dict[str, Any]], pointers: str, items: str) -> np.ndarray:
+    """The pieces' CSR pointers (``pointers`` into their ``items``) as one array."""
+    ends = np.cumsum([0] + [p[items].shape[0] for p in parsed[:-1]])
+    return np.concatenate([np.zeros(1, np.int64)] + [p[pointers][1:] + end
+                                                     for p, end in zip(parsed, ends)])
 
 
 def read_corpus(corpus: Corpus, featurizer: Any = None) -> Read:

@@ -31,6 +31,7 @@ __all__ = [
     "brier_score",
     "classification_report",
     "confusion_matrix",
+    "confusion_report",
     "expected_calibration_error",
     "log_loss",
     "multilabel_calibration",
@@ -93,17 +94,23 @@ def classification_report(truth: Sequence[Any], predicted: Sequence[Any],
     >>> round(report["macro"]["f1"], 4), report["macro"]["classes"]
     (0.3333, 2)
     """
-    matrix = confusion_matrix(truth, predicted, labels)
+    total = len(truth)
+    correct = sum(1 for t, p in zip(truth, predicted) if t == p)
+    return {"accuracy": correct / total if total else 0.0, "documents": total,
+            **confusion_report(confusion_matrix(truth, predicted, labels), labels)}
+
+
+def confusion_report(matrix: np.ndarray, labels: Sequence[Any]) -> dict[str, Any]:
+    """Per-class precision/recall/F1, macro and micro averages, and the confusion, of
+    the counts ``matrix`` ``[true label, predicted label]`` in the order of ``labels``
+    (:func:`confusion_matrix`'s, or counts added up elsewhere: a cluster's workers')."""
     tp = np.diag(matrix).astype(np.float64)
     fp = matrix.sum(axis=0) - tp
     fn = matrix.sum(axis=1) - tp
     precision, recall, f1 = _prf(tp, fp, fn)
-    total = len(truth)
-    correct = sum(1 for t, p in zip(truth, predicted) if t == p)
-    report: dict[str, Any] = {"accuracy": correct / total if total else 0.0,
-                              "documents": total}
-    report.update(_averages(tp, fp, fn, precision, recall, f1, labels))
-    report["confusion"] = {"labels": [str(x) for x in labels], "matrix": matrix.tolist()}
+    report = _averages(tp, fp, fn, precision, recall, f1, labels)
+    report["confusion"] = {"labels": [str(x) for x in labels],
+                           "matrix": np.asarray(matrix).tolist()}
     return report
 
 
@@ -123,15 +130,10 @@ def multilabel_report(truth: Sequence[Sequence[Any]], predicted: Sequence[Sequen
     for true_labels, predicted_labels in zip(truth, predicted):
         t, p = set(true_labels), set(predicted_labels)
         exact += t == p
-        for label in t & p:
-            if label in index:
-                tp[index[label]] += 1
-        for label in p - t:
-            if label in index:
-                fp[index[label]] += 1
-        for label in t - p:
-            if label in index:
-                fn[index[label]] += 1
+        for counts, labels_ in ((tp, t & p), (fp, p - t), (fn, t - p)):
+            for label in labels_:
+                if label in index:
+                    counts[index[label]] += 1
     precision, recall, f1 = _prf(tp, fp, fn)
     report = {"subset_accuracy": exact / len(truth) if len(truth) else 0.0,
               "documents": len(truth)}
@@ -167,16 +169,28 @@ def reliability(probabilities: np.ndarray, true_index: np.ndarray, bins: int = 1
     Returns the bins' edges and, per bin, the number of examples, the mean
     confidence and the accuracy (``nan`` for an empty bin).
     """
-    confidence = probabilities.max(axis=1)
-    correct = probabilities.argmax(axis=1) == true_index
+    return _binned(probabilities.max(axis=1), probabilities.argmax(axis=1) == true_index,
+                   bins)
+
+
+def _binned(confidence: np.ndarray, hits: np.ndarray, bins: int) -> dict[str, list[float]]:
+    """Per equal-width bin of ``confidence``: its count, mean confidence and share of
+    ``hits`` (``nan`` for an empty bin)."""
     edges = np.linspace(0.0, 1.0, bins + 1)
     which = np.clip(np.digitize(confidence, edges[1:-1], right=False), 0, bins - 1)
     counts = np.bincount(which, minlength=bins)
     with np.errstate(invalid="ignore", divide="ignore"):
         mean_confidence = np.bincount(which, confidence, minlength=bins) / counts
-        accuracy = np.bincount(which, correct.astype(float), minlength=bins) / counts
+        accuracy = np.bincount(which, hits.astype(float), minlength=bins) / counts
     return {"edges": edges.tolist(), "counts": counts.tolist(),
             "confidence": mean_confidence.tolist(), "accuracy": accuracy.tolist()}
+
+
+def _calibration_error(data: dict[str, list[float]]) -> float:
+    """The bins' gaps between accuracy and confidence, weighted by their counts."""
+    counts = np.asarray(data["counts"], dtype=float)
+    gap = np.abs(np.nan_to_num(np.asarray(data["accuracy"]) - np.asarray(data["confidence"])))
+    return float(np.sum(gap * counts) / max(counts.sum(), 1.0))
 
 
 def expected_calibration_error(probabilities: np.ndarray, true_index: np.ndarray,
@@ -187,10 +201,7 @@ def expected_calibration_error(probabilities: np.ndarray, true_index: np.ndarray
     >>> round(expected_calibration_error(p, np.array([0, 0, 0, 1]), bins=10), 3)
     0.1
     """
-    data = reliability(probabilities, true_index, bins)
-    counts = np.asarray(data["counts"], dtype=float)
-    gap = np.abs(np.nan_to_num(np.asarray(data["accuracy"]) - np.asarray(data["confidence"])))
-    return float(np.sum(gap * counts) / max(counts.sum(), 1.0))
+    return _calibration_error(reliability(probabilities, true_index, bins))
 
 
 def multilabel_calibration(probabilities: np.ndarray, indicator: np.ndarray, bins: int = 15
@@ -204,19 +215,11 @@ def multilabel_calibration(probabilities: np.ndarray, indicator: np.ndarray, bin
     """
     p = np.clip(np.asarray(probabilities, dtype=float), 1e-15, 1 - 1e-15).ravel()
     y = np.asarray(indicator, dtype=float).ravel()
-    edges = np.linspace(0.0, 1.0, bins + 1)
-    which = np.clip(np.digitize(p, edges[1:-1], right=False), 0, bins - 1)
-    counts = np.bincount(which, minlength=bins)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        confidence = np.bincount(which, p, minlength=bins) / counts
-        positive = np.bincount(which, y, minlength=bins) / counts
-    gap = np.abs(np.nan_to_num(positive - confidence))
+    binned = _binned(p, y, bins)
     n = len(indicator)
     return {
         "log_loss": float(-np.mean(y * np.log(p) + (1 - y) * np.log(1 - p))),
         "brier": float(np.mean((np.asarray(probabilities, dtype=float) - indicator) ** 2))
         if n else 0.0,
-        "ece": float(np.sum(gap * counts) / max(counts.sum(), 1)),
-        "reliability": {"edges": edges.tolist(), "counts": counts.tolist(),
-                        "confidence": confidence.tolist(), "accuracy": positive.tolist()},
+        "ece": _calibration_error(binned), "reliability": binned,
     }

@@ -18,7 +18,7 @@ snowpy.exceptions.ModelFileError: m.snowpy: header field 'network' is missing
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -57,116 +57,71 @@ class Items:
     says: str = "an array"
 
 
-# The other specs are values: ``fits(value)``, and ``says`` what that is.
+# The other specs are values (:class:`Value`), made by the functions below, which are
+# named as the schema's words (``Int(1, 31)``), as Obj and Items are.
+
+@dataclass(frozen=True)
+class Value:
+    """A value: whether it ``fits``, and what that is (``says``)."""
+
+    fits: Callable[[Any], bool]
+    says: str
+
 
 def _is_int(value: Any) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
 
 
-@dataclass(frozen=True)
-class Kind:
+def Kind(types: tuple[type, ...], says: str) -> Value:
     """A value of one of ``types`` (any value when there are none)."""
-
-    types: tuple[type, ...]
-    says: str
-
-    def fits(self, value: Any) -> bool:
-        return not self.types or isinstance(value, self.types)
+    return Value(lambda value: not types or isinstance(value, types), says)
 
 
-@dataclass(frozen=True)
-class Int:
+def Int(low: int, high: int) -> Value:
     """An integer (not a boolean) from ``low`` to ``high``."""
-
-    low: int
-    high: int
-
-    def fits(self, value: Any) -> bool:
-        return _is_int(value) and self.low <= value <= self.high
-
-    @property
-    def says(self) -> str:
-        return (f"an integer from {self.low:,} to {self.high:,}" if self.low != self.high
-                else f"{self.low}")
+    return Value(lambda value: _is_int(value) and low <= value <= high,
+                 f"an integer from {low:,} to {high:,}" if low != high else f"{low}")
 
 
-@dataclass(frozen=True)
-class Number:
+def Number(low: float, high: float, infinite: bool = False) -> Value:
     """A number (not NaN, not a boolean) from ``low`` to ``high``, or infinite when
     ``infinite``."""
-
-    low: float
-    high: float
-    infinite: bool = False
-
-    def fits(self, value: Any) -> bool:
+    def fits(value: Any) -> bool:
         if not isinstance(value, (int, float)) or isinstance(value, bool):
             return False  # (NaN is within no range)
-        return (self.infinite and math.isinf(value)) or self.low <= value <= self.high
+        return (infinite and math.isinf(value)) or low <= value <= high
 
-    @property
-    def says(self) -> str:
-        return f"a number from {self.low:g} to {self.high:g}" + (" or infinity"
-                                                                 if self.infinite else "")
+    return Value(fits, f"a number from {low:g} to {high:g}"
+                 + (" or infinity" if infinite else ""))
 
 
-@dataclass(frozen=True)
-class Choice:
+def Choice(choices: tuple[Any, ...]) -> Value:
     """One of ``choices``, of the same type (``1`` is not ``True``)."""
-
-    choices: tuple[Any, ...]
-
-    def fits(self, value: Any) -> bool:
-        return any(value == c and type(value) is type(c) for c in self.choices)
-
-    @property
-    def says(self) -> str:
-        return "one of " + ", ".join("null" if c is None else repr(c) for c in self.choices)
+    return Value(lambda value: any(value == c and type(value) is type(c) for c in choices),
+                 "one of " + ", ".join("null" if c is None else repr(c) for c in choices))
 
 
-@dataclass(frozen=True)
-class Text:
+def Text(high: int = 100_000) -> Value:
     """A string of at most ``high`` characters."""
-
-    high: int = 100_000
-
-    def fits(self, value: Any) -> bool:
-        return isinstance(value, str) and len(value) <= self.high
-
-    @property
-    def says(self) -> str:
-        return f"a string of at most {self.high:,} characters"
+    return Value(lambda value: isinstance(value, str) and len(value) <= high,
+                 f"a string of at most {high:,} characters")
 
 
-@dataclass(frozen=True)
-class AnyOf:
+def AnyOf(specs: tuple[Any, ...]) -> Value:
     """A value that one of ``specs`` takes."""
-
-    specs: tuple[Any, ...]
-
-    def fits(self, value: Any) -> bool:
-        return any(_problem(value, spec, "") is None for spec in self.specs)
-
-    @property
-    def says(self) -> str:
-        return " or ".join(spec.says for spec in self.specs)
+    return Value(lambda value: any(_problem(value, spec, "") is None for spec in specs),
+                 " or ".join(spec.says for spec in specs))
 
 
-@dataclass(frozen=True)
-class Size:
+def Size(high: int) -> Value:
     """An n-gram size: ``n`` or ``[min, max]`` with ``1 <= min <= max <= high``, or null."""
-
-    high: int
-
-    def fits(self, value: Any) -> bool:
-        if value is None or (_is_int(value) and 1 <= value <= self.high):
+    def fits(value: Any) -> bool:
+        if value is None or (_is_int(value) and 1 <= value <= high):
             return True
         return isinstance(value, list) and len(value) == 2 and all(map(_is_int, value)) \
-            and 1 <= value[0] <= value[1] <= self.high
+            and 1 <= value[0] <= value[1] <= high
 
-    @property
-    def says(self) -> str:
-        return f"null, an integer from 1 to {self.high} or [min, max] within it"
+    return Value(fits, f"null, an integer from 1 to {high} or [min, max] within it")
 
 
 _ANY = Kind((), "anything")

@@ -9,6 +9,7 @@ host: it imports nothing of snowpy but its exceptions.
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -17,9 +18,11 @@ import numpy as np
 
 from snowpy.exceptions import ConfigurationError, PluginError
 
-__all__ = ["Param", "validate_declared"]
+__all__ = ["Param", "check_record", "validate_declared"]
 
 _TYPES = (float, int, bool, str)
+#: A plugin record's name: lower-case words of letters and digits joined by ``-``.
+_NAME = re.compile(r"^[a-z][a-z0-9]*(?:[-_][a-z0-9]+)*$")
 
 
 @dataclass(frozen=True)
@@ -188,3 +191,14 @@ def validate_declared(params: Sequence[Param], values: Mapping[str, Any], *, kin
     return {key: p.validate(values.get(key, p.default), rule=name) for key, p in known.items()}
 
 
+def check_record(kind: str, name: Any, build: Any, params: Sequence[Any]) -> None:
+    """Refuse a plugin's record (a ``kind``: ``"rule"``, ``"extractor"``) whose name is
+    not lower-case words joined by ``-``, whose ``build`` is no function, or whose
+    parameters are not :class:`Param` records."""
+    if not isinstance(name, str) or not _NAME.match(name):
+        raise PluginError(f"{kind} name {name!r} must be lower-case letters and digits "
+                          "joined by '-'")
+    if not callable(build):
+        raise PluginError(f"{kind} {name!r}: build must be callable")
+    if not all(isinstance(p, Param) for p in params):
+        raise PluginError(f"{kind} {name!r}: params must be Param records")

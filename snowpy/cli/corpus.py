@@ -13,13 +13,10 @@ corpus_app = typer.Typer(help="Registered corpora: list them, describe one, fetc
 
 
 def _where(spec) -> str | None:
-    from snowpy.corpora.registry import data_dirs
+    from snowpy.corpora.registry import present
 
-    for directory in data_dirs():
-        for file in spec.files:
-            if (directory / file.name).exists():
-                return str(directory / file.name)
-    return None
+    found = present(spec)
+    return None if found is None else str(found[0])
 
 
 @corpus_app.command("list")

@@ -43,12 +43,9 @@ def wanted(workers: int | None, scheduler: str | None) -> bool:
 def cluster_of(workers: int | None, scheduler: str | None) -> int | str:
     """The ``cluster`` of :func:`snowpy.distributed.fit` that ``--workers`` or
     ``--scheduler`` asks for."""
-    wanted(workers, scheduler)
-    if scheduler is not None:
-        return scheduler
-    if workers is None or workers < 1:
-        raise ConfigurationError(f"--workers must be at least 1, got {workers}")
-    return workers
+    if not wanted(workers, scheduler):
+        raise ConfigurationError("give --workers or --scheduler")
+    return scheduler if scheduler is not None else workers  # type: ignore[return-value]
 
 
 #: Below this much text a cluster's rounds cost more than they save: in each round every

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -47,28 +48,25 @@ def _recover_names(model: Any, corpus: str, split: str | None, top: int, every: 
     if featurizer is None:
         raise ConfigurationError("--corpus names the features of a classifier; this model "
                                  "is a network of numbered features")
-    if every:
-        wanted = net.feature_ids_
-    else:
-        links, ids = _by_target(net)
-        wanted = set()
-        for t in range(links.shape[1]):
-            rows = links.indices[links.indptr[t]:links.indptr[t + 1]]
-            weights = links.data[links.indptr[t]:links.indptr[t + 1]]
-            keep = rows > 0
-            best = (-weights[keep]).argsort(kind="stable")[:top]
-            wanted.update(int(ids[r - 1]) for r in rows[keep][best])
-        wanted = sorted(wanted)
+    wanted = net.feature_ids_ if every else sorted(
+        {int(f) for _, _, ids, weights in _targets(net)
+         for f in ids[(-weights).argsort(kind="stable")[:top]]})
     texts = corpora.open(corpus, split=split, format=format, layout=layout, prefer="train",
                          on_error="skip").read().texts
     featurizer.recover_names(texts, wanted)
 
 
-def _by_target(net: Any) -> tuple[Any, Any]:
-    """The links as a CSC matrix ``[rows, targets]`` (a column per target) and row ids."""
+def _targets(net: Any) -> Iterator[tuple[Any, float | None, Any, Any]]:
+    """Per target: its label, its bias's weight (None without a link to the bias), and
+    the ids of the features linked to it with their weights."""
     links = net.engine_.effective_links().tocsc()
     links.sort_indices()
-    return links, net.feature_ids_
+    for t, label in enumerate(net.classes_.tolist()):
+        column = slice(links.indptr[t], links.indptr[t + 1])
+        rows, weights = links.indices[column], links.data[column]
+        features = rows > 0
+        yield (label, float(weights[0]) if rows.size and rows[0] == 0 else None,
+               net.feature_ids_[rows[features] - 1], weights[features])
 
 
 def describe(model: Any, top: int) -> dict[str, Any]:
@@ -80,18 +78,12 @@ def describe(model: Any, top: int) -> dict[str, Any]:
     engine = net.engine_
     store = engine.store
     classes = net.classes_.tolist()
-    links, ids = _by_target(net)
     heaviest: dict[str, Any] = {}
     biases = {}
-    for t, label in enumerate(classes):
-        column = slice(links.indptr[t], links.indptr[t + 1])
-        rows, weights = links.indices[column], links.data[column]
-        biases[str(label)] = float(weights[0]) if rows.size and rows[0] == 0 \
-            else float(store.absent)
-        features = rows > 0
-        rows, weights = rows[features], weights[features]
+    for label, bias, ids, weights in _targets(net):
+        biases[str(label)] = float(store.absent) if bias is None else bias
         best = (-weights).argsort(kind="stable")[:top]
-        heaviest[str(label)] = [(int(ids[rows[i] - 1]), float(weights[i])) for i in best]
+        heaviest[str(label)] = [(int(ids[i]), float(weights[i])) for i in best]
     names = _names(featurizer, sorted({f for items in heaviest.values() for f, _ in items}))
     heaviest = {label: [{"feature": f, "weight": w, "names": names.get(f, [])}
                         for f, w in items] for label, items in heaviest.items()}
@@ -129,7 +121,6 @@ def export(model: Any, path: Path, progress: Any = None) -> int:
 
     classifier, net, featurizer = _parts(model)
     names = _names(featurizer)
-    links, ids = _by_target(net)
     classes = net.classes_.tolist()
     promotions, demotions = net.engine_.promotions.tolist(), net.engine_.demotions.tolist()
     absent = float(net.engine_.store.absent)
@@ -144,13 +135,11 @@ def export(model: Any, path: Path, progress: Any = None) -> int:
             out.write(f"# snowpy network: rule {net.rule} {net.rule_params_}; links "
                       f"{net.links}, a missing link weighs {absent:.6g}; theta {theta:g}\n"
                       .encode())
-        for t, label in enumerate(classes):
-            column = slice(links.indptr[t], links.indptr[t + 1])
-            rows, weights = links.indices[column], links.data[column]
-            bias = float(weights[0]) if rows.size and rows[0] == 0 else absent
-            features = rows > 0
-            feature_ids = ids[rows[features] - 1].tolist()
-            values = weights[features].tolist()
+        written = 0
+        for t, (label, bias, ids, weights) in enumerate(_targets(net)):
+            written += len(weights) + (bias is not None)
+            bias = absent if bias is None else bias
+            feature_ids, values = ids.tolist(), weights.tolist()
             if as_json:
                 entry = {"label": label, "bias": bias, "promotions": promotions[t],
                          "demotions": demotions[t], "weights": [
@@ -169,7 +158,7 @@ def export(model: Any, path: Path, progress: Any = None) -> int:
                 progress(t + 1, len(classes))
         if as_json:
             out.write(b"\n]}\n")
-    return int(links.nnz)
+    return written
 
 
 @handles_errors
@@ -215,8 +204,7 @@ def inspect(
         _show_described(console, model, kind, classifier is not None, network, json_output,
                         export_to)
         return
-    views = _member_views(loaded)
-    if views is None:
+    if kind == "network":
         written = _export(loaded, export_to) if export_to is not None else 0
         info = describe(loaded, top)
         if json_output:
@@ -226,8 +214,11 @@ def inspect(
         if export_to is not None:
             console.print(f"exported {written:,} links to {export_to}")
         return
-    # a cloud (snowpy train --rule winnow+perceptron): its members one by one
+    # a cloud (snowpy train --rule winnow+perceptron): its members one by one, each as the
+    # model alone (a classifier keeps its front end)
     cloud = network
+    views = list(cloud.networks_) if classifier is None else \
+        [classifier.with_network(member) for member in cloud.networks_]
     members = [describe(view, top) for view in views]
     confidence = {str(label): [round(float(c), 6) for c in column]
                   for label, column in zip(cloud.classes_, cloud.confidence_.T)}
@@ -246,18 +237,6 @@ def inspect(
         if export_to is not None:
             target = export_to.with_name(f"{export_to.stem}.member{k}{export_to.suffix}")
             console.print(f"exported {_export(view, target):,} links to {target}")
-
-
-def _member_views(loaded: Any) -> list[Any] | None:
-    """For a cloud, the model as each member alone (a classifier keeps its front end)."""
-    from snowpy.model_kinds import kind_of
-
-    classifier, net, _ = _parts(loaded)
-    if kind_of(net) != "cloud":
-        return None
-    if classifier is None:
-        return list(net.networks_)
-    return [classifier.with_network(member) for member in net.networks_]
 
 
 def _export(loaded: Any, export_to: Path) -> int:

@@ -68,10 +68,9 @@ def _check(rule: str) -> None:
     a failure named, or the signal that killed it."""
     from snowpy.cli.common import err, fail
     from snowpy.cli.rule_check import verify_rule
-    from snowpy.plugins import get_rule, list_rules
+    from snowpy.plugins import rule_provider
 
-    get_rule(rule)  # an unknown rule is named before anything runs
-    provided = list_rules()[rule]
+    provided = rule_provider(rule)  # an unknown rule is named before anything runs
     err(f"checking rule {rule!r} (plugin {provided.plugin!r}, {provided.distribution}) "
         "with its buffers guarded...")
     ok, message = verify_rule(rule)

@@ -19,6 +19,7 @@ from pathlib import Path
 
 import orjson
 
+from snowpy._atomic import write_bytes
 from snowpy.exceptions import ConfigurationError
 
 __all__ = ["CHECK_SECONDS", "check_rule_once", "verify_rule"]
@@ -87,9 +88,7 @@ def check_rule_once(rule: str) -> str | None:
                                  "does not train (SNOWPY_TRUST_PLUGINS=1 runs it anyway)")
     try:
         record.parent.mkdir(parents=True, exist_ok=True)
-        temporary = record.with_suffix(f".{os.getpid()}.tmp")
-        temporary.write_bytes(orjson.dumps(sorted(passed | {key})))
-        os.replace(temporary, record)
+        write_bytes(record, orjson.dumps(sorted(passed | {key})))
     except OSError:
         pass  # (checked again next time)
     return f"checked {message}"

@@ -46,7 +46,7 @@ def serve(
         import prometheus_client  # noqa: F401  (the metrics: the serve extra too)
         import uvicorn
 
-        from snowpy.serving.app import make_app
+        from snowpy.serving.app import LOOPBACK, make_app
         from snowpy.serving.service import Service
     except ImportError:
         raise ConfigurationError("snowpy serve needs Starlette, uvicorn and "
@@ -78,7 +78,7 @@ def serve(
                    on_stop=stopped)
     learning = f"closed: {service.closed}" if service.closed else \
         "needs the bearer token" if token else (
-            "open (loopback only)" if host in ("127.0.0.1", "::1", "localhost") else
+            "open (loopback only)" if host in LOOPBACK else
             "refused (no token beyond loopback)")
     skipped = f", {service.unreplayable:,} of them skipped (they could not be learned)" \
         if service.unreplayable else ""

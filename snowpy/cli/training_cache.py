@@ -21,6 +21,7 @@ __all__ = ["train_cached"]
 
 
 def _fingerprint(front: Any, run: Run) -> dict[str, Any]:
+    from snowpy.declared import learned
     from snowpy.network.state import plain
 
     corpus = run.corpus
@@ -33,9 +34,7 @@ def _fingerprint(front: Any, run: Run) -> dict[str, Any]:
         info = os.stat(path)
         where.update(corpus=os.path.abspath(corpus), size=info.st_size,
                      mtime_ns=info.st_mtime_ns)
-    options = front.get_params()
-    options.pop("n_jobs", None)
-    return {"of": where, "front_end": plain(options)}
+    return {"of": where, "front_end": plain(learned(front.get_params()))}
 
 
 class _EpochLines(Progress):

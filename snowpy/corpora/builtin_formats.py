@@ -27,6 +27,12 @@ def _decoding(given: Mapping[str, Any]) -> dict[str, Any]:
     return options
 
 
+def _records(given: Mapping[str, Any]) -> dict[str, Any]:
+    """The reader's options every format of records takes (of those it was given): the
+    decoding, and ``multilabel``."""
+    return {**_decoding(given), **({"multilabel": True} if given.get("multilabel") else {})}
+
+
 def _column_number(value: str, option: str) -> int:
     if not value.isdigit():
         raise ConfigurationError(f"{option} {value!r}: a tsv file has no header; give the "
@@ -39,49 +45,32 @@ def _column(value: str) -> int | str:
 
 
 def _tsv(given: Mapping[str, Any]) -> dict[str, Any]:
-    options = _decoding(given)
+    options = _records(given)
     if given.get("label_column") is not None:
         options["label_column"] = _column_number(given["label_column"], "--label-column")
     if given.get("text_column"):
         options["text_column"] = _column_number(given["text_column"][-1], "--text-column")
-    if given.get("multilabel"):
-        options["multilabel"] = True
     return options
 
 
 def _csv(given: Mapping[str, Any]) -> dict[str, Any]:
-    options = _decoding(given)
+    options = _records(given)
     if given.get("label_column") is not None:
         options["label_column"] = _column(given["label_column"])
     if given.get("text_column"):
         options["text_columns"] = [_column(c) for c in given["text_column"]]
     if given.get("header") is not None:
         options["header"] = given["header"]
-    if given.get("multilabel"):
-        options["multilabel"] = True
     return options
 
 
 def _jsonl(given: Mapping[str, Any]) -> dict[str, Any]:
-    options: dict[str, Any] = {}
+    options = _records(given)
     if given.get("label_field"):
         options["label_field"] = given["label_field"]
     if given.get("text_field"):
         options["text_fields"] = list(given["text_field"])
-    if given.get("multilabel"):
-        options["multilabel"] = True
     return options
-
-
-def _fasttext(given: Mapping[str, Any]) -> dict[str, Any]:
-    options = _decoding(given)
-    if given.get("multilabel"):
-        options["multilabel"] = True
-    return options
-
-
-def _directory(given: Mapping[str, Any]) -> dict[str, Any]:
-    return _decoding(given)
 
 
 @hookimpl
@@ -100,9 +89,9 @@ def snowpy_corpus_formats() -> list[FormatSpec]:
                    options=("label_field", "text_field", "multilabel"), layout=_jsonl),
         FormatSpec("fasttext", "fastText lines: __label__ tags, then the text",
                    read_fasttext, sniff=lambda head: head.lstrip()[:9] == b"__label__",
-                   options=(*_TEXT_FILE, "multilabel"), layout=_fasttext,
+                   options=(*_TEXT_FILE, "multilabel"), layout=_records,
                    several_labels=True),
         FormatSpec("directory", "a folder (or .tar.gz/.zip) of class folders, a document "
                    "per file; train/ and test/ splits", read_directory,
-                   options=(*_TEXT_FILE, "multilabel"), layout=_directory, splits=True),
+                   options=(*_TEXT_FILE, "multilabel"), layout=_decoding, splits=True),
     ]

@@ -72,16 +72,17 @@ class Layout:
         >>> Layout(encoding="latin-1", header=False).flags()
         ['--encoding latin-1', '--no-header']
         """
+        return [_flag(name, value) for name, value in self._changed().items()]
+
+    def _changed(self) -> dict[str, Any]:
+        """The options that differ from their defaults, by field name."""
         defaults = asdict(Layout())
-        return [_flag(name, value) for name, value in asdict(self).items()
-                if value != defaults[name]]
+        return {name: value for name, value in asdict(self).items() if value != defaults[name]}
 
     def recorded(self, corpus: str, format: str | None) -> dict[str, Any]:
         """The options given and the format CORPUS is read in, as a model file keeps them
         (``read_with``), for :meth:`completed` to read another corpus the same way."""
-        defaults = asdict(Layout())
-        kept = {name: value for name, value in asdict(self).items() if value != defaults[name]}
-        kind = format or format_of(corpus)
+        kept, kind = self._changed(), format or format_of(corpus)
         return {**kept, "format": kind} if kind else kept
 
     def completed(self, recorded: Any, corpus: str, format: str | None,
@@ -93,9 +94,8 @@ class Layout:
         kind = format or format_of(corpus)
         if not isinstance(recorded, dict) or kind is None or recorded.get("format") != kind:
             return self, []
-        ours, defaults, taken = asdict(self), asdict(Layout()), {}
-        if given is None:
-            given = {name for name, value in ours.items() if value != defaults[name]}
+        ours, taken = asdict(self), {}
+        given = set(self._changed()) if given is None else given
         for name, value in recorded.items():
             flag = "--" + name.replace("_", "-")
             if name in ours and name not in given and kind in _applies(flag):

@@ -10,7 +10,6 @@ import os
 from collections.abc import Iterator, Sequence
 from typing import Any, BinaryIO
 
-from snowpy._validation import EMPTY_LABEL
 from snowpy.corpora.documents import (
     CorpusError,
     Document,
@@ -78,9 +77,6 @@ def tsv_record(line: str, at: str, problems: Problems, *, label_column: int = 0,
                             f"found {len(fields)}")
         return None
     label = fields[label_column].strip()
-    if not label:
-        problems.report(at, EMPTY_LABEL)
-        return None
     return checked(Document(fields[text_column], (label,) if multilabel else label, at),
                    problems)
 
@@ -155,9 +151,6 @@ def read_csv(
             document = " ".join(row[c] for c in columns[1:])
         except IndexError:
             problems.report(at, f"expected at least {max(columns) + 1} columns, found {len(row)}")
-            continue
-        if not label:
-            problems.report(at, EMPTY_LABEL)
             continue
         checked_document = checked(Document(document, (label,) if multilabel else label, at),
                                    problems)

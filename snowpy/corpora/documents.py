@@ -105,18 +105,8 @@ _CONTROL = re.compile("[\x00-\x1f]")
 
 
 def checked(document: Document, problems: Problems) -> Document | None:
-    """``document``, or None (reported) when its text is empty or too long, or a label
-    is empty or holds a control character (a NUL once made a class of its own)."""
-    text = document.text
-    if isinstance(text, str):
-        if not text.strip():
-            problems.report(document.source, "empty text")
-            return None
-        if len(text) > max_document_bytes():
-            problems.report(document.source, f"a document of {len(text):,} characters, more "
-                            f"than the {max_document_bytes():,} allowed "
-                            "(SNOWPY_MAX_DOCUMENT_BYTES)")
-            return None
+    """``document``, or None (reported) when a label is empty or holds a control
+    character (a NUL once made a class of its own), or its text is empty or too long."""
     labels = document.label if isinstance(document.label, tuple) else (document.label,)
     for label in labels:
         if isinstance(label, str) and not label.strip():
@@ -126,6 +116,16 @@ def checked(document: Document, problems: Problems) -> Document | None:
             problems.report(document.source, f"label {label!r} holds a control character" + (
                 "; zero bytes between the letters: UTF-16 without a byte-order mark? "
                 "(encoding='utf-16-le')" if "\x00" in label else ""))
+            return None
+    text = document.text
+    if isinstance(text, str):
+        if not text.strip():
+            problems.report(document.source, "empty text")
+            return None
+        if len(text) > max_document_bytes():
+            problems.report(document.source, f"a document of {len(text):,} characters, more "
+                            f"than the {max_document_bytes():,} allowed "
+                            "(SNOWPY_MAX_DOCUMENT_BYTES)")
             return None
     return document
 

@@ -15,10 +15,10 @@ from __future__ import annotations
 import hashlib
 import os
 import sys
-import tempfile
 from pathlib import Path
 from typing import Any
 
+from snowpy._atomic import replacing
 from snowpy.corpora.documents import CorpusError
 from snowpy.exceptions import ConfigurationError
 from snowpy.corpora.spec import CorpusFile, CorpusSpec
@@ -67,49 +67,50 @@ def _download(file: CorpusFile, directory: Path, corpus: str) -> Path:
     """Fetch ``file.url`` into ``directory`` atomically; verify; return the path."""
     import urllib.request  # (only here: loading it costs every command 20 ms)
 
+    from rich.progress import Progress
+
     directory.mkdir(parents=True, exist_ok=True)
     target = directory / file.name
-    handle, temporary = tempfile.mkstemp(dir=directory, prefix=f".{file.name}.", suffix=".part")
     digest = hashlib.sha256()
-    try:
-        with os.fdopen(handle, "wb") as out, \
-                urllib.request.urlopen(str(file.url), timeout=30) as response:
-            total = int(response.headers.get("Content-Length") or 0) or None
-            from rich.progress import Progress
-
-            with Progress(transient=True, disable=not sys.stderr.isatty()) as progress:
-                task = progress.add_task(f"downloading {corpus}", total=total)
-                for block in iter(lambda: response.read(1 << 16), b""):
-                    out.write(block)
-                    digest.update(block)
-                    progress.advance(task, len(block))
-            out.flush()
-            os.fsync(out.fileno())
+    with replacing(target, suffix=".part") as temporary, open(temporary, "wb") as out, \
+            urllib.request.urlopen(str(file.url), timeout=30) as response:
+        total = int(response.headers.get("Content-Length") or 0) or None
+        with Progress(transient=True, disable=not sys.stderr.isatty()) as progress:
+            task = progress.add_task(f"downloading {corpus}", total=total)
+            for block in iter(lambda: response.read(1 << 16), b""):
+                out.write(block)
+                digest.update(block)
+                progress.advance(task, len(block))
+        out.flush()
+        os.fsync(out.fileno())
         if file.sha256 is not None and digest.hexdigest() != file.sha256:
             raise CorpusError(
                 f"downloaded {file.url}: SHA-256 is {digest.hexdigest()}, expected {file.sha256}"
             )
-        os.replace(temporary, target)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise
     return target
+
+
+def present(spec: CorpusSpec) -> tuple[Path, CorpusFile] | None:
+    """The corpus file found in a data directory (the first there, in their order), and
+    its record; None when none is."""
+    for directory in data_dirs():
+        for file in spec.files:
+            if (directory / file.name).exists():
+                return directory / file.name, file
+    return None
 
 
 def locate(spec: CorpusSpec, *, download: bool = True, verify: bool = True) -> Path:
     """The path of the corpus file: found in a data directory, or downloaded."""
-    directories = data_dirs()
-    for directory in directories:
-        for file in spec.files:
-            path = directory / file.name
-            if path.exists():
-                if verify:
-                    check_file(path, file.sha256)
-                return path
+    found = present(spec)
+    if found is not None:
+        if verify:
+            check_file(found[0], found[1].sha256)
+        return found[0]
     wanted = " or ".join(
         f"{f.name}" + (f" (sha256 {f.sha256[:12]}...)" if f.sha256 else "") for f in spec.files
     )
-    where = directories[0]
+    where = data_dirs()[0]
     reason = "downloads are off"
     if download:
         for file in spec.files:

@@ -60,11 +60,15 @@ def _links(state: State, mixing: str) -> tuple[np.ndarray, np.ndarray, np.ndarra
     """A network's links as :func:`~snowpy._core.merging.changes` and ``mixed`` read
     them: its features (the bias first, -1), the rows' sizes, the links' targets,
     weights and averaging sums, and whether it averages."""
-    _transform(mixing)  # (an unknown mixing is refused by name)
     arrays = state[1]
     weights = arrays["link_weights"]
+    if mixing not in MIXING:
+        raise ConfigurationError(f"mixing must be one of {', '.join(MIXING)}, got {mixing!r}")
     if mixing == "geometric" and weights.size and float(weights.min()) <= 0:
-        _transform(mixing)(weights)  # (refuses signed weights)
+        raise ConfigurationError(
+            "geometric mixing averages logarithms of weights and needs every weight "
+            "positive (Winnow, Balanced Winnow); this rule's are not: use "
+            "mixing='arithmetic'")
     averaging = arrays.get("link_averaging")
     W = np.ascontiguousarray(weights)
     U = W[:0] if averaging is None or averaging.shape[0] == 0 else \
@@ -141,12 +145,9 @@ class Mixture:
             len(header["labels"]), float(weight))
         link_counts = arrays["link_counts"][taken].astype(np.int64) \
             if "link_counts" in arrays else np.zeros(0, np.int64)
-        if "row_counts" in arrays:
-            features = np.concatenate([[-1], arrays["feature_ids"].astype(np.int64)])
-            rows = np.argsort(features)
-            row_ids, row_counts = features[rows], arrays["row_counts"].astype(np.int64)[rows]
-        else:
-            row_ids, row_counts = np.zeros(0, np.int64), np.zeros(0, np.int64)
+        row_ids, row_counts = _row_counts(state)
+        order = np.argsort(row_ids)
+        row_ids, row_counts = row_ids[order], row_counts[order]
         return cls(keys, W, U, C, float(weight),
                    weight * float(header["seen"]),
                    weight * np.asarray(arrays["state"], dtype=np.float64),
@@ -264,18 +265,3 @@ def _row_counts(state: State) -> tuple[np.ndarray, np.ndarray]:
     features = np.concatenate([[-1], arrays["feature_ids"].astype(np.int64)])
     return features, arrays["row_counts"].astype(np.int64)
 
-
-def _transform(mixing: str) -> Any:
-    if mixing == "arithmetic":
-        return lambda values: values
-    if mixing == "geometric":
-        def log(values: np.ndarray) -> np.ndarray:
-            values = np.asarray(values, dtype=np.float64)
-            if values.size and values.min() <= 0:
-                raise ConfigurationError(
-                    "geometric mixing averages logarithms of weights and needs every weight "
-                    "positive (Winnow, Balanced Winnow); this rule's are not: use "
-                    "mixing='arithmetic'")
-            return np.log(values)
-        return log
-    raise ConfigurationError(f"mixing must be one of {', '.join(MIXING)}, got {mixing!r}")

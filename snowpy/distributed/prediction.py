@@ -13,12 +13,14 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import orjson
 
 from snowpy._atomic import write_bytes
 from snowpy.distributed.cluster import connect, default_shards
 from snowpy.distributed.shards import Reading, Shard, plan_shards, read_shard
 from snowpy.exceptions import ConfigurationError
+from snowpy.metrics import confusion_report
 
 __all__ = ["evaluate", "predict"]
 
@@ -127,15 +129,12 @@ def evaluate(model: str | os.PathLike, corpus: str, *, cluster: Any = None,
     total = sum(pairs.values())
     if not total:
         raise ConfigurationError(f"{corpus}: no labelled documents to evaluate on")
-    correct = sum(v for (truth, guess), v in pairs.items() if truth == guess)
     labels = sorted({label for pair in pairs for label in pair})
-    f1s = []
-    for label in labels:
-        tp = pairs.get((label, label), 0)
-        fp = sum(v for (t, g), v in pairs.items() if g == label and t != label)
-        fn = sum(v for (t, g), v in pairs.items() if t == label and g != label)
-        f1s.append(2 * tp / (2 * tp + fp + fn) if tp else 0.0)
-    return {"documents": total, "accuracy": correct / total,
-            "macro_f1": sum(f1s) / len(f1s), "confusion": {f"{t}\t{g}": v for (t, g), v
-                                                           in sorted(pairs.items())},
+    index = {label: i for i, label in enumerate(labels)}
+    matrix = np.zeros((len(labels), len(labels)), np.int64)
+    for (truth, guess), count in pairs.items():
+        matrix[index[truth], index[guess]] += count
+    return {"documents": total, "accuracy": int(np.trace(matrix)) / total,
+            "macro_f1": confusion_report(matrix, labels)["macro"]["f1"],
+            "confusion": {f"{t}\t{g}": v for (t, g), v in sorted(pairs.items())},
             "skipped": sum(r["skipped"] for r in results), "parts": len(results)}

@@ -128,7 +128,8 @@ def plan_shards(corpus: str, count: int, *, split: str | None = None,
     if files:
         matches = files if opened.path is None else []  # (a glob's)
         kind = format or opened.format or corpora.detect_format(files[0])
-        options = _options(layout, "tsv" if kind == "lines" else kind, corpus)
+        options = {} if layout is None else \
+            dict(layout.for_format("tsv" if kind == "lines" else kind, corpus))
         if kind in _LINE_FORMATS and all(os.path.isfile(f) and not _compressed(f)
                                          for f in files):
             # blocks of 64 KB, smaller for a small corpus, so that every shard gets some
@@ -148,10 +149,6 @@ def plan_shards(corpus: str, count: int, *, split: str | None = None,
         return [Shard(corpus, "stride", i, count, kind, options=options, **common)
                 for i in range(count)]
     return [Shard(corpus, "stride", i, count, None, **common) for i in range(count)]
-
-
-def _options(layout: Any, kind: str, where: str) -> dict[str, Any]:
-    return {} if layout is None else dict(layout.for_format(kind, where))
 
 
 def _compressed(path: str) -> bool:

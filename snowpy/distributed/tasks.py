@@ -93,14 +93,17 @@ def featurise(source: Any, params: dict[str, Any]) -> ShardData:
     return ShardData(X, labels, document_keys(texts, labels), skipped, messages)
 
 
-def frequencies_of(data: ShardData, by_label: bool) -> tuple[Any, ...]:
-    """The shard's features and the documents holding each (ascending ids), and with
-    ``by_label`` its counts by label
+def frequencies_of(data: ShardData, by_label: bool, rows: np.ndarray | None = None
+                   ) -> tuple[Any, ...]:
+    """The features of the shard's examples ``rows`` (all by default) and the documents
+    holding each (ascending ids), and with ``by_label`` their counts by label
     (:meth:`~snowpy.text.weighing.DocumentFrequencies.labelled`)."""
     from snowpy.text.weighing import DocumentFrequencies
 
-    frequencies = DocumentFrequencies(int(data.X.shape[1]))
-    frequencies.count(data.X, labels=data.labels if by_label else None)
+    X = data.X if rows is None else data.X[rows]
+    labels = data.labels if rows is None else [data.labels[i] for i in rows]
+    frequencies = DocumentFrequencies(int(X.shape[1]))
+    frequencies.count(X, labels=labels if by_label else None)
     return *frequencies.to_arrays(), frequencies.labelled() if by_label else None
 
 
@@ -131,10 +134,8 @@ def weigh(data: ShardData, counted: tuple[np.ndarray, np.ndarray, int, Any], nor
     the relevance factors)."""
     from snowpy.text.weighing import DocumentFrequencies
 
-    frequencies = DocumentFrequencies(int(data.X.shape[1]), *counted)
-    rows = frequencies.weigh(data.X, norm=norm)
-    X = sp.csr_matrix((rows.data, rows.indices, rows.indptr), shape=data.X.shape)
-    return ShardData(X, data.labels, data.keys, data.skipped, data.messages)
+    weighed = DocumentFrequencies(int(data.X.shape[1]), *counted).weigh(data.X, norm=norm)
+    return ShardData(weighed.tocsr(), data.labels, data.keys, data.skipped, data.messages)
 
 
 def describe(data: ShardData) -> dict[str, Any]:
@@ -176,18 +177,9 @@ def fold_figures(data: ShardData, folds: int) -> list[dict[str, Any]]:
 
 def fold_frequencies(data: ShardData, folds: int, by_label: bool) -> list[tuple[Any, ...]]:
     """:func:`frequencies_of` of the shard's examples of each calibration fold."""
-    from snowpy.text.weighing import DocumentFrequencies
-
     assert data.fold is not None
-    found = []
-    for fold in range(folds):
-        mine = np.flatnonzero(data.fold == fold)
-        frequencies = DocumentFrequencies(int(data.X.shape[1]))
-        frequencies.count(data.X[mine], labels=[data.labels[i] for i in mine]
-                          if by_label else None)
-        found.append((*frequencies.to_arrays(),
-                      frequencies.labelled() if by_label else None))
-    return found
+    return [frequencies_of(data, by_label, np.flatnonzero(data.fold == fold))
+            for fold in range(folds)]
 
 
 def refolded_frequencies(width: int, relevance: float, documents: list[int],
@@ -217,9 +209,7 @@ def _refold(data: ShardData, rows: np.ndarray, fold: int, counted: Any, fold_cou
         width = int(data.X.shape[1])
         weigh = data.weighs[fold] = DocumentFrequencies(width, *counted).rescaled(
             DocumentFrequencies(width, *fold_counted), norm)
-    rows_weighed = weigh(X)
-    return sp.csr_matrix((rows_weighed.data, rows_weighed.indices, rows_weighed.indptr),
-                         shape=X.shape)
+    return weigh(X).tocsr()
 
 
 def _network(state: State, where: str) -> Any:

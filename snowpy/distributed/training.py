@@ -48,6 +48,7 @@ from snowpy.distributed.tasks import (
     weigh,
     with_folds,
 )
+from snowpy.declared import learned
 from snowpy.exceptions import ConfigurationError
 from snowpy.model_kinds import kind_of
 from snowpy.network.options import calibrating
@@ -493,7 +494,7 @@ class _Run:
         return {"source": self.source, "shards": self.shard_names, "examples": self.examples,
                 # (the fold scheme, and where a fold's network starts: one process's)
                 "folds": "by rank of the keys, each started from the others",
-                "params": plain({k: v for k, v in self.params.items() if k != "n_jobs"}),
+                "params": plain(learned(self.params)),
                 "mixing": self.mixing, "average_over": self.average_over,
                 "labels": plain(self.begin[0])}
 

@@ -15,8 +15,8 @@ import numpy as np
 
 from snowpy.experiments.common import (
     Result,
-    Series,
     disjunction_stream,
+    lines,
     positive_first,
     single_target,
 )
@@ -41,15 +41,13 @@ def run(k: int = 4, min_exponent: int = 6, max_exponent: int = 13, examples: int
                      "perceptron_mistakes": int(sum(perceptron.mistakes_)),
                      "winnow_converged": winnow.mistakes_[-1] == 0,
                      "perceptron_converged": perceptron.mistakes_[-1] == 0})
-    n = [row["n"] for row in rows]
     return Result(
         name="attribute-efficiency",
         title=f"Learning a {k}-disjunction: mistakes against the number of attributes",
         rows=rows, xlabel="attributes n (log scale)", ylabel="mistakes until convergence",
-        series=[Series("Winnow", n, [r["winnow_mistakes"] for r in rows]),
-                Series("Winnow bound 2 + 3k(1 + log2 n)", n, [r["winnow_bound"] for r in rows],
-                       "--"),
-                Series("Perceptron", n, [r["perceptron_mistakes"] for r in rows], "-s")],
+        series=lines(rows, "n", ("Winnow", "winnow_mistakes"),
+                     ("Winnow bound 2 + 3k(1 + log2 n)", "winnow_bound", "--"),
+                     ("Perceptron", "perceptron_mistakes", "-s")),
         logx=True,
         note="Littlestone 1988: Winnow stays under its logarithmic bound "
              "while the Perceptron's mistakes grow with n",

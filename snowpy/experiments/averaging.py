@@ -14,7 +14,7 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
-from snowpy.experiments.common import Result, Series
+from snowpy.experiments.common import Result, lines
 from snowpy.experiments.voted import VotedPerceptron
 from snowpy.network import Network
 
@@ -45,13 +45,12 @@ def run(d: int = 200, examples: int = 6000, test: int = 3000, block: int = 200,
                      "last_hypothesis_error": 1 - last.score(X_test, y_test),
                      "averaged_error": 1 - averaged.score(X_test, y_test),
                      "voted_error": float(np.mean(voted.predict(X_test) != test_signs))})
-    x = [r["examples"] for r in rows]
     return Result(
         name="averaging",
         title=f"Test error of the Perceptron as examples accumulate ({noise:.0%} label noise)",
         rows=rows, xlabel="training examples seen", ylabel="test error",
-        series=[Series("last hypothesis", x, [r["last_hypothesis_error"] for r in rows], "-"),
-                Series("averaged Perceptron", x, [r["averaged_error"] for r in rows], "-"),
-                Series("voted Perceptron", x, [r["voted_error"] for r in rows], "--")],
+        series=lines(rows, "examples", ("last hypothesis", "last_hypothesis_error", "-"),
+                     ("averaged Perceptron", "averaged_error", "-"),
+                     ("voted Perceptron", "voted_error", "--")),
         note="Freund and Schapire 1999 (averaged and voted Perceptron)",
     )

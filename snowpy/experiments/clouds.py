@@ -9,48 +9,25 @@ test split. ``benchmarks/bench_cloud.py`` measures the same on three corpora.
 
 from __future__ import annotations
 
-from snowpy.experiments.common import Result, Series
+from snowpy.experiments.common import Result, Series, corpus_split
 from snowpy.network.cloud import Cloud
 from snowpy.text import Featurizer
 
 MEMBERS = ("winnow", "perceptron")
 
 
-def _splits(corpus: str | None):
-    from snowpy import corpora
-    from snowpy.corpora import CorpusError
-
-    if corpus in (None, "20newsgroups"):
-        try:
-            return ("20 Newsgroups", corpora.load("20newsgroups", "train", download=False),
-                    corpora.load("20newsgroups", "test", download=False))
-        except CorpusError:
-            if corpus is not None:
-                raise
-    if corpus not in (None, "demo"):
-        return corpus, corpora.load(corpus, "train"), corpora.load(corpus, "test")
-    train = list(corpora.read_tsv(corpora.demo_path("train")))
-    test = list(corpora.read_tsv(corpora.demo_path("test")))
-
-    class Split:
-        def __init__(self, documents):
-            self.texts = [d.text for d in documents]
-            self.labels = [d.label for d in documents]
-
-    return "the demo corpus", Split(train), Split(test)
-
-
 def run(corpus: str | None = None, epochs=(1, 2, 5, 10), seed: int = 0) -> Result:
-    name, train, test = _splits(corpus)
+    name, train_texts, train_labels = corpus_split(corpus, "train")
+    _, test_texts, test_labels = corpus_split(corpus, "test")
     front = Featurizer(ngrams=(1, 2))
-    X_train, X_test = front.transform(train.texts), front.transform(test.texts)
+    X_train, X_test = front.transform(train_texts), front.transform(test_texts)
     rows = []
     points: dict[str, list[float]] = {system: [] for system in (*MEMBERS, "cloud")}
     for count in epochs:
-        cloud = Cloud(MEMBERS, epochs=count, seed=seed).fit(X_train, train.labels)
-        row = {"epochs": count, "cloud": cloud.score(X_test, test.labels)}
+        cloud = Cloud(MEMBERS, epochs=count, seed=seed).fit(X_train, train_labels)
+        row = {"epochs": count, "cloud": cloud.score(X_test, test_labels)}
         for network in cloud.networks_:
-            row[network.rule] = network.score(X_test, test.labels)
+            row[network.rule] = network.score(X_test, test_labels)
         row["cloud_beats_both"] = row["cloud"] > max(row[m] for m in MEMBERS)
         rows.append(row)
         for system in points:

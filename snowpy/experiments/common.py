@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import csv
 import warnings
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
-__all__ = ["Result", "Series", "disjunction_stream", "single_target"]
+__all__ = ["Result", "Series", "corpus_split", "disjunction_stream", "lines", "single_target"]
 
 
 @dataclass
@@ -58,29 +58,54 @@ class Result:
     def draw(self, path: Path) -> Path | None:
         """The figure, PNG or SVG by suffix; None (with a warning) without matplotlib."""
         try:
-            import matplotlib
+            import matplotlib  # noqa: F401
         except ImportError:
             warnings.warn("figures need matplotlib: pip install '.[plot]' in snowpy's source folder", stacklevel=2)
             return None
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
+        from snowpy.plots import drawn
 
-        figure, axis = plt.subplots(figsize=(7, 4.5))
-        for line in self.series:
-            axis.plot(line.x, line.y, line.style, label=line.label, markersize=4)
-        if self.logx:
-            axis.set_xscale("log", base=2)
-        if self.logy:
-            axis.set_yscale("log")
-        axis.set_xlabel(self.xlabel)
-        axis.set_ylabel(self.ylabel)
-        axis.set_title(self.title)
-        axis.grid(True, alpha=0.3)
-        axis.legend()
-        figure.tight_layout()
-        figure.savefig(path)
-        plt.close(figure)
+        with drawn(path, figsize=(7, 4.5)) as (_, axis):
+            for line in self.series:
+                axis.plot(line.x, line.y, line.style, label=line.label, markersize=4)
+            if self.logx:
+                axis.set_xscale("log", base=2)
+            if self.logy:
+                axis.set_yscale("log")
+            axis.set_xlabel(self.xlabel)
+            axis.set_ylabel(self.ylabel)
+            axis.set_title(self.title)
+            axis.grid(True, alpha=0.3)
+            axis.legend()
         return Path(path)
+
+
+def lines(rows: list[dict[str, Any]], x: str | Sequence[float], *drawn: tuple[str, ...]
+          ) -> list[Series]:
+    """A :class:`Series` per ``(label, column[, style])`` of ``rows``, against their
+    column ``x`` (or the values ``x``)."""
+    xs = [row[x] for row in rows] if isinstance(x, str) else x
+    return [Series(label, xs, [row[column] for row in rows], *style)
+            for label, column, *style in drawn]
+
+
+def corpus_split(corpus: str | None, split: str | None) -> tuple[str, list[Any], list[Any]]:
+    """The name, texts and labels of a split of ``corpus`` (None: its default): 20
+    Newsgroups when ``$SNOWPY_DATA`` holds it (or when named), a registered corpus named,
+    else snowpy's demo corpus."""
+    from snowpy import corpora
+
+    if corpus in (None, "20newsgroups"):
+        try:
+            loaded = corpora.load("20newsgroups", split, download=False)
+            return "20 Newsgroups", loaded.texts, loaded.labels
+        except corpora.CorpusError:
+            if corpus is not None:
+                raise
+    if corpus not in (None, "demo"):
+        loaded = corpora.load(corpus, split)
+        return corpus, loaded.texts, loaded.labels
+    documents = list(corpora.read_tsv(corpora.demo_path(split or "train")))
+    return "the demo corpus", [d.text for d in documents], [d.label for d in documents]
 
 
 def disjunction_stream(n: int, k: int, m: int, rng: np.random.Generator,
@@ -109,5 +134,3 @@ def positive_first(X: sp.csr_matrix, y: np.ndarray) -> tuple[sp.csr_matrix, np.n
     order = np.r_[first, np.delete(np.arange(len(y)), first)]
     return X[order], y[order]
 
-
-Runner = Callable[..., Result]

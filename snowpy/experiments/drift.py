@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
-from snowpy.experiments.common import Result, Series, single_target
+from snowpy.experiments.common import Result, lines, single_target
 from snowpy.network import Network
 
 
@@ -53,12 +53,11 @@ def run(n: int = 1000, k: int = 5, examples: int = 20000, period: int = 1000,
         rows.append({"examples": start + block, "winnow_mistakes": totals["winnow"],
                      "winnow_r_mistakes": totals["winnow_r"],
                      "adversary_cost": 2 * (start // period)})
-    x = [r["examples"] for r in rows]
     return Result(
         name="drift",
         title=f"A drifting {k}-disjunction over {n} attributes (a change every {period})",
         rows=rows, xlabel="examples seen", ylabel="cumulative online mistakes",
-        series=[Series("Winnow", x, [r["winnow_mistakes"] for r in rows], "-"),
-                Series("Winnow-R (floor 1/2)", x, [r["winnow_r_mistakes"] for r in rows], "-")],
+        series=lines(rows, "examples", ("Winnow", "winnow_mistakes", "-"),
+                     ("Winnow-R (floor 1/2)", "winnow_r_mistakes", "-")),
         note="Auer and Warmuth 1998: Winnow-R makes O(c log n) mistakes, c the adversary's cost",
     )

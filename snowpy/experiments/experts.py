@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from snowpy.experiments.common import Result, Series
+from snowpy.experiments.common import Result, lines
 
 
 def halving_mistakes(X: np.ndarray, y: np.ndarray) -> int:
@@ -74,12 +74,11 @@ def run_halving(sizes=(4, 6, 8, 10, 12), examples: int = 400, seed: int = 0) -> 
             worst = max(worst, halving_mistakes(X, X[:, relevant].any(axis=1)))
         rows.append({"attributes": n, "class_size": 2**n, "mistakes": worst,
                      "bound_log2_class": n})
-    x = [r["attributes"] for r in rows]
     return Result(
         name="halving", title="Halving over monotone disjunctions: mistakes <= log2 |C|",
         rows=rows, xlabel="log2 |C| (attributes n: |C| = 2^n)", ylabel="mistakes",
-        series=[Series("Halving: most mistakes in 5 runs", x, [r["mistakes"] for r in rows]),
-                Series("bound log2 |C|", x, [r["bound_log2_class"] for r in rows], "--")],
+        series=lines(rows, "attributes", ("Halving: most mistakes in 5 runs", "mistakes"),
+                     ("bound log2 |C|", "bound_log2_class", "--")),
         note="Littlestone 1988 (the Halving algorithm)",
     )
 
@@ -99,17 +98,15 @@ def run_weighted_majority(pools=(8, 32, 128, 512, 2048), examples: int = 500,
                      "wm_bound": float(2.41 * (m + np.log2(n))),
                      "rwm_expected_mistakes": expected,
                      "rwm_bound": float((m * np.log(2) + np.log(n)) / 0.5)})
-    x = [r["experts"] for r in rows]
     return Result(
         name="weighted-majority",
         title="Weighted majority (beta = 1/2): mistakes against the bounds",
         rows=rows, xlabel="experts N (log scale)", ylabel="mistakes",
-        series=[Series("WM mistakes", x, [r["wm_mistakes"] for r in rows]),
-                Series("bound 2.41 (m + log2 N)", x, [r["wm_bound"] for r in rows], "--"),
-                Series("randomized WM: expected mistakes", x,
-                       [r["rwm_expected_mistakes"] for r in rows], "-s"),
-                Series("bound (m ln 2 + ln N) / (1/2)", x, [r["rwm_bound"] for r in rows], ":"),
-                Series("best expert m", x, [r["best_expert_mistakes"] for r in rows], "-^")],
+        series=lines(rows, "experts", ("WM mistakes", "wm_mistakes"),
+                     ("bound 2.41 (m + log2 N)", "wm_bound", "--"),
+                     ("randomized WM: expected mistakes", "rwm_expected_mistakes", "-s"),
+                     ("bound (m ln 2 + ln N) / (1/2)", "rwm_bound", ":"),
+                     ("best expert m", "best_expert_mistakes", "-^")),
         logx=True,
         note="Littlestone and Warmuth 1994 (weighted majority)",
     )

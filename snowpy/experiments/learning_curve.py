@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from snowpy.experiments.common import Result, Series
+from snowpy.experiments.common import Result, Series, corpus_split
 from snowpy.network import Network
 from snowpy.text import Featurizer
 
@@ -18,26 +18,8 @@ RULES = ("perceptron", "winnow", "balanced-winnow", "thick-separator", "aggressi
          "passive-aggressive")
 
 
-def _documents(corpus: str | None):
-    from snowpy import corpora
-    from snowpy.corpora import CorpusError
-
-    if corpus in (None, "20newsgroups"):
-        try:
-            loaded = corpora.load("20newsgroups", "train", download=False)
-            return "20 Newsgroups", loaded.texts, loaded.labels
-        except CorpusError:
-            if corpus is not None:
-                raise
-    if corpus not in (None, "demo"):
-        loaded = corpora.load(corpus)
-        return corpus, loaded.texts, loaded.labels
-    documents = list(corpora.read_tsv(corpora.demo_path("train")))
-    return "the demo corpus", [d.text for d in documents], [d.label for d in documents]
-
-
 def run(corpus: str | None = None, seed: int = 0) -> Result:
-    name, texts, labels = _documents(corpus)
+    name, texts, labels = corpus_split(corpus, None)
     order = np.random.default_rng(seed).permutation(len(texts))
     X = Featurizer(ngrams=1, bits=20).transform([texts[i] for i in order])
     y = [labels[i] for i in order]

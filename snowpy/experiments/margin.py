@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from snowpy.experiments.common import Result, Series, positive_first, single_target
+from snowpy.experiments.common import Result, lines, positive_first, single_target
 from snowpy.network import Network
 
 
@@ -52,18 +52,16 @@ def run(gammas=(0.4, 0.2, 0.1, 0.05, 0.025), flip: float = 0.05, d: int = 20,
                      "nonseparable_mistakes_one_pass": int(noisy.mistakes_[0]),
                      "freund_schapire_bound": (Rn + D) ** 2 / gamma**2, "D": D,
                      "R": R, "R_nonseparable": Rn})
-    g = [1 / r["gamma"] for r in rows]
     return Result(
         name="margin",
         title="Perceptron mistakes against 1/gamma (R = 1)",
         rows=rows, xlabel="1 / margin gamma (log scale)", ylabel="mistakes (log scale)",
-        series=[Series("separable: mistakes", g, [r["separable_mistakes"] for r in rows]),
-                Series("Novikoff bound R^2/gamma^2", g, [r["novikoff_bound"] for r in rows],
-                       "--"),
-                Series(f"{flip:.0%} labels flipped: mistakes in one pass", g,
-                       [r["nonseparable_mistakes_one_pass"] for r in rows], "-s"),
-                Series("bound ((R+D)/gamma)^2", g, [r["freund_schapire_bound"] for r in rows],
-                       ":")],
+        series=lines(rows, [1 / r["gamma"] for r in rows],
+                     ("separable: mistakes", "separable_mistakes"),
+                     ("Novikoff bound R^2/gamma^2", "novikoff_bound", "--"),
+                     (f"{flip:.0%} labels flipped: mistakes in one pass",
+                      "nonseparable_mistakes_one_pass", "-s"),
+                     ("bound ((R+D)/gamma)^2", "freund_schapire_bound", ":")),
         logx=True, logy=True,
         note="Novikoff 1962; Freund and Schapire 1999",
     )

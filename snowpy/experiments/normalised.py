@@ -16,7 +16,7 @@ import math
 import numpy as np
 import scipy.sparse as sp
 
-from snowpy.experiments.common import Result, Series, positive_first, single_target
+from snowpy.experiments.common import Result, lines, positive_first, single_target
 from snowpy.network import Network
 
 __all__ = ["majority_data", "reference_mistakes", "run"]
@@ -69,15 +69,13 @@ def run(features=(16, 64, 256, 1024, 4096), k: int = 3, examples: int = 2000,
         rows.append({"features": n, "mistakes": int(sum(net.mistakes_)),
                      "reference_mistakes": int(sum(reference)),
                      "bound": 2 * math.log(n) / rho**2, "passes": len(net.mistakes_)})
-    ns = [r["features"] for r in rows]
     return Result(
         name="normalised-winnow",
         title=f"Normalised Winnow: majority of {k} of N features, eta = rho = 1/{k}",
         rows=rows, xlabel="features N (log scale)", ylabel="mistakes until a clean pass",
-        series=[Series("snowpy normalised-winnow", ns, [r["mistakes"] for r in rows]),
-                Series("the book's pseudo-code", ns, [r["reference_mistakes"] for r in rows],
-                       "s"),
-                Series("bound 2 (R/rho)^2 ln N", ns, [r["bound"] for r in rows], "--")],
+        series=lines(rows, "features", ("snowpy normalised-winnow", "mistakes"),
+                     ("the book's pseudo-code", "reference_mistakes", "s"),
+                     ("bound 2 (R/rho)^2 ln N", "bound", "--")),
         logx=True,
         note="Mohri, Rostamizadeh and Talwalkar 2018: Winnow and its bound",
     )

@@ -284,17 +284,10 @@ class SnowTextCat:
         return len(config).to_bytes(8, "little") + config + model
 
     def from_bytes(self, data: bytes, *, exclude: Iterable[str] = ()) -> SnowTextCat:
-        """Read what :meth:`to_bytes` gave."""
-        import snowpy
-
+        """Read what :meth:`to_bytes` gave (as :meth:`from_disk` reads its folder)."""
         size = int.from_bytes(data[:8], "little")
-        self.cfg = orjson.loads(data[8:8 + size])
-        self.multilabel = bool(self.cfg.get("multilabel", False))
-        self.threshold = float(self.cfg.get("threshold", 0.5))
-        model = data[8 + size:]
-        self.classifier = None
-        if model:
-            with tempfile.TemporaryDirectory() as folder:
-                (Path(folder) / MODEL_FILE).write_bytes(model)
-                self.classifier = snowpy.load(Path(folder) / MODEL_FILE)
-        return self
+        with tempfile.TemporaryDirectory() as folder:
+            (Path(folder) / CONFIG_FILE).write_bytes(data[8:8 + size])
+            if data[8 + size:]:
+                (Path(folder) / MODEL_FILE).write_bytes(data[8 + size:])
+            return self.from_disk(folder)

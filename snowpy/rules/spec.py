@@ -94,7 +94,6 @@ from __future__ import annotations
 import abc
 import functools
 import math
-import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -102,8 +101,9 @@ from typing import Any
 import numpy as np
 
 from snowpy.exceptions import ConfigurationError, PluginError
-from snowpy.rules.kernels import UPDATE_SIGNATURE, UpdateKernel, implementation_of, kernel_of
-from snowpy.params import Param, validate_declared
+from snowpy.rules.kernels import (UPDATE_SIGNATURE, Kernel, UpdateKernel, implementation_of,
+                                  kernel_of)
+from snowpy.params import Param, check_record, validate_declared
 
 __all__ = [
     "UNIVERSAL_PARAMS",
@@ -117,8 +117,6 @@ __all__ = [
     "theta_param",
     "thickness_params",
 ]
-
-_NAME = re.compile(r"^[a-z][a-z0-9]*(?:[-_][a-z0-9]+)*$")
 
 #: Parameters every rule accepts: the engine applies them, not the kernel.
 UNIVERSAL_PARAMS = ("theta", "thickness", "negative_thickness")
@@ -250,9 +248,7 @@ class RuleKernel:
         if self.refresh is not None and not callable(self.refresh):
             raise PluginError("refresh must be a function (W, target, bias, S, params)")
         kind = implementation_of(self.update)
-        if kind != "python" and not isinstance(self.update, UpdateKernel) \
-                and type(self.update).__name__ != "PyCapsule" \
-                and not type(self.update).__module__.startswith("numba"):
+        if isinstance(self.update, Kernel) and not isinstance(self.update, UpdateKernel):
             raise PluginError(f"the update kernel {self.update!r} is not a kernel")
         if kind == "python" and not callable(self.update):
             raise PluginError(f"the update kernel {self.update!r} must be callable")
@@ -440,15 +436,8 @@ class RuleSpec:
     learner: bool = False
 
     def __post_init__(self) -> None:
-        if not isinstance(self.name, str) or not _NAME.match(self.name):
-            raise PluginError(
-                f"rule name {self.name!r} must be lower-case letters and digits joined by '-'"
-            )
-        if not callable(self.build):
-            raise PluginError(f"rule {self.name!r}: build must be callable")
         params = tuple(self.params)
-        if not all(isinstance(p, Param) for p in params):
-            raise PluginError(f"rule {self.name!r}: params must be Param records")
+        check_record("rule", self.name, self.build, params)
         names = [p.name for p in params]
         if len(set(names)) != len(names):
             raise PluginError(f"rule {self.name!r} declares a parameter twice: {names}")
@@ -462,10 +451,6 @@ class RuleSpec:
     def param_names(self) -> tuple[str, ...]:
         """The names of all parameters, in declaration order."""
         return tuple(p.name for p in self.params)
-
-    def defaults(self) -> dict[str, Any]:
-        """Every parameter at its default value."""
-        return {p.name: p.default for p in self.params}
 
     def validate(self, values: Mapping[str, Any]) -> dict[str, Any]:
         """Check user values and fill in defaults.

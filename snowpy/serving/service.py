@@ -13,6 +13,7 @@ from typing import Any
 
 from snowpy.exceptions import ConfigurationError
 from snowpy.network.labels import normalise_label
+from snowpy.network.state import plain
 from snowpy.serving.journal import Journal
 from snowpy.serving.metrics import Metrics
 
@@ -106,10 +107,10 @@ class Service:
                 raise Refused(400, str(exc)) from None  # that outruns the pattern's budget)
             calibrated = model.network_.calibration_ is not None
             probabilities = model.predict_proba(texts) if calibrated else None
-            classes = [_plain(c) for c in model.classes_]
+            classes = [plain(c) for c in model.classes_]
             out = []
             for i, text in enumerate(texts):
-                answer: dict[str, Any] = {"label": _plain(labels[i])}
+                answer: dict[str, Any] = {"label": plain(labels[i])}
                 if probabilities is not None:
                     row = probabilities[i]
                     best = sorted(range(len(classes)), key=lambda j: -row[j])[:top_k]
@@ -149,7 +150,7 @@ class Service:
                                            f"{', '.join(map(str, sorted(known, key=str)))})")
                     new.append(each)
         with self.lock:
-            records = [{"seq": self.seq + i + 1, "text": text, "label": _plain(label)}
+            records = [{"seq": self.seq + i + 1, "text": text, "label": plain(label)}
                        for i, (text, label) in enumerate(examples)]
             self.journal.append(records)  # (on the disk before anything is learned)
             self.seq += len(records)  # (each journaled example keeps its number)
@@ -161,14 +162,11 @@ class Service:
                 correct += right
                 self.model.learn_one(text, label)
                 self.metrics.learned(right)
-            if self._dirty_since is None:
-                self._dirty_since = time.monotonic()
-            if self.seq - self.snapshot_seq >= self.snapshot_every:
-                self.snapshot()
+            self._changed()
             answer: dict[str, Any] = {"learned": len(records), "seq": self.seq,
                                       "correct_before": correct}
             if new:
-                answer["new_labels"] = [_plain(label) for label in new]
+                answer["new_labels"] = [plain(label) for label in new]
             return answer
 
     def forget(self, label: Any) -> dict[str, Any]:
@@ -189,15 +187,19 @@ class Service:
                                    f"{', '.join(map(str, known))})")
             if len(known) < 2:
                 raise Refused(400, f"{label!r} is the model's only label")
-            self.journal.append([{"seq": self.seq + 1, "forget": _plain(label)}])
+            self.journal.append([{"seq": self.seq + 1, "forget": plain(label)}])
             self.seq += 1
             self.model.forget(label)
-            if self._dirty_since is None:
-                self._dirty_since = time.monotonic()
-            if self.seq - self.snapshot_seq >= self.snapshot_every:
-                self.snapshot()
-            return {"forgot": _plain(label), "seq": self.seq,
-                    "labels": [_plain(each) for each in self.model.classes_.tolist()]}
+            self._changed()
+            return {"forgot": plain(label), "seq": self.seq,
+                    "labels": [plain(each) for each in self.model.classes_.tolist()]}
+
+    def _changed(self) -> None:
+        """The model changed (under the lock): a snapshot when one is due."""
+        if self._dirty_since is None:
+            self._dirty_since = time.monotonic()
+        if self.seq - self.snapshot_seq >= self.snapshot_every:
+            self.snapshot()
 
     def snapshot(self) -> Path | None:
         """Write the model as it is now (atomically) and trim the journal; None when
@@ -257,9 +259,3 @@ def _closed(model: Any) -> str | None:
     from snowpy.network.engine import INFERENCE_ONLY
 
     return INFERENCE_ONLY if model.network_.engine_.frozen else None
-
-
-def _plain(value: Any) -> Any:
-    if isinstance(value, tuple):
-        return [_plain(v) for v in value]
-    return value.item() if hasattr(value, "item") else value

@@ -40,12 +40,6 @@ def _problem(rule: str, seed: int = 0, n: int = 300, features: int = 80, classes
     return X, y
 
 
-def _network(rule: str, params: Mapping[str, Any], **options: Any) -> Any:
-    """The network ``rule`` learns in (:func:`~snowpy.network.learner.network_for`: a
-    network a rule brings leaves out the options it has no use for, such as links)."""
-    return network_for(rule, options, params)
-
-
 def _state(net: Any) -> np.ndarray:
     """What a network learned, as one array: the effective weights, or the arrays of a
     learner's network's model file (the kernel Perceptron's support vectors and their
@@ -77,8 +71,8 @@ def check_parameters(rule: str, params: Mapping[str, Any] | None = None) -> None
 def check_deterministic(rule: str, params: Mapping[str, Any] | None = None) -> None:
     """The same seed gives the same weights."""
     X, y = _problem(rule)
-    first = _state(_network(rule, params or {}, epochs=3, seed=7).fit(X, y))
-    second = _state(_network(rule, params or {}, epochs=3, seed=7).fit(X, y))
+    first = _state(network_for(rule, {"epochs": 3, "seed": 7}, params or {}).fit(X, y))
+    second = _state(network_for(rule, {"epochs": 3, "seed": 7}, params or {}).fit(X, y))
     assert np.array_equal(first, second), f"{rule}: two fits with seed 7 differ"
 
 
@@ -91,14 +85,14 @@ def check_compiled_matches_python(rule: str, params: Mapping[str, Any] | None = 
     bit (fused multiply-adds), which float32 storage would round either way.
     """
     X, y = _problem(rule, n=60)
-    compiled = _network(rule, params or {}, epochs=2, precision="float64").fit(X, y)
+    compiled = network_for(rule, {"epochs": 2, "precision": "float64"}, params or {}).fit(X, y)
     kernel = compiled.learner_ if get_rule(rule).learner else compiled.engine_.kernel
     if getattr(kernel, "reference", None) is None:
         return
     abi = type(kernel.compiled)  # (the ABI's kernel class: an update, a similarity)
     as_python = property(lambda record: abi.from_python(record.reference, rule))
     with mock.patch.object(type(kernel), "compiled", as_python):
-        python = _network(rule, params or {}, epochs=2, precision="float64").fit(X, y)
+        python = network_for(rule, {"epochs": 2, "precision": "float64"}, params or {}).fit(X, y)
         python_scores = python.decision_function(X)
     difference = np.max(np.abs(_state(compiled) - _state(python)), initial=0.0)
     assert np.allclose(_state(compiled), _state(python), rtol=1e-12, atol=1e-300), \
@@ -116,9 +110,9 @@ def check_stays_in_its_arrays(rule: str, params: Mapping[str, Any] | None = None
         return
     X, y = _problem(rule, n=80)
     with mock.patch.dict(os.environ, {"SNOWPY_CHECK_KERNELS": "1"}):
-        net = _network(rule, params or {}, epochs=2)
+        net = network_for(rule, {"epochs": 2}, params or {})
         net.fit(X, y)
-        online = _network(rule, params or {})
+        online = network_for(rule, {}, params or {})
         for i in range(20):
             online.learn_one(dict(zip(X[i].indices.tolist(), X[i].data.tolist())), y[i])
 
@@ -130,7 +124,7 @@ def check_finite(rule: str, params: Mapping[str, Any] | None = None) -> None:
     X, y = _problem(rule, noise=0.4)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        net = _network(rule, params or {}, epochs=30, early_stop=False).fit(X, y)
+        net = network_for(rule, {"epochs": 30, "early_stop": False}, params or {}).fit(X, y)
     assert np.all(np.isfinite(_state(net))), \
         f"{rule}: non-finite weights after 30 noisy epochs"
     assert np.all(np.isfinite(net.decision_function(X))), f"{rule}: non-finite scores"
@@ -139,7 +133,7 @@ def check_finite(rule: str, params: Mapping[str, Any] | None = None) -> None:
 def check_learns_separable(rule: str, params: Mapping[str, Any] | None = None) -> None:
     """A separable three-class problem is learned to at least 95% training accuracy."""
     X, y = _problem(rule)
-    net = _network(rule, params or {}, epochs=20).fit(X, y)
+    net = network_for(rule, {"epochs": 20}, params or {}).fit(X, y)
     accuracy = net.score(X, y)
     assert accuracy >= 0.95, f"{rule}: training accuracy {accuracy:.3f} on a separable problem"
 
@@ -150,11 +144,12 @@ def check_no_update_when_correct(rule: str, params: Mapping[str, Any] | None = N
     is exempt: it says so with ``RuleKernel(mistake_driven=False)``)."""
     X, y = _problem(rule)
     zero = {**dict(params or {}), "thickness": 0.0, "negative_thickness": 0.0}
-    engine = _network(rule, zero).fit(X[:10], y[:10]).engine_
+    engine = network_for(rule, {}, zero).fit(X[:10], y[:10]).engine_
     if not getattr(getattr(engine, "kernel", None) or engine.learner, "mistake_driven", True):
         return
     # every link made up front ("all"): with sparse links a right example still links
-    net = _network(rule, zero, epochs=20, average=False, links="all", discard=None).fit(X, y)
+    net = network_for(rule, {"epochs": 20, "average": False, "links": "all", "discard": None},
+                      zero).fit(X, y)
     scores = net.target_scores(X)
     for i in range(X.shape[0]):
         target = np.searchsorted(net.classes_, y[i])
@@ -175,7 +170,7 @@ def check_touches_only_active_rows(rule: str, params: Mapping[str, Any] | None =
     if get_rule(rule).learner:  # (a learner's own tests say what it holds)
         return
     X, y = _problem(rule)
-    net = _network(rule, params or {}, epochs=1, average=False, links="all").fit(X, y)
+    net = network_for(rule, {"epochs": 1, "average": False, "links": "all"}, params or {}).fit(X, y)
     # a rule that derives its scoring planes (refresh) may move them all: its learned
     # planes are what an update may change only on the active features
     view = _learned_planes if net.engine_.kernel.refresh is not None else \
@@ -211,7 +206,7 @@ def check_round_trip(rule: str, params: Mapping[str, Any] | None = None) -> None
     from snowpy.persistence import load, save
 
     X, y = _problem(rule)
-    net = _network(rule, params or {}, epochs=3).fit(X[:200], y[:200])
+    net = network_for(rule, {"epochs": 3}, params or {}).fit(X[:200], y[:200])
     with TemporaryDirectory() as folder:
         loaded = load(save(net, Path(folder) / "model.snowpy"))
     assert np.array_equal(net.decision_function(X), loaded.decision_function(X)), \

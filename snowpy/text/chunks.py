@@ -58,11 +58,8 @@ class Workspace:
 class Inline:
     """A stand-in for a thread pool that runs each task at once (one job)."""
 
-    def __enter__(self) -> Inline:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        return None
+    def shutdown(self) -> None:
+        """Nothing to stop."""
 
     def submit(self, function: Any, *args: Any) -> Any:
         from concurrent.futures import Future

@@ -12,7 +12,6 @@ once), the names, the document frequencies and scikit-learn's transformer conven
 
 from __future__ import annotations
 
-import inspect
 import itertools
 import os
 import threading
@@ -21,6 +20,7 @@ import warnings
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -29,6 +29,7 @@ from snowpy._core.extract import WordsRow, assemble_rows
 from snowpy._lazy import lazy_module
 from snowpy._rows import Rows
 from snowpy._validation import threads_of
+from snowpy.base import repr_of
 from snowpy.declared import FEATURIZER, defaults
 from snowpy.exceptions import ConfigurationError, NotFittedError
 from snowpy.plugins import get_extractor
@@ -125,18 +126,15 @@ def as_documents(texts: Any) -> Any:
     return texts
 
 
+@dataclass(slots=True, eq=False)
 class Segment:
     """One extractor applied to one field."""
 
-    __slots__ = ("field", "kernel", "name", "namespace", "seed")
-
-    def __init__(self, field: int, namespace: str, name: str, kernel: ExtractorKernel,
-                 seed: int) -> None:
-        self.field = field
-        self.namespace = namespace
-        self.name = name
-        self.kernel = kernel
-        self.seed = seed
+    field: int
+    namespace: str
+    name: str
+    kernel: ExtractorKernel
+    seed: int
 
     def label(self, raw: str) -> str:
         shown = self.kernel.show(raw)
@@ -270,25 +268,18 @@ class Featurizer:
     # ------------------------------------------------------------ parameters
     def get_params(self, deep: bool = True) -> dict[str, Any]:
         """The constructor's arguments (scikit-learn convention)."""
-        names = [p for p in inspect.signature(type(self).__init__).parameters if p != "self"]
-        return {name: getattr(self, name) for name in names}
+        return {name: getattr(self, name) for name in FEATURIZER}
 
     def set_params(self, **params: Any) -> Featurizer:
         """Set constructor arguments; returns self."""
-        valid = self.get_params()
         for name, value in params.items():
-            if name not in valid:
+            if name not in FEATURIZER:
                 raise ConfigurationError(f"Featurizer has no parameter {name!r}")
             setattr(self, name, value)
         self.__dict__.pop("_compiled", None)
         return self
 
-    def __repr__(self) -> str:
-        defaults = {name: p.default for name, p in
-                    inspect.signature(type(self).__init__).parameters.items() if name != "self"}
-        shown = [f"{name}={value!r}" for name, value in self.get_params().items()
-                 if name in defaults and not _same(defaults[name], value)]
-        return f"{type(self).__name__}({', '.join(shown)})"
+    __repr__ = repr_of
 
     def __sklearn_tags__(self) -> Any:
         from sklearn.utils import InputTags, Tags, TargetTags, TransformerTags
@@ -442,7 +433,7 @@ class Featurizer:
             rows = self.rows(texts, names=False)
             frequencies = self._frequencies(afresh=True)
             frequencies.count(rows, labels=y if self.relevance else None,
-                              threads=self._jobs())
+                              threads=threads_of(self.n_jobs))
             frequencies.relate(float(self.relevance))
         return self
 
@@ -461,12 +452,16 @@ class Featurizer:
             self._frequencies(afresh=True)
         return self.weighed(self.rows(texts), count="all", labels=y).tocsr()
 
-    def _frequencies(self, afresh: bool = False) -> DocumentFrequencies:
-        """The document frequencies counted (none yet: an empty count; ``afresh``: the
-        ones counted before forgotten)."""
+    def _frequencies(self, afresh: bool = False, counted: bool = False
+                     ) -> DocumentFrequencies:
+        """The document frequencies counted (none yet: an empty count, refused when
+        ``counted`` asks for some; ``afresh``: the ones counted before forgotten)."""
         frequencies = None if afresh else self.__dict__.get("frequencies_")
         if frequencies is None:
             frequencies = self.frequencies_ = DocumentFrequencies(1 << int(self.bits))
+        if counted and frequencies.documents == 0:
+            raise NotFittedError("this Featurizer's document frequencies (idf=True) are not "
+                                 "counted yet; call fit first")
         return frequencies
 
     def weighed(self, rows: Any, *, count: str | None = None, weights: Any = None,
@@ -483,7 +478,7 @@ class Featurizer:
         Without ``idf``, ``rows`` as they are."""
         if not self.idf:
             return rows
-        frequencies = self._frequencies()
+        frequencies = self._frequencies(counted=count is None)
         norm = self.norm == "l2"
         if count == "each":
             return frequencies.weigh(rows, norm=norm, each=True, weights=weights)
@@ -491,11 +486,8 @@ class Featurizer:
         if count == "all":
             numbers = frequencies.count(rows, weights,
                                         labels=labels if self.relevance else None,
-                                        threads=self._jobs())
+                                        threads=threads_of(self.n_jobs))
             frequencies.relate(float(self.relevance))
-        elif frequencies.documents == 0:
-            raise NotFittedError("this Featurizer's document frequencies (idf=True) are not "
-                                 "counted yet; call fit first")
         return frequencies.weigh(rows, norm=norm, numbers=numbers, copy=copy)
 
     def refold(self, rows: Any, labels: Any) -> Callable[[Any], Any]:
@@ -506,7 +498,7 @@ class Featurizer:
         relevance; the features they do not hold left out), then the norm: no label of
         the held-out documents reaches the strengths their scores are made of."""
         fold = DocumentFrequencies(1 << int(self.bits))
-        fold.count(rows, labels=labels if self.relevance else None, threads=self._jobs())
+        fold.count(rows, labels=labels if self.relevance else None, threads=threads_of(self.n_jobs))
         fold.relate(float(self.relevance))
         return self._frequencies().rescaled(fold, self.norm == "l2")
 
@@ -516,11 +508,9 @@ class Featurizer:
         row of one document on (counted first when ``learn``)."""
         if not self.idf:
             return ids, vals
-        frequencies = self._frequencies()
-        if not learn and frequencies.documents == 0:
-            raise NotFittedError("this Featurizer's document frequencies (idf=True) are not "
-                                 "counted yet; call fit first")
-        return frequencies.weigh_one(ids, vals, norm=self.norm == "l2", learn=learn)
+        return self._frequencies(counted=not learn).weigh_one(ids, vals,
+                                                              norm=self.norm == "l2",
+                                                              learn=learn)
 
     def rows(self, texts: Iterable[Any], *, names: bool | None = None) -> Rows:
         """The rows of ``texts`` as plain arrays (:class:`snowpy._rows.Rows`, the CSR
@@ -630,14 +620,19 @@ class Featurizer:
             segments = self.segments()
             plain = self.fields is None and self.token_pattern is None and \
                 all(segment.name == "words" for segment in segments)
-            self._single_path = WordsRow(
-                tables(), ascii_word(bool(self.lowercase)), bool(self.lowercase),
-                bool(self.strip_accents), [(int(segment.kernel.params[0]),
-                                            int(segment.kernel.params[1]), int(segment.seed))
-                                           for segment in segments],
-                VALUE_MODES.index(self.values), bool(self.assembles_norm),
-                int(self.bits)) if plain else None
+            self._single_path = WordsRow(*self.word_settings()) if plain else None
         return self._single_path
+
+    def word_settings(self) -> tuple[Any, ...]:
+        """A front end of word n-grams as its compiled readers take it (a text's row:
+        :meth:`words_only`; a corpus file's lines: :mod:`snowpy.files`): the Unicode
+        tables, the ASCII word bytes, the case and accent foldings, each segment's n-gram
+        lengths and seed, the strengths, the norm and the bits."""
+        return (tables(), ascii_word(bool(self.lowercase)), bool(self.lowercase),
+                bool(self.strip_accents),
+                [(int(segment.kernel.params[0]), int(segment.kernel.params[1]),
+                  int(segment.seed)) for segment in self.segments()],
+                VALUE_MODES.index(self.values), bool(self.assembles_norm), int(self.bits))
 
     def _features_of_dict(self, features: dict) -> tuple[np.ndarray, np.ndarray]:
         names = [name if isinstance(name, str) else str(name) for name in features]
@@ -747,7 +742,7 @@ class Featurizer:
         texts = as_documents(texts)
         segments = self.segments()
         self.invalid_bytes_ = 0
-        jobs = self._jobs()
+        jobs = threads_of(self.n_jobs)
         n_fields = 1 if self.fields is None else len(self.fields)
         sequence: Any = texts
         iterator = SequenceChunks(sequence, self.chunk_bytes) \
@@ -776,17 +771,13 @@ class Featurizer:
                     self._names.add(ids, spans, arena, number)
                 yield part
         finally:
-            if not isinstance(pool, Inline):
-                pool.shutdown()
+            pool.shutdown()
             # a chunk's buffers are kept for the next call only when small (the
             # one-document path's): a corpus's (tens of MB for chunks of 1 MB) would stay
             # held by the thread through all of training
             workspace = getattr(self._local, "workspace", None)
             if workspace is not None and workspace.nbytes > _KEPT_WORKSPACE:
                 del self._local.workspace
-
-    def _jobs(self) -> int:
-        return threads_of(self.n_jobs)
 
     def _encoded_chunk(self, iterator: Any, chunk_docs: int | None, n_fields: int,
                        first_doc: int) -> tuple[list[Any], list[Any]]:
@@ -1002,9 +993,3 @@ class Featurizer:
             names.append((out_ids[:count].copy(), spans[:count].copy(), arena.copy(), number))
         return out_ids[:count], out_ptr
 
-
-def _same(default: Any, value: Any) -> bool:
-    try:
-        return bool(default == value)
-    except Exception:  # noqa: BLE001 - arrays and odd values compare as different
-        return False

@@ -18,6 +18,7 @@ import numpy as np
 
 from snowpy._core import hashing
 from snowpy.declared import FEATURIZER
+from snowpy.text.tokenize import encode_each
 
 __all__ = ["DEFAULT_SEED", "feature_seed", "hash_names", "murmurhash3_32"]
 
@@ -58,10 +59,7 @@ def hash_names(names: list[str], seed: int, mask: int) -> np.ndarray:
     ...     murmurhash3_32("b") & 0xFFFF, murmurhash3_32("a") & 0xFFFF]
     True
     """
-    encoded = [name.encode("utf-8", "surrogatepass") for name in names]
-    offsets = np.zeros(len(encoded) + 1, dtype=np.int64)
-    np.cumsum([len(b) for b in encoded], out=offsets[1:])
-    data = np.frombuffer(b"".join(encoded), dtype=np.uint8)
-    out = np.empty(len(encoded), dtype=np.int64)
+    data, offsets = encode_each(names)
+    out = np.empty(len(names), dtype=np.int64)
     hashing.hash_spans(data, offsets, int(seed) & _M32, int(mask), out)
     return out

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import functools
 import re
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -36,6 +37,7 @@ __all__ = [
     "TokenStream",
     "ascii_word",
     "encode_documents",
+    "encode_each",
     "is_tokenised",
     "joined_tokens",
     "split_documents",
@@ -44,6 +46,7 @@ __all__ = [
 ]
 
 
+@dataclass(slots=True, eq=False)
 class TokenStream:
     """The tokens of a chunk of documents.
 
@@ -59,14 +62,11 @@ class TokenStream:
         Invalid UTF-8 bytes met in each document.
     """
 
-    __slots__ = ("doc_ptr", "ends", "invalid", "starts", "text")
-
-    def __init__(self, text, starts, ends, doc_ptr, invalid) -> None:
-        self.text = text
-        self.starts = starts
-        self.ends = ends
-        self.doc_ptr = doc_ptr
-        self.invalid = invalid
+    text: np.ndarray
+    starts: np.ndarray
+    ends: np.ndarray
+    doc_ptr: np.ndarray
+    invalid: np.ndarray
 
     @property
     def n_docs(self) -> int:
@@ -171,10 +171,12 @@ def encode_documents(items: list) -> tuple[np.ndarray, np.ndarray | None]:
         joined = None
     if joined is not None and n > 0:  # the split checks that there are exactly n - 1 NULs
         return np.frombuffer(joined.encode("utf-8", "surrogatepass"), dtype=np.uint8), None
-    return _one_by_one(items)
+    return encode_each(items)
 
 
-def _one_by_one(items: list) -> tuple[np.ndarray, np.ndarray]:
+def encode_each(items: list) -> tuple[np.ndarray, np.ndarray]:
+    """The UTF-8 bytes of ``items`` (strings, or bytes as they are) back to back, and
+    their offsets."""
     n = len(items)
     encoded = [t.encode("utf-8", "surrogatepass") if isinstance(t, str) else t for t in items]
     offsets = np.zeros(n + 1, dtype=np.int64)
@@ -201,7 +203,7 @@ def split_documents(raw: np.ndarray, offsets: np.ndarray | None, n_docs: int,
     if n_docs and _compiled.nul_offsets(raw, offsets) != n_docs:  # a document holds a NUL
         if items is None:
             raise ValueError("documents hold NUL characters; pass them as items")
-        return _one_by_one(items)
+        return encode_each(items)
     return raw, offsets
 
 

@@ -286,30 +286,16 @@ class _Search:
         return seconds * 1.25 * 4
 
     def final(self, params: dict[str, Any]) -> Any:
-        """The best setting trained on every document, calibrated."""
+        """The best setting trained on every document, calibrated (its options rebuilt
+        by :func:`snowpy.tuning.space.suggest` from a trial whose answers are given)."""
         import warnings
+
+        from optuna.trial import FixedTrial
 
         from snowpy import SnowClassifier
         from snowpy.tuning.space import suggest
 
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            return SnowClassifier(**suggest(_Fixed(params), self.multilabel)).fit(
+            return SnowClassifier(**suggest(FixedTrial(params), self.multilabel)).fit(
                 self.texts, self.labels)
-
-
-class _Fixed:
-    """A trial whose answers are given (the best trial's parameters, to rebuild its
-    options through :func:`snowpy.tuning.space.suggest`)."""
-
-    def __init__(self, params: dict[str, Any]) -> None:
-        self.params = params
-
-    def suggest_categorical(self, name: str, choices: Sequence[Any]) -> Any:
-        return self.params[name]
-
-    def suggest_float(self, name: str, low: float, high: float, log: bool = False) -> float:
-        return float(self.params[name])
-
-    def suggest_int(self, name: str, low: int, high: int, log: bool = False) -> int:
-        return int(self.params[name])

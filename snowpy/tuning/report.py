@@ -13,29 +13,25 @@ __all__ = ["report_html"]
 
 def _figure(trials: list[dict[str, Any]], metric: str) -> str:
     try:
-        import matplotlib
-
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
+        import matplotlib  # noqa: F401
     except ImportError:
         return "<p>(the figure needs matplotlib: pip install '.[plot]' in snowpy's source folder)</p>"
+    from snowpy.plots import drawn
+
     done = [t for t in trials if t["state"] == "complete" and t.get("finished_at")]
-    figure, axes = plt.subplots(figsize=(7, 3.5))
-    axes.scatter([t["finished_at"] for t in done], [t["score"] for t in done], s=14,
-                 color="#4c72b0", label="trial")
-    best, line = float("-inf"), []
-    for t in sorted(done, key=lambda t: t["finished_at"]):
-        best = max(best, t["score"])
-        line.append((t["finished_at"], best))
-    if line:
-        axes.step(*zip(*line), where="post", color="#dd8452", label="best so far")
-    axes.set_xlabel("seconds")
-    axes.set_ylabel(f"validation {metric}")
-    axes.legend(loc="lower right")
-    figure.tight_layout()
     out = io.StringIO()
-    figure.savefig(out, format="svg")
-    plt.close(figure)
+    with drawn(out, figsize=(7, 3.5), format="svg") as (_, axes):
+        axes.scatter([t["finished_at"] for t in done], [t["score"] for t in done], s=14,
+                     color="#4c72b0", label="trial")
+        best, line = float("-inf"), []
+        for t in sorted(done, key=lambda t: t["finished_at"]):
+            best = max(best, t["score"])
+            line.append((t["finished_at"], best))
+        if line:
+            axes.step(*zip(*line), where="post", color="#dd8452", label="best so far")
+        axes.set_xlabel("seconds")
+        axes.set_ylabel(f"validation {metric}")
+        axes.legend(loc="lower right")
     svg = out.getvalue()
     return svg[svg.index("<svg"):]
 

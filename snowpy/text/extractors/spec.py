@@ -43,7 +43,6 @@ Python (slow: a loop per token in Python).
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -51,11 +50,9 @@ from typing import Any
 import numpy as np
 
 from snowpy.exceptions import ConfigurationError, PluginError
-from snowpy.params import Param, validate_declared
+from snowpy.params import Param, check_record, validate_declared
 
 __all__ = ["ExtractorKernel", "ExtractorSpec"]
-
-_NAME = re.compile(r"^[a-z][a-z0-9]*(?:[-_][a-z0-9]+)*$")
 
 
 @dataclass(frozen=True)
@@ -125,18 +122,7 @@ class ExtractorSpec:
     summary: str
 
     def __post_init__(self) -> None:
-        if not isinstance(self.name, str) or not _NAME.match(self.name):
-            raise PluginError(
-                f"extractor name {self.name!r} must be lower-case words joined by '-'"
-            )
-        if not callable(self.build):
-            raise PluginError(f"extractor {self.name!r}: build must be callable")
-        if not all(isinstance(p, Param) for p in self.params):
-            raise PluginError(f"extractor {self.name!r}: params must be Param records")
-
-    @property
-    def param_names(self) -> tuple[str, ...]:
-        return tuple(p.name for p in self.params)
+        check_record("extractor", self.name, self.build, self.params)
 
     def validate(self, values: Mapping[str, Any]) -> dict[str, Any]:
         """Check values and fill in defaults (``ConfigurationError`` names the problem)."""
