@@ -1,8 +1,8 @@
 """Figures of an evaluation: a reliability diagram and a confusion matrix.
 
 matplotlib is optional (``pip install '.[plot]' in snowpy's source folder``); it is imported only here, and
-only when a figure is drawn. Both functions write a PNG or an SVG, chosen by the path's
-suffix, and never open a window.
+only when a figure is drawn. Each plot is written as a PNG or an SVG, chosen by the path's
+suffix; no window is opened.
 """
 
 from __future__ import annotations

@@ -452,14 +452,14 @@ class Featurizer:
             self._frequencies(afresh=True)
         return self.weighed(self.rows(texts), count="all", labels=y).tocsr()
 
-    def _frequencies(self, afresh: bool = False, counted: bool = False
+    def _frequencies(self, afresh: bool = False, fitted: bool = False
                      ) -> DocumentFrequencies:
-        """The document frequencies counted (none yet: an empty count, refused when
-        ``counted`` asks for some; ``afresh``: the ones counted before forgotten)."""
+        """The document frequencies counted (none yet: an empty count, refused when the
+        front end must be ``fitted``; ``afresh``: the ones counted before forgotten)."""
         frequencies = None if afresh else self.__dict__.get("frequencies_")
         if frequencies is None:
             frequencies = self.frequencies_ = DocumentFrequencies(1 << int(self.bits))
-        if counted and frequencies.documents == 0:
+        if fitted and frequencies.documents == 0:
             raise NotFittedError("this Featurizer's document frequencies (idf=True) are not "
                                  "counted yet; call fit first")
         return frequencies
@@ -478,7 +478,7 @@ class Featurizer:
         Without ``idf``, ``rows`` as they are."""
         if not self.idf:
             return rows
-        frequencies = self._frequencies(counted=count is None)
+        frequencies = self._frequencies(fitted=count is None)
         norm = self.norm == "l2"
         if count == "each":
             return frequencies.weigh(rows, norm=norm, each=True, weights=weights)
@@ -508,7 +508,7 @@ class Featurizer:
         row of one document on (counted first when ``learn``)."""
         if not self.idf:
             return ids, vals
-        return self._frequencies(counted=not learn).weigh_one(ids, vals,
+        return self._frequencies(fitted=not learn).weigh_one(ids, vals,
                                                               norm=self.norm == "l2",
                                                               learn=learn)
 
@@ -620,10 +620,10 @@ class Featurizer:
             segments = self.segments()
             plain = self.fields is None and self.token_pattern is None and \
                 all(segment.name == "words" for segment in segments)
-            self._single_path = WordsRow(*self.word_settings()) if plain else None
+            self._single_path = WordsRow(*self._word_settings()) if plain else None
         return self._single_path
 
-    def word_settings(self) -> tuple[Any, ...]:
+    def _word_settings(self) -> tuple[Any, ...]:
         """A front end of word n-grams as its compiled readers take it (a text's row:
         :meth:`words_only`; a corpus file's lines: :mod:`snowpy.files`): the Unicode
         tables, the ASCII word bytes, the case and accent foldings, each segment's n-gram
