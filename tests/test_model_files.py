@@ -1143,6 +1143,25 @@ def test_a_set_of_bits_is_the_ids_it_holds():
         assert ids_of_set(wrong, 64) is None
 
 
+@pytest.mark.parametrize("width, itemsize", [(64, 1), (256, 1), (257, 2), (1024, 2),
+                                             (1 << 16, 2), ((1 << 16) + 1, 4)])
+def test_a_set_of_bits_is_made_only_when_smaller_than_the_ids(width, itemsize):
+    """Ids in the narrowest unsigned type their width allows (1, 2 or 4 bytes) against a
+    set of ``ceil(width / 8)`` bytes: the ids kept while they take no more bytes, the set
+    from one id more."""
+    from snowpy.model_file import id_set, ids_of_set
+
+    size = (width + 7) // 8
+    tie = size // itemsize  # (the most ids that take no more bytes than the set)
+    assert tie * itemsize <= size < (tie + 1) * itemsize
+    ids = np.linspace(0, width - 1, tie + 1).astype(np.int64)
+    assert np.unique(ids).size == tie + 1
+    assert id_set(ids[:tie], width) is None
+    bits = id_set(ids, width)
+    assert bits is not None and bits.dtype == np.uint8 and bits.size == size
+    assert ids_of_set(bits, width).tolist() == ids.tolist()
+
+
 def test_a_set_of_bits_over_the_command_lines_width_is_read_a_piece_at_a_time():
     """2**22 features are read from their set in pieces of 2**19 bits: every id found,
     those either side of each piece's edge and the last the width holds included, in
