@@ -65,8 +65,8 @@ def _sha256(array: np.ndarray) -> str:
 def id_set(ids: np.ndarray, width: int) -> np.ndarray | None:
     """Ascending ids below ``width`` as a set of bits (``uint8``, bit ``i % 8`` of byte
     ``i // 8`` set for id ``i``: numpy's ``packbits``, little bit order), or None when the
-    ids themselves take fewer bytes (their narrowest unsigned type): a set over a width of
-    ``2**22`` is 512 KB, whatever the number of ids in it."""
+    ids themselves take no more bytes (their narrowest unsigned type; at a tie, the ids):
+    a set over a width of ``2**22`` is 512 KB, whatever the number of ids in it."""
     itemsize = 1 if width <= 1 << 8 else 2 if width <= 1 << 16 else 4 if width <= 1 << 32 \
         else 8
     if width > 1 << 32 or (width + 7) // 8 >= ids.size * itemsize:

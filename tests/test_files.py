@@ -71,6 +71,21 @@ def test_fasttext_files_single_and_multilabel(tmp_path):
     assert read_rows(multi, Featurizer(), format="fasttext") is None  # several: single
 
 
+def test_multilabel_pieces_read_in_threads_join_as_one(tmp_path, monkeypatch):
+    """Each piece's sets of labels (one, two or three a line) join in the order of the
+    pieces: the labels the Python reader reads, whatever the number of pieces."""
+    import snowpy.files as files
+
+    path = tmp_path / "m.txt"
+    with path.open("w", encoding="utf-8") as out:
+        for i in range(600):
+            tags = " ".join(f"__label__{t}" for t in "abc"[: 1 + i % 3])
+            out.write(f"{tags} document {i} words {i * 7 % 101}\n")
+    monkeypatch.setattr(files, "PIECE", 1024)
+    read = assert_same(path, "fasttext", multilabel=True)
+    assert len(read) == 600 and read.labels[599] == ("a", "b", "c")
+
+
 def test_pieces_read_in_threads_join_as_one(tmp_path, monkeypatch):
     import snowpy.files as files
 
@@ -201,6 +216,22 @@ def test_what_the_python_reader_reports_is_left_to_it(tmp_path, monkeypatch, lin
     assert read_rows(path, Featurizer(), format="tsv") is None
 
 
+def test_an_empty_file_is_left_to_python_and_a_file_of_blank_lines_reads_no_document(
+        tmp_path):
+    """An empty file (nothing to map) is left to the Python reader; a file of blank lines
+    only is read as no document (no row, no label), its blank lines said."""
+    empty = tmp_path / "empty.tsv"
+    empty.write_bytes(b"")
+    assert read_rows(empty, Featurizer(), format="tsv") is None
+    assert read_rows(tmp_path, Featurizer(), format="tsv") is None  # (not a file)
+    blank = tmp_path / "blank.tsv"
+    blank.write_bytes(b"\n\n\n")
+    read = read_rows(blank, Featurizer(bits=10), format="tsv")
+    assert read.rows.shape == (0, 1024) and read.lines == 3
+    assert read.labels.shape == (0,) and read.labels.dtype.kind == "U"
+    assert read.problems.notes == [f"{blank}: 3 blank line(s) skipped"]
+
+
 def test_a_file_is_read_on_the_threads_its_front_end_is_given(monkeypatch):
     """``n_jobs`` (``--threads``) counts the threads that read a file too: ``n_jobs=1``
     reads it on one, as scikit-learn's ``n_jobs`` means (it read on every core)."""
@@ -217,6 +248,8 @@ def test_a_file_is_read_on_the_threads_its_front_end_is_given(monkeypatch):
     path = corpora.demo_path("train")
     rows = [read_rows(path, Featurizer(n_jobs=jobs), format="tsv") for jobs in (1, 3)]
     assert asked == [1, 3]
+    read_rows(path, Featurizer(n_jobs=1), format="tsv", threads=2)  # (threads given win)
+    assert asked == [1, 3, 2]
     for name in ("indptr", "indices", "data"):  # (the same rows on any number)
         np.testing.assert_array_equal(getattr(rows[0].rows, name), getattr(rows[1].rows, name))
 

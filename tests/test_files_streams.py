@@ -90,6 +90,30 @@ def test_streams_the_compiled_reader_does_not_take_are_handed_back_whole(format,
     assert stream.read() == LINES  # (nothing read from it)
 
 
+@pytest.mark.parametrize("data, format, reason", [
+    (b"ham\tok\nno tab here\n", "tsv", "a line without a tab"),
+    (b"sp\xffam\ttext\n", "tsv", "a label that is not UTF-8"),
+    (b"ham\tok\n\xc2\xa0\tnbsp label\n", "tsv", "an empty label"),  # (after Python's strip)
+    (b"__label__a one\n__label__a __label__b two\n", "fasttext",
+     "several labels on a single-label line"),
+])
+def test_a_block_left_to_python_says_why(data, format, reason):
+    """A block the compiled reader leaves to Python raises ``NotCompiled`` naming why, and
+    hands the block back whole."""
+    with pytest.raises(NotCompiled) as failed:
+        list(read_blocks(io.BytesIO(data), Featurizer(), format=format))
+    assert str(failed.value) == reason and failed.value.rest.read() == data
+
+
+def test_a_tsv_streams_labels_are_stripped_as_python_strips_them():
+    """A ``tsv`` label loses the whitespace around it, outside ASCII too (Python's
+    ``strip``); a fastText block's labels are taken as read."""
+    reads = list(read_blocks(io.BytesIO("\u2003ham \tone\nspam\u00a0\ttwo\n".encode()),
+                             Featurizer(bits=12), format="tsv"))
+    assert [str(v) for read in reads for v in read.labels] == ["ham", "spam"]
+    assert reads[0].rows.shape == (2, 4096)
+
+
 def test_a_chained_stream_gives_its_head_then_the_rest():
     chained = files.Chained(b"head ", io.BytesIO(b"and the rest"))
     assert chained.readable()
@@ -99,6 +123,9 @@ def test_a_chained_stream_gives_its_head_then_the_rest():
     assert again.readinto(buffer) == 2 and bytes(buffer[:2]) == b"ab"
     assert again.readinto(buffer) == 4 and bytes(buffer) == b"cdef"
     assert again.readinto(buffer) == 0
+    longer = files.Chained(b"", io.BytesIO(b"abcdefgh"))  # (the rest a buffer at a time)
+    assert longer.readinto(buffer) == 4 and bytes(buffer) == b"abcd"
+    assert longer.readinto(buffer) == 4 and bytes(buffer) == b"efgh"
 
 
 @pytest.mark.parametrize("piece", [8, 25, 64])
@@ -118,6 +145,8 @@ def test_a_file_read_in_pieces_on_threads_reads_as_in_one(tmp_path, once, monkey
         assert read.labels.tolist() == expected.labels.tolist()
         assert read.keys.tolist() == expected.keys.tolist() and read.lines == 15
     assert files._pieces(b"no line feed at all", 19) == [(0, 19)]  # (a line is never cut)
+    monkeypatch.setattr(files, "PIECE", 4)  # (each cut after the first line feed it meets)
+    assert files._pieces(b"aaaa\nbb\ncccccc\nd\n", 17) == [(0, 5), (5, 15), (15, 17)]
 
 
 def test_which_corpora_are_read_in_compiled_code(tmp_path):
@@ -138,10 +167,135 @@ def test_which_corpora_are_read_in_compiled_code(tmp_path):
     corpus = snowpy.corpora.open(str(blank))
     read = read_corpus(corpus, Featurizer())
     assert read.texts is None and read.rows.shape[0] == 5
-    assert f"{blank}: 2 blank line(s) skipped" in corpus.problems.notes
+    assert read.problems is corpus.problems
+    assert corpus.problems.notes == [f"{blank}: 2 blank line(s) skipped"]
     fast = tmp_path / "c.ft"
     fast.write_bytes(b"__label__a __label__b one\n__label__b two\n")
     read = read_corpus(snowpy.corpora.open(str(fast), format="fasttext"), Featurizer())
     assert read.texts is None
     assert [list(v) if not isinstance(v, str) else v for v in read.labels] == \
         [["a", "b"], ["b"]]
+
+
+def test_a_corpus_read_in_compiled_code_settles_its_labels_as_python_does(tmp_path):
+    """fastText lines of one label each are single-label (strings); ``multilabel`` makes
+    each label a set, of one."""
+    from snowpy.corpora.corpus import Layout
+
+    fasttext = tmp_path / "f.txt"
+    fasttext.write_bytes(b"__label__a one two\n__label__b three\n")
+    read = read_corpus(snowpy.corpora.open(str(fasttext)), Featurizer())
+    assert read.texts is None and read.labels.tolist() == ["a", "b"]
+    path = tmp_path / "c.tsv"
+    path.write_bytes(LINES)
+    read = read_corpus(snowpy.corpora.open(str(path), layout=Layout(multilabel=True)),
+                       Featurizer())
+    assert read.texts is None
+    assert [tuple(map(str, v)) for v in read.labels] == [("ham",), ("spam",), ("ham",),
+                                                         ("spam",), ("ham",)]
+
+
+def _stdin(monkeypatch, data):
+    import sys
+
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(data)))
+
+
+def test_standard_input_with_a_front_end_is_read_in_compiled_blocks(monkeypatch, once):
+    """``stream_corpus``: standard input (``-``), in a line format given or none, without
+    layout options, with a featurizer, is read in compiled blocks (rows, no texts), as
+    the file of the same lines is; anything else is the corpus's documents one at a
+    time (texts)."""
+    from snowpy.corpora.corpus import Layout
+    from snowpy.files import stream_corpus
+
+    for format in (None, "tsv"):
+        _stdin(monkeypatch, LINES)
+        reads = list(stream_corpus(snowpy.corpora.open("-", format=format),
+                                   Featurizer(ngrams=(1, 2))))
+        assert all(isinstance(read, files.Read) for read in reads)
+        got = whole(reads)
+        np.testing.assert_array_equal(got[0], once[0])
+        assert got[1:] == once[1:]
+    for options, featurizer in (({}, None), ({"layout": Layout(multilabel=True)},
+                                             Featurizer())):
+        _stdin(monkeypatch, LINES)
+        documents = list(stream_corpus(snowpy.corpora.open("-", **options), featurizer))
+        assert [document.text for document in documents][:2] == \
+            ["see you at lunch", "win a free prize now"] and len(documents) == 5
+    _stdin(monkeypatch, LINES)
+    with pytest.raises(snowpy.corpora.CorpusError, match="^<stdin>: a stream is read as tsv "
+                       "or fasttext lines, not 'csv'$"):
+        list(stream_corpus(snowpy.corpora.open("-", format="csv"), Featurizer()))
+
+
+def test_a_file_named_is_streamed_as_its_documents(tmp_path):
+    from snowpy.files import stream_corpus
+
+    path = tmp_path / "c.tsv"
+    path.write_bytes(LINES)
+    documents = list(stream_corpus(snowpy.corpora.open(str(path)), Featurizer()))
+    assert [str(document.label) for document in documents] == \
+        ["ham", "spam", "ham", "spam", "ham"]
+
+
+def test_standard_inputs_format_is_its_first_non_blank_lines_unless_given(monkeypatch):
+    """Without ``--format``, the first line that is not blank decides (``__label__`` at
+    its start: fastText); a format given is read as given."""
+    from snowpy.files import stream_corpus
+
+    _stdin(monkeypatch, b"\n \n__label__a one two\n__label__b three\n")
+    reads = list(stream_corpus(snowpy.corpora.open("-"), Featurizer()))
+    assert [str(v) for read in reads for v in read.labels] == ["a", "b"]
+    _stdin(monkeypatch, b"__label__a\tone two\n__label__b\tthree\n")
+    reads = list(stream_corpus(snowpy.corpora.open("-", format="tsv"), Featurizer()))
+    assert [str(v) for read in reads for v in read.labels] == ["__label__a", "__label__b"]
+    _stdin(monkeypatch, b"__label__a one\n__label__b two\n")
+    reads = list(stream_corpus(snowpy.corpora.open("-", format="fasttext"), Featurizer()))
+    assert isinstance(reads[0], files.Read)
+    for empty in (b"", b"\n \n"):  # (nothing to decide by: no document)
+        _stdin(monkeypatch, empty)
+        reads = list(stream_corpus(snowpy.corpora.open("-"), Featurizer()))
+        assert all(isinstance(read, files.Read) and read.rows.shape[0] == 0 for read in reads)
+
+
+def test_a_first_line_of_standard_input_that_is_not_utf8_is_the_readers_to_report(
+        monkeypatch):
+    """The format is decided from the first line even when it is not UTF-8; the reader
+    then reports that line as it reports any (the file's name and line), or skips it."""
+    from snowpy.corpora.documents import CorpusError
+    from snowpy.files import stream_corpus
+
+    stream = b"caf\xe9\tau lait\nham\tsee you\n"
+    _stdin(monkeypatch, stream)
+    with pytest.raises(CorpusError, match="^<stdin>:1: not valid utf-8"):
+        list(stream_corpus(snowpy.corpora.open("-"), Featurizer()))
+    _stdin(monkeypatch, stream)
+    corpus = snowpy.corpora.open("-", on_error="skip")
+    assert [d.text for d in stream_corpus(corpus, Featurizer())] == ["see you"]
+    assert corpus.problems.skipped == 1
+
+
+def test_standard_input_goes_to_the_python_reader_from_the_block_it_leaves(monkeypatch):
+    """Clean blocks are read in compiled code; from the first block the compiled reader
+    leaves (a line that is not UTF-8), the Python reader reads on, numbering lines from
+    that block's first, and reports what it skips in the corpus's problems."""
+    from snowpy.corpora.documents import CorpusError
+    from snowpy.files import stream_corpus
+
+    clean = LINES * 12_000  # (1.3 MB: a first block of about 1 MiB in compiled code)
+    stream = clean + b"ham\tcaf\xe9 au lait\nspam\tlast one\n"
+    bad = 5 * 12_000 + 1
+    _stdin(monkeypatch, stream)
+    corpus = snowpy.corpora.open("-", on_error="skip")
+    items = list(stream_corpus(corpus, Featurizer()))
+    compiled = [item for item in items if isinstance(item, files.Read)]
+    documents = [item for item in items if not isinstance(item, files.Read)]
+    assert compiled and items[:len(compiled)] == compiled
+    assert sum(read.lines for read in compiled) + len(documents) == bad
+    assert documents[-1].text == "last one" and documents[-1].source == f"<stdin>:{bad + 1}"
+    assert corpus.problems.skipped == 1
+    assert corpus.problems.messages == [f"<stdin>:{bad}: not valid utf-8"]
+    _stdin(monkeypatch, stream)
+    with pytest.raises(CorpusError, match=f"^<stdin>:{bad}: not valid utf-8"):
+        list(stream_corpus(snowpy.corpora.open("-"), Featurizer()))

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import io
 import os
+import signal
 import struct
 import zipfile
 
@@ -346,3 +347,88 @@ def test_a_save_is_synced_renamed_over_its_target_and_its_folder_synced(tmp_path
                       ("fsync folder", os.stat(tmp_path).st_ino)]
     assert read_model(target)[1]["w"].tolist() == ARRAYS["w"].tolist()
     assert sorted(p.name for p in tmp_path.iterdir()) == ["m.snowpy"]
+
+
+@pytest.mark.skipif(not hasattr(os, "pread"), reason="rows read from the file need pread")
+def test_a_mapped_arrays_rows_are_read_from_its_file_and_a_file_cut_short_is_named(
+        tmp_path, monkeypatch):
+    """A mapped array's rows are read from the file it was loaded from (``FileRows``):
+    those asked for, one run after another; a file cut short in place since (``cp`` over
+    it) is an ``OSError`` naming the file, in one line."""
+    monkeypatch.setattr(model_file, "MMAP_MIN_BYTES", 1)  # (every array mapped)
+    w = np.arange(40, dtype=np.float32).reshape(10, 4)
+    path = write_model(tmp_path / "m.snowpy", {}, {"w": w, "ids": ARRAYS["ids"]})
+    _, arrays = read_model(path, mmap=True)
+    rows = arrays["w"].rows_read
+    assert rows.path == path and rows.row_bytes == 16
+    taken = rows.take(np.array([8, 0, 5]), np.array([2, 0, 1]))
+    assert taken.dtype == np.float32 and taken.tolist() == w[[8, 9, 5]].tolist()
+    os.truncate(path, rows.offset + 9 * 16)  # (the last row gone; the mapping left unread)
+    with pytest.raises(OSError) as caught:
+        rows.take(np.array([8]), np.array([2]))
+    assert str(caught.value) == (f"{path}: the model file ended inside its links (changed "
+                                 "in place since it was loaded)")
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc/self/fd"), reason="counts /proc/self/fd")
+def test_a_mapped_files_descriptors_are_closed_with_its_last_array(tmp_path, monkeypatch):
+    """A mapped load holds the file open while an array of it is alive (its rows are
+    read from it), and closes it once the last is gone."""
+    import gc
+
+    monkeypatch.setattr(model_file, "MMAP_MIN_BYTES", 1)
+    path = write_model(tmp_path / "m.snowpy", {}, ARRAYS)
+    gc.collect()
+    before = len(os.listdir("/proc/self/fd"))
+    _, arrays = read_model(path, mmap=True)
+    assert len(os.listdir("/proc/self/fd")) > before
+    del arrays
+    gc.collect()
+    assert len(os.listdir("/proc/self/fd")) == before
+
+
+def test_an_array_is_mapped_from_the_size_the_threshold_names(tmp_path):
+    """``mmap=True`` maps an array of :data:`MMAP_MIN_BYTES` or more and reads a smaller
+    one into memory."""
+    limit = model_file.MMAP_MIN_BYTES
+    path = write_model(tmp_path / "m.snowpy", {}, {
+        "at": np.ones(limit // 8), "below": np.ones(limit // 8 - 1)})
+    _, arrays = read_model(path, mmap=True)
+    assert isinstance(arrays["at"], np.memmap) and not isinstance(arrays["below"], np.memmap)
+    assert arrays["at"].sum() == limit // 8 and arrays["below"].sum() == limit // 8 - 1
+
+
+def test_a_checked_file_gives_back_empty_arrays_and_a_read_on_threads_whole_ones(tmp_path):
+    """``check_only`` reads every array through and keeps none (each comes back empty,
+    of its type), on one thread or several; without it, ``threads`` changes nothing of
+    what is read."""
+    path = write_model(tmp_path / "m.snowpy", {}, ARRAYS)
+    for threads in (1, 2):
+        _, checked = read_model(path, check_only=True, threads=threads)
+        assert {name: (a.shape, a.dtype) for name, a in checked.items()} == {
+            name: ((0,), a.dtype) for name, a in ARRAYS.items()}
+        _, read = read_model(path, threads=threads)
+        for name, array in ARRAYS.items():
+            assert read[name].tolist() == array.tolist() and read[name].dtype == array.dtype
+
+
+@pytest.mark.skipif(not hasattr(signal, "SIGHUP"), reason="a POSIX signal")
+def test_a_save_looks_at_another_saves_process_without_signalling_it(tmp_path):
+    """The temporary file of a save in progress in another process is kept, and that
+    process is only asked whether it is alive (signal 0), never sent a signal."""
+    import subprocess
+    import sys
+
+    child = ("import signal, sys\n"
+             "signal.signal(signal.SIGHUP, lambda *a: print('signalled', flush=True))\n"
+             "print('ready', flush=True)\n"
+             "sys.stdin.readline()\n"
+             "print('done', flush=True)\n")
+    with subprocess.Popen([sys.executable, "-c", child], stdin=subprocess.PIPE,
+                          stdout=subprocess.PIPE, text=True) as saving:
+        assert saving.stdout.readline() == "ready\n"
+        kept = tmp_path / f".m.snowpy.{saving.pid}.abc.tmp"
+        kept.write_bytes(b"half a model")
+        write_model(tmp_path / "m.snowpy", {}, ARRAYS)
+        out, _ = saving.communicate("go\n")
+    assert out == "done\n" and kept.exists()

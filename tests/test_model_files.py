@@ -267,6 +267,20 @@ def test_a_network_wider_than_2_31_features_predicts_and_learns_after_loading(tm
     np.testing.assert_array_equal(loaded.decision_function(X), net.decision_function(X))
 
 
+@pytest.mark.parametrize("largest", [2**31 - 1, 2**31])
+def test_feature_ids_on_either_side_of_2_31_are_read_back_as_saved(tmp_path, largest):
+    """The largest id an ``int32`` holds and the first past it (a file's ``uint32`` ids
+    either way) are looked up after a load as before it."""
+    X = sp.csr_matrix((np.ones(4), np.array([5, largest - 1, 7, largest]),
+                       np.array([0, 2, 4])), shape=(2, 2**32))
+    net = snowpy.Network("perceptron", epochs=2).fit(X, ["a", "b"])
+    loaded = snowpy.load(net.save(tmp_path / "wide.snowpy"))
+    assert read_model(tmp_path / "wide.snowpy")[1]["feature_ids"].dtype == np.uint32
+    assert loaded.link_counts([largest - 1, largest]).tolist() == \
+        net.link_counts([largest - 1, largest]).tolist() != [0, 0]
+    np.testing.assert_array_equal(loaded.decision_function(X), net.decision_function(X))
+
+
 def test_multilabel_and_restricted_round_trip(tmp_path):
     X = sp.csr_matrix(np.eye(4))
     net = snowpy.Network("perceptron", theta=0.5).fit(X, [["a"], ["a", "b"], [], ["b"]])
@@ -1129,6 +1143,25 @@ def test_a_set_of_bits_is_the_ids_it_holds():
         assert ids_of_set(wrong, 64) is None
 
 
+@pytest.mark.parametrize("width, itemsize", [(64, 1), (256, 1), (257, 2), (1024, 2),
+                                             (1 << 16, 2), ((1 << 16) + 1, 4)])
+def test_a_set_of_bits_is_made_only_when_smaller_than_the_ids(width, itemsize):
+    """Ids in the narrowest unsigned type their width allows (1, 2 or 4 bytes) against a
+    set of ``ceil(width / 8)`` bytes: the ids kept while they take no more bytes, the set
+    from one id more."""
+    from snowpy.model_file import id_set, ids_of_set
+
+    size = (width + 7) // 8
+    tie = size // itemsize  # (the most ids that take no more bytes than the set)
+    assert tie * itemsize <= size < (tie + 1) * itemsize
+    ids = np.linspace(0, width - 1, tie + 1).astype(np.int64)
+    assert np.unique(ids).size == tie + 1
+    assert id_set(ids[:tie], width) is None
+    bits = id_set(ids, width)
+    assert bits is not None and bits.dtype == np.uint8 and bits.size == size
+    assert ids_of_set(bits, width).tolist() == ids.tolist()
+
+
 def test_a_set_of_bits_over_the_command_lines_width_is_read_a_piece_at_a_time():
     """2**22 features are read from their set in pieces of 2**19 bits: every id found,
     those either side of each piece's edge and the last the width holds included, in
@@ -1426,8 +1459,9 @@ def test_narrowest_takes_the_narrowest_type_the_bound_allows_and_refuses_the_res
 def test_a_network_parts_feature_space_and_label_forms_are_read_as_kept():
     """The feature space must be a count (open: at most the online width), refused
     naming it; a multi-label network kept from a label-indicator matrix loads as one
-    (its predictions an indicator matrix again), sets of labels as sets, and a part
-    without the multi-label flag is single-label."""
+    (its predictions an indicator matrix again), sets of labels as sets, a part without
+    the multi-label flag is single-label, and one without the indicator flag (format
+    1's) predicts sets."""
     from snowpy.network.state import ONLINE_WIDTH
 
     X = sp.csr_matrix(np.array([[1.0, 0, 1], [0, 1, 1], [1, 1, 0]] * 4))
@@ -1449,6 +1483,12 @@ def test_a_network_parts_feature_space_and_label_forms_are_read_as_kept():
         assert loaded.engine_.multilabel and loaded.engine_.indicator is form
         predicted = loaded.predict(X[:3])
         assert isinstance(predicted, np.ndarray) == form
+    # (a part written before the indicator was kept, format 1's: sets, as it predicted)
+    state, arrays = snowpy.Network("perceptron").fit(X, sets).to_state()
+    state["network"].pop("indicator")
+    loaded = snowpy.Network.from_state(state, arrays)
+    assert loaded.engine_.multilabel and loaded.engine_.indicator is False
+    assert not isinstance(loaded.predict(X[:3]), np.ndarray)
 
 
 def test_a_network_parts_clamped_and_raised_weights_are_read_back():
@@ -1459,3 +1499,187 @@ def test_a_network_parts_clamped_and_raised_weights_are_read_back():
     assert (engine.overflows, engine.underflows) == (3, 4)
     assert _refused(header, dict(arrays) | {"promotions": arrays["promotions"][:1]}) == \
         "f.snowpy: promotions has shape (1,), expected (3,)"
+
+
+def test_a_network_part_without_its_parameters_loads_from_its_options_and_rule_parameters():
+    """A part without ``params`` (the network's own parameters) is built from its options
+    and its rule's resolved parameters: the same network, which predicts as it did."""
+    X = sp.csr_matrix(np.array([[1.0, 0, 1], [0, 1, 1], [1, 1, 0]] * 4))
+    net = snowpy.Network("perceptron", learning_rate=0.5, epochs=3).fit(X, list("abc") * 4)
+    header, arrays = net.to_state()
+    part = header["network"]
+    bare = {k: v for k, v in part.items() if k != "params"}
+    loaded = snowpy.Network.from_state({**header, "network": bare}, arrays)
+    assert loaded.get_params() == {**net.get_params(), **part["rule_params"]}
+    assert loaded.rule_params_ == net.rule_params_
+    np.testing.assert_array_equal(loaded.decision_function(X), net.decision_function(X))
+
+
+def test_a_format_1_network_keeps_every_link_in_float64_and_discards_none():
+    """A format 1 table becomes links of the ``"all"`` policy in float64, and nothing is
+    discarded as it goes on learning (format 1 kept every weight)."""
+    for name in ("v1_network_dense", "v1_network_compact"):
+        header, arrays = _v1(name)
+        assert "discard" not in header["network"]["params"]
+        net = snowpy.Network.from_state(header, arrays)
+        assert (net.links, net.precision, net.discard) == ("all", "float64", None)
+
+
+def test_an_unknown_rule_and_invalid_or_repeated_labels_are_refused_in_one_line():
+    from snowpy.plugins import get_rule
+
+    X = sp.csr_matrix(np.array([[1.0, 0, 1], [0, 1, 1], [1, 1, 0]] * 4))
+    header, arrays = snowpy.Network("perceptron").fit(X, list("abc") * 4).to_state()
+    part = header["network"]
+    with pytest.raises(SnowpyError) as unknown:
+        get_rule("nosuch")
+    renamed = {"options": {**part["options"], "rule": "nosuch"},
+               "params": {**part["params"], "rule": "nosuch"}}
+    assert _refused({**header, "network": {**part, **renamed}}, arrays) == \
+        f"f.snowpy: the model was trained with rule 'nosuch': {unknown.value}"
+    for labels, message in (
+            (["a", "b", None], "a label is invalid: a label must be a string, an integer or "
+                               "a finite number, got None"),
+            (["a", "b", "a"], "the labels are not distinct")):
+        assert _refused({**header, "network": {**part, "labels": labels}}, arrays) == \
+            f"f.snowpy: {message}"
+
+
+def test_an_open_feature_space_loads_at_its_bounds_and_stays_open():
+    """A network started one example at a time keeps an open feature space: one that has
+    met no feature yet (0 features) and one that has met the last id the online width
+    allows both load, and go on taking ids past those they met."""
+    from snowpy.network.state import ONLINE_WIDTH
+
+    for first, width in (({}, 0), ({ONLINE_WIDTH - 1: 1.0}, ONLINE_WIDTH)):
+        net = snowpy.Network("perceptron")
+        net.learn_one(first, "a")
+        net.learn_one({}, "b")
+        header, arrays = net.to_state()
+        assert (header["network"]["n_features"], header["network"]["open_features"]) == \
+            (width, True)
+        loaded = snowpy.Network.from_state(header, arrays)
+        assert loaded.engine_.open_features and loaded.engine_.n_features == width
+        loaded.learn_one({7: 1.0}, "a")
+        net.learn_one({7: 1.0}, "a")
+        assert loaded.n_features_in_ == net.n_features_in_ == max(width, 8)
+        assert loaded.predict_one({7: 1.0}) == net.predict_one({7: 1.0})
+
+
+def test_a_format_1_tables_bias_row_is_linked_to_every_target_and_row_1_as_it_differs():
+    """The bias row (row 0) is linked to every target, even where its weight is the
+    initial one; row 1 is a feature's like any other: at the initial weight everywhere,
+    it holds no link and is left out."""
+    header, arrays = _v1("v1_network_compact")
+    weights = arrays["weights"] = arrays["weights"].copy()
+    assert float(header["network"]["rule_params"]["initial_weight"]) == 0.0
+    weights[0, 0, :2] = 0.0
+    weights[1] = 0.0
+    net = snowpy.Network.from_state(header, arrays)
+    moved = np.any(weights[2:] != 0.0, axis=1)
+    assert net.n_links_ == 5 + int(moved.sum())
+    assert net.engine_.store.n_rows == 1 + int(moved.any(axis=1).sum())
+    assert net.link_counts(arrays["feature_ids"][:2]).tolist() == \
+        [0, int(moved[0].sum())]
+
+
+def test_a_networks_lowest_feature_without_links_is_left_out_and_its_state_is_full():
+    """The row of the lowest feature id, the first after the bias row, is left out when
+    it holds no link (feature 0, met once in an example learned without an update), as
+    any other; ``network_state`` describes the full network unless told otherwise."""
+    from snowpy.network.state import network_state
+
+    X = sp.csr_matrix(np.array([[0, 0, 5.0], [0, 5.0, 0], [0, 0, 5.0], [0, 5.0, 0],
+                                [1.0, 0, 5.0]]))
+    net = snowpy.Network("perceptron", epochs=1, shuffle=False).fit(X, list("ababa"))
+    assert net.engine_.store.n_rows == 4 and net.link_counts([0]).tolist() == [0]
+    header, arrays = network_state(net)
+    assert header["inference_only"] is False and "link_averaging" in arrays
+    assert arrays["feature_ids"].tolist() == [1, 2]
+    assert arrays["row_sizes"].tolist() == [2, 2, 2]
+    loaded = snowpy.Network.from_state({"kind": "network", "network": header}, arrays)
+    np.testing.assert_array_equal(loaded.decision_function(X), net.decision_function(X))
+
+
+def test_a_row_counted_once_without_links_is_kept_and_learns_on_from_its_count():
+    """With ``eligibility=2`` a feature met once holds no link yet but its count: the
+    file keeps the row (count 1), so the loaded network links it the next time it is
+    met, as the network it was saved from does."""
+    X = sp.csr_matrix(np.array([[5.0, 0, 0], [0, 5.0, 0], [5.0, 0, 0], [0, 5.0, 0],
+                                [5.0, 0, 1.0]]))
+    net = snowpy.Network("perceptron", epochs=1, shuffle=False, eligibility=2)
+    net.fit(X, list("ababa"))
+    header, arrays = net.to_state()
+    assert arrays["feature_ids"].tolist() == [0, 1, 2]
+    assert arrays["row_sizes"].tolist()[3] == 0 and arrays["row_counts"].tolist()[3] == 1
+    loaded = snowpy.Network.from_state(header, arrays)
+    for network in (net, loaded):
+        network.partial_fit(sp.csr_matrix(np.array([[0, 0, 1.0]])), ["a"])
+    assert loaded.link_counts([2]).tolist() == net.link_counts([2]).tolist() == [2]
+    np.testing.assert_array_equal(loaded.decision_function(X), net.decision_function(X))
+
+
+def test_an_inference_only_part_keeps_no_progressive_window():
+    """A network calibrated progressively keeps its window (scores, labels, where it
+    stands) for the training it may go on with; an inference-only part, which cannot go
+    on, keeps its sigmoids only."""
+    net = snowpy.Network("perceptron", calibrate="progressive")
+    for x, y in [({0: 1.0}, "a"), ({1: 1.0}, "b"), ({0: 1.0, 2: 1.0}, "a")] * 5:
+        net.learn_one(x, y)
+    header, arrays = net.to_state()
+    assert {"progressive_scores", "progressive_positives"} <= set(arrays)
+    assert header["network"]["progressive"]["since_fit"] == 5
+    header, arrays = net.to_state(inference_only=True)
+    assert not any(name.startswith("progressive") for name in arrays)
+    assert "progressive" not in header["network"] and "calibration_a" in arrays
+    loaded = snowpy.Network.from_state(header, arrays)
+    assert loaded.predict_proba_one({0: 1.0}) == net.predict_proba_one({0: 1.0})
+
+
+def test_a_network_of_255_targets_keeps_its_row_sizes_in_one_byte():
+    """Row sizes run from 0 to the number of targets: 255 targets, a bias row of 255
+    links, fit one byte."""
+    X = sp.csr_matrix(np.eye(255)[:, :4] + 1)
+    y = [f"t{i:03d}" for i in range(255)]
+    net = snowpy.Network("perceptron", links="all", epochs=1).fit(X, y)
+    header, arrays = net.to_state()
+    assert arrays["row_sizes"].dtype == np.uint8 and arrays["row_sizes"][0] == 255
+    assert arrays["link_targets"].dtype == np.uint8
+    loaded = snowpy.Network.from_state(header, arrays)
+    np.testing.assert_array_equal(loaded.decision_function(X), net.decision_function(X))
+
+
+def test_a_progressive_networks_window_is_checked_naming_the_file_or_started_afresh():
+    """A progressively calibrated network's window, its scores without their labels, is
+    refused naming the file; a part that kept no window starts one, which the examples it
+    learns next fill."""
+    net = snowpy.Network("perceptron", calibrate="progressive")
+    for x, y in [({0: 1.0}, "a"), ({1: 1.0}, "b"), ({0: 1.0, 2: 1.0}, "a")] * 5:
+        net.learn_one(x, y)
+    header, arrays = net.to_state()
+    arrays = dict(arrays)
+    assert _refused(header, {k: v for k, v in arrays.items()
+                             if k != "progressive_positives"}) == \
+        "f.snowpy: the progressive calibration window is inconsistent"
+    bare = {k: v for k, v in arrays.items() if not k.startswith("progressive")}
+    part = {k: v for k, v in header["network"].items() if k != "progressive"}
+    loaded = snowpy.Network.from_state({**header, "network": part}, bare)
+    assert loaded.engine_.progressive is not None and loaded.engine_.progressive.filled == 0
+    loaded.learn_one({0: 1.0}, "a")
+    assert loaded.engine_.progressive.filled == 1
+
+
+def test_a_percent_eligibility_networks_link_counts_survive_a_round_trip():
+    """With ``eligibility="percent:p"`` each link's count is kept: loaded, the network
+    goes on learning and keeps the same top links as the network it was saved from."""
+    X, y = problem()
+    net = snowpy.Network("perceptron", eligibility="percent:50", links="positive",
+                         epochs=2).fit(X[:80], y[:80])
+    loaded = snowpy.Network.from_state(*net.to_state())
+    counts = [np.sort(network.engine_.store.lcount[: net.n_links_]) for network in (net, loaded)]
+    np.testing.assert_array_equal(counts[1], counts[0])
+    for network in (net, loaded):
+        network.partial_fit(X[80:], y[80:])
+        network.prune()
+    assert loaded.n_links_ == net.n_links_ < 172
+    np.testing.assert_array_equal(loaded.decision_function(X), net.decision_function(X))
