@@ -139,7 +139,7 @@ class Chained(io.RawIOBase):
 def _settings(featurizer: Any, format: str, multilabel: bool, prefix: str) -> tuple:
     """What :func:`snowpy._core.reader.parse_lines` takes after the bytes."""
     return (1 if format == "fasttext" else 0, bool(multilabel), prefix.encode("utf-8"),
-            *featurizer._word_settings(), max_document_bytes())
+            *featurizer.word_settings(), max_document_bytes())
 
 
 def read_rows(path: str | os.PathLike, featurizer: Any, *, format: str,

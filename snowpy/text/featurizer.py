@@ -620,10 +620,10 @@ class Featurizer:
             segments = self.segments()
             plain = self.fields is None and self.token_pattern is None and \
                 all(segment.name == "words" for segment in segments)
-            self._single_path = WordsRow(*self._word_settings()) if plain else None
+            self._single_path = WordsRow(*self.word_settings()) if plain else None
         return self._single_path
 
-    def _word_settings(self) -> tuple[Any, ...]:
+    def word_settings(self) -> tuple[Any, ...]:
         """A front end of word n-grams as its compiled readers take it (a text's row:
         :meth:`words_only`; a corpus file's lines: :mod:`snowpy.files`): the Unicode
         tables, the ASCII word bytes, the case and accent foldings, each segment's n-gram
