@@ -302,6 +302,20 @@ def lay_out(row_t[::1] rows, const int32_t[::1] sizes, const int32_t[::1] target
     return at
 
 
+cdef _blocks_in_order(row_t[::1] rows, int64_t n_rows):
+    """The rows that hold a block, in the order their blocks lie in the pool: a key each
+    (start << 32 | row; -1, first, for a row with no block), sorted in place. Not a mark
+    per slot of the pool: the whole-pool passes run when the pool is at its largest."""
+    keys_array = np.empty(n_rows, np.int64)
+    cdef int64_t[::1] keys = keys_array
+    cdef int64_t r
+    with nogil:
+        for r in range(n_rows):
+            keys[r] = ((<int64_t>rows[r].start) << 32) | r if rows[r].cap > 0 else -1
+    keys_array.sort()
+    return keys_array
+
+
 def compact_in_place(row_t[::1] rows, int64_t n_rows, int64_t used, int32_t[::1] target,
                      plane_t[:, ::1] W, plane_t[:, ::1] U, int32_t[::1] lcount,
                      const uint8_t[::1] keep, double threshold, bint averaged, double seen,
@@ -327,21 +341,13 @@ def compact_in_place(row_t[::1] rows, int64_t n_rows, int64_t used, int32_t[::1]
     cdef int64_t i, r, j, s, stop, first, out = 0
     cdef bint kept
     cdef const plane_t *u = &U[0, 0] if averaging else NULL
-    # the rows that hold a block, in the order their blocks lie in the pool: a sort of the
-    # rows by their blocks' starts (a key each, start and row, sorted in place; a row with
-    # no block, -1, first), not a mark per slot of the pool (the pool is at its largest
-    # here, at the end of a training: memory peaks)
-    keys_array = np.empty(n_rows, np.int64)
+    keys_array = _blocks_in_order(rows, n_rows)
     cdef int64_t[::1] keys = keys_array
     cdef int64_t low = 0xFFFFFFFF
     with nogil:
         for r in range(n_rows):
-            if rows[r].cap > 0:
-                keys[r] = ((<int64_t>rows[r].start) << 32) | r
-            else:
-                keys[r] = -1
+            if rows[r].cap <= 0:
                 rows[r].start = rows[r].size = rows[r].dense = 0
-    keys_array.sort()
     with nogil:
         for i in range(n_rows):
             if keys[i] < 0:
@@ -390,13 +396,9 @@ def defragment(row_t[::1] rows, int64_t n_rows, int32_t[::1] target, plane_t[:, 
     cdef bint counted = lcount.shape[0] > 0
     cdef Py_ssize_t n_planes = W.shape[1]
     cdef int64_t i, r, j, cap, c, out = 0
-    keys_array = np.empty(n_rows, np.int64)
+    keys_array = _blocks_in_order(rows, n_rows)
     cdef int64_t[::1] keys = keys_array
     cdef int64_t low = 0xFFFFFFFF
-    with nogil:
-        for r in range(n_rows):
-            keys[r] = ((<int64_t>rows[r].start) << 32) | r if rows[r].cap > 0 else -1
-    keys_array.sort()
     with nogil:
         for i in range(n_rows):
             if keys[i] < 0:
