@@ -119,8 +119,6 @@ def _options(
     state.debug = state.debug or debug
 
 
-
-
 def main() -> None:
     """Entry point of the ``snowpy`` script."""
     # numpy's OpenBLAS starts a thread per core at import, which then spin: the commands

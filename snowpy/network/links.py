@@ -414,8 +414,7 @@ class LinkStore:
     def defragment(self) -> int:
         """Close the pool's free runs, the blocks moved down whole as they lie
         (:func:`snowpy._core.links.defragment`: the same links, row by row, in the same
-        order); returns the slots used. With many targets, rows that grow leave runs that
-        few later rows fit: 10,000 targets left a quarter of the pool in them."""
+        order); returns the slots used (:data:`FRAGMENTED` says when)."""
         self.written()
         return _compiled.defragment(self.rows, self.n_rows, self.target, self.W, self.U,
                                     self.lcount, self.meta)
