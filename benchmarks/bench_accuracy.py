@@ -32,6 +32,11 @@ from a seed) run with seeds 0 to N - 1 and are compared by their mean: on a test
 of a few hundred sentences, one seed against another moves either by half a point.
 
     python benchmarks/bench_accuracy.py [--corpora DIR] [--only NAME ...] [--seeds N]
+                                        [--systems NAME ...]
+
+With ``--systems``, only the systems named run (a change of snowpy's defaults does not
+move the baselines); the others' results are carried over from the results file, and
+the file records which were run and when the others were measured.
 
 Writes ``benchmarks/results/accuracy.json`` and prints the table of
 ``docs/benchmarks.md``.
@@ -315,21 +320,27 @@ def _seeded(results: dict[str, Any], system: str, split: tuple, multilabel: bool
                            sd=float(np.std(scores, ddof=1)))
 
 
-def run_corpus(name: str, data: Path, seeds: int = 1) -> dict[str, Any]:
+def run_corpus(name: str, data: Path, seeds: int = 1,
+               kept: dict[str, Any] | None = None) -> dict[str, Any]:
+    """Every system on corpus ``name``; with ``kept`` (a corpus's results of an earlier
+    run), only the systems it does not hold are run, and its own are carried over."""
     split = load(name, data)
     multilabel = isinstance(split[1][0], (list, tuple))
     results: dict[str, Any] = {"train": len(split[0]), "test": len(split[2]),
                                "multilabel": multilabel}
     from snowpy.presets import SNOW
 
-    results["snowpy"] = snowpy_run(split, multilabel)
-    results["snowpy-snow"] = snowpy_run(split, multilabel, rule="balanced-winnow", **SNOW)
-    for system, function in BASELINES.items():
-        found = function(split, multilabel)
+    kept = kept or {}
+    systems = {"snowpy": lambda split, multilabel: snowpy_run(split, multilabel),
+               "snowpy-snow": lambda split, multilabel: snowpy_run(
+                   split, multilabel, rule="balanced-winnow", **SNOW), **BASELINES}
+    for system, function in systems.items():
+        found = kept[system] if system in kept else function(split, multilabel)
         if found is not None:
             results[system] = found
     for system in SEEDED:
-        _seeded(results, system, split, multilabel, seeds)
+        if system not in kept:
+            _seeded(results, system, split, multilabel, seeds)
     baselines = {s: results[s]["score"] for s in BASELINES if s in results}
     best = max(baselines, key=baselines.get)
     results["best_baseline"] = best
@@ -490,13 +501,17 @@ NBSVM_TRIED = {
 }
 
 
-def run_nbsvm_corpus(name: str, data: Path, methods: dict[str, Any] = NBSVM_METHODS
-                     ) -> dict[str, Any]:
+def run_nbsvm_corpus(name: str, data: Path, methods: dict[str, Any] = NBSVM_METHODS,
+                     kept: dict[str, Any] | None = None) -> dict[str, Any]:
     """Every method of the protocol on one corpus, fold by fold: its mean accuracy in
-    percent over the folds, each fold's, and the mean fit-and-predict seconds."""
+    percent over the folds, each fold's, and the mean fit-and-predict seconds (``kept``:
+    methods' results of an earlier run, carried over instead)."""
     texts, labels, splits = nbsvm_splits(name, data)
     results: dict[str, Any] = {"documents": len(texts), "folds": len(splits)}
     for method, function in methods.items():
+        if method in (kept or {}):
+            results[method] = kept[method]
+            continue
         scores, seconds = [], []
         for train, test in splits:
             start = time.perf_counter()
@@ -511,17 +526,50 @@ def run_nbsvm_corpus(name: str, data: Path, methods: dict[str, Any] = NBSVM_METH
     return results
 
 
-def main_nbsvm(data: Path, only: list[str] | None, tried: bool = False) -> None:
+def main_nbsvm(data: Path, only: list[str] | None, tried: bool = False,
+               earlier: Carried | None = None) -> None:
     methods = NBSVM_TRIED if tried else NBSVM_METHODS
     print(f"# {machine()}\n\n| corpus | " + " | ".join(methods)
           + " | NBSVM-bi published |\n|" + "---|" * (len(methods) + 2), flush=True)
-    results = {name: run_nbsvm_corpus(name, data, methods) for name in (only or NBSVM_CORPORA)}
+    results = {name: run_nbsvm_corpus(name, data, methods, earlier and earlier.kept(name))
+               for name in (only or NBSVM_CORPORA)}
     if only is None:
-        out = ROOT / "benchmarks" / "results" / \
-            ("accuracy_nbsvm_tried.json" if tried else "accuracy_nbsvm.json")
-        out.write_text(json.dumps({"machine": machine(), "date": time.strftime("%Y-%m-%d"),
-                                   "published": PUBLISHED, "results": results}, indent=1)
-                       + "\n", encoding="utf-8")
+        _write(_out("nbsvm", tried), {"published": PUBLISHED, "results": results}, earlier)
+
+
+def _out(protocol: str, tried: bool = False) -> Path:
+    """The results file of a protocol."""
+    name = {"split": "accuracy", "nbsvm": "accuracy_nbsvm_tried" if tried else "accuracy_nbsvm"}
+    return ROOT / "benchmarks" / "results" / f"{name[protocol]}.json"
+
+
+class Carried:
+    """A results file's systems that ``--systems`` does not name, carried over: a change
+    of snowpy's defaults does not move the baselines."""
+
+    def __init__(self, path: Path, systems: list[str]) -> None:
+        self.record = json.loads(path.read_text(encoding="utf-8"))
+        self.systems = systems
+        mixed = set(self.record.get("systems", ())) - set(systems)
+        if mixed:
+            raise SystemExit(f"{path.name} carries systems of two runs: run --systems "
+                             f"{' '.join(self.record['systems'])} too, or every system")
+
+    def kept(self, corpus: str) -> dict[str, Any]:
+        return {system: found for system, found in self.record["results"][corpus].items()
+                if system not in self.systems}
+
+    def noted(self) -> dict[str, Any]:
+        """What the new file says of the run: the systems it ran, and when the others
+        were measured."""
+        return {"systems": self.systems, "others": self.record.get("others") or {
+            key: self.record[key] for key in ("machine", "date")}}
+
+
+def _write(out: Path, fields: dict[str, Any], earlier: Carried | None) -> None:
+    record = {"machine": machine(), "date": time.strftime("%Y-%m-%d"), **fields,
+              **(earlier.noted() if earlier is not None else {})}
+    out.write_text(json.dumps(record, indent=1) + "\n", encoding="utf-8")
 
 
 def main() -> None:
@@ -537,6 +585,11 @@ def main() -> None:
     parser.add_argument("--tried", action="store_true",
                         help="with --protocol nbsvm: what was tried beside the defaults "
                              "(snowpy's margin and Naive Bayes evidence, stacked)")
+    parser.add_argument("--systems", nargs="+", default=None,
+                        help="run only these systems (split: snowpy, snowpy-snow, "
+                             f"{', '.join(BASELINES)}; nbsvm: {', '.join(NBSVM_METHODS)}); "
+                             "each corpus's others are carried over from the results "
+                             "file, which says so")
     parser.add_argument("--seeds", type=int, default=1,
                         help="run snowpy and fastText with seeds 0 to N - 1 (the order "
                              "of their examples) and compare their mean (± the sample sd)")
@@ -545,19 +598,24 @@ def main() -> None:
     import os
 
     os.environ.setdefault("SNOWPY_DATA", str(data))
+    systems = (NBSVM_TRIED if args.tried else NBSVM_METHODS) if args.protocol == "nbsvm" \
+        else ("snowpy", "snowpy-snow", *BASELINES)
+    if set(args.systems or ()) - set(systems):
+        parser.error(f"--systems names {', '.join(systems)}")
+    earlier = None if args.systems is None else \
+        Carried(_out(args.protocol, args.tried), args.systems)
     if args.protocol == "nbsvm":
         if set(args.only or ()) - set(NBSVM_CORPORA):
             parser.error(f"--protocol nbsvm reads {', '.join(NBSVM_CORPORA)}")
-        main_nbsvm(data, args.only, args.tried)
+        main_nbsvm(data, args.only, args.tried, earlier)
         return
     if set(args.only or ()) - set(CORPORA):
         parser.error(f"--only reads {', '.join(CORPORA)}")
     print(f"# {machine()}\n\n{HEADER}", flush=True)
-    results = {name: run_corpus(name, data, args.seeds) for name in (args.only or CORPORA)}
-    out = ROOT / "benchmarks" / "results" / "accuracy.json"
+    results = {name: run_corpus(name, data, args.seeds, earlier and earlier.kept(name))
+               for name in (args.only or CORPORA)}
     if args.only is None:
-        out.write_text(json.dumps({"machine": machine(), "date": time.strftime("%Y-%m-%d"),
-                                   "results": results}, indent=1) + "\n", encoding="utf-8")
+        _write(_out("split"), {"results": results}, earlier)
 
 
 if __name__ == "__main__":

@@ -110,8 +110,15 @@ def targets_table(suite: dict) -> str:
 
 
 def _measured(results: dict, command: str) -> str:
+    """Where, when and by what a results file was measured; for a run of some systems
+    only (``--systems``), when the others it carried over were."""
     date = results.get("date", "date not recorded")
-    return f"Measured on {results['machine']}, {date}, by `{command}`.\n"
+    if "systems" not in results:
+        return f"Measured on {results['machine']}, {date}, by `{command}`.\n"
+    others = results["others"]
+    return (f"Measured on {results['machine']}, {date}, by `{command} --systems "
+            f"{' '.join(results['systems'])}`; the other systems on {others['machine']}, "
+            f"{others['date']}, by `{command}`.\n")
 
 
 def _signed(points: float) -> str:
