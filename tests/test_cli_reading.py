@@ -160,7 +160,7 @@ def test_reuters_jsonl_trains_as_multilabel_with_no_option(corpora, tmp_path):
     """32.6: `snowpy train train.jsonl` on Reuters failed with "no field 'label'"; its
     fields and its multi-label nature are now recognised, and the multi-label defaults
     pass the hand-found setting's micro-F1 (0.876 at the defaults; Balanced Winnow's
-    hand-found setting on SNoW's front end 0.863; the single-label margins 0.841)."""
+    hand-found setting on SNoW's front end 0.863; a negative thickness of 1: 0.841)."""
     import tarfile
 
     from typer.testing import CliRunner

@@ -120,7 +120,7 @@ def test_every_parity_row_names_a_test_that_exists():
 
 
 def test_figures_the_docs_give_of_behaviour_are_what_it_does(tmp_path):
-    # the demo's accuracy at the defaults (docs/corpora.md said 0.93; it is 0.9417), and
+    # the demo's accuracy at the defaults, as docs/corpora.md gives it (it once said 0.93), and
     # when a rule's parameter is refused (docs/plugins.md said the constructor refuses
     # r=-1; scikit-learn's estimators, and ours, check at fit)
     import json

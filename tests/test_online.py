@@ -428,7 +428,8 @@ CANCEL = "please cancel my subscription renewal"
 def test_one_example_of_a_new_label_changes_no_other_labels_prediction(how):
     # one example of a new label, learned online after fit, took the demo test file from
     # 0.9333 to 0.8917, the new label at p = 0.43 on every document: its target started
-    # at 0 where the others stand below it on the documents they do not claim
+    # at 0 where the others stand below it on the documents they do not claim (0.9417
+    # before and after now, p = 0.006)
     import warnings
 
     texts, labels = _demo("train")
@@ -443,8 +444,8 @@ def test_one_example_of_a_new_label_changes_no_other_labels_prediction(how):
             clf.learn_one(CANCEL, "cancellations")
     after = float(np.mean(clf.predict(tests) == truth))
     new = clf.classes_.tolist().index("cancellations")
-    assert round(before, 4) == 0.9333 and after >= before - 0.01
-    assert clf.predict_proba(tests)[:, new].mean() <= 0.05  # (0.002 here)
+    assert round(before, 4) == 0.9417 and after >= before - 0.01
+    assert clf.predict_proba(tests)[:, new].mean() <= 0.05  # (0.006 here)
     assert clf.predict([CANCEL]).tolist() == ["cancellations"]  # (its one example: 0.99)
 
 

@@ -133,3 +133,13 @@ def test_the_best_setting_is_printed_as_a_train_command_that_trains_it(tmp_path)
     bests = [line.split(": best ")[1].split()[0] for line in lines if line.startswith("trial")]
     assert bests and all(a != b for a, b in zip(bests, bests[1:]))  # (when the best changes)
     assert lines[-1].startswith(f"snowpy train {demo} -o MODEL --rule ")
+
+
+def test_a_multilabel_search_tries_the_preset_then_the_defaults_first():
+    # (docs/tune.md; the defaults' trial said a negative thickness of 1 when the rule's
+    # own became 0.75)
+    from snowpy.tuning.space import first_trials
+
+    preset, defaults = first_trials(multilabel=True)[:2]
+    assert [(trial["negative_thickness"], trial["epochs"], trial["links"])
+            for trial in (preset, defaults)] == [(0.2, 20, "touched"), (0.75, 10, "signed")]

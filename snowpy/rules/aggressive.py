@@ -7,9 +7,15 @@ activation is exactly ``theta + y * margin``. The plain rule's ``margin = 0``
 lands a positive example on the threshold (correct) but leaves a negative
 one on it (still wrong), hence the default margin of 1.
 
-``passive-aggressive`` (Crammer et al. 2006) updates whenever the hinge loss
-``1 - y (w.x - theta)`` is positive (thickness 1): PA takes the step
-``loss / x.x``; PA-I caps it at ``C``; PA-II uses ``loss / (x.x + 1/(2C))``.
+``passive-aggressive`` (Crammer et al. 2006) takes the step ``loss / x.x`` on the
+hinge loss ``1 - y (w.x - theta)``; PA-I caps it at ``C``; PA-II uses
+``loss / (x.x + 1/(2C))``. A positive example is learned whenever its loss is
+positive (thickness 1); a negative one when its activation is above
+``theta - 0.75`` (negative thickness 0.75). One against all, an example is
+negative for every target but its own: at a negative thickness of 1 each step
+lands a target exactly on the edge of the separator, and the next example
+anywhere near it is learned again (with many labels, most of them: docs/rules.md
+gives what 0.75 saves).
 """
 
 from __future__ import annotations
@@ -96,7 +102,7 @@ PASSIVE_AGGRESSIVE = RuleSpec(
               low=0.0, low_open=True),
         Param("variant", "pa-i", "which passive-aggressive step", type=str, choices=_VARIANTS),
     )
-    + thickness_params(default=1.0),
+    + thickness_params(default=1.0, negative=0.75),
     summary="passive-aggressive PA, PA-I and PA-II (hinge-loss steps)",
     reference="Crammer, Dekel, Keshet, Shalev-Shwartz and Singer 2006; LBJava PassiveAggressive",
 )

@@ -128,14 +128,15 @@ def theta_param(default: float) -> Param:
                  "threshold: a target claims an example when its activation >= theta")
 
 
-def thickness_params(default: float = 0.0) -> tuple[Param, Param]:
+def thickness_params(default: float = 0.0, negative: float | None = None
+                     ) -> tuple[Param, Param]:
     """SNoW's thick separator (``-S p,n``), shared by every rule.
 
     A positive example counts as correct only if its activation is at least
     ``theta + thickness``; a negative one only if it is below
-    ``theta - negative_thickness``. ``negative_thickness`` defaults to
-    ``thickness``. Zero thickness is the plain mistake-driven rule; an
-    infinite thickness updates on every example.
+    ``theta - negative_thickness``. ``negative_thickness`` defaults to ``negative``,
+    or when that is None to ``thickness``. Zero thickness is the plain mistake-driven
+    rule; an infinite thickness updates on every example.
     """
     return (
         Param(
@@ -147,7 +148,7 @@ def thickness_params(default: float = 0.0) -> tuple[Param, Param]:
         ),
         Param(
             "negative_thickness",
-            None,
+            negative,
             "negative thickness n of the separator; None means the same as thickness",
             low=0.0,
             allow_inf=True,

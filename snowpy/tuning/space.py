@@ -110,18 +110,21 @@ def first_trials(multilabel: bool) -> list[dict[str, Any]]:
     preset = {f"{rule}:{name}" if name in ("alpha", "beta") else name: value
               for name, value in multilabel_settings(rule).items()}
     return [{**defaults, **_rule_defaults(rule), **preset},
-            {**defaults, "negative_thickness": 1.0, **_rule_defaults(rule)}]
+            {**defaults, "negative_thickness": _thickness_of(rule, "negative_thickness"),
+             **_rule_defaults(rule)}]
 
 
-def _thickness_of(rule: str) -> float:
-    """The thickness ``rule`` declares (what it trains with when none is given); for a
-    cloud, whose members a trial gives one thickness, its first member's."""
+def _thickness_of(rule: str, name: str = "thickness") -> float:
+    """The thickness (or ``name``: the negative thickness) ``rule`` declares, what it
+    trains with when none is given; for a cloud, whose members a trial gives one
+    thickness, its first member's."""
     from snowpy.network.cloud import cloud_members
     from snowpy.plugins import get_rule
 
     members = cloud_members(rule)
-    name = rule if members is None else members[0][0]
-    return float(next(p.default for p in get_rule(name).params if p.name == "thickness"))
+    declared = {p.name: p.default for p in get_rule(
+        rule if members is None else members[0][0]).params}
+    return float(declared[name] if declared.get(name) is not None else declared["thickness"])
 
 
 def _rule_defaults(rule: str) -> dict[str, Any]:
