@@ -105,6 +105,23 @@ def test_passive_aggressive_variants(variant, second):
     np.testing.assert_allclose(net.coef_[0], second)
 
 
+def test_passive_aggressive_learns_a_negative_example_above_its_negative_thickness():
+    # (docs/rules.md: a positive example while its hinge loss is positive, a negative one
+    # while its activation is above theta - 0.75; at 1, one above theta - 1)
+    net = unit("passive-aggressive", theta=0)
+    step(net, [1, 0], True)  # loss 1, tau = min(1, 1 / 1): [1, 0]
+    step(net, [1, 1], False)  # activation 1: loss 2, tau = min(1, 2 / 2): [0, -1]
+    step(net, [1, 0.9], False)  # activation -0.9 < -0.75: passive
+    step(net, [1, 0.5], False)  # -0.5: loss 0.5, tau = 0.5 / 1.25 = 0.4
+    assert net.updates_ == [1, 1, 0, 1]
+    np.testing.assert_allclose(net.coef_[0], [-0.4, -1.2])
+    edge = unit("passive-aggressive", theta=0, negative_thickness=1)
+    for x, positive in (([1, 0], True), ([1, 1], False), ([1, 0.9], False)):
+        step(edge, x, positive)  # -0.9 >= -1: loss 0.1, tau = 0.1 / 1.81
+    assert edge.updates_ == [1, 1, 1]
+    np.testing.assert_allclose(edge.coef_[0], [-0.1 / 1.81, -1 - 0.09 / 1.81])
+
+
 def test_winnow_r_floor():
     net = unit("winnow", alpha=2, beta=0.5, theta=0.4, initial_weight=1, floor=0.5,
                thickness=0)
