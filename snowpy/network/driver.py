@@ -356,15 +356,13 @@ class Driver:
                     if recording else _NO_SCORES
                 if pool is None:
                     outcomes = [parts[0].run(engine, block, piece, options, counting, creating,
-                                             scores, None)]
+                                             scores)]
                     chunk_mistakes = outcomes[0].mistakes
                 else:  # (a few examples: the parts in turn, here, cost less than threads)
-                    activations = np.empty((stop - start, n_targets), dtype=np.float64)
                     outcomes = list((map if stop - start <= FEW else pool.map)(
                         lambda part: part.run(engine, block, piece, options, counting,
-                                              creating, scores, activations), parts))
-                    chunk_mistakes = _mistakes(activations, block, piece, engine.multilabel,
-                                               float(engine.params["theta"]))
+                                              creating, scores, judging=True), parts))
+                    chunk_mistakes = _mistakes(parts, block, piece, engine.multilabel)
                 for outcome in outcomes:
                     updates += outcome.updates
                     overflows += outcome.overflows
@@ -479,6 +477,8 @@ class Part:
         self.rule: Any = None  # (bound by bind, once per epoch)
         self.y_indptr = self.y_targets = _NONE_INT
         self.labelled: Block | None = None
+        self._raw = _NO_SCORES  # (the activations of a piece: run's judging)
+        self.verdict: tuple[np.ndarray, ...] = ()
 
     def labels_of(self, block: Block) -> None:
         """The block's labels among this part's targets, numbered as the part numbers
@@ -499,16 +499,17 @@ class Part:
         self.rule = engine.binding(self.store)
 
     def run(self, engine: Engine, block: Block, order: np.ndarray, options: Options,
-            counting: bool, creating: bool, scores: np.ndarray,
-            activations: np.ndarray | None) -> Learned:
+            counting: bool, creating: bool, scores: np.ndarray, *,
+            judging: bool = False) -> Learned:
         """Learn the examples of ``order``, growing the pool whenever the compiled loop
         asks; this part's columns of ``scores`` (empty: none) receive the progressive
-        scores, and of ``activations`` (None: none) the raw activations."""
+        scores. ``judging``: the part's own verdict on each example before learning it
+        is kept in :attr:`verdict` (:func:`_mistakes` puts the parts' together)."""
         store = self.store
         apart = self.step > 1
         local = np.empty((order.size, store.n_targets)) if apart and scores.shape[0] \
             else scores
-        raw = np.empty((order.size, store.n_targets)) if activations is not None else None
+        raw = self._activations(order.size) if judging else None
         done = Learned()
         position = 0
         while position < order.size:
@@ -534,9 +535,39 @@ class Part:
                 store.reserve_links(outcome.need_room)
         if apart and scores.shape[0]:
             scores[:, self.first::self.step] = local
-        if activations is not None and raw is not None:
-            activations[:, self.first::self.step] = raw
+        if raw is not None:
+            self.verdict = self._judged(raw, order, engine.multilabel,
+                                        float(engine.params["theta"]))
         return done
+
+    def _activations(self, n: int) -> np.ndarray:
+        """Room for ``n`` examples' activations of this part's targets, the same buffer
+        from piece to piece (pieces of many targets' activations, made afresh each time,
+        cost a fault of every page: on 10,000 targets, a third of the epoch's time)."""
+        width = self.store.n_targets
+        if self._raw.shape[0] < n or self._raw.shape[1] != width:
+            self._raw = np.empty((max(n, self._raw.shape[0]), width), dtype=np.float64)
+        return self._raw[:n]
+
+    def _judged(self, raw: np.ndarray, order: np.ndarray, multilabel: bool,
+                theta: float) -> tuple[np.ndarray, ...]:
+        """This part's verdict on each example of ``order`` from its activations ``raw``:
+        for a multi-label network, whether any of its targets claims wrongly (at or above
+        ``theta`` without the label, or below it with); else its winner, the first of its
+        highest activations (a NaN the highest), by the network's number, and that
+        activation."""
+        if multilabel:
+            wrong = raw >= theta
+            starts = self.y_indptr[order]
+            counts = self.y_indptr[order + 1] - starts
+            at = np.arange(counts.sum()) - np.repeat(np.cumsum(counts) - counts, counts) \
+                + np.repeat(starts, counts)
+            wrong[np.repeat(np.arange(order.size), counts), self.y_targets[at]] ^= True
+            return (wrong.any(axis=1),)
+        best = raw.argmax(axis=1) if raw.shape[1] else np.zeros(order.size, np.int64)
+        value = raw[np.arange(order.size), best] if raw.shape[1] else \
+            np.full(order.size, -np.inf)
+        return self.first + self.step * best, value
 
 
 class Shards:
@@ -599,7 +630,7 @@ class Shards:
         def learn(i: int) -> Learned:
             return parts[i].run(engine, block, order[cuts[i]:cuts[i + 1]], options,
                                 counting, creating, scores[cuts[i]:cuts[i + 1]]
-                                if recording else _NO_SCORES, None)
+                                if recording else _NO_SCORES)
 
         done = list(self.pool.map(learn, range(k)))
         self.start, raised = self.mix(store, start, [part.store for part in parts],
@@ -749,22 +780,22 @@ def _cut(pieces: list[tuple[int, int]], size: int) -> list[tuple[int, int]]:
             for at in range(start, stop, size)]
 
 
-def _mistakes(activations: np.ndarray, block: Block, order: np.ndarray, multilabel: bool,
-              theta: float) -> int:
-    """The examples of ``order`` the network mispredicted before learning them, from
-    their activations (the compiled epoch's test: winner-take-all, the first of equal
-    activations winning; for multi-label networks, every target at or above
-    ``theta``)."""
-    n, n_targets = activations.shape
+def _mistakes(parts: list[Part], block: Block, order: np.ndarray, multilabel: bool) -> int:
+    """The examples of ``order`` the network mispredicted before learning them, from its
+    parts' verdicts (the compiled epoch's test: winner-take-all, the first of equal
+    activations winning, a NaN above all; for multi-label networks, every target at or
+    above theta)."""
+    if multilabel:
+        return int(np.logical_or.reduce([part.verdict[0] for part in parts]).sum())
+    targets = np.stack([part.verdict[0] for part in parts])
+    values = np.stack([part.verdict[1] for part in parts])
+    nan = np.isnan(values)
+    first = np.lexsort((targets, -np.where(nan, np.inf, values), ~nan), axis=0)[0]
+    winners = targets[first, np.arange(order.size)]
     starts = block.y_indptr[order]
     counts = block.y_indptr[order + 1] - starts
-    examples = np.repeat(np.arange(n), counts)
     at = np.arange(counts.sum()) - np.repeat(np.cumsum(counts) - counts, counts) \
         + np.repeat(starts, counts)
-    positive = np.zeros((n, n_targets), dtype=bool)
-    positive[examples, block.y_targets[at]] = True
-    if multilabel:
-        return int(((activations >= theta) != positive).any(axis=1).sum())
-    best = activations.argmax(axis=1)
-    return int(n - positive[np.arange(n), best].sum())
+    right = np.repeat(winners, counts) == block.y_targets[at]
+    return int(order.size - np.unique(np.repeat(np.arange(order.size), counts)[right]).size)
 
