@@ -72,6 +72,7 @@ import tarfile
 import tempfile
 import time
 import warnings
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
@@ -322,24 +323,25 @@ def _seeded(results: dict[str, Any], system: str, split: tuple, multilabel: bool
 
 def run_corpus(name: str, data: Path, seeds: int = 1,
                kept: dict[str, Any] | None = None) -> dict[str, Any]:
-    """Every system on corpus ``name``; with ``kept`` (a corpus's results of an earlier
-    run), only the systems it does not hold are run, and its own are carried over."""
+    """Every system on corpus ``name``; with ``kept`` (:meth:`Carried.kept`), the systems
+    it carries are not run: their results of the earlier run, where it had any, are
+    carried over."""
     split = load(name, data)
     multilabel = isinstance(split[1][0], (list, tuple))
     results: dict[str, Any] = {"train": len(split[0]), "test": len(split[2]),
                                "multilabel": multilabel}
     from snowpy.presets import SNOW
 
-    kept = kept or {}
     systems = {"snowpy": lambda split, multilabel: snowpy_run(split, multilabel),
                "snowpy-snow": lambda split, multilabel: snowpy_run(
                    split, multilabel, rule="balanced-winnow", **SNOW), **BASELINES}
+    run = set(systems) if kept is None else set(systems) - set(kept["carried"])
     for system, function in systems.items():
-        found = kept[system] if system in kept else function(split, multilabel)
+        found = function(split, multilabel) if system in run else kept["results"].get(system)
         if found is not None:
             results[system] = found
     for system in SEEDED:
-        if system not in kept:
+        if system in run:
             _seeded(results, system, split, multilabel, seeds)
     baselines = {s: results[s]["score"] for s in BASELINES if s in results}
     best = max(baselines, key=baselines.get)
@@ -509,8 +511,9 @@ def run_nbsvm_corpus(name: str, data: Path, methods: dict[str, Any] = NBSVM_METH
     texts, labels, splits = nbsvm_splits(name, data)
     results: dict[str, Any] = {"documents": len(texts), "folds": len(splits)}
     for method, function in methods.items():
-        if method in (kept or {}):
-            results[method] = kept[method]
+        if kept is not None and method in kept["carried"]:
+            if method in kept["results"]:
+                results[method] = kept["results"][method]
             continue
         scores, seconds = [], []
         for train, test in splits:
@@ -547,23 +550,32 @@ class Carried:
     """A results file's systems that ``--systems`` does not name, carried over: a change
     of snowpy's defaults does not move the baselines."""
 
-    def __init__(self, path: Path, systems: list[str]) -> None:
+    def __init__(self, path: Path, systems: list[str], everyone: Iterable[str],
+                 corpora: Iterable[str]) -> None:
+        if not path.exists():
+            raise SystemExit(f"{path.name}: no results to carry over; run every system")
         self.record = json.loads(path.read_text(encoding="utf-8"))
         self.systems = systems
+        self.carried = set(everyone) - set(systems)
         mixed = set(self.record.get("systems", ())) - set(systems)
         if mixed:
             raise SystemExit(f"{path.name} carries systems of two runs: run --systems "
                              f"{' '.join(self.record['systems'])} too, or every system")
+        missing = [name for name in corpora if name not in self.record["results"]]
+        if missing:
+            raise SystemExit(f"{path.name} holds no results of {', '.join(missing)}: run "
+                             f"every system on them")
 
     def kept(self, corpus: str) -> dict[str, Any]:
-        return {system: found for system, found in self.record["results"][corpus].items()
-                if system not in self.systems}
+        """The systems not run on ``corpus``, and their results of the earlier run."""
+        return {"carried": self.carried, "results": self.record["results"][corpus]}
 
     def noted(self) -> dict[str, Any]:
-        """What the new file says of the run: the systems it ran, and when the others
-        were measured."""
+        """What the new file says of the run: the systems it ran, and when (and with
+        how many seeds) the others were measured."""
         return {"systems": self.systems, "others": self.record.get("others") or {
-            key: self.record[key] for key in ("machine", "date")}}
+            key: self.record[key] for key in ("machine", "date", "seeds")
+            if key in self.record}}
 
 
 def _write(out: Path, fields: dict[str, Any], earlier: Carried | None) -> None:
@@ -602,8 +614,9 @@ def main() -> None:
         else ("snowpy", "snowpy-snow", *BASELINES)
     if set(args.systems or ()) - set(systems):
         parser.error(f"--systems names {', '.join(systems)}")
+    corpora = args.only or (NBSVM_CORPORA if args.protocol == "nbsvm" else CORPORA)
     earlier = None if args.systems is None else \
-        Carried(_out(args.protocol, args.tried), args.systems)
+        Carried(_out(args.protocol, args.tried), args.systems, systems, corpora)
     if args.protocol == "nbsvm":
         if set(args.only or ()) - set(NBSVM_CORPORA):
             parser.error(f"--protocol nbsvm reads {', '.join(NBSVM_CORPORA)}")
@@ -615,7 +628,7 @@ def main() -> None:
     results = {name: run_corpus(name, data, args.seeds, earlier and earlier.kept(name))
                for name in (args.only or CORPORA)}
     if args.only is None:
-        _write(_out("split"), {"results": results}, earlier)
+        _write(_out("split"), {"seeds": args.seeds, "results": results}, earlier)
 
 
 if __name__ == "__main__":

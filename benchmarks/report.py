@@ -116,9 +116,11 @@ def _measured(results: dict, command: str) -> str:
     if "systems" not in results:
         return f"Measured on {results['machine']}, {date}, by `{command}`.\n"
     others = results["others"]
+    earlier = command if "seeds" not in others else \
+        command.replace(f"--seeds {results.get('seeds')}", f"--seeds {others['seeds']}")
     return (f"Measured on {results['machine']}, {date}, by `{command} --systems "
             f"{' '.join(results['systems'])}`; the other systems on {others['machine']}, "
-            f"{others['date']}, by `{command}`.\n")
+            f"{others['date']}, by `{earlier}`.\n")
 
 
 def _signed(points: float) -> str:
@@ -128,7 +130,8 @@ def _signed(points: float) -> str:
 def accuracy_table(results: dict) -> str:
     """snowpy at its defaults against the baselines a user tries first, every corpus: the
     accuracies, then the sizes, the log losses and the fit times."""
-    out = [_measured(results, "python benchmarks/bench_accuracy.py --seeds 5"),
+    out = [_measured(results, "python benchmarks/bench_accuracy.py --seeds "
+                              f"{results.get('seeds', 5)}"),
            "| corpus | snowpy | Balanced Winnow, SNoW's front end | LinearSVC | MNB | hashed "
            "PA-I | fastText | snowpy - best | BW - best |", "|" + "---|" * 9]
     second = ["| corpus | train / test | log loss: snowpy | BW | LinearSVC | fit s: snowpy | "

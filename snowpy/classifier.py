@@ -100,7 +100,7 @@ class SnowClassifier(Estimator):
         strength scaled by its feature's relevance to the labels, each row of
         length 1, a bias of strength 0.1; word 1-2 grams, 2**22 hashed features,
         ten averaged epochs) are the best of the measurements in
-        ``docs/benchmarks.md``: 0.869 accuracy on 20 Newsgroups, against 0.866
+        ``docs/benchmarks.md``: 0.870 accuracy on 20 Newsgroups, against 0.866
         for TF-IDF and LinearSVC. The multiplicative rules (Winnow, Balanced
         Winnow) learn on SNoW's front end instead, binary features and a bias of
         1: ``SnowClassifier(rule="balanced-winnow", **SNOW)`` with ``SNOW`` from

@@ -287,8 +287,8 @@ class FileRows:
 
     A few documents read a few rows of a large model's links. Read through the mapping,
     each row brings in the page cache's folio it lies in, which this kernel maps whole
-    (up to 2 MiB for a row of a few links: a line of 20 Newsgroups brought 30 of the
-    file's 46 MB into memory); read from the file, only its bytes are copied. The file
+    (up to 2 MiB for a row of a few links: a line of 20 Newsgroups brought 30 of a
+    file of 46 MB into memory); read from the file, only its bytes are copied. The file
     is the one mapped (a descriptor of its own, shared by the file's arrays and closed
     with the last): a model saved over the path meanwhile cannot mix in."""
 

@@ -122,6 +122,19 @@ def test_passive_aggressive_learns_a_negative_example_above_its_negative_thickne
     np.testing.assert_allclose(edge.coef_[0], [-0.1 / 1.81, -1 - 0.09 / 1.81])
 
 
+def test_a_rules_own_negative_thickness_holds_whatever_the_thickness_and_none_follows_it():
+    # (docs/rules.md; None, which a file of before passive-aggressive's own 0.75 may hold,
+    # was refused once the rule declared one)
+    declared = get_rule("passive-aggressive").validate
+    assert [declared(given)["negative_thickness"] for given in (
+        {}, {"thickness": 0.5}, {"thickness": 0.5, "negative_thickness": None},
+        {"negative_thickness": 2.0})] == [0.75, 0.75, 0.5, 2.0]
+    assert get_rule("winnow").validate({"thickness": 2.0})["negative_thickness"] == 2.0
+    net = snowpy.Network("passive-aggressive", negative_thickness=None).fit(
+        sp.csr_matrix(np.eye(3)), ["a", "b", "c"])
+    assert net.engine_.params["negative_thickness"] == 1.0
+
+
 def test_winnow_r_floor():
     net = unit("winnow", alpha=2, beta=0.5, theta=0.4, initial_weight=1, floor=0.5,
                thickness=0)

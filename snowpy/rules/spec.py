@@ -462,8 +462,13 @@ class RuleSpec:
             An unknown parameter (the message lists the rule's parameters) or
             an invalid value.
         """
+        values = dict(values)
+        # (None, given or declared: the same as the thickness, whatever the rule declares)
+        same = "negative_thickness" in values and values["negative_thickness"] is None
+        if same:
+            del values["negative_thickness"]
         result = validate_declared(self.params, values, kind="rule", name=self.name)
-        if result.get("negative_thickness") is None:
+        if same or result.get("negative_thickness") is None:
             result["negative_thickness"] = result["thickness"]
         return result
 
