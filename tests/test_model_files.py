@@ -462,6 +462,25 @@ def test_format_1_files_still_load_and_predict_as_they_did(name):
         model.partial_fit(texts[:5], ["billing"] * 5)
 
 
+def test_a_file_keeps_the_rule_parameters_it_was_trained_with_when_a_default_changes():
+    """A classifier saved when passive-aggressive's negative thickness followed its
+    thickness (1) goes on learning at 1, as the code that wrote it did (its scores after
+    a partial_fit are in the JSON), not at today's default of 0.75."""
+    import json
+
+    with open(os.path.join(FIXTURES, "pa_negative_thickness_1.json")) as stream:
+        fixture = json.load(stream)
+    model = snowpy.load(os.path.join(FIXTURES, "pa_negative_thickness_1.snowpy"))
+    demo = os.path.join(os.path.dirname(FIXTURES), "..", "corpora", "demo", "test.tsv")
+    with open(demo, encoding="utf-8") as lines:
+        rows = [line.rstrip("\n").split("\t", 1) for line in lines][:20]
+    model.partial_fit([text for _, text in rows], [label for label, _ in rows])
+    assert model.network_.engine_.params["negative_thickness"] == 1.0
+    assert model.network_.mistakes_ == fixture["mistakes"]
+    np.testing.assert_allclose(model.decision_function(fixture["tests"]),
+                               fixture["decision"], rtol=1e-12, atol=1e-12)
+
+
 @pytest.mark.parametrize("name", ["v2_classifier", "v2_classifier_inference",
                                   "v2_network_positive"])
 @pytest.mark.parametrize("mmap", [False, True])
