@@ -119,7 +119,8 @@ def test_blocks_are_read_one_ahead_in_order_and_errors_and_stops_reach_the_learn
         finally:
             closed.append(True)
 
-    read = ahead(endless())
+    source = endless()  # (held here: only read_ahead's close can close it)
+    read = ahead(source)
     assert [next(read), next(read)] == [0, 1]
     read.close()  # (the learner stopped)
     assert closed == [True]
