@@ -151,7 +151,12 @@ def _cached(tmp_path, documents, block_docs, **options):
     front = clf.make_featurizer()
     cache = FeatureCache(tmp_path, {"blocks of": block_docs})
     assert cache.build(iter(documents), front, block_docs=block_docs) == len(documents)
-    train_from_cache(clf, cache, front)
+    said: list = []
+    train_from_cache(clf, cache, front, progress=lambda epoch, done, total, mistakes:
+                     said.append((epoch, done)))
+    for epoch in range(len(clf.network_.mistakes_)):  # (each block of the epoch holds
+        done = [d for e, d in said if e == epoch]    #  documents: no empty bucket)
+        assert done == sorted(set(done)) and done[-1] == len(documents)
     return clf, cache
 
 
@@ -313,6 +318,10 @@ def test_a_caches_manifest_and_blocks_say_what_it_holds(tmp_path):
         folder = tmp_path / values / str(norm) / "cache"  # (its parents made too)
         cache = FeatureCache(folder, {"corpus": tmp_path / "c.tsv"})
         assert cache.fingerprint == {"corpus": str(tmp_path / "c.tsv")}
+        assert not cache.valid()  # (nothing there: it describes no documents)
+        assert (cache.blocks, cache.labels, cache.multilabel, cache.n, cache.nnz,
+                cache.width, cache.frequencies, cache.weigh) == ([], [], False, 0, 0, 0,
+                                                                 None, None)
         assert cache.build(iter(documents), front, block_docs=2) == 5
         X = front.rows([d.text for d in documents], names=False)
         record = orjson.loads((folder / "MANIFEST.json").read_bytes())
@@ -330,6 +339,23 @@ def test_a_caches_manifest_and_blocks_say_what_it_holds(tmp_path):
                 "indptr": np.int64, "indices": np.int32, "width": np.int64,
                 "keys": np.uint64, "labels": np.uint8,
                 **({"data": np.dtype(stored)} if stored else {})}
+
+
+def test_a_cache_with_idf_names_its_frequencies_in_its_manifest(tmp_path):
+    import orjson
+
+    import snowpy
+    from snowpy.corpora import Document
+    from snowpy.training import FeatureCache
+
+    documents = [Document(t, y, "") for t, y in [("free prize", "spam"), ("lunch", "ham")]]
+    folder = tmp_path / "cache"
+    cache = FeatureCache(folder, {})
+    cache.build(iter(documents), snowpy.SnowClassifier().make_featurizer())  # (idf)
+    assert orjson.loads((folder / "MANIFEST.json").read_bytes())["frequencies"] == \
+        "frequencies.npz"
+    again = FeatureCache(folder, {})
+    assert again.valid() and again.frequencies.documents == 2
 
 
 def test_building_a_cache_again_replaces_what_the_folder_held(tmp_path):
