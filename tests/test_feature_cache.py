@@ -356,6 +356,10 @@ def test_a_cache_with_idf_names_its_frequencies_in_its_manifest(tmp_path):
         "frequencies.npz"
     again = FeatureCache(folder, {})
     assert again.valid() and again.frequencies.documents == 2
+    cache.build(iter(documents), snowpy.SnowClassifier(relevance=0.0).make_featurizer())
+    with np.load(folder / "frequencies.npz") as arrays:
+        assert sorted(arrays) == ["counts", "documents", "ids"]  # (no relevance: no factors)
+    assert FeatureCache(folder, {}).valid()  # (reused, not built again)
 
 
 def test_building_a_cache_again_replaces_what_the_folder_held(tmp_path):
