@@ -280,6 +280,10 @@ def test_kernel_errors_are_collected_while_training_and_the_hook_before_is_resto
     assert sys.unraisablehook == errors._hook  # (watched: collecting from now on)
     sys.unraisablehook(other)
     assert forwarded[-1] is other and len(forwarded) == 7
+    watched = _KernelErrors()  # (the one-example path: watched before any training)
+    watched.watch()
+    sys.unraisablehook(kernel)
+    assert watched.take() == (kernel.exc_value, 1)
 
 
 @pytest.mark.parametrize("value,checking", [(None, False), ("", False), ("0", False),
