@@ -200,11 +200,12 @@ def test_an_epochs_shuffle_deals_the_blocks_into_buckets_in_the_caches_shuffle_f
     """The buckets are files of ``shuffle/``, one for each block (rounded up to a power
     of two), at most MAX_BUCKETS; each is deleted once read, and a folder left by an
     epoch that was stopped is replaced."""
+    import snowpy
     from snowpy.corpora import Document
     from snowpy.training import FeatureCache
 
     documents = [Document(f"word{i} common", "ab"[i % 2], "") for i in range(14)]
-    clf = __import__("snowpy").SnowClassifier()
+    clf = snowpy.SnowClassifier()
     cache = FeatureCache(tmp_path / "cache", {})
     cache.build(iter(documents), clf.make_featurizer(), block_docs=2)  # (7 blocks)
     shuffle = tmp_path / "cache" / "shuffle"
@@ -225,13 +226,12 @@ def test_a_caches_frequencies_damaged_or_not_its_own_make_it_invalid(tmp_path):
     """``frequencies.npz`` unreadable, holding an object array (no pickle is loaded), or
     not the cache's (ids and counts of different lengths, other documents, factors of
     another length): the cache is not valid, and is built again."""
+    import snowpy
     from snowpy.corpora import Document
     from snowpy.training import FeatureCache
 
     documents = [Document(t, y, "") for t, y in [("free prize", "spam"), ("lunch", "ham"),
                                                  ("free cash", "spam")]]
-    import snowpy
-
     front = snowpy.SnowClassifier(relevance=0.5).make_featurizer()
     folder = tmp_path / "cache"
     FeatureCache(folder, {}).build(iter(documents), front)
@@ -253,11 +253,10 @@ def test_a_caches_frequencies_damaged_or_not_its_own_make_it_invalid(tmp_path):
 
 
 def test_a_block_whose_labels_do_not_match_its_documents_is_named_damaged(tmp_path):
+    import snowpy
     from snowpy.corpora import Document
     from snowpy.exceptions import ConfigurationError
     from snowpy.training import FeatureCache
-
-    import snowpy
 
     documents = [Document(t, y, "") for t, y in [("free prize", "spam"), ("lunch", "ham")]]
     folder = tmp_path / "cache"
