@@ -855,3 +855,63 @@ def test_a_counting_rules_fit_predicts_from_the_counts_at_each_power_of_two():
     assert fitted.mistakes_ == [sum(stream.mistakes_)]
     assert stream.mistakes_ == [1, 0, 1, 1, 0, 5]
 
+
+
+def test_an_epochs_progress_chunks_double_then_come_every_16384_examples():
+    """``chunks``: cut at 1, 2, 4, 8... up to 16,384, then every 16,384 examples, and at
+    every multiple of ``every``; whole when not reporting."""
+    from snowpy.network.training import chunks
+
+    assert chunks(10, False) == [(0, 10)]
+    assert chunks(10, True) == [(0, 1), (1, 2), (2, 4), (4, 8), (8, 10)]
+    assert chunks(10, True, every=3) == [(0, 1), (1, 2), (2, 3), (3, 4), (4, 6), (6, 8),
+                                         (8, 9), (9, 10)]
+    bounds = [stop for _, stop in chunks(60000, True)]
+    assert bounds == [2**k for k in range(15)] + [32768, 49152, 60000]
+
+
+def test_refresh_points_are_where_the_examples_seen_reach_a_power_of_two():
+    from snowpy.network.training import refresh_points
+
+    assert refresh_points(0, 10) == [1, 2, 4, 8]
+    assert refresh_points(5, 10) == [3]  # (8; 16 is past the run)
+    assert refresh_points(7, 9) == [1]
+    assert refresh_points(3, 6) == [1, 5]
+    assert refresh_points(0, 1) == [] and refresh_points(4, 4) == []
+
+
+def test_an_epochs_order_depends_on_the_examples_not_where_they_stand():
+    """``shuffled`` and ``keyed_order``: the keys mixed with a salt (drawn from the
+    generator), sorted stably: the same examples in another order come in the same
+    order; examples of the same key in the order they stand."""
+    from snowpy.network.training import keyed_order, mixed_keys, shuffled
+
+    rng = np.random.default_rng(3)
+    keys = rng.integers(0, 2**63, size=500, dtype=np.uint64)
+    permutation = rng.permutation(500)
+    first = shuffled(keys, np.random.default_rng(11))
+    again = shuffled(keys[permutation], np.random.default_rng(11))
+    np.testing.assert_array_equal(keys[first], keys[permutation][again])
+    salt = int(np.random.default_rng(11).integers(0, 2**63 - 1, dtype=np.int64))
+    np.testing.assert_array_equal(first, keyed_order(keys, salt))
+    mixed = mixed_keys(keys, salt)
+    assert np.all(np.diff(mixed[first].astype(np.float64)) >= 0)
+    assert not np.array_equal(first, keyed_order(keys, salt + 1))
+    repeated = np.repeat(np.array([5, 9, 7], dtype=np.uint64), 2000)
+    order = keyed_order(repeated, 1)
+    for key in (5, 9, 7):  # (the same key: the examples in the order they stand)
+        where = order[repeated[order] == key]
+        assert np.all(np.diff(where) > 0)
+    np.testing.assert_array_equal(mixed_keys(keys.astype(np.int64), salt), mixed)
+
+
+def test_an_examples_key_is_the_same_whatever_types_its_arrays_come_in():
+    """Equal examples get equal keys: strengths as float32 or float64, the labels' index
+    as int32 or int64."""
+    X = sp.csr_matrix(np.array([[0.5, 0, 2.0], [0, 1.0, 0], [0.25, 0, 0]]))
+    y_indptr = np.array([0, 1, 2, 3], dtype=np.int64)
+    y_targets = np.array([0, 1, 0], dtype=np.int32)
+    keys = example_keys(X, y_indptr, y_targets)
+    np.testing.assert_array_equal(
+        example_keys(X.astype(np.float32), y_indptr.astype(np.int32), y_targets), keys)
+    assert len(set(keys.tolist())) == 3

@@ -232,3 +232,68 @@ def test_compiled_rules_and_their_python_references_agree_exactly():
     assert compiled.keys() == python.keys()
     for rule in compiled:
         assert compiled[rule] == python[rule], rule
+
+
+def test_kernel_errors_are_collected_while_training_and_the_hook_before_is_restored(
+        monkeypatch):
+    """``KERNEL_ERRORS``: while a training runs, the exceptions of compiled kernels (a
+    numba ``CPUContext``'s) are collected, any other unraisable exception goes to the
+    hook installed before, which is restored when the training ends, nested or not,
+    each time; ``watch`` collects from then on. (The hook, a bound method, had been
+    compared with ``is``: it was never restored, and a second training made it its own
+    "hook before", so that any other unraisable exception recursed without end.)"""
+    import sys
+
+    from snowpy.network.training import _KernelErrors
+
+    forwarded = []
+
+    def before(info):
+        forwarded.append(info)
+
+    class CPUContext:
+        pass
+
+    monkeypatch.setattr(sys, "unraisablehook", before)
+    errors = _KernelErrors()
+    kernel = types.SimpleNamespace(object=CPUContext(), exc_value=ValueError("gave up"))
+    idle = types.SimpleNamespace(object=CPUContext(), exc_value=None)
+    other = types.SimpleNamespace(object="a __del__", exc_value=KeyError("k"))
+    bare = types.SimpleNamespace(exc_value=RuntimeError("no object"))
+    for _ in range(2):  # (a second training as the first)
+        with errors:
+            assert sys.unraisablehook == errors._hook
+            with errors:  # (nested: the outer one restores)
+                sys.unraisablehook(kernel)
+            assert sys.unraisablehook == errors._hook
+            for info in (other, bare, idle, kernel):
+                sys.unraisablehook(info)
+        assert sys.unraisablehook is before
+        first, count = errors.take()
+        assert first is kernel.exc_value and count == 2 and errors.caught == []
+    assert forwarded == [other, bare, idle] * 2
+    errors.watch()
+    assert sys.unraisablehook == errors._hook
+    sys.unraisablehook(kernel)
+    with errors:  # (a training starts with none collected)
+        assert errors.caught == []
+    assert sys.unraisablehook == errors._hook  # (watched: collecting from now on)
+    sys.unraisablehook(other)
+    assert forwarded[-1] is other and len(forwarded) == 7
+    watched = _KernelErrors()  # (the one-example path: watched before any training)
+    watched.watch()
+    sys.unraisablehook(kernel)
+    assert watched.take() == (kernel.exc_value, 1)
+
+
+@pytest.mark.parametrize("value,checking", [(None, False), ("", False), ("0", False),
+                                            ("1", True), ("yes", True)])
+def test_kernels_are_checked_when_snowpy_check_kernels_is_set_and_not_0(
+        monkeypatch, value, checking):
+    from snowpy.network.training import checking_kernels
+
+    if value is None:
+        monkeypatch.delenv("SNOWPY_CHECK_KERNELS", raising=False)
+    else:
+        monkeypatch.setenv("SNOWPY_CHECK_KERNELS", value)
+    assert checking_kernels() is checking

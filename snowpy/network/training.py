@@ -101,22 +101,23 @@ class _KernelErrors:
         self.persistent = False
 
     def __enter__(self) -> _KernelErrors:
-        if self.depth == 0 and sys.unraisablehook is not self._hook:
+        if self.depth == 0:  # (a training starts with none collected)
             self.caught = []
-            self.previous = sys.unraisablehook
-            sys.unraisablehook = self._hook
+            if sys.unraisablehook != self._hook:  # (a bound method: never `is` it)
+                self.previous = sys.unraisablehook
+                sys.unraisablehook = self._hook
         self.depth += 1
         return self
 
     def __exit__(self, *exc: object) -> None:
         self.depth -= 1
-        if self.depth == 0 and not self.persistent and sys.unraisablehook is self._hook:
+        if self.depth == 0 and not self.persistent and sys.unraisablehook == self._hook:
             sys.unraisablehook = self.previous
 
     def watch(self) -> None:
         """Collect from now on (the one-example paths, which check after each example:
         a hook set and reset per example would cost more than the check)."""
-        if sys.unraisablehook is not self._hook:
+        if sys.unraisablehook != self._hook:
             self.previous = sys.unraisablehook
             sys.unraisablehook = self._hook
         self.persistent = True
