@@ -613,7 +613,7 @@ def main() -> None:
     systems = (NBSVM_TRIED if args.tried else NBSVM_METHODS) if args.protocol == "nbsvm" \
         else ("snowpy", "snowpy-snow", *BASELINES)
     if set(args.systems or ()) - set(systems):
-        parser.error(f"--systems names {', '.join(systems)}")
+        parser.error(f"--systems names {', '.join(repr(name) for name in systems)}")
     corpora = args.only or (NBSVM_CORPORA if args.protocol == "nbsvm" else CORPORA)
     earlier = None if args.systems is None else \
         Carried(_out(args.protocol, args.tried), args.systems, systems, corpora)

@@ -563,7 +563,7 @@ class Part:
             at = np.arange(counts.sum()) - np.repeat(np.cumsum(counts) - counts, counts) \
                 + np.repeat(starts, counts)
             wrong[np.repeat(np.arange(order.size), counts), self.y_targets[at]] ^= True
-            return (wrong.any(axis=1),)
+            return (np.asarray(wrong.any(axis=1), dtype=bool),)
         best = raw.argmax(axis=1) if raw.shape[1] else np.zeros(order.size, np.int64)
         value = raw[np.arange(order.size), best] if raw.shape[1] else \
             np.full(order.size, -np.inf)
