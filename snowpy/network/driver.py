@@ -558,16 +558,11 @@ class Part:
         activation."""
         if multilabel:
             wrong = raw >= theta
-            starts = self.y_indptr[order]
-            counts = self.y_indptr[order + 1] - starts
-            at = np.arange(counts.sum()) - np.repeat(np.cumsum(counts) - counts, counts) \
-                + np.repeat(starts, counts)
-            wrong[np.repeat(np.arange(order.size), counts), self.y_targets[at]] ^= True
+            examples, at = _labels_of(self.y_indptr, order)
+            wrong[examples, self.y_targets[at]] ^= True
             return (np.asarray(wrong.any(axis=1), dtype=bool),)
-        best = raw.argmax(axis=1) if raw.shape[1] else np.zeros(order.size, np.int64)
-        value = raw[np.arange(order.size), best] if raw.shape[1] else \
-            np.full(order.size, -np.inf)
-        return self.first + self.step * best, value
+        best = raw.argmax(axis=1)  # (a part holds a target at least: Driver.parts)
+        return self.first + self.step * best, raw[np.arange(order.size), best]
 
 
 class Shards:
@@ -792,10 +787,18 @@ def _mistakes(parts: list[Part], block: Block, order: np.ndarray, multilabel: bo
     nan = np.isnan(values)
     first = np.lexsort((targets, -np.where(nan, np.inf, values), ~nan), axis=0)[0]
     winners = targets[first, np.arange(order.size)]
-    starts = block.y_indptr[order]
-    counts = block.y_indptr[order + 1] - starts
+    examples, at = _labels_of(block.y_indptr, order)
+    right = winners[examples] == block.y_targets[at]
+    return int(order.size - np.unique(examples[right]).size)
+
+
+def _labels_of(indptr: np.ndarray, order: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Each label of the examples of ``order`` (their labels ``indptr[i]`` to
+    ``indptr[i + 1]`` of a label array): its example's place in ``order``, and its place
+    in the label array."""
+    starts = indptr[order]
+    counts = indptr[order + 1] - starts
     at = np.arange(counts.sum()) - np.repeat(np.cumsum(counts) - counts, counts) \
         + np.repeat(starts, counts)
-    right = np.repeat(winners, counts) == block.y_targets[at]
-    return int(order.size - np.unique(np.repeat(np.arange(order.size), counts)[right]).size)
+    return np.repeat(np.arange(order.size), counts), at
 
