@@ -257,7 +257,7 @@ class Driver:
         what they learn together (an example's activation of a target is summed over
         its rows in the example's order, and a rule's step sees the target's weights in
         that order too, however the links lie). The parts see the same examples in the
-        same order; their activations, put together, give the network's mistakes.
+        same order; their verdicts, put together, give the network's mistakes.
 
         One part (one thread) when the targets are not independent: SNoW's constraint
         classification (the true target and the winner updated together), a rule whose
@@ -554,15 +554,25 @@ class Part:
         """This part's verdict on each example of ``order`` from its activations ``raw``:
         for a multi-label network, whether any of its targets claims wrongly (at or above
         ``theta`` without the label, or below it with); else its winner, the first of its
-        highest activations (a NaN the highest), by the network's number, and that
-        activation."""
+        highest activations that are numbers, by the network's number, that activation
+        (-inf where none is), and whether target 0's activation is NaN (the compiled
+        epoch's test, a scan from target 0 for a higher activation, keeps a NaN there and
+        passes over one anywhere else)."""
         if multilabel:
             wrong = raw >= theta
             examples, at = _labels_of(self.y_indptr, order)
             wrong[examples, self.y_targets[at]] ^= True
             return (np.asarray(wrong.any(axis=1), dtype=bool),)
+        rows = np.arange(order.size)
         best = raw.argmax(axis=1)  # (a part holds a target at least: Driver.parts)
-        return self.first + self.step * best, raw[np.arange(order.size), best]
+        value = raw[rows, best]
+        nan = np.flatnonzero(np.isnan(value))  # (argmax's first NaN: rows rarely hold one)
+        if nan.size:
+            numbers = np.where(np.isnan(raw[nan]), -np.inf, raw[nan])
+            best[nan] = numbers.argmax(axis=1)
+            value[nan] = numbers[np.arange(nan.size), best[nan]]
+        first_nan = np.isnan(raw[:, 0]) if self.first == 0 else np.zeros(order.size, bool)
+        return self.first + self.step * best, value, first_nan
 
 
 class Shards:
@@ -777,16 +787,16 @@ def _cut(pieces: list[tuple[int, int]], size: int) -> list[tuple[int, int]]:
 
 def _mistakes(parts: list[Part], block: Block, order: np.ndarray, multilabel: bool) -> int:
     """The examples of ``order`` the network mispredicted before learning them, from its
-    parts' verdicts (the compiled epoch's test: winner-take-all, the first of equal
-    activations winning, a NaN above all; for multi-label networks, every target at or
-    above theta)."""
+    parts' verdicts, as the compiled epoch counts them on one thread: winner-take-all,
+    target 0 unless a later target's activation is higher (the first of equal ones; a
+    NaN of target 0 wins, a NaN elsewhere never does); for multi-label networks, every
+    target at or above theta."""
     if multilabel:
         return int(np.logical_or.reduce([part.verdict[0] for part in parts]).sum())
     targets = np.stack([part.verdict[0] for part in parts])
     values = np.stack([part.verdict[1] for part in parts])
-    nan = np.isnan(values)
-    first = np.lexsort((targets, -np.where(nan, np.inf, values), ~nan), axis=0)[0]
-    winners = targets[first, np.arange(order.size)]
+    winners = targets[np.lexsort((targets, -values), axis=0)[0], np.arange(order.size)]
+    winners[np.logical_or.reduce([part.verdict[2] for part in parts])] = 0
     examples, at = _labels_of(block.y_indptr, order)
     right = winners[examples] == block.y_targets[at]
     return int(order.size - np.unique(examples[right]).size)
