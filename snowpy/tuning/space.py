@@ -122,9 +122,7 @@ def _thickness_of(rule: str, name: str = "thickness") -> float:
     from snowpy.plugins import get_rule
 
     members = cloud_members(rule)
-    declared = {p.name: p.default for p in get_rule(
-        rule if members is None else members[0][0]).params}
-    return float(declared[name] if declared.get(name) is not None else declared["thickness"])
+    return float(get_rule(rule if members is None else members[0][0]).validate({})[name])
 
 
 def _rule_defaults(rule: str) -> dict[str, Any]:
