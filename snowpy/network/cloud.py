@@ -238,10 +238,6 @@ class Cloud(NetworkKind):
         """Whether the cloud has learned (scikit-learn's ``check_is_fitted`` asks)."""
         return "networks_" in self.__dict__
 
-    def _check_fitted(self) -> None:
-        if "networks_" not in self.__dict__:
-            raise NotFittedError("this Cloud is not trained yet; call fit or partial_fit first")
-
     # -------------------------------------------------------- what it holds
     @property
     def classes_(self) -> np.ndarray:

@@ -24,7 +24,6 @@ from snowpy.declared import LEARNER_NETWORK, defaults
 from snowpy.exceptions import (
     ConfigurationError,
     ModelFileError,
-    NotFittedError,
     PluginError,
     SnowpyError,
 )
@@ -219,11 +218,6 @@ class LearnerNetwork(NetworkKind):
         """Validate the rule, its parameters and the options."""
         self._resolve_rule()
         check_training_options(self.get_params())
-
-    def _check_fitted(self) -> None:
-        if "_engine" not in self.__dict__:
-            raise NotFittedError(f"this {type(self).__name__} is not trained yet; call fit or "
-                                 "partial_fit first")
 
     def start(self, n_features: int, labels: Any = (), *, multilabel: bool = False
               ) -> LearnerNetwork:

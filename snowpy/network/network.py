@@ -139,6 +139,16 @@ class NetworkKind(Estimator):
         @property
         def engine_(self) -> Any: ...
 
+    def __sklearn_is_fitted__(self) -> bool:
+        """Whether the network has learned (scikit-learn's ``check_is_fitted`` asks)."""
+        return "_engine" in self.__dict__  # (a cloud's: its members)
+
+    def _check_fitted(self) -> None:
+        if not self.__sklearn_is_fitted__():
+            raise NotFittedError(
+                f"this {type(self).__name__} is not trained yet; call fit or partial_fit first"
+            )
+
     # --------------------------------------- fitted attributes: the engine's
     @property
     def _learned(self) -> Any:
@@ -826,13 +836,6 @@ class Network(NetworkKind):
         engine.target_counts()
         return self
 
-    def _is_fitted(self) -> bool:
-        return "_engine" in self.__dict__
-
-    def __sklearn_is_fitted__(self) -> bool:
-        """Whether the network has learned (scikit-learn's ``check_is_fitted`` asks)."""
-        return self._is_fitted()
-
     # ------------------------------------------------------- the learned state
     @property
     def engine_(self) -> Engine:
@@ -878,17 +881,11 @@ class Network(NetworkKind):
     def __getstate__(self) -> dict[str, Any]:
         """The network whole (a stream's parts put together), without its driver's
         threads."""
-        if self._is_fitted():
+        if self.__sklearn_is_fitted__():
             self.engine_  # noqa: B018
         state = self.__dict__.copy()
         state.pop("_driver", None)
         return state
-
-    def _check_fitted(self) -> None:
-        if not self._is_fitted():
-            raise NotFittedError(
-                f"this {type(self).__name__} is not trained yet; call fit or partial_fit first"
-            )
 
     # -------------------------------------------------------------- training
     # -------------------------------------------- fit's steps (NetworkKind.fit)
