@@ -25,6 +25,7 @@ from snowpy.model_kinds import model_kind
 from snowpy.network import Network
 from snowpy.network.cloud import Cloud, cloud_members, share_params
 from snowpy.network.learner import network_for
+from snowpy.network.network import gives_probabilities
 from snowpy.network.options import upgraded
 from snowpy.network.state import narrowest, plain
 from snowpy.progress import phase
@@ -74,13 +75,6 @@ def _check_labels(texts: Any, labels: Any) -> None:
                                  "give one label per text, or a collection per text "
                                  "(multi-label)")
 
-
-def _gives_probabilities(classifier: Any) -> bool:
-    """this model has no calibration; train it with calibrate='cv' to get probabilities
-    (or calibrate='holdout', or calibrate='progressive')"""
-    network = getattr(classifier, "network_", None)
-    return classifier.calibrate not in (None, "none") or \
-        getattr(network, "calibration_", None) is not None
 
 @model_kind("classifier")
 class SnowClassifier(Estimator):
@@ -621,7 +615,7 @@ class SnowClassifier(Estimator):
         self._check_fitted()
         return self.network_.decision_function(self.rows(texts))
 
-    @available_if(_gives_probabilities, NotFittedError)
+    @available_if(gives_probabilities, NotFittedError)
     def predict_proba(self, texts: Iterable[Any]) -> np.ndarray:
         """Calibrated probabilities, ``[n_texts, n_targets]`` (needs ``calibrate``)."""
         self._check_fitted()

@@ -82,8 +82,9 @@ ABSTAIN = None
 def gives_probabilities(estimator: Any) -> bool:
     """this model has no calibration; train it with calibrate='cv' to get probabilities
     (or calibrate='holdout', or calibrate='progressive')"""
+    learned = getattr(estimator, "network_", estimator)  # (a classifier's: its network's)
     return estimator.calibrate not in (None, "none") or \
-        getattr(estimator, "calibration_", None) is not None
+        getattr(learned, "calibration_", None) is not None
 
 
 def parse_example(x: Any) -> tuple[np.ndarray, np.ndarray]:
