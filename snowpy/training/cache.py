@@ -215,6 +215,8 @@ class FeatureCache:
         return read_ahead(self._epoch(salt), batch=1)
 
     def _epoch(self, salt: int | None) -> Iterator[tuple[Rows, list[Any], np.ndarray | None]]:
+        from snowpy.network.training import mixed_keys
+
         if salt is None:
             for number in range(len(self.blocks)):
                 X, labels, _ = self.read(number)
@@ -223,7 +225,7 @@ class FeatureCache:
         bits = min((len(self.blocks) - 1).bit_length(), MAX_BUCKETS.bit_length() - 1)
         if bits == 0:  # (one block: its own bucket, sorted in memory)
             X, labels, keys = self.read(0)
-            yield X, labels, _sorted(_mixed(keys, salt), np.arange(X.shape[0]))
+            yield X, labels, _sorted(mixed_keys(keys, salt), np.arange(X.shape[0]))
             return
         folder = self.folder / "shuffle"
         shutil.rmtree(folder, ignore_errors=True)
@@ -235,7 +237,7 @@ class FeatureCache:
                 first = 0
                 for number in range(len(self.blocks)):
                     X, labels, keys = self.read(number)
-                    _deal(buckets, bits, X, labels, _mixed(keys, salt), first)
+                    _deal(buckets, bits, X, labels, mixed_keys(keys, salt), first)
                     first += X.shape[0]
             finally:
                 for bucket in buckets:
@@ -279,12 +281,6 @@ def _arrays(X: Rows, keys: np.ndarray, labels: bytes) -> dict[str, np.ndarray]:
         narrow = X.strengths.astype(np.float32)
         arrays["data"] = narrow if np.array_equal(narrow, X.strengths) else X.strengths
     return arrays
-
-
-def _mixed(keys: np.ndarray, salt: int) -> np.ndarray:
-    from snowpy.network.training import mixed_keys
-
-    return mixed_keys(keys, salt)
 
 
 def _sorted(mixed: np.ndarray, index: np.ndarray) -> np.ndarray:
