@@ -9,9 +9,8 @@ a hashed string. Shown as ``"pre-"`` and ``"-ing"``.
 from __future__ import annotations
 
 from snowpy._core.extract import Extractor
-from snowpy.exceptions import ConfigurationError
 from snowpy.hookspecs import hookimpl
-from snowpy.text.extractors.spec import ExtractorKernel, ExtractorSpec
+from snowpy.text.extractors.spec import ExtractorKernel, ExtractorSpec, lengths
 from snowpy.params import Param
 
 __all__ = ["AFFIXES"]
@@ -22,15 +21,11 @@ def _label(raw: str) -> str:
 
 
 def _build(params: dict) -> ExtractorKernel:
-    if params["min_len"] > params["max_len"]:
-        raise ConfigurationError(
-            f"affixes: min_len ({params['min_len']}) must not exceed max_len ({params['max_len']})"
-        )
     return ExtractorKernel(
         extract=Extractor("affixes"),
         params=[params["min_len"], params["max_len"]],
         kind="affixes",
-        per_token=2 * (params["max_len"] - params["min_len"] + 1),
+        per_token=2 * lengths("affixes", params, "min_len", "max_len"),
         label=_label,
     )
 

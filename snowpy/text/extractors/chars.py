@@ -14,9 +14,8 @@ character.
 from __future__ import annotations
 
 from snowpy._core.extract import Extractor
-from snowpy.exceptions import ConfigurationError
 from snowpy.hookspecs import hookimpl
-from snowpy.text.extractors.spec import ExtractorKernel, ExtractorSpec
+from snowpy.text.extractors.spec import ExtractorKernel, ExtractorSpec, lengths
 from snowpy.params import Param
 
 __all__ = ["CHARS"]
@@ -27,11 +26,7 @@ def _label(raw: str) -> str:
 
 
 def _build(params: dict) -> ExtractorKernel:
-    if params["min_n"] > params["max_n"]:
-        raise ConfigurationError(
-            f"chars: min_n ({params['min_n']}) must not exceed max_n ({params['max_n']})"
-        )
-    width = params["max_n"] - params["min_n"] + 1
+    width = lengths("chars", params, "min_n", "max_n")
     return ExtractorKernel(
         extract=Extractor("chars"),
         params=[params["min_n"], params["max_n"], params["boundaries"] == "across"],

@@ -52,7 +52,17 @@ import numpy as np
 from snowpy.exceptions import ConfigurationError, PluginError
 from snowpy.params import Param, check_record, validate_declared
 
-__all__ = ["ExtractorKernel", "ExtractorSpec"]
+__all__ = ["ExtractorKernel", "ExtractorSpec", "lengths"]
+
+
+def lengths(name: str, params: Mapping[str, Any], low: str, high: str) -> int:
+    """How many lengths ``params[low]`` to ``params[high]`` are (an extractor's n-grams,
+    affixes); ``low`` above ``high`` is refused, naming the extractor ``name``."""
+    if params[low] > params[high]:
+        raise ConfigurationError(
+            f"{name}: {low} ({params[low]}) must not exceed {high} ({params[high]})"
+        )
+    return params[high] - params[low] + 1
 
 
 @dataclass(frozen=True)

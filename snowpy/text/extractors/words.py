@@ -8,24 +8,19 @@ HashingVectorizer does.
 from __future__ import annotations
 
 from snowpy._core.extract import Extractor
-from snowpy.exceptions import ConfigurationError
 from snowpy.hookspecs import hookimpl
-from snowpy.text.extractors.spec import ExtractorKernel, ExtractorSpec
+from snowpy.text.extractors.spec import ExtractorKernel, ExtractorSpec, lengths
 from snowpy.params import Param
 
 __all__ = ["WORDS"]
 
 
 def _build(params: dict) -> ExtractorKernel:
-    if params["min_n"] > params["max_n"]:
-        raise ConfigurationError(
-            f"words: min_n ({params['min_n']}) must not exceed max_n ({params['max_n']})"
-        )
     return ExtractorKernel(
         extract=Extractor("words"),
         params=[params["min_n"], params["max_n"]],
         kind="words",
-        per_token=params["max_n"] - params["min_n"] + 1,
+        per_token=lengths("words", params, "min_n", "max_n"),
     )
 
 
