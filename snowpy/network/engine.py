@@ -564,7 +564,7 @@ class Engine(OneExample):
         than the network learned (a collection of labels for a single-label network, one
         label for a multi-label one), or any label for a network loaded from an
         inference-only model file; a refused example changes nothing."""
-        refuse_label_kind(self.multilabel, y)
+        refuse_label_kind(self.multilabel, isinstance(y, COLLECTIONS))
         if self.store.frozen:
             raise ConfigurationError(INFERENCE_ONLY)
 

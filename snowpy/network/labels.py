@@ -13,6 +13,7 @@ Both are encoded as CSR arrays ``(indptr, targets)`` that the engine reads.
 from __future__ import annotations
 
 import math
+import sys
 import warnings
 from collections.abc import Iterable, Sequence
 from typing import Any
@@ -116,9 +117,6 @@ def check_y(y: Any, n_rows: int, owner: str) -> tuple[Any, int | None]:
 def _warn_always(message: str, category: type[Warning]) -> None:
     """Warn at the caller's caller, every time (not once per place, as ``warnings.warn``
     does: a conversion each call should be said each call)."""
-    import sys
-    import warnings
-
     frame = sys._getframe(3)
     warnings.warn_explicit(message, category, frame.f_code.co_filename, frame.f_lineno,
                            module=frame.f_globals.get("__name__"), registry=None)
@@ -326,9 +324,9 @@ def encode_labels(index: LabelIndex, y: Sequence[Any], multilabel: bool
     return index.encode(y, multilabel=multilabel)
 
 
-def refuse_label_kind(multilabel: bool, y: Any) -> None:
-    """Refuse ``y`` when it is not the kind of label a network trained ``multilabel``
-    learns."""
-    if isinstance(y, COLLECTIONS) != multilabel:
+def refuse_label_kind(multilabel: bool, given: bool) -> None:
+    """Refuse labels that are sets (``given``) where a network learned single labels, or
+    the reverse (``multilabel``: it learned sets)."""
+    if given != multilabel:
         kind = "multi-label" if multilabel else "single-label"
         raise ConfigurationError(f"this network was trained {kind}; y must be {kind} too")

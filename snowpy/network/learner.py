@@ -129,7 +129,7 @@ class LearnerEngine(OneExample):
 
     def check_label(self, y: Any) -> None:
         """Refuse a label of the other kind than the network learned."""
-        refuse_label_kind(self.multilabel, y)
+        refuse_label_kind(self.multilabel, isinstance(y, COLLECTIONS))
 
     def _check_width(self, ids: np.ndarray) -> None:
         if ids.size and ids[-1] >= self.n_features:

@@ -48,6 +48,7 @@ from snowpy.network.labels import (
     is_multilabel,
     label_array,
     label_index,
+    refuse_label_kind,
     sorted_labels,
 )
 from snowpy.network.links import ONLINE_WIDTH, PRECISIONS, LinkStore
@@ -520,10 +521,7 @@ class NetworkKind(Estimator):
                 engine.labels.add(column)
         else:
             self._check_continues(X)
-            if multilabel != self.multilabel_:
-                kind = "multi-label" if self.multilabel_ else "single-label"
-                raise ConfigurationError(f"this network was trained {kind}; y must be {kind} "
-                                         "too")
+            refuse_label_kind(self.multilabel_, multilabel)
         for label in () if classes is None else classes:
             self._learned.labels.add(label)
         self._learn(X, y, targets, epochs=1, shuffle=False, progress=progress)
