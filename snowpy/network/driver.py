@@ -31,7 +31,13 @@ from snowpy._core.engine import Options, Outcome, run
 from snowpy._core.merging import Mixing
 from snowpy.exceptions import CalibrationWarning, NumericalError
 from snowpy.network.engine import Block, Blocks
-from snowpy.network.labels import LabelIndex, label_array, label_index, positive_matrix
+from snowpy.network.labels import (
+    LabelIndex,
+    label_array,
+    label_index,
+    labels_of,
+    positive_matrix,
+)
 from snowpy.network.links import TOUCHED, USED, LinkStore, exact_layout
 from snowpy.network.options import calibrating
 from snowpy.network.training import (
@@ -369,7 +375,8 @@ class Driver:
                     engine.underflows += outcome.underflows
                 engine.n_examples_seen += outcomes[0].examples
                 if recording:
-                    engine.progressive.add(scores, block.positives(piece, n_targets))
+                    engine.progressive.add(scores, positive_matrix(
+                        block.y_indptr, block.y_targets, n_targets, piece))
                     engine.calibration_due = True  # (fitted when next asked for)
                 if refreshing and \
                         int(engine.n_examples_seen).bit_length() > seen_before.bit_length():
@@ -560,7 +567,7 @@ class Part:
         passes over one anywhere else)."""
         if multilabel:
             wrong = raw >= theta
-            examples, at = _labels_of(self.y_indptr, order)
+            examples, at = labels_of(self.y_indptr, order)
             wrong[examples, self.y_targets[at]] ^= True
             return (np.asarray(wrong.any(axis=1), dtype=bool),)
         rows = np.arange(order.size)
@@ -649,7 +656,8 @@ class Shards:
         engine.underflows += sum(d.underflows for d in done)
         mistakes = sum(d.mistakes for d in done)
         if recording:
-            engine.progressive.add(scores, block.positives(order, n_targets))
+            engine.progressive.add(scores, positive_matrix(block.y_indptr, block.y_targets,
+                                                           n_targets, order))
             engine.calibration_due = True
         if progress is not None:
             progress(epoch, order.size, order.size, mistakes)
@@ -797,18 +805,6 @@ def _mistakes(parts: list[Part], block: Block, order: np.ndarray, multilabel: bo
     values = np.stack([part.verdict[1] for part in parts])
     winners = targets[np.lexsort((targets, -values), axis=0)[0], np.arange(order.size)]
     winners[np.logical_or.reduce([part.verdict[2] for part in parts])] = 0
-    examples, at = _labels_of(block.y_indptr, order)
+    examples, at = labels_of(block.y_indptr, order)
     right = winners[examples] == block.y_targets[at]
     return int(order.size - np.unique(examples[right]).size)
-
-
-def _labels_of(indptr: np.ndarray, order: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Each label of the examples of ``order`` (their labels ``indptr[i]`` to
-    ``indptr[i + 1]`` of a label array): its example's place in ``order``, and its place
-    in the label array."""
-    starts = indptr[order]
-    counts = indptr[order + 1] - starts
-    at = np.arange(counts.sum()) - np.repeat(np.cumsum(counts) - counts, counts) \
-        + np.repeat(starts, counts)
-    return np.repeat(np.arange(order.size), counts), at
-

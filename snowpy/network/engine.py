@@ -86,7 +86,6 @@ from snowpy.network.labels import (
     LabelIndex,
     encode_labels,
     normalise_label,
-    positive_matrix,
     refuse_label_kind,
 )
 from snowpy.network.links import ONLINE_WIDTH, USED, LinkStore
@@ -145,14 +144,6 @@ class Block:
         self.n = X.shape[0]
         self.nnz = int(self.indptr[-1]) if self.n else 0
         self.max_active = int(np.diff(self.indptr).max()) if self.n else 0
-
-    def positives(self, order: np.ndarray, n_targets: int) -> np.ndarray:
-        """``bool[len(order), n_targets]``: the targets each example of ``order`` is
-        positive for (:func:`~snowpy.network.labels.positive_matrix` of their labels)."""
-        counts = np.diff(self.y_indptr)[order]
-        indptr = np.concatenate([[0], np.cumsum(counts)])
-        taken = np.repeat(self.y_indptr[order] - indptr[:-1], counts) + np.arange(indptr[-1])
-        return positive_matrix(indptr, self.y_targets[taken], n_targets)
 
 
 @runtime_checkable

@@ -31,6 +31,7 @@ __all__ = [
     "is_multilabel",
     "label_array",
     "label_index",
+    "labels_of",
     "normalise_label",
     "positive_matrix",
     "refuse_label_kind",
@@ -302,16 +303,30 @@ def sorted_labels(y: Sequence[Any], multilabel: bool) -> list[Any]:
         return index.labels
 
 
-def positive_matrix(y_indptr: np.ndarray, y_targets: np.ndarray, n_targets: int
-                    ) -> np.ndarray:
-    """``bool[examples, n_targets]``: which targets each encoded example is positive for.
+def positive_matrix(y_indptr: np.ndarray, y_targets: np.ndarray, n_targets: int,
+                    order: np.ndarray | None = None) -> np.ndarray:
+    """``bool[examples, n_targets]``: which targets each encoded example (each of
+    ``order``, when given) is positive for.
 
     >>> positive_matrix(np.array([0, 1, 3]), np.array([1, 0, 2]), 3).astype(int).tolist()
     [[0, 1, 0], [1, 0, 1]]
     """
-    positives = np.zeros((y_indptr.shape[0] - 1, n_targets), dtype=bool)
-    positives[np.repeat(np.arange(positives.shape[0]), np.diff(y_indptr)), y_targets] = True
+    order = np.arange(y_indptr.shape[0] - 1) if order is None else order
+    examples, at = labels_of(y_indptr, order)
+    positives = np.zeros((order.size, n_targets), dtype=bool)
+    positives[examples, y_targets[at]] = True
     return positives
+
+
+def labels_of(indptr: np.ndarray, order: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Each label of the examples of ``order`` (their labels ``indptr[i]`` to
+    ``indptr[i + 1]`` of a label array): its example's place in ``order``, and its place
+    in the label array."""
+    starts = indptr[order]
+    counts = indptr[order + 1] - starts
+    at = np.arange(counts.sum()) - np.repeat(np.cumsum(counts) - counts, counts) \
+        + np.repeat(starts, counts)
+    return np.repeat(np.arange(order.size), counts), at
 
 
 def encode_labels(index: LabelIndex, y: Sequence[Any], multilabel: bool

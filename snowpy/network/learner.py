@@ -36,7 +36,13 @@ from snowpy.network.calibrating import (
     refresh_progressive,
 )
 from snowpy.network.engine import OneExample
-from snowpy.network.labels import COLLECTIONS, LabelIndex, encode_labels, refuse_label_kind
+from snowpy.network.labels import (
+    COLLECTIONS,
+    LabelIndex,
+    encode_labels,
+    positive_matrix,
+    refuse_label_kind,
+)
 from snowpy.network.network import Network, NetworkKind
 from snowpy.network.options import check_training_options, upgraded
 from snowpy.network.state import plain
@@ -99,11 +105,8 @@ class LearnerEngine(OneExample):
                 raise PluginError(f"rule {self.rule!r}: its learner left "
                                   "scores before learning unwritten or not finite")
             assert examples.y_indptr is not None and examples.y_targets is not None
-            starts, counts = examples.y_indptr[order], np.diff(examples.y_indptr)[order]
-            positives = np.zeros(before.shape, bool)  # (the rows of order only)
-            at = np.repeat(starts - np.cumsum(counts) + counts, counts) + np.arange(counts.sum())
-            positives[np.repeat(np.arange(order.size), counts), examples.y_targets[at]] = True
-            window.add(before, positives)
+            window.add(before, positive_matrix(examples.y_indptr, examples.y_targets,
+                                               examples.n_targets, order))
             refresh_progressive(self, window)
         return done
 
