@@ -844,11 +844,7 @@ class Network(NetworkKind):
         blocks were learned in on threads are put together first. An engine kept while
         the network learns more on threads is read again here (the parts it learns in
         are its driver's until then)."""
-        try:
-            engine = self.__dict__["_engine"]
-        except KeyError:
-            self._check_fitted()  # (raises NotFittedError)
-            raise
+        engine = self._learned
         driver = self.__dict__.get("_driver")
         if driver is not None and driver.held is not None:
             driver.join(engine)  # (a stream's blocks learned in parts: put together)
