@@ -5,7 +5,6 @@ import numpy as np
 from snowpy._core.rules import UpdateKernel
 
 POLICIES: dict[str, int]
-DENSE_SHARE: float
 
 class Workspace:
     def __init__(self, max_active: int, n_targets: int, n_planes: int, queue: int) -> None: ...

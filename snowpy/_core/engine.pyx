@@ -36,9 +36,6 @@ from snowpy._core.pool cimport (
 #: Link policies, as the engine numbers them.
 POLICIES = {"positive": POSITIVE, "touched": TOUCHED, "all": ALL, "signed": SIGNED}
 
-#: A row is laid out densely once it links this share of the targets.
-DENSE_SHARE = 0.5
-
 
 # ------------------------------------------------------------------ workspace
 cdef class Workspace:

@@ -861,16 +861,6 @@ cdef class OneDocument:
         return kept_ids, weights
 
 
-def max_token_bytes(const int64_t[::1] starts, const int64_t[::1] ends):
-    """The longest token, in bytes."""
-    cdef int64_t longest = 0
-    cdef Py_ssize_t k
-    for k in range(starts.shape[0]):
-        if ends[k] - starts[k] > longest:
-            longest = ends[k] - starts[k]
-    return longest
-
-
 # ------------------------------------------------------- one document at a time
 from snowpy._core.tokenize cimport bind_tables, tokenize_into
 

@@ -1,6 +1,5 @@
 import numpy as np
 
-NAME_SEED: int
 
 def murmurhash3_32(data: bytes | bytearray | memoryview | np.ndarray, seed: int = ...) -> int: ...
 def hash_spans(data: np.ndarray, offsets: np.ndarray, seed: int, mask: int,

@@ -10,9 +10,8 @@ from libc.stdint cimport int8_t, int32_t, int64_t, uint8_t, uint32_t, uint64_t
 from snowpy._core._hash cimport mix64, murmur3
 from snowpy._core._types cimport index_t, other_index_t
 
-cdef uint32_t _NAME_SEED = 0x2545F491U
 #: Seed of the fingerprints of feature names (the inverse feature map).
-NAME_SEED = _NAME_SEED
+cdef uint32_t _NAME_SEED = 0x2545F491U
 
 cdef uint64_t GOLDEN = 0x9E3779B97F4A7C15ULL
 cdef uint64_t LABEL_OFFSET = 1ULL << 40
