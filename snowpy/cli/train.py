@@ -39,6 +39,7 @@ from snowpy.cli.reading import (
     Multilabel,
     TextColumn,
     TextField,
+    as_options,
     check_classes,
     describe_read,
 )
@@ -256,7 +257,7 @@ def _mode(corpus: str, stream: bool | None, cache: Path | None, epochs: int | No
     for name, value in (("--save-every", save_every), ("--report-every", report_every)):
         if value is not None and value < 1:
             raise ConfigurationError(f"{name} must be at least 1, got {value}")
-    return (streaming, _default_epochs() if epochs is None else epochs,
+    return (streaming, int(_DEFAULTS["epochs"]) if epochs is None else epochs,
             _DEFAULTS["calibrate"] if calibrate is None else calibrate)
 
 
@@ -303,7 +304,7 @@ def _train_in_memory(ctx: typer.Context, classifier: Any, run: Run,
         _multilabel(ctx, classifier, rule_params, "a multi-label corpus (documents with a "
                     "set of labels)", False, not chatty)
     check_classes(run.corpus, read)
-    run.skipped(problems)
+    run.skipped(problems.skipped, problems.messages)
     learning = _learning_curve(classifier, run.rule, test, test_every, curve, run.layout,
                                run.on_error, len(read), chatty)
     reporter: Any = TrainingReporter(len(read), int(classifier.epochs)) if chatty else None
@@ -406,11 +407,6 @@ def _draw(points: Any, curve: Path, title: str, chatty: bool) -> None:
             err(f"wrote {curve}")
 
 
-def _default_epochs() -> int:
-    """The estimator's default epochs, stated once (:data:`snowpy.declared.CLASSIFIER`)."""
-    return int(_DEFAULTS["epochs"])
-
-
 def _learning_curve(classifier: Any, rule: str, test: str | None, test_every: int | None,
                     curve: Path | None, layout: corpora.Layout, on_error: str, n: int,
                     chatty: bool) -> LearningCurve | None:
@@ -424,7 +420,9 @@ def _learning_curve(classifier: Any, rule: str, test: str | None, test_every: in
             f"--test draws a learning curve of one network; the members of the cloud "
             f"{rule!r} train one after the other: train each rule with --test, or "
             "evaluate the saved cloud")
-    tested = _test_documents(test, layout, on_error)
+    from snowpy import corpora
+
+    tested = corpora.open(test, layout=layout, prefer="test", on_error=on_error).read()
     if chatty:
         err(describe_read(test, tested) + " (to test on)")
     return LearningCurve(classifier, tested, test_every or max(n // 10, 1), n,
@@ -432,10 +430,10 @@ def _learning_curve(classifier: Any, rule: str, test: str | None, test_every: in
 
 
 def _multilabel(ctx: typer.Context, classifier: Any, rule_params: dict[str, Any], why: str,
-                streaming: bool, quiet: bool) -> int:
+                streaming: bool, quiet: bool) -> None:
     """The multi-label defaults (:func:`snowpy.presets.multilabel_settings`) set for each
     option not given (a typer option left at its default, a rule parameter absent from
-    ``rule_params``; a stream keeps its one pass), said in a note; the epochs."""
+    ``rule_params``; a stream keeps its one pass), said in a note."""
     from snowpy.cli.common import given_options
     from snowpy.presets import multilabel_settings
 
@@ -444,13 +442,9 @@ def _multilabel(ctx: typer.Context, classifier: Any, rule_params: dict[str, Any]
               if name not in given}
     classifier.set_params(**chosen)
     if not quiet:
-        options = " ".join(f"--{name.replace('_', '-')} "
-                           + (f"{value:g}" if isinstance(value, float) else str(value))
-                           for name, value in chosen.items())
-        err(f"note: {why}: trained at the multi-label defaults {options} (an option given "
-            "overrides its default)" if chosen else
+        err(f"note: {why}: trained at the multi-label defaults {as_options(chosen)} (an "
+            "option given overrides its default)" if chosen else
             f"note: {why}: every multi-label setting was given")
-    return int(classifier.epochs)
 
 
 def _snow_front_end(ctx: typer.Context, classifier: Any, rule: str, quiet: bool) -> None:
@@ -516,7 +510,7 @@ def _train_stream(classifier: Any, run: Run, *, save_every: int | None,
         raise typer.Exit(130) from None
     if not hasattr(classifier, "network_"):
         raise ConfigurationError(f"{run.corpus}: no documents found")
-    run.skipped(problems)
+    run.skipped(problems.skipped, problems.messages)
     net = classifier.network_
     net.prune()  # discard (SNoW -d) and eligible percent apply at the end, as after fit
     run.save(classifier)
@@ -543,12 +537,6 @@ def _peak_memory_mb() -> float | None:
         return None
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     return round(peak / (1024 * 1024 if sys.platform == "darwin" else 1024), 1)
-
-
-def _test_documents(corpus: str, layout: corpora.Layout, on_error: str) -> Any:
-    from snowpy import corpora
-
-    return corpora.open(corpus, layout=layout, prefer="test", on_error=on_error).read()
 
 
 class LearningCurve(Progress):
