@@ -389,9 +389,10 @@ def _train_in_memory(ctx: typer.Context, classifier: Any, run: Run,
     held = [read]  # (the fit takes it: texts are let go once featurised)
     del read
     _fit_interruptibly(classifier, run, held, reporter)
-    epochs_run = len(classifier.network_.mistakes_)
-    if chatty and epochs_run < int(classifier.epochs) and classifier.network_.updates_ and \
-            classifier.network_.updates_[-1] == 0:  # (a counting rule learns once: no stop)
+    net = classifier.network_
+    epochs_run = len(net.mistakes_)
+    if chatty and epochs_run < int(classifier.epochs) and net.updates_ and \
+            net.updates_[-1] == 0:  # (a counting rule learns once: no stop)
         err(f"stopped after epoch {epochs_run} of {classifier.epochs}: no update in it "
             "(--no-early-stop runs every epoch)")
     if learning is not None:
@@ -404,11 +405,10 @@ def _train_in_memory(ctx: typer.Context, classifier: Any, run: Run,
     if learning is not None and curve is not None:
         _draw(learning.points, curve, f"{run.output.name}: accuracy on {test}", chatty)
     seconds = time.perf_counter() - run.started
-    net = classifier.network_
     summary = {
         "model": str(run.output), "corpus": run.corpus, "split": split,
         "documents": documents, "classes": len(net.classes_),
-        "rule": run.rule, "rule_params": net.rule_params_, "epochs_run": len(net.mistakes_),
+        "rule": run.rule, "rule_params": net.rule_params_, "epochs_run": epochs_run,
         "links": net.n_links_,
         "mistakes": net.mistakes_, "skipped": problems.skipped, "seconds": round(seconds, 3),
         "calibrated": net.calibration_ is not None, "inference_only": run.inference_only,
@@ -416,7 +416,7 @@ def _train_in_memory(ctx: typer.Context, classifier: Any, run: Run,
     }
     run.summarise(summary, f"trained {run.rule} on {counted(documents, 'document')}, "
                   f"{counted(len(net.classes_), 'class', 'classes')}, "
-                  f"{counted(len(net.mistakes_), 'epoch')}, {net.n_links_:,} links in "
+                  f"{counted(epochs_run, 'epoch')}, {net.n_links_:,} links in "
                   f"{seconds:.1f} s; saved {run.output}")
 
 
