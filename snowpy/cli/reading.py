@@ -16,7 +16,8 @@ from snowpy.exceptions import ConfigurationError
 if TYPE_CHECKING:  # pragma: no cover
     from snowpy.corpora.corpus import Layout, Read
 
-__all__ = ["as_options", "check_classes", "check_labels", "describe_read", "read_as_trained", "read_lines"]
+__all__ = ["as_options", "check_classes", "check_labels", "describe_read", "read_as_trained",
+           "read_lines"]
 
 _PANEL = "Corpus layout"
 
