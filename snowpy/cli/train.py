@@ -71,10 +71,12 @@ Rule parameters are options too: --rule winnow --alpha 1.35 --beta 0.8
 
 _DEFAULTS = defaults(CLASSIFIER)  # (the signature's defaults: snowpy.declared)
 
+
 # The options, one alias each (typer reads the help from them), so that the command's
 # signature is a list of names and defaults. The options that are the classifier's
 # parameters are built from its table (:data:`snowpy.declared.CLASSIFIER`): their help is
 # the declared line, and the command reads their defaults there too.
+
 
 def declared(name: str, *flags: str, note: str = "", callback: Any = None) -> Any:
     """The option of the classifier's parameter ``name``: its help is the declared line,
@@ -192,7 +194,6 @@ JsonOutputOption = Annotated[bool, typer.Option("--json", help="a JSON summary")
 ForceOption = Annotated[bool, typer.Option(
         "--force", help="replace MODEL even where it is a symbolic link (the link becomes "
         "a file)")]
-
 
 
 @handles_errors
