@@ -616,8 +616,8 @@ def _peak_memory_mb() -> float | None:
 
 
 class LearningCurve(Progress):
-    """Accuracy on a test corpus every ``every`` training examples (SNoW's ``-c k``):
-    a progress reporter, or wrapped around one (:meth:`around`)."""
+    """Accuracy on a test corpus every ``every`` training examples (SNoW's ``-c k``): a
+    progress reporter, which also passes what it hears on to another (:meth:`around`)."""
 
     def __init__(self, classifier: Any, read: Any, every: int, n: int,
                  say: Any = None) -> None:
@@ -628,8 +628,11 @@ class LearningCurve(Progress):
         self.n, self.say = n, say
         self.points: list[dict[str, Any]] = []
         self._X: Any = None
+        self.reporter: Any = None
 
     def __call__(self, epoch: int, done: int, total: int, mistakes: int) -> None:
+        if self.reporter is not None:
+            self.reporter(epoch, done, total, mistakes)
         if done % self.every and done != total:
             return
         network = self.classifier.network_
@@ -655,24 +658,16 @@ class LearningCurve(Progress):
                          "its negligible links were discarded and it was calibrated)")
             last["accuracy"] = accuracy
 
-    def around(self, reporter: Any) -> Any:
-        """A progress reporter that also tests (``reporter`` may be None)."""
-        curve = self
+    def around(self, reporter: Any) -> LearningCurve:
+        """This curve, passing each report, phase and close on to ``reporter`` (None: to
+        no one)."""
+        self.reporter = reporter
+        return self
 
-        class Both(Progress):
-            every = curve.every
+    def phase(self, name: str, total: int | None = None) -> None:
+        if self.reporter is not None:
+            self.reporter.phase(name, total)
 
-            def __call__(self, *args: Any) -> None:
-                if reporter is not None:
-                    reporter(*args)
-                curve(*args)
-
-            def phase(self, name: str, total: int | None = None) -> None:
-                if reporter is not None:
-                    reporter.phase(name, total)
-
-            def close(self) -> None:
-                if reporter is not None:
-                    reporter.close()
-
-        return Both()
+    def close(self) -> None:
+        if self.reporter is not None:
+            self.reporter.close()
