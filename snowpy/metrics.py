@@ -64,7 +64,8 @@ def _prf(tp: np.ndarray, fp: np.ndarray, fn: np.ndarray) -> tuple[np.ndarray, ..
     return precision, recall, f1
 
 
-def _averages(tp, fp, fn, precision, recall, f1, labels) -> dict[str, Any]:
+def _averages(tp, fp, fn, labels) -> dict[str, Any]:
+    precision, recall, f1 = _prf(tp, fp, fn)
     micro = _prf(np.array([tp.sum()]), np.array([fp.sum()]), np.array([fn.sum()]))
     present = (tp + fn > 0) | (tp + fp > 0)  # (in the truth or in the predictions)
     return {
@@ -107,11 +108,8 @@ def confusion_report(matrix: np.ndarray, labels: Sequence[Any]) -> dict[str, Any
     tp = np.diag(matrix).astype(np.float64)
     fp = matrix.sum(axis=0) - tp
     fn = matrix.sum(axis=1) - tp
-    precision, recall, f1 = _prf(tp, fp, fn)
-    report = _averages(tp, fp, fn, precision, recall, f1, labels)
-    report["confusion"] = {"labels": [str(x) for x in labels],
-                           "matrix": np.asarray(matrix).tolist()}
-    return report
+    return {**_averages(tp, fp, fn, labels), "confusion": {
+        "labels": [str(x) for x in labels], "matrix": np.asarray(matrix).tolist()}}
 
 
 def multilabel_report(truth: Sequence[Sequence[Any]], predicted: Sequence[Sequence[Any]],
@@ -134,11 +132,8 @@ def multilabel_report(truth: Sequence[Sequence[Any]], predicted: Sequence[Sequen
             for label in labels_:
                 if label in index:
                     counts[index[label]] += 1
-    precision, recall, f1 = _prf(tp, fp, fn)
-    report = {"subset_accuracy": exact / len(truth) if len(truth) else 0.0,
-              "documents": len(truth)}
-    report.update(_averages(tp, fp, fn, precision, recall, f1, labels))
-    return report
+    return {"subset_accuracy": exact / len(truth) if len(truth) else 0.0,
+            "documents": len(truth), **_averages(tp, fp, fn, labels)}
 
 
 def log_loss(probabilities: np.ndarray, true_index: np.ndarray) -> float:

@@ -86,10 +86,9 @@ def _one_line(message: Any, category: Any, filename: str, lineno: int, file: Any
               line: Any = None) -> None:
     """A library warning as the command line says it: one ``warning:`` line, without
     the library's source line."""
-    text = re.sub(r"\b(char_)?ngrams=\((\d+), (\d+)\)",
-                  lambda m: f"--{'char-' if m[1] else ''}ngrams {m[2]}-{m[3]}", str(message))
-    text = re.sub(r"\b(char_)?ngrams=(\d+)", lambda m: f"--{'char-' if m[1] else ''}ngrams "
-                  f"{m[2]}", text)
+    text = re.sub(r"\b(char_)?ngrams=(?:\((\d+), (\d+)\)|(\d+))",
+                  lambda m: f"--{'char-' if m[1] else ''}ngrams {m[4] or f'{m[2]}-{m[3]}'}",
+                  str(message))
     err(f"warning: {cli_words(text)}")
 
 

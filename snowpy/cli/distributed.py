@@ -143,8 +143,7 @@ def train_distributed(classifier: Any, run: Any, cluster: Any) -> None:
     info = trained.distributed_
     net = trained.network_
     seconds = time.perf_counter() - run.started
-    if info["skipped"] and not run.json_output:
-        err(f"skipped {info['skipped']} malformed record(s); first: {info['messages'][0]}")
+    run.skipped(info["skipped"], info["messages"])
     summary = {
         "model": str(output), "corpus": corpus, "documents": sum(info["examples"]),
         "classes": len(net.classes_), "rounds_run": len(net.mistakes_),

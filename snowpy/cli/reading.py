@@ -16,7 +16,8 @@ from snowpy.exceptions import ConfigurationError
 if TYPE_CHECKING:  # pragma: no cover
     from snowpy.corpora.corpus import Layout, Read
 
-__all__ = ["check_classes", "check_labels", "describe_read", "read_as_trained", "read_lines"]
+__all__ = ["as_options", "check_classes", "check_labels", "describe_read", "read_as_trained",
+           "read_lines"]
 
 _PANEL = "Corpus layout"
 
@@ -40,18 +41,21 @@ LabelField = Annotated[str | None, typer.Option(
     help="jsonl: the field holding the label (or a list of labels)", rich_help_panel=_PANEL)]
 TextField = Annotated[list[str] | None, typer.Option(
     help="jsonl: the field holding the text; repeat to join several", rich_help_panel=_PANEL)]
+def as_options(settings: dict[str, Any]) -> str:
+    """Settings as the command line's options: ``--epochs 20 --links touched``."""
+    return " ".join(f"--{name.replace('_', '-')} "
+                    + (f"{value:g}" if isinstance(value, float) else str(value))
+                    for name, value in settings.items())
+
+
 def _multilabel_defaults() -> str:
     """The multi-label defaults of the default rule and of Balanced Winnow, as options."""
     from snowpy.declared import CLASSIFIER
     from snowpy.presets import multilabel_settings
 
-    def options(rule: str) -> str:
-        return " ".join(f"--{name.replace('_', '-')} "
-                        + (f"{value:g}" if isinstance(value, float) else str(value))
-                        for name, value in multilabel_settings(rule).items())
-
     rule = CLASSIFIER["rule"].default
-    return f"{rule}: {options(rule)}; balanced-winnow: {options('balanced-winnow')}"
+    return (f"{rule}: {as_options(multilabel_settings(rule))}; balanced-winnow: "
+            f"{as_options(multilabel_settings('balanced-winnow'))}")
 
 
 Multilabel = Annotated[bool, typer.Option(

@@ -68,11 +68,10 @@ class Run:
         assert self.save_partial is not None
         classifier.save(self.save_partial, key=model_key(), read_with=self.read_with())
 
-    def skipped(self, problems: Any) -> None:
+    def skipped(self, count: int, messages: list[str]) -> None:
         """Say how many malformed records were skipped, and the first."""
-        if problems.skipped and not self.json_output:
-            err(f"skipped {problems.skipped} malformed record(s); first: "
-                f"{problems.messages[0]}")
+        if count and not self.json_output:
+            err(f"skipped {count} malformed record(s); first: {messages[0]}")
 
     def summarise(self, summary: dict[str, Any], line: str) -> None:
         """The run's summary: a JSON object, or one line."""

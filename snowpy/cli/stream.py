@@ -1,14 +1,7 @@
-"""``snowpy train --stream``: one pass, one example at a time, with progressive validation.
-
-Each document is predicted, then learned (SNoW's incremental mode, ``-i +``):
-the predictions made before learning are a fair test on data the model has
-not seen, so their accuracy is reported as the stream goes, at 1, 2, 4, 8...
-examples (Vowpal Wabbit's habit, SNoW's learning curves) and every
-``--report-every`` examples (SNoW's ``-c k``). Nothing of the stream is
-kept: memory is the model's (bounded by the hashed feature space and the
-calibration window), however long the stream runs. ``--save-every N``
-writes the model (atomically) every N examples.
-"""
+"""``snowpy train --stream``'s table. Each document is predicted, then learned (SNoW's
+incremental mode, ``-i +``): the predictions are a fair test on data the model has not
+seen, so their accuracy is said as the stream goes, at 1, 2, 4, 8... examples (Vowpal
+Wabbit's habit) and every ``--report-every`` examples (SNoW's ``-c k``)."""
 
 from __future__ import annotations
 

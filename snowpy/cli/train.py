@@ -5,7 +5,7 @@ from __future__ import annotations
 import sys
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
@@ -39,60 +39,13 @@ from snowpy.cli.reading import (
     Multilabel,
     TextColumn,
     TextField,
+    as_options,
     check_classes,
     describe_read,
 )
 from snowpy.cli.rule_check import check_rule_once
 from snowpy.cli.run import Cluster, Run
 from snowpy.cli.stream import StreamReport
-from snowpy.cli.train_options import (
-    AverageOption,
-    AverageOverOption,
-    BitsOption,
-    CacheOption,
-    CalibrateOption,
-    CharNgramsOption,
-    CheckpointOption,
-    ConjunctionsOption,
-    SkipgramsOption,
-    CorpusOption,
-    CurveOption,
-    DiscardOption,
-    EarlyStopOption,
-    EligibilityOption,
-    EpochsOption,
-    ForceOption,
-    FormatOption,
-    InferenceOnlyOption,
-    JsonOutputOption,
-    KeepNamesOption,
-    IdfOption,
-    RelevanceOption,
-    BiasOption,
-    L2Option,
-    LinksOption,
-    MulticlassOption,
-    MixingOption,
-    NgramsOption,
-    OnErrorOption,
-    OutputOption,
-    PrecisionOption,
-    QuietOption,
-    ReportEveryOption,
-    ResumeOption,
-    RuleOption,
-    SaveEveryOption,
-    SavePartialOption,
-    SeedOption,
-    SplitOption,
-    StreamOption,
-    TestEveryOption,
-    TestOption,
-    ThicknessOption,
-    ThreadsOption,
-    ValuesOption,
-    spelled,
-)
 from snowpy.cli.training_cache import train_cached
 from snowpy.declared import CLASSIFIER, defaults
 from snowpy.exceptions import ConfigurationError
@@ -117,6 +70,130 @@ Rule parameters are options too: --rule winnow --alpha 1.35 --beta 0.8
 """
 
 _DEFAULTS = defaults(CLASSIFIER)  # (the signature's defaults: snowpy.declared)
+
+
+# The options, one alias each (typer reads the help from them), so that the command's
+# signature is a list of names and defaults. The options that are the classifier's
+# parameters are built from its table (:data:`snowpy.declared.CLASSIFIER`): their help is
+# the declared line, and the command reads their defaults there too.
+
+
+def declared(name: str, *flags: str, note: str = "", callback: Any = None) -> Any:
+    """The option of the classifier's parameter ``name``: its help is the declared line,
+    then ``note`` (how the command line writes a value, or decides a default);
+    ``callback`` checks a value given."""
+    doc = CLASSIFIER[name].doc
+    return typer.Option(*flags, help=f"{doc} ({note})" if note else doc, callback=callback)
+
+
+def _threads(value: int | None) -> int | None:
+    """``--threads``: a number from 1, or -1 for every core (-2 all but one...), leaving
+    at least one of the cores this process may use."""
+    from snowpy._validation import usable_cores
+
+    cores = usable_cores()
+    if value is not None and (value == 0 or value < -cores):
+        raise typer.BadParameter(
+            f"{value} leaves no thread: give a number of threads from 1, or -1 for every "
+            f"core this process may use ({cores}; -2 all but one...)")
+    return value
+
+
+def spelled(name: str) -> str:
+    """The classifier's default of ``name``, as the command line writes it (a range of
+    lengths as 1-2, None as none)."""
+    value = CLASSIFIER[name].default
+    if value is None:
+        return "none"
+    if value is True:  # (a bias of strength 1)
+        return "1"
+    return "-".join(map(str, value)) if isinstance(value, tuple) else str(value)
+
+
+CorpusOption = Annotated[str, typer.Argument(help="path, registered corpus name, or -")]
+OutputOption = Annotated[Path, typer.Option("--output", "-o", help="model file to write")]
+RuleOption = Annotated[str, declared("rule")]
+ThicknessOption = Annotated[float, declared("thickness")]
+NgramsOption = Annotated[str, declared("ngrams", note="e.g. 1-2, or none")]
+CharNgramsOption = Annotated[str, declared("char_ngrams", note="e.g. 3-5, or none")]
+SkipgramsOption = Annotated[int | None, declared("skipgrams", note="VW's --skips")]
+ConjunctionsOption = Annotated[int | None, typer.Option(
+        help="add pairwise conjunctions of tokens within this window, 0 for the whole "
+             "document (SNoW -g +)")]
+BitsOption = Annotated[int, declared("bits")]
+ValuesOption = Annotated[str, declared("values")]
+IdfOption = Annotated[bool, declared("idf", "--idf/--no-idf")]
+RelevanceOption = Annotated[float, declared("relevance", note="0 for none")]
+BiasOption = Annotated[str, declared("bias", note="its strength, or none")]
+L2Option = Annotated[bool, declared("norm", "--l2/--no-l2")]
+EpochsOption = Annotated[int | None, declared(
+        "epochs", note=f"default {CLASSIFIER['epochs'].default}; a stream is learned in one")]
+AverageOption = Annotated[bool, declared("average", "--average/--no-average")]
+ThreadsOption = Annotated[int, declared(
+        "n_jobs", "--threads", note="default -1; the targets are shared among the threads, "
+        "or, when they are learned together (--multiclass constraint) or fewer than the "
+        "threads, each epoch's examples (docs/rules.md)", callback=_threads)]
+MulticlassOption = Annotated[str, declared("multiclass")]
+EarlyStopOption = Annotated[bool, declared("early_stop", "--early-stop/--no-early-stop")]
+LinksOption = Annotated[str, declared("links")]
+EligibilityOption = Annotated[str, declared("eligibility")]
+DiscardOption = Annotated[str, declared("discard", note="or none")]
+PrecisionOption = Annotated[str, declared("precision")]
+SeedOption = Annotated[int, declared("seed")]
+CalibrateOption = Annotated[str | None, declared(
+        "calibrate", note=f"default {CLASSIFIER['calibrate'].default}; progressive for a "
+                          "stream")]
+KeepNamesOption = Annotated[bool, declared(
+        "keep_names", "--keep-names/--no-keep-names", note="a pass over the corpus of its "
+        "own; without them `snowpy inspect --corpus` names features on demand")]
+SplitOption = Annotated[str | None, typer.Option(help="split of the corpus")]
+FormatOption = Annotated[str | None, typer.Option(help="input format (guessed)")]
+OnErrorOption = Annotated[str, typer.Option(help="malformed records: raise or skip")]
+SavePartialOption = Annotated[Path | None, typer.Option(
+        help="on Ctrl-C, save what was learned so far here")]
+InferenceOnlyOption = Annotated[bool, typer.Option(
+        "--inference-only", help="save only what prediction needs (a smaller file that "
+        "cannot continue training)")]
+StreamOption = Annotated[bool | None, typer.Option(
+        "--stream/--no-stream", help="learn in one pass, each document predicted then "
+        "learned (progressive validation, SNoW -i +); the default for standard input")
+    ]
+SaveEveryOption = Annotated[int | None, typer.Option(
+        help="with --stream, write the model every N documents")]
+CacheOption = Annotated[Path | None, typer.Option(
+        help="read CORPUS once into this folder of featurised blocks and train every epoch "
+             "from it, in memory that does not grow with the corpus (Vowpal Wabbit's "
+             "--cache_file); reused while CORPUS and the front end stay the same")]
+ReportEveryOption = Annotated[int | None, typer.Option(
+        help="with --stream, report accuracy every N documents too (SNoW -c k)")]
+TestOption = Annotated[str | None, typer.Option(
+        help="a corpus to test on as training goes: a learning curve (SNoW -c k)")]
+TestEveryOption = Annotated[int | None, typer.Option(
+        help="with --test, test every K training examples (default: a tenth of an epoch)")
+    ]
+CurveOption = Annotated[Path | None, typer.Option(
+        help="with --test, draw the learning curve to this PNG or SVG (needs matplotlib)")
+    ]
+MixingOption = Annotated[str, typer.Option(
+        help="with --workers/--scheduler: how the shards' changes to the weights are "
+             "averaged each round, arithmetic or geometric (docs/distributed.md)")
+    ]
+AverageOverOption = Annotated[str, typer.Option(
+        help="with --workers/--scheduler: each link's change averaged over the shards that "
+             "changed it (changed) or over all shards (all: IPM as published)")
+    ]
+CheckpointOption = Annotated[Path | None, typer.Option(
+        help="with --workers/--scheduler: the folder of the per-round checkpoints (default "
+             "MODEL.checkpoint, removed once MODEL is written)")]
+ResumeOption = Annotated[bool, typer.Option(
+        "--resume", help="with --workers/--scheduler: continue from the last checkpoint")
+    ]
+QuietOption = Annotated[bool, typer.Option(
+    "--quiet", "-q", help="no progress and no notes: the errors only (and --json's summary)")]
+JsonOutputOption = Annotated[bool, typer.Option("--json", help="a JSON summary")]
+ForceOption = Annotated[bool, typer.Option(
+        "--force", help="replace MODEL even where it is a symbolic link (the link becomes "
+        "a file)")]
 
 
 @handles_errors
@@ -256,7 +333,7 @@ def _mode(corpus: str, stream: bool | None, cache: Path | None, epochs: int | No
     for name, value in (("--save-every", save_every), ("--report-every", report_every)):
         if value is not None and value < 1:
             raise ConfigurationError(f"{name} must be at least 1, got {value}")
-    return (streaming, _default_epochs() if epochs is None else epochs,
+    return (streaming, int(_DEFAULTS["epochs"]) if epochs is None else epochs,
             _DEFAULTS["calibrate"] if calibrate is None else calibrate)
 
 
@@ -303,7 +380,7 @@ def _train_in_memory(ctx: typer.Context, classifier: Any, run: Run,
         _multilabel(ctx, classifier, rule_params, "a multi-label corpus (documents with a "
                     "set of labels)", False, not chatty)
     check_classes(run.corpus, read)
-    run.skipped(problems)
+    run.skipped(problems.skipped, problems.messages)
     learning = _learning_curve(classifier, run.rule, test, test_every, curve, run.layout,
                                run.on_error, len(read), chatty)
     reporter: Any = TrainingReporter(len(read), int(classifier.epochs)) if chatty else None
@@ -313,9 +390,10 @@ def _train_in_memory(ctx: typer.Context, classifier: Any, run: Run,
     held = [read]  # (the fit takes it: texts are let go once featurised)
     del read
     _fit_interruptibly(classifier, run, held, reporter)
-    epochs_run = len(classifier.network_.mistakes_)
-    if chatty and epochs_run < int(classifier.epochs) and classifier.network_.updates_ and \
-            classifier.network_.updates_[-1] == 0:  # (a counting rule learns once: no stop)
+    net = classifier.network_
+    epochs_run = len(net.mistakes_)
+    if chatty and epochs_run < int(classifier.epochs) and net.updates_ and \
+            net.updates_[-1] == 0:  # (a counting rule learns once: no stop)
         err(f"stopped after epoch {epochs_run} of {classifier.epochs}: no update in it "
             "(--no-early-stop runs every epoch)")
     if learning is not None:
@@ -328,11 +406,10 @@ def _train_in_memory(ctx: typer.Context, classifier: Any, run: Run,
     if learning is not None and curve is not None:
         _draw(learning.points, curve, f"{run.output.name}: accuracy on {test}", chatty)
     seconds = time.perf_counter() - run.started
-    net = classifier.network_
     summary = {
         "model": str(run.output), "corpus": run.corpus, "split": split,
         "documents": documents, "classes": len(net.classes_),
-        "rule": run.rule, "rule_params": net.rule_params_, "epochs_run": len(net.mistakes_),
+        "rule": run.rule, "rule_params": net.rule_params_, "epochs_run": epochs_run,
         "links": net.n_links_,
         "mistakes": net.mistakes_, "skipped": problems.skipped, "seconds": round(seconds, 3),
         "calibrated": net.calibration_ is not None, "inference_only": run.inference_only,
@@ -340,7 +417,7 @@ def _train_in_memory(ctx: typer.Context, classifier: Any, run: Run,
     }
     run.summarise(summary, f"trained {run.rule} on {counted(documents, 'document')}, "
                   f"{counted(len(net.classes_), 'class', 'classes')}, "
-                  f"{counted(len(net.mistakes_), 'epoch')}, {net.n_links_:,} links in "
+                  f"{counted(epochs_run, 'epoch')}, {net.n_links_:,} links in "
                   f"{seconds:.1f} s; saved {run.output}")
 
 
@@ -406,11 +483,6 @@ def _draw(points: Any, curve: Path, title: str, chatty: bool) -> None:
             err(f"wrote {curve}")
 
 
-def _default_epochs() -> int:
-    """The estimator's default epochs, stated once (:data:`snowpy.declared.CLASSIFIER`)."""
-    return int(_DEFAULTS["epochs"])
-
-
 def _learning_curve(classifier: Any, rule: str, test: str | None, test_every: int | None,
                     curve: Path | None, layout: corpora.Layout, on_error: str, n: int,
                     chatty: bool) -> LearningCurve | None:
@@ -424,7 +496,9 @@ def _learning_curve(classifier: Any, rule: str, test: str | None, test_every: in
             f"--test draws a learning curve of one network; the members of the cloud "
             f"{rule!r} train one after the other: train each rule with --test, or "
             "evaluate the saved cloud")
-    tested = _test_documents(test, layout, on_error)
+    from snowpy import corpora
+
+    tested = corpora.open(test, layout=layout, prefer="test", on_error=on_error).read()
     if chatty:
         err(describe_read(test, tested) + " (to test on)")
     return LearningCurve(classifier, tested, test_every or max(n // 10, 1), n,
@@ -432,10 +506,10 @@ def _learning_curve(classifier: Any, rule: str, test: str | None, test_every: in
 
 
 def _multilabel(ctx: typer.Context, classifier: Any, rule_params: dict[str, Any], why: str,
-                streaming: bool, quiet: bool) -> int:
+                streaming: bool, quiet: bool) -> None:
     """The multi-label defaults (:func:`snowpy.presets.multilabel_settings`) set for each
     option not given (a typer option left at its default, a rule parameter absent from
-    ``rule_params``; a stream keeps its one pass), said in a note; the epochs."""
+    ``rule_params``; a stream keeps its one pass), said in a note."""
     from snowpy.cli.common import given_options
     from snowpy.presets import multilabel_settings
 
@@ -444,13 +518,9 @@ def _multilabel(ctx: typer.Context, classifier: Any, rule_params: dict[str, Any]
               if name not in given}
     classifier.set_params(**chosen)
     if not quiet:
-        options = " ".join(f"--{name.replace('_', '-')} "
-                           + (f"{value:g}" if isinstance(value, float) else str(value))
-                           for name, value in chosen.items())
-        err(f"note: {why}: trained at the multi-label defaults {options} (an option given "
-            "overrides its default)" if chosen else
+        err(f"note: {why}: trained at the multi-label defaults {as_options(chosen)} (an "
+            "option given overrides its default)" if chosen else
             f"note: {why}: every multi-label setting was given")
-    return int(classifier.epochs)
 
 
 def _snow_front_end(ctx: typer.Context, classifier: Any, rule: str, quiet: bool) -> None:
@@ -516,7 +586,7 @@ def _train_stream(classifier: Any, run: Run, *, save_every: int | None,
         raise typer.Exit(130) from None
     if not hasattr(classifier, "network_"):
         raise ConfigurationError(f"{run.corpus}: no documents found")
-    run.skipped(problems)
+    run.skipped(problems.skipped, problems.messages)
     net = classifier.network_
     net.prune()  # discard (SNoW -d) and eligible percent apply at the end, as after fit
     run.save(classifier)
@@ -545,15 +615,9 @@ def _peak_memory_mb() -> float | None:
     return round(peak / (1024 * 1024 if sys.platform == "darwin" else 1024), 1)
 
 
-def _test_documents(corpus: str, layout: corpora.Layout, on_error: str) -> Any:
-    from snowpy import corpora
-
-    return corpora.open(corpus, layout=layout, prefer="test", on_error=on_error).read()
-
-
 class LearningCurve(Progress):
-    """Accuracy on a test corpus every ``every`` training examples (SNoW's ``-c k``):
-    a progress reporter, or wrapped around one (:meth:`around`)."""
+    """Accuracy on a test corpus every ``every`` training examples (SNoW's ``-c k``): a
+    progress reporter, which also passes what it hears on to another (:meth:`around`)."""
 
     def __init__(self, classifier: Any, read: Any, every: int, n: int,
                  say: Any = None) -> None:
@@ -564,8 +628,11 @@ class LearningCurve(Progress):
         self.n, self.say = n, say
         self.points: list[dict[str, Any]] = []
         self._X: Any = None
+        self.reporter: Any = None
 
     def __call__(self, epoch: int, done: int, total: int, mistakes: int) -> None:
+        if self.reporter is not None:
+            self.reporter(epoch, done, total, mistakes)
         if done % self.every and done != total:
             return
         network = self.classifier.network_
@@ -591,24 +658,16 @@ class LearningCurve(Progress):
                          "its negligible links were discarded and it was calibrated)")
             last["accuracy"] = accuracy
 
-    def around(self, reporter: Any) -> Any:
-        """A progress reporter that also tests (``reporter`` may be None)."""
-        curve = self
+    def around(self, reporter: Any) -> LearningCurve:
+        """This curve, passing each report, phase and close on to ``reporter`` (None: to
+        no one)."""
+        self.reporter = reporter
+        return self
 
-        class Both(Progress):
-            every = curve.every
+    def phase(self, name: str, total: int | None = None) -> None:
+        if self.reporter is not None:
+            self.reporter.phase(name, total)
 
-            def __call__(self, *args: Any) -> None:
-                if reporter is not None:
-                    reporter(*args)
-                curve(*args)
-
-            def phase(self, name: str, total: int | None = None) -> None:
-                if reporter is not None:
-                    reporter.phase(name, total)
-
-            def close(self) -> None:
-                if reporter is not None:
-                    reporter.close()
-
-        return Both()
+    def close(self) -> None:
+        if self.reporter is not None:
+            self.reporter.close()

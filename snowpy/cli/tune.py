@@ -29,7 +29,7 @@ from snowpy.cli.reading import (
     TextField,
     describe_read,
 )
-from snowpy.cli.train_options import QuietOption
+from snowpy.cli.train import QuietOption
 from snowpy.exceptions import ConfigurationError
 
 

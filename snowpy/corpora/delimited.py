@@ -7,7 +7,7 @@ import csv
 import io
 import itertools
 import os
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any, BinaryIO
 
 from snowpy.corpora.documents import (
@@ -22,18 +22,19 @@ from snowpy.corpora.sources import bounded_lines, decode, iter_lines, read_file,
 __all__ = ["HEADER_WORDS", "columns_by_name", "fasttext_record", "looks_like_header", "read_csv", "line_format", "read_fasttext", "read_stream", "read_tsv", "tsv_record"]
 
 
-def _text_lines(source: str | os.PathLike, encoding: str, errors: str,
-                problems: Problems) -> Iterator[tuple[str, str]]:
-    """``(where:line, text)`` of each non-blank line; undecodable lines are reported."""
+def _line_records(source: str | os.PathLike, encoding: str, errors: str, problems: Problems,
+                  record: Callable[[str, str], Document | None]) -> Iterator[Document]:
+    """The documents ``record(line, where)`` makes of each non-blank line (None: a
+    malformed one, reported); undecodable lines are reported."""
     where, content = read_file(source)
     blank = 0
     for at, line in iter_lines(content, where, encoding, errors):
         if line is None:
             problems.report(at, f"not valid {encoding}")
-        elif line.strip():
-            yield at, line
-        else:
+        elif not line.strip():
             blank += 1
+        elif (document := record(line, at)) is not None:
+            yield document
     if blank:
         problems.note(f"{where}: {blank:,} blank line(s) skipped")
 
@@ -57,12 +58,9 @@ def read_tsv(
     document's label is a set of one (a tuple).
     """
     problems = problems or Problems()
-    for at, line in _text_lines(source, encoding, errors, problems):
-        document = tsv_record(line, at, problems, label_column=label_column,
-                              text_column=text_column, separator=separator,
-                              multilabel=multilabel)
-        if document is not None:
-            yield document
+    return _line_records(source, encoding, errors, problems, lambda line, at: tsv_record(
+        line, at, problems, label_column=label_column, text_column=text_column,
+        separator=separator, multilabel=multilabel))
 
 
 def tsv_record(line: str, at: str, problems: Problems, *, label_column: int = 0,
@@ -158,22 +156,16 @@ def read_csv(
             yield checked_document
 
 
-#: Words that name a column rather than hold a value: a first row made of them is a header.
-HEADER_WORDS = frozenset({
-    "label", "labels", "class", "classes", "category", "categories", "target", "y", "tag",
-    "tags", "topic", "sentiment", "polarity", "rating", "intent", "spam", "type", "id",
-    "text", "texts", "message", "messages", "body", "review", "reviews", "sentence",
-    "document", "doc", "content", "title", "description", "comment", "tweet", "question",
-    "subject", "email", "v1", "v2"})
-
-
-#: Header words naming a label column, and a text column (the rest of HEADER_WORDS name
-#: neither: an id, a type...).
+#: Header words naming a label column, and a text column.
 LABEL_WORDS = ("label", "labels", "class", "classes", "category", "categories", "target",
                "y", "tag", "tags", "topic", "sentiment", "polarity", "rating", "intent", "spam",
                "v1")
 TEXT_WORDS = ("text", "texts", "message", "messages", "body", "review", "reviews", "sentence",
               "document", "doc", "content", "comment", "tweet", "question", "email", "v2")
+#: Words that name a column rather than hold a value: a first row made of them is a header
+#: (besides the label and text words, the title and the like, and an id or a type).
+HEADER_WORDS = frozenset({*LABEL_WORDS, *TEXT_WORDS, "title", "subject", "description", "id",
+                          "type"})
 
 
 def columns_by_name(header: Sequence[str]) -> tuple[int, tuple[int, ...]]:
@@ -223,10 +215,8 @@ def read_fasttext(
     line with several (labels are then tuples).
     """
     problems = problems or Problems()
-    for at, line in _text_lines(source, encoding, errors, problems):
-        document = fasttext_record(line, at, problems, multilabel=multilabel, prefix=prefix)
-        if document is not None:
-            yield document
+    return _line_records(source, encoding, errors, problems, lambda line, at: fasttext_record(
+        line, at, problems, multilabel=multilabel, prefix=prefix))
 
 
 def fasttext_record(line: str, at: str, problems: Problems, *, multilabel: bool = False,

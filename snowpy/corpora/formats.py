@@ -32,16 +32,14 @@ def detect_format(path: str | os.PathLike) -> str:
     # a name a built-in format claims is decided without scanning the installed plugins,
     # which come after the built-in ones anyway (a .tsv file: by its first bytes among the
     # built-in formats, fastText's lines or tsv)
-    specs = corpus_formats(installed=False)
-    claimed = next((spec.name for spec in specs.values()
-                    if spec.extensions and name.endswith(spec.extensions)), None)
+    for installed in (False, True):
+        specs = corpus_formats(installed=installed)
+        claimed = next((spec.name for spec in specs.values()
+                        if spec.extensions and name.endswith(spec.extensions)), None)
+        if claimed is not None:
+            break
     if claimed is not None and claimed != "tsv":
         return claimed
-    if claimed is None:
-        specs = corpus_formats()
-        for spec in specs.values():
-            if spec.extensions and name.endswith(spec.extensions):
-                return spec.name
     try:
         if "::" in text or not Path(text).is_file():  # (a pipe or a device: refused)
             _, content = read_file(path)

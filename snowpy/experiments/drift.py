@@ -25,13 +25,11 @@ def run(n: int = 1000, k: int = 5, examples: int = 20000, period: int = 1000,
     p = 1 - 0.5 ** (1 / k)
     X = sp.csr_matrix((rng.random((examples, n)) < p).astype(np.float64))
     y = np.zeros(examples, dtype=bool)
-    changes = 0
     for start in range(0, examples, period):
         if start:
             outside = np.setdiff1d(np.arange(n), relevant)
             relevant = relevant.copy()
             relevant[rng.integers(k)] = rng.choice(outside)
-            changes += 2
         stop = min(start + period, examples)
         y[start:stop] = np.asarray(X[start:stop][:, relevant].sum(axis=1)).ravel() > 0
     y[0] = True  # the first example creates the target node

@@ -274,14 +274,14 @@ class SnowTextCat:
         return self
 
     def to_bytes(self, *, exclude: Iterable[str] = ()) -> bytes:
-        """The component as bytes: the configuration and the model file, length-prefixed."""
+        """The component as bytes: the configuration and the model file (as :meth:`to_disk`
+        writes it), length-prefixed."""
+        with tempfile.TemporaryDirectory() as folder:
+            self.to_disk(folder)
+            model = Path(folder) / MODEL_FILE
+            saved = model.read_bytes() if model.exists() else b""
         config = orjson.dumps(self.cfg)
-        model = b""
-        if self.classifier is not None and hasattr(self.classifier, "network_"):
-            with tempfile.TemporaryDirectory() as folder:
-                self.classifier.save(Path(folder) / MODEL_FILE)
-                model = (Path(folder) / MODEL_FILE).read_bytes()
-        return len(config).to_bytes(8, "little") + config + model
+        return len(config).to_bytes(8, "little") + config + saved
 
     def from_bytes(self, data: bytes, *, exclude: Iterable[str] = ()) -> SnowTextCat:
         """Read what :meth:`to_bytes` gave (as :meth:`from_disk` reads its folder)."""

@@ -4,6 +4,7 @@ routes, on Starlette under uvicorn). ``snowpy serve MODEL --port 8080`` runs bot
 
 from __future__ import annotations
 
+import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -13,13 +14,10 @@ if TYPE_CHECKING:  # pragma: no cover
 __all__ = ["Service", "make_app"]
 
 
+_LAZY = {"Service": "snowpy.serving.service", "make_app": "snowpy.serving.app"}
+
+
 def __getattr__(name: str) -> Any:  # (starlette is imported only when the app is made)
-    if name == "Service":
-        from snowpy.serving.service import Service
-
-        return Service
-    if name == "make_app":
-        from snowpy.serving.app import make_app
-
-        return make_app
-    raise AttributeError(f"module 'snowpy.serving' has no attribute {name!r}")
+    if name not in _LAZY:
+        raise AttributeError(f"module 'snowpy.serving' has no attribute {name!r}")
+    return getattr(importlib.import_module(_LAZY[name]), name)
