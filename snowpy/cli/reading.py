@@ -41,6 +41,8 @@ LabelField = Annotated[str | None, typer.Option(
     help="jsonl: the field holding the label (or a list of labels)", rich_help_panel=_PANEL)]
 TextField = Annotated[list[str] | None, typer.Option(
     help="jsonl: the field holding the text; repeat to join several", rich_help_panel=_PANEL)]
+
+
 def as_options(settings: dict[str, Any]) -> str:
     """Settings as the command line's options: ``--epochs 20 --links touched``."""
     return " ".join(f"--{name.replace('_', '-')} "
