@@ -450,27 +450,43 @@ def snowpy_defaults(train: list[str], ytrain: list[Any], test: list[str]) -> lis
     return list(SnowClassifier().fit(train, ytrain).predict(test))
 
 
-def _margins_and_evidence(train: Any, ytrain: Any, test: Any, params: dict[str, Any]
-                          ) -> tuple[np.ndarray, np.ndarray, Any]:
+def _evidence(train: Any, positive: np.ndarray, test: Any, features: str) -> np.ndarray:
+    """Each test document's Naive Bayes evidence: the sum of the log-count ratios (add-one,
+    NBSVM's) of its binary 1-2 grams over the square root of their number; the 1-2 grams
+    of scikit-learn's ``CountVectorizer`` with the protocol's tokens (``features="sklearn"``)
+    or of snowpy's front end, hashed into 2^22 ids (``"snowpy"``: the features a build
+    into snowpy would count, the ratios over the features seen)."""
+    if features == "sklearn":
+        A, B = _binary_bigrams(list(train), list(test))
+    else:
+        from snowpy import Featurizer
+
+        front = Featurizer(ngrams=(1, 2), bits=22)
+        A, B = front.transform(list(train)), front.transform(list(test))
+    seen = np.asarray(A.sum(axis=0)).ravel() > 0 if features == "snowpy" else slice(None)
+    p = 1.0 + np.asarray(A[positive].sum(axis=0)).ravel()[seen]
+    q = 1.0 + np.asarray(A[~positive].sum(axis=0)).ravel()[seen]
+    r = np.zeros(A.shape[1])
+    r[seen] = np.log(p / p.sum()) - np.log(q / q.sum())
+    return (B @ r) / np.sqrt(np.maximum(np.diff(B.indptr), 1))
+
+
+def _margins_and_evidence(train: Any, ytrain: Any, test: Any, params: dict[str, Any],
+                          features: str = "sklearn") -> tuple[np.ndarray, np.ndarray, Any]:
     """snowpy's margin (its positive label's score less the other's) on ``test``, and
-    each test document's Naive Bayes evidence: the sum of the log-count ratios (add-one,
-    NBSVM's) of its binary 1-2 grams over the square root of their number."""
+    each test document's Naive Bayes evidence (:func:`_evidence`)."""
     from snowpy import SnowClassifier
 
     model = SnowClassifier(calibrate=None, **params).fit(list(train), list(ytrain))
     scores = model.decision_function(list(test))
     positive_label = model.classes_[1]
     margins = scores[:, 1] - scores[:, 0] if scores.ndim == 2 else scores
-    A, B = _binary_bigrams(list(train), list(test))
     positive = np.asarray(ytrain) == positive_label
-    p = 1.0 + np.asarray(A[positive].sum(axis=0)).ravel()
-    q = 1.0 + np.asarray(A[~positive].sum(axis=0)).ravel()
-    r = np.log(p / p.sum()) - np.log(q / q.sum())
-    return margins, (B @ r) / np.sqrt(np.maximum(np.diff(B.indptr), 1)), positive_label
+    return margins, _evidence(train, positive, test, features), positive_label
 
 
 def snowpy_stacked(train: list[str], ytrain: list[Any], test: list[str],
-                   **params: Any) -> list[Any]:
+                   features: str = "sklearn", **params: Any) -> list[Any]:
     """A simulation of what snowpy does not do: its margin and the Naive Bayes evidence
     of :func:`_margins_and_evidence`, combined by a logistic regression fitted on the
     held-out margins and evidence of 3 folds of the training documents (stacking, as
@@ -482,11 +498,12 @@ def snowpy_stacked(train: list[str], ytrain: list[Any], test: list[str],
     held, truth = [], []
     for inner, out in StratifiedKFold(3, shuffle=True, random_state=0).split(train, ytrain):
         margins, evidence, positive = _margins_and_evidence(
-            train_texts[inner], labels[inner], train_texts[out], params)
+            train_texts[inner], labels[inner], train_texts[out], params, features)
         held.append(np.c_[margins, evidence])
         truth.append(labels[out] == positive)
     stack = LogisticRegression(C=1e4).fit(np.vstack(held), np.concatenate(truth))
-    margins, evidence, positive = _margins_and_evidence(train_texts, labels, test, params)
+    margins, evidence, positive = _margins_and_evidence(train_texts, labels, test, params,
+                                                        features)
     other = next(label for label in dict.fromkeys(ytrain) if label != positive)
     return [positive if p else other for p in stack.predict(np.c_[margins, evidence])]
 
@@ -500,6 +517,12 @@ NBSVM_TRIED = {
     "snowpy binary, C=0.5 + NB evidence (stacked)":
         lambda train, ytrain, test: snowpy_stacked(train, ytrain, test, values="binary",
                                                    C=0.5),
+    "snowpy + NB evidence of its own features (stacked)":
+        lambda train, ytrain, test: snowpy_stacked(train, ytrain, test, "snowpy"),
+    "snowpy binary, C=0.5, punctuation + NB evidence of its own features (stacked)":
+        lambda train, ytrain, test: snowpy_stacked(train, ytrain, test, "snowpy",
+                                                   values="binary", C=0.5,
+                                                   token_pattern=r"\w+|[^\w\s]"),
 }
 
 
