@@ -11,7 +11,8 @@ The compiled reader takes clean files only: a line the Python reader treats in a
 of its own (bytes that are not UTF-8, a malformed line, an empty label, whitespace
 outside ASCII where it splits) makes :func:`read_rows` return None with the reason,
 and the caller reads the file in Python (:func:`snowpy.corpora.read`), which reports,
-skips or replaces as it always does. So do front ends other than word n-grams.
+skips or replaces as it always does. So do front ends other than word n-grams. A
+UTF-8 byte-order mark is no text, as for the Python reader: it is passed over.
 
 >>> import tempfile, os
 >>> from snowpy.text import Featurizer
@@ -25,6 +26,7 @@ skips or replaces as it always does. So do front ends other than word n-grams.
 
 from __future__ import annotations
 
+import codecs
 import io
 import mmap
 import os
@@ -58,8 +60,9 @@ def reads_in_compiled_code(featurizer: Any) -> bool:
 
 
 def _pieces(content: Any, size: int) -> list[tuple[int, int]]:
-    """``(begin, end)`` of pieces of about :data:`PIECE` bytes, cut after line feeds."""
-    bounds = [0]
+    """``(begin, end)`` of pieces of about :data:`PIECE` bytes, cut after line feeds (a
+    UTF-8 byte-order mark passed over)."""
+    bounds = [len(codecs.BOM_UTF8) if content[:3] == codecs.BOM_UTF8 else 0]
     while bounds[-1] < size:
         cut = bounds[-1] + PIECE
         if cut >= size:
@@ -167,6 +170,8 @@ def _read_rows(path: Path, featurizer: Any, format: str, multilabel: bool, prefi
             raise NotCompiled("an empty file")
         with mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ) as content:
             pieces = _pieces(content, size)
+            if not pieces:
+                raise NotCompiled("a byte-order mark alone")
             view = memoryview(content)
 
             def parse(bounds: tuple[int, int]) -> dict[str, Any]:
@@ -279,6 +284,8 @@ def _stdin_blocks(featurizer: Any, format: str | None, problems: Any) -> Iterato
 
     stream = sys.stdin.buffer
     head = stream.read(1 << 16)
+    if head.startswith(codecs.BOM_UTF8):  # (no text: the Python reader passes it over too)
+        head = head[len(codecs.BOM_UTF8):]
     first = next((line for line in head.splitlines() if line.strip()), b"")
     kind = format or line_format(first.decode("utf-8", "replace"))
     try:

@@ -58,6 +58,35 @@ def test_a_tsv_file_reads_as_the_python_reader_reads_it(tmp_path):
     assert read.problems.notes == [f"{path}: 2 blank line(s) skipped"]
 
 
+def test_a_byte_order_mark_is_no_text_for_the_compiled_readers(tmp_path, monkeypatch):
+    """A UTF-8 byte-order mark (a file saved on Windows) was read by the compiled readers
+    into the first label, a class of its own ('\ufeffham'); the Python reader passed over
+    it. A file, a fastText file and standard input now read as the Python reader does,
+    and a file of the mark alone is no document."""
+    import io
+    import sys
+
+    from snowpy.files import _stdin_blocks
+
+    marked = tmp_path / "marked.tsv"
+    marked.write_bytes(b"\xef\xbb\xbf" + "".join(LINES).encode("utf-8"))
+    read = assert_same(marked, "tsv")
+    assert sorted(set(read.labels.tolist())) == ["ham", "spam"]
+    fasttext = tmp_path / "marked.txt"
+    fasttext.write_bytes(b"\xef\xbb\xbf__label__ham see you\n__label__spam win now\n")
+    assert corpora.detect_format(fasttext) == "fasttext"
+    assert assert_same(fasttext, "fasttext").labels.tolist() == ["ham", "spam"]
+    featurizer = Featurizer(ngrams=(1, 2), bits=18)
+    for content, labels in ((marked.read_bytes(), ["ham", "spam", "ham", "ham"]),
+                            (fasttext.read_bytes(), ["ham", "spam"])):
+        monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(content)))
+        blocks = list(_stdin_blocks(featurizer, None, corpora.Problems()))
+        assert [label for block in blocks for label in block.labels.tolist()] == labels
+    alone = tmp_path / "alone.tsv"
+    alone.write_bytes(b"\xef\xbb\xbf")
+    assert read_rows(alone, featurizer, format="tsv") is None  # (the Python reader's)
+
+
 def test_fasttext_files_single_and_multilabel(tmp_path):
     path = tmp_path / "c.txt"
     path.write_text("__label__ham see you\n__label__spam  win   money\t now\n\n"

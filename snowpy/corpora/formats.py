@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import codecs
 import os
 from collections.abc import Iterator
 from pathlib import Path
@@ -48,7 +49,7 @@ def detect_format(path: str | os.PathLike) -> str:
                 content = handle.read(1 << 16)
     except (CorpusError, OSError):
         return "tsv"
-    head = content[:1 << 16]
+    head = content[:1 << 16].removeprefix(codecs.BOM_UTF8)  # (a mark is no text)
     for spec in specs.values():
         if spec.sniff is not None and spec.sniff(head):
             return spec.name
