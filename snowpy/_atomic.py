@@ -21,15 +21,20 @@ def replacing(path: str | os.PathLike, suffix: str = "") -> Iterator[Path]:
     """A temporary path beside ``path`` to write; on leaving without error it replaces
     ``path`` (a ``suffix`` for writers that insist on one, ``.npz``)."""
     target = Path(path)
-    handle, temporary = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.",
-                                         suffix=suffix)
+    try:
+        handle, temporary = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.",
+                                             suffix=suffix)
+    except OSError as exc:  # (a folder that takes no file: say the target's path)
+        raise OSError(exc.errno, exc.strerror or str(exc), str(target)) from None
     os.close(handle)
     try:
         yield Path(temporary)
         os.chmod(temporary, mode_for(target))
         os.replace(temporary, target)
-    except BaseException:
+    except BaseException as exc:
         Path(temporary).unlink(missing_ok=True)
+        if isinstance(exc, OSError) and exc.filename == temporary:
+            raise OSError(exc.errno, exc.strerror or str(exc), str(target)) from None
         raise
 
 

@@ -26,6 +26,7 @@ Ctrl-C never leaves a half-written model in place of the previous one.
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import hmac
 import io
@@ -107,7 +108,11 @@ def write_model(path: str | os.PathLike, header: Mapping[str, Any],
     """
     target = Path(path)
     directory = target.parent
-    directory.mkdir(parents=True, exist_ok=True)
+    try:
+        directory.mkdir(parents=True, exist_ok=True)
+    except FileExistsError as exc:  # (a file where a folder of the path should be)
+        raise NotADirectoryError(errno.ENOTDIR, f"{exc.filename} is a file, not a folder",
+                                 str(target)) from None
     prepared = {}
     for name, array in arrays.items():
         array = np.ascontiguousarray(array)
@@ -125,8 +130,12 @@ def write_model(path: str | os.PathLike, header: Mapping[str, Any],
         full["header_hmac"] = _signature(full, key)
     payload = orjson.dumps(full, option=orjson.OPT_SERIALIZE_NUMPY | orjson.OPT_INDENT_2)
     _remove_stale(directory, target.name)
-    handle, temporary = tempfile.mkstemp(dir=directory, prefix=f".{target.name}.{os.getpid()}.",
-                                         suffix=".tmp")
+    try:
+        handle, temporary = tempfile.mkstemp(dir=directory,
+                                             prefix=f".{target.name}.{os.getpid()}.",
+                                             suffix=".tmp")
+    except OSError as exc:  # (a folder that takes no file: say the model's path)
+        raise OSError(exc.errno, exc.strerror or str(exc), str(target)) from None
     try:
         with os.fdopen(handle, "wb") as stream:
             with zipfile.ZipFile(stream, "w", compression=zipfile.ZIP_STORED) as archive:
@@ -145,7 +154,8 @@ def write_model(path: str | os.PathLike, header: Mapping[str, Any],
         os.replace(temporary, target)
     except BaseException as exc:
         Path(temporary).unlink(missing_ok=True)  # (gone if an interrupt hit the rename)
-        if isinstance(exc, OSError) and not exc.filename:  # (a full disk: say where)
+        if isinstance(exc, OSError) and exc.filename in (None, temporary):  # (a full disk,
+            # a folder in the model's place: the model's path, not the temporary one's)
             raise OSError(exc.errno, exc.strerror or str(exc), str(target)) from None
         raise
     try:  # make the rename itself durable

@@ -123,10 +123,24 @@ def cli_words(message: str) -> str:
 def check_output(output: Any, inputs: list[Any], *, force: bool = False) -> None:
     """Refuse an output path that would destroy something: a folder, a device or any
     file that is not a regular one, one of the inputs (the corpus), or (without
-    ``force``) a symbolic link, which saving would replace by a file."""
+    ``force``) a symbolic link, which saving would replace by a file; and one where no
+    file can be written, before any work (the save makes the folders missing)."""
+    import tempfile
     from pathlib import Path
 
     path = Path(output)
+    folder = path.absolute().parent
+    while not folder.exists():
+        folder = folder.parent
+    if not folder.is_dir():
+        raise ConfigurationError(f"-o {path}: {folder} is a file, not a folder")
+    try:
+        handle, probe = tempfile.mkstemp(dir=folder, prefix=f".{path.name}.", suffix=".tmp")
+    except OSError as exc:
+        raise ConfigurationError(f"-o {path}: no file can be written in {folder} "
+                                 f"({exc.strerror or exc})") from None
+    os.close(handle)
+    os.unlink(probe)
     if path.is_symlink() and not force:
         raise ConfigurationError(f"-o {path}: a symbolic link (to {os.readlink(path)}); saving "
                                  "replaces the link by a file: give the target's path, or "
