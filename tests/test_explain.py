@@ -123,6 +123,9 @@ def test_the_command_line_explains_arguments_a_file_and_writes_json_lines(model,
     piped = runner.invoke(app, ["explain", str(model), "--json", "--features", "2"],
                           input=f"{DOCUMENT}\nwhere is my invoice\n")
     assert piped.exit_code == 0 and piped.stdout == result.stdout
+    dash = runner.invoke(app, ["explain", str(model), "-", "--json", "--features", "2"],
+                         input=f"{DOCUMENT}\nwhere is my invoice\n")  # (it explained "-")
+    assert dash.exit_code == 0 and dash.stdout == result.stdout
     both = runner.invoke(app, ["explain", str(model), DOCUMENT, "--file", str(lines)])
     assert both.exit_code == 1 and "not both" in both.stderr
 

@@ -16,8 +16,8 @@ from snowpy.exceptions import ConfigurationError
 def explain(
     model: Annotated[Path, typer.Argument(help="model file")],
     texts: Annotated[list[str] | None, typer.Argument(
-        help="documents to explain (or --file; neither: each line of standard input, as "
-             "predict reads it)")] = None,
+        help="documents to explain (or --file; neither, or -: each line of standard "
+             "input, as predict reads it)")] = None,
     file: Annotated[str | None, typer.Option(
         "--file", "-f", help="explain each line of this file (- for standard input)")] = None,
     top_k: Annotated[int, typer.Option("--top-k", "-k", help="targets explained")] = 2,
@@ -48,6 +48,8 @@ def explain(
     if kind_of(classifier) != "classifier":
         raise ConfigurationError(f"{model} holds a network without a front end: explain it "
                                  "from Python (Network.engine_.link_weights)")
+    if texts == ["-"]:  # (standard input, as predict's - is)
+        texts, file = None, "-"
     documents = texts if texts else read_lines(file or "-", encoding)
     from snowpy.explanation import shortened
 
