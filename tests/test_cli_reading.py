@@ -452,6 +452,28 @@ def test_swapped_columns_are_refused_before_training(tmp_path):
     assert not model.exists()
 
 
+def test_the_label_and_the_text_in_one_column_are_refused_in_one_line(tmp_path):
+    """--label-column 0 --text-column 0 said the whole line "holds a control character"
+    (a new user's report): the same column (or JSON Lines field) for both is named, from
+    a file, standard input and the feature cache alike."""
+    model = tmp_path / "m.snowpy"
+    jsonl = tmp_path / "c.jsonl"
+    jsonl.write_text('{"label": "a", "text": "x y"}\n')
+    cases = [((TRAIN, "--label-column", "0", "--text-column", "0"), {}, "column (0)"),
+             (("-", "--label-column", "1", "--text-column", "1"),
+              {"input": TRAIN.read_text()}, "column (1)"),
+             ((TRAIN, "--label-column", "0", "--text-column", "0", "--cache",
+               tmp_path / "cache"), {}, "column (0)"),
+             ((jsonl, "--label-field", "text", "--text-field", "text"), {}, "field (text)")]
+    for arguments, extra, same in cases:
+        result = run("train", *arguments, "-o", model, **extra)
+        assert result.exit_code == 1, result.output
+        kind = same.split()[0]
+        assert result.stderr.strip().endswith(
+            f": --label-{kind} and --text-{kind} name the same {same}"), result.stderr
+    assert not model.exists()
+
+
 def test_a_headerless_csv_with_more_columns_says_which_it_reads(demo_rows, tmp_path):
     # AG News: label, title, description; the description was dropped without a word
     corpus = tmp_path / "ag.csv"

@@ -117,6 +117,11 @@ class Layout:
                 f"{where} is read as {kind}: {', '.join(wrong)} "
                 f"{'does' if len(wrong) == 1 else 'do'} not apply (they go with: "
                 + "; ".join(f"{name} {'/'.join(_applies(name))}" for name in wrong) + ")")
+        for label, texts in (("column", self.text_column), ("field", self.text_field)):
+            chosen = getattr(self, f"label_{label}")
+            if chosen is not None and chosen in texts:
+                raise ConfigurationError(f"{where}: --label-{label} and --text-{label} name "
+                                         f"the same {label} ({chosen})")
         values = asdict(self)
         values["multilabel"] = self.multilabel or (recognise and spec.several_labels)
         return spec.layout({name: values[name] for name in spec.options})
