@@ -227,6 +227,13 @@ def test_standard_input_with_a_front_end_is_read_in_compiled_blocks(monkeypatch,
     with pytest.raises(snowpy.corpora.CorpusError, match="^<stdin>: a stream is read as tsv "
                        "or fasttext lines, not 'csv'$"):
         list(stream_corpus(snowpy.corpora.open("-", format="csv"), Featurizer()))
+    # a JSON Lines corpus piped in said "expected 2 fields separated by '\t', found 1"
+    # (a new user's report): named as what a stream is not read as, by both readers
+    for featurizer in (Featurizer(), None):
+        _stdin(monkeypatch, b'{"label": "ham", "text": "see you"}\n')
+        with pytest.raises(snowpy.corpora.CorpusError, match="^<stdin>: a stream is read as "
+                           "tsv or fasttext lines, and its first line is a JSON object"):
+            list(stream_corpus(snowpy.corpora.open("-"), featurizer))
 
 
 def test_a_file_named_is_streamed_as_its_documents(tmp_path):

@@ -237,13 +237,17 @@ def fasttext_record(line: str, at: str, problems: Problems, *, multilabel: bool 
                    problems)
 
 
-def line_format(line: str, prefix: str = "__label__") -> str:
+def line_format(line: str, prefix: str = "__label__", where: str = "<stdin>") -> str:
     """The format of a stream whose first non-blank line is ``line``: ``"fasttext"``
-    when it starts with the label prefix, else ``"tsv"``.
+    when it starts with the label prefix, else ``"tsv"``; a JSON object with no tab (a
+    JSON Lines corpus, which a stream is not read as) is refused, naming ``where``.
 
     >>> line_format("__label__spam win a prize"), line_format("spam\twin a prize")
     ('fasttext', 'tsv')
     """
+    if line.lstrip().startswith("{") and "\t" not in line:
+        raise CorpusError(f"{where}: a stream is read as tsv or fasttext lines, and its "
+                          "first line is a JSON object: give a JSON Lines corpus as a file")
     return "fasttext" if line.lstrip().startswith(prefix) else "tsv"
 
 
@@ -292,7 +296,7 @@ def read_stream(stream: BinaryIO, *, format: str | None = None, where: str = "<s
             blank += 1
             continue
         if format is None:
-            format = line_format(line, prefix)
+            format = line_format(line, prefix, where)
             if format == "fasttext" and options:
                 raise CorpusError(f"{where} is read as fasttext lines: "
                                   + ", ".join(f"--{name.replace('_', '-')}"
