@@ -135,6 +135,10 @@ def test_rule_parameters_on_the_command_line(tmp_path):
     (["train", TRAIN, "-o", "x.snowpy", "--rule", "balanced-winnow", "--alpha", "0.5"], 1,
      "alpha must be > 1.0, got 0.5"),
     (["train", TRAIN, "-o", "x.snowpy", "--alfa", "2"], 1, "no such option --alfa"),
+    (["train", TRAIN, "-o", "x.snowpy", "--epoch", "2"], 1,  # (it named rule parameters)
+     "no such option --epoch: did you mean --epochs? (rule 'passive-aggressive' takes: "),
+    (["train", TRAIN, "-o", "x.snowpy", "--rule", "winnow", "--alpah", "2"], 1,
+     "no such option --alpah: did you mean --alpha? (rule 'winnow' takes: "),
     (["train", TRAIN, "-o", "x.snowpy", "--epochs", "0"], 1, "epochs must be an integer from 1"),
     (["train", TRAIN, "-o", "x.snowpy", "--ngrams", "two"], 1, "--ngrams must look like 1-2"),
     (["train", TRAIN], 2, "Missing option"),

@@ -204,11 +204,12 @@ def parse_range(text: str | None, option: str) -> Any:
         raise ConfigurationError(f"{option} must look like 1-2 or 3, got {text!r}") from None
 
 
-def rule_options(rule: str, extra: list[str]) -> dict[str, Any]:
+def rule_options(rule: str, extra: list[str], command: Any = None) -> dict[str, Any]:
     """Rule parameters from extra ``--name value`` options, validated against the rule.
 
     ``--name=value`` works too; a boolean parameter may be given as a flag
-    (``--threshold-relative``, ``--no-threshold-relative``).
+    (``--threshold-relative``, ``--no-threshold-relative``). An option of neither the
+    rule nor ``command`` (a click command) names the closest of both, as click does.
     """
     from snowpy.network.cloud import cloud_members
     from snowpy.plugins import get_rule
@@ -231,8 +232,16 @@ def rule_options(rule: str, extra: list[str]) -> dict[str, Any]:
             values[key[3:]] = False
             continue
         if key not in params:
+            import difflib
+
+            ours = [option for param in getattr(command, "params", ())
+                    for option in param.opts if option.startswith("--")]
+            close = difflib.get_close_matches(
+                f"--{name}", ours + ["--" + p.replace("_", "-") for p in params], n=1)
             raise ConfigurationError(
-                f"no such option --{name} (rule {rule!r} takes: "
+                f"no such option --{name}"
+                + (f": did you mean {close[0]}?" if close else "")
+                + f" (rule {rule!r} takes: "
                 f"{', '.join('--' + p.replace('_', '-') for p in params)}; "
                 "see snowpy plugins)"
             )

@@ -261,7 +261,7 @@ def train(
     check_output(output, [corpus, save_partial], force=force)
     streaming, epochs, calibrate = _mode(corpus, stream, cache, epochs, calibrate, save_every,
                                          report_every, test)
-    rule_params = rule_options(rule, ctx.args)
+    rule_params = rule_options(rule, ctx.args, ctx.command)
     classifier = SnowClassifier(
         rule, thickness=thickness, ngrams=parse_range(ngrams, "--ngrams"),
         char_ngrams=parse_range(char_ngrams, "--char-ngrams"), skipgrams=skipgrams or None,
