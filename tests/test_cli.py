@@ -141,6 +141,9 @@ def test_rule_parameters_on_the_command_line(tmp_path):
      "no such option --alpah: did you mean --alpha? (rule 'winnow' takes: "),
     (["train", TRAIN, "-o", "x.snowpy", "--epochs", "0"], 1, "epochs must be an integer from 1"),
     (["train", TRAIN, "-o", "x.snowpy", "--ngrams", "two"], 1, "--ngrams must look like 1-2"),
+    (["train", TRAIN, "-o", "x.snowpy", "--ngrams", "3-1"], 1,  # (it named no option)
+     "--ngrams must look like 1-2 or 3 (the shortest length first), got '3-1'"),
+    (["inspect", "missing.snowpy", "--top", "-3"], 1, "-3 is not in the range x>=0"),
     (["train", TRAIN], 2, "Missing option"),
     (["train", "no-such-corpus", "-o", "x.snowpy"], 1, "unknown corpus 'no-such-corpus'"),
     (["evaluate", "missing.snowpy", TEST], 1, "missing.snowpy: no such model file"),
@@ -621,6 +624,20 @@ def test_an_output_no_file_can_be_written_to_is_refused_before_training(tmp_path
         with pytest.raises(OSError) as raised:
             model.save(place)
         assert raised.value.filename == str(place) and ".tmp" not in str(raised.value)
+
+
+def test_bias_takes_true_and_false_as_its_help_says(tmp_path):
+    """--bias's help said "true, false or its strength" and --bias false was refused as not
+    a number (a new user's report): true is a strength of 1, false none."""
+    models = {}
+    for value in ("true", "1", "false", "none"):
+        models[value] = tmp_path / f"{value}.snowpy"
+        result = run("train", TRAIN, "-o", models[value], "--bias", value, "--epochs", "1",
+                     "--calibrate", "none")
+        assert result.exit_code == 0, result.output
+    assert models["true"].read_bytes() == models["1"].read_bytes()
+    assert models["false"].read_bytes() == models["none"].read_bytes()
+    assert models["true"].read_bytes() != models["false"].read_bytes()
 
 
 @pytest.mark.parametrize("option,value,message", [

@@ -165,7 +165,7 @@ def export(model: Any, path: Path, progress: Any = None) -> int:
 def inspect(
     ctx: typer.Context,
     model: Annotated[Path, typer.Argument(help="model file")],
-    top: Annotated[int, typer.Option(help="heaviest features shown per class")] = 10,
+    top: Annotated[int, typer.Option(min=0, help="heaviest features shown per class")] = 10,
     export_to: Annotated[Path | None, typer.Option(
         "--export", help="write every link to .json, or SNoW-like text (.txt)")] = None,
     json_output: Annotated[bool, typer.Option("--json", help="machine-readable output")] = False,

@@ -124,7 +124,7 @@ BitsOption = Annotated[int, declared("bits")]
 ValuesOption = Annotated[str, declared("values")]
 IdfOption = Annotated[bool, declared("idf", "--idf/--no-idf")]
 RelevanceOption = Annotated[float, declared("relevance", note="0 for none")]
-BiasOption = Annotated[str, declared("bias", note="its strength, or none")]
+BiasOption = Annotated[str, declared("bias", note="none is false")]
 L2Option = Annotated[bool, declared("norm", "--l2/--no-l2")]
 EpochsOption = Annotated[int | None, declared(
         "epochs", note=f"default {CLASSIFIER['epochs'].default}; a stream is learned in one")]
@@ -189,7 +189,8 @@ ResumeOption = Annotated[bool, typer.Option(
         "--resume", help="with --workers/--scheduler: continue from the last checkpoint")
     ]
 QuietOption = Annotated[bool, typer.Option(
-    "--quiet", "-q", help="no progress and no notes: the errors only (and --json's summary)")]
+    "--quiet", "-q", help="no progress and no notes: warnings and errors only (and "
+    "--json's summary)")]
 JsonOutputOption = Annotated[bool, typer.Option("--json", help="a JSON summary")]
 ForceOption = Annotated[bool, typer.Option(
         "--force", help="replace MODEL even where it is a symbolic link (the link becomes "
@@ -301,7 +302,9 @@ def train(
 
 
 def _bias(text: str) -> bool | float:
-    """``--bias``: a strength (1, the default, is ``True``), or none (``False``)."""
+    """``--bias``: true, false, a strength (1 is ``True``), or none (``False``)."""
+    if text.lower() in ("true", "false"):
+        return text.lower() == "true"
     strength = parse_optional_float(text, "--bias")
     return False if strength is None else True if strength == 1.0 else strength
 
