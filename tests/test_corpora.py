@@ -90,6 +90,23 @@ def test_tsv_reader_reports_malformed_lines(tmp_path):
     assert next(corpora.read_tsv(swapped, label_column=1, text_column=0)).label == "1"
 
 
+def test_a_csv_quote_left_open_is_named_where_it_opens(tmp_path):
+    """A quote left open at line 3 was reported at the line where the field it swallowed
+    ended, as a label that "holds a control character" (a new user's report)."""
+    rows = ["label,text", "ham,see you", '"unclosed,quote', "ham,lunch?", 'spam,a "quoted" prize',
+            "spam,win now"]
+    path = tmp_path / "c.csv"
+    path.write_text("\n".join(rows) + "\n")
+    with pytest.raises(CorpusError, match=r"c\.csv:3: a quoted field runs on to line 5: is a "
+                       "closing quote missing\?$"):
+        list(corpora.read(path))
+    path.write_text("\n".join(rows[:3]) + "\n" + "ham,lunch\n")  # (open to the end)
+    with pytest.raises(CorpusError, match=r"c\.csv:3: a quoted field runs on to line 4: "):
+        list(corpora.read(path))
+    path.write_text('label,text\nham,"a text\nof two lines"\nspam,win\n')  # (a text may)
+    assert [d.text for d in corpora.read(path)] == ["a text\nof two lines", "win"]
+
+
 def test_csv_reader_with_names_and_indices(tmp_path):
     path = tmp_path / "news.csv"
     path.write_text('"3","Title one","Body, with comma"\n"4","Two"\n"1","x","y"\n')

@@ -112,8 +112,9 @@ def read_csv(
     by_name = isinstance(label_column, str) or any(isinstance(c, str) for c in text_columns)
     reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter)
     names: list[str] = []
+    ended = 0  # (the line the row before ended on: a quoted field may span lines)
     for row in reader:
-        at = f"{where}:{reader.line_num}"
+        at, begun, ended = f"{where}:{reader.line_num}", ended + 1, reader.line_num
         if header is None:  # decided on the first row: by name, or a row of header words
             header = by_name or looks_like_header(row)
             if header and not by_name:
@@ -147,8 +148,17 @@ def read_csv(
                     f" --text-column {unread[-1]} joins it to the text)")
             label = row[columns[0]].strip()
             document = " ".join(row[c] for c in columns[1:])
+            if "\n" in label:  # (a label of several lines: a quote opened and not closed)
+                problems.report(f"{where}:{begun}", f"a quoted field runs on to line {ended}: "
+                                "is a closing quote missing?")
+                continue
         except IndexError:
-            problems.report(at, f"expected at least {max(columns) + 1} columns, found {len(row)}")
+            if any("\n" in cell for cell in row):
+                problems.report(f"{where}:{begun}", f"a quoted field runs on to line {ended}: "
+                                "is a closing quote missing?")
+            else:
+                problems.report(at, f"expected at least {max(columns) + 1} columns, found "
+                                f"{len(row)}")
             continue
         checked_document = checked(Document(document, (label,) if multilabel else label, at),
                                    problems)
