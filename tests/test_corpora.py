@@ -336,7 +336,7 @@ def test_the_repr_of_a_corpus_is_one_line(corpora):
     assert n > 4000 and "\n" not in repr(spam) and len(repr(spam)) < 200
 
 
-def test_a_line_longer_than_the_bound_is_reported_never_held(monkeypatch):
+def test_a_line_longer_than_the_bound_is_reported_never_held(monkeypatch, tmp_path):
     import io
 
     from snowpy.corpora.delimited import read_stream
@@ -349,9 +349,10 @@ def test_a_line_longer_than_the_bound_is_reported_never_held(monkeypatch):
     problems = Problems("skip")
     assert [d.text for d in read_stream(io.BytesIO(stream), problems=problems)] == ["fine"]
     assert problems.skipped == 1
-    result = run("train", "-", "-o", "/dev/null/x", input=stream.decode())
+    result = run("train", "-", "-o", tmp_path / "m.snowpy", input=stream.decode())
     assert result.exit_code == 1 and "<stdin>:1: a line of more than 1,000 bytes" in \
         result.stderr and "Traceback" not in result.stderr
+    assert not (tmp_path / "m.snowpy").exists()
 
 
 def test_a_document_longer_than_the_bound_is_malformed(tmp_path, monkeypatch):
