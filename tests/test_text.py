@@ -992,9 +992,12 @@ def test_a_calibration_fold_weighs_its_rows_by_its_own_documents_alone():
     train, held = [0, 1, 2, 3, 4], [5, 6, 7]
     weigh = whole.refold(X[train], [labels[i] for i in train])
     alone = Featurizer(**options).fit([texts[i] for i in train], [labels[i] for i in train])
+    ids = whole.frequencies_._map.row_ids  # (the id of each of the fit's numbers 1, 2...)
     for rows in (train, held):
         found, expected = weigh(X[rows]), alone.transform([texts[i] for i in rows])
-        assert found.indices.tolist() == expected.indices.tolist()
+        # (named by the fit's numbers for them, 1 to 27: as wide as its 27 features)
+        assert found.shape == (len(rows), 28) and len(ids) == 27
+        assert ids[found.indices - 1].tolist() == expected.indices.tolist()
         np.testing.assert_allclose(found.data, expected.data, rtol=1e-12)
     assert weigh(X[[7]]).nnz == 2  # ("win", "now": "win big", "big now", "big" unseen)
     assert X[[7]].nnz == 5

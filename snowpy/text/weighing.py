@@ -297,7 +297,8 @@ class DocumentFrequencies:
 
     def weigh(self, rows: Any, *, norm: bool = False, each: bool = False,
               weights: Any = None, numbers: np.ndarray | None = None,
-              copy: bool = True, table: np.ndarray | None = None) -> Rows:
+              copy: bool = True, table: np.ndarray | None = None,
+              numbered: bool = False) -> Rows:
         """``rows`` with each strength times its feature's idf (and relevance factor,
         once related), the features never counted left out, each row then divided by
         its Euclidean norm when ``norm``; with ``each``, every document is counted
@@ -305,7 +306,8 @@ class DocumentFrequencies:
         features by the map's numbers, as :meth:`count` gave them. ``copy=False``: the
         strengths of ``rows`` are weighed where they lie (float64 ones; no second array
         of them). ``table``: what each number's strength is multiplied by instead
-        (:meth:`rescaled`; 0: left out)."""
+        (:meth:`rescaled`; 0: left out). ``numbered``: the rows' features by this count's
+        numbers (as wide as the numbers), not their ids."""
         indices = np.asarray(rows.indices)
         indptr = np.ascontiguousarray(rows.indptr, dtype=np.int64)
         if self._stored is not None and not each and numbers is None and table is None \
@@ -334,10 +336,13 @@ class DocumentFrequencies:
             _NONE if weights is None else np.ascontiguousarray(weights, np.int64),
             each, norm, data, table, self._factors)
         kept = table[numbers] > 0 if given else None if counted else numbers > 0
+        width = rows.shape[1]
+        if numbered:
+            indices, width = numbers, len(self._map) + 1
         if kept is not None and not kept.all():
             ends = np.concatenate([[0], np.cumsum(kept, dtype=np.int64)])
             indptr, indices, data = ends[indptr], indices[kept], data[kept]
-        return Rows(indptr, indices, data, rows.shape[1])
+        return Rows(indptr, indices, data, width)
 
     def _weigh_stored(self, rows: Any, indices: np.ndarray, indptr: np.ndarray, norm: bool
                       ) -> Rows:
@@ -431,16 +436,18 @@ class DocumentFrequencies:
         idf_table(self._counts, self.documents, self._factors, table)
         return table[numbers]
 
-    def rescaled(self, other: DocumentFrequencies, norm: bool) -> Callable[[Any], Rows]:
+    def rescaled(self, other: DocumentFrequencies, norm: bool, *, numbered: bool = False
+                 ) -> Callable[[Any], Rows]:
         """How rows this count weighed are weighed by ``other``'s counts instead: each
         strength times ``other``'s multiplier over this one's (the features ``other``
         never counted left out), then the norm when ``norm``: a calibration fold's rows
-        (:meth:`snowpy.Featurizer.refold`)."""
+        (:meth:`snowpy.Featurizer.refold`); ``numbered``: their features by this count's
+        numbers (:meth:`weigh`)."""
         ids = self.to_arrays()[0]
         table = np.zeros(self._counts.size, np.float64)
         table[self._map.rows(ids, insert=False, unseen=0)] = \
             other.multipliers(ids) / self.multipliers(ids)
-        return lambda rows: self.weigh(rows, norm=norm, table=table)
+        return lambda rows: self.weigh(rows, norm=norm, table=table, numbered=numbered)
 
     def factors_of(self, ids: np.ndarray) -> np.ndarray | None:
         """The relevance factors of features ``ids`` counted (:meth:`to_arrays`'s), or
