@@ -156,11 +156,13 @@ class FeatureMap:
         return self._slots.nbytes + self._row_ids.nbytes
 
     def rows(self, ids: np.ndarray, *, insert: bool, unseen: int = 0,
-             checked: bool = False) -> np.ndarray:
+             checked: bool = False, out: np.ndarray | None = None) -> np.ndarray:
         """Row of each id; new ids get new rows when ``insert``, else ``unseen``.
 
         ``checked``: the caller knows the ids are contiguous ``int32``/``int64``
-        keys the map can hold (the one-example path skips the checks).
+        keys the map can hold (the one-example path skips the checks). ``out``: an
+        ``int32`` array the rows are written to (``ids`` itself: each id is read before
+        its row is written over it).
         """
         if not checked:
             if ids.dtype not in (np.int32, np.int64):  # CSR indices are int32/int64 already
@@ -183,7 +185,7 @@ class FeatureMap:
             if not insert and FEW * ids.size < adopted[0].size:
                 return _bisect(adopted, ids, unseen)
             self._made()
-        out = np.empty(ids.size, dtype=np.int32)
+        out = np.empty(ids.size, dtype=np.int32) if out is None else out
         if not insert:
             (direct_lookup if self.direct else lookup)(self._slots, ids, out, unseen)
             return out
