@@ -63,6 +63,7 @@ REDUNDANT = 12
 
 _NO_SCORES = np.empty((0, 0), dtype=np.float64)
 _NONE_INT = np.empty(0, dtype=np.int64)
+_NONE_ROWS = np.empty(0, dtype=np.int32)
 
 
 @dataclass(frozen=True)
@@ -231,6 +232,8 @@ class Driver:
                     if pool is not None:  # (put together when the links are read)
                         self.held, self.pool = parts, pool
                     engine.cache.invalidate()
+                if isinstance(data, Block):  # (learned: its rows let go before the pool
+                    data.rows = _NONE_ROWS     # is pruned and put together, 4 bytes an entry)
                 # (by the parts, at once: fewer links to put together, the same network)
                 held = None if self.held is None else [part.store for part in self.held]
                 engine.discard(plan.discard, averaged=store.average, stores=held,
