@@ -488,7 +488,10 @@ class Featurizer:
                                         labels=labels if self.relevance else None,
                                         threads=threads_of(self.n_jobs))
             frequencies.relate(float(self.relevance))
-        return frequencies.weigh(rows, norm=norm, numbers=numbers, copy=copy)
+        weighed = frequencies.weigh(rows, norm=norm, numbers=numbers, copy=copy)
+        if count == "all":  # (networks learn from them next)
+            frequencies.pack()
+        return weighed
 
     def refold(self, rows: Any, labels: Any) -> Callable[[Any], Any]:
         """How a calibration fold weighs its rows (``Network.fit``'s ``refold``): from
