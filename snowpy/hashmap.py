@@ -206,14 +206,17 @@ class FeatureMap:
             self.grow(min(self.next_row + coming, self._slots.size))  # (room: size / 4)
 
     def numbers_by_key(self) -> np.ndarray:
-        """The numbers (int64) in the order of their keys: of keys adopted in order, in
-        place; of a table holding many, read off it in key order (no sort); else
-        sorted."""
+        """The numbers (int64) in the order of their keys: of keys numbered in their
+        order (adopted in order, and a table made of them), in place; of a table holding
+        many, read off it in key order (no sort); else sorted."""
         adopted = self._sorted
         if adopted is not None and adopted[1] is None:
             return np.arange(1, adopted[0].size + 1, dtype=np.int64)
         if adopted is not None:
             self._made()
+        keys = self.row_ids
+        if bool(np.all(keys[1:] > keys[:-1])):  # (numbered in key order: adopted so)
+            return np.arange(1, keys.size + 1, dtype=np.int64)
         if self.direct and len(self) > (self.width or 0) // DIRECT_SHARE:
             # (a number past the last a step kept is not the map's)
             numbers = self._slots[np.flatnonzero(self._slots)].astype(np.int64)

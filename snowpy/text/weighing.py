@@ -128,12 +128,21 @@ class DocumentFrequencies:
         between the weighings of their rows (20 Newsgroups: 12 MB where 36 MB were)."""
         if self._stored is not None:
             return
-        ids, counts = self.to_arrays()
-        factors = self.factors_of(ids)
+        ids = self._map.row_ids
+        if bool(np.all(ids[1:] > ids[:-1])):  # (numbered 1, 2, ... in the ids' order: packed,
+            at: Any = slice(1, ids.size + 1)  # made and packed again; no copy, no lookup)
+        else:
+            at = self._map.numbers_by_key()
+            ids = ids[at - 1]
+        factors = None
+        if self._factors.size:  # (past them: 1)
+            factors = np.ones(ids.size + 1, np.float32)
+            factors[:self._factors.size] = self._factors[:ids.size + 1]
+            factors = factors[at]
+        self._stored = (self._counts[at], factors)
         self._map = FeatureMap(width=self.width, direct=True)
-        self._map.adopt(ids.astype(self._map.row_ids.dtype))
+        self._map.adopt(ids)
         del self._counts, self._factors
-        self._stored = (counts, None if factors is None else factors.astype(np.float32))
         self._one = None
 
     def add(self, ids: np.ndarray, counts: np.ndarray) -> np.ndarray:
@@ -462,10 +471,11 @@ class DocumentFrequencies:
         (:meth:`snowpy.Featurizer.refold`); ``numbered``: their features by this count's
         numbers (:meth:`weigh`)."""
         self.pack()  # (numbered in the order of the ids: the same numbers packed again)
-        ids = self.to_arrays()[0]
+        numbers = self._map.numbers_by_key()
+        own = np.empty(self._counts.size, np.float64)  # (each number's multiplier)
+        idf_table(self._counts, self.documents, self._factors, own)
         table = np.zeros(self._counts.size, np.float64)
-        table[self._map.rows(ids, insert=False, unseen=0)] = \
-            other.multipliers(ids) / self.multipliers(ids)
+        table[numbers] = other.multipliers(self._map.row_ids[numbers - 1]) / own[numbers]
         self.pack()
 
         def weigh(rows: Any) -> Rows:
