@@ -156,11 +156,13 @@ class FeatureMap:
         return self._slots.nbytes + self._row_ids.nbytes
 
     def rows(self, ids: np.ndarray, *, insert: bool, unseen: int = 0,
-             checked: bool = False) -> np.ndarray:
+             checked: bool = False, out: np.ndarray | None = None) -> np.ndarray:
         """Row of each id; new ids get new rows when ``insert``, else ``unseen``.
 
         ``checked``: the caller knows the ids are contiguous ``int32``/``int64``
-        keys the map can hold (the one-example path skips the checks).
+        keys the map can hold (the one-example path skips the checks). ``out``: an
+        ``int32`` array the rows are written to (``ids`` itself: each id is read before
+        its row is written over it).
         """
         if not checked:
             if ids.dtype not in (np.int32, np.int64):  # CSR indices are int32/int64 already
@@ -183,7 +185,7 @@ class FeatureMap:
             if not insert and FEW * ids.size < adopted[0].size:
                 return _bisect(adopted, ids, unseen)
             self._made()
-        out = np.empty(ids.size, dtype=np.int32)
+        out = np.empty(ids.size, dtype=np.int32) if out is None else out
         if not insert:
             (direct_lookup if self.direct else lookup)(self._slots, ids, out, unseen)
             return out
@@ -204,14 +206,17 @@ class FeatureMap:
             self.grow(min(self.next_row + coming, self._slots.size))  # (room: size / 4)
 
     def numbers_by_key(self) -> np.ndarray:
-        """The numbers (int64) in the order of their keys: of keys adopted in order, in
-        place; of a table holding many, read off it in key order (no sort); else
-        sorted."""
+        """The numbers (int64) in the order of their keys: of keys numbered in their
+        order (adopted in order, and a table made of them), in place; of a table holding
+        many, read off it in key order (no sort); else sorted."""
         adopted = self._sorted
         if adopted is not None and adopted[1] is None:
             return np.arange(1, adopted[0].size + 1, dtype=np.int64)
         if adopted is not None:
             self._made()
+        keys = self.row_ids
+        if bool(np.all(keys[1:] > keys[:-1])):  # (numbered in key order: adopted so)
+            return np.arange(1, keys.size + 1, dtype=np.int64)
         if self.direct and len(self) > (self.width or 0) // DIRECT_SHARE:
             # (a number past the last a step kept is not the map's)
             numbers = self._slots[np.flatnonzero(self._slots)].astype(np.int64)

@@ -397,3 +397,26 @@ def test_a_row_grown_in_any_order_is_laid_out_by_target():
         assert pooled.tolist() == order.tolist()  # (as they came)
         layouts.append(store.exact(slots=False)["target"].tolist())
     assert layouts[0] == layouts[1] == sorted(labels.tolist())
+
+
+def test_a_maps_rows_written_over_the_ids_they_number():
+    """``FeatureMap.rows(ids, out=ids)``: each id's row written over it (a calibration
+    fold's rows, made for its network: no second array of them), the rows a fresh array
+    would hold."""
+    from snowpy.hashmap import FeatureMap
+
+    ids = np.array([70, 9, 70, 3, 9], np.int32)
+    rows = FeatureMap(width=1 << 22).rows(ids, insert=True, out=ids)
+    assert rows is ids and ids.tolist() == [1, 2, 1, 3, 2]
+
+
+def test_a_calibration_folds_rows_are_written_over_in_its_own_copy_only():
+    """A fold's network writes its rows over the indices of the fold's own rows (made for
+    it), never over the caller's: the caller's matrix is as it was given."""
+    rng = np.random.default_rng(3)
+    X = sp.random(60, 500, density=0.05, format="csr", random_state=4, dtype=np.float64)
+    X.indices = X.indices.astype(np.int32)
+    before = X.indices.copy()
+    y = rng.choice(["a", "b"], size=60)
+    snowpy.Network("perceptron", calibrate="cv:3", epochs=2).fit(X, y)
+    np.testing.assert_array_equal(X.indices, before)

@@ -992,9 +992,12 @@ def test_a_calibration_fold_weighs_its_rows_by_its_own_documents_alone():
     train, held = [0, 1, 2, 3, 4], [5, 6, 7]
     weigh = whole.refold(X[train], [labels[i] for i in train])
     alone = Featurizer(**options).fit([texts[i] for i in train], [labels[i] for i in train])
+    ids = whole.frequencies_._map.row_ids  # (the id of each of the fit's numbers 1, 2...)
     for rows in (train, held):
         found, expected = weigh(X[rows]), alone.transform([texts[i] for i in rows])
-        assert found.indices.tolist() == expected.indices.tolist()
+        # (named by the fit's numbers for them, 1 to 27: as wide as its 27 features)
+        assert found.shape == (len(rows), 28) and len(ids) == 27
+        assert ids[found.indices - 1].tolist() == expected.indices.tolist()
         np.testing.assert_allclose(found.data, expected.data, rtol=1e-12)
     assert weigh(X[[7]]).nnz == 2  # ("win", "now": "win big", "big now", "big" unseen)
     assert X[[7]].nnz == 5
@@ -1030,3 +1033,21 @@ def test_a_thread_keeps_a_short_texts_workspace_and_lets_a_corpus_s_go():
     again = Featurizer(ngrams=(1, 2)).rows(corpus)
     assert rows.indices.tolist() == again.indices.tolist()
     assert featurizer.rows(["one short text"]).indices.tolist() == short.indices.tolist()
+
+
+def test_a_fits_count_is_held_packed_while_its_networks_learn():
+    """After a fit's weighing the count holds what a model file gives (ascending ids of
+    4 bytes, their counts, relevance factors of 4 bytes; no table of 2**bits ids), and
+    weighs as before, to the bit."""
+    texts = ["free prize now", "lunch at noon", "win a free prize", "meeting at noon"]
+    labels = ["spam", "ham", "spam", "ham"]
+    featurizer = Featurizer(values="log", idf=True, norm="l2", relevance=0.5)
+    X = featurizer.fit_transform(texts, labels)
+    frequencies = featurizer.frequencies_
+    counts, factors = frequencies._stored
+    ids, order = frequencies._map._sorted  # (numbered in the order of the ids: no order)
+    assert ids.dtype == np.int32 and order is None and np.all(np.diff(ids) > 0)
+    assert counts.dtype == np.int64 and factors.dtype == np.float32
+    assert ids.size == counts.size == factors.size == len(frequencies) == 9
+    again = featurizer.transform(texts)
+    assert (again != X).nnz == 0

