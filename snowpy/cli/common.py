@@ -199,13 +199,15 @@ def parse_range(text: str | None, option: str) -> Any:
         return None
     low, dash, high = text.partition("-")
     try:
-        lengths = (int(low), int(high)) if dash else int(low)
+        shortest, longest = int(low), int(high) if dash else None
     except ValueError:
         raise ConfigurationError(f"{option} must look like 1-2 or 3, got {text!r}") from None
-    if dash and lengths[0] > lengths[1]:
+    if longest is None:
+        return shortest
+    if shortest > longest:
         raise ConfigurationError(f"{option} must look like 1-2 or 3 (the shortest length "
                                  f"first), got {text!r}")
-    return lengths
+    return shortest, longest
 
 
 def rule_options(rule: str, extra: list[str], command: Any = None) -> dict[str, Any]:
