@@ -122,8 +122,8 @@ class SnowClassifier(Estimator):
         default is ``"touched"``, the rule over every feature). A text classifier
         keeps SNoW's sparse mode with negative evidence: a feature met in a
         target's documents is part of its concept, which on text is a useful bias
-        (20 Newsgroups, Balanced Winnow: 0.854 with a 38 MB model, against 0.850
-        and 85 MB with ``"touched"``). On features that are not words, many of
+        (20 Newsgroups, Balanced Winnow: 0.850 with a 38 MB model, against 0.849
+        and 84 MB with ``"touched"``). On features that are not words, many of
         them noise, it can learn nothing: ``docs/rules.md``.
     epochs, average, shuffle, seed, bias, early_stop, eligibility, discard, precision,
     multiclass :
