@@ -222,17 +222,71 @@ def test_unseen_features_and_labels_grow_the_network_online():
         fixed.learn_one([4], "a")
 
 
+def test_a_network_started_by_learn_one_with_a_width_keeps_it():
+    net = snowpy.Network("perceptron").learn_one({1: 1.0}, "a", width=5)
+    assert net.n_features_in_ == 5 and not net.engine_.open_features
+    with pytest.raises(ConfigurationError, match="feature id 5 is beyond the network's 5"):
+        net.learn_one([5], "a")
+    net.learn_one([4], "b")
+    assert net.n_features_in_ == 5 and net.classes_.tolist() == ["a", "b"]
+
+
+@pytest.mark.parametrize("calibrate", ["cv", "holdout", "progressive"])
+def test_a_stream_calibrates_progressively_whatever_calibration_it_is_given(calibrate):
+    X, y = stream(seed=4, n=40)
+    one = snowpy.Network("perceptron", calibrate=calibrate).learn_one(as_dict(X[0]), y[0])
+    blocks = snowpy.Network("perceptron", calibrate=calibrate).partial_fit(X, y)
+    assert one.engine_.progressive is not None and blocks.engine_.progressive is not None
+    assert blocks.engine_.progressive.filled == 40
+    uncalibrated = snowpy.Network("perceptron").partial_fit(X, y)
+    assert uncalibrated.engine_.progressive is None
+
+
+_NOT_TEXT = ("a Network takes features (a dict of feature id -> strength, or active ids); "
+             "for raw text use snowpy.SnowClassifier")
+_NOT_A_DICT = ("an example is a dict of feature id (an integer) -> strength (a number); "
+               "for raw text use snowpy.SnowClassifier")
+_NOT_A_PAIR = "an (ids, strengths) pair needs two 1-D arrays of the same length"
+
+
 @pytest.mark.parametrize("example,message", [
-    ("some text", "for raw text use snowpy.SnowClassifier"),
-    ({-1: 1.0}, "feature ids must be >= 0"),
-    ({1: float("nan")}, "strengths finite"),
-    ((np.array([1, 1]), np.array([1.0, 1.0])), "names a feature twice"),
-    ({"word": 1.0}, "a dict of feature id"),
+    ("some text", _NOT_TEXT),
+    (b"some text", _NOT_TEXT),
+    ({-1: 1.0}, "feature ids must be >= 0 and strengths finite"),
+    ({1: float("nan")}, "feature ids must be >= 0 and strengths finite"),
+    ((np.array([1, 1]), np.array([1.0, 1.0])), "an example names a feature twice"),
+    ({"word": 1.0}, _NOT_A_DICT),
+    ((np.array([1, 2]), np.array([1.0])), _NOT_A_PAIR),
+    ((np.array([[1, 2]]), np.array([[1.0, 1.0]])), _NOT_A_PAIR),
+    (sp.csr_matrix(np.eye(2)), "one example is one row, got 2"),
+    (sp.csr_matrix(np.ones((3, 1))), "one example is one row, got 3"),
 ])
 def test_bad_examples_are_refused_with_a_clear_message(example, message):
     net = snowpy.Network("perceptron")
-    with pytest.raises(ConfigurationError, match=message):
+    with pytest.raises(ConfigurationError) as refused:
         net.learn_one(example, "a")
+    assert str(refused.value) == message
+
+
+def test_every_form_of_an_example_is_read_as_sorted_ids_and_float_strengths():
+    from snowpy.network.network import parse_example
+
+    def read(x):
+        ids, vals = parse_example(x)
+        return ids.dtype, ids.tolist(), vals.dtype, vals.tolist()
+
+    f8, i8 = np.dtype(np.float64), np.dtype(np.int64)
+    # a pair of arrays: whole-number strengths read as floats, ids sorted
+    assert read((np.array([7, 2], dtype=np.int32), np.array([3, 5]))) == (
+        i8, [2, 7], f8, [5.0, 3.0])
+    # active ids, however they are iterated: each once, at strength 1
+    assert read(iter([9, 4, 9])) == (i8, [4, 9], f8, [1.0, 1.0])
+    assert read({6, 1}) == (i8, [1, 6], f8, [1.0, 1.0])
+    assert read(np.array([5, 0], dtype=np.uint8)) == (i8, [0, 5], f8, [1.0, 1.0])
+    # a dict, and a sparse row whose repeated entries are summed
+    assert read({8: 2, 3: 1}) == (i8, [3, 8], f8, [1.0, 2.0])
+    row = sp.csr_matrix((np.array([1, 2, 4], dtype=np.int64), [5, 1, 5], [0, 3]), shape=(1, 9))
+    assert read(row) == (i8, [1, 5], f8, [2.0, 5.0])
 
 
 def test_an_online_network_keeps_its_kind_and_its_file(tmp_path):
