@@ -492,27 +492,37 @@ def test_blocks_are_refused_cross_fitted_calibration_and_negative_strengths_for_
                                          "'winnow' takes feature strengths of 0 or more")
 
 
-@pytest.mark.parametrize("calibrate, phases", [
-    ("cv", ["calibration fold 1 of 3", "calibration fold 2 of 3", "calibration fold 3 of 3",
-            "calibrating", "training"]),
-    ("holdout:4", ["calibration fold 1 of 1", "calibrating", "training"]),
-    ("progressive", ["training", "calibrating"]),
+_FOLDS = ["calibration fold 1 of 3", "calibration fold 2 of 3", "calibration fold 3 of 3",
+          "calibrating", "training"]
+
+
+@pytest.mark.parametrize("calibrate, phases, restricted", [
+    ("cv", _FOLDS, False),
+    ("cv", _FOLDS, True),  # (the folds' networks see each example's targets only)
+    ("holdout:4", ["calibration fold 1 of 1", "calibrating", "training"], False),
+    ("progressive", ["training", "calibrating"], False),
 ])
-def test_a_fit_fits_its_sigmoids_on_the_held_out_scores_and_says_so(calibrate, phases):
+def test_a_fit_fits_its_sigmoids_on_the_held_out_scores_and_says_so(calibrate, phases,
+                                                                    restricted):
     from snowpy.calibration import Calibration
     from snowpy.network.calibrating import normalisation_of
 
     X, y = problem()
+    targets = [["a", "b"] if label != "c" else ["c", "a"] for label in y] if restricted \
+        else None
     reports = _Reports()
-    net = snowpy.Network("perceptron", calibrate=calibrate, epochs=2).fit(X, y,
-                                                                          progress=reports)
+    net = snowpy.Network("perceptron", calibrate=calibrate, epochs=2).fit(
+        X, y, targets=targets, progress=reports)
     assert [call[0] for call in reports.calls if isinstance(call[0], str)] == phases
     assert net.calibration_.method == calibrate.split(":")[0]
     if calibrate == "progressive":
         return
     keys, labels = keys_of(X, y)
-    scores, positives, covered, _ = held_out_scores(net, X, y, None, labels, False, None,
+    scores, positives, covered, _ = held_out_scores(net, X, y, targets, labels, False, None,
                                                     keys)
+    if restricted:  # (what the folds' networks learned differs unrestricted)
+        unrestricted = held_out_scores(net, X, y, None, labels, False, None, keys)[0]
+        assert not np.array_equal(scores, unrestricted)
     assert covered.all() == (calibrate == "cv")  # (holdout: the first fold's examples)
     expected = Calibration.fit(scores[covered], positives[covered],
                                normalize=normalisation_of(net.engine_, False),

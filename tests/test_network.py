@@ -526,6 +526,10 @@ def test_a_pickled_network_learning_a_stream_leaves_its_driver_behind():
     assert "_driver" not in copy.__dict__
     assert copy.coef_.tolist() == net.coef_.tolist()
     assert copy.partial_fit(X, y).coef_.tolist() == net.partial_fit(X, y).coef_.tolist()
+    loaded = snowpy.Network.from_state(*net.to_state())  # (no driver, nor before fitting)
+    for driverless in (loaded, snowpy.Network("winnow")):
+        assert "_driver" not in driverless.__dict__
+        assert pickle.loads(pickle.dumps(driverless)).get_params() == driverless.get_params()
 
 
 def test_partial_fit_weighs_and_restricts_its_examples_as_fit_does():
@@ -543,7 +547,10 @@ def test_partial_fit_weighs_and_restricts_its_examples_as_fit_does():
     # example would make, only "a"'s demotion by the second example is left
     assert restricted.engine_.promotions.tolist() == [0, 0, 0]
     assert restricted.engine_.demotions.tolist() == [1, 0, 0]
-    everything = snowpy.Network("perceptron", average=False).partial_fit(X, y)
+    reports = []
+    everything = snowpy.Network("perceptron", average=False).partial_fit(
+        X, y, progress=lambda *report: reports.append(report))
+    assert reports == [(0, 1, 3, 0), (0, 2, 3, 1), (0, 3, 3, 1)]  # (epoch, done, of, mistakes)
     assert everything.engine_.promotions.tolist() == [0, 1, 1]
     assert everything.engine_.demotions.tolist() == [1, 1, 1]
 
