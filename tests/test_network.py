@@ -640,3 +640,51 @@ def test_fit_weighs_its_examples_and_keeps_every_column_of_an_indicator_matrix()
     with pytest.raises(ConfigurationError) as refused:
         snowpy.Network().fit(X)
     assert str(refused.value) == "Network requires y to be passed, but the target y is None"
+
+
+_BEYOND = ("is beyond the largest weight magnitude kept ({}): activations could never reach "
+           "it; choose a value of the scale of the feature strengths")
+
+
+@pytest.mark.parametrize("make, X, message", [
+    (lambda: snowpy.Network("winnow"), [[1.0, -1.0]],
+     "Negative values in data passed to Network: rule 'winnow' takes feature strengths of 0 "
+     "or more (its promotion alpha ** v would demote); shift or binarise the features, or "
+     "use balanced-winnow or perceptron"),
+    (lambda: snowpy.Network("perceptron", precision="float32", theta=1e39), [[1.0]],
+     "theta=1e+39 " + _BEYOND.format("1e+30")),
+    (lambda: snowpy.Network("perceptron", precision="float32", theta=-2e30), [[1.0]],
+     "theta=-2e+30 " + _BEYOND.format("1e+30")),
+    (lambda: snowpy.Network("thick-separator", precision="float32", thickness=1e39), [[1.0]],
+     "thickness=1e+39 " + _BEYOND.format("1e+30")),
+    (lambda: snowpy.Network("thick-separator", precision="float32",
+                            negative_thickness=1e39), [[1.0]],
+     "negative_thickness=1e+39 " + _BEYOND.format("1e+30")),
+    (lambda: snowpy.Network("perceptron", precision="float32", initial_weight=1e39), [[1.0]],
+     "rule 'perceptron': initial weight 1e+39 exceeds the largest magnitude kept (1e+30); "
+     "lower theta or set initial_weight"),
+    (lambda: snowpy.Network(5), [[1.0]], "rule must be a rule's name or a RuleSpec, got 5"),
+])
+def test_what_a_network_cannot_learn_is_refused_in_one_line(make, X, message):
+    with pytest.raises(ConfigurationError) as refused:
+        make().fit(sp.csr_matrix(X), ["a"])
+    assert str(refused.value) == message
+
+
+def test_what_a_network_can_learn_at_its_bounds_is_learned():
+    X, y = sp.csr_matrix([[1.0, -1.0], [0.0, 2.0]]), ["a", "b"]
+    assert snowpy.Network("perceptron").fit(X, y).n_links_ > 0  # negative strengths: fine
+    winnow = snowpy.Network("winnow", epochs=1).fit(sp.csr_matrix([[0.0, 2.0], [1.0, 0.0]]),
+                                                    y)  # (strengths of 0 or more: fine)
+    assert winnow.n_examples_seen_ == 2
+    for rule, params in (("perceptron", {"theta": 1e30}), ("perceptron", {"theta": -1e30}),
+                         ("thick-separator", {"thickness": float("inf")})):
+        net = snowpy.Network(rule, precision="float32", **params).fit(X, y)
+        assert net.rule_params_[next(iter(params))] == next(iter(params.values()))
+    with pytest.raises(ConfigurationError) as refused:
+        snowpy.Network("perceptron", multiclass="constraint").fit(X, [("a",), ("b",)])
+    assert str(refused.value) == "multiclass='constraint' needs one label per example"
+    with pytest.raises(ConfigurationError) as refused:
+        snowpy.Network("perceptron").fit(X, y).predict(sp.csr_matrix([[1.0]]))
+    assert str(refused.value) == ("X has 1 features, but Network is expecting 2 features as "
+                                  "input (the width it was trained with)")
