@@ -456,10 +456,11 @@ def test_blocks_learn_report_and_calibrate_as_fit_in_memory(rule, options):
 
 
 def test_one_block_of_one_example_starts_winnow_as_fit_does():
-    X, y = problem(n=2)
+    X, y = problem(n=8)
     with pytest.warns(UserWarning, match="one class only"):
-        whole = snowpy.Network("winnow", discard=None).fit(X[:1], y[:1])
-    cached = snowpy.Network("winnow", discard=None).fit(_Cache(X[:1], y[:1], [0, 1]))
+        whole = snowpy.Network("winnow", discard=None, shuffle=False).fit(X[:1], y[:1])
+    cached = snowpy.Network("winnow", discard=None, shuffle=False).fit(
+        _Cache(X[:1], y[:1], [0, 1]))
     assert cached.engine_.store.absent == whole.engine_.store.absent
     np.testing.assert_array_equal(cached.decision_function(X), whole.decision_function(X))
 
