@@ -663,6 +663,11 @@ _BEYOND = ("is beyond the largest weight magnitude kept ({}): activations could 
     (lambda: snowpy.Network("perceptron", precision="float32", initial_weight=1e39), [[1.0]],
      "rule 'perceptron': initial weight 1e+39 exceeds the largest magnitude kept (1e+30); "
      "lower theta or set initial_weight"),
+    (lambda: snowpy.Network(__import__("snowpy.plugins").plugins.get_rule("winnow")),
+     [[0.0, -1.0]],  # (the rule given as its spec: named by its name)
+     "Negative values in data passed to Network: rule 'winnow' takes feature strengths of 0 "
+     "or more (its promotion alpha ** v would demote); shift or binarise the features, or "
+     "use balanced-winnow or perceptron"),
     (lambda: snowpy.Network(5), [[1.0]], "rule must be a rule's name or a RuleSpec, got 5"),
 ])
 def test_what_a_network_cannot_learn_is_refused_in_one_line(make, X, message):
@@ -677,6 +682,14 @@ def test_what_a_network_can_learn_at_its_bounds_is_learned():
     winnow = snowpy.Network("winnow", epochs=1).fit(sp.csr_matrix([[0.0, 2.0], [1.0, 0.0]]),
                                                     y)  # (strengths of 0 or more: fine)
     assert winnow.n_examples_seen_ == 2
+    stored_zero = sp.csr_matrix((np.array([0.0, 2.0]), np.array([0, 1]), np.array([0, 1, 2])),
+                                shape=(2, 2))  # (a strength of 0 kept in the matrix)
+    assert stored_zero.data.min() == 0.0
+    assert snowpy.Network("winnow", epochs=1).fit(stored_zero, y).n_examples_seen_ == 2
+    # an unknown rule is named as such, not taken for one that refuses negative strengths
+    with pytest.raises(snowpy.exceptions.UnknownNameError, match="^unknown update rule "
+                                                                 "'no-such-rule'; choose"):
+        snowpy.Network("no-such-rule").partial_fit(X, y)
     for rule, params in (("perceptron", {"theta": 1e30}), ("perceptron", {"theta": -1e30}),
                          ("thick-separator", {"thickness": float("inf")})):
         net = snowpy.Network(rule, precision="float32", **params).fit(X, y)
@@ -688,3 +701,11 @@ def test_what_a_network_can_learn_at_its_bounds_is_learned():
         snowpy.Network("perceptron").fit(X, y).predict(sp.csr_matrix([[1.0]]))
     assert str(refused.value) == ("X has 1 features, but Network is expecting 2 features as "
                                   "input (the width it was trained with)")
+
+
+def test_accuracy_compares_labels_of_mixed_types_as_they_are():
+    X, y = sp.csr_matrix(np.eye(3)), [1, "a", 2.5]
+    net = snowpy.Network("perceptron", average=False).fit(X, y)
+    assert net.predict(X).tolist() == [1, "a", 2.5]
+    assert net.score(X, y) == 1.0  # (not "1", "a", "2.5": the labels as strings)
+    assert net.score(X, ["1", "a", 2.5]) == pytest.approx(2 / 3)
