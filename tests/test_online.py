@@ -579,3 +579,32 @@ def test_a_label_forgotten_by_a_stream_leaves_a_network_that_goes_on_learning(tm
     cloud.forget("billing")
     assert cloud.classes_.tolist() == ["account", "feedback", "shipping", "technical"]
     assert "billing" not in set(cloud.predict(tests).tolist())
+
+
+def test_an_open_feature_space_widens_as_it_learns_and_not_as_it_predicts():
+    net = snowpy.Network("perceptron").learn_one({2: 1.0}, "a")
+    assert net.n_features_in_ == 3
+    net.predict(sp.csr_matrix((1, 20)))
+    assert net.n_features_in_ == 3
+    net.predict(sp.csr_matrix((1, 2**31)))  # (any width up to the online width)
+    assert net.n_features_in_ == 3
+    net.partial_fit(sp.csr_matrix(np.eye(1, 10)), ["b"])
+    assert net.n_features_in_ == 10
+    with pytest.raises(ConfigurationError) as refused:
+        net.partial_fit(sp.csr_matrix(np.eye(3, 10)), ["a", "b", "a"], targets=[["a"]] * 2)
+    assert str(refused.value) == "X has 3 rows but targets has 2 entries"
+
+
+@pytest.mark.parametrize("start", [
+    lambda net: net.partial_fit(sp.csr_matrix(np.eye(3)), ["a", "b", "c"]),
+    lambda net: net.learn_one({1: 1.0}, "a"),
+    lambda net: net.start(3, ["a"]),
+])
+def test_a_network_started_without_fit_checks_its_options_first(start):
+    with pytest.raises(ConfigurationError) as refused:
+        start(snowpy.Network("perceptron", links="some"))
+    assert str(refused.value) == \
+        "links must be one of 'positive', 'touched', 'all', 'signed', got 'some'"
+    with pytest.raises(ConfigurationError) as refused:
+        start(snowpy.Network("perceptron", epochs=0))
+    assert str(refused.value) == "epochs must be an integer from 1 to 1,000,000, got 0"
