@@ -597,6 +597,9 @@ def test_a_started_network_has_its_targets_and_no_link_before_any_example():
     wider = snowpy.Network("winnow", links="touched", theta=6.0).start(
         40, ["a"], multilabel=True, mean_active=3.0)
     assert wider.multilabel_ and wider.engine_.store.absent == 1.5
+    unbiased = snowpy.Network("winnow", links="touched", theta=6.0, bias=False).start(
+        40, ["a"])  # rho: the features alone
+    assert unbiased.engine_.store.absent == 6.0
 
 
 def test_link_counts_are_whole_numbers_for_every_column_asked_for():
@@ -694,6 +697,8 @@ def test_what_a_network_can_learn_at_its_bounds_is_learned():
                          ("thick-separator", {"thickness": float("inf")})):
         net = snowpy.Network(rule, precision="float32", **params).fit(X, y)
         assert net.rule_params_[next(iter(params))] == next(iter(params.values()))
+    at_the_bound = snowpy.Network("perceptron", precision="float32", initial_weight=1e30)
+    assert at_the_bound.fit(X, y).engine_.store.absent == pytest.approx(1e30)
     with pytest.raises(ConfigurationError) as refused:
         snowpy.Network("perceptron", multiclass="constraint").fit(X, [("a",), ("b",)])
     assert str(refused.value) == "multiclass='constraint' needs one label per example"
@@ -709,3 +714,29 @@ def test_accuracy_compares_labels_of_mixed_types_as_they_are():
     assert net.predict(X).tolist() == [1, "a", 2.5]
     assert net.score(X, y) == 1.0  # (not "1", "a", "2.5": the labels as strings)
     assert net.score(X, ["1", "a", 2.5]) == pytest.approx(2 / 3)
+
+
+def test_a_refit_starts_afresh_whatever_a_stream_held_on_threads():
+    rng = np.random.default_rng(0)
+    X = sp.csr_matrix((rng.random((40, 12)) < 0.4).astype(float))
+    y = [str(i % 4) for i in range(40)]
+    net = snowpy.Network("perceptron", n_jobs=2, average=False).partial_fit(X[:20], y[:20])
+    assert net._driver.held is not None  # (the stream's parts, held on its threads)
+    net.fit(X[20:], y[20:])
+    fresh = snowpy.Network("perceptron", n_jobs=2, average=False).fit(X[20:], y[20:])
+    assert net.n_examples_seen_ == fresh.n_examples_seen_ == 200
+    np.testing.assert_array_equal(net.coef_, fresh.coef_)
+    np.testing.assert_array_equal(net.engine_.promotions, fresh.engine_.promotions)
+
+
+def test_a_network_refuses_a_rule_that_keeps_a_learner_of_its_own():
+    from snowpy.rules import RuleSpec, theta_param
+
+    spec = RuleSpec(name="own-learner", build=lambda params, context: None,
+                    params=(theta_param(0.0),), summary="a rule with its own learner",
+                    learner=True)
+    with pytest.raises(ConfigurationError) as refused:
+        snowpy.Network(spec).fit(sp.csr_matrix(np.eye(2)), ["a", "b"])
+    assert str(refused.value) == (
+        "rule 'own-learner' keeps a learner of its own: use "
+        "snowpy.network.learner.LearnerNetwork (or SnowClassifier, which picks it)")
