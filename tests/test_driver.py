@@ -479,6 +479,17 @@ def test_blocks_of_label_sets_learn_the_multilabel_network():
     np.testing.assert_array_equal(cached.decision_function(X), whole.decision_function(X))
 
 
+def test_blocks_of_labels_longer_than_a_letter_keep_them_whole():
+    X, y = problem(n=30)
+    words = np.array([{"a": "spam", "b": "ham", "c": "eggs"}[label] for label in y],
+                     dtype=object)
+    options = dict(epochs=2, shuffle=False, discard=None)
+    cached = snowpy.Network("perceptron", **options).fit(_Cache(X, words, [0, 12, 30]))
+    whole = snowpy.Network("perceptron", **options).fit(X, words)
+    assert cached.classes_.tolist() == ["eggs", "ham", "spam"]
+    np.testing.assert_array_equal(cached.decision_function(X), whole.decision_function(X))
+
+
 def test_blocks_are_refused_cross_fitted_calibration_and_negative_strengths_for_winnow():
     X, y = problem(n=30)
     with pytest.raises(ConfigurationError) as refused:
