@@ -608,3 +608,23 @@ def test_a_network_started_without_fit_checks_its_options_first(start):
     with pytest.raises(ConfigurationError) as refused:
         start(snowpy.Network("perceptron", epochs=0))
     assert str(refused.value) == "epochs must be an integer from 1 to 1,000,000, got 0"
+
+
+def test_a_pickled_online_network_binds_its_one_example_path_anew_and_learns_alike():
+    import pickle
+
+    X, y = stream(seed=6, n=30)
+    net = snowpy.Network("perceptron", average=False, calibrate="progressive")
+    for i in range(15):
+        net.learn_one(as_dict(X[i]), y[i])
+    assert net.engine_.cache.learner is not None
+    copy = pickle.loads(pickle.dumps(net))
+    cache = copy.engine_.cache
+    assert cache.learner is None and cache.learner_key == (-1, -1)
+    assert cache.learner_window is None
+    assert cache.learner_width == net.engine_.cache.learner_width
+    for i in range(15, 30):
+        net.learn_one(as_dict(X[i]), y[i])
+        copy.learn_one(as_dict(X[i]), y[i])
+    np.testing.assert_array_equal(copy.coef_, net.coef_)
+    assert copy.predict_proba_one(as_dict(X[0])) == net.predict_proba_one(as_dict(X[0]))
