@@ -628,3 +628,17 @@ def test_a_pickled_online_network_binds_its_one_example_path_anew_and_learns_ali
         copy.learn_one(as_dict(X[i]), y[i])
     np.testing.assert_array_equal(copy.coef_, net.coef_)
     assert copy.predict_proba_one(as_dict(X[0])) == net.predict_proba_one(as_dict(X[0]))
+
+
+def test_one_examples_label_and_probabilities_read_from_its_scores():
+    sets = snowpy.Network("perceptron").learn_one({0: 1.0}, ("a", "b", "c")).engine_
+    assert sets.label_of(np.array([0.0, -1e-9, 0.5]), 2) == ("a", "c")
+    assert sets.label_of(np.array([-1.0, -2.0, -0.5]), 2) == ()
+    single = snowpy.Network("perceptron").learn_one({0: 1.0}, "a").engine_
+    assert single.label_of(np.array([0.2]), 0) == "a"
+    assert single.label_of(np.empty(0), 0) is None  # (no target: no label)
+    with pytest.raises(ConfigurationError) as refused:
+        single.probabilities_of(np.array([0.2]))
+    assert str(refused.value) == ("this network has no calibration; train it with "
+                                  "calibrate='progressive' (online) or calibrate='cv' to get "
+                                  "probabilities")
