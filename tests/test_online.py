@@ -642,3 +642,19 @@ def test_one_examples_label_and_probabilities_read_from_its_scores():
     assert str(refused.value) == ("this network has no calibration; train it with "
                                   "calibrate='progressive' (online) or calibrate='cv' to get "
                                   "probabilities")
+
+
+def test_a_forgotten_label_leaves_the_one_example_path_bound_anew_and_weights_dense():
+    X, y = stream(seed=8, n=30)
+    net = snowpy.Network("perceptron")  # (averaged: the dense weights are the averages)
+    for i in range(30):
+        net.learn_one(as_dict(X[i]), y[i])
+    dense = net.engine_.effective_weights()
+    ids = net.feature_ids_
+    assert dense.shape == (ids.size + 2, 3)
+    np.testing.assert_array_equal(dense[1:-1], net.coef_[:, ids].T)
+    assert dense[-1].tolist() == [net.engine_.store.absent] * 3
+    net.engine_.forget("b")
+    assert net.predict_one(as_dict(X[0])) in ("a", "c")
+    net.learn_one(as_dict(X[1]), "c")
+    assert net.classes_.tolist() == ["c", "a"] and net.n_examples_seen_ == 31  # (as met)
