@@ -13,7 +13,7 @@ import pytest
 import scipy.sparse as sp
 
 import snowpy
-from snowpy.exceptions import CalibrationWarning
+from snowpy.exceptions import CalibrationWarning, ConfigurationError
 from snowpy.network.driver import folds, held_out_scores
 from snowpy.network.labels import LabelIndex, label_index
 from snowpy.network.training import example_keys
@@ -414,6 +414,133 @@ def test_blocks_as_they_stand_learn_the_network_fit_learns_in_memory():
     whole = snowpy.Network("perceptron", **options).fit(X, y)
     assert cached.mistakes_ == whole.mistakes_ and cached.n_examples_seen_ == 90
     np.testing.assert_array_equal(cached.decision_function(X), whole.decision_function(X))
+
+
+class _Reports(snowpy.progress.Progress):
+    """Every phase and report a training makes, in order."""
+
+    def __init__(self):
+        self.calls = []
+
+    def phase(self, name, total=None):
+        self.calls.append((name, total))
+
+    def __call__(self, epoch, done, total, mistakes):
+        self.calls.append((epoch, done, total, mistakes))
+
+
+@pytest.mark.parametrize("rule, options", [
+    ("winnow", dict(discard=0.5)),  # (its initial weight: theta / the examples' features)
+    ("perceptron", dict(links="positive", eligibility="percent:50", discard=None)),
+    ("perceptron", dict(calibrate="progressive", discard=None)),
+])
+def test_blocks_learn_report_and_calibrate_as_fit_in_memory(rule, options):
+    X, y = problem(n=30)
+    options = dict(epochs=2, shuffle=False, early_stop=False, **options)
+    reports, whole_reports = _Reports(), _Reports()
+    cached = snowpy.Network(rule, **options).fit(_Cache(X, y, [0, 7, 8, 30]),
+                                                  progress=reports)
+    whole = snowpy.Network(rule, **options).fit(X, y, progress=whole_reports)
+    phases = [call for call in reports.calls if isinstance(call[0], str)]
+    assert phases == [call for call in whole_reports.calls if isinstance(call[0], str)]
+    assert phases[0] == ("training", 60)
+    if options.get("calibrate"):
+        assert phases == [("training", 60), ("calibrating", None)]
+    for epoch in (0, 1):  # (reports also at the blocks' ends: the same mistakes in all)
+        mistakes = [call[3] for call in reports.calls if call[0] == epoch]
+        assert sum(mistakes) == whole.mistakes_[epoch] and mistakes[-1:] != []
+    assert cached.n_links_ == whole.n_links_
+    np.testing.assert_array_equal(cached.decision_function(X), whole.decision_function(X))
+    if options.get("calibrate"):
+        np.testing.assert_array_equal(cached.predict_proba(X), whole.predict_proba(X))
+
+
+def test_one_block_of_one_example_starts_winnow_as_fit_does():
+    X, y = problem(n=8)
+    with pytest.warns(UserWarning, match="one class only"):
+        whole = snowpy.Network("winnow", discard=None, shuffle=False).fit(X[:1], y[:1])
+    cached = snowpy.Network("winnow", discard=None, shuffle=False).fit(
+        _Cache(X[:1], y[:1], [0, 1]))
+    assert cached.engine_.store.absent == whole.engine_.store.absent
+    np.testing.assert_array_equal(cached.decision_function(X), whole.decision_function(X))
+
+
+def test_blocks_of_label_sets_learn_the_multilabel_network():
+    X, y = problem(n=30)
+    sets = np.empty(30, dtype=object)
+    sets[:] = [(label, "z") if i % 3 else (label,) for i, label in enumerate(y)]
+    cache = _Cache(X, sets, [0, 10, 30])
+    cache.labels, cache.multilabel = ["c", "a", "z", "b"], True
+    options = dict(epochs=2, shuffle=False, discard=None)
+    cached = snowpy.Network("perceptron", **options).fit(cache)
+    whole = snowpy.Network("perceptron", **options).fit(X, list(sets))
+    assert cached.multilabel_ and cached.classes_.tolist() == ["a", "b", "c", "z"]
+    assert cached.predict(X) == whole.predict(X)
+    np.testing.assert_array_equal(cached.decision_function(X), whole.decision_function(X))
+
+
+def test_blocks_of_labels_longer_than_a_letter_keep_them_whole():
+    X, y = problem(n=30)
+    words = np.array([{"a": "spam", "b": "ham", "c": "eggs"}[label] for label in y],
+                     dtype=object)
+    options = dict(epochs=2, shuffle=False, discard=None)
+    cached = snowpy.Network("perceptron", **options).fit(_Cache(X, words, [0, 12, 30]))
+    whole = snowpy.Network("perceptron", **options).fit(X, words)
+    assert cached.classes_.tolist() == ["eggs", "ham", "spam"]
+    np.testing.assert_array_equal(cached.decision_function(X), whole.decision_function(X))
+
+
+def test_blocks_are_refused_cross_fitted_calibration_and_negative_strengths_for_winnow():
+    X, y = problem(n=30)
+    with pytest.raises(ConfigurationError) as refused:
+        snowpy.Network("perceptron", calibrate="cv").fit(_Cache(X, y, [0, 30]))
+    assert str(refused.value) == ("calibrate='cv' fits held-out folds in memory; blocks "
+                                  "are calibrated progressively")
+    negative = X.copy()
+    negative.data[-1] = -1.0
+    with pytest.raises(ConfigurationError) as refused:
+        snowpy.Network("winnow").fit(_Cache(negative, y, [0, 20, 30]))
+    assert str(refused.value).startswith("Negative values in data passed to Network: rule "
+                                         "'winnow' takes feature strengths of 0 or more")
+
+
+_FOLDS = ["calibration fold 1 of 3", "calibration fold 2 of 3", "calibration fold 3 of 3",
+          "calibrating", "training"]
+
+
+@pytest.mark.parametrize("calibrate, phases, restricted", [
+    ("cv", _FOLDS, False),
+    ("cv", _FOLDS, True),  # (the folds' networks see each example's targets only)
+    ("holdout:4", ["calibration fold 1 of 1", "calibrating", "training"], False),
+    ("progressive", ["training", "calibrating"], False),
+])
+def test_a_fit_fits_its_sigmoids_on_the_held_out_scores_and_says_so(calibrate, phases,
+                                                                    restricted):
+    from snowpy.calibration import Calibration
+    from snowpy.network.calibrating import normalisation_of
+
+    X, y = problem()
+    targets = [["a", "b"] if label != "c" else ["c", "a"] for label in y] if restricted \
+        else None
+    reports = _Reports()
+    net = snowpy.Network("perceptron", calibrate=calibrate, epochs=2).fit(
+        X, y, targets=targets, progress=reports)
+    assert [call[0] for call in reports.calls if isinstance(call[0], str)] == phases
+    assert net.calibration_.method == calibrate.split(":")[0]
+    if calibrate == "progressive":
+        return
+    keys, labels = keys_of(X, y)
+    scores, positives, covered, _ = held_out_scores(net, X, y, targets, labels, False, None,
+                                                    keys)
+    if restricted:  # (what the folds' networks learned differs unrestricted)
+        unrestricted = held_out_scores(net, X, y, None, labels, False, None, keys)[0]
+        assert not np.array_equal(scores, unrestricted)
+    assert covered.all() == (calibrate == "cv")  # (holdout: the first fold's examples)
+    expected = Calibration.fit(scores[covered], positives[covered],
+                               normalize=normalisation_of(net.engine_, False),
+                               method=calibrate.split(":")[0])
+    assert net.calibration_.a.tolist() == expected.a.tolist()
+    assert net.calibration_.b.tolist() == expected.b.tolist()
 
 
 def _block(engine, X, y, targets=None):

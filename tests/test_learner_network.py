@@ -496,3 +496,20 @@ def test_a_learner_networks_figures_through_a_report_and_an_early_stop(table):
     stopped = LearnerNetwork(table, epochs=5, calibrate="progressive", shuffle=False).fit(X, y)
     assert len(stopped.mistakes_) == 2 and stopped.calibration_ is not None
     assert LearnerNetwork(table).start(3).multilabel_ is False
+
+
+def test_a_learner_network_refuses_blocks_in_one_line():
+    class Blocks:  # (the Blocks protocol: examples a block at a time)
+        n, nnz, width, labels, multilabel = 2, 2, 2, ["a", "b"], False
+
+        def epoch(self, salt):
+            yield sp.csr_matrix(np.eye(2)), ["a", "b"], None
+
+    with pytest.raises(ConfigurationError) as refused:
+        LearnerNetwork(TABLE).fit(Blocks())
+    assert str(refused.value) == "a LearnerNetwork learns from a matrix, not from blocks"
+    with pytest.raises(ConfigurationError) as refused:  # (nor its stream's targets)
+        LearnerNetwork(TABLE).partial_fit(sp.csr_matrix(np.eye(2)), ["a", "b"],
+                                          targets=[["a"], ["b"]])
+    assert str(refused.value) == ("targets= (SNoW's sequential model) is not available to "
+                                  "a learner's rule: every target scores every example")

@@ -378,3 +378,365 @@ def test_constraint_classification_worked_example():
     # e0: a claims it (0 >= 0): right; b and c claim it too: demoted to -1 on x0
     assert ova.coef_.tolist() == [[0, -1, -1], [-1, 0, -1], [-1, -1, 0]]
     assert constraint.mistakes_ == ova.mistakes_ == [2]  # ties go to the first target
+
+
+# ------------------------------------------------- predictions from target scores
+def _numbered(n):
+    """``n`` examples of one feature, example i at strength i + 1 (fewer columns than
+    rows: a mix-up of the two shows)."""
+    return sp.csr_matrix(np.arange(1.0, n + 1.0).reshape(-1, 1))
+
+
+def _scored(net, scores):
+    """``net`` answering ``scores[i]`` for example i of :func:`_numbered`: every
+    prediction derives from ``target_scores``."""
+    scores = np.asarray(scores, dtype=np.float64)
+    net.target_scores = lambda X: scores[sp.csr_matrix(X).toarray()[:, 0].astype(int) - 1]
+    return net
+
+
+_SCORES = [[0.0, -1e-9, 0.5], [1.0, 1.0, 1.0], [-1.0, -1.0, -1.0], [0.9, 0.0, -0.1],
+           [-0.2, 0.3, 0.0]]
+
+
+def test_a_multilabel_prediction_claims_every_target_at_or_above_the_threshold(monkeypatch):
+    monkeypatch.setattr(snowpy.network.network, "_PREDICT_BLOCK", 2)  # blocks of 2 rows
+    X = _numbered(5)
+    net = _scored(snowpy.Network("perceptron").fit(X, [("a",), ("b",), ("c",), (), ()]),
+                  _SCORES)
+    assert net.predict(X) == [("a", "c"), ("a", "b", "c"), (), ("a", "b"), ("b", "c")]
+    # targets restrict each example's claims; a label the network never met is ignored
+    targets = [["a"], ["b", "c"], ["a"], ["b", "z"], ["a", "b", "c"]]
+    assert net.predict(X, targets=targets) == [("a",), ("b", "c"), (), ("b",), ("b", "c")]
+    with pytest.raises(ConfigurationError) as refused:
+        net.predict(X, targets=targets[:4])
+    assert str(refused.value) == "X has 5 rows but targets has 4 entries"
+    truth = [("a", "c"), ("a", "b", "c"), ("a",), ("b",), ("c", "b")]
+    assert net.score(X, truth) == 0.6  # sets: ("c", "b") is ("b", "c")
+
+
+def test_an_indicator_network_predicts_and_scores_an_indicator_matrix(monkeypatch):
+    monkeypatch.setattr(snowpy.network.network, "_PREDICT_BLOCK", 2)
+    X = _numbered(5)
+    y = np.array([[1, 0, 0], [0, 1, 0], [0, 0, 1], [0, 0, 0], [0, 0, 0]])
+    net = _scored(snowpy.Network("perceptron").fit(X, y), _SCORES)
+    predicted = net.predict(X)
+    assert predicted.dtype == np.int64
+    assert predicted.tolist() == [[1, 0, 1], [1, 1, 1], [0, 0, 0], [1, 1, 0], [0, 1, 1]]
+    truth = np.array([[1, 0, 1], [1, 1, 1], [1, 0, 0], [0, 1, 0], [0, 1, 1]])
+    assert net.score(X, truth) == 0.6
+
+
+def test_a_single_label_prediction_is_the_best_allowed_target(monkeypatch):
+    monkeypatch.setattr(snowpy.network.network, "_PREDICT_BLOCK", 2)
+    X = _numbered(5)
+    net = _scored(snowpy.Network("perceptron").fit(X, ["a", "b", "c", "a", "b"]), _SCORES)
+    assert net.predict(X).tolist() == ["c", "a", "a", "a", "b"]
+    targets = [["a", "b"], ["c"], ["b", "c"], ["z", "c"], ["a"]]
+    assert net.predict(X, targets=targets).tolist() == ["a", "c", "b", "c", "a"]
+    assert net.score(X, ["c", "a", "b", "b", "b"]) == 0.6
+
+
+def test_normalised_scores_are_each_rows_softmax_and_abstention_reads_their_margin():
+    X = _numbered(4)
+    scores = np.array([[1000.0, 999.0, 0.0], [0.0, -1.0, -3.0], [2.0, 2.0, 0.0],
+                       [0.5, 3.0, 2.5]])
+    net = _scored(snowpy.Network("perceptron").fit(X, ["a", "b", "c", "a"]), scores)
+    expected = np.exp(scores - scores.max(axis=1, keepdims=True))
+    expected /= expected.sum(axis=1, keepdims=True)
+    np.testing.assert_allclose(net.normalised_scores(X), expected, rtol=1e-12)
+    shares = np.sort(expected, axis=1)
+    margins = shares[:, -1] - shares[:, -2]  # 0.462, 0.462, 0 (a tie), 0.245
+    assert margins[2] == 0.0
+    predicted = net.predict(X, abstain=0.3)
+    assert predicted.dtype == object
+    assert predicted.tolist() == ["a", "a", None, None]
+    assert net.predict(X, abstain=0.0).tolist() == ["a", "a", "a", "b"]  # a tie answers
+    assert net.predict(X, abstain=1.0).tolist() == [None] * 4
+    targets = [["b", "c"], ["c"], ["a", "b"], ["a", "c"]]
+    assert net.predict(X, targets=targets, abstain=0.3).tolist() == ["b", "c", None, None]
+    for margin in (-0.1, 1.5):
+        with pytest.raises(ConfigurationError) as refused:
+            net.predict(X, abstain=margin)
+        assert str(refused.value) == \
+            f"abstain must be a probability margin from 0 to 1, got {margin}"
+
+
+def test_one_label_never_abstains_and_a_multilabel_network_refuses_to():
+    X = sp.csr_matrix(np.eye(2))
+    with pytest.warns(UserWarning, match="one class only"):
+        one = snowpy.Network("perceptron").fit(X, ["a", "a"])
+    assert one.predict(X, abstain=1.0).tolist() == ["a", "a"]
+    sets = snowpy.Network("perceptron").fit(X, [("a",), ("b",)])
+    with pytest.raises(ConfigurationError) as refused:
+        sets.predict(X, abstain=0.5)
+    assert str(refused.value) == ("abstain applies to single-label networks (a multi-label "
+                                  "network already answers no label at all)")
+
+
+def test_predict_proba_exists_exactly_when_the_network_is_calibrated():
+    X = sp.csr_matrix(np.eye(6))
+    y = ["a", "b", "a", "b", "a", "b"]
+    assert hasattr(snowpy.Network(calibrate="cv"), "predict_proba")  # (before fitting)
+    for calibrate in (None, "none"):
+        assert not hasattr(snowpy.Network(calibrate=calibrate), "predict_proba")
+        assert not hasattr(snowpy.Network(calibrate=calibrate).fit(X, y), "predict_proba")
+    with pytest.raises(NotFittedError) as refused:
+        snowpy.Network().predict_proba(X)
+    assert str(refused.value) == (
+        "'Network' has no attribute 'predict_proba' here: this model has no calibration; "
+        "train it with calibrate='cv' to get probabilities (or calibrate='holdout', or "
+        "calibrate='progressive')")
+    calibrated = snowpy.Network(calibrate="cv").fit(X, y)
+    np.testing.assert_array_equal(calibrated.normalised_scores(X), calibrated.predict_proba(X))
+    given = snowpy.Network().fit(X, y)  # sigmoids given to a network trained without
+    given.calibration_ = calibrated.calibration_
+    assert hasattr(given, "predict_proba")
+    np.testing.assert_array_equal(given.predict_proba(X), calibrated.predict_proba(X))
+
+
+def test_a_rule_object_under_an_installed_rules_name_is_refused():
+    import dataclasses
+
+    from snowpy.plugins import get_rule
+
+    X, y = sp.csr_matrix(np.eye(2)), ["a", "b"]
+    installed = get_rule("perceptron")
+    same = snowpy.Network(installed, average=False).fit(X, y)  # the installed rule itself
+    assert same.coef_.tolist() == snowpy.Network("perceptron", average=False).fit(
+        X, y).coef_.tolist()
+    other = dataclasses.replace(installed, summary="another perceptron")
+    with pytest.raises(ConfigurationError) as refused:
+        snowpy.Network(other).fit(X, y)
+    assert str(refused.value) == (
+        "rule 'perceptron' given as an object is not the installed rule of that name (a "
+        "model file names its rule, and would load as the installed one): give it a name "
+        "of its own")
+    own = dataclasses.replace(installed, name="my-perceptron")
+    assert snowpy.Network(own).fit(X, y).engine_.rule == "my-perceptron"
+
+
+def test_a_pickled_network_learning_a_stream_leaves_its_driver_behind():
+    import pickle
+
+    X, y = sp.csr_matrix(np.eye(3)), ["a", "b", "c"]
+    net = snowpy.Network("perceptron", average=False).partial_fit(X, y)
+    assert "_driver" in net.__dict__
+    copy = pickle.loads(pickle.dumps(net))
+    assert "_driver" not in copy.__dict__
+    assert copy.coef_.tolist() == net.coef_.tolist()
+    assert copy.partial_fit(X, y).coef_.tolist() == net.partial_fit(X, y).coef_.tolist()
+    loaded = snowpy.Network.from_state(*net.to_state())  # (no driver, nor before fitting)
+    for driverless in (loaded, snowpy.Network("winnow")):
+        assert "_driver" not in driverless.__dict__
+        assert pickle.loads(pickle.dumps(driverless)).get_params() == driverless.get_params()
+
+
+def test_partial_fit_weighs_and_restricts_its_examples_as_fit_does():
+    X = sp.csr_matrix(np.array([[1.0, 0.0, 1.0], [0.0, 1.0, 0.0], [1.0, 1.0, 0.0]]))
+    y = ["a", "b", "c"]
+    weighed = snowpy.Network("perceptron", average=False).partial_fit(
+        X, y, sample_weight=[2, 0, 1])
+    copies = snowpy.Network("perceptron", average=False).partial_fit(
+        X[[0, 0, 2]], ["a", "a", "c"])
+    assert weighed.coef_.tolist() == copies.coef_.tolist()
+    assert weighed.n_examples_seen_ == 3
+    restricted = snowpy.Network("perceptron", average=False).partial_fit(
+        X, y, targets=[["a"], ["a", "b"], ["c"]])
+    # each example trains only the targets it names: of all six updates the whole
+    # example would make, only "a"'s demotion by the second example is left
+    assert restricted.engine_.promotions.tolist() == [0, 0, 0]
+    assert restricted.engine_.demotions.tolist() == [1, 0, 0]
+    reports = []
+    everything = snowpy.Network("perceptron", average=False).partial_fit(
+        X, y, progress=lambda *report: reports.append(report))
+    assert reports == [(0, 1, 3, 0), (0, 2, 3, 1), (0, 3, 3, 1)]  # (epoch, done, of, mistakes)
+    assert everything.engine_.promotions.tolist() == [0, 1, 1]
+    assert everything.engine_.demotions.tolist() == [1, 1, 1]
+
+
+def test_partial_fit_of_an_indicator_matrix_keeps_predicting_one():
+    X = sp.csr_matrix(np.eye(3))
+    y = np.array([[1, 0, 0], [0, 1, 1], [0, 0, 1]])
+    net = snowpy.Network("perceptron", theta=0.5, average=False)
+    for _ in range(3):
+        net.partial_fit(X, y)
+    assert net.classes_.tolist() == [0, 1, 2]
+    assert net.predict(X).tolist() == y.tolist()
+    assert net.score(X, y) == 1.0
+
+
+def test_partial_fit_refuses_the_other_kind_of_labels_in_one_line():
+    X = sp.csr_matrix(np.eye(2))
+    sets = snowpy.Network("perceptron").partial_fit(X, [("a",), ("a", "b")])
+    before = sets.coef_.tolist()
+    sets.partial_fit(X[:0], [])  # no examples: nothing to tell the kind by, nothing learned
+    assert sets.coef_.tolist() == before and sets.multilabel_
+    with pytest.raises(ConfigurationError) as refused:
+        sets.partial_fit(X, ["a", "b"])
+    assert str(refused.value) == "this network was trained multi-label; y must be multi-label too"
+    single = snowpy.Network("perceptron").partial_fit(X, ["a", "b"])
+    with pytest.raises(ConfigurationError) as refused:
+        single.partial_fit(X, [("a",), ("b",)])
+    assert str(refused.value) == ("this network was trained single-label; y must be "
+                                  "single-label too")
+    with pytest.raises(ConfigurationError) as refused:
+        single.partial_fit(X, None)
+    assert str(refused.value) == "Network requires y to be passed, but the target y is None"
+
+
+def test_a_started_network_has_its_targets_and_no_link_before_any_example():
+    # Winnow's initial weight is theta / rho, rho the features per example with the
+    # bias: 1 + 1 by default
+    net = snowpy.Network("winnow", links="touched", theta=6.0).start(40, ["b", "a"])
+    assert net.classes_.tolist() == ["b", "a"] and net.n_links_ == 0
+    assert net.n_features_in_ == 40 and not net.multilabel_
+    assert net.engine_.store.n_targets == 2
+    assert net.engine_.store.absent == 3.0
+    assert net.engine_.target_counts().tolist() == [[0, 0], [0, 0]]
+    wider = snowpy.Network("winnow", links="touched", theta=6.0).start(
+        40, ["a"], multilabel=True, mean_active=3.0)
+    assert wider.multilabel_ and wider.engine_.store.absent == 1.5
+    unbiased = snowpy.Network("winnow", links="touched", theta=6.0, bias=False).start(
+        40, ["a"])  # rho: the features alone
+    assert unbiased.engine_.store.absent == 6.0
+
+
+def test_link_counts_are_whole_numbers_for_every_column_asked_for():
+    X = sp.csr_matrix(np.array([[1.0, 0.0, 1.0, 0.0], [0.0, 1.0, 1.0, 0.0]]))
+    net = snowpy.Network("perceptron", links="positive", average=False, discard=None).fit(
+        X, ["a", "b"])
+    counts = net.link_counts()
+    assert counts.dtype == np.int64
+    assert dict(zip(net.feature_ids_.tolist(), counts.tolist())) == {0: 1, 1: 1, 2: 2}
+    asked = net.link_counts([2, 0, 3, 9])  # 3: never seen; 9: past the width
+    assert asked.dtype == np.int64 and asked.tolist() == [2, 1, 0, 0]
+    assert net.link_counts([9]).tolist() == [0]
+    none = net.link_counts([])
+    assert none.dtype == np.int64 and none.tolist() == []
+
+
+def test_a_network_description_that_is_no_mapping_is_refused_as_an_empty_one():
+    from snowpy.exceptions import ModelFileError
+
+    for header in ({"network": "junk"}, {"network": ["options"]}, {}):
+        with pytest.raises(ModelFileError) as refused:
+            snowpy.Network.from_state(header, {})
+        assert str(refused.value) == \
+            "model: the network description is invalid (KeyError: 'options')"
+    with pytest.raises(NotFittedError) as refused:
+        snowpy.Network().n_links_
+    assert str(refused.value) == \
+        "this Network is not trained yet; call fit or partial_fit first"
+
+
+def test_fit_weighs_its_examples_and_keeps_every_column_of_an_indicator_matrix():
+    X = sp.csr_matrix(np.array([[1.0, 0.0, 1.0], [0.0, 1.0, 0.0], [1.0, 1.0, 0.0]]))
+    options = dict(average=False, shuffle=False, epochs=2, early_stop=False)
+    weighed = snowpy.Network("perceptron", **options).fit(X, ["a", "b", "c"],
+                                                          sample_weight=[2, 0, 1])
+    copies = snowpy.Network("perceptron", **options).fit(X[[0, 0, 2]], ["a", "a", "c"])
+    assert weighed.coef_.tolist() == copies.coef_.tolist() and weighed.n_examples_seen_ == 6
+    y = np.array([[1, 0, 0], [0, 1, 0], [1, 1, 0]])  # the last column never set
+    net = snowpy.Network("perceptron", **options).fit(X, y)
+    assert net.classes_.tolist() == [0, 1, 2] and net.predict(X).shape == (3, 3)
+    with pytest.raises(ConfigurationError) as refused:
+        snowpy.Network().fit(X)
+    assert str(refused.value) == "Network requires y to be passed, but the target y is None"
+
+
+_BEYOND = ("is beyond the largest weight magnitude kept ({}): activations could never reach "
+           "it; choose a value of the scale of the feature strengths")
+
+
+@pytest.mark.parametrize("make, X, message", [
+    (lambda: snowpy.Network("winnow"), [[1.0, -1.0]],
+     "Negative values in data passed to Network: rule 'winnow' takes feature strengths of 0 "
+     "or more (its promotion alpha ** v would demote); shift or binarise the features, or "
+     "use balanced-winnow or perceptron"),
+    (lambda: snowpy.Network("perceptron", precision="float32", theta=1e39), [[1.0]],
+     "theta=1e+39 " + _BEYOND.format("1e+30")),
+    (lambda: snowpy.Network("perceptron", precision="float32", theta=-2e30), [[1.0]],
+     "theta=-2e+30 " + _BEYOND.format("1e+30")),
+    (lambda: snowpy.Network("thick-separator", precision="float32", thickness=1e39), [[1.0]],
+     "thickness=1e+39 " + _BEYOND.format("1e+30")),
+    (lambda: snowpy.Network("thick-separator", precision="float32",
+                            negative_thickness=1e39), [[1.0]],
+     "negative_thickness=1e+39 " + _BEYOND.format("1e+30")),
+    (lambda: snowpy.Network("perceptron", precision="float32", initial_weight=1e39), [[1.0]],
+     "rule 'perceptron': initial weight 1e+39 exceeds the largest magnitude kept (1e+30); "
+     "lower theta or set initial_weight"),
+    (lambda: snowpy.Network(__import__("snowpy.plugins").plugins.get_rule("winnow")),
+     [[0.0, -1.0]],  # (the rule given as its spec: named by its name)
+     "Negative values in data passed to Network: rule 'winnow' takes feature strengths of 0 "
+     "or more (its promotion alpha ** v would demote); shift or binarise the features, or "
+     "use balanced-winnow or perceptron"),
+    (lambda: snowpy.Network(5), [[1.0]], "rule must be a rule's name or a RuleSpec, got 5"),
+])
+def test_what_a_network_cannot_learn_is_refused_in_one_line(make, X, message):
+    with pytest.raises(ConfigurationError) as refused:
+        make().fit(sp.csr_matrix(X), ["a"])
+    assert str(refused.value) == message
+
+
+def test_what_a_network_can_learn_at_its_bounds_is_learned():
+    X, y = sp.csr_matrix([[1.0, -1.0], [0.0, 2.0]]), ["a", "b"]
+    assert snowpy.Network("perceptron").fit(X, y).n_links_ > 0  # negative strengths: fine
+    winnow = snowpy.Network("winnow", epochs=1).fit(sp.csr_matrix([[0.0, 2.0], [1.0, 0.0]]),
+                                                    y)  # (strengths of 0 or more: fine)
+    assert winnow.n_examples_seen_ == 2
+    stored_zero = sp.csr_matrix((np.array([0.0, 2.0]), np.array([0, 1]), np.array([0, 1, 2])),
+                                shape=(2, 2))  # (a strength of 0 kept in the matrix)
+    assert stored_zero.data.min() == 0.0
+    assert snowpy.Network("winnow", epochs=1).fit(stored_zero, y).n_examples_seen_ == 2
+    # an unknown rule is named as such, not taken for one that refuses negative strengths
+    with pytest.raises(snowpy.exceptions.UnknownNameError, match="^unknown update rule "
+                                                                 "'no-such-rule'; choose"):
+        snowpy.Network("no-such-rule").partial_fit(X, y)
+    for rule, params in (("perceptron", {"theta": 1e30}), ("perceptron", {"theta": -1e30}),
+                         ("thick-separator", {"thickness": float("inf")})):
+        net = snowpy.Network(rule, precision="float32", **params).fit(X, y)
+        assert net.rule_params_[next(iter(params))] == next(iter(params.values()))
+    at_the_bound = snowpy.Network("perceptron", precision="float32", initial_weight=1e30)
+    assert at_the_bound.fit(X, y).engine_.store.absent == pytest.approx(1e30)
+    with pytest.raises(ConfigurationError) as refused:
+        snowpy.Network("perceptron", multiclass="constraint").fit(X, [("a",), ("b",)])
+    assert str(refused.value) == "multiclass='constraint' needs one label per example"
+    with pytest.raises(ConfigurationError) as refused:
+        snowpy.Network("perceptron").fit(X, y).predict(sp.csr_matrix([[1.0]]))
+    assert str(refused.value) == ("X has 1 features, but Network is expecting 2 features as "
+                                  "input (the width it was trained with)")
+
+
+def test_accuracy_compares_labels_of_mixed_types_as_they_are():
+    X, y = sp.csr_matrix(np.eye(3)), [1, "a", 2.5]
+    net = snowpy.Network("perceptron", average=False).fit(X, y)
+    assert net.predict(X).tolist() == [1, "a", 2.5]
+    assert net.score(X, y) == 1.0  # (not "1", "a", "2.5": the labels as strings)
+    assert net.score(X, ["1", "a", 2.5]) == pytest.approx(2 / 3)
+
+
+def test_a_refit_starts_afresh_whatever_a_stream_held_on_threads():
+    rng = np.random.default_rng(0)
+    X = sp.csr_matrix((rng.random((40, 12)) < 0.4).astype(float))
+    y = [str(i % 4) for i in range(40)]
+    net = snowpy.Network("perceptron", n_jobs=2, average=False).partial_fit(X[:20], y[:20])
+    assert net._driver.held is not None  # (the stream's parts, held on its threads)
+    net.fit(X[20:], y[20:])
+    fresh = snowpy.Network("perceptron", n_jobs=2, average=False).fit(X[20:], y[20:])
+    assert net.n_examples_seen_ == fresh.n_examples_seen_ == 200
+    np.testing.assert_array_equal(net.coef_, fresh.coef_)
+    np.testing.assert_array_equal(net.engine_.promotions, fresh.engine_.promotions)
+
+
+def test_a_network_refuses_a_rule_that_keeps_a_learner_of_its_own():
+    from snowpy.rules import RuleSpec, theta_param
+
+    spec = RuleSpec(name="own-learner", build=lambda params, context: None,
+                    params=(theta_param(0.0),), summary="a rule with its own learner",
+                    learner=True)
+    with pytest.raises(ConfigurationError) as refused:
+        snowpy.Network(spec).fit(sp.csr_matrix(np.eye(2)), ["a", "b"])
+    assert str(refused.value) == (
+        "rule 'own-learner' keeps a learner of its own: use "
+        "snowpy.network.learner.LearnerNetwork (or SnowClassifier, which picks it)")

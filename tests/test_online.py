@@ -222,17 +222,71 @@ def test_unseen_features_and_labels_grow_the_network_online():
         fixed.learn_one([4], "a")
 
 
+def test_a_network_started_by_learn_one_with_a_width_keeps_it():
+    net = snowpy.Network("perceptron").learn_one({1: 1.0}, "a", width=5)
+    assert net.n_features_in_ == 5 and not net.engine_.open_features
+    with pytest.raises(ConfigurationError, match="feature id 5 is beyond the network's 5"):
+        net.learn_one([5], "a")
+    net.learn_one([4], "b")
+    assert net.n_features_in_ == 5 and net.classes_.tolist() == ["a", "b"]
+
+
+@pytest.mark.parametrize("calibrate", ["cv", "holdout", "progressive"])
+def test_a_stream_calibrates_progressively_whatever_calibration_it_is_given(calibrate):
+    X, y = stream(seed=4, n=40)
+    one = snowpy.Network("perceptron", calibrate=calibrate).learn_one(as_dict(X[0]), y[0])
+    blocks = snowpy.Network("perceptron", calibrate=calibrate).partial_fit(X, y)
+    assert one.engine_.progressive is not None and blocks.engine_.progressive is not None
+    assert blocks.engine_.progressive.filled == 40
+    uncalibrated = snowpy.Network("perceptron").partial_fit(X, y)
+    assert uncalibrated.engine_.progressive is None
+
+
+_NOT_TEXT = ("a Network takes features (a dict of feature id -> strength, or active ids); "
+             "for raw text use snowpy.SnowClassifier")
+_NOT_A_DICT = ("an example is a dict of feature id (an integer) -> strength (a number); "
+               "for raw text use snowpy.SnowClassifier")
+_NOT_A_PAIR = "an (ids, strengths) pair needs two 1-D arrays of the same length"
+
+
 @pytest.mark.parametrize("example,message", [
-    ("some text", "for raw text use snowpy.SnowClassifier"),
-    ({-1: 1.0}, "feature ids must be >= 0"),
-    ({1: float("nan")}, "strengths finite"),
-    ((np.array([1, 1]), np.array([1.0, 1.0])), "names a feature twice"),
-    ({"word": 1.0}, "a dict of feature id"),
+    ("some text", _NOT_TEXT),
+    (b"some text", _NOT_TEXT),
+    ({-1: 1.0}, "feature ids must be >= 0 and strengths finite"),
+    ({1: float("nan")}, "feature ids must be >= 0 and strengths finite"),
+    ((np.array([1, 1]), np.array([1.0, 1.0])), "an example names a feature twice"),
+    ({"word": 1.0}, _NOT_A_DICT),
+    ((np.array([1, 2]), np.array([1.0])), _NOT_A_PAIR),
+    ((np.array([[1, 2]]), np.array([[1.0, 1.0]])), _NOT_A_PAIR),
+    (sp.csr_matrix(np.eye(2)), "one example is one row, got 2"),
+    (sp.csr_matrix(np.ones((3, 1))), "one example is one row, got 3"),
 ])
 def test_bad_examples_are_refused_with_a_clear_message(example, message):
     net = snowpy.Network("perceptron")
-    with pytest.raises(ConfigurationError, match=message):
+    with pytest.raises(ConfigurationError) as refused:
         net.learn_one(example, "a")
+    assert str(refused.value) == message
+
+
+def test_every_form_of_an_example_is_read_as_sorted_ids_and_float_strengths():
+    from snowpy.network.network import parse_example
+
+    def read(x):
+        ids, vals = parse_example(x)
+        return ids.dtype, ids.tolist(), vals.dtype, vals.tolist()
+
+    f8, i8 = np.dtype(np.float64), np.dtype(np.int64)
+    # a pair of arrays: whole-number strengths read as floats, ids sorted
+    assert read((np.array([7, 2], dtype=np.int32), np.array([3, 5]))) == (
+        i8, [2, 7], f8, [5.0, 3.0])
+    # active ids, however they are iterated: each once, at strength 1
+    assert read(iter([9, 4, 9])) == (i8, [4, 9], f8, [1.0, 1.0])
+    assert read({6, 1}) == (i8, [1, 6], f8, [1.0, 1.0])
+    assert read(np.array([5, 0], dtype=np.uint8)) == (i8, [0, 5], f8, [1.0, 1.0])
+    # a dict, and a sparse row whose repeated entries are summed
+    assert read({8: 2, 3: 1}) == (i8, [3, 8], f8, [1.0, 2.0])
+    row = sp.csr_matrix((np.array([1, 2, 4], dtype=np.int64), [5, 1, 5], [0, 3]), shape=(1, 9))
+    assert read(row) == (i8, [1, 5], f8, [2.0, 5.0])
 
 
 def test_an_online_network_keeps_its_kind_and_its_file(tmp_path):
@@ -525,3 +579,82 @@ def test_a_label_forgotten_by_a_stream_leaves_a_network_that_goes_on_learning(tm
     cloud.forget("billing")
     assert cloud.classes_.tolist() == ["account", "feedback", "shipping", "technical"]
     assert "billing" not in set(cloud.predict(tests).tolist())
+
+
+def test_an_open_feature_space_widens_as_it_learns_and_not_as_it_predicts():
+    net = snowpy.Network("perceptron").learn_one({2: 1.0}, "a")
+    assert net.n_features_in_ == 3
+    net.predict(sp.csr_matrix((1, 20)))
+    assert net.n_features_in_ == 3
+    net.predict(sp.csr_matrix((1, 2**31)))  # (any width up to the online width)
+    assert net.n_features_in_ == 3
+    net.partial_fit(sp.csr_matrix(np.eye(1, 10)), ["b"])
+    assert net.n_features_in_ == 10
+    with pytest.raises(ConfigurationError) as refused:
+        net.partial_fit(sp.csr_matrix(np.eye(3, 10)), ["a", "b", "a"], targets=[["a"]] * 2)
+    assert str(refused.value) == "X has 3 rows but targets has 2 entries"
+
+
+@pytest.mark.parametrize("start", [
+    lambda net: net.partial_fit(sp.csr_matrix(np.eye(3)), ["a", "b", "c"]),
+    lambda net: net.learn_one({1: 1.0}, "a"),
+    lambda net: net.start(3, ["a"]),
+])
+def test_a_network_started_without_fit_checks_its_options_first(start):
+    with pytest.raises(ConfigurationError) as refused:
+        start(snowpy.Network("perceptron", links="some"))
+    assert str(refused.value) == \
+        "links must be one of 'positive', 'touched', 'all', 'signed', got 'some'"
+    with pytest.raises(ConfigurationError) as refused:
+        start(snowpy.Network("perceptron", epochs=0))
+    assert str(refused.value) == "epochs must be an integer from 1 to 1,000,000, got 0"
+
+
+def test_a_pickled_online_network_binds_its_one_example_path_anew_and_learns_alike():
+    import pickle
+
+    X, y = stream(seed=6, n=30)
+    net = snowpy.Network("perceptron", average=False, calibrate="progressive")
+    for i in range(15):
+        net.learn_one(as_dict(X[i]), y[i])
+    assert net.engine_.cache.learner is not None
+    copy = pickle.loads(pickle.dumps(net))
+    cache = copy.engine_.cache
+    assert cache.learner is None and cache.learner_key == (-1, -1)
+    assert cache.learner_window is None
+    assert cache.learner_width == net.engine_.cache.learner_width
+    for i in range(15, 30):
+        net.learn_one(as_dict(X[i]), y[i])
+        copy.learn_one(as_dict(X[i]), y[i])
+    np.testing.assert_array_equal(copy.coef_, net.coef_)
+    assert copy.predict_proba_one(as_dict(X[0])) == net.predict_proba_one(as_dict(X[0]))
+
+
+def test_one_examples_label_and_probabilities_read_from_its_scores():
+    sets = snowpy.Network("perceptron").learn_one({0: 1.0}, ("a", "b", "c")).engine_
+    assert sets.label_of(np.array([0.0, -1e-9, 0.5]), 2) == ("a", "c")
+    assert sets.label_of(np.array([-1.0, -2.0, -0.5]), 2) == ()
+    single = snowpy.Network("perceptron").learn_one({0: 1.0}, "a").engine_
+    assert single.label_of(np.array([0.2]), 0) == "a"
+    assert single.label_of(np.empty(0), 0) is None  # (no target: no label)
+    with pytest.raises(ConfigurationError) as refused:
+        single.probabilities_of(np.array([0.2]))
+    assert str(refused.value) == ("this network has no calibration; train it with "
+                                  "calibrate='progressive' (online) or calibrate='cv' to get "
+                                  "probabilities")
+
+
+def test_a_forgotten_label_leaves_the_one_example_path_bound_anew_and_weights_dense():
+    X, y = stream(seed=8, n=30)
+    net = snowpy.Network("perceptron")  # (averaged: the dense weights are the averages)
+    for i in range(30):
+        net.learn_one(as_dict(X[i]), y[i])
+    dense = net.engine_.effective_weights()
+    ids = net.feature_ids_
+    assert dense.shape == (ids.size + 2, 3)
+    np.testing.assert_array_equal(dense[1:-1], net.coef_[:, ids].T)
+    assert dense[-1].tolist() == [net.engine_.store.absent] * 3
+    net.engine_.forget("b")
+    assert net.predict_one(as_dict(X[0])) in ("a", "c")
+    net.learn_one(as_dict(X[1]), "c")
+    assert net.classes_.tolist() == ["c", "a"] and net.n_examples_seen_ == 31  # (as met)
