@@ -876,6 +876,11 @@ def test_forget_writes_the_model_without_the_label_atomically(model, tmp_path):
     assert snowpy.load(other).classes_.tolist() == ["account", "feedback", "shipping",
                                                     "technical"]
     assert path.read_bytes() == written and not list(tmp_path.glob(".*.tmp"))
+    link = tmp_path / "link.snowpy"  # (said "-o link.snowpy", an option not given)
+    link.symlink_to(path)
+    linked = run("forget", link, "billing")
+    assert linked.exit_code == 1 and linked.stderr.startswith(
+        f"snowpy: error: MODEL {link}: a symbolic link (to {path})")
 
 
 def test_a_corpus_of_three_documents_warns_in_calibrations_words(tmp_path):

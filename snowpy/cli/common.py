@@ -120,11 +120,13 @@ def cli_words(message: str) -> str:
     return _KEYWORD.sub(option, message)
 
 
-def check_output(output: Any, inputs: list[Any], *, force: bool = False) -> None:
+def check_output(output: Any, inputs: list[Any], *, force: bool = False, option: str = "-o"
+                 ) -> None:
     """Refuse an output path that would destroy something: a folder, a device or any
     file that is not a regular one, one of the inputs (the corpus), or (without
     ``force``) a symbolic link, which saving would replace by a file; and one where no
-    file can be written, before any work (the save makes the folders missing)."""
+    file can be written, before any work (the save makes the folders missing). The
+    messages name the path as ``option`` (``-o``, or the argument a path came from)."""
     import tempfile
     from pathlib import Path
 
@@ -133,33 +135,33 @@ def check_output(output: Any, inputs: list[Any], *, force: bool = False) -> None
     while not folder.exists():
         folder = folder.parent
     if not folder.is_dir():
-        raise ConfigurationError(f"-o {path}: {folder} is a file, not a folder")
+        raise ConfigurationError(f"{option} {path}: {folder} is a file, not a folder")
     try:
         handle, probe = tempfile.mkstemp(dir=folder, prefix=f".{path.name}.", suffix=".tmp")
     except OSError as exc:
-        raise ConfigurationError(f"-o {path}: no file can be written in {folder} "
+        raise ConfigurationError(f"{option} {path}: no file can be written in {folder} "
                                  f"({exc.strerror or exc})") from None
     os.close(handle)
     os.unlink(probe)
     if path.is_symlink() and not force:
-        raise ConfigurationError(f"-o {path}: a symbolic link (to {os.readlink(path)}); saving "
+        raise ConfigurationError(f"{option} {path}: a symbolic link (to {os.readlink(path)}); saving "
                                  "replaces the link by a file: give the target's path, or "
                                  "--force")
     if path.exists():
         if path.is_dir():
-            raise ConfigurationError(f"-o {path}: a folder, not a model file")
+            raise ConfigurationError(f"{option} {path}: a folder, not a model file")
         mode = path.stat().st_mode
         import stat
 
         if not stat.S_ISREG(mode):
-            raise ConfigurationError(f"-o {path}: not a regular file (a device, pipe or "
+            raise ConfigurationError(f"{option} {path}: not a regular file (a device, pipe or "
                                      "socket); a model is written to a file")
         for item in inputs:
             if item is None or str(item) == "-":
                 continue
             source = Path(str(item).split("::")[0])
             if source.exists() and source.is_file() and os.path.samefile(source, path):
-                raise ConfigurationError(f"-o {path} is the corpus {item}: saving would "
+                raise ConfigurationError(f"{option} {path} is the corpus {item}: saving would "
                                          "overwrite it")
 
 

@@ -39,7 +39,7 @@ def forget(
             (each for each in known if str(each) == given), given)
         classifier.forget(label)
     target = model if output is None else output
-    check_output(target, [], force=force)
+    check_output(target, [], force=force, option="MODEL" if output is None else "-o")
     classifier.save(target, key=key)
     left = [str(label) for label in classifier.classes_.tolist()]
     typer.echo(f"forgot {', '.join(labels)}: {target} predicts {len(left)} labels "
