@@ -25,7 +25,7 @@ def test_predict_decodes_its_input_as_told(tmp_path):
     lines.write_bytes("free entry to win a café prize\n".encode("latin-1"))
     result = run("predict", model, lines)
     assert result.exit_code != 0
-    assert "lines.txt:1: byte 23 is not valid utf-8" in result.stderr
+    assert "lines.txt:1: the byte 0xe9 at offset 23 is not valid utf-8" in result.stderr
     assert "--encoding" in result.stderr and "Traceback" not in result.output
     as_latin = run("predict", model, lines, "--encoding", "latin-1")
     utf8 = tmp_path / "utf8.txt"

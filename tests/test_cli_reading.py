@@ -282,7 +282,7 @@ def test_a_model_remembers_how_its_corpus_was_read(tmp_path):
     assert "accuracy 1.0000" in result.output
     result = runner.invoke(app, ["evaluate", str(tmp_path / "t.snowpy"), str(tsv),
                                  "--decode", "strict"])  # given: it wins
-    assert result.exit_code == 1 and "c.tsv:2: byte 17 is not valid utf-8" in result.stderr
+    assert result.exit_code == 1 and "c.tsv:2: the byte 0xe9 at offset 17 is not valid utf-8" in result.stderr
     result = runner.invoke(app, ["train", str(path), "-o", str(tmp_path / "j.snowpy"),
                                  "--label-field", "kind", "--text-field", "words",
                                  "--epochs", "2", "--calibrate", "none"])

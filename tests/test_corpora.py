@@ -64,7 +64,7 @@ def test_directory_reader_from_folder_tar_and_zip(tmp_path):
 
 def test_directory_encoding_errors_name_the_member(tmp_path):
     root = make_tree(tmp_path, {"c/a/1.txt": b"caf\xe9", "c/a/2.txt": b"ok"})
-    with pytest.raises(CorpusError, match=r"1.txt: byte 3 is not valid utf-8"):
+    with pytest.raises(CorpusError, match=r"1.txt: the byte 0xe9 at offset 3 is not valid utf-8"):
         list(corpora.read_directory(root / "c"))
     assert [d.text for d in corpora.read_directory(root / "c", encoding="latin-1")][0] == "café"
     problems = Problems("skip")
@@ -263,7 +263,7 @@ def corpora_path(corpora, monkeypatch):
 def test_label_text_with_a_bad_byte_is_reported_by_its_line(tmp_path):
     path = tmp_path / "bad.tsv"
     path.write_bytes(b"spam\tcheap pills\nham\tlunch \xff today\n")
-    with pytest.raises(CorpusError, match=r"bad.tsv:2: byte 10 is not valid utf-8"):
+    with pytest.raises(CorpusError, match=r"bad.tsv:2: the byte 0xff at offset 10 is not valid utf-8"):
         list(corpora.read(path, format="tsv"))
 
 

@@ -201,7 +201,8 @@ def _lines(stream: Any, where: str, encoding: str, decode: str, close: bool = Fa
                 from snowpy.cli.common import cli_words
 
                 raise ConfigurationError(
-                    f"{where}:{number}: byte {exc.start} is not valid {encoding} "
+                    f"{where}:{number}: the byte 0x{raw[exc.start]:02x} at offset {exc.start} "
+                    f"is not valid {encoding} "
                     f"({exc.reason}); {cli_words(advice(raw))}") from None
             yield line.rstrip("\r\n")
     except UnicodeDecodeError as exc:  # (met recoding UTF-16 or UTF-32)

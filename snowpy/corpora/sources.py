@@ -244,8 +244,9 @@ def decode(content: bytes, encoding: str, errors: str, where: str) -> str | None
     except UnicodeDecodeError as exc:
         if errors == "skip":
             return None
-        raise CorpusError(f"{where}: byte {exc.start} is not valid {encoding} "
-                          f"({exc.reason}); {advice(content)}") from None
+        raise CorpusError(f"{where}: the byte 0x{content[exc.start]:02x} at offset "
+                          f"{exc.start} is not valid {encoding} ({exc.reason}); "
+                          f"{advice(content)}") from None
     except LookupError:
         raise CorpusError(f"unknown encoding {encoding!r}") from None
 
