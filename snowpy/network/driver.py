@@ -124,12 +124,12 @@ class Driver:
         return engine
 
     def block(self, engine: Engine, X: Any, y: Any, targets: Any = None,
-              keys: np.ndarray | None = None, *, mine: bool = False) -> Block:
+              keys: np.ndarray | None = None, *, copy: bool = True) -> Block:
         """``X`` and its labels ``y`` as a :class:`~snowpy.network.engine.Block` of
         ``engine`` (:meth:`~snowpy.network.engine.Engine.block`), rows made for features
         not seen yet in the held parts too (laid out in the engine's store when the parts
-        are put together); ``mine``: written over ``X``'s indices."""
-        rows = engine.store.training_rows(X, room=self.held is None, mine=mine)
+        are put together); ``copy=False``: written over ``X``'s indices."""
+        rows = engine.store.training_rows(X, room=self.held is None, copy=copy)
         for part in self.held or ():
             part.store.reserve_rows(engine.store.n_rows)
             part.store.n_rows = engine.store.n_rows
@@ -454,7 +454,7 @@ def held_out_scores(net: Any, X: Any, y: Any, targets: Any, labels: LabelIndex,
         clone._learn(part_X, part_y, part_targets, epochs=int(clone.epochs),
                      shuffle=bool(clone.shuffle), progress=None if stops is None else (
                          lambda *_: stops.check_stop()),  # (the same examples shuffle
-                     keys=keys[train], fitting=True, mine=True)  # alike; rows made here)
+                     keys=keys[train], fitting=True, copy=False)  # alike; rows made here)
         del part_X  # (the held-out rows are made when the fold's network is trained)
         held_X = X[held] if weigh is None else weigh(X[held])
         part_scores = clone.target_scores(held_X)

@@ -275,7 +275,7 @@ class LearnerNetwork(NetworkKind):
 
     def _learn(self, X: sp.csr_matrix, y: Any, targets: Any, *, epochs: int, shuffle: bool,
                progress: Any, keys: np.ndarray | None = None, fitting: bool = False,
-               mine: bool = False) -> None:
+               copy: bool = True) -> None:
         """``epochs`` passes, each ``shuffle``d by the examples' keys (as a
         :class:`~snowpy.Network`'s), stopping after one without an update when
         ``early_stop``; the progressive sigmoids fitted at the end."""

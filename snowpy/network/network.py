@@ -382,12 +382,13 @@ class NetworkKind(Estimator):
 
     def _learn(self, X: Any, y: Any, targets: Any, *, epochs: int, shuffle: bool,
                progress: Any, keys: np.ndarray | None = None, fitting: bool = False,
-               mine: bool = False) -> None:
+               copy: bool = True) -> None:
         """``epochs`` passes over ``(X, y)`` (``shuffle``d by ``keys``), continuing from
         what was learned; ``fitting``: the epochs of :meth:`fit` on a fresh engine
         (discarding and progressive calibration included, as the kind does them);
-        ``mine``: ``X``'s indices were made for this learning, which may write over them
-        (a calibration fold's rows: the pool rows of its features take their place)."""
+        ``copy=False`` (as scikit-learn's ``copy``): ``X``'s indices were made for this
+        learning, which may write over them (a calibration fold's rows: the pool rows of
+        its features take their place)."""
         raise NotImplementedError
 
     def _begin_stream(self, width: int | None, mean_active: float, multilabel: bool) -> None:
@@ -944,16 +945,16 @@ class Network(NetworkKind):
 
     def _learn(self, X: sp.csr_matrix, y: Sequence[Any], targets: Any, *, epochs: int,
                shuffle: bool, progress: Any = None, keys: np.ndarray | None = None,
-               fitting: bool = False, mine: bool = False) -> None:
+               fitting: bool = False, copy: bool = True) -> None:
         """``epochs`` passes over ``(X, y)``; ``fitting`` (a fresh engine's epochs):
         ``discard`` at the end and the progressive sigmoids fitted, else the progressive
-        window filled as it goes; ``mine``: the rows of ``X``'s features written over its
-        indices."""
+        window filled as it goes; ``copy=False``: the rows of ``X``'s features written
+        over its indices."""
         self._check_width(X, learning=True)
         engine, driver = self._engine, self._driven()
         if targets is not None:
             check_length(X.shape[0], targets, "targets")
-        block = driver.block(engine, X, y, targets, keys, mine=mine)
+        block = driver.block(engine, X, y, targets, keys, copy=copy)
         driver.add_targets(engine)
         plan = Plan.of(self.get_params())  # (a fit's epochs, or a partial_fit's one pass)
         driver.fit(engine, block, Plan(epochs, shuffle, plan.early_stop, plan.threads,

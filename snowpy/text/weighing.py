@@ -13,6 +13,7 @@ Rows come out sorted and without duplicates, scikit-learn's canonical CSR format
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable
 from typing import Any
 
@@ -28,9 +29,12 @@ from snowpy._core.extract import (
 )
 from snowpy._rows import Rows
 from snowpy._validation import on_threads
-from snowpy.hashmap import _MAKING, FEW, FeatureMap
+from snowpy.hashmap import FEW, FeatureMap
 
 __all__ = ["VALUE_MODES", "DocumentFrequencies"]
+
+#: Held while a packed count's arrays are made (threads that weigh at once make them once).
+_MAKING = threading.Lock()
 
 VALUE_MODES = ("binary", "count", "log")
 
