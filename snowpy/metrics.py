@@ -3,7 +3,9 @@
 Conventions (stated here because they differ between libraries):
 
 * precision, recall and F1 of a class with no prediction or no example are 0;
-  *macro* averages the figures of the classes that are in the truth or in the
+  a label of the truth or the predictions that ``labels`` does not list (a
+  label the model never learned) is counted after those listed, as scikit-learn
+  counts the union of the labels; *macro* averages the figures of the classes that are in the truth or in the
   predictions (scikit-learn's convention: a class the model knows but no
   document has and no prediction gives does not count), *micro* pools their
   counts (for a single-label task micro-F1 equals accuracy);
@@ -81,6 +83,13 @@ def _averages(tp, fp, fn, labels) -> dict[str, Any]:
     }
 
 
+def _with_unlisted(labels: Sequence[Any], *found: Any) -> list[Any]:
+    """``labels``, then the labels in ``found`` that it does not list, in order of their
+    names: a document whose label the model does not know counts as a mistake."""
+    listed = set(labels)
+    return [*labels, *sorted({label for group in found for label in group} - listed, key=str)]
+
+
 def classification_report(truth: Sequence[Any], predicted: Sequence[Any],
                           labels: Sequence[Any]) -> dict[str, Any]:
     """Accuracy, per-class precision/recall/F1, macro and micro averages, confusion.
@@ -94,7 +103,14 @@ def classification_report(truth: Sequence[Any], predicted: Sequence[Any],
     >>> report = classification_report(["a", "b"], ["a", "a"], ["a", "b", "c"])
     >>> round(report["macro"]["f1"], 4), report["macro"]["classes"]
     (0.3333, 2)
+
+    A label ``labels`` does not list is counted too, so micro-F1 equals accuracy:
+
+    >>> report = classification_report(["a", "b", "c", "a"], ["a", "a", "a", "a"], ["a"])
+    >>> report["accuracy"], report["micro"]["f1"], report["per_class"]["b"]["support"]
+    (0.5, 0.5, 1)
     """
+    labels = _with_unlisted(labels, truth, predicted)
     total = len(truth)
     correct = sum(1 for t, p in zip(truth, predicted) if t == p)
     return {"accuracy": correct / total if total else 0.0, "documents": total,
@@ -120,18 +136,19 @@ def multilabel_report(truth: Sequence[Sequence[Any]], predicted: Sequence[Sequen
     >>> r["micro"]["f1"], r["subset_accuracy"]
     (0.8, 0.5)
     """
+    true_sets = [set(labels_) for labels_ in truth]
+    predicted_sets = [set(labels_) for labels_ in predicted]
+    labels = _with_unlisted(labels, *true_sets, *predicted_sets)
     index = {label: i for i, label in enumerate(labels)}
     tp = np.zeros(len(labels))
     fp = np.zeros(len(labels))
     fn = np.zeros(len(labels))
     exact = 0
-    for true_labels, predicted_labels in zip(truth, predicted):
-        t, p = set(true_labels), set(predicted_labels)
+    for t, p in zip(true_sets, predicted_sets):
         exact += t == p
         for counts, labels_ in ((tp, t & p), (fp, p - t), (fn, t - p)):
             for label in labels_:
-                if label in index:
-                    counts[index[label]] += 1
+                counts[index[label]] += 1
     return {"subset_accuracy": exact / len(truth) if len(truth) else 0.0,
             "documents": len(truth), **_averages(tp, fp, fn, labels)}
 

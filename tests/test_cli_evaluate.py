@@ -62,10 +62,26 @@ def test_evaluating_unknown_labels_explains_first_and_stays_finite(demo_rows, tm
         assert note < out.index("accuracy") < out.index("precision")
         report = json.loads(run("evaluate", model, corpus, "--json").stdout)
         assert report["documents_with_unknown_labels"] == 30 - n_known
+        # a document whose label the model never learned is a mistake in every average
+        assert report["micro"]["f1"] == pytest.approx(report["accuracy"])
+        assert report["per_class"]["weird"]["support"] == 30 - n_known
         if n_known:
             assert report["calibrated_documents"] == 20 and np.isfinite(report["log_loss"])
         else:
             assert "log_loss" not in report and "no probability figures" in out
+
+
+def test_a_label_the_model_never_learned_counts_against_every_average():
+    # a one-class model evaluated on other labels printed micro-F1 1.0 beside accuracy 0.2
+    from snowpy import metrics
+
+    report = metrics.classification_report(["a", "b", "b", "c", "c"], ["a"] * 5, ["a"])
+    assert report["accuracy"] == 0.2 and report["micro"]["f1"] == pytest.approx(0.2)
+    assert report["macro"]["classes"] == 3 and report["macro"]["f1"] == pytest.approx(1 / 9)
+    both = metrics.multilabel_report([("a", "z"), ("a",)], [("a",), ("a", "y")], ["a"])
+    assert both["micro"]["precision"] == pytest.approx(2 / 3)
+    assert both["micro"]["recall"] == pytest.approx(2 / 3)
+    assert both["per_class"]["z"]["support"] == 1 and both["subset_accuracy"] == 0.0
 
 
 @pytest.fixture(scope="module")
