@@ -117,3 +117,16 @@ def test_a_learning_curve_on_the_users_own_corpus(tmp_path):
     assert runner.invoke(app, ["train", str(TRAIN), "-o", str(model), "--epochs", "1",
                                "--test", str(TEST), "--curve", str(figure), "-q"]).exit_code == 0
     assert figure.read_bytes()[:4] == b"\x89PNG"
+
+
+def test_a_curve_without_matplotlib_is_refused_before_training(tmp_path, monkeypatch):
+    # it was drawn after training, and its failure said so and exited 0
+    import sys
+
+    monkeypatch.setitem(sys.modules, "matplotlib", None)  # import matplotlib now fails
+    model = tmp_path / "m.snowpy"
+    result = runner.invoke(app, ["train", str(TRAIN), "-o", str(model), "--test", str(TEST),
+                                 "--curve", str(tmp_path / "curve.png")])
+    assert result.exit_code == 1 and not model.exists()
+    assert result.output.strip() == ("snowpy: error: --curve needs matplotlib: pip install "
+                                     "'.[plot]' in snowpy's source folder")

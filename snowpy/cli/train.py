@@ -260,6 +260,12 @@ def train(
     from snowpy import SnowClassifier
 
     check_output(output, [corpus, save_partial], force=force)
+    if curve is not None:
+        try:
+            import matplotlib  # noqa: F401  (asked before training, not after it)
+        except ImportError:
+            raise ConfigurationError("--curve needs matplotlib: pip install '.[plot]' in "
+                                     "snowpy's source folder") from None
     streaming, epochs, calibrate = _mode(corpus, stream, cache, epochs, calibrate, save_every,
                                          report_every, test)
     rule_params = rule_options(rule, ctx.args, ctx.command)
@@ -477,13 +483,9 @@ def _fit_interruptibly(classifier: Any, run: Run, held: list[Any], reporter: Any
 def _draw(points: Any, curve: Path, title: str, chatty: bool) -> None:
     from snowpy import plots
 
-    try:
-        plots.plot_curve(points, str(curve), title)
-    except ImportError:
-        err("the learning curve needs matplotlib: pip install '.[plot]' in snowpy's source folder")
-    else:
-        if chatty:
-            err(f"wrote {curve}")
+    plots.plot_curve(points, str(curve), title)
+    if chatty:
+        err(f"wrote {curve}")
 
 
 def _learning_curve(classifier: Any, rule: str, test: str | None, test_every: int | None,
