@@ -815,6 +815,20 @@ def test_the_command_line_and_what_it_starts_use_no_transparent_huge_pages():
     assert result.stdout.split() == ["0", "0", "1", "1"]
 
 
+def test_each_command_is_summed_up_in_one_sentence_in_the_list_of_commands():
+    # explain, serve, forget and tune filled four to five lines each of `snowpy --help`
+    import typer
+
+    for name, command in typer.main.get_command(app).commands.items():
+        summary = (command.help or "").strip().split("\n\n")[0]
+        assert summary.endswith(".") and "\n" not in summary, name
+    listed = [line.strip("│ ") for line in run("--help", env={"COLUMNS": "120"}).stdout
+              .splitlines()]
+    explain = listed.index("explain     Explain MODEL's answer for each document, feature by "
+                           "feature.")
+    assert listed[explain + 1].startswith("serve ")
+
+
 def test_help_and_output_say_what_each_command_does(model, tmp_path, monkeypatch):
     # evaluate's and predict's --workers help said "train", -q had no help, inspect's
     # titles broke at 80 columns, `corpus info` showed `present: None`, --plot named two of

@@ -21,10 +21,9 @@ def experiment(
     figure: Annotated[str, typer.Option(help="png, svg or none")] = "png",
     seed: Annotated[int, typer.Option(help="seed of the experiment")] = 0,
 ) -> None:
-    """Run a classic experiment of online learning on snowpy's own implementation: a
-    mistake bound checked, a learning curve drawn.
+    """Run a classic experiment of online learning: a mistake bound checked, a curve drawn.
 
-    Writes NAME.csv (or .json) and NAME.png (or .svg) into --out.
+    Each runs on snowpy's own implementation. Writes NAME.csv (or .json) and NAME.png (or .svg) into --out.
     """
     from snowpy import experiments
 

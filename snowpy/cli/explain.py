@@ -31,10 +31,11 @@ def explain(
     ] = None,
     encoding: Annotated[str | None, typer.Option(help="text encoding of --file")] = None,
 ) -> None:
-    """Explain MODEL's answer for each document: the predicted label, its probability, the
-    margin to the runner-up, and each active feature's contribution (strength x link
-    weight) to the top targets, with its name, hashed id and weight; the terms add up to
-    the target's score."""
+    """Explain MODEL's answer for each document, feature by feature.
+
+    The predicted label, its probability, the margin to the runner-up, and each active
+    feature's contribution (strength x link weight) to the top targets, with its name,
+    hashed id and weight; the terms add up to the target's score."""
     from snowpy import load
     from snowpy.cli.reading import read_lines
     from snowpy.model_kinds import kind_of

@@ -22,9 +22,11 @@ def forget(
         help="write through a symbolic link at --output (replacing the link by the file)")
     ] = False,
 ) -> None:
-    """Forget each LABEL in MODEL: its target node goes, with its links and its sigmoid,
-    and the model predicts the labels it has left; what the other labels learned stays.
-    The model is written atomically (over MODEL unless -o), or not at all."""
+    """Forget each LABEL in MODEL; what the other labels learned stays.
+
+    Its target node goes, with its links and its sigmoid, and the model predicts the
+    labels it has left. The model is written atomically (over MODEL unless -o), or not
+    at all."""
     from snowpy import load
     from snowpy.model_kinds import kind_of
 

@@ -38,10 +38,12 @@ def serve(
         "not know (a mistyped one becomes a class of its own); refused with "
         "--no-new-labels")] = True,
 ) -> None:
-    """Serve MODEL over HTTP: POST /predict, POST /learn (feedback learned online, in a
-    write-ahead journal before it is acknowledged), POST /forget (a label forgotten,
-    journaled alike), GET /health, GET /metrics (Prometheus). A restart, even after kill -9, recovers the last snapshot and the
-    journal: no acknowledged example is lost."""
+    """Serve MODEL over HTTP, predicting and learning online; no acknowledged example is lost.
+
+    POST /predict, POST /learn (feedback learned online, in a write-ahead journal before
+    it is acknowledged), POST /forget (a label forgotten, journaled alike), GET /health,
+    GET /metrics (Prometheus). A restart, even after kill -9, recovers the last snapshot
+    and the journal."""
     try:
         import prometheus_client  # noqa: F401  (the metrics: the serve extra too)
         import uvicorn

@@ -77,10 +77,11 @@ def tune(
     quiet: QuietOption = False,
     json_output: Annotated[bool, typer.Option("--json", help="a JSON summary")] = False,
 ) -> None:
-    """Search the rule, its parameters, the n-grams, bits, thickness, epochs and link
-    policy for CORPUS (Optuna's TPE, bad trials pruned early), scoring each on a
-    validation split carved from the training documents, then train the best setting on
-    them all and save it to MODEL."""
+    """Search the settings for CORPUS, then train the best on it and save it to MODEL.
+
+    The rule, its parameters, the n-grams, bits, thickness, epochs and link policy
+    (Optuna's TPE, bad trials pruned early), each scored on a validation split carved
+    from the training documents; the best setting is trained on them all."""
     from snowpy import tuning
 
     seconds = parse_budget(budget)
