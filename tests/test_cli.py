@@ -909,3 +909,63 @@ def test_a_corpus_of_three_documents_warns_in_calibrations_words(tmp_path):
     assert warned == ["warning: 3 documents are too few to calibrate on 3 folds: a fold "
                       "learned from one class only ('spam'), and the probabilities say "
                       "little; train on more documents, or with --calibrate none"]
+
+
+def test_training_goes_on_from_a_saved_model_as_a_stream_of_its_settings(tmp_path):
+    # Vowpal Wabbit's -i: there was no command-line way to go on training a saved model
+    from snowpy.corpora import Document
+    from snowpy.training import learn_stream
+
+    rows = [line.split("\t", 1) for line in TRAIN.read_text().splitlines()]
+    first, later = tmp_path / "first.tsv", tmp_path / "later.tsv"
+    first.write_text("".join(f"{y}\t{t}\n" for y, t in rows[:300]))
+    later.write_text("".join(f"{y}\t{t}\n" for y, t in rows[300:] if y != "shipping"))
+    old, new = tmp_path / "old.snowpy", tmp_path / "new.snowpy"
+    assert run("train", first, "-o", old, "--rule", "winnow", "-q").exit_code == 0
+    result = run("train", later, "--from", old, "-o", new, "--json")
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.stdout)["documents"] == 100 - sum(y == "shipping" for y, _ in
+                                                               rows[300:])
+    # what the library does: the saved model learns the stream, then its discard
+    expected = snowpy.load(old)
+    learn_stream(expected, [Document(t, y, "") for y, t in
+                            (line.split("\t", 1) for line in later.read_text().splitlines())])
+    expected.network_.prune()
+    texts = [line.split("\t", 1)[1] for line in TEST.read_text().splitlines()]
+    continued = snowpy.load(new)
+    assert continued.rule == "winnow" and continued.classes_.tolist() == \
+        expected.classes_.tolist()
+    assert "shipping" in continued.classes_  # (learned from the first file only)
+    learned = len(later.read_text().splitlines())
+    seen = snowpy.load(old).network_.n_examples_seen_ + learned
+    assert continued.network_.n_examples_seen_ == seen
+    np.testing.assert_array_equal(continued.predict_proba(texts), expected.predict_proba(texts))
+    # sigmoids fitted on held-out folds (the default) are kept as they are
+    np.testing.assert_array_equal(continued.network_.calibration_.a,
+                                  snowpy.load(old).network_.calibration_.a)
+    # -o may name the model itself: it is written over, atomically
+    assert run("train", later, "--from", new, "-o", new, "-q").exit_code == 0
+    assert snowpy.load(new).network_.n_examples_seen_ == seen + learned
+
+
+def test_training_from_a_model_refuses_what_the_model_already_says(tmp_path):
+    old, new = tmp_path / "old.snowpy", tmp_path / "new.snowpy"
+    assert run("train", TRAIN, "-o", old, "-q").exit_code == 0
+    slim = tmp_path / "slim.snowpy"
+    assert run("train", TRAIN, "-o", slim, "-q", "--inference-only").exit_code == 0
+    network = tmp_path / "network.snowpy"
+    snowpy.Network().fit(np.eye(4), ["a", "b", "a", "b"]).save(network)
+    for given, said in (
+            (("--from", old, "--epochs", "3"), "--epochs does not go with --from: training "
+             f"goes on with {old}'s own settings, one pass as a stream"),
+            (("--from", old, "--ngrams", "1"), "--ngrams does not go with --from"),
+            (("--from", old, "--C", "2"), "--C does not go with --from"),
+            (("--from", old, "--no-stream"), "--no-stream does not go with --from"),
+            (("--from", old, "--workers", "2"), "--workers does not go with --from"),
+            (("--from", slim), f"--from {slim} is an inference-only model file: it keeps no "
+             "training state to continue from"),
+            (("--from", network), f"--from {network} holds a network without a front end"),
+            (("--from", tmp_path / "none.snowpy"), "none.snowpy: no such model file")):
+        result = run("train", TEST, "-o", new, *given)
+        assert result.exit_code == 1 and len(result.output.splitlines()) == 1, result.output
+        assert said in result.output and not new.exists()

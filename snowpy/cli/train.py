@@ -14,7 +14,9 @@ from snowpy.cli.common import (
     check_output,
     counted,
     err,
+    given_options,
     handles_errors,
+    model_key,
     parse_optional_float,
     parse_range,
     rule_options,
@@ -112,6 +114,10 @@ def spelled(name: str) -> str:
 
 CorpusOption = Annotated[str, typer.Argument(help="path, registered corpus name, or -")]
 OutputOption = Annotated[Path, typer.Option("--output", "-o", help="model file to write")]
+FromOption = Annotated[Path | None, typer.Option(
+        "--from", help="continue training this model: CORPUS learned in one pass as a "
+        "stream from what it learned, with its settings (Vowpal Wabbit's -i); -o may name "
+        "it too")]
 RuleOption = Annotated[str, declared("rule")]
 ThicknessOption = Annotated[float, declared("thickness")]
 NgramsOption = Annotated[str, declared("ngrams", note="e.g. 1-2, or none")]
@@ -256,6 +262,7 @@ def train(
     quiet: QuietOption = False,
     json_output: JsonOutputOption = False,
     force: ForceOption = False,
+    start: FromOption = None,
 ) -> None:
     from snowpy import SnowClassifier
 
@@ -266,25 +273,32 @@ def train(
         except ImportError:
             raise ConfigurationError("--curve needs matplotlib: pip install '.[plot]' in "
                                      "snowpy's source folder") from None
-    streaming, epochs, calibrate = _mode(corpus, stream, cache, epochs, calibrate, save_every,
-                                         report_every, test)
-    rule_params = rule_options(rule, ctx.args, ctx.command)
-    classifier = SnowClassifier(
-        rule, thickness=thickness, ngrams=parse_range(ngrams, "--ngrams"),
-        char_ngrams=parse_range(char_ngrams, "--char-ngrams"), skipgrams=skipgrams or None,
-        bits=bits, values=values, extractors=[] if conjunctions is None else [("conjunctions", {"window": conjunctions})],
-        idf=idf, relevance=relevance, norm="l2" if l2 else None, epochs=epochs,
-        average=average, seed=seed, bias=_bias(bias),
-        early_stop=early_stop,
-        calibrate=None if calibrate == "none" else calibrate,
-        keep_names=keep_names, links=links, multiclass=multiclass,
-        eligibility=int(eligibility) if eligibility.isdigit() else eligibility,
-        discard=parse_optional_float(discard, "--discard"), precision=precision,
-        n_jobs=n_jobs, **rule_params,
-    )
-    _snow_front_end(ctx, classifier, rule, quiet)
-    if multilabel:
-        _multilabel(ctx, classifier, rule_params, "--multilabel", streaming, quiet)
+    if start is not None:  # (its settings, a stream of one pass)
+        classifier = _continued(ctx, start)
+        streaming, rule, multilabel = True, classifier.rule, classifier.network_.multilabel_
+        _mode(corpus, True, None, None, None, save_every, report_every, None)
+    else:
+        streaming, epochs, calibrate = _mode(corpus, stream, cache, epochs, calibrate,
+                                             save_every, report_every, test)
+        rule_params = rule_options(rule, ctx.args, ctx.command)
+        classifier = SnowClassifier(
+            rule, thickness=thickness, ngrams=parse_range(ngrams, "--ngrams"),
+            char_ngrams=parse_range(char_ngrams, "--char-ngrams"),
+            skipgrams=skipgrams or None, bits=bits, values=values,
+            extractors=[] if conjunctions is None else [("conjunctions",
+                                                         {"window": conjunctions})],
+            idf=idf, relevance=relevance, norm="l2" if l2 else None, epochs=epochs,
+            average=average, seed=seed, bias=_bias(bias),
+            early_stop=early_stop,
+            calibrate=None if calibrate == "none" else calibrate,
+            keep_names=keep_names, links=links, multiclass=multiclass,
+            eligibility=int(eligibility) if eligibility.isdigit() else eligibility,
+            discard=parse_optional_float(discard, "--discard"), precision=precision,
+            n_jobs=n_jobs, **rule_params,
+        )
+        _snow_front_end(ctx, classifier, rule, quiet)
+        if multilabel:
+            _multilabel(ctx, classifier, rule_params, "--multilabel", streaming, quiet)
     _before_reading(rule, corpus, classifier, quiet)
     from snowpy.corpora import Layout
 
@@ -305,6 +319,38 @@ def train(
         _train_stream(classifier, run, save_every=save_every, report_every=report_every)
     else:
         _train_in_memory(ctx, classifier, run, rule_params, (test, test_every, curve))
+
+
+# What ``--from MODEL`` leaves to the command line: how CORPUS is read, the stream's
+# reports and checkpoints, and how the model is written; the model says the rest.
+_CONTINUING = {"corpus", "output", "start", "split", "format", "encoding", "decode",
+               "label_column", "text_column", "header", "label_field", "text_field",
+               "multilabel", "on_error", "save_partial", "inference_only", "stream",
+               "save_every", "report_every", "quiet", "json_output", "force"}
+
+
+def _continued(ctx: typer.Context, start: Path) -> Any:
+    """The classifier ``--from MODEL`` holds, to learn CORPUS from what it learned: an
+    option that would set what MODEL says (a setting, the epochs, another way to train)
+    is refused, and so is a network without a front end."""
+    from snowpy import load
+    from snowpy.model_kinds import kind_of
+
+    flags = [next(param.opts[0] for param in ctx.command.params if param.name == name)
+             for name in sorted(given_options(ctx) - _CONTINUING)] + \
+        [arg for arg in ctx.args if arg.startswith("-")] + \
+        (["--no-stream"] if ctx.params["stream"] is False else [])
+    if flags:
+        raise ConfigurationError(f"{flags[0]} does not go with --from: training goes on with "
+                                 f"{start}'s own settings, one pass as a stream")
+    classifier = load(start, key=model_key())
+    if kind_of(classifier) != "classifier":
+        raise ConfigurationError(f"--from {start} holds a network without a front end: "
+                                 "continue it from Python (partial_fit)")
+    if classifier.network_.engine_.frozen:
+        raise ConfigurationError(f"--from {start} is an inference-only model file: it keeps "
+                                 "no training state to continue from")
+    return classifier
 
 
 def _bias(text: str) -> bool | float:
@@ -515,7 +561,6 @@ def _multilabel(ctx: typer.Context, classifier: Any, rule_params: dict[str, Any]
     """The multi-label defaults (:func:`snowpy.presets.multilabel_settings`) set for each
     option not given (a typer option left at its default, a rule parameter absent from
     ``rule_params``; a stream keeps its one pass), said in a note."""
-    from snowpy.cli.common import given_options
     from snowpy.presets import multilabel_settings
 
     given = given_options(ctx) | set(rule_params) | ({"epochs"} if streaming else set())
@@ -532,7 +577,6 @@ def _snow_front_end(ctx: typer.Context, classifier: Any, rule: str, quiet: bool)
     """A multiplicative rule on SNoW's front end (:func:`snowpy.presets.front_end_settings`)
     when no strength option (--values, --idf, --relevance, --l2, --bias) was given, said in
     a note."""
-    from snowpy.cli.common import given_options
     from snowpy.presets import front_end_settings
 
     settings = front_end_settings(rule)
