@@ -14,7 +14,7 @@ import scipy.sparse as sp
 import snowpy
 from snowpy.exceptions import ConfigurationError, ModelFileError, NotFittedError, PluginError
 from snowpy.network.learner import LearnerNetwork, network_for
-from snowpy.network.training import example_keys, keyed_order
+from snowpy.network.driver import example_keys, keyed_order
 from snowpy.plugins import temporary_plugin
 from snowpy.rules import Learner, Param, RuleSpec, theta_param
 

@@ -27,10 +27,11 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from snowpy._core import hashing
 from snowpy._core.engine import Options, Outcome, run
 from snowpy._core.merging import Mixing
 from snowpy.exceptions import CalibrationWarning, NumericalError
-from snowpy.network.engine import Block, Blocks
+from snowpy.network.engine import KERNEL_ERRORS, Block, Blocks, NumericalWarning
 from snowpy.network.labels import (
     LabelIndex,
     label_array,
@@ -40,20 +41,13 @@ from snowpy.network.labels import (
 )
 from snowpy.network.links import TOUCHED, USED, LinkStore, exact_layout
 from snowpy.network.options import calibrating
-from snowpy.network.training import (
-    KERNEL_ERRORS,
-    NumericalWarning,
-    chunks,
-    example_keys,
-    keyed_order,
-    refresh_points,
-)
 from snowpy.progress import Progress, as_progress, phase
 
 if TYPE_CHECKING:  # pragma: no cover
     from snowpy.network.engine import Engine
 
-__all__ = ["Driver", "Part", "Plan", "Shards", "folds", "held_out_scores"]
+__all__ = ["Driver", "Part", "Plan", "Shards", "chunks", "example_keys", "folds",
+           "held_out_scores", "keyed_order", "mixed_keys", "refresh_points"]
 
 #: A piece of at most this many examples is learned by its parts in turn on the calling
 #: thread (a mini-batch of ``partial_fit``): handing it to the threads costs more.
@@ -151,7 +145,7 @@ class Driver:
         feature cache): the passes are the same, example for example, and so is the
         network learned. With ``plan.shuffle``, each pass goes in the order of the examples'
         keys mixed with a salt drawn from the engine's generator
-        (:func:`~snowpy.network.training.keyed_order`).
+        (:func:`keyed_order`).
 
         ``fresh`` data is counted for eligibility in its first pass, and makes links
         before its updates there (data learned before made them then, as a fit's later
@@ -394,9 +388,80 @@ class Driver:
 
 
 
+def chunks(n: int, chunked: bool, every: int | None = None) -> list[tuple[int, int]]:
+    """Example ranges of one epoch: whole, or cut at 1, 2, 4, 8... and every 16,384, and
+    at every multiple of ``every`` (a progress reporter that tests every k examples,
+    SNoW's ``-c k``).
+
+    >>> chunks(10, True)
+    [(0, 1), (1, 2), (2, 4), (4, 8), (8, 10)]
+    >>> chunks(10, True, every=3)
+    [(0, 1), (1, 2), (2, 3), (3, 4), (4, 6), (6, 8), (8, 9), (9, 10)]
+    """
+    if not chunked:
+        return [(0, n)]
+    bounds = [0]
+    mark = 1
+    while bounds[-1] < n:
+        step = min(mark, bounds[-1] + 16384)
+        bounds.append(min(n, max(step, bounds[-1] + 1)))
+        if bounds[-1] >= mark:
+            mark *= 2
+    if every:
+        bounds = sorted(set(bounds) | set(range(every, n, every)))
+    return list(zip(bounds[:-1], bounds[1:]))
+
+
+def example_keys(X: Any, y_indptr: np.ndarray, y_targets: np.ndarray) -> np.ndarray:
+    """A 64-bit key per example, from its features, strengths and labels only: equal
+    examples get equal keys wherever they stand in the data (the sum of splitmix64 of
+    each feature, strength and label)."""
+    keys = np.empty(X.shape[0], dtype=np.uint64)
+    data_bits = np.ascontiguousarray(X.data, dtype=np.float64).view(np.uint64)
+    hashing.example_keys(np.asarray(X.indptr), np.asarray(X.indices), data_bits,
+                         np.asarray(y_indptr, dtype=np.int64),
+                         np.asarray(y_targets, dtype=np.int32), keys)
+    return keys
+
+
+def mixed_keys(keys: np.ndarray, salt: int) -> np.ndarray:
+    """``splitmix64(keys ^ salt)``: keys spread uniformly, a salt apart.
+
+    >>> mixed = mixed_keys(np.array([1, 1, 2], dtype=np.uint64), 7)
+    >>> bool(mixed[0] == mixed[1]), bool(mixed[0] == mixed[2])
+    (True, False)
+    """
+    mixed = np.empty(keys.shape[0], dtype=np.uint64)
+    hashing.mix_keys(np.ascontiguousarray(keys, dtype=np.uint64),
+                     np.uint64(int(salt) & 0xFFFFFFFFFFFFFFFF), mixed)
+    return mixed
+
+
+def keyed_order(keys: np.ndarray, salt: int) -> np.ndarray:
+    """The examples sorted by their keys mixed with ``salt`` (a seeded shuffle that
+    depends on what the examples are, not on their positions)."""
+    return np.argsort(mixed_keys(keys, salt), kind="stable")
+
+
+def refresh_points(seen: int, n: int) -> list[int]:
+    """Positions ``0 < p < n`` of a run of ``n`` examples where the examples seen, ``seen``
+    before it, reach a power of two.
+
+    >>> refresh_points(0, 10), refresh_points(5, 10)
+    ([1, 2, 4, 8], [3])
+    """
+    points = []
+    power = 1
+    while power < seen + n:
+        if power > seen:
+            points.append(power - seen)
+        power *= 2
+    return [p for p in points if 0 < p < n]
+
+
 def folds(keys: np.ndarray, k: int, seed: int | None) -> list[np.ndarray]:
     """The ``k`` calibration folds of examples with shuffling ``keys``: the examples in the
-    order of their keys mixed with ``seed`` (:func:`~snowpy.network.training.keyed_order`),
+    order of their keys mixed with ``seed`` (:func:`keyed_order`),
     cut in ``k`` runs of nearly equal size (the first ``n % k`` one longer). A fold
     depends on what its examples are, not on where they stand: the same data in another
     order, or weighted instead of repeated, is cut the same way.

@@ -46,7 +46,7 @@ from snowpy.network.labels import (
 from snowpy.network.network import Network, NetworkKind
 from snowpy.network.options import check_training_options, upgraded
 from snowpy.network.state import plain
-from snowpy.network.training import chunks, example_keys, keyed_order
+from snowpy.network.driver import chunks, example_keys, keyed_order
 from snowpy.plugins import get_rule
 from snowpy.progress import as_progress
 from snowpy.rules.spec import BuildContext, Examples, Learner

@@ -40,7 +40,7 @@ from snowpy.exceptions import ConfigurationError, NotFittedError, UnknownNameErr
 from snowpy.model_kinds import model_kind
 from snowpy.network.calibrating import ProgressiveWindow, fit_progressive, normalisation_of
 from snowpy.network.driver import Driver, Plan, held_out_scores
-from snowpy.network.engine import INFERENCE_ONLY, Blocks, Engine
+from snowpy.network.engine import INFERENCE_ONLY, Blocks, Engine, NumericalWarning
 from snowpy.network.labels import (
     COLLECTIONS,
     LabelIndex,
@@ -60,7 +60,6 @@ from snowpy.network.options import (
     engine_settings,
 )
 from snowpy.network.state import network_state, restore_network
-from snowpy.network.training import NumericalWarning
 from snowpy.plugins import get_rule
 from snowpy.progress import phase
 from snowpy.rules.spec import BuildContext, RuleSpec

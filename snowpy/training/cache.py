@@ -206,7 +206,7 @@ class FeatureCache:
     def epoch(self, salt: int | None) -> Iterator[tuple[Rows, list[Any], np.ndarray | None]]:
         """One pass's blocks ``(X, labels, order)``, each learned in its ``order`` (None:
         as stored). Without a ``salt``, the blocks as stored; with one, every document in
-        the order of its key mixed with ``salt`` (:func:`~snowpy.network.training.
+        the order of its key mixed with ``salt`` (:func:`~snowpy.network.driver.
         keyed_order` of all the keys at once), through the buckets of the module's
         description. Each is read while the one before is learned
         (:func:`~snowpy.training.stream.read_ahead`)."""
@@ -215,7 +215,7 @@ class FeatureCache:
         return read_ahead(self._epoch(salt), batch=1)
 
     def _epoch(self, salt: int | None) -> Iterator[tuple[Rows, list[Any], np.ndarray | None]]:
-        from snowpy.network.training import mixed_keys
+        from snowpy.network.driver import mixed_keys
 
         if salt is None:
             for number in range(len(self.blocks)):
