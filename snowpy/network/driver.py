@@ -30,10 +30,11 @@ import numpy as np
 from snowpy._core import hashing
 from snowpy._core.engine import Options, Outcome, run
 from snowpy._core.merging import Mixing
-from snowpy.exceptions import CalibrationWarning, NumericalError
+from snowpy.exceptions import CalibrationWarning, NumericalError, PluginError
 from snowpy.network.engine import KERNEL_ERRORS, Block, Blocks, NumericalWarning
 from snowpy.network.labels import (
     LabelIndex,
+    encode_labels,
     label_array,
     label_index,
     labels_of,
@@ -122,7 +123,11 @@ class Driver:
         """``X`` and its labels ``y`` as a :class:`~snowpy.network.engine.Block` of
         ``engine`` (:meth:`~snowpy.network.engine.Engine.block`), rows made for features
         not seen yet in the held parts too (laid out in the engine's store when the parts
-        are put together); ``copy=False``: written over ``X``'s indices."""
+        are put together); ``copy=False``: written over ``X``'s indices. A learner's
+        engine's examples need no rows."""
+        if getattr(engine, "learner", None) is not None:  # (every target sees each one)
+            return Block(X, _NONE_ROWS, *encode_labels(engine.labels, y, engine.multilabel),
+                         keys=keys)
         rows = engine.store.training_rows(X, room=self.held is None, copy=copy)
         for part in self.held or ():
             part.store.reserve_rows(engine.store.n_rows)
@@ -161,27 +166,31 @@ class Driver:
         on a thread of its own (:meth:`parts`); the network learned is the same, to the
         bit, for any number.
         """
-        epochs = plan.epochs
-        if not engine.kernel.mistake_driven:
-            epochs = min(epochs, 1)  # a counting rule learns each example once (SNoW's -B)
         report = as_progress(progress)
-        store = engine.store
-        engine.target_counts()
         engine.online = False  # a later learn_one starts an entry of its own in mistakes_
+        # a rule whose state is no weight table learns in its learner, one part on the
+        # calling thread: no links to count, make, split, mix or discard
+        links = getattr(engine, "learner", None) is None
+        parts: list[Any] = [LearnerPart()]
+        pool, sharding, epochs = None, None, plan.epochs
+        if links:
+            if not engine.kernel.mistake_driven:
+                epochs = min(epochs, 1)  # a counting rule learns each example once (-B)
+            store, by_percent = engine.store, engine.percent is not None
+            engine.target_counts()
+            # (the examples of a fit are learned in shards when its targets cannot share
+            # the threads; a stream's blocks, partial_fit after partial_fit, never are)
+            shards = self.shards(engine, data, plan.threads, report) if first else 1
+            k = self.parts(engine, data, plan.threads, report, epochs) if shards == 1 else 1
+            if self.held is not None and len(self.held) != k:
+                self.join(engine)  # (the parts of other blocks put together first)
+            parts, self.held = self.held or _split(engine, store, k), None
+            pool, self.pool = self.pool or (
+                ThreadPoolExecutor(max_workers=len(parts)) if len(parts) > 1 else None), None
+            sharding = Shards(shards) if shards > 1 else None
         overflows = 0
         creating = fresh  # (data learned before made its links then: a cluster's rounds)
-        by_percent = engine.percent is not None
-        shuffle, threads = plan.shuffle, plan.threads
-        # (the examples of a fit are learned in shards when its targets cannot share the
-        # threads; a stream's blocks, partial_fit after partial_fit, never are)
-        shards = self.shards(engine, data, threads, report) if first else 1
-        k = self.parts(engine, data, threads, report, epochs) if shards == 1 else 1
-        if self.held is not None and len(self.held) != k:
-            self.join(engine)  # (the parts of other blocks put together first)
-        parts, self.held = self.held or _split(engine, store, k), None
-        pool, self.pool = self.pool or (
-            ThreadPoolExecutor(max_workers=len(parts)) if len(parts) > 1 else None), None
-        sharding = Shards(shards) if shards > 1 else None
+        shuffle = plan.shuffle
         keys = None
         if shuffle and isinstance(data, Block):
             keys = data.keys if data.keys is not None \
@@ -216,14 +225,15 @@ class Driver:
                         overflows += epoch_overflows
                         engine.mistakes.append(mistakes)
                         engine.updates.append(updates)
-                        if epoch == 0 and first and by_percent:
-                            for part in parts:
-                                engine.keep_top_percent(part.store)
-                        # the same examples cannot call for new links again, unless
-                        # eligibility let rows in during the pass (or "percent:p" dropped
-                        # links)
-                        creating = store.policy_code == TOUCHED or \
-                            (store.min_count > 1 and not by_percent)
+                        if links:
+                            if epoch == 0 and first and by_percent:
+                                for part in parts:
+                                    engine.keep_top_percent(part.store)
+                            # the same examples cannot call for new links again, unless
+                            # eligibility let rows in during the pass (or "percent:p"
+                            # dropped links)
+                            creating = store.policy_code == TOUCHED or \
+                                (store.min_count > 1 and not by_percent)
                         if updates == 0 and plan.early_stop:
                             break
                 finally:  # an interrupted training still leaves a consistent network
@@ -231,7 +241,10 @@ class Driver:
                         sharding.close()
                     if pool is not None:  # (put together when the links are read)
                         self.held, self.pool = parts, pool
-                    engine.cache.invalidate()
+                    if links:
+                        engine.cache.invalidate()
+                if not links:
+                    return
                 if isinstance(data, Block):  # (learned: its rows let go before the pool
                     data.rows = _NONE_ROWS     # is pruned and put together, 4 bytes an entry)
                 # (by the parts, at once: fewer links to put together, the same network)
@@ -248,7 +261,7 @@ class Driver:
                         "promotion/demotion, or a bias strength closer to the feature "
                         "strengths", NumericalWarning, stacklevel=4)
         finally:
-            if engine.kernel.refresh is not None:
+            if links and engine.kernel.refresh is not None:
                 engine.planes_stale = True  # refreshed by the next prediction, save or view
 
     def parts(self, engine: Engine, data: Block | Blocks, threads: int,
@@ -325,7 +338,7 @@ class Driver:
             return 1  # (copying and mixing the links would cost more than it saves)
         return max(1, min(int(threads), data.n // (4 * FEW)))
 
-    def _epoch(self, engine: Engine, parts: list[Part], pool: ThreadPoolExecutor | None,
+    def _epoch(self, engine: Engine, parts: list[Any], pool: ThreadPoolExecutor | None,
                passes: Iterable[tuple[Block, np.ndarray]], total: int, epoch: int,
                progress: Progress | None, *, counting: bool, creating: bool,
                recording: bool) -> tuple[int, int, int]:
@@ -333,12 +346,13 @@ class Driver:
         progress), each part on a thread of its own; with ``recording``, each example's
         scores before learning it go to the progressive window."""
         mistakes = updates = overflows = done = 0
-        n_targets = engine.store.n_targets
+        n_targets = engine.n_targets
+        links = getattr(engine, "learner", None) is None  # (a learner's: no kernel, no links)
         # a rule that derives its scores (Naive Bayes) predicts each example from the
         # counts refreshed when the examples seen reached 1, 2, 4, 8...: log2(n)
         # refreshes of the links over a stream, however it is cut into calls
-        refreshing = engine.kernel.refresh is not None
-        options = engine.options()
+        refreshing = links and engine.kernel.refresh is not None
+        options: Any = engine.options() if links else None
         for part in parts:
             part.bind(engine)
         for block, order in passes:
@@ -369,19 +383,20 @@ class Driver:
                 for outcome in outcomes:
                     updates += outcome.updates
                     overflows += outcome.overflows
-                    engine.underflows += outcome.underflows
+                    if outcome.underflows:
+                        engine.underflows += outcome.underflows
                 engine.n_examples_seen += outcomes[0].examples
                 if recording:
-                    engine.progressive.add(scores, positive_matrix(
-                        block.y_indptr, block.y_targets, n_targets, piece))
-                    engine.calibration_due = True  # (fitted when next asked for)
+                    engine.record(scores, positive_matrix(block.y_indptr, block.y_targets,
+                                                          n_targets, piece))
                 if refreshing and \
                         int(engine.n_examples_seen).bit_length() > seen_before.bit_length():
                     engine.refresh_planes()  # (the examples seen reached a power of two)
                     parts[0].bind(engine)
                 mistakes += chunk_mistakes
                 if progress is not None:
-                    engine.cache.invalidate()
+                    if links:
+                        engine.cache.invalidate()
                     progress(epoch, done + stop, total, chunk_mistakes)
             done += order.size
         return mistakes, updates, overflows
@@ -650,6 +665,38 @@ class Part:
         return self.first + self.step * best, value, first_nan
 
 
+class LearnerPart:
+    """The targets of a rule whose state is no weight table, learned together by its
+    engine's learner on the calling thread (:meth:`~snowpy.network.learner.LearnerEngine.
+    learn`): the one part such an engine learns in."""
+
+    engine: Any = None
+    examples: Any = None
+
+    def bind(self, engine: Any) -> None:
+        self.engine = engine
+
+    def labels_of(self, block: Block) -> None:
+        """The block's rows and targets as the learner reads them."""
+        self.examples = self.engine.examples(block.X, block.y_indptr, block.y_targets)
+
+    def run(self, engine: Any, block: Block, order: np.ndarray, options: Any,
+            counting: bool, creating: bool, scores: np.ndarray, *,
+            judging: bool = False) -> Learned:
+        """Learn the examples of ``order``; ``scores`` (empty: none) receive each
+        example's scores before it is learned."""
+        done = Learned()
+        done.mistakes, done.updates = engine.learn(self.examples, order,
+                                                   scores if scores.shape[0] else None)
+        done.examples = int(order.size)
+        if KERNEL_ERRORS.caught:  # (a compiled similarity's, which could not raise)
+            first, count = KERNEL_ERRORS.take()
+            raise PluginError(f"the learner of rule {engine.rule!r} raised "
+                              f"{type(first).__name__}: {first} ({count} time(s)); "
+                              "training stopped")
+        return done
+
+
 class Shards:
     """The examples of each epoch learned in ``k`` shards (:meth:`Driver.shards`): shard
     ``i`` takes the run ``order[n * i // k : n * (i + 1) // k]`` of the epoch's order
@@ -724,9 +771,8 @@ class Shards:
         engine.underflows += sum(d.underflows for d in done)
         mistakes = sum(d.mistakes for d in done)
         if recording:
-            engine.progressive.add(scores, positive_matrix(block.y_indptr, block.y_targets,
-                                                           n_targets, order))
-            engine.calibration_due = True
+            engine.record(scores, positive_matrix(block.y_indptr, block.y_targets, n_targets,
+                                                  order))
         if progress is not None:
             progress(epoch, order.size, order.size, mistakes)
         return mistakes, sum(d.updates for d in done), sum(d.overflows for d in done)

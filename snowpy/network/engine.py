@@ -556,6 +556,12 @@ class Engine(OneExample):
     def calibration(self, calibration: Any) -> None:
         self._calibration = calibration
 
+    def record(self, scores: np.ndarray, positives: np.ndarray) -> None:
+        """Keep a piece's scores made before learning it, and its labels, in the
+        progressive window; its sigmoids are fitted again when next asked for."""
+        self.progressive.add(scores, positives)
+        self.calibration_due = True
+
     def target_counts(self) -> np.ndarray:
         """Promotions and demotions per target, ``int64[targets, 2]``, grown to every
         target; the engine adds to it in place."""
