@@ -240,11 +240,6 @@ class Cloud(NetworkKind):
 
     # -------------------------------------------------------- what it holds
     @property
-    def classes_(self) -> np.ndarray:
-        self._check_fitted()
-        return self.networks_[0].classes_
-
-    @property
     def mistakes_(self) -> list[int]:
         """Per epoch, the members' mistakes added up."""
         return _added(n.mistakes_ for n in self.networks_)

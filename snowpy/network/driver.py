@@ -287,14 +287,9 @@ class Driver:
         kept for the next (a stream is split once, and put together when its links are
         next read).
         """
-        report = as_progress(progress)
-        restricted = isinstance(data, Block) and data.a_indptr.shape[0] > 0
         store = engine.store
-        if threads <= 1 or (report is not None and report.every) \
-                or store.n_targets < 2 or engine.constraint \
-                or engine.kernel.refresh is not None or restricted \
-                or store.frozen \
-                or getattr(engine.kernel.compiled, "implementation", "") != "builtin":
+        if _alone(engine, data, threads, progress) or store.n_targets < 2 \
+                or engine.constraint:
             return 1
         if self.held is not None:
             return len(self.held)  # (a stream's blocks go on in the parts they were in)
@@ -324,14 +319,10 @@ class Driver:
         :data:`REDUNDANT` active features per feature of the network: copying and mixing
         the links then costs more than the shards save.
         """
-        report = as_progress(progress)
-        restricted = isinstance(data, Block) and data.a_indptr.shape[0] > 0
         store = engine.store
-        if threads <= 1 or not isinstance(data, Block) or self.held is not None \
-                or (report is not None and report.every) or engine.kernel.refresh is not None \
-                or restricted or store.frozen or store.min_count > 1 \
-                or store.lcount.shape[0] or engine.percent is not None \
-                or getattr(engine.kernel.compiled, "implementation", "") != "builtin" \
+        if _alone(engine, data, threads, progress) or not isinstance(data, Block) \
+                or self.held is not None or store.min_count > 1 or store.lcount.shape[0] \
+                or engine.percent is not None \
                 or not (engine.constraint or store.n_targets < threads):
             return 1
         if data.nnz < REDUNDANT * store.n_rows:
@@ -899,6 +890,18 @@ def _merge(engine: Engine, store: LinkStore, parts: list[Part]) -> None:
     store.seen = parts[0].store.seen
     if store.count.shape[0]:
         store.count[:store.n_rows] = parts[0].store.count[:store.n_rows]
+
+
+def _alone(engine: Engine, data: Block | Blocks, threads: int, progress: Any) -> bool:
+    """Whether ``data`` is learned on the calling thread whatever the targets
+    (:meth:`Driver.parts` and :meth:`Driver.shards` say why): one thread, a progress
+    report every so many examples, a rule that derives its planes, examples shown to
+    some targets only, a frozen network, a plugin's rule."""
+    report = as_progress(progress)
+    return threads <= 1 or (report is not None and bool(report.every)) \
+        or engine.kernel.refresh is not None or engine.store.frozen \
+        or (isinstance(data, Block) and data.a_indptr.shape[0] > 0) \
+        or getattr(engine.kernel.compiled, "implementation", "") != "builtin"
 
 
 def _cut(pieces: list[tuple[int, int]], size: int) -> list[tuple[int, int]]:

@@ -288,11 +288,6 @@ class LearnerNetwork(NetworkKind):
             fit_progressive(self._engine, window)
 
     # ------------------------------------------------------------ prediction
-    @property
-    def classes_(self) -> np.ndarray:
-        self._check_fitted()
-        return self._labels.as_array()
-
     def target_scores(self, X: Any) -> np.ndarray:
         """Each target's score minus the threshold, ``float64[n, targets]``."""
         self._check_fitted()

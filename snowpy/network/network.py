@@ -133,7 +133,6 @@ class NetworkKind(Estimator):
     calibrate: Any
     epochs: Any
     shuffle: Any
-    classes_: Any
     _engine: Any
     if TYPE_CHECKING:  # (what each kind has: its options' check)
         def check_options(self) -> None: ...
@@ -196,6 +195,12 @@ class NetworkKind(Estimator):
         state = self.__dict__.copy()
         state.pop("_driver", None)
         return state
+
+    @property
+    def classes_(self) -> np.ndarray:
+        """The labels, one per target node, in target order."""
+        self._check_fitted()
+        return self._learned.labels.as_array()
 
     @property
     def rule_params_(self) -> Any:
@@ -980,12 +985,6 @@ class Network(NetworkKind):
         return self.engine_.prune(self.discard, averaged=bool(self.average))
 
     # ------------------------------------------------------------ prediction
-    @property
-    def classes_(self) -> np.ndarray:
-        """The labels, one per target node, in target order."""
-        self._check_fitted()
-        return self._learned.labels.as_array()
-
     def target_scores(self, X: Any) -> np.ndarray:
         """Activation minus threshold of every target, ``float64[n, targets]``: SNoW's
         view, one column per target node whatever the number of labels.
