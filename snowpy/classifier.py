@@ -23,7 +23,7 @@ from snowpy.exceptions import ConfigurationError, ModelFileError, NotFittedError
 from snowpy.model_file import id_set, ids_of_set, write_model
 from snowpy.model_kinds import model_kind
 from snowpy.network import Network
-from snowpy.network.cloud import Cloud, cloud_members, share_params
+from snowpy.network.cloud import Cloud, cloud_members
 from snowpy.network.engine import Blocks
 from snowpy.network.learner import network_for
 from snowpy.network.network import gives_probabilities
@@ -260,12 +260,8 @@ class SnowClassifier(Estimator):
         :class:`~snowpy.Network`, the network of a rule whose state is no weight table
         (``RuleSpec(learner=True)``: the kernel Perceptron's support vectors), or a
         :class:`~snowpy.Cloud` for several rules."""
-        options = {name: getattr(self, name) for name in _NETWORK_OPTIONS}
-        members = cloud_members(self.rule)
-        given = _thickness_of(self.rule, self.thickness)
-        if members is not None:  # "winnow+perceptron": SNoW's cloud
-            return Cloud(share_params(members, {**given, **self.rule_params}), **options)
-        return network_for(self.rule, options, {**given, **self.rule_params})
+        return network_for(self.rule, {name: getattr(self, name) for name in _NETWORK_OPTIONS},
+                           {**_thickness_of(self.rule, self.thickness), **self.rule_params})
 
     # -------------------------------------------------------------- training
     def begin(self) -> Any:

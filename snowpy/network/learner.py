@@ -35,6 +35,7 @@ from snowpy.network.calibrating import (
     fit_progressive,
     refresh_progressive,
 )
+from snowpy.network.cloud import Cloud, cloud_members, share_params
 from snowpy.network.engine import OneExample
 from snowpy.network.labels import (
     COLLECTIONS,
@@ -394,10 +395,14 @@ model_kind("dual")(LearnerNetwork)  # (snowpy 0.x's files of the kernel Perceptr
 
 
 def network_for(rule: Any, options: Mapping[str, Any], rule_params: Mapping[str, Any]) -> Any:
-    """The untrained network ``rule`` learns in: a :class:`Network`, or for a rule whose
-    state is no weight table (``RuleSpec(learner=True)``) a
-    :class:`LearnerNetwork`, given the ``options`` it takes and
-    every rule parameter."""
+    """The untrained network ``rule`` learns in: a :class:`~snowpy.Cloud` for several
+    rules (``"winnow+perceptron"``, each member given the rule parameters it declares),
+    a :class:`Network`, or for a rule whose state is no weight table
+    (``RuleSpec(learner=True)``) a :class:`LearnerNetwork`, given the ``options`` it
+    takes and every rule parameter."""
+    members = cloud_members(rule)
+    if members is not None:  # (SNoW's cloud)
+        return Cloud(share_params(members, dict(rule_params)), **options)
     if not get_rule(rule).learner:
         return Network(rule, **options, **rule_params)
     taken = inspect.signature(LearnerNetwork).parameters
