@@ -10,7 +10,10 @@ the threads: under one-vs-all the targets are learned in parts, a part on a thre
 next (a stream's, ``partial_fit`` after ``partial_fit``) until :meth:`Driver.join`
 puts them together in the network's store; when the targets cannot share the threads,
 each epoch's examples are learned in shards that are mixed at its end
-(:class:`Shards`). The engine itself holds no thread and never joins one.
+(:class:`Shards`). The engine itself holds no thread and never joins one. The engine
+of a rule whose state is no weight table (a learner's, the kernel Perceptron's support
+vectors) is driven by the same loop, its learner one part on the calling thread
+(:class:`LearnerPart`).
 
 Per epoch the compiled loop (:func:`snowpy._core.engine.run`) learns each part's
 targets from the examples in the epoch's order (see :mod:`snowpy.network.engine` for
@@ -164,7 +167,8 @@ class Driver:
 
         ``plan.threads``: the targets are learned in that many parts at once, each part
         on a thread of its own (:meth:`parts`); the network learned is the same, to the
-        bit, for any number.
+        bit, for any number. A learner's engine learns as one part, with no links to
+        discard.
         """
         report = as_progress(progress)
         engine.online = False  # a later learn_one starts an entry of its own in mistakes_
