@@ -23,7 +23,8 @@ from snowpy.exceptions import ConfigurationError, ModelFileError, NotFittedError
 from snowpy.model_file import id_set, ids_of_set, write_model
 from snowpy.model_kinds import model_kind
 from snowpy.network import Network
-from snowpy.network.cloud import Cloud, cloud_members, share_params
+from snowpy.network.cloud import Cloud, cloud_members
+from snowpy.network.engine import Blocks
 from snowpy.network.learner import network_for
 from snowpy.network.network import gives_probabilities
 from snowpy.network.options import upgraded
@@ -46,9 +47,9 @@ _NO_BYTES = np.zeros(0, np.uint8)
 _NETWORK_OPTIONS = tuple(name for name in NETWORK if name != "rule")
 
 
-def _check_labels(texts: Any, labels: Any) -> None:
-    """A label per text, each hashable (a collection of them, multi-label), before any
-    work: the message names what is wrong."""
+def _check_labels(texts: Any, labels: Any) -> Any:
+    """``labels``, a label per text, each hashable (a collection of them, multi-label),
+    checked before any work: the message names what is wrong."""
     try:
         n_labels = len(labels)
     except TypeError:
@@ -56,7 +57,7 @@ def _check_labels(texts: Any, labels: Any) -> None:
     if n_labels != len(texts):
         raise ConfigurationError(f"{len(texts)} texts but {n_labels} labels")
     if isinstance(labels, np.ndarray) and labels.dtype.kind in "iuUSb":
-        return
+        return labels
     collections = 0
     for label in labels:
         if isinstance(label, (list, tuple, set, frozenset)):
@@ -74,6 +75,7 @@ def _check_labels(texts: Any, labels: Any) -> None:
         raise ConfigurationError("labels mixes single labels and collections of labels; "
                                  "give one label per text, or a collection per text "
                                  "(multi-label)")
+    return labels
 
 
 @model_kind("classifier")
@@ -258,19 +260,15 @@ class SnowClassifier(Estimator):
         :class:`~snowpy.Network`, the network of a rule whose state is no weight table
         (``RuleSpec(learner=True)``: the kernel Perceptron's support vectors), or a
         :class:`~snowpy.Cloud` for several rules."""
-        options = {name: getattr(self, name) for name in _NETWORK_OPTIONS}
-        members = cloud_members(self.rule)
-        given = _thickness_of(self.rule, self.thickness)
-        if members is not None:  # "winnow+perceptron": SNoW's cloud
-            return Cloud(share_params(members, {**given, **self.rule_params}), **options)
-        return network_for(self.rule, options, {**given, **self.rule_params})
+        return network_for(self.rule, {name: getattr(self, name) for name in _NETWORK_OPTIONS},
+                           {**_thickness_of(self.rule, self.thickness), **self.rule_params})
 
     # -------------------------------------------------------------- training
-    def begin(self, featurizer: Featurizer | None = None) -> Any:
+    def begin(self) -> Any:
         """Start the model afresh: an untrained network and front end with this
-        classifier's settings (``featurizer``: one built with them already, as a feature
-        cache's), its options checked before any document is read; what :meth:`fit`,
-        :meth:`partial_fit` and :meth:`learn_one` start from. Returns the network.
+        classifier's settings, its options checked before any document is read; what
+        :meth:`fit`, :meth:`partial_fit` and :meth:`learn_one` start from. Returns the
+        network.
 
         >>> clf = SnowClassifier(rule="perceptron")
         >>> clf.begin().rule, clf.featurizer_.bits
@@ -278,7 +276,7 @@ class SnowClassifier(Estimator):
         """
         network = self.make_network()
         network.check_options()  # a bad option or rule parameter fails before featurising
-        self.featurizer_ = self.make_featurizer() if featurizer is None else featurizer
+        self.featurizer_ = self.make_featurizer()
         self.network_ = network
         self.__dict__.pop("read_with_", None)  # (how an earlier corpus was read)
         return network
@@ -297,8 +295,9 @@ class SnowClassifier(Estimator):
         view.__dict__["network_"] = network
         return view
 
-    def fit(self, texts: Iterable[Any], labels: Sequence[Any], *, sample_weight: Any = None,
-            targets: Sequence[Any] | None = None, progress: Any = None) -> SnowClassifier:
+    def fit(self, texts: Iterable[Any], labels: Sequence[Any] | None = None, *,
+            sample_weight: Any = None, targets: Sequence[Any] | None = None,
+            progress: Any = None) -> SnowClassifier:
         """Featurise ``texts`` once, then train the network for ``epochs`` passes.
 
         ``texts`` are strings, or documents already tokenised (lists of tokens, spaCy
@@ -306,13 +305,26 @@ class SnowClassifier(Estimator):
         one collection per text (multi-label); ``sample_weight`` (whole numbers) says
         how many times each text counts; ``targets`` restricts examples to some targets
         and ``progress`` reports training as it goes (see :meth:`Network.fit`).
+
+        Or ``texts`` is a feature cache of this classifier's front end
+        (:class:`snowpy.training.FeatureCache`, documents featurised and labelled in
+        blocks on disk: no ``labels``): its blocks, weighed by the cached documents'
+        frequencies, are learned one at a time (``Network.fit(cache)``: the network
+        ``fit`` learns from the same documents in memory, to the bit, in the memory of
+        a block and the model; calibrated progressively).
         """
         network = self.begin()  # (first: an interrupted fit leaves what was learned)
         featurizer = self.featurizer_
+        if labels is None and isinstance(texts, Blocks):
+            cache: Any = texts  # (its blocks weighed as they are read back)
+            if featurizer.idf:
+                cache.weigh = featurizer.fit(frequencies=cache.frequencies).weighed
+            network.fit(cache, progress=progress)
+            return self
         texts = as_documents(texts)
         if not isinstance(texts, (list, tuple, np.ndarray)):
             texts = list(texts)  # read again for the names
-        _check_labels(texts, labels)
+        labels = _check_labels(texts, labels)
         phase(progress, "featurising", None)
         X = featurizer.rows(texts, names=False)
         # shuffled and cut in calibration folds by what the documents say, not where they

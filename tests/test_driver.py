@@ -16,7 +16,7 @@ import snowpy
 from snowpy.exceptions import CalibrationWarning, ConfigurationError
 from snowpy.network.driver import folds, held_out_scores
 from snowpy.network.labels import LabelIndex, label_index
-from snowpy.network.training import example_keys
+from snowpy.network.driver import example_keys
 from snowpy.progress import Progress
 
 
@@ -1037,7 +1037,7 @@ def test_a_counting_rules_fit_predicts_from_the_counts_at_each_power_of_two():
 def test_an_epochs_progress_chunks_double_then_come_every_16384_examples():
     """``chunks``: cut at 1, 2, 4, 8... up to 16,384, then every 16,384 examples, and at
     every multiple of ``every``; whole when not reporting."""
-    from snowpy.network.training import chunks
+    from snowpy.network.driver import chunks
 
     assert chunks(10, False) == [(0, 10)]
     assert chunks(10, True) == [(0, 1), (1, 2), (2, 4), (4, 8), (8, 10)]
@@ -1048,7 +1048,7 @@ def test_an_epochs_progress_chunks_double_then_come_every_16384_examples():
 
 
 def test_refresh_points_are_where_the_examples_seen_reach_a_power_of_two():
-    from snowpy.network.training import refresh_points
+    from snowpy.network.driver import refresh_points
 
     assert refresh_points(0, 10) == [1, 2, 4, 8]
     assert refresh_points(5, 10) == [3]  # (8; 16 is past the run)
@@ -1058,19 +1058,18 @@ def test_refresh_points_are_where_the_examples_seen_reach_a_power_of_two():
 
 
 def test_an_epochs_order_depends_on_the_examples_not_where_they_stand():
-    """``shuffled`` and ``keyed_order``: the keys mixed with a salt (drawn from the
-    generator), sorted stably: the same examples in another order come in the same
-    order; examples of the same key in the order they stand."""
-    from snowpy.network.training import keyed_order, mixed_keys, shuffled
+    """``keyed_order``: the keys mixed with a salt (drawn from the generator, as the
+    driver draws one per epoch), sorted stably: the same examples in another order come
+    in the same order; examples of the same key in the order they stand."""
+    from snowpy.network.driver import keyed_order, mixed_keys
 
     rng = np.random.default_rng(3)
     keys = rng.integers(0, 2**63, size=500, dtype=np.uint64)
     permutation = rng.permutation(500)
-    first = shuffled(keys, np.random.default_rng(11))
-    again = shuffled(keys[permutation], np.random.default_rng(11))
-    np.testing.assert_array_equal(keys[first], keys[permutation][again])
     salt = int(np.random.default_rng(11).integers(0, 2**63 - 1, dtype=np.int64))
-    np.testing.assert_array_equal(first, keyed_order(keys, salt))
+    first = keyed_order(keys, salt)
+    again = keyed_order(keys[permutation], salt)
+    np.testing.assert_array_equal(keys[first], keys[permutation][again])
     mixed = mixed_keys(keys, salt)
     assert np.all(np.diff(mixed[first].astype(np.float64)) >= 0)
     assert not np.array_equal(first, keyed_order(keys, salt + 1))

@@ -145,15 +145,14 @@ def _cached(tmp_path, documents, block_docs, **options):
     """A classifier of ``options`` trained from a cache of ``documents`` in blocks of
     ``block_docs``, and the cache."""
     import snowpy
-    from snowpy.training import FeatureCache, train_from_cache
+    from snowpy.training import FeatureCache
 
     clf = snowpy.SnowClassifier(**options)
     front = clf.make_featurizer()
     cache = FeatureCache(tmp_path, {"blocks of": block_docs})
     assert cache.build(iter(documents), front, block_docs=block_docs) == len(documents)
     said: list = []
-    train_from_cache(clf, cache, front, progress=lambda epoch, done, total, mistakes:
-                     said.append((epoch, done)))
+    clf.fit(cache, progress=lambda epoch, done, total, mistakes: said.append((epoch, done)))
     for epoch in range(len(clf.network_.mistakes_)):  # (each block of the epoch holds
         done = [d for e, d in said if e == epoch]    #  documents: no empty bucket)
         assert done == sorted(set(done)) and done[-1] == len(documents)

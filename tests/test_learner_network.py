@@ -14,7 +14,7 @@ import scipy.sparse as sp
 import snowpy
 from snowpy.exceptions import ConfigurationError, ModelFileError, NotFittedError, PluginError
 from snowpy.network.learner import LearnerNetwork, network_for
-from snowpy.network.training import example_keys, keyed_order
+from snowpy.network.driver import example_keys, keyed_order
 from snowpy.plugins import temporary_plugin
 from snowpy.rules import Learner, Param, RuleSpec, theta_param
 
@@ -513,3 +513,47 @@ def test_a_learner_network_refuses_blocks_in_one_line():
                                           targets=[["a"], ["b"]])
     assert str(refused.value) == ("targets= (SNoW's sequential model) is not available to "
                                   "a learner's rule: every target scores every example")
+
+
+def test_an_exception_a_learners_compiled_similarity_could_not_raise_stops_the_training(
+        table):
+    """A C callback cannot raise: numba hands its exception to ``sys.unraisablehook``.
+    While the network's driver runs a learner, such an exception is collected and the
+    training stops, naming the rule, where it had been printed and the training gone on."""
+    import sys
+
+    class CPUContext:
+        pass
+
+    class Raising(Table):
+        def learn(self, examples, order, before=None):
+            sys.unraisablehook(types.SimpleNamespace(object=CPUContext(),
+                                                     exc_value=ValueError("gave up")))
+            return super().learn(examples, order, before)
+
+    spec = RuleSpec(name="raising", build=lambda params, context: Raising(
+        params, context.n_features), params=(theta_param(0.0),), summary="test",
+        learner=True)
+    plugin = types.SimpleNamespace(snowpy_update_rules=snowpy.hookimpl(lambda: [spec]))
+    X, y = problem()
+    with temporary_plugin(plugin, "raising-plugin"):
+        with pytest.raises(PluginError, match=r"^the learner of rule 'raising' raised "
+                                              r"ValueError: gave up \(1 time\(s\)\); "
+                                              r"training stopped$"):
+            LearnerNetwork("raising", shuffle=False).fit(X, y)
+
+
+def test_a_learner_network_driven_as_a_network_counts_its_figures_alike(table):
+    """The driver runs a learner's epochs as a Network's: a partial_fit is an entry of the
+    figures, and a run of learn_one after it opens an entry of its own (where it had been
+    added to the partial_fit's)."""
+    X, y = problem()
+    net = LearnerNetwork(table, shuffle=False).partial_fit(X, y)
+    assert net.mistakes_ == [2] and net.n_examples_seen_ == 6
+    net.learn_one({0: 1.0, 2: 1.0}, "a")
+    net.learn_one({1: 1.0, 2: 1.0}, "b")
+    assert len(net.mistakes_) == 2 and net.n_examples_seen_ == 8
+    net.partial_fit(X[:2], y[:2])
+    assert len(net.mistakes_) == 3 and net.n_examples_seen_ == 10
+    net.learn_one({0: 1.0, 2: 1.0}, "a")  # (not added to the partial_fit's entry)
+    assert len(net.mistakes_) == 4 and net.n_examples_seen_ == 11

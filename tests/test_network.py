@@ -10,7 +10,7 @@ import scipy.sparse as sp
 
 import snowpy
 from snowpy.base import is_fitted
-from snowpy.network.training import example_keys, keyed_order
+from snowpy.network.driver import example_keys, keyed_order
 from snowpy.exceptions import ConfigurationError, NotFittedError
 
 

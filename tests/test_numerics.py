@@ -244,7 +244,7 @@ def test_kernel_errors_are_collected_while_training_and_the_hook_before_is_resto
     "hook before", so that any other unraisable exception recursed without end.)"""
     import sys
 
-    from snowpy.network.training import _KernelErrors
+    from snowpy.network.engine import _KernelErrors
 
     forwarded = []
 
@@ -290,7 +290,7 @@ def test_kernel_errors_are_collected_while_training_and_the_hook_before_is_resto
                                             ("1", True), ("yes", True)])
 def test_kernels_are_checked_when_snowpy_check_kernels_is_set_and_not_0(
         monkeypatch, value, checking):
-    from snowpy.network.training import checking_kernels
+    from snowpy.network.engine import checking_kernels
 
     if value is None:
         monkeypatch.delenv("SNOWPY_CHECK_KERNELS", raising=False)

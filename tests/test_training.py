@@ -14,7 +14,7 @@ from snowpy.cli import app
 from snowpy.corpora import Document, read
 from snowpy.corpora.corpus import Read
 from snowpy.files import read_blocks
-from snowpy.training import FeatureCache, learn_stream, train_from_cache
+from snowpy.training import FeatureCache, learn_stream
 from snowpy.training import stream as stream_module
 
 DEMO = Path(__file__).resolve().parent.parent / "corpora" / "demo"
@@ -65,8 +65,8 @@ def test_epochs_from_a_cache_of_blocks_learn_the_network_fit_learns_in_memory(tm
         assert cache.build(iter(documents), front, block_docs=64) == 400
         assert len(cache.blocks) == 7 and cache.valid()
         said = []
-        per_epoch = train_from_cache(clf, cache, front, progress=lambda epoch, done, total,
-                                     mistakes: said.append((epoch, done, total, mistakes)))
+        per_epoch = clf.fit(cache, progress=lambda epoch, done, total, mistakes: said.append(
+            (epoch, done, total, mistakes))).network_.mistakes_
         assert per_epoch == in_memory.network_.mistakes_ == clf.network_.mistakes_
         assert [sum(m for e, _, _, m in said if e == epoch)
                 for epoch in range(len(per_epoch))] == per_epoch

@@ -1,6 +1,6 @@
 """``snowpy train CORPUS --cache DIR``: epochs from a cache of featurised blocks
-(:mod:`snowpy.training.cache`: :func:`~snowpy.training.train_from_cache`), in memory
-bounded by the model and one block."""
+(:mod:`snowpy.training.cache`, which ``SnowClassifier.fit`` takes), in memory bounded
+by the model and one block."""
 
 from __future__ import annotations
 
@@ -54,7 +54,7 @@ class _EpochLines(Progress):
 
 def train_cached(classifier: Any, run: Run, folder: Path) -> None:
     """Build (or reuse) the cache, then train every epoch from it and save."""
-    from snowpy.training import FeatureCache, train_from_cache
+    from snowpy.training import FeatureCache
 
     chatty = run.chatty
     front = classifier.make_featurizer()
@@ -75,7 +75,7 @@ def train_cached(classifier: Any, run: Run, folder: Path) -> None:
     documents = cache.n
     said = _EpochLines(documents) if chatty else None
     try:
-        per_epoch = train_from_cache(classifier, cache, front, progress=said)
+        per_epoch = list(classifier.fit(cache, progress=said).network_.mistakes_)
     except KeyboardInterrupt:
         err(f"interrupted: {run.output} untouched; the cache in {folder} stays for next time")
         raise typer.Exit(130) from None

@@ -321,7 +321,7 @@ def held_out(states: list[State], data: ShardData, setup: Setup, total: int,
     positives, each scored example's fold and each fold network's lowest score here; a
     sample by key when the corpus has more than :data:`CALIBRATION_ROWS` examples."""
     from snowpy.network.labels import LabelIndex, encode_labels, positive_matrix
-    from snowpy.network.training import mixed_keys
+    from snowpy.network.driver import mixed_keys
 
     assert data.fold is not None
     folds = data.fold

@@ -240,11 +240,6 @@ class Cloud(NetworkKind):
 
     # -------------------------------------------------------- what it holds
     @property
-    def classes_(self) -> np.ndarray:
-        self._check_fitted()
-        return self.networks_[0].classes_
-
-    @property
     def mistakes_(self) -> list[int]:
         """Per epoch, the members' mistakes added up."""
         return _added(n.mistakes_ for n in self.networks_)
@@ -276,7 +271,7 @@ class Cloud(NetworkKind):
         """Per member and label, the confidence normalised within the cloud."""
         return self.engine_.confidence()
 
-    @property
+    @property  # type: ignore[misc]  # (a cloud's engine is made of its members', not set)
     def engine_(self) -> CloudEngine:
         """What the cloud has learned: its members' engines, as one
         (:class:`CloudEngine`)."""
@@ -286,6 +281,10 @@ class Cloud(NetworkKind):
         if engine is None or engine.engines != engines:
             engine = self.__dict__["_engine"] = CloudEngine(engines)
         return engine
+
+    @property
+    def _learned(self) -> CloudEngine:
+        return self.engine_
 
     # ------------------------------------------------------------ prediction
     def activations(self, X: Any) -> np.ndarray:

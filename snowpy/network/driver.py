@@ -10,7 +10,10 @@ the threads: under one-vs-all the targets are learned in parts, a part on a thre
 next (a stream's, ``partial_fit`` after ``partial_fit``) until :meth:`Driver.join`
 puts them together in the network's store; when the targets cannot share the threads,
 each epoch's examples are learned in shards that are mixed at its end
-(:class:`Shards`). The engine itself holds no thread and never joins one.
+(:class:`Shards`). The engine itself holds no thread and never joins one. The engine
+of a rule whose state is no weight table (a learner's, the kernel Perceptron's support
+vectors) is driven by the same loop, its learner one part on the calling thread
+(:class:`LearnerPart`).
 
 Per epoch the compiled loop (:func:`snowpy._core.engine.run`) learns each part's
 targets from the examples in the epoch's order (see :mod:`snowpy.network.engine` for
@@ -27,12 +30,14 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from snowpy._core import hashing
 from snowpy._core.engine import Options, Outcome, run
 from snowpy._core.merging import Mixing
-from snowpy.exceptions import CalibrationWarning, NumericalError
-from snowpy.network.engine import Block, Blocks
+from snowpy.exceptions import CalibrationWarning, NumericalError, PluginError
+from snowpy.network.engine import KERNEL_ERRORS, Block, Blocks, NumericalWarning
 from snowpy.network.labels import (
     LabelIndex,
+    encode_labels,
     label_array,
     label_index,
     labels_of,
@@ -40,20 +45,13 @@ from snowpy.network.labels import (
 )
 from snowpy.network.links import TOUCHED, USED, LinkStore, exact_layout
 from snowpy.network.options import calibrating
-from snowpy.network.training import (
-    KERNEL_ERRORS,
-    NumericalWarning,
-    chunks,
-    example_keys,
-    keyed_order,
-    refresh_points,
-)
 from snowpy.progress import Progress, as_progress, phase
 
 if TYPE_CHECKING:  # pragma: no cover
     from snowpy.network.engine import Engine
 
-__all__ = ["Driver", "Part", "Plan", "Shards", "folds", "held_out_scores"]
+__all__ = ["Driver", "Part", "Plan", "Shards", "chunks", "example_keys", "folds",
+           "held_out_scores", "keyed_order", "mixed_keys", "refresh_points"]
 
 #: A piece of at most this many examples is learned by its parts in turn on the calling
 #: thread (a mini-batch of ``partial_fit``): handing it to the threads costs more.
@@ -128,7 +126,11 @@ class Driver:
         """``X`` and its labels ``y`` as a :class:`~snowpy.network.engine.Block` of
         ``engine`` (:meth:`~snowpy.network.engine.Engine.block`), rows made for features
         not seen yet in the held parts too (laid out in the engine's store when the parts
-        are put together); ``copy=False``: written over ``X``'s indices."""
+        are put together); ``copy=False``: written over ``X``'s indices. A learner's
+        engine's examples need no rows."""
+        if getattr(engine, "learner", None) is not None:  # (every target sees each one)
+            return Block(X, _NONE_ROWS, *encode_labels(engine.labels, y, engine.multilabel),
+                         keys=keys)
         rows = engine.store.training_rows(X, room=self.held is None, copy=copy)
         for part in self.held or ():
             part.store.reserve_rows(engine.store.n_rows)
@@ -151,7 +153,7 @@ class Driver:
         feature cache): the passes are the same, example for example, and so is the
         network learned. With ``plan.shuffle``, each pass goes in the order of the examples'
         keys mixed with a salt drawn from the engine's generator
-        (:func:`~snowpy.network.training.keyed_order`).
+        (:func:`keyed_order`).
 
         ``fresh`` data is counted for eligibility in its first pass, and makes links
         before its updates there (data learned before made them then, as a fit's later
@@ -165,29 +167,34 @@ class Driver:
 
         ``plan.threads``: the targets are learned in that many parts at once, each part
         on a thread of its own (:meth:`parts`); the network learned is the same, to the
-        bit, for any number.
+        bit, for any number. A learner's engine learns as one part, with no links to
+        discard.
         """
-        epochs = plan.epochs
-        if not engine.kernel.mistake_driven:
-            epochs = min(epochs, 1)  # a counting rule learns each example once (SNoW's -B)
         report = as_progress(progress)
-        store = engine.store
-        engine.target_counts()
         engine.online = False  # a later learn_one starts an entry of its own in mistakes_
+        # a rule whose state is no weight table learns in its learner, one part on the
+        # calling thread: no links to count, make, split, mix or discard
+        links = getattr(engine, "learner", None) is None
+        parts: list[Any] = [LearnerPart()]
+        pool, sharding, epochs = None, None, plan.epochs
+        if links:
+            if not engine.kernel.mistake_driven:
+                epochs = min(epochs, 1)  # a counting rule learns each example once (-B)
+            store, by_percent = engine.store, engine.percent is not None
+            engine.target_counts()
+            # (the examples of a fit are learned in shards when its targets cannot share
+            # the threads; a stream's blocks, partial_fit after partial_fit, never are)
+            shards = self.shards(engine, data, plan.threads, report) if first else 1
+            k = self.parts(engine, data, plan.threads, report, epochs) if shards == 1 else 1
+            if self.held is not None and len(self.held) != k:
+                self.join(engine)  # (the parts of other blocks put together first)
+            parts, self.held = self.held or _split(engine, store, k), None
+            pool, self.pool = self.pool or (
+                ThreadPoolExecutor(max_workers=len(parts)) if len(parts) > 1 else None), None
+            sharding = Shards(shards) if shards > 1 else None
         overflows = 0
         creating = fresh  # (data learned before made its links then: a cluster's rounds)
-        by_percent = engine.percent is not None
-        shuffle, threads = plan.shuffle, plan.threads
-        # (the examples of a fit are learned in shards when its targets cannot share the
-        # threads; a stream's blocks, partial_fit after partial_fit, never are)
-        shards = self.shards(engine, data, threads, report) if first else 1
-        k = self.parts(engine, data, threads, report, epochs) if shards == 1 else 1
-        if self.held is not None and len(self.held) != k:
-            self.join(engine)  # (the parts of other blocks put together first)
-        parts, self.held = self.held or _split(engine, store, k), None
-        pool, self.pool = self.pool or (
-            ThreadPoolExecutor(max_workers=len(parts)) if len(parts) > 1 else None), None
-        sharding = Shards(shards) if shards > 1 else None
+        shuffle = plan.shuffle
         keys = None
         if shuffle and isinstance(data, Block):
             keys = data.keys if data.keys is not None \
@@ -222,14 +229,15 @@ class Driver:
                         overflows += epoch_overflows
                         engine.mistakes.append(mistakes)
                         engine.updates.append(updates)
-                        if epoch == 0 and first and by_percent:
-                            for part in parts:
-                                engine.keep_top_percent(part.store)
-                        # the same examples cannot call for new links again, unless
-                        # eligibility let rows in during the pass (or "percent:p" dropped
-                        # links)
-                        creating = store.policy_code == TOUCHED or \
-                            (store.min_count > 1 and not by_percent)
+                        if links:
+                            if epoch == 0 and first and by_percent:
+                                for part in parts:
+                                    engine.keep_top_percent(part.store)
+                            # the same examples cannot call for new links again, unless
+                            # eligibility let rows in during the pass (or "percent:p"
+                            # dropped links)
+                            creating = store.policy_code == TOUCHED or \
+                                (store.min_count > 1 and not by_percent)
                         if updates == 0 and plan.early_stop:
                             break
                 finally:  # an interrupted training still leaves a consistent network
@@ -237,7 +245,10 @@ class Driver:
                         sharding.close()
                     if pool is not None:  # (put together when the links are read)
                         self.held, self.pool = parts, pool
-                    engine.cache.invalidate()
+                    if links:
+                        engine.cache.invalidate()
+                if not links:
+                    return
                 if isinstance(data, Block):  # (learned: its rows let go before the pool
                     data.rows = _NONE_ROWS     # is pruned and put together, 4 bytes an entry)
                 # (by the parts, at once: fewer links to put together, the same network)
@@ -254,7 +265,7 @@ class Driver:
                         "promotion/demotion, or a bias strength closer to the feature "
                         "strengths", NumericalWarning, stacklevel=4)
         finally:
-            if engine.kernel.refresh is not None:
+            if links and engine.kernel.refresh is not None:
                 engine.planes_stale = True  # refreshed by the next prediction, save or view
 
     def parts(self, engine: Engine, data: Block | Blocks, threads: int,
@@ -280,14 +291,9 @@ class Driver:
         kept for the next (a stream is split once, and put together when its links are
         next read).
         """
-        report = as_progress(progress)
-        restricted = isinstance(data, Block) and data.a_indptr.shape[0] > 0
         store = engine.store
-        if threads <= 1 or (report is not None and report.every) \
-                or store.n_targets < 2 or engine.constraint \
-                or engine.kernel.refresh is not None or restricted \
-                or store.frozen \
-                or getattr(engine.kernel.compiled, "implementation", "") != "builtin":
+        if _alone(engine, data, threads, progress) or store.n_targets < 2 \
+                or engine.constraint:
             return 1
         if self.held is not None:
             return len(self.held)  # (a stream's blocks go on in the parts they were in)
@@ -317,21 +323,17 @@ class Driver:
         :data:`REDUNDANT` active features per feature of the network: copying and mixing
         the links then costs more than the shards save.
         """
-        report = as_progress(progress)
-        restricted = isinstance(data, Block) and data.a_indptr.shape[0] > 0
         store = engine.store
-        if threads <= 1 or not isinstance(data, Block) or self.held is not None \
-                or (report is not None and report.every) or engine.kernel.refresh is not None \
-                or restricted or store.frozen or store.min_count > 1 \
-                or store.lcount.shape[0] or engine.percent is not None \
-                or getattr(engine.kernel.compiled, "implementation", "") != "builtin" \
+        if _alone(engine, data, threads, progress) or not isinstance(data, Block) \
+                or self.held is not None or store.min_count > 1 or store.lcount.shape[0] \
+                or engine.percent is not None \
                 or not (engine.constraint or store.n_targets < threads):
             return 1
         if data.nnz < REDUNDANT * store.n_rows:
             return 1  # (copying and mixing the links would cost more than it saves)
         return max(1, min(int(threads), data.n // (4 * FEW)))
 
-    def _epoch(self, engine: Engine, parts: list[Part], pool: ThreadPoolExecutor | None,
+    def _epoch(self, engine: Engine, parts: list[Any], pool: ThreadPoolExecutor | None,
                passes: Iterable[tuple[Block, np.ndarray]], total: int, epoch: int,
                progress: Progress | None, *, counting: bool, creating: bool,
                recording: bool) -> tuple[int, int, int]:
@@ -339,12 +341,13 @@ class Driver:
         progress), each part on a thread of its own; with ``recording``, each example's
         scores before learning it go to the progressive window."""
         mistakes = updates = overflows = done = 0
-        n_targets = engine.store.n_targets
+        n_targets = engine.n_targets
+        links = getattr(engine, "learner", None) is None  # (a learner's: no kernel, no links)
         # a rule that derives its scores (Naive Bayes) predicts each example from the
         # counts refreshed when the examples seen reached 1, 2, 4, 8...: log2(n)
         # refreshes of the links over a stream, however it is cut into calls
-        refreshing = engine.kernel.refresh is not None
-        options = engine.options()
+        refreshing = links and engine.kernel.refresh is not None
+        options: Any = engine.options() if links else None
         for part in parts:
             part.bind(engine)
         for block, order in passes:
@@ -375,28 +378,100 @@ class Driver:
                 for outcome in outcomes:
                     updates += outcome.updates
                     overflows += outcome.overflows
-                    engine.underflows += outcome.underflows
+                    if outcome.underflows:
+                        engine.underflows += outcome.underflows
                 engine.n_examples_seen += outcomes[0].examples
                 if recording:
-                    engine.progressive.add(scores, positive_matrix(
-                        block.y_indptr, block.y_targets, n_targets, piece))
-                    engine.calibration_due = True  # (fitted when next asked for)
+                    engine.record(scores, positive_matrix(block.y_indptr, block.y_targets,
+                                                          n_targets, piece))
                 if refreshing and \
                         int(engine.n_examples_seen).bit_length() > seen_before.bit_length():
                     engine.refresh_planes()  # (the examples seen reached a power of two)
                     parts[0].bind(engine)
                 mistakes += chunk_mistakes
                 if progress is not None:
-                    engine.cache.invalidate()
+                    if links:
+                        engine.cache.invalidate()
                     progress(epoch, done + stop, total, chunk_mistakes)
             done += order.size
         return mistakes, updates, overflows
 
 
 
+def chunks(n: int, chunked: bool, every: int | None = None) -> list[tuple[int, int]]:
+    """Example ranges of one epoch: whole, or cut at 1, 2, 4, 8... and every 16,384, and
+    at every multiple of ``every`` (a progress reporter that tests every k examples,
+    SNoW's ``-c k``).
+
+    >>> chunks(10, True)
+    [(0, 1), (1, 2), (2, 4), (4, 8), (8, 10)]
+    >>> chunks(10, True, every=3)
+    [(0, 1), (1, 2), (2, 3), (3, 4), (4, 6), (6, 8), (8, 9), (9, 10)]
+    """
+    if not chunked:
+        return [(0, n)]
+    bounds = [0]
+    mark = 1
+    while bounds[-1] < n:
+        step = min(mark, bounds[-1] + 16384)
+        bounds.append(min(n, max(step, bounds[-1] + 1)))
+        if bounds[-1] >= mark:
+            mark *= 2
+    if every:
+        bounds = sorted(set(bounds) | set(range(every, n, every)))
+    return list(zip(bounds[:-1], bounds[1:]))
+
+
+def example_keys(X: Any, y_indptr: np.ndarray, y_targets: np.ndarray) -> np.ndarray:
+    """A 64-bit key per example, from its features, strengths and labels only: equal
+    examples get equal keys wherever they stand in the data (the sum of splitmix64 of
+    each feature, strength and label)."""
+    keys = np.empty(X.shape[0], dtype=np.uint64)
+    data_bits = np.ascontiguousarray(X.data, dtype=np.float64).view(np.uint64)
+    hashing.example_keys(np.asarray(X.indptr), np.asarray(X.indices), data_bits,
+                         np.asarray(y_indptr, dtype=np.int64),
+                         np.asarray(y_targets, dtype=np.int32), keys)
+    return keys
+
+
+def mixed_keys(keys: np.ndarray, salt: int) -> np.ndarray:
+    """``splitmix64(keys ^ salt)``: keys spread uniformly, a salt apart.
+
+    >>> mixed = mixed_keys(np.array([1, 1, 2], dtype=np.uint64), 7)
+    >>> bool(mixed[0] == mixed[1]), bool(mixed[0] == mixed[2])
+    (True, False)
+    """
+    mixed = np.empty(keys.shape[0], dtype=np.uint64)
+    hashing.mix_keys(np.ascontiguousarray(keys, dtype=np.uint64),
+                     np.uint64(int(salt) & 0xFFFFFFFFFFFFFFFF), mixed)
+    return mixed
+
+
+def keyed_order(keys: np.ndarray, salt: int) -> np.ndarray:
+    """The examples sorted by their keys mixed with ``salt`` (a seeded shuffle that
+    depends on what the examples are, not on their positions)."""
+    return np.argsort(mixed_keys(keys, salt), kind="stable")
+
+
+def refresh_points(seen: int, n: int) -> list[int]:
+    """Positions ``0 < p < n`` of a run of ``n`` examples where the examples seen, ``seen``
+    before it, reach a power of two.
+
+    >>> refresh_points(0, 10), refresh_points(5, 10)
+    ([1, 2, 4, 8], [3])
+    """
+    points = []
+    power = 1
+    while power < seen + n:
+        if power > seen:
+            points.append(power - seen)
+        power *= 2
+    return [p for p in points if 0 < p < n]
+
+
 def folds(keys: np.ndarray, k: int, seed: int | None) -> list[np.ndarray]:
     """The ``k`` calibration folds of examples with shuffling ``keys``: the examples in the
-    order of their keys mixed with ``seed`` (:func:`~snowpy.network.training.keyed_order`),
+    order of their keys mixed with ``seed`` (:func:`keyed_order`),
     cut in ``k`` runs of nearly equal size (the first ``n % k`` one longer). A fold
     depends on what its examples are, not on where they stand: the same data in another
     order, or weighted instead of repeated, is cut the same way.
@@ -585,6 +660,38 @@ class Part:
         return self.first + self.step * best, value, first_nan
 
 
+class LearnerPart:
+    """The targets of a rule whose state is no weight table, learned together by its
+    engine's learner on the calling thread (:meth:`~snowpy.network.learner.LearnerEngine.
+    learn`): the one part such an engine learns in."""
+
+    engine: Any = None
+    examples: Any = None
+
+    def bind(self, engine: Any) -> None:
+        self.engine = engine
+
+    def labels_of(self, block: Block) -> None:
+        """The block's rows and targets as the learner reads them."""
+        self.examples = self.engine.examples(block.X, block.y_indptr, block.y_targets)
+
+    def run(self, engine: Any, block: Block, order: np.ndarray, options: Any,
+            counting: bool, creating: bool, scores: np.ndarray, *,
+            judging: bool = False) -> Learned:
+        """Learn the examples of ``order``; ``scores`` (empty: none) receive each
+        example's scores before it is learned."""
+        done = Learned()
+        done.mistakes, done.updates = engine.learn(self.examples, order,
+                                                   scores if scores.shape[0] else None)
+        done.examples = int(order.size)
+        if KERNEL_ERRORS.caught:  # (a compiled similarity's, which could not raise)
+            first, count = KERNEL_ERRORS.take()
+            raise PluginError(f"the learner of rule {engine.rule!r} raised "
+                              f"{type(first).__name__}: {first} ({count} time(s)); "
+                              "training stopped")
+        return done
+
+
 class Shards:
     """The examples of each epoch learned in ``k`` shards (:meth:`Driver.shards`): shard
     ``i`` takes the run ``order[n * i // k : n * (i + 1) // k]`` of the epoch's order
@@ -659,9 +766,8 @@ class Shards:
         engine.underflows += sum(d.underflows for d in done)
         mistakes = sum(d.mistakes for d in done)
         if recording:
-            engine.progressive.add(scores, positive_matrix(block.y_indptr, block.y_targets,
-                                                           n_targets, order))
-            engine.calibration_due = True
+            engine.record(scores, positive_matrix(block.y_indptr, block.y_targets, n_targets,
+                                                  order))
         if progress is not None:
             progress(epoch, order.size, order.size, mistakes)
         return mistakes, sum(d.updates for d in done), sum(d.overflows for d in done)
@@ -788,6 +894,18 @@ def _merge(engine: Engine, store: LinkStore, parts: list[Part]) -> None:
     store.seen = parts[0].store.seen
     if store.count.shape[0]:
         store.count[:store.n_rows] = parts[0].store.count[:store.n_rows]
+
+
+def _alone(engine: Engine, data: Block | Blocks, threads: int, progress: Any) -> bool:
+    """Whether ``data`` is learned on the calling thread whatever the targets
+    (:meth:`Driver.parts` and :meth:`Driver.shards` say why): one thread, a progress
+    report every so many examples, a rule that derives its planes, examples shown to
+    some targets only, a frozen network, a plugin's rule."""
+    report = as_progress(progress)
+    return threads <= 1 or (report is not None and bool(report.every)) \
+        or engine.kernel.refresh is not None or engine.store.frozen \
+        or (isinstance(data, Block) and data.a_indptr.shape[0] > 0) \
+        or getattr(engine.kernel.compiled, "implementation", "") != "builtin"
 
 
 def _cut(pieces: list[tuple[int, int]], size: int) -> list[tuple[int, int]]:

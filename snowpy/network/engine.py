@@ -66,6 +66,8 @@ model trained in chunks is the model trained at once.
 from __future__ import annotations
 
 import math
+import os
+import sys
 import warnings
 from concurrent.futures import ThreadPoolExecutor
 from collections.abc import Iterator
@@ -89,7 +91,6 @@ from snowpy.network.labels import (
     refuse_label_kind,
 )
 from snowpy.network.links import ONLINE_WIDTH, USED, LinkStore
-from snowpy.network.training import KERNEL_ERRORS, NumericalWarning, checking_kernels
 from snowpy.rules.spec import RuleKernel, RuleSpec
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -97,8 +98,8 @@ if TYPE_CHECKING:  # pragma: no cover
 else:
     sp = lazy_module("scipy.sparse")
 
-__all__ = ["INFERENCE_ONLY", "ONLINE_REFRESH_LINKS", "Block", "Blocks", "Engine", "EngineCache",
-           "OneExample"]
+__all__ = ["INFERENCE_ONLY", "KERNEL_ERRORS", "ONLINE_REFRESH_LINKS", "Block", "Blocks", "Engine",
+           "EngineCache", "NumericalWarning", "OneExample", "checking_kernels"]
 
 #: Why a network loaded from an inference-only model file learns nothing more.
 INFERENCE_ONLY = ("this network was loaded from an inference-only model file: it keeps no "
@@ -116,6 +117,68 @@ _SCORED_APART = 1 << 16
 
 _NONE_INT = np.empty(0, dtype=np.int64)
 _NONE_TARGETS = np.empty(0, dtype=np.int32)
+
+
+class NumericalWarning(RuntimeWarning):
+    """Weights reached the largest magnitude kept and were clamped."""
+
+
+class _KernelErrors:
+    """Exceptions raised inside a rule's compiled kernel. A C callback cannot raise:
+    numba hands them to ``sys.unraisablehook`` and training went on (the command exited
+    0). While training, they are collected here, and the training stops with a
+    PluginError naming the rule (checked after every run of the engine)."""
+
+    def __init__(self) -> None:
+        self.caught: list[BaseException] = []
+        self.depth = 0
+        self.previous: Any = None
+        self.persistent = False
+
+    def __enter__(self) -> _KernelErrors:
+        if self.depth == 0:  # (a training starts with none collected)
+            self.caught = []
+            if sys.unraisablehook != self._hook:  # (a bound method: never `is` it)
+                self.previous = sys.unraisablehook
+                sys.unraisablehook = self._hook
+        self.depth += 1
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.depth -= 1
+        if self.depth == 0 and not self.persistent and sys.unraisablehook == self._hook:
+            sys.unraisablehook = self.previous
+
+    def watch(self) -> None:
+        """Collect from now on (the one-example paths, which check after each example:
+        a hook set and reset per example would cost more than the check)."""
+        if sys.unraisablehook != self._hook:
+            self.previous = sys.unraisablehook
+            sys.unraisablehook = self._hook
+        self.persistent = True
+
+    def _hook(self, info: Any) -> None:
+        if "CPUContext" in repr(getattr(info, "object", None)) and info.exc_value is not None:
+            self.caught.append(info.exc_value)
+        else:
+            self.previous(info)
+
+    def take(self) -> tuple[BaseException, int]:
+        """The first exception collected and how many there were; clears them."""
+        first, count = self.caught[0], len(self.caught)
+        self.caught = []
+        return first, count
+
+
+#: Exceptions raised in rules' compiled steps, collected while training.
+KERNEL_ERRORS = _KernelErrors()
+
+
+def checking_kernels() -> bool:
+    """Whether rules' steps run on guarded copies of their buffers
+    (``SNOWPY_CHECK_KERNELS=1``: ``snowpy plugins --check`` and the conformance suite
+    set it): a write outside its arrays stops the training and names the rule."""
+    return os.environ.get("SNOWPY_CHECK_KERNELS", "") not in ("", "0")
 
 
 class Block:
@@ -164,7 +227,7 @@ class Blocks(Protocol):
 
     def epoch(self, salt: int | None) -> Iterator[tuple[Any, Any, np.ndarray | None]]:
         """The blocks of one pass: with a ``salt``, every example in the order of
-        :func:`~snowpy.network.training.keyed_order` of its key (across blocks, as one
+        :func:`~snowpy.network.driver.keyed_order` of its key (across blocks, as one
         block of them all is ordered); without, in the stored order."""
         ...
 
@@ -493,6 +556,12 @@ class Engine(OneExample):
     def calibration(self, calibration: Any) -> None:
         self._calibration = calibration
 
+    def record(self, scores: np.ndarray, positives: np.ndarray) -> None:
+        """Keep a piece's scores made before learning it, and its labels, in the
+        progressive window; its sigmoids are fitted again when next asked for."""
+        self.progressive.add(scores, positives)
+        self.calibration_due = True
+
     def target_counts(self) -> np.ndarray:
         """Promotions and demotions per target, ``int64[targets, 2]``, grown to every
         target; the engine adds to it in place."""
@@ -542,7 +611,7 @@ class Engine(OneExample):
 
     def kernel_exception(self) -> PluginError:
         """The error of a rule whose compiled step raised (collected by
-        :data:`~snowpy.network.training.KERNEL_ERRORS`)."""
+        :data:`KERNEL_ERRORS`)."""
         first, count = KERNEL_ERRORS.take()
         return PluginError(f"the update kernel of rule {self.rule!r}{_provided(self.rule)} "
                            f"raised {type(first).__name__}: {first} ({count} time(s)); "

@@ -35,6 +35,7 @@ from snowpy.network.calibrating import (
     fit_progressive,
     refresh_progressive,
 )
+from snowpy.network.cloud import Cloud, cloud_members, share_params
 from snowpy.network.engine import OneExample
 from snowpy.network.labels import (
     COLLECTIONS,
@@ -46,9 +47,7 @@ from snowpy.network.labels import (
 from snowpy.network.network import Network, NetworkKind
 from snowpy.network.options import check_training_options, upgraded
 from snowpy.network.state import plain
-from snowpy.network.training import chunks, example_keys, keyed_order
 from snowpy.plugins import get_rule
-from snowpy.progress import as_progress
 from snowpy.rules.spec import BuildContext, Examples, Learner
 
 if TYPE_CHECKING:  # pragma: no cover (scipy is imported where a matrix is made: as_csr)
@@ -94,21 +93,30 @@ class LearnerEngine(OneExample):
                         X.data.astype(np.float64), len(self.labels), y_indptr, y_targets,
                         self.multilabel)
 
-    def learn(self, examples: Examples, order: np.ndarray, recording: bool) -> tuple[int, int]:
-        """The learner's :meth:`~snowpy.rules.Learner.learn` of ``order``; when
-        ``recording``, the scores before learning go to the progressive window."""
-        window = self.progressive if recording else None
-        before = None if window is None else np.full((order.size, examples.n_targets), np.nan)
+    @property
+    def n_targets(self) -> int:
+        """The target nodes: one per label."""
+        return len(self.labels)
+
+    def learn(self, examples: Examples, order: np.ndarray,
+              before: np.ndarray | None = None) -> tuple[int, int]:
+        """The learner's :meth:`~snowpy.rules.Learner.learn` of ``order``; ``before``
+        receives the scores before learning, which the learner must write."""
+        if before is not None:
+            before.fill(np.nan)
         done = self.learner.learn(examples, order, before)
-        if window is not None and before is not None and order.size:
-            if not np.isfinite(before).all():
-                raise PluginError(f"rule {self.rule!r}: its learner left "
-                                  "scores before learning unwritten or not finite")
-            assert examples.y_indptr is not None and examples.y_targets is not None
-            window.add(before, positive_matrix(examples.y_indptr, examples.y_targets,
-                                               examples.n_targets, order))
-            refresh_progressive(self, window)
+        if before is not None and not np.isfinite(before).all():
+            raise PluginError(f"rule {self.rule!r}: its learner left "
+                              "scores before learning unwritten or not finite")
         return done
+
+    def record(self, scores: np.ndarray, positives: np.ndarray) -> None:
+        """Keep the scores before learning in the progressive window, its sigmoids
+        refitted as it grows."""
+        window = self.progressive
+        assert window is not None  # (recorded only with one)
+        window.add(scores, positives)
+        refresh_progressive(self, window)
 
     def scores(self, X: sp.csr_matrix) -> np.ndarray:
         """Each target's score (the threshold subtracted) of each row of ``X``."""
@@ -157,8 +165,13 @@ class LearnerEngine(OneExample):
         self._check_width(ids)
         targets = [self.labels.add(label)
                    for label in (y if isinstance(y, COLLECTIONS) else [y])]
-        mistakes, updates = self.learn(self._one(ids, vals, targets), np.zeros(1, np.int64),
-                                       recording=True)
+        example, window = self._one(ids, vals, targets), self.progressive
+        before = None if window is None else np.empty((1, len(self.labels)))
+        mistakes, updates = self.learn(example, np.zeros(1, np.int64), before)
+        if before is not None:
+            self.record(before, positive_matrix(np.array([0, len(targets)]),
+                                                np.array(targets, np.int32),
+                                                len(self.labels)))
         if not self.online:  # one entry of the figures for a run of one-example learning
             self.mistakes.append(0)
             self.updates.append(0)
@@ -238,13 +251,6 @@ class LearnerNetwork(NetworkKind):
         return self
 
     @property
-    def engine_(self) -> LearnerEngine:
-        """What the network learned, as one value (:class:`LearnerEngine`);
-        :meth:`to_state` gives it as plain data."""
-        self._check_fitted()
-        return self._engine
-
-    @property
     def learner_(self) -> Learner:
         """The rule's learner: what the targets learned."""
         return self.engine_.learner
@@ -268,54 +274,26 @@ class LearnerNetwork(NetworkKind):
         self.check_options()
         self.start(width, multilabel=multilabel)
 
-    def _check_continues(self, X: Any) -> None:
+    def _check_width(self, X: Any, *, learning: bool = False) -> None:
         if X.shape[1] != self.n_features_in_:
             raise ConfigurationError(f"X has {X.shape[1]} features; the network has "
                                      f"{self.n_features_in_}")
 
-    def _learn(self, X: sp.csr_matrix, y: Any, targets: Any, *, epochs: int, shuffle: bool,
-               progress: Any, keys: np.ndarray | None = None, fitting: bool = False,
-               copy: bool = True) -> None:
-        """``epochs`` passes, each ``shuffle``d by the examples' keys (as a
-        :class:`~snowpy.Network`'s), stopping after one without an update when
-        ``early_stop``; the progressive sigmoids fitted at the end."""
-        progress = as_progress(progress)
-        engine = self._engine
-        y_indptr, y_targets = encode_labels(self._labels, y, self.multilabel_)
-        examples = engine.examples(X, y_indptr, y_targets)
-        if shuffle and keys is None:
-            keys = example_keys(X, y_indptr, y_targets)
-        for epoch in range(epochs):
-            salt = int(engine.rng.integers(0, 2**63 - 1, dtype=np.int64)) if shuffle else None
-            order = keyed_order(keys, salt) if salt is not None and keys is not None \
-                else np.arange(examples.n, dtype=np.int64)
-            mistakes = updates = 0
-            for start, stop in chunks(order.size, progress is not None,
-                                      None if progress is None else progress.every):
-                done_m, done_u = engine.learn(examples, order[start:stop], epoch == 0)
-                mistakes += done_m
-                updates += done_u
-                if progress is not None:
-                    progress(epoch, stop, order.size, done_m)
-            engine.n_examples_seen += int(order.size)
-            engine.mistakes.append(mistakes)
-            engine.updates.append(updates)
-            if updates == 0 and self.early_stop:
-                break
-        if engine.progressive is not None and engine.progressive.filled:
-            fit_progressive(engine, engine.progressive)
+    _check_continues = _check_width  # (a learner's network goes on at its width)
+
+    def _calibrate_progressive(self, progress: Any, fitting: bool) -> None:
+        """The progressive sigmoids fitted again after every learning (a fit's and a
+        ``partial_fit``'s: the window's scores were refitted on as it grew)."""
+        window = self._engine.progressive
+        if window is not None and window.filled:
+            fit_progressive(self._engine, window)
 
     # ------------------------------------------------------------ prediction
-    @property
-    def classes_(self) -> np.ndarray:
-        self._check_fitted()
-        return self._labels.as_array()
-
     def target_scores(self, X: Any) -> np.ndarray:
         """Each target's score minus the threshold, ``float64[n, targets]``."""
         self._check_fitted()
         X = _canonical(X)
-        self._check_continues(X)
+        self._check_width(X)
         return self._engine.scores(X)
 
     def explain_terms(self, X: Any, targets: Any, scores: np.ndarray) -> list[dict[str, Any]]:
@@ -417,10 +395,14 @@ model_kind("dual")(LearnerNetwork)  # (snowpy 0.x's files of the kernel Perceptr
 
 
 def network_for(rule: Any, options: Mapping[str, Any], rule_params: Mapping[str, Any]) -> Any:
-    """The untrained network ``rule`` learns in: a :class:`Network`, or for a rule whose
-    state is no weight table (``RuleSpec(learner=True)``) a
-    :class:`LearnerNetwork`, given the ``options`` it takes and
-    every rule parameter."""
+    """The untrained network ``rule`` learns in: a :class:`~snowpy.Cloud` for several
+    rules (``"winnow+perceptron"``, each member given the rule parameters it declares),
+    a :class:`Network`, or for a rule whose state is no weight table
+    (``RuleSpec(learner=True)``) a :class:`LearnerNetwork`, given the ``options`` it
+    takes and every rule parameter."""
+    members = cloud_members(rule)
+    if members is not None:  # (SNoW's cloud)
+        return Cloud(share_params(members, dict(rule_params)), **options)
     if not get_rule(rule).learner:
         return Network(rule, **options, **rule_params)
     taken = inspect.signature(LearnerNetwork).parameters

@@ -40,7 +40,7 @@ from snowpy.exceptions import ConfigurationError, NotFittedError, UnknownNameErr
 from snowpy.model_kinds import model_kind
 from snowpy.network.calibrating import ProgressiveWindow, fit_progressive, normalisation_of
 from snowpy.network.driver import Driver, Plan, held_out_scores
-from snowpy.network.engine import INFERENCE_ONLY, Blocks, Engine
+from snowpy.network.engine import INFERENCE_ONLY, Blocks, Engine, NumericalWarning
 from snowpy.network.labels import (
     COLLECTIONS,
     LabelIndex,
@@ -60,7 +60,6 @@ from snowpy.network.options import (
     engine_settings,
 )
 from snowpy.network.state import network_state, restore_network
-from snowpy.network.training import NumericalWarning
 from snowpy.plugins import get_rule
 from snowpy.progress import phase
 from snowpy.rules.spec import BuildContext, RuleSpec
@@ -134,12 +133,9 @@ class NetworkKind(Estimator):
     calibrate: Any
     epochs: Any
     shuffle: Any
-    classes_: Any
-    if TYPE_CHECKING:  # (what each kind has: its options' check and its learned state)
+    _engine: Any
+    if TYPE_CHECKING:  # (what each kind has: its options' check)
         def check_options(self) -> None: ...
-
-        @property
-        def engine_(self) -> Any: ...
 
     def __sklearn_is_fitted__(self) -> bool:
         """Whether the network has learned (scikit-learn's ``check_is_fitted`` asks)."""
@@ -153,12 +149,58 @@ class NetworkKind(Estimator):
 
     # --------------------------------------- fitted attributes: the engine's
     @property
+    def engine_(self) -> Any:
+        """Everything the network has learned, as one value (its kind's engine, which
+        also holds the operations on it); :meth:`to_state` gives it as plain data. It is
+        given whole: the parts a stream's blocks were learned in on threads are put
+        together first. An engine kept while the network learns more on threads is read
+        again here (the parts it learns in are its driver's until then)."""
+        engine = self._learned
+        driver = self.__dict__.get("_driver")
+        if driver is not None and driver.held is not None:
+            driver.join(engine)  # (a stream's blocks learned in parts: put together)
+        return engine
+
+    @engine_.setter
+    def engine_(self, engine: Any) -> None:
+        # (loading a model, or a distributed round's mix, builds the engine)
+        self._engine = engine
+        self.__dict__.pop("_driver", None)
+
+    @property
     def _learned(self) -> Any:
         """The engine as it stands, for what it learned beside its links (labels,
         counters, sigmoids, width): a network learning a stream's blocks in parts on
         threads keeps them apart until its links are read (:attr:`engine_` puts them
         together)."""
-        return self.engine_
+        try:
+            return self.__dict__["_engine"]
+        except KeyError:
+            self._check_fitted()  # (raises NotFittedError)
+            raise
+
+    def _driven(self) -> Driver:
+        """The driver of this network's learning (kept from one block to the next: its
+        parts and their threads go on with a stream)."""
+        driver = self.__dict__.get("_driver")
+        if driver is None:
+            driver = self._driver = Driver()
+        return driver
+
+    def __getstate__(self) -> dict[str, Any]:
+        """The network whole (a stream's parts put together), without its driver's
+        threads."""
+        if "_driver" in self.__dict__ and self.__sklearn_is_fitted__():
+            self.engine_  # noqa: B018
+        state = self.__dict__.copy()
+        state.pop("_driver", None)
+        return state
+
+    @property
+    def classes_(self) -> np.ndarray:
+        """The labels, one per target node, in target order."""
+        self._check_fitted()
+        return self._learned.labels.as_array()
 
     @property
     def rule_params_(self) -> Any:
@@ -381,14 +423,34 @@ class NetworkKind(Estimator):
         raise NotImplementedError
 
     def _learn(self, X: Any, y: Any, targets: Any, *, epochs: int, shuffle: bool,
-               progress: Any, keys: np.ndarray | None = None, fitting: bool = False,
+               progress: Any = None, keys: np.ndarray | None = None, fitting: bool = False,
                copy: bool = True) -> None:
         """``epochs`` passes over ``(X, y)`` (``shuffle``d by ``keys``), continuing from
         what was learned; ``fitting``: the epochs of :meth:`fit` on a fresh engine
         (discarding and progressive calibration included, as the kind does them);
         ``copy=False`` (as scikit-learn's ``copy``): ``X``'s indices were made for this
         learning, which may write over them (a calibration fold's rows: the pool rows of
-        its features take their place)."""
+        its features take their place). The engine's driver runs the epochs, whatever
+        the kind's engine learns in (links, or a rule's learner)."""
+        self._check_width(X, learning=True)
+        engine, driver = self._engine, self._driven()
+        if targets is not None:
+            check_length(X.shape[0], targets, "targets")
+        block = driver.block(engine, X, y, targets, keys, copy=copy)
+        driver.add_targets(engine)
+        plan = Plan.of(self.get_params())  # (a fit's epochs, or a partial_fit's one pass)
+        driver.fit(engine, block, Plan(epochs, shuffle, plan.early_stop, plan.threads,
+                                       plan.discard if fitting else None), progress,
+                   first=fitting)
+        self._calibrate_progressive(progress, fitting)
+
+    def _check_width(self, X: Any, *, learning: bool = False) -> None:
+        """Refuse ``X`` of another width than the engine's (``learning``: an open feature
+        space widens to it)."""
+        raise NotImplementedError
+
+    def _calibrate_progressive(self, progress: Any, fitting: bool) -> None:
+        """The progressive sigmoids after a learning (``fitting``: a fit's)."""
         raise NotImplementedError
 
     def _begin_stream(self, width: int | None, mean_active: float, multilabel: bool) -> None:
@@ -839,53 +901,6 @@ class Network(NetworkKind):
         engine.target_counts()
         return self
 
-    # ------------------------------------------------------- the learned state
-    @property
-    def engine_(self) -> Engine:
-        """Everything the network has learned, as one value
-        (:class:`~snowpy.network.engine.Engine`, which also holds the operations on it);
-        :meth:`to_state` gives it as plain data. It is given whole: the parts a stream's
-        blocks were learned in on threads are put together first. An engine kept while
-        the network learns more on threads is read again here (the parts it learns in
-        are its driver's until then)."""
-        engine = self._learned
-        driver = self.__dict__.get("_driver")
-        if driver is not None and driver.held is not None:
-            driver.join(engine)  # (a stream's blocks learned in parts: put together)
-        return engine
-
-    @engine_.setter
-    def engine_(self, engine: Engine) -> None:
-        # (loading a model, or a distributed round's mix, builds the engine)
-        self._engine = engine
-        self.__dict__.pop("_driver", None)
-
-    @property
-    def _learned(self) -> Engine:
-        """The engine without its held parts put together (see NetworkKind's)."""
-        try:
-            return self.__dict__["_engine"]
-        except KeyError:
-            self._check_fitted()  # (raises NotFittedError)
-            raise
-
-    def _driven(self) -> Driver:
-        """The driver of this network's learning (kept from one block to the next: its
-        parts and their threads go on with a stream)."""
-        driver = self.__dict__.get("_driver")
-        if driver is None:
-            driver = self._driver = Driver()
-        return driver
-
-    def __getstate__(self) -> dict[str, Any]:
-        """The network whole (a stream's parts put together), without its driver's
-        threads."""
-        if self.__sklearn_is_fitted__():
-            self.engine_  # noqa: B018
-        state = self.__dict__.copy()
-        state.pop("_driver", None)
-        return state
-
     # -------------------------------------------------------------- training
     # -------------------------------------------- fit's steps (NetworkKind.fit)
     def _as_input(self, X: Any, targets: Any) -> Any:
@@ -920,11 +935,13 @@ class Network(NetworkKind):
             engine.store.training_rows(X)
         phase(progress, "training", blocks.n * int(self.epochs))
         self._driven().fit(engine, blocks, Plan.of(self.get_params()), progress, first=True)
-        self._calibrate_progressive(progress)
+        self._calibrate_progressive(progress, True)
         return self
 
-    def _calibrate_progressive(self, progress: Any) -> None:
-        if self.calibrate == "progressive":  # (cross-fitted sigmoids: before the training)
+    def _calibrate_progressive(self, progress: Any, fitting: bool) -> None:
+        """A fit's progressive sigmoids (a block of a stream leaves them due: fitted when
+        next asked for, :attr:`~snowpy.network.engine.Engine.calibration`)."""
+        if fitting and self.calibrate == "progressive":  # (cross-fitted: before training)
             phase(progress, "calibrating")
             fit_progressive(self._engine, self._engine.progressive)
 
@@ -942,26 +959,6 @@ class Network(NetworkKind):
         width is checked as it learns: a network started one example at a time widens)."""
         if self._engine.frozen:
             raise ConfigurationError(INFERENCE_ONLY)
-
-    def _learn(self, X: sp.csr_matrix, y: Sequence[Any], targets: Any, *, epochs: int,
-               shuffle: bool, progress: Any = None, keys: np.ndarray | None = None,
-               fitting: bool = False, copy: bool = True) -> None:
-        """``epochs`` passes over ``(X, y)``; ``fitting`` (a fresh engine's epochs):
-        ``discard`` at the end and the progressive sigmoids fitted, else the progressive
-        window filled as it goes; ``copy=False``: the rows of ``X``'s features written
-        over its indices."""
-        self._check_width(X, learning=True)
-        engine, driver = self._engine, self._driven()
-        if targets is not None:
-            check_length(X.shape[0], targets, "targets")
-        block = driver.block(engine, X, y, targets, keys, copy=copy)
-        driver.add_targets(engine)
-        plan = Plan.of(self.get_params())  # (a fit's epochs, or a partial_fit's one pass)
-        driver.fit(engine, block, Plan(epochs, shuffle, plan.early_stop, plan.threads,
-                                       plan.discard if fitting else None), progress,
-                   first=fitting)
-        if fitting:
-            self._calibrate_progressive(progress)
 
     def _check_width(self, X: sp.csr_matrix, *, learning: bool = False) -> None:
         if self._engine.open_features and X.shape[1] <= ONLINE_WIDTH:
@@ -988,12 +985,6 @@ class Network(NetworkKind):
         return self.engine_.prune(self.discard, averaged=bool(self.average))
 
     # ------------------------------------------------------------ prediction
-    @property
-    def classes_(self) -> np.ndarray:
-        """The labels, one per target node, in target order."""
-        self._check_fitted()
-        return self._learned.labels.as_array()
-
     def target_scores(self, X: Any) -> np.ndarray:
         """Activation minus threshold of every target, ``float64[n, targets]``: SNoW's
         view, one column per target node whatever the number of labels.

@@ -6,7 +6,8 @@
 * **A stream**, one document at a time with progressive validation:
   :func:`learn_stream`.
 * **From a cache of featurised blocks on disk**, several epochs over a corpus
-  larger than memory: :class:`FeatureCache` and :func:`train_from_cache`.
+  larger than memory: a :class:`FeatureCache`, which
+  :meth:`snowpy.SnowClassifier.fit` takes in place of texts.
 * **On a Dask cluster**: :func:`snowpy.distributed.fit`.
 
 The command line parses options and reports; these do the training.
@@ -14,7 +15,7 @@ The command line parses options and reports; these do the training.
 
 from __future__ import annotations
 
-from snowpy.training.cache import BLOCK_DOCS, FeatureCache, train_from_cache
+from snowpy.training.cache import BLOCK_DOCS, FeatureCache
 from snowpy.training.stream import Progressive, learn_stream
 
-__all__ = ["BLOCK_DOCS", "FeatureCache", "Progressive", "learn_stream", "train_from_cache"]
+__all__ = ["BLOCK_DOCS", "FeatureCache", "Progressive", "learn_stream"]

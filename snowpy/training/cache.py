@@ -20,7 +20,7 @@ end that weighs by document frequency (``idf``) has the blocks' frequencies coun
 as they are built, and by label for a ``relevance`` share (``frequencies.npz``: the
 relevance factors too); the blocks keep the rows before the weighing,
 which is done as each block is read back for learning (:attr:`FeatureCache.weigh`).
-:func:`train_from_cache` trains a classifier's network from the blocks.
+``SnowClassifier.fit(cache)`` trains a classifier from the blocks.
 """
 
 from __future__ import annotations
@@ -38,7 +38,7 @@ from snowpy._rows import Rows
 from snowpy.exceptions import ConfigurationError
 from snowpy.text.weighing import DocumentFrequencies
 
-__all__ = ["BLOCK_DOCS", "FeatureCache", "train_from_cache"]
+__all__ = ["BLOCK_DOCS", "FeatureCache"]
 
 #: Documents per block of the cache.
 BLOCK_DOCS = 16_384
@@ -206,7 +206,7 @@ class FeatureCache:
     def epoch(self, salt: int | None) -> Iterator[tuple[Rows, list[Any], np.ndarray | None]]:
         """One pass's blocks ``(X, labels, order)``, each learned in its ``order`` (None:
         as stored). Without a ``salt``, the blocks as stored; with one, every document in
-        the order of its key mixed with ``salt`` (:func:`~snowpy.network.training.
+        the order of its key mixed with ``salt`` (:func:`~snowpy.network.driver.
         keyed_order` of all the keys at once), through the buckets of the module's
         description. Each is read while the one before is learned
         (:func:`~snowpy.training.stream.read_ahead`)."""
@@ -215,7 +215,7 @@ class FeatureCache:
         return read_ahead(self._epoch(salt), batch=1)
 
     def _epoch(self, salt: int | None) -> Iterator[tuple[Rows, list[Any], np.ndarray | None]]:
-        from snowpy.network.training import mixed_keys
+        from snowpy.network.driver import mixed_keys
 
         if salt is None:
             for number in range(len(self.blocks)):
@@ -251,24 +251,6 @@ class FeatureCache:
                     yield X, labels, _sorted(mixed, index)
         finally:
             shutil.rmtree(folder, ignore_errors=True)
-
-
-def train_from_cache(classifier: Any, cache: FeatureCache, featurizer: Any, *,
-                     progress: Any = None) -> list[int]:
-    """Train ``classifier`` afresh from the blocks of ``cache``, built with
-    ``featurizer``; returns the mistakes per epoch.
-
-    The network learned is the one ``classifier.fit`` learns from the same documents in
-    memory (``Network.fit(cache)``): the same shuffle in every epoch, the
-    first included, the same early stop, ``eligibility="percent:p"`` and ``discard``.
-    ``progress`` is a :class:`~snowpy.Progress` or ``progress(epoch, done, total,
-    mistakes)``. An interruption (``KeyboardInterrupt``) leaves the cache as it was.
-    """
-    if featurizer.idf:  # (the blocks are weighed by the cached documents' frequencies)
-        cache.weigh = featurizer.fit(frequencies=cache.frequencies).weighed
-    network = classifier.begin(featurizer)
-    network.fit(cache, progress=progress)
-    return list(network.mistakes_)
 
 
 def _arrays(X: Rows, keys: np.ndarray, labels: bytes) -> dict[str, np.ndarray]:

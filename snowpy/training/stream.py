@@ -72,40 +72,34 @@ def learn_stream(classifier: Any, documents: Iterable[Any], *, every: Iterable[i
     texts: list[Any] = []
     labels: list[Any] = []
 
-    def learn(rows: Any, labels: Any) -> None:
-        fresh = not hasattr(classifier, "network_")
-        if rows is None:
-            classifier.partial_fit(texts, labels)
-            texts.clear()
-        else:
-            classifier.partial_fit_rows(rows, labels)
-        figures.examples += len(labels)
-        figures.mistakes += classifier.network_.mistakes_[-1] + fresh  # (no model yet)
-        if after is not None:
-            after(figures)
+    def learn(documents: Any, labels: Any, rows: bool) -> None:
+        """``documents`` (texts, or ``rows`` read in compiled code) learned in the blocks
+        :func:`_cuts` cuts them in."""
+        for start, stop in _cuts(labels, figures.examples, periods, known):
+            fresh = not hasattr(classifier, "network_")
+            if rows:
+                classifier.partial_fit_rows(documents[start:stop], labels[start:stop])
+            else:
+                classifier.partial_fit(documents[start:stop], labels[start:stop])
+            figures.examples += stop - start
+            figures.mistakes += classifier.network_.mistakes_[-1] + fresh  # (no model yet)
+            if after is not None:
+                after(figures)
 
     for item in read_ahead(documents):
         if isinstance(item, Read):  # a block read in compiled code
             if texts:
-                learn(None, labels)
-                labels = []
-            for start, stop in _cuts(item.labels, figures.examples, periods, known):
-                learn(item.rows[start:stop], item.labels[start:stop])
+                learn(texts, labels, False)
+                texts, labels = [], []
+            learn(item.rows, item.labels, True)
             continue
-        label = item.label
-        met = label if isinstance(label, (list, tuple)) else (label,)
-        if any(name not in known for name in met):
-            if texts:
-                learn(None, labels)  # (the documents before: the new target does not
-                labels = []          #  see them)
-            known.update(met)
         texts.append(item.text)
-        labels.append(label)
+        labels.append(item.label)
         if _ends_block(figures.examples + len(texts), periods):
-            learn(None, labels)
-            labels = []
+            learn(texts, labels, False)
+            texts, labels = [], []
     if texts:
-        learn(None, labels)
+        learn(texts, labels, False)
     return figures
 
 
