@@ -872,9 +872,9 @@ def test_relevance_factors_are_the_naive_bayes_ratios_written_out(width):
         shard = DocumentFrequencies(width)
         shard.count(rows(docs[part]), weights[part], labels=labels[part])
         shards.append(shard)
-    added = DocumentFrequencies(width, *one.to_arrays(), documents=one.documents)
+    added = DocumentFrequencies(width)
     for shard in shards[::-1]:
-        added.add_labelled(*shard.labelled())
+        added.add(shard)
     added.relate(0.4)
     np.testing.assert_allclose(added.factors_of(ids), one.factors_of(ids), rtol=6e-8)
     # the factors are frozen: a document counted later moves none, a new feature has 1
