@@ -108,25 +108,19 @@ def weighed(data: ShardData, featurizer: Any) -> ShardData:
 
 
 def describe(data: ShardData, folds: int = 0) -> list[dict[str, Any]]:
-    """What the client starts a network from, as one process starts it: the labels met,
-    the examples and their active features, of the whole shard, then of each of its
-    ``folds`` calibration folds (a fold's network starts from the other folds'); and
-    the problems met reading it."""
-    from snowpy.network.labels import is_multilabel, normalise_label
+    """What the client starts a network from, as one process starts it: the labels met
+    (:func:`~snowpy.network.labels.sorted_labels`), the examples and their active
+    features, of the whole shard, then of each of its ``folds`` calibration folds (a
+    fold's network starts from the other folds'); and the problems met reading it."""
+    from snowpy.network.labels import is_multilabel, sorted_labels
 
     multilabel = bool(data.labels) and is_multilabel(data.labels)
-    figures = []
-    for rows in [np.arange(data.n)] + [np.flatnonzero(data.fold == f) for f in range(folds)]:
-        found: set[Any] = set()
-        for i in rows:
-            if multilabel:
-                found.update(normalise_label(value) for value in data.labels[i])
-            else:
-                found.add(normalise_label(data.labels[i]))
-        figures.append({"labels": found, "multilabel": multilabel, "n": int(rows.size),
-                        "nnz": int(data.X.indptr[rows + 1].sum() - data.X.indptr[rows].sum()),
-                        "skipped": data.skipped, "messages": data.messages})
-    return figures
+    return [{"labels": sorted_labels([data.labels[i] for i in rows], multilabel),
+             "multilabel": multilabel, "n": int(rows.size),
+             "nnz": int(np.diff(data.X.indptr)[rows].sum()),
+             "skipped": data.skipped, "messages": data.messages}
+            for rows in [np.arange(data.n)] + [np.flatnonzero(data.fold == f)
+                                               for f in range(folds)]]
 
 
 def _weighing(data: ShardData, fold: int, featurizer: Any, frequencies: Any) -> Any:

@@ -269,11 +269,8 @@ class _Run:
         met, and the active features per example (SNoW's rho)."""
         from snowpy.network.labels import sorted_labels
 
-        found: set[Any] = set().union(*(d["labels"] for d in described))
-        labels = sorted_labels([(label,) for label in found], True) if self.multilabel \
-            else sorted_labels(list(found), False)
-        return labels, sum(d["nnz"] for d in described) / max(sum(d["n"] for d in described),
-                                                              1)
+        return sorted_labels([label for d in described for label in d["labels"]], False), \
+            sum(d["nnz"] for d in described) / max(sum(d["n"] for d in described), 1)
 
     def _fold(self, k: int) -> None:
         """Each example's calibration fold of ``k``, drawn as one process draws them
