@@ -67,26 +67,24 @@ class ShardData:
 def featurise(source: Any, featurizer: Any) -> ShardData:
     """Read (a :class:`Shard`) or take (``(texts, labels)``) a shard's documents and
     featurise them with the classifier's front end (``featurizer``, of one thread: this
-    worker's), as one process does a corpus: its rows before the document frequencies
-    (the shards' counts are added up first), labels and shuffling keys."""
-    from snowpy.text.featurizer import as_documents
-    from snowpy.text.keys import document_keys
+    worker's), as one process does a corpus (:func:`snowpy.files.featurised`): its rows
+    before the document frequencies (the shards' counts are added up first), labels and
+    shuffling keys."""
+    from snowpy.files import featurised
 
     if isinstance(source, Shard):
         read = read_shard(source, featurizer)
     else:
-        texts, labels = source
-        read = Read(list(texts), list(labels), Problems("raise"), None)
-    if read.rows is not None:  # (read in compiled code)
-        return ShardData(read.rows.tocsr(), read.labels.tolist(), read.keys, 0, [])
-    texts, labels = as_documents(read.texts or []), read.labels
-    if len(texts) != len(labels):
-        from snowpy.exceptions import ConfigurationError
+        texts, labels = map(list, source)
+        if len(texts) != len(labels):
+            from snowpy.exceptions import ConfigurationError
 
-        raise ConfigurationError(f"a partition holds {len(texts)} texts but {len(labels)} "
-                                 "labels")
-    return ShardData(featurizer.rows(texts, names=False).tocsr(), labels,
-                     document_keys(texts, labels), read.problems.skipped,
+            raise ConfigurationError(f"a partition holds {len(texts)} texts but "
+                                     f"{len(labels)} labels")
+        read = Read(texts, labels, Problems("raise"), None)
+    read = featurised(read, featurizer)
+    labels = read.labels.tolist() if isinstance(read.labels, np.ndarray) else read.labels
+    return ShardData(read.rows.tocsr(), labels, read.keys, read.problems.skipped,
                      read.problems.messages[:3])
 
 
