@@ -232,7 +232,7 @@ def discarded(state: State, setup: Setup) -> State:
     return network_state(net)
 
 
-def held_out(states: list[State], data: ShardData, setup: Setup, total: int,
+def held_out(data: ShardData, states: list[State], setup: Setup, total: int,
              labels: list[Any], multilabel: bool, featurizer: Any = None, *frequencies: Any
              ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Out-of-fold scores of this shard's examples by the network's ``labels`` (sets of

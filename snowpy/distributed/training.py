@@ -254,14 +254,16 @@ class _Run:
         """The classifier's front end, of one thread (a worker's)."""
         return self.classifier.make_featurizer().set_params(n_jobs=1)
 
-    def _beside(self, function: Callable[..., Any], *args: Any) -> list[Any]:
-        """``function(shard, *args)`` of every shard, run where the shard lies."""
+    def _beside(self, function: Callable[..., Any], *args: Any,
+                each: list[dict[str, Any]] | None = None) -> list[Any]:
+        """``function(shard, *args)`` of every shard (and ``each`` shard's keywords), run
+        where the shard lies."""
         client = self.client
         where = client.who_has(self.data)
-        return [client.submit(function, part, *args, pure=False,
+        return [client.submit(function, part, *args, **(each[i] if each else {}), pure=False,
                               workers=list(where.get(part.key, ())) or None,
                               allow_other_workers=bool(where.get(part.key)))
-                for part in self.data]
+                for i, part in enumerate(self.data)]
 
     def _begins(self, described: list[dict[str, Any]]) -> tuple[list[Any], float]:
         """What a network starts from, as one process starts it, given the figures of its
@@ -279,19 +281,14 @@ class _Run:
         key for this, 8 bytes each."""
         from snowpy.network.driver import folds
 
-        client = self.client
-        keys = client.gather(self._beside(operator.attrgetter("keys")))
+        keys = self.client.gather(self._beside(operator.attrgetter("keys")))
         assigned = np.empty(sum(map(len, keys)), np.int16)  # (up to MAX_FOLDS folds)
         for fold, held in enumerate(folds(np.concatenate(keys), k,
                                           int(self.params["seed"] or 0))):
             assigned[held] = fold
-        where = client.who_has(self.data)
         cuts = np.cumsum([0, *map(len, keys)])
-        self.data = [client.submit(replace, part, fold=assigned[cuts[i]:cuts[i + 1]],
-                                   cache={}, pure=False,
-                                   workers=list(where.get(part.key, ())) or None,
-                                   allow_other_workers=bool(where.get(part.key)))
-                     for i, part in enumerate(self.data)]
+        self.data = self._beside(replace, each=[{"fold": assigned[cuts[i]:cuts[i + 1]],
+                                                 "cache": {}} for i in range(len(keys))])
 
     def _weigh(self, k: int) -> None:
         """The front end fitted on every shard's document frequencies, counted where the
@@ -454,11 +451,9 @@ class _Run:
         fold_states = [finals[name] for name in finals if name != "network"]
         if fold_states:
             total = sum(self.examples)
-            parts = client.gather([client.submit(held_out, fold_states, part, self.setup, total,
-                                                 self.begin[0], self.multilabel,
-                                                 *([self.front_end, *self.refolds]
-                                                   if self.refolds else []), pure=False)
-                                   for part in self.data])
+            parts = client.gather(self._beside(
+                held_out, fold_states, self.setup, total, self.begin[0], self.multilabel,
+                *([self.front_end, *self.refolds] if self.refolds else [])))
             # a label missing from the other folds scores as the lowest its fold saw on
             # any shard, less 1 (NaN marks it: one process's held_out_scores)
             lowest = np.min([p[3] for p in parts], axis=0) - 1.0
