@@ -205,21 +205,20 @@ def read_shard(shard: Shard, featurizer: Any = None) -> Read:
 
 
 def _plain_lines(shard: Shard) -> Read:
+    """A document per line of plain text, decoded as one process decodes a file
+    (:func:`snowpy.corpora.sources.decode`: a bad byte named by its offset, a byte-order
+    mark no text)."""
+    from snowpy.corpora.sources import decode
+
     if shard.kind == "bytes":
-        chunks = [(_line_range(path, start, stop), path, start)
+        chunks = [(_line_range(path, start, stop), f"{path} (the block from byte {start:,})")
                   for path, start, stop in shard.blocks]
     else:
-        chunks = [(Path(path).read_bytes(), path, 0) for path in shard.files]
-    encoding = shard.options.get("encoding", "utf-8")
+        chunks = [(Path(path).read_bytes(), path) for path in shard.files]
     texts: list[Any] = []
-    for data, where, offset in chunks:
-        try:
-            text = data.decode(encoding, shard.options.get("errors", "strict"))
-        except UnicodeDecodeError as exc:
-            from snowpy.corpora.documents import CorpusError
-
-            raise CorpusError(f"{where}: not valid {encoding} near byte "
-                              f"{offset + exc.start:,}") from None
+    for data, where in chunks:
+        text = decode(data, shard.options.get("encoding", "utf-8"),
+                      shard.options.get("errors", "strict"), where) or ""
         texts.extend(line for line in text.splitlines() if line.strip())
     return Read(texts, [None] * len(texts), Problems(shard.on_error), None)
 
