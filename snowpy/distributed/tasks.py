@@ -11,6 +11,7 @@ lies and how the rounds are mixed.
 
 from __future__ import annotations
 
+import copy
 import time
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -102,7 +103,14 @@ def counted(data: ShardData, featurizer: Any, fold: int = -1) -> Any:
 def weighed(data: ShardData, featurizer: Any) -> ShardData:
     """The shard with its rows weighed by the front end ``featurizer`` fitted on every
     shard's counts (:meth:`snowpy.Featurizer.weighed`)."""
-    return replace(data, X=featurizer.weighed(data.X).tocsr(), cache={})
+    return replace(data, X=_own(featurizer).weighed(data.X).tocsr(), cache={})
+
+
+def _own(featurizer: Any) -> Any:
+    """The fitted front end as this task's own: the tasks on a worker's threads share a
+    result, and weighing makes (and a fold's weighing packs) its counts' arrays as it
+    goes."""
+    return copy.deepcopy(featurizer)
 
 
 def describe(data: ShardData, folds: int = 0) -> list[dict[str, Any]]:
@@ -126,7 +134,7 @@ def _weighing(data: ShardData, fold: int, featurizer: Any, frequencies: Any) -> 
     document ``frequencies`` (:meth:`snowpy.Featurizer.refold` of them: the weighing made
     once a fold)."""
     if fold not in data.cache:
-        data.cache[fold] = featurizer.refold(frequencies)
+        data.cache[fold] = _own(featurizer).refold(frequencies)
     return data.cache[fold]
 
 
