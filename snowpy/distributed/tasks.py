@@ -5,8 +5,9 @@ Plain functions of plain arguments (no Dask here), deterministic: Dask may run
 any of them twice (a worker lost mid-round) and gets the same result. Each step is
 one process's own, run on a shard: the front end's (:class:`snowpy.Featurizer`'s
 ``rows``, ``counted``, ``weighed`` and ``refold``) and the driver's
-(:meth:`snowpy.network.driver.Driver.fit`); what is the cluster's is where a shard
-lies and how the rounds are mixed.
+(:meth:`snowpy.network.driver.Driver.fit`,
+:func:`~snowpy.network.driver.held_out_scores`); what is the cluster's is where a
+shard lies and how the rounds are mixed.
 """
 
 from __future__ import annotations
