@@ -43,10 +43,11 @@ from snowpy._rows import Rows
 from snowpy._validation import threads_of
 from snowpy.corpora.corpus import Corpus, Read, settled_labels
 from snowpy.corpora.documents import Problems, max_document_bytes
-from snowpy.text.keys import keys_of, label_parts
+from snowpy.text.featurizer import as_documents
+from snowpy.text.keys import document_keys, keys_of, label_parts
 
-__all__ = ["Chained", "NotCompiled", "read_blocks", "read_corpus", "read_rows",
-           "reads_in_compiled_code", "stream_corpus"]
+__all__ = ["Chained", "NotCompiled", "featurised", "read_blocks", "read_corpus",
+           "read_rows", "reads_in_compiled_code", "stream_corpus"]
 
 #: Bytes per piece a thread reads.
 PIECE = 8 << 20
@@ -265,6 +266,20 @@ def read_corpus(corpus: Corpus, featurizer: Any = None) -> Read:
             labels = settled_labels(read.labels, fasttext, corpus.layout.multilabel)
             return Read(None, labels, corpus.problems, None, read.rows, read.keys, read.lines)
     return corpus.read()
+
+
+def featurised(read: Read, featurizer: Any) -> Read:
+    """``read``'s texts as rows of features (``featurizer``'s, before the document
+    frequencies) and shuffling keys, the texts let go: what ``fit(texts, labels)`` trains
+    on, without the texts held through training (tens of MB for a corpus of documents);
+    read in compiled code already, or for a front end that keeps feature names (its fit
+    reads them from the texts after training), ``read`` as it is."""
+    if read.texts is None or featurizer.keep_names:
+        return read
+    texts = as_documents(read.texts)
+    return Read(None, read.labels, read.problems, read.split,
+                featurizer.rows(texts, names=False), document_keys(texts, read.labels),
+                read.lines)
 
 
 def stream_corpus(corpus: Corpus, featurizer: Any = None) -> Iterator[Any]:

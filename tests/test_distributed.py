@@ -112,8 +112,8 @@ def test_one_shard_calibrates_as_one_process_and_every_shard_count_draws_its_fol
     drawn = []
     real = run_module._Run._fold
 
-    def spy(run):
-        real(run)
+    def spy(run, k):
+        real(run, k)
         drawn.append(np.concatenate(run.client.gather(
             [run.client.submit(lambda part: part.fold, part) for part in run.data])))
 

@@ -69,6 +69,44 @@ def test_each_fold_is_scored_by_a_network_fitted_on_the_other_folds(params):
     assert np.flatnonzero(covered).tolist() == sorted(cut[0].tolist())  # the first fold only
 
 
+def test_fold_networks_trained_elsewhere_score_as_those_held_out_scores_trains():
+    """A cluster's shard gives each example's fold and the fold networks its rounds
+    trained: held_out_scores scores them as it scores the networks it trains itself (the
+    same scores, the same examples covered), a label a fold's network never met left NaN
+    and each fold's lowest score written out, from which the one-process fill (that
+    lowest less 1) is made; a fold whose network learned nothing scores none."""
+    X, y = problem()
+    keys, labels = keys_of(X, y)
+    params = {"rule": "perceptron", "epochs": 3, "shuffle": True, "seed": 11}
+    alone, _, _, _ = held_out_scores(snowpy.Network(**params, calibrate="cv:4"), X, y, None,
+                                     labels, False)
+    cut = folds(keys, 4, 11)
+    fold = np.empty(48, np.int64)
+    networks = []
+    for f, held in enumerate(cut):
+        fold[held] = f
+        train = np.setdiff1d(np.arange(48), held)
+        networks.append((snowpy.Network(**params).fit(X[train], y[train],
+                                                      shuffle_keys=keys[train]), None))
+    lowest = np.full(4, np.inf)
+    scores, positives, covered, _ = held_out_scores(None, X, y, None, labels, False,
+                                                    keys=keys, fold=fold,
+                                                    networks=networks, lowest=lowest)
+    assert covered.all()
+    np.testing.assert_array_equal(positives, np.array([[v == c for c in "abc"] for v in y]))
+    missing = np.isnan(scores)
+    assert missing.sum() == cut[fold[5]].size and missing[:, 2].sum() == missing.sum()
+    np.testing.assert_array_equal(scores[~missing], alone[~missing])
+    for f, (net, _) in enumerate(networks):
+        assert lowest[f] == net.target_scores(X[cut[f]]).min()
+    filled = np.where(missing, (lowest[fold] - 1.0)[:, None], scores).astype(np.float32)
+    np.testing.assert_array_equal(filled, alone)
+    networks[1] = None  # (it learned nothing)
+    _, _, covered, _ = held_out_scores(None, X, y, None, labels, False, keys=keys,
+                                       fold=fold, networks=networks, lowest=lowest)
+    assert np.flatnonzero(~covered).tolist() == sorted(cut[1].tolist())
+
+
 def test_the_folds_follow_the_seed_and_the_examples_not_their_places():
     X, y = problem()
     keys, labels = keys_of(X, y)

@@ -359,3 +359,26 @@ def test_every_whitespace_character_reads_alike_in_both_readers(tmp_path, space)
     ascii_space = space < "\x80"
     assert [taken["fasttext", name] for name in ("inside", "after the label", "ends")] \
         + [taken["multi"]] == [ascii_space] * 4
+
+
+def test_texts_the_python_reader_read_become_the_rows_the_compiled_reader_reads(tmp_path):
+    """files.featurised, what snowpy train and a cluster's worker do with a corpus the
+    Python reader read: its texts made the front end's rows and shuffling keys, the
+    texts let go, as the compiled reader reads the same file; kept for a front end that
+    keeps names (its fit reads them after training), and a compiled read as it is."""
+    from snowpy.files import featurised, read_corpus
+
+    path = tmp_path / "c.tsv"
+    path.write_text("".join(f"{'xyz'[i % 3]}\tsome words of doc {i} and {i % 7}\n"
+                            for i in range(50)))
+    featurizer = Featurizer(ngrams=(1, 2), bits=18)
+    compiled = read_corpus(corpora.open(str(path)), featurizer)
+    assert compiled.texts is None and featurised(compiled, featurizer) is compiled
+    python = corpora.open(str(path)).read()
+    made = featurised(python, featurizer)
+    assert made.texts is None and made.labels == python.labels == compiled.labels.tolist()
+    for name in ("indptr", "indices"):
+        assert np.array_equal(getattr(made.rows, name), getattr(compiled.rows, name))
+    assert np.array_equal(made.keys, compiled.keys)
+    named = Featurizer(ngrams=(1, 2), bits=18, keep_names=True)
+    assert featurised(python, named) is python

@@ -28,16 +28,14 @@ def _documents(path: str = DEMO) -> tuple[list, list]:
 def ipm(classifier: SnowClassifier, shards: list, mixing: str = "arithmetic",
         rounds: int | None = None) -> Network:
     """The distributed fit's rounds, run here (no calibration)."""
-    params = classifier.get_params()
-    data = [tasks.featurise(shard, params) for shard in shards]
-    if params["idf"]:  # (the shards' document frequencies added up, as the run does)
-        relevance = float(params["relevance"])
-        counted = tasks.added_frequencies(
-            sum(part.n for part in data), 1 << params["bits"], relevance,
-            *[tasks.frequencies_of(part, bool(relevance)) for part in data])
-        data = [tasks.weigh(part, counted, params["norm"] == "l2") for part in data]
+    front_end = classifier.make_featurizer().set_params(n_jobs=1)
+    data = [tasks.featurise(shard, front_end) for shard in shards]
+    if classifier.idf:  # (the shards' document frequencies added up, as the run does)
+        front_end = classifier.make_featurizer().fit(
+            frequencies=[tasks.counted(part, front_end) for part in data])
+        data = [tasks.weighed(part, front_end) for part in data]
     run = _Run(None, classifier, mixing, None, None, None)
-    described = [tasks.describe(part) for part in data]
+    described = [tasks.describe(part)[0] for part in data]
     run.examples = [d["n"] for d in described]
     run.multilabel = any(d["multilabel"] for d in described)
     # (the run's own steps: the mixing, round by round)
@@ -95,8 +93,7 @@ def test_arithmetic_mixing_averages_what_the_shards_predict(rule, links, average
     classifier = SnowClassifier(rule, epochs=1, calibrate=None, average=False,
                                 discard=None, links=links)
     parts = [(texts[:100], labels[:100]), (texts[100:], labels[100:])]
-    params = classifier.get_params()
-    data = [tasks.featurise(part, params) for part in parts]
+    data = [tasks.featurise(part, classifier.make_featurizer()) for part in parts]
     run = _Run(None, classifier, "arithmetic", None, None, None, average_over)
     run.examples, run.multilabel = [100, 300], False
     # (the run's own steps: the mixing, round by round)
@@ -279,20 +276,22 @@ def test_a_shard_of_tsv_lines_is_read_in_compiled_code_as_the_python_reader_read
     path = tmp_path / "c.tsv"
     path.write_text("".join(f"{'xyz'[i % 3]}\tsome words of doc {i} and {i % 7}\n"
                             for i in range(300)).rstrip("\n") + ending)
-    params = SnowClassifier().get_params()
+    featurizer = SnowClassifier().make_featurizer()
     for shard in plan_shards(str(path), 2):
-        compiled = tasks.featurise(shard, params)
-        monkeypatch.setattr(tasks, "shard_rows", lambda shard, featurizer: None)
-        python = tasks.featurise(shard, params)
+        compiled = tasks.featurise(shard, featurizer)
+        monkeypatch.setattr(tasks, "read_shard", lambda shard, featurizer: module.read_shard(
+            shard))
+        python = tasks.featurise(shard, featurizer)
         monkeypatch.undo()
         monkeypatch.setattr(module, "BLOCK_BYTES", 97)
-        assert module.shard_rows(shard, SnowClassifier().make_featurizer()) is not None
+        assert module.read_shard(shard, SnowClassifier().make_featurizer()).rows is not None
         assert (compiled.X != python.X).nnz == 0 and compiled.X.shape == python.X.shape
         assert compiled.labels == python.labels and compiled.n == python.n > 100
         assert np.array_equal(compiled.keys, python.keys)
     (tmp_path / "bad.tsv").write_text("a\tone\nno tab here\n")  # (the Python reader's)
-    bad = plan_shards(str(tmp_path / "bad.tsv"), 1)[0]
-    assert module.shard_rows(bad, SnowClassifier().make_featurizer()) is None
+    bad = plan_shards(str(tmp_path / "bad.tsv"), 1, on_error="skip")[0]
+    read = module.read_shard(bad, SnowClassifier().make_featurizer())
+    assert read.rows is None and read.texts == ["one"] and read.problems.skipped == 1
 
 
 def test_globs_and_other_formats_are_shared_out(tmp_path):

@@ -872,9 +872,9 @@ def test_relevance_factors_are_the_naive_bayes_ratios_written_out(width):
         shard = DocumentFrequencies(width)
         shard.count(rows(docs[part]), weights[part], labels=labels[part])
         shards.append(shard)
-    added = DocumentFrequencies(width, *one.to_arrays(), documents=one.documents)
+    added = DocumentFrequencies(width)
     for shard in shards[::-1]:
-        added.add_labelled(*shard.labelled())
+        added.add(shard)
     added.relate(0.4)
     np.testing.assert_allclose(added.factors_of(ids), one.factors_of(ids), rtol=6e-8)
     # the factors are frozen: a document counted later moves none, a new feature has 1
@@ -1015,6 +1015,45 @@ def test_a_front_end_takes_frequencies_counted_elsewhere_of_its_own_width():
         Featurizer(bits=10, idf=True).fit(frequencies=DocumentFrequencies(2048))
     with pytest.raises(ConfigurationError, match="idf=False"):
         Featurizer(bits=10, idf=False).fit(frequencies=counted.frequencies_)
+
+
+def test_the_counts_of_parts_add_up_to_the_count_of_them_all():
+    """A cluster's shards: each part counted as a fit counts its documents
+    (``Featurizer.counted``, by label too), pickled as another process takes it (its
+    features and counts, not its table of 2**bits numbers), added up and related by
+    ``fit``: the frequencies and relevance factors of a fit of every document, the same
+    rows; and a calibration fold's weighing from its documents' counts added up is the
+    one from its rows."""
+    import pickle
+
+    texts = ["free prize now", "lunch at noon", "a free lunch", "win a prize now",
+             "noon meeting at lunch", "free win", "prize draw", "team lunch"]
+    labels = ["spam", "ham", "ham", "spam", "ham", "spam", "spam", "ham"]
+    options = dict(bits=20, idf=True, relevance=0.5, norm="l2", ngrams=(1, 2))
+    whole = Featurizer(**options).fit(texts, labels)
+    front = Featurizer(**options)
+    parts = [pickle.dumps(front.counted(front.rows(texts[i::3]), labels[i::3]))
+             for i in range(3)]
+    assert max(map(len, parts)) < 20_000  # (the table alone: 4 MB)
+    added = Featurizer(**options).fit(frequencies=[pickle.loads(part) for part in parts])
+    ids, counts = whole.frequencies_.to_arrays()
+    assert added.frequencies_.documents == 8
+    for found, wanted in zip(added.frequencies_.to_arrays(), (ids, counts)):
+        np.testing.assert_array_equal(found, wanted)
+    np.testing.assert_allclose(added.frequencies_.factors_of(ids),
+                               whole.frequencies_.factors_of(ids), rtol=1e-6)
+    assert whole.frequencies_.factors_of(ids).std() > 0  # (related: not all 1)
+    np.testing.assert_allclose(added.transform(texts).toarray(),
+                               whole.transform(texts).toarray(), rtol=1e-6)
+    X = whole.transform(texts)  # (the fit's rows, weighed by every document)
+    by_rows = whole.refold(X[:5], labels[:5])(X)
+    by_counts = whole.refold(whole.related([front.counted(front.rows(texts[:2]), labels[:2]),
+                                            front.counted(front.rows(texts[2:5]),
+                                                          labels[2:5])]))(X)
+    np.testing.assert_array_equal(by_counts.indices, by_rows.indices)
+    np.testing.assert_allclose(by_counts.data, by_rows.data, rtol=1e-6)
+    assert pickle.loads(pickle.dumps(whole.frequencies_)).factors_of(ids).tolist() == \
+        whole.frequencies_.factors_of(ids).tolist()  # (related: its factors travel)
 
 
 def test_a_thread_keeps_a_short_texts_workspace_and_lets_a_corpus_s_go():

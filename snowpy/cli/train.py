@@ -476,29 +476,18 @@ def _train_in_memory(ctx: typer.Context, classifier: Any, run: Run,
                   f"{seconds:.1f} s; saved {run.output}")
 
 
-def _featurised(classifier: Any, read: Any) -> Any:
-    """``read``'s texts as rows of features and shuffling keys, the texts let go: what
-    ``fit(texts, labels)`` trains on, without the texts held through training (tens of
-    MB for a corpus of documents; ``keep_names`` reads them again after training)."""
-    from snowpy.text.featurizer import as_documents
-    from snowpy.text.keys import document_keys
-
-    texts = as_documents(read.texts)
-    rows = classifier.make_featurizer().rows(texts, names=False)
-    keys = document_keys(texts, read.labels)
-    return type(read)(None, read.labels, read.problems, read.split, rows, keys, read.lines)
-
-
 def _fit_interruptibly(classifier: Any, run: Run, held: list[Any], reporter: Any) -> None:
     """Train on what was read (``held``: a list of it, which the fit takes: the texts of a
     corpus, once featurised, are let go); on Ctrl-C, keep MODEL and save what was learned
     to ``--save-partial`` (exit status 130)."""
 
     def fit(progress: Any) -> Any:
+        from snowpy.files import featurised
+
         read = held.pop()
         if read.texts is not None and not classifier.keep_names:
             phase(progress, "featurising", None)
-            read = _featurised(classifier, read)
+            read = featurised(read, classifier.make_featurizer())
         if read.texts is not None:
             return classifier.fit(read.texts, read.labels, progress=progress)
         return classifier.fit_rows(read.rows, read.labels, keys=read.keys,

@@ -32,7 +32,7 @@ from snowpy.corpora.corpus import Read
 from snowpy.corpora.documents import Problems
 from snowpy.exceptions import ConfigurationError
 
-__all__ = ["Reading", "Shard", "plan_shards", "read_shard", "shard_rows"]
+__all__ = ["Reading", "Shard", "plan_shards", "read_shard"]
 
 #: Formats whose records are single lines (split by byte ranges).
 _LINE_FORMATS = ("tsv", "fasttext", "lines")
@@ -157,15 +157,31 @@ def _compressed(path: str) -> bool:
     return magic[:2] == b"\x1f\x8b" or magic[:4] == b"PK\x03\x04" or magic[:3] == b"BZh"
 
 
-def read_shard(shard: Shard) -> Read:
+def read_shard(shard: Shard, featurizer: Any = None) -> Read:
     """The documents of ``shard``, read where this runs: their texts, labels and the
-    problems met."""
+    problems met. With a ``featurizer``, a ``bytes`` shard of ``tsv`` lines with no
+    layout option is read and featurised in compiled code, as one process reads a file
+    (:func:`snowpy.files.read_blocks`: the same rows, labels and shuffling keys, no
+    texts), unless its lines are ones the compiled reader leaves to the Python one."""
     from snowpy import corpora
+    from snowpy.files import NotCompiled, read_blocks, reads_in_compiled_code
 
     problems = Problems(shard.on_error)
     if shard.format == "lines":  # plain text to predict: a document per line, no label
         return _plain_lines(shard)
     if shard.kind == "bytes":
+        if featurizer is not None and shard.format == "tsv" and not shard.options \
+                and reads_in_compiled_code(featurizer):
+            data = b"".join(_line_range(*block) for block in shard.blocks)
+            if data and not data.endswith(b"\n"):
+                data += b"\n"  # (one block: every line whole)
+            try:  # (the size holds every line)
+                if data:
+                    return next(read_blocks(io.BytesIO(data), featurizer, format="tsv",
+                                            size=len(data) + 1))
+            except NotCompiled:
+                pass
+            del data
         documents: list[Any] = []
         for path, start, stop in shard.blocks:
             documents.extend(corpora.read_stream(
@@ -188,45 +204,21 @@ def read_shard(shard: Shard) -> Read:
     return Read([d.text for d in documents], [d.label for d in documents], problems, None)
 
 
-def shard_rows(shard: Shard, featurizer: Any) -> Any:
-    """A ``bytes`` shard of ``tsv`` lines with no layout option read and featurised in
-    compiled code where this runs (:func:`snowpy.files.read_blocks`, as a file is read
-    in one process: the same rows, labels and shuffling keys); None for any other
-    shard, or for lines the compiled reader leaves to the Python one (:func:`read_shard`
-    then)."""
-    from snowpy.files import NotCompiled, read_blocks, reads_in_compiled_code
-
-    if shard.kind != "bytes" or shard.format != "tsv" or shard.options \
-            or not reads_in_compiled_code(featurizer):
-        return None
-    data = b"".join(_line_range(*block) for block in shard.blocks)
-    if not data:
-        return None
-    if not data.endswith(b"\n"):
-        data += b"\n"  # (one block: every line whole)
-    try:  # (one block: the size holds every line)
-        return next(read_blocks(io.BytesIO(data), featurizer, format="tsv",
-                                size=len(data) + 1))
-    except NotCompiled:
-        return None
-
-
 def _plain_lines(shard: Shard) -> Read:
+    """A document per line of plain text, decoded as one process decodes a file
+    (:func:`snowpy.corpora.sources.decode`: a bad byte named by its offset, a byte-order
+    mark no text)."""
+    from snowpy.corpora.sources import decode
+
     if shard.kind == "bytes":
-        chunks = [(_line_range(path, start, stop), path, start)
+        chunks = [(_line_range(path, start, stop), f"{path} (the block from byte {start:,})")
                   for path, start, stop in shard.blocks]
     else:
-        chunks = [(Path(path).read_bytes(), path, 0) for path in shard.files]
-    encoding = shard.options.get("encoding", "utf-8")
+        chunks = [(Path(path).read_bytes(), path) for path in shard.files]
     texts: list[Any] = []
-    for data, where, offset in chunks:
-        try:
-            text = data.decode(encoding, shard.options.get("errors", "strict"))
-        except UnicodeDecodeError as exc:
-            from snowpy.corpora.documents import CorpusError
-
-            raise CorpusError(f"{where}: not valid {encoding} near byte "
-                              f"{offset + exc.start:,}") from None
+    for data, where in chunks:
+        text = decode(data, shard.options.get("encoding", "utf-8"),
+                      shard.options.get("errors", "strict"), where) or ""
         texts.extend(line for line in text.splitlines() if line.strip())
     return Read(texts, [None] * len(texts), Problems(shard.on_error), None)
 

@@ -1,30 +1,36 @@
-"""What runs on the workers: featurising a shard, one round of training on it,
-scoring its held-out examples, predicting it.
+"""What runs on the workers: a shard featurised by the classifier's front end and
+counted, then weighed; a round of the driver on it; its held-out examples scored.
 
 Plain functions of plain arguments (no Dask here), deterministic: Dask may run
-any of them twice (a worker lost mid-round) and gets the same result.
+any of them twice (a worker lost mid-round) and gets the same result. Each step is
+one process's own, run on a shard: the front end's (:class:`snowpy.Featurizer`'s
+``rows``, ``counted``, ``weighed`` and ``refold``) and the driver's
+(:meth:`snowpy.network.driver.Driver.fit`,
+:func:`~snowpy.network.driver.held_out_scores`); what is the cluster's is where a
+shard lies and how the rounds are mixed.
 """
 
 from __future__ import annotations
 
+import copy
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
 import scipy.sparse as sp
 
+from snowpy.corpora.corpus import Read
+from snowpy.corpora.documents import Problems
 from snowpy.distributed.mixing import Mixture, State
-from snowpy.distributed.shards import Shard, read_shard, shard_rows
+from snowpy.distributed.shards import Shard, read_shard
 
-__all__ = ["Setup", "ShardData", "describe", "discarded", "featurise", "finish",
-           "fold_frequencies", "held_out", "keys_of", "refolded_frequencies", "train_round",
-           "with_folds"]
+__all__ = ["Setup", "ShardData", "counted", "describe", "discarded", "featurise", "finish",
+           "held_out", "train_round", "weighed"]
 
 #: Rows of out-of-fold scores kept for calibration, all shards together (a sample,
 #: by the examples' keys, beyond it).
 CALIBRATION_ROWS = 200_000
-
 
 
 @dataclass(frozen=True)
@@ -34,7 +40,6 @@ class Setup:
     params: dict[str, Any]          # SnowClassifier.get_params()
     mixing: str
     reference: np.ndarray           # the planes a missing link counts as, in mixing
-    folds: int                      # calibration folds trained beside the network (0: none)
     seed: int
     average_over: str = "changed"   # a link's change averaged over: "changed" or "all" shards
 
@@ -48,168 +53,90 @@ class ShardData:
     keys: np.ndarray                # uint64: the examples' shuffling keys
     skipped: int
     messages: list[str]
-    #: the labels as targets (CSR), by a network's labels and fold: encoded in its first
-    #: round, read in every round after it
-    targets: dict[str, tuple[np.ndarray, np.ndarray]] = field(default_factory=dict)
     #: each example's calibration fold (:func:`snowpy.network.driver.folds`, drawn over
     #: every shard's keys at once: one process's folds), None without cross-fitting
     fold: np.ndarray | None = None
-    #: how each calibration fold weighs the shard's rows (made in the first round, used in
-    #: every round after it and in the held-out scoring)
-    weighs: dict[int, Any] = field(default_factory=dict)
+    #: made in a network's first round, read in every round after it: by a network's
+    #: labels and fold, the labels as its targets (CSR); by a calibration fold, how it
+    #: weighs the shard's rows (:meth:`snowpy.Featurizer.refold`)
+    cache: dict[Any, Any] = field(default_factory=dict)
 
     @property
     def n(self) -> int:
         return int(self.X.shape[0])
 
 
-def featurise(source: Any, params: dict[str, Any]) -> ShardData:
+def featurise(source: Any, featurizer: Any) -> ShardData:
     """Read (a :class:`Shard`) or take (``(texts, labels)``) a shard's documents and
-    featurise them with the classifier's front end, in this worker's one thread."""
-    from snowpy.classifier import SnowClassifier
-    from snowpy.text.featurizer import as_documents
-    from snowpy.text.keys import document_keys
+    featurise them with the classifier's front end (``featurizer``, of one thread: this
+    worker's), as one process does a corpus (:func:`snowpy.files.featurised`): its rows
+    before the document frequencies (the shards' counts are added up first), labels and
+    shuffling keys."""
+    from snowpy.files import featurised
 
-    featurizer = SnowClassifier(**{**params, "n_jobs": 1}).make_featurizer()
-    compiled = shard_rows(source, featurizer) if isinstance(source, Shard) else None
-    if compiled is not None:  # (the weighing comes after the shards' counts are added up)
-        return ShardData(compiled.rows.tocsr(), compiled.labels.tolist(), compiled.keys, 0, [])
     if isinstance(source, Shard):
-        read = read_shard(source)
-        texts, labels = read.texts or [], read.labels
-        skipped, messages = read.problems.skipped, read.problems.messages[:3]
+        read = read_shard(source, featurizer)
     else:
-        texts, labels = source
-        texts, labels, skipped, messages = list(texts), list(labels), 0, []
-    if len(texts) != len(labels):
-        from snowpy.exceptions import ConfigurationError
+        texts, labels = map(list, source)
+        if len(texts) != len(labels):
+            from snowpy.exceptions import ConfigurationError
 
-        raise ConfigurationError(f"a partition holds {len(texts)} texts but {len(labels)} "
-                                 "labels")
-    texts = as_documents(texts)
-    # (before the document frequencies: with idf, the shards' counts are added up first)
-    X = featurizer.rows(texts, names=False).tocsr() if len(texts) else \
-        sp.csr_matrix((0, 1 << int(params["bits"])))
-    return ShardData(X, labels, document_keys(texts, labels), skipped, messages)
-
-
-def frequencies_of(data: ShardData, by_label: bool, rows: np.ndarray | None = None
-                   ) -> tuple[Any, ...]:
-    """The features of the shard's examples ``rows`` (all by default) and the documents
-    holding each (ascending ids), and with ``by_label`` their counts by label
-    (:meth:`~snowpy.text.weighing.DocumentFrequencies.labelled`)."""
-    from snowpy.text.weighing import DocumentFrequencies
-
-    X = data.X if rows is None else data.X[rows]
-    labels = data.labels if rows is None else [data.labels[i] for i in rows]
-    frequencies = DocumentFrequencies(int(X.shape[1]))
-    frequencies.count(X, labels=labels if by_label else None)
-    return *frequencies.to_arrays(), frequencies.labelled() if by_label else None
+            raise ConfigurationError(f"a partition holds {len(texts)} texts but "
+                                     f"{len(labels)} labels")
+        read = Read(texts, labels, Problems("raise"), None)
+    read = featurised(read, featurizer)
+    labels = read.labels.tolist() if isinstance(read.labels, np.ndarray) else read.labels
+    return ShardData(read.rows.tocsr(), labels, read.keys, read.problems.skipped,
+                     read.problems.messages[:3])
 
 
-def added_frequencies(documents: int, width: int, relevance: float, *found: tuple[Any, ...]
-                      ) -> tuple[np.ndarray, np.ndarray, int, np.ndarray | None]:
-    """The shards' :func:`frequencies_of` added up: every feature (ascending ids), the
-    documents holding it, the ``documents`` in all, and the features' relevance
-    factors (``relevance``: the front end's share; None without), what :func:`weigh`
-    takes."""
-    from snowpy.text.weighing import DocumentFrequencies
-
-    frequencies = DocumentFrequencies(width, documents=int(documents))
-    for shard_ids, shard_counts, _ in found:
-        frequencies.add(shard_ids, shard_counts)
-    ids, counts = frequencies.to_arrays()
-    if not relevance:
-        return ids, counts, int(documents), None
-    for *_, labelled in found:
-        frequencies.add_labelled(*labelled)
-    frequencies.relate(relevance)
-    return ids, counts, int(documents), frequencies.factors_of(ids)
+def counted(data: ShardData, featurizer: Any, fold: int = -1) -> Any:
+    """What the front end counts of the shard's documents
+    (:meth:`snowpy.Featurizer.counted`), which :meth:`~snowpy.Featurizer.related` adds
+    up with the other shards': of every one, or of those that train calibration fold
+    ``fold``'s network (the others)."""
+    if fold < 0:
+        return featurizer.counted(data.X, data.labels)
+    rows = np.flatnonzero(data.fold != fold)
+    return featurizer.counted(data.X[rows], [data.labels[i] for i in rows])
 
 
-def weigh(data: ShardData, counted: tuple[np.ndarray, np.ndarray, int, Any], norm: bool
-          ) -> ShardData:
-    """The shard with its rows weighed by every shard's document frequencies
-    (``counted``: :func:`added_frequencies`' features, their counts, the documents and
-    the relevance factors)."""
-    from snowpy.text.weighing import DocumentFrequencies
-
-    weighed = DocumentFrequencies(int(data.X.shape[1]), *counted).weigh(data.X, norm=norm)
-    return ShardData(weighed.tocsr(), data.labels, data.keys, data.skipped, data.messages)
+def weighed(data: ShardData, featurizer: Any) -> ShardData:
+    """The shard with its rows weighed by the front end ``featurizer`` fitted on every
+    shard's counts (:meth:`snowpy.Featurizer.weighed`)."""
+    return replace(data, X=_own(featurizer).weighed(data.X).tocsr(), cache={})
 
 
-def describe(data: ShardData) -> dict[str, Any]:
-    """What the client needs to set the network up: labels, sizes, problems."""
-    from snowpy.network.labels import is_multilabel, normalise_label
+def _own(featurizer: Any) -> Any:
+    """The fitted front end as this task's own: the tasks on a worker's threads share a
+    result, and weighing makes (and a fold's weighing packs) its counts' arrays as it
+    goes."""
+    return copy.deepcopy(featurizer)
+
+
+def describe(data: ShardData, folds: int = 0) -> list[dict[str, Any]]:
+    """What the client starts a network from, as one process starts it: the labels met
+    (:func:`~snowpy.network.labels.sorted_labels`), the examples and their active
+    features, of the whole shard, then of each of its ``folds`` calibration folds (a
+    fold's network starts from the other folds'); and the problems met reading it."""
+    from snowpy.network.labels import is_multilabel, sorted_labels
 
     multilabel = bool(data.labels) and is_multilabel(data.labels)
-    found: set[Any] = set()
-    for label in data.labels:
-        if multilabel:
-            found.update(normalise_label(value) for value in label)
-        else:
-            found.add(normalise_label(label))
-    return {"labels": found, "multilabel": multilabel, "n": data.n, "nnz": int(data.X.nnz),
-            "skipped": data.skipped, "messages": data.messages}
+    return [{"labels": sorted_labels([data.labels[i] for i in rows], multilabel),
+             "multilabel": multilabel, "n": int(rows.size),
+             "nnz": int(np.diff(data.X.indptr)[rows].sum()),
+             "skipped": data.skipped, "messages": data.messages}
+            for rows in [np.arange(data.n)] + [np.flatnonzero(data.fold == f)
+                                               for f in range(folds)]]
 
 
-def keys_of(data: ShardData) -> np.ndarray:
-    """The shard's shuffling keys (the client draws the calibration folds from every
-    shard's)."""
-    return data.keys
-
-
-def with_folds(data: ShardData, fold: np.ndarray) -> ShardData:
-    """The shard with each example's calibration fold."""
-    return ShardData(data.X, data.labels, data.keys, data.skipped, data.messages,
-                     data.targets, np.asarray(fold, np.int16))
-
-
-def fold_figures(data: ShardData, folds: int) -> list[dict[str, Any]]:
-    """Per calibration fold, :func:`describe`'s figures of the shard's examples in it:
-    what a fold's network starts from is counted over the other folds' (its labels, its
-    active features per example), as one process starts it."""
-    assert data.fold is not None
-    return [describe(ShardData(data.X[mine], [data.labels[i] for i in mine], data.keys[mine],
-                               0, []))
-            for mine in (np.flatnonzero(data.fold == fold) for fold in range(folds))]
-
-
-def fold_frequencies(data: ShardData, folds: int, by_label: bool) -> list[tuple[Any, ...]]:
-    """:func:`frequencies_of` of the shard's examples of each calibration fold."""
-    assert data.fold is not None
-    return [frequencies_of(data, by_label, np.flatnonzero(data.fold == fold))
-            for fold in range(folds)]
-
-
-def refolded_frequencies(width: int, relevance: float, documents: list[int],
-                         *found: list[tuple[Any, ...]]) -> list[tuple[Any, ...]]:
-    """Per calibration fold, the document frequencies of the examples that train its
-    network (every other fold's, all shards' :func:`fold_frequencies` added up; the
-    fold's ``documents`` counted by fold), as :func:`added_frequencies` gives them: what a
-    fold's network weighs its rows by in one process (:meth:`snowpy.Featurizer.refold`)."""
-    folds = len(documents)
-    return [added_frequencies(sum(documents) - documents[f], width, relevance,
-                              *[shard[g] for shard in found for g in range(folds) if g != f])
-            for f in range(folds)]
-
-
-def _refold(data: ShardData, rows: np.ndarray, fold: int, counted: Any, fold_counted: Any,
-            norm: bool) -> Any:
-    """The rows ``rows`` of the shard (weighed by every document's frequencies, as
-    ``counted`` says) weighed by calibration fold ``fold``'s own (``fold_counted``; None:
-    as they are), as one process weighs a fold's rows; the weighing made once a fold."""
-    X = data.X[rows] if rows.size != data.n else data.X
-    if fold_counted is None:
-        return X
-    weigh = data.weighs.get(fold)
-    if weigh is None:
-        from snowpy.text.weighing import DocumentFrequencies
-
-        width = int(data.X.shape[1])
-        weigh = data.weighs[fold] = DocumentFrequencies(width, *counted).rescaled(
-            DocumentFrequencies(width, *fold_counted), norm)
-    return weigh(X).tocsr()
+def _weighing(data: ShardData, fold: int, featurizer: Any, frequencies: Any) -> Any:
+    """How calibration fold ``fold``'s network weighs the shard's rows, by its own
+    document ``frequencies`` (:meth:`snowpy.Featurizer.refold` of them: the weighing made
+    once a fold)."""
+    if fold not in data.cache:
+        data.cache[fold] = _own(featurizer).refold(frequencies)
+    return data.cache[fold]
 
 
 def _network(state: State, where: str) -> Any:
@@ -227,11 +154,12 @@ def size_of(state: State) -> tuple[int, int]:
 
 
 def train_round(state: State, data: ShardData, setup: Setup, round: int, fold: int,
-                counted: Any = None, fold_counted: Any = None) -> Mixture:
-    """One epoch of the network ``state`` on this shard (without calibration fold
-    ``fold`` when ``fold >= 0``, its rows weighed by the fold's own document frequencies
-    when ``fold_counted`` gives them, ``counted`` every document's), as a mixture
-    weighted by the examples learned."""
+                featurizer: Any = None, frequencies: Any = None) -> Mixture:
+    """One epoch of the driver (:meth:`~snowpy.network.driver.Driver.fit`) from the
+    network ``state`` on this shard (without calibration fold ``fold`` when ``fold >=
+    0``, its rows weighed by the fold's own document ``frequencies`` when it has them,
+    through the fitted front end ``featurizer``), as a mixture weighted by the examples
+    learned."""
     from snowpy.network.driver import Driver, Plan
     from snowpy.network.engine import Block
     from snowpy.network.state import network_state
@@ -241,7 +169,9 @@ def train_round(state: State, data: ShardData, setup: Setup, round: int, fold: i
     if fold >= 0:
         assert data.fold is not None, "a fold network's shard has its examples' folds"
         rows = np.flatnonzero(data.fold != fold)
-    X = _refold(data, rows, fold, counted, fold_counted, setup.params.get("norm") == "l2")
+    X = data.X[rows] if rows.size != data.n else data.X
+    if frequencies is not None:
+        X = _weighing(data, fold, featurizer, frequencies)(X).tocsr()
     learned = net.engine_
     store = learned.store
     learned.rng = rng = np.random.default_rng(setup.seed)  # the salts Network.fit draws:
@@ -278,10 +208,10 @@ def _targets(data: ShardData, index: Any, multilabel: bool, key: str, rows: np.n
     which it knows."""
     from snowpy.network.labels import encode_labels, label_array
 
-    if key not in data.targets:  # (single labels all str or all int: encoded as an array)
+    if key not in data.cache:  # (single labels all str or all int: encoded as an array)
         labels = data.labels if rows.size == data.n else [data.labels[i] for i in rows]
-        data.targets[key] = encode_labels(index, label_array(labels), multilabel)
-    return data.targets[key]
+        data.cache[key] = encode_labels(index, label_array(labels), multilabel)
+    return data.cache[key]
 
 
 def finish(mixtures: list[Mixture], start: State, setup: Setup, round: int) -> State:
@@ -311,40 +241,33 @@ def discarded(state: State, setup: Setup) -> State:
     return network_state(net)
 
 
-def held_out(states: list[State], data: ShardData, setup: Setup, total: int,
-             labels: list[Any], multilabel: bool, counted: Any = None, *fold_counted: Any
+def held_out(data: ShardData, states: list[State], setup: Setup, total: int,
+             labels: list[Any], multilabel: bool, featurizer: Any = None, *frequencies: Any
              ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """Out-of-fold scores of this shard's examples (fold ``f`` scored by the network
-    trained without it, on rows weighed as it learned them: ``fold_counted[f]``) by the
-    network's ``labels`` (sets of them: ``multilabel``), with NaN for a label the fold's network never met (the client
-    fills it: :func:`snowpy.network.driver.held_out_scores`' lowest score seen), their
-    positives, each scored example's fold and each fold network's lowest score here; a
-    sample by key when the corpus has more than :data:`CALIBRATION_ROWS` examples."""
-    from snowpy.network.labels import LabelIndex, encode_labels, positive_matrix
-    from snowpy.network.driver import mixed_keys
+    """Out-of-fold scores of this shard's examples by the network's ``labels`` (sets of
+    them: ``multilabel``): :func:`snowpy.network.driver.held_out_scores` of the fold
+    networks ``states``, each scoring its fold's examples on rows weighed as it learned
+    them (``frequencies[f]``), a label it never met NaN; and of the examples scored,
+    their positives and folds, and each fold network's lowest score here (the client
+    fills the NaN from every shard's). A sample by key when the corpus has more than
+    :data:`CALIBRATION_ROWS` examples."""
+    from snowpy.network.driver import held_out_scores, mixed_keys
+    from snowpy.network.labels import LabelIndex
 
     assert data.fold is not None
-    folds = data.fold
-    keep = folds < len(states)  # (holdout: the first fold only)
+    keep = data.fold < len(states)  # (holdout: the first fold only)
     if total > CALIBRATION_ROWS:
         share = np.uint64(int(CALIBRATION_ROWS / total * 2.0**63) * 2)
         keep &= mixed_keys(data.keys, setup.seed + 0xCA11B) < share
-    index = LabelIndex(labels)
     rows = np.flatnonzero(keep)
-    scores = np.full((rows.size, len(index)), np.nan, dtype=np.float32)
-    lowest = np.full(len(states), np.inf)
+    networks = []
     for f, state in enumerate(states):
-        mine = np.flatnonzero(folds[rows] == f)
-        if not mine.size:
-            continue
         net = _network(state, f"calibration network {f + 1}")
-        if not len(net.classes_):
-            continue  # (it learned from nothing: its fold scores none, as in one process)
-        part = net.target_scores(_refold(
-            data, rows[mine], f, counted, fold_counted[f] if fold_counted else None,
-            setup.params.get("norm") == "l2"))
-        lowest[f] = part.min(initial=np.inf)
-        for column, label in enumerate(net.classes_.tolist()):
-            scores[mine, index.find(label)] = part[:, column]
-    indptr, targets = encode_labels(index, [data.labels[i] for i in rows], multilabel)
-    return scores, positive_matrix(indptr, targets, len(index)), folds[rows], lowest
+        networks.append((net, None if not frequencies else _weighing(
+            data, f, featurizer, frequencies[f])) if len(net.classes_) else None)
+    lowest = np.full(len(states), np.inf)
+    scores, positives, covered, _ = held_out_scores(
+        None, data.X[rows], [data.labels[i] for i in rows], None, LabelIndex(labels),
+        multilabel, keys=data.keys[rows], fold=data.fold[rows], networks=networks,
+        lowest=lowest)
+    return scores[covered], positives[covered], data.fold[rows][covered], lowest

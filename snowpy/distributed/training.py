@@ -10,6 +10,7 @@ their features stay on the workers; what travels is link tables.
 
 from __future__ import annotations
 
+import operator
 import os
 import time
 import uuid
@@ -33,25 +34,20 @@ from snowpy.distributed.mixing import MIXING, Mixture, State, figures
 from snowpy.distributed.shards import Reading, plan_shards
 from snowpy.distributed.tasks import (
     Setup,
+    counted,
     describe,
     featurise,
-    added_frequencies,
     finish,
-    fold_figures,
-    fold_frequencies,
-    frequencies_of,
     held_out,
-    keys_of,
-    refolded_frequencies,
     size_of,
     train_round,
-    weigh,
-    with_folds,
+    weighed,
 )
 from snowpy.declared import learned
 from snowpy.exceptions import ConfigurationError
 from snowpy.model_kinds import kind_of
 from snowpy.network.options import calibrating
+from snowpy.text.featurizer import Featurizer
 from snowpy.text.weighing import DocumentFrequencies
 
 __all__ = ["RoundReport", "fit"]
@@ -198,9 +194,11 @@ class _Run:
         self.checkpoint = checkpoint
         self.token = uuid.uuid4().hex[:8]
         self.data: list[Any] = []
-        self.frequencies: DocumentFrequencies | None = None  # (a front end with idf)
-        #: every document's frequencies (a future), and each calibration fold's own
-        self.counted: Any = None
+        #: with a front end that weighs by document frequency: every document's, the
+        #: front end fitted on them (a future: a worker's) and each calibration fold's
+        #: own (futures)
+        self.frequencies: DocumentFrequencies | None = None
+        self.front_end: Any = None
         self.refolds: list[Any] = []
         self._raw: list[Any] = []  # (the shards before the weighing)
         self.skipped = 0
@@ -213,7 +211,7 @@ class _Run:
         if not addresses:
             raise ConfigurationError("the Dask cluster has no workers")
         self.n_workers = len(addresses)
-        params = self.params
+        front_end = self._front_end()
         if isinstance(data, (str, os.PathLike)):
             count = reading.shards if reading.shards is not None else \
                 default_shards(client.scheduler_info()["workers"])
@@ -223,7 +221,7 @@ class _Run:
                                  on_error=reading.on_error, pure=False)
             planned = plan.result()
             # consecutive shards on one worker: the tree adds them up before anything moves
-            self.data = [client.submit(featurise, shard, params, workers=addresses[
+            self.data = [client.submit(featurise, shard, front_end, workers=addresses[
                 i * len(addresses) // len(planned)], allow_other_workers=True,
                 key=f"snowpy-featurise-{i}-{self.token}") for i, shard in enumerate(planned)]
             self.shard_names = [shard.describe() for shard in planned]
@@ -232,20 +230,40 @@ class _Run:
 
             parts = _partitions(data, labels, reading.text_column, reading.label_column)
             self.source = f"{type(data).__name__} of {len(parts)} partitions"
-            self.data = client.compute([dask.delayed(featurise)(part, params) for part in parts])
+            self.data = client.compute([dask.delayed(featurise)(part, front_end)
+                                        for part in parts])
             self.shard_names = [f"partition {i}" for i in range(len(parts))]
-        described = client.gather([client.submit(describe, part, pure=False)
-                                   for part in self.data])
-        self.examples = [int(d["n"]) for d in described]
+        k = self.calibration.folds if self.calibration.cross_fits else 0
+        if k:
+            self._fold(k)
+        described = client.gather(self._beside(describe, k))
+        self.examples = [int(d[0]["n"]) for d in described]
         if not sum(self.examples):
             raise ConfigurationError(f"{self.source}: no documents found")
-        self.skipped = sum(int(d["skipped"]) for d in described)
-        self.messages = [m for d in described for m in d["messages"]][:3]
-        self.multilabel = any(d["multilabel"] for d in described)
-        self.begin = self._begins(described)
-        self.frequencies = self._weigh() if self.params.get("idf") else None
-        if self.calibration.cross_fits:
-            self._fold()
+        self.skipped = sum(int(d[0]["skipped"]) for d in described)
+        self.messages = [m for d in described for m in d[0]["messages"]][:3]
+        self.multilabel = any(d[0]["multilabel"] for d in described)
+        self.begin = self._begins([d[0] for d in described])
+        # each fold's network starts from the other folds' labels and active features
+        self.fold_begins = [self._begins([shard[g + 1] for shard in described
+                                          for g in range(k) if g != f]) for f in range(k)]
+        if self.params.get("idf"):
+            self._weigh(k)
+
+    def _front_end(self) -> Featurizer:
+        """The classifier's front end, of one thread (a worker's)."""
+        return self.classifier.make_featurizer().set_params(n_jobs=1)
+
+    def _beside(self, function: Callable[..., Any], *args: Any,
+                each: list[dict[str, Any]] | None = None) -> list[Any]:
+        """``function(shard, *args)`` of every shard (and ``each`` shard's keywords), run
+        where the shard lies."""
+        client = self.client
+        where = client.who_has(self.data)
+        return [client.submit(function, part, *args, **(each[i] if each else {}), pure=False,
+                              workers=list(where.get(part.key, ())) or None,
+                              allow_other_workers=bool(where.get(part.key)))
+                for i, part in enumerate(self.data)]
 
     def _begins(self, described: list[dict[str, Any]]) -> tuple[list[Any], float]:
         """What a network starts from, as one process starts it, given the figures of its
@@ -253,92 +271,66 @@ class _Run:
         met, and the active features per example (SNoW's rho)."""
         from snowpy.network.labels import sorted_labels
 
-        found: set[Any] = set().union(*(d["labels"] for d in described))
-        labels = sorted_labels([(label,) for label in found], True) if self.multilabel \
-            else sorted_labels(list(found), False)
-        return labels, sum(d["nnz"] for d in described) / max(sum(d["n"] for d in described),
-                                                              1)
+        return sorted_labels([label for d in described for label in d["labels"]], False), \
+            sum(d["nnz"] for d in described) / max(sum(d["n"] for d in described), 1)
 
-    def _fold(self) -> None:
-        """Each example's calibration fold, drawn as one process draws them
+    def _fold(self, k: int) -> None:
+        """Each example's calibration fold of ``k``, drawn as one process draws them
         (:func:`snowpy.network.driver.folds` of every shard's keys at once, the shards
-        in order: the same folds), given to its shard; with a front end that weighs by
-        document frequency, each fold's own frequencies, added up over the shards, which
-        its network's rows are weighed by (:meth:`snowpy.Featurizer.refold`'s, in one
-        process). The client holds every example's key for this, 8 bytes each."""
-        import operator
-
+        in order: the same folds), given to its shard. The client holds every example's
+        key for this, 8 bytes each."""
         from snowpy.network.driver import folds
 
-        client = self.client
-        keys = client.gather([client.submit(keys_of, part, pure=False) for part in self.data])
-        k = self.calibration.folds
-        assigned = np.empty(sum(self.examples), np.int16)  # (up to MAX_FOLDS folds)
+        keys = self.client.gather(self._beside(operator.attrgetter("keys")))
+        assigned = np.empty(sum(map(len, keys)), np.int16)  # (up to MAX_FOLDS folds)
         for fold, held in enumerate(folds(np.concatenate(keys), k,
                                           int(self.params["seed"] or 0))):
             assigned[held] = fold
-        where = client.who_has(self.data)
-        cuts = np.cumsum([0, *self.examples])
-        self.data = [client.submit(with_folds, part, assigned[cuts[i]:cuts[i + 1]],
-                                   pure=False, workers=list(where.get(part.key, ())) or None,
-                                   allow_other_workers=bool(where.get(part.key)))
-                     for i, part in enumerate(self.data)]
-        # each fold's network starts from the other folds' labels and active features
-        figures = client.gather([client.submit(fold_figures, part, k, pure=False)
-                                 for part in self.data])
-        self.fold_begins = [self._begins([shard[g] for shard in figures
-                                          for g in range(k) if g != f]) for f in range(k)]
-        if self.frequencies is None:
-            return
-        relevance = float(self.params.get("relevance") or 0.0)
-        documents = np.bincount(assigned, minlength=k).tolist()
-        refolded = client.submit(refolded_frequencies, 1 << int(self.params["bits"]),
-                                 relevance, documents,
-                                 *[client.submit(fold_frequencies, part, k, bool(relevance),
-                                                 pure=False) for part in self.data],
-                                 pure=False)
-        self.refolds = [client.submit(operator.getitem, refolded, f, pure=False)
-                        for f in range(k)]
+        cuts = np.cumsum([0, *map(len, keys)])
+        self.data = self._beside(replace, each=[{"fold": assigned[cuts[i]:cuts[i + 1]],
+                                                 "cache": {}} for i in range(len(keys))])
 
-    def _weigh(self) -> DocumentFrequencies:
-        """Every shard's document frequencies added up, and each shard weighed by them
-        where it lies (the front end's ``idf``): the frequencies a fit counts in memory."""
+    def _weigh(self, k: int) -> None:
+        """The front end fitted on every shard's document frequencies, counted where the
+        shards lie (:meth:`snowpy.Featurizer.counted`) and added up
+        (:meth:`~snowpy.Featurizer.fit`: the frequencies a fit counts in memory), and
+        each shard weighed by it where it lies; with ``k`` calibration folds, each
+        fold's own frequencies, added up over the shards likewise, which its network's
+        rows are weighed by (:meth:`~snowpy.Featurizer.refold`, as in one process)."""
         client = self.client
         # (added up on a worker, a task: the weighing tasks take them from there, not in
         # the graph from the client, and a shard lost with its worker is weighed again
         # from them; scattered data would have no lineage)
-        relevance = float(self.params.get("relevance") or 0.0)
-        self.counted = counted = client.submit(added_frequencies, sum(self.examples),
-                                1 << int(self.params["bits"]), relevance,
-                                *[client.submit(frequencies_of, part, bool(relevance),
-                                                pure=False) for part in self.data],
-                                pure=False)
-        norm = self.params.get("norm") == "l2"
-        where = client.who_has(self.data)
+        front_end = self._front_end()
+        self.front_end = client.submit(Featurizer.fit, self._front_end(),
+                                       frequencies=self._beside(counted, front_end),
+                                       pure=False)
+        self.refolds = [client.submit(Featurizer.related, self._front_end(),
+                                      self._beside(counted, front_end, f), pure=False)
+                        for f in range(k)]
         # (the unweighed shards are held too: a shard lost with its worker is weighed
         # again from them, which the scheduler could not do once it forgot them)
         self._raw = self.data
-        self.data = [client.submit(weigh, part, counted, norm, pure=False,
-                                   workers=list(where.get(part.key, ())) or None,
-                                   allow_other_workers=bool(where.get(part.key)))
-                     for part in self.data]
-        frequencies = DocumentFrequencies(1 << int(self.params["bits"]), *counted.result())
+        self.data = self._beside(weighed, self.front_end)
+        self.frequencies = self.front_end.result().frequencies_
         _distributed().wait(self.data)  # (where each shard lies decides the rounds' tasks)
-        return frequencies
 
     # -------------------------------------------------------------- training
-    def _start(self, labels: list[Any], mean_active: float) -> tuple[Any, Setup]:
+    def _start(self, labels: list[Any], mean_active: float, refolded: bool = False
+               ) -> tuple[Any, Setup]:
         """The untrained network a model starts from (a target per label of ``labels``,
-        ``mean_active`` features per example), and its rounds' setup."""
+        ``mean_active`` features per example; ``refolded``: a calibration fold's that
+        learns rows the fold weighed, which name their features by number:
+        :meth:`snowpy.Featurizer.refold`), and its rounds' setup."""
         from snowpy.network.state import network_state
 
-        net = self.classifier.make_network().start(
-            1 << int(self.params["bits"]), labels, multilabel=self.multilabel,
-            mean_active=mean_active)
+        width = len(self.frequencies) + 1 if refolded and self.frequencies is not None \
+            else 1 << int(self.params["bits"])
+        net = self.classifier.make_network().start(width, labels, multilabel=self.multilabel,
+                                                   mean_active=mean_active)
         reference = net.engine_.store.initial_weights  # (docs/distributed.md: why not the absent planes)
-        folds = self.calibration.folds if self.calibration.cross_fits else 0
         setup = Setup(self.params, self.mixing, np.asarray(reference, dtype=np.float64),
-                      folds, int(self.params["seed"] or 0), self.average_over)
+                      int(self.params["seed"] or 0), self.average_over)
         return network_state(net), setup
 
     def train(self, resume: bool) -> None:
@@ -351,8 +343,8 @@ class _Run:
                         for name in names}
         states, self.setups = {}, {}
         for name, fold in self.fold_by_name.items():
-            states[name], self.setups[name] = self._start(*(self.begin if fold < 0 else
-                                                            self.fold_begins[fold]))
+            states[name], self.setups[name] = self._start(
+                *(self.begin if fold < 0 else self.fold_begins[fold]), refolded=fold >= 0)
         self.setup = self.setups["network"]
         epochs = int(self.params["epochs"])
         done = {name: False for name in names}
@@ -388,7 +380,7 @@ class _Run:
             for name in active:
                 copies = futures[name]
                 fold = self.fold_by_name[name]
-                refold = (self.counted, self.refolds[fold]) if fold >= 0 and self.refolds \
+                refold = (self.front_end, self.refolds[fold]) if fold >= 0 and self.refolds \
                     else ()
                 parts = [client.submit(train_round, _near(copies, where.get(part.key, ())), part,
                                        self.setups[name], r, fold, *refold, workers=list(
@@ -459,21 +451,17 @@ class _Run:
         fold_states = [finals[name] for name in finals if name != "network"]
         if fold_states:
             total = sum(self.examples)
-            parts = client.gather([client.submit(held_out, fold_states, part, self.setup, total,
-                                                 self.begin[0], self.multilabel, self.counted,
-                                                 *self.refolds, pure=False)
-                                   for part in self.data])
-            # a label missing from the other folds scores as the lowest its fold saw; a
-            # fold whose network learned nothing scores none (one process's
-            # held_out_scores: the scores are finite, NaN marks a label never met)
+            parts = client.gather(self._beside(
+                held_out, fold_states, self.setup, total, self.begin[0], self.multilabel,
+                *([self.front_end, *self.refolds] if self.refolds else [])))
+            # a label missing from the other folds scores as the lowest its fold saw on
+            # any shard, less 1 (NaN marks it: one process's held_out_scores)
             lowest = np.min([p[3] for p in parts], axis=0) - 1.0
             fold_of = np.concatenate([p[2] for p in parts])
-            covered = np.isfinite(lowest[fold_of])
-            scores = np.concatenate([p[0] for p in parts])[covered]
-            positives = np.concatenate([p[1] for p in parts])[covered]
+            scores = np.concatenate([p[0] for p in parts])
+            positives = np.concatenate([p[1] for p in parts])
             missing = np.isnan(scores)
-            scores[missing] = np.broadcast_to(lowest[fold_of[covered]][:, None],
-                                              scores.shape)[missing]
+            scores[missing] = np.broadcast_to(lowest[fold_of][:, None], scores.shape)[missing]
             net.calibration_ = Calibration.fit(
                 scores, positives, normalize=normalisation_of(net.engine_, self.multilabel),
                 method=str(self.calibration.method))

@@ -484,60 +484,77 @@ def folds(keys: np.ndarray, k: int, seed: int | None) -> list[np.ndarray]:
 
 def held_out_scores(net: Any, X: Any, y: Any, targets: Any, labels: LabelIndex,
                     multilabel: bool, progress: Any = None, keys: np.ndarray | None = None,
-                    refold: Any = None) -> tuple[np.ndarray, np.ndarray, np.ndarray,
-                                                 np.ndarray]:
+                    refold: Any = None, *, fold: np.ndarray | None = None,
+                    networks: list[Any] | None = None, lowest: np.ndarray | None = None
+                    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Out-of-fold decision scores of ``net``'s examples, for calibration (its
     ``calibrate``: :func:`folds`, each scored by a network of ``net``'s class and
     parameters trained on the other folds, and freed before the next), their positives,
     which examples were scored (``holdout``: the first fold's), and the examples'
     shuffling keys the folds were drawn by (the final training reuses them); each fold is
     announced to ``progress`` as a phase. ``refold``: how a fold's rows are weighed, from
-    its training rows and labels (``Network.fit``'s)."""
+    its training rows and labels (``Network.fit``'s).
+
+    A cluster's shard gives each example's ``fold`` (drawn over every shard's keys) and
+    the fold ``networks`` trained elsewhere (its rounds), each with how it weighs its
+    rows (``(network, weigh)``; None: it learned nothing, and scores none): they score
+    the examples of their folds, a label one never met is left NaN and each fold's
+    lowest score is written to ``lowest``, from which the caller fills it (one process:
+    the lowest score its fold saw less 1, as a label missing from the other folds
+    scores)."""
     n = X.shape[0]
     y_indptr, y_targets = labels.encode(y, multilabel=multilabel, grow=False)
     positives = positive_matrix(y_indptr, y_targets, len(labels))
     if keys is None:
         keys = example_keys(X, y_indptr, y_targets)
-    plan = calibrating(net.calibrate)
-    cut = folds(keys, plan.folds, net.seed)
-    if plan.method == "holdout":
-        cut = cut[:1]
+    if networks is not None:
+        cut = [np.flatnonzero(fold == f) for f in range(len(networks))]
+    else:
+        plan = calibrating(net.calibrate)
+        cut = folds(keys, plan.folds, net.seed)[:1 if plan.method == "holdout" else None]
+        params = net.get_params()
+        params["calibrate"] = None
     scores = np.zeros((n, len(labels)), dtype=np.float32)  # (n x labels: half in float32)
     covered = np.zeros(n, dtype=bool)
     stops = as_progress(progress)  # (the folds' trainings stop when it asks, as Ctrl-C)
-    params = net.get_params()
-    params["calibrate"] = None
     alone: Any = None  # (the one class of a fold that learned one class only)
     for number, held in enumerate(cut, start=1):
         phase(progress, f"calibration fold {number} of {len(cut)}")
-        train = np.setdiff1d(np.arange(n), held)
-        if train.size == 0 or held.size == 0:
-            continue
-        part_y = label_array([y[i] for i in train])
-        part_targets = None if targets is None else [targets[i] for i in train]
-        part_X, weigh = X[train], None
-        if refold is not None:  # (the fold's own counts: none of the held-out labels)
-            weigh = refold(part_X, part_y)
-            part_X = weigh(part_X)
-        clone = type(net)(**params)  # (its options are the network's, checked once)
-        with warnings.catch_warnings():  # (said once, below, in calibration's words)
-            warnings.filterwarnings("ignore", "y holds one class only", UserWarning)
-            fold_labels = label_index(part_y, multilabel)
-        if not multilabel and alone is None and len(fold_labels) < 2:
-            alone = fold_labels.labels[0]
-        clone._begin_fit(part_X, fold_labels, multilabel, False)
-        clone._learn(part_X, part_y, part_targets, epochs=int(clone.epochs),
-                     shuffle=bool(clone.shuffle), progress=None if stops is None else (
-                         lambda *_: stops.check_stop()),  # (the same examples shuffle
-                     keys=keys[train], fitting=True, copy=False)  # alike; rows made here)
-        del part_X  # (the held-out rows are made when the fold's network is trained)
+        if networks is not None:
+            clone, weigh = networks[number - 1] or (None, None)
+            if clone is None or held.size == 0:
+                continue
+        else:
+            train = np.setdiff1d(np.arange(n), held)
+            if train.size == 0 or held.size == 0:
+                continue
+            part_y = label_array([y[i] for i in train])
+            part_targets = None if targets is None else [targets[i] for i in train]
+            part_X, weigh = X[train], None
+            if refold is not None:  # (the fold's own counts: none of the held-out labels)
+                weigh = refold(part_X, part_y)
+                part_X = weigh(part_X)
+            clone = type(net)(**params)  # (its options are the network's, checked once)
+            with warnings.catch_warnings():  # (said once, below, in calibration's words)
+                warnings.filterwarnings("ignore", "y holds one class only", UserWarning)
+                fold_labels = label_index(part_y, multilabel)
+            if not multilabel and alone is None and len(fold_labels) < 2:
+                alone = fold_labels.labels[0]
+            clone._begin_fit(part_X, fold_labels, multilabel, False)
+            clone._learn(part_X, part_y, part_targets, epochs=int(clone.epochs),
+                         shuffle=bool(clone.shuffle), progress=None if stops is None else (
+                             lambda *_: stops.check_stop()),  # (the same examples shuffle
+                         keys=keys[train], fitting=True, copy=False)  # alike; rows made here)
+            del part_X  # (the held-out rows are made when the fold's network is trained)
         held_X = X[held] if weigh is None else weigh(X[held])
         part_scores = clone.target_scores(held_X)
         # a label missing from the other folds scores as the lowest seen (written where
         # they lie: no second matrix of the held-out scores, examples x labels)
         where = np.array([labels.find(label) for label in clone.classes_.tolist()], np.int64)
         if where.size < len(labels):
-            scores[held] = part_scores.min() - 1.0
+            scores[held] = part_scores.min() - 1.0 if lowest is None else np.nan
+        if lowest is not None:
+            lowest[number - 1] = part_scores.min()
         scores[np.ix_(held, where)] = part_scores
         covered[held] = True
         del clone, part_scores, held_X

@@ -416,13 +416,17 @@ class Featurizer:
 
     # -------------------------------------------------------------- transform
     def fit(self, texts: Any = None, y: Any = None, *,
-            frequencies: DocumentFrequencies | None = None) -> Featurizer:
+            frequencies: DocumentFrequencies | list[DocumentFrequencies] | None = None
+            ) -> Featurizer:
         """Check the configuration; with ``idf``, count the documents' frequencies
         (those counted before are forgotten), and with labels ``y`` and a ``relevance``
         share, their relevance; or take ``frequencies`` counted elsewhere (a feature
-        cache's, a cluster's shards', a model file's). Returns self."""
+        cache's, a model file's), or the counts of the documents' parts
+        (:meth:`counted`: a cluster's shards'), added up and related here. Returns
+        self."""
         self.segments()
         if frequencies is not None:
+            frequencies = self.related(frequencies)
             if not self.idf or frequencies.width != 1 << int(self.bits):
                 raise ConfigurationError(
                     f"document frequencies over {frequencies.width} features are for a "
@@ -430,12 +434,31 @@ class Featurizer:
                     f"bits={self.bits})")
             self.frequencies_ = frequencies
         elif self.idf:
-            rows = self.rows(texts, names=False)
-            frequencies = self._frequencies(afresh=True)
-            frequencies.count(rows, labels=y if self.relevance else None,
-                              threads=threads_of(self.n_jobs))
-            frequencies.relate(float(self.relevance))
+            self.frequencies_ = self.related(self.counted(self.rows(texts, names=False), y))
         return self
+
+    def counted(self, rows: Any, labels: Any = None) -> DocumentFrequencies:
+        """The document frequencies of ``rows``, and by their ``labels`` for a
+        ``relevance`` share, not related yet: what a fit counts of its documents, or a
+        cluster's worker of its shard's (:meth:`related` adds such counts up)."""
+        frequencies = DocumentFrequencies(1 << int(self.bits))
+        frequencies.count(rows, labels=labels if self.relevance else None,
+                          threads=threads_of(self.n_jobs))
+        return frequencies
+
+    def related(self, counts: DocumentFrequencies | list[DocumentFrequencies]
+                ) -> DocumentFrequencies:
+        """A count (:meth:`counted`), or the counts of parts of the documents (a
+        cluster's shards') added up as one, each feature given its relevance factor at
+        this front end's share (a count related already, or counted without labels,
+        stays as it is)."""
+        if isinstance(counts, list):
+            total = DocumentFrequencies(1 << int(self.bits))
+            for count in counts:
+                total.add(count)
+            counts = total
+        counts.relate(float(self.relevance))
+        return counts
 
     def transform(self, texts: Iterable[Any], *, names: bool | None = None) -> sp.csr_matrix:
         """Featurise documents into a CSR matrix ``(n_docs, 2**bits)``.
@@ -493,20 +516,21 @@ class Featurizer:
             frequencies.pack()
         return weighed
 
-    def refold(self, rows: Any, labels: Any) -> Callable[[Any], Any]:
+    def refold(self, rows: Any, labels: Any = None) -> Callable[[Any], Any]:
         """How a calibration fold weighs its rows (``Network.fit``'s ``refold``): from
         rows this front end weighed in a fit, ``rows`` of the fold's training documents
-        and their ``labels``, a function that weighs rows of the fit as they would be
-        had the fit counted those documents alone (their document frequencies and
-        relevance; the features they do not hold left out), then the norm: no label of
-        the held-out documents reaches the strengths their scores are made of. The rows
-        it gives name their features by the fit's numbers for them, not their ids (the
-        fold's network, as wide as the fit's features, looks them up in a table of 4
-        bytes a feature counted, not of ``2**bits`` ids: 20 Newsgroups peaked 12.7 MB
-        lower; the same network, its features named otherwise)."""
-        fold = DocumentFrequencies(1 << int(self.bits))
-        fold.count(rows, labels=labels if self.relevance else None, threads=threads_of(self.n_jobs))
-        fold.relate(float(self.relevance))
+        and their ``labels`` (or their document frequencies, :meth:`related`: a
+        cluster's shards' counts added up), a function that weighs rows of the fit as
+        they would be had the fit counted those documents alone (their document
+        frequencies and relevance; the features they do not hold left out), then the
+        norm: no label of the held-out documents reaches the strengths their scores are
+        made of. The rows it gives name their features by the fit's numbers for them,
+        not their ids (the fold's network, as wide as the fit's features and one, looks
+        them up in a table of 4 bytes a feature counted, not of ``2**bits`` ids: 20
+        Newsgroups peaked 12.7 MB lower; the same network, its features named
+        otherwise)."""
+        fold = rows if isinstance(rows, DocumentFrequencies) else \
+            self.related(self.counted(rows, labels))
         return self._frequencies().rescaled(fold, self.norm == "l2", numbered=True)
 
     def weighed_one(self, ids: np.ndarray, vals: np.ndarray, *, learn: bool = False

@@ -149,19 +149,33 @@ class DocumentFrequencies:
         del self._counts, self._factors
         self._one = None
 
-    def add(self, ids: np.ndarray, counts: np.ndarray) -> np.ndarray:
-        """Add another count's features and their document frequencies (its
-        :meth:`to_arrays`: a model file's, a cluster's shard's; its documents are the
-        constructor's); returns the features by the map's numbers."""
-        numbers = self._map.rows(np.asarray(ids, dtype=np.int64), insert=True)
+    def add(self, other: DocumentFrequencies) -> None:
+        """Add what ``other`` counted (not related yet: a cluster's shard's count): its
+        documents, each feature's and, by label, the counts :meth:`relate` reads, as
+        though this count had counted its documents too."""
+        ids, counts = other.to_arrays()
+        numbers = self._map.rows(ids, insert=True)
         self._make_room()
-        self._counts[numbers] += np.asarray(counts, np.int64)
-        return numbers
+        self._counts[numbers] += counts
+        self.documents += other.documents
+        labelled = other.labelled()
+        if labelled is not None:
+            self._add_labelled(*labelled)
 
     def __getstate__(self) -> dict[str, Any]:
-        state = dict(self.__dict__)
-        state["_one"] = None  # (compiled, bound to the arrays: bound again when used)
-        return state
+        """The count as another process takes it (a cluster's shard's, a fitted front
+        end's): its features and their counts, the relevance factors and the counts by
+        label not related yet; not its table of ``2**bits`` numbers."""
+        ids, counts = self.to_arrays()
+        return {"width": self.width, "ids": ids, "counts": counts,
+                "documents": self.documents, "factors": self.factors_of(ids),
+                "labelled": self.labelled()}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__init__(state["width"], state["ids"], state["counts"],  # type: ignore[misc]
+                      state["documents"], state["factors"])
+        if state["labelled"] is not None:
+            self._add_labelled(*state["labelled"])
 
     def count(self, rows: Any, weights: Any = None, labels: Any = None,
               threads: int = 1) -> np.ndarray:
@@ -419,23 +433,20 @@ class DocumentFrequencies:
         return self._pairs[0]
 
     def labelled(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, list[Any], np.ndarray,
-                                float]:
+                                float] | None:
         """The counts by label not yet related, by feature id, for another count to
-        add (:meth:`add_labelled`: a cluster's shards'): the pairs' feature ids and
+        add (:meth:`add`: a cluster's shards'), or None: the pairs' feature ids and
         counts, label ``c``'s from ``begins[c]`` to ``begins[c + 1]``, the labels, and
         each label's ``n_c`` and ``N``."""
-        labels = list(self._labels)
         if not self._pairs:
-            return _NONE, _NONE_F, np.zeros(len(labels) + 1, np.int64), labels, \
-                self._sizes, self._every
+            return None
         numbers, counts, begins = self._merged()
         ids = self._map.row_ids[numbers.astype(np.int64) - 1]  # (the map's own key type)
-        return ids, counts, begins, labels, self._sizes, self._every
+        return ids, counts, begins, list(self._labels), self._sizes, self._every
 
-    def add_labelled(self, ids: np.ndarray, counts: np.ndarray, begins: np.ndarray,
-                     labels: list[Any], sizes: np.ndarray, every: float) -> None:
-        """Add what another count's :meth:`labelled` gave (its features counted here
-        already, with :meth:`count`, :meth:`add` or the constructor's counts)."""
+    def _add_labelled(self, ids: np.ndarray, counts: np.ndarray, begins: np.ndarray,
+                      labels: list[Any], sizes: np.ndarray, every: float) -> None:
+        """Add what a count's :meth:`labelled` gave (its features counted here already)."""
         renumbered = np.array([self._labels.setdefault(label, len(self._labels))
                                for label in labels], np.int64)
         self._add_sizes(renumbered, np.asarray(sizes, np.float64), float(every))
