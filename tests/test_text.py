@@ -1051,3 +1051,43 @@ def test_a_fits_count_is_held_packed_while_its_networks_learn():
     assert ids.size == counts.size == factors.size == len(frequencies) == 9
     again = featurizer.transform(texts)
     assert (again != X).nnz == 0
+
+
+def test_rows_coded_read_back_the_same_strengths():
+    """Strengths of few distinct values are held as codes into a table of them and read
+    back to the bit, whole and by rows; many distinct ones, or none, are not coded."""
+    counts = np.array([1.0, 1.0 + np.log(3.0), -0.0, 1.0, 7.5, 1.0 + np.log(3.0)])
+    rows = Rows(np.array([0, 2, 2, 6]), np.arange(6, dtype=np.int32), counts.copy(), 8)
+    assert rows.code() and not rows.binary and rows.strengths is not rows.strengths
+    assert rows.data.tobytes() == counts.tobytes()
+    assert rows[np.array([2, 0])].data.tobytes() == counts[[2, 3, 4, 5, 0, 1]].tobytes()
+    assert rows[2:].data.tobytes() == counts[2:].tobytes()
+    assert rows.copy().data.tobytes() == counts.tobytes()
+    signed = Rows(np.array([0, 2]), np.arange(2, dtype=np.int32), np.array([0.0, -0.0]), 2)
+    assert not signed.code()  # (-0.0 would be read back as 0.0)
+    many = np.arange(70_000, dtype=np.float64)
+    assert not Rows(np.array([0, many.size]), np.arange(many.size), many, many.size).code()
+    assert not Rows(np.array([0, 2]), np.arange(2), None, 2).code()  # (binary: none)
+
+
+@pytest.mark.parametrize("relevance", [0.0, 0.25])
+def test_a_fits_own_rows_are_weighed_as_they_are_read_to_the_bit(relevance):
+    """A fit's rows weighed where they lie (copy=False) are held coded until read: read
+    by documents (a calibration fold's) or whole (the final network's), the strengths of
+    weighing them at once, bit for bit, and the rows given then hold them."""
+    texts = IDF_DOCS * 30 + ["the cat sat on the mat the cat", "a dog a dog a dog barked"]
+    labels = [i % 3 for i in range(len(texts))]
+    options = dict(values="log", idf=True, norm="l2", ngrams=(1, 2), relevance=relevance)
+    at_once = Featurizer(**options)
+    expected = at_once.weighed(at_once.rows(texts), count="all", labels=labels)
+    featurizer = Featurizer(**options)
+    own = featurizer.rows(texts)
+    read = featurizer.weighed(own, count="all", labels=labels, copy=False)
+    assert own.strengths.tobytes() != expected.data.tobytes()  # (held as counted)
+    for which in (np.array([5, 0, len(texts) - 1]), np.arange(len(texts))[::3]):
+        part, whole = read[which], expected[which]
+        assert part.indices.tolist() == whole.indices.tolist()
+        assert part.data.tobytes() == whole.data.tobytes()
+    assert read.data.tobytes() == expected.data.tobytes()
+    assert own.strengths.tobytes() == expected.data.tobytes()  # (weighed where they lie)
+    assert read[np.array([1])].data.tobytes() == expected[np.array([1])].data.tobytes()

@@ -128,7 +128,11 @@ class Driver:
         """``X`` and its labels ``y`` as a :class:`~snowpy.network.engine.Block` of
         ``engine`` (:meth:`~snowpy.network.engine.Engine.block`), rows made for features
         not seen yet in the held parts too (laid out in the engine's store when the parts
-        are put together); ``copy=False``: written over ``X``'s indices."""
+        are put together); ``copy=False``: written over ``X``'s indices, its strengths
+        read first (strengths made as they are read, from the ids: a fit's rows weighed
+        when read, :class:`snowpy.text.weighing.WeighedWhenRead`)."""
+        if not copy:
+            getattr(X, "strengths", None)
         rows = engine.store.training_rows(X, room=self.held is None, copy=copy)
         for part in self.held or ():
             part.store.reserve_rows(engine.store.n_rows)

@@ -33,7 +33,7 @@ from snowpy.base import repr_of
 from snowpy.declared import FEATURIZER, defaults
 from snowpy.exceptions import ConfigurationError, NotFittedError
 from snowpy.plugins import get_extractor
-from snowpy.text.weighing import VALUE_MODES, DocumentFrequencies
+from snowpy.text.weighing import VALUE_MODES, DocumentFrequencies, WeighedWhenRead
 from snowpy.text.chunks import (
     Inline,
     SequenceChunks,
@@ -488,6 +488,12 @@ class Featurizer:
                                         labels=labels if self.relevance else None,
                                         threads=threads_of(self.n_jobs))
             frequencies.relate(float(self.relevance))
+            if not copy and isinstance(rows, Rows):  # (the fit's own: held coded until
+                del numbers                          # read, weighed as they are read)
+                frequencies.pack()
+                if rows.code():
+                    return WeighedWhenRead(rows, frequencies, norm)
+                numbers = None
         weighed = frequencies.weigh(rows, norm=norm, numbers=numbers, copy=copy)
         if count == "all":  # (networks learn from them next)
             frequencies.pack()
