@@ -192,6 +192,8 @@ class Driver:
         pool, self.pool = self.pool or (
             ThreadPoolExecutor(max_workers=len(parts)) if len(parts) > 1 else None), None
         sharding = Shards(shards) if shards > 1 else None
+        if first and isinstance(data, Block):  # (its rows made: no feature looked up until
+            store.feature_map.pack()           #  the network scores or is saved)
         keys = None
         if shuffle and isinstance(data, Block):
             keys = data.keys if data.keys is not None \
