@@ -48,14 +48,14 @@ class Rows:
     ndim = 2
 
     def __init__(self, indptr: np.ndarray, indices: np.ndarray, data: np.ndarray | None,
-                 width: int) -> None:
+                 width: int, *, coded: tuple[np.ndarray, np.ndarray] | None = None) -> None:
         self.indptr = np.asarray(indptr)
         self.indices = np.asarray(indices)
         self._data = None if data is None else np.asarray(data, dtype=np.float64)
         self.shape = (int(self.indptr.shape[0]) - 1, int(width))
         #: the strengths held as codes into a table of their distinct values (``code``),
         #: or None
-        self._coded: tuple[np.ndarray, np.ndarray] | None = None
+        self._coded = coded
 
     @property
     def data(self) -> np.ndarray:
@@ -131,11 +131,17 @@ class Rows:
     def _with(self, indptr: np.ndarray, entries: Any) -> Rows:
         """Rows of ``indptr`` over the ``entries`` of these (a slice: views), their
         strengths held as these hold them."""
-        rows = Rows(indptr, self.indices[entries],
-                    None if self._data is None else self._data[entries], self.shape[1])
-        if self._coded is not None:
-            rows._coded = (self._coded[0][entries], self._coded[1])
-        return rows
+        coded = self._coded
+        return Rows(indptr, self.indices[entries],
+                    None if self._data is None else self._data[entries], self.shape[1],
+                    coded=None if coded is None else (coded[0][entries], coded[1]))
+
+    def replace_strengths(self, strengths: np.ndarray) -> None:
+        """Hold ``strengths`` (float64, one an entry) instead of these, coded or not: a
+        fit's own rows, weighed where they lie."""
+        if strengths.shape != self.indices.shape:
+            raise ValueError(f"{strengths.shape[0]} strengths for {self.nnz} entries")
+        self._data, self._coded = np.asarray(strengths, dtype=np.float64), None
 
     def copy(self) -> Rows:
         return self._with(self.indptr.copy(), np.arange(self.nnz))

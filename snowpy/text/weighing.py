@@ -560,7 +560,7 @@ class WeighedWhenRead(Rows):
         rows = self._rows
         if rows is not None:  # (all of them, once: the indices are still the ids)
             self._data = self._weighed(rows).data
-            rows._data, rows._coded = self._data, None  # (weighed where they lie)
+            rows.replace_strengths(self._data)  # (weighed where they lie)
             self._rows = None
         return super().data
 
