@@ -785,6 +785,8 @@ def _merge(engine: Engine, store: LinkStore, parts: list[Part]) -> None:
     k = len(parts)
     merged = exact_layout([part.store for part in parts], store.n_rows, store.n_targets,
                           threads=k, slots=False)
+    for part in parts:  # (put together: let go before the network's rows are made)
+        part.store.release_links()
     store.adopt(merged)
     counts = engine.target_counts()
     for part in parts:
