@@ -1037,7 +1037,7 @@ def test_a_thread_keeps_a_short_texts_workspace_and_lets_a_corpus_s_go():
 
 def test_a_fits_count_is_held_packed_while_its_networks_learn():
     """After a fit's weighing the count holds what a model file gives (ascending ids of
-    4 bytes, their counts, relevance factors of 4 bytes; no table of 2**bits ids), and
+    4 bytes, their counts of 4, relevance factors of 4 bytes; no table of 2**bits ids), and
     weighs as before, to the bit."""
     texts = ["free prize now", "lunch at noon", "win a free prize", "meeting at noon"]
     labels = ["spam", "ham", "spam", "ham"]
@@ -1047,7 +1047,7 @@ def test_a_fits_count_is_held_packed_while_its_networks_learn():
     counts, factors = frequencies._stored
     ids, order = frequencies._map._sorted  # (numbered in the order of the ids: no order)
     assert ids.dtype == np.int32 and order is None and np.all(np.diff(ids) > 0)
-    assert counts.dtype == np.int64 and factors.dtype == np.float32
+    assert counts.dtype == np.int32 and factors.dtype == np.float32
     assert ids.size == counts.size == factors.size == len(frequencies) == 9
     again = featurizer.transform(texts)
     assert (again != X).nnz == 0

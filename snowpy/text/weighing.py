@@ -126,10 +126,11 @@ class DocumentFrequencies:
 
     def pack(self) -> None:
         """Hold the count as a model file gives it, numbered in the order of the ids
-        (:meth:`to_arrays`' ids, counts and relevance factors: 4, 8 and 4 bytes a
-        feature), the table and the arrays made again when next asked for (12 bytes
-        more a feature, and 16 MB of table): what a fit holds while its networks learn,
-        between the weighings of their rows (20 Newsgroups: 12 MB where 36 MB were)."""
+        (:meth:`to_arrays`' ids, counts and relevance factors: 4 bytes a feature each,
+        the counts in 8 beyond 2**31 - 1), the table and the arrays made again when next
+        asked for (16 bytes more a feature, and 16 MB of table): what a fit holds while
+        its networks learn, between the weighings of their rows (20 Newsgroups: 12 MB
+        where 36 MB were)."""
         if self._stored is not None:
             return
         ids = self._map.row_ids
@@ -143,7 +144,10 @@ class DocumentFrequencies:
             factors = np.ones(ids.size + 1, np.float32)
             factors[:self._factors.size] = self._factors[:ids.size + 1]
             factors = factors[at]
-        self._stored = (self._counts[at], factors)
+        counts = self._counts[at]
+        if counts.shape[0] and int(counts.max()) < 2**31:
+            counts = counts.astype(np.int32)
+        self._stored = (counts, factors)
         self._map = FeatureMap(width=self.width, direct=True)
         self._map.adopt(ids)
         del self._counts, self._factors
