@@ -488,12 +488,10 @@ class Featurizer:
                                         labels=labels if self.relevance else None,
                                         threads=threads_of(self.n_jobs))
             frequencies.relate(float(self.relevance))
-            if not copy and isinstance(rows, Rows):  # (the fit's own: held coded until
-                del numbers                          # read, weighed as they are read)
+            if not copy and isinstance(rows, Rows) and rows.code():  # (the fit's own:
+                del numbers  # held coded until read, weighed as they are read)
                 frequencies.pack()
-                if rows.code():
-                    return WeighedWhenRead(rows, frequencies, norm)
-                numbers = None
+                return WeighedWhenRead(rows, frequencies, norm)
         weighed = frequencies.weigh(rows, norm=norm, numbers=numbers, copy=copy)
         if count == "all":  # (networks learn from them next)
             frequencies.pack()
