@@ -336,7 +336,7 @@ class SnowClassifier(Estimator):
                                        copy=False), labels,
                     sample_weight=sample_weight, targets=targets, progress=progress,
                     shuffle_keys=document_keys(texts, labels),
-                    refold=featurizer.refold if featurizer.idf else None)
+                    refold=featurizer.refold if featurizer.idf else None, copy=False)
         self._name_kept_features(texts, network.feature_ids_[network.link_counts() > 0],
                                  progress)
         return self
@@ -349,14 +349,15 @@ class SnowClassifier(Estimator):
         ``idf``, this fit counts them). ``keys``: the documents' shuffling keys
         (:func:`snowpy.text.keys.document_keys`, which ``fit`` uses), which shuffle them
         and cut them in calibration folds; without them, their features do. ``fit(texts, labels)`` is ``fit_rows`` of
-        their rows and keys. ``copy=False`` (as scikit-learn's ``copy``): the rows'
-        strengths are weighed where they lie, and the rows are the fit's to change (no
-        second array of the strengths: a corpus read for this fit alone)."""
+        their rows and keys. ``copy=False`` (as scikit-learn's ``copy``): the rows are the
+        fit's to change, a corpus read for this fit alone: their strengths are weighed
+        where they lie, and the network's rows of their features written over their
+        indices (no second array of either)."""
         network = self.begin()
         featurizer = self.featurizer_
         network.fit(featurizer.weighed(rows, count="all", labels=labels, copy=copy), labels,
                     progress=progress, shuffle_keys=keys,
-                    refold=featurizer.refold if featurizer.idf else None)
+                    refold=featurizer.refold if featurizer.idf else None, copy=copy)
         return self
 
     def fit_file(self, path: Any, *, format: str | None = None, multilabel: bool = False,

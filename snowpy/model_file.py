@@ -27,8 +27,6 @@ Ctrl-C never leaves a half-written model in place of the previous one.
 from __future__ import annotations
 
 import errno
-import hashlib
-import hmac
 import io
 import math
 import os
@@ -45,12 +43,18 @@ import numpy as np
 import orjson
 
 from snowpy._atomic import mode_for
+from snowpy._lazy import lazy_module
 from snowpy._validation import on_threads
 from snowpy._version import __version__
 from snowpy.exceptions import ModelFileError
 
 __all__ = ["FORMAT_VERSION", "MAGIC", "ModelFileError", "id_set", "ids_of_set", "read_model",
            "write_model"]
+
+# (OpenSSL's library, 3.7 MB of a process, loaded when a file is first written or read:
+# a training holds it from then on, not while its networks learn)
+hashlib = lazy_module("hashlib")
+hmac = lazy_module("hmac")
 
 MAGIC = "snowpy-model"
 FORMAT_VERSION = 4

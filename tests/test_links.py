@@ -420,3 +420,30 @@ def test_a_calibration_folds_rows_are_written_over_in_its_own_copy_only():
     y = rng.choice(["a", "b"], size=60)
     snowpy.Network("perceptron", calibrate="cv:3", epochs=2).fit(X, y)
     np.testing.assert_array_equal(X.indices, before)
+
+
+@pytest.mark.parametrize("width", [1 << 22, 1 << 40])  # (a direct table; a hash)
+def test_a_packed_feature_map_keeps_its_numbers_in_the_memory_of_its_keys(width):
+    """``FeatureMap.pack``: the keys alone (the table let go), each with its number; a few
+    found by bisection, many or a new key making the table again, with the same numbers
+    and the next new key numbered on; the numbers in key order read as held."""
+    from snowpy.hashmap import FeatureMap
+
+    rng = np.random.default_rng(5)
+    ids = rng.choice(min(width, 1 << 30), 200_000, replace=False).astype(np.int64)
+    fmap = FeatureMap(width=width)
+    numbers = fmap.rows(ids, insert=True)
+    by_key = fmap.numbers_by_key()
+    before = fmap.nbytes
+    held = (4 if fmap.narrow else 8) + 4  # (a key and its number)
+    fmap.pack()
+    assert fmap.nbytes <= held * ids.size < before
+    assert fmap.numbers_by_key().tolist() == by_key.tolist()
+    assert fmap.row_ids.tolist() == ids.tolist()
+    assert fmap.rows(ids[:10], insert=False).tolist() == numbers[:10].tolist()
+    assert fmap.nbytes <= held * ids.size  # (a few looked up: no table made)
+    assert fmap.rows(ids, insert=False).tolist() == numbers.tolist()
+    fmap.pack()
+    new = np.setdiff1d(np.arange(10, dtype=np.int64), ids)[:1]
+    assert fmap.rows(np.concatenate([ids[:3], new]), insert=True).tolist() == \
+        numbers[:3].tolist() + [ids.size + 1]

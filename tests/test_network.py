@@ -740,3 +740,36 @@ def test_a_network_refuses_a_rule_that_keeps_a_learner_of_its_own():
     assert str(refused.value) == (
         "rule 'own-learner' keeps a learner of its own: use "
         "snowpy.network.learner.LearnerNetwork (or SnowClassifier, which picks it)")
+
+
+def test_fit_without_a_copy_writes_the_rows_over_the_indices_and_learns_the_same():
+    """``fit(..., copy=False)``: X is the fit's own, the network's rows of its features
+    written over its indices (no second array of them), the same network learned; a
+    cloud's members each read X as it was given, whatever ``copy`` says."""
+    rng = np.random.default_rng(3)
+    X = sp.random(120, 40, density=0.2, format="csr", random_state=4, dtype=np.float64)
+    X.indices = X.indices.astype(np.int32)
+    y = rng.integers(0, 3, 120)
+    keys = np.arange(120, dtype=np.uint64) * np.uint64(7919)
+    options = dict(epochs=3, calibrate="cv:2", shuffle=True, seed=0)
+    copied = snowpy.Network(**options).fit(X, y, shuffle_keys=keys)
+    own = X.copy()
+    written = snowpy.Network(**options).fit(own, y, shuffle_keys=keys, copy=False)
+    assert not np.array_equal(own.indices, X.indices)  # (the rows took their place)
+    assert np.array_equal(own.data, X.data)
+    assert np.array_equal(written.coef_, copied.coef_)
+    assert np.array_equal(written.predict_proba(X), copied.predict_proba(X))
+    alone = dict(options, calibrate=None)  # (no keys made: the shuffle's made from X's
+    without_keys = X.copy()                 #  features as it learns, X kept)
+    learned = snowpy.Network(**alone).fit(without_keys, y, copy=False)
+    assert np.array_equal(without_keys.indices, X.indices)
+    assert np.array_equal(learned.coef_, snowpy.Network(**alone).fit(X, y).coef_)
+    folded = X.copy()  # (the folds' keys, made from the features first, shuffle it)
+    assert np.array_equal(snowpy.Network(**options).fit(folded, y, copy=False).coef_,
+                          snowpy.Network(**options).fit(X, y).coef_)
+    shared = X.copy()
+    cloud = snowpy.Cloud(("perceptron", "winnow"), epochs=2, calibrate=None)
+    cloud.fit(shared, y, shuffle_keys=keys, copy=False)
+    assert np.array_equal(shared.indices, X.indices)
+    members = snowpy.Cloud(("perceptron", "winnow"), epochs=2, calibrate=None)
+    assert np.array_equal(cloud.predict(X), members.fit(X, y, shuffle_keys=keys).predict(X))

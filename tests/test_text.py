@@ -1076,7 +1076,7 @@ def test_a_thread_keeps_a_short_texts_workspace_and_lets_a_corpus_s_go():
 
 def test_a_fits_count_is_held_packed_while_its_networks_learn():
     """After a fit's weighing the count holds what a model file gives (ascending ids of
-    4 bytes, their counts, relevance factors of 4 bytes; no table of 2**bits ids), and
+    4 bytes, their counts of 4, relevance factors of 4 bytes; no table of 2**bits ids), and
     weighs as before, to the bit."""
     texts = ["free prize now", "lunch at noon", "win a free prize", "meeting at noon"]
     labels = ["spam", "ham", "spam", "ham"]
@@ -1086,7 +1086,47 @@ def test_a_fits_count_is_held_packed_while_its_networks_learn():
     counts, factors = frequencies._stored
     ids, order = frequencies._map._sorted  # (numbered in the order of the ids: no order)
     assert ids.dtype == np.int32 and order is None and np.all(np.diff(ids) > 0)
-    assert counts.dtype == np.int64 and factors.dtype == np.float32
+    assert counts.dtype == np.int32 and factors.dtype == np.float32
     assert ids.size == counts.size == factors.size == len(frequencies) == 9
     again = featurizer.transform(texts)
     assert (again != X).nnz == 0
+
+
+def test_rows_coded_read_back_the_same_strengths():
+    """Strengths of few distinct values are held as codes into a table of them and read
+    back to the bit, whole and by rows; many distinct ones, or none, are not coded."""
+    counts = np.array([1.0, 1.0 + np.log(3.0), -0.0, 1.0, 7.5, 1.0 + np.log(3.0)])
+    rows = Rows(np.array([0, 2, 2, 6]), np.arange(6, dtype=np.int32), counts.copy(), 8)
+    assert rows.code() and not rows.binary and rows.strengths is not rows.strengths
+    assert rows.data.tobytes() == counts.tobytes()
+    assert rows[np.array([2, 0])].data.tobytes() == counts[[2, 3, 4, 5, 0, 1]].tobytes()
+    assert rows[2:].data.tobytes() == counts[2:].tobytes()
+    assert rows.copy().data.tobytes() == counts.tobytes()
+    signed = Rows(np.array([0, 2]), np.arange(2, dtype=np.int32), np.array([0.0, -0.0]), 2)
+    assert not signed.code()  # (-0.0 would be read back as 0.0)
+    many = np.arange(70_000, dtype=np.float64)
+    assert not Rows(np.array([0, many.size]), np.arange(many.size), many, many.size).code()
+    assert not Rows(np.array([0, 2]), np.arange(2), None, 2).code()  # (binary: none)
+
+
+@pytest.mark.parametrize("relevance", [0.0, 0.25])
+def test_a_fits_own_rows_are_weighed_as_they_are_read_to_the_bit(relevance):
+    """A fit's rows weighed where they lie (copy=False) are held coded until read: read
+    by documents (a calibration fold's) or whole (the final network's), the strengths of
+    weighing them at once, bit for bit, and the rows given then hold them."""
+    texts = IDF_DOCS * 30 + ["the cat sat on the mat the cat", "a dog a dog a dog barked"]
+    labels = [i % 3 for i in range(len(texts))]
+    options = dict(values="log", idf=True, norm="l2", ngrams=(1, 2), relevance=relevance)
+    at_once = Featurizer(**options)
+    expected = at_once.weighed(at_once.rows(texts), count="all", labels=labels)
+    featurizer = Featurizer(**options)
+    own = featurizer.rows(texts)
+    read = featurizer.weighed(own, count="all", labels=labels, copy=False)
+    assert own.strengths.tobytes() != expected.data.tobytes()  # (held as counted)
+    for which in (np.array([5, 0, len(texts) - 1]), np.arange(len(texts))[::3]):
+        part, whole = read[which], expected[which]
+        assert part.indices.tolist() == whole.indices.tolist()
+        assert part.data.tobytes() == whole.data.tobytes()
+    assert read.data.tobytes() == expected.data.tobytes()
+    assert own.strengths.tobytes() == expected.data.tobytes()  # (weighed where they lie)
+    assert read[np.array([1])].data.tobytes() == expected[np.array([1])].data.tobytes()

@@ -12,19 +12,21 @@ file, the error names the file to put where.
 
 from __future__ import annotations
 
-import hashlib
 import os
 import sys
 from pathlib import Path
 from typing import Any
 
 from snowpy._atomic import replacing
+from snowpy._lazy import lazy_module
 from snowpy.corpora.documents import CorpusError
 from snowpy.exceptions import ConfigurationError
 from snowpy.corpora.spec import CorpusFile, CorpusSpec
 
 __all__ = ["CorpusFile", "CorpusSpec", "check_file", "data_dirs", "default_split", "locate",
            "sha256_of"]
+
+hashlib = lazy_module("hashlib")  # (OpenSSL's library: loaded when a file is checked)
 
 
 def data_dirs() -> list[Path]:

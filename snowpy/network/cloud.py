@@ -206,8 +206,10 @@ class Cloud(NetworkKind):
 
     # -------------------------------------------------------------- training
     def fit(self, X: Any, y: Sequence[Any] | None = None, **fit_params: Any) -> Cloud:
-        """Train every member on ``(X, y)`` (see :meth:`Network.fit`)."""
+        """Train every member on ``(X, y)`` (see :meth:`Network.fit`; each member reads
+        ``X``: none writes over it, whatever ``copy`` says)."""
         networks = self._make()
+        fit_params.pop("copy", None)
         for network in networks:  # (shuffle_keys, when given, for every member)
             network.fit(X, y, **fit_params)
         self.networks_ = networks

@@ -126,11 +126,15 @@ class Driver:
         """``X`` and its labels ``y`` as a :class:`~snowpy.network.engine.Block` of
         ``engine`` (:meth:`~snowpy.network.engine.Engine.block`), rows made for features
         not seen yet in the held parts too (laid out in the engine's store when the parts
-        are put together); ``copy=False``: written over ``X``'s indices. A learner's
-        engine's examples need no rows."""
+        are put together); ``copy=False``: written over ``X``'s indices, its strengths
+        read first (strengths made as they are read, from the ids: a fit's rows weighed
+        when read, :class:`snowpy.text.weighing.WeighedWhenRead`). A learner's engine's
+        examples need no rows."""
         if getattr(engine, "learner", None) is not None:  # (every target sees each one)
             return Block(X, _NONE_ROWS, *encode_labels(engine.labels, y, engine.multilabel),
                          keys=keys)
+        if not copy:
+            getattr(X, "strengths", None)
         rows = engine.store.training_rows(X, room=self.held is None, copy=copy)
         for part in self.held or ():
             part.store.reserve_rows(engine.store.n_rows)
@@ -192,6 +196,8 @@ class Driver:
             pool, self.pool = self.pool or (
                 ThreadPoolExecutor(max_workers=len(parts)) if len(parts) > 1 else None), None
             sharding = Shards(shards) if shards > 1 else None
+            if first and isinstance(data, Block):  # (its rows made: no feature looked up
+                store.feature_map.pack()           #  until the network scores or is saved)
         overflows = 0
         creating = fresh  # (data learned before made its links then: a cluster's rounds)
         shuffle = plan.shuffle
@@ -902,6 +908,8 @@ def _merge(engine: Engine, store: LinkStore, parts: list[Part]) -> None:
     k = len(parts)
     merged = exact_layout([part.store for part in parts], store.n_rows, store.n_targets,
                           threads=k, slots=False)
+    for part in parts:  # (put together: let go before the network's rows are made)
+        part.store.release_links()
     store.adopt(merged)
     counts = engine.target_counts()
     for part in parts:

@@ -386,6 +386,18 @@ class LinkStore:
         self.rows = np.zeros(1024, ROW)
         self.replaced()
 
+    def release_links(self) -> None:
+        """Give back the links and the rows' records, the per-target state and the counts
+        kept: a part's, once its links are put together in the network's store (before
+        that store's records are made: 20 Newsgroups' two parts held 69 MB)."""
+        self._bound = None
+        self.written()
+        self.rows = np.zeros(1024, ROW)
+        for name in ("target", "W", "U", "lcount"):
+            setattr(self, name, getattr(self, name)[:0].copy())
+        self.meta = new_meta()
+        self.replaced()
+
     def reserve_links(self, room: int) -> None:
         """Make sure ``room`` more slots can be handed out from the end of the pool."""
         used = int(self.meta[USED])

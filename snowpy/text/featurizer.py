@@ -33,7 +33,7 @@ from snowpy.base import repr_of
 from snowpy.declared import FEATURIZER, defaults
 from snowpy.exceptions import ConfigurationError, NotFittedError
 from snowpy.plugins import get_extractor
-from snowpy.text.weighing import VALUE_MODES, DocumentFrequencies
+from snowpy.text.weighing import VALUE_MODES, DocumentFrequencies, WeighedWhenRead
 from snowpy.text.chunks import (
     Inline,
     SequenceChunks,
@@ -511,6 +511,10 @@ class Featurizer:
                                         labels=labels if self.relevance else None,
                                         threads=threads_of(self.n_jobs))
             frequencies.relate(float(self.relevance))
+            if not copy and isinstance(rows, Rows) and rows.code():  # (the fit's own:
+                del numbers  # held coded until read, weighed as they are read)
+                frequencies.pack()
+                return WeighedWhenRead(rows, frequencies, norm)
         weighed = frequencies.weigh(rows, norm=norm, numbers=numbers, copy=copy)
         if count == "all":  # (networks learn from them next)
             frequencies.pack()
