@@ -120,7 +120,7 @@ class FeatureMap:
         else:
             ids = ids.copy()  # (not a view of the list let go)
         self._sorted = (ids, order)
-        self._slots = self._row_ids = np.zeros(0, dtype=self._dtype)
+        self._slots, self._row_ids = self._slots[:0].copy(), self._row_ids[:0].copy()
         self.generation += 1
 
     def _made(self) -> None:

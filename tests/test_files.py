@@ -382,3 +382,26 @@ def test_texts_the_python_reader_read_become_the_rows_the_compiled_reader_reads(
     assert np.array_equal(made.keys, compiled.keys)
     named = Featurizer(ngrams=(1, 2), bits=18, keep_names=True)
     assert featurised(python, named) is python
+
+
+def test_a_calibrated_fit_of_its_own_rows_learns_what_a_copy_learns(tmp_path):
+    """``copy=False`` with calibration folds: the rows held coded and weighed as each
+    fold reads its documents, the final network writing its rows over their indices;
+    the same network, sigmoids and probabilities as a fit that copies them."""
+    path = tmp_path / "c.tsv"
+    path.write_text("".join(f"{'abc'[i % 3]}\tdoc {i % 11} about {'abc'[i % 3]} topic "
+                            f"{i % 7} {'word ' * (i % 4)}\n" for i in range(300)),
+                    encoding="utf-8")
+    options = dict(epochs=2, calibrate="cv:3", bits=18, relevance=0.25)
+    featurizer = snowpy.SnowClassifier(**options).make_featurizer()
+    kept, given = (read_rows(path, featurizer, format="tsv") for _ in range(2))
+    copied = snowpy.SnowClassifier(**options).fit_rows(kept.rows, kept.labels, keys=kept.keys)
+    own = snowpy.SnowClassifier(**options).fit_rows(given.rows, given.labels,
+                                                    keys=given.keys, copy=False)
+    assert not np.array_equal(given.rows.indices, kept.rows.indices)  # (written over)
+    copied_state, own_state = copied.to_state()[1], own.to_state()[1]
+    assert copied_state.keys() == own_state.keys()
+    for name in copied_state:
+        assert np.array_equal(copied_state[name], own_state[name]), name
+    texts = ["doc 3 about b topic 2", "doc 5 about c topic 6 word word"]
+    assert np.array_equal(copied.predict_proba(texts), own.predict_proba(texts))
