@@ -658,3 +658,129 @@ def test_a_forgotten_label_leaves_the_one_example_path_bound_anew_and_weights_de
     assert net.predict_one(as_dict(X[0])) in ("a", "c")
     net.learn_one(as_dict(X[1]), "c")
     assert net.classes_.tolist() == ["c", "a"] and net.n_examples_seen_ == 31  # (as met)
+
+
+def test_a_mapped_models_one_example_is_scored_from_its_file_as_the_batch_scores_it(tmp_path):
+    rng = np.random.default_rng(9)
+    n, active, width = 6000, 150, 2**20  # (links enough for a mapped file: 1 MiB and more)
+    y = np.array(["a", "b", "c"])[rng.integers(0, 3, n)]
+    cols = np.concatenate([np.sort(rng.choice(width, active, replace=False)) for _ in y])
+    vals = rng.choice([0.5, 1.0, 2.0], n * active)
+    X = sp.csr_matrix((vals, cols, np.arange(0, n * active + 1, active)), shape=(n, width))
+    net = snowpy.Network("perceptron", links="positive", epochs=1).fit(X, y)  # (averaged)
+    path = net.save(tmp_path / "m.snowpy")
+    loaded = snowpy.load(path, mmap=True)
+    engine = loaded.engine_
+    assert engine.store.reads_file
+    batch = net.decision_function(X[:60])
+    assert not np.array_equal(batch, snowpy.load(path).engine_.scores(
+        X[:60], averaged=False))  # (the averaged weights score: not the last ones)
+    bests = set()
+    for i in range(60):
+        row = X[i]
+        scores, best = engine.score_one(row.indices.astype(np.int64), row.data)
+        assert scores.tolist() == batch[i].tolist() and best == int(np.argmax(batch[i]))
+        bests.add(best)
+    assert bests == {0, 1, 2}
+    assert engine.store.reads_file  # (a few examples read from the file, none made a table)
+    scores, best = engine.score_one(np.empty(0, np.int64), np.empty(0))
+    assert scores.tolist() == net.decision_function(sp.csr_matrix((1, width)))[0].tolist()
+    assert best == int(np.argmax(scores))
+
+
+def _nb_problem(n=160, width=400_000, active=300, seed=3):
+    """Naive Bayes links enough for a pool of more than 40,000 slots."""
+    rng = np.random.default_rng(seed)
+    y = np.array(["a", "b"])[rng.integers(0, 2, n)]
+    cols = np.concatenate([np.sort(rng.choice(width // 2, active, replace=False))
+                           + (width // 2 if label == "b" else 0) for label in y])
+    X = sp.csr_matrix((np.ones(n * active), cols, np.arange(0, n * active + 1, active)),
+                      shape=(n, width))
+    return X, y
+
+
+def test_one_example_predictions_refresh_derived_planes_every_pool_slots_over_20000():
+    """A rule's derived planes (Naive Bayes') are refreshed for a one-example prediction
+    once (pool slots // ONLINE_REFRESH_LINKS) examples were learned since: here 2, so
+    the prediction after one example reads the planes before it, and after two, planes
+    refreshed; a batch prediction refreshes them at once."""
+    import pickle
+
+    from snowpy.network.engine import ONLINE_REFRESH_LINKS
+    from snowpy.network.links import USED
+
+    X, y = _nb_problem()
+    net = snowpy.Network("naive-bayes", calibrate=None, average=False).fit(X, y)
+    engine = net.engine_
+    assert int(engine.store.meta[USED]) // ONLINE_REFRESH_LINKS == 2
+    taught = np.union1d(X[3].indices, X[5].indices)  # (the probe shares no feature with
+    i = next(i for i in range(8, 160) if not np.intersect1d(X[i].indices, taught).size)
+    probe = X[i].indices.astype(np.int64), X[i].data  # the examples learned below)
+    fitted = net.target_scores(X[i])[0]  # (a batch: the planes refreshed)
+    before = engine.score_one(*probe)[0]
+    assert before.tolist() == fitted.tolist()
+    net.learn_one(as_dict(X[3]), "b")  # (a mislabelled example moves the planes)
+    assert engine.planes_stale and engine.stale_examples == 1
+    stale = engine.score_one(*probe)[0]
+    assert engine.planes_stale and engine.stale_examples == 1  # (not refreshed)
+    refreshed = pickle.loads(pickle.dumps(net)).engine_
+    refreshed.refresh_planes()
+    assert refreshed.score_one(*probe)[0].tolist() != stale.tolist()
+    net.learn_one(as_dict(X[5]), "b")
+    after = engine.score_one(*probe)[0]
+    assert not engine.planes_stale and after.tolist() != before.tolist()
+    fresh = snowpy.Network("naive-bayes", calibrate=None, average=False).fit(X, y)
+    fresh.partial_fit(X[3], ["b"])
+    fresh.partial_fit(X[5], ["b"])
+    assert after.tolist() == fresh.target_scores(X[i])[0].tolist()
+
+
+def test_one_text_is_scored_in_one_compiled_call_as_its_features_are_scored():
+    texts, labels = _demo("train")
+    tests, _ = _demo("test")
+    clf = snowpy.SnowClassifier(idf=False).fit(texts, labels)  # (a front end of words only)
+    engine = clf.network_.engine_
+    assert engine.scores_texts and engine.store.dtype == np.float32  # (scores rounded)
+    words, weigher = clf.featurizer_.one_document()
+    bests = set()
+    for text in tests[:60]:
+        raw = np.frombuffer(text.encode("utf-8"), dtype=np.uint8)
+        expected, expected_best = engine.score_one(*clf.featurizer_.features_one(text))
+        scores, best = engine.score_text(words, raw, weigher)  # (its buffers grown: one call)
+        assert scores.dtype == np.float64
+        assert scores.tolist() == expected.tolist() and best == expected_best
+        bests.add(best)
+    assert bests == {0, 1, 2, 3, 4}  # (the first target's texts too)
+    for raw in (b"caf\xe9 billing", " ".join(f"x{i}" for i in range(600)).encode()):
+        assert engine.score_text(words, np.frombuffer(raw, np.uint8), weigher) is None
+        # (invalid bytes, a row wider than the workspace: the two calls)
+
+
+def test_one_text_predicted_refreshes_derived_planes_as_one_example_does():
+    import pickle
+
+    from snowpy.network.links import USED
+
+    X, y = _nb_problem()
+    texts = [" ".join(f"w{j}" for j in X[i].indices) for i in range(X.shape[0])]
+    clf = snowpy.SnowClassifier(rule="naive-bayes", ngrams=1, calibrate=None, idf=False,
+                                average=False).fit(texts, y)
+    engine = clf.network_.engine_
+    assert int(engine.store.meta[USED]) // 20_000 == 2
+    words, weigher = clf.featurizer_.one_document()
+    taught = set(texts[3].split()) | set(texts[5].split())
+    probe = next(t for t in texts[8:] if not taught & set(t.split()))
+    raw = np.frombuffer(probe.encode("utf-8"), dtype=np.uint8)
+    engine.score_one(*clf.featurizer_.features_one(probe))  # (buffers grown: one call)
+    fitted = clf.target_scores([probe])[0]  # (a batch: the planes refreshed)
+    assert engine.score_text(words, raw, weigher)[0].tolist() == fitted.tolist()
+    clf.learn_one(texts[3], "b")
+    stale = engine.score_text(words, raw, weigher)[0]
+    assert engine.planes_stale and engine.stale_examples == 1  # (not refreshed)
+    refreshed = pickle.loads(pickle.dumps(clf)).network_.engine_
+    refreshed.refresh_planes()
+    assert refreshed.score_text(words, raw, weigher)[0].tolist() != stale.tolist()
+    clf.learn_one(texts[5], "b")
+    after = engine.score_text(words, raw, weigher)[0]
+    assert not engine.planes_stale  # (two examples: refreshed)
+    assert after.tolist() == clf.target_scores([probe])[0].tolist() != stale.tolist()
