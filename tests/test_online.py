@@ -784,3 +784,35 @@ def test_one_text_predicted_refreshes_derived_planes_as_one_example_does():
     after = engine.score_text(words, raw, weigher)[0]
     assert not engine.planes_stale  # (two examples: refreshed)
     assert after.tolist() == clf.target_scores([probe])[0].tolist() != stale.tolist()
+
+
+@pytest.mark.parametrize("idf", [True, False])
+def test_a_text_learned_in_one_compiled_call_learns_what_the_two_calls_learn(idf):
+    """Learned one text at a time (some predicted first, whose row is then learned as
+    it was made), in one compiled call, including those whose call stopped for room
+    (the feature map or the rows grown: learned from their weighed row, counted once),
+    the network is the one the two calls (features, then learn_one) make."""
+    texts, labels = _demo("train")
+    fused = snowpy.SnowClassifier(calibrate="progressive", idf=idf)
+    two = snowpy.SnowClassifier(calibrate="progressive", idf=idf, unicode_form="NFC")
+    said = []
+    for i, (text, label) in enumerate(zip(texts[:160], labels[:160])):
+        if i == 1:  # (the first example started the network in two calls)
+            engine = fused.network_.engine_
+            learn_text = engine.learn_text
+            engine.learn_text = lambda *args: said.append(learn_text(*args)) or said[-1]
+        if i % 3 == 1:
+            assert fused.predict_one(text) == two.predict_one(text)
+        fused.learn_one(text, label)
+        two.learn_one(text, label)
+    # (most in one call; False: a call stopped for room with nothing counted, taken by
+    # the two calls)
+    assert len(said) == 159 and said.count(True) > 140 and engine.n_examples_seen == 160
+    mine, theirs = fused.to_state()[1], two.to_state()[1]
+    assert mine.keys() == theirs.keys()
+    for name in mine:
+        np.testing.assert_array_equal(mine[name], theirs[name], err_msg=name)
+    words, weigher = fused.featurizer_.one_document()
+    assert engine.learn_text(words, np.frombuffer(b"caf\xe9", np.uint8), "billing",
+                             weigher) is False  # (invalid bytes: the two calls)
+    assert engine.n_examples_seen == 160
