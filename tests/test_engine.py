@@ -475,3 +475,91 @@ def test_labels_met_after_calibrating_are_named_in_one_warning_five_at_most():
             "calibrate='progressive', its sigmoids follow the stream)"]
         assert engine.calibration.a.size == len(engine.labels)
     assert engine.calibration.a[2:].tolist() == [float(np.median(engine.calibration.a[:2]))] * 11
+
+
+def _raising_step(w, S, t, y, activation, vals, m, sqnorm, params):
+    raise ValueError("kernel gave up")
+
+
+def _nan_step(w, S, t, y, activation, vals, m, sqnorm, params):
+    w[:m, 0] = np.nan
+
+
+def _kernels():
+    """Rules whose step fails: a Python function raising, a numba function raising (its
+    exceptions collected), a cfunc of the C ABI returning non-zero."""
+    import numba
+
+    from snowpy.numba_kernels import UPDATE
+
+    @numba.cfunc(UPDATE)
+    def refusing(w, m, n_planes, state, n_targets, state_size, t, y, activation, vals,
+                 sqnorm, params, n_params, user_data):  # pragma: no cover - compiled
+        return 1
+
+    return {"raising-python": _raising_step,
+            "raising-numba": numba.njit(nogil=True)(_raising_step), "refusing": refusing}
+
+
+@pytest.mark.parametrize("name, fitted, one, cause", [
+    ("raising-python", "raised ValueError: kernel gave up", "raised ValueError: kernel gave up",
+     True),
+    ("raising-numba", "raised ValueError: kernel gave up (4 time(s))",
+     "raised ValueError: kernel gave up (1 time(s))", False),
+    ("refusing", "returned an error", "returned an error", False),
+])
+def test_a_rules_failing_step_stops_training_naming_the_rule_and_its_plugin(name, fitted, one,
+                                                                              cause, monkeypatch):
+    import types
+
+    from snowpy.exceptions import PluginError
+    from snowpy.plugins import temporary_plugin
+    from snowpy.rules import RuleKernel, RuleSpec, theta_param
+
+    update = _kernels()[name]
+    spec = RuleSpec(name=name, build=lambda p, c: RuleKernel(update=update, params=[0.5]),
+                    params=(theta_param(0.0),), summary="test")
+    plugin = types.SimpleNamespace(snowpy_update_rules=snowpy.hookimpl(lambda: [spec]))
+    provided = f" (plugin '{name}-plugin', registered at run time)"
+    with temporary_plugin(plugin, f"{name}-plugin"):
+        with pytest.raises(PluginError) as refused:
+            snowpy.Network(name).fit(np.eye(4), [0, 1, 0, 1])
+        assert str(refused.value) == \
+            f"the update kernel of rule '{name}'{provided} {fitted}; training stopped"
+        assert (repr(refused.value.__cause__) == "ValueError('kernel gave up')") == cause
+        net = snowpy.Network(name)
+        with pytest.raises(PluginError) as refused:
+            for i in range(4):
+                net.learn_one({i: 1.0}, i % 2)
+        assert str(refused.value) == \
+            f"the update kernel of rule '{name}'{provided} {one}; training stopped"
+    with pytest.raises(PluginError) as refused:  # (a rule given as its spec: no plugin)
+        snowpy.Network(spec).fit(np.eye(4), [0, 1, 0, 1])
+    assert str(refused.value) == f"the update kernel of rule '{name}' {fitted}; training stopped"
+
+    def unreadable():
+        raise RuntimeError("a plugin failed to load")
+
+    with temporary_plugin(plugin, f"{name}-plugin"):  # (the plugins unreadable: no plugin
+        monkeypatch.setattr("snowpy.plugins.list_rules", unreadable)  # named, one line)
+        with pytest.raises(PluginError) as refused:
+            snowpy.Network(spec).fit(np.eye(4), [0, 1, 0, 1])
+    assert str(refused.value) == f"the update kernel of rule '{name}' {fitted}; training stopped"
+
+
+def test_a_rule_that_makes_nan_one_example_at_a_time_is_named_with_its_parameters():
+    import types
+
+    from snowpy.exceptions import NumericalError
+    from snowpy.plugins import temporary_plugin
+    from snowpy.rules import RuleKernel, RuleSpec, theta_param
+
+    spec = RuleSpec(name="nan-online", build=lambda p, c: RuleKernel(
+        update=_nan_step, params=[0.5, 2.0]), params=(theta_param(0.0),), summary="test")
+    plugin = types.SimpleNamespace(snowpy_update_rules=snowpy.hookimpl(lambda: [spec]))
+    with temporary_plugin(plugin, "nan-online-plugin"):
+        net = snowpy.Network("nan-online")
+        with pytest.raises(NumericalError) as refused:
+            net.learn_one({0: 1.0}, "a")
+            net.learn_one({1: 1.0}, "b")
+    assert str(refused.value) == "rule 'nan-online' produced NaN; check its parameters [0.5, 2.0]"

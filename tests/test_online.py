@@ -727,6 +727,7 @@ def test_one_example_predictions_refresh_derived_planes_every_pool_slots_over_20
     refreshed.refresh_planes()
     assert refreshed.score_one(*probe)[0].tolist() != stale.tolist()
     net.learn_one(as_dict(X[5]), "b")
+    assert engine.stale_examples == 2
     after = engine.score_one(*probe)[0]
     assert not engine.planes_stale and after.tolist() != before.tolist()
     fresh = snowpy.Network("naive-bayes", calibrate=None, average=False).fit(X, y)
@@ -816,3 +817,77 @@ def test_a_text_learned_in_one_compiled_call_learns_what_the_two_calls_learn(idf
     assert engine.learn_text(words, np.frombuffer(b"caf\xe9", np.uint8), "billing",
                              weigher) is False  # (invalid bytes: the two calls)
     assert engine.n_examples_seen == 160
+
+
+def test_learn_one_counts_its_updates_and_clamped_weights_as_partial_fit_and_says_each():
+    import re
+    import warnings
+
+    X, y = stream(seed=4, n=60)
+    options = dict(alpha=1e100, beta=1e-40, theta=1.0, thickness=float("inf"),
+                   initial_weight=1, precision="float64", average=False)
+    batch, online = snowpy.Network("winnow", **options), snowpy.Network("winnow", **options)
+    with warnings.catch_warnings(record=True) as said:
+        warnings.simplefilter("always")
+        for i in range(60):
+            batch.partial_fit(X[i], [y[i]])
+        del said[:]
+        for i in range(60):
+            online.learn_one(as_dict(X[i]), y[i])
+    one, many = online.engine_, batch.engine_
+    assert (one.overflows, one.underflows) == (many.overflows, many.underflows)
+    assert one.overflows > 100 and one.underflows > 100
+    assert online.updates_ == [sum(batch.updates_)] and online.mistakes_ == [sum(batch.mistakes_)]
+    assert online.updates_[0] > 100 and online.mistakes_[0] > 10
+    clamped = [re.fullmatch(r"(\d+) weight updates exceeded the largest magnitude kept "
+                            r"\(1e\+100\) and were clamped", str(w.message)) for w in said]
+    assert all(clamped) and {w.category for w in said} == {snowpy.NumericalWarning}
+    assert sum(int(m.group(1)) for m in clamped) == one.overflows  # (one per example)
+
+
+def test_a_label_that_is_no_value_is_refused_one_example_at_a_time():
+    net = snowpy.Network("perceptron").learn_one({0: 1.0}, "a")
+    for label in ({"a": 1}, None, float("nan")):
+        with pytest.raises(ConfigurationError) as refused:
+            net.learn_one({1: 1.0}, label)
+        assert str(refused.value) == \
+            f"a label must be a string, an integer or a finite number, got {label!r}"
+    assert net.classes_.tolist() == ["a"] and net.n_examples_seen_ == 1
+
+
+def test_labels_are_refused_to_forget_in_one_line_naming_why():
+    one = snowpy.Network("perceptron").learn_one({0: 1.0}, "only")
+    with pytest.raises(ConfigurationError) as refused:
+        one.engine_.forget("only")
+    assert str(refused.value) == ("'only' is the model's only label: a model with no label "
+                                  "predicts nothing; train another instead")
+    matrix = snowpy.Network("perceptron", calibrate=None).fit(
+        sp.csr_matrix(np.eye(3)), np.array([[1, 0], [0, 1], [1, 1]]))
+    with pytest.raises(ConfigurationError) as refused:
+        matrix.engine_.forget(0)
+    assert str(refused.value) == ("a network trained on a label-indicator matrix keeps its "
+                                  "columns: its labels are their numbers")
+    assert matrix.classes_.tolist() == [0, 1]
+
+
+def test_the_one_example_path_is_bound_once_and_again_only_for_a_wider_example():
+    net = snowpy.Network("perceptron").learn_one({0: 1.0, 1: 1.0, 2: 1.0}, "a")
+    cache = net.engine_.cache
+    assert cache.learner_width == 256 and cache.learner_queue == 16 * 258
+    net.learn_one({i: 1.0 for i in range(256)}, "b")  # (as wide as the workspace)
+    learner = cache.learner
+    net.predict_one({3: 1.0})
+    net.predict_one({i: 1.0 for i in range(256)})
+    assert cache.learner is learner and cache.learner_width == 256  # (predictions: kept)
+    net.predict_one({i: 1.0 for i in range(300)})  # (wider: twice as wide)
+    assert cache.learner is not learner and cache.learner_width == 512
+    assert cache.learner_queue == 16 * 514
+    net.learn_one({i: 0.5 for i in range(1500)}, "b")  # (wider than twice: as wide as it)
+    assert cache.learner_width == 1500
+    batch = snowpy.Network("perceptron")
+    for ids, label, strength in (([0, 1, 2], "a", 1.0), (range(256), "b", 1.0),
+                                 (range(1500), "b", 0.5)):
+        row = sp.csr_matrix((np.full(len(ids), strength), (np.zeros(len(ids), int), list(ids))),
+                            shape=(1, 1500))
+        batch.partial_fit(row, [label])
+    np.testing.assert_array_equal(net.coef_, batch.coef_)
