@@ -563,3 +563,17 @@ def test_a_rule_that_makes_nan_one_example_at_a_time_is_named_with_its_parameter
             net.learn_one({0: 1.0}, "a")
             net.learn_one({1: 1.0}, "b")
     assert str(refused.value) == "rule 'nan-online' produced NaN; check its parameters [0.5, 2.0]"
+
+
+def test_the_weights_prediction_uses_are_laid_out_link_by_link():
+    """The bias and each feature's weight to every target, and whether each is a link of
+    its own (a missing link and a feature never seen weigh the absent weight): what
+    explain lays out, the score's terms."""
+    X = sp.csr_matrix([[1.0, 0.0, 0.0], [0.0, 1.0, 0.0]])
+    net = snowpy.Network("perceptron", epochs=1, calibrate=None).fit(X, ["a", "b"])
+    weights, linked = net.engine_.link_weights([-1, 0, 1, 2])
+    assert weights.dtype == np.float64 and linked.dtype == bool
+    expected = np.array([[-0.05, -0.05], [0.0, -0.1], [-0.05, 0.05], [0.0, 0.0]], np.float32)
+    assert weights.tolist() == expected.astype(np.float64).tolist()  # (kept in float32)
+    assert linked.tolist() == [[True, True], [False, True], [True, True], [False, False]]
+    np.testing.assert_allclose(weights[0] + weights[1], net.target_scores(X[0])[0], rtol=1e-6)

@@ -729,7 +729,8 @@ def test_one_example_predictions_refresh_derived_planes_every_pool_slots_over_20
     net.learn_one(as_dict(X[5]), "b")
     assert engine.stale_examples == 2
     after = engine.score_one(*probe)[0]
-    assert not engine.planes_stale and after.tolist() != before.tolist()
+    assert not engine.planes_stale and engine.stale_examples == 0
+    assert after.tolist() != before.tolist()
     fresh = snowpy.Network("naive-bayes", calibrate=None, average=False).fit(X, y)
     fresh.partial_fit(X[3], ["b"])
     fresh.partial_fit(X[5], ["b"])
@@ -870,8 +871,10 @@ def test_labels_are_refused_to_forget_in_one_line_naming_why():
     assert matrix.classes_.tolist() == [0, 1]
 
 
-def test_the_one_example_path_is_bound_once_and_again_only_for_a_wider_example():
-    net = snowpy.Network("perceptron").learn_one({0: 1.0, 1: 1.0, 2: 1.0}, "a")
+@pytest.mark.parametrize("calibrate", [None, "progressive"])
+def test_the_one_example_path_is_bound_once_and_again_only_for_a_wider_example(calibrate):
+    net = snowpy.Network("perceptron", calibrate=calibrate).learn_one({0: 1.0, 1: 1.0, 2: 1.0},
+                                                                      "a")
     cache = net.engine_.cache
     assert cache.learner_width == 256 and cache.learner_queue == 16 * 258
     net.learn_one({i: 1.0 for i in range(256)}, "b")  # (as wide as the workspace)
@@ -884,10 +887,27 @@ def test_the_one_example_path_is_bound_once_and_again_only_for_a_wider_example()
     assert cache.learner_queue == 16 * 514
     net.learn_one({i: 0.5 for i in range(1500)}, "b")  # (wider than twice: as wide as it)
     assert cache.learner_width == 1500
-    batch = snowpy.Network("perceptron")
+    batch = snowpy.Network("perceptron", calibrate=calibrate)
     for ids, label, strength in (([0, 1, 2], "a", 1.0), (range(256), "b", 1.0),
                                  (range(1500), "b", 0.5)):
         row = sp.csr_matrix((np.full(len(ids), strength), (np.zeros(len(ids), int), list(ids))),
                             shape=(1, 1500))
         batch.partial_fit(row, [label])
     np.testing.assert_array_equal(net.coef_, batch.coef_)
+
+
+def test_a_network_of_a_known_width_reads_its_direct_table_one_example_at_a_time():
+    rng = np.random.default_rng(0)
+    X = sp.csr_matrix((rng.random((80, 1024)) < 0.2) * rng.choice([1.0, 2.0], (80, 1024)))
+    y = rng.integers(0, 3, 80)
+    online, batch = snowpy.Network("perceptron"), snowpy.Network("perceptron")
+    online.start(1024, [0, 1, 2])
+    batch.start(1024, [0, 1, 2])
+    for i in range(60):
+        online.learn_one(as_dict(X[i]), int(y[i]))
+        batch.partial_fit(X[i], [int(y[i])])
+    assert online.engine_.store.feature_map.direct  # (a table of the key space: many keys)
+    same_links(online, batch)
+    scores = [online.engine_.score_one(X[i].indices.astype(np.int64), X[i].data)[0]
+              for i in range(60, 80)]
+    np.testing.assert_array_equal(np.array(scores), batch.decision_function(X[60:]))
