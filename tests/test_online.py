@@ -911,3 +911,23 @@ def test_a_network_of_a_known_width_reads_its_direct_table_one_example_at_a_time
     scores = [online.engine_.score_one(X[i].indices.astype(np.int64), X[i].data)[0]
               for i in range(60, 80)]
     np.testing.assert_array_equal(np.array(scores), batch.decision_function(X[60:]))
+
+
+def test_an_engines_cache_starts_with_nothing_derived_and_nothing_bound():
+    """What a fresh engine keeps for speed is empty, as a pickled one's is made again on
+    first use: no effective table, no scoring constants, no binding nor workspace."""
+    import pickle
+
+    from snowpy.network.engine import EngineCache
+
+    fresh = {"effective": {}, "score_args": None, "single_targets": [], "learner": None,
+             "learner_key": (-1, -1), "learner_window": None, "learner_width": 0,
+             "learner_queue": 0}
+    assert vars(EngineCache()) == fresh
+    net = snowpy.Network("perceptron", calibrate="progressive")
+    net.start(4, ["a", "b"])
+    assert vars(net.engine_.cache) == fresh
+    net.learn_one({0: 1.0}, "a")
+    cache = vars(pickle.loads(pickle.dumps(net)).engine_.cache)
+    assert cache["learner"] is None and cache["learner_key"] == (-1, -1)
+    assert cache["learner_width"] == 256 and len(cache["single_targets"]) == 1
