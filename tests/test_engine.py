@@ -577,3 +577,56 @@ def test_the_weights_prediction_uses_are_laid_out_link_by_link():
     assert weights.tolist() == expected.astype(np.float64).tolist()  # (kept in float32)
     assert linked.tolist() == [[True, True], [False, True], [True, True], [False, False]]
     np.testing.assert_allclose(weights[0] + weights[1], net.target_scores(X[0])[0], rtol=1e-6)
+
+
+def _moved(net, averaged):
+    """The links' prediction weights' distances from a missing link's, the bias row's
+    apart: those of the links that moved, read off the links as prediction uses them."""
+    net.engine_.ensure_fresh()  # (a rule's derived weights, as prediction reads them)
+    store = net.engine_.store
+    links = store.links_csr(averaged=averaged)
+    distance = np.abs(links.data - store.absent)
+    bias = np.zeros(links.data.size, bool)
+    bias[links.indptr[0]:links.indptr[1]] = True
+    return distance, bias
+
+
+@pytest.mark.parametrize("rule, options, initial", [
+    ("balanced-winnow", {}, True),  # (w+ - w-, below 1: the initial effective weight)
+    ("perceptron", {}, False),  # (weights from 0: the mean distance of those that moved)
+    ("naive-bayes", {}, False),  # (derived weights: likewise, whatever the initial weight)
+])
+def test_discard_measures_links_against_the_initial_weight_or_the_mean_moved(rule, options,
+                                                                             initial):
+    from concurrent.futures import ThreadPoolExecutor
+
+    X, y = _problem(n=300, d=120, targets=3)
+    for averaged in (True, False):
+        net = snowpy.Network(rule, epochs=2, discard=None, average=averaged, **options).fit(X, y)
+        engine = net.engine_
+        distance, bias = _moved(net, averaged)
+        moved = distance[distance > 0]
+        scale = float(moved.sum()) / moved.size
+        if initial:
+            scale = engine.kernel.initial_effective_weight
+            assert 0 < scale < 1
+        assert engine.discard_scale([engine.store], averaged=averaged) == \
+            pytest.approx(scale, rel=1e-9)
+        with ThreadPoolExecutor(2) as pool:  # (the same number read on threads)
+            assert engine.discard_scale([engine.store], averaged=averaged, pool=pool) == \
+                engine.discard_scale([engine.store], averaged=averaged)
+        assert engine.discard(None, averaged=averaged) == 0
+        negligible = int(np.sum((distance < scale) & ~bias))
+        assert 0 < negligible < distance.size
+        links = net.n_links_
+        assert engine.discard(1.0, averaged=averaged) == negligible
+        assert net.n_links_ == links - negligible
+        kept, bias = _moved(net, averaged)
+        assert np.all(kept[~bias] >= scale)
+
+
+def test_a_network_whose_links_never_moved_discards_none():
+    net = snowpy.Network("perceptron")
+    net.start(4, ["a", "b"])
+    assert net.engine_.discard_scale([net.engine_.store], averaged=True) == 0.0
+    assert net.engine_.discard(0.5, averaged=True) == 0

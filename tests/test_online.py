@@ -931,3 +931,17 @@ def test_an_engines_cache_starts_with_nothing_derived_and_nothing_bound():
     cache = vars(pickle.loads(pickle.dumps(net)).engine_.cache)
     assert cache["learner"] is None and cache["learner_key"] == (-1, -1)
     assert cache["learner_width"] == 256 and len(cache["single_targets"]) == 1
+
+
+def test_promotions_and_demotions_read_between_examples_are_counted_as_partial_fit_counts():
+    X, y = stream(seed=12, n=40)
+    online, batch = snowpy.Network("perceptron"), snowpy.Network("perceptron")
+    for i in range(40):
+        online.learn_one(as_dict(X[i]), y[i])
+        batch.partial_fit(X[i], [y[i]])
+        if i % 7 == 3:  # (read while learning: the counts the engine adds to in place)
+            assert online.engine_.promotions.tolist() == batch.engine_.promotions.tolist()
+    assert online.engine_.promotions.tolist() == batch.engine_.promotions.tolist()
+    assert online.engine_.demotions.tolist() == batch.engine_.demotions.tolist()
+    assert online.engine_.target_counts().shape == (3, 2)
+    assert int(online.engine_.target_counts().sum()) == online.updates_[0] > 10
