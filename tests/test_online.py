@@ -945,3 +945,17 @@ def test_promotions_and_demotions_read_between_examples_are_counted_as_partial_f
     assert online.engine_.demotions.tolist() == batch.engine_.demotions.tolist()
     assert online.engine_.target_counts().shape == (3, 2)
     assert int(online.engine_.target_counts().sum()) == online.updates_[0] > 10
+
+
+def test_a_label_forgotten_before_its_sigmoid_was_fitted_leaves_the_others_sigmoids():
+    X, y = stream(seed=1, n=60)
+    net = snowpy.Network("perceptron", calibrate="progressive")
+    for i in range(60):
+        net.learn_one(as_dict(X[i]), y[i])
+    net.partial_fit(X[:1], ["new"])  # (a block: its sigmoids fitted when next asked for)
+    engine = net.engine_
+    assert engine._calibration.a.size == 3 and len(engine.labels) == 4
+    kept = engine._calibration.a.tolist()
+    engine.forget("new")
+    assert engine._calibration.a.tolist() == kept and net.classes_.tolist() == ["b", "c", "a"]
+    assert sorted(net.predict_proba_one(as_dict(X[0]))) == ["a", "b", "c"]
