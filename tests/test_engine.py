@@ -630,3 +630,35 @@ def test_a_network_whose_links_never_moved_discards_none():
     net.start(4, ["a", "b"])
     assert net.engine_.discard_scale([net.engine_.store], averaged=True) == 0.0
     assert net.engine_.discard(0.5, averaged=True) == 0
+
+
+def _infinite_refresh(W, target, bias, S, params):
+    W[:, 0] = np.where(target == 1, np.inf, 0.5)
+
+
+def test_a_rules_refresh_that_makes_infinite_weights_is_named():
+    import types
+
+    from snowpy.exceptions import NumericalError
+    from snowpy.plugins import temporary_plugin
+    from snowpy.rules import RuleKernel, RuleSpec, theta_param
+
+    spec = RuleSpec(name="infinite-refresh", build=lambda p, c: RuleKernel(
+        update=_doubled_step, params=[0.5], refresh=_infinite_refresh),
+        params=(theta_param(0.0),), summary="test")
+    plugin = types.SimpleNamespace(snowpy_update_rules=snowpy.hookimpl(lambda: [spec]))
+    with temporary_plugin(plugin, "infinite-refresh-plugin"):
+        with pytest.raises(NumericalError) as refused:  # (at the fit's end)
+            snowpy.Network("infinite-refresh", calibrate=None).fit(np.eye(3), [0, 1, 0])
+    assert str(refused.value) == "rule 'infinite-refresh': refresh produced non-finite weights"
+
+
+def test_scores_read_from_a_table_or_link_by_link_are_the_same_averaged_or_not():
+    X, y = _problem(n=300, d=120, targets=3)
+    engine = snowpy.Network("perceptron", epochs=2).fit(X, y).engine_  # (averaged)
+    scores = {(averaged, table): engine.scores(X[:50], averaged=averaged, table=table)
+              for averaged in (True, False) for table in (False, True)}
+    for averaged in (True, False):
+        np.testing.assert_array_equal(scores[averaged, True], scores[averaged, False])
+    assert not np.array_equal(scores[True, False], scores[False, False])
+    assert set(engine.cache.effective) == {True, False}  # (a table kept for each)
