@@ -260,7 +260,7 @@ def test_a_stream_read_between_its_blocks_learns_the_same():
         net = snowpy.Network("perceptron", n_jobs=jobs)
         for start in range(0, 3000, 500):
             net.partial_fit(X[start:start + 500], labels[start:start + 500])
-            seen.append(net.decision_function(X[:50]))
+            seen.append(net.target_scores(X[:50]))
         nets.append(net)
     assert _same(_learned(nets[0]), _learned(nets[1]))
     for one, two in zip(seen[:6], seen[6:]):
@@ -301,7 +301,7 @@ def test_a_stream_with_eligibility_counts_read_between_its_blocks_learns_the_sam
         scores = []
         for start in range(0, 3000, 600):
             net.partial_fit(X[start:start + 600], y[start:start + 600])
-            scores.append(net.decision_function(X[:50]))
+            scores.append(net.target_scores(X[:50]))
         learned.append(_learned(net))
         seen.append(scores)
     assert learned[0]["link_weights"].size > 0
@@ -333,3 +333,332 @@ def test_shards_mixed_keep_the_averaging_clock_at_their_weighted_mean():
     one = snowpy.Network("perceptron", epochs=3, early_stop=False, multiclass="constraint",
                          n_jobs=1).fit(X, y)
     assert one.to_state()[0]["network"]["seen"] == 3003  # (one thread: every example)
+
+
+def _doubled_step(w, S, t, y, activation, vals, m, sqnorm, params):
+    w[:m, 0] += params[0] * y * vals[:m]
+
+
+def _rule(name: str, *, planes=(2.0,), mistake_driven: bool = True):
+    """A plugin's additive rule whose one plane counts twice (or as ``planes`` say)."""
+    import types
+
+    from snowpy.rules import RuleKernel, RuleSpec, theta_param
+
+    spec = RuleSpec(name=name, build=lambda p, c: RuleKernel(
+        update=_doubled_step, params=[0.05], planes=planes, initial_weights=(0.0,) * len(planes),
+        mistake_driven=mistake_driven), params=(theta_param(0.0),), summary="test")
+    return types.SimpleNamespace(snowpy_update_rules=snowpy.hookimpl(lambda: [spec]))
+
+
+def _unlikely(rule: str = "doubled", **options):
+    """The bias planes a target added now would start at, of a network of a and b that
+    learned 4 examples (bias 0.5, theta 0.25, no calibration), with ``options``."""
+    from snowpy.plugins import temporary_plugin
+
+    with temporary_plugin(_rule("doubled"), "doubled-plugin"), \
+            temporary_plugin(_rule("zero-plane", planes=(0.0,)), "zero-plugin"), \
+            temporary_plugin(_rule("every-example", mistake_driven=False), "every-plugin"):
+        settings = {"bias": 0.5, "theta": 0.25, "calibrate": None, "epochs": 1,
+                    **options}
+        net = snowpy.Network(rule, **settings).fit(sp.csr_matrix(np.eye(4)), list("abab"))
+        return net.engine_
+
+
+def test_a_new_targets_bias_starts_where_the_sigmoids_give_laplaces_prior():
+    """A target added to a network that has learned starts at the score where the
+    median sigmoid gives 1 / (n + 2) (Laplace's rule of succession), no lower than the
+    negative margin nor than the lowest score the progressive window holds; its bias
+    link is that score plus theta over the bias and the plane's coefficient."""
+    import math
+
+    from snowpy.calibration import Calibration
+    from snowpy.network.calibrating import ProgressiveWindow
+
+    def sigmoids(a, b, normalize="sum"):
+        return Calibration(np.array(a), np.array(b), normalize=normalize, method="cv")
+
+    engine = _unlikely()
+    assert engine.n_examples_seen == 4 and list(engine.store.planes) == [2.0]
+    assert engine._unlikely_bias() is None  # (no sigmoid, no margin: it would start at 0)
+    # median a = -3, b = 0.75: p = 1/6 at s = (log 5 - 0.75) / -3
+    engine.calibration = sigmoids([-2.0, -4.0], [0.5, 1.0])
+    score = (math.log(5.0) - 0.75) / -3.0
+    assert engine._unlikely_bias().tolist() == pytest.approx([(score + 0.25) / (0.5 * 2.0)],
+                                                              rel=1e-12)
+    assert round(score, 6) == -0.286479
+    for a, normalize in (([0.25, 0.75], "sum"), ([0.0, 0.0], "sum"), ([-2.0, -4.0], "softmax"),
+                         ([], "sum")):  # (no sigmoid rising with the score: the margin)
+        engine.calibration = sigmoids(a, [0.5, 1.0][:len(a)], normalize)
+        assert engine._unlikely_bias() is None
+        engine.params["negative_thickness"] = 0.5
+        assert engine._unlikely_bias().tolist() == [(-0.5 + 0.25) / 1.0]
+        engine.params["negative_thickness"] = 0.0
+    engine.calibration = sigmoids([-2.0, -4.0], [0.5, 1.0])
+    engine.params["negative_thickness"] = 0.5  # (below the margin's side: the score)
+    assert engine._unlikely_bias().tolist() == pytest.approx([score + 0.25], rel=1e-12)
+    engine.params["negative_thickness"] = 0.1  # (above it: the margin)
+    assert engine._unlikely_bias().tolist() == pytest.approx([-0.1 + 0.25], rel=1e-12)
+    engine.params["negative_thickness"] = 0.0
+    engine.progressive = window = ProgressiveWindow(2)
+    window.add(np.array([[-0.2, 0.3]]), np.array([[True, False]]))
+    assert window.filled == 1 and window.low == -0.2  # (no lower than a score seen)
+    assert engine._unlikely_bias().tolist() == pytest.approx([-0.2 + 0.25], rel=1e-12)
+    window.add(np.array([[0.0, 0.1]]), np.array([[True, False]]))
+    window.low = 0.0  # (a window whose lowest score is 0: a target would start at 0)
+    assert engine._unlikely_bias() is None
+    engine.progressive = ProgressiveWindow(2)  # (empty: no score seen)
+    assert engine._unlikely_bias().tolist() == pytest.approx([score + 0.25], rel=1e-12)
+
+
+@pytest.mark.parametrize("rule, options", [
+    ("winnow", {"links": "positive", "negative_thickness": 0.5}),  # multiplicative
+    ("every-example", {"negative_thickness": 0.5}),  # not mistake-driven
+    ("doubled", {"bias": 0.0, "negative_thickness": 0.5}),
+    ("perceptron", {"initial_weight": 0.5, "negative_thickness": 0.5}),  # absent 0.5
+    ("arow", {"negative_thickness": 0.5}),  # two planes
+    ("zero-plane", {"negative_thickness": 0.5}),  # a plane of coefficient 0
+])
+def test_a_new_target_starts_at_zero_where_weights_do_not_add_so(rule, options):
+    engine = _unlikely(rule, **options)
+    store, kernel = engine.store, engine.kernel
+    whys = [kernel.multiplicative, not kernel.mistake_driven, engine.bias <= 0,
+            store.absent != 0.0, store.n_planes != 1, store.planes[0] == 0]
+    assert sum(whys) == 1  # (each alone)
+    assert engine._unlikely_bias() is None
+
+
+def test_a_new_target_of_a_frozen_network_starts_at_zero(tmp_path):
+    net = snowpy.Network("perceptron", negative_thickness=0.5, calibrate=None).fit(
+        sp.csr_matrix(np.eye(4)), list("abab"))
+    assert net.engine_._unlikely_bias().tolist() == [-0.5]
+    net.save(tmp_path / "m.snowpy", inference_only=True)
+    assert snowpy.load(tmp_path / "m.snowpy").engine_._unlikely_bias() is None
+
+
+def test_targets_added_after_learning_start_unlikely_and_leave_the_others_as_they_were():
+    net = snowpy.Network("perceptron", negative_thickness=0.5, bias=0.5, theta=0.25,
+                         calibrate=None, shuffle=False).fit(sp.csr_matrix(np.eye(4)),
+                                                            list("abab"))
+    engine = net.engine_
+    empty, X = sp.csr_matrix((1, 4)), sp.csr_matrix(np.eye(4))
+    before = net.target_scores(X)
+    engine.labels.add("c")
+    engine.labels.add("d")
+    engine.add_targets(2)
+    after = net.target_scores(X)
+    np.testing.assert_array_equal(after[:, :2], before)
+    # (its bias link (-0.5 + 0.25) / 0.5: the margin's side on a document without features)
+    assert net.target_scores(empty)[0, 2:].tolist() == [-0.5, -0.5]
+    np.testing.assert_array_equal(after[:, 2:], np.full((4, 2), -0.5))
+    fresh = snowpy.Network("perceptron", negative_thickness=0.5, calibrate=None)
+    fresh.start(4, ["a"])
+    fresh.engine_.labels.add("b")
+    fresh.engine_.add_targets(1)  # (a network that learned nothing: targets at 0)
+    assert fresh.target_scores(empty)[0].tolist() == [-0.0, -0.0]
+
+
+def test_labels_met_after_calibrating_are_named_in_one_warning_five_at_most():
+    from snowpy.exceptions import CalibrationWarning
+
+    X = sp.csr_matrix(np.eye(8)[[0, 1] * 20])
+    net = snowpy.Network("perceptron", calibrate="cv").fit(X, list("ab") * 20)
+    engine = net.engine_
+    for labels, named in ((list("cdefg"), "c, d, e, f, g"), (list("hijklm"), "h, i, j, k, l ...")):
+        for label in labels:
+            engine.labels.add(label)
+        with pytest.warns(CalibrationWarning) as said:
+            engine.add_targets(len(labels))
+        assert [str(w.message) for w in said] == [
+            f"label(s) {named} came after calibrating: they get the other labels' median "
+            "sigmoid until the model is calibrated again (trained again; trained with "
+            "calibrate='progressive', its sigmoids follow the stream)"]
+        assert engine.calibration.a.size == len(engine.labels)
+    assert engine.calibration.a[2:].tolist() == [float(np.median(engine.calibration.a[:2]))] * 11
+
+
+def _raising_step(w, S, t, y, activation, vals, m, sqnorm, params):
+    raise ValueError("kernel gave up")
+
+
+def _nan_step(w, S, t, y, activation, vals, m, sqnorm, params):
+    w[:m, 0] = np.nan
+
+
+def _kernels():
+    """Rules whose step fails: a Python function raising, a numba function raising (its
+    exceptions collected), a cfunc of the C ABI returning non-zero."""
+    import numba
+
+    from snowpy.numba_kernels import UPDATE
+
+    @numba.cfunc(UPDATE)
+    def refusing(w, m, n_planes, state, n_targets, state_size, t, y, activation, vals,
+                 sqnorm, params, n_params, user_data):  # pragma: no cover - compiled
+        return 1
+
+    return {"raising-python": _raising_step,
+            "raising-numba": numba.njit(nogil=True)(_raising_step), "refusing": refusing}
+
+
+@pytest.mark.parametrize("name, fitted, one, cause", [
+    ("raising-python", "raised ValueError: kernel gave up", "raised ValueError: kernel gave up",
+     True),
+    ("raising-numba", "raised ValueError: kernel gave up (4 time(s))",
+     "raised ValueError: kernel gave up (1 time(s))", False),
+    ("refusing", "returned an error", "returned an error", False),
+])
+def test_a_rules_failing_step_stops_training_naming_the_rule_and_its_plugin(name, fitted, one,
+                                                                              cause, monkeypatch):
+    import types
+
+    from snowpy.exceptions import PluginError
+    from snowpy.plugins import temporary_plugin
+    from snowpy.rules import RuleKernel, RuleSpec, theta_param
+
+    update = _kernels()[name]
+    spec = RuleSpec(name=name, build=lambda p, c: RuleKernel(update=update, params=[0.5]),
+                    params=(theta_param(0.0),), summary="test")
+    plugin = types.SimpleNamespace(snowpy_update_rules=snowpy.hookimpl(lambda: [spec]))
+    provided = f" (plugin '{name}-plugin', registered at run time)"
+    with temporary_plugin(plugin, f"{name}-plugin"):
+        with pytest.raises(PluginError) as refused:
+            snowpy.Network(name).fit(np.eye(4), [0, 1, 0, 1])
+        assert str(refused.value) == \
+            f"the update kernel of rule '{name}'{provided} {fitted}; training stopped"
+        assert (repr(refused.value.__cause__) == "ValueError('kernel gave up')") == cause
+        net = snowpy.Network(name)
+        with pytest.raises(PluginError) as refused:
+            for i in range(4):
+                net.learn_one({i: 1.0}, i % 2)
+        assert str(refused.value) == \
+            f"the update kernel of rule '{name}'{provided} {one}; training stopped"
+    with pytest.raises(PluginError) as refused:  # (a rule given as its spec: no plugin)
+        snowpy.Network(spec).fit(np.eye(4), [0, 1, 0, 1])
+    assert str(refused.value) == f"the update kernel of rule '{name}' {fitted}; training stopped"
+
+    def unreadable():
+        raise RuntimeError("a plugin failed to load")
+
+    with temporary_plugin(plugin, f"{name}-plugin"):  # (the plugins unreadable: no plugin
+        monkeypatch.setattr("snowpy.plugins.list_rules", unreadable)  # named, one line)
+        with pytest.raises(PluginError) as refused:
+            snowpy.Network(spec).fit(np.eye(4), [0, 1, 0, 1])
+    assert str(refused.value) == f"the update kernel of rule '{name}' {fitted}; training stopped"
+
+
+def test_a_rule_that_makes_nan_one_example_at_a_time_is_named_with_its_parameters():
+    import types
+
+    from snowpy.exceptions import NumericalError
+    from snowpy.plugins import temporary_plugin
+    from snowpy.rules import RuleKernel, RuleSpec, theta_param
+
+    spec = RuleSpec(name="nan-online", build=lambda p, c: RuleKernel(
+        update=_nan_step, params=[0.5, 2.0]), params=(theta_param(0.0),), summary="test")
+    plugin = types.SimpleNamespace(snowpy_update_rules=snowpy.hookimpl(lambda: [spec]))
+    with temporary_plugin(plugin, "nan-online-plugin"):
+        net = snowpy.Network("nan-online")
+        with pytest.raises(NumericalError) as refused:
+            net.learn_one({0: 1.0}, "a")
+            net.learn_one({1: 1.0}, "b")
+    assert str(refused.value) == "rule 'nan-online' produced NaN; check its parameters [0.5, 2.0]"
+
+
+def test_the_weights_prediction_uses_are_laid_out_link_by_link():
+    """The bias and each feature's weight to every target, and whether each is a link of
+    its own (a missing link and a feature never seen weigh the absent weight): what
+    explain lays out, the score's terms."""
+    X = sp.csr_matrix([[1.0, 0.0, 0.0], [0.0, 1.0, 0.0]])
+    net = snowpy.Network("perceptron", epochs=1, calibrate=None).fit(X, ["a", "b"])
+    weights, linked = net.engine_.link_weights([-1, 0, 1, 2])
+    assert weights.dtype == np.float64 and linked.dtype == bool
+    expected = np.array([[-0.05, -0.05], [0.0, -0.1], [-0.05, 0.05], [0.0, 0.0]], np.float32)
+    assert weights.tolist() == expected.astype(np.float64).tolist()  # (kept in float32)
+    assert linked.tolist() == [[True, True], [False, True], [True, True], [False, False]]
+    np.testing.assert_allclose(weights[0] + weights[1], net.target_scores(X[0])[0], rtol=1e-6)
+
+
+def _moved(net, averaged):
+    """The links' prediction weights' distances from a missing link's, the bias row's
+    apart: those of the links that moved, read off the links as prediction uses them."""
+    net.engine_.ensure_fresh()  # (a rule's derived weights, as prediction reads them)
+    store = net.engine_.store
+    links = store.links_csr(averaged=averaged)
+    distance = np.abs(links.data - store.absent)
+    bias = np.zeros(links.data.size, bool)
+    bias[links.indptr[0]:links.indptr[1]] = True
+    return distance, bias
+
+
+@pytest.mark.parametrize("rule, options, initial", [
+    ("balanced-winnow", {}, True),  # (w+ - w-, below 1: the initial effective weight)
+    ("perceptron", {}, False),  # (weights from 0: the mean distance of those that moved)
+    ("naive-bayes", {}, False),  # (derived weights: likewise, whatever the initial weight)
+])
+def test_discard_measures_links_against_the_initial_weight_or_the_mean_moved(rule, options,
+                                                                             initial):
+    from concurrent.futures import ThreadPoolExecutor
+
+    X, y = _problem(n=300, d=120, targets=3)
+    for averaged in (True, False):
+        net = snowpy.Network(rule, epochs=2, discard=None, average=averaged, **options).fit(X, y)
+        engine = net.engine_
+        distance, bias = _moved(net, averaged)
+        moved = distance[distance > 0]
+        scale = float(moved.sum()) / moved.size
+        if initial:
+            scale = engine.kernel.initial_effective_weight
+            assert 0 < scale < 1
+        assert engine.discard_scale([engine.store], averaged=averaged) == \
+            pytest.approx(scale, rel=1e-9)
+        with ThreadPoolExecutor(2) as pool:  # (the same number read on threads)
+            assert engine.discard_scale([engine.store], averaged=averaged, pool=pool) == \
+                engine.discard_scale([engine.store], averaged=averaged)
+        assert engine.discard(None, averaged=averaged) == 0
+        negligible = int(np.sum((distance < scale) & ~bias))
+        assert 0 < negligible < distance.size
+        links = net.n_links_
+        assert engine.discard(1.0, averaged=averaged) == negligible
+        assert net.n_links_ == links - negligible
+        kept, bias = _moved(net, averaged)
+        assert np.all(kept[~bias] >= scale)
+
+
+def test_a_network_whose_links_never_moved_discards_none():
+    net = snowpy.Network("perceptron")
+    net.start(4, ["a", "b"])
+    assert net.engine_.discard_scale([net.engine_.store], averaged=True) == 0.0
+    assert net.engine_.discard(0.5, averaged=True) == 0
+
+
+def _infinite_refresh(W, target, bias, S, params):
+    W[:, 0] = np.where(target == 1, np.inf, 0.5)
+
+
+def test_a_rules_refresh_that_makes_infinite_weights_is_named():
+    import types
+
+    from snowpy.exceptions import NumericalError
+    from snowpy.plugins import temporary_plugin
+    from snowpy.rules import RuleKernel, RuleSpec, theta_param
+
+    spec = RuleSpec(name="infinite-refresh", build=lambda p, c: RuleKernel(
+        update=_doubled_step, params=[0.5], refresh=_infinite_refresh),
+        params=(theta_param(0.0),), summary="test")
+    plugin = types.SimpleNamespace(snowpy_update_rules=snowpy.hookimpl(lambda: [spec]))
+    with temporary_plugin(plugin, "infinite-refresh-plugin"):
+        with pytest.raises(NumericalError) as refused:  # (at the fit's end)
+            snowpy.Network("infinite-refresh", calibrate=None).fit(np.eye(3), [0, 1, 0])
+    assert str(refused.value) == "rule 'infinite-refresh': refresh produced non-finite weights"
+
+
+def test_scores_read_from_a_table_or_link_by_link_are_the_same_averaged_or_not():
+    X, y = _problem(n=300, d=120, targets=3)
+    engine = snowpy.Network("perceptron", epochs=2).fit(X, y).engine_  # (averaged)
+    scores = {(averaged, table): engine.scores(X[:50], averaged=averaged, table=table)
+              for averaged in (True, False) for table in (False, True)}
+    for averaged in (True, False):
+        np.testing.assert_array_equal(scores[averaged, True], scores[averaged, False])
+    assert not np.array_equal(scores[True, False], scores[False, False])
+    assert set(engine.cache.effective) == {True, False}  # (a table kept for each)

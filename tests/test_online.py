@@ -658,3 +658,304 @@ def test_a_forgotten_label_leaves_the_one_example_path_bound_anew_and_weights_de
     assert net.predict_one(as_dict(X[0])) in ("a", "c")
     net.learn_one(as_dict(X[1]), "c")
     assert net.classes_.tolist() == ["c", "a"] and net.n_examples_seen_ == 31  # (as met)
+
+
+def test_a_mapped_models_one_example_is_scored_from_its_file_as_the_batch_scores_it(tmp_path):
+    rng = np.random.default_rng(9)
+    n, active, width = 6000, 150, 2**20  # (links enough for a mapped file: 1 MiB and more)
+    y = np.array(["a", "b", "c"])[rng.integers(0, 3, n)]
+    cols = np.concatenate([np.sort(rng.choice(width, active, replace=False)) for _ in y])
+    vals = rng.choice([0.5, 1.0, 2.0], n * active)
+    X = sp.csr_matrix((vals, cols, np.arange(0, n * active + 1, active)), shape=(n, width))
+    net = snowpy.Network("perceptron", links="positive", epochs=1).fit(X, y)  # (averaged)
+    path = net.save(tmp_path / "m.snowpy")
+    loaded = snowpy.load(path, mmap=True)
+    engine = loaded.engine_
+    assert engine.store.reads_file
+    batch = net.decision_function(X[:60])
+    assert not np.array_equal(batch, snowpy.load(path).engine_.scores(
+        X[:60], averaged=False))  # (the averaged weights score: not the last ones)
+    bests = set()
+    for i in range(60):
+        row = X[i]
+        scores, best = engine.score_one(row.indices.astype(np.int64), row.data)
+        assert scores.tolist() == batch[i].tolist() and best == int(np.argmax(batch[i]))
+        bests.add(best)
+    assert bests == {0, 1, 2}
+    assert engine.store.reads_file  # (a few examples read from the file, none made a table)
+    scores, best = engine.score_one(np.empty(0, np.int64), np.empty(0))
+    assert scores.tolist() == net.decision_function(sp.csr_matrix((1, width)))[0].tolist()
+    assert best == int(np.argmax(scores))
+
+
+def _nb_problem(n=160, width=400_000, active=300, seed=3):
+    """Naive Bayes links enough for a pool of more than 40,000 slots."""
+    rng = np.random.default_rng(seed)
+    y = np.array(["a", "b"])[rng.integers(0, 2, n)]
+    cols = np.concatenate([np.sort(rng.choice(width // 2, active, replace=False))
+                           + (width // 2 if label == "b" else 0) for label in y])
+    X = sp.csr_matrix((np.ones(n * active), cols, np.arange(0, n * active + 1, active)),
+                      shape=(n, width))
+    return X, y
+
+
+def test_one_example_predictions_refresh_derived_planes_every_pool_slots_over_20000():
+    """A rule's derived planes (Naive Bayes') are refreshed for a one-example prediction
+    once (pool slots // ONLINE_REFRESH_LINKS) examples were learned since: here 2, so
+    the prediction after one example reads the planes before it, and after two, planes
+    refreshed; a batch prediction refreshes them at once."""
+    import pickle
+
+    from snowpy.network.engine import ONLINE_REFRESH_LINKS
+    from snowpy.network.links import USED
+
+    X, y = _nb_problem()
+    net = snowpy.Network("naive-bayes", calibrate=None, average=False).fit(X, y)
+    engine = net.engine_
+    assert int(engine.store.meta[USED]) // ONLINE_REFRESH_LINKS == 2
+    taught = np.union1d(X[3].indices, X[5].indices)  # (the probe shares no feature with
+    i = next(i for i in range(8, 160) if not np.intersect1d(X[i].indices, taught).size)
+    probe = X[i].indices.astype(np.int64), X[i].data  # the examples learned below)
+    fitted = net.target_scores(X[i])[0]  # (a batch: the planes refreshed)
+    before = engine.score_one(*probe)[0]
+    assert before.tolist() == fitted.tolist()
+    net.learn_one(as_dict(X[3]), "b")  # (a mislabelled example moves the planes)
+    assert engine.planes_stale and engine.stale_examples == 1
+    stale = engine.score_one(*probe)[0]
+    assert engine.planes_stale and engine.stale_examples == 1  # (not refreshed)
+    refreshed = pickle.loads(pickle.dumps(net)).engine_
+    refreshed.refresh_planes()
+    assert refreshed.score_one(*probe)[0].tolist() != stale.tolist()
+    net.learn_one(as_dict(X[5]), "b")
+    assert engine.stale_examples == 2
+    after = engine.score_one(*probe)[0]
+    assert not engine.planes_stale and engine.stale_examples == 0
+    assert after.tolist() != before.tolist()
+    fresh = snowpy.Network("naive-bayes", calibrate=None, average=False).fit(X, y)
+    fresh.partial_fit(X[3], ["b"])
+    fresh.partial_fit(X[5], ["b"])
+    assert after.tolist() == fresh.target_scores(X[i])[0].tolist()
+
+
+def test_one_text_is_scored_in_one_compiled_call_as_its_features_are_scored():
+    texts, labels = _demo("train")
+    tests, _ = _demo("test")
+    clf = snowpy.SnowClassifier(idf=False).fit(texts, labels)  # (a front end of words only)
+    engine = clf.network_.engine_
+    assert engine.scores_texts and engine.store.dtype == np.float32  # (scores rounded)
+    words, weigher = clf.featurizer_.one_document()
+    bests = set()
+    for text in tests[:60]:
+        raw = np.frombuffer(text.encode("utf-8"), dtype=np.uint8)
+        expected, expected_best = engine.score_one(*clf.featurizer_.features_one(text))
+        scores, best = engine.score_text(words, raw, weigher)  # (its buffers grown: one call)
+        assert scores.dtype == np.float64
+        assert scores.tolist() == expected.tolist() and best == expected_best
+        bests.add(best)
+    assert bests == {0, 1, 2, 3, 4}  # (the first target's texts too)
+    for raw in (b"caf\xe9 billing", " ".join(f"x{i}" for i in range(600)).encode()):
+        assert engine.score_text(words, np.frombuffer(raw, np.uint8), weigher) is None
+        # (invalid bytes, a row wider than the workspace: the two calls)
+
+
+def test_one_text_predicted_refreshes_derived_planes_as_one_example_does():
+    import pickle
+
+    from snowpy.network.links import USED
+
+    X, y = _nb_problem()
+    texts = [" ".join(f"w{j}" for j in X[i].indices) for i in range(X.shape[0])]
+    clf = snowpy.SnowClassifier(rule="naive-bayes", ngrams=1, calibrate=None, idf=False,
+                                average=False).fit(texts, y)
+    engine = clf.network_.engine_
+    assert int(engine.store.meta[USED]) // 20_000 == 2
+    words, weigher = clf.featurizer_.one_document()
+    taught = set(texts[3].split()) | set(texts[5].split())
+    probe = next(t for t in texts[8:] if not taught & set(t.split()))
+    raw = np.frombuffer(probe.encode("utf-8"), dtype=np.uint8)
+    engine.score_one(*clf.featurizer_.features_one(probe))  # (buffers grown: one call)
+    fitted = clf.target_scores([probe])[0]  # (a batch: the planes refreshed)
+    assert engine.score_text(words, raw, weigher)[0].tolist() == fitted.tolist()
+    clf.learn_one(texts[3], "b")
+    stale = engine.score_text(words, raw, weigher)[0]
+    assert engine.planes_stale and engine.stale_examples == 1  # (not refreshed)
+    refreshed = pickle.loads(pickle.dumps(clf)).network_.engine_
+    refreshed.refresh_planes()
+    assert refreshed.score_text(words, raw, weigher)[0].tolist() != stale.tolist()
+    clf.learn_one(texts[5], "b")
+    after = engine.score_text(words, raw, weigher)[0]
+    assert not engine.planes_stale  # (two examples: refreshed)
+    assert after.tolist() == clf.target_scores([probe])[0].tolist() != stale.tolist()
+
+
+@pytest.mark.parametrize("idf", [True, False])
+def test_a_text_learned_in_one_compiled_call_learns_what_the_two_calls_learn(idf):
+    """Learned one text at a time (some predicted first, whose row is then learned as
+    it was made), in one compiled call, including those whose call stopped for room
+    (the feature map or the rows grown: learned from their weighed row, counted once),
+    the network is the one the two calls (features, then learn_one) make."""
+    texts, labels = _demo("train")
+    fused = snowpy.SnowClassifier(calibrate="progressive", idf=idf)
+    two = snowpy.SnowClassifier(calibrate="progressive", idf=idf, unicode_form="NFC")
+    said = []
+    for i, (text, label) in enumerate(zip(texts[:160], labels[:160])):
+        if i == 1:  # (the first example started the network in two calls)
+            engine = fused.network_.engine_
+            learn_text = engine.learn_text
+            engine.learn_text = lambda *args: said.append(learn_text(*args)) or said[-1]
+        if i % 3 == 1:
+            assert fused.predict_one(text) == two.predict_one(text)
+        fused.learn_one(text, label)
+        two.learn_one(text, label)
+    # (most in one call; False: a call stopped for room with nothing counted, taken by
+    # the two calls)
+    assert len(said) == 159 and said.count(True) > 140 and engine.n_examples_seen == 160
+    mine, theirs = fused.to_state()[1], two.to_state()[1]
+    assert mine.keys() == theirs.keys()
+    for name in mine:
+        np.testing.assert_array_equal(mine[name], theirs[name], err_msg=name)
+    words, weigher = fused.featurizer_.one_document()
+    assert engine.learn_text(words, np.frombuffer(b"caf\xe9", np.uint8), "billing",
+                             weigher) is False  # (invalid bytes: the two calls)
+    assert engine.n_examples_seen == 160
+
+
+def test_learn_one_counts_its_updates_and_clamped_weights_as_partial_fit_and_says_each():
+    import re
+    import warnings
+
+    X, y = stream(seed=4, n=60)
+    options = dict(alpha=1e100, beta=1e-40, theta=1.0, thickness=float("inf"),
+                   initial_weight=1, precision="float64", average=False)
+    batch, online = snowpy.Network("winnow", **options), snowpy.Network("winnow", **options)
+    with warnings.catch_warnings(record=True) as said:
+        warnings.simplefilter("always")
+        for i in range(60):
+            batch.partial_fit(X[i], [y[i]])
+        del said[:]
+        for i in range(60):
+            online.learn_one(as_dict(X[i]), y[i])
+    one, many = online.engine_, batch.engine_
+    assert (one.overflows, one.underflows) == (many.overflows, many.underflows)
+    assert one.overflows > 100 and one.underflows > 100
+    assert online.updates_ == [sum(batch.updates_)] and online.mistakes_ == [sum(batch.mistakes_)]
+    assert online.updates_[0] > 100 and online.mistakes_[0] > 10
+    clamped = [re.fullmatch(r"(\d+) weight updates exceeded the largest magnitude kept "
+                            r"\(1e\+100\) and were clamped", str(w.message)) for w in said]
+    assert all(clamped) and {w.category for w in said} == {snowpy.NumericalWarning}
+    assert sum(int(m.group(1)) for m in clamped) == one.overflows  # (one per example)
+
+
+def test_a_label_that_is_no_value_is_refused_one_example_at_a_time():
+    net = snowpy.Network("perceptron").learn_one({0: 1.0}, "a")
+    for label in ({"a": 1}, None, float("nan")):
+        with pytest.raises(ConfigurationError) as refused:
+            net.learn_one({1: 1.0}, label)
+        assert str(refused.value) == \
+            f"a label must be a string, an integer or a finite number, got {label!r}"
+    assert net.classes_.tolist() == ["a"] and net.n_examples_seen_ == 1
+
+
+def test_labels_are_refused_to_forget_in_one_line_naming_why():
+    one = snowpy.Network("perceptron").learn_one({0: 1.0}, "only")
+    with pytest.raises(ConfigurationError) as refused:
+        one.engine_.forget("only")
+    assert str(refused.value) == ("'only' is the model's only label: a model with no label "
+                                  "predicts nothing; train another instead")
+    matrix = snowpy.Network("perceptron", calibrate=None).fit(
+        sp.csr_matrix(np.eye(3)), np.array([[1, 0], [0, 1], [1, 1]]))
+    with pytest.raises(ConfigurationError) as refused:
+        matrix.engine_.forget(0)
+    assert str(refused.value) == ("a network trained on a label-indicator matrix keeps its "
+                                  "columns: its labels are their numbers")
+    assert matrix.classes_.tolist() == [0, 1]
+
+
+@pytest.mark.parametrize("calibrate", [None, "progressive"])
+def test_the_one_example_path_is_bound_once_and_again_only_for_a_wider_example(calibrate):
+    net = snowpy.Network("perceptron", calibrate=calibrate).learn_one({0: 1.0, 1: 1.0, 2: 1.0},
+                                                                      "a")
+    cache = net.engine_.cache
+    assert cache.learner_width == 256 and cache.learner_queue == 16 * 258
+    net.learn_one({i: 1.0 for i in range(256)}, "b")  # (as wide as the workspace)
+    learner = cache.learner
+    net.predict_one({3: 1.0})
+    net.predict_one({i: 1.0 for i in range(256)})
+    assert cache.learner is learner and cache.learner_width == 256  # (predictions: kept)
+    net.predict_one({i: 1.0 for i in range(300)})  # (wider: twice as wide)
+    assert cache.learner is not learner and cache.learner_width == 512
+    assert cache.learner_queue == 16 * 514
+    net.learn_one({i: 0.5 for i in range(1500)}, "b")  # (wider than twice: as wide as it)
+    assert cache.learner_width == 1500
+    batch = snowpy.Network("perceptron", calibrate=calibrate)
+    for ids, label, strength in (([0, 1, 2], "a", 1.0), (range(256), "b", 1.0),
+                                 (range(1500), "b", 0.5)):
+        row = sp.csr_matrix((np.full(len(ids), strength), (np.zeros(len(ids), int), list(ids))),
+                            shape=(1, 1500))
+        batch.partial_fit(row, [label])
+    np.testing.assert_array_equal(net.coef_, batch.coef_)
+
+
+def test_a_network_of_a_known_width_reads_its_direct_table_one_example_at_a_time():
+    rng = np.random.default_rng(0)
+    X = sp.csr_matrix((rng.random((80, 1024)) < 0.2) * rng.choice([1.0, 2.0], (80, 1024)))
+    y = rng.integers(0, 3, 80)
+    online, batch = snowpy.Network("perceptron"), snowpy.Network("perceptron")
+    online.start(1024, [0, 1, 2])
+    batch.start(1024, [0, 1, 2])
+    for i in range(60):
+        online.learn_one(as_dict(X[i]), int(y[i]))
+        batch.partial_fit(X[i], [int(y[i])])
+    assert online.engine_.store.feature_map.direct  # (a table of the key space: many keys)
+    same_links(online, batch)
+    scores = [online.engine_.score_one(X[i].indices.astype(np.int64), X[i].data)[0]
+              for i in range(60, 80)]
+    np.testing.assert_array_equal(np.array(scores), batch.decision_function(X[60:]))
+
+
+def test_an_engines_cache_starts_with_nothing_derived_and_nothing_bound():
+    """What a fresh engine keeps for speed is empty, as a pickled one's is made again on
+    first use: no effective table, no scoring constants, no binding nor workspace."""
+    import pickle
+
+    from snowpy.network.engine import EngineCache
+
+    fresh = {"effective": {}, "score_args": None, "single_targets": [], "learner": None,
+             "learner_key": (-1, -1), "learner_window": None, "learner_width": 0,
+             "learner_queue": 0}
+    assert vars(EngineCache()) == fresh
+    net = snowpy.Network("perceptron", calibrate="progressive")
+    net.start(4, ["a", "b"])
+    assert vars(net.engine_.cache) == fresh
+    net.learn_one({0: 1.0}, "a")
+    cache = vars(pickle.loads(pickle.dumps(net)).engine_.cache)
+    assert cache["learner"] is None and cache["learner_key"] == (-1, -1)
+    assert cache["learner_width"] == 256 and len(cache["single_targets"]) == 1
+
+
+def test_promotions_and_demotions_read_between_examples_are_counted_as_partial_fit_counts():
+    X, y = stream(seed=12, n=40)
+    online, batch = snowpy.Network("perceptron"), snowpy.Network("perceptron")
+    for i in range(40):
+        online.learn_one(as_dict(X[i]), y[i])
+        batch.partial_fit(X[i], [y[i]])
+        if i % 7 == 3:  # (read while learning: the counts the engine adds to in place)
+            assert online.engine_.promotions.tolist() == batch.engine_.promotions.tolist()
+    assert online.engine_.promotions.tolist() == batch.engine_.promotions.tolist()
+    assert online.engine_.demotions.tolist() == batch.engine_.demotions.tolist()
+    assert online.engine_.target_counts().shape == (3, 2)
+    assert int(online.engine_.target_counts().sum()) == online.updates_[0] > 10
+
+
+def test_a_label_forgotten_before_its_sigmoid_was_fitted_leaves_the_others_sigmoids():
+    X, y = stream(seed=1, n=60)
+    net = snowpy.Network("perceptron", calibrate="progressive")
+    for i in range(60):
+        net.learn_one(as_dict(X[i]), y[i])
+    net.partial_fit(X[:1], ["new"])  # (a block: its sigmoids fitted when next asked for)
+    engine = net.engine_
+    assert engine._calibration.a.size == 3 and len(engine.labels) == 4
+    kept = engine._calibration.a.tolist()
+    engine.forget("new")
+    assert engine._calibration.a.tolist() == kept and net.classes_.tolist() == ["b", "c", "a"]
+    assert sorted(net.predict_proba_one(as_dict(X[0]))) == ["a", "b", "c"]
