@@ -889,8 +889,8 @@ def _ratios(header: dict[str, Any], arrays: dict[str, np.ndarray],
     starts[begins[:-1][runs > 0]] = True
     if positions.size and not np.all((np.diff(positions) > 0) | starts[1:]):
         raise ModelFileError(f"{where}: each class's 'evidence_positions' must ascend")
-    if counts.size and np.any(counts > totals[positions]):
-        raise ModelFileError(f"{where}: 'evidence_counts' must lie from 0 to the documents "
+    if counts.size and (counts.min() < 1 or np.any(counts > totals[positions])):
+        raise ModelFileError(f"{where}: 'evidence_counts' must lie from 1 to the documents "
                              "holding each feature")
     return LabelRatios(ids, totals, positions, counts, begins, sizes, every, labels)
 

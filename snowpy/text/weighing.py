@@ -264,11 +264,14 @@ class DocumentFrequencies:
         """The counts by label (:meth:`_merged`'s) as each feature's ratios by label, the
         features by their ids."""
         by_key = self._map.numbers_by_key()  # (numbers in the order of their ids)
+        by_key = by_key[self._counts[by_key] > 0]  # (a document of weight 0 counts none)
         position = np.zeros(self._counts.size, np.int64)
         position[by_key] = np.arange(by_key.size)
+        held = counts > 0  # (k = 0 is a ratio's own case: no pair)
+        runs = np.concatenate([[0], np.cumsum(held)])[begins]
         return LabelRatios(self._map.row_ids[by_key - 1].astype(np.int64),
-                           self._counts[by_key], position[numbers.astype(np.int64)],
-                           counts, begins, self._sizes, self._every, list(self._labels))
+                           self._counts[by_key], position[numbers[held].astype(np.int64)],
+                           counts[held], runs, self._sizes, self._every, list(self._labels))
 
     def _numbers(self, rows: Any) -> np.ndarray:
         """The rows' features by the map's numbers, new ones numbered (and counted 0)."""
@@ -622,7 +625,9 @@ class LabelRatios:
         k = self.counts.astype(np.float64)
         # r_c = base + delta_c (0 where c lacks the feature) + odds_c
         self._base = -np.log1p(t)
-        self._odds = np.log(features + self.every - self.sizes) - np.log(features + self.sizes)
+        with np.errstate(divide="ignore", invalid="ignore"):  # (nothing counted: no odds)
+            odds = np.log(features + self.every - self.sizes) - np.log(features + self.sizes)
+        self._odds = np.where(np.isfinite(odds), odds, 0.0)
         label_of = np.repeat(np.arange(len(self.labels)), np.diff(self.begins))
         delta = np.log1p(k) - np.log1p(t[self.positions] - k) + np.log1p(t[self.positions])
         self._deltas = sp.csr_matrix((delta, (self.positions, label_of)),
