@@ -1157,7 +1157,7 @@ def test_a_front_end_with_evidence_gives_each_row_weighed_for_prediction_its_evi
     found = weigh.evidence(X[held])
     np.testing.assert_allclose(found.by(["spam", "ham"]), alone.frequencies_.ratios.evidence(
         alone.rows([texts[i] for i in held])).by(["spam", "ham"]), rtol=1e-12)
-    with pytest.raises(ConfigurationError, match="needs idf"):
+    with pytest.raises(ConfigurationError, match="evidence=True needs idf=True"):
         Featurizer(evidence=True).fit(texts, labels)
     with pytest.raises(ConfigurationError, match="evidence must be true or false"):
         Featurizer(idf=True, evidence="yes").fit(texts, labels)

@@ -397,8 +397,8 @@ class Featurizer:
         if not isinstance(self.evidence, (bool, np.bool_)):
             raise ConfigurationError(f"evidence must be true or false, got {self.evidence!r}")
         if self.evidence and not self.idf:
-            raise ConfigurationError("evidence is counted with the document frequencies: it "
-                                     "needs idf (evidence=True with idf=False)")
+            raise ConfigurationError("evidence=True needs idf=True: the log-count ratios are "
+                                     "counted with the document frequencies")
         if self.unicode_form not in _FORMS:
             raise ConfigurationError(
                 f"unicode_form must be one of None, NFC, NFKC, NFD, NFKD, got {self.unicode_form!r}"
