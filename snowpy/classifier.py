@@ -26,7 +26,7 @@ from snowpy.network import Network
 from snowpy.network.cloud import Cloud, cloud_members, share_params
 from snowpy.network.learner import network_for
 from snowpy.network.network import gives_probabilities
-from snowpy.network.options import upgraded
+from snowpy.network.options import calibrating, upgraded
 from snowpy.network.state import narrowest, plain
 from snowpy.progress import phase
 from snowpy.text import Featurizer
@@ -287,6 +287,11 @@ class SnowClassifier(Estimator):
         """
         network = self.make_network()
         network.check_options()  # a bad option or rule parameter fails before featurising
+        if self.evidence and not calibrating(self.calibrate).cross_fits:
+            raise ConfigurationError(
+                f"evidence=True is stacked with the scores by a cross-fitted calibration: "
+                f"give calibrate='cv' or calibrate='holdout', not "
+                f"calibrate='{self.calibrate or 'none'}'")
         self.featurizer_ = self.make_featurizer() if featurizer is None else featurizer
         self.network_ = network
         self.__dict__.pop("read_with_", None)  # (how an earlier corpus was read)

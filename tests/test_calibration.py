@@ -835,7 +835,7 @@ def test_a_calibration_with_evidence_fits_the_sigmoids_on_the_stacked_scores():
                                                      "calibration_evidence": bad}, "m.snowpy")
 
 
-def test_a_classifier_with_evidence_decides_from_the_stacked_scores_in_every_path():
+def test_a_classifier_with_evidence_decides_from_the_stacked_scores_in_every_path(tmp_path):
     """evidence=True: the calibration folds' held-out evidence fits a weight, and predict,
     predict_proba, predict_one, predict_proba_one, decision_function and explain all read
     the stacked scores (the network's scores plus the weight times the evidence)."""
@@ -864,6 +864,13 @@ def test_a_classifier_with_evidence_decides_from_the_stacked_scores_in_every_pat
     total = target["bias"]["contribution"] - target["theta"] + target["evidence"][
         "contribution"] + sum(f["contribution"] for f in target["features"])
     assert abs(total - target["score"]) < 1e-9 and target["evidence"]["weight"] == weights[0]
+    for calibrate in (None, "progressive"):  # (no weight to stack it with: refused)
+        with pytest.raises(ConfigurationError, match="cross-fitted calibration"):
+            SnowClassifier(evidence=True, calibrate=calibrate).fit(texts, labels)
+    result = run("train", TRAIN, "-o", tmp_path / "m.snowpy", "--evidence", "--calibrate",
+                 "none")
+    assert result.exit_code == 1 and "give --calibrate cv or --calibrate holdout, not " \
+        "--calibrate none" in result.stderr and not (tmp_path / "m.snowpy").exists()
     unstacked = SnowClassifier(epochs=3).fit(texts, labels)
     assert unstacked.network_.calibration_.evidence is None
     assert unstacked.rows(texts[:2]).evidence is None
