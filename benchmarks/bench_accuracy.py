@@ -34,6 +34,10 @@ of a few hundred sentences, one seed against another moves either by half a poin
     python benchmarks/bench_accuracy.py [--corpora DIR] [--only NAME ...] [--seeds N]
                                         [--systems NAME ...]
 
+With ``--params JSON``, snowpy runs with those parameters changed from its defaults
+(``'{"evidence": true}'``), alone: the baselines are carried over from the results file,
+and the run writes ``benchmarks/results/accuracy_params.json``.
+
 With ``--systems``, only the systems named run (a change of snowpy's defaults does not
 move the baselines); the others' results are carried over from the results file, and
 the file records which were run and when the others were measured.
@@ -190,13 +194,17 @@ def _log_loss(classes: Any, proba: np.ndarray, truth: list[Any]) -> float:
     return float(-np.mean(np.log(np.clip(picked, 1e-15, 1.0))))
 
 
+#: snowpy's parameters changed from its defaults for every run of it (``--params``).
+CHANGED: dict[str, Any] = {}
+
+
 def snowpy_run(split: tuple, multilabel: bool, **options: Any) -> dict[str, float]:
     from snowpy import SnowClassifier
 
     from snowpy.presets import multilabel_settings
 
     train, ytrain, test, ytest = split
-    clf = SnowClassifier(**options)
+    clf = SnowClassifier(**{**CHANGED, **options})
     if multilabel:  # (as the command line trains a multi-label corpus)
         clf.set_params(**multilabel_settings(clf.rule))
     start = time.perf_counter()
@@ -640,10 +648,20 @@ def main() -> None:
                              f"{', '.join(BASELINES)}; nbsvm: {', '.join(NBSVM_METHODS)}); "
                              "each corpus's others are carried over from the results "
                              "file, which says so")
+    parser.add_argument("--params", default=None,
+                        help="split: snowpy's parameters changed from its defaults, as JSON "
+                             "('{\"evidence\": true}'); snowpy alone runs, the baselines "
+                             "are carried over from the results file, and the run writes "
+                             "accuracy_params.json")
     parser.add_argument("--seeds", type=int, default=1,
                         help="run snowpy and fastText with seeds 0 to N - 1 (the order "
                              "of their examples) and compare their mean (± the sample sd)")
     args = parser.parse_args()
+    if args.params is not None:
+        if args.protocol != "split":
+            parser.error("--params is for --protocol split")
+        CHANGED.update(json.loads(args.params))
+        args.systems = ["snowpy"]
     data = corpora_dir(args.corpora)
     import os
 
@@ -666,7 +684,9 @@ def main() -> None:
     results = {name: run_corpus(name, data, args.seeds, earlier and earlier.kept(name))
                for name in (args.only or CORPORA)}
     if args.only is None:
-        _write(_out("split"), {"seeds": args.seeds, "results": results}, earlier)
+        _write(ROOT / "benchmarks" / "results" / "accuracy_params.json" if CHANGED
+               else _out("split"), {"seeds": args.seeds, "results": results,
+                                    **({"params": CHANGED} if CHANGED else {})}, earlier)
 
 
 if __name__ == "__main__":
