@@ -289,9 +289,10 @@ class SnowClassifier(Estimator):
         network.check_options()  # a bad option or rule parameter fails before featurising
         if self.evidence and not calibrating(self.calibrate).cross_fits:
             raise ConfigurationError(
-                f"evidence=True is stacked with the scores by a cross-fitted calibration: "
-                f"give calibrate='cv' or calibrate='holdout', not "
-                f"calibrate='{self.calibrate or 'none'}'")
+                f"evidence=True is stacked with the scores by a cross-fitted calibration, "
+                f"which a fit in memory makes with calibrate='cv' or calibrate='holdout'; "
+                f"this one has calibrate='{self.calibrate or 'none'}' (a stream and a "
+                f"feature cache calibrate progressively)")
         self.featurizer_ = self.make_featurizer() if featurizer is None else featurizer
         self.network_ = network
         self.__dict__.pop("read_with_", None)  # (how an earlier corpus was read)

@@ -869,8 +869,9 @@ def test_a_classifier_with_evidence_decides_from_the_stacked_scores_in_every_pat
             SnowClassifier(evidence=True, calibrate=calibrate).fit(texts, labels)
     result = run("train", TRAIN, "-o", tmp_path / "m.snowpy", "--evidence", "--calibrate",
                  "none")
-    assert result.exit_code == 1 and "give --calibrate cv or --calibrate holdout, not " \
-        "--calibrate none" in result.stderr and not (tmp_path / "m.snowpy").exists()
+    assert result.exit_code == 1 and "a fit in memory makes with --calibrate cv or " \
+        "--calibrate holdout; this one has --calibrate none" in result.stderr \
+        and not (tmp_path / "m.snowpy").exists()
     unstacked = SnowClassifier(epochs=3).fit(texts, labels)
     assert unstacked.network_.calibration_.evidence is None
     assert unstacked.rows(texts[:2]).evidence is None
