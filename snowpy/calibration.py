@@ -545,9 +545,9 @@ def _stacking_weights(scores: np.ndarray, evidence: np.ndarray, positives: np.nd
     if each or n_targets < 2:
         return np.array([fit_stacking(scores[:, t], evidence[:, t], positives[:, t],
                                       intercept=not each) for t in range(n_targets)])
-    flat = (scores.ravel(), evidence.ravel(), positives.ravel())
-    if flat[0].size > POOLED_PAIRS:
-        keep = np.random.default_rng(0).integers(0, flat[0].size, POOLED_PAIRS)
-        flat = tuple(part[keep] for part in flat)
-    order = np.lexsort((flat[2], flat[1], flat[0]))  # (a canonical order, as the sigmoid's)
-    return np.full(n_targets, fit_stacking(*(part[order] for part in flat)))
+    s, e, y = scores.ravel(), evidence.ravel(), positives.ravel()
+    if s.size > POOLED_PAIRS:
+        keep = np.random.default_rng(0).integers(0, s.size, POOLED_PAIRS)
+        s, e, y = s[keep], e[keep], y[keep]
+    order = np.lexsort((y, e, s))  # (a canonical order, as the sigmoid's)
+    return np.full(n_targets, fit_stacking(s[order], e[order], y[order]))
