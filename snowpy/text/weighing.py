@@ -637,12 +637,14 @@ class LabelRatios:
             with np.errstate(divide="ignore", invalid="ignore"):  # (nothing counted: 0)
                 odds = np.log(features + self.every - self.sizes) \
                     - np.log(features + self.sizes)
-            label_of = np.repeat(np.arange(len(self.labels)), np.diff(self.begins))
             held = t[self.positions]
             delta = np.log1p(k) - np.log1p(held - k) + np.log1p(held)
-            self._parts = (-np.log1p(t), np.where(np.isfinite(odds), odds, 0.0),
-                           sp.csr_matrix((delta, (self.positions, label_of)),
-                                         shape=(self.ids.size, len(self.labels))))
+            del held, k
+            # (the runs by label are the columns of a CSC matrix as they lie: no pairs of
+            # indices made; turned by feature once, for the rows' products)
+            deltas = sp.csc_matrix((delta, self.positions, self.begins),
+                                   shape=(self.ids.size, len(self.labels))).tocsr()
+            self._parts = (-np.log1p(t), np.where(np.isfinite(odds), odds, 0.0), deltas)
         return self._parts
 
     def __getstate__(self) -> dict[str, Any]:
