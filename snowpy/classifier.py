@@ -287,6 +287,9 @@ class SnowClassifier(Estimator):
         """
         network = self.make_network()
         network.check_options()  # a bad option or rule parameter fails before featurising
+        if self.evidence and isinstance(network, Cloud):
+            raise ConfigurationError("evidence=True is stacked with one network's scores; a "
+                                     "cloud votes by its members' confidences (give one rule)")
         if self.evidence and not calibrating(self.calibrate).cross_fits:
             raise ConfigurationError(
                 f"evidence=True is stacked with the scores by a cross-fitted calibration, "
@@ -494,9 +497,9 @@ class SnowClassifier(Estimator):
         in one compiled call where the front end and the network allow it (its row kept
         for a :meth:`learn_one` of the same text), else in two."""
         engine, featurizer = self.network_.engine_, self.featurizer_
-        calibration = engine.calibration
-        if calibration is not None and calibration.evidence is not None \
-                and featurizer.evidence:  # (the decision from the scores and the evidence)
+        calibration = engine.calibration  # (a cloud's engine: its members', a tuple)
+        if featurizer.evidence and getattr(calibration, "evidence", None) is not None:
+            # (the decision from the scores and the evidence)
             raw = self._featurised(x)
             if raw is None:
                 raw = featurizer.features_one(x)

@@ -864,6 +864,8 @@ def test_a_classifier_with_evidence_decides_from_the_stacked_scores_in_every_pat
     total = target["bias"]["contribution"] - target["theta"] + target["evidence"][
         "contribution"] + sum(f["contribution"] for f in target["features"])
     assert abs(total - target["score"]) < 1e-9 and target["evidence"]["weight"] == weights[0]
+    with pytest.raises(ConfigurationError, match="a cloud votes"):
+        SnowClassifier("winnow+perceptron", evidence=True).fit(texts, labels)
     for calibrate in (None, "progressive"):  # (no weight to stack it with: refused)
         with pytest.raises(ConfigurationError, match="cross-fitted calibration"):
             SnowClassifier(evidence=True, calibrate=calibrate).fit(texts, labels)
