@@ -892,6 +892,21 @@ def test_relevance_factors_are_the_naive_bayes_ratios_written_out(width):
     assert nothing.factors_of(ids) is None
 
 
+def _counted_in_batches(docs, single, batches, width):
+    """``docs`` (features, labels, weight) counted by label in ``batches`` batches: one
+    label a document (``single``) or the set of them."""
+    frequencies = DocumentFrequencies(width)
+    for part in np.array_split(np.arange(len(docs)), batches):
+        chosen = [docs[i] for i in part]
+        indptr = np.cumsum([0] + [len(d) for d, _, _ in chosen])
+        rows = Rows(indptr, np.array([f for d, _, _ in chosen for f in sorted(d)], np.int64),
+                    None, width)
+        labels = [next(iter(these)) for _, these, _ in chosen] if single else \
+            [sorted(these) for _, these, _ in chosen]
+        frequencies.count(rows, [w for _, _, w in chosen], labels=labels)
+    return frequencies
+
+
 @settings(max_examples=80, deadline=None, derandomize=True)
 @given(st.lists(st.tuples(st.sets(st.integers(0, 11), max_size=6),
                           st.sets(st.sampled_from("abcd"), max_size=3), st.integers(0, 3)),
@@ -905,15 +920,7 @@ def test_relevance_factors_match_the_ratios_written_out_for_any_documents(docs, 
     if single:
         docs = [(d, {min(these) if these else "a"}, w) for d, these, w in docs]
     width = 16
-    frequencies = DocumentFrequencies(width)
-    for part in np.array_split(np.arange(len(docs)), batches):
-        chosen = [docs[i] for i in part]
-        indptr = np.cumsum([0] + [len(d) for d, _, _ in chosen])
-        rows = Rows(indptr, np.array([f for d, _, _ in chosen for f in sorted(d)], np.int64),
-                    None, width)
-        labels = [next(iter(these)) for _, these, _ in chosen] if single else \
-            [sorted(these) for _, these, _ in chosen]
-        frequencies.count(rows, [w for _, _, w in chosen], labels=labels)
+    frequencies = _counted_in_batches(docs, single, batches, width)
     frequencies.relate(0.3)
     counted = [f for f in range(12) if any(f in d and w for d, _, w in docs)]
     if not counted or not any(w for _, these, w in docs if these):
@@ -1111,15 +1118,7 @@ def test_evidence_matches_the_ratios_written_out_for_any_documents(docs, single,
     if single:
         docs = [(d, {min(these)}, w) for d, these, w in docs]
     width = 16
-    frequencies = DocumentFrequencies(width)
-    for part in np.array_split(np.arange(len(docs)), batches):
-        chosen = [docs[i] for i in part]
-        indptr = np.cumsum([0] + [len(d) for d, _, _ in chosen])
-        rows = Rows(indptr, np.array([f for d, _, _ in chosen for f in sorted(d)], np.int64),
-                    None, width)
-        labels = [next(iter(these)) for _, these, _ in chosen] if single else \
-            [sorted(these) for _, these, _ in chosen]
-        frequencies.count(rows, [w for _, _, w in chosen], labels=labels)
+    frequencies = _counted_in_batches(docs, single, batches, width)
     frequencies.relate(0.0, evidence=True)
     if not any(w for _, _, w in docs):
         return  # (nothing counted)
