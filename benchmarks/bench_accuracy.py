@@ -34,6 +34,10 @@ of a few hundred sentences, one seed against another moves either by half a poin
     python benchmarks/bench_accuracy.py [--corpora DIR] [--only NAME ...] [--seeds N]
                                         [--systems NAME ...]
 
+With ``--params JSON``, snowpy runs with those parameters changed from its defaults
+(``'{"evidence": true}'``), alone: the baselines are carried over from the results file,
+and the run writes ``benchmarks/results/accuracy_params.json``.
+
 With ``--systems``, only the systems named run (a change of snowpy's defaults does not
 move the baselines); the others' results are carried over from the results file, and
 the file records which were run and when the others were measured.
@@ -190,13 +194,17 @@ def _log_loss(classes: Any, proba: np.ndarray, truth: list[Any]) -> float:
     return float(-np.mean(np.log(np.clip(picked, 1e-15, 1.0))))
 
 
+#: snowpy's parameters changed from its defaults for every run of it (``--params``).
+CHANGED: dict[str, Any] = {}
+
+
 def snowpy_run(split: tuple, multilabel: bool, **options: Any) -> dict[str, float]:
     from snowpy import SnowClassifier
 
     from snowpy.presets import multilabel_settings
 
     train, ytrain, test, ytest = split
-    clf = SnowClassifier(**options)
+    clf = SnowClassifier(**{**CHANGED, **options})
     if multilabel:  # (as the command line trains a multi-label corpus)
         clf.set_params(**multilabel_settings(clf.rule))
     start = time.perf_counter()
@@ -511,8 +519,22 @@ def snowpy_stacked(train: list[str], ytrain: list[Any], test: list[str],
 #: The methods of the protocol, each ``(train texts, labels, test texts) -> predictions``.
 NBSVM_METHODS = {"snowpy": snowpy_defaults, "nbsvm": nbsvm, "mnb": mnb_bigrams,
                  "linearsvc": tfidf_linearsvc}
-#: What was tried beside them (``--tried``), in the same form.
+def snowpy_with(**params: Any) -> Any:
+    """snowpy calibrated as at its defaults, with ``params`` changed, as a method of the
+    protocol."""
+    def method(train: list[str], ytrain: list[Any], test: list[str]) -> list[Any]:
+        from snowpy import SnowClassifier
+
+        return list(SnowClassifier(**params).fit(train, ytrain).predict(test))
+    return method
+
+
+#: What was tried beside them (``--tried``), in the same form: the stacking built into
+#: snowpy (``evidence=True``), then its simulations of before.
 NBSVM_TRIED = {
+    "snowpy, evidence=True": snowpy_with(evidence=True),
+    "snowpy, evidence=True, values=binary, C=0.5, punctuation":
+        snowpy_with(evidence=True, values="binary", C=0.5, token_pattern=r"\w+|[^\w\s]"),
     "snowpy + NB evidence (stacked)": snowpy_stacked,
     "snowpy binary, C=0.5 + NB evidence (stacked)":
         lambda train, ytrain, test: snowpy_stacked(train, ytrain, test, values="binary",
@@ -619,16 +641,27 @@ def main() -> None:
                              "split, NBSVM-bi and its peers beside snowpy")
     parser.add_argument("--tried", action="store_true",
                         help="with --protocol nbsvm: what was tried beside the defaults "
-                             "(snowpy's margin and Naive Bayes evidence, stacked)")
+                             "(snowpy with evidence=True, and the simulations of its "
+                             "stacking that came before it)")
     parser.add_argument("--systems", nargs="+", default=None,
                         help="run only these systems (split: snowpy, snowpy-snow, "
                              f"{', '.join(BASELINES)}; nbsvm: {', '.join(NBSVM_METHODS)}); "
                              "each corpus's others are carried over from the results "
                              "file, which says so")
+    parser.add_argument("--params", default=None,
+                        help="split: snowpy's parameters changed from its defaults, as JSON "
+                             "('{\"evidence\": true}'); snowpy alone runs, the baselines "
+                             "are carried over from the results file, and the run writes "
+                             "accuracy_params.json")
     parser.add_argument("--seeds", type=int, default=1,
                         help="run snowpy and fastText with seeds 0 to N - 1 (the order "
                              "of their examples) and compare their mean (± the sample sd)")
     args = parser.parse_args()
+    if args.params is not None:
+        if args.protocol != "split":
+            parser.error("--params is for --protocol split")
+        CHANGED.update(json.loads(args.params))
+        args.systems = ["snowpy"]
     data = corpora_dir(args.corpora)
     import os
 
@@ -651,7 +684,9 @@ def main() -> None:
     results = {name: run_corpus(name, data, args.seeds, earlier and earlier.kept(name))
                for name in (args.only or CORPORA)}
     if args.only is None:
-        _write(_out("split"), {"seeds": args.seeds, "results": results}, earlier)
+        _write(ROOT / "benchmarks" / "results" / "accuracy_params.json" if CHANGED
+               else _out("split"), {"seeds": args.seeds, "results": results,
+                                    **({"params": CHANGED} if CHANGED else {})}, earlier)
 
 
 if __name__ == "__main__":

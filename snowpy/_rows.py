@@ -24,7 +24,41 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["Rows"]
+__all__ = ["Evidence", "Rows"]
+
+
+class Evidence:
+    """Each row's Naive Bayes evidence for each label the front end counted
+    (:class:`snowpy.text.weighing.LabelRatios`), which a calibrated network adds to its
+    target scores (:class:`snowpy.calibration.Calibration`'s ``evidence`` weights).
+
+    Parameters
+    ----------
+    values : float64 array, shape (n, labels)
+    labels : sequence
+        The label of each column.
+
+    >>> evidence = Evidence(np.array([[0.5, -0.5]]), ["pos", "neg"])
+    >>> evidence.by(["neg", "pos", "new"]).tolist()
+    [[-0.5, 0.5, 0.0]]
+    """
+
+    def __init__(self, values: np.ndarray, labels: Any) -> None:
+        self.values = np.asarray(values, dtype=np.float64)
+        self.labels = list(labels)
+
+    def __getitem__(self, which: Any) -> Evidence:
+        return Evidence(self.values[which], self.labels)
+
+    def by(self, labels: Any) -> np.ndarray:
+        """The values in the order of ``labels``, a column of 0 for a label not counted."""
+        column = {label: c for c, label in enumerate(self.labels)}
+        out = np.zeros((self.values.shape[0], len(labels)))
+        for t, label in enumerate(labels):
+            c = column.get(label)
+            if c is not None:
+                out[:, t] = self.values[:, c]
+        return out
 
 
 class Rows:
@@ -40,6 +74,9 @@ class Rows:
         when first read.
     width : int
         The number of columns.
+    evidence : Evidence or None
+        Each row's Naive Bayes evidence by label, where the front end makes it (a
+        classifier's ``evidence=True``); kept by the rows selected.
     """
 
     has_canonical_format = True
@@ -48,8 +85,10 @@ class Rows:
     ndim = 2
 
     def __init__(self, indptr: np.ndarray, indices: np.ndarray, data: np.ndarray | None,
-                 width: int, *, coded: tuple[np.ndarray, np.ndarray] | None = None) -> None:
+                 width: int, evidence: Evidence | None = None, *,
+                 coded: tuple[np.ndarray, np.ndarray] | None = None) -> None:
         self.indptr = np.asarray(indptr)
+        self.evidence = evidence
         self.indices = np.asarray(indices)
         self._data = None if data is None else np.asarray(data, dtype=np.float64)
         self.shape = (int(self.indptr.shape[0]) - 1, int(width))
@@ -114,7 +153,8 @@ class Rows:
             first, stop, _ = which.indices(self.shape[0])
             stop = max(first, stop)
             begin, end = int(self.indptr[first]), int(self.indptr[stop])
-            return self._with(self.indptr[first:stop + 1] - begin, slice(begin, end))
+            return self._with(self.indptr[first:stop + 1] - begin, slice(begin, end),
+                              slice(first, stop))
         if isinstance(which, slice):
             which = np.arange(self.shape[0])[which]
         which = np.asarray(which)
@@ -126,14 +166,15 @@ class Rows:
         np.cumsum(lengths, out=indptr[1:])
         # the positions of the kept entries: each row's start, then one more per entry
         positions = np.repeat(starts - indptr[:-1], lengths) + np.arange(indptr[-1])
-        return self._with(indptr, positions)
+        return self._with(indptr, positions, which)
 
-    def _with(self, indptr: np.ndarray, entries: Any) -> Rows:
+    def _with(self, indptr: np.ndarray, entries: Any, rows: Any) -> Rows:
         """Rows of ``indptr`` over the ``entries`` of these (a slice: views), their
-        strengths held as these hold them."""
+        strengths held as these hold them, and the evidence of these ``rows``."""
         coded = self._coded
         return Rows(indptr, self.indices[entries],
                     None if self._data is None else self._data[entries], self.shape[1],
+                    None if self.evidence is None else self.evidence[rows],
                     coded=None if coded is None else (coded[0][entries], coded[1]))
 
     def replace_strengths(self, strengths: np.ndarray) -> None:
@@ -144,7 +185,7 @@ class Rows:
         self._data, self._coded = np.asarray(strengths, dtype=np.float64), None
 
     def copy(self) -> Rows:
-        return self._with(self.indptr.copy(), np.arange(self.nnz))
+        return self._with(self.indptr.copy(), np.arange(self.nnz), slice(None))
 
     def sum_duplicates(self) -> None:
         """Nothing to do: rows are canonical."""

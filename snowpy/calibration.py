@@ -30,6 +30,16 @@ underconfident: Winnow on 20 Newsgroups gave a mean top probability of 0.53
 at accuracy 0.81 (ECE 0.28) before the temperature, 0.80 (ECE 0.03) with it;
 ``docs/calibration.md`` records the measurements behind both choices.
 Multi-label networks keep each target's probability as it is.
+
+With a document's Naive Bayes evidence for each label beside its scores (a classifier's
+``evidence=True``: :class:`snowpy.text.weighing.LabelRatios`), the held-out scores and
+evidence are stacked first: a logistic regression of the two inputs (shared by the
+targets of a single-label network, with an intercept; one per target of a multi-label
+network, through 1/2 at 0) gives the evidence's weight against the score's, ``w = E /
+A``, and each target's score becomes ``s + w e`` before the sigmoids are fitted on
+it. Prediction then takes its decision from the stacked scores: NBSVM's interpolation of
+an SVM toward Naive Bayes (Wang and Manning 2012), its weight fitted on scores the
+network did not train on instead of set.
 """
 
 from __future__ import annotations
@@ -42,7 +52,8 @@ import numpy as np
 from snowpy._core import platt as _platt
 from snowpy.exceptions import ConfigurationError
 
-__all__ = ["METHODS", "NORMALIZATIONS", "Calibration", "fit_sigmoid", "fit_slope", "sigmoid"]
+__all__ = ["METHODS", "NORMALIZATIONS", "Calibration", "fit_sigmoid", "fit_slope", "fit_stacking",
+           "sigmoid"]
 
 #: How held-out scores are obtained: k-fold cross-fitting, or one held-out fraction.
 METHODS = ("cv", "holdout")
@@ -119,6 +130,61 @@ def fit_slope(scores: np.ndarray, positive: np.ndarray, *, max_iter: int = 100,
             break
         a, current = a - step, candidate
     return float(a)
+
+
+def fit_stacking(scores: np.ndarray, evidence: np.ndarray, positive: np.ndarray, *,
+                 intercept: bool = True, max_iter: int = 100) -> float:
+    """The weight ``w`` of ``evidence`` against ``scores``: the logistic regression
+    ``P(y=1) = 1 / (1 + exp(-(c_s s + c_e e [+ c_0])))`` fitted on Platt's smoothed
+    targets by Newton's method with backtracking (the inputs standardised; a ridge of
+    1e-6), ``w = c_e / c_s``; 0 when the scores do not rise with the labels (``c_s <= 0``:
+    nothing to weigh the evidence against).
+
+    >>> rng = np.random.default_rng(0)
+    >>> s, e = rng.normal(size=(2, 20000))
+    >>> y = rng.random(20000) < 1 / (1 + np.exp(-(2 * s + e)))
+    >>> round(fit_stacking(s, e, y), 1)
+    0.5
+    """
+    s = np.asarray(scores, dtype=np.float64).ravel()
+    e = np.asarray(evidence, dtype=np.float64).ravel()
+    y = np.asarray(positive, dtype=bool).ravel()
+    n_pos = int(y.sum())
+    t = np.where(y, (n_pos + 1.0) / (n_pos + 2.0), 1.0 / (y.size - n_pos + 2.0))
+    scale = np.array([s.std() or 1.0, e.std() or 1.0])
+    columns = [s / scale[0], e / scale[1]] + ([np.ones_like(s)] if intercept else [])
+    X = np.stack(columns, axis=1)
+    ridge = 1e-6 * y.size
+
+    def loss(c: np.ndarray) -> float:
+        z = X @ c
+        return float(np.sum(np.logaddexp(0.0, z) - t * z) + 0.5 * ridge * (c[:2] @ c[:2]))
+
+    c = np.zeros(X.shape[1])
+    current = loss(c)
+    penalty = np.diag([ridge, ridge] + [0.0] * (X.shape[1] - 2))
+    for _ in range(max_iter):
+        p = sigmoid(X @ c)
+        gradient = X.T @ (p - t) + penalty @ c
+        hessian = (X * (p * (1.0 - p))[:, None]).T @ X + penalty
+        try:
+            step = np.linalg.solve(hessian + 1e-12 * np.eye(X.shape[1]), gradient)
+        except np.linalg.LinAlgError:
+            break
+        size = 1.0
+        while True:  # backtracking: never a step that raises the loss
+            candidate = loss(c - size * step)
+            if candidate <= current or size < 1e-10:
+                break
+            size /= 2
+        if candidate > current:
+            break
+        c, done = c - size * step, current - candidate < 1e-10 * max(1.0, abs(current))
+        current = candidate
+        if done:
+            break
+    slope, weight = c[0] / scale[0], c[1] / scale[1]
+    return float(weight / slope) if slope > 0 else 0.0
 
 
 def _pooled(scores: np.ndarray, positives: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -231,11 +297,16 @@ class Calibration:
         smoothed targets ``1 / (N- + 2)`` and ``(N+ + 1) / (N+ + 2)`` of the held-out
         scores its sigmoid was fitted on, what they can support (None: unbounded,
         files written before them).
+    evidence : ndarray or None
+        The weight of each target's Naive Bayes evidence added to its score before the
+        sigmoid (:meth:`stacked`; the module docstring), or None: scores alone.
     """
 
     def __init__(self, a: np.ndarray, b: np.ndarray, *, normalize: str, method: str,
                  temperature: float = 1.0,
-                 bounds: tuple[np.ndarray, np.ndarray] | None = None) -> None:
+                 bounds: tuple[np.ndarray, np.ndarray] | None = None,
+                 evidence: np.ndarray | None = None) -> None:
+        self.evidence = None if evidence is None else np.asarray(evidence, dtype=np.float64)
         self.a = np.asarray(a, dtype=np.float64)
         self.b = np.asarray(b, dtype=np.float64)
         self.bounds = None if bounds is None else (np.asarray(bounds[0], dtype=np.float64),
@@ -248,9 +319,20 @@ class Calibration:
         self.method = method
         self.temperature = float(temperature)
 
+    def stacked(self, scores: np.ndarray, evidence: np.ndarray | None) -> np.ndarray:
+        """Scores ``[n, targets]`` with each target's ``evidence`` (the same shape) added
+        at its weight; the scores as they are without evidence or weights."""
+        if evidence is None or self.evidence is None:
+            return scores
+        width = min(scores.shape[1], self.evidence.size)
+        stacked = np.array(scores, dtype=np.float64)
+        stacked[:, :width] += self.evidence[:width] * evidence[:, :width]
+        return stacked
+
     @classmethod
     def fit(cls, scores: np.ndarray, positives: np.ndarray, *, normalize: str,
-            method: str, start: Calibration | None = None) -> Calibration:
+            method: str, start: Calibration | None = None,
+            evidence: np.ndarray | None = None) -> Calibration:
         """Fit the sigmoids on held-out decision scores ``[n, targets]``.
 
         Multi-label networks (``normalize="none"``) get one sigmoid per target: each
@@ -264,7 +346,18 @@ class Calibration:
 
         ``start``: an earlier calibration of the same targets (a progressive window's
         last fit), whose sigmoids Newton's method starts from (:func:`fit_sigmoid`).
+
+        ``evidence``: each held-out example's Naive Bayes evidence for each target (the
+        scores' shape), stacked with the scores first (:func:`fit_stacking`: one weight
+        shared by the targets, or one a target for a multi-label network); the sigmoids
+        are then fitted on the stacked scores.
         """
+        if evidence is not None:
+            weights = _stacking_weights(scores, evidence, positives, normalize == "none")
+            fitted = cls.fit(scores + weights * evidence, positives, normalize=normalize,
+                             method=method, start=start)
+            fitted.evidence = weights
+            return fitted
         begin = start if start is not None and start.a.size == scores.shape[1] \
             and start.normalize == normalize else None
         if normalize == "softmax" and scores.shape[1] > 1:
@@ -363,9 +456,12 @@ class Calibration:
             low, high = (np.r_[bound, np.full(extra, np.median(bound) if bound.size else 0.5)]
                          for bound in self.bounds)
             bounds = (low, high)
+        # (a new label has no evidence counted: its weight is nothing)
+        evidence = None if self.evidence is None else np.r_[self.evidence, np.zeros(extra)]
         return Calibration(np.r_[self.a, np.full(extra, a_new)],
                            np.r_[self.b, np.full(extra, b_new)], normalize=self.normalize,
-                           method=self.method, temperature=self.temperature, bounds=bounds)
+                           method=self.method, temperature=self.temperature, bounds=bounds,
+                           evidence=evidence)
 
     def without(self, target: int) -> Calibration:
         """This calibration with ``target``'s sigmoid gone (a label forgotten)."""
@@ -373,7 +469,9 @@ class Calibration:
                            normalize=self.normalize, method=self.method,
                            temperature=self.temperature, bounds=None if self.bounds is None
                            else (np.delete(self.bounds[0], target),
-                                 np.delete(self.bounds[1], target)))
+                                 np.delete(self.bounds[1], target)),
+                           evidence=None if self.evidence is None
+                           else np.delete(self.evidence, target))
 
     def probabilities(self, scores: np.ndarray) -> np.ndarray:
         """Calibrated probabilities for decision scores ``[n, targets]``."""
@@ -407,6 +505,8 @@ class Calibration:
         arrays = {"calibration_a": self.a, "calibration_b": self.b}
         if self.bounds is not None:
             arrays["calibration_low"], arrays["calibration_high"] = self.bounds
+        if self.evidence is not None:
+            arrays["calibration_evidence"] = self.evidence
         return arrays
 
     @classmethod
@@ -424,7 +524,30 @@ class Calibration:
                 if any(bound.shape != a.shape or not np.all((bound >= 0) & (bound <= 1))
                        for bound in bounds):
                     raise ValueError("the probability bounds are not one in [0, 1] a target")
+            evidence = arrays.get("calibration_evidence")
+            if evidence is not None and (evidence.shape != a.shape or evidence.dtype.kind != "f"
+                                         or not np.all(np.isfinite(evidence))):
+                raise ValueError("the evidence weights are not one finite number a target")
             return cls(a, b, normalize=header["normalize"], method=header.get("method", "cv"),
-                       temperature=float(header.get("temperature", 1.0)), bounds=bounds)
+                       temperature=float(header.get("temperature", 1.0)), bounds=bounds,
+                       evidence=evidence)
         except (KeyError, ValueError, TypeError, ConfigurationError) as exc:
             raise ModelFileError(f"{where}: the calibration is invalid ({exc})") from None
+
+
+def _stacking_weights(scores: np.ndarray, evidence: np.ndarray, positives: np.ndarray,
+                      each: bool) -> np.ndarray:
+    """The evidence's weight for each target (:func:`fit_stacking`): one per target
+    through 1/2 at 0 (``each``: a multi-label network's), else one shared by the targets,
+    fitted on their (score, evidence, is-true) triples pooled (a seeded uniform sample of
+    :data:`POOLED_PAIRS` of them beyond)."""
+    n_targets = scores.shape[1]
+    if each or n_targets < 2:
+        return np.array([fit_stacking(scores[:, t], evidence[:, t], positives[:, t],
+                                      intercept=not each) for t in range(n_targets)])
+    s, e, y = scores.ravel(), evidence.ravel(), positives.ravel()
+    if s.size > POOLED_PAIRS:
+        keep = np.random.default_rng(0).integers(0, s.size, POOLED_PAIRS)
+        s, e, y = s[keep], e[keep], y[keep]
+    order = np.lexsort((y, e, s))  # (a canonical order, as the sigmoid's)
+    return np.full(n_targets, fit_stacking(s[order], e[order], y[order]))

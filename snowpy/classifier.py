@@ -27,14 +27,14 @@ from snowpy.network.cloud import Cloud, cloud_members
 from snowpy.network.engine import Blocks
 from snowpy.network.learner import network_for
 from snowpy.network.network import gives_probabilities
-from snowpy.network.options import upgraded
+from snowpy.network.options import calibrating, upgraded
 from snowpy.network.state import narrowest, plain
 from snowpy.progress import phase
 from snowpy.text import Featurizer
 from snowpy.text.featurizer import as_documents
 from snowpy.text.keys import document_keys
 from snowpy.text.names import NameIndex
-from snowpy.text.weighing import DocumentFrequencies
+from snowpy.text.weighing import DocumentFrequencies, LabelRatios
 
 __all__ = ["SnowClassifier"]
 
@@ -105,6 +105,13 @@ class SnowClassifier(Estimator):
     lowercase, unicode_form, strip_accents, token_pattern, values, idf, relevance, norm,
     fields, keep_names, hash_seed, errors, chunk_bytes :
         The front end's options; see :class:`snowpy.Featurizer`.
+    evidence : bool, default False
+        Stack each document's Naive Bayes evidence by label (the log-count ratios of
+        its features, NBSVM's, Wang and Manning 2012) with the network's scores: the
+        calibration folds' held-out scores and evidence fit the evidence's weight
+        (:mod:`snowpy.calibration`), and every prediction takes its decision from the
+        stacked scores. Needs ``idf`` and a cross-fitted ``calibrate`` (``"cv"``,
+        ``"holdout"``); ``docs/benchmarks.md`` measures it.
     n_jobs : int, default -1
         Threads featurising and learning at once (-1: every core the process may
         use); the model is the same for any number (see :class:`snowpy.Network`).
@@ -177,6 +184,7 @@ class SnowClassifier(Estimator):
         values: str = _DEFAULTS["values"],
         idf: bool = _DEFAULTS["idf"],
         relevance: float = _DEFAULTS["relevance"],
+        evidence: bool = _DEFAULTS["evidence"],
         norm: str | None = _DEFAULTS["norm"],
         fields: Sequence[str] | None = _DEFAULTS["fields"],
         keep_names: bool = _DEFAULTS["keep_names"],
@@ -214,6 +222,7 @@ class SnowClassifier(Estimator):
         self.values = values
         self.idf = idf
         self.relevance = relevance
+        self.evidence = evidence
         self.norm = norm
         self.fields = fields
         self.keep_names = keep_names
@@ -276,6 +285,15 @@ class SnowClassifier(Estimator):
         """
         network = self.make_network()
         network.check_options()  # a bad option or rule parameter fails before featurising
+        if self.evidence and isinstance(network, Cloud):
+            raise ConfigurationError("evidence=True is stacked with one network's scores; a "
+                                     "cloud votes by its members' confidences (give one rule)")
+        if self.evidence and not calibrating(self.calibrate).cross_fits:
+            raise ConfigurationError(
+                f"evidence=True is stacked with the scores by a cross-fitted calibration, "
+                f"which a fit in memory makes with calibrate='cv' or calibrate='holdout'; "
+                f"this one has calibrate='{self.calibrate or 'none'}' (a stream and a "
+                f"feature cache calibrate progressively)")
         self.featurizer_ = self.make_featurizer()
         self.network_ = network
         self.__dict__.pop("read_with_", None)  # (how an earlier corpus was read)
@@ -492,6 +510,20 @@ class SnowClassifier(Estimator):
         in one compiled call where the front end and the network allow it (its row kept
         for a :meth:`learn_one` of the same text), else in two."""
         engine, featurizer = self.network_.engine_, self.featurizer_
+        calibration = engine.calibration  # (a cloud's engine: its members', a tuple)
+        if featurizer.evidence and getattr(calibration, "evidence", None) is not None:
+            # (the decision from the scores and the evidence)
+            raw = self._featurised(x)
+            if raw is None:
+                raw = featurizer.features_one(x)
+                if type(x) is str:
+                    self._last_features = (x, featurizer, raw)
+            scores, _ = engine.score_one(*featurizer.weighed_one(*raw))
+            evidence = featurizer.evidence_one(raw[0])
+            if evidence is not None:
+                scores = calibration.stacked(scores[None, :], evidence.by(
+                    engine.labels.labels))[0]
+            return scores, int(np.argmax(scores)) if scores.size else -1
         one = featurizer.one_document() if type(x) is str and engine.scores_texts else None
         if one is not None:
             words, weigher = one
@@ -674,6 +706,15 @@ class SnowClassifier(Estimator):
             factors = frequencies.factors_of(ids)
             if factors is not None:  # (float32 numbers: DocumentFrequencies.relate)
                 arrays["frequency_factors"] = factors.astype(np.float32)
+            ratios = frequencies.ratios
+            if ratios is not None:  # (the counts by label, in the order of the classes)
+                positions, by_label, begins, sizes = ratios.to_arrays(
+                    self.network_.classes_.tolist())
+                header["frequencies"]["evidence"] = {"sizes": sizes.tolist(),
+                                                     "every": ratios.every}
+                arrays.update(evidence_positions=narrowest(positions, ids.size),
+                              evidence_counts=narrowest(by_label, frequencies.documents + 1),
+                              evidence_begins=begins)
         if self.__dict__.get("read_with_"):  # (how its corpus was read: kept on every save)
             header["read_with"] = dict(self.read_with_)
         return header, arrays
@@ -709,6 +750,7 @@ class SnowClassifier(Estimator):
             raise ModelFileError(f"{where}: the file holds document frequencies for a front "
                                  "end that does not weigh by them (idf is false)")
         if frequencies is not None:
+            frequencies.ratios = _ratios(header, arrays, frequencies, network, where)
             featurizer.fit(frequencies=frequencies)
         elif featurizer.idf:
             raise ModelFileError(f"{where}: the front end weighs by document frequency (idf) "
@@ -822,6 +864,57 @@ def _frequencies(header: dict[str, Any], arrays: dict[str, np.ndarray], width: i
             raise ModelFileError(f"{where}: 'frequency_factors' must hold a finite, "
                                  "non-negative factor for each feature counted")
     return DocumentFrequencies(width, ids, counts, documents, factors)
+
+
+def _ratios(header: dict[str, Any], arrays: dict[str, np.ndarray],
+            frequencies: DocumentFrequencies, network: Any, where: str) -> LabelRatios | None:
+    """The log-count ratios by label a file stores (``evidence=True``), checked: for each
+    of the network's classes, its features (positions among the features counted, each
+    once, ascending) and the documents of the class holding each (1 to the documents
+    holding it), and the features its documents hold (``n_c``) with all documents'
+    (``N``)."""
+    names = ("evidence_positions", "evidence_counts", "evidence_begins")
+    described = (header.get("frequencies") or {}).get("evidence")
+    if described is None and not any(name in arrays for name in names):
+        return None
+    if not isinstance(described, dict) or any(name not in arrays for name in names):
+        raise ModelFileError(f"{where}: the log-count ratios by label need "
+                             f"{', '.join(map(repr, names))} and the header's "
+                             "frequencies.evidence")
+    positions, counts, begins = (np.asarray(arrays[name]) for name in names)
+    ids, totals = frequencies.to_arrays()
+    labels = network.classes_.tolist()
+    try:
+        sizes = np.asarray(described["sizes"], dtype=np.float64)
+        every = float(described["every"])
+    except (KeyError, TypeError, ValueError):
+        raise ModelFileError(f"{where}: frequencies.evidence needs 'sizes' (one number a "
+                             "class) and 'every'") from None
+    runs = np.diff(begins) if begins.ndim == 1 else np.zeros(0)
+    if sizes.shape != (len(labels),) or not np.all(np.isfinite(sizes)) or not np.isfinite(
+            every) or sizes.min(initial=0.0) < 0 or every < sizes.max(initial=0.0):
+        raise ModelFileError(f"{where}: frequencies.evidence's sizes must be one finite, "
+                             f"non-negative number for each of the {len(labels)} classes, "
+                             "none above 'every'")
+    if positions.ndim != 1 or positions.shape != counts.shape \
+            or positions.dtype.kind not in "iu" or counts.dtype.kind not in "iu" \
+            or begins.dtype.kind not in "iu" or begins.shape != (len(labels) + 1,) \
+            or begins[0] != 0 or begins[-1] != positions.size or runs.min(initial=0) < 0:
+        raise ModelFileError(f"{where}: 'evidence_begins' must cut 'evidence_positions' and "
+                             f"'evidence_counts' (integers, one count a position) in "
+                             f"{len(labels)} runs, one for each class")
+    positions = positions.astype(np.int64)
+    if positions.size and (positions.min() < 0 or positions.max() >= ids.size):
+        raise ModelFileError(f"{where}: 'evidence_positions' must lie among the "
+                             f"{ids.size} features counted")
+    starts = np.zeros(positions.size, bool)
+    starts[begins[:-1][runs > 0]] = True
+    if positions.size and not np.all((np.diff(positions) > 0) | starts[1:]):
+        raise ModelFileError(f"{where}: each class's 'evidence_positions' must ascend")
+    if counts.size and (counts.min() < 1 or np.any(counts > totals[positions])):
+        raise ModelFileError(f"{where}: 'evidence_counts' must lie from 1 to the documents "
+                             "holding each feature")
+    return LabelRatios(ids, totals, positions, counts, begins, sizes, every, labels)
 
 
 def _ascending(ids: np.ndarray) -> bool:

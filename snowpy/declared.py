@@ -95,6 +95,9 @@ FEATURIZER: Mapping[str, Setting] = _table({
     "relevance": Setting(0.0, "with idf, the share of each feature's relevance to the "
                               "labels in its strength (NBSVM's Naive Bayes log-count "
                               "ratios, counted once by a fit)"),
+    "evidence": Setting(False, "with idf, each document's Naive Bayes evidence by label "
+                               "(NBSVM's log-count ratios of its features, counted once by "
+                               "a fit), which calibration stacks with the network's scores"),
     "norm": Setting(None, "divide each row by its Euclidean norm (l2)"),
     "fields": Setting(None, "the fields of record documents to featurise"),
     "keep_names": Setting(False, "store the names of the features the model keeps"),

@@ -6,7 +6,10 @@ active features (a network's ``engine_.link_weights``,
 out term by term, with each feature's *name* (the word or n-gram as it appeared in the
 text, :meth:`snowpy.Featurizer.names_in`), its hashed id, its strength and its link
 weight. The terms add up to the score the network computed (``residual``: the float64
-rounding between the two sums, tested to be nothing more). Vowpal Wabbit's ``--audit``
+rounding between the two sums, tested to be nothing more); a classifier that stacks each
+document's Naive Bayes evidence with its scores (``evidence=True``) lists it as one more
+term, ``evidence``: the document's evidence for the target, its weight and their
+product. Vowpal Wabbit's ``--audit``
 prints the same terms; eli5's ``show_prediction`` draws them.
 
 A cloud is explained member by member (each member's own terms, and its confidence in
@@ -72,7 +75,7 @@ def explain_document(classifier: Any, text: Any, *, top_k: int = 3,
             for m, member in enumerate(network.networks_)]
     elif kind == "network":
         out["targets"] = _link_terms(network, ids, strengths, names, kept, chosen, scores,
-                                     probabilities)
+                                     probabilities, _evidence(network, rows))
     else:  # a learner's network: the learner's own terms (the kernel Perceptron's)
         out["targets"] = [_target(classes, scores, probabilities, t, **terms)
                           for t, terms in zip(chosen, network.explain_terms(rows, chosen,
@@ -103,7 +106,8 @@ def shortened(explained: dict[str, Any], features: int | None) -> dict[str, Any]
 
 def _link_terms(network: Any, ids: np.ndarray, strengths: np.ndarray,
                 names: dict[int, list[str]], kept: dict[int, list[str]], chosen: Any,
-                scores: np.ndarray, probabilities: Any) -> list[dict[str, Any]]:
+                scores: np.ndarray, probabilities: Any,
+                evidence: np.ndarray | None = None) -> list[dict[str, Any]]:
     from snowpy.network.options import bias_strength
 
     columns = np.concatenate([[-1], ids])
@@ -115,6 +119,12 @@ def _link_terms(network: Any, ids: np.ndarray, strengths: np.ndarray,
     for t in chosen:
         terms = strengths * weights[1:, t]
         total = bias * weights[0, t] + float(terms.sum()) - theta
+        stacked = {}
+        if evidence is not None:  # (the evidence's term: value, weight, contribution)
+            value, weight = float(evidence[0, t]), float(evidence[1, t])
+            stacked = {"evidence": {"value": value, "weight": weight,
+                                    "contribution": value * weight}}
+            total += value * weight
         rows = [{
             "name": " | ".join(names.get(int(i), [])) or f"#{int(i)}",
             "id": int(i), "strength": float(v), "weight": float(w),
@@ -126,8 +136,22 @@ def _link_terms(network: Any, ids: np.ndarray, strengths: np.ndarray,
             classes, scores, probabilities, t, theta=theta,
             bias={"strength": bias, "weight": float(weights[0, t]),
                   "contribution": bias * float(weights[0, t])},
-            features=rows, residual=float(scores[t] - total)))
+            features=rows, residual=float(scores[t] - total), **stacked))
     return targets
+
+
+def _evidence(network: Any, rows: Any) -> np.ndarray | None:
+    """The one row's evidence for each target and its weight (two rows), where the
+    network stacks the evidence with its scores; else None."""
+    calibration = network.calibration_
+    evidence = getattr(rows, "evidence", None)
+    if evidence is None or calibration is None or calibration.evidence is None:
+        return None
+    values = evidence.by(list(network.classes_))[0]
+    weights = np.zeros(values.size)
+    width = min(values.size, calibration.evidence.size)
+    weights[:width] = calibration.evidence[:width]
+    return np.stack([values, weights])
 
 
 def _collision(here: list[str], kept: list[str]) -> dict[str, Any]:

@@ -79,6 +79,10 @@ def _terms(target: dict[str, Any]) -> str:
     if "theta" in target:
         rows.append(f'<tr><td class="muted">threshold</td><td></td><td class="n">'
                     f'{-target["theta"]:+.4f}</td><td></td></tr>')
+    if "evidence" in target:  # (Naive Bayes evidence stacked with the score)
+        rows.append(f'<tr><td class="muted">Naive Bayes evidence</td><td></td><td class="n">'
+                    f'{target["evidence"]["contribution"]:+.4f}</td><td class="n muted">'
+                    f'{target["evidence"]["weight"]:.4f}</td></tr>')
     for feature in target.get("features", []):
         kind = "pos" if feature["contribution"] > 0 else \
             "neg" if feature["contribution"] < 0 else "muted"  # (0: neither for nor against)

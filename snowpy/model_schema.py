@@ -139,7 +139,7 @@ FEATURIZER = Obj({
     "unicode_form": Choice((None, "NFC", "NFKC", "NFD", "NFKD")), "strip_accents": _BOOL,
     "token_pattern": AnyOf((_NULL, Text(10_000))),
     "values": Choice(("binary", "count", "log")), "idf": _BOOL,
-    "relevance": Number(0, 1), "norm": Choice((None, "l2")),
+    "relevance": Number(0, 1), "evidence": _BOOL, "norm": Choice((None, "l2")),
     "fields": Items(Text(1000), 1, 256, null=True), "keep_names": _BOOL,
     "hash_seed": Int(0, _MAX_SEED), "errors": Choice(("replace", "strict")),
     "chunk_bytes": Int(1, 2**31), "n_jobs": AnyOf((Int(-1, -1), Int(1, 4096))),
@@ -185,7 +185,11 @@ _TOP = {
     "kind": Text(100),  # (a plugin's kind too: a kind no class restores is refused then)
     "arrays": Obj(extra=Obj(extra=_ANY)),
     "names": Obj(extra=_ANY, null=True),
-    "frequencies": Obj({"documents": _COUNT}, null=True),
+    "frequencies": Obj({"documents": _COUNT,
+                        # (the log-count ratios by label: each class's n_c, and N)
+                        "evidence": Obj({"sizes": Items(Number(0, 2.0**62), 0, 1_000_000),
+                                         "every": Number(0, 2.0**62)},
+                                        required=("sizes", "every"))}, null=True),
     # how the training corpus was read (the command line's layout options and format)
     "read_with": Obj(extra=AnyOf((_NULL, _BOOL, Text(1000), Items(Text(1000), 0, 256))),
                      null=True),
@@ -200,8 +204,10 @@ _OWN = Obj(extra=_ANY)
 _INTEGER = frozenset({"uint8", "uint16", "uint32", "int32", "int64"})
 _ARRAY_KINDS = {
     **dict.fromkeys(("feature_ids", "row_sizes", "link_targets", "row_counts", "link_counts",
-                     "promotions", "demotions", "frequency_ids", "frequency_counts"),
+                     "promotions", "demotions", "frequency_ids", "frequency_counts",
+                     "evidence_positions", "evidence_counts", "evidence_begins"),
                     _INTEGER),
+    "calibration_evidence": frozenset({"float64"}),
     "frequency_set": frozenset({"uint8"}),
     **dict.fromkeys(("link_weights", "link_averaging", "state", "frequency_factors"),
                     frozenset({"float32", "float64"})),

@@ -13,7 +13,7 @@ from typer.testing import CliRunner
 
 import snowpy
 from snowpy import SnowClassifier
-from snowpy.calibration import Calibration, fit_sigmoid, fit_slope
+from snowpy.calibration import Calibration, fit_sigmoid, fit_slope, fit_stacking
 from snowpy.cli import app
 from snowpy.exceptions import CalibrationWarning, ConfigurationError, NotFittedError
 from snowpy.metrics import expected_calibration_error, log_loss
@@ -784,3 +784,110 @@ def test_a_classifier_calibrates_on_folds_weighed_by_their_own_documents(monkeyp
     assert len(counted) == 3
     assert sorted(len(c) for c in counted) == sorted(90 - n for n in (30, 30, 30))
     assert all(sorted(set(c)) == sorted(set(labels)) for c in counted)
+
+
+def test_the_stacking_weight_is_the_logistic_regressions_ratio_of_the_two_inputs():
+    """fit_stacking: the logistic regression of the score and the evidence (sklearn's,
+    barely regularised, on the same smoothed targets' labels) gives w = c_e / c_s; 0 when
+    the scores do not rise with the labels."""
+    from sklearn.linear_model import LogisticRegression
+
+    rng = np.random.default_rng(3)
+    s, e = rng.normal(size=(2, 5000))
+    y = rng.random(5000) < 1 / (1 + np.exp(-(1.5 * s - 0.6 * e + 0.3)))
+    model = LogisticRegression(C=1e6).fit(np.c_[s, e], y)
+    assert fit_stacking(s, e, y) == pytest.approx(model.coef_[0, 1] / model.coef_[0, 0],
+                                                  rel=2e-3)
+    assert fit_stacking(-s, e, y) == 0.0  # (scores that fall with the labels)
+    through = LogisticRegression(C=1e6, fit_intercept=False).fit(np.c_[s, e], y)
+    assert fit_stacking(s, e, y, intercept=False) == pytest.approx(
+        through.coef_[0, 1] / through.coef_[0, 0], rel=2e-3)
+
+
+def test_a_calibration_with_evidence_fits_the_sigmoids_on_the_stacked_scores():
+    """Calibration.fit(evidence=...): one weight shared by a single-label network's
+    targets (fitted on the pooled triples), one per target of a multi-label network; the
+    sigmoids are the ones fitted on the stacked scores; stored and read back, extended to
+    a new target with no weight, refused when not one finite weight a target."""
+    rng = np.random.default_rng(4)
+    scores, evidence = rng.normal(size=(2, 400, 3))
+    truth = np.argmax(scores + 0.8 * evidence + rng.normal(scale=0.5, size=(400, 3)), axis=1)
+    positives = np.eye(3, dtype=bool)[truth]
+    stacked = Calibration.fit(scores, positives, normalize="sum", method="cv",
+                              evidence=evidence)
+    weight = stacked.evidence[0]
+    assert stacked.evidence.tolist() == [weight] * 3 and 0.4 < weight < 1.6
+    plain = Calibration.fit(scores + weight * evidence, positives, normalize="sum",
+                            method="cv")
+    assert (stacked.a.tolist(), stacked.b.tolist(), stacked.temperature) == (
+        plain.a.tolist(), plain.b.tolist(), plain.temperature) and plain.evidence is None
+    np.testing.assert_array_equal(stacked.stacked(scores, evidence), scores + weight * evidence)
+    assert stacked.stacked(scores, None) is scores
+    each = Calibration.fit(scores, positives, normalize="none", method="cv", evidence=evidence)
+    assert len(set(each.evidence.tolist())) == 3
+    again = Calibration.from_file(stacked.header(), stacked.arrays(), "m.snowpy")
+    assert again.evidence.tolist() == stacked.evidence.tolist()
+    assert stacked.extended(4).evidence.tolist() == [weight] * 3 + [0.0]
+    assert stacked.without(1).evidence.tolist() == [weight] * 2
+    for bad in (np.zeros(2), np.array([0.0, np.nan, 0.0]), np.zeros(3, np.int64)):
+        with pytest.raises(snowpy.exceptions.ModelFileError, match="evidence weights"):
+            Calibration.from_file(stacked.header(), {**stacked.arrays(),
+                                                     "calibration_evidence": bad}, "m.snowpy")
+
+
+def test_a_classifier_with_evidence_decides_from_the_stacked_scores_in_every_path(tmp_path):
+    """evidence=True: the calibration folds' held-out evidence fits a weight, and predict,
+    predict_proba, predict_one, predict_proba_one, decision_function and explain all read
+    the stacked scores (the network's scores plus the weight times the evidence)."""
+    texts, labels = [], []
+    for line in TRAIN.read_text(encoding="utf-8").splitlines():
+        label, text = line.split("\t", 1)
+        labels.append(label)
+        texts.append(text)
+    clf = SnowClassifier(evidence=True, epochs=3).fit(texts, labels)
+    weights = clf.network_.calibration_.evidence
+    assert weights is not None and weights[0] != 0.0 and len(set(weights.tolist())) == 1
+    rows = clf.rows(texts[:40])
+    evidence = rows.evidence.by(clf.classes_.tolist())
+    own = clf.network_.engine_.scores(rows, averaged=True)
+    np.testing.assert_allclose(clf.target_scores(texts[:40]), own + weights * evidence,
+                               rtol=1e-12)
+    stacked = own + weights * evidence
+    assert clf.predict(texts[:40]).tolist() == clf.classes_[stacked.argmax(1)].tolist()
+    assert [clf.predict_one(t) for t in texts[:40]] == clf.predict(texts[:40]).tolist()
+    proba = clf.predict_proba(texts[:40])
+    np.testing.assert_allclose(proba, clf.network_.calibration_.probabilities(stacked))
+    one = [clf.predict_proba_one(t) for t in texts[:40]]
+    np.testing.assert_allclose([[p[c] for c in clf.classes_] for p in one], proba, rtol=1e-12)
+    why = clf.explain(texts[0], top_k=1, features=None)
+    target = why["targets"][0]
+    total = target["bias"]["contribution"] - target["theta"] + target["evidence"][
+        "contribution"] + sum(f["contribution"] for f in target["features"])
+    assert abs(total - target["score"]) < 1e-9 and target["evidence"]["weight"] == weights[0]
+    with pytest.raises(ConfigurationError, match="a cloud votes"):
+        SnowClassifier("winnow+perceptron", evidence=True).fit(texts, labels)
+    for calibrate in (None, "progressive"):  # (no weight to stack it with: refused)
+        with pytest.raises(ConfigurationError, match="cross-fitted calibration"):
+            SnowClassifier(evidence=True, calibrate=calibrate).fit(texts, labels)
+    result = run("train", TRAIN, "-o", tmp_path / "m.snowpy", "--evidence", "--calibrate",
+                 "none")
+    assert result.exit_code == 1 and "a fit in memory makes with --calibrate cv or " \
+        "--calibrate holdout; this one has --calibrate none" in result.stderr \
+        and not (tmp_path / "m.snowpy").exists()
+    unstacked = SnowClassifier(epochs=3).fit(texts, labels)
+    assert unstacked.network_.calibration_.evidence is None
+    assert unstacked.rows(texts[:2]).evidence is None
+
+
+def test_evidence_lifts_sentence_polarity_above_the_scores_alone(corpora):
+    """A real corpus: sentence polarity, a seeded 80/20 split. Stacked with the Naive
+    Bayes evidence the defaults score at least 0.785 (0.789 measured; 0.782 without)."""
+    from snowpy import corpora as registered
+
+    documents = list(registered.load("sentence-polarity", "all"))
+    order = np.random.default_rng(0).permutation(len(documents))
+    cut = int(0.8 * len(documents))
+    train, test = [documents[i] for i in order[:cut]], [documents[i] for i in order[cut:]]
+    clf = SnowClassifier(evidence=True).fit([d.text for d in train], [d.label for d in train])
+    accuracy = clf.score([d.text for d in test], [d.label for d in test])
+    assert accuracy >= 0.785, accuracy

@@ -74,7 +74,7 @@ def test_train_options_are_built_from_the_classifiers_table():
     options["norm"] = options.pop("l2")  # (a switch: --l2)
     built = [name for name in declared.CLASSIFIER if name in options]
     assert built == ["rule", "thickness", "ngrams", "char_ngrams", "skipgrams", "bits",
-                     "values", "idf", "relevance", "norm",
+                     "values", "idf", "relevance", "evidence", "norm",
                      "keep_names", "n_jobs", "epochs", "average", "seed", "bias", "early_stop",
                      "links",
                      "eligibility", "discard", "precision", "multiclass", "calibrate"]

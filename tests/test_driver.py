@@ -47,7 +47,7 @@ def test_each_fold_is_scored_by_a_network_fitted_on_the_other_folds(params):
     X, y = problem()
     keys, labels = keys_of(X, y)
     net = snowpy.Network(**params, calibrate="cv:4")
-    scores, positives, covered, drawn = held_out_scores(net, X, y, None, labels, False)
+    scores, positives, covered, drawn, _ = held_out_scores(net, X, y, None, labels, False)
     np.testing.assert_array_equal(drawn, keys)
     assert covered.all() and scores.dtype == np.float32
     np.testing.assert_array_equal(positives, np.array([[v == c for c in "abc"] for v in y]))
@@ -65,7 +65,7 @@ def test_each_fold_is_scored_by_a_network_fitted_on_the_other_folds(params):
             expected[:, 2] = own.min() - 1.0  # below every score of its network
         np.testing.assert_allclose(scores[held], expected.astype(np.float32), rtol=1e-6)
     holdout = snowpy.Network(**params, calibrate="holdout:4")
-    _, _, covered, _ = held_out_scores(holdout, X, y, None, labels, False)
+    _, _, covered, _, _ = held_out_scores(holdout, X, y, None, labels, False)
     assert np.flatnonzero(covered).tolist() == sorted(cut[0].tolist())  # the first fold only
 
 
@@ -78,7 +78,7 @@ def test_fold_networks_trained_elsewhere_score_as_those_held_out_scores_trains()
     X, y = problem()
     keys, labels = keys_of(X, y)
     params = {"rule": "perceptron", "epochs": 3, "shuffle": True, "seed": 11}
-    alone, _, _, _ = held_out_scores(snowpy.Network(**params, calibrate="cv:4"), X, y, None,
+    alone, _, _, _, _ = held_out_scores(snowpy.Network(**params, calibrate="cv:4"), X, y, None,
                                      labels, False)
     cut = folds(keys, 4, 11)
     fold = np.empty(48, np.int64)
@@ -89,7 +89,7 @@ def test_fold_networks_trained_elsewhere_score_as_those_held_out_scores_trains()
         networks.append((snowpy.Network(**params).fit(X[train], y[train],
                                                       shuffle_keys=keys[train]), None))
     lowest = np.full(4, np.inf)
-    scores, positives, covered, _ = held_out_scores(None, X, y, None, labels, False,
+    scores, positives, covered, _, _ = held_out_scores(None, X, y, None, labels, False,
                                                     keys=keys, fold=fold,
                                                     networks=networks, lowest=lowest)
     assert covered.all()
@@ -102,7 +102,7 @@ def test_fold_networks_trained_elsewhere_score_as_those_held_out_scores_trains()
     filled = np.where(missing, (lowest[fold] - 1.0)[:, None], scores).astype(np.float32)
     np.testing.assert_array_equal(filled, alone)
     networks[1] = None  # (it learned nothing)
-    _, _, covered, _ = held_out_scores(None, X, y, None, labels, False, keys=keys,
+    _, _, covered, _, _ = held_out_scores(None, X, y, None, labels, False, keys=keys,
                                        fold=fold, networks=networks, lowest=lowest)
     assert np.flatnonzero(~covered).tolist() == sorted(cut[1].tolist())
 
@@ -116,7 +116,7 @@ def test_the_folds_follow_the_seed_and_the_examples_not_their_places():
     assert [f.tolist() for f in unseeded] == [f.tolist() for f in folds(keys, 3, None)]
     assert [len(f) for f in folds(keys, 5, 7)] == [10, 10, 10, 9, 9]  # the first n % k longer
     net = snowpy.Network("perceptron", seed=8, calibrate="holdout:3")
-    _, _, covered, _ = held_out_scores(net, X, y, None, labels, False)
+    _, _, covered, _, _ = held_out_scores(net, X, y, None, labels, False)
     assert np.flatnonzero(covered).tolist() == sorted(folds(keys, 3, 8)[0].tolist())
     backwards = folds(keys[::-1], 3, 7)
     assert [sorted((47 - f).tolist()) for f in backwards] == seeded
@@ -129,7 +129,7 @@ def test_folds_too_small_to_train_or_score_are_passed_over():
     y = np.array(["a", "b"], dtype=object)
     keys, labels = keys_of(X, y)
     net = snowpy.Network("perceptron", calibrate="cv:3", epochs=1)
-    scores, positives, covered, _ = held_out_scores(net, X, y, None, labels, False)
+    scores, positives, covered, _, _ = held_out_scores(net, X, y, None, labels, False)
     assert covered.tolist() == [True, True]
     for held in folds(keys, 3, 0)[:2]:
         other = 1 - held[0]
@@ -147,7 +147,7 @@ def test_sequential_targets_are_each_folds_own_examples():
     targets = [["a", "b", "c"] if i % 3 else ["a", "b"] for i in range(48)]
     targets[5] = ["c", "a"]
     net = snowpy.Network("perceptron", calibrate="cv:3", epochs=2, seed=3)
-    scores, _, _, _ = held_out_scores(net, X, y, targets, labels, False)
+    scores, _, _, _, _ = held_out_scores(net, X, y, targets, labels, False)
     for held in folds(keys, 3, 3):
         train = np.setdiff1d(np.arange(48), held)
         fitted = snowpy.Network("perceptron", epochs=2, seed=3).fit(
@@ -190,7 +190,7 @@ def test_a_fold_network_learns_multi_label_sets():
     sets = [[v, "z"] if i % 4 == 0 else [v] for i, v in enumerate(y)]
     labels = label_index(sets, True)
     net = snowpy.Network("perceptron", calibrate="cv:3", epochs=2, shuffle=False)
-    scores, positives, covered, keys = held_out_scores(net, X, sets, None, labels, True)
+    scores, positives, covered, keys, _ = held_out_scores(net, X, sets, None, labels, True)
     assert covered.all()
     assert positives.sum(axis=1).tolist() == [len(s) for s in sets]
     for held in folds(keys, 3, 0):
@@ -293,8 +293,8 @@ def test_the_callers_keys_draw_the_folds_and_shuffle_each_folds_training():
 
     for weighed in (None, refold):
         net = snowpy.Network(**params, calibrate="cv:3")
-        scores, _, covered, drawn = held_out_scores(net, X, y, None, labels, False,
-                                                    keys=given, refold=weighed)
+        scores, _, covered, drawn, _ = held_out_scores(net, X, y, None, labels, False,
+                                                       keys=given, refold=weighed)
         assert drawn is given and covered.all()
         assert not all(np.array_equal(a, b) for a, b in zip(folds(given, 3, 2),
                                                                folds(keys, 3, 2)))
@@ -313,8 +313,8 @@ def test_a_single_example_is_scored_by_no_fold_and_each_fold_is_announced():
     _, labels = keys_of(X, y)
     report = Report()
     net = snowpy.Network("perceptron", calibrate="cv:2")
-    scores, positives, covered, _ = held_out_scores(net, X, y, None, labels, False,
-                                                    progress=report)
+    scores, positives, covered, _, _ = held_out_scores(net, X, y, None, labels, False,
+                                                       progress=report)
     assert covered.tolist() == [False] and scores.tolist() == [[0.0]]
     assert positives.tolist() == [[True]]
     assert report.phases == ["calibration fold 1 of 2", "calibration fold 2 of 2"]
@@ -568,8 +568,8 @@ def test_a_fit_fits_its_sigmoids_on_the_held_out_scores_and_says_so(calibrate, p
     if calibrate == "progressive":
         return
     keys, labels = keys_of(X, y)
-    scores, positives, covered, _ = held_out_scores(net, X, y, targets, labels, False, None,
-                                                    keys)
+    scores, positives, covered, _, _ = held_out_scores(net, X, y, targets, labels, False,
+                                                       None, keys)
     if restricted:  # (what the folds' networks learned differs unrestricted)
         unrestricted = held_out_scores(net, X, y, None, labels, False, None, keys)[0]
         assert not np.array_equal(scores, unrestricted)
@@ -1129,3 +1129,40 @@ def test_an_examples_key_is_the_same_whatever_types_its_arrays_come_in():
     np.testing.assert_array_equal(
         example_keys(X.astype(np.float32), y_indptr.astype(np.int32), y_targets), keys)
     assert len(set(keys.tolist())) == 3
+
+
+def test_a_refold_that_gives_evidence_lays_each_held_out_examples_in_the_labels_order():
+    """A refold whose function has ``evidence(rows)`` (the front end's, with
+    ``evidence=True``): each held-out example's evidence comes from the fold that held
+    it out, told the fold's training labels alone, laid in the order of every label (a
+    label the fold's counts never met: 0); without it, no evidence."""
+    from snowpy._rows import Evidence
+
+    X, y = problem()
+    keys, labels = keys_of(X, y)
+    told = []
+
+    class Refolded:
+        def __init__(self, rows, fold_labels):
+            self.fold = len(told)
+            self.labels = sorted(set(fold_labels), reverse=True)  # (an order of its own)
+            told.append(list(fold_labels))
+
+        def __call__(self, rows):
+            return rows
+
+        def evidence(self, rows):  # (the fold's number, minus each label's place)
+            return Evidence(np.array([[self.fold * 10.0 - "abc".index(label)
+                                       for label in self.labels]] * rows.shape[0]),
+                            self.labels)
+
+    net = snowpy.Network("perceptron", calibrate="cv:3", epochs=2)
+    *_, evidence = held_out_scores(net, X, y, None, labels, False, refold=Refolded)
+    assert evidence.shape == (48, 3) and evidence.dtype == np.float32
+    for number, held in enumerate(folds(keys, 3, net.seed)):
+        met = set(told[number])
+        assert sorted(told[number]) == sorted(np.delete(y, held).tolist())
+        expected = [number * 10.0 - i if label in met else 0.0 for i, label in
+                    enumerate("abc")]
+        np.testing.assert_array_equal(evidence[held], [expected] * held.size)
+    assert held_out_scores(net, X, y, None, labels, False)[4] is None

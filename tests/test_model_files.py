@@ -986,7 +986,7 @@ def test_document_frequencies_round_trip_and_are_checked(tmp_path):
     np.testing.assert_array_equal(arrays["frequency_factors"], loaded.featurizer_.frequencies_
                                   .factors_of(arrays["frequency_ids"].astype(np.int64)))
     assert 0.75 <= arrays["frequency_factors"].min() < arrays["frequency_factors"].max()
-    for name, edit, message in [
+    _refused_when_edited(tmp_path, header, arrays, [
             ("high", lambda a: a["frequency_counts"].__setitem__(0, 13), "from 1 to the 12"),
             ("order", lambda a: a.__setitem__("frequency_ids", a["frequency_ids"][::-1].copy()),
              "must ascend"),
@@ -994,7 +994,14 @@ def test_document_frequencies_round_trip_and_are_checked(tmp_path):
             ("negative", lambda a: a["frequency_factors"].__setitem__(1, -1.0),
              "finite, non-negative factor"),
             ("short", lambda a: a.__setitem__("frequency_factors", a["frequency_factors"][1:]),
-             "finite, non-negative factor")]:
+             "finite, non-negative factor")])
+
+
+def _refused_when_edited(tmp_path, header, arrays, edits):
+    """Each of ``edits`` (name, an edit of the arrays, the message expected) written into
+    a file: refused on loading, naming what is wrong, and by the command line in one
+    line with exit status 1."""
+    for name, edit, message in edits:
         edited = {k: v.copy() for k, v in arrays.items()}
         edit(edited)
         path = write_model(tmp_path / f"{name}.snowpy", header, edited)
@@ -1702,3 +1709,46 @@ def test_a_percent_eligibility_networks_link_counts_survive_a_round_trip():
         network.prune()
     assert loaded.n_links_ == net.n_links_ < 172
     np.testing.assert_array_equal(loaded.decision_function(X), net.decision_function(X))
+
+
+def test_the_ratios_by_label_and_the_evidence_weights_round_trip_and_are_checked(tmp_path):
+    """evidence=True: the counts by label (each class's features, as positions among the
+    features counted, and the documents of the class holding each; n_c and N in the
+    header) and the calibration's evidence weights are kept in the file; the loaded model
+    stacks the same evidence (the same decisions, probabilities, one text at a time too);
+    a damaged count, position or run is refused in one line naming the array."""
+    texts = ["free prize now", "lunch at noon", "win a free prize", "meeting at noon",
+             "a free lunch", "prize draw tonight", "noon meeting moved", "win big now"] * 3
+    labels = ["spam", "ham", "spam", "ham", "ham", "spam", "ham", "spam"] * 3
+    clf = snowpy.SnowClassifier(evidence=True, epochs=3).fit(texts, labels)
+    loaded = snowpy.load(clf.save(tmp_path / "evidence.snowpy"))
+    queries = ["free lunch", "win a prize at noon", "meeting tonight", "nothing known"]
+    np.testing.assert_array_equal(loaded.decision_function(queries),
+                                  clf.decision_function(queries))
+    np.testing.assert_array_equal(loaded.predict_proba(queries), clf.predict_proba(queries))
+    assert [loaded.predict_one(q) for q in queries] == clf.predict(queries).tolist()
+    assert loaded.featurizer_.evidence and loaded.network_.calibration_.evidence.tolist() == \
+        clf.network_.calibration_.evidence.tolist()
+    np.testing.assert_array_equal(loaded.rows(queries).evidence.values,
+                                  clf.rows(queries).evidence.by(loaded.classes_.tolist()))
+    header, arrays = clf.to_state()
+    assert header["frequencies"]["evidence"]["every"] == sum(
+        len(set(clf.featurizer_.features_one(t)[0])) for t in texts)
+    # each class's run: every feature its documents hold, by position, ascending
+    begins = arrays["evidence_begins"]
+    assert begins.tolist()[0] == 0 and begins[-1] == arrays["evidence_positions"].size
+    ids = loaded.featurizer_.frequencies_.to_arrays()[0]
+    for c, label in enumerate(clf.classes_.tolist()):
+        positions = arrays["evidence_positions"][begins[c]:begins[c + 1]].astype(np.int64)
+        assert np.all(np.diff(positions) > 0)
+        held = {int(i) for t, y in zip(texts, labels) if y == label
+                for i in clf.featurizer_.features_one(t)[0]}
+        assert {int(ids[p]) for p in positions} == held
+    _refused_when_edited(tmp_path, header, arrays, [
+            ("count", lambda a: a["evidence_counts"].__setitem__(0, 99), "'evidence_counts'"),
+            ("zero", lambda a: a["evidence_counts"].__setitem__(0, 0), "'evidence_counts'"),
+            ("position", lambda a: a["evidence_positions"].__setitem__(0, 255),
+             "'evidence_positions' must lie among"),
+            ("runs", lambda a: a.__setitem__("evidence_begins", a["evidence_begins"][:2]),
+             "'evidence_begins' must cut"),
+            ("gone", lambda a: a.pop("evidence_counts"), "need 'evidence_positions'")])

@@ -892,6 +892,21 @@ def test_relevance_factors_are_the_naive_bayes_ratios_written_out(width):
     assert nothing.factors_of(ids) is None
 
 
+def _counted_in_batches(docs, single, batches, width):
+    """``docs`` (features, labels, weight) counted by label in ``batches`` batches: one
+    label a document (``single``) or the set of them."""
+    frequencies = DocumentFrequencies(width)
+    for part in np.array_split(np.arange(len(docs)), batches):
+        chosen = [docs[i] for i in part]
+        indptr = np.cumsum([0] + [len(d) for d, _, _ in chosen])
+        rows = Rows(indptr, np.array([f for d, _, _ in chosen for f in sorted(d)], np.int64),
+                    None, width)
+        labels = [next(iter(these)) for _, these, _ in chosen] if single else \
+            [sorted(these) for _, these, _ in chosen]
+        frequencies.count(rows, [w for _, _, w in chosen], labels=labels)
+    return frequencies
+
+
 @settings(max_examples=80, deadline=None, derandomize=True)
 @given(st.lists(st.tuples(st.sets(st.integers(0, 11), max_size=6),
                           st.sets(st.sampled_from("abcd"), max_size=3), st.integers(0, 3)),
@@ -905,15 +920,7 @@ def test_relevance_factors_match_the_ratios_written_out_for_any_documents(docs, 
     if single:
         docs = [(d, {min(these) if these else "a"}, w) for d, these, w in docs]
     width = 16
-    frequencies = DocumentFrequencies(width)
-    for part in np.array_split(np.arange(len(docs)), batches):
-        chosen = [docs[i] for i in part]
-        indptr = np.cumsum([0] + [len(d) for d, _, _ in chosen])
-        rows = Rows(indptr, np.array([f for d, _, _ in chosen for f in sorted(d)], np.int64),
-                    None, width)
-        labels = [next(iter(these)) for _, these, _ in chosen] if single else \
-            [sorted(these) for _, these, _ in chosen]
-        frequencies.count(rows, [w for _, _, w in chosen], labels=labels)
+    frequencies = _counted_in_batches(docs, single, batches, width)
     frequencies.relate(0.3)
     counted = [f for f in range(12) if any(f in d and w for d, _, w in docs)]
     if not counted or not any(w for _, these, w in docs if these):
@@ -1130,3 +1137,105 @@ def test_a_fits_own_rows_are_weighed_as_they_are_read_to_the_bit(relevance):
     assert read.data.tobytes() == expected.data.tobytes()
     assert own.strengths.tobytes() == expected.data.tobytes()  # (weighed where they lie)
     assert read[np.array([1])].data.tobytes() == expected[np.array([1])].data.tobytes()
+
+
+def _evidence_by_hand(docs, labels, weights, doc):
+    """A document's evidence for each label, NBSVM's log-count ratios written out: for
+    label c, r = ln((1 + k) / (F + n_c)) - ln((1 + t - k) / (F + N - n_c)) summed over
+    the document's features counted, over the square root of all its features."""
+    names = list(dict.fromkeys(c for these in labels for c in these))
+    features = sorted({f for d, w in zip(docs, weights) if w for f in d})
+    every = sum(w * len(d) for d, w in zip(docs, weights))
+    out = []
+    for c in names:
+        n_c = sum(w * len(d) for d, these, w in zip(docs, labels, weights) if c in these)
+        total = 0.0
+        for f in doc:
+            if f not in features:
+                continue
+            t = sum(w for d, w in zip(docs, weights) if f in d)
+            k = sum(w for d, these, w in zip(docs, labels, weights) if f in d and c in these)
+            total += np.log((1 + k) / (len(features) + n_c)) \
+                - np.log((1 + t - k) / (len(features) + every - n_c))
+        out.append(total / np.sqrt(max(len(doc), 1)))
+    return names, out
+
+
+def test_evidence_is_the_naive_bayes_ratios_of_a_documents_features_worked_out():
+    """Three documents: two of pos (features 1 and 2; 1), one of neg (2 and 3). F = 3
+    features, N = 5 entries, n_pos = 3, n_neg = 2; feature 1's ratio for pos is
+    ln(3 / 6) - ln(1 / 5) = ln 2.5, feature 3's ln(1 / 6) - ln(2 / 5) = ln(5 / 12); a
+    document of features 1, 3 and 7 (never counted: no ratio, but one of its three
+    features) has the evidence (ln 2.5 + ln(5 / 12)) / sqrt 3 = ln(25 / 24) / sqrt 3 for
+    pos, its opposite for neg. A document of no feature counted has none."""
+    frequencies = DocumentFrequencies(width=8)
+    frequencies.count(Rows(np.array([0, 2, 3, 5]), np.array([1, 2, 1, 2, 3]), None, 8),
+                      labels=["pos", "pos", "neg"])
+    frequencies.relate(0.0, evidence=True)
+    ratios = frequencies.ratios
+    assert ratios.labels == ["pos", "neg"] and frequencies.factors_of(np.array([1])) is None
+    np.testing.assert_allclose(ratios.of(np.array([1, 2, 3]))[:, 0],
+                               [np.log(2.5), np.log(2 / 6 * 5 / 2), np.log(5 / 12)],
+                               rtol=1e-14)
+    evidence = ratios.evidence(Rows(np.array([0, 3, 4, 4]), np.array([1, 3, 7, 6]), None, 8))
+    expected = np.log(25 / 24) / np.sqrt(3)
+    np.testing.assert_allclose(evidence.values, [[expected, -expected], [0, 0], [0, 0]],
+                               rtol=1e-14, atol=1e-15)
+    assert evidence[1:].values.shape == (2, 2) and evidence.by(["neg", "x"])[0, 0] == \
+        pytest.approx(-expected, rel=1e-14)
+
+
+@settings(max_examples=60, deadline=None, derandomize=True)
+@given(st.lists(st.tuples(st.sets(st.integers(0, 11), max_size=6),
+                          st.sets(st.sampled_from("abcd"), min_size=1, max_size=2),
+                          st.integers(0, 3)), min_size=1, max_size=12),
+       st.booleans(), st.integers(1, 3), st.sets(st.integers(0, 15), max_size=6))
+def test_evidence_matches_the_ratios_written_out_for_any_documents(docs, single, batches,
+                                                                   doc):
+    """Any documents, weights (0 included), one label each or sets of them, counted in
+    any number of batches: a document's evidence for each label is the by-hand sum."""
+    if single:
+        docs = [(d, {min(these)}, w) for d, these, w in docs]
+    width = 16
+    frequencies = _counted_in_batches(docs, single, batches, width)
+    frequencies.relate(0.0, evidence=True)
+    if not any(w for _, _, w in docs):
+        return  # (nothing counted)
+    names, expected = _evidence_by_hand([d for d, _, _ in docs],
+                                        [sorted(these) if not single else list(these)
+                                         for _, these, _ in docs],
+                                        [w for _, _, w in docs], sorted(doc))
+    found = frequencies.ratios.evidence(Rows(np.array([0, len(doc)]),
+                                             np.array(sorted(doc), np.int64), None, width))
+    np.testing.assert_allclose(found.by(names)[0], expected, rtol=1e-12, atol=1e-12)
+
+
+def test_a_front_end_with_evidence_gives_each_row_weighed_for_prediction_its_evidence():
+    """evidence=True: a fit with labels keeps the ratios, rows weighed for prediction
+    carry their evidence (the rows a fit weighs do not), a fold's refold gives the
+    evidence of a front end fitted on the fold alone, and evidence needs idf."""
+    texts = ["free prize now", "lunch at noon", "win a free prize", "meeting at noon",
+             "a free lunch", "prize draw tonight", "noon meeting moved", "win big now"]
+    labels = ["spam", "ham", "spam", "ham", "ham", "spam", "ham", "spam"]
+    options = dict(values="log", idf=True, norm="l2", ngrams=(1, 2), evidence=True)
+    whole = Featurizer(**options)
+    fitted = whole.weighed(whole.rows(texts), count="all", labels=labels)
+    assert fitted.evidence is None and whole.frequencies_.factors_of(fitted.indices) is None
+    rows = whole.weighed(whole.rows(["win a free prize"]))
+    expected = whole.frequencies_.ratios.evidence(whole.rows(["win a free prize"]))
+    assert rows.evidence.labels == ["spam", "ham"]
+    np.testing.assert_array_equal(rows.evidence.values, expected.values)
+    assert rows.evidence.values[0, 0] > 0 > rows.evidence.values[0, 1]
+    ids, _ = whole.features_one("win a free prize")
+    np.testing.assert_array_equal(whole.evidence_one(ids).values, expected.values)
+    train, held = [0, 1, 2, 3, 4], [5, 6, 7]
+    X = whole.weighed(whole.rows(texts), count="all", labels=labels)
+    weigh = whole.refold(X[train], [labels[i] for i in train])
+    alone = Featurizer(**options).fit([texts[i] for i in train], [labels[i] for i in train])
+    found = weigh.evidence(X[held])
+    np.testing.assert_allclose(found.by(["spam", "ham"]), alone.frequencies_.ratios.evidence(
+        alone.rows([texts[i] for i in held])).by(["spam", "ham"]), rtol=1e-12)
+    with pytest.raises(ConfigurationError, match="evidence=True needs idf=True"):
+        Featurizer(evidence=True).fit(texts, labels)
+    with pytest.raises(ConfigurationError, match="evidence must be true or false"):
+        Featurizer(idf=True, evidence="yes").fit(texts, labels)

@@ -101,6 +101,10 @@ def _print(result: dict[str, Any]) -> None:
                           f"{target['bias']['weight']:.4f}",
                           f"{target['bias']['contribution']:+.4f}")
             table.add_row("(threshold)", "", "", "", f"{-target['theta']:+.4f}")
+        if "evidence" in target:  # (Naive Bayes evidence stacked with the score)
+            evidence = target["evidence"]
+            table.add_row("(Naive Bayes evidence)", "", f"{evidence['value']:.4f}",
+                          f"{evidence['weight']:.4f}", f"{evidence['contribution']:+.4f}")
         for feature in target.get("features", []):
             name = feature["name"] + (" [collides: " + ", ".join(feature["shared_with"])
                                       + "]" if feature.get("collision") else "")

@@ -130,6 +130,9 @@ BitsOption = Annotated[int, declared("bits")]
 ValuesOption = Annotated[str, declared("values")]
 IdfOption = Annotated[bool, declared("idf", "--idf/--no-idf")]
 RelevanceOption = Annotated[float, declared("relevance", note="0 for none")]
+EvidenceOption = Annotated[bool, declared(
+        "evidence", "--evidence/--no-evidence",
+        note="stacked by a cross-fitted --calibrate (cv, holdout); docs/front-end.md")]
 BiasOption = Annotated[str, declared("bias", note="none is false")]
 L2Option = Annotated[bool, declared("norm", "--l2/--no-l2")]
 EpochsOption = Annotated[int | None, declared(
@@ -218,6 +221,7 @@ def train(
     values: ValuesOption = _DEFAULTS["values"],
     idf: IdfOption = _DEFAULTS["idf"],
     relevance: RelevanceOption = _DEFAULTS["relevance"],
+    evidence: EvidenceOption = _DEFAULTS["evidence"],
     l2: L2Option = _DEFAULTS["norm"] == "l2",
     epochs: EpochsOption = None,
     average: AverageOption = _DEFAULTS["average"],
@@ -287,7 +291,8 @@ def train(
             skipgrams=skipgrams or None, bits=bits, values=values,
             extractors=[] if conjunctions is None else [("conjunctions",
                                                          {"window": conjunctions})],
-            idf=idf, relevance=relevance, norm="l2" if l2 else None, epochs=epochs,
+            idf=idf, relevance=relevance, evidence=evidence, norm="l2" if l2 else None,
+            epochs=epochs,
             average=average, seed=seed, bias=_bias(bias),
             early_stop=early_stop,
             calibrate=None if calibrate == "none" else calibrate,

@@ -266,7 +266,7 @@ def held_out(data: ShardData, states: list[State], setup: Setup, total: int,
         networks.append((net, None if not frequencies else _weighing(
             data, f, featurizer, frequencies[f])) if len(net.classes_) else None)
     lowest = np.full(len(states), np.inf)
-    scores, positives, covered, _ = held_out_scores(
+    scores, positives, covered, _, _ = held_out_scores(
         None, data.X[rows], [data.labels[i] for i in rows], None, LabelIndex(labels),
         multilabel, keys=data.keys[rows], fold=data.fold[rows], networks=networks,
         lowest=lowest)

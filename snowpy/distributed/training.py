@@ -148,6 +148,10 @@ def fit(classifier: Any, data: Any, labels: Any = None, *, cluster: Any = None,
     if getattr(classifier, "keep_names", False):
         raise ConfigurationError("keep_names is not available in distributed training: "
                                  "`snowpy inspect --corpus` names features on demand")
+    if getattr(classifier, "evidence", False):
+        raise ConfigurationError("evidence=True is stacked by the calibration folds of a fit "
+                                 "in one process; a cluster's folds count no ratios by label "
+                                 "(train without it, or in one process)")
     if not isinstance(classifier.rule, str):
         raise ConfigurationError("a rule given as an object trains in one process: a "
                                  "cluster's workers find their rule by its name (register "

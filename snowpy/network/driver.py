@@ -492,14 +492,18 @@ def held_out_scores(net: Any, X: Any, y: Any, targets: Any, labels: LabelIndex,
                     multilabel: bool, progress: Any = None, keys: np.ndarray | None = None,
                     refold: Any = None, *, fold: np.ndarray | None = None,
                     networks: list[Any] | None = None, lowest: np.ndarray | None = None
-                    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+                    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray,
+                               np.ndarray | None]:
     """Out-of-fold decision scores of ``net``'s examples, for calibration (its
     ``calibrate``: :func:`folds`, each scored by a network of ``net``'s class and
     parameters trained on the other folds, and freed before the next), their positives,
     which examples were scored (``holdout``: the first fold's), and the examples'
     shuffling keys the folds were drawn by (the final training reuses them); each fold is
     announced to ``progress`` as a phase. ``refold``: how a fold's rows are weighed, from
-    its training rows and labels (``Network.fit``'s).
+    its training rows and labels (``Network.fit``'s), whose function may give the
+    held-out rows' Naive Bayes evidence by label too (its ``evidence(rows)``, the fold's:
+    :meth:`snowpy.Featurizer.refold`), returned last in the scores' layout (None: no
+    evidence).
 
     A cluster's shard gives each example's ``fold`` (drawn over every shard's keys) and
     the fold ``networks`` trained elsewhere (its rounds), each with how it weighs its
@@ -522,6 +526,7 @@ def held_out_scores(net: Any, X: Any, y: Any, targets: Any, labels: LabelIndex,
         params["calibrate"] = None
     scores = np.zeros((n, len(labels)), dtype=np.float32)  # (n x labels: half in float32)
     covered = np.zeros(n, dtype=bool)
+    evidence: np.ndarray | None = None
     stops = as_progress(progress)  # (the folds' trainings stop when it asks, as Ctrl-C)
     alone: Any = None  # (the one class of a fold that learned one class only)
     for number, held in enumerate(cut, start=1):
@@ -552,7 +557,13 @@ def held_out_scores(net: Any, X: Any, y: Any, targets: Any, labels: LabelIndex,
                              lambda *_: stops.check_stop()),  # (the same examples shuffle
                          keys=keys[train], fitting=True, copy=False)  # alike; rows made here)
             del part_X  # (the held-out rows are made when the fold's network is trained)
-        held_X = X[held] if weigh is None else weigh(X[held])
+        held_X = X[held]
+        evidence_of = getattr(weigh, "evidence", None)
+        if evidence_of is not None:  # (the fold's evidence of its held-out examples)
+            if evidence is None:
+                evidence = np.zeros((n, len(labels)), dtype=np.float32)
+            evidence[held] = evidence_of(held_X).by(labels.labels)
+        held_X = held_X if weigh is None else weigh(held_X)
         part_scores = clone.target_scores(held_X)
         # a label missing from the other folds scores as the lowest seen (written where
         # they lie: no second matrix of the held-out scores, examples x labels)
@@ -569,7 +580,7 @@ def held_out_scores(net: Any, X: Any, y: Any, targets: Any, labels: LabelIndex,
                       f"learned from one class only ({alone!r}), and the probabilities say "
                       "little; train on more documents, or with calibrate='none'",
                       CalibrationWarning, stacklevel=4)
-    return scores, positives, covered, keys
+    return scores, positives, covered, keys, evidence
 
 
 class Part:

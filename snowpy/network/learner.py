@@ -292,9 +292,9 @@ class LearnerNetwork(NetworkKind):
     def target_scores(self, X: Any) -> np.ndarray:
         """Each target's score minus the threshold, ``float64[n, targets]``."""
         self._check_fitted()
-        X = _canonical(X)
-        self._check_width(X)
-        return self._engine.scores(X)
+        canonical = _canonical(X)
+        self._check_width(canonical)
+        return self._stacked(X, self._engine.scores(canonical))
 
     def explain_terms(self, X: Any, targets: Any, scores: np.ndarray) -> list[dict[str, Any]]:
         """The terms of each of ``targets``' scores on the one row of ``X``, as the

@@ -252,8 +252,19 @@ class NetworkKind(Estimator):
 
     def target_scores(self, X: Any) -> np.ndarray:
         """Activation minus threshold of every target, ``float64[n, targets]`` (positive:
-        the target claims the example); what every prediction below derives from."""
+        the target claims the example); what every prediction below derives from. Rows
+        that carry their Naive Bayes evidence (a classifier's ``evidence=True``) have it
+        added at the calibration's weights (:meth:`_stacked`)."""
         raise NotImplementedError
+
+    def _stacked(self, X: Any, scores: np.ndarray) -> np.ndarray:
+        """``scores`` of ``X`` with the evidence ``X`` carries stacked at the calibration's
+        weights (:meth:`snowpy.calibration.Calibration.stacked`); as they are without."""
+        evidence = getattr(X, "evidence", None)
+        calibration = self.calibration_
+        if evidence is None or calibration is None or calibration.evidence is None:
+            return scores
+        return calibration.stacked(scores, evidence.by(self._labels.labels))
 
     # ----------------------------------------- predictions from target scores
     def decision_function(self, X: Any) -> np.ndarray:
@@ -504,8 +515,10 @@ class NetworkKind(Estimator):
             example (a front end's idf and relevance): ``refold(rows, labels)`` of a
             fold's training examples gives a function that weighs rows as they would
             be had that fold alone been counted, which the fold's network learns and
-            scores its held-out examples with (:meth:`snowpy.Featurizer.refold`). By
-            default the rows as they are.
+            scores its held-out examples with (:meth:`snowpy.Featurizer.refold`), and
+            may give their Naive Bayes evidence by label (its ``evidence(rows)``), which
+            calibration stacks with the scores (:class:`snowpy.calibration.Calibration`).
+            By default the rows as they are.
         copy : bool, default True
             False (scikit-learn's ``copy``): ``X`` is this fit's own, read by nothing
             after it: the network's rows of its features are written over its indices
@@ -536,15 +549,16 @@ class NetworkKind(Estimator):
         if held_out is not None:  # (fitted before the final network learns, the held-out
             from snowpy.calibration import Calibration  # scores let go: examples x labels)
 
-            scores, positives, covered, keys = held_out  # (the final shuffle's keys too)
-            del held_out
+            scores, positives, covered, keys, evidence = held_out  # (the final shuffle's
+            del held_out                                           #  keys too)
             if not covered.all():  # (holdout: the held-out fold only; cv covers all)
                 scores, positives = scores[covered], positives[covered]
+                evidence = None if evidence is None else evidence[covered]
             phase(progress, "calibrating")
             calibration = Calibration.fit(
                 scores, positives, normalize=normalisation_of(self.engine_, multilabel),
-                method=str(calibrating(self.calibrate).method))
-            del scores, positives
+                method=str(calibrating(self.calibrate).method), evidence=evidence)
+            del scores, positives, evidence
         phase(progress, "training", X.shape[0] * int(self.epochs))
         # (without keys, the shuffle's are made from X's features once its rows are made)
         self._learn(X, y, targets, epochs=int(self.epochs), shuffle=bool(self.shuffle),
@@ -1002,8 +1016,8 @@ class Network(NetworkKind):
         self._check_fitted()
         X = as_csr(X)
         self._check_width(X)
-        return self.engine_.scores(X, averaged=bool(self.average),
-                                   threads=threads_of(self.n_jobs))
+        return self._stacked(X, self.engine_.scores(X, averaged=bool(self.average),
+                                                    threads=threads_of(self.n_jobs)))
 
     def to_state(self, inference_only: bool = False) -> tuple[dict, dict]:
         """The network as a header and named arrays (:mod:`snowpy.network.state`), what

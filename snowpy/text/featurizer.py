@@ -92,6 +92,19 @@ def _range(value: Any, name: str) -> tuple[int, int] | None:
             from None
 
 
+class _Refolded:
+    """A calibration fold's weighing (:meth:`Featurizer.refold`), called on rows of the
+    fit, and ``evidence(rows)``: their evidence by label by the fold's ratios
+    (:meth:`snowpy.text.weighing.LabelRatios.evidence`)."""
+
+    def __init__(self, weigh: Callable[[Any], Any], ratios: Any) -> None:
+        self._weigh = weigh
+        self.evidence = ratios.evidence
+
+    def __call__(self, rows: Any) -> Any:
+        return self._weigh(rows)
+
+
 def as_documents(texts: Any) -> Any:
     """``texts`` as a collection of documents, or a clear refusal.
 
@@ -188,6 +201,13 @@ class Featurizer:
         Bayes log-count ratio over the labels it is seen with (NBSVM's scaling,
         Wang and Manning 2012). :meth:`fit` with labels counts it, once; later
         documents do not move it (``docs/front-end.md``).
+    evidence : bool, default False
+        With ``idf``, also keep each feature's Naive Bayes log-count ratio for every
+        label (:class:`~snowpy.text.weighing.LabelRatios`, counted once by :meth:`fit`
+        with labels), and give each document weighed for prediction its evidence by
+        label (the ratios of its features summed, over the square root of their
+        number), which a classifier's calibration stacks with its network's scores
+        (``docs/front-end.md``).
     norm : {None, "l2"}, default None
         Divide each row by its Euclidean norm.
     fields : sequence of str, optional
@@ -235,6 +255,7 @@ class Featurizer:
         values: str = _DEFAULTS["values"],
         idf: bool = _DEFAULTS["idf"],
         relevance: float = _DEFAULTS["relevance"],
+        evidence: bool = _DEFAULTS["evidence"],
         norm: str | None = _DEFAULTS["norm"],
         fields: Sequence[str] | None = _DEFAULTS["fields"],
         keep_names: bool = _DEFAULTS["keep_names"],
@@ -257,6 +278,7 @@ class Featurizer:
         self.values = values
         self.idf = idf
         self.relevance = relevance
+        self.evidence = evidence
         self.norm = norm
         self.fields = fields
         self.keep_names = keep_names
@@ -372,6 +394,11 @@ class Featurizer:
                 or not 0.0 <= float(self.relevance) <= 1.0:
             raise ConfigurationError(
                 f"relevance must be a number from 0 to 1, got {self.relevance!r}")
+        if not isinstance(self.evidence, (bool, np.bool_)):
+            raise ConfigurationError(f"evidence must be true or false, got {self.evidence!r}")
+        if self.evidence and not self.idf:
+            raise ConfigurationError("evidence=True needs idf=True: the log-count ratios are "
+                                     "counted with the document frequencies")
         if self.unicode_form not in _FORMS:
             raise ConfigurationError(
                 f"unicode_form must be one of None, NFC, NFKC, NFD, NFKD, got {self.unicode_form!r}"
@@ -442,7 +469,7 @@ class Featurizer:
         ``relevance`` share, not related yet: what a fit counts of its documents, or a
         cluster's worker of its shard's (:meth:`related` adds such counts up)."""
         frequencies = DocumentFrequencies(1 << int(self.bits))
-        frequencies.count(rows, labels=labels if self.relevance else None,
+        frequencies.count(rows, labels=labels if self._by_label else None,
                           threads=threads_of(self.n_jobs))
         return frequencies
 
@@ -457,7 +484,7 @@ class Featurizer:
             for count in counts:
                 total.add(count)
             counts = total
-        counts.relate(float(self.relevance))
+        counts.relate(float(self.relevance), bool(self.evidence))
         return counts
 
     def transform(self, texts: Iterable[Any], *, names: bool | None = None) -> sp.csr_matrix:
@@ -496,8 +523,10 @@ class Featurizer:
         ``"each"`` (``partial_fit``, ``learn_one``, a stream: each document before it is
         weighed, in order), or None (prediction); ``weights``, how many times each
         document counts; ``labels`` (with ``"all"`` and a ``relevance`` share), the
-        documents' labels, which the relevance is counted from; ``copy=False`` weighs
-        the strengths of ``rows`` where they lie.
+        documents' labels, which the relevance (and the ratios of ``evidence``) are
+        counted from; ``copy=False`` weighs the strengths of ``rows`` where they lie.
+        Rows weighed for prediction (``count=None``) carry their evidence by label
+        (``Rows.evidence``) when the front end keeps the ratios.
         Without ``idf``, ``rows`` as they are."""
         if not self.idf:
             return rows
@@ -508,14 +537,17 @@ class Featurizer:
         numbers = None
         if count == "all":
             numbers = frequencies.count(rows, weights,
-                                        labels=labels if self.relevance else None,
+                                        labels=labels if self._by_label else None,
                                         threads=threads_of(self.n_jobs))
-            frequencies.relate(float(self.relevance))
+            frequencies.relate(float(self.relevance), bool(self.evidence))
             if not copy and isinstance(rows, Rows) and rows.code():  # (the fit's own:
                 del numbers  # held coded until read, weighed as they are read)
                 frequencies.pack()
                 return WeighedWhenRead(rows, frequencies, norm)
+        ratios = frequencies.ratios if count is None else None
+        evidence = None if ratios is None else ratios.evidence(rows)  # (before the weighing)
         weighed = frequencies.weigh(rows, norm=norm, numbers=numbers, copy=copy)
+        weighed.evidence = evidence
         if count == "all":  # (networks learn from them next)
             frequencies.pack()
         return weighed
@@ -528,14 +560,32 @@ class Featurizer:
         they would be had the fit counted those documents alone (their document
         frequencies and relevance; the features they do not hold left out), then the
         norm: no label of the held-out documents reaches the strengths their scores are
-        made of. The rows it gives name their features by the fit's numbers for them,
-        not their ids (the fold's network, as wide as the fit's features and one, looks
-        them up in a table of 4 bytes a feature counted, not of ``2**bits`` ids: 20
-        Newsgroups peaked 12.7 MB lower; the same network, its features named
-        otherwise)."""
+        made of; with ``evidence``, the function's ``evidence(rows)`` gives rows' evidence
+        by the fold's own ratios (the held-out documents'). The rows it gives name their
+        features by the fit's numbers for them, not their ids (the fold's network, as
+        wide as the fit's features and one, looks them up in a table of 4 bytes a
+        feature counted, not of ``2**bits`` ids: 20 Newsgroups peaked 12.7 MB lower; the
+        same network, its features named otherwise)."""
         fold = rows if isinstance(rows, DocumentFrequencies) else \
             self.related(self.counted(rows, labels))
-        return self._frequencies().rescaled(fold, self.norm == "l2", numbered=True)
+        weigh = self._frequencies().rescaled(fold, self.norm == "l2", numbered=True)
+        return weigh if fold.ratios is None else _Refolded(weigh, fold.ratios)
+
+    @property
+    def _by_label(self) -> bool:
+        """Whether a fit counts the documents by label (for the relevance, the ratios)."""
+        return bool(self.relevance) or bool(self.evidence)
+
+    def evidence_one(self, ids: np.ndarray) -> Any:
+        """One document's evidence by label (:class:`snowpy._rows.Evidence`), from its
+        features' ids before weighing (:meth:`features_one`); None when the front end
+        keeps no ratios."""
+        frequencies = self.__dict__.get("frequencies_")
+        ratios = None if frequencies is None else frequencies.ratios
+        if ratios is None:
+            return None
+        return ratios.evidence(Rows(np.array([0, ids.shape[0]], np.int64), ids, None,
+                                    1 << int(self.bits)))
 
     def weighed_one(self, ids: np.ndarray, vals: np.ndarray, *, learn: bool = False
                     ) -> tuple[np.ndarray, np.ndarray]:

@@ -27,11 +27,11 @@ from snowpy._core.extract import (
     relevance,
     weigh_rows,
 )
-from snowpy._rows import Rows
+from snowpy._rows import Evidence, Rows
 from snowpy._validation import on_threads
 from snowpy.hashmap import FEW, FeatureMap
 
-__all__ = ["VALUE_MODES", "DocumentFrequencies", "WeighedWhenRead"]
+__all__ = ["VALUE_MODES", "DocumentFrequencies", "LabelRatios", "WeighedWhenRead"]
 
 #: Held while a packed count's arrays are made (threads that weigh at once make them once).
 _MAKING = threading.Lock()
@@ -79,6 +79,8 @@ class DocumentFrequencies:
         self.documents = int(documents)
         self._map = FeatureMap(width=self.width, direct=True)
         self._counts = np.zeros(1, dtype=np.int64)  # by the map's numbers; 0: never counted
+        #: each feature's log-count ratios by label (:meth:`relate` with ``evidence``)
+        self.ratios: LabelRatios | None = None
         #: relevance factors by the map's numbers (empty: none related; past the end: 1)
         self._factors = _NONE_F
         #: the documents counted by label, until :meth:`relate`: each label's number (in
@@ -248,14 +250,20 @@ class DocumentFrequencies:
         return (np.concatenate([_NONE.astype(np.int32)] + [part[0] for part in parts]),
                 np.concatenate([_NONE_F] + [part[1] for part in parts]), begins)
 
-    def relate(self, share: float) -> None:
+    def relate(self, share: float, evidence: bool = False) -> None:
         """Set each feature's relevance factor from the documents counted by label (the
-        class docstring), ``share`` of it its relevance; the counts by label are then
-        let go (the factors are frozen). Nothing counted by label: no factors."""
+        class docstring), ``share`` of it its relevance, and with ``evidence`` its log-count
+        ratio by label (:attr:`ratios`, a :class:`LabelRatios`); the counts by label are
+        then let go (the factors and ratios are frozen). Nothing counted by label: no
+        factors, no ratios."""
         if not self._pairs:
             return
         numbers, counts, begins = self._merged()
         self._pairs = []
+        if evidence:
+            self.ratios = self._ratios(numbers, counts, begins)
+        if not share:
+            return
         totals = self._counts.astype(np.float64)
         features = float(np.count_nonzero(totals))
         out = np.zeros(totals.size, np.float64)
@@ -268,6 +276,20 @@ class DocumentFrequencies:
             else np.ones(totals.size)
         # (in float32's precision: a model file keeps them in float32, the same numbers)
         self._factors = factors.astype(np.float32).astype(np.float64)
+
+    def _ratios(self, numbers: np.ndarray, counts: np.ndarray, begins: np.ndarray
+                ) -> LabelRatios:
+        """The counts by label (:meth:`_merged`'s) as each feature's ratios by label, the
+        features by their ids."""
+        by_key = self._map.numbers_by_key()  # (numbers in the order of their ids)
+        by_key = by_key[self._counts[by_key] > 0]  # (a document of weight 0 counts none)
+        position = np.zeros(self._counts.size, np.int64)
+        position[by_key] = np.arange(by_key.size)
+        held = counts > 0  # (k = 0 is a ratio's own case: no pair)
+        runs = np.concatenate([[0], np.cumsum(held)])[begins]
+        return LabelRatios(self._map.row_ids[by_key - 1].astype(np.int64),
+                           self._counts[by_key], position[numbers[held].astype(np.int64)],
+                           counts[held], runs, self._sizes, self._every, list(self._labels))
 
     def _numbers(self, rows: Any) -> np.ndarray:
         """The rows' features by the map's numbers, new ones numbered (and counted 0)."""
@@ -545,6 +567,147 @@ def _labelled(labels: Any, n_docs: int, numbered: dict[Any, int]
         return np.asarray(docs, np.int64), np.asarray(label_of, np.int64)
     label_of = [numbered.setdefault(label, len(numbered)) for label in labels]
     return np.arange(n_docs, dtype=np.int64), np.asarray(label_of, np.int64)
+
+
+class LabelRatios:
+    """Each counted feature's Naive Bayes log-count ratio for every label against the
+    others (NBSVM's ``r``, Wang and Manning 2012, add-one smoothed, on the presence of
+    the features), and from them each document's *evidence* for each label: the ratios
+    of its features summed, divided by the square root of its number of features (those
+    never counted add nothing but their number). A calibrated classifier stacks the
+    evidence with its targets' scores (:class:`snowpy.calibration.Calibration`'s
+    ``evidence`` weights): what NBSVM's interpolation adds to an SVM's score.
+
+    For label ``c`` and a feature that ``k`` of the ``t`` documents holding it have
+    (counted by :meth:`DocumentFrequencies.count` with labels)::
+
+        r_c = ln(1 + k) - ln(1 + t - k) + ln(F + N - n_c) - ln(F + n_c)
+
+    ``n_c`` and ``N`` the features label ``c``'s documents and all documents hold, ``F``
+    the features counted (the relevance's ratio,
+    :func:`snowpy._core.extract.relevance`, with its sign). Two labels' ratios are each
+    other's opposites.
+
+    Parameters
+    ----------
+    ids : int64 array
+        The features counted, ascending.
+    totals : int array
+        The documents holding each (``t``).
+    positions, counts, begins : arrays
+        Label ``c``'s features (positions in ``ids``) and the documents of ``c`` holding
+        each (``k``), from ``begins[c]`` to ``begins[c + 1]``; a feature not listed for
+        a label has ``k = 0``.
+    sizes : float array
+        ``n_c`` by label.
+    every : float
+        ``N``.
+    labels : list
+        The label of each run.
+
+    Three documents, two of label ``pos`` (features 1 and 2; 1) and one of ``neg`` (2 and
+    3): feature 1's ratio for ``pos`` is ``ln 3 - ln 1 + ln 5 - ln 6 = ln 2.5``; a
+    document of features 1, 3 and 7 (never counted) has the evidence ``(ln 2.5 - 0.8755)
+    / sqrt 3`` for ``pos``:
+
+    >>> frequencies = DocumentFrequencies(width=8)
+    >>> _ = frequencies.count(Rows(np.array([0, 2, 3, 5]), np.array([1, 2, 1, 2, 3]), None,
+    ...                            8), labels=["pos", "pos", "neg"])
+    >>> frequencies.relate(0.0, evidence=True)
+    >>> np.round(frequencies.ratios.of(np.array([1, 2, 3])), 4).tolist()
+    [[0.9163, -0.9163], [-0.1823, 0.1823], [-0.8755, 0.8755]]
+    >>> evidence = frequencies.ratios.evidence(Rows(np.array([0, 3]), np.array([1, 3, 7]),
+    ...                                              None, 8))
+    >>> evidence.labels, np.round(evidence.values, 4).tolist()
+    (['pos', 'neg'], [[0.0236, -0.0236]])
+    """
+
+    def __init__(self, ids: np.ndarray, totals: np.ndarray, positions: np.ndarray,
+                 counts: np.ndarray, begins: np.ndarray, sizes: np.ndarray, every: float,
+                 labels: list[Any]) -> None:
+        self.ids = np.asarray(ids, np.int64)
+        self.totals = np.asarray(totals)
+        # (4 bytes a pair: 20 Newsgroups holds 5 million pairs)
+        self.positions = np.asarray(positions).astype(np.int32, copy=False)
+        self.counts = np.asarray(counts).astype(np.int32, copy=False)
+        self.begins = np.asarray(begins, np.int64)
+        self.sizes = np.asarray(sizes, np.float64)
+        self.every = float(every)
+        self.labels = list(labels)
+        #: the ratios' parts (:meth:`_made`), made when first asked for: a fit's own ratios
+        #: are not read until it predicts
+        self._parts: tuple[np.ndarray, np.ndarray, Any] | None = None
+
+    def _made(self) -> tuple[np.ndarray, np.ndarray, Any]:
+        """``r_c = base + delta_c + odds_c``: each feature's ``base`` (``-ln(1 + t)``, the
+        ratio of a label that lacks it, less its odds), each label's ``odds``, and each
+        (feature, label) pair's ``delta`` (0 where the label lacks the feature), a sparse
+        matrix of the features by the labels."""
+        if self._parts is None:
+            import scipy.sparse as sp
+
+            features = float(np.count_nonzero(self.totals))
+            t = self.totals.astype(np.float64)
+            k = self.counts.astype(np.float64)
+            with np.errstate(divide="ignore", invalid="ignore"):  # (nothing counted: 0)
+                odds = np.log(features + self.every - self.sizes) \
+                    - np.log(features + self.sizes)
+            held = t[self.positions]
+            delta = np.log1p(k) - np.log1p(held - k) + np.log1p(held)
+            del held, k
+            # (the runs by label are the columns of a CSC matrix as they lie: no pairs of
+            # indices made; turned by feature once, for the rows' products)
+            deltas = sp.csc_matrix((delta, self.positions, self.begins),
+                                   shape=(self.ids.size, len(self.labels))).tocsr()
+            self._parts = (-np.log1p(t), np.where(np.isfinite(odds), odds, 0.0), deltas)
+        return self._parts
+
+    def __getstate__(self) -> dict[str, Any]:
+        return {**self.__dict__, "_parts": None}  # (made again where it is used)
+
+    def __len__(self) -> int:
+        return len(self.labels)
+
+    def of(self, ids: np.ndarray) -> np.ndarray:
+        """The ratios of features ``ids`` (counted ones), ``[len(ids), labels]``."""
+        base, odds, deltas = self._made()
+        at = np.searchsorted(self.ids, np.asarray(ids, np.int64))
+        return deltas[at].toarray() + base[at, None] + odds[None, :]
+
+    def evidence(self, rows: Any) -> Evidence:
+        """Each row's evidence for each label (``rows``: CSR rows of feature ids; a
+        feature present whatever its strength)."""
+        import scipy.sparse as sp
+
+        base, odds, deltas = self._made()
+        indices = np.asarray(rows.indices, np.int64)
+        indptr = np.asarray(rows.indptr, np.int64)
+        n = indptr.shape[0] - 1
+        at = np.minimum(np.searchsorted(self.ids, indices), max(self.ids.size - 1, 0))
+        found = self.ids[at] == indices if self.ids.size else np.zeros(indices.size, bool)
+        row_of = np.repeat(np.arange(n), np.diff(indptr))[found]
+        at = at[found]
+        seen = np.bincount(row_of, minlength=n)
+        matrix = sp.csr_matrix((np.ones(at.size), at, np.concatenate([[0], np.cumsum(seen)])),
+                               shape=(n, self.ids.size))
+        values = np.asarray((matrix @ deltas).todense()) \
+            + np.bincount(row_of, weights=base[at], minlength=n)[:, None] \
+            + seen[:, None] * odds[None, :]
+        values /= np.sqrt(np.maximum(np.diff(indptr), 1))[:, None]
+        return Evidence(values, self.labels)
+
+    def to_arrays(self, labels: list[Any]) -> tuple[np.ndarray, np.ndarray, np.ndarray,
+                                                     np.ndarray]:
+        """The counts by label in the order of ``labels`` (a model file's: the network's
+        classes, which the file keeps): positions, counts, begins and ``n_c``."""
+        run = {label: c for c, label in enumerate(self.labels)}
+        order = [run[label] for label in labels]
+        pieces = [self.begins[c] + np.argsort(self.positions[self.begins[c]:self.begins[c + 1]])
+                  for c in order]  # (each run's features in the order of their ids)
+        taken = np.concatenate([_NONE] + pieces)
+        begins = np.concatenate([[0], np.cumsum([piece.size for piece in pieces])])
+        return self.positions[taken], self.counts[taken], begins.astype(np.int64), \
+            self.sizes[order]
 
 
 class WeighedWhenRead(Rows):
