@@ -879,10 +879,12 @@ def test_a_classifier_with_evidence_decides_from_the_stacked_scores_in_every_pat
     assert unstacked.rows(texts[:2]).evidence is None
 
 
-def test_evidence_lifts_sentence_polarity_above_the_scores_alone(corpora):
+def test_evidence_lifts_sentence_polarity_above_the_scores_alone(corpora, monkeypatch):
     """A real corpus: sentence polarity, a seeded 80/20 split. Stacked with the Naive
     Bayes evidence the defaults score at least 0.785 (0.789 measured; 0.782 without)."""
     from snowpy import corpora as registered
+
+    monkeypatch.setenv("SNOWPY_DATA", str(corpora))
 
     documents = list(registered.load("sentence-polarity", "all"))
     order = np.random.default_rng(0).permutation(len(documents))
