@@ -397,6 +397,16 @@ class _Misbehaving(Table):
                         where=where)
 
 
+def _plugged(name: str, learner: type) -> object:
+    """A plugin of the rule ``name``, whose state is a ``learner`` of the example's width,
+    registered while the block runs."""
+    spec = RuleSpec(name=name, build=lambda params, context: learner(
+        params, context.n_features), params=(theta_param(0.0),), summary="test",
+        learner=True)
+    plugin = types.SimpleNamespace(snowpy_update_rules=snowpy.hookimpl(lambda: [spec]))
+    return temporary_plugin(plugin, f"{name}-plugin")
+
+
 @pytest.mark.parametrize("mode, call, error, match", [
     ("list", lambda net, X: net.target_scores(X), PluginError,
      r"^a _Misbehaving's scores must be an array of shape \(6, 2\), got list$"),
@@ -417,12 +427,8 @@ class _Misbehaving(Table):
 ])
 def test_what_a_learner_answers_in_the_wrong_form_is_refused_in_one_line(mode, call, error,
                                                                          match):
-    spec = RuleSpec(name="misbehaving", build=lambda params, context: _Misbehaving(
-        params, context.n_features), params=(theta_param(0.0),), summary="test",
-        learner=True)
-    plugin = types.SimpleNamespace(snowpy_update_rules=snowpy.hookimpl(lambda: [spec]))
     X, y = problem()
-    with temporary_plugin(plugin, "misbehaving-plugin"):
+    with _plugged("misbehaving", _Misbehaving):
         net = LearnerNetwork("misbehaving", shuffle=False).fit(X, y)
         _Misbehaving.mode = mode
         try:
@@ -447,12 +453,8 @@ def test_a_learner_that_leaves_its_scores_before_learning_unwritten_is_refused(t
         def learn(self, examples, order, before=None):
             return super().learn(examples, order, None)  # (before left as given: NaN)
 
-    spec = RuleSpec(name="silent", build=lambda params, context: Silent(
-        params, context.n_features), params=(theta_param(0.0),), summary="test",
-        learner=True)
-    plugin = types.SimpleNamespace(snowpy_update_rules=snowpy.hookimpl(lambda: [spec]))
     X, y = problem()
-    with temporary_plugin(plugin, "silent-plugin"):
+    with _plugged("silent", Silent):
         with pytest.raises(PluginError, match="^rule 'silent': its learner left scores "
                                               "before learning unwritten or not finite$"):
             LearnerNetwork("silent", calibrate="progressive").fit(X, y)
@@ -531,12 +533,8 @@ def test_an_exception_a_learners_compiled_similarity_could_not_raise_stops_the_t
                                                      exc_value=ValueError("gave up")))
             return super().learn(examples, order, before)
 
-    spec = RuleSpec(name="raising", build=lambda params, context: Raising(
-        params, context.n_features), params=(theta_param(0.0),), summary="test",
-        learner=True)
-    plugin = types.SimpleNamespace(snowpy_update_rules=snowpy.hookimpl(lambda: [spec]))
     X, y = problem()
-    with temporary_plugin(plugin, "raising-plugin"):
+    with _plugged("raising", Raising):
         with pytest.raises(PluginError, match=r"^the learner of rule 'raising' raised "
                                               r"ValueError: gave up \(1 time\(s\)\); "
                                               r"training stopped$"):
