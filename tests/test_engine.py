@@ -662,3 +662,8 @@ def test_scores_read_from_a_table_or_link_by_link_are_the_same_averaged_or_not()
         np.testing.assert_array_equal(scores[averaged, True], scores[averaged, False])
     assert not np.array_equal(scores[True, False], scores[False, False])
     assert set(engine.cache.effective) == {True, False}  # (a table kept for each)
+    table = engine.effective_delta(True)
+    assert engine.effective_delta(True) is table  # (made once, until the weights change)
+    engine.cache.invalidate()
+    assert engine.effective_delta(True) is not table
+    np.testing.assert_array_equal(engine.effective_delta(True), table)

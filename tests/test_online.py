@@ -959,3 +959,14 @@ def test_a_label_forgotten_before_its_sigmoid_was_fitted_leaves_the_others_sigmo
     engine.forget("new")
     assert engine._calibration.a.tolist() == kept and net.classes_.tolist() == ["b", "c", "a"]
     assert sorted(net.predict_proba_one(as_dict(X[0]))) == ["a", "b", "c"]
+
+
+def test_a_float64_network_scores_one_example_unrounded_as_the_batch_does():
+    X, y = stream(seed=5, n=120)
+    net = snowpy.Network("perceptron", precision="float64", epochs=3).fit(X[:80], y[:80])
+    assert net.engine_.store.dtype == np.float64
+    scores = np.array([net.engine_.score_one(X[i].indices.astype(np.int64), X[i].data)[0]
+                       for i in range(80, 120)])
+    batch = net.decision_function(X[80:])
+    np.testing.assert_array_equal(scores, batch)  # (bit for bit: no weight rounded)
+    assert not np.array_equal(batch.astype(np.float32).astype(np.float64), batch)
