@@ -420,6 +420,7 @@ class SnowClassifier(Estimator):
         ``classes`` (optional) fixes the order of the first targets, as in
         scikit-learn's incremental learners.
         """
+        self._check_learns_more()
         if not hasattr(self, "network_"):
             self.begin()
         texts = as_documents(texts)
@@ -438,10 +439,20 @@ class SnowClassifier(Estimator):
         """Learn one more batch of documents featurised already by this classifier's
         front end (what :meth:`fit_rows` takes), in order: :meth:`partial_fit` of their
         texts."""
+        self._check_learns_more()
         if not hasattr(self, "network_"):
             self.begin()
         self.network_.partial_fit(self.featurizer_.weighed(rows, count="each"), labels)
         return self
+
+    def _check_learns_more(self) -> None:
+        """Refuse to learn one example or batch more with ``evidence=True``: the log-count
+        ratios by label and the evidence's weight are fitted once, by :meth:`fit`."""
+        if self.evidence:
+            raise ConfigurationError(
+                "evidence=True is fitted once, by fit: its log-count ratios by label and "
+                "the evidence's weight do not learn one example or batch more (fit again "
+                "on all the documents, or train without evidence to learn online)")
 
     def forget(self, label: Any) -> SnowClassifier:
         """Forget ``label`` (a label learned by mistake, a class retired): its target
@@ -473,6 +484,7 @@ class SnowClassifier(Estimator):
         The same network as :meth:`partial_fit` document by document, at the
         cost of the document alone: no thread, no matrix, no pass over the model.
         """
+        self._check_learns_more()
         if not hasattr(self, "network_"):
             self.begin()
         featurizer, network = self.featurizer_, self.network_

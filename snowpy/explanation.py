@@ -77,9 +77,14 @@ def explain_document(classifier: Any, text: Any, *, top_k: int = 3,
         out["targets"] = _link_terms(network, ids, strengths, names, kept, chosen, scores,
                                      probabilities, _evidence(network, rows))
     else:  # a learner's network: the learner's own terms (the kernel Perceptron's)
-        out["targets"] = [_target(classes, scores, probabilities, t, **terms)
-                          for t, terms in zip(chosen, network.explain_terms(rows, chosen,
-                                                                            scores))]
+        stack = _evidence(network, rows)
+        out["targets"] = []
+        for t, terms in zip(chosen, network.explain_terms(rows, chosen, scores)):
+            stacked, contribution = _evidence_term(stack, t)
+            if "residual" in terms:  # (what the learner's terms leave of the score)
+                terms = {**terms, "residual": terms["residual"] - contribution}
+            out["targets"].append(_target(classes, scores, probabilities, t, **terms,
+                                          **stacked))
     return shortened(out, features)
 
 
@@ -119,12 +124,8 @@ def _link_terms(network: Any, ids: np.ndarray, strengths: np.ndarray,
     for t in chosen:
         terms = strengths * weights[1:, t]
         total = bias * weights[0, t] + float(terms.sum()) - theta
-        stacked = {}
-        if evidence is not None:  # (the evidence's term: value, weight, contribution)
-            value, weight = float(evidence[0, t]), float(evidence[1, t])
-            stacked = {"evidence": {"value": value, "weight": weight,
-                                    "contribution": value * weight}}
-            total += value * weight
+        stacked, contribution = _evidence_term(evidence, t)
+        total += contribution
         rows = [{
             "name": " | ".join(names.get(int(i), [])) or f"#{int(i)}",
             "id": int(i), "strength": float(v), "weight": float(w),
@@ -152,6 +153,16 @@ def _evidence(network: Any, rows: Any) -> np.ndarray | None:
     width = min(values.size, calibration.evidence.size)
     weights[:width] = calibration.evidence[:width]
     return np.stack([values, weights])
+
+
+def _evidence_term(evidence: np.ndarray | None, t: int) -> tuple[dict[str, Any], float]:
+    """Target ``t``'s evidence term (its value, weight and contribution) and its
+    contribution, from :func:`_evidence`'s rows; nothing where none is stacked."""
+    if evidence is None:
+        return {}, 0.0
+    value, weight = float(evidence[0, t]), float(evidence[1, t])
+    return {"evidence": {"value": value, "weight": weight,
+                         "contribution": value * weight}}, value * weight
 
 
 def _collision(here: list[str], kept: list[str]) -> dict[str, Any]:

@@ -879,6 +879,34 @@ def test_a_classifier_with_evidence_decides_from_the_stacked_scores_in_every_pat
     assert unstacked.rows(texts[:2]).evidence is None
 
 
+def test_a_classifier_with_evidence_keeps_it_when_copied_and_learns_no_more(tmp_path):
+    """A pickled or copied classifier keeps its log-count ratios (it predicted from the
+    stacked sigmoids on scores without the evidence); the ratios and the weight are
+    fitted once, so partial_fit, learn_one and snowpy train --from refuse to learn more
+    (a file saved after them did not load, or predicted otherwise)."""
+    import copy
+    import pickle
+
+    texts, labels = [], []
+    for line in TRAIN.read_text(encoding="utf-8").splitlines():
+        label, text = line.split("\t", 1)
+        labels.append(label)
+        texts.append(text)
+    clf = SnowClassifier(evidence=True, epochs=2).fit(texts, labels)
+    for other in (pickle.loads(pickle.dumps(clf)), copy.deepcopy(clf)):
+        np.testing.assert_array_equal(other.target_scores(texts[:30]),
+                                      clf.target_scores(texts[:30]))
+    for learn in (lambda: clf.partial_fit(texts[:3], labels[:3]),
+                  lambda: clf.learn_one(texts[0], "a new label"),
+                  lambda: clf.partial_fit_rows(clf.rows(texts[:3]), labels[:3])):
+        with pytest.raises(ConfigurationError, match="^evidence=True is fitted once, by fit"):
+            learn()
+    clf.save(tmp_path / "m.snowpy")
+    result = run("train", TRAIN, "--from", tmp_path / "m.snowpy", "-o", tmp_path / "n.snowpy")
+    assert result.exit_code == 1 and "stacks the Naive Bayes evidence (--evidence), fitted " \
+        "once by its training" in result.stderr and not (tmp_path / "n.snowpy").exists()
+
+
 def test_evidence_lifts_sentence_polarity_above_the_scores_alone(corpora, monkeypatch):
     """A real corpus: sentence polarity, a seeded 80/20 split. Stacked with the Naive
     Bayes evidence the defaults score at least 0.785 (0.789 measured; 0.782 without)."""

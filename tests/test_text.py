@@ -1130,6 +1130,10 @@ def test_a_fits_own_rows_are_weighed_as_they_are_read_to_the_bit(relevance):
     own = featurizer.rows(texts)
     read = featurizer.weighed(own, count="all", labels=labels, copy=False)
     assert own.strengths.tobytes() != expected.data.tobytes()  # (held as counted)
+    again = Featurizer(**options)
+    copied = again.weighed(again.rows(texts), count="all", labels=labels,
+                           copy=False).copy()  # (a copy before any read: weighed too)
+    assert copied.data.tobytes() == expected.data.tobytes() and not copied.binary
     for which in (np.array([5, 0, len(texts) - 1]), np.arange(len(texts))[::3]):
         part, whole = read[which], expected[which]
         assert part.indices.tolist() == whole.indices.tolist()

@@ -352,6 +352,10 @@ def _continued(ctx: typer.Context, start: Path) -> Any:
     if kind_of(classifier) != "classifier":
         raise ConfigurationError(f"--from {start} holds a network without a front end: "
                                  "continue it from Python (partial_fit)")
+    if classifier.evidence:
+        raise ConfigurationError(f"--from {start} stacks the Naive Bayes evidence "
+                                 "(--evidence), fitted once by its training: train it again "
+                                 "on all the documents")
     if classifier.network_.engine_.frozen:
         raise ConfigurationError(f"--from {start} is an inference-only model file: it keeps "
                                  "no training state to continue from")

@@ -271,6 +271,16 @@ def test_explained_by_its_support_vectors():
         total = sum(v["contribution"] for v in target["support_vectors"]) - target["theta"]
         assert total == pytest.approx(scores[classes.index(target["label"])], abs=1e-9)
         assert target["support_vectors"]
+    # stacked with the Naive Bayes evidence (evidence=True), the evidence is one more term
+    stacked = snowpy.SnowClassifier("kernel-perceptron", epochs=2, ngrams=(1, 1),
+                                    evidence=True).fit(texts, labels)
+    why = stacked.explain(document, top_k=2, features=None)
+    scores = stacked.target_scores([document])[0]
+    for target in why["targets"]:
+        total = sum(v["contribution"] for v in target["support_vectors"]) \
+            - target["theta"] + target["evidence"]["contribution"]
+        assert total == pytest.approx(scores[classes.index(target["label"])], abs=1e-9)
+        assert target["residual"] == pytest.approx(0.0, abs=1e-9)
 
 
 def test_a_service_learns(tmp_path):
