@@ -228,6 +228,23 @@ def test_an_inference_only_model_serves_with_learn_closed(model, tmp_path):
     assert not (tmp_path / "state" / "journal.jsonl").exists()
 
 
+def test_a_model_with_evidence_serves_with_learn_closed(tmp_path):
+    # its log-count ratios and the evidence's weight are fitted once: a /learn made its
+    # next snapshot a file that did not load
+    texts = [line.split("\t", 1) for line in (ROOT / "corpora" / "demo" / "train.tsv")
+             .read_text().splitlines()]
+    stacked = tmp_path / "stacked.snowpy"
+    snowpy.SnowClassifier(evidence=True, epochs=2).fit(
+        [t for _, t in texts], [y for y, _ in texts]).save(stacked)
+    client, service = _client(stacked, tmp_path)
+    assert service.closed is not None and "evidence=True" in service.closed
+    with client:
+        assert client.post("/predict", json={"text": "my parcel"}).status_code == 200
+        refused = client.post("/learn", json={"text": "my parcel", "label": "shipping"})
+        assert refused.status_code == 409
+        assert refused.json()["error"] == f"/learn is closed: {service.closed}"
+
+
 def test_start_up_failures_are_one_line_and_status_1(model, tmp_path):
     from typer.testing import CliRunner
 

@@ -258,4 +258,9 @@ def _closed(model: Any) -> str | None:
     """Why ``model`` cannot learn (the Python API's own reason), or None."""
     from snowpy.network.engine import INFERENCE_ONLY
 
-    return INFERENCE_ONLY if model.network_.engine_.frozen else None
+    if model.network_.engine_.frozen:
+        return INFERENCE_ONLY
+    if getattr(model, "evidence", False):  # (a classifier's; a network has none)
+        return ("its Naive Bayes evidence (evidence=True) is fitted once, by fit: train it "
+                "again on all the documents")
+    return None
