@@ -835,15 +835,17 @@ def test_a_calibration_with_evidence_fits_the_sigmoids_on_the_stacked_scores():
                                                      "calibration_evidence": bad}, "m.snowpy")
 
 
+def _demo() -> tuple[list[str], list[str]]:
+    """The demo corpus's training texts and labels."""
+    rows = [line.split("\t", 1) for line in TRAIN.read_text(encoding="utf-8").splitlines()]
+    return [text for _, text in rows], [label for label, _ in rows]
+
+
 def test_a_classifier_with_evidence_decides_from_the_stacked_scores_in_every_path(tmp_path):
     """evidence=True: the calibration folds' held-out evidence fits a weight, and predict,
     predict_proba, predict_one, predict_proba_one, decision_function and explain all read
     the stacked scores (the network's scores plus the weight times the evidence)."""
-    texts, labels = [], []
-    for line in TRAIN.read_text(encoding="utf-8").splitlines():
-        label, text = line.split("\t", 1)
-        labels.append(label)
-        texts.append(text)
+    texts, labels = _demo()
     clf = SnowClassifier(evidence=True, epochs=3).fit(texts, labels)
     weights = clf.network_.calibration_.evidence
     assert weights is not None and weights[0] != 0.0 and len(set(weights.tolist())) == 1
@@ -887,11 +889,7 @@ def test_a_classifier_with_evidence_keeps_it_when_copied_and_learns_no_more(tmp_
     import copy
     import pickle
 
-    texts, labels = [], []
-    for line in TRAIN.read_text(encoding="utf-8").splitlines():
-        label, text = line.split("\t", 1)
-        labels.append(label)
-        texts.append(text)
+    texts, labels = _demo()
     clf = SnowClassifier(evidence=True, epochs=2).fit(texts, labels)
     for other in (pickle.loads(pickle.dumps(clf)), copy.deepcopy(clf)):
         np.testing.assert_array_equal(other.target_scores(texts[:30]),

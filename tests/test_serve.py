@@ -214,11 +214,22 @@ def test_an_example_the_model_cannot_learn_is_a_400_and_is_not_journaled(model, 
         assert [r["seq"] for r in records] == [1, 2]
 
 
-def test_an_inference_only_model_serves_with_learn_closed(model, tmp_path):
-    frozen = tmp_path / "frozen.snowpy"
-    snowpy.load(model).save(frozen, inference_only=True)
-    client, service = _client(frozen, tmp_path)
-    assert service.closed is not None and "inference-only" in service.closed
+@pytest.mark.parametrize("kind, reason", [("inference-only", "inference-only"),
+                                          ("evidence", "evidence=True")])
+def test_a_model_that_cannot_learn_serves_with_learn_closed(model, tmp_path, kind, reason):
+    # an inference-only file keeps no training state; a model with evidence=True has its
+    # log-count ratios and the evidence's weight fitted once (a /learn made its next
+    # snapshot a file that did not load)
+    closed = tmp_path / "closed.snowpy"
+    if kind == "inference-only":
+        snowpy.load(model).save(closed, inference_only=True)
+    else:
+        rows = [line.split("\t", 1) for line in (ROOT / "corpora" / "demo" / "train.tsv")
+                .read_text().splitlines()]
+        snowpy.SnowClassifier(evidence=True, epochs=2).fit(
+            [t for _, t in rows], [y for y, _ in rows]).save(closed)
+    client, service = _client(closed, tmp_path)
+    assert service.closed is not None and reason in service.closed
     with client:
         assert client.post("/predict", json={"text": "my parcel"}).status_code == 200
         refused = client.post("/learn", json={"text": "my parcel", "label": "shipping"})
@@ -226,23 +237,6 @@ def test_an_inference_only_model_serves_with_learn_closed(model, tmp_path):
         assert refused.json()["error"] == f"/learn is closed: {service.closed}"
         assert client.get("/health").json()["learning"] == "closed"
     assert not (tmp_path / "state" / "journal.jsonl").exists()
-
-
-def test_a_model_with_evidence_serves_with_learn_closed(tmp_path):
-    # its log-count ratios and the evidence's weight are fitted once: a /learn made its
-    # next snapshot a file that did not load
-    texts = [line.split("\t", 1) for line in (ROOT / "corpora" / "demo" / "train.tsv")
-             .read_text().splitlines()]
-    stacked = tmp_path / "stacked.snowpy"
-    snowpy.SnowClassifier(evidence=True, epochs=2).fit(
-        [t for _, t in texts], [y for y, _ in texts]).save(stacked)
-    client, service = _client(stacked, tmp_path)
-    assert service.closed is not None and "evidence=True" in service.closed
-    with client:
-        assert client.post("/predict", json={"text": "my parcel"}).status_code == 200
-        refused = client.post("/learn", json={"text": "my parcel", "label": "shipping"})
-        assert refused.status_code == 409
-        assert refused.json()["error"] == f"/learn is closed: {service.closed}"
 
 
 def test_start_up_failures_are_one_line_and_status_1(model, tmp_path):
