@@ -46,6 +46,12 @@ _NO_BYTES = np.zeros(0, np.uint8)
 
 _NETWORK_OPTIONS = tuple(name for name in NETWORK if name != "rule")
 
+#: Why a classifier with ``evidence=True`` learns no more after :meth:`SnowClassifier.fit`
+#: (its own refusals, ``snowpy train --from``'s, ``snowpy serve``'s closed ``/learn``).
+FITTED_ONCE = ("evidence=True is fitted once, by fit: its log-count ratios by label and "
+               "the evidence's weight do not learn one example or batch more (fit again on "
+               "all the documents, or train without evidence to learn online)")
+
 
 def _check_labels(texts: Any, labels: Any) -> Any:
     """``labels``, a label per text, each hashable (a collection of them, multi-label),
@@ -449,10 +455,7 @@ class SnowClassifier(Estimator):
         """Refuse to learn one example or batch more with ``evidence=True``: the log-count
         ratios by label and the evidence's weight are fitted once, by :meth:`fit`."""
         if self.evidence:
-            raise ConfigurationError(
-                "evidence=True is fitted once, by fit: its log-count ratios by label and "
-                "the evidence's weight do not learn one example or batch more (fit again "
-                "on all the documents, or train without evidence to learn online)")
+            raise ConfigurationError(FITTED_ONCE)
 
     def forget(self, label: Any) -> SnowClassifier:
         """Forget ``label`` (a label learned by mistake, a class retired): its target

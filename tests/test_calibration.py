@@ -901,8 +901,8 @@ def test_a_classifier_with_evidence_keeps_it_when_copied_and_learns_no_more(tmp_
             learn()
     clf.save(tmp_path / "m.snowpy")
     result = run("train", TRAIN, "--from", tmp_path / "m.snowpy", "-o", tmp_path / "n.snowpy")
-    assert result.exit_code == 1 and "stacks the Naive Bayes evidence (--evidence), fitted " \
-        "once by its training" in result.stderr and not (tmp_path / "n.snowpy").exists()
+    assert result.exit_code == 1 and f"--from {tmp_path / 'm.snowpy'}: --evidence is fitted " \
+        "once, by fit" in result.stderr and not (tmp_path / "n.snowpy").exists()
 
 
 def test_evidence_lifts_sentence_polarity_above_the_scores_alone(corpora, monkeypatch):

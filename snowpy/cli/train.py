@@ -12,6 +12,7 @@ import typer
 from snowpy.base import is_fitted
 from snowpy.cli.common import (
     check_output,
+    cli_words,
     counted,
     err,
     given_options,
@@ -339,6 +340,7 @@ def _continued(ctx: typer.Context, start: Path) -> Any:
     option that would set what MODEL says (a setting, the epochs, another way to train)
     is refused, and so is a network without a front end."""
     from snowpy import load
+    from snowpy.classifier import FITTED_ONCE
     from snowpy.model_kinds import kind_of
 
     flags = [next(param.opts[0] for param in ctx.command.params if param.name == name)
@@ -353,9 +355,7 @@ def _continued(ctx: typer.Context, start: Path) -> Any:
         raise ConfigurationError(f"--from {start} holds a network without a front end: "
                                  "continue it from Python (partial_fit)")
     if classifier.evidence:
-        raise ConfigurationError(f"--from {start} stacks the Naive Bayes evidence "
-                                 "(--evidence), fitted once by its training: train it again "
-                                 "on all the documents")
+        raise ConfigurationError(f"--from {start}: {cli_words(FITTED_ONCE)}")
     if classifier.network_.engine_.frozen:
         raise ConfigurationError(f"--from {start} is an inference-only model file: it keeps "
                                  "no training state to continue from")

@@ -256,11 +256,9 @@ class Service:
 
 def _closed(model: Any) -> str | None:
     """Why ``model`` cannot learn (the Python API's own reason), or None."""
+    from snowpy.classifier import FITTED_ONCE
     from snowpy.network.engine import INFERENCE_ONLY
 
     if model.network_.engine_.frozen:
         return INFERENCE_ONLY
-    if getattr(model, "evidence", False):  # (a classifier's; a network has none)
-        return ("its Naive Bayes evidence (evidence=True) is fitted once, by fit: train it "
-                "again on all the documents")
-    return None
+    return FITTED_ONCE if getattr(model, "evidence", False) else None  # (a network: none)
